@@ -1,0 +1,40 @@
+# Thin wrapper around CMake. The two commands a new user needs: `make demo` and `make test`.
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all deps build demo test test-asan demo-fed bench fuzz clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@mkdir -p out
+	$(BUILD)/caustic render cornell -o out/cornell.png
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# Unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs this too).
+test-asan: deps
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DCAUSTIC_SANITIZE=ON -DCAUSTIC_CUDA=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS) -L unit
+
+demo-fed: build
+	scripts/demo-fed.sh
+
+bench: build
+	$(BUILD)/caustic bench
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)
