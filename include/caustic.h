@@ -1,0 +1,105 @@
+/* libcaustic: a physically based renderer.
+ *
+ *   caustic_scene *scene;
+ *   if (caustic_scene_load(&scene, "cornell", err, sizeof err)) { puts(err); ... }
+ *   caustic_options opt; caustic_options_init(&opt); opt.spp = 64;
+ *   caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
+ *   caustic_render(r, my_progress, NULL);
+ *   caustic_save_image(r, "out.png", err, sizeof err);
+ *   caustic_renderer_free(r); caustic_scene_free(scene);
+ *
+ * All functions returning int return 0 on success and nonzero on failure, with a one-line
+ * message in `err`. */
+#ifndef CAUSTIC_H
+#define CAUSTIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct caustic_scene caustic_scene;
+typedef struct caustic_renderer caustic_renderer;
+
+typedef enum caustic_schedule {
+    CAUSTIC_SCHEDULE_TILES = 0,       /* dynamic 32x32 tiles (default) */
+    CAUSTIC_SCHEDULE_ROWS = 1,        /* dynamic rows */
+    CAUSTIC_SCHEDULE_ROWS_STATIC = 2, /* one contiguous block of rows per thread */
+    CAUSTIC_SCHEDULE_PIXELS = 3       /* dynamic single pixels */
+} caustic_schedule;
+
+typedef enum caustic_sampler {
+    CAUSTIC_SAMPLER_RANDOM = 0, CAUSTIC_SAMPLER_STRATIFIED = 1, CAUSTIC_SAMPLER_SOBOL = 2
+} caustic_sampler;
+
+/* Zero/negative fields mean "take it from the scene file" (or the default). */
+typedef struct caustic_options {
+    int width, height;        /* resolution */
+    int spp;                  /* samples per pixel */
+    double time_limit;        /* seconds; stops after the pass that crosses it (0 = none) */
+    int threads;              /* worker threads (0 = all cores) */
+    uint32_t seed;            /* results depend only on the seed */
+    int max_depth;            /* maximum bounces (-1 = scene) */
+    caustic_schedule schedule;
+    caustic_sampler sampler;
+} caustic_options;
+
+typedef struct caustic_scene_stats {
+    size_t triangles, spheres, quads, primitives, materials, textures, lights, vertices;
+    float bounds_lo[3], bounds_hi[3];
+    size_t bvh_nodes, bvh_leaves;
+    int bvh_max_depth, bvh_max_leaf;
+    double bvh_sah_cost, bvh_build_seconds;
+    size_t memory_bytes;      /* kernel-side scene data incl. BVH */
+    int width, height, spp, max_depth;   /* the scene file's render settings */
+} caustic_scene_stats;
+
+typedef struct caustic_progress {
+    int spp_done, spp_target;
+    double elapsed, time_limit;   /* seconds */
+    double fraction;              /* 0..1, whichever of spp/time is nearer to done */
+    double samples_per_second;
+} caustic_progress;
+
+typedef struct caustic_render_stats {
+    double seconds;
+    int spp;
+    uint64_t samples, rays, bad_samples;   /* bad: NaN/Inf samples caught and dropped */
+    int threads, width, height;
+} caustic_render_stats;
+
+/* Return nonzero to stop rendering after the current pass. */
+typedef int (*caustic_progress_fn)(void *user, const caustic_progress *p);
+
+const char *caustic_version(void);
+
+/* A scene file (JSON) or a built-in scene name ("cornell", "cornell-glass", "rtow"). */
+int caustic_scene_load(caustic_scene **out, const char *path_or_name, char *err, size_t errlen);
+const char *const *caustic_builtin_scenes(void);   /* NULL-terminated */
+int caustic_scene_stats_get(const caustic_scene *s, caustic_scene_stats *st);
+void caustic_scene_free(caustic_scene *s);
+
+void caustic_options_init(caustic_options *opt);
+int caustic_parse_schedule(const char *name, caustic_schedule *out);
+int caustic_parse_sampler(const char *name, caustic_sampler *out);
+
+caustic_renderer *caustic_renderer_create(caustic_scene *s, const caustic_options *opt, char *err, size_t errlen);
+/* Renders until the spp target or time limit (whichever first), or until `progress` asks to
+ * stop. May be called again after a stop to continue. */
+int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user);
+/* The current estimate: width*height*3 linear RGB floats, row-major, top row first. */
+const float *caustic_image(caustic_renderer *r, int *width, int *height);
+void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *st);
+/* .png (8-bit sRGB), .exr (linear half) or .pfm (linear float); written atomically. */
+int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t errlen);
+/* Checkpoints hold the raw accumulation, so a resumed render equals an uninterrupted one. */
+int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen);
+int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen);
+void caustic_renderer_free(caustic_renderer *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

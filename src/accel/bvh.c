@@ -1,0 +1,177 @@
+/* Binned SAH BVH builder (Wald 2007 style binning of centroids, 32 bins per axis). Children of
+ * an inner node are stored next to each other so a node needs one child index. */
+#include "accel/bvh.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/timer.h"
+
+#define BINS 32
+#define MAX_LEAF 8
+#define MAX_DEPTH 60          /* < BVH_STACK_SIZE of the traversal */
+#define COST_TRAVERSE 1.0f
+#define COST_INTERSECT 1.0f
+
+typedef struct box { vec3 lo, hi; } box;
+
+static box box_empty(void) { box b; b.lo = v3s(INFINITY); b.hi = v3s(-INFINITY); return b; }
+static void box_grow(box *b, vec3 lo, vec3 hi) { b->lo = vmin(b->lo, lo); b->hi = vmax(b->hi, hi); }
+static float box_area(box b) {
+    vec3 d = vsub(b.hi, b.lo);
+    if (d.x < 0.0f) return 0.0f;
+    return 2.0f * (d.x * d.y + d.y * d.z + d.z * d.x);
+}
+
+typedef struct builder {
+    const vec3 *lo, *hi;
+    vec3 *centroid;
+    uint32_t *order;       /* primitive indices, partitioned in place */
+    bvh_node *nodes;
+    size_t nnodes;
+    int max_depth, max_leaf;
+    size_t nleaves;
+} builder;
+
+static void make_leaf(builder *b, uint32_t node, uint32_t start, uint32_t count) {
+    b->nodes[node].index = start;
+    b->nodes[node].count = count;
+    b->nleaves++;
+    if ((int)count > b->max_leaf) b->max_leaf = (int)count;
+}
+
+static void build_node(builder *b, uint32_t node, uint32_t start, uint32_t count, int depth) {
+    box bounds = box_empty(), cbounds = box_empty();
+    for (uint32_t i = start; i < start + count; ++i) {
+        uint32_t p = b->order[i];
+        box_grow(&bounds, b->lo[p], b->hi[p]);
+        box_grow(&cbounds, b->centroid[p], b->centroid[p]);
+    }
+    b->nodes[node].lo = bounds.lo;
+    b->nodes[node].hi = bounds.hi;
+    if (depth > b->max_depth) b->max_depth = depth;
+    if (count <= 1 || depth >= MAX_DEPTH) { make_leaf(b, node, start, count); return; }
+
+    /* Find the cheapest binned split over all three axes. */
+    float best_cost = INFINITY;
+    int best_axis = -1, best_bin = 0;
+    vec3 ext = vsub(cbounds.hi, cbounds.lo);
+    for (int axis = 0; axis < 3; ++axis) {
+        float e = vcomp(ext, axis);
+        if (!(e > 0.0f)) continue;
+        box bin_box[BINS];
+        uint32_t bin_count[BINS];
+        for (int k = 0; k < BINS; ++k) { bin_box[k] = box_empty(); bin_count[k] = 0; }
+        float scale = (float)BINS / e, origin = vcomp(cbounds.lo, axis);
+        for (uint32_t i = start; i < start + count; ++i) {
+            uint32_t p = b->order[i];
+            int k = (int)((vcomp(b->centroid[p], axis) - origin) * scale);
+            k = k < 0 ? 0 : (k >= BINS ? BINS - 1 : k);
+            bin_count[k]++;
+            box_grow(&bin_box[k], b->lo[p], b->hi[p]);
+        }
+        /* sweep from the right, then from the left */
+        float right_area[BINS];
+        uint32_t right_count[BINS];
+        box acc = box_empty();
+        uint32_t n = 0;
+        for (int k = BINS - 1; k > 0; --k) {
+            box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
+            n += bin_count[k];
+            right_area[k] = box_area(acc);
+            right_count[k] = n;
+        }
+        acc = box_empty();
+        n = 0;
+        for (int k = 0; k < BINS - 1; ++k) {
+            box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
+            n += bin_count[k];
+            if (n == 0 || right_count[k + 1] == 0) continue;
+            float cost = box_area(acc) * (float)n + right_area[k + 1] * (float)right_count[k + 1];
+            if (cost < best_cost) { best_cost = cost; best_axis = axis; best_bin = k; }
+        }
+    }
+    float parent_area = box_area(bounds);
+    float split_cost = parent_area > 0.0f ? COST_TRAVERSE + COST_INTERSECT * best_cost / parent_area : INFINITY;
+    float leaf_cost = COST_INTERSECT * (float)count;
+
+    uint32_t mid;
+    if (best_axis < 0) {
+        /* all centroids coincide: split by position in the list if the leaf would be too big */
+        if (count <= MAX_LEAF) { make_leaf(b, node, start, count); return; }
+        mid = start + count / 2;
+    } else {
+        if (split_cost >= leaf_cost && count <= MAX_LEAF) { make_leaf(b, node, start, count); return; }
+        float e = vcomp(ext, best_axis), origin = vcomp(cbounds.lo, best_axis);
+        float scale = (float)BINS / e;
+        uint32_t i = start, j = start + count;
+        while (i < j) {
+            int k = (int)((vcomp(b->centroid[b->order[i]], best_axis) - origin) * scale);
+            k = k < 0 ? 0 : (k >= BINS ? BINS - 1 : k);
+            if (k <= best_bin) i++;
+            else { uint32_t t = b->order[i]; b->order[i] = b->order[--j]; b->order[j] = t; }
+        }
+        mid = i;
+        if (mid == start || mid == start + count) mid = start + count / 2;
+    }
+    uint32_t left = (uint32_t)b->nnodes;
+    b->nnodes += 2;
+    b->nodes[node].index = left;
+    b->nodes[node].count = 0;
+    build_node(b, left, start, mid - start, depth + 1);
+    build_node(b, left + 1, mid, start + count - mid, depth + 1);
+}
+
+static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
+    const bvh_node *n = &nodes[node];
+    box bx; bx.lo = n->lo; bx.hi = n->hi;
+    double a = root_area > 0.0f ? box_area(bx) / root_area : 0.0;
+    if (n->count > 0) return a * COST_INTERSECT * n->count;
+    return a * COST_TRAVERSE + sah_of(nodes, n->index, root_area) + sah_of(nodes, n->index + 1, root_area);
+}
+
+int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, int threads) {
+    (void)threads;
+    double t0 = timer_now();
+    memset(out, 0, sizeof(*out));
+    if (n == 0) return 0;
+    builder b;
+    memset(&b, 0, sizeof(b));
+    b.lo = lo;
+    b.hi = hi;
+    b.centroid = malloc(n * sizeof(vec3));
+    b.order = malloc(n * sizeof(uint32_t));
+    b.nodes = malloc((2 * n) * sizeof(bvh_node));
+    out->prim_ids = malloc(n * sizeof(uint32_t));
+    if (!b.centroid || !b.order || !b.nodes || !out->prim_ids) {
+        free(b.centroid); free(b.order); free(b.nodes); free(out->prim_ids);
+        out->prim_ids = NULL;
+        return -1;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        b.centroid[i] = vscale(vadd(lo[i], hi[i]), 0.5f);
+        b.order[i] = (uint32_t)i;
+    }
+    b.nnodes = 1;
+    build_node(&b, 0, 0, (uint32_t)n, 0);
+    for (size_t i = 0; i < n; ++i) out->prim_ids[i] = ids[b.order[i]];
+    bvh_node *shrunk = realloc(b.nodes, b.nnodes * sizeof(bvh_node));
+    out->nodes = shrunk ? shrunk : b.nodes;
+    out->nnodes = b.nnodes;
+    out->nprims = n;
+    out->max_depth = b.max_depth;
+    out->max_leaf = b.max_leaf;
+    out->nleaves = b.nleaves;
+    box root; root.lo = out->nodes[0].lo; root.hi = out->nodes[0].hi;
+    out->sah_cost = sah_of(out->nodes, 0, box_area(root));
+    free(b.centroid);
+    free(b.order);
+    out->build_seconds = timer_now() - t0;
+    return 0;
+}
+
+void bvh_free(bvh *b) {
+    free(b->nodes);
+    free(b->prim_ids);
+    memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,21 @@
+/* Binned-SAH BVH over all primitives (triangles, spheres, quads). */
+#ifndef CAUSTIC_ACCEL_BVH_H
+#define CAUSTIC_ACCEL_BVH_H
+
+#include <stddef.h>
+#include "kernel/types.h"
+
+typedef struct bvh {
+    bvh_node *nodes; size_t nnodes;
+    uint32_t *prim_ids; size_t nprims;
+    /* statistics */
+    double build_seconds, sah_cost;
+    int max_depth, max_leaf;
+    size_t nleaves;
+} bvh;
+
+/* Builds over the primitives described by their bounds/centroids/ids (n entries). */
+int bvh_build(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, int threads);
+void bvh_free(bvh *b);
+
+#endif

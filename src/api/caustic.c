@@ -1,0 +1,322 @@
+/* libcaustic public API: scenes, options, progressive rendering in passes, images, checkpoints. */
+#include "caustic.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpu/render_cpu.h"
+#include "image/image.h"
+#include "scene/scene.h"
+#include "util/timer.h"
+
+#define CAUSTIC_VERSION "0.1.0"
+/* A pass should take about this long: short enough for responsive progress and time limits. */
+#define PASS_TARGET_SECONDS 0.25
+
+struct caustic_scene { scene *s; };
+
+struct caustic_renderer {
+    caustic_scene *scene;
+    caustic_options opt;
+    int width, height, spp_target, max_depth;
+    double *accum;           /* running sums per pixel, in sample order */
+    float *image;            /* current mean, refreshed by caustic_image */
+    int spp_done;
+    double seconds;          /* rendering time across calls */
+    uint64_t rays, bad;
+    cpu_pool *pool;
+};
+
+const char *caustic_version(void) { return CAUSTIC_VERSION; }
+
+const char *const *caustic_builtin_scenes(void) { return scene_builtin_names(); }
+
+int caustic_scene_load(caustic_scene **out, const char *path, char *err, size_t errlen) {
+    *out = NULL;
+    scene *s = NULL;
+    struct stat st;
+    int rc;
+    if (stat(path, &st) == 0) {
+        rc = scene_load_json_file(&s, path, err, errlen);
+    } else {
+        const char *const *names = scene_builtin_names();
+        int builtin = 0;
+        for (int i = 0; names[i]; ++i) builtin |= strcmp(names[i], path) == 0;
+        if (builtin) {
+            rc = scene_load_builtin(&s, path, err, errlen);
+        } else {
+            snprintf(err, errlen, "%s: no such file or built-in scene (built-ins: cornell, cornell-glass, rtow)", path);
+            return -1;
+        }
+    }
+    if (rc) { scene_destroy(s); return -1; }
+    caustic_scene *cs = malloc(sizeof(*cs));
+    if (!cs) { scene_destroy(s); snprintf(err, errlen, "out of memory"); return -1; }
+    cs->s = s;
+    /* Prepare with the file's settings so stats (BVH, lights) are available right away. */
+    if (scene_prepare(s, s->camera.width, s->camera.height, s->max_depth, err, errlen)) {
+        caustic_scene_free(cs);
+        return -1;
+    }
+    *out = cs;
+    return 0;
+}
+
+void caustic_scene_free(caustic_scene *s) {
+    if (!s) return;
+    scene_destroy(s->s);
+    free(s);
+}
+
+int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
+    const scene *s = cs->s;
+    memset(st, 0, sizeof(*st));
+    st->triangles = s->ntriangles;
+    st->spheres = s->nspheres;
+    st->quads = s->nquads;
+    st->primitives = s->ntriangles + s->nspheres + s->nquads;
+    st->materials = s->nmaterials;
+    st->textures = s->ntextures;
+    st->lights = s->nlights + (vis_black(s->env_radiance) ? 0 : 1);
+    st->vertices = s->nvertices;
+    st->bounds_lo[0] = s->bounds_lo.x; st->bounds_lo[1] = s->bounds_lo.y; st->bounds_lo[2] = s->bounds_lo.z;
+    st->bounds_hi[0] = s->bounds_hi.x; st->bounds_hi[1] = s->bounds_hi.y; st->bounds_hi[2] = s->bounds_hi.z;
+    st->bvh_nodes = s->bvh.nnodes;
+    st->bvh_leaves = s->bvh.nleaves;
+    st->bvh_max_depth = s->bvh.max_depth;
+    st->bvh_max_leaf = s->bvh.max_leaf;
+    st->bvh_sah_cost = s->bvh.sah_cost;
+    st->bvh_build_seconds = s->bvh.build_seconds;
+    st->memory_bytes = s->ntriangles * sizeof(triangle) + s->nvertices * (sizeof(vec3) * 2 + sizeof(vec2)) +
+                       s->nspheres * sizeof(sphere) + s->nquads * sizeof(quad) +
+                       s->nmaterials * sizeof(material) + s->ntextures * sizeof(texture) +
+                       s->ntexels * sizeof(float) + s->bvh.nnodes * sizeof(bvh_node) +
+                       s->bvh.nprims * sizeof(uint32_t) + s->nlights * (sizeof(light) + sizeof(float)) +
+                       st->primitives * sizeof(int32_t);
+    st->width = s->camera.width;
+    st->height = s->camera.height;
+    st->spp = s->spp;
+    st->max_depth = s->max_depth;
+    return 0;
+}
+
+void caustic_options_init(caustic_options *o) {
+    memset(o, 0, sizeof(*o));
+    o->max_depth = -1;
+    o->seed = 1;
+    o->schedule = CAUSTIC_SCHEDULE_TILES;
+    o->sampler = CAUSTIC_SAMPLER_SOBOL;
+}
+
+int caustic_parse_schedule(const char *n, caustic_schedule *out) {
+    if (!strcmp(n, "tiles")) *out = CAUSTIC_SCHEDULE_TILES;
+    else if (!strcmp(n, "rows")) *out = CAUSTIC_SCHEDULE_ROWS;
+    else if (!strcmp(n, "rows-static")) *out = CAUSTIC_SCHEDULE_ROWS_STATIC;
+    else if (!strcmp(n, "pixels")) *out = CAUSTIC_SCHEDULE_PIXELS;
+    else return -1;
+    return 0;
+}
+
+int caustic_parse_sampler(const char *n, caustic_sampler *out) {
+    if (!strcmp(n, "random")) *out = CAUSTIC_SAMPLER_RANDOM;
+    else if (!strcmp(n, "stratified")) *out = CAUSTIC_SAMPLER_STRATIFIED;
+    else if (!strcmp(n, "sobol")) *out = CAUSTIC_SAMPLER_SOBOL;
+    else return -1;
+    return 0;
+}
+
+caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_options *opt, char *err, size_t errlen) {
+    scene *s = cs->s;
+    caustic_renderer *r = calloc(1, sizeof(*r));
+    if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
+    r->scene = cs;
+    r->opt = *opt;
+    r->width = opt->width > 0 ? opt->width : s->camera.width;
+    r->height = opt->height > 0 ? opt->height : s->camera.height;
+    r->spp_target = opt->spp > 0 ? opt->spp : s->spp;
+    r->max_depth = opt->max_depth >= 0 ? opt->max_depth : s->max_depth;
+    if (r->width <= 0 || r->height <= 0 || r->width > 16384 || r->height > 16384 ||
+        (int64_t)r->width * r->height > (1 << 26)) {
+        snprintf(err, errlen, "resolution %dx%d is out of range (1..16384 per side, at most 2^26 pixels)", r->width, r->height);
+        free(r);
+        return NULL;
+    }
+    if (scene_prepare(s, r->width, r->height, r->max_depth, err, errlen)) { free(r); return NULL; }
+    size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    r->accum = calloc(n, sizeof(double));
+    r->image = calloc(n, sizeof(float));
+    r->pool = cpu_pool_create(opt->threads);
+    if (!r->accum || !r->image || !r->pool) {
+        snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
+        caustic_renderer_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user) {
+    const double t_start = timer_now();
+    const double prior = r->seconds;
+    double per_sample = 0.0;   /* seconds per image-wide sample, measured */
+    while (r->spp_done < r->spp_target) {
+        double elapsed = prior + (timer_now() - t_start);
+        if (r->opt.time_limit > 0.0 && elapsed >= r->opt.time_limit) break;
+        int pass = 1;
+        if (per_sample > 0.0) {
+            pass = (int)(PASS_TARGET_SECONDS / per_sample);
+            if (r->opt.time_limit > 0.0) {
+                int left = (int)((r->opt.time_limit - elapsed) / per_sample);
+                if (left < pass) pass = left;
+            }
+            if (pass < 1) pass = 1;
+        }
+        if (pass > r->spp_target - r->spp_done) pass = r->spp_target - r->spp_done;
+        cpu_pass p;
+        p.scene = &r->scene->s->k;
+        p.width = r->width;
+        p.height = r->height;
+        p.sampler = (int)r->opt.sampler;
+        p.seed = r->opt.seed;
+        p.spp_total = (uint32_t)r->spp_target;
+        p.max_depth = r->max_depth;
+        p.sample_begin = (uint32_t)r->spp_done;
+        p.sample_end = (uint32_t)(r->spp_done + pass);
+        p.schedule = (int)r->opt.schedule;
+        p.accum = r->accum;
+        cpu_pass_stats ps;
+        double t0 = timer_now();
+        cpu_pool_run(r->pool, &p, &ps);
+        double dt = timer_now() - t0;
+        per_sample = dt / pass;
+        r->spp_done += pass;
+        r->rays += ps.rays;
+        r->bad += ps.bad_samples;
+        r->seconds = prior + (timer_now() - t_start);
+        if (progress) {
+            caustic_progress pr;
+            pr.spp_done = r->spp_done;
+            pr.spp_target = r->spp_target;
+            pr.elapsed = r->seconds;
+            pr.time_limit = r->opt.time_limit;
+            double f = (double)r->spp_done / r->spp_target;
+            if (r->opt.time_limit > 0.0 && r->seconds / r->opt.time_limit > f) f = r->seconds / r->opt.time_limit;
+            pr.fraction = f > 1.0 ? 1.0 : f;
+            pr.samples_per_second = r->seconds > 0.0 ? (double)r->spp_done * r->width * r->height / r->seconds : 0.0;
+            if (progress(user, &pr)) break;
+        }
+    }
+    return 0;
+}
+
+const float *caustic_image(caustic_renderer *r, int *width, int *height) {
+    size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    double inv = r->spp_done > 0 ? 1.0 / r->spp_done : 0.0;
+    for (size_t i = 0; i < n; ++i) r->image[i] = (float)(r->accum[i] * inv);
+    if (width) *width = r->width;
+    if (height) *height = r->height;
+    return r->image;
+}
+
+void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *st) {
+    st->seconds = r->seconds;
+    st->spp = r->spp_done;
+    st->samples = (uint64_t)r->spp_done * (uint64_t)r->width * (uint64_t)r->height;
+    st->rays = r->rays;
+    st->bad_samples = r->bad;
+    st->threads = cpu_pool_threads(r->pool);
+    st->width = r->width;
+    st->height = r->height;
+}
+
+int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t errlen) {
+    if (image_format_from_path(path) == IMAGE_FMT_UNKNOWN) {
+        snprintf(err, errlen, "%s: unknown image format (use .png, .exr or .pfm)", path);
+        return -1;
+    }
+    image img;
+    img.width = r->width;
+    img.height = r->height;
+    img.rgb = (float *)caustic_image(r, NULL, NULL);
+    return image_save(&img, path, 0, err, errlen);
+}
+
+/* ---- checkpoints: header + raw double sums; written to a temp file and renamed -------------- */
+#define CKPT_MAGIC "CAUSTIC-CKPT-1\n"
+typedef struct ckpt_header {
+    char magic[16];
+    int32_t width, height, spp_done, spp_target, max_depth, sampler;
+    uint32_t seed;
+    double seconds;
+    uint64_t rays, bad;
+} ckpt_header;
+
+int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen) {
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "%s: path too long", path);
+        return -1;
+    }
+    FILE *f = fopen(tmp, "wb");
+    if (!f) { snprintf(err, errlen, "%s: cannot write checkpoint: %s", path, strerror(errno)); return -1; }
+    ckpt_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1);
+    h.width = r->width; h.height = r->height; h.spp_done = r->spp_done; h.spp_target = r->spp_target;
+    h.max_depth = r->max_depth; h.sampler = (int32_t)r->opt.sampler; h.seed = r->opt.seed;
+    h.seconds = r->seconds; h.rays = r->rays; h.bad = r->bad;
+    size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(r->accum, sizeof(double), n, f) == n;
+    ok = (fflush(f) == 0) && ok;
+    ok = (fsync(fileno(f)) == 0) && ok;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot write checkpoint: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "%s: cannot open checkpoint: %s", path, strerror(errno)); return -1; }
+    ckpt_header h;
+    size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1) != 0) {
+        fclose(f);
+        snprintf(err, errlen, "%s: not a caustic checkpoint", path);
+        return -1;
+    }
+    if (h.width != r->width || h.height != r->height || h.max_depth != r->max_depth ||
+        h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.spp_done < 0) {
+        fclose(f);
+        snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
+                 "resume with the same scene and options", path, h.width, h.height, h.max_depth, h.seed);
+        return -1;
+    }
+    if (fread(r->accum, sizeof(double), n, f) != n) {
+        fclose(f);
+        memset(r->accum, 0, n * sizeof(double));
+        snprintf(err, errlen, "%s: checkpoint is truncated", path);
+        return -1;
+    }
+    fclose(f);
+    r->spp_done = h.spp_done;
+    r->seconds = h.seconds;
+    r->rays = h.rays;
+    r->bad = h.bad;
+    return 0;
+}
+
+void caustic_renderer_free(caustic_renderer *r) {
+    if (!r) return;
+    cpu_pool_destroy(r->pool);
+    free(r->accum);
+    free(r->image);
+    free(r);
+}

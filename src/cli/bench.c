@@ -1,0 +1,116 @@
+/* caustic bench: full-path throughput per scene, thread count and scheduling strategy, as the
+ * median of several runs. A benchmark, not a test: it prints figures and judges nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cpu/render_cpu.h"
+
+static const char *usage_bench =
+    "usage: caustic bench [options]\n"
+    "\n"
+    "  --scenes A,B,...     scenes to measure (default: cornell,rtow)\n"
+    "  --runs N             runs per configuration; the median is reported (default 5)\n"
+    "  --spp N              samples per pixel per run (default 8)\n"
+    "  --res WxH            resolution (default 320x240)\n"
+    "  --max-threads N      measure 1..N threads (default: all cores)\n"
+    "  --json               print one JSON object per configuration instead of a table\n";
+
+typedef struct result { double msamples, mrays, seconds; } result;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int measure(caustic_scene *scene, caustic_options opt, int runs, result *out) {
+    double ms[64], mr[64], sec[64];
+    char err[512];
+    for (int i = 0; i < runs; ++i) {
+        caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
+        if (!r) { fprintf(stderr, "caustic bench: %s\n", err); return -1; }
+        caustic_render(r, NULL, NULL);
+        caustic_render_stats st;
+        caustic_render_stats_get(r, &st);
+        caustic_renderer_free(r);
+        sec[i] = st.seconds;
+        ms[i] = st.samples / st.seconds * 1e-6;
+        mr[i] = st.rays / st.seconds * 1e-6;
+    }
+    qsort(ms, (size_t)runs, sizeof(double), cmp_double);
+    qsort(mr, (size_t)runs, sizeof(double), cmp_double);
+    qsort(sec, (size_t)runs, sizeof(double), cmp_double);
+    out->msamples = ms[runs / 2];
+    out->mrays = mr[runs / 2];
+    out->seconds = sec[runs / 2];
+    return 0;
+}
+
+static void report(int json, const char *scene, const char *schedule, int threads, const caustic_options *o,
+                   int runs, const result *r) {
+    if (json)
+        printf("{\"scene\":\"%s\",\"schedule\":\"%s\",\"threads\":%d,\"res\":\"%dx%d\",\"spp\":%d,\"runs\":%d,"
+               "\"median_seconds\":%.4f,\"msamples_per_s\":%.4f,\"mrays_per_s\":%.4f}\n",
+               scene, schedule, threads, o->width, o->height, o->spp, runs, r->seconds, r->msamples, r->mrays);
+    else
+        printf("%-14s %-12s %7d %10.3f %12.3f %10.3f\n", scene, schedule, threads, r->seconds, r->msamples, r->mrays);
+}
+
+int cmd_bench(int argc, char **argv) {
+    const char *scenes = "cornell,rtow";
+    long runs = 5, spp = 8, max_threads = cpu_core_count();
+    int w = 320, h = 240, json = 0;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_bench, stdout); return 0; }
+        if (!strcmp(a, "--json")) { json = 1; continue; }
+        if (!v) { fprintf(stderr, "caustic bench: unknown option or missing value: %s\n", a); return EXIT_USAGE; }
+        i++;
+        if (!strcmp(a, "--scenes")) scenes = v;
+        else if (!strcmp(a, "--runs")) { if (parse_int(v, 1, 63, &runs)) { fprintf(stderr, "caustic bench: --runs: '%s' is not in 1..63\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--spp")) { if (parse_int(v, 1, 1 << 20, &spp)) { fprintf(stderr, "caustic bench: --spp: '%s' is not a positive integer\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--max-threads")) { if (parse_int(v, 1, 1024, &max_threads)) { fprintf(stderr, "caustic bench: --max-threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--res")) {
+            int used = 0;
+            if (sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] || w < 1 || h < 1 || w > 16384 || h > 16384) {
+                fprintf(stderr, "caustic bench: --res: '%s' is not WxH\n", v);
+                return EXIT_USAGE;
+            }
+        } else { fprintf(stderr, "caustic bench: unknown option '%s'\n", a); return EXIT_USAGE; }
+    }
+    static const char *sched_names[4] = {"tiles", "rows", "rows-static", "pixels"};
+    if (!json) printf("%-14s %-12s %7s %10s %12s %10s\n", "scene", "schedule", "threads", "median_s", "Msamples/s", "Mrays/s");
+    char list[1024];
+    snprintf(list, sizeof list, "%s", scenes);
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        char err[1024];
+        caustic_scene *scene;
+        if (caustic_scene_load(&scene, name, err, sizeof err)) { fprintf(stderr, "caustic bench: %s\n", err); return EXIT_USAGE; }
+        caustic_options o;
+        caustic_options_init(&o);
+        o.width = w; o.height = h; o.spp = (int)spp;
+        result one = {0, 0, 0}, r;
+        for (int t = 1; t <= max_threads; ++t) {
+            o.threads = t;
+            o.schedule = CAUSTIC_SCHEDULE_TILES;
+            if (measure(scene, o, (int)runs, &r)) { caustic_scene_free(scene); return EXIT_RUNTIME; }
+            if (t == 1) one = r;
+            report(json, name, "tiles", t, &o, (int)runs, &r);
+        }
+        if (max_threads > 1 && !json)
+            printf("%-14s speedup %ld threads vs 1: %.2fx\n", name, max_threads, r.msamples / one.msamples);
+        result by_sched[4];
+        o.threads = (int)max_threads;
+        for (int sc = 0; sc < 4; ++sc) {
+            o.schedule = (caustic_schedule)sc;
+            if (measure(scene, o, (int)runs, &by_sched[sc])) { caustic_scene_free(scene); return EXIT_RUNTIME; }
+            report(json, name, sched_names[sc], (int)max_threads, &o, (int)runs, &by_sched[sc]);
+        }
+        if (!json)
+            printf("%-14s dynamic tiles vs static rows (%ld threads): %.2fx\n", name, max_threads,
+                   by_sched[CAUSTIC_SCHEDULE_TILES].msamples / by_sched[CAUSTIC_SCHEDULE_ROWS_STATIC].msamples);
+        caustic_scene_free(scene);
+    }
+    return 0;
+}

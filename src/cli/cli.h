@@ -1,0 +1,27 @@
+/* Shared bits of the caustic command-line client. */
+#ifndef CAUSTIC_CLI_H
+#define CAUSTIC_CLI_H
+
+#include "caustic.h"
+
+/* Exit statuses: 0 success, 1 runtime failure (I/O, out of memory), 2 bad input or usage,
+ * 130 interrupted (a checkpoint/partial image was saved). */
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+
+/* Progress bar on stderr: redrawn in place on a terminal, plain lines otherwise. */
+typedef struct progress_bar {
+    int tty, quiet;
+    double last_print;
+    const char *label;
+} progress_bar;
+void progress_init(progress_bar *pb, const char *label, int quiet);
+void progress_update(progress_bar *pb, const caustic_progress *p);
+void progress_finish(progress_bar *pb);
+
+/* Strict number parsing for flags: the whole string must be a number in [lo, hi]. */
+int parse_int(const char *s, long lo, long hi, long *out);
+int parse_double(const char *s, double lo, double hi, double *out);
+
+int cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,307 @@
+/* caustic: command-line client of libcaustic. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "caustic.h"
+#include "cli/cli.h"
+#include "image/image.h"
+#include "util/timer.h"
+
+static const char *usage_main =
+    "caustic - a physically based renderer\n"
+    "\n"
+    "usage: caustic <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  render SCENE    render a scene file (.json) or built-in scene to an image\n"
+    "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
+    "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
+    "  bench           throughput benchmark (Msamples/s, Mrays/s) per thread count and schedule\n"
+    "\n"
+    "Built-in scenes: cornell (default), cornell-glass, rtow.\n"
+    "Run 'caustic <command> --help' for the options of a command.\n";
+
+static const char *usage_render =
+    "usage: caustic render [SCENE] [options]\n"
+    "\n"
+    "SCENE is a JSON scene file or a built-in scene name (default: cornell).\n"
+    "Command-line values override the scene file.\n"
+    "\n"
+    "  -o, --output FILE      output image: .png (8-bit sRGB), .exr (linear half), .pfm (linear float)\n"
+    "                         (default: the scene's FILE, or the scene name, + .png)\n"
+    "  --spp N                samples per pixel (default: the scene's ITERATIONS)\n"
+    "  --time-limit SEC       stop after about SEC seconds; with --spp, whichever comes first\n"
+    "  --threads N            worker threads (default: all cores)\n"
+    "  --seed N               random seed; the same seed gives the same image (default 1)\n"
+    "  --res WxH              resolution (default: the scene's RES)\n"
+    "  --max-depth D          maximum bounces (default: the scene's DEPTH)\n"
+    "  --schedule S           tiles (default) | rows | rows-static | pixels\n"
+    "  --sampler S            sobol (default) | stratified | random\n"
+    "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n"
+    "  --resume               continue from --checkpoint FILE if it exists\n"
+    "  --quiet                no progress bar\n"
+    "\n"
+    "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n";
+
+static const char *usage_info = "usage: caustic info SCENE\n";
+static const char *usage_compare =
+    "usage: caustic compare A B\n"
+    "\n"
+    "Compares two images of the same size (.png, .exr, .pfm) and prints\n"
+    "AE (pixels that differ in 8-bit sRGB), PSNR (dB), RMSE (8-bit units) and SSIM.\n";
+
+int parse_int(const char *s, long lo, long hi, long *out) {
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int parse_double(const char *s, double lo, double hi, double *out) {
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg) {
+    fprintf(stderr, "caustic %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(run 'caustic %s --help' for usage)\n", cmd);
+    return EXIT_USAGE;
+}
+
+/* ---- render ----------------------------------------------------------------------------------- */
+static volatile sig_atomic_t g_interrupted = 0;
+static void on_signal(int sig) { (void)sig; g_interrupted = 1; }
+
+typedef struct render_ctx {
+    progress_bar pb;
+    caustic_renderer *r;
+    const char *checkpoint;
+    double last_checkpoint;
+} render_ctx;
+
+static int on_progress(void *user, const caustic_progress *p) {
+    render_ctx *c = user;
+    progress_update(&c->pb, p);
+    if (c->checkpoint && timer_now() - c->last_checkpoint > 30.0) {
+        char err[512];
+        if (caustic_checkpoint_save(c->r, c->checkpoint, err, sizeof err)) fprintf(stderr, "\ncaustic: %s\n", err);
+        c->last_checkpoint = timer_now();
+    }
+    return g_interrupted;
+}
+
+static void default_output(const char *scene, char *out, size_t n) {
+    const char *base = strrchr(scene, '/');
+    base = base ? base + 1 : scene;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
+    snprintf(out, n, "%.*s.png", (int)len, base);
+}
+
+static int cmd_render(int argc, char **argv) {
+    caustic_options opt;
+    caustic_options_init(&opt);
+    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL;
+    int quiet = 0, resume = 0;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+        double d;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); return 0; }
+        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
+        else if (!strcmp(a, "--resume")) resume = 1;
+        else if (a[0] == '-' && a[1] != 0) {
+            if (!v) return usage_error("render", "option %s needs a value", a);
+            i++;
+            if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = v;
+            else if (!strcmp(a, "--checkpoint")) checkpoint = v;
+            else if (!strcmp(a, "--spp")) {
+                if (parse_int(v, 1, 1 << 24, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..16777216", v);
+                opt.spp = (int)n;
+            } else if (!strcmp(a, "--time-limit")) {
+                if (parse_double(v, 1e-3, 1e7, &d)) return usage_error("render", "--time-limit: '%s' is not a positive number of seconds", v);
+                opt.time_limit = d;
+            } else if (!strcmp(a, "--threads")) {
+                if (parse_int(v, 1, 1024, &n)) return usage_error("render", "--threads: '%s' is not an integer in 1..1024", v);
+                opt.threads = (int)n;
+            } else if (!strcmp(a, "--seed")) {
+                if (parse_int(v, 0, 4294967295L, &n)) return usage_error("render", "--seed: '%s' is not an integer in 0..4294967295", v);
+                opt.seed = (uint32_t)n;
+            } else if (!strcmp(a, "--max-depth")) {
+                if (parse_int(v, 0, 1000, &n)) return usage_error("render", "--max-depth: '%s' is not an integer in 0..1000", v);
+                opt.max_depth = (int)n;
+            } else if (!strcmp(a, "--res")) {
+                int w, h, used = 0;
+                if (sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] != 0 || w < 1 || h < 1 || w > 16384 ||
+                    h > 16384 || (long long)w * h > (1LL << 26))
+                    return usage_error("render", "--res: '%s' is not WxH with 1..16384 per side (at most 2^26 pixels)", v);
+                opt.width = w;
+                opt.height = h;
+            } else if (!strcmp(a, "--schedule")) {
+                if (caustic_parse_schedule(v, &opt.schedule)) return usage_error("render", "--schedule: '%s' is not one of tiles, rows, rows-static, pixels", v);
+            } else if (!strcmp(a, "--sampler")) {
+                if (caustic_parse_sampler(v, &opt.sampler)) return usage_error("render", "--sampler: '%s' is not one of sobol, stratified, random", v);
+            } else {
+                i--;
+                return usage_error("render", "unknown option '%s'", a);
+            }
+        } else if (!scene_path) scene_path = a;
+        else return usage_error("render", "unexpected argument '%s' (one scene at a time)", a);
+    }
+    if (resume && !checkpoint) return usage_error("render", "%s needs --checkpoint FILE", "--resume");
+    if (!scene_path) scene_path = "cornell";
+    char default_out[1024];
+    if (!output) { default_output(scene_path, default_out, sizeof default_out); output = default_out; }
+    {
+        /* validate the output name before spending time rendering */
+        size_t len = strlen(output);
+        const char *ext = len >= 4 ? output + len - 4 : "";
+        if (strcasecmp(ext, ".png") && strcasecmp(ext, ".exr") && strcasecmp(ext, ".pfm"))
+            return usage_error("render", "output '%s' must end in .png, .exr or .pfm", output);
+    }
+
+    char err[1024];
+    caustic_scene *scene;
+    if (caustic_scene_load(&scene, scene_path, err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        return EXIT_USAGE;
+    }
+    caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "caustic: %s\n", err);
+        caustic_scene_free(scene);
+        return EXIT_USAGE;
+    }
+    if (resume) {
+        struct stat st;
+        if (stat(checkpoint, &st) == 0) {
+            if (caustic_checkpoint_load(r, checkpoint, err, sizeof err)) {
+                fprintf(stderr, "caustic: %s\n", err);
+                caustic_renderer_free(r);
+                caustic_scene_free(scene);
+                return EXIT_USAGE;
+            }
+            caustic_render_stats st2;
+            caustic_render_stats_get(r, &st2);
+            if (!quiet) fprintf(stderr, "caustic: resuming %s at %d spp\n", checkpoint, st2.spp);
+        }
+    }
+    render_ctx ctx;
+    progress_init(&ctx.pb, "render", quiet);
+    ctx.r = r;
+    ctx.checkpoint = checkpoint;
+    ctx.last_checkpoint = timer_now();
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    caustic_render(r, on_progress, &ctx);
+    progress_finish(&ctx.pb);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+
+    int status = 0;
+    if (checkpoint && caustic_checkpoint_save(r, checkpoint, err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        status = EXIT_RUNTIME;
+    }
+    if (caustic_save_image(r, output, err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        status = EXIT_RUNTIME;
+    }
+    caustic_render_stats st;
+    caustic_render_stats_get(r, &st);
+    if (g_interrupted) {
+        fprintf(stderr, "caustic: interrupted at %d spp; %s%s\n", st.spp,
+                checkpoint ? "continue with --resume --checkpoint " : "partial image saved",
+                checkpoint ? checkpoint : "");
+        if (!status) status = EXIT_INTERRUPTED;
+    }
+    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu threads=%d res=%dx%d output=%s\n",
+           st.seconds, st.spp, st.seconds > 0 ? st.samples / st.seconds * 1e-6 : 0.0,
+           st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.threads,
+           st.width, st.height, output);
+    caustic_renderer_free(r);
+    caustic_scene_free(scene);
+    return status;
+}
+
+/* ---- info ------------------------------------------------------------------------------------ */
+static int cmd_info(int argc, char **argv) {
+    if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) { fputs(usage_info, stdout); return 0; }
+    if (argc != 1) return usage_error("info", "%s", argc == 0 ? "missing SCENE" : "too many arguments");
+    if (argv[0][0] == '-') return usage_error("info", "unknown option '%s'", argv[0]);
+    char err[1024];
+    caustic_scene *scene;
+    if (caustic_scene_load(&scene, argv[0], err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        return EXIT_USAGE;
+    }
+    caustic_scene_stats s;
+    caustic_scene_stats_get(scene, &s);
+    printf("scene:       %s\n", argv[0]);
+    printf("resolution:  %dx%d, %d spp, max depth %d\n", s.width, s.height, s.spp, s.max_depth);
+    printf("primitives:  %zu (%zu triangles, %zu spheres, %zu quads), %zu vertices\n", s.primitives, s.triangles,
+           s.spheres, s.quads, s.vertices);
+    printf("materials:   %zu, textures: %zu\n", s.materials, s.textures);
+    printf("lights:      %zu\n", s.lights);
+    printf("bounds:      (%g, %g, %g) - (%g, %g, %g)\n", s.bounds_lo[0], s.bounds_lo[1], s.bounds_lo[2],
+           s.bounds_hi[0], s.bounds_hi[1], s.bounds_hi[2]);
+    printf("bvh:         %zu nodes, %zu leaves, depth %d, max leaf %d, SAH cost %.2f, built in %.3f ms\n",
+           s.bvh_nodes, s.bvh_leaves, s.bvh_max_depth, s.bvh_max_leaf, s.bvh_sah_cost, s.bvh_build_seconds * 1e3);
+    printf("memory:      %.2f MiB (%.1f bytes/primitive)\n", s.memory_bytes / 1048576.0,
+           s.primitives ? (double)s.memory_bytes / s.primitives : 0.0);
+    caustic_scene_free(scene);
+    return 0;
+}
+
+/* ---- compare --------------------------------------------------------------------------------- */
+static int cmd_compare(int argc, char **argv) {
+    if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) { fputs(usage_compare, stdout); return 0; }
+    if (argc != 2) return usage_error("compare", "%s", "needs exactly two images");
+    image a, b;
+    char err[1024];
+    if (image_load(&a, argv[0], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+    if (image_load(&b, argv[1], err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        image_free(&a);
+        return EXIT_USAGE;
+    }
+    image_metrics m;
+    int rc = image_compare(&a, &b, &m, err, sizeof err);
+    image_free(&a);
+    image_free(&b);
+    if (rc) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+    printf("AE=%.0f PSNR=", m.ae);
+    if (isinf(m.psnr)) printf("inf"); else printf("%.3f", m.psnr);
+    printf(" RMSE=%.4f SSIM=%.5f\n", m.rmse, m.ssim);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        fputs(usage_main, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (!strcmp(argv[1], "--version")) { printf("caustic %s\n", caustic_version()); return 0; }
+    if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 2, argv + 2);
+    fprintf(stderr, "caustic: unknown command '%s'\n\n%s", argv[1], usage_main);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,150 @@
+#include "cpu/render_cpu.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/kernel.h"
+
+#define TILE 32
+
+struct cpu_pool {
+    int nthreads;
+    pthread_t *threads;
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    uint64_t generation;      /* bumped for every pass */
+    int pending;              /* workers still busy with the current pass */
+    int quit;
+    const cpu_pass *pass;
+    atomic_uint next_item;    /* dynamic schedules: next work item */
+    uint64_t rays, bad;       /* summed under lock */
+};
+
+typedef struct worker_arg { cpu_pool *pool; int index; } worker_arg;
+
+int cpu_core_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Render pixels [x0,x1) x [y0,y1). Every pixel sums its samples in index order, so the result
+ * does not depend on which thread runs it or how passes were cut. */
+static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad) {
+    for (int y = y0; y < y1; ++y) {
+        for (int x = x0; x < x1; ++x) {
+            double *acc = p->accum + 3 * ((size_t)y * (size_t)p->width + (size_t)x);
+            uint32_t r = 0;
+            for (uint32_t i = p->sample_begin; i < p->sample_end; ++i) {
+                vec3 l = path_trace_sample(p->scene, x, y, i, p->seed, p->sampler, p->spp_total, p->max_depth, &r);
+                if (!vis_finite(l)) { (*bad)++; continue; }
+                acc[0] += l.x; acc[1] += l.y; acc[2] += l.z;
+            }
+            *rays += r;
+        }
+    }
+}
+
+static void run_worker(cpu_pool *pool, int index) {
+    const cpu_pass *p = pool->pass;
+    uint64_t rays = 0, bad = 0;
+    int w = p->width, h = p->height;
+    switch (p->schedule) {
+    case CPU_ROWS_STATIC: {
+        int y0 = (int)((int64_t)h * index / pool->nthreads), y1 = (int)((int64_t)h * (index + 1) / pool->nthreads);
+        render_rect(p, 0, y0, w, y1, &rays, &bad);
+        break;
+    }
+    case CPU_ROWS:
+        for (unsigned y; (y = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)h;)
+            render_rect(p, 0, (int)y, w, (int)y + 1, &rays, &bad);
+        break;
+    case CPU_PIXELS:
+        for (unsigned i; (i = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)(w * h);)
+            render_rect(p, (int)(i % (unsigned)w), (int)(i / (unsigned)w), (int)(i % (unsigned)w) + 1,
+                        (int)(i / (unsigned)w) + 1, &rays, &bad);
+        break;
+    default: {
+        unsigned tx = (unsigned)(w + TILE - 1) / TILE, ty = (unsigned)(h + TILE - 1) / TILE;
+        for (unsigned t; (t = atomic_fetch_add(&pool->next_item, 1u)) < tx * ty;) {
+            int x0 = (int)(t % tx) * TILE, y0 = (int)(t / tx) * TILE;
+            render_rect(p, x0, y0, x0 + TILE < w ? x0 + TILE : w, y0 + TILE < h ? y0 + TILE : h, &rays, &bad);
+        }
+        break;
+    }
+    }
+    pthread_mutex_lock(&pool->lock);
+    pool->rays += rays;
+    pool->bad += bad;
+    if (--pool->pending == 0) pthread_cond_signal(&pool->done);
+    pthread_mutex_unlock(&pool->lock);
+}
+
+static void *worker_main(void *arg) {
+    worker_arg a = *(worker_arg *)arg;
+    free(arg);
+    cpu_pool *pool = a.pool;
+    uint64_t seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        while (!pool->quit && pool->generation == seen) pthread_cond_wait(&pool->wake, &pool->lock);
+        if (pool->quit) { pthread_mutex_unlock(&pool->lock); return NULL; }
+        seen = pool->generation;
+        pthread_mutex_unlock(&pool->lock);
+        run_worker(pool, a.index);
+    }
+}
+
+cpu_pool *cpu_pool_create(int threads) {
+    cpu_pool *pool = calloc(1, sizeof(*pool));
+    if (!pool) return NULL;
+    pool->nthreads = threads > 0 ? threads : cpu_core_count();
+    pool->threads = calloc((size_t)pool->nthreads, sizeof(pthread_t));
+    if (!pool->threads) { free(pool); return NULL; }
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->wake, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    for (int i = 0; i < pool->nthreads; ++i) {
+        worker_arg *a = malloc(sizeof(*a));
+        if (a) { a->pool = pool; a->index = i; }
+        if (!a || pthread_create(&pool->threads[i], NULL, worker_main, a) != 0) {
+            free(a);
+            pool->nthreads = i;
+            cpu_pool_destroy(pool);
+            return NULL;
+        }
+    }
+    return pool;
+}
+
+int cpu_pool_threads(const cpu_pool *p) { return p->nthreads; }
+
+void cpu_pool_run(cpu_pool *pool, const cpu_pass *pass, cpu_pass_stats *stats) {
+    pthread_mutex_lock(&pool->lock);
+    pool->pass = pass;
+    pool->rays = pool->bad = 0;
+    atomic_store(&pool->next_item, 0u);
+    pool->pending = pool->nthreads;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->wake);
+    while (pool->pending > 0) pthread_cond_wait(&pool->done, &pool->lock);
+    stats->rays = pool->rays;
+    stats->bad_samples = pool->bad;
+    pthread_mutex_unlock(&pool->lock);
+}
+
+void cpu_pool_destroy(cpu_pool *pool) {
+    if (!pool) return;
+    pthread_mutex_lock(&pool->lock);
+    pool->quit = 1;
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->lock);
+    for (int i = 0; i < pool->nthreads; ++i) pthread_join(pool->threads[i], NULL);
+    pthread_mutex_destroy(&pool->lock);
+    pthread_cond_destroy(&pool->wake);
+    pthread_cond_destroy(&pool->done);
+    free(pool->threads);
+    free(pool);
+}

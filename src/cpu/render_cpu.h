@@ -1,0 +1,32 @@
+/* CPU backend: a persistent pthread pool that renders passes of samples over the image with
+ * one of four scheduling strategies. */
+#ifndef CAUSTIC_CPU_RENDER_H
+#define CAUSTIC_CPU_RENDER_H
+
+#include <stdint.h>
+#include "kernel/types.h"
+
+typedef enum cpu_schedule { CPU_TILES = 0, CPU_ROWS = 1, CPU_ROWS_STATIC = 2, CPU_PIXELS = 3 } cpu_schedule;
+
+typedef struct cpu_pass {
+    const kscene *scene;
+    int width, height;
+    int sampler;             /* sampler_type */
+    uint32_t seed;
+    uint32_t spp_total;      /* strata count for the stratified sampler */
+    int max_depth;
+    uint32_t sample_begin, sample_end;   /* sample indices [begin, end) for every pixel */
+    int schedule;            /* cpu_schedule */
+    double *accum;           /* width*height*3 running sums, added in sample order */
+} cpu_pass;
+
+typedef struct cpu_pass_stats { uint64_t rays, bad_samples; } cpu_pass_stats;
+
+typedef struct cpu_pool cpu_pool;
+cpu_pool *cpu_pool_create(int threads);   /* threads <= 0: all cores */
+int cpu_pool_threads(const cpu_pool *p);
+void cpu_pool_run(cpu_pool *p, const cpu_pass *pass, cpu_pass_stats *stats);
+void cpu_pool_destroy(cpu_pool *p);
+int cpu_core_count(void);
+
+#endif

@@ -1,0 +1,219 @@
+/* Image buffers, sRGB helpers, format dispatch and atomic save (temp file + rename). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "image_internal.h"
+
+void image__set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  /* one line: fold control characters (newlines from library messages) into spaces,
+   * then drop trailing spaces */
+  size_t n = strlen(err);
+  for (size_t i = 0; i < n; i++)
+    if (err[i] == '\n' || err[i] == '\r' || err[i] == '\t') err[i] = ' ';
+  while (n > 0 && err[n - 1] == ' ') err[--n] = '\0';
+}
+
+int image__size_ok(long long width, long long height) {
+  return width > 0 && height > 0 && width <= IMAGE_MAX_DIM && height <= IMAGE_MAX_DIM &&
+         width * height <= IMAGE_MAX_PIXELS;
+}
+
+int image_init(image *img, int width, int height) {
+  if (!img) return -1;
+  img->width = img->height = 0;
+  img->rgb = NULL;
+  if (!image__size_ok(width, height)) return -1;
+  float *p = calloc((size_t)width * (size_t)height * 3u, sizeof(float));
+  if (!p) return -1;
+  img->width = width;
+  img->height = height;
+  img->rgb = p;
+  return 0;
+}
+
+void image_free(image *img) {
+  if (!img) return;
+  free(img->rgb);
+  img->rgb = NULL;
+  img->width = img->height = 0;
+}
+
+static int lower_ascii(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
+
+static int ext_equals(const char *ext, const char *want) {
+  while (*ext && *want) {
+    if (lower_ascii((unsigned char)*ext) != *want) return 0;
+    ext++, want++;
+  }
+  return *ext == '\0' && *want == '\0';
+}
+
+image_format image_format_from_path(const char *path) {
+  if (!path) return IMAGE_FMT_UNKNOWN;
+  const char *dot = strrchr(path, '.');
+  const char *slash = strrchr(path, '/');
+  const char *bslash = strrchr(path, '\\');
+  if (bslash && (!slash || bslash > slash)) slash = bslash;
+  if (!dot || (slash && dot < slash)) return IMAGE_FMT_UNKNOWN;
+  const char *ext = dot + 1;
+  if (ext_equals(ext, "png")) return IMAGE_FMT_PNG;
+  if (ext_equals(ext, "exr")) return IMAGE_FMT_EXR;
+  if (ext_equals(ext, "pfm")) return IMAGE_FMT_PFM;
+  return IMAGE_FMT_UNKNOWN;
+}
+
+/* ---- sRGB ---------------------------------------------------------------------------- */
+
+static double srgb_encode_d(double x) {
+  return x <= 0.0031308 ? 12.92 * x : 1.055 * pow(x, 1.0 / 2.4) - 0.055;
+}
+
+static double srgb_decode_d(double x) {
+  return x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
+}
+
+float image_srgb_encode(float linear) { return (float)srgb_encode_d(linear); }
+float image_srgb_decode(float srgb) { return (float)srgb_decode_d(srgb); }
+
+unsigned char image_quantize8(float linear) {
+  if (!(linear > 0.0f)) return 0; /* also NaN */
+  if (linear >= 1.0f) return 255;
+  double v = srgb_encode_d(linear) * 255.0 + 0.5;
+  if (v >= 255.0) return 255;
+  return (unsigned char)v; /* truncation of v + 0.5 == round half up */
+}
+
+double image_luminance_mean(const image *img) {
+  if (!img || !img->rgb || img->width <= 0 || img->height <= 0) return 0.0;
+  size_t n = (size_t)img->width * (size_t)img->height;
+  double sum = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    const float *p = img->rgb + 3 * i;
+    sum += 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+  }
+  return sum / (double)n;
+}
+
+/* ---- save ---------------------------------------------------------------------------- */
+
+int image_save(const image *img, const char *path, int exr_float, char *err, size_t errlen) {
+  if (!path || !*path) {
+    image__set_err(err, errlen, "image_save: empty output path");
+    return -1;
+  }
+  if (!img || !img->rgb || !image__size_ok(img->width, img->height)) {
+    image__set_err(err, errlen, "%s: cannot save: image is empty or has an invalid size", path);
+    return -1;
+  }
+  image_format fmt = image_format_from_path(path);
+  if (fmt == IMAGE_FMT_UNKNOWN) {
+    image__set_err(err, errlen, "%s: unknown image extension (expected .png, .exr or .pfm)",
+                   path);
+    return -1;
+  }
+
+  size_t tlen = strlen(path) + 32;
+  char *tmp = malloc(tlen);
+  if (!tmp) {
+    image__set_err(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    image__set_err(err, errlen, "%s: cannot create temporary file %s: %s", path, tmp,
+                   strerror(errno));
+    free(tmp);
+    return -1;
+  }
+
+  int rc;
+  switch (fmt) {
+  case IMAGE_FMT_PNG: rc = image__png_write(f, img, path, err, errlen); break;
+  case IMAGE_FMT_EXR: rc = image__exr_write(f, img, exr_float, path, err, errlen); break;
+  default: rc = image__pfm_write(f, img, path, err, errlen); break;
+  }
+
+  if (rc == 0) {
+    if (fflush(f) != 0 || ferror(f)) {
+      image__set_err(err, errlen, "%s: write error: %s", path, strerror(errno));
+      rc = -1;
+    }
+  }
+  if (fclose(f) != 0 && rc == 0) {
+    image__set_err(err, errlen, "%s: write error on close: %s", path, strerror(errno));
+    rc = -1;
+  }
+  if (rc == 0 && rename(tmp, path) != 0) {
+    image__set_err(err, errlen, "%s: cannot rename %s into place: %s", path, tmp,
+                   strerror(errno));
+    rc = -1;
+  }
+  if (rc != 0) remove(tmp);
+  free(tmp);
+  return rc;
+}
+
+/* ---- load ---------------------------------------------------------------------------- */
+
+int image_load(image *img, const char *path, char *err, size_t errlen) {
+  if (!img) {
+    image__set_err(err, errlen, "image_load: NULL image");
+    return -1;
+  }
+  img->width = img->height = 0;
+  img->rgb = NULL;
+  if (!path || !*path) {
+    image__set_err(err, errlen, "image_load: empty input path");
+    return -1;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    image__set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  unsigned char sig[4] = {0, 0, 0, 0};
+  size_t got = fread(sig, 1, sizeof sig, f);
+  if (got == 0 && ferror(f)) {
+    image__set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    fclose(f);
+    return -1;
+  }
+  if (got == 0) {
+    image__set_err(err, errlen, "%s: empty file", path);
+    fclose(f);
+    return -1;
+  }
+  rewind(f);
+
+  int rc;
+  if (got >= 4 && sig[0] == 0x89 && sig[1] == 'P' && sig[2] == 'N' && sig[3] == 'G') {
+    rc = image__png_read(f, img, path, err, errlen);
+    fclose(f);
+  } else if (got >= 4 && sig[0] == 0x76 && sig[1] == 0x2f && sig[2] == 0x31 && sig[3] == 0x01) {
+    fclose(f);
+    rc = image__exr_read(path, img, err, errlen);
+  } else if (got >= 2 && sig[0] == 'P' && (sig[1] == 'F' || sig[1] == 'f')) {
+    rc = image__pfm_read(f, img, path, err, errlen);
+    fclose(f);
+  } else {
+    image__set_err(err, errlen, "%s: unrecognised file format (not PNG, OpenEXR or PFM)", path);
+    fclose(f);
+    rc = -1;
+  }
+  if (rc != 0) image_free(img);
+  return rc;
+}

@@ -1,0 +1,35 @@
+/* Private to src/image/: per-format readers/writers and shared helpers. */
+#ifndef CAUSTIC_IMAGE_INTERNAL_H
+#define CAUSTIC_IMAGE_INTERNAL_H
+
+#include <stdio.h>
+
+#include "image.h"
+
+#if defined(__GNUC__)
+#define IMAGE_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define IMAGE_PRINTF(a, b)
+#endif
+
+/* Formats a message into err (if err && errlen), folding any newlines into spaces so the
+ * message stays on one line. */
+void image__set_err(char *err, size_t errlen, const char *fmt, ...) IMAGE_PRINTF(3, 4);
+
+/* 1 if width x height is within IMAGE_MAX_DIM / IMAGE_MAX_PIXELS and positive. */
+int image__size_ok(long long width, long long height);
+
+/* Writers: write img to the open file f (positioned at 0). path is only used in messages.
+ * They do not close f. Return 0 or -1 (+ message). */
+int image__png_write(FILE *f, const image *img, const char *path, char *err, size_t errlen);
+int image__exr_write(FILE *f, const image *img, int use_float, const char *path, char *err,
+                     size_t errlen);
+int image__pfm_write(FILE *f, const image *img, const char *path, char *err, size_t errlen);
+
+/* Readers: f is open at offset 0 (PNG, PFM); the EXR reader works on the path. On success
+ * *img holds a freshly allocated image. On failure *img is empty. */
+int image__png_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
+int image__exr_read(const char *path, image *img, char *err, size_t errlen);
+int image__pfm_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,139 @@
+/* Unidirectional path tracing with next-event estimation, MIS (power heuristic) between light
+ * and BSDF sampling, and Russian roulette. Written as stages so the CPU runs them in a loop per
+ * sample and the GPU can run each as its own kernel over queues. */
+#ifndef CAUSTIC_KERNEL_INTEGRATOR_PT_H
+#define CAUSTIC_KERNEL_INTEGRATOR_PT_H
+
+#include "bsdf.h"
+#include "bvh_traverse.h"
+#include "camera.h"
+#include "lights.h"
+#include "path_state.h"
+
+KFN void path_generate(path_state *ps, const kscene *s, int px, int py, uint32_t index,
+                       uint32_t seed, int sampler_kind, uint32_t spp) {
+    ps->smp = sampler_start(sampler_kind, (uint32_t)px, (uint32_t)py, index, seed, spp);
+    vec2 u_pixel = sampler_2d(&ps->smp);
+    vec2 u_lens = sampler_2d(&ps->smp);
+    ps->r = camera_ray(&s->cam, px, py, u_pixel, u_lens);
+    ps->throughput = v3s(1.0f);
+    ps->radiance = v3s(0.0f);
+    ps->prev_p = ps->r.o;
+    ps->prev_pdf = 0.0f;
+    ps->prev_delta = 1;
+    ps->depth = 0;
+    ps->shadow = make_ray(ps->r.o, ps->r.d, 0.0f);
+    ps->shadow_contrib = v3s(0.0f);
+    ps->shadow_pending = 0;
+    ps->alive = 1;
+    ps->rays = 0;
+}
+
+KFN int stage_intersect(path_state *ps, const kscene *s) {
+    ps->rays++;
+    if (trace_closest(s, ps->r, &ps->h)) return STAGE_SHADE;
+    if (!vis_black(s->env_radiance)) {
+        float w = 1.0f;
+        if (!ps->prev_delta && s->env_pmf > 0.0f) w = mis_power(ps->prev_pdf, env_pdf(s));
+        ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, s->env_radiance), w));
+    }
+    return STAGE_DONE;
+}
+
+KFN int stage_shadow(path_state *ps, const kscene *s) {
+    ps->rays++;
+    if (!trace_occluded(s, ps->shadow)) ps->radiance = vadd(ps->radiance, ps->shadow_contrib);
+    ps->shadow_pending = 0;
+    return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
+}
+
+KFN int stage_shade(path_state *ps, const kscene *s, int max_depth) {
+    surface sf = surface_at(s, ps->r, &ps->h);
+    const material *m = &s->materials[sf.material];
+    vec3 wo_world = vneg(ps->r.d);
+
+    /* Emission reached by the previous bounce, MIS-weighted against NEE. */
+    vec3 le = emitted_radiance(s, &sf, wo_world);
+    if (!vis_black(le)) {
+        float w = ps->prev_delta ? 1.0f : mis_power(ps->prev_pdf, light_pdf(s, ps->h.prim, ps->prev_p, sf.p, sf.ng));
+        ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, le), w));
+    }
+    if (ps->depth >= max_depth) return STAGE_DONE;
+
+    /* Two-sided materials shade the side the ray arrived on. */
+    if (material_two_sided(m) && vdot(wo_world, sf.ng) < 0.0f) { sf.ng = vneg(sf.ng); sf.ns = vneg(sf.ns); }
+    frame fr = frame_from_normal(sf.ns);
+    vec3 wo = frame_to_local(fr, wo_world);
+    vec3 albedo = material_albedo(s, m, sf.uv, sf.p);
+
+    /* Draw every dimension in a fixed order so samplers stay aligned across paths. */
+    float u_light_pick = sampler_1d(&ps->smp);
+    vec2 u_light = sampler_2d(&ps->smp);
+    float u_lobe = sampler_1d(&ps->smp);
+    vec2 u_bsdf = sampler_2d(&ps->smp);
+    float u_rr = sampler_1d(&ps->smp);
+
+    /* Next-event estimation. */
+    if (!material_is_delta(m) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
+        light_sample ls;
+        if (sample_light(s, sf.p, u_light_pick, u_light, &ls) && vdot(ls.wi, sf.ng) > 0.0f) {
+            vec3 wi = frame_to_local(fr, ls.wi);
+            vec3 f = bsdf_eval(m, albedo, wo, wi);
+            if (!vis_black(f)) {
+                float w = mis_power(ls.pdf, bsdf_pdf(m, wo, wi));
+                ps->shadow_contrib = vscale(vmul(vmul(ps->throughput, f), ls.le), w / ls.pdf);
+                vec3 o = offset_origin(sf.p, sf.ng, ls.wi);
+                float tmax = ls.dist == K_INF ? K_INF : ls.dist * (1.0f - 1e-3f) - vlen(vsub(o, sf.p));
+                ps->shadow = make_ray(o, ls.wi, tmax);
+                ps->shadow_pending = 1;
+            }
+        }
+    }
+
+    /* Continue the path by sampling the BSDF. */
+    bsdf_sample bs;
+    int next = STAGE_DONE;
+    if (bsdf_sample_dir(m, albedo, wo, u_lobe, u_bsdf, &bs)) {
+        vec3 wi_world = frame_to_world(fr, bs.wi);
+        /* The sampled side must agree with the geometric surface (no light leaks). */
+        int reflect = bs.wi.z * wo.z > 0.0f;
+        int geo_reflect = vdot(wi_world, sf.ng) * vdot(wo_world, sf.ng) > 0.0f;
+        if (reflect == geo_reflect) {
+            ps->throughput = vmul(ps->throughput, bs.weight);
+            ps->prev_pdf = bs.pdf;
+            ps->prev_delta = bs.delta;
+            ps->prev_p = sf.p;
+            ps->r = make_ray(offset_origin(sf.p, sf.ng, wi_world), wi_world, K_INF);
+            ps->depth++;
+            next = STAGE_INTERSECT;
+            if (ps->depth >= s->rr_depth) {
+                float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
+                if (u_rr < q) next = STAGE_DONE;
+                else ps->throughput = vscale(ps->throughput, 1.0f / (1.0f - q));
+            }
+            if (vis_black(ps->throughput)) next = STAGE_DONE;
+        }
+    }
+    ps->alive = next == STAGE_INTERSECT;
+    return ps->shadow_pending ? STAGE_SHADOW : next;
+}
+
+/* One full path for pixel sample `index`: the CPU megakernel. Returns the radiance estimate
+ * and adds the rays traced to *rays. */
+KFN vec3 path_trace_sample(const kscene *s, int px, int py, uint32_t index, uint32_t seed,
+                           int sampler_kind, uint32_t spp, int max_depth, uint32_t *rays) {
+    path_state ps;
+    path_generate(&ps, s, px, py, index, seed, sampler_kind, spp);
+    int stage = STAGE_INTERSECT;
+    while (stage != STAGE_DONE) {
+        switch (stage) {
+        case STAGE_INTERSECT: stage = stage_intersect(&ps, s); break;
+        case STAGE_SHADE: stage = stage_shade(&ps, s, max_depth); break;
+        default: stage = stage_shadow(&ps, s); break;
+        }
+    }
+    *rays += ps.rays;
+    return ps.radiance;
+}
+
+#endif

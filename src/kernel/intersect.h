@@ -1,0 +1,176 @@
+/* Ray-primitive intersection and hit-point reconstruction. */
+#ifndef CAUSTIC_KERNEL_INTERSECT_H
+#define CAUSTIC_KERNEL_INTERSECT_H
+
+#include "types.h"
+
+/* Per-ray constants of the watertight test (Woop, Benthin, Wald 2013): the axis where the
+ * direction is largest becomes z, and a shear maps the ray onto +z. */
+typedef struct ray_shear { int kx, ky, kz; float sx, sy, sz; } ray_shear;
+
+KFN ray_shear make_ray_shear(vec3 d) {
+    ray_shear r;
+    float ax = fabsf(d.x), ay = fabsf(d.y), az = fabsf(d.z);
+    r.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+    r.kx = r.kz == 2 ? 0 : r.kz + 1;
+    r.ky = r.kx == 2 ? 0 : r.kx + 1;
+    if (vcomp(d, r.kz) < 0.0f) { int t = r.kx; r.kx = r.ky; r.ky = t; } /* keep winding */
+    r.sz = 1.0f / vcomp(d, r.kz);
+    r.sx = vcomp(d, r.kx) * r.sz;
+    r.sy = vcomp(d, r.ky) * r.sz;
+    return r;
+}
+
+/* Returns 1 and sets *t, *b1, *b2 on a hit with tmin < t < tmax. Edges shared by two
+ * triangles are never both missed (watertight). */
+KFN int intersect_triangle(vec3 o, const ray_shear *sh, vec3 p0, vec3 p1, vec3 p2, float tmax,
+                           float *t_out, float *b1_out, float *b2_out) {
+    vec3 a = vsub(p0, o), b = vsub(p1, o), c = vsub(p2, o);
+    float az = vcomp(a, sh->kz), bz = vcomp(b, sh->kz), cz = vcomp(c, sh->kz);
+    float ax = vcomp(a, sh->kx) - sh->sx * az, ay = vcomp(a, sh->ky) - sh->sy * az;
+    float bx = vcomp(b, sh->kx) - sh->sx * bz, by = vcomp(b, sh->ky) - sh->sy * bz;
+    float cx = vcomp(c, sh->kx) - sh->sx * cz, cy = vcomp(c, sh->ky) - sh->sy * cz;
+    float u = cx * by - cy * bx, v = ax * cy - ay * cx, w = bx * ay - by * ax;
+    if (u == 0.0f || v == 0.0f || w == 0.0f) { /* on an edge: decide in double precision */
+        u = (float)((double)cx * (double)by - (double)cy * (double)bx);
+        v = (float)((double)ax * (double)cy - (double)ay * (double)cx);
+        w = (float)((double)bx * (double)ay - (double)by * (double)ax);
+    }
+    if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f)) return 0;
+    float det = u + v + w;
+    if (det == 0.0f) return 0;
+    float t_scaled = (u * az + v * bz + w * cz) * sh->sz;
+    float inv = 1.0f / det;
+    float t = t_scaled * inv;
+    if (!(t > 0.0f && t < tmax)) return 0;
+    *t_out = t;
+    *b1_out = v * inv;
+    *b2_out = w * inv;
+    return 1;
+}
+
+/* Unit-diameter sphere at the object origin, intersected in object space. The ray parameter t
+ * is the same in both spaces because the direction is transformed without normalising. */
+KFN int intersect_sphere(const sphere *s, vec3 o, vec3 d, float tmin, float tmax, float *t_out) {
+    vec3 oo = xform_point(&s->to_object, o);
+    vec3 od = xform_vector(&s->to_object, d);
+    float a = vdot(od, od);
+    float half_b = vdot(oo, od);
+    float c = vdot(oo, oo) - 0.25f;
+    /* Numerically robust discriminant (Hearn-Baker form, as in Ray Tracing Gems ch. 7). */
+    vec3 l = vsub(oo, vscale(od, half_b / a));
+    float disc = a * (0.25f - vdot(l, l));
+    if (disc < 0.0f) return 0;
+    float sq = sqrtf(disc);
+    float q = half_b < 0.0f ? -half_b + sq : -half_b - sq;
+    float t0 = c / q, t1 = q / a;
+    if (t0 > t1) { float tmp = t0; t0 = t1; t1 = tmp; }
+    if (t0 > tmin && t0 < tmax) { *t_out = t0; return 1; }
+    if (t1 > tmin && t1 < tmax) { *t_out = t1; return 1; }
+    return 0;
+}
+
+KFN int intersect_quad(const quad *q, vec3 o, vec3 d, float tmin, float tmax, float *t_out, float *s_out, float *u_out) {
+    vec3 nn = vcross(q->u, q->v);
+    float denom = vdot(nn, d);
+    if (denom == 0.0f) return 0;
+    vec3 w = vsub(o, q->o);
+    float t = -vdot(nn, w) / denom;
+    if (!(t > tmin && t < tmax)) return 0;
+    vec3 p = vmadd(w, d, t);
+    float inv = 1.0f / vlen2(nn);
+    float a = vdot(vcross(p, q->v), nn) * inv;
+    float b = vdot(vcross(q->u, p), nn) * inv;
+    if (a < 0.0f || a > 1.0f || b < 0.0f || b > 1.0f) return 0;
+    *t_out = t; *s_out = a; *u_out = b;
+    return 1;
+}
+
+/* Slab test against a box with the precomputed reciprocal direction. */
+KFN float intersect_aabb(vec3 lo, vec3 hi, vec3 o, vec3 inv_d, float tmax) {
+    float tx0 = (lo.x - o.x) * inv_d.x, tx1 = (hi.x - o.x) * inv_d.x;
+    float ty0 = (lo.y - o.y) * inv_d.y, ty1 = (hi.y - o.y) * inv_d.y;
+    float tz0 = (lo.z - o.z) * inv_d.z, tz1 = (hi.z - o.z) * inv_d.z;
+    float tnear = kmax(kmax(kmin(tx0, tx1), kmin(ty0, ty1)), kmax(kmin(tz0, tz1), 0.0f));
+    float tfar = kmin(kmin(kmax(tx0, tx1), kmax(ty0, ty1)), kmin(kmax(tz0, tz1), tmax));
+    /* 1 + 2 ulp: conservative so that boxes of flat geometry are not missed (Ize 2013). */
+    return tnear <= tfar * 1.00000024f ? tnear : K_INF;
+}
+
+/* Intersect one primitive; updates *h and returns 1 if it is nearer than h->t. */
+KFN int intersect_prim(const kscene *s, uint32_t id, vec3 o, vec3 d, const ray_shear *sh, hit *h) {
+    uint32_t i = prim_id_index(id);
+    float t, b1 = 0.0f, b2 = 0.0f;
+    switch (prim_id_kind(id)) {
+    case PRIM_TRIANGLE: {
+        const triangle *tr = &s->triangles[i];
+        if (!intersect_triangle(o, sh, s->positions[tr->v[0]], s->positions[tr->v[1]],
+                                s->positions[tr->v[2]], h->t, &t, &b1, &b2)) return 0;
+        break;
+    }
+    case PRIM_SPHERE:
+        if (!intersect_sphere(&s->spheres[i], o, d, 0.0f, h->t, &t)) return 0;
+        break;
+    default:
+        if (!intersect_quad(&s->quads[i], o, d, 0.0f, h->t, &t, &b1, &b2)) return 0;
+        break;
+    }
+    h->t = t; h->prim = id; h->b1 = b1; h->b2 = b2;
+    return 1;
+}
+
+/* Position, normals, uv and material at a hit. Normals face the primitive's outside. */
+KFN surface surface_at(const kscene *s, ray r, const hit *h) {
+    surface sf;
+    uint32_t i = prim_id_index(h->prim);
+    switch (prim_id_kind(h->prim)) {
+    case PRIM_TRIANGLE: {
+        const triangle *tr = &s->triangles[i];
+        vec3 p0 = s->positions[tr->v[0]], p1 = s->positions[tr->v[1]], p2 = s->positions[tr->v[2]];
+        float b0 = 1.0f - h->b1 - h->b2;
+        sf.p = vadd(vadd(vscale(p0, b0), vscale(p1, h->b1)), vscale(p2, h->b2));
+        sf.ng = vnorm(vcross(vsub(p1, p0), vsub(p2, p0)));
+        sf.ns = sf.ng;
+        if (s->normals) {
+            vec3 n = vadd(vadd(vscale(s->normals[tr->v[0]], b0), vscale(s->normals[tr->v[1]], h->b1)),
+                          vscale(s->normals[tr->v[2]], h->b2));
+            float l2 = vlen2(n);
+            if (l2 > 0.0f && kfinite(l2)) {
+                sf.ns = vscale(n, 1.0f / sqrtf(l2));
+                if (vdot(sf.ns, sf.ng) < 0.0f) sf.ng = vneg(sf.ng); /* trust authored normals' side */
+            }
+        }
+        if (s->uvs) {
+            vec2 u0 = s->uvs[tr->v[0]], u1 = s->uvs[tr->v[1]], u2 = s->uvs[tr->v[2]];
+            sf.uv = v2(b0 * u0.x + h->b1 * u1.x + h->b2 * u2.x, b0 * u0.y + h->b1 * u1.y + h->b2 * u2.y);
+        } else {
+            sf.uv = v2(h->b1, h->b2);
+        }
+        sf.material = tr->material;
+        break;
+    }
+    case PRIM_SPHERE: {
+        const sphere *sp = &s->spheres[i];
+        sf.p = ray_at(r, h->t);
+        vec3 po = xform_point(&sp->to_object, sf.p);
+        sf.ng = vnorm(xform_normal_by_inverse(&sp->to_object, po));
+        sf.ns = sf.ng;
+        vec3 dir = vnorm(po);
+        sf.uv = v2(0.5f + atan2f(dir.z, dir.x) * K_INV_2PI, acosf(kclamp(dir.y, -1.0f, 1.0f)) * K_INV_PI);
+        sf.material = sp->material;
+        break;
+    }
+    default: {
+        const quad *q = &s->quads[i];
+        sf.p = vadd(vadd(q->o, vscale(q->u, h->b1)), vscale(q->v, h->b2));
+        sf.ng = q->n;
+        sf.ns = q->n;
+        sf.uv = v2(h->b1, h->b2);
+        sf.material = q->material;
+        break;
+    }
+    }
+    return sf;
+}
+
+#endif

@@ -1,0 +1,122 @@
+/* The scene as the kernel sees it: flat arrays with indices, no pointers between elements, so
+ * the same layout uploads to the GPU unchanged. Built by src/scene, read by every backend. */
+#ifndef CAUSTIC_KERNEL_TYPES_H
+#define CAUSTIC_KERNEL_TYPES_H
+
+#include "vec.h"
+
+/* ---- primitives ------------------------------------------------------------------------
+ * A primitive id packs its kind in the top 2 bits and its index in that kind's array. */
+typedef enum prim_kind { PRIM_TRIANGLE = 0, PRIM_SPHERE = 1, PRIM_QUAD = 2 } prim_kind;
+#define PRIM_KIND_SHIFT 30u
+#define PRIM_INDEX_MASK 0x3fffffffu
+#define PRIM_NONE 0xffffffffu
+KFN uint32_t prim_id(int kind, uint32_t index) { return ((uint32_t)kind << PRIM_KIND_SHIFT) | index; }
+KFN int prim_id_kind(uint32_t id) { return (int)(id >> PRIM_KIND_SHIFT); }
+KFN uint32_t prim_id_index(uint32_t id) { return id & PRIM_INDEX_MASK; }
+
+/* Triangle: indices into the shared vertex arrays. Normals/UVs are optional per vertex. */
+typedef struct triangle { uint32_t v[3]; int32_t material; } triangle;
+
+/* Sphere of radius 0.5 at the origin under an affine transform (an ellipsoid in general), as
+ * the CIS 5650 scene format defines it. `area` is the world-space surface area. */
+typedef struct sphere {
+    xform to_world, to_object;
+    float area;
+    int32_t material;
+} sphere;
+
+/* Parallelogram p = o + s*u + t*v, s,t in [0,1]; emits/faces along normalize(u x v). */
+typedef struct quad { vec3 o, u, v, n; int32_t material; } quad;
+
+/* ---- textures --------------------------------------------------------------------------- */
+typedef enum texture_kind { TEX_CONSTANT = 0, TEX_CHECKER = 1, TEX_IMAGE = 2 } texture_kind;
+typedef struct texture {
+    int32_t kind;
+    vec3 a, b;          /* constant colour / checker colours */
+    float scale;        /* checker cells per unit (uv or world, see uv_space) */
+    int32_t uv_space;   /* checker: 1 = in uv, 0 = in world position */
+    int32_t width, height;
+    uint32_t offset;    /* first texel (linear RGB, 3 floats each) in kscene.texels */
+} texture;
+
+/* ---- materials -------------------------------------------------------------------------- */
+typedef enum material_kind {
+    MAT_DIFFUSE = 0,    /* Lambertian */
+    MAT_MIRROR = 1,     /* perfect specular reflection, colour as reflectance */
+    MAT_CONDUCTOR = 2,  /* rough GGX conductor, Schlick Fresnel with F0 = colour */
+    MAT_DIELECTRIC = 3, /* smooth glass: Fresnel reflection/refraction with IOR, colour as tint */
+    MAT_BLACK = 4       /* no reflection (pure emitters) */
+} material_kind;
+typedef struct material {
+    int32_t kind;
+    int32_t albedo_tex; /* index into textures, or -1 to use `albedo` */
+    vec3 albedo;
+    vec3 emission;      /* emitted radiance; nonzero makes every surface using it a light */
+    float alpha;        /* GGX roughness parameter (roughness^2) */
+    float ior;
+} material;
+
+/* ---- lights ----------------------------------------------------------------------------- */
+/* An emissive primitive. Lights are chosen with probability proportional to power; the
+ * sampling cdf lives in kscene.light_cdf. */
+typedef struct light { uint32_t prim; float pmf; } light;
+
+/* ---- camera ----------------------------------------------------------------------------- */
+typedef struct camera {
+    vec3 pos, right, up, forward;   /* orthonormal, right-handed view frame */
+    float tan_half_fovy, aspect;
+    float lens_radius, focus_distance;
+    int32_t width, height;
+} camera;
+
+/* ---- BVH -------------------------------------------------------------------------------- */
+/* 32-byte node. Inner: `index` = first child (the second is index+1), count = 0.
+ * Leaf: `index` = first entry in kscene.prim_ids, count > 0. */
+typedef struct bvh_node { vec3 lo; uint32_t index; vec3 hi; uint32_t count; } bvh_node;
+
+/* ---- everything a kernel needs ------------------------------------------------------------ */
+typedef struct kscene {
+    const bvh_node *nodes;
+    const uint32_t *prim_ids;
+    const triangle *triangles;
+    const vec3 *positions;
+    const vec3 *normals;     /* per vertex, or NULL */
+    const vec2 *uvs;         /* per vertex, or NULL */
+    const sphere *spheres;
+    const quad *quads;
+    const material *materials;
+    const texture *textures;
+    const float *texels;
+    const light *lights;
+    const float *light_cdf;  /* nlights + 1 entries, light_cdf[nlights] == 1 */
+    const int32_t *prim_light; /* per primitive id order: triangles, spheres, quads -> light index or -1 */
+    uint32_t ntriangles, nspheres, nquads, nlights, nnodes;
+    vec3 env_radiance;       /* constant environment; black = none */
+    float env_pmf;           /* probability NEE picks the environment instead of an area light */
+    camera cam;
+    int32_t max_depth;
+    int32_t rr_depth;        /* Russian roulette starts after this many bounces */
+    float scene_radius;      /* bounding-sphere radius, for environment sampling */
+    vec3 scene_center;
+} kscene;
+
+KFN uint32_t prim_flat_index(const kscene *s, uint32_t id) {
+    uint32_t k = (uint32_t)prim_id_kind(id), i = prim_id_index(id);
+    return k == PRIM_TRIANGLE ? i : (k == PRIM_SPHERE ? s->ntriangles + i : s->ntriangles + s->nspheres + i);
+}
+
+/* ---- a surface hit -------------------------------------------------------------------------- */
+typedef struct hit {
+    float t;
+    uint32_t prim;
+    float b1, b2;   /* triangle barycentrics / quad (s,t) / unused for spheres */
+} hit;
+
+typedef struct surface {
+    vec3 p, ng, ns; /* position, geometric normal, shading normal (both facing the outside) */
+    vec2 uv;
+    int32_t material;
+} surface;
+
+#endif

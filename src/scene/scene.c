@@ -1,0 +1,445 @@
+/* Scene builder: growable arrays, transforms, primitive helpers, and preparation of the flat
+ * kernel layout (BVH, light distribution, camera). */
+#include "scene/scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows *arr (elements of `size` bytes) to hold at least `need`. */
+static int grow(void **arr, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) n *= 2;
+    void *p = realloc(*arr, n * size);
+    if (!p) return -1;
+    *arr = p;
+    *cap = n;
+    return 0;
+}
+#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+scene *scene_create(void) {
+    scene *s = calloc(1, sizeof(*s));
+    if (!s) return NULL;
+    s->camera.eye = v3(0, 0, 5);
+    s->camera.lookat = v3(0, 0, 0);
+    s->camera.up = v3(0, 1, 0);
+    s->camera.fovy_deg = 45.0f;
+    s->camera.width = 800;
+    s->camera.height = 800;
+    s->spp = 256;
+    s->max_depth = 8;
+    return s;
+}
+
+void scene_destroy(scene *s) {
+    if (!s) return;
+    free(s->triangles); free(s->positions); free(s->normals); free(s->uvs);
+    free(s->spheres); free(s->quads); free(s->materials);
+    for (size_t i = 0; i < s->nmaterials; ++i) free(s->material_names[i]);
+    free(s->material_names);
+    free(s->textures); free(s->texels); free(s->output_name);
+    bvh_free(&s->bvh);
+    free(s->lights); free(s->light_cdf); free(s->prim_light);
+    free(s);
+}
+
+int scene_find_material(const scene *s, const char *name) {
+    for (size_t i = 0; i < s->nmaterials; ++i)
+        if (strcmp(s->material_names[i], name) == 0) return (int)i;
+    return -1;
+}
+
+int scene_add_material(scene *s, const char *name, material m) {
+    if (scene_find_material(s, name) >= 0) return -1;
+    if (GROW(s->materials, s->cap_materials, s->nmaterials + 1)) return -1;
+    size_t cap_names = s->cap_materials;
+    char **names = realloc(s->material_names, cap_names * sizeof(char *));
+    if (!names) return -1;
+    s->material_names = names;
+    size_t len = strlen(name);
+    char *copy = malloc(len + 1);
+    if (!copy) return -1;
+    memcpy(copy, name, len + 1);
+    s->materials[s->nmaterials] = m;
+    s->material_names[s->nmaterials] = copy;
+    return (int)s->nmaterials++;
+}
+
+int scene_add_texture(scene *s, texture t, const float *texels) {
+    if (GROW(s->textures, s->cap_textures, s->ntextures + 1)) return -1;
+    if (texels) {
+        size_t n = (size_t)t.width * (size_t)t.height * 3u;
+        if (GROW(s->texels, s->cap_texels, s->ntexels + n)) return -1;
+        memcpy(s->texels + s->ntexels, texels, n * sizeof(float));
+        t.offset = (uint32_t)s->ntexels;
+        s->ntexels += n;
+    }
+    s->textures[s->ntextures] = t;
+    return (int)s->ntextures++;
+}
+
+/* ---- transforms ---------------------------------------------------------------------------- */
+xform xform_identity(void) {
+    xform x;
+    memset(&x, 0, sizeof(x));
+    x.m[0][0] = x.m[1][1] = x.m[2][2] = 1.0f;
+    return x;
+}
+
+xform xform_mul(const xform *a, const xform *b) {
+    xform r;
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 4; ++j) {
+            float v = a->m[i][0] * b->m[0][j] + a->m[i][1] * b->m[1][j] + a->m[i][2] * b->m[2][j];
+            r.m[i][j] = v + (j == 3 ? a->m[i][3] : 0.0f);
+        }
+    }
+    return r;
+}
+
+static xform rotation_axis(int axis, float deg) {
+    xform r = xform_identity();
+    double a = (double)deg * 3.14159265358979323846 / 180.0;
+    float c = (float)cos(a), s = (float)sin(a);
+    int i = (axis + 1) % 3, j = (axis + 2) % 3;
+    r.m[i][i] = c; r.m[i][j] = -s;
+    r.m[j][i] = s; r.m[j][j] = c;
+    return r;
+}
+
+xform xform_trs(vec3 t, vec3 r, vec3 sc) {
+    xform m = rotation_axis(0, r.x);
+    xform ry = rotation_axis(1, r.y), rz = rotation_axis(2, r.z);
+    m = xform_mul(&m, &ry);
+    m = xform_mul(&m, &rz);
+    for (int i = 0; i < 3; ++i) {
+        m.m[i][0] *= sc.x; m.m[i][1] *= sc.y; m.m[i][2] *= sc.z;
+    }
+    m.m[0][3] = t.x; m.m[1][3] = t.y; m.m[2][3] = t.z;
+    return m;
+}
+
+int xform_invert(const xform *x, xform *inv) {
+    double a[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) a[i][j] = x->m[i][j];
+    double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+                 a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+                 a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+    if (!(fabs(det) > 1e-30) || !isfinite(det)) return -1;
+    double id = 1.0 / det, r[3][3];
+    r[0][0] = (a[1][1] * a[2][2] - a[1][2] * a[2][1]) * id;
+    r[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * id;
+    r[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * id;
+    r[1][0] = (a[1][2] * a[2][0] - a[1][0] * a[2][2]) * id;
+    r[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * id;
+    r[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * id;
+    r[2][0] = (a[1][0] * a[2][1] - a[1][1] * a[2][0]) * id;
+    r[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * id;
+    r[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * id;
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) inv->m[i][j] = (float)r[i][j];
+        inv->m[i][3] = (float)-(r[i][0] * x->m[0][3] + r[i][1] * x->m[1][3] + r[i][2] * x->m[2][3]);
+    }
+    return 0;
+}
+
+/* ---- primitives ------------------------------------------------------------------------------ */
+/* Surface area of the ellipsoid with semi-axes a, b, c (Knud Thomsen's formula, <= 1.1% error).
+ * Used only to weight light selection, so the approximation costs variance, never bias. */
+static float ellipsoid_area(const xform *m) {
+    /* semi-axes: singular values of the linear part times 0.5; approximate by column lengths,
+     * exact for T*R*S transforms */
+    double ax[3];
+    for (int j = 0; j < 3; ++j)
+        ax[j] = 0.5 * sqrt((double)m->m[0][j] * m->m[0][j] + (double)m->m[1][j] * m->m[1][j] +
+                           (double)m->m[2][j] * m->m[2][j]);
+    const double p = 1.6075;
+    double t = (pow(ax[0] * ax[1], p) + pow(ax[0] * ax[2], p) + pow(ax[1] * ax[2], p)) / 3.0;
+    return (float)(4.0 * 3.14159265358979323846 * pow(t, 1.0 / p));
+}
+
+int scene_add_sphere(scene *s, xform to_world, int material) {
+    sphere sp;
+    sp.to_world = to_world;
+    if (xform_invert(&to_world, &sp.to_object)) return -1;
+    sp.area = ellipsoid_area(&to_world);
+    sp.material = material;
+    if (GROW(s->spheres, s->cap_spheres, s->nspheres + 1)) return -1;
+    s->spheres[s->nspheres++] = sp;
+    return 0;
+}
+
+int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material) {
+    vec3 n = vcross(u, v);
+    float len = vlen(n);
+    if (!(len > 0.0f) || !isfinite(len)) return -1;
+    quad q;
+    q.o = o; q.u = u; q.v = v; q.n = vscale(n, 1.0f / len); q.material = material;
+    if (GROW(s->quads, s->cap_quads, s->nquads + 1)) return -1;
+    s->quads[s->nquads++] = q;
+    return 0;
+}
+
+int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts,
+                   const uint32_t *indices, const int *tri_materials, size_t ntris,
+                   xform to_world, int material) {
+    xform inv;
+    if (xform_invert(&to_world, &inv)) return -1;
+    if (GROW(s->positions, s->cap_vertices, s->nvertices + nverts)) return -1;
+    size_t cap = s->cap_vertices;
+    vec3 *nn = realloc(s->normals, cap * sizeof(vec3));
+    if (!nn) return -1;
+    s->normals = nn;
+    vec2 *uu = realloc(s->uvs, cap * sizeof(vec2));
+    if (!uu) return -1;
+    s->uvs = uu;
+    if (GROW(s->triangles, s->cap_triangles, s->ntriangles + ntris)) return -1;
+    size_t base = s->nvertices;
+    for (size_t i = 0; i < nverts; ++i) {
+        s->positions[base + i] = xform_point(&to_world, pos[i]);
+        /* zero normal = "none": the kernel falls back to the geometric normal */
+        s->normals[base + i] = nrm ? vnorm(xform_normal_by_inverse(&inv, nrm[i])) : v3s(0.0f);
+        if (nrm && !vis_finite(s->normals[base + i])) s->normals[base + i] = v3s(0.0f);
+        s->uvs[base + i] = uv ? uv[i] : v2(0.0f, 0.0f);
+    }
+    if (nrm) s->has_normals = 1;
+    if (uv) s->has_uvs = 1;
+    s->nvertices += nverts;
+    for (size_t t = 0; t < ntris; ++t) {
+        triangle tr;
+        for (int k = 0; k < 3; ++k) tr.v[k] = (uint32_t)(base + indices[3 * t + (size_t)k]);
+        tr.material = tri_materials ? tri_materials[t] : material;
+        s->triangles[s->ntriangles++] = tr;
+    }
+    return 0;
+}
+
+int scene_add_cube(scene *s, xform to_world, int material) {
+    /* 8 corners; faces wound counter-clockwise seen from outside so normals point out. */
+    static const float c[8][3] = {{-.5f, -.5f, -.5f}, {.5f, -.5f, -.5f}, {.5f, .5f, -.5f}, {-.5f, .5f, -.5f},
+                                  {-.5f, -.5f, .5f},  {.5f, -.5f, .5f},  {.5f, .5f, .5f},  {-.5f, .5f, .5f}};
+    static const uint32_t idx[36] = {0, 3, 2, 0, 2, 1,  4, 5, 6, 4, 6, 7,  0, 1, 5, 0, 5, 4,
+                                     3, 7, 6, 3, 6, 2,  0, 4, 7, 0, 7, 3,  1, 2, 6, 1, 6, 5};
+    vec3 p[8];
+    for (int i = 0; i < 8; ++i) p[i] = v3(c[i][0], c[i][1], c[i][2]);
+    /* A mirroring transform (negative determinant) flips winding: swap to keep faces outward. */
+    xform inv;
+    if (xform_invert(&to_world, &inv)) return -1;
+    const xform *m = &to_world;
+    float det = m->m[0][0] * (m->m[1][1] * m->m[2][2] - m->m[1][2] * m->m[2][1]) -
+                m->m[0][1] * (m->m[1][0] * m->m[2][2] - m->m[1][2] * m->m[2][0]) +
+                m->m[0][2] * (m->m[1][0] * m->m[2][1] - m->m[1][1] * m->m[2][0]);
+    uint32_t id2[36];
+    for (int i = 0; i < 36; i += 3) {
+        id2[i] = idx[i];
+        id2[i + 1] = det < 0 ? idx[i + 2] : idx[i + 1];
+        id2[i + 2] = det < 0 ? idx[i + 1] : idx[i + 2];
+    }
+    return scene_add_mesh(s, p, NULL, NULL, 8, id2, NULL, 12, to_world, material);
+}
+
+/* ---- preparation ----------------------------------------------------------------------------- */
+static void prim_bounds(const scene *s, uint32_t id, vec3 *lo, vec3 *hi) {
+    uint32_t i = prim_id_index(id);
+    switch (prim_id_kind(id)) {
+    case PRIM_TRIANGLE: {
+        const triangle *t = &s->triangles[i];
+        vec3 a = s->positions[t->v[0]], b = s->positions[t->v[1]], c = s->positions[t->v[2]];
+        *lo = vmin(a, vmin(b, c));
+        *hi = vmax(a, vmax(b, c));
+        return;
+    }
+    case PRIM_SPHERE: {
+        /* exact box of a transformed sphere: per axis, |row| of the linear part times radius */
+        const xform *m = &s->spheres[i].to_world;
+        vec3 c = v3(m->m[0][3], m->m[1][3], m->m[2][3]);
+        vec3 e;
+        e.x = 0.5f * sqrtf(m->m[0][0] * m->m[0][0] + m->m[0][1] * m->m[0][1] + m->m[0][2] * m->m[0][2]);
+        e.y = 0.5f * sqrtf(m->m[1][0] * m->m[1][0] + m->m[1][1] * m->m[1][1] + m->m[1][2] * m->m[1][2]);
+        e.z = 0.5f * sqrtf(m->m[2][0] * m->m[2][0] + m->m[2][1] * m->m[2][1] + m->m[2][2] * m->m[2][2]);
+        *lo = vsub(c, e);
+        *hi = vadd(c, e);
+        return;
+    }
+    default: {
+        const quad *q = &s->quads[i];
+        vec3 a = q->o, b = vadd(q->o, q->u), c = vadd(q->o, q->v), d = vadd(b, q->v);
+        *lo = vmin(vmin(a, b), vmin(c, d));
+        *hi = vmax(vmax(a, b), vmax(c, d));
+        return;
+    }
+    }
+}
+
+static float prim_area(const scene *s, uint32_t id) {
+    uint32_t i = prim_id_index(id);
+    switch (prim_id_kind(id)) {
+    case PRIM_TRIANGLE: {
+        const triangle *t = &s->triangles[i];
+        vec3 e1 = vsub(s->positions[t->v[1]], s->positions[t->v[0]]);
+        vec3 e2 = vsub(s->positions[t->v[2]], s->positions[t->v[0]]);
+        return 0.5f * vlen(vcross(e1, e2));
+    }
+    case PRIM_SPHERE: return s->spheres[i].area;
+    default: return vlen(vcross(s->quads[i].u, s->quads[i].v));
+    }
+}
+
+static int prim_material(const scene *s, uint32_t id) {
+    uint32_t i = prim_id_index(id);
+    switch (prim_id_kind(id)) {
+    case PRIM_TRIANGLE: return s->triangles[i].material;
+    case PRIM_SPHERE: return s->spheres[i].material;
+    default: return s->quads[i].material;
+    }
+}
+
+static uint32_t flat_to_prim_id(const scene *s, size_t flat) {
+    if (flat < s->ntriangles) return prim_id(PRIM_TRIANGLE, (uint32_t)flat);
+    flat -= s->ntriangles;
+    if (flat < s->nspheres) return prim_id(PRIM_SPHERE, (uint32_t)flat);
+    return prim_id(PRIM_QUAD, (uint32_t)(flat - s->nspheres));
+}
+
+static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
+    free(s->lights); free(s->light_cdf); free(s->prim_light);
+    s->lights = NULL; s->light_cdf = NULL; s->nlights = 0;
+    s->prim_light = malloc((nprims ? nprims : 1) * sizeof(int32_t));
+    if (!s->prim_light) goto oom;
+    size_t n = 0;
+    for (size_t f = 0; f < nprims; ++f) {
+        const material *m = &s->materials[prim_material(s, flat_to_prim_id(s, f))];
+        s->prim_light[f] = -1;
+        if (!vis_black(m->emission) && prim_area(s, flat_to_prim_id(s, f)) > 0.0f) n++;
+    }
+    s->lights = malloc((n ? n : 1) * sizeof(light));
+    s->light_cdf = malloc((n + 1) * sizeof(float));
+    if (!s->lights || !s->light_cdf) goto oom;
+    double *power = malloc((n ? n : 1) * sizeof(double));
+    if (!power) goto oom;
+    double total = 0.0;
+    size_t li = 0;
+    for (size_t f = 0; f < nprims; ++f) {
+        uint32_t id = flat_to_prim_id(s, f);
+        const material *m = &s->materials[prim_material(s, id)];
+        float area = prim_area(s, id);
+        if (vis_black(m->emission) || !(area > 0.0f)) continue;
+        /* choose lights by emitted power; keep a floor so dim lights are still sampled */
+        power[li] = (double)area * (double)kmax(vluminance(m->emission), 1e-6f);
+        total += power[li];
+        s->lights[li].prim = id;
+        s->prim_light[f] = (int32_t)li;
+        li++;
+    }
+    s->nlights = n;
+    s->light_cdf[0] = 0.0f;
+    double acc = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        acc += power[i];
+        s->light_cdf[i + 1] = (float)(acc / total);
+    }
+    if (n) s->light_cdf[n] = 1.0f;
+    /* the pmf must be exactly what sampling the cdf yields */
+    for (size_t i = 0; i < n; ++i) s->lights[i].pmf = s->light_cdf[i + 1] - s->light_cdf[i];
+    free(power);
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory building the light table");
+    return -1;
+}
+
+int scene_prepare(scene *s, int width, int height, int max_depth, char *err, size_t errlen) {
+    size_t nprims = s->ntriangles + s->nspheres + s->nquads;
+    if (nprims > PRIM_INDEX_MASK) {
+        snprintf(err, errlen, "scene has %zu primitives, more than the %u supported", nprims, PRIM_INDEX_MASK);
+        return -1;
+    }
+    if (s->nmaterials == 0) {
+        snprintf(err, errlen, "scene has no materials");
+        return -1;
+    }
+    vec3 *lo = malloc((nprims ? nprims : 1) * sizeof(vec3));
+    vec3 *hi = malloc((nprims ? nprims : 1) * sizeof(vec3));
+    uint32_t *ids = malloc((nprims ? nprims : 1) * sizeof(uint32_t));
+    if (!lo || !hi || !ids) {
+        free(lo); free(hi); free(ids);
+        snprintf(err, errlen, "out of memory preparing %zu primitives", nprims);
+        return -1;
+    }
+    s->bounds_lo = v3s(INFINITY);
+    s->bounds_hi = v3s(-INFINITY);
+    for (size_t f = 0; f < nprims; ++f) {
+        ids[f] = flat_to_prim_id(s, f);
+        prim_bounds(s, ids[f], &lo[f], &hi[f]);
+        s->bounds_lo = vmin(s->bounds_lo, lo[f]);
+        s->bounds_hi = vmax(s->bounds_hi, hi[f]);
+    }
+    bvh_free(&s->bvh);
+    int rc = bvh_build(&s->bvh, lo, hi, ids, nprims, 0);
+    free(lo); free(hi); free(ids);
+    if (rc) {
+        snprintf(err, errlen, "out of memory building the BVH");
+        return -1;
+    }
+    if (build_lights(s, nprims, err, errlen)) return -1;
+
+    kscene *k = &s->k;
+    memset(k, 0, sizeof(*k));
+    k->nodes = s->bvh.nodes;
+    k->nnodes = (uint32_t)s->bvh.nnodes;
+    k->prim_ids = s->bvh.prim_ids;
+    k->triangles = s->triangles;
+    k->positions = s->positions;
+    k->normals = s->has_normals ? s->normals : NULL;
+    k->uvs = s->has_uvs ? s->uvs : NULL;
+    k->spheres = s->spheres;
+    k->quads = s->quads;
+    k->materials = s->materials;
+    k->textures = s->textures;
+    k->texels = s->texels;
+    k->lights = s->lights;
+    k->light_cdf = s->light_cdf;
+    k->prim_light = s->prim_light;
+    k->ntriangles = (uint32_t)s->ntriangles;
+    k->nspheres = (uint32_t)s->nspheres;
+    k->nquads = (uint32_t)s->nquads;
+    k->nlights = (uint32_t)s->nlights;
+    k->env_radiance = s->env_radiance;
+    /* NEE picks the environment half the time when there are also area lights */
+    k->env_pmf = vis_black(s->env_radiance) ? 0.0f : (s->nlights ? 0.5f : 1.0f);
+    k->max_depth = max_depth;
+    k->rr_depth = 3;
+    if (nprims) {
+        k->scene_center = vscale(vadd(s->bounds_lo, s->bounds_hi), 0.5f);
+        k->scene_radius = 0.5f * vlen(vsub(s->bounds_hi, s->bounds_lo));
+    }
+
+    const camera_desc *cd = &s->camera;
+    camera *c = &k->cam;
+    c->width = width;
+    c->height = height;
+    c->pos = cd->eye;
+    vec3 fwd = vsub(cd->lookat, cd->eye);
+    if (!(vlen(fwd) > 0.0f)) {
+        snprintf(err, errlen, "camera: EYE and LOOKAT are the same point");
+        return -1;
+    }
+    c->forward = vnorm(fwd);
+    vec3 right = vcross(c->forward, cd->up);
+    if (!(vlen(right) > 1e-6f)) {
+        snprintf(err, errlen, "camera: UP is parallel to the viewing direction");
+        return -1;
+    }
+    c->right = vnorm(right);
+    c->up = vcross(c->right, c->forward);
+    c->tan_half_fovy = tanf(cd->fovy_deg * 0.5f * (K_PI / 180.0f));
+    c->aspect = (float)width / (float)height;
+    c->lens_radius = cd->aperture_radius;
+    c->focus_distance = cd->focus_distance > 0.0f ? cd->focus_distance : vlen(fwd);
+    s->prepared = 1;
+    return 0;
+}

@@ -1,0 +1,81 @@
+/* Host-side scene: built incrementally by loaders (JSON, OBJ, built-ins), then prepared into the
+ * flat kernel layout (kscene) with a BVH and a light distribution. */
+#ifndef CAUSTIC_SCENE_H
+#define CAUSTIC_SCENE_H
+
+#include <stddef.h>
+#include "kernel/types.h"
+#include "accel/bvh.h"
+
+typedef struct camera_desc {
+    vec3 eye, lookat, up;
+    float fovy_deg;          /* full vertical field of view */
+    float aperture_radius;   /* 0 = pinhole */
+    float focus_distance;    /* 0 = distance from eye to lookat */
+    int width, height;
+} camera_desc;
+
+typedef struct scene {
+    /* geometry */
+    triangle *triangles; size_t ntriangles, cap_triangles;
+    vec3 *positions, *normals; vec2 *uvs; size_t nvertices, cap_vertices;
+    int has_normals, has_uvs;
+    sphere *spheres; size_t nspheres, cap_spheres;
+    quad *quads; size_t nquads, cap_quads;
+    /* appearance */
+    material *materials; char **material_names; size_t nmaterials, cap_materials;
+    texture *textures; size_t ntextures, cap_textures;
+    float *texels; size_t ntexels, cap_texels;
+    vec3 env_radiance;
+    /* view and render defaults from the file */
+    camera_desc camera;
+    int spp;          /* ITERATIONS */
+    int max_depth;    /* DEPTH */
+    char *output_name;/* FILE, may be NULL */
+    /* prepared (scene_prepare) */
+    bvh bvh;
+    light *lights; float *light_cdf; int32_t *prim_light; size_t nlights;
+    vec3 bounds_lo, bounds_hi;
+    kscene k;
+    int prepared;
+} scene;
+
+scene *scene_create(void);
+void scene_destroy(scene *s);
+
+/* Materials are looked up by name; adding a name twice is an error (returns -1). */
+int scene_add_material(scene *s, const char *name, material m);
+int scene_find_material(const scene *s, const char *name);
+/* texels: width*height*3 linear floats copied in, or NULL for procedural textures. */
+int scene_add_texture(scene *s, texture t, const float *texels);
+
+/* Affine transforms, CIS 5650 convention: M = T * Rx * Ry * Rz * S, angles in degrees. */
+xform xform_identity(void);
+xform xform_trs(vec3 translate, vec3 rotate_deg, vec3 scale);
+xform xform_mul(const xform *a, const xform *b);
+int xform_invert(const xform *m, xform *inv);   /* 0 on success, -1 if singular */
+
+/* Each returns 0, or -1 on allocation failure / singular transform. */
+int scene_add_sphere(scene *s, xform to_world, int material);   /* diameter 1 before transform */
+int scene_add_cube(scene *s, xform to_world, int material);     /* [-0.5,0.5]^3, 12 triangles */
+int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material);
+/* Triangle mesh: positions (and optional normals/uvs) per vertex, 3 indices per triangle,
+ * per-triangle materials (or NULL to use `material` for all). Transformed into world space. */
+int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts,
+                   const uint32_t *indices, const int *tri_materials, size_t ntris,
+                   xform to_world, int material);
+
+/* Builds the BVH and light tables and fills s->k. Returns 0, or -1 with a message. */
+int scene_prepare(scene *s, int width, int height, int max_depth, char *err, size_t errlen);
+
+/* Loaders (scene_load.c, scene_builtin.c). `path` may be a file or a built-in scene name. */
+int scene_load_json_file(scene **out, const char *path, char *err, size_t errlen);
+int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir,
+                         char *err, size_t errlen);
+int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen);
+const char *const *scene_builtin_names(void);   /* NULL-terminated */
+
+/* OBJ meshes (obj.c): loads triangles (fan-triangulated) into the scene. */
+int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
+
+#endif
