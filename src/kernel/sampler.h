@@ -101,14 +101,13 @@ KFN vec2 sampler_2d(sampler *s) {
         uint32_t round = s->index / n;
         /* strata order depends on the dimension only, so all pixels share the pattern... */
         uint32_t stratum = permute_index(s->index % n, n, hash_combine(s->dim * 0x9e3779b9u, round));
+        /* ...and a per-pixel Cranley-Patterson rotation decorrelates neighbouring pixels. The
+         * shift is quantised to whole strata: a fractional shift would split strata across the
+         * wrap-around and lose stratification on integrands that are not periodic. */
+        uint32_t shift_x = hash_u32(pair_seed) % sx, shift_y = hash_u32(pair_seed ^ 0x5bd1e995u) % sy;
         float jx = pcg32_float(&s->rng), jy = pcg32_float(&s->rng);
-        float x = ((float)(stratum % sx) + jx) / (float)sx;
-        float y = ((float)(stratum / sx) + jy) / (float)sy;
-        /* ...and a per-pixel Cranley-Patterson rotation decorrelates neighbouring pixels. */
-        x += fixed_to_unit(hash_u32(pair_seed));
-        y += fixed_to_unit(hash_u32(pair_seed ^ 0x5bd1e995u));
-        x -= floorf(x);
-        y -= floorf(y);
+        float x = ((float)((stratum % sx + shift_x) % sx) + jx) / (float)sx;
+        float y = ((float)((stratum / sx + shift_y) % sy) + jy) / (float)sy;
         return v2(kmin(x, 0.99999994f), kmin(y, 0.99999994f));
     }
     default: {

@@ -1,0 +1,245 @@
+/* Warps, samplers and light sampling: chi-square against their pdfs, Sobol's elementary
+ * intervals, and variance reduction of the stratified samplers. */
+#include <string.h>
+
+#include "scene/scene.h"
+#include "sphere_chi2.h"
+
+/* Significance per test; with a dozen tests a correct sampler fails with probability < 1%. */
+#define ALPHA 1e-3
+
+static int s_cosine(void *c, vec2 u, float u1, vec3 *d) { (void)c; (void)u1; *d = sample_cosine_hemisphere(u); return 1; }
+static double p_cosine(void *c, vec3 d) { (void)c; return pdf_cosine_hemisphere(d.z); }
+static int s_sphere(void *c, vec2 u, float u1, vec3 *d) { (void)c; (void)u1; *d = sample_uniform_sphere(u); return 1; }
+static double p_sphere(void *c, vec3 d) { (void)c; (void)d; return pdf_uniform_sphere(); }
+/* A deliberately wrong pdf: the test must reject it. */
+static double p_wrong(void *c, vec3 d) { (void)c; return d.z > 0 ? (1.0 + 0.3 * d.z) / (K_PI * (1.0 + 0.2)) * d.z : 0.0; }
+
+static void test_warps(void) {
+    double integral;
+    double p = sphere_chi2(NULL, s_cosine, p_cosine, 200000, 1, &integral);
+    CHECK(p > ALPHA, "cosine hemisphere chi-square p = %g", p);
+    CHECK_NEAR(integral, 1.0, 2e-3, "cosine pdf integrates to 1");
+    p = sphere_chi2(NULL, s_sphere, p_sphere, 200000, 2, &integral);
+    CHECK(p > ALPHA, "uniform sphere chi-square p = %g", p);
+    CHECK_NEAR(integral, 1.0, 2e-3, "sphere pdf integrates to 1");
+    p = sphere_chi2(NULL, s_cosine, p_wrong, 200000, 3, NULL);
+    CHECK(p < ALPHA, "chi-square must reject a wrong pdf (p = %g)", p);
+
+    /* triangle: barycentrics uniform over the triangle -> 2D histogram of (b1, b2) */
+    enum { G = 10 };
+    double obs[G * G] = {0}, ex[G * G] = {0};
+    pcg32 r = pcg32_seed(5, 5);
+    const int n = 200000;
+    for (int i = 0; i < n; ++i) {
+        vec2 b = sample_triangle_barycentric(v2(pcg32_float(&r), pcg32_float(&r)));
+        CHECK(b.x >= 0 && b.y >= 0 && b.x + b.y <= 1.0f + 1e-6f, "barycentrics outside");
+        int x = (int)(b.x * G), y = (int)(b.y * G);
+        obs[(y < G ? y : G - 1) * G + (x < G ? x : G - 1)] += 1;
+    }
+    for (int y = 0; y < G; ++y)
+        for (int x = 0; x < G; ++x) {
+            int inside = 0;
+            for (int a = 0; a < 20; ++a)
+                for (int c = 0; c < 20; ++c) inside += (x + (a + 0.5) / 20) + (y + (c + 0.5) / 20) <= G;
+            ex[y * G + x] = n * 2.0 * inside / 400.0 / (G * G);
+        }
+    p = chi2_test(obs, ex, G * G, NULL);
+    CHECK(p > ALPHA, "triangle sampling chi-square p = %g", p);
+
+    /* concentric disk: uniform over area (points inside, 8 equal-area rings x 8 sectors) */
+    double dob[64] = {0}, dex[64];
+    for (int i = 0; i < 64; ++i) dex[i] = n / 64.0;
+    for (int i = 0; i < n; ++i) {
+        vec2 d = sample_disk_concentric(v2(pcg32_float(&r), pcg32_float(&r)));
+        float rr = d.x * d.x + d.y * d.y;
+        CHECK(rr <= 1.0f + 1e-5f, "disk point outside");
+        float phi = atan2f(d.y, d.x) + K_PI;
+        int ring = kmini((int)(rr * 8), 7), sec = kmini((int)(phi / (2 * K_PI) * 8), 7);
+        dob[ring * 8 + sec] += 1;
+    }
+    p = chi2_test(dob, dex, 64, NULL);
+    CHECK(p > ALPHA, "concentric disk chi-square p = %g", p);
+}
+
+/* Every elementary interval of volume 2^-m holds exactly one of the first 2^m points. */
+static void test_sobol_elementary_intervals(void) {
+    for (uint32_t pixel = 0; pixel < 4; ++pixel) {
+        for (int m = 0; m <= 10; ++m) {
+            uint32_t n = 1u << m;
+            for (uint32_t dimpair = 0; dimpair < 6; dimpair += 5) {
+                vec2 pts[1024];
+                for (uint32_t i = 0; i < n; ++i) {
+                    sampler s = sampler_start(SAMPLER_SOBOL, pixel, 7, i, 99, 0);
+                    for (uint32_t k = 0; k < dimpair; ++k) sampler_2d(&s);
+                    pts[i] = sampler_2d(&s);
+                }
+                for (int a = 0; a <= m; ++a) {
+                    uint32_t nx = 1u << a, ny = 1u << (m - a);
+                    static int count[1024];
+                    memset(count, 0, sizeof count);
+                    for (uint32_t i = 0; i < n; ++i)
+                        count[(uint32_t)(pts[i].y * ny) * nx + (uint32_t)(pts[i].x * nx)]++;
+                    int bad = 0;
+                    for (uint32_t c = 0; c < n; ++c) bad += count[c] != 1;
+                    CHECK(bad == 0, "sobol pixel %u m=%d dims %u: %d of %u intervals %ux%u not hit exactly once",
+                          pixel, m, dimpair, bad, n, nx, ny);
+                }
+            }
+        }
+    }
+}
+
+/* Integrate f(x,y) = x*y*exp(x) over the unit square with 64 samples per "pixel"; the
+ * stratified and Sobol estimators must have far lower variance than independent sampling. */
+static double estimator_variance(int type) {
+    const double truth = 0.5 * 1.0; /* int x e^x dx = 1, int y dy = 1/2 */
+    double var = 0.0;
+    const int pixels = 400, spp = 64;
+    for (int p = 0; p < pixels; ++p) {
+        double sum = 0.0;
+        for (int i = 0; i < spp; ++i) {
+            sampler s = sampler_start(type, (uint32_t)p, 3, (uint32_t)i, 11, spp);
+            sampler_2d(&s);  /* skip a pair, like the camera does */
+            vec2 u = sampler_2d(&s);
+            sum += u.x * u.y * exp(u.x);
+        }
+        double e = sum / spp - truth;
+        var += e * e;
+    }
+    return var / pixels;
+}
+
+static void test_sampler_variance(void) {
+    double vr = estimator_variance(SAMPLER_RANDOM);
+    double vs = estimator_variance(SAMPLER_STRATIFIED);
+    double vq = estimator_variance(SAMPLER_SOBOL);
+    CHECK(vs < vr / 8, "stratified variance %g not << random %g", vs, vr);
+    CHECK(vq < vr / 8, "sobol variance %g not << random %g", vq, vr);
+    /* and every sampler stays in [0,1) */
+    for (int type = 0; type < 3; ++type)
+        for (uint32_t i = 0; i < 4096; ++i) {
+            sampler s = sampler_start(type, i % 37, i / 37, i, 5, 64);
+            for (int d = 0; d < 12; ++d) {
+                vec2 u = sampler_2d(&s);
+                CHECK(u.x >= 0 && u.x < 1 && u.y >= 0 && u.y < 1, "sampler %d out of range", type);
+            }
+        }
+}
+
+/* ---- light sampling: directions from NEE vs light_pdf over the sphere -------------------------- */
+typedef struct light_ctx { scene *s; vec3 ref; } light_ctx;
+static int s_light(void *c, vec2 u, float u1, vec3 *d) {
+    light_ctx *lc = c;
+    light_sample ls;
+    if (!sample_light(&lc->s->k, lc->ref, u1, u, &ls)) return 0;
+    *d = ls.wi;
+    return 1;
+}
+static double p_light(void *c, vec3 d) {
+    light_ctx *lc = c;
+    const kscene *k = &lc->s->k;
+    double p = k->env_pmf > 0 ? env_pdf(k) : 0.0;
+    hit h;
+    if (trace_closest(k, make_ray(lc->ref, d, K_INF), &h)) {
+        surface sf = surface_at(k, make_ray(lc->ref, d, K_INF), &h);
+        if (vdot(sf.ng, d) < 0) p += light_pdf(k, h.prim, lc->ref, sf.p, sf.ng);
+    }
+    return p;
+}
+
+/* Area lights with smooth solid-angle pdfs (quad, triangle) are tested in direction space. */
+static void test_light_sampling(int with_env) {
+    scene *s = scene_create();
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_BLACK; m.albedo_tex = -1; m.emission = v3(4, 4, 4);
+    int lm = scene_add_material(s, "light", m);
+    m.emission = v3(1, 2, 0.5f);
+    int lm2 = scene_add_material(s, "light2", m);
+    /* large, non-overlapping (as seen from the origin), facing it: one-sided emitters */
+    scene_add_quad(s, v3(-1, -1, 1), v3(0, 2, 0), v3(2, 0, 0), lm);
+    vec3 tri[3] = {v3(2, -1, -1), v3(2, -1, 1), v3(2, 1, 0)};
+    uint32_t idx[3] = {0, 1, 2};
+    scene_add_mesh(s, tri, NULL, NULL, 3, idx, NULL, 1, xform_identity(), lm2);
+    if (with_env) s->env_radiance = v3(0.2f, 0.2f, 0.2f);
+    char err[256];
+    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    CHECK(s->nlights == 2, "2 lights, got %zu", s->nlights);
+    light_ctx c = {s, v3(0, 0, 0)};
+    double integral;
+    g_chi2_sub = 128; /* the lights' edges cut through cells */
+    double p = sphere_chi2(&c, s_light, p_light, 200000, 17, &integral);
+    g_chi2_sub = 16;
+    CHECK(p > ALPHA, "light sampling (env=%d) chi-square p = %g", with_env, p);
+    CHECK_NEAR(integral, 1.0, 5e-3, "light pdf integrates to 1");
+    scene_destroy(s);
+}
+
+/* Sphere lights: their solid-angle pdf is singular at the silhouette, so test the pieces:
+ * object-space points are uniform (chi-square), the accepted fraction is the visible cap
+ * (1 - R/D)/2, and the pdf returned by sampling equals light_pdf used by MIS. */
+static void test_sphere_light(void) {
+    scene *s = scene_create();
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_BLACK; m.albedo_tex = -1; m.emission = v3(1, 1, 1);
+    int lm = scene_add_material(s, "light", m);
+    scene_add_sphere(s, xform_trs(v3(0, 0, -4), v3s(0), v3s(2)), lm);            /* R = 1, D = 4 */
+    scene_add_sphere(s, xform_trs(v3(5, 0, 0), v3(30, 10, 50), v3(1, 2, 3)), lm); /* ellipsoid */
+    char err[256];
+    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    const kscene *k = &s->k;
+    vec3 ref = v3(0, 0, 0);
+    double obs[CHI2_CELLS] = {0}, ex[CHI2_CELLS];
+    int n = 0, accepted = 0, total_round = 0, picked_round = 0;
+    pcg32 r = pcg32_seed(9, 9);
+    for (int i = 0; i < 200000; ++i) {
+        vec2 u = v2(pcg32_float(&r), pcg32_float(&r));
+        float us = pcg32_float(&r);
+        uint32_t li = cdf_find(k->light_cdf, k->nlights, us);
+        uint32_t id = k->lights[li].prim;
+        int first = prim_id_index(id) == 0;
+        total_round += first;
+        picked_round += first;
+        vec3 pt, nn;
+        prim_sample_point(k, id, u, &pt, &nn);
+        vec3 po = xform_point(&k->spheres[prim_id_index(id)].to_object, pt);
+        if (!first) { obs[chi2_cell(vnorm(po))] += 1; n++; }
+        light_sample ls;
+        if (!sample_light(k, ref, us, u, &ls)) continue;
+        accepted += first;
+        hit h;
+        /* a ray towards a point on the silhouette may graze past the surface: skip those */
+        if (!trace_closest(k, make_ray(ref, ls.wi, K_INF), &h)) continue;
+        surface sf = surface_at(k, make_ray(ref, ls.wi, K_INF), &h);
+        double pm = light_pdf(k, h.prim, ref, sf.p, sf.ng);
+        /* near the silhouette the pdf (d^2/cos) is ill-conditioned: compare elsewhere */
+        int grazing = fabsf(vdot(sf.ng, ls.wi)) < 0.2f;
+        if (!grazing && fabs(pm - ls.pdf) > 1e-3 * ls.pdf) {
+            CHECK(0, "sample pdf %g != light_pdf %g", ls.pdf, pm);
+            break;
+        }
+    }
+    for (int c = 0; c < CHI2_CELLS - 1; ++c) ex[c] = n / (double)(CHI2_CELLS - 1);
+    ex[CHI2_CELLS - 1] = 0;
+    double p = chi2_test(obs, ex, CHI2_CELLS, NULL);
+    CHECK(p > ALPHA, "ellipsoid points not uniform in object space: p = %g", p);
+    double f = (double)accepted / total_round, expect = (1.0 - 1.0 / 4.0) / 2.0;
+    double sigma = sqrt(expect * (1 - expect) / total_round);
+    CHECK(fabs(f - expect) < 5 * sigma, "visible-cap fraction %g, expected %g", f, expect);
+    /* light selection by power: area pi*1^2*4 vs the ellipsoid's */
+    double pmf0 = k->lights[0].pmf, e = (double)picked_round / 200000;
+    CHECK(fabs(e - pmf0) < 5 * sqrt(pmf0 * (1 - pmf0) / 200000), "light selection %g vs pmf %g", e, pmf0);
+    scene_destroy(s);
+}
+
+int main(void) {
+    test_warps();
+    test_sobol_elementary_intervals();
+    test_sampler_variance();
+    test_light_sampling(0);
+    test_light_sampling(1);
+    test_sphere_light();
+    return test_result("test_sampling");
+}
