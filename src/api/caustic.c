@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/api_internal.h"
 #include "cpu/render_cpu.h"
 #include "image/image.h"
 #include "scene/scene.h"
@@ -55,6 +56,11 @@ int caustic_scene_load(caustic_scene **out, const char *path, char *err, size_t 
         }
     }
     if (rc) { scene_destroy(s); return -1; }
+    return caustic_scene_wrap(out, s, err, errlen);
+}
+
+int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) {
+    *out = NULL;
     caustic_scene *cs = malloc(sizeof(*cs));
     if (!cs) { scene_destroy(s); snprintf(err, errlen, "out of memory"); return -1; }
     cs->s = s;
@@ -292,8 +298,10 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
         snprintf(err, errlen, "%s: not a caustic checkpoint", path);
         return -1;
     }
+    /* the stratified sampler's pattern depends on the spp target, the others do not */
+    int strata_differ = r->opt.sampler == CAUSTIC_SAMPLER_STRATIFIED && h.spp_target != r->spp_target;
     if (h.width != r->width || h.height != r->height || h.max_depth != r->max_depth ||
-        h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.spp_done < 0) {
+        h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.spp_done < 0 || strata_differ) {
         fclose(f);
         snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
                  "resume with the same scene and options", path, h.width, h.height, h.max_depth, h.seed);
