@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# CLI contract: every bad input exits with status 2, prints one message naming the problem,
+# and writes no output file. Also: help texts, a tiny good render, compare, info.
+set -u
+CAUSTIC=${1:?usage: test_cli.sh path/to/caustic}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAILED: $*" >&2; fails=$((fails + 1)); }
+
+# expect_fail NAME PATTERN ARGS... : status 2, stderr matches PATTERN, no $T/out.png
+expect_fail() {
+  local name=$1 pattern=$2; shift 2
+  rm -f "$T/out.png"
+  "$CAUSTIC" "$@" >"$T/stdout" 2>"$T/stderr"
+  local rc=$?
+  if [ $rc -ne 2 ]; then bad "$name: exit $rc, expected 2 ($(head -c 300 "$T/stderr"))"; return; fi
+  if ! grep -qiE -- "$pattern" "$T/stderr"; then bad "$name: message does not match '$pattern': $(head -c 300 "$T/stderr")"; return; fi
+  if ls "$T"/out.png* >/dev/null 2>&1; then bad "$name: an output file was written"; return; fi
+  ok
+}
+
+scene() { printf '%s' "$2" > "$T/$1"; }
+GOOD_MATS='"Materials": {"light": {"TYPE": "Emitting", "RGB": [1,1,1], "EMITTANCE": 5}, "white": {"TYPE": "Diffuse", "RGB": [0.8,0.8,0.8]}}'
+GOOD_CAM='"Camera": {"RES": [32,24], "FOVY": 45, "ITERATIONS": 4, "DEPTH": 4, "FILE": "x", "EYE": [0,5,10], "LOOKAT": [0,5,0], "UP": [0,1,0]}'
+GOOD_OBJ='{"TYPE": "cube", "MATERIAL": "white", "TRANS": [0,0,0], "ROTAT": [0,0,0], "SCALE": [10,0.1,10]}, {"TYPE": "sphere", "MATERIAL": "light", "TRANS": [0,8,0], "ROTAT": [0,0,0], "SCALE": [2,2,2]}'
+scene good.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [$GOOD_OBJ]}"
+
+# --- flags
+expect_fail "unknown command" "unknown command" frobnicate
+expect_fail "unknown flag" "unknown option" render "$T/good.json" --frobnicate 3 -o "$T/out.png"
+expect_fail "missing flag value" "needs a value" render "$T/good.json" -o "$T/out.png" --spp
+expect_fail "spp not a number" "--spp" render "$T/good.json" --spp ten -o "$T/out.png"
+expect_fail "spp zero" "--spp" render "$T/good.json" --spp 0 -o "$T/out.png"
+expect_fail "negative time" "--time-limit" render "$T/good.json" --time-limit -1 -o "$T/out.png"
+expect_fail "nan time" "--time-limit" render "$T/good.json" --time-limit nan -o "$T/out.png"
+expect_fail "zero res" "--res" render "$T/good.json" --res 0x10 -o "$T/out.png"
+expect_fail "absurd res" "--res" render "$T/good.json" --res 100000x100000 -o "$T/out.png"
+expect_fail "garbage res" "--res" render "$T/good.json" --res 10by10 -o "$T/out.png"
+expect_fail "bad schedule" "--schedule" render "$T/good.json" --schedule random -o "$T/out.png"
+expect_fail "bad sampler" "--sampler" render "$T/good.json" --sampler halton -o "$T/out.png"
+expect_fail "bad threads" "--threads" render "$T/good.json" --threads 0 -o "$T/out.png"
+expect_fail "bad output ext" "must end in" render "$T/good.json" -o "$T/out.jpg"
+expect_fail "resume without checkpoint" "checkpoint" render "$T/good.json" --resume -o "$T/out.png"
+# --- scene files
+expect_fail "missing scene" "no such file" render "$T/nope.json" -o "$T/out.png"
+scene trunc.json "{$GOOD_MATS, \"Camera\": {\"RES\": [32"
+expect_fail "truncated json" "trunc.json" render "$T/trunc.json" -o "$T/out.png"
+scene garbage.json $'\x01\x02garbage'
+expect_fail "garbage json" "garbage.json" render "$T/garbage.json" -o "$T/out.png"
+scene unknownkey.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCLAE\": [1,1,1]}]}"
+expect_fail "unknown key" "SCLAE" render "$T/unknownkey.json" -o "$T/out.png"
+scene unknownmat.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"gold\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"
+expect_fail "unknown material" "gold" render "$T/unknownmat.json" -o "$T/out.png"
+scene unknowntype.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"torus\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"
+expect_fail "unknown object type" "torus" render "$T/unknowntype.json" -o "$T/out.png"
+scene badmattype.json "{\"Materials\": {\"m\": {\"TYPE\": \"Plastic\", \"RGB\": [1,1,1]}}, $GOOD_CAM, \"Objects\": []}"
+expect_fail "unknown material type" "Plastic" render "$T/badmattype.json" -o "$T/out.png"
+scene negscale.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [0,1,1]}]}"
+expect_fail "zero scale" "SCALE" render "$T/negscale.json" -o "$T/out.png"
+scene nan.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"white\", \"TRANS\": [NaN,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"
+expect_fail "nan value" "nan.json" render "$T/nan.json" -o "$T/out.png"
+scene zerores.json "{$GOOD_MATS, \"Camera\": {\"RES\": [0,24], \"FOVY\": 45, \"ITERATIONS\": 4, \"DEPTH\": 4, \"FILE\": \"x\", \"EYE\": [0,5,10], \"LOOKAT\": [0,5,0], \"UP\": [0,1,0]}, \"Objects\": [$GOOD_OBJ]}"
+expect_fail "zero resolution in file" "RES" render "$T/zerores.json" -o "$T/out.png"
+scene hugeres.json "{$GOOD_MATS, \"Camera\": {\"RES\": [1000000,24], \"FOVY\": 45, \"ITERATIONS\": 4, \"DEPTH\": 4, \"FILE\": \"x\", \"EYE\": [0,5,10], \"LOOKAT\": [0,5,0], \"UP\": [0,1,0]}, \"Objects\": [$GOOD_OBJ]}"
+expect_fail "absurd resolution in file" "RES" render "$T/hugeres.json" -o "$T/out.png"
+scene missingmesh.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"mesh\", \"MATERIAL\": \"white\", \"FILE\": \"nowhere.obj\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"
+expect_fail "missing mesh" "nowhere.obj" render "$T/missingmesh.json" -o "$T/out.png"
+expect_fail "info on missing" "no such file" info "$T/nope.json"
+expect_fail "compare missing" "nope.png" compare "$T/nope.png" "$T/nope2.png"
+
+# --- good paths
+"$CAUSTIC" --help | grep -q "render SCENE" && ok || bad "--help"
+for c in render info compare bench; do "$CAUSTIC" $c --help | grep -q "usage: caustic $c" && ok || bad "$c --help"; done
+if "$CAUSTIC" render "$T/good.json" --spp 2 --quiet -o "$T/a.png" > "$T/summary" 2>"$T/stderr"; then
+  grep -qE '^time=[0-9.]+s spp=2 Msamples/s=[0-9.]+ Mrays/s=[0-9.]+' "$T/summary" && ok || bad "summary line: $(cat "$T/summary")"
+  [ -s "$T/a.png" ] && ok || bad "no image written"
+  ls "$T"/a.png.tmp* >/dev/null 2>&1 && bad "temp file left behind" || ok
+else bad "good render failed: $(cat "$T/stderr")"; fi
+"$CAUSTIC" render "$T/good.json" --spp 2 --quiet -o "$T/b.pfm" >/dev/null 2>&1 && [ -s "$T/b.pfm" ] && ok || bad "pfm output"
+"$CAUSTIC" render "$T/good.json" --spp 2 --quiet -o "$T/c.exr" >/dev/null 2>&1 && [ -s "$T/c.exr" ] && ok || bad "exr output"
+"$CAUSTIC" compare "$T/a.png" "$T/a.png" | grep -q "AE=0 PSNR=inf RMSE=0.0000 SSIM=1.00000" && ok || bad "compare identical"
+"$CAUSTIC" info "$T/good.json" | grep -q "primitives:  13" && ok || bad "info counts: $("$CAUSTIC" info "$T/good.json")"
+# progress lines when stderr is not a terminal
+"$CAUSTIC" render "$T/good.json" --spp 4 -o "$T/d.png" 2>"$T/progress" >/dev/null && grep -q "4/4 spp" "$T/progress" && ok || bad "progress: $(cat "$T/progress")"
+# checkpoint + resume: the checkpoint holds the samples and a resumed run completes them
+"$CAUSTIC" render "$T/good.json" --spp 4 --quiet --checkpoint "$T/ck" -o "$T/e.png" >/dev/null 2>&1 && [ -s "$T/ck" ] && ok || bad "checkpoint written"
+"$CAUSTIC" render "$T/good.json" --spp 8 --quiet --checkpoint "$T/ck" --resume -o "$T/f.png" > "$T/s2" 2>&1 && grep -q "spp=8" "$T/s2" && ok || bad "resume: $(cat "$T/s2")"
+"$CAUSTIC" render "$T/good.json" --spp 8 --quiet -o "$T/g.png" >/dev/null 2>&1
+"$CAUSTIC" compare "$T/f.png" "$T/g.png" | grep -q "AE=0 " && ok || bad "resumed image differs from uninterrupted: $("$CAUSTIC" compare "$T/f.png" "$T/g.png")"
+
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,73 @@
+/* Regression: the default scene rendered now matches a stored high-spp reference, judged
+ * against the noise actually measured (8 independent seeds), block by block.
+ * Regenerate the reference after an intended change of the image:
+ *   build/caustic render cornell --res 64x64 --spp 4096 -o tests/data/cornell_64x64_4096spp.pfm */
+#include <string.h>
+
+#include "caustic.h"
+#include "image/image.h"
+#include "testing.h"
+
+#define W 64
+#define B 8          /* block size */
+#define SEEDS 16
+#define SPP 8
+
+int main(int argc, char **argv) {
+    if (argc < 2) { fprintf(stderr, "usage: test_regression reference.pfm\n"); return 2; }
+    image ref;
+    char err[512];
+    if (image_load(&ref, argv[1], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    CHECK(ref.width == W && ref.height == W, "reference is %dx%d", ref.width, ref.height);
+    caustic_scene *cs;
+    CHECK(caustic_scene_load(&cs, "cornell", err, sizeof err) == 0, "load: %s", err);
+    enum { NB = (W / B) * (W / B) };
+    static double bm[SEEDS][NB];
+    for (int s = 0; s < SEEDS; ++s) {
+        caustic_options o;
+        caustic_options_init(&o);
+        o.width = W; o.height = W; o.spp = SPP; o.seed = 1000 + (uint32_t)s;
+        caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
+        caustic_render(r, NULL, NULL);
+        const float *img = caustic_image(r, NULL, NULL);
+        for (int b = 0; b < NB; ++b) {
+            int bx = (b % (W / B)) * B, by = (b / (W / B)) * B;
+            double sum = 0;
+            for (int y = by; y < by + B; ++y)
+                for (int x = bx; x < bx + B; ++x)
+                    for (int c = 0; c < 3; ++c) sum += img[3 * (y * W + x) + c];
+            bm[s][b] = sum / (B * B * 3);
+        }
+        caustic_renderer_free(r);
+    }
+    int outliers = 0;
+    double total = 0, total_ref = 0;
+    for (int b = 0; b < NB; ++b) {
+        int bx = (b % (W / B)) * B, by = (b / (W / B)) * B;
+        double r = 0;
+        for (int y = by; y < by + B; ++y)
+            for (int x = bx; x < bx + B; ++x)
+                for (int c = 0; c < 3; ++c) r += ref.rgb[3 * (y * W + x) + c];
+        r /= B * B * 3;
+        double mean = 0, var = 0;
+        for (int s = 0; s < SEEDS; ++s) mean += bm[s][b];
+        mean /= SEEDS;
+        for (int s = 0; s < SEEDS; ++s) var += (bm[s][b] - mean) * (bm[s][b] - mean);
+        double se = sqrt(var / (SEEDS - 1) / SEEDS) + 1e-4 * (fabs(r) + 1e-3); /* + reference's own noise */
+        double z = (mean - r) / se;
+        /* path-traced noise is heavy-tailed (rare bright paths), so a block must also be off
+         * by more than 5% to count */
+        if (fabs(z) > 5 && fabs(mean - r) > 0.05 * fabs(r)) {
+            outliers++;
+            fprintf(stderr, "block (%d,%d): %.5f vs reference %.5f (z = %.1f)\n", bx, by, mean, r, z);
+        }
+        total += mean;
+        total_ref += r;
+    }
+    /* with 15 degrees of freedom P(|t| > 5) ~ 0.02%: 64 blocks rarely see one */
+    CHECK(outliers <= 2, "%d of %d blocks differ from the reference beyond noise", outliers, NB);
+    CHECK(fabs(total - total_ref) < 0.01 * total_ref, "image mean %.5f vs reference %.5f", total / NB, total_ref / NB);
+    image_free(&ref);
+    caustic_scene_free(cs);
+    return test_result("test_regression");
+}
