@@ -46,9 +46,9 @@ KFN uint32_t reverse_bits32(uint32_t x) {
  * inverse; dimension 1 uses direction numbers v_k = v_{k-1} ^ (v_{k-1} >> 1), v_0 = 2^31. */
 KFN uint32_t sobol_dim0(uint32_t i) { return reverse_bits32(i); }
 KFN uint32_t sobol_dim1(uint32_t i) {
+    /* branchless: scrambled indices use all 32 bits, so a data-dependent loop only mispredicts */
     uint32_t r = 0u, v = 0x80000000u;
-    for (; i != 0u; i >>= 1, v ^= v >> 1)
-        if (i & 1u) r ^= v;
+    for (int k = 0; k < 32; ++k, i >>= 1, v ^= v >> 1) r ^= v & (0u - (i & 1u));
     return r;
 }
 

@@ -1,0 +1,134 @@
+/* BVH invariants and traversal agreement with brute force on random scenes and rays. */
+#include <string.h>
+
+#include "kernel/kernel.h"
+#include "scene/scene.h"
+#include "testing.h"
+
+static int box_contains(vec3 lo, vec3 hi, vec3 plo, vec3 phi_) {
+    return plo.x >= lo.x && plo.y >= lo.y && plo.z >= lo.z && phi_.x <= hi.x && phi_.y <= hi.y && phi_.z <= hi.z;
+}
+
+static scene *random_scene(uint64_t seed, int ntris, int nspheres, int nquads) {
+    scene *s = scene_create();
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
+    int mat = scene_add_material(s, "m", m);
+    pcg32 r = pcg32_seed(seed, 1);
+#define RND(a, b) ((a) + ((b) - (a)) * pcg32_float(&r))
+    vec3 *pos = malloc(sizeof(vec3) * 3 * (size_t)ntris);
+    uint32_t *idx = malloc(sizeof(uint32_t) * 3 * (size_t)ntris);
+    for (int t = 0; t < ntris; ++t) {
+        vec3 c = v3(RND(-10, 10), RND(-10, 10), RND(-10, 10));
+        float size = pcg32_float(&r) < 0.1f ? 5.0f : 0.5f; /* some long triangles */
+        for (int k = 0; k < 3; ++k) {
+            pos[3 * t + k] = vadd(c, v3(RND(-size, size), RND(-size, size), RND(-size, size)));
+            idx[3 * t + k] = (uint32_t)(3 * t + k);
+        }
+    }
+    scene_add_mesh(s, pos, NULL, NULL, 3 * (size_t)ntris, idx, NULL, (size_t)ntris, xform_identity(), mat);
+    free(pos);
+    free(idx);
+    for (int i = 0; i < nspheres; ++i)
+        scene_add_sphere(s, xform_trs(v3(RND(-10, 10), RND(-10, 10), RND(-10, 10)), v3(RND(0, 90), RND(0, 90), 0),
+                                      v3(RND(0.2f, 2), RND(0.2f, 2), RND(0.2f, 2))), mat);
+    for (int i = 0; i < nquads; ++i)
+        scene_add_quad(s, v3(RND(-10, 10), RND(-10, 10), RND(-10, 10)), v3(RND(-2, 2), RND(-2, 2), RND(-2, 2)),
+                       v3(RND(-2, 2), RND(-2, 2), RND(-2, 2)), mat);
+    /* axis-aligned flat quads: zero-thickness boxes must still be hit */
+    scene_add_quad(s, v3(-3, 0, -3), v3(6, 0, 0), v3(0, 0, 6), mat);
+#undef RND
+    char err[256];
+    if (scene_prepare(s, 8, 8, 4, err, sizeof err)) { CHECK(0, "prepare: %s", err); }
+    return s;
+}
+
+static void check_invariants(const scene *s) {
+    const bvh *b = &s->bvh;
+    size_t nprims = s->ntriangles + s->nspheres + s->nquads;
+    CHECK(b->nprims == nprims, "bvh holds %zu of %zu primitives", b->nprims, nprims);
+    unsigned char *seen = calloc(nprims, 1);
+    size_t in_leaves = 0;
+    for (size_t i = 0; i < b->nnodes; ++i) {
+        const bvh_node *n = &b->nodes[i];
+        if (n->count == 0) {
+            CHECK(n->index + 1 < b->nnodes, "child index in range");
+            for (int c = 0; c < 2; ++c) {
+                const bvh_node *ch = &b->nodes[n->index + (uint32_t)c];
+                CHECK(box_contains(n->lo, n->hi, ch->lo, ch->hi), "child %u not inside parent %zu", n->index + c, i);
+            }
+        } else {
+            for (uint32_t k = 0; k < n->count; ++k) {
+                uint32_t id = b->prim_ids[n->index + k];
+                size_t flat = prim_flat_index(&s->k, id);
+                CHECK(flat < nprims, "prim id in range");
+                if (flat < nprims) seen[flat]++;
+                in_leaves++;
+            }
+        }
+    }
+    size_t once = 0;
+    for (size_t i = 0; i < nprims; ++i) once += seen[i] == 1;
+    CHECK(once == nprims && in_leaves == nprims, "%zu of %zu primitives in exactly one leaf", once, nprims);
+    free(seen);
+}
+
+static void check_traversal(const scene *s, uint64_t seed) {
+    const kscene *k = &s->k;
+    pcg32 r = pcg32_seed(seed, 9);
+    int mismatches = 0;
+    for (int i = 0; i < 20000; ++i) {
+        vec3 o = v3(20 * pcg32_float(&r) - 10, 20 * pcg32_float(&r) - 10, 20 * pcg32_float(&r) - 10);
+        vec3 d = sample_uniform_sphere(v2(pcg32_float(&r), pcg32_float(&r)));
+        if (i % 7 == 0) d = v3(0, (i % 2) ? 1.0f : -1.0f, 0); /* axis-parallel rays */
+        ray ry = make_ray(o, d, i % 5 == 0 ? 3.0f : K_INF);
+        hit h;
+        int got = trace_closest(k, ry, &h);
+        /* brute force over every primitive */
+        hit bf;
+        bf.t = ry.tmax;
+        bf.prim = PRIM_NONE;
+        ray_shear sh = make_ray_shear(d);
+        size_t nprims = s->ntriangles + s->nspheres + s->nquads;
+        for (size_t f = 0; f < nprims; ++f) {
+            uint32_t id = f < s->ntriangles ? prim_id(PRIM_TRIANGLE, (uint32_t)f)
+                        : f < s->ntriangles + s->nspheres ? prim_id(PRIM_SPHERE, (uint32_t)(f - s->ntriangles))
+                        : prim_id(PRIM_QUAD, (uint32_t)(f - s->ntriangles - s->nspheres));
+            intersect_prim(k, id, o, d, &sh, &bf);
+        }
+        int expect = bf.prim != PRIM_NONE;
+        if (got != expect || (got && (h.prim != bf.prim || h.t != bf.t))) {
+            if (++mismatches <= 5)
+                fprintf(stderr, "ray %d: bvh %d prim %x t %.9g, brute force %d prim %x t %.9g\n", i, got, h.prim, h.t,
+                        expect, bf.prim, bf.t);
+        }
+        int occluded = trace_occluded(k, ry);
+        if (occluded != expect && ++mismatches <= 5) fprintf(stderr, "ray %d: any-hit %d vs %d\n", i, occluded, expect);
+    }
+    CHECK(mismatches == 0, "%d traversal mismatches", mismatches);
+}
+
+int main(void) {
+    const int configs[4][3] = {{1, 0, 0}, {200, 0, 0}, {3000, 50, 50}, {0, 100, 0}};
+    for (int c = 0; c < 4; ++c) {
+        scene *s = random_scene(100 + (uint64_t)c, configs[c][0], configs[c][1], configs[c][2]);
+        check_invariants(s);
+        check_traversal(s, 7 + (uint64_t)c);
+        CHECK(s->bvh.max_depth < 64, "depth %d fits the traversal stack", s->bvh.max_depth);
+        scene_destroy(s);
+    }
+    /* many coincident primitives (all centroids equal) still build and traverse */
+    scene *s = scene_create();
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE; m.albedo_tex = -1;
+    int mat = scene_add_material(s, "m", m);
+    for (int i = 0; i < 300; ++i) scene_add_sphere(s, xform_trs(v3s(0), v3s(0), v3s(1.0f + 0.001f * i)), mat);
+    char err[256];
+    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare coincident");
+    check_invariants(s);
+    check_traversal(s, 3);
+    scene_destroy(s);
+    return test_result("test_bvh");
+}
