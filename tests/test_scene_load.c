@@ -1,0 +1,788 @@
+/* Scene loading: the course's stock cornell.json, built-ins, every extension key, the OBJ
+ * reader, and every bad-input case (each must fail with "FILE: JSON.PATH: problem", return -1,
+ * leave *out NULL and leak nothing; run under ASan in CI).
+ *
+ * Usage: test_scene_load [SOURCE_DIR]   (SOURCE_DIR holds scenes/; default: CAUSTIC_SOURCE_DIR
+ * if compiled in, else "."). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "scene/scene.h"
+#include "image/image.h"
+#include "kernel/rng.h"
+#include "testing.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char g_root[1024] = ".";
+static char g_tmp[256];
+
+static int contains(const char *hay, const char *needle) { return needle == NULL || strstr(hay, needle) != NULL; }
+
+static void write_file(const char *name, const char *content, size_t len) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) { fprintf(stderr, "cannot write %s\n", path); exit(2); }
+    fwrite(content, 1, len, f);
+    fclose(f);
+}
+static void write_text(const char *name, const char *content) { write_file(name, content, strlen(content)); }
+
+static scene *load_text(const char *json, const char *what) {
+    scene *s = NULL;
+    char err[1024] = "";
+    int rc = scene_load_json_text(&s, json, "good.json", g_tmp, err, sizeof err);
+    CHECK(rc == 0 && s != NULL, "%s: expected to load, got: %s", what, err);
+    return rc == 0 ? s : NULL;
+}
+
+/* Loads and prepares (the lead's BVH/lights/camera) so extension scenes are known renderable. */
+static void check_prepares(scene *s, const char *what) {
+    char err[512] = "";
+    int rc = scene_prepare(s, s->camera.width, s->camera.height, s->max_depth, err, sizeof err);
+    CHECK(rc == 0, "%s: scene_prepare failed: %s", what, err);
+}
+
+static void expect_fail(const char *what, const char *json, const char *n1, const char *n2) {
+    scene *s = (scene *)&s; /* must be reset to NULL */
+    char err[1024];
+    memset(err, 'x', sizeof err);
+    err[sizeof err - 1] = '\0';
+    int rc = scene_load_json_text(&s, json, "bad.json", g_tmp, err, sizeof err);
+    CHECK(rc == -1, "%s: expected failure, got rc %d", what, rc);
+    CHECK(s == NULL, "%s: *out not NULL after failure", what);
+    if (rc == 0 && s) scene_destroy(s);
+    CHECK(strncmp(err, "bad.json", 8) == 0, "%s: message does not start with the file name: %s", what, err);
+    CHECK(contains(err, n1), "%s: message lacks \"%s\": %s", what, n1, err);
+    CHECK(contains(err, n2), "%s: message lacks \"%s\": %s", what, n2, err);
+    CHECK(strchr(err, '\n') == NULL, "%s: message is not one line: %s", what, err);
+}
+
+static int find_mat(const scene *s, const char *name) {
+    int i = scene_find_material(s, name);
+    CHECK(i >= 0, "material %s missing", name);
+    return i < 0 ? 0 : i;
+}
+
+static int xform_near(const xform *a, const xform *b, float tol) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 4; ++j)
+            if (fabsf(a->m[i][j] - b->m[i][j]) > tol) return 0;
+    return 1;
+}
+
+/* ---- common fragments for small scenes ----------------------------------------------------- */
+#define MATS "\"Materials\":{\"white\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.8,0.8,0.8]}," \
+             "\"lamp\":{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"EMITTANCE\":4}}"
+#define CAM "\"Camera\":{\"RES\":[64,48],\"FOVY\":30,\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0]}"
+#define BALL "{\"TYPE\":\"sphere\",\"MATERIAL\":\"white\"}"
+#define LAMP "{\"TYPE\":\"cube\",\"MATERIAL\":\"lamp\",\"TRANS\":[0,3,0]}"
+#define SCENE_OBJ(objs) "{" MATS "," CAM ",\"Objects\":[" objs "]}"
+#define SCENE_CAM(cam) "{" MATS ",\"Camera\":{" cam "},\"Objects\":[" BALL "]}"
+#define SCENE_MAT(mat) "{\"Materials\":{\"m\":" mat "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"m\"}]}"
+#define CAMBASE "\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0]"
+
+/* ---- the course's stock scene ----------------------------------------------------------------- */
+static void test_cornell_file(void) {
+    char path[1200], err[1024] = "";
+    snprintf(path, sizeof path, "%s/scenes/cornell.json", g_root);
+    scene *s = NULL;
+    int rc = scene_load_json_file(&s, path, err, sizeof err);
+    CHECK(rc == 0 && s, "stock cornell.json: %s", err);
+    if (!s) return;
+    CHECK(s->nmaterials == 5, "materials %zu", s->nmaterials);
+    CHECK(s->ntriangles == 72 && s->nspheres == 1 && s->nquads == 0, "prims %zu/%zu/%zu", s->ntriangles,
+          s->nspheres, s->nquads);
+    const material *light = &s->materials[find_mat(s, "light")];
+    CHECK(light->kind == MAT_BLACK, "light kind %d", light->kind);
+    CHECK_NEAR(light->emission.x, 5.0, 1e-6, "light radiance = RGB * EMITTANCE");
+    const material *spec = &s->materials[find_mat(s, "specular_white")];
+    CHECK(spec->kind == MAT_MIRROR, "Specular (ROUGHNESS ignored, as the reference) is a mirror, got %d", spec->kind);
+    CHECK_NEAR(spec->albedo.y, 0.98, 1e-6, "mirror reflectance");
+    const material *red = &s->materials[find_mat(s, "diffuse_red")];
+    CHECK(red->kind == MAT_DIFFUSE && red->albedo_tex == -1, "diffuse red");
+    CHECK(vis_black(red->emission), "diffuse has no emission");
+    /* reference: tan(FOVY) is the half height at distance 1, so 45 means a 90 degree view */
+    CHECK_NEAR(s->camera.fovy_deg, 90.0, 1e-4, "full fovy = 2*FOVY");
+    CHECK(s->camera.width == 800 && s->camera.height == 800, "res");
+    CHECK(s->spp == 5000 && s->max_depth == 8, "iterations/depth %d %d", s->spp, s->max_depth);
+    CHECK(s->output_name && strcmp(s->output_name, "cornell") == 0, "FILE");
+    CHECK_NEAR(s->camera.eye.z, 10.5, 1e-6, "eye");
+    CHECK(s->camera.aperture_radius == 0.0f && s->camera.focus_distance == 0.0f, "pinhole by default");
+    xform want = xform_trs(v3(-1, 4, -1), v3s(0), v3s(3));
+    CHECK(xform_near(&s->spheres[0].to_world, &want, 1e-6f), "sphere transform T*R*S");
+    /* light cube: [-0.5,0.5]^3 scaled (3,0.3,3) at y = 10 */
+    vec3 lo = v3s(1e9f), hi = v3s(-1e9f);
+    for (int i = 0; i < 8; ++i) { lo = vmin(lo, s->positions[i]); hi = vmax(hi, s->positions[i]); }
+    CHECK_NEAR(lo.x, -1.5, 1e-5, "light x min");
+    CHECK_NEAR(hi.y, 10.15, 1e-5, "light y max");
+    CHECK_NEAR(lo.y, 9.85, 1e-5, "light y min");
+    /* ceiling: scale (0.01,10,10) rotated 90 degrees about z becomes a thin horizontal slab */
+    lo = v3s(1e9f); hi = v3s(-1e9f);
+    for (int i = 16; i < 24; ++i) { lo = vmin(lo, s->positions[i]); hi = vmax(hi, s->positions[i]); }
+    CHECK_NEAR(hi.y - lo.y, 0.01, 1e-4, "ceiling thickness after ROTAT z 90");
+    CHECK_NEAR(hi.x - lo.x, 10.0, 1e-4, "ceiling width after ROTAT z 90");
+    check_prepares(s, "cornell.json");
+
+    /* the built-in default must be the same scene */
+    scene *b = NULL;
+    rc = scene_load_builtin(&b, "cornell", err, sizeof err);
+    CHECK(rc == 0 && b, "builtin cornell: %s", err);
+    if (b) {
+        CHECK(b->nmaterials == s->nmaterials && b->ntriangles == s->ntriangles && b->nspheres == s->nspheres &&
+                  b->nvertices == s->nvertices, "builtin cornell counts differ from cornell.json");
+        for (size_t i = 0; i < b->nmaterials && i < s->nmaterials; ++i) {
+            CHECK(strcmp(b->material_names[i], s->material_names[i]) == 0, "material %zu name", i);
+            CHECK(memcmp(&b->materials[i], &s->materials[i], sizeof(material)) == 0, "material %zu differs", i);
+        }
+        if (b->nvertices == s->nvertices)
+            CHECK(memcmp(b->positions, s->positions, s->nvertices * sizeof(vec3)) == 0, "vertex positions differ");
+        if (b->nspheres == s->nspheres)
+            CHECK(memcmp(b->spheres, s->spheres, s->nspheres * sizeof(sphere)) == 0, "spheres differ");
+        CHECK(memcmp(&b->camera, &s->camera, sizeof(camera_desc)) == 0, "camera differs");
+        CHECK(b->spp == s->spp && b->max_depth == s->max_depth, "render settings differ");
+        CHECK(b->output_name && strcmp(b->output_name, "cornell") == 0, "builtin FILE");
+        scene_destroy(b);
+    }
+    scene_destroy(s);
+}
+
+static void test_builtins(void) {
+    const char *const *names = scene_builtin_names();
+    int n = 0;
+    for (; names[n]; ++n) {
+        scene *s = NULL;
+        char err[512] = "";
+        CHECK(scene_load_builtin(&s, names[n], err, sizeof err) == 0 && s, "builtin %s: %s", names[n], err);
+        if (s) {
+            check_prepares(s, names[n]);
+            scene_destroy(s);
+        }
+    }
+    CHECK(n == 3, "3 built-ins, got %d", n);
+    scene *s = (scene *)&s;
+    char err[512] = "";
+    CHECK(scene_load_builtin(&s, "cornel", err, sizeof err) == -1 && s == NULL, "unknown built-in must fail");
+    CHECK(contains(err, "cornel") && contains(err, "rtow"), "unknown built-in message: %s", err);
+
+    /* cornell-glass uses the extension materials */
+    s = NULL;
+    if (scene_load_builtin(&s, "cornell-glass", err, sizeof err) == 0) {
+        int kinds[5] = {0};
+        for (size_t i = 0; i < s->nmaterials; ++i) kinds[s->materials[i].kind]++;
+        CHECK(kinds[MAT_DIELECTRIC] >= 1 && kinds[MAT_MIRROR] >= 1 && kinds[MAT_CONDUCTOR] >= 1,
+              "cornell-glass materials %d %d %d", kinds[MAT_DIELECTRIC], kinds[MAT_MIRROR], kinds[MAT_CONDUCTOR]);
+        const material *g = &s->materials[find_mat(s, "rough_gold")];
+        CHECK_NEAR(g->alpha, 0.35 * 0.35, 1e-6, "gold alpha = ROUGHNESS^2");
+        scene_destroy(s);
+    }
+
+    /* rtow: the book's layout, deterministic */
+    scene *a = NULL, *b = NULL;
+    CHECK(scene_load_builtin(&a, "rtow", err, sizeof err) == 0, "rtow: %s", err);
+    CHECK(scene_load_builtin(&b, "rtow", err, sizeof err) == 0, "rtow again: %s", err);
+    if (a && b) {
+        size_t small = a->nspheres - 4;
+        CHECK(a->nspheres >= 4 && small > 400 && small <= 484, "rtow small spheres %zu", small);
+        CHECK(a->nspheres == b->nspheres && a->nmaterials == b->nmaterials, "rtow not deterministic (counts)");
+        if (a->nspheres == b->nspheres)
+            CHECK(memcmp(a->spheres, b->spheres, a->nspheres * sizeof(sphere)) == 0, "rtow spheres differ run to run");
+        if (a->nmaterials == b->nmaterials)
+            CHECK(memcmp(a->materials, b->materials, a->nmaterials * sizeof(material)) == 0, "rtow materials differ");
+        CHECK_NEAR(a->spheres[0].to_world.m[1][3], -1000.0, 1e-3, "ground sphere centre");
+        CHECK_NEAR(a->spheres[0].to_world.m[0][0], 2000.0, 1e-2, "ground sphere radius 1000 = diameter 2000");
+        CHECK_NEAR(a->spheres[1].to_world.m[1][3], 0.2, 1e-6, "small spheres at y 0.2");
+        CHECK_NEAR(a->spheres[1].to_world.m[0][0], 0.4, 1e-6, "small spheres radius 0.2");
+        int diffuse = 0, metal = 0, glass = 0;
+        int gl = scene_find_material(a, "glass");
+        for (size_t i = 1; i + 3 < a->nspheres; ++i) {
+            int k = a->materials[a->spheres[i].material].kind;
+            diffuse += k == MAT_DIFFUSE;
+            metal += k == MAT_CONDUCTOR;
+            glass += a->spheres[i].material == gl;
+        }
+        CHECK(diffuse > 300 && metal > 30 && glass > 5, "rtow mix %d/%d/%d", diffuse, metal, glass);
+        CHECK(a->camera.eye.x == 13.0f && a->camera.eye.y == 2.0f && a->camera.eye.z == 3.0f, "lookfrom");
+        CHECK(a->camera.fovy_deg == 20.0f && a->camera.focus_distance == 10.0f, "vfov / focus");
+        CHECK_NEAR(a->camera.aperture_radius, 0.05, 1e-7, "aperture 0.1 = lens radius 0.05");
+        CHECK(!vis_black(a->env_radiance), "constant sky");
+        vec3 big = v3(a->spheres[a->nspheres - 3].to_world.m[0][3], a->spheres[a->nspheres - 3].to_world.m[1][3],
+                      a->spheres[a->nspheres - 3].to_world.m[2][3]);
+        CHECK(big.x == 0.0f && big.y == 1.0f && a->spheres[a->nspheres - 3].material == gl, "big glass sphere");
+        /* a changed seed would change the layout: pin the first small sphere to the PCG32 stream */
+        pcg32 r = pcg32_seed(20201207u, 0);
+        float u0 = pcg32_float(&r), u1 = pcg32_float(&r);
+        (void)u0;
+        CHECK_NEAR(a->spheres[1].to_world.m[0][3], -11.0f + 0.9f * u1, 1e-6, "first small sphere x from the seed");
+    }
+    scene_destroy(a);
+    scene_destroy(b);
+}
+
+static void test_example_scenes(void) {
+    const char *files[] = {"cornell-dof.json", "checker-quads.json", "cornell-mesh.json"};
+    for (int i = 0; i < 3; ++i) {
+        char path[1200], err[1024] = "";
+        snprintf(path, sizeof path, "%s/scenes/%s", g_root, files[i]);
+        scene *s = NULL;
+        CHECK(scene_load_json_file(&s, path, err, sizeof err) == 0 && s, "%s: %s", files[i], err);
+        if (!s) continue;
+        if (i == 0) CHECK(s->camera.aperture_radius == 0.25f && s->camera.focus_distance == 10.5f, "dof lens");
+        if (i == 1) {
+            CHECK(s->nquads == 3 && s->ntextures == 2 && !vis_black(s->env_radiance), "checker-quads content");
+            CHECK_NEAR(s->camera.aperture_radius, 50.0 / 4.0 / 1000.0, 1e-7, "FSTOP 2 at 50 mm = 12.5 mm radius");
+        }
+        if (i == 2) CHECK(s->ntriangles == 72 + 40, "two icosahedra + 6 cubes: %zu", s->ntriangles);
+        check_prepares(s, files[i]);
+        scene_destroy(s);
+    }
+}
+
+/* ---- extension keys and semantics ----------------------------------------------------------- */
+static void test_semantics(void) {
+    scene *s;
+    /* defaults: no TRANS/ROTAT/SCALE, no UP/ITERATIONS/DEPTH/FILE */
+    if ((s = load_text(SCENE_OBJ(BALL "," LAMP), "defaults"))) {
+        xform id = xform_identity();
+        CHECK(xform_near(&s->spheres[0].to_world, &id, 0.0f), "default transform is identity");
+        scene *fresh = scene_create();
+        CHECK(s->spp == fresh->spp && s->max_depth == fresh->max_depth, "render defaults");
+        scene_destroy(fresh);
+        CHECK(s->camera.up.y == 1.0f && s->output_name == NULL, "UP default / no FILE");
+        CHECK_NEAR(s->camera.fovy_deg, 60.0, 1e-5, "FOVY 30 -> 60 degrees");
+        CHECK(s->camera.width == 64 && s->camera.height == 48, "RES");
+        check_prepares(s, "defaults");
+        scene_destroy(s);
+    }
+    /* TYPE values are case-insensitive; rotation order T*Rx*Ry*Rz*S in degrees */
+    if ((s = load_text(SCENE_OBJ("{\"TYPE\":\"SPHERE\",\"MATERIAL\":\"white\",\"TRANS\":[1,2,3],"
+                                 "\"ROTAT\":[10,20,30],\"SCALE\":[1,2,3]}"), "transform"))) {
+        xform want = xform_trs(v3(1, 2, 3), v3(10, 20, 30), v3(1, 2, 3));
+        CHECK(xform_near(&s->spheres[0].to_world, &want, 1e-6f), "TRS");
+        /* independent check of the order: Rx(90) applied last maps the Rz(90)-rotated x axis */
+        scene_destroy(s);
+    }
+    if ((s = load_text(SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"ROTAT\":[90,0,90]}"), "rot order"))) {
+        /* Rz(90) takes +x to +y, then Rx(90) takes +y to +z: vertex (0.5,-0.5,-0.5) -> ? */
+        xform m = xform_trs(v3s(0), v3(90, 0, 90), v3s(1));
+        vec3 ex = xform_vector(&m, v3(1, 0, 0));
+        CHECK(fabsf(ex.z - 1.0f) < 1e-6f, "M = Rx*Ry*Rz: x axis goes to +z, got %g %g %g", ex.x, ex.y, ex.z);
+        scene_destroy(s);
+    }
+    /* materials */
+    const char *mats =
+        "{\"Materials\":{"
+        "\"c\":{\"TYPE\":\"Conductor\",\"RGB\":[0.9,0.8,0.7],\"ROUGHNESS\":0.5},"
+        "\"m\":{\"TYPE\":\"metal\",\"RGB\":[0.9,0.8,0.7]},"
+        "\"g\":{\"TYPE\":\"Glass\",\"RGB\":[1,1,1],\"IOR\":1.33},"
+        "\"r\":{\"TYPE\":\"Refractive\",\"RGB\":[1,1,1]},"
+        "\"d\":{\"TYPE\":\"Dielectric\",\"RGB\":[1,1,1],\"IOR\":2.4},"
+        "\"e\":{\"TYPE\":\"Emitting\",\"RGB\":[2,3,4]},"
+        "\"de\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,0.25,1],\"EMITTANCE\":2},"
+        "\"sp\":{\"TYPE\":\"Specular\",\"RGB\":[0.5,0.5,0.5],\"ROUGHNESS\":0.3,\"IOR\":1.55},"
+        "\"mi\":{\"TYPE\":\"Mirror\",\"RGB\":[0.5,0.5,0.5]},"
+        "\"t\":{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,0,0],\"RGB2\":[0,0,1],\"SCALE\":4,\"SPACE\":\"uv\"}},"
+        "\"tw\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,0.5,0.5],\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1],\"RGB2\":[0,0,0]}}"
+        "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"e\"}]}";
+    if ((s = load_text(mats, "materials"))) {
+        const material *m = &s->materials[find_mat(s, "c")];
+        CHECK(m->kind == MAT_CONDUCTOR && fabsf(m->alpha - 0.25f) < 1e-7f, "Conductor alpha = ROUGHNESS^2");
+        m = &s->materials[find_mat(s, "m")];
+        CHECK(m->kind == MAT_CONDUCTOR && m->alpha == 0.0f, "Metal alias, default ROUGHNESS 0");
+        m = &s->materials[find_mat(s, "g")];
+        CHECK(m->kind == MAT_DIELECTRIC && fabsf(m->ior - 1.33f) < 1e-7f, "Glass IOR");
+        m = &s->materials[find_mat(s, "r")];
+        CHECK(m->kind == MAT_DIELECTRIC && m->ior == 1.5f, "Refractive default IOR 1.5");
+        m = &s->materials[find_mat(s, "d")];
+        CHECK(m->kind == MAT_DIELECTRIC && fabsf(m->ior - 2.4f) < 1e-6f, "Dielectric");
+        m = &s->materials[find_mat(s, "e")];
+        CHECK(m->kind == MAT_BLACK && m->emission.z == 4.0f, "Emitting default EMITTANCE 1");
+        m = &s->materials[find_mat(s, "de")];
+        CHECK(m->kind == MAT_DIFFUSE && m->emission.x == 1.0f && m->emission.z == 2.0f, "emissive diffuse = RGB*E");
+        m = &s->materials[find_mat(s, "sp")];
+        CHECK(m->kind == MAT_MIRROR, "Specular with ROUGHNESS/IOR still a mirror (reference semantics)");
+        m = &s->materials[find_mat(s, "mi")];
+        CHECK(m->kind == MAT_MIRROR, "Mirror");
+        m = &s->materials[find_mat(s, "t")];
+        CHECK(m->albedo_tex >= 0 && m->albedo.x == 1.0f, "texture, RGB defaults to white");
+        if (m->albedo_tex >= 0) {
+            const texture *t = &s->textures[m->albedo_tex];
+            CHECK(t->kind == TEX_CHECKER && t->uv_space == 1 && t->scale == 4.0f && t->a.x == 1.0f && t->b.z == 1.0f,
+                  "checker fields");
+        }
+        m = &s->materials[find_mat(s, "tw")];
+        if (m->albedo_tex >= 0) {
+            const texture *t = &s->textures[m->albedo_tex];
+            CHECK(t->uv_space == 0 && t->scale == 1.0f && m->albedo.x == 0.5f, "checker defaults: world space, scale 1");
+        }
+        scene_destroy(s);
+    }
+    /* camera extensions */
+    if ((s = load_text(SCENE_CAM("\"RES\":[10,10],\"FOCAL_LENGTH\":50,\"FSTOP\":2.8,\"FOCUS_DISTANCE\":3," CAMBASE),
+                       "fstop"))) {
+        CHECK_NEAR(s->camera.fovy_deg, 2.0 * atan(18.0 / 50.0) * 180.0 / 3.14159265358979323846, 1e-4, "36 mm sensor height");
+        CHECK_NEAR(s->camera.aperture_radius, 50.0 / (2.0 * 2.8) / 1000.0, 1e-7, "f/2.8 radius in metres");
+        CHECK(s->camera.focus_distance == 3.0f, "focus distance");
+        scene_destroy(s);
+    }
+    if ((s = load_text(SCENE_CAM("\"RES\":[10,10],\"FOVY\":20,\"APERTURE\":0.3,\"UP\":[0,0,1],\"EYE\":[0,5,0],"
+                                 "\"LOOKAT\":[0,0,0.1],\"ITERATIONS\":7,\"DEPTH\":3,\"FILE\":\"x\""),
+                       "aperture"))) {
+        CHECK(s->camera.aperture_radius == 0.3f && s->camera.up.z == 1.0f, "aperture, up");
+        CHECK(s->spp == 7 && s->max_depth == 3 && strcmp(s->output_name, "x") == 0, "iterations/depth/file");
+        scene_destroy(s);
+    }
+    if ((s = load_text(SCENE_CAM("\"RES\":[10,10],\"FOCAL_LENGTH\":35," CAMBASE), "focal only"))) {
+        CHECK(s->camera.aperture_radius == 0.0f, "FOCAL_LENGTH without FSTOP is a pinhole");
+        scene_destroy(s);
+    }
+    /* environment, quads, planes */
+    if ((s = load_text("{" MATS "," CAM ",\"Environment\":{\"RGB\":[0.5,1,2],\"EMITTANCE\":3},\"Objects\":["
+                       "{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"TRANS\":[1,2,3],\"SCALE\":[2,4,1]},"
+                       "{\"TYPE\":\"quad\",\"MATERIAL\":\"lamp\",\"ORIGIN\":[0,1,0],\"U\":[1,0,0],\"V\":[0,0,-2]},"
+                       "{\"TYPE\":\"plane\",\"MATERIAL\":\"white\",\"ROTAT\":[-90,0,0],\"SCALE\":[100,100,1]}]}",
+                       "quads"))) {
+        CHECK(s->env_radiance.x == 1.5f && s->env_radiance.z == 6.0f, "environment = RGB * EMITTANCE");
+        CHECK(s->nquads == 3, "3 quads");
+        if (s->nquads == 3) {
+            const quad *q = &s->quads[0];
+            CHECK(q->o.x == 0.0f && q->o.y == 0.0f && q->o.z == 3.0f, "quad origin = M*(-0.5,-0.5,0): %g %g %g",
+                  q->o.x, q->o.y, q->o.z);
+            CHECK(q->u.x == 2.0f && q->v.y == 4.0f && q->n.z == 1.0f, "quad edges and +z normal");
+            q = &s->quads[1];
+            CHECK(q->o.y == 1.0f && q->v.z == -2.0f && fabsf(q->n.y - 1.0f) < 1e-6f, "ORIGIN/U/V, normal U x V");
+            q = &s->quads[2];
+            CHECK(fabsf(q->n.y - 1.0f) < 1e-6f && fabsf(q->o.x + 50.0f) < 1e-4f, "plane facing +y");
+        }
+        check_prepares(s, "quads");
+        scene_destroy(s);
+    }
+    /* mesh relative to base_dir, through the JSON */
+    write_text("tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 4 3\n");
+    if ((s = load_text(SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"tri.obj\",\"TRANS\":[0,0,1]}"),
+                       "mesh"))) {
+        CHECK(s->ntriangles == 2 && s->nvertices == 4, "mesh %zu tris %zu verts", s->ntriangles, s->nvertices);
+        CHECK(s->nvertices == 4 && s->positions[3].z == 1.0f, "mesh transformed");
+        scene_destroy(s);
+    }
+    /* scene_load_json_file resolves FILE against the scene's directory, not the cwd */
+    write_text("withmesh.json", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"tri.obj\"}"));
+    {
+        char path[512], err[1024] = "";
+        snprintf(path, sizeof path, "%s/withmesh.json", g_tmp);
+        s = NULL;
+        CHECK(scene_load_json_file(&s, path, err, sizeof err) == 0, "file-relative mesh: %s", err);
+        scene_destroy(s);
+    }
+    /* image texture through the image module */
+    image img;
+    char ierr[256];
+    if (image_init(&img, 2, 1) == 0) {
+        img.rgb[0] = 1.0f; /* red texel, then a blue one */
+        img.rgb[5] = 1.0f;
+        char path[512];
+        snprintf(path, sizeof path, "%s/tex.png", g_tmp);
+        CHECK(image_save(&img, path, 0, ierr, sizeof ierr) == 0, "saving test texture: %s", ierr);
+        image_free(&img);
+        if ((s = load_text("{\"Materials\":{\"m\":{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":"
+                           "\"tex.png\"}}}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"m\"}]}",
+                           "image texture"))) {
+            CHECK(s->ntextures == 1 && s->textures[0].kind == TEX_IMAGE && s->textures[0].width == 2 &&
+                      s->textures[0].height == 1, "image texture header");
+            CHECK(s->ntexels == 6 && fabsf(s->texels[0] - 1.0f) < 1e-3f && s->texels[1] < 1e-3f &&
+                      fabsf(s->texels[5] - 1.0f) < 1e-3f, "image texels");
+            scene_destroy(s);
+        }
+    }
+}
+
+/* ---- bad input ------------------------------------------------------------------------------ */
+static void test_bad_json(void) {
+    /* syntax: line:column */
+    expect_fail("syntax", "{\n  \"Camera\": {\n    \"RES\": [1 2]\n  }\n}", "bad.json:3:", "malformed JSON");
+    expect_fail("trailing garbage", SCENE_OBJ(BALL) " x", "malformed JSON", NULL);
+    expect_fail("empty", "", "bad.json:1:1", NULL);
+    expect_fail("truncated", "{\"Camera\":{\"RES\":[1,", "malformed JSON", NULL);
+    expect_fail("root array", "[1,2]", "top level must be a JSON object", NULL);
+    expect_fail("deep nesting",
+                "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+                "malformed JSON", NULL);
+    /* structure and keys */
+    expect_fail("unknown top key", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[]}", "bad.json: Lights: unknown key", NULL);
+    expect_fail("top key typo", "{" MATS "," CAM ",\"Object\":[]}", "Object: unknown key", "did you mean \"Objects\"");
+    expect_fail("missing camera", "{" MATS ",\"Objects\":[]}", "missing required key \"Camera\"", NULL);
+    expect_fail("missing objects", "{" MATS "," CAM "}", "missing required key \"Objects\"", NULL);
+    expect_fail("objects not array", "{" MATS "," CAM ",\"Objects\":{}}", "Objects: expected an array", NULL);
+    expect_fail("materials not object", "{\"Materials\":[]," CAM ",\"Objects\":[]}", "Materials: expected an object", NULL);
+    expect_fail("object key typo",
+                SCENE_OBJ(BALL "," BALL "," BALL ",{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"SCLAE\":[1,1,1]}"),
+                "bad.json: Objects[3].SCLAE: unknown key", "did you mean \"SCALE\"");
+    expect_fail("duplicate key", SCENE_OBJ("{\"TYPE\":\"cube\",\"TYPE\":\"sphere\",\"MATERIAL\":\"white\"}"),
+                "Objects[0].TYPE: duplicate key", NULL);
+    expect_fail("duplicate material",
+                "{\"Materials\":{\"a\":{\"TYPE\":\"Diffuse\",\"RGB\":[1,1,1]},\"a\":{\"TYPE\":\"Diffuse\",\"RGB\":[1,1,1]}},"
+                CAM ",\"Objects\":[]}", "Materials.a: duplicate material name", NULL);
+    expect_fail("odd material name in path", "{\"Materials\":{\"my mat\":{\"TYPE\":\"Difuse\",\"RGB\":[1,1,1]}}," CAM ",\"Objects\":[]}",
+                "Materials[\"my mat\"].TYPE", "did you mean \"Diffuse\"");
+    expect_fail("object not object", SCENE_OBJ("3"), "Objects[0]: expected an object, got a number", NULL);
+    /* types and references */
+    expect_fail("material type typo", SCENE_MAT("{\"TYPE\":\"Difuse\",\"RGB\":[1,1,1]}"),
+                "Materials.m.TYPE: unknown material TYPE \"Difuse\"", "did you mean \"Diffuse\"");
+    expect_fail("material type unknown", SCENE_MAT("{\"TYPE\":\"Plastic\",\"RGB\":[1,1,1]}"), "expected one of", "Emitting");
+    expect_fail("control chars in names", SCENE_MAT("{\"TYPE\":\"Diff\nuse\",\"RGB\":[1,1,1]}"),
+                "unknown material TYPE \"Diff?use\"", NULL);
+    expect_fail("material type number", SCENE_MAT("{\"TYPE\":1,\"RGB\":[1,1,1]}"), "m.TYPE: expected a string", NULL);
+    expect_fail("material no type", SCENE_MAT("{\"RGB\":[1,1,1]}"), "Materials.m: missing required key \"TYPE\"", NULL);
+    expect_fail("material no rgb", SCENE_MAT("{\"TYPE\":\"Diffuse\"}"), "missing required key \"RGB\"", NULL);
+    expect_fail("material unknown key", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"RGB\":[1,1,1],\"SPECEX\":3}"),
+                "Materials.m.SPECEX: unknown key", NULL);
+    expect_fail("object type typo", SCENE_OBJ("{\"TYPE\":\"sphre\",\"MATERIAL\":\"white\"}"),
+                "Objects[0].TYPE: unknown object TYPE \"sphre\"", "did you mean \"sphere\"");
+    expect_fail("object type unknown", SCENE_OBJ("{\"TYPE\":\"torus\",\"MATERIAL\":\"white\"}"), "expected one of", "cube");
+    expect_fail("material reference typo", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"whte\"}"),
+                "Objects[0].MATERIAL: unknown material \"whte\"", "did you mean \"white\"");
+    expect_fail("material reference unknown", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"glass\"}"),
+                "unknown material \"glass\"", NULL);
+    expect_fail("no material", SCENE_OBJ("{\"TYPE\":\"cube\"}"), "Objects[0]: missing required key \"MATERIAL\"", NULL);
+    expect_fail("no type", SCENE_OBJ("{\"MATERIAL\":\"white\"}"), "missing required key \"TYPE\"", NULL);
+    /* numbers and arrays */
+    expect_fail("inf", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"TRANS\":[0,1e999,0]}"),
+                "Objects[0].TRANS[1]: number is not finite", NULL);
+    expect_fail("negative scale", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"SCALE\":[1,-2,1]}"),
+                "Objects[0].SCALE[1]: -2 is out of range", "> 0");
+    expect_fail("zero scale", SCENE_OBJ("{\"TYPE\":\"sphere\",\"MATERIAL\":\"white\",\"SCALE\":[0,1,1]}"),
+                "Objects[0].SCALE[0]", "out of range");
+    expect_fail("tiny scale", SCENE_OBJ("{\"TYPE\":\"sphere\",\"MATERIAL\":\"white\",\"SCALE\":[1e-12,1e-12,1e-12]}"),
+                "Objects[0].SCALE", "singular");
+    expect_fail("huge scale", SCENE_OBJ("{\"TYPE\":\"sphere\",\"MATERIAL\":\"white\",\"SCALE\":[1e30,1,1]}"),
+                "Objects[0].SCALE[0]", "out of range");
+    expect_fail("short array", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"TRANS\":[0,1]}"),
+                "Objects[0].TRANS: expected 3 numbers, got 2", NULL);
+    expect_fail("long array", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"ROTAT\":[0,1,2,3]}"),
+                "Objects[0].ROTAT: expected 3 numbers, got more", NULL);
+    expect_fail("string in array", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"TRANS\":[0,\"1\",2]}"),
+                "Objects[0].TRANS[1]: expected a number, got a string", NULL);
+    expect_fail("scalar not array", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"SCALE\":2}"),
+                "Objects[0].SCALE: expected an array of 3 numbers, got a number", NULL);
+    expect_fail("null", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"SCALE\":null}"), "got null", NULL);
+    expect_fail("rgb negative", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,-0.1,0.5]}"), "Materials.m.RGB[1]", "out of range");
+    expect_fail("albedo above 1", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"RGB\":[255,0,0]}"), "Materials.m.RGB[0]", "<= 1");
+    expect_fail("emittance negative", SCENE_MAT("{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"EMITTANCE\":-5}"),
+                "Materials.m.EMITTANCE", "out of range");
+    expect_fail("roughness above 1", SCENE_MAT("{\"TYPE\":\"Metal\",\"RGB\":[1,1,1],\"ROUGHNESS\":2}"),
+                "Materials.m.ROUGHNESS", "<= 1");
+    expect_fail("ior zero", SCENE_MAT("{\"TYPE\":\"Glass\",\"RGB\":[1,1,1],\"IOR\":0}"), "Materials.m.IOR", "> 0");
+    expect_fail("emitter texture", SCENE_MAT("{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"TEXTURE\":{\"TYPE\":\"checker\"}}"),
+                "Materials.m.TEXTURE", "cannot have a TEXTURE");
+    /* camera */
+    expect_fail("res zero", SCENE_CAM("\"RES\":[0,10],\"FOVY\":45," CAMBASE), "Camera.RES[0]: 0 is out of range", NULL);
+    expect_fail("res negative", SCENE_CAM("\"RES\":[10,-10],\"FOVY\":45," CAMBASE), "Camera.RES[1]", "out of range");
+    expect_fail("res side", SCENE_CAM("\"RES\":[20000,10],\"FOVY\":45," CAMBASE), "Camera.RES[0]", "16384");
+    expect_fail("res pixels", SCENE_CAM("\"RES\":[16000,16000],\"FOVY\":45," CAMBASE), "Camera.RES", "too many pixels");
+    expect_fail("res fraction", SCENE_CAM("\"RES\":[640.5,480],\"FOVY\":45," CAMBASE), "Camera.RES[0]: expected an integer", NULL);
+    expect_fail("res length", SCENE_CAM("\"RES\":[640],\"FOVY\":45," CAMBASE), "Camera.RES: expected 2 integers", NULL);
+    expect_fail("res strings", SCENE_CAM("\"RES\":[\"640\",\"480\"],\"FOVY\":45," CAMBASE), "Camera.RES[0]: expected an integer", NULL);
+    expect_fail("res missing", SCENE_CAM("\"FOVY\":45," CAMBASE), "Camera: missing required key \"RES\"", NULL);
+    expect_fail("fovy missing", SCENE_CAM("\"RES\":[8,8]," CAMBASE), "missing required key \"FOVY\"", NULL);
+    expect_fail("fovy zero", SCENE_CAM("\"RES\":[8,8],\"FOVY\":0," CAMBASE), "Camera.FOVY", "> 0");
+    expect_fail("fovy 90", SCENE_CAM("\"RES\":[8,8],\"FOVY\":90," CAMBASE), "Camera.FOVY", "out of range");
+    expect_fail("fovy and focal", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"FOCAL_LENGTH\":50," CAMBASE),
+                "Camera.FOCAL_LENGTH", "give only one");
+    expect_fail("fstop without focal", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"FSTOP\":2," CAMBASE), "Camera.FSTOP",
+                "needs FOCAL_LENGTH");
+    expect_fail("aperture and fstop", SCENE_CAM("\"RES\":[8,8],\"FOCAL_LENGTH\":50,\"FSTOP\":2,\"APERTURE\":1," CAMBASE),
+                "Camera.FSTOP", "give only one");
+    expect_fail("aperture negative", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"APERTURE\":-1," CAMBASE), "Camera.APERTURE", NULL);
+    expect_fail("focus zero", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"FOCUS_DISTANCE\":0," CAMBASE), "Camera.FOCUS_DISTANCE", NULL);
+    expect_fail("iterations zero", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"ITERATIONS\":0," CAMBASE), "Camera.ITERATIONS", NULL);
+    expect_fail("depth huge", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"DEPTH\":1e9," CAMBASE), "Camera.DEPTH", NULL);
+    expect_fail("file number", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"FILE\":3," CAMBASE), "Camera.FILE: expected a string", NULL);
+    expect_fail("eye = lookat", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"EYE\":[1,1,1],\"LOOKAT\":[1,1,1]"),
+                "Camera.LOOKAT", "same point");
+    expect_fail("up parallel", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"UP\":[0,0,2]," CAMBASE), "Camera.UP", "parallel");
+    expect_fail("up zero", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"UP\":[0,0,0]," CAMBASE), "Camera.UP", NULL);
+    expect_fail("camera key typo", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"LOOKAAT\":[0,0,0]," CAMBASE),
+                "Camera.LOOKAAT: unknown key", "did you mean \"LOOKAT\"");
+    expect_fail("camera not object", "{" MATS ",\"Camera\":[],\"Objects\":[]}", "Camera: expected an object", NULL);
+    /* environment */
+    expect_fail("env rgb missing", "{" MATS "," CAM ",\"Environment\":{\"EMITTANCE\":1},\"Objects\":[]}",
+                "Environment: missing required key \"RGB\"", NULL);
+    expect_fail("env negative", "{" MATS "," CAM ",\"Environment\":{\"RGB\":[1,1,-1]},\"Objects\":[]}",
+                "Environment.RGB[2]", NULL);
+    /* quads */
+    expect_fail("quad parallel", SCENE_OBJ("{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0],\"U\":[1,0,0],\"V\":[2,0,0]}"),
+                "Objects[0].V", "parallel");
+    expect_fail("quad partial", SCENE_OBJ("{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0],\"U\":[1,0,0]}"),
+                "Objects[0]: missing required key \"V\"", NULL);
+    expect_fail("quad both forms", SCENE_OBJ("{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0],\"U\":[1,0,0],\"V\":[0,1,0],\"SCALE\":[1,1,1]}"),
+                "Objects[0].SCALE", "not both");
+    expect_fail("origin on cube", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0]}"),
+                "Objects[0].ORIGIN", "only used by quad");
+    expect_fail("file on sphere", SCENE_OBJ("{\"TYPE\":\"sphere\",\"MATERIAL\":\"white\",\"FILE\":\"a.obj\"}"),
+                "Objects[0].FILE", "only used by mesh");
+    /* meshes */
+    expect_fail("mesh no file", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\"}"), "Objects[0]: missing required key \"FILE\"", NULL);
+    expect_fail("mesh missing file", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"nope.obj\"}"),
+                "Objects[0].FILE", "nope.obj: cannot open");
+    expect_fail("mesh format", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"bunny.ply\"}"),
+                "Objects[0].FILE", "unsupported mesh format");
+    write_text("bad_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n");
+    expect_fail("mesh bad index", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"bad_index.obj\"}"),
+                "Objects[0].FILE", "bad_index.obj:4: face corner \"4\": vertex index 4 out of range");
+    mkdir("/tmp/caustic_test_not_a_file.obj", 0700);
+    expect_fail("mesh directory", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"/tmp/caustic_test_not_a_file.obj\"}"),
+                "Objects[0].FILE", "not a regular file");
+    rmdir("/tmp/caustic_test_not_a_file.obj");
+    {   /* a FIFO would block fopen forever: refused before opening */
+        char fifo[512];
+        snprintf(fifo, sizeof fifo, "%s/fifo.obj", g_tmp);
+        if (mkfifo(fifo, 0600) == 0)
+            expect_fail("mesh fifo", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"fifo.obj\"}"),
+                        "Objects[0].FILE", "not a regular file");
+    }
+    /* textures */
+    expect_fail("texture type", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"chekcer\"}}"),
+                "Materials.m.TEXTURE.TYPE", "did you mean \"checker\"");
+    expect_fail("checker missing rgb2", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1]}}"),
+                "Materials.m.TEXTURE: missing required key \"RGB2\"", NULL);
+    expect_fail("checker space", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1],\"RGB2\":[0,0,0],\"SPACE\":\"object\"}}"),
+                "Materials.m.TEXTURE.SPACE", "unknown texture SPACE");
+    expect_fail("checker scale", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1],\"RGB2\":[0,0,0],\"SCALE\":-1}}"),
+                "Materials.m.TEXTURE.SCALE", NULL);
+    expect_fail("image missing", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"nope.png\"}}"),
+                "Materials.m.TEXTURE.FILE", "nope.png");
+    write_text("garbage.png", "this is not a png");
+    expect_fail("image garbage", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"garbage.png\"}}"),
+                "Materials.m.TEXTURE.FILE", "garbage.png");
+    expect_fail("image with checker key", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"x.png\",\"SCALE\":2}}"),
+                "Materials.m.TEXTURE.SCALE", "only used by checker");
+    expect_fail("texture not object", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":\"wood.png\"}"),
+                "Materials.m.TEXTURE: expected an object", NULL);
+}
+
+static void test_bad_files(void) {
+    char err[1024], path[512];
+    scene *s = (scene *)&s;
+    CHECK(scene_load_json_file(&s, "/nonexistent/dir/scene.json", err, sizeof err) == -1 && s == NULL, "missing file");
+    CHECK(contains(err, "/nonexistent/dir/scene.json: cannot open"), "missing file message: %s", err);
+    s = (scene *)&s;
+    CHECK(scene_load_json_file(&s, g_tmp, err, sizeof err) == -1 && s == NULL, "directory");
+    CHECK(contains(err, "not a regular file"), "directory message: %s", err);
+    write_file("nul.json", "{\n\"Camera\"\0:{}}", 15);
+    snprintf(path, sizeof path, "%s/nul.json", g_tmp);
+    s = (scene *)&s;
+    CHECK(scene_load_json_file(&s, path, err, sizeof err) == -1 && s == NULL, "NUL byte");
+    CHECK(contains(err, "nul.json:2: file contains a NUL byte"), "NUL message: %s", err);
+    write_text("syntax.json", "{\n\n   \"Objects\": [,]\n}\n");
+    snprintf(path, sizeof path, "%s/syntax.json", g_tmp);
+    CHECK(scene_load_json_file(&s, path, err, sizeof err) == -1, "syntax file");
+    CHECK(contains(err, "syntax.json:3:") && contains(err, "malformed JSON"), "syntax file message: %s", err);
+    /* a tiny err buffer still gets a terminated (truncated) message */
+    char small[8];
+    CHECK(scene_load_json_text(&s, "{", "x.json", NULL, small, sizeof small) == -1 && strlen(small) < sizeof small,
+          "small buffer");
+}
+
+/* ---- OBJ reader ----------------------------------------------------------------------------- */
+static scene *obj_scene(void) {
+    scene *s = scene_create();
+    material m;
+    memset(&m, 0, sizeof m);
+    m.albedo_tex = -1;
+    scene_add_material(s, "m", m);
+    return s;
+}
+
+static int load_obj(scene *s, const char *name, const char *content, char *err, size_t errlen) {
+    write_text(name, content);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    return scene_load_obj(s, path, xform_identity(), 0, err, errlen);
+}
+
+static void obj_ok(const char *name, const char *content, size_t tris, size_t verts, scene **keep) {
+    scene *s = obj_scene();
+    char err[512] = "";
+    int rc = load_obj(s, name, content, err, sizeof err);
+    CHECK(rc == 0, "%s: %s", name, err);
+    CHECK(s->ntriangles == tris, "%s: %zu triangles, want %zu", name, s->ntriangles, tris);
+    CHECK(s->nvertices == verts, "%s: %zu vertices, want %zu", name, s->nvertices, verts);
+    if (keep) *keep = s;
+    else scene_destroy(s);
+}
+
+static void obj_bad(const char *name, const char *content, const char *n1, const char *n2) {
+    scene *s = obj_scene();
+    char err[512] = "";
+    int rc = load_obj(s, name, content, err, sizeof err);
+    CHECK(rc == -1, "%s: expected failure", name);
+    CHECK(s->ntriangles == 0 && s->nvertices == 0, "%s: failed load must not add geometry", name);
+    CHECK(contains(err, name), "%s: message lacks the file name: %s", name, err);
+    CHECK(contains(err, n1) && contains(err, n2), "%s: message lacks \"%s\"/\"%s\": %s", name, n1, n2 ? n2 : "", err);
+    scene_destroy(s);
+}
+
+static void test_obj(void) {
+    scene *s = NULL;
+    obj_ok("tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 1, 3, NULL);
+    obj_ok("quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n", 2, 4, NULL);
+    obj_ok("pent.obj", "v 0 0 0\nv 1 0 0\nv 1.5 1 0\nv 0.5 2 0\nv -0.5 1 0\nf 1 2 3 4 5\n", 3, 5, NULL);
+    obj_ok("shared.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 3 4\n", 2, 4, NULL);
+    obj_ok("noeol.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3", 1, 3, NULL);
+    obj_ok("crlf.obj",
+           "# exported\r\nmtllib x.mtl\r\no thing\r\ng group\r\ns 1\r\nusemtl red\r\n\r\n"
+           "v 0 0 0 1\r\nv 1 0 0\r\nv 0 1 0 0.5 0.5 0.5\r\nvt 0 0\r\nvt 1 0\r\nvt 0 1\r\n"
+           "vn 0 0 1\r\nf 1/1/1 2/2/1 3/3/1\r\nl 1 2\r\n",
+           1, 3, &s);
+    if (s) {
+        CHECK(s->has_uvs && s->has_normals, "crlf: uv and normals present");
+        CHECK(s->uvs[1].x == 1.0f && s->uvs[2].y == 1.0f && s->normals[0].z == 1.0f, "crlf: attribute values");
+        scene_destroy(s);
+        s = NULL;
+    }
+    obj_ok("negative.obj", "v 5 5 5\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\n", 1, 3, &s);
+    if (s) {
+        CHECK(s->positions[s->triangles[0].v[0]].x == 0.0f && s->positions[s->triangles[0].v[1]].x == 1.0f,
+              "negative indices are relative to the end");
+        scene_destroy(s);
+        s = NULL;
+    }
+    obj_ok("vvn.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nvn 0 0 -1\nf 1//1 2//1 3//2\n", 1, 3, &s);
+    if (s) {
+        CHECK(s->has_normals && !s->has_uvs, "v//vn: normals only");
+        scene_destroy(s);
+        s = NULL;
+    }
+    obj_ok("vvt.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0.25 0.75\nf 1/1 2/1 3/1\n", 1, 3, &s);
+    if (s) {
+        CHECK(s->has_uvs && !s->has_normals && s->uvs[2].y == 0.75f, "v/vt");
+        scene_destroy(s);
+        s = NULL;
+    }
+    /* the same position with different normals gives distinct mesh vertices */
+    obj_ok("split.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nvn 0 0 1\nvn 0 0 -1\nf 1//1 2//1 3//1\nf 2//2 4//2 3//2\n",
+           2, 6, NULL);
+    obj_ok("degenerate.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\nf 1 1 4\nf 1 2 4\n", 1, 4, NULL);
+    obj_bad("range.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n", "range.obj:4:", "vertex index 9 out of range");
+    obj_bad("negrange.obj", "v 0 0 0\nf -1 -2 -3\n", "negrange.obj:2:", "out of range");
+    obj_bad("zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", "zero.obj:4:", "index 0 is invalid");
+    obj_bad("vtrange.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1 2/1 3/1\n", "vtrange.obj:4:", "texture coordinate index 1 out of range");
+    obj_bad("vnrange.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//2 3//1\n", "vnrange.obj:5:", "normal index 2");
+    obj_bad("garbage.obj", "v 0 0 0\nv 1 abc 0\n", "garbage.obj:2:", "\"abc\" is not a number");
+    obj_bad("glued.obj", "v 0 0 0\nv 1 2x 0\n", "glued.obj:2:", "not a number");
+    obj_bad("nan.obj", "v 0 0 0\nv nan 0 0\n", "nan.obj:2:", "not a finite");
+    obj_bad("inf.obj", "v 0 0 0\nv 1 1e999 0\n", "inf.obj:2:", "not a finite");
+    obj_bad("short.obj", "v 0 0\n", "short.obj:1:", "vertex needs 3 numbers");
+    obj_bad("twocorner.obj", "v 0 0 0\nv 1 0 0\nf 1 2\n", "twocorner.obj:3:", "needs at least 3");
+    obj_bad("slashes.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1/1/1 2 3\n", "slashes.obj:4:", "too many '/'");
+    obj_bad("corner.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 a\n", "corner.obj:4:", "face corner \"a\"");
+    obj_bad("float_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3.0\n", "float_index.obj:4:", "face corner");
+    obj_bad("huge_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999999999999999\n", "huge_index.obj:4:", NULL);
+    obj_bad("empty.obj", "# nothing\n", "empty.obj", "no faces");
+    obj_bad("alldegenerate.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n", "alldegenerate.obj", "degenerate");
+    obj_bad("crlf_bad.obj", "v 0 0 0\r\nv 1 0 0\r\nv 0 1 0\r\nf 1 2 7\r\n", "crlf_bad.obj:4:", "out of range");
+    /* binary junk: the NUL byte is reported, not silently truncated */
+    write_file("binary.obj", "v 0 0 0\n\x01\x02\0\xff\n", 13);
+    {
+        scene *b = obj_scene();
+        char err[512] = "", path[512];
+        snprintf(path, sizeof path, "%s/binary.obj", g_tmp);
+        CHECK(scene_load_obj(b, path, xform_identity(), 0, err, sizeof err) == -1 && contains(err, "binary.obj:2:"),
+              "binary: %s", err);
+        scene_destroy(b);
+    }
+    {
+        scene *b = obj_scene();
+        char err[512] = "";
+        CHECK(scene_load_obj(b, "/nonexistent.obj", xform_identity(), 0, err, sizeof err) == -1 &&
+                  contains(err, "/nonexistent.obj: cannot open"), "missing obj: %s", err);
+        CHECK(scene_load_obj(b, "/dev/zero", xform_identity(), 0, err, sizeof err) == -1 &&
+                  contains(err, "/dev/zero: not a regular file"), "device obj: %s", err);
+        /* a singular transform is refused by the builder */
+        xform z;
+        memset(&z, 0, sizeof z);
+        write_text("ok.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+        char path[512];
+        snprintf(path, sizeof path, "%s/ok.obj", g_tmp);
+        CHECK(scene_load_obj(b, path, z, 0, err, sizeof err) == -1, "singular transform must fail");
+        scene_destroy(b);
+    }
+}
+
+/* ---- mutation smoke: mangled versions of the stock scene never crash --------------------------- */
+static void test_mutations(void) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/scenes/cornell.json", g_root);
+    FILE *f = fopen(path, "rb");
+    if (!f) { CHECK(0, "cannot read %s", path); return; }
+    char base[8192];
+    size_t n = fread(base, 1, sizeof base - 1, f);
+    fclose(f);
+    base[n] = '\0';
+    static const char alphabet[] = "{}[],:\"0123456789.-eE \n\\aZ";
+    pcg32 r = pcg32_seed(12345, 7);
+    int loaded = 0;
+    for (int iter = 0; iter < 3000; ++iter) {
+        char buf[8192 + 64];
+        memcpy(buf, base, n + 1);
+        size_t len = n;
+        int edits = 1 + (int)pcg32_bounded(&r, 4);
+        for (int e = 0; e < edits && len > 2; ++e) {
+            size_t at = pcg32_bounded(&r, (uint32_t)len);
+            switch (pcg32_bounded(&r, 3)) {
+            case 0: buf[at] = alphabet[pcg32_bounded(&r, sizeof alphabet - 1)]; break;
+            case 1: { /* delete a run */
+                size_t k = 1 + pcg32_bounded(&r, 16);
+                if (at + k > len) k = len - at;
+                memmove(buf + at, buf + at + k, len - at - k + 1);
+                len -= k;
+                break;
+            }
+            default: /* digit noise inside numbers makes range errors */
+                buf[at] = (char)('0' + pcg32_bounded(&r, 10));
+            }
+        }
+        scene *s = NULL;
+        char err[256] = "";
+        int rc = scene_load_json_text(&s, buf, "m.json", NULL, err, sizeof err);
+        if (rc == 0) {
+            loaded++;
+            scene_destroy(s);
+        } else {
+            CHECK(s == NULL && err[0] != '\0', "mutation %d: failure without message", iter);
+        }
+    }
+    CHECK(loaded > 0, "some mutations are still valid scenes");
+}
+
+int main(int argc, char **argv) {
+#ifdef CAUSTIC_SOURCE_DIR
+    snprintf(g_root, sizeof g_root, "%s", CAUSTIC_SOURCE_DIR);
+#endif
+    if (argc > 1) snprintf(g_root, sizeof g_root, "%s", argv[1]);
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/caustic_test_scene_XXXXXX");
+    if (!mkdtemp(g_tmp)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    test_cornell_file();
+    test_builtins();
+    test_example_scenes();
+    test_semantics();
+    test_bad_json();
+    test_bad_files();
+    test_obj();
+    test_mutations();
+    /* clean up the scratch directory */
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", g_tmp);
+    return test_result("test_scene_load");
+}
