@@ -71,6 +71,37 @@ static void check_invariants(const scene *s) {
     size_t once = 0;
     for (size_t i = 0; i < nprims; ++i) once += seen[i] == 1;
     CHECK(once == nprims && in_leaves == nprims, "%zu of %zu primitives in exactly one leaf", once, nprims);
+
+    /* the collapsed 4-wide tree: every node reached once from the root, leaves cover every
+     * primitive once, each leaf slot's box contains its primitives' boxes */
+    memset(seen, 0, nprims);
+    unsigned char *reached = calloc(b->nnodes4 ? b->nnodes4 : 1, 1);
+    size_t stack[256], sp = 0, leaf_entries = 0;
+    if (b->nnodes4) stack[sp++] = 0;
+    while (sp) {
+        size_t ni = stack[--sp];
+        CHECK(ni < b->nnodes4, "node index in range");
+        if (ni >= b->nnodes4) break;
+        reached[ni]++;
+        const bvh4_node *n = &b->nodes4[ni];
+        for (int c = 0; c < BVH4_WIDTH; ++c) {
+            if (n->child[c] == 0 && n->count[c] == 0) continue; /* empty slot */
+            if (n->count[c] == 0) { if (sp < 256) stack[sp++] = n->child[c]; continue; }
+            for (uint32_t k = 0; k < n->count[c]; ++k) {
+                uint32_t id = b->prim_ids[n->child[c] + k];
+                size_t flat = prim_flat_index(&s->k, id);
+                if (flat < nprims) seen[flat]++;
+                leaf_entries++;
+            }
+        }
+    }
+    size_t reached_once = 0;
+    for (size_t i = 0; i < b->nnodes4; ++i) reached_once += reached[i] == 1;
+    CHECK(reached_once == b->nnodes4, "%zu of %zu 4-wide nodes reached exactly once", reached_once, b->nnodes4);
+    once = 0;
+    for (size_t i = 0; i < nprims; ++i) once += seen[i] == 1;
+    CHECK(once == nprims && leaf_entries == nprims, "4-wide: %zu of %zu primitives in exactly one leaf", once, nprims);
+    free(reached);
     free(seen);
 }
 
@@ -115,7 +146,7 @@ int main(void) {
         scene *s = random_scene(100 + (uint64_t)c, configs[c][0], configs[c][1], configs[c][2]);
         check_invariants(s);
         check_traversal(s, 7 + (uint64_t)c);
-        CHECK(s->bvh.max_depth < 64, "depth %d fits the traversal stack", s->bvh.max_depth);
+        CHECK(s->bvh.max_depth < BVH_MAX_DEPTH, "depth %d fits the traversal stack", s->bvh.max_depth);
         scene_destroy(s);
     }
     /* many coincident primitives (all centroids equal) still build and traverse */

@@ -1,6 +1,7 @@
 /* Binned SAH BVH builder (Wald 2007 style binning of centroids, 32 bins per axis). Children of
  * an inner node are stored next to each other so a node needs one child index. */
 #include "accel/bvh.h"
+#include "kernel/bvh_traverse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 
 #define BINS 32
 #define MAX_LEAF 8
-#define MAX_DEPTH 60          /* < BVH_STACK_SIZE of the traversal */
+#define MAX_DEPTH (BVH_MAX_DEPTH - 1)  /* the traversal stack is sized for this */
 #define COST_TRAVERSE 1.0f
 #define COST_INTERSECT 1.0f
 
@@ -122,6 +123,58 @@ static void build_node(builder *b, uint32_t node, uint32_t start, uint32_t count
     build_node(b, left + 1, mid, start + count - mid, depth + 1);
 }
 
+/* ---- collapse to 4-wide nodes ---------------------------------------------------------------- */
+typedef struct collapser { const bvh_node *bin; bvh4_node *out; size_t n; } collapser;
+
+static void set_slot(bvh4_node *n, int i, const bvh_node *b) {
+    n->lo_x[i] = b->lo.x; n->lo_y[i] = b->lo.y; n->lo_z[i] = b->lo.z;
+    n->hi_x[i] = b->hi.x; n->hi_y[i] = b->hi.y; n->hi_z[i] = b->hi.z;
+}
+
+/* Emits the 4-wide node for binary node `b` at out[at]: its children are the binary node's
+ * children, repeatedly replacing the inner child of largest area by its two children. */
+static void collapse(collapser *c, uint32_t b, size_t at) {
+    uint32_t kids[BVH4_WIDTH];
+    int nk = 0;
+    const bvh_node *bn = &c->bin[b];
+    if (bn->count > 0) { kids[nk++] = b; }           /* a leaf root: one leaf child */
+    else { kids[nk++] = bn->index; kids[nk++] = bn->index + 1; }
+    while (nk < BVH4_WIDTH) {
+        int best = -1;
+        float best_area = -1.0f;
+        for (int i = 0; i < nk; ++i) {
+            const bvh_node *k = &c->bin[kids[i]];
+            if (k->count > 0) continue;
+            box bx; bx.lo = k->lo; bx.hi = k->hi;
+            float a = box_area(bx);
+            if (a > best_area) { best_area = a; best = i; }
+        }
+        if (best < 0) break;
+        uint32_t open = kids[best];
+        kids[best] = c->bin[open].index;
+        kids[nk++] = c->bin[open].index + 1;
+    }
+    bvh4_node *n = &c->out[at];
+    for (int i = 0; i < BVH4_WIDTH; ++i) {
+        /* empty slot: a box at +infinity is never entered (an inverted box would be: the slab
+         * test sees -inf..+inf intervals) */
+        n->lo_x[i] = n->lo_y[i] = n->lo_z[i] = INFINITY;
+        n->hi_x[i] = n->hi_y[i] = n->hi_z[i] = INFINITY;
+        n->child[i] = 0;
+        n->count[i] = 0;
+    }
+    /* reserve this node's inner children contiguously, then recurse */
+    size_t inner_at[BVH4_WIDTH];
+    for (int i = 0; i < nk; ++i) {
+        const bvh_node *k = &c->bin[kids[i]];
+        set_slot(n, i, k);
+        if (k->count > 0) { n->child[i] = k->index; n->count[i] = k->count; }
+        else { inner_at[i] = c->n++; n->child[i] = (uint32_t)inner_at[i]; }
+    }
+    for (int i = 0; i < nk; ++i)
+        if (c->bin[kids[i]].count == 0) collapse(c, kids[i], inner_at[i]);
+}
+
 static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
     const bvh_node *n = &nodes[node];
     box bx; bx.lo = n->lo; bx.hi = n->hi;
@@ -164,6 +217,15 @@ int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, siz
     out->nleaves = b.nleaves;
     box root; root.lo = out->nodes[0].lo; root.hi = out->nodes[0].hi;
     out->sah_cost = sah_of(out->nodes, 0, box_area(root));
+    /* every 4-wide node absorbs at least one binary inner node, so nnodes suffices */
+    out->nodes4 = malloc(out->nnodes * sizeof(bvh4_node));
+    if (!out->nodes4) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
+    collapser c;
+    c.bin = out->nodes; c.out = out->nodes4; c.n = 1;
+    collapse(&c, 0, 0);
+    bvh4_node *shrunk4 = realloc(out->nodes4, c.n * sizeof(bvh4_node));
+    if (shrunk4) out->nodes4 = shrunk4;
+    out->nnodes4 = c.n;
     free(b.centroid);
     free(b.order);
     out->build_seconds = timer_now() - t0;
@@ -172,6 +234,7 @@ int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, siz
 
 void bvh_free(bvh *b) {
     free(b->nodes);
+    free(b->nodes4);
     free(b->prim_ids);
     memset(b, 0, sizeof(*b));
 }

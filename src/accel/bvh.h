@@ -6,7 +6,8 @@
 #include "kernel/types.h"
 
 typedef struct bvh {
-    bvh_node *nodes; size_t nnodes;
+    bvh_node *nodes; size_t nnodes;      /* binary SAH tree */
+    bvh4_node *nodes4; size_t nnodes4;   /* the same tree collapsed to 4-wide nodes */
     uint32_t *prim_ids; size_t nprims;
     /* statistics */
     double build_seconds, sah_cost;

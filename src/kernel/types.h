@@ -71,13 +71,26 @@ typedef struct camera {
 } camera;
 
 /* ---- BVH -------------------------------------------------------------------------------- */
-/* 32-byte node. Inner: `index` = first child (the second is index+1), count = 0.
- * Leaf: `index` = first entry in kscene.prim_ids, count > 0. */
+/* Binary node of the SAH build (host side; 32 bytes). Inner: `index` = first child (the second
+ * is index+1), count = 0. Leaf: `index` = first entry in prim_ids, count > 0. */
 typedef struct bvh_node { vec3 lo; uint32_t index; vec3 hi; uint32_t count; } bvh_node;
+
+/* 4-wide node that traversal uses (128 bytes): the four child boxes in structure-of-arrays
+ * form so one slab test covers all four (SIMD on the CPU, plain loops on the GPU).
+ * count[i] == 0: child[i] is an inner node; count[i] > 0: a leaf of count[i] entries of
+ * prim_ids starting at child[i]; an empty slot has child = count = 0 (the root is never a
+ * child) and a box at +infinity that no ray enters. */
+#define BVH4_WIDTH 4
+typedef struct bvh4_node {
+    float lo_x[BVH4_WIDTH], lo_y[BVH4_WIDTH], lo_z[BVH4_WIDTH];
+    float hi_x[BVH4_WIDTH], hi_y[BVH4_WIDTH], hi_z[BVH4_WIDTH];
+    uint32_t child[BVH4_WIDTH];
+    uint32_t count[BVH4_WIDTH];
+} bvh4_node;
 
 /* ---- everything a kernel needs ------------------------------------------------------------ */
 typedef struct kscene {
-    const bvh_node *nodes;
+    const bvh4_node *nodes;  /* root at 0 */
     const uint32_t *prim_ids;
     const triangle *triangles;
     const vec3 *positions;

@@ -389,8 +389,8 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
 
     kscene *k = &s->k;
     memset(k, 0, sizeof(*k));
-    k->nodes = s->bvh.nodes;
-    k->nnodes = (uint32_t)s->bvh.nnodes;
+    k->nodes = s->bvh.nodes4;
+    k->nnodes = (uint32_t)s->bvh.nnodes4;
     k->prim_ids = s->bvh.prim_ids;
     k->triangles = s->triangles;
     k->positions = s->positions;
