@@ -17,9 +17,10 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The default scene asks for 5000 spp; the demo stops at whichever of 1024 spp or 55 s comes first.
 demo: build
 	@mkdir -p out
-	$(BUILD)/caustic render cornell -o out/cornell.png
+	$(BUILD)/caustic render cornell -o out/cornell.png --spp 1024 --time-limit 55
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -2,8 +2,8 @@
 # Installs the Debian packages caustic and fedtrain need, but only the missing ones,
 # and only when run as root (otherwise it lists what is missing and carries on).
 set -eu
-pkgs="build-essential cmake pkg-config libpng-dev zlib1g-dev libcjson-dev libtinyexr-dev
-      libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox"
+pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libcjson-dev libtinyexr-dev
+      libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -2,7 +2,8 @@
 # CLI contract: every bad input exits with status 2, prints one message naming the problem,
 # and writes no output file. Also: help texts, a tiny good render, compare, info.
 set -u
-CAUSTIC=${1:?usage: test_cli.sh path/to/caustic}
+CAUSTIC=${1:?usage: test_cli.sh path/to/caustic [source dir]}
+SRC=${2:-$(dirname "$0")/..}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0 passes=0
@@ -89,6 +90,15 @@ else bad "good render failed: $(cat "$T/stderr")"; fi
 "$CAUSTIC" render "$T/good.json" --spp 8 --quiet --checkpoint "$T/ck" --resume -o "$T/f.png" > "$T/s2" 2>&1 && grep -q "spp=8" "$T/s2" && ok || bad "resume: $(cat "$T/s2")"
 "$CAUSTIC" render "$T/good.json" --spp 8 --quiet -o "$T/g.png" >/dev/null 2>&1
 "$CAUSTIC" compare "$T/f.png" "$T/g.png" | grep -q "AE=0 " && ok || bad "resumed image differs from uninterrupted: $("$CAUSTIC" compare "$T/f.png" "$T/g.png")"
+
+# the course's stock scene and every shipped example scene load and render unchanged
+for f in "$SRC"/scenes/*.json; do
+  "$CAUSTIC" render "$f" --res 40x30 --spp 2 --quiet -o "$T/scene.png" >/dev/null 2>"$T/stderr" && [ -s "$T/scene.png" ] \
+    && ok || bad "scene $f: $(cat "$T/stderr")"
+done
+for b in cornell cornell-glass rtow; do
+  "$CAUSTIC" render $b --res 40x30 --spp 2 --quiet -o "$T/b.png" >/dev/null 2>&1 && ok || bad "built-in $b"
+done
 
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
