@@ -91,6 +91,13 @@ else bad "good render failed: $(cat "$T/stderr")"; fi
 "$CAUSTIC" render "$T/good.json" --spp 8 --quiet -o "$T/g.png" >/dev/null 2>&1
 "$CAUSTIC" compare "$T/f.png" "$T/g.png" | grep -q "AE=0 " && ok || bad "resumed image differs from uninterrupted: $("$CAUSTIC" compare "$T/f.png" "$T/g.png")"
 
+# an environment map: any image caustic reads, here one it rendered itself
+"$CAUSTIC" render rtow --res 64x32 --spp 1 --quiet -o "$T/sky.pfm" >/dev/null 2>&1
+scene envmap.json "{$GOOD_MATS, $GOOD_CAM, \"Environment\": {\"FILE\": \"sky.pfm\", \"EMITTANCE\": 2}, \"Objects\": [$GOOD_OBJ]}"
+"$CAUSTIC" render "$T/envmap.json" --spp 2 --quiet -o "$T/env.png" >/dev/null 2>"$T/stderr" && [ -s "$T/env.png" ] && ok || bad "environment map: $(cat "$T/stderr")"
+scene envmissing.json "{$GOOD_MATS, $GOOD_CAM, \"Environment\": {\"FILE\": \"nosky.exr\"}, \"Objects\": [$GOOD_OBJ]}"
+expect_fail "missing environment map" "Environment.FILE.*nosky.exr" render "$T/envmissing.json" -o "$T/out.png"
+
 # the course's stock scene and every shipped example scene load and render unchanged
 for f in "$SRC"/scenes/*.json; do
   "$CAUSTIC" render "$f" --res 40x30 --spp 2 --quiet -o "$T/scene.png" >/dev/null 2>"$T/stderr" && [ -s "$T/scene.png" ] \

@@ -80,14 +80,26 @@ static void test_furnace(void) {
     caustic_scene_free(cs);
 }
 
-/* A convex diffuse sphere under a uniform sky Le sees only sky: L = a * Le on the sphere. */
+/* A convex diffuse sphere under a uniform sky Le sees only sky: L = a * Le on the sphere.
+ * The sky is a constant colour, or (sampler 3..5) a uniform environment *map*, which must give
+ * the same answer through the importance-sampled map path. */
 static void test_sky_sphere(void) {
     const float a = 0.6f, le = 2.0f;
-    for (int smp = 0; smp < 3; ++smp) {
+    for (int run = 0; run < 6; ++run) {
+        int smp = run % 3;
         scene *s = scene_create();
         int m = scene_add_material(s, "grey", mat(MAT_DIFFUSE, v3s(a), v3s(0)));
         scene_add_sphere(s, xform_trs(v3(0, 0, 0), v3s(0), v3s(2)), m);
         s->env_radiance = v3s(le);
+        if (run >= 3) {
+            static float texels[16 * 8 * 3];
+            for (int i = 0; i < 16 * 8 * 3; ++i) texels[i] = 0.5f;
+            texture t;
+            memset(&t, 0, sizeof t);
+            t.kind = TEX_IMAGE; t.width = 16; t.height = 8;
+            s->env_tex = scene_add_texture(s, t, texels);
+            s->env_radiance = v3s(2.0f * le);   /* scale * texel = le */
+        }
         s->camera.eye = v3(0, 0, 3);
         s->camera.lookat = v3(0, 0, 0);
         s->camera.fovy_deg = 30; /* the sphere covers the centre of the image */
@@ -103,7 +115,8 @@ static void test_sky_sphere(void) {
                 mask[3 * (y * W + x)] = dx * dx + dy * dy < 0.2f * 0.2f ? 1.0f : 0.0f;
             }
         double mean = render_mean(cs, smp, 128, W, W, mask, NULL);
-        CHECK(fabs(mean - a * le) < 0.01 * a * le, "sky sphere sampler %d: %g, expected %g", smp, mean, a * le);
+        CHECK(fabs(mean - a * le) < 0.01 * a * le, "sky sphere sampler %d (map %d): %g, expected %g", smp, run >= 3,
+              mean, a * le);
         caustic_scene_free(cs);
     }
 }

@@ -139,7 +139,7 @@ static int s_light(void *c, vec2 u, float u1, vec3 *d) {
 static double p_light(void *c, vec3 d) {
     light_ctx *lc = c;
     const kscene *k = &lc->s->k;
-    double p = k->env_pmf > 0 ? env_pdf(k) : 0.0;
+    double p = k->env_pmf > 0 ? env_pdf(k, d) : 0.0;
     hit h;
     if (trace_closest(k, make_ray(lc->ref, d, K_INF), &h)) {
         surface sf = surface_at(k, make_ray(lc->ref, d, K_INF), &h);
@@ -234,6 +234,48 @@ static void test_sphere_light(void) {
     scene_destroy(s);
 }
 
+/* ---- environment map importance sampling ---------------------------------------------------- */
+static int s_env(void *c, vec2 u, float u1, vec3 *d) { (void)u1; *d = env_sample_dir(&((scene *)c)->k, u); return 1; }
+static double p_env(void *c, vec3 d) { return env_dir_pdf(&((scene *)c)->k, d); }
+
+static void test_env_map(void) {
+    scene *s = scene_create();
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE; m.albedo_tex = -1;
+    scene_add_material(s, "m", m);
+    enum { EW = 64, EH = 32 };
+    static float texels[EW * EH * 3];
+    for (int y = 0; y < EH; ++y)
+        for (int x = 0; x < EW; ++x) {
+            float v = 0.2f + (float)x / EW;                        /* gradient */
+            if (abs(x - 40) < 3 && abs(y - 10) < 2) v = 200.0f;     /* a sun */
+            if (y > EH - 4) v = 0.0f;                               /* black ground band */
+            for (int c = 0; c < 3; ++c) texels[3 * (y * EW + x) + c] = v * (c == 0 ? 1.0f : 0.8f);
+        }
+    texture t;
+    memset(&t, 0, sizeof t);
+    t.kind = TEX_IMAGE; t.width = EW; t.height = EH;
+    s->env_tex = scene_add_texture(s, t, texels);
+    s->env_radiance = v3s(1.0f);
+    char err[256];
+    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    double integral;
+    g_chi2_sub = 32;
+    double p = sphere_chi2(s, s_env, p_env, 300000, 23, &integral);
+    g_chi2_sub = 16;
+    CHECK(p > ALPHA, "environment map sampling chi-square p = %g", p);
+    CHECK_NEAR(integral, 1.0, 5e-3, "environment pdf integrates to 1");
+    /* uv <-> direction round trip and the lookup convention: u = 0.5 looks down -z, v = 0 is up */
+    vec2 uv = env_dir_to_uv(v3(0, 0, -1));
+    CHECK(fabsf(uv.x - 0.5f) < 1e-6f && fabsf(uv.y - 0.5f) < 1e-6f, "-z maps to the image centre");
+    CHECK(env_dir_to_uv(v3(0, 1, 0)).y < 1e-6f, "zenith is row 0");
+    vec3 d = env_uv_to_dir(v2(0.3f, 0.7f));
+    vec2 back = env_dir_to_uv(d);
+    CHECK(fabsf(back.x - 0.3f) < 1e-5f && fabsf(back.y - 0.7f) < 1e-5f, "uv round trip");
+    scene_destroy(s);
+}
+
 int main(void) {
     test_warps();
     test_sobol_elementary_intervals();
@@ -241,5 +283,6 @@ int main(void) {
     test_light_sampling(0);
     test_light_sampling(1);
     test_sphere_light();
+    test_env_map();
     return test_result("test_sampling");
 }

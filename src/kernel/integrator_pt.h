@@ -34,8 +34,8 @@ KFN int stage_intersect(path_state *ps, const kscene *s) {
     if (trace_closest(s, ps->r, &ps->h)) return STAGE_SHADE;
     if (!vis_black(s->env_radiance)) {
         float w = 1.0f;
-        if (!ps->prev_delta && s->env_pmf > 0.0f) w = mis_power(ps->prev_pdf, env_pdf(s));
-        ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, s->env_radiance), w));
+        if (!ps->prev_delta && s->env_pmf > 0.0f) w = mis_power(ps->prev_pdf, env_pdf(s, ps->r.d));
+        ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, env_eval(s, ps->r.d)), w));
     }
     return STAGE_DONE;
 }

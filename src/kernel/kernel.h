@@ -10,6 +10,7 @@
 #include "intersect.h"
 #include "bvh_traverse.h"
 #include "texture.h"
+#include "environment.h"
 #include "bsdf.h"
 #include "lights.h"
 #include "camera.h"

@@ -4,6 +4,7 @@
 #define CAUSTIC_KERNEL_LIGHTS_H
 
 #include "sampling.h"
+#include "environment.h"
 #include "texture.h"
 
 typedef struct light_sample {
@@ -106,15 +107,16 @@ KFN float light_pdf(const kscene *s, uint32_t id, vec3 ref, vec3 p, vec3 n) {
     if (cos_l <= 0.0f) return 0.0f;
     return (1.0f - s->env_pmf) * s->lights[li].pmf * prim_area_pdf(s, id, p) * d2 / cos_l;
 }
-KFN float env_pdf(const kscene *s) { return s->env_pmf * pdf_uniform_sphere(); }
+/* NEE's solid-angle pdf for the environment in direction d, selection included. */
+KFN float env_pdf(const kscene *s, vec3 d) { return s->env_pmf * env_dir_pdf(s, d); }
 
 /* Pick a light (environment or emitter, by power) and a point on it. Returns 0 on failure. */
 KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sample *ls) {
     if (u_select < s->env_pmf) {
-        ls->wi = sample_uniform_sphere(u);
+        ls->wi = env_sample_dir(s, u);
         ls->dist = K_INF;
-        ls->le = s->env_radiance;
-        ls->pdf = env_pdf(s);
+        ls->le = env_eval(s, ls->wi);
+        ls->pdf = env_pdf(s, ls->wi);
         return ls->pdf > 0.0f;
     }
     if (s->nlights == 0) return 0;

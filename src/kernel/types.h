@@ -105,7 +105,10 @@ typedef struct kscene {
     const float *light_cdf;  /* nlights + 1 entries, light_cdf[nlights] == 1 */
     const int32_t *prim_light; /* per primitive id order: triangles, spheres, quads -> light index or -1 */
     uint32_t ntriangles, nspheres, nquads, nlights, nnodes;
-    vec3 env_radiance;       /* constant environment; black = none */
+    vec3 env_radiance;       /* constant environment, or the scale of the environment map; black = none */
+    int32_t env_tex;         /* lat-long environment map (texture index), or -1 */
+    const float *env_cdf_rows; /* env map: env_h + 1 entries, marginal cdf over rows (top first) */
+    const float *env_cdf_cols; /* env map: env_h * (env_w + 1), conditional cdf within each row */
     float env_pmf;           /* probability NEE picks the environment instead of an area light */
     camera cam;
     int32_t max_depth;

@@ -31,6 +31,7 @@ scene *scene_create(void) {
     s->camera.height = 800;
     s->spp = 256;
     s->max_depth = 8;
+    s->env_tex = -1;
     return s;
 }
 
@@ -43,6 +44,7 @@ void scene_destroy(scene *s) {
     free(s->textures); free(s->texels); free(s->output_name);
     bvh_free(&s->bvh);
     free(s->lights); free(s->light_cdf); free(s->prim_light);
+    free(s->env_cdf_rows); free(s->env_cdf_cols);
     free(s);
 }
 
@@ -352,6 +354,58 @@ oom:
     return -1;
 }
 
+/* Sampling distribution of the environment map: texel luminance times sin(theta) (the lat-long
+ * area element), as a marginal cdf over rows and a conditional cdf per row. A small floor keeps
+ * every texel samplable, so the pdf is never zero where the map is not. */
+static int build_env_distribution(scene *s, char *err, size_t errlen) {
+    free(s->env_cdf_rows); free(s->env_cdf_cols);
+    s->env_cdf_rows = s->env_cdf_cols = NULL;
+    if (s->env_tex < 0) return 0;
+    const texture *t = &s->textures[s->env_tex];
+    size_t w = (size_t)t->width, h = (size_t)t->height;
+    s->env_cdf_rows = malloc((h + 1) * sizeof(float));
+    s->env_cdf_cols = malloc(h * (w + 1) * sizeof(float));
+    double *row_sum = malloc(h * sizeof(double));
+    if (!s->env_cdf_rows || !s->env_cdf_cols || !row_sum) {
+        free(row_sum);
+        snprintf(err, errlen, "out of memory building the environment map distribution");
+        return -1;
+    }
+    double total = 0.0, maxlum = 0.0;
+    for (size_t i = 0; i < w * h; ++i) {
+        const float *p = s->texels + t->offset + 3 * i;
+        double l = 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+        if (l > maxlum) maxlum = l;
+    }
+    double floor_lum = maxlum > 0.0 ? 1e-4 * maxlum : 1.0;
+    for (size_t y = 0; y < h; ++y) {
+        double st = sin(3.14159265358979323846 * ((double)y + 0.5) / (double)h);
+        float *cols = s->env_cdf_cols + y * (w + 1);
+        double acc = 0.0;
+        cols[0] = 0.0f;
+        for (size_t x = 0; x < w; ++x) {
+            const float *p = s->texels + t->offset + 3 * (y * w + x);
+            double l = 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+            if (!(l > floor_lum)) l = floor_lum;   /* also catches NaN */
+            acc += l * st;
+            cols[x + 1] = (float)acc;
+        }
+        for (size_t x = 1; x <= w; ++x) cols[x] = acc > 0.0 ? (float)(cols[x] / acc) : (float)x / (float)w;
+        cols[w] = 1.0f;
+        row_sum[y] = acc;
+        total += acc;
+    }
+    s->env_cdf_rows[0] = 0.0f;
+    double acc = 0.0;
+    for (size_t y = 0; y < h; ++y) {
+        acc += row_sum[y];
+        s->env_cdf_rows[y + 1] = (float)(acc / total);
+    }
+    s->env_cdf_rows[h] = 1.0f;
+    free(row_sum);
+    return 0;
+}
+
 int scene_prepare(scene *s, int width, int height, int max_depth, char *err, size_t errlen) {
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
     if (nprims > PRIM_INDEX_MASK) {
@@ -386,6 +440,7 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
         return -1;
     }
     if (build_lights(s, nprims, err, errlen)) return -1;
+    if (build_env_distribution(s, err, errlen)) return -1;
 
     kscene *k = &s->k;
     memset(k, 0, sizeof(*k));
@@ -409,6 +464,9 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
     k->nquads = (uint32_t)s->nquads;
     k->nlights = (uint32_t)s->nlights;
     k->env_radiance = s->env_radiance;
+    k->env_tex = s->env_tex;
+    k->env_cdf_rows = s->env_cdf_rows;
+    k->env_cdf_cols = s->env_cdf_cols;
     /* NEE picks the environment half the time when there are also area lights */
     k->env_pmf = vis_black(s->env_radiance) ? 0.0f : (s->nlights ? 0.5f : 1.0f);
     k->max_depth = max_depth;

@@ -26,7 +26,9 @@ typedef struct scene {
     material *materials; char **material_names; size_t nmaterials, cap_materials;
     texture *textures; size_t ntextures, cap_textures;
     float *texels; size_t ntexels, cap_texels;
-    vec3 env_radiance;
+    vec3 env_radiance;       /* constant sky colour, or the scale of env_tex */
+    int env_tex;             /* lat-long environment map texture, or -1 */
+    float *env_cdf_rows, *env_cdf_cols;   /* its sampling distribution (scene_prepare) */
     /* view and render defaults from the file */
     camera_desc camera;
     int spp;          /* ITERATIONS */
@@ -74,6 +76,9 @@ int scene_load_json_text(scene **out, const char *text, const char *source_name,
                          char *err, size_t errlen);
 int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen);
 const char *const *scene_builtin_names(void);   /* NULL-terminated */
+
+/* PLY meshes (ply.c): ASCII and binary, positions, normals, uvs, polygon faces. */
+int scene_load_ply(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
 
 /* OBJ meshes (obj.c): loads triangles (fan-triangulated) into the scene. */
 int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);

@@ -277,6 +277,57 @@ static int ends_with_ci(const char *s, const char *suffix) {
 }
 
 /* ---- textures -------------------------------------------------------------------------------- */
+/* Loads the image named by the string `f` (at JSON path `p`, relative to the scene file) as an
+ * image texture: linear RGB texels (image_load decodes sRGB PNGs). */
+static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out_index) {
+    texture tex;
+    memset(&tex, 0, sizeof tex);
+    const char *file = "";
+    if (read_string(L, f, p, &file)) return -1;
+    char *full = resolve_path(L, file);
+    if (!full) return fail(L, p, "out of memory");
+    struct stat st;
+    if (stat(full, &st) != 0) {
+        int e = errno;
+        fail(L, p, "%s: %s", full, strerror(e));
+        free(full);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fail(L, p, "%s: not a regular file", full);
+        free(full);
+        return -1;
+    }
+    image img;
+    char ierr[512];
+    if (image_load(&img, full, ierr, sizeof ierr)) {
+        free(full);
+        return fail(L, p, "%s", ierr);
+    }
+    free(full);
+    size_t n = (size_t)img.width * (size_t)img.height * 3u;
+    if (L->s->ntexels + n > (size_t)UINT32_MAX) {
+        image_free(&img);
+        return fail(L, p, "too many texels in the scene");
+    }
+    tex.kind = TEX_IMAGE;
+    tex.width = img.width;
+    tex.height = img.height;
+    tex.scale = 1.0f;
+    /* `a` is what the kernel returns for non-finite uvs: use the mean colour */
+    double sum[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i += 3)
+        for (int c = 0; c < 3; ++c) sum[c] += img.rgb[i + (size_t)c];
+    double np = (double)(n / 3u);
+    tex.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
+    tex.b = tex.a;
+    int idx = scene_add_texture(L->s, tex, img.rgb);
+    image_free(&img);
+    if (idx < 0) return fail(L, p, "out of memory");
+    *out_index = idx;
+    return 0;
+}
+
 static int parse_texture(loader *L, const cJSON *t, const char *jpath, int *out_index) {
     static const char *const keys[] = {"TYPE", "RGB1", "RGB2", "SCALE", "SPACE", "FILE", NULL};
     static const char *const types[] = {"checker", "image", NULL};
@@ -333,50 +384,7 @@ static int parse_texture(loader *L, const cJSON *t, const char *jpath, int *out_
     const cJSON *f = get(t, "FILE");
     if (!f) return missing(L, jpath, "FILE");
     jkey(p, jpath, "FILE");
-    const char *file = "";
-    if (read_string(L, f, p, &file)) return -1;
-    char *full = resolve_path(L, file);
-    if (!full) return fail(L, p, "out of memory");
-    struct stat st;
-    if (stat(full, &st) != 0) {
-        int e = errno;
-        fail(L, p, "%s: %s", full, strerror(e));
-        free(full);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        fail(L, p, "%s: not a regular file", full);
-        free(full);
-        return -1;
-    }
-    image img;
-    char ierr[512];
-    if (image_load(&img, full, ierr, sizeof ierr)) {
-        free(full);
-        return fail(L, p, "%s", ierr);
-    }
-    free(full);
-    size_t n = (size_t)img.width * (size_t)img.height * 3u;
-    if (L->s->ntexels + n > (size_t)UINT32_MAX) {
-        image_free(&img);
-        return fail(L, p, "too many texels in the scene");
-    }
-    tex.kind = TEX_IMAGE;
-    tex.width = img.width;
-    tex.height = img.height;
-    tex.scale = 1.0f;
-    /* `a` is what the kernel returns for non-finite uvs: use the mean colour */
-    double sum[3] = {0, 0, 0};
-    for (size_t i = 0; i < n; i += 3)
-        for (int c = 0; c < 3; ++c) sum[c] += img.rgb[i + (size_t)c];
-    double np = (double)(n / 3u);
-    tex.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
-    tex.b = tex.a;
-    int idx = scene_add_texture(L->s, tex, img.rgb);
-    image_free(&img);
-    if (idx < 0) return fail(L, p, "out of memory");
-    *out_index = idx;
-    return 0;
+    return load_image_texture(L, f, p, out_index);
 }
 
 /* ---- materials ------------------------------------------------------------------------------- */
@@ -585,17 +593,25 @@ static int parse_camera(loader *L, const cJSON *cam) {
 }
 
 /* ---- environment ----------------------------------------------------------------------------- */
+/* A constant colour (RGB x EMITTANCE), or a lat-long radiance map (FILE: .exr, .hdr, .pfm, .png)
+ * scaled by EMITTANCE and tinted by RGB (default white). */
 static int parse_environment(loader *L, const cJSON *env) {
-    static const char *const keys[] = {"RGB", "EMITTANCE", NULL};
+    static const char *const keys[] = {"RGB", "EMITTANCE", "FILE", NULL};
     const char *jp = "Environment";
     if (!cJSON_IsObject(env)) return fail(L, jp, "expected an object, got %s", jtype(env));
     if (check_keys(L, env, jp, keys)) return -1;
-    if (!get(env, "RGB")) return missing(L, jp, "RGB");
-    vec3 rgb = v3s(0.0f);
+    const cJSON *f = get(env, "FILE");
+    if (!f && !get(env, "RGB")) return missing(L, jp, "RGB");
+    vec3 rgb = v3s(f ? 1.0f : 0.0f);
     double e = 1.0;
     if (opt_vec3(L, env, jp, "RGB", 0.0, 0, MAX_RADIANCE, &rgb)) return -1;
     if (opt_number(L, env, jp, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &e)) return -1;
     L->s->env_radiance = vscale(rgb, (float)e);
+    if (f) {
+        char p[JPATH];
+        jkey(p, jp, "FILE");
+        if (load_image_texture(L, f, p, &L->s->env_tex)) return -1;
+    }
     return 0;
 }
 
@@ -615,13 +631,14 @@ static int parse_object(loader *L, const cJSON *o, const char *jp) {
     int type = read_enum(L, ty, p, "object TYPE", object_types);
     if (type < 0) return -1;
 
+    /* MATERIAL is optional for meshes only: without it an OBJ keeps its MTL materials */
     const cJSON *mv = get(o, "MATERIAL");
-    if (!mv) return missing(L, jp, "MATERIAL");
+    if (!mv && type != OT_MESH) return missing(L, jp, "MATERIAL");
     jkey(p, jp, "MATERIAL");
     const char *mname = "";
-    if (read_string(L, mv, p, &mname)) return -1;
-    int mat = scene_find_material(L->s, mname);
-    if (mat < 0) {
+    if (mv && read_string(L, mv, p, &mname)) return -1;
+    int mat = mv ? scene_find_material(L->s, mname) : -1;
+    if (mv && mat < 0) {
         const char *sug = NULL;
         if (L->s->nmaterials <= 4096) { /* suggestions cost O(materials); skip for huge scenes */
             int best = 3;
@@ -701,7 +718,7 @@ static int parse_object(loader *L, const cJSON *o, const char *jp) {
         char *full = resolve_path(L, file);
         if (!full) return fail(L, p, "out of memory");
         char merr[512];
-        int rc = scene_load_obj(L->s, full, m, mat, merr, sizeof merr);
+        int rc = scene_load_obj(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the MTL's materials */
         free(full);
         if (rc) return fail(L, p, "%s", merr);
         return 0;
