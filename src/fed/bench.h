@@ -1,0 +1,7 @@
+#ifndef FED_BENCH_H
+#define FED_BENCH_H
+#include "config.h"
+/* fedtrain bench: training throughput of one core at --batch, and the same step in
+ * single-threaded PyTorch measured right after it when torch is importable. */
+int run_bench(fed_config *cfg);
+#endif
