@@ -161,7 +161,7 @@ int run_central(fed_config *cfg) {
         cJSON_AddNumberToObject(u.section, "train_samples", tr.n);
         cJSON_AddNumberToObject(u.section, "validation_samples", val.n);
         checkpoint ck = {CKPT_MODEL, (uint32_t)cfg->epochs, fp, model.nlayers, {0}, model.nparams,
-                         model.params, NULL, u.seconds};
+                         model.params, NULL, 0.0}; /* no timing: equal models give equal files */
         memcpy(ck.sizes, model.sizes, sizeof ck.sizes);
         if (ckpt_save(model_path, &ck, err, sizeof err) != 0 ||
             summary_write(cfg->out_dir, &u, err, sizeof err) != 0) {

@@ -204,7 +204,6 @@ int partition_parse(const char *s, partition_spec *out) {
 
 int partition_make(const partition_spec *spec, const dataset *train, int nclients, uint64_t seed,
                    client_shard *shards, char *err, size_t errlen) {
-    memset(shards, 0, sizeof(client_shard) * (size_t)nclients);
     if (nclients < 1 || nclients > train->n) {
         snprintf(err, errlen, "--clients %d: need between 1 and %d (training samples)", nclients,
                  train->n);
@@ -215,6 +214,7 @@ int partition_make(const partition_spec *spec, const dataset *train, int nclient
                  train->rows, train->cols);
         return -1;
     }
+    memset(shards, 0, sizeof(client_shard) * (size_t)nclients);
     rng_t r;
     rng_seed(&r, rng_mix(seed, 0x9a27, 1));
     int *perm = malloc(sizeof(int) * (size_t)train->n);

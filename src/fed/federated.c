@@ -462,7 +462,7 @@ int run_federated(fed_config *cfg) {
             cJSON_AddItemToArray(cl, o);
         }
         checkpoint ck = {CKPT_MODEL, (uint32_t)cfg->rounds, fp, global.nlayers, {0}, nparams,
-                         global.params, NULL, u.seconds};
+                         global.params, NULL, 0.0}; /* no timing: equal models give equal files */
         memcpy(ck.sizes, global.sizes, sizeof ck.sizes);
         if (ckpt_save(model_path, &ck, err, sizeof err) != 0 ||
             summary_write(cfg->out_dir, &u, err, sizeof err) != 0) {
