@@ -5,6 +5,7 @@
 #include "rng.h"
 #include "train.h"
 
+#include <cblas.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,12 +104,14 @@ int run_bench(fed_config *cfg) {
     flops *= 3.0; /* forward + two backward products per layer (approx.) */
     printf("fedtrain bench: layers");
     for (int i = 0; i < cfg->nsizes; i++) printf("%c%d", i ? '-' : ' ', cfg->sizes[i]);
-    printf(", batch %d, SGD+momentum, %d BLAS thread(s)\n", cfg->batch, cfg->threads);
+    printf(", batch %d, SGD+momentum, %d BLAS thread(s), OpenBLAS core %s\n", cfg->batch,
+           cfg->threads, openblas_get_corename());
     printf("  fedtrain (C, OpenBLAS sgemm): %10.0f samples/s per core  (~%.1f GFLOP/s)\n",
            sps / cfg->threads, sps * flops / 1e9);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "batch", cfg->batch);
     cJSON_AddNumberToObject(o, "threads", cfg->threads);
+    cJSON_AddStringToObject(o, "openblas_core", openblas_get_corename());
     cJSON_AddNumberToObject(o, "fedtrain_samples_per_second_per_core", sps / cfg->threads);
     if (cfg->torch != 0) {
         char ver[128] = "?", why[256];

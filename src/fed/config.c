@@ -37,6 +37,7 @@ void config_usage(void) {
         "        --aggregator fedavg|fedavg-weighted|fedavgm|fedprox\n"
         "        --server-momentum B --server-lr X --prox-mu MU\n"
         "        --preset paper   the paper's plain setting (SGD lr 0.01, no momentum, fedavg)\n"
+        "data:   --normalize none|standard  (standard: pixels minus the training mean, over its std)\n"
         "run:    --out RUN_DIR  --resume  --quiet\n",
         stderr);
 }
@@ -210,7 +211,12 @@ int config_parse(int argc, char **argv, fed_config *c) {
             if (!rc) c->nsizes = n;
         } else if (strcmp(f, "--limit-train") == 0) rc = parse_int(f, v, 1, 100000000, &c->limit_train);
         else if (strcmp(f, "--limit-test") == 0) rc = parse_int(f, v, 1, 100000000, &c->limit_test);
-        else if (strcmp(f, "--threads") == 0) rc = parse_int(f, v, 1, 256, &c->threads);
+        else if (strcmp(f, "--normalize") == 0) {
+            if (!strcmp(v, "none")) c->normalize = 0;
+            else if (!strcmp(v, "standard")) c->normalize = 1;
+            else { rc = bad(f, v, "expected none or standard"); continue; }
+            rc = 0;
+        } else if (strcmp(f, "--threads") == 0) rc = parse_int(f, v, 1, 256, &c->threads);
         else if (strcmp(f, "--seconds") == 0) {
             float s;
             rc = parse_float(f, v, 0, 3600, 1, &s);
@@ -261,11 +267,11 @@ int config_parse(int argc, char **argv, fed_config *c) {
 uint32_t config_fingerprint(const fed_config *c) {
     char buf[1024];
     int n = snprintf(buf, sizeof buf,
-                     "%d|%d|%d|%s|%s|%.9g|%.9g|%.9g|%.9g|%d|%d|%.9g|%.9g|%.9g|%.9g|%llu|%d|%d|",
+                     "%d|%d|%d|%s|%s|%.9g|%.9g|%.9g|%.9g|%d|%d|%.9g|%.9g|%.9g|%.9g|%llu|%d|%d|%d|",
                      (int)c->mode, c->local_epochs, c->clients, c->partition_str, c->central_set,
                      c->lr, c->lr_decay, c->momentum, c->weight_decay, c->batch, (int)c->aggregator,
                      c->server_momentum, c->server_lr, c->prox_mu, c->client_fraction,
-                     (unsigned long long)c->seed, c->limit_train, c->limit_test);
+                     (unsigned long long)c->seed, c->limit_train, c->limit_test, c->normalize);
     for (int i = 0; i < c->nsizes && n < (int)sizeof buf - 8; i++)
         n += snprintf(buf + n, sizeof buf - (size_t)n, "%d,", c->sizes[i]);
     return cmsg_crc32(buf, (size_t)n);

@@ -34,6 +34,7 @@ typedef struct {
     int sizes[MLP_MAX_LAYERS + 1];
     int nsizes;
     int limit_train, limit_test;
+    int normalize; /* 1: standardise pixels with the training set's scalar mean and std */
     int threads; /* BLAS threads per rank */
     int quiet;
     /* testing hooks */

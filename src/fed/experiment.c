@@ -1,6 +1,7 @@
 #include "experiment.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,21 @@ int experiment_load(fed_config *cfg, dataset *train, dataset *test, char *err, s
     }
     if (cfg->limit_train) dataset_truncate(train, cfg->limit_train);
     if (cfg->limit_test) dataset_truncate(test, cfg->limit_test);
+    if (cfg->normalize) {
+        /* One scalar mean and std over all training pixels: unchanged by the rotations and
+         * flips, so every client would compute (nearly) the same pair from its own shard. */
+        double s = 0, s2 = 0;
+        size_t n = (size_t)train->n * train->dim;
+        for (size_t i = 0; i < n; i++) {
+            s += train->x[i];
+            s2 += (double)train->x[i] * train->x[i];
+        }
+        double mean = s / (double)n, var = s2 / (double)n - mean * mean;
+        float inv = var > 1e-12 ? (float)(1.0 / sqrt(var)) : 1.0f, mu = (float)mean;
+        for (size_t i = 0; i < n; i++) train->x[i] = (train->x[i] - mu) * inv;
+        size_t nt = (size_t)test->n * test->dim;
+        for (size_t i = 0; i < nt; i++) test->x[i] = (test->x[i] - mu) * inv;
+    }
     return 0;
 fail:
     dataset_free(train);

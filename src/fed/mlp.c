@@ -58,6 +58,10 @@ int mlp_parse_layers(const char *s, int *sizes, int max) {
 int mlp_work_create(mlp_work *w, const mlp *m, int cap) {
     memset(w, 0, sizeof *w);
     w->cap = cap;
+    int widest = 0;
+    for (int l = 1; l <= m->nlayers; l++) widest = m->sizes[l] > widest ? m->sizes[l] : widest;
+    w->act[0] = malloc(sizeof(float) * (size_t)widest); /* bias-gradient scratch */
+    if (!w->act[0]) goto fail;
     for (int l = 1; l <= m->nlayers; l++) {
         w->act[l] = malloc(sizeof(float) * (size_t)cap * m->sizes[l]);
         w->delta[l] = malloc(sizeof(float) * (size_t)cap * m->sizes[l]);
@@ -123,24 +127,21 @@ double softmax_xent(const float *logits, const uint8_t *y, int B, int C, float *
 
 double mlp_backward(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B,
                     int *correct) {
+    return mlp_backward_into(m, w, x, y, B, correct, w->grad, 1.0f, 0.0f);
+}
+
+double mlp_backward_into(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B,
+                         int *correct, float *out, float scale, float beta) {
     int L = m->nlayers;
     double loss = softmax_xent(w->act[L], y, B, m->sizes[L], w->delta[L], correct);
-    float scale = 1.0f / (float)B;
+    float alpha = scale / (float)B;
     for (int l = L - 1; l >= 0; l--) {
         int nin = m->sizes[l], nout = m->sizes[l + 1];
         const float *in = l == 0 ? x : w->act[l];
         const float *dl = w->delta[l + 1];
-        float *gW = w->grad + m->w_off[l], *gb = w->grad + m->b_off[l];
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nin, nout, B, scale, in, nin, dl,
-                    nout, 0.0f, gW, nout);
-        for (int j = 0; j < nout; j++) gb[j] = 0.0f;
-        for (int i = 0; i < B; i++) {
-            const float *row = dl + (size_t)i * nout;
-            for (int j = 0; j < nout; j++) gb[j] += row[j];
-        }
-        for (int j = 0; j < nout; j++) gb[j] *= scale;
         if (l > 0) {
-            /* gradient for the layer below, through its ReLU */
+            /* gradient for the layer below, through its ReLU; computed before this layer's
+             * weights are touched, so out may be the parameters themselves */
             float *dprev = w->delta[l];
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, nin, nout, 1.0f, dl, nout,
                         m->params + m->w_off[l], nout, 0.0f, dprev, nin);
@@ -148,6 +149,16 @@ double mlp_backward(const mlp *m, mlp_work *w, const float *x, const uint8_t *y,
             size_t n = (size_t)B * nin;
             for (size_t i = 0; i < n; i++) dprev[i] = a[i] > 0.0f ? dprev[i] : 0.0f;
         }
+        float *gW = out + m->w_off[l], *gb = out + m->b_off[l];
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nin, nout, B, alpha, in, nin, dl,
+                    nout, beta, gW, nout);
+        float *colsum = w->act[0]; /* scratch of nout floats, see mlp_work_create */
+        for (int j = 0; j < nout; j++) colsum[j] = 0.0f;
+        for (int i = 0; i < B; i++) {
+            const float *row = dl + (size_t)i * nout;
+            for (int j = 0; j < nout; j++) colsum[j] += row[j];
+        }
+        for (int j = 0; j < nout; j++) gb[j] = beta * gb[j] + alpha * colsum[j];
     }
     return loss;
 }

@@ -21,7 +21,8 @@ typedef struct {
 /* Scratch space for one batch size; reused across steps. */
 typedef struct {
     int cap;
-    float *act[MLP_MAX_LAYERS + 1];   /* act[l]: output of layer l (ReLU applied except last) */
+    float *act[MLP_MAX_LAYERS + 1];   /* act[l]: output of layer l (ReLU applied except last);
+                                         act[0] is scratch (the input is never copied) */
     float *delta[MLP_MAX_LAYERS + 1]; /* d loss / d pre-activation of layer l */
     float *grad;                      /* nparams, mean gradient of the last backward() */
 } mlp_work;
@@ -48,5 +49,11 @@ double softmax_xent(const float *logits, const uint8_t *y, int B, int C, float *
  * Returns the summed loss; *correct counts right predictions. */
 double mlp_backward(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B,
                     int *correct);
+
+/* Fused form: out = beta*out + scale*gradient. With out = velocity, scale 1, beta = momentum
+ * this is the momentum update; with out = params, scale = -lr, beta = 1 plain SGD, saving
+ * a pass over the parameters. out may alias m->params. */
+double mlp_backward_into(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B,
+                         int *correct, float *out, float scale, float beta);
 
 #endif

@@ -18,6 +18,7 @@ cJSON *config_to_json(const fed_config *c, int nclients, int ranks) {
     cJSON_AddStringToObject(d, "test_labels", c->paths.test_labels);
     cJSON_AddNumberToObject(d, "limit_train", c->limit_train);
     cJSON_AddNumberToObject(d, "limit_test", c->limit_test);
+    cJSON_AddStringToObject(d, "normalize", c->normalize ? "standard" : "none");
     cJSON *layers = cJSON_AddArrayToObject(o, "layers");
     for (int i = 0; i < c->nsizes; i++) cJSON_AddItemToArray(layers, cJSON_CreateNumber(c->sizes[i]));
     cJSON_AddNumberToObject(o, "seed", (double)c->seed);

@@ -20,6 +20,11 @@ int train_epochs(mlp *m, mlp_work *w, const dataset *d, int epochs, int batch,
     }
     rng_t r;
     rng_seed(&r, seed);
+    /* Without weight decay or a proximal term the update can be fused into the gradient
+     * GEMMs (see mlp_backward_into); the general path keeps a separate gradient. */
+    int simple = opt->weight_decay == 0.0f && (opt->prox_mu == 0.0f || !prox_ref);
+    int fused_momentum = simple && velocity && opt->momentum != 0.0f;
+    int fused_plain = simple && opt->momentum == 0.0f;
     double t0 = now_seconds();
     for (int i = 0; i < d->n; i++) order[i] = i;
     for (int e = 0; e < epochs; e++) {
@@ -35,9 +40,16 @@ int train_epochs(mlp *m, mlp_work *w, const dataset *d, int epochs, int batch,
             }
             int correct = 0;
             mlp_forward(m, w, xb, B);
-            loss += mlp_backward(m, w, xb, yb, B, &correct);
+            if (fused_momentum) {
+                loss += mlp_backward_into(m, w, xb, yb, B, &correct, velocity, 1.0f, opt->momentum);
+                for (size_t i = 0; i < m->nparams; i++) m->params[i] -= opt->lr * velocity[i];
+            } else if (fused_plain) {
+                loss += mlp_backward_into(m, w, xb, yb, B, &correct, m->params, -opt->lr, 1.0f);
+            } else {
+                loss += mlp_backward(m, w, xb, yb, B, &correct);
+                sgd_step(opt, m->params, velocity, w->grad, prox_ref, m->nparams);
+            }
             hits += correct;
-            sgd_step(opt, m->params, velocity, w->grad, prox_ref, m->nparams);
         }
         out->loss = d->n ? loss / d->n : 0.0;
         out->acc = d->n ? (double)hits / d->n : 0.0;
