@@ -4,6 +4,10 @@
 #include "fileio.h"
 #include "rng.h"
 #include "train.h"
+#include "../mpi/msgframe.h"
+#include "../mpi/msgmpi.h"
+
+#include <mpi.h>
 
 #include <cblas.h>
 #include <cjson/cJSON.h>
@@ -150,5 +154,62 @@ int run_bench(fed_config *cfg) {
     mlp_free(&m);
     free(d.x);
     free(d.y);
+    return 0;
+}
+
+int run_comm_bench(fed_config *cfg) {
+    int rank, ranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (ranks < 2) {
+        if (rank == 0) fprintf(stderr, "fedtrain: bench --comm needs at least 2 MPI ranks\n");
+        return 2;
+    }
+    size_t np = 0;
+    for (int l = 0; l + 1 < cfg->nsizes; l++) np += (size_t)cfg->sizes[l] * cfg->sizes[l + 1] + cfg->sizes[l + 1];
+    size_t payload = np * sizeof(float), fb = cmsg_frame_bytes(payload);
+    size_t cap = fb, all_cap = fb * (size_t)ranks;
+    uint8_t *frame = calloc(fb, 1), *all = rank == 0 ? malloc(fb * (size_t)ranks) : NULL;
+    cmsg_seal(frame, 1, 1, 0, (uint32_t)rank, payload);
+    int reps = 20;
+    double t[4] = {0};
+    for (int it = -2; it < reps; it++) { /* two warm-up iterations */
+        double t0;
+        size_t n = fb;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        cmsg_mpi_bcast(&frame, &cap, &n, 0, MPI_COMM_WORLD);
+        double a = MPI_Wtime() - t0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        if (rank == 0)
+            for (int r = 1; r < ranks; r++) cmsg_mpi_send(frame, fb, r, 5, MPI_COMM_WORLD);
+        else
+            cmsg_mpi_recv(&frame, &cap, &n, 0, 5, MPI_COMM_WORLD, NULL);
+        double b = MPI_Wtime() - t0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        if (rank == 0)
+            for (int r = 1; r < ranks; r++) cmsg_mpi_recv(&all, &all_cap, &n, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, NULL);
+        else
+            cmsg_mpi_send(frame, fb, 0, 6, MPI_COMM_WORLD);
+        double c = MPI_Wtime() - t0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        MPI_Gather(frame, (int)fb, MPI_BYTE, all, (int)fb, MPI_BYTE, 0, MPI_COMM_WORLD);
+        double d = MPI_Wtime() - t0;
+        if (it >= 0) { t[0] += a; t[1] += b; t[2] += c; t[3] += d; }
+    }
+    if (rank == 0) {
+        double mb = (double)fb * (ranks - 1) / 1e6;
+        const char *names[4] = {"broadcast: MPI_Bcast", "broadcast: loop of MPI_Send", "gather: MPI_Probe+MPI_Recv",
+                                "gather: MPI_Gather"};
+        printf("fedtrain bench --comm: %d ranks, frame %zu bytes (%zu parameters), %d repetitions\n", ranks, fb, np, reps);
+        for (int k = 0; k < 4; k++)
+            printf("  %-30s %8.3f ms  (%7.1f MB/s, %.2f MB moved)\n", names[k], 1e3 * t[k] / reps,
+                   mb / (t[k] / reps), mb);
+    }
+    free(frame);
+    free(all);
     return 0;
 }

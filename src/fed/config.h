@@ -43,6 +43,7 @@ typedef struct {
     int kill_after; /* SIGKILL itself after checkpointing this round/epoch */
     /* bench */
     double bench_seconds;
+    int bench_comm; /* bench --comm: time model exchange patterns over MPI instead */
     int torch; /* -1 auto, 0 off, 1 required */
     char python[256];
 } fed_config;

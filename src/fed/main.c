@@ -15,7 +15,14 @@ int main(int argc, char **argv) {
     if (rc != 0) return rc == 1 ? 0 : 2;
     switch (cfg.mode) {
     case MODE_REPORT: return run_report(&cfg);
-    case MODE_BENCH: return run_bench(&cfg);
+    case MODE_BENCH:
+        if (cfg.bench_comm) {
+            MPI_Init(&argc, &argv);
+            rc = run_comm_bench(&cfg);
+            MPI_Finalize();
+            return rc;
+        }
+        return run_bench(&cfg);
     case MODE_CENTRAL:
         blas_set_threads(cfg.threads);
         return run_central(&cfg);
