@@ -1,0 +1,27 @@
+/* Server-side aggregation of client models: validation of updates, (weighted) averaging,
+ * and the server step of FedAvg / FedAvgM / FedProx. */
+#ifndef FED_AGGREGATE_H
+#define FED_AGGREGATE_H
+
+#include <stddef.h>
+
+typedef enum { AGG_FEDAVG, AGG_FEDAVG_WEIGHTED, AGG_FEDAVGM, AGG_FEDPROX } aggregator_kind;
+
+int aggregator_parse(const char *s, aggregator_kind *out);
+const char *aggregator_name(aggregator_kind k);
+
+/* NULL if the update is usable, else why not (wrong size, NaN, Inf). */
+const char *update_check(const float *p, size_t n, size_t expected_n);
+
+/* out = sum_i w_i * u_i / sum_i w_i, accumulated in double so the order of clients
+ * hardly matters; weights NULL means a plain mean. k must be >= 1. */
+void aggregate_mean(const float *const *updates, const double *weights, int k, size_t n,
+                    float *out);
+
+/* Applies the averaged client models to the global model.
+ * fedavg, fedavg-weighted, fedprox: global = avg.
+ * fedavgm: m = beta*m + (global - avg); global -= server_lr * m. */
+void aggregate_server_step(aggregator_kind k, float *global, const float *avg, float *momentum,
+                           float beta, float server_lr, size_t n);
+
+#endif

@@ -1,0 +1,113 @@
+#include "checkpoint.h"
+
+#include "../mpi/msgframe.h"
+#include "fileio.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CKPT_MAGIC "FEDCKPT1"
+#define CKPT_FIXED (8 + 4 * 4 + 4 * (MLP_MAX_LAYERS + 1) + 8 + 4 + 8)
+
+/* The machines this runs on are little-endian; memcpy keeps the code simple and the
+ * format is documented as little-endian. */
+static uint8_t *put(uint8_t *p, const void *v, size_t n) {
+    memcpy(p, v, n);
+    return p + n;
+}
+
+int ckpt_save(const char *path, const checkpoint *c, char *err, size_t errlen) {
+    size_t pbytes = sizeof(float) * c->nparams;
+    size_t total = CKPT_FIXED + pbytes * (c->state ? 2 : 1) + 4;
+    uint8_t *buf = malloc(total), *p = buf;
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    uint32_t u;
+    p = put(p, CKPT_MAGIC, 8);
+    p = put(p, &c->kind, 4);
+    p = put(p, &c->steps_done, 4);
+    p = put(p, &c->config_crc, 4);
+    u = (uint32_t)c->nlayers;
+    p = put(p, &u, 4);
+    for (int i = 0; i <= MLP_MAX_LAYERS; i++) {
+        u = i <= c->nlayers ? (uint32_t)c->sizes[i] : 0;
+        p = put(p, &u, 4);
+    }
+    uint64_t np = c->nparams;
+    p = put(p, &np, 8);
+    u = c->state != NULL;
+    p = put(p, &u, 4);
+    p = put(p, &c->elapsed, 8);
+    p = put(p, c->params, pbytes);
+    if (c->state) p = put(p, c->state, pbytes);
+    u = cmsg_crc32(buf, (size_t)(p - buf));
+    p = put(p, &u, 4);
+    int rc = write_file_atomic(path, buf, (size_t)(p - buf), err, errlen);
+    free(buf);
+    return rc;
+}
+
+int ckpt_load(const char *path, checkpoint *c, char *err, size_t errlen) {
+    memset(c, 0, sizeof *c);
+    size_t n = 0;
+    uint8_t *buf = (uint8_t *)read_file(path, &n);
+    if (!buf) {
+        snprintf(err, errlen, "%s: cannot read checkpoint", path);
+        return -1;
+    }
+    const uint8_t *p = buf;
+    uint32_t u, has_state, crc;
+    uint64_t np;
+    if (n < CKPT_FIXED + 4 || memcmp(p, CKPT_MAGIC, 8) != 0) {
+        snprintf(err, errlen, "%s: not a fedtrain checkpoint", path);
+        goto fail;
+    }
+    memcpy(&crc, buf + n - 4, 4);
+    if (crc != cmsg_crc32(buf, n - 4)) {
+        snprintf(err, errlen, "%s: checkpoint checksum mismatch (corrupt file)", path);
+        goto fail;
+    }
+    p += 8;
+    memcpy(&c->kind, p, 4); p += 4;
+    memcpy(&c->steps_done, p, 4); p += 4;
+    memcpy(&c->config_crc, p, 4); p += 4;
+    memcpy(&u, p, 4); p += 4;
+    c->nlayers = (int)u;
+    for (int i = 0; i <= MLP_MAX_LAYERS; i++) {
+        memcpy(&u, p, 4); p += 4;
+        c->sizes[i] = (int)u;
+    }
+    memcpy(&np, p, 8); p += 8;
+    memcpy(&has_state, p, 4); p += 4;
+    memcpy(&c->elapsed, p, 8); p += 8;
+    if (c->nlayers < 1 || c->nlayers > MLP_MAX_LAYERS ||
+        n != CKPT_FIXED + sizeof(float) * np * (has_state ? 2 : 1) + 4) {
+        snprintf(err, errlen, "%s: inconsistent checkpoint header", path);
+        goto fail;
+    }
+    c->nparams = (size_t)np;
+    c->params = malloc(sizeof(float) * c->nparams);
+    c->state = has_state ? malloc(sizeof(float) * c->nparams) : NULL;
+    if (!c->params || (has_state && !c->state)) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto fail;
+    }
+    memcpy(c->params, p, sizeof(float) * c->nparams);
+    p += sizeof(float) * c->nparams;
+    if (has_state) memcpy(c->state, p, sizeof(float) * c->nparams);
+    free(buf);
+    return 0;
+fail:
+    free(buf);
+    ckpt_free(c);
+    return -1;
+}
+
+void ckpt_free(checkpoint *c) {
+    free(c->params);
+    free(c->state);
+    c->params = c->state = NULL;
+}
