@@ -31,6 +31,7 @@ void config_usage(void) {
         "        --train-images F --train-labels F --test-images F --test-labels F\n"
         "        --limit-train N --limit-test N   use only the first N samples\n"
         "model:  --layers 784,256,128,10   --seed S   --threads T (BLAS threads per rank, 1)\n"
+        "mpi:    --idle-sleep-us U (100; 0 = wait inside MPI, which spins)\n"
         "sgd:    --lr X (0.03) --lr-decay G (0.97, per round/epoch) --batch B (16; bench 32)\n"
         "        --momentum M (0.9) --weight-decay W (0)\n"
         "central: --epochs N (30)  --central-set clean|paper (train on clean or pooled transformed)\n"
@@ -69,6 +70,7 @@ static void set_defaults(fed_config *c) {
     memcpy(c->sizes, def, sizeof def);
     c->nsizes = 4;
     c->threads = 1;
+    c->idle_sleep_us = 100;
     c->bench_seconds = 3.0;
     c->torch = -1;
     snprintf(c->python, sizeof c->python, "python3");
@@ -220,7 +222,8 @@ int config_parse(int argc, char **argv, fed_config *c) {
             else if (!strcmp(v, "standard")) c->normalize = 1;
             else { rc = bad(f, v, "expected none or standard"); continue; }
             rc = 0;
-        } else if (strcmp(f, "--threads") == 0) rc = parse_int(f, v, 1, 256, &c->threads);
+        } else if (strcmp(f, "--idle-sleep-us") == 0) rc = parse_int(f, v, 0, 100000, &c->idle_sleep_us);
+        else if (strcmp(f, "--threads") == 0) rc = parse_int(f, v, 1, 256, &c->threads);
         else if (strcmp(f, "--seconds") == 0) {
             float s;
             rc = parse_float(f, v, 0, 3600, 1, &s);

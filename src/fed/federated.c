@@ -198,6 +198,9 @@ int run_federated(fed_config *cfg) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     int is_server = rank == 0;
+    /* Idle ranks (the server during training, clients during evaluation) sleep instead of
+     * spinning, so that they do not steal cores from the clients that compute. */
+    cmsg_mpi_set_idle_sleep(cfg->idle_sleep_us);
     fed_layout L = {0};
     L.rank = rank;
     L.ranks = ranks;

@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Waiting strategy for all calls below: 0 (default) blocks in MPI, which busy-polls in
+ * Open MPI; > 0 polls with sleeps of that many microseconds, freeing the core while idle. */
+void cmsg_mpi_set_idle_sleep(int microseconds);
+
 /* Sends one frame; returns the MPI error code. */
 int cmsg_mpi_send(const uint8_t *frame, size_t bytes, int dest, int tag, MPI_Comm comm);
 

@@ -30,4 +30,11 @@ PY
 # rounds CSV: 6 accepted, bytes reported
 awk -F, 'NR>1 && ($6!=6 || $7!=0 || $13<=0 || $14<=0) {bad=1} END {exit bad}' "$T/run/federated_rounds.csv" \
     || fail "rounds CSV: accepted/rejected/bytes wrong"
+# the number of ranks does not change the result (here with client sampling and FedProx)
+a=(federated --data "$T/data" --clients 6 --rounds 2 --local-epochs 1 --client-fraction 0.5
+   --aggregator fedprox --prox-mu 0.01 --quiet)
+mpi 4 "$FEDTRAIN" "${a[@]}" --out "$T/r4" 2>/dev/null || fail "4-rank run failed"
+"$FEDTRAIN" "${a[@]}" --out "$T/r1" 2>/dev/null || fail "1-process run failed"
+cmp "$T/r4/federated_model.bin" "$T/r1/federated_model.bin" || fail "4 ranks and 1 process disagree"
+[ "$(grep -c '^1,' "$T/r4/federated_clients.csv")" -eq 3 ] || fail "client fraction 0.5 should select 3 of 6"
 echo "e2e: all checks passed"
