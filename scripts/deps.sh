@@ -2,7 +2,7 @@
 # Installs the Debian packages caustic and fedtrain need, but only the missing ones,
 # and only when run as root (otherwise it lists what is missing and carries on).
 set -eu
-pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libcjson-dev libtinyexr-dev
+pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libcjson-dev libtinyexr-dev libstb-dev
       libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev"
 missing=""
 for p in $pkgs; do

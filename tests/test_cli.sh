@@ -98,6 +98,15 @@ scene envmap.json "{$GOOD_MATS, $GOOD_CAM, \"Environment\": {\"FILE\": \"sky.pfm
 scene envmissing.json "{$GOOD_MATS, $GOOD_CAM, \"Environment\": {\"FILE\": \"nosky.exr\"}, \"Objects\": [$GOOD_OBJ]}"
 expect_fail "missing environment map" "Environment.FILE.*nosky.exr" render "$T/envmissing.json" -o "$T/out.png"
 
+# Radiance HDR (RGBE): 2x2 pixels of (1.0, 0.5, 0.25) load; a truncated one is a clear error
+printf '#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 2\n' > "$T/sky.hdr"
+for i in 1 2 3 4; do printf '\200\100\040\201' >> "$T/sky.hdr"; done
+"$CAUSTIC" compare "$T/sky.hdr" "$T/sky.hdr" 2>&1 | grep -q "AE=0 " && ok || bad "hdr load: $("$CAUSTIC" compare "$T/sky.hdr" "$T/sky.hdr" 2>&1)"
+head -c 40 "$T/sky.hdr" > "$T/trunc.hdr"
+expect_fail "truncated hdr" "trunc.hdr" compare "$T/trunc.hdr" "$T/sky.hdr"
+scene envhdr.json "{$GOOD_MATS, $GOOD_CAM, \"Environment\": {\"FILE\": \"sky.hdr\"}, \"Objects\": [$GOOD_OBJ]}"
+"$CAUSTIC" render "$T/envhdr.json" --spp 1 --quiet -o "$T/envhdr.png" >/dev/null 2>"$T/stderr" && ok || bad "hdr environment: $(cat "$T/stderr")"
+
 # the course's stock scene and every shipped example scene load and render unchanged
 for f in "$SRC"/scenes/*.json; do
   "$CAUSTIC" render "$f" --res 40x30 --spp 2 --quiet -o "$T/scene.png" >/dev/null 2>"$T/stderr" && [ -s "$T/scene.png" ] \

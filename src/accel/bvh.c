@@ -3,6 +3,7 @@
 #include "accel/bvh.h"
 #include "kernel/bvh_traverse.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,14 @@ typedef struct builder {
     size_t nleaves;
 } builder;
 
+/* Bin of a centroid coordinate, clamped before the float-to-int conversion. */
+static int bin_of(float c, float origin, float scale) {
+    float f = (c - origin) * scale;
+    if (!(f > 0.0f)) return 0;
+    if (f >= (float)(BINS - 1)) return BINS - 1;
+    return (int)f;
+}
+
 static void make_leaf(builder *b, uint32_t node, uint32_t start, uint32_t count) {
     b->nodes[node].index = start;
     b->nodes[node].count = count;
@@ -59,15 +68,15 @@ static void build_node(builder *b, uint32_t node, uint32_t start, uint32_t count
     vec3 ext = vsub(cbounds.hi, cbounds.lo);
     for (int axis = 0; axis < 3; ++axis) {
         float e = vcomp(ext, axis);
-        if (!(e > 0.0f)) continue;
+        /* a denormal extent makes BINS / e overflow: such an axis cannot be split anyway */
+        if (!(e > 0.0f) || !isfinite((float)BINS / e)) continue;
         box bin_box[BINS];
         uint32_t bin_count[BINS];
         for (int k = 0; k < BINS; ++k) { bin_box[k] = box_empty(); bin_count[k] = 0; }
         float scale = (float)BINS / e, origin = vcomp(cbounds.lo, axis);
         for (uint32_t i = start; i < start + count; ++i) {
             uint32_t p = b->order[i];
-            int k = (int)((vcomp(b->centroid[p], axis) - origin) * scale);
-            k = k < 0 ? 0 : (k >= BINS ? BINS - 1 : k);
+            int k = bin_of(vcomp(b->centroid[p], axis), origin, scale);
             bin_count[k]++;
             box_grow(&bin_box[k], b->lo[p], b->hi[p]);
         }
@@ -107,8 +116,7 @@ static void build_node(builder *b, uint32_t node, uint32_t start, uint32_t count
         float scale = (float)BINS / e;
         uint32_t i = start, j = start + count;
         while (i < j) {
-            int k = (int)((vcomp(b->centroid[b->order[i]], best_axis) - origin) * scale);
-            k = k < 0 ? 0 : (k >= BINS ? BINS - 1 : k);
+            int k = bin_of(vcomp(b->centroid[b->order[i]], best_axis), origin, scale);
             if (k <= best_bin) i++;
             else { uint32_t t = b->order[i]; b->order[i] = b->order[--j]; b->order[j] = t; }
         }

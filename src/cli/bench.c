@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/bench_rays.h"
 #include "cli/cli.h"
 #include "cpu/render_cpu.h"
 
@@ -15,7 +16,9 @@ static const char *usage_bench =
     "  --spp N              samples per pixel per run (default 8)\n"
     "  --res WxH            resolution (default 320x240)\n"
     "  --max-threads N      measure 1..N threads (default: all cores)\n"
-    "  --json               print one JSON object per configuration instead of a table\n";
+    "  --json               print one JSON object per configuration instead of a table\n"
+    "\n"
+    "caustic bench --rays MESH... measures traversal alone (see caustic bench --rays --help).\n";
 
 typedef struct result { double msamples, mrays, seconds; } result;
 
@@ -61,6 +64,8 @@ int cmd_bench(int argc, char **argv) {
     const char *scenes = "cornell,rtow";
     long runs = 5, spp = 8, max_threads = cpu_core_count();
     int w = 320, h = 240, json = 0;
+    for (int i = 0; i < argc; ++i)
+        if (!strcmp(argv[i], "--rays")) return cmd_bench_rays(argc, argv);
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_bench, stdout); return 0; }

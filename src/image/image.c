@@ -206,11 +206,17 @@ int image_load(image *img, const char *path, char *err, size_t errlen) {
   } else if (got >= 4 && sig[0] == 0x76 && sig[1] == 0x2f && sig[2] == 0x31 && sig[3] == 0x01) {
     fclose(f);
     rc = image__exr_read(path, img, err, errlen);
+  } else if (got >= 3 && sig[0] == 0xFF && sig[1] == 0xD8 && sig[2] == 0xFF) {
+    rc = image__jpeg_read(f, img, path, err, errlen);
+    fclose(f);
   } else if (got >= 2 && sig[0] == 'P' && (sig[1] == 'F' || sig[1] == 'f')) {
     rc = image__pfm_read(f, img, path, err, errlen);
     fclose(f);
+  } else if (got >= 2 && sig[0] == '#' && sig[1] == '?') {  /* "#?RADIANCE" / "#?RGBE" */
+    rc = image__hdr_read(f, img, path, err, errlen);
+    fclose(f);
   } else {
-    image__set_err(err, errlen, "%s: unrecognised file format (not PNG, OpenEXR or PFM)", path);
+    image__set_err(err, errlen, "%s: unrecognised file format (not PNG, JPEG, OpenEXR, PFM or Radiance HDR)", path);
     fclose(f);
     rc = -1;
   }

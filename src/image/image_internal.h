@@ -31,5 +31,9 @@ int image__pfm_write(FILE *f, const image *img, const char *path, char *err, siz
 int image__png_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
 int image__exr_read(const char *path, image *img, char *err, size_t errlen);
 int image__pfm_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
+/* Radiance RGBE (image_hdr.c, stb_image): f open at offset 0; linear. */
+int image__hdr_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
+/* JPEG (image_jpeg.c, libjpeg): f open at offset 0; sRGB decoded to linear. */
+int image__jpeg_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
 
 #endif

@@ -77,8 +77,11 @@ int scene_load_json_text(scene **out, const char *text, const char *source_name,
 int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen);
 const char *const *scene_builtin_names(void);   /* NULL-terminated */
 
-/* PLY meshes (ply.c): ASCII and binary, positions, normals, uvs, polygon faces. */
+/* PLY meshes (ply.c): ascii / binary_little_endian / binary_big_endian 1.0; fan-triangulated. */
 int scene_load_ply(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
+/* Same, from a buffer; `name` stands in for the path in messages (fuzzing). */
+int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world,
+                          int material, char *err, size_t errlen);
 
 /* OBJ meshes (obj.c): loads triangles (fan-triangulated) into the scene. */
 int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);

@@ -1,0 +1,261 @@
+/* Traversal-only benchmark. Ray-generation rules (also in docs/PERFORMANCE.md):
+ *   c = centre of the mesh bounds, R = half the bounds' diagonal.
+ *   primary: pinhole camera at c + R*(0, 0.5, 1.5) looking at c, up +y, vertical fov 50 deg,
+ *            square image of RES x RES, one ray through each pixel centre, row-major from the top.
+ *            With --inside (interiors such as Sponza): the camera is at c and looks along +x
+ *            (towards c + (1, 0, 0)), and the light is at c + (0, 0.25 * extent_y, 0).
+ *   diffuse: from each primary hit p with geometric normal n turned towards the camera: origin
+ *            p + 1e-4*R*n, cosine-distributed direction around n from PCG32 seeded
+ *            (seed 1, stream = pixel index), two draws u1, u2: r = sqrt(u1), phi = 2 pi u2.
+ *   shadow:  from the same origins towards the point light c + R*(0.3, 1.5, 0.6), any hit,
+ *            tmax = distance * (1 - 1e-4); only for hits whose normal faces the light.
+ * Hit counts and the sum of hit distances are printed so different tracers can be compared. */
+#include "cli/bench_rays.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "cpu/render_cpu.h"
+#include "kernel/kernel.h"
+#include "scene/scene.h"
+#include "util/timer.h"
+
+#define CHUNK 4096
+
+static const char *usage_rays =
+    "usage: caustic bench --rays MESH.obj|MESH.ply [MESH ...] [options]\n"
+    "\n"
+    "Traversal throughput (Mrays/s) for primary, diffuse and shadow rays, single-threaded and on\n"
+    "all cores, side by side with Embree when caustic was built with it.\n"
+    "\n"
+    "  --res N       primary rays: N x N (default 1024)\n"
+    "  --runs N      runs per measurement, median reported (default 5)\n"
+    "  --threads N   threads for the multi-threaded figures (default: all cores)\n"
+    "  --inside      interior camera: at the bounds centre looking along +x (for Sponza)\n"
+    "  --json        one JSON object per line instead of a table\n";
+
+typedef struct job {
+    const kscene *k;
+    ext_tracer *ext;
+    const ray_set *rs;
+    atomic_size_t next;
+    size_t hits;
+    double tsum;
+    pthread_mutex_t lock;
+} job;
+
+static size_t trace_range(job *j, size_t b, size_t e, double *tsum) {
+    if (j->ext) return ext_tracer_trace(j->ext, j->rs, b, e, tsum);
+    const ray_set *rs = j->rs;
+    size_t hits = 0;
+    double sum = 0;
+    for (size_t i = b; i < e; ++i) {
+        ray r = make_ray(v3(rs->o[3 * i], rs->o[3 * i + 1], rs->o[3 * i + 2]),
+                         v3(rs->d[3 * i], rs->d[3 * i + 1], rs->d[3 * i + 2]), rs->tmax[i]);
+        if (rs->any_hit) hits += (size_t)trace_occluded(j->k, r);
+        else {
+            hit h;
+            if (trace_closest(j->k, r, &h)) { hits++; sum += h.t; }
+        }
+    }
+    *tsum += sum;
+    return hits;
+}
+
+static void *worker(void *arg) {
+    job *j = arg;
+    size_t hits = 0;
+    double tsum = 0;
+    for (;;) {
+        size_t b = atomic_fetch_add(&j->next, CHUNK);
+        if (b >= j->rs->n) break;
+        size_t e = b + CHUNK < j->rs->n ? b + CHUNK : j->rs->n;
+        hits += trace_range(j, b, e, &tsum);
+    }
+    pthread_mutex_lock(&j->lock);
+    j->hits += hits;
+    j->tsum += tsum;
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+/* Returns seconds; fills hits and the distance checksum. */
+static double run_once(const kscene *k, ext_tracer *ext, const ray_set *rs, int threads, size_t *hits, double *tsum) {
+    job j;
+    j.k = k; j.ext = ext; j.rs = rs; j.hits = 0; j.tsum = 0;
+    atomic_init(&j.next, 0);
+    pthread_mutex_init(&j.lock, NULL);
+    pthread_t th[256];
+    double t0 = timer_now();
+    if (threads <= 1) worker(&j);
+    else {
+        for (int i = 0; i < threads; ++i) pthread_create(&th[i], NULL, worker, &j);
+        for (int i = 0; i < threads; ++i) pthread_join(th[i], NULL);
+    }
+    double dt = timer_now() - t0;
+    pthread_mutex_destroy(&j.lock);
+    *hits = j.hits;
+    *tsum = j.tsum;
+    return dt;
+}
+
+static int cmpd(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_mrays(const kscene *k, ext_tracer *ext, const ray_set *rs, int threads, int runs, size_t *hits,
+                           double *tsum) {
+    double t[64];
+    for (int i = 0; i < runs; ++i) t[i] = run_once(k, ext, rs, threads, hits, tsum);
+    qsort(t, (size_t)runs, sizeof(double), cmpd);
+    return rs->n / t[runs / 2] * 1e-6;
+}
+
+static int alloc_set(ray_set *rs, const char *name, int any, size_t n) {
+    rs->name = name; rs->any_hit = any; rs->n = 0;
+    rs->o = malloc(n * 3 * sizeof(float));
+    rs->d = malloc(n * 3 * sizeof(float));
+    rs->tmax = malloc(n * sizeof(float));
+    return rs->o && rs->d && rs->tmax ? 0 : -1;
+}
+static void push(ray_set *rs, vec3 o, vec3 d, float tmax) {
+    size_t i = rs->n++;
+    rs->o[3 * i] = o.x; rs->o[3 * i + 1] = o.y; rs->o[3 * i + 2] = o.z;
+    rs->d[3 * i] = d.x; rs->d[3 * i + 1] = d.y; rs->d[3 * i + 2] = d.z;
+    rs->tmax[i] = tmax;
+}
+static void free_set(ray_set *rs) { free(rs->o); free(rs->d); free(rs->tmax); }
+
+static int make_sets(const scene *s, int res, int inside, ray_set sets[3]) {
+    const kscene *k = &s->k;
+    vec3 c = vscale(vadd(s->bounds_lo, s->bounds_hi), 0.5f);
+    float R = 0.5f * vlen(vsub(s->bounds_hi, s->bounds_lo));
+    vec3 eye = vadd(c, vscale(v3(0, 0.5f, 1.5f), R));
+    vec3 lightp = vadd(c, vscale(v3(0.3f, 1.5f, 0.6f), R));
+    vec3 target = c;
+    if (inside) {
+        eye = c;
+        target = vadd(c, v3(1, 0, 0));
+        lightp = vadd(c, v3(0, 0.25f * (s->bounds_hi.y - s->bounds_lo.y), 0));
+    }
+    vec3 fwd = vnorm(vsub(target, eye)), right = vnorm(vcross(fwd, v3(0, 1, 0))), up = vcross(right, fwd);
+    float th = tanf(25.0f * K_PI / 180.0f);
+    size_t n = (size_t)res * (size_t)res;
+    if (alloc_set(&sets[0], "primary", 0, n) || alloc_set(&sets[1], "diffuse", 0, n) || alloc_set(&sets[2], "shadow", 1, n))
+        return -1;
+    for (int y = 0; y < res; ++y)
+        for (int x = 0; x < res; ++x) {
+            float sx = (2.0f * (x + 0.5f) / res - 1.0f) * th, sy = (1.0f - 2.0f * (y + 0.5f) / res) * th;
+            vec3 d = vnorm(vadd(fwd, vadd(vscale(right, sx), vscale(up, sy))));
+            push(&sets[0], eye, d, K_INF);
+            hit h;
+            if (!trace_closest(k, make_ray(eye, d, K_INF), &h)) continue;
+            surface sf = surface_at(k, make_ray(eye, d, K_INF), &h);
+            vec3 ng = vdot(sf.ng, d) > 0 ? vneg(sf.ng) : sf.ng;
+            vec3 o = vmadd(sf.p, ng, 1e-4f * R);
+            pcg32 rng = pcg32_seed(1u, (uint64_t)y * res + x);
+            float u1 = pcg32_float(&rng), u2 = pcg32_float(&rng);
+            float r = sqrtf(u1), phi = 2.0f * K_PI * u2;
+            frame f = frame_from_normal(ng);
+            push(&sets[1], o, frame_to_world(f, v3(r * cosf(phi), r * sinf(phi), ksafe_sqrt(1.0f - u1))), K_INF);
+            vec3 tl = vsub(lightp, o);
+            float dist = vlen(tl);
+            if (vdot(tl, ng) > 0) push(&sets[2], o, vscale(tl, 1.0f / dist), dist * (1.0f - 1e-4f));
+        }
+    return 0;
+}
+
+static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
+    scene *s = scene_create();
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
+    int mat = scene_add_material(s, "default", m);
+    size_t len = strlen(path);
+    int rc;
+    if (len > 4 && !strcasecmp(path + len - 4, ".ply")) rc = scene_load_ply(s, path, xform_identity(), mat, err, errlen);
+    else rc = scene_load_obj(s, path, xform_identity(), mat, err, errlen);
+    if (rc || scene_prepare(s, 8, 8, 1, err, errlen)) { scene_destroy(s); return -1; }
+    *out = s;
+    return 0;
+}
+
+int cmd_bench_rays(int argc, char **argv) {
+    long res = 1024, runs = 5, threads = cpu_core_count();
+    int json = 0, inside = 0;
+    const char *meshes[64];
+    int nmeshes = 0;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_rays, stdout); return 0; }
+        if (!strcmp(a, "--rays")) continue;
+        if (!strcmp(a, "--json")) { json = 1; continue; }
+        if (!strcmp(a, "--inside")) { inside = 1; continue; }
+        if (a[0] == '-') {
+            long *dst = !strcmp(a, "--res") ? &res : !strcmp(a, "--runs") ? &runs : !strcmp(a, "--threads") ? &threads : NULL;
+            long hi = dst == &res ? 8192 : dst == &runs ? 63 : 256;
+            if (!dst) { fprintf(stderr, "caustic bench: unknown option '%s'\n", a); return EXIT_USAGE; }
+            if (parse_int(v, 1, hi, dst)) { fprintf(stderr, "caustic bench: %s: '%s' is not in 1..%ld\n", a, v ? v : "", hi); return EXIT_USAGE; }
+            i++;
+            continue;
+        }
+        if (nmeshes < 64) meshes[nmeshes++] = a;
+    }
+    if (nmeshes == 0) { fprintf(stderr, "caustic bench --rays: give at least one mesh (.obj or .ply)\n"); return EXIT_USAGE; }
+    if (!json)
+        printf("%-18s %-8s %9s %9s %16s %10s %10s | %-14s %9s %10s %10s %7s %7s\n", "mesh", "rays", "count", "hits",
+               "t_checksum", "1T_Mray/s", "NT_Mray/s", "reference", "hits", "1T_Mray/s", "NT_Mray/s", "ratio1", "ratioN");
+    for (int m = 0; m < nmeshes; ++m) {
+        char err[1024];
+        scene *s;
+        double t0 = timer_now();
+        if (load_mesh(&s, meshes[m], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+        double load_s = timer_now() - t0;
+        ray_set sets[3];
+        if (make_sets(s, (int)res, inside, sets)) { fprintf(stderr, "caustic bench: out of memory\n"); scene_destroy(s); return EXIT_RUNTIME; }
+        char ext_name[64];
+        /* triangles are {v0,v1,v2,material}: give the reference a packed index buffer */
+        uint32_t *idx = malloc(3 * s->ntriangles * sizeof(uint32_t));
+        for (size_t t = 0; t < s->ntriangles; ++t)
+            for (int c = 0; c < 3; ++c) idx[3 * t + c] = s->triangles[t].v[c];
+        ext_tracer *ext = ext_tracer_create(s->positions, s->nvertices, idx, s->ntriangles, ext_name, sizeof ext_name);
+        free(idx);
+        const char *base = strrchr(meshes[m], '/');
+        base = base ? base + 1 : meshes[m];
+        if (!json)
+            fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu nodes built in %.3f s, SAH %.1f, %.1f bytes/tri (BVH + geometry)\n",
+                    base, s->ntriangles, load_s, s->bvh.nnodes, s->bvh.build_seconds, s->bvh.sah_cost,
+                    (double)(s->bvh.nnodes * sizeof(bvh_node) + s->bvh.nprims * 4 + s->ntriangles * sizeof(triangle) +
+                             s->nvertices * sizeof(vec3)) / (double)s->ntriangles);
+        for (int k = 0; k < 3; ++k) {
+            size_t hits, ehits = 0;
+            double tsum, etsum = 0, e1 = 0, en = 0;
+            double r1 = median_mrays(&s->k, NULL, &sets[k], 1, (int)runs, &hits, &tsum);
+            double rn = median_mrays(&s->k, NULL, &sets[k], (int)threads, (int)runs, &hits, &tsum);
+            if (ext) {
+                e1 = median_mrays(&s->k, ext, &sets[k], 1, (int)runs, &ehits, &etsum);
+                en = median_mrays(&s->k, ext, &sets[k], (int)threads, (int)runs, &ehits, &etsum);
+            }
+            if (json)
+                printf("{\"mesh\":\"%s\",\"triangles\":%zu,\"rays\":\"%s\",\"count\":%zu,\"hits\":%zu,\"t_checksum\":%.6f,"
+                       "\"mrays_1t\":%.3f,\"mrays_nt\":%.3f,\"threads\":%ld,\"reference\":\"%s\",\"ref_hits\":%zu,"
+                       "\"ref_t_checksum\":%.6f,\"ref_mrays_1t\":%.3f,\"ref_mrays_nt\":%.3f}\n",
+                       base, s->ntriangles, sets[k].name, sets[k].n, hits, tsum, r1, rn, threads, ext_name, ehits, etsum, e1, en);
+            else
+                printf("%-18s %-8s %9zu %9zu %16.4f %10.2f %10.2f | %-14s %9zu %10.2f %10.2f %7.2f %7.2f\n", base,
+                       sets[k].name, sets[k].n, hits, tsum, r1, rn, ext_name, ehits, e1, en, e1 > 0 ? r1 / e1 : 0.0,
+                       en > 0 ? rn / en : 0.0);
+            fflush(stdout);
+        }
+        ext_tracer_free(ext);
+        for (int k = 0; k < 3; ++k) free_set(&sets[k]);
+        scene_destroy(s);
+    }
+    return 0;
+}
