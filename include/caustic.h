@@ -30,6 +30,12 @@ typedef enum caustic_schedule {
     CAUSTIC_SCHEDULE_PIXELS = 3       /* dynamic single pixels */
 } caustic_schedule;
 
+typedef enum caustic_device {
+    CAUSTIC_DEVICE_AUTO = 0,  /* the GPU when one is present, else the CPU */
+    CAUSTIC_DEVICE_CPU = 1,
+    CAUSTIC_DEVICE_CUDA = 2
+} caustic_device;
+
 typedef enum caustic_sampler {
     CAUSTIC_SAMPLER_RANDOM = 0, CAUSTIC_SAMPLER_STRATIFIED = 1, CAUSTIC_SAMPLER_SOBOL = 2
 } caustic_sampler;
@@ -44,6 +50,7 @@ typedef struct caustic_options {
     int max_depth;            /* maximum bounces (-1 = scene) */
     caustic_schedule schedule;
     caustic_sampler sampler;
+    caustic_device device;
 } caustic_options;
 
 typedef struct caustic_scene_stats {
@@ -68,6 +75,7 @@ typedef struct caustic_render_stats {
     int spp;
     uint64_t samples, rays, bad_samples;   /* bad: NaN/Inf samples caught and dropped */
     int threads, width, height;
+    const char *device;                    /* "cpu" or "cuda" */
 } caustic_render_stats;
 
 /* Return nonzero to stop rendering after the current pass. */
@@ -84,6 +92,9 @@ void caustic_scene_free(caustic_scene *s);
 void caustic_options_init(caustic_options *opt);
 int caustic_parse_schedule(const char *name, caustic_schedule *out);
 int caustic_parse_sampler(const char *name, caustic_sampler *out);
+int caustic_parse_device(const char *name, caustic_device *out);
+/* One line per CUDA device (or why there is none) into buf. */
+void caustic_describe_devices(char *buf, size_t n);
 
 caustic_renderer *caustic_renderer_create(caustic_scene *s, const caustic_options *opt, char *err, size_t errlen);
 /* Renders until the spp target or time limit (whichever first), or until `progress` asks to

@@ -11,6 +11,7 @@
 
 #include "api/api_internal.h"
 #include "cpu/render_cpu.h"
+#include "cuda/render_cuda.h"
 #include "image/image.h"
 #include "scene/scene.h"
 #include "util/timer.h"
@@ -30,7 +31,9 @@ struct caustic_renderer {
     int spp_done;
     double seconds;          /* rendering time across calls */
     uint64_t rays, bad;
-    cpu_pool *pool;
+    cpu_pool *pool;          /* CPU backend, or */
+    cuda_renderer *gpu;      /* the CUDA backend (accum then lives on the GPU) */
+    int accum_stale;         /* the host copy of a GPU accumulation is out of date */
 };
 
 const char *caustic_version(void) { return CAUSTIC_VERSION; }
@@ -128,6 +131,16 @@ int caustic_parse_schedule(const char *n, caustic_schedule *out) {
     return 0;
 }
 
+int caustic_parse_device(const char *n, caustic_device *out) {
+    if (!strcmp(n, "auto")) *out = CAUSTIC_DEVICE_AUTO;
+    else if (!strcmp(n, "cpu")) *out = CAUSTIC_DEVICE_CPU;
+    else if (!strcmp(n, "cuda")) *out = CAUSTIC_DEVICE_CUDA;
+    else return -1;
+    return 0;
+}
+
+void caustic_describe_devices(char *buf, size_t n) { cuda_describe_devices(buf, n); }
+
 int caustic_parse_sampler(const char *n, caustic_sampler *out) {
     if (!strcmp(n, "random")) *out = CAUSTIC_SAMPLER_RANDOM;
     else if (!strcmp(n, "stratified")) *out = CAUSTIC_SAMPLER_STRATIFIED;
@@ -156,8 +169,20 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     r->accum = calloc(n, sizeof(double));
     r->image = calloc(n, sizeof(float));
-    r->pool = cpu_pool_create(opt->threads);
-    if (!r->accum || !r->image || !r->pool) {
+    if (opt->device != CAUSTIC_DEVICE_CPU && cuda_device_count() > 0) {
+        r->gpu = cuda_renderer_create(s, r->width, r->height, err, errlen);
+        if (!r->gpu && opt->device == CAUSTIC_DEVICE_CUDA) { caustic_renderer_free(r); return NULL; }
+        if (!r->gpu) fprintf(stderr, "caustic: %s; rendering on the CPU\n", err);
+    } else if (opt->device == CAUSTIC_DEVICE_CUDA) {
+        char why[256];
+        cuda_describe_devices(why, sizeof why);
+        why[strcspn(why, "\n")] = 0;
+        snprintf(err, errlen, "--device cuda: %s", why);
+        caustic_renderer_free(r);
+        return NULL;
+    }
+    if (!r->gpu) r->pool = cpu_pool_create(opt->threads);
+    if (!r->accum || !r->image || (!r->pool && !r->gpu)) {
         snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
         caustic_renderer_free(r);
         return NULL;
@@ -196,7 +221,17 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         p.accum = r->accum;
         cpu_pass_stats ps;
         double t0 = timer_now();
-        cpu_pool_run(r->pool, &p, &ps);
+        if (r->gpu) {
+            char err[512];
+            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.sample_begin, p.sample_end,
+                                   &ps.rays, &ps.bad_samples, err, sizeof err)) {
+                fprintf(stderr, "caustic: %s\n", err);
+                return -1;
+            }
+            r->accum_stale = 1;
+        } else {
+            cpu_pool_run(r->pool, &p, &ps);
+        }
         double dt = timer_now() - t0;
         per_sample = dt / pass;
         r->spp_done += pass;
@@ -219,8 +254,18 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
     return 0;
 }
 
+/* Brings the GPU's accumulation to the host copy (images, checkpoints). */
+static int sync_accum(caustic_renderer *r, char *err, size_t errlen) {
+    if (!r->gpu || !r->accum_stale) return 0;
+    if (cuda_renderer_read(r->gpu, r->accum, err, errlen)) return -1;
+    r->accum_stale = 0;
+    return 0;
+}
+
 const float *caustic_image(caustic_renderer *r, int *width, int *height) {
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    char err[512];
+    if (sync_accum(r, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
     double inv = r->spp_done > 0 ? 1.0 / r->spp_done : 0.0;
     for (size_t i = 0; i < n; ++i) r->image[i] = (float)(r->accum[i] * inv);
     if (width) *width = r->width;
@@ -234,7 +279,8 @@ void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *s
     st->samples = (uint64_t)r->spp_done * (uint64_t)r->width * (uint64_t)r->height;
     st->rays = r->rays;
     st->bad_samples = r->bad;
-    st->threads = cpu_pool_threads(r->pool);
+    st->threads = r->pool ? cpu_pool_threads(r->pool) : 0;
+    st->device = r->gpu ? "cuda" : "cpu";
     st->width = r->width;
     st->height = r->height;
 }
@@ -267,6 +313,7 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
         snprintf(err, errlen, "%s: path too long", path);
         return -1;
     }
+    if (sync_accum(r, err, errlen)) return -1;
     FILE *f = fopen(tmp, "wb");
     if (!f) { snprintf(err, errlen, "%s: cannot write checkpoint: %s", path, strerror(errno)); return -1; }
     ckpt_header h;
@@ -314,6 +361,7 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
         return -1;
     }
     fclose(f);
+    if (r->gpu && cuda_renderer_write(r->gpu, r->accum, err, errlen)) return -1;
     r->spp_done = h.spp_done;
     r->seconds = h.seconds;
     r->rays = h.rays;
@@ -324,6 +372,7 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
 void caustic_renderer_free(caustic_renderer *r) {
     if (!r) return;
     cpu_pool_destroy(r->pool);
+    cuda_renderer_free(r->gpu);
     free(r->accum);
     free(r->image);
     free(r);

@@ -23,6 +23,7 @@ static const char *usage_main =
     "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
     "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
     "  bench           throughput benchmark (Msamples/s, Mrays/s) per thread count and schedule\n"
+    "  devices         list CUDA devices\n"
     "\n"
     "Built-in scenes: cornell (default), cornell-glass, rtow.\n"
     "Run 'caustic <command> --help' for the options of a command.\n";
@@ -43,6 +44,7 @@ static const char *usage_render =
     "  --max-depth D          maximum bounces (default: the scene's DEPTH)\n"
     "  --schedule S           tiles (default) | rows | rows-static | pixels\n"
     "  --sampler S            sobol (default) | stratified | random\n"
+    "  --device D             auto (default: the GPU when there is one) | cpu | cuda\n"
     "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n"
     "  --resume               continue from --checkpoint FILE if it exists\n"
     "  --quiet                no progress bar\n"
@@ -155,6 +157,8 @@ static int cmd_render(int argc, char **argv) {
                 opt.height = h;
             } else if (!strcmp(a, "--schedule")) {
                 if (caustic_parse_schedule(v, &opt.schedule)) return usage_error("render", "--schedule: '%s' is not one of tiles, rows, rows-static, pixels", v);
+            } else if (!strcmp(a, "--device")) {
+                if (caustic_parse_device(v, &opt.device)) return usage_error("render", "--device: '%s' is not one of auto, cpu, cuda", v);
             } else if (!strcmp(a, "--sampler")) {
                 if (caustic_parse_sampler(v, &opt.sampler)) return usage_error("render", "--sampler: '%s' is not one of sobol, stratified, random", v);
             } else {
@@ -231,10 +235,10 @@ static int cmd_render(int argc, char **argv) {
                 checkpoint ? checkpoint : "");
         if (!status) status = EXIT_INTERRUPTED;
     }
-    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu threads=%d res=%dx%d output=%s\n",
+    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s\n",
            st.seconds, st.spp, st.seconds > 0 ? st.samples / st.seconds * 1e-6 : 0.0,
-           st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.threads,
-           st.width, st.height, output);
+           st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.device,
+           st.threads, st.width, st.height, output);
     caustic_renderer_free(r);
     caustic_scene_free(scene);
     return status;
@@ -302,6 +306,12 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
     if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "devices")) {
+        char buf[4096];
+        caustic_describe_devices(buf, sizeof buf);
+        fputs(buf, stdout);
+        return 0;
+    }
     fprintf(stderr, "caustic: unknown command '%s'\n\n%s", argv[1], usage_main);
     return EXIT_USAGE;
 }

@@ -1,42 +1,77 @@
-/* Basic Wavefront OBJ reader: v, vt, vn and f (v, v/vt, v//vn, v/vt/vn, negative indices),
- * n-gons fan-triangulated, CRLF tolerated. Grouping and material statements (g, o, s, usemtl,
- * mtllib, ...) are ignored for now. Corners that share a (v, vt, vn) triple share one mesh
- * vertex. Errors name the file and line: "mesh.obj:12: problem". */
+/* Wavefront OBJ reader.
+ *
+ * Statements: v, vt, vn, f (corners v, v/vt, v//vn, v/vt/vn; negative = relative indices),
+ * mtllib (one or more files, relative to the OBJ file), usemtl; g, o, s are accepted (grouping
+ * does not change the mesh; smoothing follows the angle threshold below). n-gons are
+ * fan-triangulated, CRLF and a final line without a newline are fine. Anything else (l, p, vp,
+ * curves, ...) is counted and reported in one warning line on stderr.
+ *
+ * The file is read into memory once and parsed in place; triangles are kept as attribute-index
+ * corners until the end, then:
+ *   - corners without a normal get a smooth normal: the area-weighted sum of the normals of the
+ *     triangles around that position whose normal is within the angle threshold (60 degrees) of
+ *     the corner's own triangle (so hard edges stay hard);
+ *   - corners with the same (position, uv, normal) become one mesh vertex (vertices are split
+ *     where the normals differ);
+ *   - usemtl names are resolved against the MTL files (material < 0), or every face gets the
+ *     caller's material (material >= 0: the MTL files are not read at all).
+ * Zero-area triangles are skipped and counted in one warning line. Errors are one line,
+ * "mesh.obj:12: problem" (or "mesh.mtl:3: problem" for the material file). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "scene/scene.h"
+#include "scene/mtl.h"
+#include "image/image.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #define OBJ_MAX_FILE (1LL << 30)
-#define OBJ_MAX_VERTS (1u << 30)   /* mesh vertices/triangles must fit the kernel's 30-bit ids */
-#define OBJ_MAX_COORD 1e15         /* beyond this a transformed float position overflows */
+#define MTL_MAX_FILE (64LL << 20)
+#define OBJ_MAX_VERTS (1u << 30)    /* mesh vertices/triangles must fit the kernel's 30-bit ids */
+#define OBJ_MAX_COORD 1e15          /* beyond this a transformed float position overflows */
+#define OBJ_SMOOTH_MAX_DEGREE 1024  /* positions shared by more triangles get face normals */
+#define OBJ_DEFAULT_MATERIAL "obj:default"
+
+typedef struct corner { int32_t v, t, n; } corner;   /* t, n = -1 when absent */
 
 typedef struct objreader {
-    const char *path;
+    const char *path;       /* for messages */
+    const char *base_dir;   /* directory of the OBJ file (mtllib paths), NULL = cwd */
     size_t line;
     char *err;
     size_t errlen;
+    obj_options *opt;
+    int want_materials;
     /* raw attribute lists, as the file defines them */
     vec3 *v; size_t nv, cap_v;
     vec2 *vt; size_t nvt, cap_vt;
     vec3 *vn; size_t nvn, cap_vn;
-    /* mesh vertices: one per distinct (v, vt, vn) triple */
-    vec3 *pos; vec3 *nrm; vec2 *uv; size_t nverts, cap_verts;
-    int any_uv, any_nrm;
-    /* dedup table: open addressing, key = triple, value = mesh vertex + 1 (0 = empty) */
-    int64_t (*keys)[3]; uint32_t *vals; size_t cap_hash;
-    uint32_t *idx; size_t nidx, cap_idx;
-    uint32_t *face; size_t nface, cap_face;   /* current face's corners */
-    size_t degenerate;
+    /* triangles as corners, with their usemtl slot (-1 = none) */
+    corner *tc; size_t ntri, cap_tc;
+    int32_t *tslot; size_t cap_tslot;
+    corner *face; size_t cap_face;
+    int any_vt, any_missing_n;
+    /* usemtl names (slots) and mtllib paths (resolved) */
+    char **slots; size_t nslots, cap_slots;
+    int32_t cur_slot;
+    char **libs; size_t nlibs, cap_libs;
+    size_t degenerate, unknown;
+    char unknown_kw[120];
 } objreader;
+
+static void sanitize(char *s) {
+    for (char *c = s; *c; ++c)
+        if ((unsigned char)*c < 32 || *c == 127) *c = '?';
+}
 
 static int objfail(objreader *r, const char *fmt, ...) {
     char msg[400];
@@ -47,16 +82,29 @@ static int objfail(objreader *r, const char *fmt, ...) {
     if (r->err && r->errlen) {
         if (r->line) snprintf(r->err, r->errlen, "%s:%zu: %s", r->path, r->line, msg);
         else snprintf(r->err, r->errlen, "%s: %s", r->path, msg);
-        for (char *c = r->err; *c; ++c) /* one printable line, whatever the path holds */
-            if ((unsigned char)*c < 32 || *c == 127) *c = '?';
+        sanitize(r->err); /* one printable line, whatever the path holds */
     }
     return -1;
+}
+
+static void objwarn(objreader *r, const char *fmt, ...) {
+    if (r->opt->quiet) return;
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sanitize(msg);
+    fprintf(stderr, "warning: %s\n", msg);
 }
 
 static int grow(void **arr, size_t *cap, size_t need, size_t size) {
     if (need <= *cap) return 0;
     size_t n = *cap ? *cap : 64;
-    while (n < need) n *= 2;
+    while (n < need) {
+        if (n > SIZE_MAX / 2) return -1;
+        n *= 2;
+    }
     if (n > SIZE_MAX / size) return -1;
     void *p = realloc(*arr, n * size);
     if (!p) return -1;
@@ -66,11 +114,158 @@ static int grow(void **arr, size_t *cap, size_t need, size_t size) {
 }
 #define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+static char *dupstr(const char *s) {
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 static char *skip_space(char *p) {
     while (is_space(*p)) ++p;
     return p;
 }
+static void rtrim(char *p) {
+    size_t n = strlen(p);
+    while (n && is_space(p[n - 1])) p[--n] = '\0';
+}
+
+/* ---- files and paths ---------------------------------------------------------------------- */
+
+/* Reads a whole regular file (stat first: a FIFO would block, /dev/zero never ends). On failure
+ * writes "problem" (without the path) to why and returns NULL. */
+static char *read_file(const char *path, long long max, size_t *size, char *why, size_t whylen) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(why, whylen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "not a regular file");
+        return NULL;
+    }
+    if ((long long)st.st_size > max) {
+        snprintf(why, whylen, "file too large (%lld bytes)", (long long)st.st_size);
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, whylen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t n = (size_t)st.st_size;
+    char *text = malloc(n + 1);
+    if (!text) {
+        fclose(f);
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    size_t got = fread(text, 1, n, f);
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr || got != n) {
+        free(text);
+        snprintf(why, whylen, "read error");
+        return NULL;
+    }
+    text[n] = '\0';
+    *size = n;
+    return text;
+}
+
+/* dir + "/" + rel (rel with '\' turned into '/'; absolute rel kept). Caller frees. */
+static char *join_path(const char *dir, const char *rel) {
+    size_t nr = strlen(rel);
+    int abs = rel[0] == '/' || rel[0] == '\\';
+    size_t nd = (!abs && dir && *dir) ? strlen(dir) : 0;
+    char *out = malloc(nd + nr + 2);
+    if (!out) return NULL;
+    size_t k = 0;
+    if (nd) {
+        memcpy(out, dir, nd);
+        k = nd;
+        if (out[k - 1] != '/') out[k++] = '/';
+    }
+    for (size_t i = 0; i < nr; ++i) out[k++] = rel[i] == '\\' ? '/' : rel[i];
+    out[k] = '\0';
+    return out;
+}
+
+/* Directory part of path ("." -> NULL for a bare name). Caller frees. */
+static char *dir_of(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) return NULL;
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *d = malloc(n + 1);
+    if (!d) return NULL;
+    memcpy(d, path, n);
+    d[n] = '\0';
+    return d;
+}
+
+/* If `path` does not exist, looks for each missing component case-insensitively (MTL files
+ * written on Windows often disagree with the on-disk case). Returns a new string or NULL. */
+static char *find_case_insensitive(const char *path) {
+    struct stat st;
+    if (stat(path, &st) == 0) return dupstr(path);
+    size_t n = strlen(path);
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    size_t k = 0;
+    const char *p = path;
+    if (*p == '/') {
+        out[k++] = '/';
+        while (*p == '/') ++p;
+    }
+    while (*p) {
+        const char *e = strchr(p, '/');
+        size_t m = e ? (size_t)(e - p) : strlen(p);
+        char comp[256];
+        if (m == 0 || m >= sizeof comp) { /* "//" or absurd name: copy as is */
+            memcpy(out + k, p, m);
+            k += m;
+        } else {
+            memcpy(comp, p, m);
+            comp[m] = '\0';
+            out[k] = '\0';
+            char *probe = malloc(k + m + 2);
+            if (!probe) { free(out); return NULL; }
+            memcpy(probe, out, k);
+            memcpy(probe + k, comp, m + 1);
+            int exists = stat(probe, &st) == 0;
+            free(probe);
+            if (!exists) {
+                DIR *d = opendir(k ? out : ".");
+                if (d) {
+                    struct dirent *de;
+                    while ((de = readdir(d))) {
+                        if (strlen(de->d_name) == m && strcasecmp(de->d_name, comp) == 0) {
+                            memcpy(comp, de->d_name, m);
+                            break;
+                        }
+                    }
+                    closedir(d);
+                }
+            }
+            memcpy(out + k, comp, m);
+            k += m;
+        }
+        p += m;
+        if (*p == '/') {
+            out[k++] = '/';
+            while (*p == '/') ++p;
+        }
+    }
+    out[k] = '\0';
+    if (stat(out, &st) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* ---- parsing -------------------------------------------------------------------------------- */
 
 /* Reads `n` required and up to `extra` optional finite numbers; anything after is ignored
  * (e.g. vertex colours after "v x y z"). */
@@ -78,18 +273,18 @@ static int read_floats(objreader *r, char **pp, double *out, int n, int extra, c
     char *p = *pp;
     for (int i = 0; i < n + extra; ++i) {
         p = skip_space(p);
-        if (!*p) {
+        if (!*p || *p == '#') {
             if (i < n) return objfail(r, "%s needs %d numbers, found %d", what, n, i);
             break;
         }
         char *end;
-        errno = 0;
         double x = strtod(p, &end);
         if (end == p || (*end && !is_space(*end))) {
             size_t len = strcspn(p, " \t\r");
             return objfail(r, "%s: \"%.*s\" is not a number", what, (int)(len > 32 ? 32 : len), p);
         }
-        if (!isfinite(x) || fabs(x) > OBJ_MAX_COORD) return objfail(r, "%s: %.*s is not a finite coordinate", what, (int)(end - p > 32 ? 32 : end - p), p);
+        if (!isfinite(x) || fabs(x) > OBJ_MAX_COORD)
+            return objfail(r, "%s: %.*s is not a finite coordinate", what, (int)(end - p > 32 ? 32 : end - p), p);
         out[i] = x;
         p = end;
     }
@@ -99,88 +294,39 @@ static int read_floats(objreader *r, char **pp, double *out, int n, int extra, c
 
 /* OBJ index (1-based, or negative = relative to the end so far) -> 0-based, or -1 with error. */
 static long resolve_index(objreader *r, const char *tok, long i, size_t count, const char *what) {
-    if (i == 0) return objfail(r, "face corner \"%s\": %s index 0 is invalid (indices start at 1)", tok, what);
+    if (i == 0) return objfail(r, "face corner \"%.32s\": %s index 0 is invalid (indices start at 1)", tok, what);
     long k = i > 0 ? i - 1 : (long)count + i;
     if (k < 0 || (size_t)k >= count)
-        return objfail(r, "face corner \"%s\": %s index %ld out of range (%zu defined so far)", tok, what, i, count);
+        return objfail(r, "face corner \"%.32s\": %s index %ld out of range (%zu defined so far)", tok, what, i,
+                       count);
     return k;
 }
 
-static uint64_t hash3(const int64_t k[3]) {
-    uint64_t h = 1469598103934665603ULL;
-    for (int i = 0; i < 3; ++i) {
-        h ^= (uint64_t)k[i];
-        h *= 1099511628211ULL;
-        h ^= h >> 29;
+/* Decimal integer with optional sign; at most 10 digits (so no overflow). */
+static const char *parse_int(const char *p, long *out) {
+    int neg = 0;
+    if (*p == '-' || *p == '+') neg = *p++ == '-';
+    long x = 0;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (++digits > 10) return NULL;
+        x = x * 10 + (*p++ - '0');
     }
-    return h;
+    if (!digits) return NULL;
+    *out = neg ? -x : x;
+    return p;
 }
 
-static int rehash(objreader *r, size_t cap) {
-    int64_t (*keys)[3] = malloc(cap * sizeof *keys);
-    uint32_t *vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return -1;
-    }
-    for (size_t i = 0; i < r->cap_hash; ++i) {
-        if (!r->vals[i]) continue;
-        size_t j = (size_t)hash3(r->keys[i]) & (cap - 1);
-        while (vals[j]) j = (j + 1) & (cap - 1);
-        memcpy(keys[j], r->keys[i], sizeof keys[j]);
-        vals[j] = r->vals[i];
-    }
-    free(r->keys);
-    free(r->vals);
-    r->keys = keys;
-    r->vals = vals;
-    r->cap_hash = cap;
-    return 0;
-}
-
-/* Mesh vertex for a (v, vt, vn) triple (vt/vn = -1 when absent), created on first use. */
-static long corner_vertex(objreader *r, long vi, long ti, long ni) {
-    if (2 * (r->nverts + 1) > r->cap_hash && rehash(r, r->cap_hash ? 2 * r->cap_hash : 1024))
-        return objfail(r, "out of memory");
-    int64_t key[3] = {vi, ti, ni};
-    size_t j = (size_t)hash3(key) & (r->cap_hash - 1);
-    while (r->vals[j]) {
-        if (memcmp(r->keys[j], key, sizeof key) == 0) return (long)(r->vals[j] - 1);
-        j = (j + 1) & (r->cap_hash - 1);
-    }
-    if (r->nverts >= OBJ_MAX_VERTS) return objfail(r, "too many vertices (at most %u)", OBJ_MAX_VERTS);
-    size_t need = r->nverts + 1;
-    if (need > r->cap_verts) {
-        size_t cap = r->cap_verts;
-        if (GROW(r->pos, cap, need)) return objfail(r, "out of memory");
-        size_t c2 = r->cap_verts, c3 = r->cap_verts;
-        if (GROW(r->nrm, c2, need) || GROW(r->uv, c3, need)) return objfail(r, "out of memory");
-        r->cap_verts = cap;
-    }
-    r->pos[r->nverts] = r->v[vi];
-    r->uv[r->nverts] = ti >= 0 ? r->vt[ti] : v2(0.0f, 0.0f);
-    r->nrm[r->nverts] = ni >= 0 ? r->vn[ni] : v3s(0.0f); /* zero normal = none, per scene_add_mesh */
-    r->any_uv |= ti >= 0;
-    r->any_nrm |= ni >= 0;
-    memcpy(r->keys[j], key, sizeof key);
-    r->vals[j] = (uint32_t)(r->nverts + 1);
-    return (long)r->nverts++;
-}
-
-/* One "v/vt/vn" token (NUL-terminated) -> mesh vertex index, or -1. */
-static long parse_corner(objreader *r, const char *tok) {
+/* One "v/vt/vn" token (NUL-terminated) -> corner, or -1. */
+static int parse_corner(objreader *r, const char *tok, corner *c) {
     long ids[3] = {0, 0, 0};
     int present[3] = {0, 0, 0};
     const char *p = tok;
     for (int part = 0; part < 3; ++part) {
         if (*p && *p != '/') {
-            char *end;
-            errno = 0;
-            long x = strtol(p, &end, 10);
-            if (end == p || errno == ERANGE || (*end && *end != '/'))
+            const char *end = parse_int(p, &ids[part]);
+            if (!end || (*end && *end != '/'))
                 return objfail(r, "face corner \"%.32s\" is not of the form v, v/vt, v//vn or v/vt/vn", tok);
-            ids[part] = x;
             present[part] = 1;
             p = end;
         }
@@ -198,29 +344,32 @@ static long parse_corner(objreader *r, const char *tok) {
     long ti = -1, ni = -1;
     if (present[1] && (ti = resolve_index(r, tok, ids[1], r->nvt, "texture coordinate")) < 0) return -1;
     if (present[2] && (ni = resolve_index(r, tok, ids[2], r->nvn, "normal")) < 0) return -1;
-    return corner_vertex(r, vi, ti, ni);
+    c->v = (int32_t)vi;
+    c->t = (int32_t)ti;
+    c->n = (int32_t)ni;
+    return 0;
 }
 
 static int parse_face(objreader *r, char *p) {
-    r->nface = 0;
+    size_t nface = 0;
     for (;;) {
         p = skip_space(p);
-        if (!*p) break;
+        if (!*p || *p == '#') break;
         char *tok = p;
         while (*p && !is_space(*p)) ++p;
         char saved = *p;
         *p = '\0';
-        long vtx = parse_corner(r, tok);
+        if (GROW(r->face, r->cap_face, nface + 1)) return objfail(r, "out of memory");
+        int rc = parse_corner(r, tok, &r->face[nface]);
         *p = saved;
-        if (vtx < 0) return -1;
-        if (GROW(r->face, r->cap_face, r->nface + 1)) return objfail(r, "out of memory");
-        r->face[r->nface++] = (uint32_t)vtx;
+        if (rc) return -1;
+        nface++;
     }
-    if (r->nface < 3) return objfail(r, "face has %zu corners, needs at least 3", r->nface);
+    if (nface < 3) return objfail(r, "face has %zu corners, needs at least 3", nface);
     /* fan triangulation; zero-area triangles would only cost BVH work and divide by zero */
-    for (size_t k = 1; k + 1 < r->nface; ++k) {
-        uint32_t a = r->face[0], b = r->face[k], c = r->face[k + 1];
-        vec3 pa = r->pos[a], pb = r->pos[b], pc = r->pos[c];
+    for (size_t k = 1; k + 1 < nface; ++k) {
+        corner a = r->face[0], b = r->face[k], c = r->face[k + 1];
+        vec3 pa = r->v[a.v], pb = r->v[b.v], pc = r->v[c.v];
         double e1[3] = {(double)pb.x - pa.x, (double)pb.y - pa.y, (double)pb.z - pa.z};
         double e2[3] = {(double)pc.x - pa.x, (double)pc.y - pa.y, (double)pc.z - pa.z};
         double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2],
@@ -229,12 +378,79 @@ static int parse_face(objreader *r, char *p) {
             r->degenerate++;
             continue;
         }
-        if (r->nidx / 3 >= OBJ_MAX_VERTS) return objfail(r, "too many triangles (at most %u)", OBJ_MAX_VERTS);
-        if (GROW(r->idx, r->cap_idx, r->nidx + 3)) return objfail(r, "out of memory");
-        r->idx[r->nidx++] = a;
-        r->idx[r->nidx++] = b;
-        r->idx[r->nidx++] = c;
+        if (r->ntri >= OBJ_MAX_VERTS) return objfail(r, "too many triangles (at most %u)", OBJ_MAX_VERTS);
+        if (GROW(r->tc, r->cap_tc, 3 * (r->ntri + 1)) || GROW(r->tslot, r->cap_tslot, r->ntri + 1))
+            return objfail(r, "out of memory");
+        corner *t = &r->tc[3 * r->ntri];
+        t[0] = a;
+        t[1] = b;
+        t[2] = c;
+        r->any_vt |= (a.t >= 0) | (b.t >= 0) | (c.t >= 0);
+        r->any_missing_n |= (a.n < 0) | (b.n < 0) | (c.n < 0);
+        r->tslot[r->ntri++] = r->cur_slot;
     }
+    return 0;
+}
+
+static void note_unknown(objreader *r, const char *kw, size_t n) {
+    r->unknown++;
+    if (n > 24) n = 24;
+    const char *h = r->unknown_kw;
+    while (*h) {
+        const char *e = strchr(h, ' ');
+        size_t m = e ? (size_t)(e - h) : strlen(h);
+        if (m == n && memcmp(h, kw, n) == 0) return;
+        h = e ? e + 1 : h + m;
+    }
+    size_t used = strlen(r->unknown_kw);
+    if (used + n + 2 >= sizeof r->unknown_kw) return;
+    if (used) r->unknown_kw[used++] = ' ';
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)kw[i];
+        r->unknown_kw[used++] = (c < 33 || c > 126) ? '?' : (char)c;
+    }
+    r->unknown_kw[used] = '\0';
+}
+
+static int add_mtllibs(objreader *r, char *p) {
+    for (;;) {
+        p = skip_space(p);
+        if (!*p || *p == '#') break;
+        char *tok = p;
+        while (*p && !is_space(*p)) ++p;
+        char saved = *p;
+        *p = '\0';
+        char *full = join_path(r->base_dir, tok);
+        *p = saved;
+        if (!full) return objfail(r, "out of memory");
+        int dup = 0;
+        for (size_t i = 0; i < r->nlibs && !dup; ++i) dup = strcmp(r->libs[i], full) == 0;
+        if (dup || GROW(r->libs, r->cap_libs, r->nlibs + 1)) {
+            free(full);
+            if (!dup) return objfail(r, "out of memory");
+            continue;
+        }
+        r->libs[r->nlibs++] = full;
+    }
+    return 0;
+}
+
+static int use_material(objreader *r, char *p) {
+    p = skip_space(p);
+    rtrim(p);
+    if (!*p) return objfail(r, "usemtl without a material name");
+    for (size_t i = 0; i < r->nslots; ++i) {
+        if (strcmp(r->slots[i], p) == 0) {
+            r->cur_slot = (int32_t)i;
+            return 0;
+        }
+    }
+    if (r->nslots >= (size_t)INT32_MAX || GROW(r->slots, r->cap_slots, r->nslots + 1))
+        return objfail(r, "out of memory");
+    char *d = dupstr(p);
+    if (!d) return objfail(r, "out of memory");
+    r->slots[r->nslots] = d;
+    r->cur_slot = (int32_t)r->nslots++;
     return 0;
 }
 
@@ -247,90 +463,458 @@ static int parse_line(objreader *r, char *p) {
     double x[3] = {0, 0, 0};
     if (n == 1 && kw[0] == 'v') {
         if (read_floats(r, &p, x, 3, 0, "vertex")) return -1;
+        if (r->nv >= OBJ_MAX_VERTS) return objfail(r, "too many vertices (at most %u)", OBJ_MAX_VERTS);
         if (GROW(r->v, r->cap_v, r->nv + 1)) return objfail(r, "out of memory");
         r->v[r->nv++] = v3((float)x[0], (float)x[1], (float)x[2]);
     } else if (n == 2 && kw[0] == 'v' && kw[1] == 't') {
         if (read_floats(r, &p, x, 1, 2, "texture coordinate")) return -1;
+        if (r->nvt >= OBJ_MAX_VERTS) return objfail(r, "too many texture coordinates (at most %u)", OBJ_MAX_VERTS);
         if (GROW(r->vt, r->cap_vt, r->nvt + 1)) return objfail(r, "out of memory");
         r->vt[r->nvt++] = v2((float)x[0], (float)x[1]);
     } else if (n == 2 && kw[0] == 'v' && kw[1] == 'n') {
         if (read_floats(r, &p, x, 3, 0, "normal")) return -1;
+        if (r->nvn >= OBJ_MAX_VERTS) return objfail(r, "too many normals (at most %u)", OBJ_MAX_VERTS);
         if (GROW(r->vn, r->cap_vn, r->nvn + 1)) return objfail(r, "out of memory");
         r->vn[r->nvn++] = v3((float)x[0], (float)x[1], (float)x[2]);
     } else if (n == 1 && kw[0] == 'f') {
         return parse_face(r, p);
+    } else if (n == 6 && memcmp(kw, "usemtl", 6) == 0) {
+        if (r->want_materials) return use_material(r, p);
+    } else if (n == 6 && memcmp(kw, "mtllib", 6) == 0) {
+        if (r->want_materials) return add_mtllibs(r, p);
+    } else if (n == 1 && (kw[0] == 'g' || kw[0] == 'o' || kw[0] == 's')) {
+        /* groups, objects and smoothing groups: accepted */
+    } else {
+        note_unknown(r, kw, n);
     }
-    /* everything else (g, o, s, usemtl, mtllib, l, p, vp, ...) is ignored for now */
     return 0;
 }
 
-static void objreader_free(objreader *r) {
-    free(r->v); free(r->vt); free(r->vn);
-    free(r->pos); free(r->nrm); free(r->uv);
-    free(r->keys); free(r->vals);
-    free(r->idx); free(r->face);
+/* ---- normals and vertices ------------------------------------------------------------------- */
+
+/* Per-corner normals: the file's, or generated (see the top of the file). */
+static int corner_normals(objreader *r, vec3 *cn, float cos_thresh) {
+    size_t nt = r->ntri;
+    double (*fn)[3] = NULL;   /* area-weighted face normal (twice the area) */
+    vec3 *un = NULL;          /* unit face normal */
+    uint32_t *start = NULL, *adj = NULL;
+    int rc = -1;
+    for (size_t i = 0; i < 3 * nt; ++i)
+        if (r->tc[i].n >= 0) cn[i] = r->vn[r->tc[i].n];
+    if (!r->any_missing_n) return 0;
+    fn = malloc(nt * sizeof *fn);
+    un = malloc(nt * sizeof *un);
+    start = calloc(r->nv + 1, sizeof *start);
+    adj = malloc(3 * nt * sizeof *adj);
+    if (!fn || !un || !start || !adj) goto done;
+    for (size_t t = 0; t < nt; ++t) {
+        vec3 a = r->v[r->tc[3 * t].v], b = r->v[r->tc[3 * t + 1].v], c = r->v[r->tc[3 * t + 2].v];
+        double e1[3] = {(double)b.x - a.x, (double)b.y - a.y, (double)b.z - a.z};
+        double e2[3] = {(double)c.x - a.x, (double)c.y - a.y, (double)c.z - a.z};
+        fn[t][0] = e1[1] * e2[2] - e1[2] * e2[1];
+        fn[t][1] = e1[2] * e2[0] - e1[0] * e2[2];
+        fn[t][2] = e1[0] * e2[1] - e1[1] * e2[0];
+        double len = sqrt(fn[t][0] * fn[t][0] + fn[t][1] * fn[t][1] + fn[t][2] * fn[t][2]);
+        if (len > 0.0 && isfinite(len))
+            un[t] = v3((float)(fn[t][0] / len), (float)(fn[t][1] / len), (float)(fn[t][2] / len));
+        else
+            un[t] = v3s(0.0f);
+    }
+    /* position -> triangles (CSR) */
+    for (size_t i = 0; i < 3 * nt; ++i) start[r->tc[i].v + 1]++;
+    for (size_t v = 0; v < r->nv; ++v) start[v + 1] += start[v];
+    for (size_t i = 0; i < 3 * nt; ++i) {
+        uint32_t v = (uint32_t)r->tc[i].v;
+        adj[start[v]++] = (uint32_t)(i / 3);
+    }
+    for (size_t v = r->nv; v > 0; --v) start[v] = start[v - 1];
+    start[0] = 0;
+    for (size_t i = 0; i < 3 * nt; ++i) {
+        if (r->tc[i].n >= 0) continue;
+        size_t t = i / 3;
+        uint32_t v = (uint32_t)r->tc[i].v;
+        uint32_t b = start[v], e = start[v + 1];
+        vec3 own = un[t];
+        if (e - b > OBJ_SMOOTH_MAX_DEGREE) {
+            cn[i] = own;
+            continue;
+        }
+        double s[3] = {0, 0, 0};
+        for (uint32_t k = b; k < e; ++k) {
+            uint32_t u = adj[k];
+            if (u != t && vdot(own, un[u]) < cos_thresh) continue;
+            s[0] += fn[u][0];
+            s[1] += fn[u][1];
+            s[2] += fn[u][2];
+        }
+        double len = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+        cn[i] = (len > 0.0 && isfinite(len)) ? v3((float)(s[0] / len), (float)(s[1] / len), (float)(s[2] / len))
+                                              : own;
+    }
+    rc = 0;
+done:
+    free(fn);
+    free(un);
+    free(start);
+    free(adj);
+    return rc;
 }
 
-int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen) {
-    objreader r;
-    memset(&r, 0, sizeof r);
-    r.path = path;
-    r.err = err;
-    r.errlen = errlen;
+typedef struct vkey { uint32_t v, t, nx, ny, nz; } vkey;
 
-    /* stat before opening: opening a FIFO blocks, and a device (/dev/zero) never ends */
+static uint64_t hash_key(const vkey *k) {
+    uint64_t h = 1469598103934665603ULL;
+    const uint32_t w[5] = {k->v, k->t, k->nx, k->ny, k->nz};
+    for (int i = 0; i < 5; ++i) {
+        h ^= w[i];
+        h *= 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static uint32_t fbits(float f) {
+    if (f == 0.0f) f = 0.0f; /* -0 == +0 */
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Distinct (position, uv, normal) corners -> mesh vertices and triangle indices. */
+static int build_vertices(objreader *r, const vec3 *cn, vec3 **opos, vec3 **onrm, vec2 **ouv, size_t *onv,
+                          uint32_t **oidx) {
+    size_t nc = 3 * r->ntri;
+    size_t cap = 1024;
+    while (cap < 2 * nc) cap *= 2;
+    vkey *keys = malloc(cap * sizeof *keys);
+    uint32_t *vals = calloc(cap, sizeof *vals);
+    vec3 *pos = malloc(nc * sizeof *pos), *nrm = malloc(nc * sizeof *nrm);
+    vec2 *uv = malloc(nc * sizeof *uv);
+    uint32_t *idx = malloc(nc * sizeof *idx);
+    if (!keys || !vals || !pos || !nrm || !uv || !idx) {
+        free(keys); free(vals); free(pos); free(nrm); free(uv); free(idx);
+        return -1;
+    }
+    size_t nv = 0;
+    for (size_t i = 0; i < nc; ++i) {
+        const corner *c = &r->tc[i];
+        vkey k = {(uint32_t)c->v, (uint32_t)c->t, fbits(cn[i].x), fbits(cn[i].y), fbits(cn[i].z)};
+        size_t j = (size_t)hash_key(&k) & (cap - 1);
+        while (vals[j] && memcmp(&keys[j], &k, sizeof k) != 0) j = (j + 1) & (cap - 1);
+        if (!vals[j]) {
+            keys[j] = k;
+            vals[j] = (uint32_t)(nv + 1);
+            pos[nv] = r->v[c->v];
+            nrm[nv] = cn[i];
+            uv[nv] = c->t >= 0 ? r->vt[c->t] : v2(0.0f, 0.0f);
+            nv++;
+        }
+        idx[i] = vals[j] - 1;
+    }
+    free(keys);
+    free(vals);
+    *opos = pos;
+    *onrm = nrm;
+    *ouv = uv;
+    *onv = nv;
+    *oidx = idx;
+    return 0;
+}
+
+/* ---- materials ------------------------------------------------------------------------------- */
+
+typedef struct texcache { char *path; int index; } texcache; /* index -1: failed */
+
+static int default_material(scene *s) {
+    int m = scene_find_material(s, OBJ_DEFAULT_MATERIAL);
+    if (m >= 0) return m;
+    material d;
+    memset(&d, 0, sizeof d);
+    d.kind = MAT_DIFFUSE;
+    d.albedo_tex = -1;
+    d.albedo = v3s(0.8f);
+    d.ior = 1.5f;
+    return scene_add_material(s, OBJ_DEFAULT_MATERIAL, d);
+}
+
+/* Image texture for an MTL map (path relative to the MTL's directory), loaded once per file per
+ * OBJ load; -1 (after one warning) when it is missing or unreadable. */
+static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache, size_t *capcache,
+                        const char *mtl_dir, const char *map) {
+    char *full = join_path(mtl_dir, map);
+    if (!full) return -1;
+    for (size_t i = 0; i < *ncache; ++i) {
+        if (strcmp((*cache)[i].path, full) == 0) {
+            free(full);
+            return (*cache)[i].index;
+        }
+    }
+    int index = -1;
+    char *found = find_case_insensitive(full);
     struct stat st;
-    if (stat(path, &st) != 0) {
-        int e = errno;
-        return objfail(&r, "cannot open: %s", strerror(e));
+    if (found && (stat(found, &st) != 0 || !S_ISREG(st.st_mode))) { /* a FIFO or device would block */
+        free(found);
+        found = NULL;
     }
-    if (!S_ISREG(st.st_mode)) return objfail(&r, "not a regular file");
-    if ((long long)st.st_size > OBJ_MAX_FILE) return objfail(&r, "file too large (%lld bytes)", (long long)st.st_size);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        return objfail(&r, "cannot open: %s", strerror(e));
+    if (!found) {
+        objwarn(r, "%s: texture %s not found (material uses its Kd colour)", r->path, full);
+        r->opt->warn_missing_texture++;
+    } else {
+        image img;
+        char ierr[512];
+        if (image_load(&img, found, ierr, sizeof ierr)) {
+            objwarn(r, "%s: texture not loaded, material uses its Kd colour: %s", r->path, ierr);
+            r->opt->warn_missing_texture++;
+        } else {
+            size_t n = (size_t)img.width * (size_t)img.height * 3u;
+            if (s->ntexels + n > (size_t)UINT32_MAX) {
+                objwarn(r, "%s: texture %s: too many texels in the scene (uses Kd)", r->path, found);
+            } else {
+                texture t;
+                memset(&t, 0, sizeof t);
+                t.kind = TEX_IMAGE;
+                t.width = img.width;
+                t.height = img.height;
+                t.scale = 1.0f;
+                double sum[3] = {0, 0, 0};
+                for (size_t i = 0; i < n; i += 3)
+                    for (int c = 0; c < 3; ++c) sum[c] += img.rgb[i + (size_t)c];
+                double np = (double)(n / 3u);
+                t.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np)); /* non-finite uv */
+                t.b = t.a;
+                index = scene_add_texture(s, t, img.rgb);
+            }
+            image_free(&img);
+        }
+        free(found);
     }
-    size_t size = (size_t)st.st_size;
-    char *text = malloc(size + 1);
-    if (!text) {
-        fclose(f);
-        return objfail(&r, "out of memory");
+    if (!GROW(*cache, *capcache, *ncache + 1)) {
+        (*cache)[*ncache].path = full;
+        (*cache)[(*ncache)++].index = index;
+    } else {
+        free(full);
     }
-    size_t got = fread(text, 1, size, f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr || got != size) {
-        free(text);
-        return objfail(&r, "read error");
-    }
-    text[size] = '\0';
+    return index;
+}
 
-    int rc = 0;
+/* usemtl slots -> scene materials. Scene material names are "mtl:<mtl path>:<name>", so a file
+ * loaded twice (instancing) shares its materials and textures. */
+static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
+    mtl_lib *libs = calloc(r->nlibs ? r->nlibs : 1, sizeof *libs);
+    texcache *cache = NULL;
+    size_t ncache = 0, capcache = 0;
+    int rc = -1, warned_pr = 0;
+    if (!libs) return objfail(r, "out of memory");
+    for (size_t i = 0; i < r->nlibs; ++i) {
+        char why[200];
+        size_t size = 0;
+        char *text = NULL;
+        if (r->opt->mtl_text) {
+            text = malloc(r->opt->mtl_size + 1);
+            if (!text) { objfail(r, "out of memory"); goto done; }
+            if (r->opt->mtl_size) memcpy(text, r->opt->mtl_text, r->opt->mtl_size);
+            size = r->opt->mtl_size;
+        } else {
+            text = read_file(r->libs[i], MTL_MAX_FILE, &size, why, sizeof why);
+            if (!text) {
+                /* a lone OBJ without its MTL still loads: faces get the default material */
+                char *alt = find_case_insensitive(r->libs[i]);
+                if (alt) text = read_file(alt, MTL_MAX_FILE, &size, why, sizeof why);
+                free(alt);
+            }
+            if (!text) {
+                objwarn(r, "%s: material library %s: %s (its materials become the default grey)", r->path,
+                        r->libs[i], why);
+                continue;
+            }
+        }
+        char merr[512];
+        int prc = mtl_parse(&libs[i], text, size, r->libs[i], merr, sizeof merr);
+        free(text);
+        if (prc) {
+            if (r->err && r->errlen) snprintf(r->err, r->errlen, "%s", merr);
+            goto done;
+        }
+        if (libs[i].unknown) {
+            objwarn(r, "%s: ignored %zu unsupported statement%s (%s)", r->libs[i], libs[i].unknown,
+                    libs[i].unknown == 1 ? "" : "s", libs[i].unknown_kw);
+            r->opt->warn_unknown += libs[i].unknown;
+        }
+    }
+    for (size_t k = 0; k < r->nslots; ++k) {
+        const mtl_entry *e = NULL;
+        size_t li = 0;
+        for (size_t i = r->nlibs; i-- > 0 && !e;) /* a later mtllib overrides an earlier one */
+            if ((e = mtl_find(&libs[i], r->slots[k]))) li = i;
+        if (!e) {
+            objwarn(r, "%s: material \"%.64s\" is not defined in any material library (default grey used)",
+                    r->path, r->slots[k]);
+            r->opt->warn_missing_material++;
+            slot_mat[k] = -1;
+            continue;
+        }
+        size_t nlen = strlen(r->libs[li]) + strlen(e->name) + 8;
+        char *name = malloc(nlen);
+        if (!name) { objfail(r, "out of memory"); goto done; }
+        snprintf(name, nlen, "mtl:%s:%s", r->libs[li], e->name);
+        int m = scene_find_material(s, name);
+        if (m < 0) {
+            material mat = mtl_to_material(e);
+            if (e->map_kd && (mat.kind == MAT_DIFFUSE || mat.kind == MAT_CONDUCTOR ||
+                              ((e->has & MTL_HAS_PM) && e->pm > 0.5f))) {
+                char *mdir = dir_of(r->libs[li]);
+                mat.albedo_tex = load_texture(r, s, &cache, &ncache, &capcache, mdir, e->map_kd);
+                free(mdir);
+            }
+            if (e->map_pr && !warned_pr) {
+                objwarn(r, "%s: map_Pr (roughness texture) is not supported; using Pr", r->libs[li]);
+                warned_pr = 1;
+            }
+            m = scene_add_material(s, name, mat);
+        }
+        free(name);
+        if (m < 0) { objfail(r, "out of memory"); goto done; }
+        slot_mat[k] = m;
+    }
+    rc = 0;
+done:
+    for (size_t i = 0; i < r->nlibs; ++i) mtl_lib_free(&libs[i]);
+    free(libs);
+    for (size_t i = 0; i < ncache; ++i) free(cache[i].path);
+    free(cache);
+    return rc;
+}
+
+/* ---- driver ---------------------------------------------------------------------------------- */
+
+static void objreader_free(objreader *r) {
+    free(r->v); free(r->vt); free(r->vn);
+    free(r->tc); free(r->tslot); free(r->face);
+    for (size_t i = 0; i < r->nslots; ++i) free(r->slots[i]);
+    free(r->slots);
+    for (size_t i = 0; i < r->nlibs; ++i) free(r->libs[i]);
+    free(r->libs);
+}
+
+/* Parses text (NUL-terminated at text[size], modified in place) and adds the mesh. */
+static int load_text(objreader *r, scene *s, char *text, size_t size, xform to_world, int material) {
     char *line = text, *end = text + size;
     while (line < end) {
         char *nl = memchr(line, '\n', (size_t)(end - line));
         if (!nl) nl = end;
         *nl = '\0'; /* one line at a time: strtod must not run into the next line */
-        r.line++;
-        if (memchr(line, '\0', (size_t)(nl - line))) {
-            rc = objfail(&r, "NUL byte in the file (not a text OBJ?)");
-            break;
-        }
-        if ((rc = parse_line(&r, line))) break;
+        r->line++;
+        if (memchr(line, '\0', (size_t)(nl - line)))
+            return objfail(r, "NUL byte in the file (not a text OBJ?)");
+        if (parse_line(r, line)) return -1;
         line = nl + 1;
     }
-    free(text);
-    if (!rc) {
-        r.line = 0;
-        if (r.nidx == 0) {
-            rc = r.degenerate ? objfail(&r, "all %zu triangles are degenerate (zero area)", r.degenerate)
-                              : objfail(&r, "no faces");
-        } else if (scene_add_mesh(s, r.pos, r.any_nrm ? r.nrm : NULL, r.any_uv ? r.uv : NULL, r.nverts, r.idx, NULL,
-                                  r.nidx / 3, to_world, material)) {
-            rc = objfail(&r, "could not add the mesh (singular transform or out of memory)");
+    r->line = 0;
+    if (r->ntri == 0)
+        return r->degenerate ? objfail(r, "all %zu triangles are degenerate (zero area)", r->degenerate)
+                             : objfail(r, "no faces");
+    if (r->degenerate) {
+        objwarn(r, "%s: skipped %zu degenerate (zero-area) triangle%s", r->path, r->degenerate,
+                r->degenerate == 1 ? "" : "s");
+        r->opt->warn_degenerate = r->degenerate;
+    }
+    if (r->unknown) {
+        objwarn(r, "%s: ignored %zu unsupported statement%s (%s)", r->path, r->unknown, r->unknown == 1 ? "" : "s",
+                r->unknown_kw);
+        r->opt->warn_unknown += r->unknown;
+    }
+    int rc = -1;
+    vec3 *cn = malloc(3 * r->ntri * sizeof *cn);
+    int32_t *slot_mat = malloc((r->nslots ? r->nslots : 1) * sizeof *slot_mat);
+    int *tri_mat = NULL;
+    vec3 *pos = NULL, *nrm = NULL;
+    vec2 *uv = NULL;
+    uint32_t *idx = NULL;
+    size_t nverts = 0;
+    if (!cn || !slot_mat) { objfail(r, "out of memory"); goto done; }
+    float angle = r->opt->smooth_angle_deg > 0.0f ? r->opt->smooth_angle_deg : OBJ_SMOOTH_ANGLE_DEG;
+    if (corner_normals(r, cn, cosf(angle * 3.14159265f / 180.0f))) { objfail(r, "out of memory"); goto done; }
+    if (build_vertices(r, cn, &pos, &nrm, &uv, &nverts, &idx)) { objfail(r, "out of memory"); goto done; }
+    if (material < 0) {
+        if (resolve_materials(r, s, slot_mat)) goto done;
+        int def = -1;
+        tri_mat = malloc(r->ntri * sizeof *tri_mat);
+        if (!tri_mat) { objfail(r, "out of memory"); goto done; }
+        for (size_t t = 0; t < r->ntri; ++t) {
+            int32_t sl = r->tslot[t];
+            int m = sl >= 0 ? slot_mat[sl] : -1;
+            if (m < 0) {
+                if (def < 0 && (def = default_material(s)) < 0) { objfail(r, "out of memory"); goto done; }
+                m = def;
+            }
+            tri_mat[t] = m;
         }
     }
+    if (scene_add_mesh(s, pos, nrm, r->any_vt ? uv : NULL, nverts, idx, tri_mat, r->ntri, to_world,
+                       material < 0 ? 0 : material)) {
+        objfail(r, "could not add the mesh (singular transform or out of memory)");
+        goto done;
+    }
+    rc = 0;
+done:
+    free(cn);
+    free(slot_mat);
+    free(tri_mat);
+    free(pos);
+    free(nrm);
+    free(uv);
+    free(idx);
+    return rc;
+}
+
+int scene_load_obj_memory(scene *s, const char *data, size_t size, const char *name, const char *base_dir,
+                          xform to_world, int material, obj_options *opt, char *err, size_t errlen) {
+    obj_options defaults;
+    memset(&defaults, 0, sizeof defaults);
+    objreader r;
+    memset(&r, 0, sizeof r);
+    r.path = name ? name : "(memory)";
+    r.base_dir = base_dir;
+    r.err = err;
+    r.errlen = errlen;
+    r.opt = opt ? opt : &defaults;
+    r.want_materials = material < 0;
+    r.cur_slot = -1;
+    char *text = malloc(size + 1);
+    if (!text) return objfail(&r, "out of memory");
+    if (size) memcpy(text, data, size);
+    text[size] = '\0';
+    int rc = load_text(&r, s, text, size, to_world, material);
+    free(text);
+    objreader_free(&r);
+    return rc ? -1 : 0;
+}
+
+int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen) {
+    return scene_load_obj_ex(s, path, to_world, material, NULL, err, errlen);
+}
+
+int scene_load_obj_ex(scene *s, const char *path, xform to_world, int material, obj_options *opt, char *err,
+                      size_t errlen) {
+    obj_options defaults;
+    memset(&defaults, 0, sizeof defaults);
+    objreader r;
+    memset(&r, 0, sizeof r);
+    r.path = path;
+    r.err = err;
+    r.errlen = errlen;
+    r.opt = opt ? opt : &defaults;
+    r.want_materials = material < 0;
+    r.cur_slot = -1;
+    char why[200];
+    size_t size = 0;
+    char *text = read_file(path, OBJ_MAX_FILE, &size, why, sizeof why);
+    if (!text) return objfail(&r, "%s", why);
+    char *dir = dir_of(path);
+    r.base_dir = dir;
+    int rc = load_text(&r, s, text, size, to_world, material);
+    free(text);
+    free(dir);
     objreader_free(&r);
     return rc ? -1 : 0;
 }

@@ -713,12 +713,15 @@ static int parse_object(loader *L, const cJSON *o, const char *jp) {
         jkey(p, jp, "FILE");
         const char *file = "";
         if (read_string(L, f, p, &file)) return -1;
-        if (!ends_with_ci(file, ".obj"))
-            return fail(L, p, "\"%.64s\": unsupported mesh format (only Wavefront .obj is supported so far)", file);
+        int ply = ends_with_ci(file, ".ply");
+        if (!ends_with_ci(file, ".obj") && !ply)
+            return fail(L, p, "\"%.64s\": unsupported mesh format (use Wavefront .obj or .ply)", file);
+        if (ply && mat < 0) return missing(L, jp, "MATERIAL"); /* PLY files carry no materials */
         char *full = resolve_path(L, file);
         if (!full) return fail(L, p, "out of memory");
         char merr[512];
-        int rc = scene_load_obj(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the MTL's materials */
+        int rc = ply ? scene_load_ply(L->s, full, m, mat, merr, sizeof merr)
+                     : scene_load_obj(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the MTL's materials */
         free(full);
         if (rc) return fail(L, p, "%s", merr);
         return 0;

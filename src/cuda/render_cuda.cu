@@ -1,0 +1,188 @@
+// CUDA backend: the shared kernel (src/kernel) compiled unchanged for the GPU. Every CUDA call
+// is checked; failures come back as one-line messages, never aborts.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/render_cuda.h"
+#include "kernel/kernel.h"
+#include "scene/scene.h"
+
+#define BLOCK_X 32
+#define BLOCK_Y 4
+
+struct cuda_renderer {
+    kscene k;                  // device pointers, passed to kernels by value
+    void *buffers[16];
+    int nbuffers;
+    float *accum;              // width*height*3, on the device
+    unsigned long long *counters;  // rays, bad samples
+    int width, height;
+    cudaStream_t stream;
+};
+
+#define CUDA_TRY(call)                                                                              \
+    do {                                                                                            \
+        cudaError_t e_ = (call);                                                                    \
+        if (e_ != cudaSuccess) {                                                                    \
+            snprintf(err, errlen, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_));            \
+            return -1;                                                                              \
+        }                                                                                           \
+    } while (0)
+
+extern "C" int cuda_device_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) { cudaGetLastError(); return 0; }
+    return n;
+}
+
+extern "C" void cuda_describe_devices(char *buf, size_t n) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        snprintf(buf, n, "no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        return;
+    }
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < count && used < n; ++i) {
+        cudaDeviceProp p;
+        if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
+        used += (size_t)snprintf(buf + used, n - used, "%d: %s, %d SMs, %.1f GiB, sm_%d%d\n", i, p.name,
+                                 p.multiProcessorCount, p.totalGlobalMem / 1073741824.0, p.major, p.minor);
+    }
+}
+
+// Copies `bytes` of host data to a new device buffer owned by r.
+static int upload(cuda_renderer *r, const void *host, size_t bytes, const void **dev, char *err, size_t errlen) {
+    *dev = NULL;
+    if (!host || bytes == 0) return 0;
+    void *d = NULL;
+    CUDA_TRY(cudaMalloc(&d, bytes));
+    r->buffers[r->nbuffers++] = d;
+    CUDA_TRY(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+    *dev = d;
+    return 0;
+}
+
+extern "C" void cuda_renderer_free(cuda_renderer *r) {
+    if (!r) return;
+    for (int i = 0; i < r->nbuffers; ++i) cudaFree(r->buffers[i]);
+    cudaFree(r->accum);
+    cudaFree(r->counters);
+    if (r->stream) cudaStreamDestroy(r->stream);
+    free(r);
+}
+
+static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
+    const kscene *h = &s->k;
+    kscene *k = &r->k;
+    *k = *h;
+    size_t nprims = s->ntriangles + s->nspheres + s->nquads;
+#define UP(field, count, type) \
+    if (upload(r, h->field, (count) * sizeof(type), (const void **)&k->field, err, errlen)) return -1
+    UP(nodes, s->bvh.nnodes4, bvh4_node);
+    UP(prim_ids, s->bvh.nprims, uint32_t);
+    UP(triangles, s->ntriangles, triangle);
+    UP(positions, s->nvertices, vec3);
+    UP(normals, s->nvertices, vec3);
+    UP(uvs, s->nvertices, vec2);
+    UP(spheres, s->nspheres, sphere);
+    UP(quads, s->nquads, quad);
+    UP(materials, s->nmaterials, material);
+    UP(textures, s->ntextures, texture);
+    UP(texels, s->ntexels, float);
+    UP(lights, s->nlights, light);
+    UP(light_cdf, s->nlights + 1, float);
+    UP(prim_light, nprims, int32_t);
+    if (s->env_tex >= 0) {
+        const texture *t = &s->textures[s->env_tex];
+        UP(env_cdf_rows, (size_t)t->height + 1, float);
+        UP(env_cdf_cols, (size_t)t->height * ((size_t)t->width + 1), float);
+    }
+#undef UP
+    size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    CUDA_TRY(cudaMalloc(&r->accum, n * sizeof(float)));
+    CUDA_TRY(cudaMemset(r->accum, 0, n * sizeof(float)));
+    CUDA_TRY(cudaMalloc(&r->counters, 2 * sizeof(unsigned long long)));
+    CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
+    return 0;
+}
+
+extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, char *err, size_t errlen) {
+    if (cuda_device_count() == 0) {
+        snprintf(err, errlen, "no CUDA device available");
+        return NULL;
+    }
+    cuda_renderer *r = (cuda_renderer *)calloc(1, sizeof(cuda_renderer));
+    if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
+    r->width = width;
+    r->height = height;
+    if (create(r, s, err, errlen)) { cuda_renderer_free(r); return NULL; }
+    return r;
+}
+
+// Megakernel: one thread per pixel; the pass's samples are summed in sample order in registers
+// and added to the float accumulation buffer.
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
+pt_megakernel(kscene k, float *accum, int width, int height, int sampler, uint32_t seed, uint32_t spp_total,
+              int max_depth, uint32_t begin, uint32_t end, unsigned long long *counters) {
+    int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    float sr = 0.0f, sg = 0.0f, sb = 0.0f;
+    uint32_t rays = 0, bad = 0;
+    for (uint32_t i = begin; i < end; ++i) {
+        vec3 l = path_trace_sample(&k, x, y, i, seed, sampler, spp_total, max_depth, &rays);
+        if (!vis_finite(l)) { bad++; continue; }
+        sr += l.x; sg += l.y; sb += l.z;
+    }
+    float *a = accum + 3 * ((size_t)y * width + x);
+    a[0] += sr; a[1] += sg; a[2] += sb;
+    // one atomic per warp for the statistics
+    unsigned mask = __activemask();
+    for (int o = 16; o > 0; o >>= 1) {
+        rays += __shfl_down_sync(mask, rays, o);
+        bad += __shfl_down_sync(mask, bad, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&counters[0], (unsigned long long)rays);
+        if (bad) atomicAdd(&counters[1], (unsigned long long)bad);
+    }
+}
+
+extern "C" int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth,
+                                  uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad, char *err, size_t errlen) {
+    CUDA_TRY(cudaMemsetAsync(r->counters, 0, 2 * sizeof(unsigned long long), r->stream));
+    dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
+    pt_megakernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->width, r->height, sampler, seed, spp_total,
+                                                 max_depth, begin, end, r->counters);
+    CUDA_TRY(cudaGetLastError());
+    unsigned long long c[2];
+    CUDA_TRY(cudaMemcpyAsync(c, r->counters, sizeof c, cudaMemcpyDeviceToHost, r->stream));
+    CUDA_TRY(cudaStreamSynchronize(r->stream));
+    *rays = c[0];
+    *bad = c[1];
+    return 0;
+}
+
+extern "C" int cuda_renderer_read(cuda_renderer *r, double *accum, char *err, size_t errlen) {
+    size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    float *tmp = (float *)malloc(n * sizeof(float));
+    if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
+    cudaError_t e = cudaMemcpy(tmp, r->accum, n * sizeof(float), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) { free(tmp); snprintf(err, errlen, "CUDA: reading the image: %s", cudaGetErrorString(e)); return -1; }
+    for (size_t i = 0; i < n; ++i) accum[i] = tmp[i];
+    free(tmp);
+    return 0;
+}
+
+extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, char *err, size_t errlen) {
+    size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    float *tmp = (float *)malloc(n * sizeof(float));
+    if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (size_t i = 0; i < n; ++i) tmp[i] = (float)accum[i];
+    cudaError_t e = cudaMemcpy(r->accum, tmp, n * sizeof(float), cudaMemcpyHostToDevice);
+    free(tmp);
+    if (e != cudaSuccess) { snprintf(err, errlen, "CUDA: restoring the image: %s", cudaGetErrorString(e)); return -1; }
+    return 0;
+}

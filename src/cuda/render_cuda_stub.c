@@ -1,0 +1,21 @@
+/* CPU-only build: no CUDA devices. */
+#include <stdio.h>
+
+#include "cuda/render_cuda.h"
+
+int cuda_device_count(void) { return 0; }
+void cuda_describe_devices(char *buf, size_t n) { snprintf(buf, n, "no CUDA support in this build (nvcc was not found)\n"); }
+cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, char *err, size_t errlen) {
+    (void)s; (void)width; (void)height;
+    snprintf(err, errlen, "this build has no CUDA backend (nvcc was not found at build time)");
+    return NULL;
+}
+int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, uint32_t begin,
+                       uint32_t end, uint64_t *rays, uint64_t *bad, char *err, size_t errlen) {
+    (void)r; (void)sampler; (void)seed; (void)spp_total; (void)max_depth; (void)begin; (void)end; (void)rays; (void)bad;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}
+int cuda_renderer_read(cuda_renderer *r, double *a, char *err, size_t errlen) { (void)r; (void)a; snprintf(err, errlen, "no CUDA backend"); return -1; }
+int cuda_renderer_write(cuda_renderer *r, const double *a, char *err, size_t errlen) { (void)r; (void)a; snprintf(err, errlen, "no CUDA backend"); return -1; }
+void cuda_renderer_free(cuda_renderer *r) { (void)r; }

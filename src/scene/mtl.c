@@ -1,0 +1,343 @@
+/* Wavefront MTL reader: newmtl, Kd, Ks, Ke, Ka, Ns, Ni, d, Tr, Tf, illum, map_Kd, and the PBR
+ * extensions Pr, Pm, map_Pr. Options before a map's file name (-bm 1, -o u v w, ...) are skipped.
+ * Other statements are counted and reported by the OBJ loader in one warning line. Errors are
+ * one line, "file.mtl:LINE: problem". The mapping to caustic materials (mtl_to_material) is
+ * documented in docs/scene-format.md. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "scene/mtl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MTL_MAX_VALUE 1e7 /* colours/emission beyond this are rejected as garbage */
+
+typedef struct mtlreader {
+    mtl_lib *lib;
+    const char *name;
+    size_t line;
+    char *err;
+    size_t errlen;
+} mtlreader;
+
+static int mtlfail(mtlreader *r, const char *fmt, ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->err && r->errlen) {
+        snprintf(r->err, r->errlen, "%s:%zu: %s", r->name, r->line, msg);
+        for (char *c = r->err; *c; ++c)
+            if ((unsigned char)*c < 32 || *c == 127) *c = '?';
+    }
+    return -1;
+}
+
+static int mtl_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+static char *mtl_skip(char *p) {
+    while (mtl_space(*p)) ++p;
+    return p;
+}
+
+/* Trims trailing white space in place. */
+static void rtrim(char *p) {
+    size_t n = strlen(p);
+    while (n && mtl_space(p[n - 1])) p[--n] = '\0';
+}
+
+static char *dupstr(const char *s) {
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+/* One number token; returns 0 and advances, or -1 with an error. */
+static int read_number(mtlreader *r, char **pp, const char *what, double lo, double hi, double *out) {
+    char *p = mtl_skip(*pp);
+    if (!*p || *p == '#') return mtlfail(r, "%s: missing number", what);
+    char *end;
+    double x = strtod(p, &end);
+    if (end == p || (*end && !mtl_space(*end) && *end != '#')) {
+        size_t len = strcspn(p, " \t\r");
+        return mtlfail(r, "%s: \"%.*s\" is not a number", what, (int)(len > 32 ? 32 : len), p);
+    }
+    if (!isfinite(x) || x < lo || x > hi)
+        return mtlfail(r, "%s: %.*s is out of range [%g, %g]", what, (int)(end - p > 32 ? 32 : end - p), p, lo, hi);
+    *out = x;
+    *pp = end;
+    return 0;
+}
+
+static int at_end(char *p) {
+    p = mtl_skip(p);
+    return !*p || *p == '#';
+}
+
+/* "Kd r [g b]": one number is grey. "Kd spectral ..." / "Kd xyz ..." are not supported. */
+static int read_color(mtlreader *r, char *p, const char *what, vec3 *out) {
+    double c[3];
+    if (read_number(r, &p, what, -MTL_MAX_VALUE, MTL_MAX_VALUE, &c[0])) return -1;
+    if (at_end(p)) {
+        c[1] = c[2] = c[0];
+    } else {
+        if (read_number(r, &p, what, -MTL_MAX_VALUE, MTL_MAX_VALUE, &c[1])) return -1;
+        if (read_number(r, &p, what, -MTL_MAX_VALUE, MTL_MAX_VALUE, &c[2])) return -1;
+    }
+    *out = v3((float)c[0], (float)c[1], (float)c[2]);
+    return 0;
+}
+
+static void note_unknown(mtl_lib *lib, const char *kw, size_t n) {
+    lib->unknown++;
+    if (n > 24) n = 24;
+    /* keep a short list of distinct keywords for the warning */
+    const char *h = lib->unknown_kw;
+    while (*h) {
+        const char *e = strchr(h, ' ');
+        size_t m = e ? (size_t)(e - h) : strlen(h);
+        if (m == n && memcmp(h, kw, n) == 0) return;
+        h = e ? e + 1 : h + m;
+    }
+    size_t used = strlen(lib->unknown_kw);
+    if (used + n + 2 >= sizeof lib->unknown_kw) return;
+    if (used) lib->unknown_kw[used++] = ' ';
+    for (size_t i = 0; i < n; ++i) { /* printable only */
+        unsigned char c = (unsigned char)kw[i];
+        lib->unknown_kw[used++] = (c < 33 || c > 126) ? '?' : (char)c;
+    }
+    lib->unknown_kw[used] = '\0';
+}
+
+/* Texture statement: skips "-option args" and returns the file name (rest of the line, trimmed),
+ * or NULL if there is none. Options take a fixed number of arguments, except -o/-s/-t which take
+ * one to three numbers. */
+static char *map_filename(char *p) {
+    static const struct { const char *opt; int nargs; } opts[] = {
+        {"-blendu", 1}, {"-blendv", 1}, {"-bm", 1}, {"-boost", 1}, {"-cc", 1}, {"-clamp", 1}, {"-imfchan", 1},
+        {"-mm", 2}, {"-texres", 1}, {"-type", 1}, {"-o", 3}, {"-s", 3}, {"-t", 3}, {NULL, 0}};
+    for (;;) {
+        p = mtl_skip(p);
+        if (*p != '-') break;
+        char *tok = p;
+        while (*p && !mtl_space(*p)) ++p;
+        size_t n = (size_t)(p - tok);
+        int nargs = -1, variable = 0;
+        for (int i = 0; opts[i].opt; ++i) {
+            if (strlen(opts[i].opt) == n && memcmp(opts[i].opt, tok, n) == 0) {
+                nargs = opts[i].nargs;
+                variable = opts[i].opt[1] == 'o' || opts[i].opt[1] == 's' || opts[i].opt[1] == 't';
+                variable = variable && n == 2;
+                break;
+            }
+        }
+        if (nargs < 0) nargs = 0; /* unknown option: assume a flag */
+        for (int a = 0; a < nargs; ++a) {
+            p = mtl_skip(p);
+            if (!*p) break;
+            if (variable && a > 0) { /* optional numbers */
+                char *end;
+                (void)strtod(p, &end);
+                if (end == p || (*end && !mtl_space(*end))) break;
+            }
+            while (*p && !mtl_space(*p)) ++p;
+        }
+    }
+    rtrim(p);
+    return *p ? p : NULL;
+}
+
+static int parse_mtl_line(mtlreader *r, char *p, mtl_entry **cur) {
+    p = mtl_skip(p);
+    if (!*p || *p == '#') return 0;
+    char *kw = p;
+    while (*p && !mtl_space(*p)) ++p;
+    size_t n = (size_t)(p - kw);
+#define KW(s) (n == sizeof(s) - 1 && memcmp(kw, s, n) == 0)
+    mtl_lib *lib = r->lib;
+    if (KW("newmtl")) {
+        p = mtl_skip(p);
+        rtrim(p);
+        if (!*p) return mtlfail(r, "newmtl without a name");
+        if (lib->n == lib->cap) {
+            size_t cap = lib->cap ? lib->cap * 2 : 16;
+            mtl_entry *e = realloc(lib->entries, cap * sizeof *e);
+            if (!e) return mtlfail(r, "out of memory");
+            lib->entries = e;
+            lib->cap = cap;
+        }
+        mtl_entry *e = &lib->entries[lib->n];
+        memset(e, 0, sizeof *e);
+        e->name = dupstr(p);
+        if (!e->name) return mtlfail(r, "out of memory");
+        e->kd = v3s(0.8f);
+        e->ni = 1.0f;
+        e->d = 1.0f;
+        e->illum = 2;
+        e->line = r->line > (size_t)INT32_MAX ? INT32_MAX : (int)r->line;
+        lib->n++;
+        *cur = e;
+        return 0;
+    }
+    mtl_entry *e = *cur;
+    if (!e) {
+        note_unknown(lib, kw, n); /* statements before the first newmtl */
+        return 0;
+    }
+    double x;
+    if (KW("Kd") || KW("Ks") || KW("Ke") || KW("Ka") || KW("Tf")) {
+        char *q = mtl_skip(p);
+        if (strncmp(q, "spectral", 8) == 0 || strncmp(q, "xyz", 3) == 0) {
+            note_unknown(lib, kw, n);
+            return 0;
+        }
+        char what[3] = {kw[0], kw[1], 0};
+        vec3 c;
+        if (read_color(r, p, what, &c)) return -1;
+        if (KW("Kd")) { e->kd = c; e->has |= MTL_HAS_KD; }
+        else if (KW("Ks")) { e->ks = c; e->has |= MTL_HAS_KS; }
+        else if (KW("Ke")) { e->ke = c; e->has |= MTL_HAS_KE; }
+        return 0; /* Ka, Tf: accepted, unused */
+    }
+    if (KW("Ni")) {
+        if (read_number(r, &p, "Ni", 0.0, 1000.0, &x)) return -1;
+        e->ni = (float)x; e->has |= MTL_HAS_NI;
+        return 0;
+    }
+    if (KW("Ns")) {
+        if (read_number(r, &p, "Ns", 0.0, 1e6, &x)) return -1;
+        e->ns = (float)x; e->has |= MTL_HAS_NS;
+        return 0;
+    }
+    if (KW("d")) {
+        char *q = mtl_skip(p);
+        if (strncmp(q, "-halo", 5) == 0) p = q + 5;
+        if (read_number(r, &p, "d", 0.0, 1.0, &x)) return -1;
+        e->d = (float)x; e->has |= MTL_HAS_D;
+        return 0;
+    }
+    if (KW("Tr")) { /* transparency = 1 - d; used only when there is no d */
+        if (read_number(r, &p, "Tr", 0.0, 1.0, &x)) return -1;
+        if (!(e->has & MTL_HAS_D)) e->d = (float)(1.0 - x);
+        e->has |= MTL_HAS_TR;
+        return 0;
+    }
+    if (KW("illum")) {
+        if (read_number(r, &p, "illum", 0.0, 10.0, &x)) return -1;
+        if (x != floor(x)) return mtlfail(r, "illum: %g is not a whole number", x);
+        e->illum = (int)x; e->has |= MTL_HAS_ILLUM;
+        return 0;
+    }
+    if (KW("Pr") || KW("Pm")) {
+        if (read_number(r, &p, KW("Pr") ? "Pr" : "Pm", 0.0, 1.0, &x)) return -1;
+        if (KW("Pr")) { e->pr = (float)x; e->has |= MTL_HAS_PR; }
+        else { e->pm = (float)x; e->has |= MTL_HAS_PM; }
+        return 0;
+    }
+    if (KW("map_Kd")) {
+        char *f = map_filename(p);
+        if (!f) return mtlfail(r, "map_Kd without a file name");
+        char *d = dupstr(f);
+        if (!d) return mtlfail(r, "out of memory");
+        free(e->map_kd);
+        e->map_kd = d;
+        return 0;
+    }
+    if (KW("map_Pr")) {
+        e->map_pr = 1;
+        return 0;
+    }
+#undef KW
+    note_unknown(lib, kw, n);
+    return 0;
+}
+
+int mtl_parse(mtl_lib *lib, const char *text, size_t size, const char *name, char *err, size_t errlen) {
+    mtlreader r = {lib, name, 0, err, errlen};
+    char *buf = malloc(size + 1);
+    if (!buf) return mtlfail(&r, "out of memory");
+    if (size) memcpy(buf, text, size);
+    buf[size] = '\0';
+    int rc = 0;
+    mtl_entry *cur = NULL;
+    char *line = buf, *end = buf + size;
+    while (line < end) {
+        char *nl = memchr(line, '\n', (size_t)(end - line));
+        if (!nl) nl = end;
+        *nl = '\0';
+        r.line++;
+        if (memchr(line, '\0', (size_t)(nl - line))) {
+            rc = mtlfail(&r, "NUL byte in the file (not a text MTL?)");
+            break;
+        }
+        /* cur points into lib->entries; only newmtl grows it, and it resets cur */
+        if (parse_mtl_line(&r, line, &cur)) {
+            rc = -1;
+            break;
+        }
+        line = nl + 1;
+    }
+    free(buf);
+    return rc;
+}
+
+void mtl_lib_free(mtl_lib *lib) {
+    for (size_t i = 0; i < lib->n; ++i) {
+        free(lib->entries[i].name);
+        free(lib->entries[i].map_kd);
+    }
+    free(lib->entries);
+    memset(lib, 0, sizeof *lib);
+}
+
+const mtl_entry *mtl_find(const mtl_lib *lib, const char *name) {
+    for (size_t i = lib->n; i-- > 0;)
+        if (strcmp(lib->entries[i].name, name) == 0) return &lib->entries[i];
+    return NULL;
+}
+
+static float clamp01(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
+static vec3 clamp01v(vec3 c) { return v3(clamp01(c.x), clamp01(c.y), clamp01(c.z)); }
+static float maxc(vec3 c) { return fmaxf(c.x, fmaxf(c.y, c.z)); }
+
+material mtl_to_material(const mtl_entry *e) {
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE;
+    m.albedo_tex = -1;
+    m.ior = 1.5f;
+    vec3 kd = clamp01v(e->kd), ks = clamp01v(e->ks);
+    m.albedo = kd;
+    m.emission = v3(fmaxf(e->ke.x, 0.0f), fmaxf(e->ke.y, 0.0f), fmaxf(e->ke.z, 0.0f));
+    int il = e->illum;
+    int transparent = (e->has & (MTL_HAS_D | MTL_HAS_TR)) && e->d < 1.0f && e->ni > 1.0f;
+    if (il == 4 || il == 6 || il == 7 || transparent) {
+        m.kind = MAT_DIELECTRIC;
+        m.ior = e->ni > 1.0f ? fminf(e->ni, 10.0f) : 1.5f;
+        m.albedo = v3s(1.0f); /* clear glass: Kd/Tf of these files are not tints */
+    } else if ((e->has & MTL_HAS_PM) && e->pm > 0.5f) {
+        m.albedo = kd; /* PBR base colour is the conductor's F0 */
+        if (e->pr > 0.0f) {
+            m.kind = MAT_CONDUCTOR;
+            m.alpha = e->pr * e->pr;
+        } else {
+            m.kind = MAT_MIRROR;
+        }
+    } else if ((il == 3 || il == 5) && maxc(ks) > 0.0f) {
+        m.albedo = ks;
+        if ((e->has & MTL_HAS_PR) && e->pr > 0.0f) {
+            m.kind = MAT_CONDUCTOR;
+            m.alpha = e->pr * e->pr;
+        } else {
+            m.kind = MAT_MIRROR;
+        }
+    }
+    return m;
+}
