@@ -1,5 +1,7 @@
 /* Regression: the default scene rendered now matches a stored high-spp reference, judged
- * against the noise actually measured (8 independent seeds), block by block.
+ * against the noise actually measured (independent seeds), block by block. With the argument
+ * "cuda" the image is rendered on the GPU against the CPU-rendered reference: CPU/GPU parity
+ * (skipped, exit 77, without a CUDA device).
  * Regenerate the reference after an intended change of the image:
  *   build/caustic render cornell --res 64x64 --spp 4096 -o tests/data/cornell_64x64_4096spp.pfm */
 #include <string.h>
@@ -14,7 +16,14 @@
 #define SPP 8
 
 int main(int argc, char **argv) {
-    if (argc < 2) { fprintf(stderr, "usage: test_regression reference.pfm\n"); return 2; }
+    if (argc < 2) { fprintf(stderr, "usage: test_regression reference.pfm [cpu|cuda]\n"); return 2; }
+    caustic_device device = CAUSTIC_DEVICE_CPU;
+    if (argc > 2 && caustic_parse_device(argv[2], &device)) { fprintf(stderr, "bad device %s\n", argv[2]); return 2; }
+    if (device == CAUSTIC_DEVICE_CUDA) {
+        char buf[512];
+        caustic_describe_devices(buf, sizeof buf);
+        if (!strncmp(buf, "no CUDA", 7)) { printf("SKIP: %s", buf); return 77; }
+    }
     image ref;
     char err[512];
     if (image_load(&ref, argv[1], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
@@ -26,8 +35,9 @@ int main(int argc, char **argv) {
     for (int s = 0; s < SEEDS; ++s) {
         caustic_options o;
         caustic_options_init(&o);
-        o.width = W; o.height = W; o.spp = SPP; o.seed = 1000 + (uint32_t)s;
+        o.width = W; o.height = W; o.spp = SPP; o.seed = 1000 + (uint32_t)s; o.device = device;
         caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
+        if (!r) { fprintf(stderr, "%s\n", err); return 1; }
         caustic_render(r, NULL, NULL);
         const float *img = caustic_image(r, NULL, NULL);
         for (int b = 0; b < NB; ++b) {

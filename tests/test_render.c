@@ -155,6 +155,7 @@ static float *render_image_ex(caustic_scene *cs, int threads, int schedule, int 
     caustic_options_init(&o);
     o.width = 61; o.height = 37; o.spp = spp; o.threads = threads; o.schedule = (caustic_schedule)schedule;
     o.sampler = (caustic_sampler)sampler; o.seed = 42; o.max_depth = 8;
+    o.device = CAUSTIC_DEVICE_CPU; /* bit-exactness is a CPU promise (the GPU sums in float) */
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     if (!r) return NULL;

@@ -16,6 +16,7 @@ static const char *usage_bench =
     "  --spp N              samples per pixel per run (default 8)\n"
     "  --res WxH            resolution (default 320x240)\n"
     "  --max-threads N      measure 1..N threads (default: all cores)\n"
+    "  --device D           cpu (default): per thread count and schedule; cuda: the GPU\n"
     "  --json               print one JSON object per configuration instead of a table\n"
     "\n"
     "caustic bench --rays MESH... measures traversal alone (see caustic bench --rays --help).\n";
@@ -64,6 +65,7 @@ int cmd_bench(int argc, char **argv) {
     const char *scenes = "cornell,rtow";
     long runs = 5, spp = 8, max_threads = cpu_core_count();
     int w = 320, h = 240, json = 0;
+    caustic_device device = CAUSTIC_DEVICE_CPU;
     for (int i = 0; i < argc; ++i)
         if (!strcmp(argv[i], "--rays")) return cmd_bench_rays(argc, argv);
     for (int i = 0; i < argc; ++i) {
@@ -75,6 +77,7 @@ int cmd_bench(int argc, char **argv) {
         if (!strcmp(a, "--scenes")) scenes = v;
         else if (!strcmp(a, "--runs")) { if (parse_int(v, 1, 63, &runs)) { fprintf(stderr, "caustic bench: --runs: '%s' is not in 1..63\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--spp")) { if (parse_int(v, 1, 1 << 20, &spp)) { fprintf(stderr, "caustic bench: --spp: '%s' is not a positive integer\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--device")) { if (caustic_parse_device(v, &device)) { fprintf(stderr, "caustic bench: --device: '%s' is not cpu or cuda\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--max-threads")) { if (parse_int(v, 1, 1024, &max_threads)) { fprintf(stderr, "caustic bench: --max-threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--res")) {
             int used = 0;
@@ -95,7 +98,14 @@ int cmd_bench(int argc, char **argv) {
         caustic_options o;
         caustic_options_init(&o);
         o.width = w; o.height = h; o.spp = (int)spp;
+        o.device = device == CAUSTIC_DEVICE_CUDA ? CAUSTIC_DEVICE_CUDA : CAUSTIC_DEVICE_CPU;
         result one = {0, 0, 0}, r;
+        if (o.device == CAUSTIC_DEVICE_CUDA) {
+            if (measure(scene, o, (int)runs, &r)) { caustic_scene_free(scene); return EXIT_RUNTIME; }
+            report(json, name, "cuda", 0, &o, (int)runs, &r);
+            caustic_scene_free(scene);
+            continue;
+        }
         for (int t = 1; t <= max_threads; ++t) {
             o.threads = t;
             o.schedule = CAUSTIC_SCHEDULE_TILES;

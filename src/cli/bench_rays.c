@@ -229,9 +229,10 @@ int cmd_bench_rays(int argc, char **argv) {
         const char *base = strrchr(meshes[m], '/');
         base = base ? base + 1 : meshes[m];
         if (!json)
-            fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu nodes built in %.3f s, SAH %.1f, %.1f bytes/tri (BVH + geometry)\n",
-                    base, s->ntriangles, load_s, s->bvh.nnodes, s->bvh.build_seconds, s->bvh.sah_cost,
-                    (double)(s->bvh.nnodes * sizeof(bvh_node) + s->bvh.nprims * 4 + s->ntriangles * sizeof(triangle) +
+            fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu 4-wide nodes built in %.3f s, SAH %.1f, "
+                    "%.1f bytes/tri (BVH + indices + positions)\n",
+                    base, s->ntriangles, load_s, s->bvh.nnodes4, s->bvh.build_seconds, s->bvh.sah_cost,
+                    (double)(s->bvh.nnodes4 * sizeof(bvh4_node) + s->bvh.nprims * 4 + s->ntriangles * sizeof(triangle) +
                              s->nvertices * sizeof(vec3)) / (double)s->ntriangles);
         for (int k = 0; k < 3; ++k) {
             size_t hits, ehits = 0;
