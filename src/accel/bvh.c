@@ -4,13 +4,17 @@
 #include "kernel/bvh_traverse.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/timer.h"
 
 #define BINS 32
 #define MAX_LEAF 8
+#define PARALLEL_MIN_PRIMS 20000   /* smaller subtrees are not worth a thread */
 #define MAX_DEPTH (BVH_MAX_DEPTH - 1)  /* the traversal stack is sized for this */
 #define COST_TRAVERSE 1.0f
 #define COST_INTERSECT 1.0f
@@ -25,15 +29,19 @@ static float box_area(box b) {
     return 2.0f * (d.x * d.y + d.y * d.z + d.z * d.x);
 }
 
+/* Shared by the build threads: each subtree works on its own range of `order` and its own
+ * nodes; only node allocation and the statistics are shared (atomics / per-task merge). */
 typedef struct builder {
     const vec3 *lo, *hi;
     vec3 *centroid;
     uint32_t *order;       /* primitive indices, partitioned in place */
     bvh_node *nodes;
-    size_t nnodes;
-    int max_depth, max_leaf;
-    size_t nleaves;
+    atomic_size_t nnodes;
+    int spawn_depth;       /* subtrees above this depth may be built on their own thread */
 } builder;
+
+/* Statistics of one build task, merged when its thread is joined. */
+typedef struct build_stats { int max_depth, max_leaf; size_t nleaves; } build_stats;
 
 /* Bin of a centroid coordinate, clamped before the float-to-int conversion. */
 static int bin_of(float c, float origin, float scale) {
@@ -43,14 +51,29 @@ static int bin_of(float c, float origin, float scale) {
     return (int)f;
 }
 
-static void make_leaf(builder *b, uint32_t node, uint32_t start, uint32_t count) {
+static void make_leaf(builder *b, build_stats *st, uint32_t node, uint32_t start, uint32_t count) {
     b->nodes[node].index = start;
     b->nodes[node].count = count;
-    b->nleaves++;
-    if ((int)count > b->max_leaf) b->max_leaf = (int)count;
+    st->nleaves++;
+    if ((int)count > st->max_leaf) st->max_leaf = (int)count;
 }
 
-static void build_node(builder *b, uint32_t node, uint32_t start, uint32_t count, int depth) {
+static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t start, uint32_t count, int depth);
+
+typedef struct build_task {
+    builder *b;
+    build_stats st;
+    uint32_t node, start, count;
+    int depth;
+} build_task;
+
+static void *build_task_main(void *arg) {
+    build_task *t = arg;
+    build_node(t->b, &t->st, t->node, t->start, t->count, t->depth);
+    return NULL;
+}
+
+static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t start, uint32_t count, int depth) {
     box bounds = box_empty(), cbounds = box_empty();
     for (uint32_t i = start; i < start + count; ++i) {
         uint32_t p = b->order[i];
@@ -59,8 +82,8 @@ static void build_node(builder *b, uint32_t node, uint32_t start, uint32_t count
     }
     b->nodes[node].lo = bounds.lo;
     b->nodes[node].hi = bounds.hi;
-    if (depth > b->max_depth) b->max_depth = depth;
-    if (count <= 1 || depth >= MAX_DEPTH) { make_leaf(b, node, start, count); return; }
+    if (depth > st->max_depth) st->max_depth = depth;
+    if (count <= 1 || depth >= MAX_DEPTH) { make_leaf(b, st, node, start, count); return; }
 
     /* Find the cheapest binned split over all three axes. */
     float best_cost = INFINITY;
@@ -108,10 +131,10 @@ static void build_node(builder *b, uint32_t node, uint32_t start, uint32_t count
     uint32_t mid;
     if (best_axis < 0) {
         /* all centroids coincide: split by position in the list if the leaf would be too big */
-        if (count <= MAX_LEAF) { make_leaf(b, node, start, count); return; }
+        if (count <= MAX_LEAF) { make_leaf(b, st, node, start, count); return; }
         mid = start + count / 2;
     } else {
-        if (split_cost >= leaf_cost && count <= MAX_LEAF) { make_leaf(b, node, start, count); return; }
+        if (split_cost >= leaf_cost && count <= MAX_LEAF) { make_leaf(b, st, node, start, count); return; }
         float e = vcomp(ext, best_axis), origin = vcomp(cbounds.lo, best_axis);
         float scale = (float)BINS / e;
         uint32_t i = start, j = start + count;
@@ -123,12 +146,26 @@ static void build_node(builder *b, uint32_t node, uint32_t start, uint32_t count
         mid = i;
         if (mid == start || mid == start + count) mid = start + count / 2;
     }
-    uint32_t left = (uint32_t)b->nnodes;
-    b->nnodes += 2;
+    uint32_t left = (uint32_t)atomic_fetch_add(&b->nnodes, 2);
     b->nodes[node].index = left;
     b->nodes[node].count = 0;
-    build_node(b, left, start, mid - start, depth + 1);
-    build_node(b, left + 1, mid, start + count - mid, depth + 1);
+    /* large subtrees near the root: the left one on a new thread, the right one here */
+    pthread_t th;
+    build_task task;
+    int spawned = 0;
+    if (depth < b->spawn_depth && count > PARALLEL_MIN_PRIMS) {
+        task.b = b; task.node = left; task.start = start; task.count = mid - start; task.depth = depth + 1;
+        memset(&task.st, 0, sizeof task.st);
+        spawned = pthread_create(&th, NULL, build_task_main, &task) == 0;
+    }
+    if (!spawned) build_node(b, st, left, start, mid - start, depth + 1);
+    build_node(b, st, left + 1, mid, start + count - mid, depth + 1);
+    if (spawned) {
+        pthread_join(th, NULL);
+        if (task.st.max_depth > st->max_depth) st->max_depth = task.st.max_depth;
+        if (task.st.max_leaf > st->max_leaf) st->max_leaf = task.st.max_leaf;
+        st->nleaves += task.st.nleaves;
+    }
 }
 
 /* ---- collapse to 4-wide nodes ---------------------------------------------------------------- */
@@ -192,7 +229,6 @@ static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
 }
 
 int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, int threads) {
-    (void)threads;
     double t0 = timer_now();
     memset(out, 0, sizeof(*out));
     if (n == 0) return 0;
@@ -213,16 +249,24 @@ int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, siz
         b.centroid[i] = vscale(vadd(lo[i], hi[i]), 0.5f);
         b.order[i] = (uint32_t)i;
     }
-    b.nnodes = 1;
-    build_node(&b, 0, 0, (uint32_t)n, 0);
+    atomic_init(&b.nnodes, 1);
+    /* threads <= 0: all cores; subtrees are handed out down to depth log2(threads) + 1 */
+    if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    b.spawn_depth = 0;
+    while ((1 << b.spawn_depth) < threads) b.spawn_depth++;
+    if (threads > 1) b.spawn_depth++;
+    build_stats st;
+    memset(&st, 0, sizeof st);
+    build_node(&b, &st, 0, 0, (uint32_t)n, 0);
+    size_t nnodes = atomic_load(&b.nnodes);
     for (size_t i = 0; i < n; ++i) out->prim_ids[i] = ids[b.order[i]];
-    bvh_node *shrunk = realloc(b.nodes, b.nnodes * sizeof(bvh_node));
+    bvh_node *shrunk = realloc(b.nodes, nnodes * sizeof(bvh_node));
     out->nodes = shrunk ? shrunk : b.nodes;
-    out->nnodes = b.nnodes;
+    out->nnodes = nnodes;
     out->nprims = n;
-    out->max_depth = b.max_depth;
-    out->max_leaf = b.max_leaf;
-    out->nleaves = b.nleaves;
+    out->max_depth = st.max_depth;
+    out->max_leaf = st.max_leaf;
+    out->nleaves = st.nleaves;
     box root; root.lo = out->nodes[0].lo; root.hi = out->nodes[0].hi;
     out->sah_cost = sah_of(out->nodes, 0, box_area(root));
     /* every 4-wide node absorbs at least one binary inner node, so nnodes suffices */

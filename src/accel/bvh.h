@@ -1,4 +1,4 @@
-/* Binned-SAH BVH over all primitives (triangles, spheres, quads). */
+/* Binned-SAH BVH over all primitives (triangles, spheres, quads), built in parallel. */
 #ifndef CAUSTIC_ACCEL_BVH_H
 #define CAUSTIC_ACCEL_BVH_H
 
