@@ -220,6 +220,36 @@ int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, s
     return 0;
 }
 
+int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world) {
+    xform placed_inv, to_inv;
+    if (xform_invert(&placed, &placed_inv) || xform_invert(&to_world, &to_inv)) return -1;
+    xform m = xform_mul(&to_world, &placed_inv);      /* from the first placement to the new one */
+    xform m_inv = xform_mul(&placed, &to_inv);
+    if (GROW(s->positions, s->cap_vertices, s->nvertices + nv)) return -1;
+    size_t cap = s->cap_vertices;
+    vec3 *nn = realloc(s->normals, cap * sizeof(vec3));
+    if (!nn) return -1;
+    s->normals = nn;
+    vec2 *uu = realloc(s->uvs, cap * sizeof(vec2));
+    if (!uu) return -1;
+    s->uvs = uu;
+    if (GROW(s->triangles, s->cap_triangles, s->ntriangles + nt)) return -1;
+    size_t base = s->nvertices;
+    for (size_t i = 0; i < nv; ++i) {
+        s->positions[base + i] = xform_point(&m, s->positions[v0 + i]);
+        vec3 n = s->normals[v0 + i];
+        s->normals[base + i] = vis_black(n) ? n : vnorm(xform_normal_by_inverse(&m_inv, n));
+        s->uvs[base + i] = s->uvs[v0 + i];
+    }
+    s->nvertices += nv;
+    for (size_t t = 0; t < nt; ++t) {
+        triangle tr = s->triangles[t0 + t];
+        for (int k = 0; k < 3; ++k) tr.v[k] = (uint32_t)(tr.v[k] - v0 + base);
+        s->triangles[s->ntriangles++] = tr;
+    }
+    return 0;
+}
+
 int scene_add_cube(scene *s, xform to_world, int material) {
     /* 8 corners; faces wound counter-clockwise seen from outside so normals point out. */
     static const float c[8][3] = {{-.5f, -.5f, -.5f}, {.5f, -.5f, -.5f}, {.5f, .5f, -.5f}, {-.5f, .5f, -.5f},

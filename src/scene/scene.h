@@ -60,6 +60,9 @@ int xform_invert(const xform *m, xform *inv);   /* 0 on success, -1 if singular 
 /* Each returns 0, or -1 on allocation failure / singular transform. */
 int scene_add_sphere(scene *s, xform to_world, int material);   /* diameter 1 before transform */
 int scene_add_cube(scene *s, xform to_world, int material);     /* [-0.5,0.5]^3, 12 triangles */
+/* Instancing: places again the triangles [t0, t0+nt) with vertices [v0, v0+nv), which were
+ * added with transform `placed`, under transform `to_world` (the mesh file is not re-read). */
+int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world);
 int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material);
 /* Triangle mesh: positions (and optional normals/uvs) per vertex, 3 indices per triangle,
  * per-triangle materials (or NULL to use `material` for all). Transformed into world space. */

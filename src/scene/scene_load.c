@@ -33,8 +33,19 @@
 
 #define JPATH 256             /* JSON paths longer than this are truncated in messages */
 
+/* A mesh file already loaded by this scene: later objects with the same FILE and MATERIAL are
+ * instances of it (its vertices are transformed again, the file is not re-read). */
+typedef struct loaded_mesh {
+    char *path;
+    int material;
+    size_t v0, nv, t0, nt;
+    xform placed;
+} loaded_mesh;
+
 typedef struct loader {
     scene *s;
+    loaded_mesh *meshes;
+    size_t nmeshes;
     const char *src;      /* file name (or built-in name) for messages */
     const char *base_dir; /* relative FILE keys resolve against this; NULL = current dir */
     char *err;
@@ -719,11 +730,28 @@ static int parse_object(loader *L, const cJSON *o, const char *jp) {
         if (ply && mat < 0) return missing(L, jp, "MATERIAL"); /* PLY files carry no materials */
         char *full = resolve_path(L, file);
         if (!full) return fail(L, p, "out of memory");
+        for (size_t i = 0; i < L->nmeshes; ++i) {
+            loaded_mesh *lm = &L->meshes[i];
+            if (lm->material != mat || strcmp(lm->path, full) != 0) continue;
+            free(full);
+            if (scene_instance_mesh(L->s, lm->v0, lm->nv, lm->t0, lm->nt, lm->placed, m))
+                return fail(L, jp, "could not instance the mesh (out of memory)");
+            return 0;
+        }
+        size_t v0 = L->s->nvertices, t0 = L->s->ntriangles;
         char merr[512];
         int rc = ply ? scene_load_ply(L->s, full, m, mat, merr, sizeof merr)
                      : scene_load_obj(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the MTL's materials */
-        free(full);
-        if (rc) return fail(L, p, "%s", merr);
+        if (rc) { free(full); return fail(L, p, "%s", merr); }
+        loaded_mesh *grown = realloc(L->meshes, (L->nmeshes + 1) * sizeof(loaded_mesh));
+        if (!grown) { free(full); return fail(L, p, "out of memory"); }
+        L->meshes = grown;
+        loaded_mesh *lm = &L->meshes[L->nmeshes++];
+        lm->path = full;
+        lm->material = mat;
+        lm->v0 = v0; lm->nv = L->s->nvertices - v0;
+        lm->t0 = t0; lm->nt = L->s->ntriangles - t0;
+        lm->placed = m;
         return 0;
     }
     default: {
@@ -769,6 +797,8 @@ int scene_load_json_text(scene **out, const char *text, const char *source_name,
     if (err && errlen) err[0] = '\0';
     loader L;
     L.s = NULL;
+    L.meshes = NULL;
+    L.nmeshes = 0;
     L.src = source_name ? source_name : "<scene>";
     L.base_dir = base_dir;
     L.err = err;
@@ -803,6 +833,8 @@ int scene_load_json_text(scene **out, const char *text, const char *source_name,
     }
     int rc = parse_root(&L, root);
     cJSON_Delete(root);
+    for (size_t i = 0; i < L.nmeshes; ++i) free(L.meshes[i].path);
+    free(L.meshes);
     if (rc) {
         scene_destroy(L.s);
         return -1;
