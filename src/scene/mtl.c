@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/mtl.h"
+#include "util/array.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,8 +34,7 @@ static int mtlfail(mtlreader *r, const char *fmt, ...) {
     va_end(ap);
     if (r->err && r->errlen) {
         snprintf(r->err, r->errlen, "%s:%zu: %s", r->name, r->line, msg);
-        for (char *c = r->err; *c; ++c)
-            if ((unsigned char)*c < 32 || *c == 127) *c = '?';
+        text_one_line(r->err);
     }
     return -1;
 }

@@ -21,6 +21,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/mtl.h"
+#include "util/array.h"
 #include "image/image.h"
 
 #include <dirent.h>
@@ -68,11 +69,6 @@ typedef struct objreader {
     char unknown_kw[120];
 } objreader;
 
-static void sanitize(char *s) {
-    for (char *c = s; *c; ++c)
-        if ((unsigned char)*c < 32 || *c == 127) *c = '?';
-}
-
 static int objfail(objreader *r, const char *fmt, ...) {
     char msg[400];
     va_list ap;
@@ -82,7 +78,7 @@ static int objfail(objreader *r, const char *fmt, ...) {
     if (r->err && r->errlen) {
         if (r->line) snprintf(r->err, r->errlen, "%s:%zu: %s", r->path, r->line, msg);
         else snprintf(r->err, r->errlen, "%s: %s", r->path, msg);
-        sanitize(r->err); /* one printable line, whatever the path holds */
+        text_one_line(r->err); /* one printable line, whatever the path holds */
     }
     return -1;
 }
@@ -94,25 +90,10 @@ static void objwarn(objreader *r, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    sanitize(msg);
+    text_one_line(msg);
     fprintf(stderr, "warning: %s\n", msg);
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > SIZE_MAX / 2) return -1;
-        n *= 2;
-    }
-    if (n > SIZE_MAX / size) return -1;
-    void *p = realloc(*arr, n * size);
-    if (!p) return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
-}
-#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 static char *dupstr(const char *s) {
     size_t n = strlen(s);

@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
+#include "util/array.h"
 
 #include <errno.h>
 #include <float.h>
@@ -97,27 +98,11 @@ static int plyfail(plyreader *r, const char *fmt, ...) {
             snprintf(r->err, r->errlen, "%s: header line %zu: %s", r->path, r->header_line, msg);
         else
             snprintf(r->err, r->errlen, "%s: %s", r->path, msg);
-        for (char *c = r->err; *c; ++c) /* one printable line, whatever the path or file holds */
-            if ((unsigned char)*c < 32 || *c == 127) *c = '?';
+        text_one_line(r->err);
     }
     return -1;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2) return -1;
-        n *= 2;
-    }
-    if (n > SIZE_MAX / size) return -1;
-    void *p = realloc(*arr, n * size);
-    if (!p) return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
-}
-#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 /* ---- header ------------------------------------------------------------------------------- */
 static int parse_type(const char *t) {
@@ -586,8 +571,7 @@ static int load_buffer(plyreader *r, scene *s, xform to_world, int material) {
             snprintf(msg + n, sizeof msg - (size_t)n, "%s%zu degenerate triangles", n ? ", " : "", r->degenerate);
         char line[600];
         snprintf(line, sizeof line, "%s: skipped %s", r->path, msg);
-        for (char *c = line; *c; ++c)
-            if ((unsigned char)*c < 32 || *c == 127) *c = '?';
+        text_one_line(line);
         fprintf(stderr, "%s\n", line);
     }
     return 0;

@@ -1,24 +1,13 @@
 /* Scene builder: growable arrays, transforms, primitive helpers, and preparation of the flat
  * kernel layout (BVH, light distribution, camera). */
 #include "scene/scene.h"
+#include "util/array.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Grows *arr (elements of `size` bytes) to hold at least `need`. */
-static int grow(void **arr, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) n *= 2;
-    void *p = realloc(*arr, n * size);
-    if (!p) return -1;
-    *arr = p;
-    *cap = n;
-    return 0;
-}
-#define GROW(arr, cap, need) grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 scene *scene_create(void) {
     scene *s = calloc(1, sizeof(*s));
@@ -186,20 +175,27 @@ int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material) {
     return 0;
 }
 
+/* Room for nv more vertices (positions, normals and uvs share one capacity) and nt triangles. */
+static int reserve_mesh(scene *s, size_t nv, size_t nt) {
+    size_t cap = s->cap_vertices;
+    if (GROW(s->positions, s->cap_vertices, s->nvertices + nv)) return -1;
+    if (s->cap_vertices != cap || !s->normals) {
+        vec3 *nn = realloc(s->normals, s->cap_vertices * sizeof(vec3));
+        if (!nn) return -1;
+        s->normals = nn;
+        vec2 *uu = realloc(s->uvs, s->cap_vertices * sizeof(vec2));
+        if (!uu) return -1;
+        s->uvs = uu;
+    }
+    return GROW(s->triangles, s->cap_triangles, s->ntriangles + nt);
+}
+
 int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts,
                    const uint32_t *indices, const int *tri_materials, size_t ntris,
                    xform to_world, int material) {
     xform inv;
     if (xform_invert(&to_world, &inv)) return -1;
-    if (GROW(s->positions, s->cap_vertices, s->nvertices + nverts)) return -1;
-    size_t cap = s->cap_vertices;
-    vec3 *nn = realloc(s->normals, cap * sizeof(vec3));
-    if (!nn) return -1;
-    s->normals = nn;
-    vec2 *uu = realloc(s->uvs, cap * sizeof(vec2));
-    if (!uu) return -1;
-    s->uvs = uu;
-    if (GROW(s->triangles, s->cap_triangles, s->ntriangles + ntris)) return -1;
+    if (reserve_mesh(s, nverts, ntris)) return -1;
     size_t base = s->nvertices;
     for (size_t i = 0; i < nverts; ++i) {
         s->positions[base + i] = xform_point(&to_world, pos[i]);
@@ -225,15 +221,7 @@ int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xf
     if (xform_invert(&placed, &placed_inv) || xform_invert(&to_world, &to_inv)) return -1;
     xform m = xform_mul(&to_world, &placed_inv);      /* from the first placement to the new one */
     xform m_inv = xform_mul(&placed, &to_inv);
-    if (GROW(s->positions, s->cap_vertices, s->nvertices + nv)) return -1;
-    size_t cap = s->cap_vertices;
-    vec3 *nn = realloc(s->normals, cap * sizeof(vec3));
-    if (!nn) return -1;
-    s->normals = nn;
-    vec2 *uu = realloc(s->uvs, cap * sizeof(vec2));
-    if (!uu) return -1;
-    s->uvs = uu;
-    if (GROW(s->triangles, s->cap_triangles, s->ntriangles + nt)) return -1;
+    if (reserve_mesh(s, nv, nt)) return -1;
     size_t base = s->nvertices;
     for (size_t i = 0; i < nv; ++i) {
         s->positions[base + i] = xform_point(&m, s->positions[v0 + i]);

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
+#include "util/array.h"
 #include "image/image.h"
 
 #include <cjson/cJSON.h>
@@ -62,8 +63,7 @@ static int fail(loader *L, const char *jpath, const char *fmt, ...) {
         if (jpath && *jpath) snprintf(L->err, L->errlen, "%s: %s: %s", L->src, jpath, msg);
         else snprintf(L->err, L->errlen, "%s: %s", L->src, msg);
         /* names and paths come from the file: keep the message one printable line */
-        for (char *c = L->err; *c; ++c)
-            if ((unsigned char)*c < 32 || *c == 127) *c = '?';
+        text_one_line(L->err);
     }
     return -1;
 }
