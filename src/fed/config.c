@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "../mpi/msgframe.h"
+#include "mlp_cuda.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,6 +32,7 @@ void config_usage(void) {
         "        --train-images F --train-labels F --test-images F --test-labels F\n"
         "        --limit-train N --limit-test N   use only the first N samples\n"
         "model:  --layers 784,256,128,10   --seed S   --threads T (BLAS threads per rank, 1)\n"
+        "        --device cpu|cuda (cpu; cuda: local training with cuBLAS on a GPU)\n"
         "mpi:    --idle-sleep-us U (100; 0 = wait inside MPI, which spins)\n"
         "sgd:    --lr X (0.03) --lr-decay G (0.97, per round/epoch) --batch B (16; bench 32)\n"
         "        --momentum M (0.9) --weight-decay W (0)\n"
@@ -220,7 +222,12 @@ int config_parse(int argc, char **argv, fed_config *c) {
         else if (strcmp(f, "--normalize") == 0) {
             if (!strcmp(v, "none")) c->normalize = 0;
             else if (!strcmp(v, "standard")) c->normalize = 1;
-            else { rc = bad(f, v, "expected none or standard"); continue; }
+            else return bad(f, v, "expected none or standard");
+            rc = 0;
+        } else if (strcmp(f, "--device") == 0) {
+            if (!strcmp(v, "cpu")) c->device = 0;
+            else if (!strcmp(v, "cuda")) c->device = 1;
+            else return bad(f, v, "expected cpu or cuda");
             rc = 0;
         } else if (strcmp(f, "--idle-sleep-us") == 0) rc = parse_int(f, v, 0, 100000, &c->idle_sleep_us);
         else if (strcmp(f, "--threads") == 0) rc = parse_int(f, v, 1, 256, &c->threads);
@@ -232,7 +239,7 @@ int config_parse(int argc, char **argv, fed_config *c) {
             if (!strcmp(v, "auto")) c->torch = -1;
             else if (!strcmp(v, "on")) c->torch = 1;
             else if (!strcmp(v, "off")) c->torch = 0;
-            else { rc = bad(f, v, "expected auto, on or off"); continue; }
+            else return bad(f, v, "expected auto, on or off");
             rc = 0;
         } else if (strcmp(f, "--python") == 0) rc = copy_str(f, v, c->python, sizeof c->python);
         else if (strcmp(f, "--inject-fault") == 0) {
@@ -265,6 +272,14 @@ int config_parse(int argc, char **argv, fed_config *c) {
         fprintf(stderr, "fedtrain: %s needs %s\n", mode_name(c->mode),
                 c->mode == MODE_REPORT ? "a RUN_DIR argument" : "--out RUN_DIR");
         return 2;
+    }
+    if (c->device == 1 && c->mode != MODE_REPORT && !c->bench_comm) {
+        /* routes train_epochs (central, federated clients, bench) to the GPU */
+        char why[256];
+        if (train_use_cuda(1, why, sizeof why) != 0) {
+            fprintf(stderr, "fedtrain: --device cuda: %s\n", why);
+            return 2;
+        }
     }
     if (c->mode == MODE_FEDERATED && c->aggregator == AGG_FEDAVGM && c->server_momentum == 0.0f)
         c->server_momentum = 0.7f; /* fedavgm without momentum would just be fedavg */

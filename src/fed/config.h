@@ -36,6 +36,7 @@ typedef struct {
     int limit_train, limit_test;
     int normalize; /* 1: standardise pixels with the training set's scalar mean and std */
     int threads; /* BLAS threads per rank */
+    int device;  /* --device: 0 cpu, 1 cuda (train_epochs runs on the GPU, see mlp_cuda.h) */
     int idle_sleep_us; /* MPI waits: poll with sleeps of this length (0 = block/spin in MPI) */
     int quiet;
     /* testing hooks */

@@ -40,7 +40,7 @@ struct mlp_cuda {
     cudaEvent_t slot_free[NSLOTS];
     int slot;      /* slot handed out by the last mlp_cuda_stage, -1 if none */
     int next_slot;
-    float *hparams; /* nparams, staging for store */
+    float *hparams, *hvel; /* nparams each, staging for store */
     double *hacc_loss;
     long long *hacc_hits;
 };
@@ -210,7 +210,7 @@ static int local_rank(void) {
     return 0;
 }
 
-static int create(mlp_cuda *g, const mlp *m, int cap, char *err, size_t errlen) {
+static int create(mlp_cuda *g, int cap, char *err, size_t errlen) {
     int ndev = 0;
     CK(cudaGetDeviceCount(&ndev));
     if (ndev < 1) return fail(err, errlen, "no CUDA device available");
@@ -246,6 +246,7 @@ static int create(mlp_cuda *g, const mlp *m, int cap, char *err, size_t errlen) 
         CK(cudaEventRecord(g->slot_free[s], g->stream));
     }
     CK(cudaMallocHost((void **)&g->hparams, np));
+    CK(cudaMallocHost((void **)&g->hvel, np));
     CK(cudaMallocHost((void **)&g->hacc_loss, sizeof(double)));
     CK(cudaMallocHost((void **)&g->hacc_hits, sizeof(long long)));
     CK(cudaStreamSynchronize(g->stream));
@@ -269,7 +270,7 @@ extern "C" mlp_cuda *mlp_cuda_create(const mlp *m, int cap, char *err, size_t er
     g->nparams = m->nparams;
     g->cap = cap;
     g->slot = -1;
-    if (create(g, m, cap, err, errlen) != 0) {
+    if (create(g, cap, err, errlen) != 0) {
         mlp_cuda_free(g);
         return NULL;
     }
@@ -299,6 +300,7 @@ extern "C" void mlp_cuda_free(mlp_cuda *g) {
         if (g->slot_free[s]) cudaEventDestroy(g->slot_free[s]);
     }
     cudaFreeHost(g->hparams);
+    cudaFreeHost(g->hvel);
     cudaFreeHost(g->hacc_loss);
     cudaFreeHost(g->hacc_hits);
     if (g->stream) cudaStreamDestroy(g->stream);
@@ -335,9 +337,10 @@ extern "C" int mlp_cuda_store(mlp_cuda *g, float *params, float *velocity, char 
     size_t np = g->nparams * sizeof(float);
     CK(cudaSetDevice(g->device));
     CK(cudaMemcpyAsync(g->hparams, g->params, np, cudaMemcpyDeviceToHost, g->stream));
+    if (velocity) CK(cudaMemcpyAsync(g->hvel, g->vel, np, cudaMemcpyDeviceToHost, g->stream));
     CK(cudaStreamSynchronize(g->stream));
-    if (velocity) CK(cudaMemcpy(velocity, g->vel, np, cudaMemcpyDeviceToHost));
     memcpy(params, g->hparams, np);
+    if (velocity) memcpy(velocity, g->hvel, np);
     return 0;
 }
 

@@ -60,6 +60,13 @@ int mlp_cuda_take_stats(mlp_cuda *g, double *loss, long *hits, char *err, size_t
 /* Forward only on B staged rows; copies the B x classes logits to the host. */
 int mlp_cuda_forward(mlp_cuda *g, int B, float *logits, char *err, size_t errlen);
 
+/* Routing of train_epochs (train.c): with on = 1, later train_epochs calls train on the GPU
+ * (the model is loaded at the start of the call and stored back at its end, so callers see
+ * the same host arrays as with the CPU path). Fails with the reason when no device is usable.
+ * A CUDA error during training prints one line and continues that call and all later ones
+ * on the CPU. */
+int train_use_cuda(int on, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

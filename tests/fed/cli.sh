@@ -17,6 +17,9 @@ expect_2 "--batch" central --data "$T/data" --out "$T/run" --batch 0
 expect_2 "--epochs" central --data "$T/data" --out "$T/run" --epochs 99999999999
 expect_2 "--partition" federated --data "$T/data" --out "$T/run" --partition dirichlet:-2
 expect_2 "--aggregator" federated --data "$T/data" --out "$T/run" --aggregator fedsgd
+expect_2 "--normalize" central --data "$T/data" --out "$T/run" --normalize bogus
+expect_2 "--torch" bench --torch maybe
+expect_2 "--device" central --data "$T/data" --out "$T/run" --device gpu
 expect_2 "--layers" central --data "$T/data" --out "$T/run" --layers 784,10,11
 expect_2 "--layers" central --data "$T/data" --out "$T/run" --layers 100,10
 expect_2 "--out" central --data "$T/data"
