@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "cpu/render_cpu.h"
+#include "cuda/render_cuda.h"
 #include "kernel/kernel.h"
 #include "scene/scene.h"
 #include "util/timer.h"
@@ -37,6 +38,7 @@ static const char *usage_rays =
     "  --runs N      runs per measurement, median reported (default 5)\n"
     "  --threads N   threads for the multi-threaded figures (default: all cores)\n"
     "  --inside      interior camera: at the bounds centre looking along +x (for Sponza)\n"
+    "  --device D    cpu (default; with Embree side by side) or cuda (the same rays on the GPU)\n"
     "  --json        one JSON object per line instead of a table\n";
 
 typedef struct job {
@@ -188,7 +190,7 @@ static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
 
 int cmd_bench_rays(int argc, char **argv) {
     long res = 1024, runs = 5, threads = cpu_core_count();
-    int json = 0, inside = 0;
+    int json = 0, inside = 0, gpu = 0;
     const char *meshes[64];
     int nmeshes = 0;
     for (int i = 0; i < argc; ++i) {
@@ -197,6 +199,12 @@ int cmd_bench_rays(int argc, char **argv) {
         if (!strcmp(a, "--rays")) continue;
         if (!strcmp(a, "--json")) { json = 1; continue; }
         if (!strcmp(a, "--inside")) { inside = 1; continue; }
+        if (!strcmp(a, "--device")) {
+            if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) { fprintf(stderr, "caustic bench: --device: expected cpu or cuda\n"); return EXIT_USAGE; }
+            gpu = !strcmp(v, "cuda");
+            i++;
+            continue;
+        }
         if (a[0] == '-') {
             long *dst = !strcmp(a, "--res") ? &res : !strcmp(a, "--runs") ? &runs : !strcmp(a, "--threads") ? &threads : NULL;
             long hi = dst == &res ? 8192 : dst == &runs ? 63 : 256;
@@ -208,7 +216,7 @@ int cmd_bench_rays(int argc, char **argv) {
         if (nmeshes < 64) meshes[nmeshes++] = a;
     }
     if (nmeshes == 0) { fprintf(stderr, "caustic bench --rays: give at least one mesh (.obj or .ply)\n"); return EXIT_USAGE; }
-    if (!json)
+    if (!json && !gpu)
         printf("%-18s %-8s %9s %9s %16s %10s %10s | %-14s %9s %10s %10s %7s %7s\n", "mesh", "rays", "count", "hits",
                "t_checksum", "1T_Mray/s", "NT_Mray/s", "reference", "hits", "1T_Mray/s", "NT_Mray/s", "ratio1", "ratioN");
     for (int m = 0; m < nmeshes; ++m) {
@@ -219,6 +227,26 @@ int cmd_bench_rays(int argc, char **argv) {
         double load_s = timer_now() - t0;
         ray_set sets[3];
         if (make_sets(s, (int)res, inside, sets)) { fprintf(stderr, "caustic bench: out of memory\n"); scene_destroy(s); return EXIT_RUNTIME; }
+        if (gpu) {
+            char gerr[512];
+            cuda_renderer *g = cuda_renderer_create(s, 8, 8, gerr, sizeof gerr);
+            if (!g) { fprintf(stderr, "caustic: %s\n", gerr); scene_destroy(s); return EXIT_USAGE; }
+            for (int k = 0; k < 3; ++k) {
+                double sec, tsum;
+                uint64_t hits;
+                if (cuda_trace_rays(g, sets[k].o, sets[k].d, sets[k].tmax, sets[k].n, sets[k].any_hit, (int)runs, &sec,
+                                    &hits, &tsum, gerr, sizeof gerr)) {
+                    fprintf(stderr, "caustic: %s\n", gerr);
+                    break;
+                }
+                printf("%-18s %-8s %9zu %9llu %16.4f  GPU %10.1f Mrays/s (median of %ld, kernel time)\n", meshes[m],
+                       sets[k].name, sets[k].n, (unsigned long long)hits, tsum, sets[k].n / sec * 1e-6, runs);
+            }
+            cuda_renderer_free(g);
+            for (int k = 0; k < 3; ++k) free_set(&sets[k]);
+            scene_destroy(s);
+            continue;
+        }
         char ext_name[64];
         /* triangles are {v0,v1,v2,material}: give the reference a packed index buffer */
         uint32_t *idx = malloc(3 * s->ntriangles * sizeof(uint32_t));

@@ -186,3 +186,80 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, char *
     if (e != cudaSuccess) { snprintf(err, errlen, "CUDA: restoring the image: %s", cudaGetErrorString(e)); return -1; }
     return 0;
 }
+
+// ---- traversal-only benchmark -----------------------------------------------------------------
+__global__ void __launch_bounds__(128) trace_kernel(kscene k, const float *o, const float *d, const float *tmax,
+                                                    unsigned n, int any_hit, unsigned long long *hits, float *tsum) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned hit_flag = 0;
+    float t = 0.0f;
+    if (i < n) {
+        ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]);
+        if (any_hit) hit_flag = (unsigned)trace_occluded(&k, r);
+        else {
+            hit h;
+            if (trace_closest(&k, r, &h)) { hit_flag = 1; t = h.t; }
+        }
+    }
+    unsigned mask = __ballot_sync(0xffffffffu, hit_flag);
+    for (int off = 16; off > 0; off >>= 1) t += __shfl_down_sync(0xffffffffu, t, off);
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(hits, (unsigned long long)__popc(mask));
+        atomicAdd(&tsum[blockIdx.x & 1023], t);   // spread to limit contention
+    }
+}
+
+extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n,
+                               int any_hit, int runs, double *seconds, uint64_t *hits, double *tsum, char *err,
+                               size_t errlen) {
+    float *dev_o = NULL, *dev_d = NULL, *dev_t = NULL, *dev_sum = NULL;
+    unsigned long long *dev_hits = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    int rc = -1;
+    double times[64];
+    if (runs > 64) runs = 64;
+#define TRY(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+        snprintf(err, errlen, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_)); goto done; } } while (0)
+    TRY(cudaMalloc(&dev_o, n * 3 * sizeof(float)));
+    TRY(cudaMalloc(&dev_d, n * 3 * sizeof(float)));
+    TRY(cudaMalloc(&dev_t, n * sizeof(float)));
+    TRY(cudaMalloc(&dev_sum, 1024 * sizeof(float)));
+    TRY(cudaMalloc(&dev_hits, sizeof(unsigned long long)));
+    TRY(cudaMemcpy(dev_o, o, n * 3 * sizeof(float), cudaMemcpyHostToDevice));
+    TRY(cudaMemcpy(dev_d, d, n * 3 * sizeof(float), cudaMemcpyHostToDevice));
+    TRY(cudaMemcpy(dev_t, tmax, n * sizeof(float), cudaMemcpyHostToDevice));
+    TRY(cudaEventCreate(&e0));
+    TRY(cudaEventCreate(&e1));
+    for (int run = 0; run < runs; ++run) {
+        TRY(cudaMemset(dev_sum, 0, 1024 * sizeof(float)));
+        TRY(cudaMemset(dev_hits, 0, sizeof(unsigned long long)));
+        TRY(cudaEventRecord(e0));
+        trace_kernel<<<(unsigned)((n + 127) / 128), 128>>>(r->k, dev_o, dev_d, dev_t, (unsigned)n, any_hit, dev_hits, dev_sum);
+        TRY(cudaGetLastError());
+        TRY(cudaEventRecord(e1));
+        TRY(cudaEventSynchronize(e1));
+        float ms = 0.0f;
+        TRY(cudaEventElapsedTime(&ms, e0, e1));
+        times[run] = ms * 1e-3;
+    }
+    {
+        unsigned long long h = 0;
+        float sums[1024];
+        TRY(cudaMemcpy(&h, dev_hits, sizeof h, cudaMemcpyDeviceToHost));
+        TRY(cudaMemcpy(sums, dev_sum, sizeof sums, cudaMemcpyDeviceToHost));
+        double total = 0.0;
+        for (int i = 0; i < 1024; ++i) total += sums[i];
+        for (int i = 1; i < runs; ++i)   // median
+            for (int j = i; j > 0 && times[j - 1] > times[j]; --j) { double x = times[j]; times[j] = times[j - 1]; times[j - 1] = x; }
+        *seconds = times[runs / 2];
+        *hits = h;
+        *tsum = total;
+        rc = 0;
+    }
+#undef TRY
+done:
+    cudaFree(dev_o); cudaFree(dev_d); cudaFree(dev_t); cudaFree(dev_sum); cudaFree(dev_hits);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    return rc;
+}

@@ -28,6 +28,12 @@ int cuda_renderer_read(cuda_renderer *r, double *accum, char *err, size_t errlen
 int cuda_renderer_write(cuda_renderer *r, const double *accum, char *err, size_t errlen);
 void cuda_renderer_free(cuda_renderer *r);
 
+/* Traversal only: traces n rays (origins, directions, tmax as float arrays on the host) against
+ * the renderer's scene, `runs` times; returns the median seconds of one trace of all rays (the
+ * rays are uploaded once, before timing), the hit count and the sum of hit distances. */
+int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n, int any_hit,
+                    int runs, double *seconds, uint64_t *hits, double *tsum, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
