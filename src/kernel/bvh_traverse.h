@@ -53,12 +53,13 @@ KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
             const bvh4_node *n = &s->nodes[ref];
             float tn[BVH4_WIDTH];
             bvh4_intersect_boxes(n, r.o, inv_d, h->t, tn);
-            /* order the hit children near to far (insertion sort of at most four) */
+            /* order the hit children near to far (insertion sort of at most four); any-hit rays
+             * only need some hit, so they skip the sort */
             int order[BVH4_WIDTH], nhit = 0;
             for (int i = 0; i < BVH4_WIDTH; ++i) {
                 if (tn[i] == K_INF) continue;
                 int j = nhit++;
-                while (j > 0 && tn[order[j - 1]] > tn[i]) { order[j] = order[j - 1]; --j; }
+                while (!any && j > 0 && tn[order[j - 1]] > tn[i]) { order[j] = order[j - 1]; --j; }
                 order[j] = i;
             }
             if (nhit > 0) {
