@@ -51,6 +51,7 @@ typedef struct caustic_options {
     caustic_schedule schedule;
     caustic_sampler sampler;
     caustic_device device;
+    float clamp;              /* firefly clamp: max luminance of one sample (0 = off; biased) */
 } caustic_options;
 
 typedef struct caustic_scene_stats {

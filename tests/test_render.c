@@ -34,10 +34,13 @@ static void add_inward_sphere(scene *s, float radius, int material) {
     scene_add_mesh(s, pos, NULL, NULL, nv, idx, NULL, ni / 3, xform_identity(), material);
 }
 
+static float g_clamp = 0.0f;   /* firefly clamp for render_mean */
+
 static double render_mean(caustic_scene *cs, int sampler, int spp, int w, int h, const float *mask_img,
                           float **img_out) {
     caustic_options o;
     caustic_options_init(&o);
+    o.clamp = g_clamp;
     o.width = w; o.height = h; o.spp = spp; o.sampler = (caustic_sampler)sampler; o.threads = 2; o.max_depth = 200;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
@@ -77,6 +80,21 @@ static void test_furnace(void) {
         CHECK(fabs(mean - le / (1 - a)) < 0.01 * le / (1 - a), "furnace sampler %d: %g, expected %g", smp, mean,
               le / (1 - a));
     }
+    /* the firefly clamp bounds every sample's luminance (so the mean too), and a clamp above
+     * every sample changes nothing */
+    g_clamp = 1.5f;
+    float *img = NULL;
+    double clamped = render_mean(cs, 2, 16, 32, 32, NULL, &img);
+    double maxpix = 0;
+    for (int i = 0; i < 32 * 32; ++i) maxpix = fmax(maxpix, 0.2126 * img[3 * i] + 0.7152 * img[3 * i + 1] + 0.0722 * img[3 * i + 2]);
+    free(img);
+    CHECK(maxpix <= 1.5 + 1e-4 && clamped < 1.5 && clamped > 1.0, "clamped furnace: mean %g, max pixel %g", clamped, maxpix);
+    g_clamp = 1e6f;
+    double loose = render_mean(cs, 2, 16, 32, 32, NULL, NULL);
+    g_clamp = 0.0f;
+    double none = render_mean(cs, 2, 16, 32, 32, NULL, NULL);
+    /* (equal up to float summation order: on the GPU, pass boundaries depend on timing) */
+    CHECK(fabs(loose - none) <= 1e-5 * none, "a clamp above every sample is a no-op (%g vs %g)", loose, none);
     caustic_scene_free(cs);
 }
 

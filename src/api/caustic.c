@@ -215,6 +215,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         p.seed = r->opt.seed;
         p.spp_total = (uint32_t)r->spp_target;
         p.max_depth = r->max_depth;
+        p.clamp = r->opt.clamp;
         p.sample_begin = (uint32_t)r->spp_done;
         p.sample_end = (uint32_t)(r->spp_done + pass);
         p.schedule = (int)r->opt.schedule;
@@ -223,7 +224,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         double t0 = timer_now();
         if (r->gpu) {
             char err[512];
-            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.sample_begin, p.sample_end,
+            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.clamp, p.sample_begin, p.sample_end,
                                    &ps.rays, &ps.bad_samples, err, sizeof err)) {
                 fprintf(stderr, "caustic: %s\n", err);
                 return -1;
@@ -298,11 +299,12 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
 }
 
 /* ---- checkpoints: header + raw double sums; written to a temp file and renamed -------------- */
-#define CKPT_MAGIC "CAUSTIC-CKPT-1\n"
+#define CKPT_MAGIC "CAUSTIC-CKPT-2\n"
 typedef struct ckpt_header {
     char magic[16];
     int32_t width, height, spp_done, spp_target, max_depth, sampler;
     uint32_t seed;
+    float clamp;
     double seconds;
     uint64_t rays, bad;
 } ckpt_header;
@@ -320,7 +322,7 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
     memset(&h, 0, sizeof h);
     memcpy(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1);
     h.width = r->width; h.height = r->height; h.spp_done = r->spp_done; h.spp_target = r->spp_target;
-    h.max_depth = r->max_depth; h.sampler = (int32_t)r->opt.sampler; h.seed = r->opt.seed;
+    h.max_depth = r->max_depth; h.sampler = (int32_t)r->opt.sampler; h.seed = r->opt.seed; h.clamp = r->opt.clamp;
     h.seconds = r->seconds; h.rays = r->rays; h.bad = r->bad;
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(r->accum, sizeof(double), n, f) == n;
@@ -348,7 +350,8 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
     /* the stratified sampler's pattern depends on the spp target, the others do not */
     int strata_differ = r->opt.sampler == CAUSTIC_SAMPLER_STRATIFIED && h.spp_target != r->spp_target;
     if (h.width != r->width || h.height != r->height || h.max_depth != r->max_depth ||
-        h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.spp_done < 0 || strata_differ) {
+        h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.clamp != r->opt.clamp || h.spp_done < 0 ||
+        strata_differ) {
         fclose(f);
         snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
                  "resume with the same scene and options", path, h.width, h.height, h.max_depth, h.seed);

@@ -45,6 +45,7 @@ static const char *usage_render =
     "  --schedule S           tiles (default) | rows | rows-static | pixels\n"
     "  --sampler S            sobol (default) | stratified | random\n"
     "  --device D             auto (default: the GPU when there is one) | cpu | cuda\n"
+    "  --clamp L              firefly clamp: scale samples down to luminance L (biased; default off)\n"
     "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n"
     "  --resume               continue from --checkpoint FILE if it exists\n"
     "  --quiet                no progress bar\n"
@@ -157,6 +158,9 @@ static int cmd_render(int argc, char **argv) {
                 opt.height = h;
             } else if (!strcmp(a, "--schedule")) {
                 if (caustic_parse_schedule(v, &opt.schedule)) return usage_error("render", "--schedule: '%s' is not one of tiles, rows, rows-static, pixels", v);
+            } else if (!strcmp(a, "--clamp")) {
+                if (parse_double(v, 1e-6, 1e30, &d)) return usage_error("render", "--clamp: '%s' is not a positive luminance", v);
+                opt.clamp = (float)d;
             } else if (!strcmp(a, "--device")) {
                 if (caustic_parse_device(v, &opt.device)) return usage_error("render", "--device: '%s' is not one of auto, cpu, cuda", v);
             } else if (!strcmp(a, "--sampler")) {

@@ -126,7 +126,7 @@ extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width,
 // and added to the float accumulation buffer.
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 pt_megakernel(kscene k, float *accum, int width, int height, int sampler, uint32_t seed, uint32_t spp_total,
-              int max_depth, uint32_t begin, uint32_t end, unsigned long long *counters) {
+              int max_depth, float clamp, uint32_t begin, uint32_t end, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
     if (x >= width || y >= height) return;
     float sr = 0.0f, sg = 0.0f, sb = 0.0f;
@@ -134,6 +134,7 @@ pt_megakernel(kscene k, float *accum, int width, int height, int sampler, uint32
     for (uint32_t i = begin; i < end; ++i) {
         vec3 l = path_trace_sample(&k, x, y, i, seed, sampler, spp_total, max_depth, &rays);
         if (!vis_finite(l)) { bad++; continue; }
+        l = clamp_sample(l, clamp);
         sr += l.x; sg += l.y; sb += l.z;
     }
     float *a = accum + 3 * ((size_t)y * width + x);
@@ -151,11 +152,11 @@ pt_megakernel(kscene k, float *accum, int width, int height, int sampler, uint32
 }
 
 extern "C" int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth,
-                                  uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad, char *err, size_t errlen) {
+                                  float clamp, uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad, char *err, size_t errlen) {
     CUDA_TRY(cudaMemsetAsync(r->counters, 0, 2 * sizeof(unsigned long long), r->stream));
     dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
     pt_megakernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->width, r->height, sampler, seed, spp_total,
-                                                 max_depth, begin, end, r->counters);
+                                                 max_depth, clamp, begin, end, r->counters);
     CUDA_TRY(cudaGetLastError());
     unsigned long long c[2];
     CUDA_TRY(cudaMemcpyAsync(c, r->counters, sizeof c, cudaMemcpyDeviceToHost, r->stream));

@@ -21,7 +21,7 @@ void cuda_describe_devices(char *buf, size_t n);
 
 cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, char *err, size_t errlen);
 /* Adds samples [begin, end) of every pixel to the GPU accumulation buffer. */
-int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth,
+int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
                        uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad, char *err, size_t errlen);
 /* Copies the accumulation buffer to / from the host (width*height*3 sums). */
 int cuda_renderer_read(cuda_renderer *r, double *accum, char *err, size_t errlen);

@@ -118,6 +118,13 @@ KFN int stage_shade(path_state *ps, const kscene *s, int max_depth) {
     return ps->shadow_pending ? STAGE_SHADOW : next;
 }
 
+/* Firefly clamp: scales a sample down so its luminance is at most max_lum (hue and saturation
+ * kept). Biased, off (max_lum <= 0) by default. */
+KFN vec3 clamp_sample(vec3 l, float max_lum) {
+    float y = vluminance(l);
+    return (max_lum > 0.0f && y > max_lum) ? vscale(l, max_lum / y) : l;
+}
+
 /* One full path for pixel sample `index`: the CPU megakernel. Returns the radiance estimate
  * and adds the rays traced to *rays. */
 KFN vec3 path_trace_sample(const kscene *s, int px, int py, uint32_t index, uint32_t seed,
