@@ -97,23 +97,7 @@ static int read_color(mtlreader *r, char *p, const char *what, vec3 *out) {
 
 static void note_unknown(mtl_lib *lib, const char *kw, size_t n) {
     lib->unknown++;
-    if (n > 24) n = 24;
-    /* keep a short list of distinct keywords for the warning */
-    const char *h = lib->unknown_kw;
-    while (*h) {
-        const char *e = strchr(h, ' ');
-        size_t m = e ? (size_t)(e - h) : strlen(h);
-        if (m == n && memcmp(h, kw, n) == 0) return;
-        h = e ? e + 1 : h + m;
-    }
-    size_t used = strlen(lib->unknown_kw);
-    if (used + n + 2 >= sizeof lib->unknown_kw) return;
-    if (used) lib->unknown_kw[used++] = ' ';
-    for (size_t i = 0; i < n; ++i) { /* printable only */
-        unsigned char c = (unsigned char)kw[i];
-        lib->unknown_kw[used++] = (c < 33 || c > 126) ? '?' : (char)c;
-    }
-    lib->unknown_kw[used] = '\0';
+    text_keyword_set_add(lib->unknown_kw, sizeof lib->unknown_kw, kw, n);
 }
 
 /* Texture statement: skips "-option args" and returns the file name (rest of the line, trimmed),

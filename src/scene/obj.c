@@ -375,22 +375,7 @@ static int parse_face(objreader *r, char *p) {
 
 static void note_unknown(objreader *r, const char *kw, size_t n) {
     r->unknown++;
-    if (n > 24) n = 24;
-    const char *h = r->unknown_kw;
-    while (*h) {
-        const char *e = strchr(h, ' ');
-        size_t m = e ? (size_t)(e - h) : strlen(h);
-        if (m == n && memcmp(h, kw, n) == 0) return;
-        h = e ? e + 1 : h + m;
-    }
-    size_t used = strlen(r->unknown_kw);
-    if (used + n + 2 >= sizeof r->unknown_kw) return;
-    if (used) r->unknown_kw[used++] = ' ';
-    for (size_t i = 0; i < n; ++i) {
-        unsigned char c = (unsigned char)kw[i];
-        r->unknown_kw[used++] = (c < 33 || c > 126) ? '?' : (char)c;
-    }
-    r->unknown_kw[used] = '\0';
+    text_keyword_set_add(r->unknown_kw, sizeof r->unknown_kw, kw, n);
 }
 
 static int add_mtllibs(objreader *r, char *p) {

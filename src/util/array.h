@@ -1,9 +1,11 @@
-/* Growable arrays: doubles the capacity, checks the multiplications for overflow. */
+/* Small shared helpers: growable arrays (capacity doubling with overflow checks) and the text
+ * handling of loader messages. */
 #ifndef CAUSTIC_UTIL_ARRAY_H
 #define CAUSTIC_UTIL_ARRAY_H
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Grows *arr (elements of `size` bytes) to hold at least `need`. Returns 0 or -1. */
 static inline int array_grow(void **arr, size_t *cap, size_t need, size_t size) {
@@ -26,6 +28,27 @@ static inline int array_grow(void **arr, size_t *cap, size_t need, size_t size) 
 static inline void text_one_line(char *s) {
     for (; *s; ++s)
         if ((unsigned char)*s < 32 || *s == 127) *s = '?';
+}
+
+/* Adds keyword kw[0..n) (printable, at most 24 chars) to the space-separated set `list` of
+ * capacity `cap`, unless it is already there or the set is full: for "ignored: a b c" warnings. */
+static inline void text_keyword_set_add(char *list, size_t cap, const char *kw, size_t n) {
+    if (n > 24) n = 24;
+    const char *h = list;
+    while (*h) {
+        const char *e = strchr(h, ' ');
+        size_t m = e ? (size_t)(e - h) : strlen(h);
+        if (m == n && memcmp(h, kw, n) == 0) return;
+        h = e ? e + 1 : h + m;
+    }
+    size_t used = strlen(list);
+    if (used + n + 2 >= cap) return;
+    if (used) list[used++] = ' ';
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)kw[i];
+        list[used++] = (c < 33 || c > 126) ? '?' : (char)c;
+    }
+    list[used] = '\0';
 }
 
 #endif
