@@ -52,6 +52,9 @@ typedef struct caustic_options {
     caustic_sampler sampler;
     caustic_device device;
     float clamp;              /* firefly clamp: max luminance of one sample (0 = off; biased) */
+    float adaptive;           /* adaptive sampling: stop a pixel when the relative standard error
+                                 of its mean luminance is below this (0 = off), */
+    int adaptive_min_spp;     /* but not before this many samples (0 = 16) */
 } caustic_options;
 
 typedef struct caustic_scene_stats {
@@ -103,6 +106,8 @@ caustic_renderer *caustic_renderer_create(caustic_scene *s, const caustic_option
 int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user);
 /* The current estimate: width*height*3 linear RGB floats, row-major, top row first. */
 const float *caustic_image(caustic_renderer *r, int *width, int *height);
+/* Samples taken per pixel (differs between pixels with adaptive sampling). */
+const uint32_t *caustic_sample_counts(caustic_renderer *r, int *width, int *height);
 void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *st);
 /* .png (8-bit sRGB), .exr (linear half) or .pfm (linear float); written atomically. */
 int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t errlen);

@@ -97,6 +97,12 @@ else bad "good render failed: $(cat "$T/stderr")"; fi
 "$CAUSTIC" render "$T/good.json" --spp 8 --quiet -o "$T/g.png" >/dev/null 2>&1
 "$CAUSTIC" compare "$T/f.png" "$T/g.png" | grep -q "AE=0 " && ok || bad "resumed image differs from uninterrupted: $("$CAUSTIC" compare "$T/f.png" "$T/g.png")"
 
+# adaptive sampling with a heat map of the samples per pixel
+"$CAUSTIC" render "$T/good.json" --spp 64 --adaptive 0.3 --heatmap "$T/heat.png" --quiet -o "$T/ad.png" >/dev/null 2>"$T/stderr" \
+  && [ -s "$T/heat.png" ] && ok || bad "adaptive + heatmap: $(cat "$T/stderr")"
+expect_fail "bad adaptive" "--adaptive" render "$T/good.json" --adaptive -1 -o "$T/out.png"
+expect_fail "bad heatmap name" "heatmap" render "$T/good.json" --heatmap "$T/heat.gif" -o "$T/out.png"
+
 # an environment map: any image caustic reads, here one it rendered itself
 "$CAUSTIC" render rtow --res 64x32 --spp 1 --quiet -o "$T/sky.pfm" >/dev/null 2>&1
 scene envmap.json "{$GOOD_MATS, $GOOD_CAM, \"Environment\": {\"FILE\": \"sky.pfm\", \"EMITTANCE\": 2}, \"Objects\": [$GOOD_OBJ]}"

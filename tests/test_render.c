@@ -34,13 +34,15 @@ static void add_inward_sphere(scene *s, float radius, int material) {
     scene_add_mesh(s, pos, NULL, NULL, nv, idx, NULL, ni / 3, xform_identity(), material);
 }
 
-static float g_clamp = 0.0f;   /* firefly clamp for render_mean */
+static float g_clamp = 0.0f;    /* firefly clamp for render_mean */
+static float g_adaptive = 0.0f; /* adaptive sampling threshold for render_mean / render_image */
 
 static double render_mean(caustic_scene *cs, int sampler, int spp, int w, int h, const float *mask_img,
                           float **img_out) {
     caustic_options o;
     caustic_options_init(&o);
     o.clamp = g_clamp;
+    o.adaptive = g_adaptive;
     o.width = w; o.height = h; o.spp = spp; o.sampler = (caustic_sampler)sampler; o.threads = 2; o.max_depth = 200;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
@@ -174,6 +176,7 @@ static float *render_image_ex(caustic_scene *cs, int threads, int schedule, int 
     o.width = 61; o.height = 37; o.spp = spp; o.threads = threads; o.schedule = (caustic_schedule)schedule;
     o.sampler = (caustic_sampler)sampler; o.seed = 42; o.max_depth = 8;
     o.device = CAUSTIC_DEVICE_CPU; /* bit-exactness is a CPU promise (the GPU sums in float) */
+    o.adaptive = g_adaptive;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     if (!r) return NULL;
@@ -222,6 +225,35 @@ static void test_determinism(void) {
     caustic_scene_free(cs);
 }
 
+/* Adaptive sampling: where each pixel stops depends only on its own samples, so images stay
+ * bit-identical across threads, schedules and resumes; pixels really stop early; the furnace
+ * stays unbiased within 1 %. */
+static void test_adaptive(void) {
+    g_adaptive = 0.2f;
+    test_determinism();
+    caustic_scene *cs = mixed_scene();
+    caustic_options o;
+    caustic_options_init(&o);
+    o.width = 61; o.height = 37; o.spp = 256; o.adaptive = 0.2f; o.device = CAUSTIC_DEVICE_CPU;
+    char err[256];
+    caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
+    caustic_render(r, NULL, NULL);
+    caustic_render_stats st;
+    caustic_render_stats_get(r, &st);
+    const uint32_t *count = caustic_sample_counts(r, NULL, NULL);
+    uint64_t sum = 0;
+    uint32_t mn = UINT32_MAX, mx = 0;
+    for (int i = 0; i < 61 * 37; ++i) { sum += count[i]; mn = count[i] < mn ? count[i] : mn; mx = count[i] > mx ? count[i] : mx; }
+    CHECK(sum == st.samples, "stats count the samples taken (%llu vs %llu)", (unsigned long long)sum,
+          (unsigned long long)st.samples);
+    CHECK(mn >= 16 && mx == 256 && sum < (uint64_t)256 * 61 * 37 * 3 / 4, "adaptive: %u..%u spp, %llu samples", mn, mx,
+          (unsigned long long)sum);
+    caustic_renderer_free(r);
+    caustic_scene_free(cs);
+    test_furnace();   /* with g_adaptive set: the furnace must still be right within 1 % */
+    g_adaptive = 0.0f;
+}
+
 /* Different seeds give different (independent) images; the same seed the same. */
 static void test_seed(void) {
     caustic_scene *cs = mixed_scene();
@@ -243,5 +275,6 @@ int main(void) {
     test_sky_sphere();
     test_determinism();
     test_seed();
+    test_adaptive();
     return test_result("test_render");
 }

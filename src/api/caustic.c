@@ -27,10 +27,13 @@ struct caustic_renderer {
     caustic_options opt;
     int width, height, spp_target, max_depth;
     double *accum;           /* running sums per pixel, in sample order */
+    uint32_t *count;         /* samples per pixel */
+    double *lum2;            /* per pixel: sum of squared sample luminance (adaptive sampling) */
     float *image;            /* current mean, refreshed by caustic_image */
     int spp_done;
     double seconds;          /* rendering time across calls */
     uint64_t rays, bad;
+    uint64_t samples;        /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
     cpu_pool *pool;          /* CPU backend, or */
     cuda_renderer *gpu;      /* the CUDA backend (accum then lives on the GPU) */
     int accum_stale;         /* the host copy of a GPU accumulation is out of date */
@@ -169,6 +172,14 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     r->accum = calloc(n, sizeof(double));
     r->image = calloc(n, sizeof(float));
+    r->count = calloc(n / 3u, sizeof(uint32_t));
+    r->lum2 = calloc(n / 3u, sizeof(double));
+    if (r->opt.adaptive > 0.0f && r->opt.adaptive_min_spp <= 0) r->opt.adaptive_min_spp = 16;
+    if (!r->count || !r->lum2) {
+        snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
+        caustic_renderer_free(r);
+        return NULL;
+    }
     if (opt->device != CAUSTIC_DEVICE_CPU && cuda_device_count() > 0) {
         r->gpu = cuda_renderer_create(s, r->width, r->height, err, errlen);
         if (!r->gpu && opt->device == CAUSTIC_DEVICE_CUDA) { caustic_renderer_free(r); return NULL; }
@@ -216,6 +227,10 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         p.spp_total = (uint32_t)r->spp_target;
         p.max_depth = r->max_depth;
         p.clamp = r->opt.clamp;
+        p.count = r->count;
+        p.lum2 = r->lum2;
+        p.adaptive_threshold = r->opt.adaptive;
+        p.adaptive_min = (uint32_t)(r->opt.adaptive_min_spp > 0 ? r->opt.adaptive_min_spp : 0);
         p.sample_begin = (uint32_t)r->spp_done;
         p.sample_end = (uint32_t)(r->spp_done + pass);
         p.schedule = (int)r->opt.schedule;
@@ -224,8 +239,9 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         double t0 = timer_now();
         if (r->gpu) {
             char err[512];
-            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.clamp, p.sample_begin, p.sample_end,
-                                   &ps.rays, &ps.bad_samples, err, sizeof err)) {
+            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.clamp, p.adaptive_threshold,
+                                   p.adaptive_min, p.sample_begin, p.sample_end,
+                                   &ps.rays, &ps.bad_samples, &ps.samples, err, sizeof err)) {
                 fprintf(stderr, "caustic: %s\n", err);
                 return -1;
             }
@@ -238,6 +254,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         r->spp_done += pass;
         r->rays += ps.rays;
         r->bad += ps.bad_samples;
+        r->samples += ps.samples;
         r->seconds = prior + (timer_now() - t_start);
         if (progress) {
             caustic_progress pr;
@@ -258,7 +275,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
 /* Brings the GPU's accumulation to the host copy (images, checkpoints). */
 static int sync_accum(caustic_renderer *r, char *err, size_t errlen) {
     if (!r->gpu || !r->accum_stale) return 0;
-    if (cuda_renderer_read(r->gpu, r->accum, err, errlen)) return -1;
+    if (cuda_renderer_read(r->gpu, r->accum, r->count, r->lum2, err, errlen)) return -1;
     r->accum_stale = 0;
     return 0;
 }
@@ -267,17 +284,27 @@ const float *caustic_image(caustic_renderer *r, int *width, int *height) {
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     char err[512];
     if (sync_accum(r, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
-    double inv = r->spp_done > 0 ? 1.0 / r->spp_done : 0.0;
-    for (size_t i = 0; i < n; ++i) r->image[i] = (float)(r->accum[i] * inv);
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t c = r->count[i / 3u];
+        r->image[i] = c ? (float)(r->accum[i] / c) : 0.0f;
+    }
     if (width) *width = r->width;
     if (height) *height = r->height;
     return r->image;
 }
 
+const uint32_t *caustic_sample_counts(caustic_renderer *r, int *width, int *height) {
+    char err[512];
+    if (sync_accum(r, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
+    if (width) *width = r->width;
+    if (height) *height = r->height;
+    return r->count;
+}
+
 void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *st) {
     st->seconds = r->seconds;
     st->spp = r->spp_done;
-    st->samples = (uint64_t)r->spp_done * (uint64_t)r->width * (uint64_t)r->height;
+    st->samples = r->samples;
     st->rays = r->rays;
     st->bad_samples = r->bad;
     st->threads = r->pool ? cpu_pool_threads(r->pool) : 0;
@@ -299,14 +326,15 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
 }
 
 /* ---- checkpoints: header + raw double sums; written to a temp file and renamed -------------- */
-#define CKPT_MAGIC "CAUSTIC-CKPT-2\n"
+#define CKPT_MAGIC "CAUSTIC-CKPT-3\n"
 typedef struct ckpt_header {
     char magic[16];
     int32_t width, height, spp_done, spp_target, max_depth, sampler;
     uint32_t seed;
-    float clamp;
+    float clamp, adaptive;
+    int32_t adaptive_min;
     double seconds;
-    uint64_t rays, bad;
+    uint64_t rays, bad, samples;
 } ckpt_header;
 
 int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen) {
@@ -323,9 +351,11 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
     memcpy(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1);
     h.width = r->width; h.height = r->height; h.spp_done = r->spp_done; h.spp_target = r->spp_target;
     h.max_depth = r->max_depth; h.sampler = (int32_t)r->opt.sampler; h.seed = r->opt.seed; h.clamp = r->opt.clamp;
+    h.adaptive = r->opt.adaptive; h.adaptive_min = r->opt.adaptive_min_spp; h.samples = r->samples;
     h.seconds = r->seconds; h.rays = r->rays; h.bad = r->bad;
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
-    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(r->accum, sizeof(double), n, f) == n;
+    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(r->accum, sizeof(double), n, f) == n &&
+             fwrite(r->count, sizeof(uint32_t), n / 3u, f) == n / 3u && fwrite(r->lum2, sizeof(double), n / 3u, f) == n / 3u;
     ok = (fflush(f) == 0) && ok;
     ok = (fsync(fileno(f)) == 0) && ok;
     ok = (fclose(f) == 0) && ok;
@@ -350,25 +380,30 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
     /* the stratified sampler's pattern depends on the spp target, the others do not */
     int strata_differ = r->opt.sampler == CAUSTIC_SAMPLER_STRATIFIED && h.spp_target != r->spp_target;
     if (h.width != r->width || h.height != r->height || h.max_depth != r->max_depth ||
-        h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.clamp != r->opt.clamp || h.spp_done < 0 ||
+        h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.clamp != r->opt.clamp || h.adaptive != r->opt.adaptive ||
+        h.adaptive_min != r->opt.adaptive_min_spp || h.spp_done < 0 ||
         strata_differ) {
         fclose(f);
         snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
                  "resume with the same scene and options", path, h.width, h.height, h.max_depth, h.seed);
         return -1;
     }
-    if (fread(r->accum, sizeof(double), n, f) != n) {
+    if (fread(r->accum, sizeof(double), n, f) != n || fread(r->count, sizeof(uint32_t), n / 3u, f) != n / 3u ||
+        fread(r->lum2, sizeof(double), n / 3u, f) != n / 3u) {
         fclose(f);
         memset(r->accum, 0, n * sizeof(double));
+        memset(r->count, 0, n / 3u * sizeof(uint32_t));
+        memset(r->lum2, 0, n / 3u * sizeof(double));
         snprintf(err, errlen, "%s: checkpoint is truncated", path);
         return -1;
     }
     fclose(f);
-    if (r->gpu && cuda_renderer_write(r->gpu, r->accum, err, errlen)) return -1;
+    if (r->gpu && cuda_renderer_write(r->gpu, r->accum, r->count, r->lum2, err, errlen)) return -1;
     r->spp_done = h.spp_done;
     r->seconds = h.seconds;
     r->rays = h.rays;
     r->bad = h.bad;
+    r->samples = h.samples;
     return 0;
 }
 
@@ -377,6 +412,8 @@ void caustic_renderer_free(caustic_renderer *r) {
     cpu_pool_destroy(r->pool);
     cuda_renderer_free(r->gpu);
     free(r->accum);
+    free(r->count);
+    free(r->lum2);
     free(r->image);
     free(r);
 }

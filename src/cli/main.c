@@ -46,6 +46,10 @@ static const char *usage_render =
     "  --sampler S            sobol (default) | stratified | random\n"
     "  --device D             auto (default: the GPU when there is one) | cpu | cuda\n"
     "  --clamp L              firefly clamp: scale samples down to luminance L (biased; default off)\n"
+    "  --adaptive E           adaptive sampling: a pixel stops once the relative standard error of\n"
+    "                         its mean is below E (e.g. 0.01); --spp is then the maximum\n"
+    "  --adaptive-min N       ... but not before N samples (default 16)\n"
+    "  --heatmap FILE         also write the samples taken per pixel as an image (white = most)\n"
     "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n"
     "  --resume               continue from --checkpoint FILE if it exists\n"
     "  --quiet                no progress bar\n"
@@ -116,10 +120,25 @@ static void default_output(const char *scene, char *out, size_t n) {
     snprintf(out, n, "%.*s.png", (int)len, base);
 }
 
+/* Samples per pixel as a grey image, normalised to the largest count. */
+static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_t errlen) {
+    int w, h;
+    const uint32_t *count = caustic_sample_counts(r, &w, &h);
+    image img;
+    if (image_init(&img, w, h)) { snprintf(err, errlen, "out of memory for the heat map"); return -1; }
+    uint32_t mx = 1;
+    for (int i = 0; i < w * h; ++i) mx = count[i] > mx ? count[i] : mx;
+    for (int i = 0; i < w * h; ++i)
+        img.rgb[3 * i] = img.rgb[3 * i + 1] = img.rgb[3 * i + 2] = (float)count[i] / (float)mx;
+    int rc = image_save(&img, path, 0, err, errlen);
+    image_free(&img);
+    return rc;
+}
+
 static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
-    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL;
+    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL;
     int quiet = 0, resume = 0;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
@@ -158,6 +177,14 @@ static int cmd_render(int argc, char **argv) {
                 opt.height = h;
             } else if (!strcmp(a, "--schedule")) {
                 if (caustic_parse_schedule(v, &opt.schedule)) return usage_error("render", "--schedule: '%s' is not one of tiles, rows, rows-static, pixels", v);
+            } else if (!strcmp(a, "--adaptive")) {
+                if (parse_double(v, 1e-6, 10.0, &d)) return usage_error("render", "--adaptive: '%s' is not a relative error in (0, 10]", v);
+                opt.adaptive = (float)d;
+            } else if (!strcmp(a, "--adaptive-min")) {
+                if (parse_int(v, 2, 1 << 24, &n)) return usage_error("render", "--adaptive-min: '%s' is not an integer >= 2", v);
+                opt.adaptive_min_spp = (int)n;
+            } else if (!strcmp(a, "--heatmap")) {
+                heatmap = v;
             } else if (!strcmp(a, "--clamp")) {
                 if (parse_double(v, 1e-6, 1e30, &d)) return usage_error("render", "--clamp: '%s' is not a positive luminance", v);
                 opt.clamp = (float)d;
@@ -173,6 +200,8 @@ static int cmd_render(int argc, char **argv) {
         else return usage_error("render", "unexpected argument '%s' (one scene at a time)", a);
     }
     if (resume && !checkpoint) return usage_error("render", "%s needs --checkpoint FILE", "--resume");
+    if (heatmap && image_format_from_path(heatmap) == IMAGE_FMT_UNKNOWN)
+        return usage_error("render", "heatmap '%s' must end in .png, .exr or .pfm", heatmap);
     if (!scene_path) scene_path = "cornell";
     char default_out[1024];
     if (!output) { default_output(scene_path, default_out, sizeof default_out); output = default_out; }
@@ -228,6 +257,10 @@ static int cmd_render(int argc, char **argv) {
         status = EXIT_RUNTIME;
     }
     if (caustic_save_image(r, output, err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        status = EXIT_RUNTIME;
+    }
+    if (heatmap && write_heatmap(r, heatmap, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }

@@ -20,7 +20,7 @@ struct cpu_pool {
     int quit;
     const cpu_pass *pass;
     atomic_uint next_item;    /* dynamic schedules: next work item */
-    uint64_t rays, bad;       /* summed under lock */
+    uint64_t rays, bad, samples; /* summed under lock */
 };
 
 typedef struct worker_arg { cpu_pool *pool; int index; } worker_arg;
@@ -32,17 +32,29 @@ int cpu_core_count(void) {
 
 /* Render pixels [x0,x1) x [y0,y1). Every pixel sums its samples in index order, so the result
  * does not depend on which thread runs it or how passes were cut. */
-static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad) {
+static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad,
+                        uint64_t *samples) {
     for (int y = y0; y < y1; ++y) {
         for (int x = x0; x < x1; ++x) {
-            double *acc = p->accum + 3 * ((size_t)y * (size_t)p->width + (size_t)x);
+            size_t pix = (size_t)y * (size_t)p->width + (size_t)x;
+            double *acc = p->accum + 3 * pix;
+            uint32_t n = p->count[pix];
+            if (n < p->sample_begin) continue; /* adaptive sampling stopped this pixel earlier */
+            double l2 = p->lum2[pix];
             uint32_t r = 0;
-            for (uint32_t i = p->sample_begin; i < p->sample_end; ++i) {
+            for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++n) {
+                if (adaptive_done(n, p->adaptive_min, p->adaptive_threshold, luminance_d(acc[0], acc[1], acc[2]), l2))
+                    break;
                 vec3 l = path_trace_sample(p->scene, x, y, i, p->seed, p->sampler, p->spp_total, p->max_depth, &r);
                 if (!vis_finite(l)) { (*bad)++; continue; }
                 l = clamp_sample(l, p->clamp);
                 acc[0] += l.x; acc[1] += l.y; acc[2] += l.z;
+                double yl = luminance_d(l.x, l.y, l.z);
+                l2 += yl * yl;
             }
+            *samples += n - p->count[pix];
+            p->count[pix] = n;
+            p->lum2[pix] = l2;
             *rays += r;
         }
     }
@@ -50,28 +62,28 @@ static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint6
 
 static void run_worker(cpu_pool *pool, int index) {
     const cpu_pass *p = pool->pass;
-    uint64_t rays = 0, bad = 0;
+    uint64_t rays = 0, bad = 0, samples = 0;
     int w = p->width, h = p->height;
     switch (p->schedule) {
     case CPU_ROWS_STATIC: {
         int y0 = (int)((int64_t)h * index / pool->nthreads), y1 = (int)((int64_t)h * (index + 1) / pool->nthreads);
-        render_rect(p, 0, y0, w, y1, &rays, &bad);
+        render_rect(p, 0, y0, w, y1, &rays, &bad, &samples);
         break;
     }
     case CPU_ROWS:
         for (unsigned y; (y = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)h;)
-            render_rect(p, 0, (int)y, w, (int)y + 1, &rays, &bad);
+            render_rect(p, 0, (int)y, w, (int)y + 1, &rays, &bad, &samples);
         break;
     case CPU_PIXELS:
         for (unsigned i; (i = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)(w * h);)
             render_rect(p, (int)(i % (unsigned)w), (int)(i / (unsigned)w), (int)(i % (unsigned)w) + 1,
-                        (int)(i / (unsigned)w) + 1, &rays, &bad);
+                        (int)(i / (unsigned)w) + 1, &rays, &bad, &samples);
         break;
     default: {
         unsigned tx = (unsigned)(w + TILE - 1) / TILE, ty = (unsigned)(h + TILE - 1) / TILE;
         for (unsigned t; (t = atomic_fetch_add(&pool->next_item, 1u)) < tx * ty;) {
             int x0 = (int)(t % tx) * TILE, y0 = (int)(t / tx) * TILE;
-            render_rect(p, x0, y0, x0 + TILE < w ? x0 + TILE : w, y0 + TILE < h ? y0 + TILE : h, &rays, &bad);
+            render_rect(p, x0, y0, x0 + TILE < w ? x0 + TILE : w, y0 + TILE < h ? y0 + TILE : h, &rays, &bad, &samples);
         }
         break;
     }
@@ -79,6 +91,7 @@ static void run_worker(cpu_pool *pool, int index) {
     pthread_mutex_lock(&pool->lock);
     pool->rays += rays;
     pool->bad += bad;
+    pool->samples += samples;
     if (--pool->pending == 0) pthread_cond_signal(&pool->done);
     pthread_mutex_unlock(&pool->lock);
 }
@@ -125,7 +138,7 @@ int cpu_pool_threads(const cpu_pool *p) { return p->nthreads; }
 void cpu_pool_run(cpu_pool *pool, const cpu_pass *pass, cpu_pass_stats *stats) {
     pthread_mutex_lock(&pool->lock);
     pool->pass = pass;
-    pool->rays = pool->bad = 0;
+    pool->rays = pool->bad = pool->samples = 0;
     atomic_store(&pool->next_item, 0u);
     pool->pending = pool->nthreads;
     pool->generation++;
@@ -133,6 +146,7 @@ void cpu_pool_run(cpu_pool *pool, const cpu_pass *pass, cpu_pass_stats *stats) {
     while (pool->pending > 0) pthread_cond_wait(&pool->done, &pool->lock);
     stats->rays = pool->rays;
     stats->bad_samples = pool->bad;
+    stats->samples = pool->samples;
     pthread_mutex_unlock(&pool->lock);
 }
 

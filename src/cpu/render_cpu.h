@@ -19,9 +19,14 @@ typedef struct cpu_pass {
     uint32_t sample_begin, sample_end;   /* sample indices [begin, end) for every pixel */
     int schedule;            /* cpu_schedule */
     double *accum;           /* width*height*3 running sums, added in sample order */
+    uint32_t *count;         /* samples taken per pixel (fewer than the pass end where adaptive
+                                sampling stopped the pixel) */
+    double *lum2;            /* per pixel: sum of squared sample luminance */
+    float adaptive_threshold;/* 0 = off */
+    uint32_t adaptive_min;
 } cpu_pass;
 
-typedef struct cpu_pass_stats { uint64_t rays, bad_samples; } cpu_pass_stats;
+typedef struct cpu_pass_stats { uint64_t rays, bad_samples, samples; } cpu_pass_stats;
 
 typedef struct cpu_pool cpu_pool;
 cpu_pool *cpu_pool_create(int threads);   /* threads <= 0: all cores */

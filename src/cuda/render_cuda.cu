@@ -16,7 +16,9 @@ struct cuda_renderer {
     void *buffers[16];
     int nbuffers;
     float *accum;              // width*height*3, on the device
-    unsigned long long *counters;  // rays, bad samples
+    uint32_t *count;           // samples per pixel
+    float *lum2;               // per pixel: sum of squared sample luminance (adaptive sampling)
+    unsigned long long *counters;  // rays, bad samples, samples
     int width, height;
     cudaStream_t stream;
 };
@@ -69,6 +71,8 @@ extern "C" void cuda_renderer_free(cuda_renderer *r) {
     if (!r) return;
     for (int i = 0; i < r->nbuffers; ++i) cudaFree(r->buffers[i]);
     cudaFree(r->accum);
+    cudaFree(r->count);
+    cudaFree(r->lum2);
     cudaFree(r->counters);
     if (r->stream) cudaStreamDestroy(r->stream);
     free(r);
@@ -104,7 +108,11 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     CUDA_TRY(cudaMalloc(&r->accum, n * sizeof(float)));
     CUDA_TRY(cudaMemset(r->accum, 0, n * sizeof(float)));
-    CUDA_TRY(cudaMalloc(&r->counters, 2 * sizeof(unsigned long long)));
+    CUDA_TRY(cudaMalloc(&r->count, n / 3u * sizeof(uint32_t)));
+    CUDA_TRY(cudaMemset(r->count, 0, n / 3u * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc(&r->lum2, n / 3u * sizeof(float)));
+    CUDA_TRY(cudaMemset(r->lum2, 0, n / 3u * sizeof(float)));
+    CUDA_TRY(cudaMalloc(&r->counters, 3 * sizeof(unsigned long long)));
     CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
     return 0;
 }
@@ -125,64 +133,95 @@ extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width,
 // Megakernel: one thread per pixel; the pass's samples are summed in sample order in registers
 // and added to the float accumulation buffer.
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
-pt_megakernel(kscene k, float *accum, int width, int height, int sampler, uint32_t seed, uint32_t spp_total,
-              int max_depth, float clamp, uint32_t begin, uint32_t end, unsigned long long *counters) {
+pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, int height, int sampler, uint32_t seed,
+              uint32_t spp_total, int max_depth, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin,
+              uint32_t end, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
-    if (x >= width || y >= height) return;
-    float sr = 0.0f, sg = 0.0f, sb = 0.0f;
-    uint32_t rays = 0, bad = 0;
-    for (uint32_t i = begin; i < end; ++i) {
-        vec3 l = path_trace_sample(&k, x, y, i, seed, sampler, spp_total, max_depth, &rays);
-        if (!vis_finite(l)) { bad++; continue; }
-        l = clamp_sample(l, clamp);
-        sr += l.x; sg += l.y; sb += l.z;
+    uint32_t rays = 0, bad = 0, taken = 0;
+    if (x < width && y < height) {
+        size_t pix = (size_t)y * width + x;
+        float *a = accum + 3 * pix;
+        uint32_t n = count[pix];
+        if (n >= begin) {   // else adaptive sampling stopped this pixel in an earlier pass
+            double sr = a[0], sg = a[1], sb = a[2], l2 = lum2[pix];
+            uint32_t n0 = n;
+            for (uint32_t i = begin; i < end; ++i, ++n) {
+                if (adaptive_done(n, adaptive_min, adaptive, luminance_d(sr, sg, sb), l2)) break;
+                vec3 l = path_trace_sample(&k, x, y, i, seed, sampler, spp_total, max_depth, &rays);
+                if (!vis_finite(l)) { bad++; continue; }
+                l = clamp_sample(l, clamp);
+                sr += l.x; sg += l.y; sb += l.z;
+                double yl = luminance_d(l.x, l.y, l.z);
+                l2 += yl * yl;
+            }
+            a[0] = (float)sr; a[1] = (float)sg; a[2] = (float)sb;
+            lum2[pix] = (float)l2;
+            count[pix] = n;
+            taken = n - n0;
+        }
     }
-    float *a = accum + 3 * ((size_t)y * width + x);
-    a[0] += sr; a[1] += sg; a[2] += sb;
-    // one atomic per warp for the statistics
-    unsigned mask = __activemask();
+    // statistics: one atomic per warp (every lane takes part, in or out of the image)
     for (int o = 16; o > 0; o >>= 1) {
-        rays += __shfl_down_sync(mask, rays, o);
-        bad += __shfl_down_sync(mask, bad, o);
+        rays += __shfl_down_sync(0xffffffffu, rays, o);
+        bad += __shfl_down_sync(0xffffffffu, bad, o);
+        taken += __shfl_down_sync(0xffffffffu, taken, o);
     }
     if ((threadIdx.x & 31) == 0) {
         atomicAdd(&counters[0], (unsigned long long)rays);
         if (bad) atomicAdd(&counters[1], (unsigned long long)bad);
+        atomicAdd(&counters[2], (unsigned long long)taken);
     }
 }
 
 extern "C" int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth,
-                                  float clamp, uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad, char *err, size_t errlen) {
-    CUDA_TRY(cudaMemsetAsync(r->counters, 0, 2 * sizeof(unsigned long long), r->stream));
+                                  float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end,
+                                  uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err, size_t errlen) {
+    CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
     dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
-    pt_megakernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->width, r->height, sampler, seed, spp_total,
-                                                 max_depth, clamp, begin, end, r->counters);
+    pt_megakernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->count, r->lum2, r->width, r->height, sampler, seed,
+                                                 spp_total, max_depth, clamp, adaptive, adaptive_min, begin, end,
+                                                 r->counters);
     CUDA_TRY(cudaGetLastError());
-    unsigned long long c[2];
+    unsigned long long c[3];
     CUDA_TRY(cudaMemcpyAsync(c, r->counters, sizeof c, cudaMemcpyDeviceToHost, r->stream));
     CUDA_TRY(cudaStreamSynchronize(r->stream));
     *rays = c[0];
     *bad = c[1];
+    *samples = c[2];
     return 0;
 }
 
-extern "C" int cuda_renderer_read(cuda_renderer *r, double *accum, char *err, size_t errlen) {
+extern "C" int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err,
+                                  size_t errlen) {
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     float *tmp = (float *)malloc(n * sizeof(float));
     if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
     cudaError_t e = cudaMemcpy(tmp, r->accum, n * sizeof(float), cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess) { free(tmp); snprintf(err, errlen, "CUDA: reading the image: %s", cudaGetErrorString(e)); return -1; }
-    for (size_t i = 0; i < n; ++i) accum[i] = tmp[i];
+    if (e == cudaSuccess) {
+        for (size_t i = 0; i < n; ++i) accum[i] = tmp[i];
+        e = cudaMemcpy(tmp, r->lum2, n / 3u * sizeof(float), cudaMemcpyDeviceToHost);
+    }
+    if (e == cudaSuccess) {
+        for (size_t i = 0; i < n / 3u; ++i) lum2[i] = tmp[i];
+        e = cudaMemcpy(count, r->count, n / 3u * sizeof(uint32_t), cudaMemcpyDeviceToHost);
+    }
     free(tmp);
+    if (e != cudaSuccess) { snprintf(err, errlen, "CUDA: reading the image: %s", cudaGetErrorString(e)); return -1; }
     return 0;
 }
 
-extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, char *err, size_t errlen) {
+extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2,
+                                   char *err, size_t errlen) {
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
-    float *tmp = (float *)malloc(n * sizeof(float));
+    float *tmp = (float *)calloc(n, sizeof(float));
     if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
     for (size_t i = 0; i < n; ++i) tmp[i] = (float)accum[i];
     cudaError_t e = cudaMemcpy(r->accum, tmp, n * sizeof(float), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) {
+        for (size_t i = 0; i < n / 3u; ++i) tmp[i] = (float)lum2[i];
+        e = cudaMemcpy(r->lum2, tmp, n / 3u * sizeof(float), cudaMemcpyHostToDevice);
+    }
+    if (e == cudaSuccess) e = cudaMemcpy(r->count, count, n / 3u * sizeof(uint32_t), cudaMemcpyHostToDevice);
     free(tmp);
     if (e != cudaSuccess) { snprintf(err, errlen, "CUDA: restoring the image: %s", cudaGetErrorString(e)); return -1; }
     return 0;

@@ -22,10 +22,13 @@ void cuda_describe_devices(char *buf, size_t n);
 cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, char *err, size_t errlen);
 /* Adds samples [begin, end) of every pixel to the GPU accumulation buffer. */
 int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
-                       uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad, char *err, size_t errlen);
-/* Copies the accumulation buffer to / from the host (width*height*3 sums). */
-int cuda_renderer_read(cuda_renderer *r, double *accum, char *err, size_t errlen);
-int cuda_renderer_write(cuda_renderer *r, const double *accum, char *err, size_t errlen);
+                       float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, uint64_t *rays,
+                       uint64_t *bad, uint64_t *samples, char *err, size_t errlen);
+/* Copies the accumulation (width*height*3 sums), the per-pixel sample counts and squared
+ * luminance sums to / from the host. */
+int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err, size_t errlen);
+int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2, char *err,
+                        size_t errlen);
 void cuda_renderer_free(cuda_renderer *r);
 
 /* Traversal only: traces n rays (origins, directions, tmax as float arrays on the host) against

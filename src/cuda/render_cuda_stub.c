@@ -10,14 +10,24 @@ cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height
     snprintf(err, errlen, "this build has no CUDA backend (nvcc was not found at build time)");
     return NULL;
 }
-int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp, uint32_t begin,
-                       uint32_t end, uint64_t *rays, uint64_t *bad, char *err, size_t errlen) {
-    (void)r; (void)sampler; (void)seed; (void)spp_total; (void)max_depth; (void)clamp; (void)begin; (void)end; (void)rays; (void)bad;
+int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
+                       float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad,
+                       uint64_t *samples, char *err, size_t errlen) {
+    (void)r; (void)sampler; (void)seed; (void)spp_total; (void)max_depth; (void)clamp; (void)adaptive; (void)adaptive_min;
+    (void)begin; (void)end; (void)rays; (void)bad; (void)samples;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
-int cuda_renderer_read(cuda_renderer *r, double *a, char *err, size_t errlen) { (void)r; (void)a; snprintf(err, errlen, "no CUDA backend"); return -1; }
-int cuda_renderer_write(cuda_renderer *r, const double *a, char *err, size_t errlen) { (void)r; (void)a; snprintf(err, errlen, "no CUDA backend"); return -1; }
+int cuda_renderer_read(cuda_renderer *r, double *a, uint32_t *c, double *l, char *err, size_t errlen) {
+    (void)r; (void)a; (void)c; (void)l;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}
+int cuda_renderer_write(cuda_renderer *r, const double *a, const uint32_t *c, const double *l, char *err, size_t errlen) {
+    (void)r; (void)a; (void)c; (void)l;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}
 void cuda_renderer_free(cuda_renderer *r) { (void)r; }
 int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n, int any_hit,
                     int runs, double *seconds, uint64_t *hits, double *tsum, char *err, size_t errlen) {

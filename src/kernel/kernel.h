@@ -16,4 +16,5 @@
 #include "camera.h"
 #include "path_state.h"
 #include "integrator_pt.h"
+#include "adaptive.h"
 #endif
