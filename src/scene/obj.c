@@ -632,23 +632,10 @@ static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache
             objwarn(r, "%s: texture not loaded, material uses its Kd colour: %s", r->path, ierr);
             r->opt->warn_missing_texture++;
         } else {
-            size_t n = (size_t)img.width * (size_t)img.height * 3u;
-            if (s->ntexels + n > (size_t)UINT32_MAX) {
+            index = scene_add_image_texture(s, img.width, img.height, img.rgb);
+            if (index == -2) {
                 objwarn(r, "%s: texture %s: too many texels in the scene (uses Kd)", r->path, found);
-            } else {
-                texture t;
-                memset(&t, 0, sizeof t);
-                t.kind = TEX_IMAGE;
-                t.width = img.width;
-                t.height = img.height;
-                t.scale = 1.0f;
-                double sum[3] = {0, 0, 0};
-                for (size_t i = 0; i < n; i += 3)
-                    for (int c = 0; c < 3; ++c) sum[c] += img.rgb[i + (size_t)c];
-                double np = (double)(n / 3u);
-                t.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np)); /* non-finite uv */
-                t.b = t.a;
-                index = scene_add_texture(s, t, img.rgb);
+                index = -1;
             }
             image_free(&img);
         }

@@ -72,6 +72,24 @@ int scene_add_texture(scene *s, texture t, const float *texels) {
     return (int)s->ntextures++;
 }
 
+int scene_add_image_texture(scene *s, int width, int height, const float *rgb) {
+    size_t n = (size_t)width * (size_t)height * 3u;
+    if (s->ntexels + n > (size_t)UINT32_MAX) return -2;
+    texture t;
+    memset(&t, 0, sizeof t);
+    t.kind = TEX_IMAGE;
+    t.width = width;
+    t.height = height;
+    t.scale = 1.0f;
+    double sum[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i += 3)
+        for (int c = 0; c < 3; ++c) sum[c] += rgb[i + (size_t)c];
+    double np = n ? (double)(n / 3u) : 1.0;
+    t.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
+    t.b = t.a;
+    return scene_add_texture(s, t, rgb);
+}
+
 /* ---- transforms ---------------------------------------------------------------------------- */
 xform xform_identity(void) {
     xform x;

@@ -50,6 +50,9 @@ int scene_add_material(scene *s, const char *name, material m);
 int scene_find_material(const scene *s, const char *name);
 /* texels: width*height*3 linear floats copied in, or NULL for procedural textures. */
 int scene_add_texture(scene *s, texture t, const float *texels);
+/* An image texture from width*height*3 linear floats; its mean colour is what the kernel returns
+ * for non-finite uvs. Returns the index, -1 when out of memory, -2 past the 2^32-texel limit. */
+int scene_add_image_texture(scene *s, int width, int height, const float *rgb);
 
 /* Affine transforms, CIS 5650 convention: M = T * Rx * Ry * Rz * S, angles in degrees. */
 xform xform_identity(void);

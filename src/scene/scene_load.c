@@ -291,8 +291,6 @@ static int ends_with_ci(const char *s, const char *suffix) {
 /* Loads the image named by the string `f` (at JSON path `p`, relative to the scene file) as an
  * image texture: linear RGB texels (image_load decodes sRGB PNGs). */
 static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out_index) {
-    texture tex;
-    memset(&tex, 0, sizeof tex);
     const char *file = "";
     if (read_string(L, f, p, &file)) return -1;
     char *full = resolve_path(L, file);
@@ -316,24 +314,9 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
         return fail(L, p, "%s", ierr);
     }
     free(full);
-    size_t n = (size_t)img.width * (size_t)img.height * 3u;
-    if (L->s->ntexels + n > (size_t)UINT32_MAX) {
-        image_free(&img);
-        return fail(L, p, "too many texels in the scene");
-    }
-    tex.kind = TEX_IMAGE;
-    tex.width = img.width;
-    tex.height = img.height;
-    tex.scale = 1.0f;
-    /* `a` is what the kernel returns for non-finite uvs: use the mean colour */
-    double sum[3] = {0, 0, 0};
-    for (size_t i = 0; i < n; i += 3)
-        for (int c = 0; c < 3; ++c) sum[c] += img.rgb[i + (size_t)c];
-    double np = (double)(n / 3u);
-    tex.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
-    tex.b = tex.a;
-    int idx = scene_add_texture(L->s, tex, img.rgb);
+    int idx = scene_add_image_texture(L->s, img.width, img.height, img.rgb);
     image_free(&img);
+    if (idx == -2) return fail(L, p, "too many texels in the scene");
     if (idx < 0) return fail(L, p, "out of memory");
     *out_index = idx;
     return 0;
