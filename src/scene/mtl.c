@@ -39,33 +39,17 @@ static int mtlfail(mtlreader *r, const char *fmt, ...) {
     return -1;
 }
 
-static int mtl_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
-static char *mtl_skip(char *p) {
-    while (mtl_space(*p)) ++p;
-    return p;
-}
 
-/* Trims trailing white space in place. */
-static void rtrim(char *p) {
-    size_t n = strlen(p);
-    while (n && mtl_space(p[n - 1])) p[--n] = '\0';
-}
 
-static char *dupstr(const char *s) {
-    size_t n = strlen(s);
-    char *d = malloc(n + 1);
-    if (d) memcpy(d, s, n + 1);
-    return d;
-}
 
 /* One number token; returns 0 and advances, or -1 with an error. */
 static int read_number(mtlreader *r, char **pp, const char *what, double lo, double hi, double *out) {
-    char *p = mtl_skip(*pp);
+    char *p = text_skip_space(*pp);
     if (!*p || *p == '#') return mtlfail(r, "%s: missing number", what);
     char *end;
     double x = strtod(p, &end);
-    if (end == p || (*end && !mtl_space(*end) && *end != '#')) {
+    if (end == p || (*end && !text_is_space(*end) && *end != '#')) {
         size_t len = strcspn(p, " \t\r");
         return mtlfail(r, "%s: \"%.*s\" is not a number", what, (int)(len > 32 ? 32 : len), p);
     }
@@ -77,7 +61,7 @@ static int read_number(mtlreader *r, char **pp, const char *what, double lo, dou
 }
 
 static int at_end(char *p) {
-    p = mtl_skip(p);
+    p = text_skip_space(p);
     return !*p || *p == '#';
 }
 
@@ -108,10 +92,10 @@ static char *map_filename(char *p) {
         {"-blendu", 1}, {"-blendv", 1}, {"-bm", 1}, {"-boost", 1}, {"-cc", 1}, {"-clamp", 1}, {"-imfchan", 1},
         {"-mm", 2}, {"-texres", 1}, {"-type", 1}, {"-o", 3}, {"-s", 3}, {"-t", 3}, {NULL, 0}};
     for (;;) {
-        p = mtl_skip(p);
+        p = text_skip_space(p);
         if (*p != '-') break;
         char *tok = p;
-        while (*p && !mtl_space(*p)) ++p;
+        while (*p && !text_is_space(*p)) ++p;
         size_t n = (size_t)(p - tok);
         int nargs = -1, variable = 0;
         for (int i = 0; opts[i].opt; ++i) {
@@ -124,31 +108,31 @@ static char *map_filename(char *p) {
         }
         if (nargs < 0) nargs = 0; /* unknown option: assume a flag */
         for (int a = 0; a < nargs; ++a) {
-            p = mtl_skip(p);
+            p = text_skip_space(p);
             if (!*p) break;
             if (variable && a > 0) { /* optional numbers */
                 char *end;
                 (void)strtod(p, &end);
-                if (end == p || (*end && !mtl_space(*end))) break;
+                if (end == p || (*end && !text_is_space(*end))) break;
             }
-            while (*p && !mtl_space(*p)) ++p;
+            while (*p && !text_is_space(*p)) ++p;
         }
     }
-    rtrim(p);
+    text_rtrim(p);
     return *p ? p : NULL;
 }
 
 static int parse_mtl_line(mtlreader *r, char *p, mtl_entry **cur) {
-    p = mtl_skip(p);
+    p = text_skip_space(p);
     if (!*p || *p == '#') return 0;
     char *kw = p;
-    while (*p && !mtl_space(*p)) ++p;
+    while (*p && !text_is_space(*p)) ++p;
     size_t n = (size_t)(p - kw);
 #define KW(s) (n == sizeof(s) - 1 && memcmp(kw, s, n) == 0)
     mtl_lib *lib = r->lib;
     if (KW("newmtl")) {
-        p = mtl_skip(p);
-        rtrim(p);
+        p = text_skip_space(p);
+        text_rtrim(p);
         if (!*p) return mtlfail(r, "newmtl without a name");
         if (lib->n == lib->cap) {
             size_t cap = lib->cap ? lib->cap * 2 : 16;
@@ -159,7 +143,7 @@ static int parse_mtl_line(mtlreader *r, char *p, mtl_entry **cur) {
         }
         mtl_entry *e = &lib->entries[lib->n];
         memset(e, 0, sizeof *e);
-        e->name = dupstr(p);
+        e->name = text_dup(p);
         if (!e->name) return mtlfail(r, "out of memory");
         e->kd = v3s(0.8f);
         e->ni = 1.0f;
@@ -177,7 +161,7 @@ static int parse_mtl_line(mtlreader *r, char *p, mtl_entry **cur) {
     }
     double x;
     if (KW("Kd") || KW("Ks") || KW("Ke") || KW("Ka") || KW("Tf")) {
-        char *q = mtl_skip(p);
+        char *q = text_skip_space(p);
         if (strncmp(q, "spectral", 8) == 0 || strncmp(q, "xyz", 3) == 0) {
             note_unknown(lib, kw, n);
             return 0;
@@ -201,7 +185,7 @@ static int parse_mtl_line(mtlreader *r, char *p, mtl_entry **cur) {
         return 0;
     }
     if (KW("d")) {
-        char *q = mtl_skip(p);
+        char *q = text_skip_space(p);
         if (strncmp(q, "-halo", 5) == 0) p = q + 5;
         if (read_number(r, &p, "d", 0.0, 1.0, &x)) return -1;
         e->d = (float)x; e->has |= MTL_HAS_D;
@@ -228,7 +212,7 @@ static int parse_mtl_line(mtlreader *r, char *p, mtl_entry **cur) {
     if (KW("map_Kd")) {
         char *f = map_filename(p);
         if (!f) return mtlfail(r, "map_Kd without a file name");
-        char *d = dupstr(f);
+        char *d = text_dup(f);
         if (!d) return mtlfail(r, "out of memory");
         free(e->map_kd);
         e->map_kd = d;

@@ -95,22 +95,7 @@ static void objwarn(objreader *r, const char *fmt, ...) {
 }
 
 
-static char *dupstr(const char *s) {
-    size_t n = strlen(s);
-    char *d = malloc(n + 1);
-    if (d) memcpy(d, s, n + 1);
-    return d;
-}
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-static char *skip_space(char *p) {
-    while (is_space(*p)) ++p;
-    return p;
-}
-static void rtrim(char *p) {
-    size_t n = strlen(p);
-    while (n && is_space(p[n - 1])) p[--n] = '\0';
-}
 
 /* ---- files and paths ---------------------------------------------------------------------- */
 
@@ -189,7 +174,7 @@ static char *dir_of(const char *path) {
  * written on Windows often disagree with the on-disk case). Returns a new string or NULL. */
 static char *find_case_insensitive(const char *path) {
     struct stat st;
-    if (stat(path, &st) == 0) return dupstr(path);
+    if (stat(path, &st) == 0) return text_dup(path);
     size_t n = strlen(path);
     char *out = malloc(n + 1);
     if (!out) return NULL;
@@ -253,14 +238,14 @@ static char *find_case_insensitive(const char *path) {
 static int read_floats(objreader *r, char **pp, double *out, int n, int extra, const char *what) {
     char *p = *pp;
     for (int i = 0; i < n + extra; ++i) {
-        p = skip_space(p);
+        p = text_skip_space(p);
         if (!*p || *p == '#') {
             if (i < n) return objfail(r, "%s needs %d numbers, found %d", what, n, i);
             break;
         }
         char *end;
         double x = strtod(p, &end);
-        if (end == p || (*end && !is_space(*end))) {
+        if (end == p || (*end && !text_is_space(*end))) {
             size_t len = strcspn(p, " \t\r");
             return objfail(r, "%s: \"%.*s\" is not a number", what, (int)(len > 32 ? 32 : len), p);
         }
@@ -334,10 +319,10 @@ static int parse_corner(objreader *r, const char *tok, corner *c) {
 static int parse_face(objreader *r, char *p) {
     size_t nface = 0;
     for (;;) {
-        p = skip_space(p);
+        p = text_skip_space(p);
         if (!*p || *p == '#') break;
         char *tok = p;
-        while (*p && !is_space(*p)) ++p;
+        while (*p && !text_is_space(*p)) ++p;
         char saved = *p;
         *p = '\0';
         if (GROW(r->face, r->cap_face, nface + 1)) return objfail(r, "out of memory");
@@ -380,10 +365,10 @@ static void note_unknown(objreader *r, const char *kw, size_t n) {
 
 static int add_mtllibs(objreader *r, char *p) {
     for (;;) {
-        p = skip_space(p);
+        p = text_skip_space(p);
         if (!*p || *p == '#') break;
         char *tok = p;
-        while (*p && !is_space(*p)) ++p;
+        while (*p && !text_is_space(*p)) ++p;
         char saved = *p;
         *p = '\0';
         char *full = join_path(r->base_dir, tok);
@@ -402,8 +387,8 @@ static int add_mtllibs(objreader *r, char *p) {
 }
 
 static int use_material(objreader *r, char *p) {
-    p = skip_space(p);
-    rtrim(p);
+    p = text_skip_space(p);
+    text_rtrim(p);
     if (!*p) return objfail(r, "usemtl without a material name");
     for (size_t i = 0; i < r->nslots; ++i) {
         if (strcmp(r->slots[i], p) == 0) {
@@ -413,7 +398,7 @@ static int use_material(objreader *r, char *p) {
     }
     if (r->nslots >= (size_t)INT32_MAX || GROW(r->slots, r->cap_slots, r->nslots + 1))
         return objfail(r, "out of memory");
-    char *d = dupstr(p);
+    char *d = text_dup(p);
     if (!d) return objfail(r, "out of memory");
     r->slots[r->nslots] = d;
     r->cur_slot = (int32_t)r->nslots++;
@@ -421,10 +406,10 @@ static int use_material(objreader *r, char *p) {
 }
 
 static int parse_line(objreader *r, char *p) {
-    p = skip_space(p);
+    p = text_skip_space(p);
     if (!*p || *p == '#') return 0;
     char *kw = p;
-    while (*p && !is_space(*p)) ++p;
+    while (*p && !text_is_space(*p)) ++p;
     size_t n = (size_t)(p - kw);
     double x[3] = {0, 0, 0};
     if (n == 1 && kw[0] == 'v') {

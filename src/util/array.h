@@ -24,6 +24,23 @@ static inline int array_grow(void **arr, size_t *cap, size_t need, size_t size) 
 }
 #define GROW(arr, cap, need) array_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* Line-oriented text formats (OBJ, MTL): blanks are space, tab, CR, FF, VT. */
+static inline int text_is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+static inline char *text_skip_space(char *p) {
+    while (text_is_space(*p)) ++p;
+    return p;
+}
+static inline void text_rtrim(char *p) {   /* trailing blanks, in place */
+    size_t n = strlen(p);
+    while (n && text_is_space(p[n - 1])) p[--n] = '\0';
+}
+static inline char *text_dup(const char *s) {
+    size_t n = strlen(s);
+    char *d = (char *)malloc(n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
 /* Error messages stay one printable line, whatever a path or a file held. */
 static inline void text_one_line(char *s) {
     for (; *s; ++s)
