@@ -14,27 +14,36 @@ static const char *const builtin_names[] = {"cornell", "cornell-glass", "rtow", 
 
 const char *const *scene_builtin_names(void) { return builtin_names; }
 
+/* The stock box, as fragments shared by the built-ins: materials of the room, the camera (file
+ * name and depth vary), and the light and five walls. */
+#define CORNELL_ROOM_MATERIALS \
+    "    \"light\": {\"TYPE\":\"Emitting\", \"RGB\":[1.0, 1.0, 1.0], \"EMITTANCE\":5.0},\n" \
+    "    \"diffuse_white\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.98, 0.98, 0.98]},\n" \
+    "    \"diffuse_red\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.85, 0.35, 0.35]},\n" \
+    "    \"diffuse_green\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.35, 0.85, 0.35]},\n"
+#define CORNELL_CAMERA(depth, file) \
+    "  \"Camera\": {\n" \
+    "    \"RES\":[800,800], \"FOVY\":45.0, \"ITERATIONS\":5000, \"DEPTH\":" depth ", \"FILE\":\"" file "\",\n" \
+    "    \"EYE\":[0.0,5.0,10.5], \"LOOKAT\":[0.0,5.0,0.0], \"UP\":[0.0,1.0,0.0]\n" \
+    "  },\n"
+#define CORNELL_ROOM_OBJECTS \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"light\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[3.0,0.3,3.0]},\n" \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,0.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[10.0,0.01,10.0]},\n" \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,90.0], \"SCALE\":[0.01,10.0,10.0]},\n" \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,5.0,-5.0], \"ROTAT\":[0.0,90.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n" \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_red\", \"TRANS\":[-5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n" \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_green\", \"TRANS\":[5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n"
+
 /* Same content as scenes/cornell.json (tests/test_scene_load.c checks they load identically). */
 static const char cornell_json[] =
     "{\n"
     "  \"Materials\": {\n"
-    "    \"light\": {\"TYPE\":\"Emitting\", \"RGB\":[1.0, 1.0, 1.0], \"EMITTANCE\":5.0},\n"
-    "    \"diffuse_white\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.98, 0.98, 0.98]},\n"
-    "    \"diffuse_red\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.85, 0.35, 0.35]},\n"
-    "    \"diffuse_green\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.35, 0.85, 0.35]},\n"
+    CORNELL_ROOM_MATERIALS
     "    \"specular_white\": {\"TYPE\":\"Specular\", \"RGB\":[0.98, 0.98, 0.98], \"ROUGHNESS\":1.0}\n"
     "  },\n"
-    "  \"Camera\": {\n"
-    "    \"RES\":[800,800], \"FOVY\":45.0, \"ITERATIONS\":5000, \"DEPTH\":8, \"FILE\":\"cornell\",\n"
-    "    \"EYE\":[0.0,5.0,10.5], \"LOOKAT\":[0.0,5.0,0.0], \"UP\":[0.0,1.0,0.0]\n"
-    "  },\n"
+    CORNELL_CAMERA("8", "cornell")
     "  \"Objects\": [\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"light\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[3.0,0.3,3.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,0.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[10.0,0.01,10.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,90.0], \"SCALE\":[0.01,10.0,10.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,5.0,-5.0], \"ROTAT\":[0.0,90.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_red\", \"TRANS\":[-5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_green\", \"TRANS\":[5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n"
+    CORNELL_ROOM_OBJECTS
     "    {\"TYPE\":\"sphere\", \"MATERIAL\":\"specular_white\", \"TRANS\":[-1.0,4.0,-1.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[3.0,3.0,3.0]}\n"
     "  ]\n"
     "}\n";
@@ -45,25 +54,14 @@ static const char cornell_json[] =
 static const char cornell_glass_json[] =
     "{\n"
     "  \"Materials\": {\n"
-    "    \"light\": {\"TYPE\":\"Emitting\", \"RGB\":[1.0, 1.0, 1.0], \"EMITTANCE\":5.0},\n"
-    "    \"diffuse_white\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.98, 0.98, 0.98]},\n"
-    "    \"diffuse_red\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.85, 0.35, 0.35]},\n"
-    "    \"diffuse_green\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.35, 0.85, 0.35]},\n"
+    CORNELL_ROOM_MATERIALS
     "    \"glass\": {\"TYPE\":\"Dielectric\", \"RGB\":[1.0, 1.0, 1.0], \"IOR\":1.5},\n"
     "    \"mirror\": {\"TYPE\":\"Specular\", \"RGB\":[0.95, 0.95, 0.95]},\n"
     "    \"rough_gold\": {\"TYPE\":\"Conductor\", \"RGB\":[1.0, 0.78, 0.34], \"ROUGHNESS\":0.35}\n"
     "  },\n"
-    "  \"Camera\": {\n"
-    "    \"RES\":[800,800], \"FOVY\":45.0, \"ITERATIONS\":5000, \"DEPTH\":12, \"FILE\":\"cornell-glass\",\n"
-    "    \"EYE\":[0.0,5.0,10.5], \"LOOKAT\":[0.0,5.0,0.0], \"UP\":[0.0,1.0,0.0]\n"
-    "  },\n"
+    CORNELL_CAMERA("12", "cornell-glass")
     "  \"Objects\": [\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"light\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[3.0,0.3,3.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,0.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[10.0,0.01,10.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,90.0], \"SCALE\":[0.01,10.0,10.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,5.0,-5.0], \"ROTAT\":[0.0,90.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_red\", \"TRANS\":[-5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_green\", \"TRANS\":[5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n"
+    CORNELL_ROOM_OBJECTS
     "    {\"TYPE\":\"sphere\", \"MATERIAL\":\"glass\", \"TRANS\":[0.3,1.305,1.8], \"SCALE\":[2.6,2.6,2.6]},\n"
     "    {\"TYPE\":\"sphere\", \"MATERIAL\":\"mirror\", \"TRANS\":[2.4,1.505,-1.5], \"SCALE\":[3.0,3.0,3.0]},\n"
     "    {\"TYPE\":\"cube\", \"MATERIAL\":\"rough_gold\", \"TRANS\":[-2.2,2.005,-2.2], \"ROTAT\":[0.0,30.0,0.0], \"SCALE\":[2.2,4.0,2.2]}\n"
