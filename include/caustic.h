@@ -40,6 +40,15 @@ typedef enum caustic_sampler {
     CAUSTIC_SAMPLER_RANDOM = 0, CAUSTIC_SAMPLER_STRATIFIED = 1, CAUSTIC_SAMPLER_SOBOL = 2
 } caustic_sampler;
 
+typedef enum caustic_integrator {
+    CAUSTIC_INTEGRATOR_PT = 0,    /* path tracing with NEE and MIS (CPU and GPU) */
+    CAUSTIC_INTEGRATOR_LT = 1,    /* light tracing: particles connected to the camera */
+    CAUSTIC_INTEGRATOR_BDPT = 2,  /* bidirectional path tracing, MIS over all connections */
+    CAUSTIC_INTEGRATOR_PPM = 3,   /* progressive photon mapping */
+    CAUSTIC_INTEGRATOR_BPM = 4,   /* bidirectional photon mapping */
+    CAUSTIC_INTEGRATOR_VCM = 5    /* vertex connection and merging */
+} caustic_integrator;
+
 /* Zero/negative fields mean "take it from the scene file" (or the default). */
 typedef struct caustic_options {
     int width, height;        /* resolution */
@@ -55,6 +64,11 @@ typedef struct caustic_options {
     float adaptive;           /* adaptive sampling: stop a pixel when the relative standard error
                                  of its mean luminance is below this (0 = off), */
     int adaptive_min_spp;     /* but not before this many samples (0 = 16) */
+    caustic_integrator integrator;  /* all but PT run on the CPU; for them spp counts iterations
+                                 (one light and one camera sub-path per pixel each) */
+    float merge_radius;       /* PPM/BPM/VCM initial radius as a fraction of the scene's
+                                 bounding-sphere radius (0 = 0.003) */
+    float merge_alpha;        /* radius reduction r_i = r_1 i^((alpha-1)/2) (0 = 0.75) */
 } caustic_options;
 
 typedef struct caustic_scene_stats {
@@ -87,7 +101,7 @@ typedef int (*caustic_progress_fn)(void *user, const caustic_progress *p);
 
 const char *caustic_version(void);
 
-/* A scene file (JSON) or a built-in scene name ("cornell", "cornell-glass", "rtow"). */
+/* A scene file (JSON) or a built-in scene name (see caustic_builtin_scenes). */
 int caustic_scene_load(caustic_scene **out, const char *path_or_name, char *err, size_t errlen);
 const char *const *caustic_builtin_scenes(void);   /* NULL-terminated */
 int caustic_scene_stats_get(const caustic_scene *s, caustic_scene_stats *st);
@@ -97,6 +111,8 @@ void caustic_options_init(caustic_options *opt);
 int caustic_parse_schedule(const char *name, caustic_schedule *out);
 int caustic_parse_sampler(const char *name, caustic_sampler *out);
 int caustic_parse_device(const char *name, caustic_device *out);
+int caustic_parse_integrator(const char *name, caustic_integrator *out);   /* pt lt bdpt ppm bpm vcm */
+const char *caustic_integrator_name(caustic_integrator i);
 /* One line per CUDA device (or why there is none) into buf. */
 void caustic_describe_devices(char *buf, size_t n);
 

@@ -11,6 +11,7 @@
 
 #include "api/api_internal.h"
 #include "cpu/render_cpu.h"
+#include "cpu/render_vcm.h"
 #include "cuda/render_cuda.h"
 #include "image/image.h"
 #include "scene/scene.h"
@@ -36,6 +37,7 @@ struct caustic_renderer {
     uint64_t samples;        /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
     cpu_pool *pool;          /* CPU backend, or */
     cuda_renderer *gpu;      /* the CUDA backend (accum then lives on the GPU) */
+    vcm_renderer *vcm;       /* the bidirectional integrators (CPU) */
     int accum_stale;         /* the host copy of a GPU accumulation is out of date */
 };
 
@@ -57,7 +59,7 @@ int caustic_scene_load(caustic_scene **out, const char *path, char *err, size_t 
         if (builtin) {
             rc = scene_load_builtin(&s, path, err, errlen);
         } else {
-            snprintf(err, errlen, "%s: no such file or built-in scene (built-ins: cornell, cornell-glass, rtow)", path);
+            snprintf(err, errlen, "%s: no such file or built-in scene (built-ins: cornell, cornell-glass, rtow, smallvcm0-3)", path);
             return -1;
         }
     }
@@ -144,6 +146,17 @@ int caustic_parse_device(const char *n, caustic_device *out) {
 
 void caustic_describe_devices(char *buf, size_t n) { cuda_describe_devices(buf, n); }
 
+static const char *const integrator_names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
+
+int caustic_parse_integrator(const char *n, caustic_integrator *out) {
+    for (int i = 0; i < 6; ++i)
+        if (!strcmp(n, integrator_names[i])) { *out = (caustic_integrator)i; return 0; }
+    return -1;
+}
+const char *caustic_integrator_name(caustic_integrator i) {
+    return (int)i >= 0 && (int)i < 6 ? integrator_names[i] : "?";
+}
+
 int caustic_parse_sampler(const char *n, caustic_sampler *out) {
     if (!strcmp(n, "random")) *out = CAUSTIC_SAMPLER_RANDOM;
     else if (!strcmp(n, "stratified")) *out = CAUSTIC_SAMPLER_STRATIFIED;
@@ -169,6 +182,27 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         return NULL;
     }
     if (scene_prepare(s, r->width, r->height, r->max_depth, err, errlen)) { free(r); return NULL; }
+    int bidir = opt->integrator != CAUSTIC_INTEGRATOR_PT;
+    if (bidir) {
+        const char *name = caustic_integrator_name(opt->integrator);
+        const char *why = opt->device == CAUSTIC_DEVICE_CUDA ? "runs on the CPU only (--device cpu or auto)"
+                        : opt->adaptive > 0.0f ? "does not support adaptive sampling"
+                        : opt->clamp > 0.0f ? "does not support the firefly clamp"
+                        : s->k.cam.lens_radius > 0.0f ? "supports pinhole cameras only (the scene has an APERTURE)"
+                        : NULL;
+        if (why) {
+            snprintf(err, errlen, "--integrator %s %s", name, why);
+            free(r);
+            return NULL;
+        }
+        if ((int)opt->integrator < 0 || (int)opt->integrator > CAUSTIC_INTEGRATOR_VCM) {
+            snprintf(err, errlen, "unknown integrator %d", (int)opt->integrator);
+            free(r);
+            return NULL;
+        }
+        if (r->opt.merge_radius <= 0.0f) r->opt.merge_radius = 0.003f;
+        if (r->opt.merge_alpha <= 0.0f) r->opt.merge_alpha = 0.75f;
+    }
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     r->accum = calloc(n, sizeof(double));
     r->image = calloc(n, sizeof(float));
@@ -180,7 +214,7 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         caustic_renderer_free(r);
         return NULL;
     }
-    if (opt->device != CAUSTIC_DEVICE_CPU && cuda_device_count() > 0) {
+    if (!bidir && opt->device != CAUSTIC_DEVICE_CPU && cuda_device_count() > 0) {
         r->gpu = cuda_renderer_create(s, r->width, r->height, err, errlen);
         if (!r->gpu && opt->device == CAUSTIC_DEVICE_CUDA) { caustic_renderer_free(r); return NULL; }
         if (!r->gpu) fprintf(stderr, "caustic: %s; rendering on the CPU\n", err);
@@ -193,6 +227,16 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         return NULL;
     }
     if (!r->gpu) r->pool = cpu_pool_create(opt->threads);
+    if (bidir) {
+        /* path length counts segments: depth d bounces allow paths of d + 1 segments */
+        r->vcm = vcm_renderer_create(&s->k, (int)opt->integrator - 1, r->max_depth + 1,
+                                     r->opt.merge_radius * s->k.scene_radius, r->opt.merge_alpha, r->opt.seed);
+        if (!r->vcm) {
+            snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
+            caustic_renderer_free(r);
+            return NULL;
+        }
+    }
     if (!r->accum || !r->image || (!r->pool && !r->gpu)) {
         snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
         caustic_renderer_free(r);
@@ -246,6 +290,13 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
                 return -1;
             }
             r->accum_stale = 1;
+        } else if (r->vcm) {
+            memset(&ps, 0, sizeof ps);
+            if (vcm_renderer_run(r->vcm, r->pool, p.sample_begin, (uint32_t)pass, r->accum, r->count, &ps.rays)) {
+                fprintf(stderr, "caustic: out of memory for light vertices\n");
+                return -1;
+            }
+            ps.samples = (uint64_t)pass * (uint64_t)r->width * (uint64_t)r->height;
         } else {
             cpu_pool_run(r->pool, &p, &ps);
         }
@@ -326,13 +377,15 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
 }
 
 /* ---- checkpoints: header + raw double sums; written to a temp file and renamed -------------- */
-#define CKPT_MAGIC "CAUSTIC-CKPT-3\n"
+#define CKPT_MAGIC "CAUSTIC-CKPT-4\n"
 typedef struct ckpt_header {
     char magic[16];
     int32_t width, height, spp_done, spp_target, max_depth, sampler;
     uint32_t seed;
     float clamp, adaptive;
     int32_t adaptive_min;
+    int32_t integrator;
+    float merge_radius, merge_alpha;
     double seconds;
     uint64_t rays, bad, samples;
 } ckpt_header;
@@ -352,6 +405,7 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
     h.width = r->width; h.height = r->height; h.spp_done = r->spp_done; h.spp_target = r->spp_target;
     h.max_depth = r->max_depth; h.sampler = (int32_t)r->opt.sampler; h.seed = r->opt.seed; h.clamp = r->opt.clamp;
     h.adaptive = r->opt.adaptive; h.adaptive_min = r->opt.adaptive_min_spp; h.samples = r->samples;
+    h.integrator = (int32_t)r->opt.integrator; h.merge_radius = r->opt.merge_radius; h.merge_alpha = r->opt.merge_alpha;
     h.seconds = r->seconds; h.rays = r->rays; h.bad = r->bad;
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(r->accum, sizeof(double), n, f) == n &&
@@ -381,7 +435,8 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
     int strata_differ = r->opt.sampler == CAUSTIC_SAMPLER_STRATIFIED && h.spp_target != r->spp_target;
     if (h.width != r->width || h.height != r->height || h.max_depth != r->max_depth ||
         h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.clamp != r->opt.clamp || h.adaptive != r->opt.adaptive ||
-        h.adaptive_min != r->opt.adaptive_min_spp || h.spp_done < 0 ||
+        h.adaptive_min != r->opt.adaptive_min_spp || h.spp_done < 0 || h.integrator != (int32_t)r->opt.integrator ||
+        h.merge_radius != r->opt.merge_radius || h.merge_alpha != r->opt.merge_alpha ||
         strata_differ) {
         fclose(f);
         snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
@@ -411,6 +466,7 @@ void caustic_renderer_free(caustic_renderer *r) {
     if (!r) return;
     cpu_pool_destroy(r->pool);
     cuda_renderer_free(r->gpu);
+    vcm_renderer_free(r->vcm);
     free(r->accum);
     free(r->count);
     free(r->lum2);

@@ -45,6 +45,10 @@ static const char *usage_render =
     "  --schedule S           tiles (default) | rows | rows-static | pixels\n"
     "  --sampler S            sobol (default) | stratified | random\n"
     "  --device D             auto (default: the GPU when there is one) | cpu | cuda\n"
+    "  --integrator I         pt (default) | lt | bdpt | ppm | bpm | vcm; all but pt run on the CPU\n"
+    "                         and count --spp in iterations (one light + one camera path per pixel)\n"
+    "  --radius R             ppm/bpm/vcm: initial merging radius, fraction of the scene radius (0.003)\n"
+    "  --alpha A              ppm/bpm/vcm: radius reduction r_i = r_1 i^((A-1)/2) (default 0.75)\n"
     "  --clamp L              firefly clamp: scale samples down to luminance L (biased; default off)\n"
     "  --adaptive E           adaptive sampling: a pixel stops once the relative standard error of\n"
     "                         its mean is below E (e.g. 0.01); --spp is then the maximum\n"
@@ -190,6 +194,14 @@ static int cmd_render(int argc, char **argv) {
                 opt.clamp = (float)d;
             } else if (!strcmp(a, "--device")) {
                 if (caustic_parse_device(v, &opt.device)) return usage_error("render", "--device: '%s' is not one of auto, cpu, cuda", v);
+            } else if (!strcmp(a, "--integrator")) {
+                if (caustic_parse_integrator(v, &opt.integrator)) return usage_error("render", "--integrator: '%s' is not one of pt, lt, bdpt, ppm, bpm, vcm", v);
+            } else if (!strcmp(a, "--radius")) {
+                if (parse_double(v, 1e-7, 1.0, &d)) return usage_error("render", "--radius: '%s' is not a fraction in (0, 1]", v);
+                opt.merge_radius = (float)d;
+            } else if (!strcmp(a, "--alpha")) {
+                if (parse_double(v, 1e-3, 1.0, &d)) return usage_error("render", "--alpha: '%s' is not in (0, 1]", v);
+                opt.merge_alpha = (float)d;
             } else if (!strcmp(a, "--sampler")) {
                 if (caustic_parse_sampler(v, &opt.sampler)) return usage_error("render", "--sampler: '%s' is not one of sobol, stratified, random", v);
             } else {

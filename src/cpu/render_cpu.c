@@ -18,7 +18,10 @@ struct cpu_pool {
     uint64_t generation;      /* bumped for every pass */
     int pending;              /* workers still busy with the current pass */
     int quit;
-    const cpu_pass *pass;
+    const cpu_pass *pass;     /* a render pass, or */
+    cpu_job_fn job;           /* a parallel-for over job_n items */
+    void *job_ctx;
+    unsigned job_n;
     atomic_uint next_item;    /* dynamic schedules: next work item */
     uint64_t rays, bad, samples; /* summed under lock */
 };
@@ -61,6 +64,13 @@ static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint6
 }
 
 static void run_worker(cpu_pool *pool, int index) {
+    if (pool->job) {
+        for (unsigned i; (i = atomic_fetch_add(&pool->next_item, 1u)) < pool->job_n;) pool->job(pool->job_ctx, i, index);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->pending == 0) pthread_cond_signal(&pool->done);
+        pthread_mutex_unlock(&pool->lock);
+        return;
+    }
     const cpu_pass *p = pool->pass;
     uint64_t rays = 0, bad = 0, samples = 0;
     int w = p->width, h = p->height;
@@ -138,6 +148,7 @@ int cpu_pool_threads(const cpu_pool *p) { return p->nthreads; }
 void cpu_pool_run(cpu_pool *pool, const cpu_pass *pass, cpu_pass_stats *stats) {
     pthread_mutex_lock(&pool->lock);
     pool->pass = pass;
+    pool->job = NULL;
     pool->rays = pool->bad = pool->samples = 0;
     atomic_store(&pool->next_item, 0u);
     pool->pending = pool->nthreads;
@@ -147,6 +158,20 @@ void cpu_pool_run(cpu_pool *pool, const cpu_pass *pass, cpu_pass_stats *stats) {
     stats->rays = pool->rays;
     stats->bad_samples = pool->bad;
     stats->samples = pool->samples;
+    pthread_mutex_unlock(&pool->lock);
+}
+
+void cpu_pool_parallel_for(cpu_pool *pool, unsigned n, cpu_job_fn fn, void *ctx) {
+    pthread_mutex_lock(&pool->lock);
+    pool->job = fn;
+    pool->job_ctx = ctx;
+    pool->job_n = n;
+    atomic_store(&pool->next_item, 0u);
+    pool->pending = pool->nthreads;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->wake);
+    while (pool->pending > 0) pthread_cond_wait(&pool->done, &pool->lock);
+    pool->job = NULL;
     pthread_mutex_unlock(&pool->lock);
 }
 

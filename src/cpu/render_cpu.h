@@ -32,6 +32,10 @@ typedef struct cpu_pool cpu_pool;
 cpu_pool *cpu_pool_create(int threads);   /* threads <= 0: all cores */
 int cpu_pool_threads(const cpu_pool *p);
 void cpu_pool_run(cpu_pool *p, const cpu_pass *pass, cpu_pass_stats *stats);
+/* Runs fn(ctx, item, thread) for item = 0..n-1 on the pool's threads, items handed out in
+ * order as threads become free; returns when all are done. */
+typedef void (*cpu_job_fn)(void *ctx, unsigned item, int thread);
+void cpu_pool_parallel_for(cpu_pool *p, unsigned n, cpu_job_fn fn, void *ctx);
 void cpu_pool_destroy(cpu_pool *p);
 int cpu_core_count(void);
 

@@ -82,11 +82,25 @@ KFN int material_is_delta(const material *m) {
 /* Materials whose two sides behave alike (shading frame flips to face wo). */
 KFN int material_two_sided(const material *m) { return m->kind != MAT_DIELECTRIC; }
 
+/* ---- Phong: Lambertian albedo plus a normalised Phong lobe around the mirror direction ----
+ * f = albedo/pi + specular (n+2)/(2pi) cos^n(alpha); the lobe is chosen by luminance. */
+KFN float phong_specular_prob(const material *m, vec3 albedo) {
+    float ld = vluminance(albedo), ls = vluminance(m->specular);
+    return ld + ls > 0.0f ? ls / (ld + ls) : 0.0f;
+}
+KFN float phong_cos_lobe(vec3 wo, vec3 wi) { return kmax(0.0f, vdot(reflect_local(wo), wi)); }
+KFN float phong_lobe_pdf(float c, float n) { return (n + 1.0f) * K_INV_2PI * powf(c, n); }
+
 KFN vec3 bsdf_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi) {
     if (material_is_delta(m) || wo.z <= 0.0f || wi.z <= 0.0f) return v3s(0.0f);
     switch (m->kind) {
     case MAT_DIFFUSE:
         return vscale(albedo, K_INV_PI * wi.z);
+    case MAT_PHONG: {
+        float c = phong_cos_lobe(wo, wi);
+        float spec = c > 0.0f ? (m->exponent + 2.0f) * K_INV_2PI * powf(c, m->exponent) : 0.0f;
+        return vscale(vadd(vscale(albedo, K_INV_PI), vscale(m->specular, spec)), wi.z);
+    }
     case MAT_CONDUCTOR: {
         vec3 wm = vnorm(vadd(wo, wi));
         float d = ggx_d(wm, m->alpha), g = ggx_g2(wo, wi, m->alpha);
@@ -102,6 +116,11 @@ KFN float bsdf_pdf(const material *m, vec3 wo, vec3 wi) {
     if (material_is_delta(m) || wo.z <= 0.0f || wi.z <= 0.0f) return 0.0f;
     switch (m->kind) {
     case MAT_DIFFUSE: return pdf_cosine_hemisphere(wi.z);
+    case MAT_PHONG: {
+        /* the lobe probability depends on the albedo; pdfs use the untextured colour */
+        float ps = phong_specular_prob(m, m->albedo);
+        return (1.0f - ps) * pdf_cosine_hemisphere(wi.z) + ps * phong_lobe_pdf(phong_cos_lobe(wo, wi), m->exponent);
+    }
     case MAT_CONDUCTOR: {
         vec3 wm = vnorm(vadd(wo, wi));
         return ggx_reflect_pdf(wo, wm, m->alpha);
@@ -110,11 +129,32 @@ KFN float bsdf_pdf(const material *m, vec3 wo, vec3 wi) {
     }
 }
 
+/* Which quantity a path carries: radiance (camera paths) or importance (light paths). They differ
+ * only where the BSDF is not symmetric: refraction scales radiance by 1/eta^2, importance not. */
+typedef enum transport_mode { TRANSPORT_RADIANCE = 0, TRANSPORT_IMPORTANCE = 1 } transport_mode;
+
 /* u2 picks the direction; u1 picks between lobes where there are several. Returns 0 when no
  * direction was produced (absorbed). For dielectrics wo.z < 0 means wo is inside. */
-KFN int bsdf_sample_dir(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, bsdf_sample *bs) {
+KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, int mode, bsdf_sample *bs) {
     bs->delta = 0;
     switch (m->kind) {
+    case MAT_PHONG: {
+        if (wo.z <= 0.0f) return 0;
+        float ps = phong_specular_prob(m, m->albedo);
+        if (u1 < ps) {
+            /* power-cosine lobe around the mirror direction */
+            float ct = powf(u2.x, 1.0f / (m->exponent + 1.0f));
+            float st = ksafe_sqrt(1.0f - ct * ct), phi = 2.0f * K_PI * u2.y;
+            bs->wi = frame_to_world(frame_from_normal(reflect_local(wo)), v3(st * cosf(phi), st * sinf(phi), ct));
+        } else {
+            bs->wi = sample_cosine_hemisphere(u2);
+        }
+        if (bs->wi.z <= 0.0f) return 0;
+        bs->pdf = bsdf_pdf(m, wo, bs->wi);
+        if (!(bs->pdf > 0.0f)) return 0;
+        bs->weight = vscale(bsdf_eval(m, albedo, wo, bs->wi), 1.0f / bs->pdf);
+        return 1;
+    }
     case MAT_DIFFUSE: {
         if (wo.z <= 0.0f) return 0;
         bs->wi = sample_cosine_hemisphere(u2);
@@ -160,11 +200,26 @@ KFN int bsdf_sample_dir(const material *m, vec3 albedo, vec3 wo, float u1, vec2 
         bs->wi = v3(-wo.x / eta, -wo.y / eta, sgn * cos_t);
         bs->pdf = 1.0f - f;
         /* radiance is compressed into the denser medium: scale by 1/eta^2 */
-        bs->weight = vscale(albedo, 1.0f / (eta * eta));
+        bs->weight = mode == TRANSPORT_RADIANCE ? vscale(albedo, 1.0f / (eta * eta)) : albedo;
         return 1;
     }
     default:
         return 0;
+    }
+}
+
+KFN int bsdf_sample_dir(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, bsdf_sample *bs) {
+    return bsdf_sample_dir_mode(m, albedo, wo, u1, u2, TRANSPORT_RADIANCE, bs);
+}
+
+/* Russian-roulette continuation probability of bidirectional sub-paths: the largest reflectance
+ * channel, so a path's weight never grows through roulette. */
+KFN float bsdf_continuation(const material *m, vec3 albedo) {
+    switch (m->kind) {
+    case MAT_BLACK: return 0.0f;
+    case MAT_DIELECTRIC: return 1.0f;
+    case MAT_PHONG: return kclamp(vmaxc(vadd(albedo, m->specular)), 0.0f, 1.0f);
+    default: return kclamp(vmaxc(albedo), 0.0f, 1.0f);
     }
 }
 

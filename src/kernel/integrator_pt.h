@@ -80,7 +80,7 @@ KFN int stage_shade(path_state *ps, const kscene *s, int max_depth) {
             vec3 wi = frame_to_local(fr, ls.wi);
             vec3 f = bsdf_eval(m, albedo, wo, wi);
             if (!vis_black(f)) {
-                float w = mis_power(ls.pdf, bsdf_pdf(m, wo, wi));
+                float w = ls.delta ? 1.0f : mis_power(ls.pdf, bsdf_pdf(m, wo, wi));
                 ps->shadow_contrib = vscale(vmul(vmul(ps->throughput, f), ls.le), w / ls.pdf);
                 vec3 o = offset_origin(sf.p, sf.ng, ls.wi);
                 float tmax = ls.dist == K_INF ? K_INF : ls.dist * (1.0f - 1e-3f) - vlen(vsub(o, sf.p));

@@ -9,9 +9,17 @@
 
 typedef struct light_sample {
     vec3 wi;      /* from the shading point towards the light, unit */
-    float dist;   /* distance to the light point (K_INF for the environment) */
-    vec3 le;      /* emitted radiance arriving along -wi */
-    float pdf;    /* solid-angle pdf including the light selection probability */
+    float dist;   /* distance to the light point (K_INF for the environment and the sun) */
+    vec3 le;      /* radiance arriving along -wi; for delta lights the irradiance term, so that
+                     le * f * cos / pdf is the estimate either way */
+    float pdf;    /* solid-angle pdf including the light selection probability (delta: the
+                     selection probability alone) */
+    int delta;    /* point or directional light: BSDF sampling can never hit it */
+    /* for bidirectional MIS: */
+    float pick;       /* selection probability */
+    float pdf_emit;   /* pdf (w.r.t. area x solid angle) that the light emits this particle, pick excluded */
+    float cos_light;  /* cosine at the light (1 for point, directional and environment) */
+    int finite;       /* area and point lights; not the environment or the sun */
 } light_sample;
 
 KFN vec3 emitted_radiance(const kscene *s, const surface *sf, vec3 wo) {
@@ -110,19 +118,60 @@ KFN float light_pdf(const kscene *s, uint32_t id, vec3 ref, vec3 p, vec3 n) {
 /* NEE's solid-angle pdf for the environment in direction d, selection included. */
 KFN float env_pdf(const kscene *s, vec3 d) { return s->env_pmf * env_dir_pdf(s, d); }
 
-/* Pick a light (environment or emitter, by power) and a point on it. Returns 0 on failure. */
+KFN int32_t prim_material_of(const kscene *s, uint32_t id) {
+    uint32_t i = prim_id_index(id);
+    return prim_id_kind(id) == PRIM_TRIANGLE ? s->triangles[i].material
+         : prim_id_kind(id) == PRIM_SPHERE ? s->spheres[i].material : s->quads[i].material;
+}
+
+/* Selection probability of light li, and of the environment. */
+KFN float light_pick(const kscene *s, uint32_t li) { return (1.0f - s->env_pmf) * s->lights[li].pmf; }
+
+/* Pick a light (environment, or one of the others by power) and a point on it, as seen from
+ * ref. Returns 0 on failure. */
 KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sample *ls) {
+    ls->delta = 0;
+    ls->cos_light = 1.0f;
     if (u_select < s->env_pmf) {
         ls->wi = env_sample_dir(s, u);
         ls->dist = K_INF;
         ls->le = env_eval(s, ls->wi);
-        ls->pdf = env_pdf(s, ls->wi);
+        ls->pick = s->env_pmf;
+        float pdf_dir = env_dir_pdf(s, ls->wi);
+        ls->pdf = s->env_pmf * pdf_dir;
+        ls->pdf_emit = pdf_dir / (K_PI * s->scene_radius * s->scene_radius);
+        ls->finite = 0;
         return ls->pdf > 0.0f;
     }
     if (s->nlights == 0) return 0;
     float ur = (u_select - s->env_pmf) / (1.0f - s->env_pmf);
     uint32_t li = cdf_find(s->light_cdf, s->nlights, kmin(ur, 0.99999994f));
-    uint32_t id = s->lights[li].prim;
+    const light *l = &s->lights[li];
+    ls->pick = light_pick(s, li);
+    if (l->kind == LIGHT_POINT) {
+        vec3 d = vsub(l->p, ref);
+        float d2 = vlen2(d);
+        if (!(d2 > 0.0f)) return 0;
+        ls->dist = sqrtf(d2);
+        ls->wi = vscale(d, 1.0f / ls->dist);
+        ls->le = vscale(l->intensity, 1.0f / d2);
+        ls->pdf = ls->pick;
+        ls->pdf_emit = pdf_uniform_sphere();
+        ls->delta = 1;
+        ls->finite = 1;
+        return ls->pdf > 0.0f;
+    }
+    if (l->kind == LIGHT_DIRECTIONAL) {
+        ls->wi = vneg(l->p);
+        ls->dist = K_INF;
+        ls->le = l->intensity;
+        ls->pdf = ls->pick;
+        ls->pdf_emit = 1.0f / (K_PI * s->scene_radius * s->scene_radius);
+        ls->delta = 1;
+        ls->finite = 0;
+        return ls->pdf > 0.0f;
+    }
+    uint32_t id = l->prim;
     vec3 p, n;
     prim_sample_point(s, id, u, &p, &n);
     vec3 d = vsub(p, ref);
@@ -133,12 +182,106 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     float cos_l = -vdot(n, ls->wi);
     if (cos_l <= 0.0f) return 0; /* back of a one-sided emitter */
     ls->dist = dist;
-    const material *m = &s->materials[prim_id_kind(id) == PRIM_TRIANGLE ? s->triangles[prim_id_index(id)].material
-                                      : prim_id_kind(id) == PRIM_SPHERE ? s->spheres[prim_id_index(id)].material
-                                                                        : s->quads[prim_id_index(id)].material];
-    ls->le = m->emission;
-    ls->pdf = (1.0f - s->env_pmf) * s->lights[li].pmf * prim_area_pdf(s, id, p) * d2 / cos_l;
+    ls->le = s->materials[prim_material_of(s, id)].emission;
+    float pdf_area = prim_area_pdf(s, id, p);
+    ls->pdf = ls->pick * pdf_area * d2 / cos_l;
+    ls->pdf_emit = pdf_area * cos_l * K_INV_PI;
+    ls->cos_light = cos_l;
+    ls->finite = 1;
     return ls->pdf > 0.0f && kfinite(ls->pdf);
+}
+
+/* ---- emission: starting light sub-paths ---------------------------------------------------- */
+typedef struct light_emission {
+    vec3 p, d;        /* start and direction of the particle */
+    vec3 weight;      /* emitted power over the pdf: the light sub-path's starting throughput */
+    float pdf_emit;   /* pdf of (p, d), selection included */
+    float pdf_direct; /* pdf that NEE picks p (area measure; solid angle for infinite lights), selection included */
+    float cos_light;
+    int delta, finite;
+} light_emission;
+
+/* Infinite lights emit from a disk of the scene's bounding radius facing direction d. */
+KFN vec3 scene_disk_point(const kscene *s, vec3 d, vec2 u) {
+    frame f = frame_from_normal(d);
+    vec2 q = sample_disk_concentric(u);
+    float r = s->scene_radius;
+    return vadd(s->scene_center, vscale(vadd(vneg(d), vadd(vscale(f.t, q.x), vscale(f.b, q.y))), r));
+}
+
+KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, light_emission *e) {
+    float disk_pdf = 1.0f / (K_PI * s->scene_radius * s->scene_radius);
+    e->cos_light = 1.0f;
+    e->delta = 0;
+    if (u_select < s->env_pmf) {
+        vec3 to_sky = env_sample_dir(s, u_dir);
+        float pdf_dir = env_dir_pdf(s, to_sky);
+        if (!(pdf_dir > 0.0f)) return 0;
+        e->d = vneg(to_sky);
+        e->p = scene_disk_point(s, e->d, u_pos);
+        e->pdf_emit = s->env_pmf * pdf_dir * disk_pdf;
+        e->pdf_direct = s->env_pmf * pdf_dir;
+        e->weight = vscale(env_eval(s, to_sky), 1.0f / e->pdf_emit);
+        e->finite = 0;
+        return 1;
+    }
+    if (s->nlights == 0) return 0;
+    float ur = (u_select - s->env_pmf) / (1.0f - s->env_pmf);
+    uint32_t li = cdf_find(s->light_cdf, s->nlights, kmin(ur, 0.99999994f));
+    const light *l = &s->lights[li];
+    float pick = light_pick(s, li);
+    if (!(pick > 0.0f)) return 0;
+    if (l->kind == LIGHT_POINT) {
+        e->p = l->p;
+        e->d = sample_uniform_sphere(u_dir);
+        e->pdf_emit = pick * pdf_uniform_sphere();
+        e->pdf_direct = pick;
+        e->weight = vscale(l->intensity, 1.0f / e->pdf_emit);
+        e->delta = 1;
+        e->finite = 1;
+        return 1;
+    }
+    if (l->kind == LIGHT_DIRECTIONAL) {
+        e->d = l->p;
+        e->p = scene_disk_point(s, e->d, u_pos);
+        e->pdf_emit = pick * disk_pdf;
+        e->pdf_direct = pick;
+        e->weight = vscale(l->intensity, 1.0f / e->pdf_emit);
+        e->delta = 1;
+        e->finite = 0;
+        return 1;
+    }
+    vec3 n;
+    prim_sample_point(s, l->prim, u_pos, &e->p, &n);
+    vec3 dl = sample_cosine_hemisphere(u_dir);
+    if (!(dl.z > 0.0f)) return 0;
+    e->d = frame_to_world(frame_from_normal(n), dl);
+    float pdf_area = prim_area_pdf(s, l->prim, e->p);
+    e->pdf_emit = pick * pdf_area * dl.z * K_INV_PI;
+    e->pdf_direct = pick * pdf_area;
+    e->cos_light = dl.z;
+    /* Le cos / (pdf_area pick cos/pi) */
+    e->weight = vscale(s->materials[prim_material_of(s, l->prim)].emission, dl.z / e->pdf_emit);
+    e->finite = 1;
+    return e->pdf_emit > 0.0f && kfinite(e->pdf_emit);
+}
+
+/* pdfs of an emitter point (p, n) of primitive id reached by a ray along dir: that NEE picks the
+ * point (area measure) and that the light emits a particle back along -dir; selection included. */
+KFN int emitter_pdfs(const kscene *s, uint32_t id, vec3 p, vec3 n, vec3 dir, float *pdf_direct, float *pdf_emit) {
+    int32_t li = s->prim_light[prim_flat_index(s, id)];
+    if (li < 0) return 0;
+    float pick = light_pick(s, (uint32_t)li);
+    float pdf_area = prim_area_pdf(s, id, p);
+    *pdf_direct = pick * pdf_area;
+    *pdf_emit = pick * pdf_area * kmax(0.0f, -vdot(n, dir)) * K_INV_PI;
+    return 1;
+}
+/* The same for a ray escaping to the environment along dir (NEE pdf in solid angle). */
+KFN void env_pdfs(const kscene *s, vec3 dir, float *pdf_direct, float *pdf_emit) {
+    float pdf_dir = s->env_pmf * env_dir_pdf(s, dir);
+    *pdf_direct = pdf_dir;
+    *pdf_emit = pdf_dir / (K_PI * s->scene_radius * s->scene_radius);
 }
 
 #endif

@@ -46,7 +46,8 @@ typedef enum material_kind {
     MAT_MIRROR = 1,     /* perfect specular reflection, colour as reflectance */
     MAT_CONDUCTOR = 2,  /* rough GGX conductor, Schlick Fresnel with F0 = colour */
     MAT_DIELECTRIC = 3, /* smooth glass: Fresnel reflection/refraction with IOR, colour as tint */
-    MAT_BLACK = 4       /* no reflection (pure emitters) */
+    MAT_BLACK = 4,      /* no reflection (pure emitters) */
+    MAT_PHONG = 5       /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */
 } material_kind;
 typedef struct material {
     int32_t kind;
@@ -55,12 +56,22 @@ typedef struct material {
     vec3 emission;      /* emitted radiance; nonzero makes every surface using it a light */
     float alpha;        /* GGX roughness parameter (roughness^2) */
     float ior;
+    vec3 specular;      /* Phong lobe reflectance */
+    float exponent;     /* Phong exponent */
 } material;
 
 /* ---- lights ----------------------------------------------------------------------------- */
-/* An emissive primitive. Lights are chosen with probability proportional to power; the
- * sampling cdf lives in kscene.light_cdf. */
-typedef struct light { uint32_t prim; float pmf; } light;
+/* Area lights are emissive primitives; point and directional lights have no geometry. Lights
+ * are chosen with probability proportional to power (the cdf lives in kscene.light_cdf); the
+ * environment is chosen separately with kscene.env_pmf. */
+typedef enum light_kind { LIGHT_AREA = 0, LIGHT_POINT = 1, LIGHT_DIRECTIONAL = 2 } light_kind;
+typedef struct light {
+    int32_t kind;
+    uint32_t prim;      /* area: the emitting primitive */
+    vec3 p;             /* point: position; directional: unit direction the light travels */
+    vec3 intensity;     /* point: radiant intensity (W/sr); directional: irradiance (W/m^2) */
+    float pmf;          /* selection probability among the non-environment lights */
+} light;
 
 /* ---- camera ----------------------------------------------------------------------------- */
 typedef struct camera {

@@ -33,6 +33,7 @@ void scene_destroy(scene *s) {
     free(s->textures); free(s->texels); free(s->output_name);
     bvh_free(&s->bvh);
     free(s->lights); free(s->light_cdf); free(s->prim_light);
+    free(s->punctual);
     free(s->env_cdf_rows); free(s->env_cdf_cols);
     free(s);
 }
@@ -193,6 +194,27 @@ int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material) {
     return 0;
 }
 
+static int add_punctual(scene *s, int kind, vec3 p, vec3 intensity) {
+    if (!vis_finite(p) || !vis_finite(intensity) || intensity.x < 0.0f || intensity.y < 0.0f || intensity.z < 0.0f)
+        return -1;
+    light l;
+    memset(&l, 0, sizeof l);
+    l.kind = kind;
+    l.p = p;
+    l.intensity = intensity;
+    if (GROW(s->punctual, s->cap_punctual, s->npunctual + 1)) return -1;
+    s->punctual[s->npunctual++] = l;
+    return 0;
+}
+int scene_add_point_light(scene *s, vec3 position, vec3 intensity) {
+    return add_punctual(s, LIGHT_POINT, position, intensity);
+}
+int scene_add_directional_light(scene *s, vec3 direction, vec3 irradiance) {
+    float len = vlen(direction);
+    if (!(len > 0.0f) || !isfinite(len)) return -1;
+    return add_punctual(s, LIGHT_DIRECTIONAL, vscale(direction, 1.0f / len), irradiance);
+}
+
 /* Room for nv more vertices (positions, normals and uvs share one capacity) and nt triangles. */
 static int reserve_mesh(scene *s, size_t nv, size_t nt) {
     size_t cap = s->cap_vertices;
@@ -348,31 +370,39 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
     s->lights = NULL; s->light_cdf = NULL; s->nlights = 0;
     s->prim_light = malloc((nprims ? nprims : 1) * sizeof(int32_t));
     if (!s->prim_light) goto oom;
-    size_t n = 0;
+    size_t n = s->npunctual;
     for (size_t f = 0; f < nprims; ++f) {
         const material *m = &s->materials[prim_material(s, flat_to_prim_id(s, f))];
         s->prim_light[f] = -1;
         if (!vis_black(m->emission) && prim_area(s, flat_to_prim_id(s, f)) > 0.0f) n++;
     }
-    s->lights = malloc((n ? n : 1) * sizeof(light));
+    s->lights = calloc(n ? n : 1, sizeof(light));
     s->light_cdf = malloc((n + 1) * sizeof(float));
     if (!s->lights || !s->light_cdf) goto oom;
     double *power = malloc((n ? n : 1) * sizeof(double));
     if (!power) goto oom;
     double total = 0.0;
     size_t li = 0;
+    /* choose lights by emitted power; keep a floor so dim lights are still sampled */
     for (size_t f = 0; f < nprims; ++f) {
         uint32_t id = flat_to_prim_id(s, f);
         const material *m = &s->materials[prim_material(s, id)];
         float area = prim_area(s, id);
         if (vis_black(m->emission) || !(area > 0.0f)) continue;
-        /* choose lights by emitted power; keep a floor so dim lights are still sampled */
-        power[li] = (double)area * (double)kmax(vluminance(m->emission), 1e-6f);
-        total += power[li];
+        power[li] = 3.14159265358979323846 * (double)area * (double)kmax(vluminance(m->emission), 1e-6f);
+        s->lights[li].kind = LIGHT_AREA;
         s->lights[li].prim = id;
         s->prim_light[f] = (int32_t)li;
         li++;
     }
+    double radius = 0.5 * (double)vlen(vsub(s->bounds_hi, s->bounds_lo));
+    for (size_t i = 0; i < s->npunctual; ++i, ++li) {
+        s->lights[li] = s->punctual[i];
+        double lum = (double)kmax(vluminance(s->punctual[i].intensity), 1e-6f);
+        power[li] = s->punctual[i].kind == LIGHT_POINT ? 4.0 * 3.14159265358979323846 * lum
+                                                       : 3.14159265358979323846 * radius * radius * lum;
+    }
+    for (size_t i = 0; i < n; ++i) total += power[i];
     s->nlights = n;
     s->light_cdf[0] = 0.0f;
     double acc = 0.0;

@@ -26,6 +26,7 @@ typedef struct scene {
     material *materials; char **material_names; size_t nmaterials, cap_materials;
     texture *textures; size_t ntextures, cap_textures;
     float *texels; size_t ntexels, cap_texels;
+    light *punctual; size_t npunctual, cap_punctual;   /* point and directional lights */
     vec3 env_radiance;       /* constant sky colour, or the scale of env_tex */
     int env_tex;             /* lat-long environment map texture, or -1 */
     float *env_cdf_rows, *env_cdf_cols;   /* its sampling distribution (scene_prepare) */
@@ -67,6 +68,11 @@ int scene_add_cube(scene *s, xform to_world, int material);     /* [-0.5,0.5]^3,
  * added with transform `placed`, under transform `to_world` (the mesh file is not re-read). */
 int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world);
 int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material);
+/* Lights without geometry: a point light of radiant intensity `intensity` (W/sr), and a
+ * directional light travelling along `direction` with irradiance `irradiance` on a plane facing
+ * it. Return 0, or -1 (bad values, out of memory). */
+int scene_add_point_light(scene *s, vec3 position, vec3 intensity);
+int scene_add_directional_light(scene *s, vec3 direction, vec3 irradiance);
 /* Triangle mesh: positions (and optional normals/uvs) per vertex, 3 indices per triangle,
  * per-triangle materials (or NULL to use `material` for all). Transformed into world space. */
 int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts,
@@ -82,6 +88,8 @@ int scene_load_json_text(scene **out, const char *text, const char *source_name,
                          char *err, size_t errlen);
 int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen);
 const char *const *scene_builtin_names(void);   /* NULL-terminated */
+/* SmallVCM's Cornell box scene `id` (0..3) into an empty scene (scene_smallvcm.c). */
+int scene_build_smallvcm(scene *s, int id, char *err, size_t errlen);
 
 /* PLY meshes (ply.c): ascii / binary_little_endian / binary_big_endian 1.0; fan-triangulated. */
 int scene_load_ply(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);

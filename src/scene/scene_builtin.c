@@ -1,6 +1,7 @@
 /* Built-in scenes, loadable by name with no file:
  *   cornell        the CIS 5650 stock scenes/cornell.json, embedded verbatim in content
  *   cornell-glass  the same box with a glass sphere, a mirror sphere and a rough gold box
+ *   smallvcm0..3   SmallVCM's four Cornell-box scenes (scene_smallvcm.c)
  *   rtow           the final scene of "Ray Tracing in One Weekend", built through the builder
  *                  API from a fixed PCG32 seed, so it is identical on every run and machine. */
 #include "scene/scene.h"
@@ -10,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const builtin_names[] = {"cornell", "cornell-glass", "rtow", NULL};
+static const char *const builtin_names[] = {"cornell", "cornell-glass", "rtow", "smallvcm0", "smallvcm1",
+                                            "smallvcm2", "smallvcm3", NULL};
 
 const char *const *scene_builtin_names(void) { return builtin_names; }
 
@@ -183,6 +185,19 @@ int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen) 
         *out = s;
         return 0;
     }
-    snprintf(err, errlen, "%s: no such built-in scene (built-ins: cornell, cornell-glass, rtow)", name);
+    if (strncmp(name, "smallvcm", 8) == 0 && name[8] >= '0' && name[8] <= '3' && name[9] == 0) {
+        scene *s = scene_create();
+        if (!s) {
+            snprintf(err, errlen, "builtin:%s: out of memory", name);
+            return -1;
+        }
+        if (scene_build_smallvcm(s, name[8] - '0', err, errlen)) {
+            scene_destroy(s);
+            return -1;
+        }
+        *out = s;
+        return 0;
+    }
+    snprintf(err, errlen, "%s: no such built-in scene (built-ins: cornell, cornell-glass, rtow, smallvcm0-3)", name);
     return -1;
 }

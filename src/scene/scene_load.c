@@ -384,13 +384,14 @@ static int parse_texture(loader *L, const cJSON *t, const char *jpath, int *out_
 /* ---- materials ------------------------------------------------------------------------------- */
 enum {
     MT_EMITTING, MT_DIFFUSE, MT_SPECULAR, MT_REFRACTIVE, MT_CONDUCTOR, MT_METAL, MT_DIELECTRIC, MT_GLASS,
-    MT_MIRROR
+    MT_MIRROR, MT_PHONG
 };
 static const char *const material_types[] = {"Emitting", "Diffuse", "Specular", "Refractive", "Conductor",
-                                             "Metal", "Dielectric", "Glass", "Mirror", NULL};
+                                             "Metal", "Dielectric", "Glass", "Mirror", "Phong", NULL};
 
 static int parse_material(loader *L, const char *name, const cJSON *m, const char *jpath) {
-    static const char *const keys[] = {"TYPE", "RGB", "EMITTANCE", "ROUGHNESS", "IOR", "TEXTURE", NULL};
+    static const char *const keys[] = {"TYPE", "RGB", "EMITTANCE", "ROUGHNESS", "IOR", "TEXTURE",
+                                       "SPECRGB", "EXPONENT", NULL};
     char p[JPATH];
     if (!cJSON_IsObject(m)) return fail(L, jpath, "expected an object, got %s", jtype(m));
     if (check_keys(L, m, jpath, keys)) return -1;
@@ -425,6 +426,23 @@ static int parse_material(loader *L, const char *name, const cJSON *m, const cha
     double roughness = 0.0, ior = 1.5;
     if (opt_number(L, m, jpath, "ROUGHNESS", 0.0, 0, 1.0, &roughness)) return -1;
     if (opt_number(L, m, jpath, "IOR", 0.0, 1, 10.0, &ior)) return -1;
+    /* Phong: RGB is the diffuse part, SPECRGB the lobe's reflectance; together at most 1 */
+    vec3 spec = v3s(0.0f);
+    double exponent = 1.0;
+    if (type != MT_PHONG && (get(m, "SPECRGB") || get(m, "EXPONENT"))) {
+        jkey(p, jpath, get(m, "SPECRGB") ? "SPECRGB" : "EXPONENT");
+        return fail(L, p, "only Phong materials have SPECRGB and EXPONENT");
+    }
+    if (type == MT_PHONG) {
+        if (!get(m, "SPECRGB")) return missing(L, jpath, "SPECRGB");
+        if (!get(m, "EXPONENT")) return missing(L, jpath, "EXPONENT");
+        if (opt_vec3(L, m, jpath, "SPECRGB", 0.0, 0, 1.0, &spec)) return -1;
+        if (opt_number(L, m, jpath, "EXPONENT", 0.0, 0, 1e6, &exponent)) return -1;
+        if (vmaxc(vadd(rgb, spec)) > 1.0f) {
+            jkey(p, jpath, "SPECRGB");
+            return fail(L, p, "RGB + SPECRGB exceeds 1 in some channel (the material would create energy)");
+        }
+    }
 
     mat.albedo = rgb;
     mat.emission = vscale(rgb, (float)emittance);
@@ -439,6 +457,7 @@ static int parse_material(loader *L, const char *name, const cJSON *m, const cha
     case MT_REFRACTIVE:
     case MT_DIELECTRIC:
     case MT_GLASS: mat.kind = MAT_DIELECTRIC; mat.ior = (float)ior; break;
+    case MT_PHONG: mat.kind = MAT_PHONG; mat.specular = spec; mat.exponent = (float)exponent; break;
     default: /* Conductor, Metal */
         mat.kind = MAT_CONDUCTOR;
         mat.alpha = (float)(roughness * roughness);
@@ -609,6 +628,48 @@ static int parse_environment(loader *L, const cJSON *env) {
     return 0;
 }
 
+/* ---- lights without geometry ----------------------------------------------------------------- */
+/* {"TYPE":"point", "POSITION":[x,y,z], "RGB":[..], "EMITTANCE":e}: radiant intensity RGB*e (W/sr);
+ * {"TYPE":"directional", "DIRECTION":[x,y,z], "RGB":[..], "EMITTANCE":e}: light travelling along
+ * DIRECTION with irradiance RGB*e on a plane facing it. */
+static int parse_lights(loader *L, const cJSON *ls) {
+    static const char *const keys[] = {"TYPE", "POSITION", "DIRECTION", "RGB", "EMITTANCE", NULL};
+    static const char *const types[] = {"point", "directional", NULL};
+    if (!cJSON_IsArray(ls)) return fail(L, "Lights", "expected an array, got %s", jtype(ls));
+    size_t i = 0;
+    for (const cJSON *l = ls->child; l; l = l->next, ++i) {
+        char jp[JPATH], p[JPATH];
+        jindex(jp, "Lights", i);
+        if (!cJSON_IsObject(l)) return fail(L, jp, "expected an object, got %s", jtype(l));
+        if (check_keys(L, l, jp, keys)) return -1;
+        const cJSON *ty = get(l, "TYPE");
+        if (!ty) return missing(L, jp, "TYPE");
+        jkey(p, jp, "TYPE");
+        int type = read_enum(L, ty, p, "light TYPE", types);
+        if (type < 0) return -1;
+        const char *where = type == 0 ? "POSITION" : "DIRECTION";
+        const char *other = type == 0 ? "DIRECTION" : "POSITION";
+        if (get(l, other)) {
+            jkey(p, jp, other);
+            return fail(L, p, "%s lights have no %s", type == 0 ? "point" : "directional", other);
+        }
+        if (!get(l, where)) return missing(L, jp, where);
+        if (!get(l, "RGB")) return missing(L, jp, "RGB");
+        vec3 v = v3s(0.0f), rgb = v3s(0.0f);
+        double e = 1.0;
+        if (opt_vec3(L, l, jp, where, -1e30, 0, 1e30, &v)) return -1;
+        if (opt_vec3(L, l, jp, "RGB", 0.0, 0, MAX_RADIANCE, &rgb)) return -1;
+        if (opt_number(L, l, jp, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &e)) return -1;
+        int rc = type == 0 ? scene_add_point_light(L->s, v, vscale(rgb, (float)e))
+                           : scene_add_directional_light(L->s, v, vscale(rgb, (float)e));
+        if (rc) {
+            jkey(p, jp, where);
+            return fail(L, p, type == 0 ? "out of memory" : "DIRECTION must not be the zero vector");
+        }
+    }
+    return 0;
+}
+
 /* ---- objects --------------------------------------------------------------------------------- */
 enum { OT_CUBE, OT_SPHERE, OT_MESH, OT_QUAD, OT_PLANE };
 static const char *const object_types[] = {"cube", "sphere", "mesh", "quad", "plane", NULL};
@@ -759,7 +820,7 @@ static int parse_objects(loader *L, const cJSON *objs) {
 }
 
 static int parse_root(loader *L, const cJSON *root) {
-    static const char *const keys[] = {"Materials", "Camera", "Objects", "Environment", NULL};
+    static const char *const keys[] = {"Materials", "Camera", "Objects", "Environment", "Lights", NULL};
     if (!cJSON_IsObject(root)) return fail(L, NULL, "the top level must be a JSON object, got %s", jtype(root));
     if (check_keys(L, root, "", keys)) return -1;
     const cJSON *ms = get(root, "Materials"), *cam = get(root, "Camera"), *objs = get(root, "Objects");
@@ -769,6 +830,8 @@ static int parse_root(loader *L, const cJSON *root) {
     if (!cam) return fail(L, NULL, "missing required key \"Camera\"");
     if (parse_camera(L, cam)) return -1;
     if (env && parse_environment(L, env)) return -1;
+    const cJSON *lights = get(root, "Lights");
+    if (lights && parse_lights(L, lights)) return -1;
     if (!objs) return fail(L, NULL, "missing required key \"Objects\"");
     return parse_objects(L, objs);
 }

@@ -1,0 +1,208 @@
+#include "cpu/render_vcm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/vcm.h"
+#include "util/array.h"
+
+/* Light sub-paths are traced in fixed chunks of path indices; each chunk's vertices and splats
+ * are concatenated in chunk order afterwards, so the result is independent of which thread
+ * traced which chunk. */
+#define CHUNK 256
+#define ROWS_PER_JOB 4
+
+typedef struct chunk_buf {
+    vcm_vertex *verts; size_t nverts, cap_verts;
+    vcm_splat *splats; size_t nsplats, cap_splats;
+    uint64_t rays;
+    int oom;
+} chunk_buf;
+
+struct vcm_renderer {
+    const kscene *s;
+    int algorithm, max_path_length;
+    float radius, alpha;
+    uint32_t seed;
+    int w, h;
+    uint32_t npaths, nchunks;
+    chunk_buf *chunks;
+    uint32_t *path_count;        /* light vertices per path */
+    uint32_t *path_start;        /* npaths + 1 offsets into verts */
+    vcm_vertex *verts; size_t nverts, cap_verts;
+    uint32_t *cell_start, *cell_indices; size_t cap_cells, cap_indices;
+    float *image;                /* this iteration's estimate */
+    uint64_t *row_rays;          /* per camera job */
+    /* per iteration */
+    vcm_params params;
+    vcm_grid grid;
+    uint32_t iteration;
+};
+
+static uint64_t path_seed(const vcm_renderer *v, uint32_t iteration) {
+    return hash_u64(((uint64_t)v->seed << 32) ^ iteration);
+}
+
+static void light_job(void *ctx, unsigned chunk, int thread) {
+    (void)thread;
+    vcm_renderer *v = ctx;
+    chunk_buf *c = &v->chunks[chunk];
+    c->nverts = c->nsplats = 0;
+    c->rays = 0;
+    c->oom = 0;
+    int maxv = v->max_path_length + 1;
+    uint32_t end = (chunk + 1) * CHUNK < v->npaths ? (chunk + 1) * CHUNK : v->npaths;
+    uint64_t seed = path_seed(v, v->iteration);
+    for (uint32_t i = chunk * CHUNK; i < end; ++i) {
+        if (GROW(c->verts, c->cap_verts, c->nverts + (size_t)maxv) ||
+            GROW(c->splats, c->cap_splats, c->nsplats + (size_t)maxv)) {
+            c->oom = 1;
+            return;
+        }
+        pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)i);
+        int nv, ns;
+        uint32_t rays = 0;
+        vcm_trace_light_path(v->s, &v->params, &rng, c->verts + c->nverts, &nv, c->splats + c->nsplats, &ns, &rays);
+        c->nverts += (size_t)nv;
+        c->nsplats += (size_t)ns;
+        v->path_count[i] = (uint32_t)nv;
+        c->rays += rays;
+    }
+}
+
+static void camera_job(void *ctx, unsigned job, int thread) {
+    (void)thread;
+    vcm_renderer *v = ctx;
+    uint64_t seed = path_seed(v, v->iteration);
+    uint64_t rays_total = 0;
+    int y1 = (int)(job + 1) * ROWS_PER_JOB < v->h ? (int)(job + 1) * ROWS_PER_JOB : v->h;
+    for (int y = (int)job * ROWS_PER_JOB; y < y1; ++y) {
+        for (int x = 0; x < v->w; ++x) {
+            uint32_t pix = (uint32_t)y * (uint32_t)v->w + (uint32_t)x;
+            pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)pix + 1u);
+            uint32_t rays = 0;
+            vec3 c = vcm_trace_camera_path(v->s, &v->params, &rng, x, y, v->verts + v->path_start[pix],
+                                           (int)v->path_count[pix], v->verts, &v->grid, &rays);
+            if (vis_finite(c)) {
+                float *o = v->image + 3u * pix;
+                o[0] += c.x; o[1] += c.y; o[2] += c.z;
+            }
+            rays_total += rays;
+        }
+    }
+    v->row_rays[job] = rays_total;
+}
+
+/* Hash grid over all light vertices: count per cell, exclusive prefix sum, scatter. */
+static int build_grid(vcm_renderer *v, float radius) {
+    vcm_grid *g = &v->grid;
+    memset(g, 0, sizeof *g);
+    if (!v->params.use_vm || v->nverts == 0) return 0;
+    vec3 lo = v->verts[0].p;
+    for (size_t i = 1; i < v->nverts; ++i) lo = vmin(lo, v->verts[i].p);
+    g->lo = lo;
+    g->inv_cell = 1.0f / (2.0f * radius);
+    g->ncells = (uint32_t)v->nverts;
+    if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_indices, v->cap_indices, v->nverts))
+        return -1;
+    memset(v->cell_start, 0, ((size_t)g->ncells + 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < v->nverts; ++i) v->cell_start[vcm_grid_cell_of(g, v->verts[i].p) + 1]++;
+    for (uint32_t c = 0; c < g->ncells; ++c) v->cell_start[c + 1] += v->cell_start[c];
+    /* scatter with a running cursor per cell (reuses cell_indices order: vertex order) */
+    uint32_t *cursor = malloc((size_t)g->ncells * sizeof(uint32_t));
+    if (!cursor) return -1;
+    memcpy(cursor, v->cell_start, (size_t)g->ncells * sizeof(uint32_t));
+    for (size_t i = 0; i < v->nverts; ++i) v->cell_indices[cursor[vcm_grid_cell_of(g, v->verts[i].p)]++] = (uint32_t)i;
+    free(cursor);
+    g->cell_start = v->cell_start;
+    g->indices = v->cell_indices;
+    return 0;
+}
+
+vcm_renderer *vcm_renderer_create(const kscene *s, int algorithm, int max_path_length, float radius, float alpha,
+                                  uint32_t seed) {
+    vcm_renderer *v = calloc(1, sizeof *v);
+    if (!v) return NULL;
+    v->s = s;
+    v->algorithm = algorithm;
+    v->max_path_length = max_path_length;
+    v->radius = radius;
+    v->alpha = alpha;
+    v->seed = seed;
+    v->w = s->cam.width;
+    v->h = s->cam.height;
+    v->npaths = (uint32_t)v->w * (uint32_t)v->h;
+    v->nchunks = (v->npaths + CHUNK - 1) / CHUNK;
+    v->chunks = calloc(v->nchunks, sizeof(chunk_buf));
+    v->path_count = calloc(v->npaths, sizeof(uint32_t));
+    v->path_start = calloc((size_t)v->npaths + 1, sizeof(uint32_t));
+    v->image = calloc((size_t)v->npaths * 3u, sizeof(float));
+    v->row_rays = calloc((size_t)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB, sizeof(uint64_t));
+    if (!v->chunks || !v->path_count || !v->path_start || !v->image || !v->row_rays) {
+        vcm_renderer_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, uint64_t *rays) {
+    /* progressive radius: r_i = r_1 i^((alpha-1)/2), iterations counted from 1 */
+    float radius = v->radius * powf((float)(iteration + 1), 0.5f * (v->alpha - 1.0f));
+    v->params = vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, &v->s->cam);
+    v->iteration = iteration;
+    memset(v->image, 0, (size_t)v->npaths * 3u * sizeof(float));
+
+    cpu_pool_parallel_for(pool, v->nchunks, light_job, v);
+    size_t total = 0;
+    for (uint32_t c = 0; c < v->nchunks; ++c) {
+        if (v->chunks[c].oom) return -1;
+        total += v->chunks[c].nverts;
+        *rays += v->chunks[c].rays;
+    }
+    if (GROW(v->verts, v->cap_verts, total ? total : 1)) return -1;
+    v->nverts = 0;
+    for (uint32_t c = 0; c < v->nchunks; ++c) {
+        chunk_buf *b = &v->chunks[c];
+        memcpy(v->verts + v->nverts, b->verts, b->nverts * sizeof(vcm_vertex));
+        v->nverts += b->nverts;
+        /* splats in path order: deterministic sums */
+        for (size_t k = 0; k < b->nsplats; ++k) {
+            float *o = v->image + 3u * b->splats[k].pixel;
+            o[0] += b->splats[k].value.x; o[1] += b->splats[k].value.y; o[2] += b->splats[k].value.z;
+        }
+    }
+    v->path_start[0] = 0;
+    for (uint32_t i = 0; i < v->npaths; ++i) v->path_start[i + 1] = v->path_start[i] + v->path_count[i];
+    if (build_grid(v, radius)) return -1;
+
+    unsigned jobs = (unsigned)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB;
+    cpu_pool_parallel_for(pool, jobs, camera_job, v);
+    for (unsigned j = 0; j < jobs; ++j) *rays += v->row_rays[j];
+    return 0;
+}
+
+int vcm_renderer_run(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum, uint32_t *counts,
+                     uint64_t *rays) {
+    for (uint32_t it = first; it < first + count; ++it) {
+        if (run_iteration(v, pool, it, rays)) return -1;
+        for (size_t i = 0; i < (size_t)v->npaths * 3u; ++i) accum[i] += v->image[i];
+        for (uint32_t i = 0; i < v->npaths; ++i) counts[i]++;
+    }
+    return 0;
+}
+
+void vcm_renderer_free(vcm_renderer *v) {
+    if (!v) return;
+    if (v->chunks)
+        for (uint32_t c = 0; c < v->nchunks; ++c) { free(v->chunks[c].verts); free(v->chunks[c].splats); }
+    free(v->chunks);
+    free(v->path_count);
+    free(v->path_start);
+    free(v->verts);
+    free(v->cell_start);
+    free(v->cell_indices);
+    free(v->image);
+    free(v->row_rays);
+    free(v);
+}

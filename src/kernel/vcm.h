@@ -1,0 +1,461 @@
+/* Bidirectional light transport: light tracing (LT), bidirectional path tracing (BDPT),
+ * progressive and bidirectional photon mapping (PPM, BPM) and vertex connection and merging
+ * (VCM) as one integrator with flags, after Georgiev et al. 2012 and the "Implementing VCM"
+ * technical report (Georgiev 2012). MIS weights are computed recursively from three quantities
+ * carried per sub-path vertex (dVCM, dVC, dVM), so no strategy ever walks a whole path.
+ *
+ * One iteration: trace one light sub-path per pixel, store its non-specular vertices and splat
+ * its connections to the camera (LT); build a hash grid over the stored vertices (the backend
+ * does that: count -> prefix sum -> scatter); trace one camera sub-path per pixel that connects
+ * to lights (NEE), to the vertices of "its" light sub-path (same index) and merges with nearby
+ * light vertices. All state lives in plain structs with fixed-size outputs so the same code runs
+ * per thread on the CPU and per path on the GPU. The MIS heuristic is the balance heuristic. */
+#ifndef CAUSTIC_KERNEL_VCM_H
+#define CAUSTIC_KERNEL_VCM_H
+
+#include "bsdf.h"
+#include "bvh_traverse.h"
+#include "camera.h"
+#include "lights.h"
+#include "rng.h"
+
+typedef enum vcm_algorithm { VCM_ALG_LT = 0, VCM_ALG_BDPT, VCM_ALG_PPM, VCM_ALG_BPM, VCM_ALG_VCM } vcm_algorithm;
+
+/* Per-iteration constants. */
+typedef struct vcm_params {
+    int32_t use_vc, use_vm;   /* vertex connection (BDPT, VCM, LT), vertex merging (PPM, BPM, VCM) */
+    int32_t light_trace_only; /* LT: splats carry no MIS weight */
+    int32_t ppm;              /* merge at the first non-specular camera vertex only, no MIS */
+    int32_t max_path_length;  /* path segments, camera to light */
+    float radius2;            /* merging radius squared */
+    float light_paths;        /* light sub-paths per iteration */
+    float mis_vm;             /* eta_VCM (0 without merging) */
+    float mis_vc;             /* 1 / eta_VCM (0 without connections) */
+    float vm_norm;            /* 1 / (pi r^2 light_paths) */
+    float pixel_area;         /* one pixel's area on the image plane at distance 1 */
+} vcm_params;
+
+KFN float vcm_mis(float x) { return x; }   /* balance heuristic */
+
+KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius, float light_paths,
+                               const camera *cam) {
+    vcm_params p;
+    p.use_vc = algorithm == VCM_ALG_LT || algorithm == VCM_ALG_BDPT || algorithm == VCM_ALG_VCM;
+    p.use_vm = algorithm == VCM_ALG_PPM || algorithm == VCM_ALG_BPM || algorithm == VCM_ALG_VCM;
+    p.light_trace_only = algorithm == VCM_ALG_LT;
+    p.ppm = algorithm == VCM_ALG_PPM;
+    p.max_path_length = max_path_length;
+    p.radius2 = radius * radius;
+    p.light_paths = light_paths;
+    float eta = K_PI * p.radius2 * light_paths;
+    p.mis_vm = p.use_vm ? vcm_mis(eta) : 0.0f;
+    p.mis_vc = (p.use_vc && !p.light_trace_only) ? vcm_mis(1.0f / eta) : 0.0f;
+    p.vm_norm = 1.0f / eta;
+    p.pixel_area = (2.0f * cam->tan_half_fovy * cam->aspect / (float)cam->width) *
+                   (2.0f * cam->tan_half_fovy / (float)cam->height);
+    return p;
+}
+
+/* ---- MIS bookkeeping ([tech. rep.] equations in brackets) --------------------------------- */
+typedef struct vcm_mis_state { float dvcm, dvc, dvm; } vcm_mis_state;
+
+/* Light sub-path start (31-33). */
+KFN vcm_mis_state vcm_mis_light_start(const vcm_params *p, const light_emission *e) {
+    vcm_mis_state m;
+    m.dvcm = vcm_mis(e->pdf_direct / e->pdf_emit);
+    m.dvc = e->delta ? 0.0f : vcm_mis((e->finite ? e->cos_light : 1.0f) / e->pdf_emit);
+    m.dvm = m.dvc * p->mis_vc;
+    return m;
+}
+/* Camera sub-path start (31-33): camera_pdf_w is the solid-angle pdf of the primary ray. */
+KFN vcm_mis_state vcm_mis_camera_start(const vcm_params *p, float camera_pdf_w) {
+    vcm_mis_state m;
+    m.dvcm = vcm_mis(p->light_paths / camera_pdf_w);
+    m.dvc = 0.0f;
+    m.dvm = 0.0f;
+    return m;
+}
+/* Arriving at a surface after a segment of squared length dist2 (34-36); cos_fix is the cosine
+ * at the new vertex. The first segment from an infinite light has no distance factor. */
+KFN void vcm_mis_after_hit(vcm_mis_state *m, float dist2, float cos_fix, int apply_dist) {
+    if (apply_dist) m->dvcm *= vcm_mis(dist2);
+    float ic = 1.0f / vcm_mis(fabsf(cos_fix));
+    m->dvcm *= ic;
+    m->dvc *= ic;
+    m->dvm *= ic;
+}
+/* Scattering with outgoing cosine cos_out and (roulette-including) pdfs (34-38). */
+KFN void vcm_mis_after_scatter(vcm_mis_state *m, const vcm_params *p, float cos_out, float pdf_dir,
+                               float pdf_rev, int delta) {
+    if (delta) {
+        m->dvcm = 0.0f;
+        m->dvc *= vcm_mis(cos_out);
+        m->dvm *= vcm_mis(cos_out);
+    } else {
+        float f = vcm_mis(cos_out / pdf_dir);
+        m->dvc = f * (m->dvc * vcm_mis(pdf_rev) + m->dvcm + p->mis_vm);
+        m->dvm = f * (m->dvm * vcm_mis(pdf_rev) + m->dvcm * p->mis_vc + 1.0f);
+        m->dvcm = vcm_mis(1.0f / pdf_dir);
+    }
+}
+/* Weight of a camera sub-path that reaches an emitter (or escapes to the environment) by
+ * itself, at path length > 1: pdf_direct / pdf_emit as emitter_pdfs returns them (48). */
+KFN float vcm_weight_emission(const vcm_mis_state *cam, float pdf_direct, float pdf_emit) {
+    float w_camera = vcm_mis(pdf_direct) * cam->dvcm + vcm_mis(pdf_emit) * cam->dvc;
+    return 1.0f / (1.0f + w_camera);
+}
+/* Weight of a light sample taken at a camera vertex (NEE, 44-46); bsdf pdfs include roulette. */
+KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, const light_sample *ls,
+                         float cos_to_light, float bsdf_dir_pdf, float bsdf_rev_pdf) {
+    /* NEE's pdf without the selection: solid angle; for a point light the squared distance and
+     * for the sun 1, so that pdf_emit * cos / pdf_dir_w is the light's emission pdf at the
+     * receiver in area measure */
+    float pdf_dir_w = ls->delta ? (ls->finite ? ls->dist * ls->dist : 1.0f) : ls->pdf / ls->pick;
+    float w_light = ls->delta ? 0.0f : vcm_mis(bsdf_dir_pdf / ls->pdf);
+    float w_camera = vcm_mis(ls->pdf_emit * cos_to_light / (pdf_dir_w * ls->cos_light)) *
+                     (p->mis_vm + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
+    return 1.0f / (w_light + 1.0f + w_camera);
+}
+/* Weight of connecting a camera vertex and a light vertex (40-42): *_dir_pdf_a are the area pdfs
+ * of each side sampling the other vertex, *_rev_pdf the solid-angle pdfs of sampling backwards. */
+KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, const vcm_mis_state *lig,
+                             float cam_dir_pdf_a, float cam_rev_pdf, float light_dir_pdf_a, float light_rev_pdf) {
+    float w_light = vcm_mis(cam_dir_pdf_a) * (p->mis_vm + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    float w_camera = vcm_mis(light_dir_pdf_a) * (p->mis_vm + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
+    return 1.0f / (w_light + 1.0f + w_camera);
+}
+/* Weight of connecting a light vertex to the camera (46-47): camera_pdf_a is the area pdf at
+ * the light vertex of the camera's primary ray. */
+KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, float camera_pdf_a, float light_rev_pdf) {
+    if (p->light_trace_only) return 1.0f;
+    float w_light = vcm_mis(camera_pdf_a / p->light_paths) * (p->mis_vm + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    return 1.0f / (w_light + 1.0f);
+}
+/* Weight of merging a camera vertex with a light vertex (37-39). */
+KFN float vcm_weight_merge(const vcm_params *p, const vcm_mis_state *cam, const vcm_mis_state *lig,
+                           float cam_dir_pdf, float cam_rev_pdf) {
+    if (p->ppm) return 1.0f;
+    float w_light = lig->dvcm * p->mis_vc + lig->dvm * vcm_mis(cam_dir_pdf);
+    float w_camera = cam->dvcm * p->mis_vc + cam->dvm * vcm_mis(cam_rev_pdf);
+    return 1.0f / (w_light + 1.0f + w_camera);
+}
+
+/* ---- the local scattering function at a path vertex --------------------------------------- */
+typedef struct vcm_bsdf {
+    int32_t material;
+    vec3 albedo;
+    frame fr;        /* shading frame, normal on the side of wo for two-sided materials */
+    vec3 ng;         /* geometric normal, flipped with the frame */
+    vec3 wo;         /* world direction towards the previous vertex of the sub-path */
+    vec3 wo_l;       /* the same in the shading frame */
+    float cont;      /* roulette continuation probability */
+    int32_t delta;
+} vcm_bsdf;
+
+/* Returns 0 where the sub-path must end (grazing arrival). */
+KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b) {
+    const material *m = &s->materials[sf->material];
+    vec3 ns = sf->ns, ng = sf->ng;
+    if (material_two_sided(m) && vdot(wo, ng) < 0.0f) { ns = vneg(ns); ng = vneg(ng); }
+    b->material = sf->material;
+    b->albedo = material_albedo(s, m, sf->uv, sf->p);
+    b->fr = frame_from_normal(ns);
+    b->ng = ng;
+    b->wo = wo;
+    b->wo_l = frame_to_local(b->fr, wo);
+    b->cont = bsdf_continuation(m, b->albedo);
+    b->delta = material_is_delta(m);
+    return fabsf(b->wo_l.z) > 1e-6f;
+}
+
+/* Shading-normal correction for importance transport (Veach 1997, 5.3): |wo.ns||wi.ng| / (|wo.ng||wi.ns|). */
+KFN float vcm_adjoint_factor(const vcm_bsdf *b, vec3 wi, float wi_l_z) {
+    float den = fabsf(vdot(b->wo, b->ng)) * fabsf(wi_l_z);
+    return den > 0.0f ? fabsf(b->wo_l.z) * fabsf(vdot(wi, b->ng)) / den : 0.0f;
+}
+
+/* f(wo, wi) without the cosine, the cosine at wi, and the roulette-including pdfs of sampling wi
+ * from wo (pdf_dir) and wo from wi (pdf_rev). mode: what the owning sub-path carries. */
+KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, float *cos_wi, float *pdf_dir, float *pdf_rev) {
+    const material *m = &s->materials[b->material];
+    vec3 wi_l = frame_to_local(b->fr, wi);
+    *cos_wi = fabsf(wi_l.z);
+    *pdf_dir = *pdf_rev = 0.0f;
+    /* reflection only (the non-delta lobes), on the same geometric side too: no light leaks */
+    if (b->delta || wi_l.z * b->wo_l.z <= 0.0f || vdot(wi, b->ng) * vdot(b->wo, b->ng) <= 0.0f || *cos_wi < 1e-6f)
+        return v3s(0.0f);
+    vec3 fc = bsdf_eval(m, b->albedo, b->wo_l, wi_l);
+    *pdf_dir = bsdf_pdf(m, b->wo_l, wi_l) * b->cont;
+    *pdf_rev = bsdf_pdf(m, wi_l, b->wo_l) * b->cont;
+    vec3 f = vscale(fc, 1.0f / *cos_wi);
+    if (mode == TRANSPORT_IMPORTANCE) f = vscale(f, vcm_adjoint_factor(b, wi, wi_l.z));
+    return f;
+}
+
+/* ---- light vertices, splats, hash grid ------------------------------------------------------ */
+typedef struct vcm_vertex {
+    vec3 p;
+    vec3 throughput;       /* light sub-path weight arriving here */
+    vcm_bsdf bsdf;
+    vcm_mis_state mis;
+    int32_t path_length;   /* segments from the light */
+} vcm_vertex;
+
+typedef struct vcm_splat { uint32_t pixel; vec3 value; } vcm_splat;
+
+/* Light vertices hashed by cell (cell size 2r, so a query visits 2x2x2 cells); the backend
+ * fills cell_start (ncells + 1 prefix sums) and indices. */
+typedef struct vcm_grid {
+    vec3 lo;
+    float inv_cell;
+    uint32_t ncells;
+    const uint32_t *cell_start;
+    const uint32_t *indices;
+} vcm_grid;
+
+KFN uint32_t vcm_grid_hash(int x, int y, int z, uint32_t ncells) {
+    return (uint32_t)(((uint32_t)x * 73856093u) ^ ((uint32_t)y * 19349663u) ^ ((uint32_t)z * 83492791u)) % ncells;
+}
+KFN uint32_t vcm_grid_cell_of(const vcm_grid *g, vec3 p) {
+    vec3 c = vscale(vsub(p, g->lo), g->inv_cell);
+    return vcm_grid_hash((int)floorf(c.x), (int)floorf(c.y), (int)floorf(c.z), g->ncells);
+}
+
+/* ---- camera projection ---------------------------------------------------------------------- */
+/* Pixel that sees point p and the cosine at the camera; 0 if p is behind or outside the frame. */
+KFN int vcm_camera_project(const camera *c, vec3 p, uint32_t *pixel, float *cos_cam) {
+    vec3 v = vsub(p, c->pos);
+    float z = vdot(v, c->forward);
+    if (!(z > 0.0f)) return 0;
+    float x = vdot(v, c->right) / z, y = vdot(v, c->up) / z;
+    float fx = (x / (c->tan_half_fovy * c->aspect) + 1.0f) * 0.5f * (float)c->width;
+    float fy = (1.0f - y / c->tan_half_fovy) * 0.5f * (float)c->height;
+    if (!(fx >= 0.0f && fy >= 0.0f && fx < (float)c->width && fy < (float)c->height)) return 0;
+    *pixel = (uint32_t)(int)fy * (uint32_t)c->width + (uint32_t)(int)fx;
+    *cos_cam = z / vlen(v);
+    return 1;
+}
+/* Solid-angle pdf of a primary ray at cosine cos_cam from the optical axis, per pixel. */
+KFN float vcm_camera_pdf_w(const vcm_params *p, float cos_cam) {
+    return 1.0f / (p->pixel_area * cos_cam * cos_cam * cos_cam);
+}
+
+KFN int vcm_visible(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, uint32_t *rays) {
+    vec3 d = vsub(b, a);
+    float dist = vlen(d);
+    if (!(dist > 0.0f)) return 0;
+    d = vscale(d, 1.0f / dist);
+    vec3 o = offset_origin(a, na, d);
+    vec3 e = offset_origin(b, nb, vneg(d));
+    vec3 de = vsub(e, o);
+    float len = vlen(de);
+    if (!(len > 0.0f)) return 0;
+    (*rays)++;
+    return !trace_occluded(s, make_ray(o, vscale(de, 1.0f / len), len * (1.0f - 1e-4f)));
+}
+
+/* Sample the next direction of a sub-path; updates throughput, MIS state and the ray. */
+KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec3 hit_p, pcg32 *rng, int mode,
+                    vec3 *throughput, vcm_mis_state *mis, ray *r) {
+    const material *m = &s->materials[b->material];
+    float u_lobe = pcg32_float(rng);
+    vec2 u = v2(pcg32_float(rng), pcg32_float(rng));
+    float u_rr = pcg32_float(rng);
+    bsdf_sample bs;
+    if (!bsdf_sample_dir_mode(m, b->albedo, b->wo_l, u_lobe, u, mode, &bs)) return 0;
+    vec3 wi = frame_to_world(b->fr, bs.wi);
+    int reflect = bs.wi.z * b->wo_l.z > 0.0f;
+    int geo_reflect = vdot(wi, b->ng) * vdot(b->wo, b->ng) > 0.0f;
+    if (reflect != geo_reflect) return 0;
+    if (u_rr >= b->cont) return 0;
+    float cos_out = fabsf(bs.wi.z);
+    float pdf_dir = bs.pdf * b->cont, pdf_rev = bs.delta ? pdf_dir : bsdf_pdf(m, bs.wi, b->wo_l) * b->cont;
+    vec3 w = vscale(bs.weight, 1.0f / b->cont);
+    if (mode == TRANSPORT_IMPORTANCE && !bs.delta) w = vscale(w, vcm_adjoint_factor(b, wi, bs.wi.z));
+    *throughput = vmul(*throughput, w);
+    if (vis_black(*throughput) || !vis_finite(*throughput)) return 0;
+    vcm_mis_after_scatter(mis, p, cos_out, pdf_dir, pdf_rev, bs.delta);
+    *r = make_ray(offset_origin(hit_p, b->ng, wi), wi, K_INF);
+    return 1;
+}
+
+/* ---- light sub-path --------------------------------------------------------------------------- */
+/* Traces one light sub-path: stores its non-specular vertices (at most max_path_length) and,
+ * where connections are on, its connections to the camera as splats (at most as many). */
+KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, vcm_vertex *verts, int *nverts,
+                              vcm_splat *splats, int *nsplats, uint32_t *rays) {
+    *nverts = 0;
+    *nsplats = 0;
+    light_emission e;
+    float u_sel = pcg32_float(rng);
+    vec2 u_pos = v2(pcg32_float(rng), pcg32_float(rng));
+    vec2 u_dir = v2(pcg32_float(rng), pcg32_float(rng));
+    if (!light_emit(s, u_sel, u_pos, u_dir, &e)) return;
+    vec3 throughput = e.weight;
+    vcm_mis_state mis = vcm_mis_light_start(p, &e);
+    ray r = make_ray(e.p, e.d, K_INF);
+    if (e.finite && !e.delta) r.o = vmadd(e.p, e.d, K_RAY_EPS * (1.0f + vmaxc(v3(fabsf(e.p.x), fabsf(e.p.y), fabsf(e.p.z)))));
+    int finite = e.finite;
+    for (int len = 1;; ++len) {
+        hit h;
+        (*rays)++;
+        if (!trace_closest(s, r, &h)) return;
+        surface sf = surface_at(s, r, &h);
+        vcm_bsdf b;
+        if (!vcm_bsdf_setup(s, &sf, vneg(r.d), &b)) return;
+        vcm_mis_after_hit(&mis, h.t * h.t, b.wo_l.z, len > 1 || finite);
+        if (!b.delta) {
+            if ((p->use_vc && !p->light_trace_only) || p->use_vm) {
+                vcm_vertex *v = &verts[(*nverts)++];
+                v->p = sf.p;
+                v->throughput = throughput;
+                v->bsdf = b;
+                v->mis = mis;
+                v->path_length = len;
+            }
+            /* connect to the camera (light tracing strategy) */
+            if (p->use_vc && len + 1 <= p->max_path_length) {
+                uint32_t pixel;
+                float cos_cam;
+                if (vcm_camera_project(&s->cam, sf.p, &pixel, &cos_cam)) {
+                    vec3 to_cam = vsub(s->cam.pos, sf.p);
+                    float dist2 = vlen2(to_cam);
+                    vec3 dir = vscale(to_cam, 1.0f / sqrtf(dist2));
+                    float cos_s, pdf_dir, pdf_rev;
+                    vec3 f = vcm_bsdf_eval(s, &b, dir, TRANSPORT_IMPORTANCE, &cos_s, &pdf_dir, &pdf_rev);
+                    if (!vis_black(f)) {
+                        float cam_pdf_w = vcm_camera_pdf_w(p, cos_cam);
+                        float cam_pdf_a = cam_pdf_w * cos_s / dist2;
+                        float w = vcm_weight_to_camera(p, &mis, cam_pdf_a, pdf_rev);
+                        vec3 c = vscale(vmul(throughput, f), w * cam_pdf_a / p->light_paths);
+                        if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, s->cam.pos, dir, rays)) {
+                            splats[*nsplats].pixel = pixel;
+                            splats[*nsplats].value = c;
+                            (*nsplats)++;
+                        }
+                    }
+                }
+            }
+        }
+        if (len + 2 > p->max_path_length) return;
+        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_IMPORTANCE, &throughput, &mis, &r)) return;
+    }
+}
+
+/* ---- camera sub-path ------------------------------------------------------------------------ */
+/* Traces the camera sub-path of pixel (px, py) and returns its radiance estimate. own/nown: the
+ * vertices of the light sub-path with this pixel's index; all_verts + grid: every light vertex. */
+KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng, int px, int py,
+                               const vcm_vertex *own, int nown, const vcm_vertex *all_verts,
+                               const vcm_grid *grid, uint32_t *rays) {
+    vec3 color = v3s(0.0f);
+    vec2 u_pix = v2(pcg32_float(rng), pcg32_float(rng));
+    ray r = camera_ray(&s->cam, px, py, u_pix, v2(0.5f, 0.5f));
+    float cos_cam = vdot(s->cam.forward, r.d);
+    vcm_mis_state mis = vcm_mis_camera_start(p, vcm_camera_pdf_w(p, cos_cam));
+    vec3 throughput = v3s(1.0f);
+    for (int len = 1;; ++len) {
+        hit h;
+        (*rays)++;
+        if (!trace_closest(s, r, &h)) {
+            if (!vis_black(s->env_radiance) && (len == 1 || !p->light_trace_only)) {
+                vec3 le = env_eval(s, r.d);
+                float w = 1.0f;
+                if (len > 1) {
+                    float pd, pe;
+                    env_pdfs(s, r.d, &pd, &pe);
+                    w = vcm_weight_emission(&mis, pd, pe);
+                }
+                color = vadd(color, vscale(vmul(throughput, le), w));
+            }
+            break;
+        }
+        surface sf = surface_at(s, r, &h);
+        vcm_bsdf b;
+        int ok = vcm_bsdf_setup(s, &sf, vneg(r.d), &b);
+        vcm_mis_after_hit(&mis, h.t * h.t, ok ? b.wo_l.z : 1.0f, 1);
+        /* an emitter reached by the camera sub-path itself */
+        vec3 le = emitted_radiance(s, &sf, vneg(r.d));
+        if (!vis_black(le) && (len == 1 || !p->light_trace_only)) {
+            float w = 1.0f, pd, pe;
+            if (len > 1 && emitter_pdfs(s, h.prim, sf.p, sf.ng, r.d, &pd, &pe)) w = vcm_weight_emission(&mis, pd, pe);
+            color = vadd(color, vscale(vmul(throughput, le), w));
+        }
+        if (!ok || p->light_trace_only || len >= p->max_path_length) break;
+
+        if (!b.delta && p->use_vc) {
+            /* connect to a light (NEE) */
+            light_sample ls;
+            float u_sel = pcg32_float(rng);
+            vec2 u_l = v2(pcg32_float(rng), pcg32_float(rng));
+            if ((s->nlights > 0 || s->env_pmf > 0.0f) && sample_light(s, sf.p, u_sel, u_l, &ls)) {
+                float cos_l, pdf_dir, pdf_rev;
+                vec3 f = vcm_bsdf_eval(s, &b, ls.wi, TRANSPORT_RADIANCE, &cos_l, &pdf_dir, &pdf_rev);
+                if (!vis_black(f)) {
+                    float w = vcm_weight_nee(p, &mis, &ls, cos_l, pdf_dir, pdf_rev);
+                    vec3 c = vscale(vmul(vmul(throughput, f), ls.le), w * cos_l / ls.pdf);
+                    if (vis_finite(c) && !vis_black(c)) {
+                        vec3 o = offset_origin(sf.p, b.ng, ls.wi);
+                        float tmax = ls.dist == K_INF ? K_INF : ls.dist * (1.0f - 1e-3f) - vlen(vsub(o, sf.p));
+                        (*rays)++;
+                        if (!trace_occluded(s, make_ray(o, ls.wi, tmax))) color = vadd(color, c);
+                    }
+                }
+            }
+            /* connect to the vertices of this pixel's light sub-path (stored by path length) */
+            for (int i = 0; i < nown; ++i) {
+                const vcm_vertex *lv = &own[i];
+                if (lv->path_length + 1 + len > p->max_path_length) break;
+                vec3 d = vsub(lv->p, sf.p);
+                float dist2 = vlen2(d);
+                if (!(dist2 > 0.0f)) continue;
+                float dist = sqrtf(dist2);
+                d = vscale(d, 1.0f / dist);
+                float cos_c, cam_dir, cam_rev, cos_lv, l_dir, l_rev;
+                vec3 fc = vcm_bsdf_eval(s, &b, d, TRANSPORT_RADIANCE, &cos_c, &cam_dir, &cam_rev);
+                if (vis_black(fc)) continue;
+                vec3 fl = vcm_bsdf_eval(s, &lv->bsdf, vneg(d), TRANSPORT_IMPORTANCE, &cos_lv, &l_dir, &l_rev);
+                if (vis_black(fl)) continue;
+                float g = cos_c * cos_lv / dist2;
+                float w = vcm_weight_connect(p, &mis, &lv->mis, cam_dir * cos_lv / dist2, cam_rev, l_dir * cos_c / dist2, l_rev);
+                vec3 c = vscale(vmul(vmul(throughput, lv->throughput), vmul(fc, fl)), g * w);
+                if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, lv->p, lv->bsdf.ng, rays))
+                    color = vadd(color, c);
+            }
+        }
+        if (!b.delta && p->use_vm && grid->ncells > 0) {
+            /* merge with light vertices within the radius: visit the 2x2x2 cells around p */
+            vec3 acc = v3s(0.0f);
+            vec3 c = vscale(vsub(sf.p, grid->lo), grid->inv_cell);
+            int cx = (int)floorf(c.x), cy = (int)floorf(c.y), cz = (int)floorf(c.z);
+            int ox = c.x - (float)cx < 0.5f ? -1 : 1, oy = c.y - (float)cy < 0.5f ? -1 : 1, oz = c.z - (float)cz < 0.5f ? -1 : 1;
+            uint32_t visited[8];
+            for (int k = 0; k < 8; ++k) {
+                uint32_t cell = vcm_grid_hash(cx + ((k & 1) ? ox : 0), cy + ((k & 2) ? oy : 0), cz + ((k & 4) ? oz : 0), grid->ncells);
+                int seen = 0;   /* distinct cells can share a hash bucket: visit each bucket once */
+                for (int j = 0; j < k; ++j) seen |= visited[j] == cell;
+                visited[k] = cell;
+                if (seen) continue;
+                for (uint32_t q = grid->cell_start[cell]; q < grid->cell_start[cell + 1]; ++q) {
+                    const vcm_vertex *lv = &all_verts[grid->indices[q]];
+                    if (vlen2(vsub(lv->p, sf.p)) > p->radius2) continue;
+                    if (lv->path_length + len > p->max_path_length) continue;
+                    float cos_c, cam_dir, cam_rev;
+                    vec3 fc = vcm_bsdf_eval(s, &b, lv->bsdf.wo, TRANSPORT_RADIANCE, &cos_c, &cam_dir, &cam_rev);
+                    if (vis_black(fc)) continue;
+                    /* the reverse pdf continues the light sub-path: its vertex's roulette */
+                    cam_rev = cam_rev / b.cont * lv->bsdf.cont;
+                    float w = vcm_weight_merge(p, &mis, &lv->mis, cam_dir, cam_rev);
+                    acc = vadd(acc, vscale(vmul(fc, lv->throughput), w));
+                }
+            }
+            vec3 add = vscale(vmul(throughput, acc), p->vm_norm);
+            if (vis_finite(add)) color = vadd(color, add);
+            if (p->ppm) break;
+        }
+        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, &throughput, &mis, &r)) break;
+    }
+    return color;
+}
+
+#endif
