@@ -81,6 +81,8 @@ int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) 
     return 0;
 }
 
+scene *caustic_scene_internal(caustic_scene *cs) { return cs->s; }
+
 void caustic_scene_free(caustic_scene *s) {
     if (!s) return;
     scene_destroy(s->s);

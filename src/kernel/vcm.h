@@ -140,6 +140,17 @@ KFN float vcm_weight_merge(const vcm_params *p, const vcm_mis_state *cam, const 
     return 1.0f / (w_light + 1.0f + w_camera);
 }
 
+/* Does a camera sub-path that reaches an emitter by itself at length len count? Seen directly:
+ * always. Light tracing: never after that (particles cover the rest). Merging without
+ * connections (PPM, BPM): only along purely specular paths; merging covers the rest, and its
+ * weights sum to one without this strategy. */
+KFN int vcm_counts_emission(const vcm_params *p, int len, int specular_path) {
+    if (len == 1) return 1;
+    if (p->light_trace_only) return 0;
+    if (!p->use_vc) return specular_path;
+    return 1;
+}
+
 /* ---- the local scattering function at a path vertex --------------------------------------- */
 typedef struct vcm_bsdf {
     int32_t material;
@@ -354,14 +365,15 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
     float cos_cam = vdot(s->cam.forward, r.d);
     vcm_mis_state mis = vcm_mis_camera_start(p, vcm_camera_pdf_w(p, cos_cam));
     vec3 throughput = v3s(1.0f);
+    int specular_path = 1;   /* every bounce so far was specular */
     for (int len = 1;; ++len) {
         hit h;
         (*rays)++;
         if (!trace_closest(s, r, &h)) {
-            if (!vis_black(s->env_radiance) && (len == 1 || !p->light_trace_only)) {
+            if (!vis_black(s->env_radiance) && vcm_counts_emission(p, len, specular_path)) {
                 vec3 le = env_eval(s, r.d);
                 float w = 1.0f;
-                if (len > 1) {
+                if (len > 1 && p->use_vc) {
                     float pd, pe;
                     env_pdfs(s, r.d, &pd, &pe);
                     w = vcm_weight_emission(&mis, pd, pe);
@@ -376,9 +388,9 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
         vcm_mis_after_hit(&mis, h.t * h.t, ok ? b.wo_l.z : 1.0f, 1);
         /* an emitter reached by the camera sub-path itself */
         vec3 le = emitted_radiance(s, &sf, vneg(r.d));
-        if (!vis_black(le) && (len == 1 || !p->light_trace_only)) {
+        if (!vis_black(le) && vcm_counts_emission(p, len, specular_path)) {
             float w = 1.0f, pd, pe;
-            if (len > 1 && emitter_pdfs(s, h.prim, sf.p, sf.ng, r.d, &pd, &pe)) w = vcm_weight_emission(&mis, pd, pe);
+            if (len > 1 && p->use_vc && emitter_pdfs(s, h.prim, sf.p, sf.ng, r.d, &pd, &pe)) w = vcm_weight_emission(&mis, pd, pe);
             color = vadd(color, vscale(vmul(throughput, le), w));
         }
         if (!ok || p->light_trace_only || len >= p->max_path_length) break;
@@ -453,6 +465,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             if (vis_finite(add)) color = vadd(color, add);
             if (p->ppm) break;
         }
+        specular_path &= b.delta;
         if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, &throughput, &mis, &r)) break;
     }
     return color;

@@ -1,0 +1,435 @@
+/* Bidirectional integrators (src/kernel/vcm.h): MIS weights of all strategies sum to one on
+ * random paths; emission sampling agrees with its pdfs (chi-square) and with NEE's; every
+ * integrator reproduces analytic scenes and agrees with path tracing; path tracing misses the
+ * point light's caustics that the bidirectional ones find; results do not depend on threads. */
+#include <string.h>
+
+#include "api/api_internal.h"
+#include "kernel/vcm.h"
+#include "sphere_chi2.h"
+#include "test_scenes.h"
+
+#define ALPHA 1e-3
+
+/* ---- MIS weights sum to one --------------------------------------------------------------------
+ * A path x0 (camera) .. xk (area light) with random geometry and pdfs; every strategy's weight is
+ * computed with the integrator's own recursive quantities, exactly as vcm.h uses them. */
+typedef struct rpath {
+    int k;
+    float d2[16];          /* squared length of segment i (x_i, x_i+1) */
+    float cf[16], cb[16];  /* cos at x_i towards x_i+1 (cf) and towards x_i-1 (cb) */
+    float pf[16], pb[16];  /* at x_i: pdf of sampling towards x_i+1 / towards x_i-1 */
+    float cam_pdf_w, pick, pdf_area, pe_dir;
+} rpath;
+
+static float rnd(pcg32 *r, float lo, float hi) { return lo + (hi - lo) * pcg32_float(r); }
+
+static vcm_mis_state camera_state_at(const vcm_params *p, const rpath *q, int j) {
+    vcm_mis_state m = vcm_mis_camera_start(p, q->cam_pdf_w);
+    vcm_mis_after_hit(&m, q->d2[0], q->cb[1], 1);
+    for (int i = 1; i < j; ++i) {
+        vcm_mis_after_scatter(&m, p, q->cf[i], q->pf[i], q->pb[i], 0);
+        vcm_mis_after_hit(&m, q->d2[i], q->cb[i + 1], 1);
+    }
+    return m;
+}
+static light_emission emission_of(const rpath *q) {
+    light_emission e;
+    memset(&e, 0, sizeof e);
+    e.pdf_emit = q->pick * q->pdf_area * q->pe_dir;
+    e.pdf_direct = q->pick * q->pdf_area;
+    e.cos_light = q->cb[q->k];
+    e.finite = 1;
+    return e;
+}
+static vcm_mis_state light_state_at(const vcm_params *p, const rpath *q, int i) {
+    light_emission e = emission_of(q);
+    vcm_mis_state m = vcm_mis_light_start(p, &e);
+    vcm_mis_after_hit(&m, q->d2[q->k - 1], q->cf[q->k - 1], 1);
+    for (int v = q->k - 1; v > i; --v) {
+        vcm_mis_after_scatter(&m, p, q->cb[v], q->pb[v], q->pf[v], 0);
+        vcm_mis_after_hit(&m, q->d2[v - 1], q->cf[v - 1], 1);
+    }
+    return m;
+}
+
+static double weight_sum(const vcm_params *p, const rpath *q) {
+    int k = q->k;
+    double sum = 0.0;
+    if (p->use_vc) { /* s = 0: the camera sub-path reaches the light (merging-only: not a strategy) */
+        vcm_mis_state c = camera_state_at(p, q, k);
+        sum += vcm_weight_emission(&c, q->pick * q->pdf_area, q->pick * q->pdf_area * q->pe_dir);
+    }
+    if (p->use_vc) {
+        /* s = 1: NEE at x_k-1 */
+        vcm_mis_state c = camera_state_at(p, q, k - 1);
+        light_sample ls;
+        memset(&ls, 0, sizeof ls);
+        ls.pick = q->pick;
+        ls.pdf = q->pick * q->pdf_area * q->d2[k - 1] / q->cb[k];
+        ls.pdf_emit = q->pdf_area * q->pe_dir;
+        ls.cos_light = q->cb[k];
+        ls.finite = 1;
+        sum += vcm_weight_nee(p, &c, &ls, q->cf[k - 1], q->pf[k - 1], q->pb[k - 1]);
+        /* 2 <= s <= k-1: connect camera vertex x_t-1 to light vertex x_t */
+        for (int t = 2; t <= k - 1; ++t) {
+            vcm_mis_state cs = camera_state_at(p, q, t - 1), ls2 = light_state_at(p, q, t);
+            float d2 = q->d2[t - 1];
+            sum += vcm_weight_connect(p, &cs, &ls2, q->pf[t - 1] * q->cb[t] / d2, q->pb[t - 1],
+                                      q->pb[t] * q->cf[t - 1] / d2, q->pf[t]);
+        }
+        /* s = k: light vertex x_1 to the camera */
+        vcm_mis_state l1 = light_state_at(p, q, 1);
+        sum += vcm_weight_to_camera(p, &l1, q->cam_pdf_w * q->cb[1] / q->d2[0], q->pf[1]);
+    }
+    if (p->use_vm) /* merging at every interior vertex */
+        for (int i = 1; i <= k - 1; ++i) {
+            vcm_mis_state c = camera_state_at(p, q, i), l = light_state_at(p, q, i);
+            sum += vcm_weight_merge(p, &c, &l, q->pf[i], q->pb[i]);
+        }
+    return sum;
+}
+
+static void test_mis_weights_sum_to_one(void) {
+    pcg32 r = pcg32_seed(99, 1);
+    const int algs[3] = {VCM_ALG_BDPT, VCM_ALG_BPM, VCM_ALG_VCM};
+    double worst = 0.0;
+    for (int trial = 0; trial < 3000; ++trial) {
+        rpath q;
+        q.k = 2 + (int)pcg32_bounded(&r, 9);
+        for (int i = 0; i <= q.k; ++i) {
+            q.d2[i] = rnd(&r, 0.01f, 10.0f);
+            q.cf[i] = rnd(&r, 0.05f, 1.0f);
+            q.cb[i] = rnd(&r, 0.05f, 1.0f);
+            q.pf[i] = rnd(&r, 0.05f, 5.0f);
+            q.pb[i] = rnd(&r, 0.05f, 5.0f);
+        }
+        q.cam_pdf_w = rnd(&r, 1e3f, 1e6f);
+        q.pick = rnd(&r, 0.1f, 1.0f);
+        q.pdf_area = rnd(&r, 0.1f, 10.0f);
+        q.pe_dir = q.cb[q.k] * K_INV_PI;
+        for (int a = 0; a < 3; ++a) {
+            vcm_params p;
+            memset(&p, 0, sizeof p);
+            p.use_vc = algs[a] != VCM_ALG_BPM;
+            p.use_vm = algs[a] != VCM_ALG_BDPT;
+            p.max_path_length = 64;
+            p.light_paths = rnd(&r, 100.0f, 1e6f);
+            float eta = powf(10.0f, rnd(&r, -3.0f, 3.0f));
+            p.mis_vm = p.use_vm ? eta : 0.0f;
+            p.mis_vc = p.use_vc ? 1.0f / eta : 0.0f;
+            double s = weight_sum(&p, &q);
+            if (fabs(s - 1.0) > worst) worst = fabs(s - 1.0);
+            if (fabs(s - 1.0) > 1e-3) {
+                CHECK(0, "alg %d, path of %d segments: MIS weights sum to %.6f", algs[a], q.k, s);
+                return;
+            }
+        }
+    }
+    CHECK(worst < 1e-3, "worst MIS weight sum error %g", worst);
+    /* and the test can fail: a strategy left out does not sum to one */
+    rpath q;
+    q.k = 3;
+    for (int i = 0; i <= 3; ++i) { q.d2[i] = 1; q.cf[i] = q.cb[i] = 0.7f; q.pf[i] = q.pb[i] = 0.5f; }
+    q.cam_pdf_w = 1e4f; q.pick = 1; q.pdf_area = 1; q.pe_dir = 0.7f * K_INV_PI;
+    vcm_params p;
+    memset(&p, 0, sizeof p);
+    p.use_vc = 1; p.max_path_length = 64; p.light_paths = 1e4f;
+    double full = weight_sum(&p, &q);
+    vcm_mis_state l1 = light_state_at(&p, &q, 1);
+    double lt = vcm_weight_to_camera(&p, &l1, q.cam_pdf_w * q.cb[1] / q.d2[0], q.pf[1]);
+    CHECK(fabs(full - 1.0) < 1e-4 && lt > 1e-3 && fabs(full - lt - 1.0) > 1e-3, "a missing strategy is detected");
+}
+
+/* ---- emission sampling ----------------------------------------------------------------------- */
+static material mat(int kind, vec3 albedo, vec3 emission) {
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = kind; m.albedo_tex = -1; m.albedo = albedo; m.emission = emission; m.ior = 1.5f;
+    return m;
+}
+
+static int s_emit_dir(void *c, vec2 u, float u1, vec3 *d) {
+    light_emission e;
+    if (!light_emit(&((scene *)c)->k, u1, v2(0.3f, 0.6f), u, &e)) return 0;
+    *d = e.d;
+    return 1;
+}
+static double p_quad_cosine(void *c, vec3 d) { (void)c; return d.z > 0 ? d.z * K_INV_PI : 0.0; }
+static double p_uniform(void *c, vec3 d) { (void)c; (void)d; return K_INV_4PI; }
+
+static void test_emission(void) {
+    char err[256];
+    /* an area light facing +z: cosine-distributed directions, uniform points, pdfs that agree
+     * with NEE's (emitter_pdfs / sample_light) */
+    scene *s = scene_create();
+    int lm = scene_add_material(s, "light", mat(MAT_BLACK, v3s(0), v3(3, 2, 1)));
+    scene_add_quad(s, v3(-1, -0.5f, 0), v3(2, 0, 0), v3(0, 1, 0), lm);
+    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    double integral;
+    double p = sphere_chi2(s, s_emit_dir, p_quad_cosine, 200000, 31, &integral);
+    CHECK(p > ALPHA, "area light emission directions: chi-square p = %g", p);
+    pcg32 r = pcg32_seed(4, 4);
+    int bad = 0;
+    for (int i = 0; i < 2000; ++i) {
+        light_emission e;
+        vec2 up = v2(pcg32_float(&r), pcg32_float(&r)), ud = v2(pcg32_float(&r), pcg32_float(&r));
+        if (!light_emit(&s->k, 0.5f, up, ud, &e)) continue;
+        bad += !(e.p.x >= -1.0001f && e.p.x <= 1.0001f && e.p.y >= -0.5001f && e.p.y <= 0.5001f);
+        /* NEE from a point above sees this emitter point with the same area pdf */
+        float pd, pe;
+        vec3 ref = v3(0.2f, 0.1f, 2.0f);
+        vec3 dir = vnorm(vsub(ref, e.p));
+        CHECK(emitter_pdfs(&s->k, s->lights[0].prim, e.p, v3(0, 0, 1), vneg(dir), &pd, &pe), "emitter pdfs");
+        bad += fabsf(pd - e.pdf_direct) > 1e-5f * pd;
+        bad += fabsf(pe - pd * dir.z * K_INV_PI) > 1e-5f * pe;
+        /* the light's weight: Le * pi * area */
+        bad += fabsf(e.weight.x - 3.0f * K_PI * 2.0f) > 1e-3f;
+    }
+    CHECK(bad == 0, "area light emission: %d inconsistent samples", bad);
+    scene_destroy(s);
+
+    /* a point light: uniform directions, weight 4 pi I; NEE gives I / d^2 with the pick pdf */
+    s = scene_create();
+    scene_add_point_light(s, v3(0, 0, 0), v3(2, 2, 2));
+    int wm = scene_add_material(s, "w", mat(MAT_DIFFUSE, v3s(0.5f), v3s(0)));
+    scene_add_quad(s, v3(-5, -5, -3), v3(10, 0, 0), v3(0, 10, 0), wm);
+    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    p = sphere_chi2(s, s_emit_dir, p_uniform, 200000, 32, &integral);
+    CHECK(p > ALPHA, "point light emission directions: chi-square p = %g", p);
+    light_emission e;
+    CHECK(light_emit(&s->k, 0.5f, v2(0.1f, 0.2f), v2(0.3f, 0.4f), &e) && e.delta && e.finite &&
+          fabsf(e.weight.x - 8.0f * K_PI) < 1e-3f, "point light weight 4 pi I");
+    light_sample ls;
+    CHECK(sample_light(&s->k, v3(0, 0, -2), 0.5f, v2(0.5f, 0.5f), &ls) && ls.delta && fabsf(ls.le.x - 0.5f) < 1e-6f &&
+          fabsf(ls.pdf - 1.0f) < 1e-6f && fabsf(ls.dist - 2.0f) < 1e-6f, "point light NEE");
+    scene_destroy(s);
+
+    /* a directional light: parallel particles from a disk covering the scene, carrying
+     * E * pi R^2; NEE arrives from -direction */
+    s = scene_create();
+    scene_add_directional_light(s, v3(0, 0, -2), v3(1, 1, 1));
+    scene_add_quad(s, v3(-1, -1, 0), v3(2, 0, 0), v3(0, 2, 0), scene_add_material(s, "w", mat(MAT_DIFFUSE, v3s(0.5f), v3s(0))));
+    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    float R = s->k.scene_radius;
+    int hits = 0, n = 20000;
+    for (int i = 0; i < n; ++i) {
+        CHECK(light_emit(&s->k, 0.5f, v2(pcg32_float(&r), pcg32_float(&r)), v2(0.5f, 0.5f), &e), "sun emits");
+        hit h;
+        hits += trace_closest(&s->k, make_ray(e.p, e.d, K_INF), &h);
+        if (i == 0) CHECK(fabsf(e.d.z + 1.0f) < 1e-6f && fabsf(e.weight.x - K_PI * R * R) < 1e-3f * R * R, "sun particle");
+    }
+    /* the fraction of particles that hit the 2x2 quad is its share of the disk */
+    double f = (double)hits / n, expect = 4.0 / (K_PI * R * R);
+    CHECK(fabs(f - expect) < 5 * sqrt(expect * (1 - expect) / n), "sun disk coverage %g, expected %g", f, expect);
+    scene_destroy(s);
+}
+
+/* ---- whole renders ------------------------------------------------------------------------------ */
+/* Merging radius (fraction of the scene radius): at these tiny resolutions there are few light
+ * paths per iteration, so the photon density estimates need a larger radius than the default. */
+static float g_radius = 0.03f;
+
+static float *render(caustic_scene *cs, int integrator, int spp, int w, int h, int threads, int max_depth) {
+    caustic_options o;
+    caustic_options_init(&o);
+    o.merge_radius = g_radius;
+    o.width = w; o.height = h; o.spp = spp; o.threads = threads; o.max_depth = max_depth;
+    o.integrator = (caustic_integrator)integrator;
+    o.device = CAUSTIC_DEVICE_CPU;
+    o.seed = 7;
+    char err[256];
+    caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
+    CHECK(r != NULL, "renderer: %s", err);
+    if (!r) return NULL;
+    caustic_render(r, NULL, NULL);
+    float *img = malloc(sizeof(float) * 3 * (size_t)w * (size_t)h);
+    memcpy(img, caustic_image(r, NULL, NULL), sizeof(float) * 3 * (size_t)w * (size_t)h);
+    caustic_renderer_free(r);
+    return img;
+}
+static double mean_of(const float *img, int n) {
+    double s = 0;
+    for (int i = 0; i < 3 * n; ++i) s += img[i];
+    return s / (3.0 * n);
+}
+/* Sum of |a - b| over 4x4 pixel blocks, relative to the sum of b: noise averages out, bias not. */
+static double block_error(const float *a, const float *b, int w, int h) {
+    double num = 0, den = 0;
+    for (int by = 0; by < h; by += 4)
+        for (int bx = 0; bx < w; bx += 4)
+            for (int c = 0; c < 3; ++c) {
+                double sa = 0, sb = 0;
+                for (int y = by; y < by + 4; ++y)
+                    for (int x = bx; x < bx + 4; ++x) { sa += a[3 * (y * w + x) + c]; sb += b[3 * (y * w + x) + c]; }
+                num += fabs(sa - sb);
+                den += sb;
+            }
+    return num / den;
+}
+
+static const char *const names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
+
+/* Inside a closed emitting sphere of albedo a: L = Le / (1 - a), for every integrator. */
+static void test_furnace(void) {
+    scene *s = scene_create();
+    int m = scene_add_material(s, "wall", mat(MAT_DIFFUSE, v3s(0.5f), v3s(1.0f)));
+    add_inward_sphere(s, 1.0f, m);
+    s->camera.eye = v3(0, 0, 0);
+    s->camera.lookat = v3(0, 0, -1);
+    s->camera.up = v3(0, 1, 0);
+    s->camera.fovy_deg = 90;
+    caustic_scene *cs;
+    char err[256];
+    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    for (int i = 1; i <= 5; ++i) {
+        float *img = render(cs, i, 16, 16, 16, 2, 200);
+        if (!img) continue;
+        double mean = mean_of(img, 16 * 16);
+        CHECK(fabs(mean - 2.0) < 0.02 * 2.0, "furnace %s: %g, expected 2", names[i], mean);
+        free(img);
+    }
+    caustic_scene_free(cs);
+}
+
+/* A convex diffuse sphere under a uniform sky: L = a Le where the sphere is seen. */
+static void test_sky_sphere(void) {
+    scene *s = scene_create();
+    int m = scene_add_material(s, "grey", mat(MAT_DIFFUSE, v3s(0.6f), v3s(0)));
+    scene_add_sphere(s, xform_trs(v3(0, 0, 0), v3s(0), v3s(2)), m);
+    s->env_radiance = v3s(2.0f);
+    s->camera.eye = v3(0, 0, 3);
+    s->camera.lookat = v3(0, 0, 0);
+    s->camera.up = v3(0, 1, 0);
+    s->camera.fovy_deg = 30;
+    caustic_scene *cs;
+    char err[256];
+    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    enum { W = 48 };
+    for (int i = 1; i <= 5; ++i) {
+        /* light tracing and photon mapping see the sky only through particles that hit the
+         * sphere (a third of them): they need more iterations */
+        float *img = render(cs, i, i == 1 ? 2048 : i == 3 || i == 4 ? 512 : 32, W, W, 2, 8);
+        if (!img) continue;
+        double sum = 0;
+        int n = 0;
+        for (int y = 0; y < W; ++y)
+            for (int x = 0; x < W; ++x) {
+                float dx = (x + 0.5f) / W - 0.5f, dy = (y + 0.5f) / W - 0.5f;
+                if (dx * dx + dy * dy >= 0.2f * 0.2f) continue;
+                sum += (img[3 * (y * W + x)] + img[3 * (y * W + x) + 1] + img[3 * (y * W + x) + 2]) / 3.0;
+                n++;
+            }
+        CHECK(fabs(sum / n - 1.2) < 0.02 * 1.2, "sky sphere %s: %g, expected 1.2", names[i], sum / n);
+        free(img);
+    }
+    caustic_scene_free(cs);
+}
+
+static caustic_scene *builtin(const char *name) {
+    caustic_scene *cs = NULL;
+    char err[256];
+    CHECK(caustic_scene_load(&cs, name, err, sizeof err) == 0, "%s: %s", name, err);
+    return cs;
+}
+
+/* SmallVCM's glossy box with a large mirror sphere under an area light: every unbiased
+ * integrator and the consistent ones agree with path tracing. Light tracing cannot see the
+ * mirror's reflections (its last vertex before the camera is specular), so it is compared on the
+ * same box with the sphere made diffuse. */
+static void test_agreement(void) {
+    enum { W = 32, H = 32 };
+    caustic_scene *cs = builtin("smallvcm1");
+    if (!cs) return;
+    float *ref = render(cs, 0, 1024, W, H, 2, 9);
+    for (int i = 2; i <= 5; ++i) {
+        float *img = render(cs, i, 128, W, H, 2, 9);
+        if (!img || !ref) continue;
+        double e = block_error(img, ref, W, H), rm = mean_of(img, W * H) / mean_of(ref, W * H);
+        CHECK(e < 0.06 && fabs(rm - 1.0) < 0.015, "smallvcm1 %s vs pt: block error %.4f, mean ratio %.4f", names[i], e, rm);
+        free(img);
+    }
+    free(ref);
+    caustic_scene_free(cs);
+
+    cs = builtin("smallvcm1");
+    if (!cs) return;
+    scene *s = caustic_scene_internal(cs);
+    material *mirror = &s->materials[scene_find_material(s, "mirror")];
+    mirror->kind = MAT_DIFFUSE;
+    mirror->albedo = v3(0.6f, 0.5f, 0.3f);
+    ref = render(cs, 0, 1024, W, H, 2, 9);
+    float *lt = render(cs, 1, 256, W, H, 2, 9);
+    if (ref && lt) {
+        double e = block_error(lt, ref, W, H), rm = mean_of(lt, W * H) / mean_of(ref, W * H);
+        CHECK(e < 0.08 && fabs(rm - 1.0) < 0.015, "diffuse box lt vs pt: block error %.4f, mean ratio %.4f", e, rm);
+    }
+    free(ref);
+    free(lt);
+    caustic_scene_free(cs);
+}
+
+/* The point light's caustics (light -> glass/mirror -> floor -> camera) have no unbiased PT
+ * estimator: PT cannot hit a point light after a specular bounce. BDPT and VCM agree; PT is
+ * measurably darker. */
+static void test_point_light_caustics(void) {
+    enum { W = 32, H = 32 };
+    caustic_scene *cs = builtin("smallvcm2");
+    if (!cs) return;
+    float *pt = render(cs, 0, 512, W, H, 2, 9);
+    float *bdpt = render(cs, 2, 128, W, H, 2, 9);
+    float *vcm = render(cs, 5, 128, W, H, 2, 9);
+    if (pt && bdpt && vcm) {
+        double mb = mean_of(bdpt, W * H), mv = mean_of(vcm, W * H), mp = mean_of(pt, W * H);
+        CHECK(fabs(mv / mb - 1.0) < 0.01, "point light: vcm %g vs bdpt %g", mv, mb);
+        CHECK(mp / mb < 0.985, "point light: pt %g should miss caustics that bdpt %g finds", mp, mb);
+        CHECK(mp / mb > 0.9, "point light: pt %g too far below bdpt %g", mp, mb);
+    }
+    free(pt); free(bdpt); free(vcm);
+    caustic_scene_free(cs);
+}
+
+/* Consistent estimators: VCM's error against a BDPT reference falls as the radius shrinks. */
+static void test_convergence(void) {
+    enum { W = 24, H = 24 };
+    caustic_scene *cs = builtin("smallvcm0");
+    if (!cs) return;
+    float *ref = render(cs, 2, 512, W, H, 2, 9);
+    double prev = 1e30;
+    const int its[3] = {4, 32, 256};
+    for (int i = 0; i < 3; ++i) {
+        float *img = render(cs, 4, its[i], W, H, 2, 9);   /* BPM: merging only */
+        if (!img || !ref) continue;
+        double e = block_error(img, ref, W, H);
+        CHECK(e < prev, "bpm error must fall with iterations: %d iterations %.4f (before %.4f)", its[i], e, prev);
+        prev = e;
+        free(img);
+    }
+    free(ref);
+    caustic_scene_free(cs);
+}
+
+/* Iteration results depend on the seed only: 1 and 2 threads give identical images. */
+static void test_determinism(void) {
+    caustic_scene *cs = builtin("smallvcm3");
+    if (!cs) return;
+    for (int i = 1; i <= 5; ++i) {
+        float *a = render(cs, i, 2, 40, 24, 1, 9);
+        float *b = render(cs, i, 2, 40, 24, 2, 9);
+        if (a && b) CHECK(memcmp(a, b, sizeof(float) * 3 * 40 * 24) == 0, "%s: 1 and 2 threads differ", names[i]);
+        free(a); free(b);
+    }
+    caustic_scene_free(cs);
+}
+
+int main(void) {
+    test_mis_weights_sum_to_one();
+    test_emission();
+    test_furnace();
+    test_sky_sphere();
+    test_determinism();
+    test_agreement();
+    test_point_light_caustics();
+    test_convergence();
+    return test_result("test_vcm");
+}
