@@ -177,7 +177,7 @@ static void test_emission(void) {
         if (!light_emit(&s->k, 0.5f, up, ud, &e)) continue;
         bad += !(e.p.x >= -1.0001f && e.p.x <= 1.0001f && e.p.y >= -0.5001f && e.p.y <= 0.5001f);
         /* NEE from a point above sees this emitter point with the same area pdf */
-        float pd, pe;
+        float pd = 0.0f, pe = 0.0f;
         vec3 ref = v3(0.2f, 0.1f, 2.0f);
         vec3 dir = vnorm(vsub(ref, e.p));
         CHECK(emitter_pdfs(&s->k, s->lights[0].prim, e.p, v3(0, 0, 1), vneg(dir), &pd, &pe), "emitter pdfs");
@@ -198,6 +198,7 @@ static void test_emission(void) {
     p = sphere_chi2(s, s_emit_dir, p_uniform, 200000, 32, &integral);
     CHECK(p > ALPHA, "point light emission directions: chi-square p = %g", p);
     light_emission e;
+    memset(&e, 0, sizeof e);
     CHECK(light_emit(&s->k, 0.5f, v2(0.1f, 0.2f), v2(0.3f, 0.4f), &e) && e.delta && e.finite &&
           fabsf(e.weight.x - 8.0f * K_PI) < 1e-3f, "point light weight 4 pi I");
     light_sample ls;

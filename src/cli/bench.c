@@ -19,7 +19,9 @@ static const char *usage_bench =
     "  --device D           cpu (default): per thread count and schedule; cuda: the GPU\n"
     "  --json               print one JSON object per configuration instead of a table\n"
     "\n"
-    "caustic bench --rays MESH... measures traversal alone (see caustic bench --rays --help).\n";
+    "caustic bench --rays MESH... measures traversal alone (see caustic bench --rays --help).\n"
+    "caustic bench --integrator pt,bdpt,vcm compares light-transport algorithms at equal time\n"
+    "(see caustic bench --integrator x --help).\n";
 
 typedef struct result { double msamples, mrays, seconds; } result;
 
@@ -68,6 +70,8 @@ int cmd_bench(int argc, char **argv) {
     caustic_device device = CAUSTIC_DEVICE_CPU;
     for (int i = 0; i < argc; ++i)
         if (!strcmp(argv[i], "--rays")) return cmd_bench_rays(argc, argv);
+    for (int i = 0; i < argc; ++i)
+        if (!strcmp(argv[i], "--integrator")) return cmd_bench_integrators(argc, argv);
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_bench, stdout); return 0; }

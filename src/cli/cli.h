@@ -23,5 +23,6 @@ int parse_int(const char *s, long lo, long hi, long *out);
 int parse_double(const char *s, double lo, double hi, double *out);
 
 int cmd_bench(int argc, char **argv);
+int cmd_bench_integrators(int argc, char **argv);   /* caustic bench --integrator */
 
 #endif

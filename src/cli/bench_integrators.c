@@ -1,0 +1,180 @@
+/* caustic bench --integrator: the light-transport algorithms side by side. Per scene and
+ * integrator: iterations per second, light and camera sub-paths per second, seconds per
+ * iteration per thread, and the image error (linear RMSE) against a long reference render at
+ * equal time. Medians over --runs runs with different seeds. A benchmark: it judges nothing. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "image/image.h"
+
+static const char *usage =
+    "usage: caustic bench --integrator LIST [options]\n"
+    "\n"
+    "  --integrator LIST    comma-separated: pt,lt,bdpt,ppm,bpm,vcm\n"
+    "  --scenes A,B,...     scenes (default: smallvcm0,smallvcm1,smallvcm2,smallvcm3)\n"
+    "  --res WxH            resolution (default 256x256)\n"
+    "  --time SEC           equal-time budget per run (default 5)\n"
+    "  --runs N             runs per integrator; medians are reported (default 5)\n"
+    "  --threads N          worker threads (default: all cores)\n"
+    "  --reference-time SEC length of the reference render (vcm) when none is cached (default 120)\n"
+    "  --reference-dir DIR  where references are cached as SCENE_WxH.pfm (default bench-ref)\n"
+    "  --json               one JSON object per scene and integrator\n";
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+typedef struct run_result { double seconds, iterations, rays; int threads; float *img; } run_result;
+
+static int run_once(caustic_scene *sc, caustic_integrator integ, int w, int h, int threads, double time_limit,
+                    int spp, uint32_t seed, run_result *out) {
+    caustic_options o;
+    caustic_options_init(&o);
+    o.width = w; o.height = h; o.threads = threads; o.integrator = integ; o.seed = seed;
+    o.device = CAUSTIC_DEVICE_CPU;
+    o.time_limit = time_limit;
+    o.spp = spp;
+    char err[512];
+    caustic_renderer *r = caustic_renderer_create(sc, &o, err, sizeof err);
+    if (!r) { fprintf(stderr, "caustic bench: %s\n", err); return -1; }
+    caustic_render(r, NULL, NULL);
+    caustic_render_stats st;
+    caustic_render_stats_get(r, &st);
+    out->seconds = st.seconds;
+    out->iterations = st.spp;
+    out->rays = (double)st.rays;
+    out->threads = st.threads;
+    out->img = malloc(sizeof(float) * 3 * (size_t)w * (size_t)h);
+    if (out->img) memcpy(out->img, caustic_image(r, NULL, NULL), sizeof(float) * 3 * (size_t)w * (size_t)h);
+    caustic_renderer_free(r);
+    return out->img ? 0 : -1;
+}
+
+static double rmse(const float *a, const float *b, size_t n) {
+    double s = 0.0;
+    for (size_t i = 0; i < 3 * n; ++i) s += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+    return sqrt(s / (3.0 * (double)n));
+}
+
+/* The cached reference, or a fresh long VCM render saved for next time. */
+static float *reference(caustic_scene *sc, const char *name, int w, int h, int threads, double seconds,
+                        const char *dir) {
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/%s_%dx%d.pfm", dir, name, w, h);
+    image img;
+    if (image_load(&img, path, err, sizeof err) == 0) {
+        if (img.width == w && img.height == h) {
+            fprintf(stderr, "caustic bench: reference %s\n", path);
+            return img.rgb;
+        }
+        image_free(&img);
+    }
+    fprintf(stderr, "caustic bench: rendering the reference %s (vcm, %.0f s)\n", path, seconds);
+    run_result r;
+    if (run_once(sc, CAUSTIC_INTEGRATOR_VCM, w, h, threads, seconds, 1 << 24, 0x5eedu, &r)) return NULL;
+    mkdir(dir, 0777);
+    img.width = w; img.height = h; img.rgb = r.img;
+    if (image_save(&img, path, 1, err, sizeof err)) fprintf(stderr, "caustic bench: %s (reference not cached)\n", err);
+    return r.img;
+}
+
+int cmd_bench_integrators(int argc, char **argv) {
+    const char *list = NULL, *scenes = "smallvcm0,smallvcm1,smallvcm2,smallvcm3", *dir = "bench-ref";
+    long runs = 5, threads = 0;
+    double tbudget = 5.0, tref = 120.0;
+    int w = 256, h = 256, json = 0;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage, stdout); return 0; }
+        if (!strcmp(a, "--json")) { json = 1; continue; }
+        if (!v) { fprintf(stderr, "caustic bench: option %s needs a value\n", a); return EXIT_USAGE; }
+        i++;
+        if (!strcmp(a, "--integrator")) list = v;
+        else if (!strcmp(a, "--scenes")) scenes = v;
+        else if (!strcmp(a, "--reference-dir")) dir = v;
+        else if (!strcmp(a, "--runs")) { if (parse_int(v, 1, 63, &runs)) { fprintf(stderr, "caustic bench: --runs: '%s' is not in 1..63\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--threads")) { if (parse_int(v, 1, 1024, &threads)) { fprintf(stderr, "caustic bench: --threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--time")) { if (parse_double(v, 0.01, 1e6, &tbudget)) { fprintf(stderr, "caustic bench: --time: '%s' is not a positive number of seconds\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--reference-time")) { if (parse_double(v, 0.01, 1e7, &tref)) { fprintf(stderr, "caustic bench: --reference-time: '%s' is not a positive number of seconds\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--res")) {
+            int used = 0;
+            if (sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] || w < 1 || h < 1 || w > 16384 || h > 16384) {
+                fprintf(stderr, "caustic bench: --res: '%s' is not WxH\n", v);
+                return EXIT_USAGE;
+            }
+        } else { fprintf(stderr, "caustic bench: unknown option '%s'\n", a); return EXIT_USAGE; }
+    }
+    caustic_integrator integ[6];
+    int ninteg = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list ? list : "");
+    for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        if (ninteg == 6 || caustic_parse_integrator(n, &integ[ninteg])) {
+            fprintf(stderr, "caustic bench: --integrator: '%s' is not a list of pt, lt, bdpt, ppm, bpm, vcm\n", list);
+            return EXIT_USAGE;
+        }
+        ninteg++;
+    }
+    if (!ninteg) { fprintf(stderr, "caustic bench: --integrator needs a list\n"); return EXIT_USAGE; }
+
+    if (!json)
+        printf("%-10s %-5s %5s %9s %9s %12s %12s %10s %11s %9s\n", "scene", "integ", "runs", "iter/s", "s/iter/thr",
+               "lightpath/s", "camerapath/s", "Mrays/s", "rmse", "rmse/pt");
+    char slist[1024];
+    snprintf(slist, sizeof slist, "%s", scenes);
+    for (char *save = NULL, *name = strtok_r(slist, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        char err[1024];
+        caustic_scene *sc;
+        if (caustic_scene_load(&sc, name, err, sizeof err)) { fprintf(stderr, "caustic bench: %s\n", err); return EXIT_USAGE; }
+        int nthreads = threads > 0 ? (int)threads : 0;
+        float *ref = reference(sc, name, w, h, nthreads, tref, dir);
+        if (!ref) { caustic_scene_free(sc); return EXIT_RUNTIME; }
+        double pt_rmse = 0.0;
+        for (int k = 0; k < ninteg; ++k) {
+            double ips[64], rm[64], mr[64];
+            int nt = 1;
+            for (int i = 0; i < runs; ++i) {
+                run_result r;
+                if (run_once(sc, integ[k], w, h, nthreads, tbudget, 1 << 24, (uint32_t)(1000 + i), &r)) {
+                    free(ref);
+                    caustic_scene_free(sc);
+                    return EXIT_RUNTIME;
+                }
+                ips[i] = r.iterations / r.seconds;
+                mr[i] = r.rays / r.seconds * 1e-6;
+                rm[i] = rmse(r.img, ref, (size_t)w * (size_t)h);
+                nt = r.threads;
+                free(r.img);
+            }
+            double it_s = median(ips, (int)runs), e = median(rm, (int)runs), mrays = median(mr, (int)runs);
+            if (integ[k] == CAUSTIC_INTEGRATOR_PT) pt_rmse = e;
+            double px = (double)w * h;
+            double light_ps = integ[k] == CAUSTIC_INTEGRATOR_PT ? 0.0 : it_s * px;
+            double cam_ps = it_s * px;
+            double ratio = pt_rmse > 0.0 ? e / pt_rmse : NAN;
+            const char *in = caustic_integrator_name(integ[k]);
+            if (json)
+                printf("{\"scene\":\"%s\",\"integrator\":\"%s\",\"res\":\"%dx%d\",\"threads\":%d,\"runs\":%ld,"
+                       "\"time_budget_s\":%.3f,\"iterations_per_s\":%.4f,\"seconds_per_iteration_per_thread\":%.4f,"
+                       "\"light_paths_per_s\":%.0f,\"camera_paths_per_s\":%.0f,\"mrays_per_s\":%.3f,\"rmse\":%.6g,"
+                       "\"rmse_vs_pt\":%.4g}\n",
+                       name, in, w, h, nt, runs, tbudget, it_s, nt / it_s, light_ps, cam_ps, mrays, e, ratio);
+            else
+                printf("%-10s %-5s %5ld %9.3f %9.3f %12.0f %12.0f %10.3f %11.5f %9.3f\n", name, in, runs, it_s, nt / it_s,
+                       light_ps, cam_ps, mrays, e, ratio);
+            fflush(stdout);
+        }
+        free(ref);
+        caustic_scene_free(sc);
+    }
+    return 0;
+}
