@@ -48,9 +48,25 @@ else
   "$CAUSTIC" render "$T/good.json" --device cuda --spp 2 --quiet -o "$T/gpu.png" | grep -q "device=cuda" && ok || bad "cuda render"
 fi
 expect_fail "bad threads" "--threads" render "$T/good.json" --threads 0 -o "$T/out.png"
+expect_fail "bad integrator" "--integrator" render "$T/good.json" --integrator mlt -o "$T/out.png"
+expect_fail "vcm on cuda" "CPU only" render "$T/good.json" --integrator vcm --device cuda -o "$T/out.png"
+expect_fail "vcm adaptive" "adaptive" render "$T/good.json" --integrator bdpt --adaptive 0.1 -o "$T/out.png"
+expect_fail "bad radius" "--radius" render "$T/good.json" --integrator vcm --radius 0 -o "$T/out.png"
+expect_fail "bad alpha" "--alpha" render "$T/good.json" --integrator vcm --alpha 2 -o "$T/out.png"
+expect_fail "bench bad integrator" "--integrator" bench --integrator pt,xyz --scenes smallvcm0
 expect_fail "bad output ext" "must end in" render "$T/good.json" -o "$T/out.jpg"
 expect_fail "resume without checkpoint" "checkpoint" render "$T/good.json" --resume -o "$T/out.png"
 # --- scene files
+scene badlight.json "{$GOOD_MATS, $GOOD_CAM, \"Lights\": [{\"TYPE\": \"point\", \"DIRECTION\": [0,1,0], \"RGB\": [1,1,1]}], \"Objects\": [$GOOD_OBJ]}"
+expect_fail "point light with a direction" "Lights\[0\].DIRECTION" render "$T/badlight.json" -o "$T/out.png"
+scene zerodir.json "{$GOOD_MATS, $GOOD_CAM, \"Lights\": [{\"TYPE\": \"directional\", \"DIRECTION\": [0,0,0], \"RGB\": [1,1,1]}], \"Objects\": [$GOOD_OBJ]}"
+expect_fail "zero light direction" "zero vector" render "$T/zerodir.json" -o "$T/out.png"
+scene hotphong.json "{\"Materials\": {\"p\": {\"TYPE\": \"Phong\", \"RGB\": [0.5,0.5,0.5], \"SPECRGB\": [0.7,0.7,0.7], \"EXPONENT\": 20}, \"light\": {\"TYPE\": \"Emitting\", \"RGB\": [1,1,1]}, \"white\": {\"TYPE\": \"Diffuse\", \"RGB\": [1,1,1]}}, $GOOD_CAM, \"Objects\": [$GOOD_OBJ]}"
+expect_fail "phong creating energy" "SPECRGB" render "$T/hotphong.json" -o "$T/out.png"
+scene goodlights.json "{$GOOD_MATS, $GOOD_CAM, \"Lights\": [{\"TYPE\": \"point\", \"POSITION\": [0,5,0], \"RGB\": [10,10,10]}, {\"TYPE\": \"directional\", \"DIRECTION\": [0,-1,0], \"RGB\": [1,1,1], \"EMITTANCE\": 2}], \"Objects\": [$GOOD_OBJ]}"
+for integ in pt lt bdpt ppm bpm vcm; do
+  "$CAUSTIC" render "$T/goodlights.json" --integrator $integ --spp 2 --quiet --device cpu -o "$T/l_$integ.png" >/dev/null 2>&1 && [ -s "$T/l_$integ.png" ] && ok || bad "render with point/directional lights, --integrator $integ"
+done
 expect_fail "missing scene" "no such file" render "$T/nope.json" -o "$T/out.png"
 scene trunc.json "{$GOOD_MATS, \"Camera\": {\"RES\": [32"
 expect_fail "truncated json" "trunc.json" render "$T/trunc.json" -o "$T/out.png"
