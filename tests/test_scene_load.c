@@ -165,7 +165,7 @@ static void test_builtins(void) {
             scene_destroy(s);
         }
     }
-    CHECK(n == 3, "3 built-ins, got %d", n);
+    CHECK(n == 7, "7 built-ins, got %d", n);
     scene *s = (scene *)&s;
     char err[512] = "";
     CHECK(scene_load_builtin(&s, "cornel", err, sizeof err) == -1 && s == NULL, "unknown built-in must fail");
@@ -245,6 +245,34 @@ static void test_example_scenes(void) {
 }
 
 /* ---- extension keys and semantics ----------------------------------------------------------- */
+/* Lights without geometry and the Phong material: values reach the scene; lights join the
+ * power-weighted light table after the area lights. */
+static void test_lights_and_phong(void) {
+    scene *s = load_text("{\"Materials\":{\"floor\":{\"TYPE\":\"Phong\",\"RGB\":[0.1,0.2,0.3],\"SPECRGB\":[0.5,0.4,0.3],"
+                         "\"EXPONENT\":90},\"lamp\":{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"EMITTANCE\":4}},"
+                         "\"Camera\":{\"RES\":[8,8],\"FOVY\":30,\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0],\"UP\":[0,1,0]},"
+                         "\"Lights\":[{\"TYPE\":\"point\",\"POSITION\":[1,2,3],\"RGB\":[1,2,3],\"EMITTANCE\":2},"
+                         "{\"TYPE\":\"directional\",\"DIRECTION\":[0,-2,0],\"RGB\":[4,4,4]}],"
+                         "\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"floor\"},{\"TYPE\":\"sphere\",\"MATERIAL\":\"lamp\",\"TRANS\":[0,3,0]}]}",
+                         "lights and phong");
+    if (!s) return;
+    const material *m = &s->materials[scene_find_material(s, "floor")];
+    CHECK(m->kind == MAT_PHONG && m->exponent == 90.0f && m->specular.x == 0.5f && m->albedo.z == 0.3f, "phong values");
+    CHECK(s->npunctual == 2, "2 punctual lights, got %zu", s->npunctual);
+    if (s->npunctual == 2) {
+        CHECK(s->punctual[0].kind == LIGHT_POINT && s->punctual[0].p.z == 3.0f && s->punctual[0].intensity.z == 6.0f, "point light");
+        CHECK(s->punctual[1].kind == LIGHT_DIRECTIONAL && s->punctual[1].p.y == -1.0f && s->punctual[1].intensity.x == 4.0f,
+              "directional light (direction normalised)");
+    }
+    check_prepares(s, "lights and phong");
+    CHECK(s->nlights == 3 && s->lights[0].kind == LIGHT_AREA && s->lights[1].kind == LIGHT_POINT &&
+          s->lights[2].kind == LIGHT_DIRECTIONAL, "light table: area, point, directional");
+    float sum = 0.0f;
+    for (size_t i = 0; i < s->nlights; ++i) sum += s->lights[i].pmf;
+    CHECK(fabsf(sum - 1.0f) < 1e-5f, "light pmfs sum to 1 (%g)", sum);
+    scene_destroy(s);
+}
+
 static void test_semantics(void) {
     scene *s;
     /* defaults: no TRANS/ROTAT/SCALE, no UP/ITERATIONS/DEPTH/FILE */
@@ -415,7 +443,18 @@ static void test_bad_json(void) {
                 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
                 "malformed JSON", NULL);
     /* structure and keys */
-    expect_fail("unknown top key", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[]}", "bad.json: Lights: unknown key", NULL);
+    expect_fail("unknown top key", "{" MATS "," CAM ",\"Objects\":[],\"Lighting\":[]}", "bad.json: Lighting: unknown key", NULL);
+    expect_fail("light without RGB", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"point\",\"POSITION\":[0,1,0]}]}",
+                "bad.json: Lights[0]: missing required key \"RGB\"", NULL);
+    expect_fail("light bad type", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"spot\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1]}]}",
+                "bad.json: Lights[0].TYPE", NULL);
+    expect_fail("lights not an array", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":{}}", "bad.json: Lights: expected an array", NULL);
+    expect_fail("negative light colour", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"directional\",\"DIRECTION\":[0,-1,0],\"RGB\":[1,-1,1]}]}",
+                "bad.json: Lights[0].RGB", NULL);
+    expect_fail("phong without exponent", "{\"Materials\":{\"p\":{\"TYPE\":\"Phong\",\"RGB\":[0.1,0.1,0.1],\"SPECRGB\":[0.5,0.5,0.5]}}," CAM ",\"Objects\":[]}",
+                "bad.json: Materials.p: missing required key \"EXPONENT\"", NULL);
+    expect_fail("specrgb on diffuse", "{\"Materials\":{\"p\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.1,0.1,0.1],\"SPECRGB\":[0.5,0.5,0.5]}}," CAM ",\"Objects\":[]}",
+                "bad.json: Materials.p.SPECRGB: only Phong", NULL);
     expect_fail("top key typo", "{" MATS "," CAM ",\"Object\":[]}", "Object: unknown key", "did you mean \"Objects\"");
     expect_fail("missing camera", "{" MATS ",\"Objects\":[]}", "missing required key \"Camera\"", NULL);
     expect_fail("missing objects", "{" MATS "," CAM "}", "missing required key \"Objects\"", NULL);
@@ -778,6 +817,7 @@ int main(int argc, char **argv) {
     test_builtins();
     test_example_scenes();
     test_semantics();
+    test_lights_and_phong();
     test_bad_json();
     test_bad_files();
     test_obj();

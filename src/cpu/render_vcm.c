@@ -32,6 +32,7 @@ struct vcm_renderer {
     uint32_t *path_start;        /* npaths + 1 offsets into verts */
     vcm_vertex *verts; size_t nverts, cap_verts;
     uint32_t *cell_start, *cell_indices; size_t cap_cells, cap_indices;
+    vec3 *cell_pos; size_t cap_pos;
     float *image;                /* this iteration's estimate */
     uint64_t *row_rays;          /* per camera job */
     /* per iteration */
@@ -103,8 +104,9 @@ static int build_grid(vcm_renderer *v, float radius) {
     for (size_t i = 1; i < v->nverts; ++i) lo = vmin(lo, v->verts[i].p);
     g->lo = lo;
     g->inv_cell = 1.0f / (2.0f * radius);
-    g->ncells = (uint32_t)v->nverts;
-    if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_indices, v->cap_indices, v->nverts))
+    g->ncells = (uint32_t)(2u * v->nverts);   /* load factor 1/2: few unrelated vertices per bucket */
+    if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_indices, v->cap_indices, v->nverts) ||
+        GROW(v->cell_pos, v->cap_pos, v->nverts))
         return -1;
     memset(v->cell_start, 0, ((size_t)g->ncells + 1) * sizeof(uint32_t));
     for (size_t i = 0; i < v->nverts; ++i) v->cell_start[vcm_grid_cell_of(g, v->verts[i].p) + 1]++;
@@ -113,10 +115,15 @@ static int build_grid(vcm_renderer *v, float radius) {
     uint32_t *cursor = malloc((size_t)g->ncells * sizeof(uint32_t));
     if (!cursor) return -1;
     memcpy(cursor, v->cell_start, (size_t)g->ncells * sizeof(uint32_t));
-    for (size_t i = 0; i < v->nverts; ++i) v->cell_indices[cursor[vcm_grid_cell_of(g, v->verts[i].p)]++] = (uint32_t)i;
+    for (size_t i = 0; i < v->nverts; ++i) {
+        uint32_t q = cursor[vcm_grid_cell_of(g, v->verts[i].p)]++;
+        v->cell_indices[q] = (uint32_t)i;
+        v->cell_pos[q] = v->verts[i].p;
+    }
     free(cursor);
     g->cell_start = v->cell_start;
     g->indices = v->cell_indices;
+    g->positions = v->cell_pos;
     return 0;
 }
 
@@ -202,6 +209,7 @@ void vcm_renderer_free(vcm_renderer *v) {
     free(v->verts);
     free(v->cell_start);
     free(v->cell_indices);
+    free(v->cell_pos);
     free(v->image);
     free(v->row_rays);
     free(v);

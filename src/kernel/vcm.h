@@ -222,6 +222,8 @@ typedef struct vcm_grid {
     uint32_t ncells;
     const uint32_t *cell_start;
     const uint32_t *indices;
+    const vec3 *positions;   /* positions[q] = the position of vertex indices[q]: the range test
+                                reads these contiguously and touches a vertex only when it passes */
 } vcm_grid;
 
 KFN uint32_t vcm_grid_hash(int x, int y, int z, uint32_t ncells) {
@@ -449,8 +451,8 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 visited[k] = cell;
                 if (seen) continue;
                 for (uint32_t q = grid->cell_start[cell]; q < grid->cell_start[cell + 1]; ++q) {
+                    if (vlen2(vsub(grid->positions[q], sf.p)) > p->radius2) continue;
                     const vcm_vertex *lv = &all_verts[grid->indices[q]];
-                    if (vlen2(vsub(lv->p, sf.p)) > p->radius2) continue;
                     if (lv->path_length + len > p->max_path_length) continue;
                     float cos_c, cam_dir, cam_rev;
                     vec3 fc = vcm_bsdf_eval(s, &b, lv->bsdf.wo, TRANSPORT_RADIANCE, &cos_c, &cam_dir, &cam_rev);
