@@ -155,6 +155,15 @@ static int s_emit_dir(void *c, vec2 u, float u1, vec3 *d) {
     *d = e.d;
     return 1;
 }
+/* environment particles travel along -d for sky direction d */
+static int s_emit_sky(void *c, vec2 u, float u1, vec3 *d) {
+    (void)u1;
+    light_emission e;
+    if (!light_emit(&((scene *)c)->k, 0.0f, v2(0.3f, 0.6f), u, &e)) return 0;
+    *d = vneg(e.d);
+    return 1;
+}
+static double p_env_dir(void *c, vec3 d) { return env_dir_pdf(&((scene *)c)->k, d); }
 static double p_quad_cosine(void *c, vec3 d) { (void)c; return d.z > 0 ? d.z * K_INV_PI : 0.0; }
 static double p_uniform(void *c, vec3 d) { (void)c; (void)d; return K_INV_4PI; }
 
@@ -204,6 +213,40 @@ static void test_emission(void) {
     light_sample ls;
     CHECK(sample_light(&s->k, v3(0, 0, -2), 0.5f, v2(0.5f, 0.5f), &ls) && ls.delta && fabsf(ls.le.x - 0.5f) < 1e-6f &&
           fabsf(ls.pdf - 1.0f) < 1e-6f && fabsf(ls.dist - 2.0f) < 1e-6f, "point light NEE");
+    scene_destroy(s);
+
+    /* an image environment: particle directions follow the map's distribution; their pdf is
+     * NEE's direction pdf times the disk's area pdf */
+    s = scene_create();
+    scene_add_material(s, "m", mat(MAT_DIFFUSE, v3s(0.5f), v3s(0)));
+    scene_add_quad(s, v3(-1, -1, 0), v3(2, 0, 0), v3(0, 2, 0), 0);
+    enum { EW = 32, EH = 16 };
+    static float texels[EW * EH * 3];
+    for (int y = 0; y < EH; ++y)
+        for (int x = 0; x < EW; ++x)
+            for (int c = 0; c < 3; ++c)
+                texels[3 * (y * EW + x) + c] = (abs(x - 20) < 3 && abs(y - 5) < 2) ? 50.0f : 0.3f + (float)x / EW;
+    texture t;
+    memset(&t, 0, sizeof t);
+    t.kind = TEX_IMAGE; t.width = EW; t.height = EH;
+    s->env_tex = scene_add_texture(s, t, texels);
+    s->env_radiance = v3s(1.0f);
+    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    g_chi2_sub = 32;
+    p = sphere_chi2(s, s_emit_sky, p_env_dir, 300000, 33, &integral);
+    g_chi2_sub = 16;
+    CHECK(p > ALPHA, "environment emission directions: chi-square p = %g", p);
+    {
+        light_emission ee;
+        memset(&ee, 0, sizeof ee);
+        CHECK(light_emit(&s->k, 0.0f, v2(0.2f, 0.7f), v2(0.4f, 0.3f), &ee) && !ee.finite, "sky emits");
+        float rr = s->k.scene_radius;
+        float pd = env_dir_pdf(&s->k, vneg(ee.d));
+        CHECK(fabsf(ee.pdf_emit - pd / (K_PI * rr * rr)) < 1e-4f * ee.pdf_emit && fabsf(ee.pdf_direct - pd) < 1e-4f * pd,
+              "sky emission pdfs");
+        /* the particle starts upstream of the scene's bounding sphere */
+        CHECK(vdot(vsub(ee.p, s->k.scene_center), ee.d) < -0.99f * rr, "sky particle starts outside the scene");
+    }
     scene_destroy(s);
 
     /* a directional light: parallel particles from a disk covering the scene, carrying
@@ -410,6 +453,46 @@ static void test_convergence(void) {
     caustic_scene_free(cs);
 }
 
+static int stop_now(void *user, const caustic_progress *p) { (void)user; (void)p; return 1; }
+
+/* Stopping, checkpointing and resuming gives the image of an uninterrupted render. */
+static void test_resume(void) {
+    caustic_scene *cs = builtin("smallvcm2");
+    if (!cs) return;
+    caustic_options o;
+    caustic_options_init(&o);
+    o.width = 20; o.height = 16; o.spp = 6; o.threads = 2; o.integrator = CAUSTIC_INTEGRATOR_VCM;
+    o.device = CAUSTIC_DEVICE_CPU;
+    char err[256];
+    float *whole = render(cs, 5, 6, 20, 16, 2, 9);
+    o.merge_radius = g_radius;
+    o.seed = 7;
+    o.max_depth = 9;
+    caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
+    CHECK(r != NULL, "renderer: %s", err);
+    if (r && whole) {
+        caustic_render(r, stop_now, NULL);
+        CHECK(caustic_checkpoint_save(r, "test_vcm.ckpt", err, sizeof err) == 0, "checkpoint: %s", err);
+        caustic_renderer_free(r);
+        r = caustic_renderer_create(cs, &o, err, sizeof err);
+        CHECK(r && caustic_checkpoint_load(r, "test_vcm.ckpt", err, sizeof err) == 0, "resume: %s", err);
+        if (r) {
+            caustic_render(r, NULL, NULL);
+            CHECK(memcmp(caustic_image(r, NULL, NULL), whole, sizeof(float) * 3 * 20 * 16) == 0,
+                  "interrupted + resumed VCM equals the uninterrupted render");
+        }
+        /* a checkpoint of another integrator is refused */
+        caustic_renderer_free(r);
+        o.integrator = CAUSTIC_INTEGRATOR_BDPT;
+        r = caustic_renderer_create(cs, &o, err, sizeof err);
+        CHECK(r && caustic_checkpoint_load(r, "test_vcm.ckpt", err, sizeof err) != 0, "checkpoint of another integrator refused");
+    }
+    caustic_renderer_free(r);
+    remove("test_vcm.ckpt");
+    free(whole);
+    caustic_scene_free(cs);
+}
+
 /* Iteration results depend on the seed only: 1 and 2 threads give identical images. */
 static void test_determinism(void) {
     caustic_scene *cs = builtin("smallvcm3");
@@ -429,6 +512,7 @@ int main(void) {
     test_furnace();
     test_sky_sphere();
     test_determinism();
+    test_resume();
     test_agreement();
     test_point_light_caustics();
     test_convergence();

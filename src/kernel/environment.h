@@ -45,7 +45,8 @@ KFN float env_dir_pdf(const kscene *s, vec3 d) {
     env_texel(t, uv, &x, &y);
     const float *cols = s->env_cdf_cols + (uint32_t)y * (uint32_t)(t->width + 1);
     float mass = (s->env_cdf_rows[y + 1] - s->env_cdf_rows[y]) * (cols[x + 1] - cols[x]);
-    float st = sinf(uv.y * K_PI);
+    /* sin(theta) from the direction itself: near the poles sin(acos(y)) rounds to 0 */
+    float st = sqrtf(d.x * d.x + d.z * d.z);
     if (st <= 0.0f) return 0.0f;
     return mass * (float)t->width * (float)t->height / (2.0f * K_PI * K_PI * st);
 }
@@ -59,7 +60,8 @@ KFN float cdf_sample_continuous(const float *cdf, uint32_t n, float u, uint32_t 
     *index = lo;
     float w = cdf[lo + 1] - cdf[lo];
     float f = w > 0.0f ? (u - cdf[lo]) / w : 0.5f;
-    return ((float)lo + kclamp(f, 0.0f, 0.99999994f)) / (float)n;
+    /* strictly inside the cell: an exact 0 would put a sample on the pole, where the pdf is 0 */
+    return ((float)lo + kclamp(f, 5.9604645e-8f, 0.99999994f)) / (float)n;
 }
 
 /* Direction sampled proportionally to the map (uniform sphere for a constant colour). */
