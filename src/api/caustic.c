@@ -202,6 +202,8 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
             free(r);
             return NULL;
         }
+        if (opt->device == CAUSTIC_DEVICE_AUTO && cuda_device_count() > 0)
+            fprintf(stderr, "caustic: --integrator %s runs on the CPU (the GPU backend renders pt)\n", name);
         if (r->opt.merge_radius <= 0.0f) r->opt.merge_radius = 0.003f;
         if (r->opt.merge_alpha <= 0.0f) r->opt.merge_alpha = 0.75f;
     }
