@@ -273,6 +273,48 @@ static void test_lights_and_phong(void) {
     scene_destroy(s);
 }
 
+/* The scenes that use the shared test meshes (they expect them at scenes/assets): each loads and
+ * prepares with the meshes found beside the checkout (../shared/assets); skipped without them. */
+static void test_asset_scenes(void) {
+    const char *files[] = {"bunny.json", "teapot.json", "dragon.json", "sponza.json", "lucy.json",
+                           "cornellbox-original.json"};
+    char assets[1200];
+    snprintf(assets, sizeof assets, "%s/../shared/assets", g_root);
+    struct stat st;
+    if (stat(assets, &st) != 0) {
+        fprintf(stderr, "test_asset_scenes: %s not found, skipped\n", assets);
+        return;
+    }
+    for (int i = 0; i < 6; ++i) {
+        char path[1300], err[1024] = "";
+        snprintf(path, sizeof path, "%s/scenes/%s", g_root, files[i]);
+        FILE *f = fopen(path, "rb");
+        CHECK(f != NULL, "%s missing", path);
+        if (!f) continue;
+        static char text[1 << 16], fixed[1 << 17];
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = 0;
+        /* "assets/..." -> "<shared>/assets/..." */
+        char *o = fixed;
+        for (const char *c = text; *c;) {
+            if (strncmp(c, "\"assets/", 8) == 0) {
+                o += sprintf(o, "\"%s/", assets);
+                c += 8;
+            } else {
+                *o++ = *c++;
+            }
+        }
+        *o = 0;
+        scene *s = NULL;
+        CHECK(scene_load_json_text(&s, fixed, files[i], g_tmp, err, sizeof err) == 0 && s, "%s: %s", files[i], err);
+        if (!s) continue;
+        CHECK(s->ntriangles > 0, "%s has triangles", files[i]);
+        check_prepares(s, files[i]);
+        scene_destroy(s);
+    }
+}
+
 static void test_semantics(void) {
     scene *s;
     /* defaults: no TRANS/ROTAT/SCALE, no UP/ITERATIONS/DEPTH/FILE */
@@ -816,6 +858,7 @@ int main(int argc, char **argv) {
     test_cornell_file();
     test_builtins();
     test_example_scenes();
+    test_asset_scenes();
     test_semantics();
     test_lights_and_phong();
     test_bad_json();
