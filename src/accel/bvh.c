@@ -220,6 +220,13 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
         if (c->bin[kids[i]].count == 0) collapse(c, kids[i], inner_at[i]);
 }
 
+size_t bvh_collapse4(const bvh_node *bin, bvh4_node *out) {
+    collapser c;
+    c.bin = bin; c.out = out; c.n = 1;
+    collapse(&c, 0, 0);
+    return c.n;
+}
+
 static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
     const bvh_node *n = &nodes[node];
     box bx; bx.lo = n->lo; bx.hi = n->hi;
@@ -272,12 +279,9 @@ int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, siz
     /* every 4-wide node absorbs at least one binary inner node, so nnodes suffices */
     out->nodes4 = malloc(out->nnodes * sizeof(bvh4_node));
     if (!out->nodes4) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
-    collapser c;
-    c.bin = out->nodes; c.out = out->nodes4; c.n = 1;
-    collapse(&c, 0, 0);
-    bvh4_node *shrunk4 = realloc(out->nodes4, c.n * sizeof(bvh4_node));
+    out->nnodes4 = bvh_collapse4(out->nodes, out->nodes4);
+    bvh4_node *shrunk4 = realloc(out->nodes4, out->nnodes4 * sizeof(bvh4_node));
     if (shrunk4) out->nodes4 = shrunk4;
-    out->nnodes4 = c.n;
     free(b.centroid);
     free(b.order);
     out->build_seconds = timer_now() - t0;
