@@ -9,6 +9,14 @@
 
 #define BLOCK_X 32
 #define BLOCK_Y 4
+// Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
+// docs/PERFORMANCE.md).
+#ifndef MEGA_MIN_BLOCKS
+#define MEGA_MIN_BLOCKS 8
+#endif
+#ifndef TRACE_MIN_BLOCKS
+#define TRACE_MIN_BLOCKS 12
+#endif
 
 extern "C" int cuda_device_count(void) {
     int n = 0;
@@ -128,7 +136,7 @@ extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width,
 
 // Megakernel: one thread per pixel; the pass's samples are summed in sample order in registers
 // and added to the float accumulation buffer.
-__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
 pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, int height, int sampler, uint32_t seed,
               uint32_t spp_total, int max_depth, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin,
               uint32_t end, unsigned long long *counters) {
@@ -260,7 +268,7 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
 }
 
 // ---- traversal-only benchmark -----------------------------------------------------------------
-__global__ void __launch_bounds__(128) trace_kernel(kscene k, const float *o, const float *d, const float *tmax,
+__global__ void __launch_bounds__(128, TRACE_MIN_BLOCKS) trace_kernel(kscene k, const float *o, const float *d, const float *tmax,
                                                     unsigned n, int any_hit, unsigned long long *hits, float *tsum) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned hit_flag = 0;
