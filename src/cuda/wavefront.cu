@@ -13,6 +13,9 @@
 #include "cuda/cuda_internal.h"
 
 #define WF_BLOCK 128
+#ifndef WF_MIN_BLOCKS
+#define WF_MIN_BLOCKS 8   // register cap (64), as for the megakernel
+#endif
 #define WF_EMPTY 0xffffffffu
 enum { C_JOB = WF_NQ, C_NCOUNTS = WF_NQ + 1 };
 
@@ -39,7 +42,7 @@ __device__ __forceinline__ void wf_push(const wf_args &a, int q, uint32_t v) {
 
 // Finished paths: add the radiance to their pixel (atomics: the order of samples is not fixed,
 // so float sums may differ in the last bits from the megakernel's), count rays and samples.
-__global__ void __launch_bounds__(WF_BLOCK) wf_accumulate(wf_args a, float *accum, uint32_t *count, float *lum2,
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args a, float *accum, uint32_t *count, float *lum2,
                                                            float clamp, unsigned long long *counters) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t rays = 0, bad = 0, taken = 0;
@@ -75,7 +78,7 @@ __global__ void __launch_bounds__(WF_BLOCK) wf_accumulate(wf_args a, float *accu
 
 // Free slots (the done queue) take the next jobs: job j is sample begin + j / nact of active
 // pixel j % nact, so neighbouring threads start neighbouring pixels (coherent camera rays).
-__global__ void __launch_bounds__(WF_BLOCK) wf_generate(wf_args a, kscene k, const uint32_t *active, uint32_t nact,
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a, kscene k, const uint32_t *active, uint32_t nact,
                                                          uint64_t njobs, uint32_t begin, int width, int sampler,
                                                          uint32_t seed, uint32_t spp_total) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -97,7 +100,7 @@ __global__ void __launch_bounds__(WF_BLOCK) wf_generate(wf_args a, kscene k, con
     wf_push(a, WF_Q_ISECT, slot);
 }
 
-__global__ void __launch_bounds__(WF_BLOCK) wf_intersect(wf_args a, kscene k) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_intersect(wf_args a, kscene k) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_ISECT]) return;
     uint32_t p = wf_queue(a, WF_Q_ISECT)[i];
@@ -109,7 +112,7 @@ __global__ void __launch_bounds__(WF_BLOCK) wf_intersect(wf_args a, kscene k) {
 }
 
 // One launch over all shade queues, one after another: a warp shades one material kind.
-__global__ void __launch_bounds__(WF_BLOCK) wf_shade(wf_args a, kscene k, int max_depth) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shade(wf_args a, kscene k, int max_depth) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     int q = WF_Q_SHADE;
     for (; q < WF_NQ; ++q) {
@@ -126,7 +129,7 @@ __global__ void __launch_bounds__(WF_BLOCK) wf_shade(wf_args a, kscene k, int ma
     wf_push(a, next == STAGE_SHADOW ? WF_Q_SHADOW : next == STAGE_INTERSECT ? WF_Q_ISECT : WF_Q_DONE, p);
 }
 
-__global__ void __launch_bounds__(WF_BLOCK) wf_shadow(wf_args a, kscene k) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shadow(wf_args a, kscene k) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_SHADOW]) return;
     uint32_t p = wf_queue(a, WF_Q_SHADOW)[i];
