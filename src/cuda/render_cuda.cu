@@ -12,7 +12,7 @@
 // Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
 // docs/PERFORMANCE.md).
 #ifndef MEGA_MIN_BLOCKS
-#define MEGA_MIN_BLOCKS 8
+#define MEGA_MIN_BLOCKS 10
 #endif
 #ifndef TRACE_MIN_BLOCKS
 #define TRACE_MIN_BLOCKS 12
