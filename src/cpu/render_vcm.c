@@ -31,8 +31,9 @@ struct vcm_renderer {
     uint32_t *path_count;        /* light vertices per path */
     uint32_t *path_start;        /* npaths + 1 offsets into verts */
     vcm_vertex *verts; size_t nverts, cap_verts;
-    uint32_t *cell_start, *cell_indices; size_t cap_cells, cap_indices;
-    vec3 *cell_pos; size_t cap_pos;
+    uint32_t *cell_start; size_t cap_cells;
+    vec3 *cell_pos; size_t cap_pos;              /* the grid's positions and photons, bucket order */
+    vcm_photon *cell_photons; size_t cap_photons;
     float *image;                /* this iteration's estimate */
     uint64_t *row_rays;          /* per camera job */
     /* per iteration */
@@ -84,7 +85,7 @@ static void camera_job(void *ctx, unsigned job, int thread) {
             pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)pix + 1u);
             uint32_t rays = 0;
             vec3 c = vcm_trace_camera_path(v->s, &v->params, &rng, x, y, v->verts + v->path_start[pix],
-                                           (int)v->path_count[pix], v->verts, &v->grid, &rays);
+                                           (int)v->path_count[pix], &v->grid, &rays);
             if (vis_finite(c)) {
                 float *o = v->image + 3u * pix;
                 o[0] += c.x; o[1] += c.y; o[2] += c.z;
@@ -104,25 +105,27 @@ static int build_grid(vcm_renderer *v, float radius) {
     for (size_t i = 1; i < v->nverts; ++i) lo = vmin(lo, v->verts[i].p);
     g->lo = lo;
     g->inv_cell = 1.0f / (2.0f * radius);
-    g->ncells = (uint32_t)(2u * v->nverts);   /* load factor 1/2: few unrelated vertices per bucket */
-    if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_indices, v->cap_indices, v->nverts) ||
+    /* load factor at most 1/2 (few unrelated vertices per bucket), a power of two for the hash */
+    g->ncells = 1;
+    while ((size_t)g->ncells < 2 * v->nverts && g->ncells < (1u << 31)) g->ncells <<= 1;
+    if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_photons, v->cap_photons, v->nverts) ||
         GROW(v->cell_pos, v->cap_pos, v->nverts))
         return -1;
     memset(v->cell_start, 0, ((size_t)g->ncells + 1) * sizeof(uint32_t));
     for (size_t i = 0; i < v->nverts; ++i) v->cell_start[vcm_grid_cell_of(g, v->verts[i].p) + 1]++;
     for (uint32_t c = 0; c < g->ncells; ++c) v->cell_start[c + 1] += v->cell_start[c];
-    /* scatter with a running cursor per cell (reuses cell_indices order: vertex order) */
+    /* scatter with a running cursor per cell (vertex order within a bucket: deterministic) */
     uint32_t *cursor = malloc((size_t)g->ncells * sizeof(uint32_t));
     if (!cursor) return -1;
     memcpy(cursor, v->cell_start, (size_t)g->ncells * sizeof(uint32_t));
     for (size_t i = 0; i < v->nverts; ++i) {
         uint32_t q = cursor[vcm_grid_cell_of(g, v->verts[i].p)]++;
-        v->cell_indices[q] = (uint32_t)i;
         v->cell_pos[q] = v->verts[i].p;
+        v->cell_photons[q] = vcm_photon_of(&v->verts[i]);
     }
     free(cursor);
     g->cell_start = v->cell_start;
-    g->indices = v->cell_indices;
+    g->photons = v->cell_photons;
     g->positions = v->cell_pos;
     return 0;
 }
@@ -208,7 +211,7 @@ void vcm_renderer_free(vcm_renderer *v) {
     free(v->path_start);
     free(v->verts);
     free(v->cell_start);
-    free(v->cell_indices);
+    free(v->cell_photons);
     free(v->cell_pos);
     free(v->image);
     free(v->row_rays);

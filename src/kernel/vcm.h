@@ -214,24 +214,60 @@ typedef struct vcm_vertex {
 
 typedef struct vcm_splat { uint32_t pixel; vec3 value; } vcm_splat;
 
+/* What merging reads of a light vertex (besides its position), copied into bucket order so that
+ * the vertices a query accepts lie together instead of anywhere in the light-vertex array. */
+typedef struct vcm_photon {
+    vec3 wo;               /* towards the previous vertex of the light sub-path */
+    float cont;            /* its roulette continuation probability */
+    vec3 throughput;
+    int32_t path_length;
+    vcm_mis_state mis;
+} vcm_photon;
+
+KFN vcm_photon vcm_photon_of(const vcm_vertex *v) {
+    vcm_photon ph;
+    ph.wo = v->bsdf.wo; ph.cont = v->bsdf.cont; ph.throughput = v->throughput;
+    ph.path_length = v->path_length; ph.mis = v->mis;
+    return ph;
+}
+
 /* Light vertices hashed by cell (cell size 2r, so a query visits 2x2x2 cells); the backend
- * fills cell_start (ncells + 1 prefix sums) and indices. */
+ * fills cell_start (ncells + 1 prefix sums), then positions and photons in bucket order. */
 typedef struct vcm_grid {
     vec3 lo;
     float inv_cell;
-    uint32_t ncells;
+    uint32_t ncells;         /* a power of two */
     const uint32_t *cell_start;
-    const uint32_t *indices;
-    const vec3 *positions;   /* positions[q] = the position of vertex indices[q]: the range test
-                                reads these contiguously and touches a vertex only when it passes */
+    const vec3 *positions;   /* compact, for the range test */
+    const vcm_photon *photons;
 } vcm_grid;
 
+/* ncells is a power of two: the bucket is a mask, not a division (eight per merge query) */
 KFN uint32_t vcm_grid_hash(int x, int y, int z, uint32_t ncells) {
-    return (uint32_t)(((uint32_t)x * 73856093u) ^ ((uint32_t)y * 19349663u) ^ ((uint32_t)z * 83492791u)) % ncells;
+    return (((uint32_t)x * 73856093u) ^ ((uint32_t)y * 19349663u) ^ ((uint32_t)z * 83492791u)) & (ncells - 1u);
 }
 KFN uint32_t vcm_grid_cell_of(const vcm_grid *g, vec3 p) {
     vec3 c = vscale(vsub(p, g->lo), g->inv_cell);
     return vcm_grid_hash((int)floorf(c.x), (int)floorf(c.y), (int)floorf(c.z), g->ncells);
+}
+
+/* The index ranges [begin, end) of the distinct buckets of the 2x2x2 cells around p (cell size
+ * 2r: they cover the sphere of radius r). All eight bucket bounds are loaded before any range is
+ * walked, so their cache misses overlap instead of following one another. */
+KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, uint32_t *begin, uint32_t *end) {
+    vec3 c = vscale(vsub(p, g->lo), g->inv_cell);
+    int cx = (int)floorf(c.x), cy = (int)floorf(c.y), cz = (int)floorf(c.z);
+    int ox = c.x - (float)cx < 0.5f ? -1 : 1, oy = c.y - (float)cy < 0.5f ? -1 : 1, oz = c.z - (float)cz < 0.5f ? -1 : 1;
+    uint32_t cell[8];
+    int n = 0;
+    for (int k = 0; k < 8; ++k) {
+        uint32_t h = vcm_grid_hash(cx + ((k & 1) ? ox : 0), cy + ((k & 2) ? oy : 0), cz + ((k & 4) ? oz : 0), g->ncells);
+        int seen = 0;   /* distinct cells can share a bucket: walk each bucket once */
+        for (int j = 0; j < n; ++j) seen |= cell[j] == h;
+        if (!seen) cell[n++] = h;
+    }
+    for (int k = 0; k < n; ++k) { begin[k] = g->cell_start[cell[k]]; end[k] = g->cell_start[cell[k] + 1]; }
+    return n;
 }
 
 /* ---- camera projection ---------------------------------------------------------------------- */
@@ -357,10 +393,9 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
 
 /* ---- camera sub-path ------------------------------------------------------------------------ */
 /* Traces the camera sub-path of pixel (px, py) and returns its radiance estimate. own/nown: the
- * vertices of the light sub-path with this pixel's index; all_verts + grid: every light vertex. */
+ * vertices of the light sub-path with this pixel's index; grid: every light vertex. */
 KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng, int px, int py,
-                               const vcm_vertex *own, int nown, const vcm_vertex *all_verts,
-                               const vcm_grid *grid, uint32_t *rays) {
+                               const vcm_vertex *own, int nown, const vcm_grid *grid, uint32_t *rays) {
     vec3 color = v3s(0.0f);
     vec2 u_pix = v2(pcg32_float(rng), pcg32_float(rng));
     ray r = camera_ray(&s->cam, px, py, u_pix, v2(0.5f, 0.5f));
@@ -440,25 +475,18 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
         if (!b.delta && p->use_vm && grid->ncells > 0) {
             /* merge with light vertices within the radius: visit the 2x2x2 cells around p */
             vec3 acc = v3s(0.0f);
-            vec3 c = vscale(vsub(sf.p, grid->lo), grid->inv_cell);
-            int cx = (int)floorf(c.x), cy = (int)floorf(c.y), cz = (int)floorf(c.z);
-            int ox = c.x - (float)cx < 0.5f ? -1 : 1, oy = c.y - (float)cy < 0.5f ? -1 : 1, oz = c.z - (float)cz < 0.5f ? -1 : 1;
-            uint32_t visited[8];
-            for (int k = 0; k < 8; ++k) {
-                uint32_t cell = vcm_grid_hash(cx + ((k & 1) ? ox : 0), cy + ((k & 2) ? oy : 0), cz + ((k & 4) ? oz : 0), grid->ncells);
-                int seen = 0;   /* distinct cells can share a hash bucket: visit each bucket once */
-                for (int j = 0; j < k; ++j) seen |= visited[j] == cell;
-                visited[k] = cell;
-                if (seen) continue;
-                for (uint32_t q = grid->cell_start[cell]; q < grid->cell_start[cell + 1]; ++q) {
+            uint32_t begin[8], end[8];
+            int nranges = vcm_grid_ranges(grid, sf.p, begin, end);
+            for (int k = 0; k < nranges; ++k) {
+                for (uint32_t q = begin[k]; q < end[k]; ++q) {
                     if (vlen2(vsub(grid->positions[q], sf.p)) > p->radius2) continue;
-                    const vcm_vertex *lv = &all_verts[grid->indices[q]];
+                    const vcm_photon *lv = &grid->photons[q];
                     if (lv->path_length + len > p->max_path_length) continue;
                     float cos_c, cam_dir, cam_rev;
-                    vec3 fc = vcm_bsdf_eval(s, &b, lv->bsdf.wo, TRANSPORT_RADIANCE, &cos_c, &cam_dir, &cam_rev);
+                    vec3 fc = vcm_bsdf_eval(s, &b, lv->wo, TRANSPORT_RADIANCE, &cos_c, &cam_dir, &cam_rev);
                     if (vis_black(fc)) continue;
                     /* the reverse pdf continues the light sub-path: its vertex's roulette */
-                    cam_rev = cam_rev / b.cont * lv->bsdf.cont;
+                    cam_rev = cam_rev / b.cont * lv->cont;
                     float w = vcm_weight_merge(p, &mis, &lv->mis, cam_dir, cam_rev);
                     acc = vadd(acc, vscale(vmul(fc, lv->throughput), w));
                 }
