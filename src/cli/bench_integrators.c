@@ -1,12 +1,19 @@
 /* caustic bench --integrator: the light-transport algorithms side by side. Per scene and
  * integrator: iterations per second, light and camera sub-paths per second, seconds per
  * iteration per thread, and the image error (linear RMSE) against a long reference render at
- * equal time. Medians over --runs runs with different seeds. A benchmark: it judges nothing. */
+ * equal time. Medians over --runs runs with different seeds. A benchmark: it judges nothing.
+ *
+ * Equal time is counted in CPU time by default: a calibration run gives each integrator's CPU
+ * seconds per iteration, and every run then renders the whole iterations that fit in TIME
+ * seconds of all threads. On a shared machine a wall-clock budget gives an integrator whatever
+ * share of the cores other jobs leave it; CPU time does not, and the error of a run with a fixed
+ * iteration count is reproducible from its seed. --clock wall uses wall-clock time limits. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "image/image.h"
@@ -18,6 +25,8 @@ static const char *usage =
     "  --scenes A,B,...     scenes (default: smallvcm0,smallvcm1,smallvcm2,smallvcm3)\n"
     "  --res WxH            resolution (default 256x256)\n"
     "  --time SEC           equal-time budget per run (default 5)\n"
+    "  --clock cpu|wall     count budgets in CPU time of all threads (default: each run renders\n"
+    "                       the iterations that fit, from a calibration run) or wall-clock time\n"
     "  --runs N             runs per integrator; medians are reported (default 5)\n"
     "  --threads N          worker threads (default: all cores)\n"
     "  --reference-time SEC length of the reference render (vcm) when none is cached (default 120)\n"
@@ -33,7 +42,13 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-typedef struct run_result { double seconds, iterations, rays; int threads; float *img; } run_result;
+typedef struct run_result { double seconds, cpu_seconds, iterations, rays; int threads; float *img; } run_result;
+
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static int run_once(caustic_scene *sc, caustic_integrator integ, int w, int h, int threads, double time_limit,
                     int spp, uint32_t seed, run_result *out) {
@@ -46,7 +61,9 @@ static int run_once(caustic_scene *sc, caustic_integrator integ, int w, int h, i
     char err[512];
     caustic_renderer *r = caustic_renderer_create(sc, &o, err, sizeof err);
     if (!r) { fprintf(stderr, "caustic bench: %s\n", err); return -1; }
+    double c0 = cpu_now();
     caustic_render(r, NULL, NULL);
+    out->cpu_seconds = cpu_now() - c0;
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
     out->seconds = st.seconds;
@@ -91,7 +108,7 @@ int cmd_bench_integrators(int argc, char **argv) {
     const char *list = NULL, *scenes = "smallvcm0,smallvcm1,smallvcm2,smallvcm3", *dir = "bench-ref";
     long runs = 5, threads = 0;
     double tbudget = 5.0, tref = 120.0;
-    int w = 256, h = 256, json = 0;
+    int w = 256, h = 256, json = 0, wall = 0;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage, stdout); return 0; }
@@ -101,6 +118,10 @@ int cmd_bench_integrators(int argc, char **argv) {
         if (!strcmp(a, "--integrator")) list = v;
         else if (!strcmp(a, "--scenes")) scenes = v;
         else if (!strcmp(a, "--reference-dir")) dir = v;
+        else if (!strcmp(a, "--clock")) {
+            if (strcmp(v, "cpu") && strcmp(v, "wall")) { fprintf(stderr, "caustic bench: --clock: '%s' is not cpu or wall\n", v); return EXIT_USAGE; }
+            wall = !strcmp(v, "wall");
+        }
         else if (!strcmp(a, "--runs")) { if (parse_int(v, 1, 63, &runs)) { fprintf(stderr, "caustic bench: --runs: '%s' is not in 1..63\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--threads")) { if (parse_int(v, 1, 1024, &threads)) { fprintf(stderr, "caustic bench: --threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--time")) { if (parse_double(v, 0.01, 1e6, &tbudget)) { fprintf(stderr, "caustic bench: --time: '%s' is not a positive number of seconds\n", v); return EXIT_USAGE; } }
@@ -141,16 +162,33 @@ int cmd_bench_integrators(int argc, char **argv) {
         double pt_rmse = 0.0;
         for (int k = 0; k < ninteg; ++k) {
             double ips[64], rm[64], mr[64];
-            int nt = 1;
-            for (int i = 0; i < runs; ++i) {
+            int nt = 1, iters = 1 << 24;
+            double limit = tbudget;
+            if (!wall) {
+                /* calibration: CPU seconds per iteration over three iterations */
                 run_result r;
-                if (run_once(sc, integ[k], w, h, nthreads, tbudget, 1 << 24, (uint32_t)(1000 + i), &r)) {
+                if (run_once(sc, integ[k], w, h, nthreads, 0.0, 3, 999u, &r)) {
                     free(ref);
                     caustic_scene_free(sc);
                     return EXIT_RUNTIME;
                 }
-                ips[i] = r.iterations / r.seconds;
-                mr[i] = r.rays / r.seconds * 1e-6;
+                free(r.img);
+                double cpu_per_iter = r.cpu_seconds / r.iterations;
+                iters = (int)(tbudget * r.threads / cpu_per_iter + 0.5);
+                if (iters < 1) iters = 1;
+                limit = 0.0;
+            }
+            for (int i = 0; i < runs; ++i) {
+                run_result r;
+                if (run_once(sc, integ[k], w, h, nthreads, limit, iters, (uint32_t)(1000 + i), &r)) {
+                    free(ref);
+                    caustic_scene_free(sc);
+                    return EXIT_RUNTIME;
+                }
+                /* rates per second of the clock the budget is counted in (CPU: of all threads) */
+                double secs = wall ? r.seconds : r.cpu_seconds / r.threads;
+                ips[i] = r.iterations / secs;
+                mr[i] = r.rays / secs * 1e-6;
                 rm[i] = rmse(r.img, ref, (size_t)w * (size_t)h);
                 nt = r.threads;
                 free(r.img);
@@ -164,10 +202,10 @@ int cmd_bench_integrators(int argc, char **argv) {
             const char *in = caustic_integrator_name(integ[k]);
             if (json)
                 printf("{\"scene\":\"%s\",\"integrator\":\"%s\",\"res\":\"%dx%d\",\"threads\":%d,\"runs\":%ld,"
-                       "\"time_budget_s\":%.3f,\"iterations_per_s\":%.4f,\"seconds_per_iteration_per_thread\":%.4f,"
+                       "\"time_budget_s\":%.3f,\"clock\":\"%s\",\"iterations_per_s\":%.4f,\"seconds_per_iteration_per_thread\":%.4f,"
                        "\"light_paths_per_s\":%.0f,\"camera_paths_per_s\":%.0f,\"mrays_per_s\":%.3f,\"rmse\":%.6g,"
                        "\"rmse_vs_pt\":%.4g}\n",
-                       name, in, w, h, nt, runs, tbudget, it_s, nt / it_s, light_ps, cam_ps, mrays, e, ratio);
+                       name, in, w, h, nt, runs, tbudget, wall ? "wall" : "cpu", it_s, nt / it_s, light_ps, cam_ps, mrays, e, ratio);
             else
                 printf("%-10s %-5s %5ld %9.3f %9.3f %12.0f %12.0f %10.3f %11.5f %9.3f\n", name, in, runs, it_s, nt / it_s,
                        light_ps, cam_ps, mrays, e, ratio);
