@@ -86,7 +86,7 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
 #define UP(field, count, type) \
     if (upload(r, h->field, (count) * sizeof(type), (const void **)&k->field, err, errlen)) return -1
     UP(nodes, s->bvh.nnodes4, bvh4_node);
-    UP(prim_ids, s->bvh.nprims, uint32_t);
+    UP(leaves, s->bvh.nleaf4, bvh_leaf4);
     UP(triangles, s->ntriangles, triangle);
     UP(positions, s->nvertices, vec3);
     UP(normals, s->nvertices, vec3);
