@@ -240,7 +240,7 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
     for (int i = 0; i < nk; ++i) {
         const bvh_node *k = &c->bin[kids[i]];
         set_slot(n, i, k);
-        if (k->count > 0) { n->child[i] = emit_leaf(c, k); n->count[i] = (uint32_t)leaf_blocks(k->count); }
+        if (k->count > 0) { n->child[i] = emit_leaf(c, k); n->count[i] = (k->count + BVH_LEAF_WIDTH - 1) / BVH_LEAF_WIDTH; }
         else { inner_at[i] = c->n++; n->child[i] = (uint32_t)inner_at[i]; }
     }
     for (int i = 0; i < nk; ++i)

@@ -231,7 +231,8 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
     h->t = r.tmax;
     h->prim = PRIM_NONE;
-    if (s->nnodes == 0) return 0;
+    /* a non-finite origin or direction hits nothing (the slab tests below would let NaN through) */
+    if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
     bvh_ray br = make_bvh_ray(r);
     /* stack entries: child reference + count (0 = inner node) + entry distance */
     uint32_t st_ref[BVH_STACK_SIZE], st_cnt[BVH_STACK_SIZE];
