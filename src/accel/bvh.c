@@ -13,11 +13,14 @@
 #include "util/timer.h"
 
 #define BINS 32
-#define MAX_LEAF 8
+#define MAX_LEAF 8                 /* primitives; a leaf is ceil(count / 4) leaf blocks */
 #define PARALLEL_MIN_PRIMS 20000   /* smaller subtrees are not worth a thread */
 #define MAX_DEPTH (BVH_MAX_DEPTH - 1)  /* the traversal stack is sized for this */
 #define COST_TRAVERSE 1.0f
-#define COST_INTERSECT 1.0f
+#define COST_INTERSECT 1.0f        /* per leaf block: its four lanes are tested together */
+
+/* SAH cost of a leaf of n primitives: the CPU tests the four lanes of a block at once. */
+static float leaf_blocks(uint32_t n) { return (float)((n + BVH_LEAF_WIDTH - 1) / BVH_LEAF_WIDTH); }
 
 typedef struct box { vec3 lo, hi; } box;
 
@@ -120,13 +123,13 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
             box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
             n += bin_count[k];
             if (n == 0 || right_count[k + 1] == 0) continue;
-            float cost = box_area(acc) * (float)n + right_area[k + 1] * (float)right_count[k + 1];
+            float cost = box_area(acc) * leaf_blocks(n) + right_area[k + 1] * leaf_blocks(right_count[k + 1]);
             if (cost < best_cost) { best_cost = cost; best_axis = axis; best_bin = k; }
         }
     }
     float parent_area = box_area(bounds);
     float split_cost = parent_area > 0.0f ? COST_TRAVERSE + COST_INTERSECT * best_cost / parent_area : INFINITY;
-    float leaf_cost = COST_INTERSECT * (float)count;
+    float leaf_cost = COST_INTERSECT * leaf_blocks(count);
 
     uint32_t mid;
     if (best_axis < 0) {
@@ -169,7 +172,31 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
 }
 
 /* ---- collapse to 4-wide nodes ---------------------------------------------------------------- */
-typedef struct collapser { const bvh_node *bin; bvh4_node *out; size_t n; } collapser;
+typedef struct collapser {
+    const bvh_node *bin; bvh4_node *out; size_t n;
+    const uint32_t *prim_ids; const triangle *tris;
+    bvh_leaf4 *leaves; size_t nleaves;
+} collapser;
+
+/* Appends the leaf blocks of binary leaf `b` (its primitives in leaf order); returns the first. */
+static uint32_t emit_leaf(collapser *c, const bvh_node *b) {
+    uint32_t first = (uint32_t)c->nleaves;
+    for (uint32_t k = 0; k < b->count; k += BVH_LEAF_WIDTH) {
+        bvh_leaf4 *l = &c->leaves[c->nleaves++];
+        for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) {
+            l->v0[j] = l->v1[j] = l->v2[j] = 0;
+            l->prim[j] = PRIM_NONE;
+            if (k + j >= b->count) continue;
+            uint32_t id = c->prim_ids[b->index + k + j];
+            l->prim[j] = id;
+            if (prim_id_kind(id) == PRIM_TRIANGLE) {
+                const triangle *t = &c->tris[prim_id_index(id)];
+                l->v0[j] = t->v[0]; l->v1[j] = t->v[1]; l->v2[j] = t->v[2];
+            }
+        }
+    }
+    return first;
+}
 
 static void set_slot(bvh4_node *n, int i, const bvh_node *b) {
     n->lo_x[i] = b->lo.x; n->lo_y[i] = b->lo.y; n->lo_z[i] = b->lo.z;
@@ -213,17 +240,20 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
     for (int i = 0; i < nk; ++i) {
         const bvh_node *k = &c->bin[kids[i]];
         set_slot(n, i, k);
-        if (k->count > 0) { n->child[i] = k->index; n->count[i] = k->count; }
+        if (k->count > 0) { n->child[i] = emit_leaf(c, k); n->count[i] = (k->count + BVH_LEAF_WIDTH - 1) / BVH_LEAF_WIDTH; }
         else { inner_at[i] = c->n++; n->child[i] = (uint32_t)inner_at[i]; }
     }
     for (int i = 0; i < nk; ++i)
         if (c->bin[kids[i]].count == 0) collapse(c, kids[i], inner_at[i]);
 }
 
-size_t bvh_collapse4(const bvh_node *bin, bvh4_node *out) {
+size_t bvh_collapse4(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, bvh4_node *out,
+                     bvh_leaf4 *leaves, size_t *nleaf4) {
     collapser c;
     c.bin = bin; c.out = out; c.n = 1;
+    c.prim_ids = prim_ids; c.tris = tris; c.leaves = leaves; c.nleaves = 0;
     collapse(&c, 0, 0);
+    *nleaf4 = c.nleaves;
     return c.n;
 }
 
@@ -231,11 +261,12 @@ static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
     const bvh_node *n = &nodes[node];
     box bx; bx.lo = n->lo; bx.hi = n->hi;
     double a = root_area > 0.0f ? box_area(bx) / root_area : 0.0;
-    if (n->count > 0) return a * COST_INTERSECT * n->count;
+    if (n->count > 0) return a * COST_INTERSECT * leaf_blocks(n->count);
     return a * COST_TRAVERSE + sah_of(nodes, n->index, root_area) + sah_of(nodes, n->index + 1, root_area);
 }
 
-int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, int threads) {
+int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+              int threads) {
     double t0 = timer_now();
     memset(out, 0, sizeof(*out));
     if (n == 0) return 0;
@@ -278,10 +309,15 @@ int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, siz
     out->sah_cost = sah_of(out->nodes, 0, box_area(root));
     /* every 4-wide node absorbs at least one binary inner node, so nnodes suffices */
     out->nodes4 = malloc(out->nnodes * sizeof(bvh4_node));
-    if (!out->nodes4) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
-    out->nnodes4 = bvh_collapse4(out->nodes, out->nodes4);
+    /* each leaf needs ceil(count / 4) <= count / 4 + 1 blocks */
+    size_t max_blocks = bvh_leaf4_bound(st.nleaves, n);
+    out->leaves = malloc(max_blocks * sizeof(bvh_leaf4));
+    if (!out->nodes4 || !out->leaves) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
+    out->nnodes4 = bvh_collapse4(out->nodes, out->prim_ids, tris, out->nodes4, out->leaves, &out->nleaf4);
     bvh4_node *shrunk4 = realloc(out->nodes4, out->nnodes4 * sizeof(bvh4_node));
     if (shrunk4) out->nodes4 = shrunk4;
+    bvh_leaf4 *shrunkl = realloc(out->leaves, out->nleaf4 * sizeof(bvh_leaf4));
+    if (shrunkl) out->leaves = shrunkl;
     free(b.centroid);
     free(b.order);
     out->build_seconds = timer_now() - t0;
@@ -291,6 +327,7 @@ int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, siz
 void bvh_free(bvh *b) {
     free(b->nodes);
     free(b->nodes4);
+    free(b->leaves);
     free(b->prim_ids);
     memset(b, 0, sizeof(*b));
 }

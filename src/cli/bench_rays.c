@@ -38,6 +38,8 @@ static const char *usage_rays =
     "  --runs N      runs per measurement, median reported (default 5)\n"
     "  --threads N   threads for the multi-threaded figures (default: all cores)\n"
     "  --inside      interior camera: at the bounds centre looking along +x (for Sponza)\n"
+    "  --cpu-time    time single-threaded runs by the thread's CPU time instead of wall time\n"
+    "                (less sensitive to other processes on a shared machine; both tracers alike)\n"
     "  --device D    cpu (default; with Embree side by side) or cuda (the same rays on the GPU)\n"
     "  --gpu-bvh B   cuda: sah (default; the host's build), lbvh (built on the GPU) or both\n"
     "  --json        one JSON object per line instead of a table\n";
@@ -87,6 +89,14 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+static int use_cpu_time;
+
+static double thread_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* Returns seconds; fills hits and the distance checksum. */
 static double run_once(const kscene *k, ext_tracer *ext, const ray_set *rs, int threads, size_t *hits, double *tsum) {
     job j;
@@ -94,13 +104,13 @@ static double run_once(const kscene *k, ext_tracer *ext, const ray_set *rs, int 
     atomic_init(&j.next, 0);
     pthread_mutex_init(&j.lock, NULL);
     pthread_t th[256];
-    double t0 = timer_now();
+    double t0 = timer_now(), c0 = thread_seconds();
     if (threads <= 1) worker(&j);
     else {
         for (int i = 0; i < threads; ++i) pthread_create(&th[i], NULL, worker, &j);
         for (int i = 0; i < threads; ++i) pthread_join(th[i], NULL);
     }
-    double dt = timer_now() - t0;
+    double dt = use_cpu_time && threads <= 1 ? thread_seconds() - c0 : timer_now() - t0;
     pthread_mutex_destroy(&j.lock);
     *hits = j.hits;
     *tsum = j.tsum;
@@ -200,6 +210,7 @@ int cmd_bench_rays(int argc, char **argv) {
         if (!strcmp(a, "--rays")) continue;
         if (!strcmp(a, "--json")) { json = 1; continue; }
         if (!strcmp(a, "--inside")) { inside = 1; continue; }
+        if (!strcmp(a, "--cpu-time")) { use_cpu_time = 1; continue; }
         if (!strcmp(a, "--device")) {
             if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) { fprintf(stderr, "caustic bench: --device: expected cpu or cuda\n"); return EXIT_USAGE; }
             gpu = !strcmp(v, "cuda");
@@ -275,9 +286,11 @@ int cmd_bench_rays(int argc, char **argv) {
         base = base ? base + 1 : meshes[m];
         if (!json)
             fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu 4-wide nodes built in %.3f s, SAH %.1f, "
-                    "%.1f bytes/tri (BVH + indices + positions)\n",
+                    "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks + triangles + positions)\n",
                     base, s->ntriangles, load_s, s->bvh.nnodes4, s->bvh.build_seconds, s->bvh.sah_cost,
-                    (double)(s->bvh.nnodes4 * sizeof(bvh4_node) + s->bvh.nprims * 4 + s->ntriangles * sizeof(triangle) +
+                    s->bvh.nleaf4,
+                    (double)(s->bvh.nnodes4 * sizeof(bvh4_node) + s->bvh.nleaf4 * sizeof(bvh_leaf4) +
+                             s->ntriangles * sizeof(triangle) +
                              s->nvertices * sizeof(vec3)) / (double)s->ntriangles);
         for (int k = 0; k < 3; ++k) {
             size_t hits, ehits = 0;

@@ -80,7 +80,7 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
         if (lbvh_build_device(r, s, NULL, err, errlen)) return -1;
     } else {
         UP(nodes, s->bvh.nnodes4, bvh4_node);
-        UP(prim_ids, s->bvh.nprims, uint32_t);
+        UP(leaves, s->bvh.nleaf4, bvh_leaf4);
     }
     UP(triangles, s->ntriangles, triangle);
     UP(positions, s->nvertices, vec3);

@@ -35,4 +35,21 @@ KFN float ksqr(float x) { return x * x; }
 KFN float ksafe_sqrt(float x) { return sqrtf(kmax(x, 0.0f)); }
 KFN int   kfinite(float x) { return isfinite(x) ? 1 : 0; }
 
+/* Index of the lowest set bit of a nonzero mask. */
+KFN int kctz(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __ffs((int)x) - 1;
+#else
+    return __builtin_ctz(x);
+#endif
+}
+
+/* SIMD helpers of the CPU (Cycles style: the traversal loop is one, a few helpers in
+ * bvh_traverse.h have an SSE body here and a scalar body on the GPU). SSE2 is part of x86-64, so
+ * every x86-64 build has it; define CAUSTIC_NO_SIMD to test the scalar bodies on the CPU. */
+#if defined(KERNEL_TARGET_CPU) && defined(__SSE2__) && !defined(CAUSTIC_NO_SIMD)
+#  define KERNEL_SIMD_SSE 1
+#  include <emmintrin.h>
+#endif
+
 #endif
