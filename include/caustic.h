@@ -36,6 +36,16 @@ typedef enum caustic_device {
     CAUSTIC_DEVICE_CUDA = 2
 } caustic_device;
 
+typedef enum caustic_gpu_mode {
+    CAUSTIC_GPU_MEGA = 0,       /* one thread per pixel runs whole paths (default) */
+    CAUSTIC_GPU_WAVEFRONT = 1   /* a pool of paths, one kernel per stage, queues between them */
+} caustic_gpu_mode;
+
+typedef enum caustic_gpu_bvh {
+    CAUSTIC_GPU_BVH_SAH = 0,    /* the host's binned-SAH BVH, uploaded (default) */
+    CAUSTIC_GPU_BVH_LBVH = 1    /* a linear BVH built on the GPU (Morton codes, Karras 2012) */
+} caustic_gpu_bvh;
+
 typedef enum caustic_sampler {
     CAUSTIC_SAMPLER_RANDOM = 0, CAUSTIC_SAMPLER_STRATIFIED = 1, CAUSTIC_SAMPLER_SOBOL = 2
 } caustic_sampler;
@@ -69,6 +79,8 @@ typedef struct caustic_options {
     float merge_radius;       /* PPM/BPM/VCM initial radius as a fraction of the scene's
                                  bounding-sphere radius (0 = 0.003) */
     float merge_alpha;        /* radius reduction r_i = r_1 i^((alpha-1)/2) (0 = 0.75) */
+    caustic_gpu_mode gpu_mode;  /* CUDA backend: megakernel or wavefront */
+    caustic_gpu_bvh gpu_bvh;    /* CUDA backend: which BVH the GPU traces */
 } caustic_options;
 
 typedef struct caustic_scene_stats {
@@ -112,6 +124,8 @@ int caustic_parse_schedule(const char *name, caustic_schedule *out);
 int caustic_parse_sampler(const char *name, caustic_sampler *out);
 int caustic_parse_device(const char *name, caustic_device *out);
 int caustic_parse_integrator(const char *name, caustic_integrator *out);   /* pt lt bdpt ppm bpm vcm */
+int caustic_parse_gpu_mode(const char *name, caustic_gpu_mode *out);      /* mega wavefront */
+int caustic_parse_gpu_bvh(const char *name, caustic_gpu_bvh *out);        /* sah lbvh */
 const char *caustic_integrator_name(caustic_integrator i);
 /* One line per CUDA device (or why there is none) into buf. */
 void caustic_describe_devices(char *buf, size_t n);

@@ -47,6 +47,9 @@ if "$CAUSTIC" devices | grep -q "^no CUDA"; then
 else
   "$CAUSTIC" render "$T/good.json" --device cuda --spp 2 --quiet -o "$T/gpu.png" | grep -q "device=cuda" && ok || bad "cuda render"
 fi
+expect_fail "bad gpu mode" "--gpu-mode" render "$T/good.json" --gpu-mode hybrid -o "$T/out.png"
+expect_fail "bad gpu bvh" "--gpu-bvh" render "$T/good.json" --gpu-bvh kd -o "$T/out.png"
+expect_fail "bench bad gpu mode" "--gpu-mode" bench --device cuda --gpu-mode x
 expect_fail "bad threads" "--threads" render "$T/good.json" --threads 0 -o "$T/out.png"
 expect_fail "bad integrator" "--integrator" render "$T/good.json" --integrator mlt -o "$T/out.png"
 expect_fail "vcm on cuda" "CPU only" render "$T/good.json" --integrator vcm --device cuda -o "$T/out.png"

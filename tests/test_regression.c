@@ -1,7 +1,8 @@
 /* Regression: the default scene rendered now matches a stored high-spp reference, judged
  * against the noise actually measured (independent seeds), block by block. With the argument
  * "cuda" the image is rendered on the GPU against the CPU-rendered reference: CPU/GPU parity
- * (skipped, exit 77, without a CUDA device).
+ * (skipped, exit 77, without a CUDA device); "cuda-wavefront" and "cuda-lbvh" check the wavefront
+ * pipeline and the GPU-built LBVH the same way.
  * Regenerate the reference after an intended change of the image:
  *   build/caustic render cornell --res 64x64 --spp 4096 -o tests/data/cornell_64x64_4096spp.pfm */
 #include <string.h>
@@ -18,7 +19,12 @@
 int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: test_regression reference.pfm [cpu|cuda]\n"); return 2; }
     caustic_device device = CAUSTIC_DEVICE_CPU;
-    if (argc > 2 && caustic_parse_device(argv[2], &device)) { fprintf(stderr, "bad device %s\n", argv[2]); return 2; }
+    caustic_gpu_mode mode = CAUSTIC_GPU_MEGA;
+    caustic_gpu_bvh gbvh = CAUSTIC_GPU_BVH_SAH;
+    /* cuda-wavefront / cuda-lbvh: the GPU's wavefront pipeline / GPU-built LBVH */
+    if (argc > 2 && !strcmp(argv[2], "cuda-wavefront")) { device = CAUSTIC_DEVICE_CUDA; mode = CAUSTIC_GPU_WAVEFRONT; }
+    else if (argc > 2 && !strcmp(argv[2], "cuda-lbvh")) { device = CAUSTIC_DEVICE_CUDA; gbvh = CAUSTIC_GPU_BVH_LBVH; }
+    else if (argc > 2 && caustic_parse_device(argv[2], &device)) { fprintf(stderr, "bad device %s\n", argv[2]); return 2; }
     if (device == CAUSTIC_DEVICE_CUDA) {
         char buf[512];
         caustic_describe_devices(buf, sizeof buf);
@@ -36,6 +42,7 @@ int main(int argc, char **argv) {
         caustic_options o;
         caustic_options_init(&o);
         o.width = W; o.height = W; o.spp = SPP; o.seed = 1000 + (uint32_t)s; o.device = device;
+        o.gpu_mode = mode; o.gpu_bvh = gbvh;
         caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
         if (!r) { fprintf(stderr, "%s\n", err); return 1; }
         caustic_render(r, NULL, NULL);

@@ -252,6 +252,16 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
         if (c->bin[kids[i]].count == 0) collapse(c, kids[i], inner_at[i]);
 }
 
+size_t bvh_collapse4(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, bvh4_node *out,
+                     bvh_leaf4 *leaves, size_t *nleaf4) {
+    collapser c;
+    c.bin = bin; c.out = out; c.n = 1;
+    c.prim_ids = prim_ids; c.tris = tris; c.leaves = leaves; c.nleaves = 0;
+    collapse(&c, 0, 0);
+    *nleaf4 = c.nleaves;
+    return c.n;
+}
+
 static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
     const bvh_node *n = &nodes[node];
     box bx; bx.lo = n->lo; bx.hi = n->hi;
@@ -259,7 +269,6 @@ static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
     if (n->count > 0) return a * COST_INTERSECT * leaf_blocks(n->count);
     return a * COST_TRAVERSE + sah_of(nodes, n->index, root_area) + sah_of(nodes, n->index + 1, root_area);
 }
-
 
 static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
                       int threads);
@@ -463,19 +472,14 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     /* every 4-wide node absorbs at least one binary inner node, so nnodes suffices */
     out->nodes4 = malloc(out->nnodes * sizeof(bvh4_node));
     /* each leaf needs ceil(count / 4) <= count / 4 + 1 blocks */
-    size_t max_blocks = st.nleaves + n / BVH_LEAF_WIDTH + 1;
+    size_t max_blocks = bvh_leaf4_bound(st.nleaves, n);
     out->leaves = malloc(max_blocks * sizeof(bvh_leaf4));
     if (!out->nodes4 || !out->leaves) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
-    collapser c;
-    c.bin = out->nodes; c.out = out->nodes4; c.n = 1;
-    c.prim_ids = out->prim_ids; c.tris = tris; c.leaves = out->leaves; c.nleaves = 0;
-    collapse(&c, 0, 0);
-    bvh4_node *shrunk4 = realloc(out->nodes4, c.n * sizeof(bvh4_node));
+    out->nnodes4 = bvh_collapse4(out->nodes, out->prim_ids, tris, out->nodes4, out->leaves, &out->nleaf4);
+    bvh4_node *shrunk4 = realloc(out->nodes4, out->nnodes4 * sizeof(bvh4_node));
     if (shrunk4) out->nodes4 = shrunk4;
-    out->nnodes4 = c.n;
-    bvh_leaf4 *shrunkl = realloc(out->leaves, c.nleaves * sizeof(bvh_leaf4));
+    bvh_leaf4 *shrunkl = realloc(out->leaves, out->nleaf4 * sizeof(bvh_leaf4));
     if (shrunkl) out->leaves = shrunkl;
-    out->nleaf4 = c.nleaves;
     free(b.centroid);
     free(b.order);
     return 0;

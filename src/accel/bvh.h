@@ -23,5 +23,15 @@ typedef struct bvh {
 int bvh_build(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
               const vec3 *positions, int threads);
 void bvh_free(bvh *b);
+/* Collapses a binary tree (root at 0; an inner node's children at index and index + 1; a leaf's
+ * primitives at prim_ids[index .. index + count)) into 4-wide nodes at out (room for as many
+ * nodes as the binary tree has) and their leaf blocks at leaves (room for
+ * bvh_leaf4_bound(leaf count, primitive count) blocks; `tris` gives triangle lanes their vertex
+ * indices; a leaf lists a primitive once even if several of its references are there). Returns the node count and sets *nleaf4 to the block count. Used by bvh_build and by
+ * the GPU LBVH builder (src/cuda/lbvh.cu). */
+size_t bvh_collapse4(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, bvh4_node *out,
+                     bvh_leaf4 *leaves, size_t *nleaf4);
+/* Leaf blocks that a tree of nleaves leaves over nprims primitives needs at most. */
+static inline size_t bvh_leaf4_bound(size_t nleaves, size_t nprims) { return nleaves + nprims / BVH_LEAF_WIDTH + 1; }
 
 #endif

@@ -148,6 +148,20 @@ int caustic_parse_device(const char *n, caustic_device *out) {
 
 void caustic_describe_devices(char *buf, size_t n) { cuda_describe_devices(buf, n); }
 
+int caustic_parse_gpu_mode(const char *n, caustic_gpu_mode *out) {
+    if (!strcmp(n, "mega")) *out = CAUSTIC_GPU_MEGA;
+    else if (!strcmp(n, "wavefront")) *out = CAUSTIC_GPU_WAVEFRONT;
+    else return -1;
+    return 0;
+}
+
+int caustic_parse_gpu_bvh(const char *n, caustic_gpu_bvh *out) {
+    if (!strcmp(n, "sah")) *out = CAUSTIC_GPU_BVH_SAH;
+    else if (!strcmp(n, "lbvh")) *out = CAUSTIC_GPU_BVH_LBVH;
+    else return -1;
+    return 0;
+}
+
 static const char *const integrator_names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
 
 int caustic_parse_integrator(const char *n, caustic_integrator *out) {
@@ -219,7 +233,11 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         return NULL;
     }
     if (!bidir && opt->device != CAUSTIC_DEVICE_CPU && cuda_device_count() > 0) {
-        r->gpu = cuda_renderer_create(s, r->width, r->height, err, errlen);
+        cuda_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.mode = opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
+        cfg.bvh = opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
+        r->gpu = cuda_renderer_create(s, r->width, r->height, &cfg, err, errlen);
         if (!r->gpu && opt->device == CAUSTIC_DEVICE_CUDA) { caustic_renderer_free(r); return NULL; }
         if (!r->gpu) fprintf(stderr, "caustic: %s; rendering on the CPU\n", err);
     } else if (opt->device == CAUSTIC_DEVICE_CUDA) {
@@ -372,6 +390,16 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
     if (image_format_from_path(path) == IMAGE_FMT_UNKNOWN) {
         snprintf(err, errlen, "%s: unknown image format (use .png, .exr or .pfm)", path);
         return -1;
+    }
+    if (r->gpu && image_format_from_path(path) == IMAGE_FMT_PNG) {
+        /* PNG from the GPU: tonemapped to 8 bits there, only the bytes come back */
+        size_t n = (size_t)r->width * (size_t)r->height * 3u;
+        unsigned char *rgb8 = malloc(n);
+        if (!rgb8) { snprintf(err, errlen, "out of memory"); return -1; }
+        int rc = cuda_renderer_tonemap8(r->gpu, rgb8, err, errlen);
+        if (rc == 0) rc = image_save_png8(rgb8, r->width, r->height, path, err, errlen);
+        free(rgb8);
+        return rc;
     }
     image img;
     img.width = r->width;

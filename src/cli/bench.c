@@ -17,6 +17,8 @@ static const char *usage_bench =
     "  --res WxH            resolution (default 320x240)\n"
     "  --max-threads N      measure 1..N threads (default: all cores)\n"
     "  --device D           cpu (default): per thread count and schedule; cuda: the GPU\n"
+    "  --gpu-mode M         cuda: mega (default) | wavefront | both (side by side)\n"
+    "  --gpu-bvh B          cuda: sah (default) | lbvh\n"
     "  --json               print one JSON object per configuration instead of a table\n"
     "\n"
     "caustic bench --rays MESH... measures traversal alone (see caustic bench --rays --help).\n"
@@ -68,6 +70,8 @@ int cmd_bench(int argc, char **argv) {
     long runs = 5, spp = 8, max_threads = cpu_core_count();
     int w = 320, h = 240, json = 0;
     caustic_device device = CAUSTIC_DEVICE_CPU;
+    caustic_gpu_bvh gpu_bvh = CAUSTIC_GPU_BVH_SAH;
+    int modes[2] = {CAUSTIC_GPU_MEGA, -1};
     for (int i = 0; i < argc; ++i)
         if (!strcmp(argv[i], "--rays")) return cmd_bench_rays(argc, argv);
     for (int i = 0; i < argc; ++i)
@@ -82,6 +86,13 @@ int cmd_bench(int argc, char **argv) {
         else if (!strcmp(a, "--runs")) { if (parse_int(v, 1, 63, &runs)) { fprintf(stderr, "caustic bench: --runs: '%s' is not in 1..63\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--spp")) { if (parse_int(v, 1, 1 << 20, &spp)) { fprintf(stderr, "caustic bench: --spp: '%s' is not a positive integer\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--device")) { if (caustic_parse_device(v, &device)) { fprintf(stderr, "caustic bench: --device: '%s' is not cpu or cuda\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--gpu-mode")) {
+            caustic_gpu_mode m;
+            if (!strcmp(v, "both")) { modes[0] = CAUSTIC_GPU_MEGA; modes[1] = CAUSTIC_GPU_WAVEFRONT; }
+            else if (caustic_parse_gpu_mode(v, &m)) { fprintf(stderr, "caustic bench: --gpu-mode: '%s' is not mega, wavefront or both\n", v); return EXIT_USAGE; }
+            else { modes[0] = (int)m; modes[1] = -1; }
+        }
+        else if (!strcmp(a, "--gpu-bvh")) { if (caustic_parse_gpu_bvh(v, &gpu_bvh)) { fprintf(stderr, "caustic bench: --gpu-bvh: '%s' is not sah or lbvh\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--max-threads")) { if (parse_int(v, 1, 1024, &max_threads)) { fprintf(stderr, "caustic bench: --max-threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--res")) {
             int used = 0;
@@ -105,8 +116,13 @@ int cmd_bench(int argc, char **argv) {
         o.device = device == CAUSTIC_DEVICE_CUDA ? CAUSTIC_DEVICE_CUDA : CAUSTIC_DEVICE_CPU;
         result one = {0, 0, 0}, r;
         if (o.device == CAUSTIC_DEVICE_CUDA) {
-            if (measure(scene, o, (int)runs, &r)) { caustic_scene_free(scene); return EXIT_RUNTIME; }
-            report(json, name, "cuda", 0, &o, (int)runs, &r);
+            o.gpu_bvh = gpu_bvh;
+            for (int mi = 0; mi < 2 && modes[mi] >= 0; ++mi) {
+                o.gpu_mode = (caustic_gpu_mode)modes[mi];
+                if (measure(scene, o, (int)runs, &r)) { caustic_scene_free(scene); return EXIT_RUNTIME; }
+                report(json, name, o.gpu_mode == CAUSTIC_GPU_WAVEFRONT ? "cuda-wavefront" : "cuda-mega", 0, &o,
+                       (int)runs, &r);
+            }
             caustic_scene_free(scene);
             continue;
         }

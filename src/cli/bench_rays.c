@@ -43,6 +43,7 @@ static const char *usage_rays =
     "  --interleave  single-threaded figures: caustic and the reference take turns on each chunk\n"
     "                of 4096 rays within a run, so both see the same machine load (shared boxes)\n"
     "  --device D    cpu (default; with Embree side by side) or cuda (the same rays on the GPU)\n"
+    "  --gpu-bvh B   cuda: sah (default; the host's build), lbvh (built on the GPU) or both\n"
     "  --json        one JSON object per line instead of a table\n";
 
 typedef struct job {
@@ -233,7 +234,7 @@ static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
 
 int cmd_bench_rays(int argc, char **argv) {
     long res = 1024, runs = 5, threads = cpu_core_count();
-    int json = 0, inside = 0, gpu = 0;
+    int json = 0, inside = 0, gpu = 0, bvh_from = CUDA_BVH_SAH, bvh_to = CUDA_BVH_SAH;
     const char *meshes[64];
     int nmeshes = 0;
     for (int i = 0; i < argc; ++i) {
@@ -247,6 +248,13 @@ int cmd_bench_rays(int argc, char **argv) {
         if (!strcmp(a, "--device")) {
             if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) { fprintf(stderr, "caustic bench: --device: expected cpu or cuda\n"); return EXIT_USAGE; }
             gpu = !strcmp(v, "cuda");
+            i++;
+            continue;
+        }
+        if (!strcmp(a, "--gpu-bvh")) {
+            if (!v || (strcmp(v, "sah") && strcmp(v, "lbvh") && strcmp(v, "both"))) { fprintf(stderr, "caustic bench: --gpu-bvh: expected sah, lbvh or both\n"); return EXIT_USAGE; }
+            bvh_from = !strcmp(v, "lbvh") ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
+            bvh_to = !strcmp(v, "sah") ? CUDA_BVH_SAH : CUDA_BVH_LBVH;
             i++;
             continue;
         }
@@ -274,20 +282,29 @@ int cmd_bench_rays(int argc, char **argv) {
         if (make_sets(s, (int)res, inside, sets)) { fprintf(stderr, "caustic bench: out of memory\n"); scene_destroy(s); return EXIT_RUNTIME; }
         if (gpu) {
             char gerr[512];
-            cuda_renderer *g = cuda_renderer_create(s, 8, 8, gerr, sizeof gerr);
-            if (!g) { fprintf(stderr, "caustic: %s\n", gerr); scene_destroy(s); return EXIT_USAGE; }
-            for (int k = 0; k < 3; ++k) {
-                double sec, tsum;
-                uint64_t hits;
-                if (cuda_trace_rays(g, sets[k].o, sets[k].d, sets[k].tmax, sets[k].n, sets[k].any_hit, (int)runs, &sec,
-                                    &hits, &tsum, gerr, sizeof gerr)) {
-                    fprintf(stderr, "caustic: %s\n", gerr);
-                    break;
+            for (int bv = bvh_from; bv <= bvh_to; ++bv) {
+                cuda_config cfg;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.bvh = bv;
+                cuda_renderer *g = cuda_renderer_create(s, 8, 8, &cfg, gerr, sizeof gerr);
+                if (!g) { fprintf(stderr, "caustic: %s\n", gerr); scene_destroy(s); return EXIT_USAGE; }
+                if (bv == CUDA_BVH_LBVH)
+                    printf("# %s: LBVH built on the GPU in %.2f ms (bounds upload to nodes on the GPU; SAH on the "
+                           "host: %.2f ms)\n", meshes[m], cuda_renderer_bvh_seconds(g) * 1e3, s->bvh.build_seconds * 1e3);
+                for (int k = 0; k < 3; ++k) {
+                    double sec, tsum;
+                    uint64_t hits;
+                    if (cuda_trace_rays(g, sets[k].o, sets[k].d, sets[k].tmax, sets[k].n, sets[k].any_hit, (int)runs,
+                                        &sec, &hits, &tsum, gerr, sizeof gerr)) {
+                        fprintf(stderr, "caustic: %s\n", gerr);
+                        break;
+                    }
+                    printf("%-18s %-8s %9zu %9llu %16.4f  GPU %-4s %10.1f Mrays/s (median of %ld, kernel time)\n",
+                           meshes[m], sets[k].name, sets[k].n, (unsigned long long)hits, tsum,
+                           bv == CUDA_BVH_LBVH ? "lbvh" : "sah", sets[k].n / sec * 1e-6, runs);
                 }
-                printf("%-18s %-8s %9zu %9llu %16.4f  GPU %10.1f Mrays/s (median of %ld, kernel time)\n", meshes[m],
-                       sets[k].name, sets[k].n, (unsigned long long)hits, tsum, sets[k].n / sec * 1e-6, runs);
+                cuda_renderer_free(g);
             }
-            cuda_renderer_free(g);
             for (int k = 0; k < 3; ++k) free_set(&sets[k]);
             scene_destroy(s);
             continue;

@@ -4,33 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/render_cuda.h"
-#include "kernel/kernel.h"
+#include "cuda/cuda_internal.h"
 #include "scene/scene.h"
 
 #define BLOCK_X 32
 #define BLOCK_Y 4
-
-struct cuda_renderer {
-    kscene k;                  // device pointers, passed to kernels by value
-    void *buffers[16];
-    int nbuffers;
-    float *accum;              // width*height*3, on the device
-    uint32_t *count;           // samples per pixel
-    float *lum2;               // per pixel: sum of squared sample luminance (adaptive sampling)
-    unsigned long long *counters;  // rays, bad samples, samples
-    int width, height;
-    cudaStream_t stream;
-};
-
-#define CUDA_TRY(call)                                                                              \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess) {                                                                    \
-            snprintf(err, errlen, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_));            \
-            return -1;                                                                              \
-        }                                                                                           \
-    } while (0)
+// Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
+// docs/PERFORMANCE.md).
+#ifndef MEGA_MIN_BLOCKS
+#define MEGA_MIN_BLOCKS 10
+#endif
+#ifndef TRACE_MIN_BLOCKS
+#define TRACE_MIN_BLOCKS 12
+#endif
 
 extern "C" int cuda_device_count(void) {
     int n = 0;
@@ -70,6 +56,10 @@ static int upload(cuda_renderer *r, const void *host, size_t bytes, const void *
 extern "C" void cuda_renderer_free(cuda_renderer *r) {
     if (!r) return;
     for (int i = 0; i < r->nbuffers; ++i) cudaFree(r->buffers[i]);
+    wavefront_free(r);
+    cudaFreeHost(r->pinned);
+    cudaFreeHost(r->host_counters);
+    cudaFree(r->rgb8);
     cudaFree(r->accum);
     cudaFree(r->count);
     cudaFree(r->lum2);
@@ -82,11 +72,16 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
     const kscene *h = &s->k;
     kscene *k = &r->k;
     *k = *h;
+    CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
 #define UP(field, count, type) \
     if (upload(r, h->field, (count) * sizeof(type), (const void **)&k->field, err, errlen)) return -1
-    UP(nodes, s->bvh.nnodes4, bvh4_node);
-    UP(leaves, s->bvh.nleaf4, bvh_leaf4);
+    if (r->cfg.bvh == CUDA_BVH_LBVH) {
+        if (lbvh_build_device(r, s, NULL, err, errlen)) return -1;
+    } else {
+        UP(nodes, s->bvh.nnodes4, bvh4_node);
+        UP(leaves, s->bvh.nleaf4, bvh_leaf4);
+    }
     UP(triangles, s->ntriangles, triangle);
     UP(positions, s->nvertices, vec3);
     UP(normals, s->nvertices, vec3);
@@ -113,11 +108,19 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
     CUDA_TRY(cudaMalloc(&r->lum2, n / 3u * sizeof(float)));
     CUDA_TRY(cudaMemset(r->lum2, 0, n / 3u * sizeof(float)));
     CUDA_TRY(cudaMalloc(&r->counters, 3 * sizeof(unsigned long long)));
-    CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
+    CUDA_TRY(cudaMallocHost((void **)&r->host_counters, 3 * sizeof(unsigned long long)));
+    // readbacks (float sums, 8-bit images) go through one pinned buffer on the non-blocking stream
+    r->pinned_bytes = n * sizeof(float);
+    CUDA_TRY(cudaMallocHost(&r->pinned, r->pinned_bytes));
+    if (r->cfg.mode == CUDA_MODE_WAVEFRONT && wavefront_create(r, err, errlen)) return -1;
+    // the uploads and memsets above ran on the legacy stream, which the renderer's non-blocking
+    // stream does not wait for
+    CUDA_TRY(cudaDeviceSynchronize());
     return 0;
 }
 
-extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, char *err, size_t errlen) {
+extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, const cuda_config *cfg,
+                                               char *err, size_t errlen) {
     if (cuda_device_count() == 0) {
         snprintf(err, errlen, "no CUDA device available");
         return NULL;
@@ -126,13 +129,14 @@ extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width,
     if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
     r->width = width;
     r->height = height;
+    if (cfg) r->cfg = *cfg;
     if (create(r, s, err, errlen)) { cuda_renderer_free(r); return NULL; }
     return r;
 }
 
 // Megakernel: one thread per pixel; the pass's samples are summed in sample order in registers
 // and added to the float accumulation buffer.
-__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
 pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, int height, int sampler, uint32_t seed,
               uint32_t spp_total, int max_depth, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin,
               uint32_t end, unsigned long long *counters) {
@@ -177,13 +181,19 @@ extern "C" int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, 
                                   float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end,
                                   uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err, size_t errlen) {
     CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
-    dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
-    pt_megakernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->count, r->lum2, r->width, r->height, sampler, seed,
-                                                 spp_total, max_depth, clamp, adaptive, adaptive_min, begin, end,
-                                                 r->counters);
-    CUDA_TRY(cudaGetLastError());
-    unsigned long long c[3];
-    CUDA_TRY(cudaMemcpyAsync(c, r->counters, sizeof c, cudaMemcpyDeviceToHost, r->stream));
+    if (r->cfg.mode == CUDA_MODE_WAVEFRONT) {
+        if (wavefront_pass(r, sampler, seed, spp_total, max_depth, clamp, adaptive, adaptive_min, begin, end, err,
+                           errlen))
+            return -1;
+    } else {
+        dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
+        pt_megakernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->count, r->lum2, r->width, r->height, sampler,
+                                                     seed, spp_total, max_depth, clamp, adaptive, adaptive_min, begin,
+                                                     end, r->counters);
+        CUDA_TRY(cudaGetLastError());
+    }
+    unsigned long long *c = r->host_counters;
+    CUDA_TRY(cudaMemcpyAsync(c, r->counters, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, r->stream));
     CUDA_TRY(cudaStreamSynchronize(r->stream));
     *rays = c[0];
     *bad = c[1];
@@ -191,28 +201,57 @@ extern "C" int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, 
     return 0;
 }
 
+// Device -> pinned staging buffer on the renderer's non-blocking stream, then to `host`.
+static int read_pinned(cuda_renderer *r, void *host, const void *dev, size_t bytes, char *err, size_t errlen) {
+    CUDA_TRY(cudaMemcpyAsync(r->pinned, dev, bytes, cudaMemcpyDeviceToHost, r->stream));
+    CUDA_TRY(cudaStreamSynchronize(r->stream));
+    memcpy(host, r->pinned, bytes);
+    return 0;
+}
+
 extern "C" int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err,
                                   size_t errlen) {
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
-    float *tmp = (float *)malloc(n * sizeof(float));
-    if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
-    cudaError_t e = cudaMemcpy(tmp, r->accum, n * sizeof(float), cudaMemcpyDeviceToHost);
-    if (e == cudaSuccess) {
-        for (size_t i = 0; i < n; ++i) accum[i] = tmp[i];
-        e = cudaMemcpy(tmp, r->lum2, n / 3u * sizeof(float), cudaMemcpyDeviceToHost);
-    }
-    if (e == cudaSuccess) {
-        for (size_t i = 0; i < n / 3u; ++i) lum2[i] = tmp[i];
-        e = cudaMemcpy(count, r->count, n / 3u * sizeof(uint32_t), cudaMemcpyDeviceToHost);
-    }
-    free(tmp);
-    if (e != cudaSuccess) { snprintf(err, errlen, "CUDA: reading the image: %s", cudaGetErrorString(e)); return -1; }
-    return 0;
+    const float *tmp = (const float *)r->pinned;
+    CUDA_TRY(cudaMemcpyAsync(r->pinned, r->accum, n * sizeof(float), cudaMemcpyDeviceToHost, r->stream));
+    CUDA_TRY(cudaStreamSynchronize(r->stream));
+    for (size_t i = 0; i < n; ++i) accum[i] = tmp[i];
+    CUDA_TRY(cudaMemcpyAsync(r->pinned, r->lum2, n / 3u * sizeof(float), cudaMemcpyDeviceToHost, r->stream));
+    CUDA_TRY(cudaStreamSynchronize(r->stream));
+    for (size_t i = 0; i < n / 3u; ++i) lum2[i] = tmp[i];
+    return read_pinned(r, count, r->count, n / 3u * sizeof(uint32_t), err, errlen);
 }
+
+// Mean, then image_quantize8's rule: NaN -> 0, clamp to [0,1], sRGB OETF (double), round half up.
+__device__ unsigned char quantize8(float linear) {
+    if (!(linear > 0.0f)) return 0;
+    if (linear >= 1.0f) return 255;
+    double x = linear;
+    double v = (x <= 0.0031308 ? 12.92 * x : 1.055 * pow(x, 1.0 / 2.4) - 0.055) * 255.0 + 0.5;
+    return v >= 255.0 ? (unsigned char)255 : (unsigned char)v;
+}
+
+__global__ void tonemap8_kernel(const float *accum, const uint32_t *count, unsigned char *out, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint32_t c = count[i / 3u];
+    out[i] = quantize8(c ? accum[i] / (float)c : 0.0f);
+}
+
+extern "C" int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen) {
+    size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    if (!r->rgb8) CUDA_TRY(cudaMalloc(&r->rgb8, n));
+    tonemap8_kernel<<<(unsigned)((n + 255) / 256), 256, 0, r->stream>>>(r->accum, r->count, r->rgb8, n);
+    CUDA_TRY(cudaGetLastError());
+    return read_pinned(r, rgb8, r->rgb8, n, err, errlen);
+}
+
+extern "C" double cuda_renderer_bvh_seconds(const cuda_renderer *r) { return r->bvh_build_seconds; }
 
 extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2,
                                    char *err, size_t errlen) {
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
+    CUDA_TRY(cudaStreamSynchronize(r->stream));
     float *tmp = (float *)calloc(n, sizeof(float));
     if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
     for (size_t i = 0; i < n; ++i) tmp[i] = (float)accum[i];
@@ -223,12 +262,13 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
     }
     if (e == cudaSuccess) e = cudaMemcpy(r->count, count, n / 3u * sizeof(uint32_t), cudaMemcpyHostToDevice);
     free(tmp);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e != cudaSuccess) { snprintf(err, errlen, "CUDA: restoring the image: %s", cudaGetErrorString(e)); return -1; }
     return 0;
 }
 
 // ---- traversal-only benchmark -----------------------------------------------------------------
-__global__ void __launch_bounds__(128) trace_kernel(kscene k, const float *o, const float *d, const float *tmax,
+__global__ void __launch_bounds__(128, TRACE_MIN_BLOCKS) trace_kernel(kscene k, const float *o, const float *d, const float *tmax,
                                                     unsigned n, int any_hit, unsigned long long *hits, float *tsum) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned hit_flag = 0;

@@ -1,6 +1,8 @@
 /* CUDA backend: the shared kernel's path tracer as a megakernel (one thread per pixel, 32x4
- * blocks), scene arrays uploaded once, accumulation kept on the GPU in float. Built when nvcc
- * exists (render_cuda.cu); otherwise render_cuda_stub.c reports no devices. */
+ * blocks) or as a wavefront pipeline (a fixed pool of paths, one kernel per stage, queues
+ * between them: wavefront.cu); the BVH is the host's SAH build or an LBVH built on the GPU
+ * (lbvh.cu). Scene arrays are uploaded once, accumulation stays on the GPU in float. Built when
+ * nvcc exists (render_cuda.cu); otherwise render_cuda_stub.c reports no devices. */
 #ifndef CAUSTIC_CUDA_RENDER_H
 #define CAUSTIC_CUDA_RENDER_H
 
@@ -12,14 +14,44 @@ extern "C" {
 #endif
 
 struct scene;
+struct bvh4_node;
 typedef struct cuda_renderer cuda_renderer;
+
+enum { CUDA_MODE_MEGA = 0, CUDA_MODE_WAVEFRONT = 1 };
+enum { CUDA_BVH_SAH = 0, CUDA_BVH_LBVH = 1 };
+typedef struct cuda_config {
+    int mode;        /* CUDA_MODE_* */
+    int bvh;         /* CUDA_BVH_*: SAH = the host's build uploaded; LBVH = built on the GPU */
+    uint32_t pool;   /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
+} cuda_config;
+
+/* An LBVH built on the GPU, copied to the host (tests, statistics). Free with cuda_bvh_out_free. */
+typedef struct cuda_bvh_out {
+    struct bvh4_node *nodes; size_t nnodes;
+    uint32_t *prim_ids; size_t nprims;   /* leaf order of the binary tree's leaves */
+    struct bvh_leaf4 *leaves; size_t nleaf4;   /* the 4-wide nodes' leaf blocks */
+    int max_depth;               /* of the 4-wide tree */
+    double gpu_seconds;          /* Morton codes, sort, hierarchy, bounds (CUDA events) */
+    double collapse_seconds;     /* binary tree -> 4-wide nodes (host, shared with the SAH builder) */
+    double total_seconds;        /* bounds upload to 4-wide nodes ready on the GPU (wall clock) */
+} cuda_bvh_out;
+void cuda_bvh_out_free(cuda_bvh_out *o);
 
 /* Number of usable CUDA devices (0 without a driver/device or in a CPU-only build). */
 int cuda_device_count(void);
 /* One line per device into buf ("0: NVIDIA H100 80GB HBM3, 132 SMs, 79.1 GiB, sm_90"). */
 void cuda_describe_devices(char *buf, size_t n);
 
-cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, char *err, size_t errlen);
+/* cfg NULL: megakernel over the host's SAH BVH. */
+cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, const cuda_config *cfg, char *err,
+                                    size_t errlen);
+/* The LBVH build time of a renderer created with CUDA_BVH_LBVH (0 otherwise). */
+double cuda_renderer_bvh_seconds(const cuda_renderer *r);
+/* Builds an LBVH for the scene on the GPU and returns it on the host (for tests). */
+int cuda_lbvh_build(const struct scene *s, cuda_bvh_out *out, char *err, size_t errlen);
+/* Tonemaps the current estimate on the GPU (mean, clamp, sRGB, 8 bits: image_quantize8's rule)
+ * and copies it through pinned memory into rgb8 (width*height*3 bytes). */
+int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen);
 /* Adds samples [begin, end) of every pixel to the GPU accumulation buffer. */
 int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
                        float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, uint64_t *rays,

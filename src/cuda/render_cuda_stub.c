@@ -5,8 +5,9 @@
 
 int cuda_device_count(void) { return 0; }
 void cuda_describe_devices(char *buf, size_t n) { snprintf(buf, n, "no CUDA support in this build (nvcc was not found)\n"); }
-cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, char *err, size_t errlen) {
-    (void)s; (void)width; (void)height;
+cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, const cuda_config *cfg, char *err,
+                                    size_t errlen) {
+    (void)s; (void)width; (void)height; (void)cfg;
     snprintf(err, errlen, "this build has no CUDA backend (nvcc was not found at build time)");
     return NULL;
 }
@@ -32,6 +33,18 @@ void cuda_renderer_free(cuda_renderer *r) { (void)r; }
 int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n, int any_hit,
                     int runs, double *seconds, uint64_t *hits, double *tsum, char *err, size_t errlen) {
     (void)r; (void)o; (void)d; (void)tmax; (void)n; (void)any_hit; (void)runs; (void)seconds; (void)hits; (void)tsum;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}
+double cuda_renderer_bvh_seconds(const cuda_renderer *r) { (void)r; return 0.0; }
+void cuda_bvh_out_free(cuda_bvh_out *o) { (void)o; }
+int cuda_lbvh_build(const struct scene *s, cuda_bvh_out *out, char *err, size_t errlen) {
+    (void)s; (void)out;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}
+int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen) {
+    (void)r; (void)rgb8;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }

@@ -108,12 +108,33 @@ double image_luminance_mean(const image *img) {
 
 /* ---- save ---------------------------------------------------------------------------- */
 
+static int save_impl(const image *img, const unsigned char *rgb8, const char *path, int exr_float,
+                     char *err, size_t errlen);
+
 int image_save(const image *img, const char *path, int exr_float, char *err, size_t errlen) {
+  return save_impl(img, NULL, path, exr_float, err, errlen);
+}
+
+int image_save_png8(const unsigned char *rgb8, int width, int height, const char *path, char *err,
+                    size_t errlen) {
+  if (image_format_from_path(path ? path : "") != IMAGE_FMT_PNG) {
+    image__set_err(err, errlen, "%s: 8-bit images are written as .png only", path ? path : "");
+    return -1;
+  }
+  image img;
+  img.width = width;
+  img.height = height;
+  img.rgb = NULL;
+  return save_impl(&img, rgb8, path, 0, err, errlen);
+}
+
+static int save_impl(const image *img, const unsigned char *rgb8, const char *path, int exr_float,
+                     char *err, size_t errlen) {
   if (!path || !*path) {
     image__set_err(err, errlen, "image_save: empty output path");
     return -1;
   }
-  if (!img || !img->rgb || !image__size_ok(img->width, img->height)) {
+  if (!img || !(img->rgb || rgb8) || !image__size_ok(img->width, img->height)) {
     image__set_err(err, errlen, "%s: cannot save: image is empty or has an invalid size", path);
     return -1;
   }
@@ -142,7 +163,7 @@ int image_save(const image *img, const char *path, int exr_float, char *err, siz
 
   int rc;
   switch (fmt) {
-  case IMAGE_FMT_PNG: rc = image__png_write(f, img, path, err, errlen); break;
+  case IMAGE_FMT_PNG: rc = image__png_write8(f, img, rgb8, path, err, errlen); break;
   case IMAGE_FMT_EXR: rc = image__exr_write(f, img, exr_float, path, err, errlen); break;
   default: rc = image__pfm_write(f, img, path, err, errlen); break;
   }

@@ -48,6 +48,10 @@ image_format image_format_from_path(const char *path);
  * Returns 0, or -1 with a one-line message in err. */
 int image_save(const image *img, const char *path, int exr_float, char *err, size_t errlen);
 
+/* Writes an already quantised 8-bit RGB image (width*height*3 bytes, e.g. tonemapped on the
+ * GPU with image_quantize8's rule) as PNG, atomically like image_save. */
+int image_save_png8(const unsigned char *rgb8, int width, int height, const char *path, char *err, size_t errlen);
+
 /* Loads an image; the format is detected from the file's content (signature), not its name.
  *   PNG: 1/2/4/8/16-bit gray, gray+alpha, RGB, RGBA, palette; values are treated as
  *        sRGB-encoded and decoded to linear; alpha is dropped (not composited).

@@ -22,6 +22,9 @@ int image__size_ok(long long width, long long height);
 /* Writers: write img to the open file f (positioned at 0). path is only used in messages.
  * They do not close f. Return 0 or -1 (+ message). */
 int image__png_write(FILE *f, const image *img, const char *path, char *err, size_t errlen);
+/* rgb8 != NULL: writes those bytes instead of quantising img->rgb (img gives the size) */
+int image__png_write8(FILE *f, const image *img, const unsigned char *rgb8, const char *path, char *err,
+                      size_t errlen);
 int image__exr_write(FILE *f, const image *img, int use_float, const char *path, char *err,
                      size_t errlen);
 int image__pfm_write(FILE *f, const image *img, const char *path, char *err, size_t errlen);

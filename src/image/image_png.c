@@ -32,7 +32,7 @@ static void on_png_warning(png_structp png, png_const_charp msg) {
 
 /* ---- write --------------------------------------------------------------------------- */
 
-static int png_write_inner(png_ctx *ctx, FILE *f, const image *img) {
+static int png_write_inner(png_ctx *ctx, FILE *f, const image *img, const unsigned char *rgb8) {
   if (setjmp(png_jmpbuf(ctx->png))) return -1;
   png_init_io(ctx->png, f);
   png_set_IHDR(ctx->png, ctx->info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
@@ -42,8 +42,11 @@ static int png_write_inner(png_ctx *ctx, FILE *f, const image *img) {
   png_write_info(ctx->png, ctx->info);
   size_t n = (size_t)img->width * 3u;
   for (int y = 0; y < img->height; y++) {
-    const float *src = img->rgb + (size_t)y * n;
-    for (size_t i = 0; i < n; i++) ctx->buf[i] = image_quantize8(src[i]);
+    if (rgb8) memcpy(ctx->buf, rgb8 + (size_t)y * n, n);
+    else {
+      const float *src = img->rgb + (size_t)y * n;
+      for (size_t i = 0; i < n; i++) ctx->buf[i] = image_quantize8(src[i]);
+    }
     png_write_row(ctx->png, ctx->buf);
   }
   png_write_end(ctx->png, NULL);
@@ -51,6 +54,11 @@ static int png_write_inner(png_ctx *ctx, FILE *f, const image *img) {
 }
 
 int image__png_write(FILE *f, const image *img, const char *path, char *err, size_t errlen) {
+  return image__png_write8(f, img, NULL, path, err, errlen);
+}
+
+int image__png_write8(FILE *f, const image *img, const unsigned char *rgb8, const char *path, char *err,
+                      size_t errlen) {
   png_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   ctx.buf = malloc((size_t)img->width * 3u);
@@ -62,7 +70,7 @@ int image__png_write(FILE *f, const image *img, const char *path, char *err, siz
     free(ctx.buf);
     return -1;
   }
-  int rc = png_write_inner(&ctx, f, img);
+  int rc = png_write_inner(&ctx, f, img, rgb8);
   if (rc != 0) image__set_err(err, errlen, "%s: PNG encode error: %s", path, ctx.msg);
   png_destroy_write_struct(&ctx.png, &ctx.info);
   free(ctx.buf);

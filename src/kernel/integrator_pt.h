@@ -118,6 +118,14 @@ KFN int stage_shade(path_state *ps, const kscene *s, int max_depth) {
     return ps->shadow_pending ? STAGE_SHADOW : next;
 }
 
+/* Material kind at a hit: the GPU wavefront sorts paths into one shade queue per kind. */
+KFN int hit_material_kind(const kscene *s, uint32_t prim) {
+    uint32_t i = prim_id_index(prim);
+    int32_t m = prim_id_kind(prim) == PRIM_TRIANGLE ? s->triangles[i].material
+              : prim_id_kind(prim) == PRIM_SPHERE ? s->spheres[i].material : s->quads[i].material;
+    return s->materials[m].kind;
+}
+
 /* Firefly clamp: scales a sample down so its luminance is at most max_lum (hue and saturation
  * kept). Biased, off (max_lum <= 0) by default. */
 KFN vec3 clamp_sample(vec3 l, float max_lum) {

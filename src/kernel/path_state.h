@@ -1,5 +1,5 @@
 /* Path-tracer integrator state as an X-macro: expanded to a struct for the CPU megakernel and
- * (later) to structure-of-arrays queues for the GPU wavefront pipeline. */
+ * to a structure of arrays (one array per field) for the GPU wavefront pipeline's path pool. */
 #ifndef CAUSTIC_KERNEL_PATH_STATE_H
 #define CAUSTIC_KERNEL_PATH_STATE_H
 
@@ -25,6 +25,18 @@
 #define PATH_STATE_DECLARE(type, name) type name;
 typedef struct path_state { PATH_STATE_FIELDS(PATH_STATE_DECLARE) } path_state;
 #undef PATH_STATE_DECLARE
+
+/* Structure of arrays over the same fields: path_soa.name[i] is field `name` of path i. */
+#define PATH_SOA_DECLARE(type, name) type *name;
+typedef struct path_soa { PATH_STATE_FIELDS(PATH_SOA_DECLARE) } path_soa;
+#undef PATH_SOA_DECLARE
+
+#define PATH_SOA_LOAD(type, name) ps->name = soa->name[i];
+#define PATH_SOA_STORE(type, name) soa->name[i] = ps->name;
+KFN void path_soa_load(const path_soa *soa, uint32_t i, path_state *ps) { PATH_STATE_FIELDS(PATH_SOA_LOAD) }
+KFN void path_soa_store(const path_soa *soa, uint32_t i, const path_state *ps) { PATH_STATE_FIELDS(PATH_SOA_STORE) }
+#undef PATH_SOA_LOAD
+#undef PATH_SOA_STORE
 
 /* The stages of a path. Each stage function returns the stage that must run next. */
 typedef enum path_stage { STAGE_INTERSECT = 0, STAGE_SHADE = 1, STAGE_SHADOW = 2, STAGE_DONE = 3 } path_stage;

@@ -472,6 +472,14 @@ static int build_env_distribution(scene *s, char *err, size_t errlen) {
     return 0;
 }
 
+void scene_prim_bounds(const scene *s, vec3 *lo, vec3 *hi, uint32_t *ids) {
+    size_t nprims = s->ntriangles + s->nspheres + s->nquads;
+    for (size_t f = 0; f < nprims; ++f) {
+        ids[f] = flat_to_prim_id(s, f);
+        prim_bounds(s, ids[f], &lo[f], &hi[f]);
+    }
+}
+
 int scene_prepare(scene *s, int width, int height, int max_depth, char *err, size_t errlen) {
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
     if (nprims > PRIM_INDEX_MASK) {

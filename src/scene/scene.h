@@ -81,6 +81,9 @@ int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, s
 
 /* Builds the BVH and light tables and fills s->k. Returns 0, or -1 with a message. */
 int scene_prepare(scene *s, int width, int height, int max_depth, char *err, size_t errlen);
+/* Bounds and primitive ids of every primitive in flat order (triangles, spheres, quads): the
+ * input of the BVH builders (arrays of ntriangles + nspheres + nquads entries). */
+void scene_prim_bounds(const scene *s, vec3 *lo, vec3 *hi, uint32_t *ids);
 
 /* Loaders (scene_load.c, scene_builtin.c). `path` may be a file or a built-in scene name. */
 int scene_load_json_file(scene **out, const char *path, char *err, size_t errlen);

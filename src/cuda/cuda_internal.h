@@ -1,0 +1,65 @@
+// Shared by the CUDA backend's translation units (render_cuda.cu, wavefront.cu, lbvh.cu): the
+// renderer object and the checked-call macro. CUDA only; never included by C code.
+#ifndef CAUSTIC_CUDA_INTERNAL_H
+#define CAUSTIC_CUDA_INTERNAL_H
+
+#include <stdio.h>
+
+#include "cuda/render_cuda.h"
+#include "kernel/kernel.h"
+
+// Wavefront pipeline: a fixed pool of in-flight paths (SoA over PATH_STATE_FIELDS) and the
+// queues of path indices between the stages.
+#define WF_MATERIAL_KINDS 6   // MAT_DIFFUSE .. MAT_PHONG: one shade queue each
+enum { WF_Q_ISECT = 0, WF_Q_SHADOW = 1, WF_Q_DONE = 2, WF_Q_SHADE = 3, WF_NQ = WF_Q_SHADE + WF_MATERIAL_KINDS };
+
+struct wavefront {
+    uint32_t pool;             // paths in flight at most
+    path_soa soa;              // device arrays, one per field of path_state
+    uint32_t *pixel;           // per path: pixel index it belongs to
+    uint32_t *queue[WF_NQ];    // device: path indices per queue, `pool` entries each
+    uint32_t *counts;          // device: WF_NQ queue lengths + job counter + free-slot counter
+    uint32_t *host_counts;     // pinned mirror of counts
+    uint32_t *active;          // pixels taking samples in the current chunk (adaptive sampling)
+    void *fields[32];
+    int nfields;
+};
+
+struct cuda_renderer {
+    kscene k;                  // device pointers, passed to kernels by value
+    void *buffers[24];
+    int nbuffers;
+    float *accum;              // width*height*3, on the device
+    uint32_t *count;           // samples per pixel
+    float *lum2;               // per pixel: sum of squared sample luminance (adaptive sampling)
+    unsigned long long *counters;  // rays, bad samples, samples
+    unsigned long long *host_counters;  // pinned
+    void *pinned;              // pinned staging buffer for readbacks
+    size_t pinned_bytes;
+    unsigned char *rgb8;       // device: tonemapped 8-bit image
+    int width, height;
+    cuda_config cfg;
+    cudaStream_t stream;
+    struct wavefront wf;
+    double bvh_build_seconds;  // LBVH: GPU build time (kernels), collapse included
+};
+
+#define CUDA_TRY(call)                                                                              \
+    do {                                                                                            \
+        cudaError_t e_ = (call);                                                                    \
+        if (e_ != cudaSuccess) {                                                                    \
+            snprintf(err, errlen, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_));            \
+            return -1;                                                                              \
+        }                                                                                           \
+    } while (0)
+
+int wavefront_create(cuda_renderer *r, char *err, size_t errlen);
+void wavefront_free(cuda_renderer *r);
+int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
+                   float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, char *err, size_t errlen);
+
+// Builds the LBVH on the GPU from the scene's primitive bounds and replaces r->k.nodes/leaves
+// (device buffers owned by r). out_host (optional) receives host copies for tests.
+int lbvh_build_device(cuda_renderer *r, const struct scene *s, cuda_bvh_out *out_host, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,273 @@
+// Wavefront path tracing: a fixed pool of in-flight paths whose state is the shared kernel's
+// path_state as structure of arrays (path_soa, from the PATH_STATE_FIELDS X-macro), and one
+// kernel per stage of integrator_pt.h. Queues of path indices connect the stages:
+//   accumulate (finished paths -> pixels) -> generate (free slots take the next camera sample)
+//   -> intersect (hits go to one shade queue per material kind, misses are finished)
+//   -> shade (NEE shadow rays to the shadow queue; continuing paths back to intersect)
+//   -> shadow (then back to intersect, or finished).
+// Queues are filled with warp-aggregated atomics, so compaction is implicit. Memory depends on
+// the pool size only, never on spp. Every stage's logic is the shared kernel's stage function.
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda_internal.h"
+
+#define WF_BLOCK 128
+#ifndef WF_MIN_BLOCKS
+#define WF_MIN_BLOCKS 1   // a cap of 8 (64 registers) measured 5 % slower (docs/PERFORMANCE.md)
+#endif
+#define WF_EMPTY 0xffffffffu
+enum { C_JOB = WF_NQ, C_NCOUNTS = WF_NQ + 1 };
+
+struct wf_args {
+    path_soa soa;
+    uint32_t *pixel;
+    uint32_t *queues;   // WF_NQ queues of `pool` entries each
+    uint32_t *counts;
+    uint32_t pool;
+};
+
+__device__ __forceinline__ uint32_t *wf_queue(const wf_args &a, int q) { return a.queues + (size_t)q * a.pool; }
+
+// Appends v to queue q; lanes pushing to the same queue share one atomic.
+__device__ __forceinline__ void wf_push(const wf_args &a, int q, uint32_t v) {
+    unsigned active = __activemask();
+    unsigned same = __match_any_sync(active, q);
+    int lane = threadIdx.x & 31, leader = __ffs(same) - 1;
+    uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(&a.counts[q], (uint32_t)__popc(same));
+    base = __shfl_sync(same, base, leader);
+    wf_queue(a, q)[base + __popc(same & ((1u << lane) - 1u))] = v;
+}
+
+// Finished paths: add the radiance to their pixel (atomics: the order of samples is not fixed,
+// so float sums may differ in the last bits from the megakernel's), count rays and samples.
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args a, float *accum, uint32_t *count, float *lum2,
+                                                           float clamp, unsigned long long *counters) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t rays = 0, bad = 0, taken = 0;
+    if (i < a.counts[WF_Q_DONE]) {
+        uint32_t p = wf_queue(a, WF_Q_DONE)[i];
+        uint32_t pix = a.pixel[p];
+        if (pix != WF_EMPTY) {
+            vec3 l = a.soa.radiance[p];
+            rays = a.soa.rays[p];
+            taken = 1;
+            atomicAdd(&count[pix], 1u);
+            if (!vis_finite(l)) bad = 1;
+            else {
+                l = clamp_sample(l, clamp);
+                atomicAdd(&accum[3 * pix], l.x);
+                atomicAdd(&accum[3 * pix + 1], l.y);
+                atomicAdd(&accum[3 * pix + 2], l.z);
+                float yl = (float)luminance_d(l.x, l.y, l.z);
+                atomicAdd(&lum2[pix], yl * yl);
+            }
+            a.pixel[p] = WF_EMPTY;
+        }
+    }
+    rays = __reduce_add_sync(0xffffffffu, rays);
+    bad = __reduce_add_sync(0xffffffffu, bad);
+    taken = __reduce_add_sync(0xffffffffu, taken);
+    if ((threadIdx.x & 31) == 0 && taken) {
+        atomicAdd(&counters[0], (unsigned long long)rays);
+        if (bad) atomicAdd(&counters[1], (unsigned long long)bad);
+        atomicAdd(&counters[2], (unsigned long long)taken);
+    }
+}
+
+// Free slots (the done queue) take the next jobs: job j is sample begin + j / nact of active
+// pixel j % nact, so neighbouring threads start neighbouring pixels (coherent camera rays).
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a, kscene k, const uint32_t *active, uint32_t nact,
+                                                         uint64_t njobs, uint32_t begin, int width, int sampler,
+                                                         uint32_t seed, uint32_t spp_total) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.counts[WF_Q_DONE] || a.counts[C_JOB] >= njobs) return;
+    uint32_t slot = wf_queue(a, WF_Q_DONE)[i];
+    unsigned m = __activemask();
+    int lane = threadIdx.x & 31, leader = __ffs(m) - 1;
+    uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(&a.counts[C_JOB], (uint32_t)__popc(m));
+    base = __shfl_sync(m, base, leader);
+    uint64_t job = (uint64_t)base + (uint64_t)__popc(m & ((1u << lane) - 1u));
+    if (job >= njobs) return;   // the slot stays empty
+    uint32_t pix = active ? active[job % nact] : (uint32_t)(job % nact);
+    uint32_t index = begin + (uint32_t)(job / nact);
+    path_state ps;
+    path_generate(&ps, &k, (int)(pix % (uint32_t)width), (int)(pix / (uint32_t)width), index, seed, sampler, spp_total);
+    path_soa_store(&a.soa, slot, &ps);
+    a.pixel[slot] = pix;
+    wf_push(a, WF_Q_ISECT, slot);
+}
+
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_intersect(wf_args a, kscene k) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.counts[WF_Q_ISECT]) return;
+    uint32_t p = wf_queue(a, WF_Q_ISECT)[i];
+    path_state ps;
+    path_soa_load(&a.soa, p, &ps);
+    int next = stage_intersect(&ps, &k);
+    path_soa_store(&a.soa, p, &ps);
+    wf_push(a, next == STAGE_SHADE ? WF_Q_SHADE + hit_material_kind(&k, ps.h.prim) : WF_Q_DONE, p);
+}
+
+// One launch over all shade queues, one after another: a warp shades one material kind.
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shade(wf_args a, kscene k, int max_depth) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    int q = WF_Q_SHADE;
+    for (; q < WF_NQ; ++q) {
+        uint32_t n = a.counts[q];
+        if (i < n) break;
+        i -= n;
+    }
+    if (q == WF_NQ) return;
+    uint32_t p = wf_queue(a, q)[i];
+    path_state ps;
+    path_soa_load(&a.soa, p, &ps);
+    int next = stage_shade(&ps, &k, max_depth);
+    path_soa_store(&a.soa, p, &ps);
+    wf_push(a, next == STAGE_SHADOW ? WF_Q_SHADOW : next == STAGE_INTERSECT ? WF_Q_ISECT : WF_Q_DONE, p);
+}
+
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shadow(wf_args a, kscene k) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.counts[WF_Q_SHADOW]) return;
+    uint32_t p = wf_queue(a, WF_Q_SHADOW)[i];
+    path_state ps;
+    path_soa_load(&a.soa, p, &ps);
+    int next = stage_shadow(&ps, &k);
+    path_soa_store(&a.soa, p, &ps);
+    wf_push(a, next == STAGE_INTERSECT ? WF_Q_ISECT : WF_Q_DONE, p);
+}
+
+// Pass start: every slot is free.
+__global__ void wf_reset(wf_args a) {
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < a.pool) { a.pixel[i] = WF_EMPTY; wf_queue(a, WF_Q_DONE)[i] = i; }
+    if (i == 0) {
+        for (int q = 0; q < C_NCOUNTS; ++q) a.counts[q] = 0;
+        a.counts[WF_Q_DONE] = a.pool;
+    }
+}
+
+// Adaptive sampling: the pixels that take samples from `begin` on (not stopped before).
+__global__ void wf_mark(uint32_t *active, uint32_t *nactive, const float *accum, const uint32_t *count,
+                        const float *lum2, uint32_t npix, uint32_t begin, float adaptive, uint32_t adaptive_min) {
+    uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
+    int take = 0;
+    if (pix < npix && count[pix] == begin) {
+        const float *c = accum + 3 * (size_t)pix;
+        take = !adaptive_done(begin, adaptive_min, adaptive, luminance_d(c[0], c[1], c[2]), lum2[pix]);
+    }
+    unsigned m = __ballot_sync(0xffffffffu, take);
+    int lane = threadIdx.x & 31;
+    uint32_t base = 0;
+    if (lane == 0 && m) base = atomicAdd(nactive, (uint32_t)__popc(m));
+    base = __shfl_sync(0xffffffffu, base, 0);
+    if (take) active[base + __popc(m & ((1u << lane) - 1u))] = pix;
+}
+
+int wavefront_create(cuda_renderer *r, char *err, size_t errlen) {
+    struct wavefront *w = &r->wf;
+    uint32_t npix = (uint32_t)r->width * (uint32_t)r->height;
+    w->pool = r->cfg.pool ? r->cfg.pool : (npix < (1u << 20) ? (npix < 4096u ? 4096u : npix) : (1u << 20));
+    w->pool = (w->pool + 31u) & ~31u;
+#define WF_ALLOC(type, name)                                                        \
+    CUDA_TRY(cudaMalloc((void **)&w->soa.name, (size_t)w->pool * sizeof(type)));     \
+    w->fields[w->nfields++] = (void *)w->soa.name;
+    PATH_STATE_FIELDS(WF_ALLOC)
+#undef WF_ALLOC
+    CUDA_TRY(cudaMalloc((void **)&w->pixel, (size_t)w->pool * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&w->queue[0], (size_t)WF_NQ * w->pool * sizeof(uint32_t)));
+    for (int q = 1; q < WF_NQ; ++q) w->queue[q] = w->queue[0] + (size_t)q * w->pool;
+    CUDA_TRY(cudaMalloc((void **)&w->counts, (C_NCOUNTS + 1) * sizeof(uint32_t)));
+    CUDA_TRY(cudaMallocHost((void **)&w->host_counts, (C_NCOUNTS + 1) * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc((void **)&w->active, (size_t)npix * sizeof(uint32_t)));
+    return 0;
+}
+
+void wavefront_free(cuda_renderer *r) {
+    struct wavefront *w = &r->wf;
+    for (int i = 0; i < w->nfields; ++i) cudaFree(w->fields[i]);
+    cudaFree(w->pixel);
+    cudaFree(w->queue[0]);
+    cudaFree(w->counts);
+    cudaFreeHost(w->host_counts);
+    cudaFree(w->active);
+    memset(w, 0, sizeof *w);
+}
+
+static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active, uint32_t nact, int sampler,
+                     uint32_t seed, uint32_t spp_total, int max_depth, float clamp, uint32_t begin, uint32_t end,
+                     char *err, size_t errlen) {
+    struct wavefront *w = &r->wf;
+    uint64_t njobs = (uint64_t)nact * (end - begin);
+    if (njobs == 0) return 0;
+    unsigned grid = (w->pool + WF_BLOCK - 1) / WF_BLOCK, shade_grid = grid;
+    cudaStream_t st = r->stream;
+    wf_reset<<<grid, WF_BLOCK, 0, st>>>(a);
+    CUDA_TRY(cudaGetLastError());
+    for (;;) {
+        wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->accum, r->count, r->lum2, clamp, r->counters);
+        wf_generate<<<grid, WF_BLOCK, 0, st>>>(a, r->k, active, nact, njobs, begin, r->width, sampler, seed, spp_total);
+        CUDA_TRY(cudaGetLastError());
+        CUDA_TRY(cudaMemsetAsync(a.counts + WF_Q_SHADOW, 0, (WF_NQ - WF_Q_SHADOW) * sizeof(uint32_t), st));
+        wf_intersect<<<grid, WF_BLOCK, 0, st>>>(a, r->k);
+        CUDA_TRY(cudaGetLastError());
+        CUDA_TRY(cudaMemsetAsync(a.counts + WF_Q_ISECT, 0, sizeof(uint32_t), st));
+        wf_shade<<<shade_grid, WF_BLOCK, 0, st>>>(a, r->k, max_depth);
+        CUDA_TRY(cudaGetLastError());
+        wf_shadow<<<grid, WF_BLOCK, 0, st>>>(a, r->k);
+        CUDA_TRY(cudaGetLastError());
+        CUDA_TRY(cudaMemcpyAsync(w->host_counts, a.counts, C_NCOUNTS * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+        CUDA_TRY(cudaStreamSynchronize(st));
+        if (w->host_counts[WF_Q_ISECT] == 0 && (uint64_t)w->host_counts[C_JOB] >= njobs) break;
+    }
+    // the last finished paths
+    wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->accum, r->count, r->lum2, clamp, r->counters);
+    CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
+                   float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, char *err, size_t errlen) {
+    struct wavefront *w = &r->wf;
+    wf_args a;
+    a.soa = w->soa;
+    a.pixel = w->pixel;
+    a.queues = w->queue[0];
+    a.counts = w->counts;
+    a.pool = w->pool;
+    uint32_t npix = (uint32_t)r->width * (uint32_t)r->height;
+    if (adaptive <= 0.0f) {
+        // every pixel takes every sample of the pass, pixels in order; chunks of at most 2^30
+        // jobs keep the 32-bit job counter far from overflow
+        uint32_t per = (uint32_t)((1u << 30) / npix);
+        if (per < 1u) per = 1u;
+        for (uint32_t b = begin; b < end; b += per) {
+            uint32_t e = end - b > per ? b + per : end;
+            if (run_chunk(r, a, NULL, npix, sampler, seed, spp_total, max_depth, clamp, b, e, err, errlen)) return -1;
+        }
+        return 0;
+    }
+    // adaptive sampling decides only at multiples of ADAPTIVE_STEP: chunks end there, and each
+    // chunk starts by listing the pixels that go on
+    uint32_t b = begin;
+    while (b < end) {
+        uint32_t e = (b / ADAPTIVE_STEP + 1u) * ADAPTIVE_STEP;
+        if (e > end) e = end;
+        uint32_t *nact_dev = w->counts + C_NCOUNTS;
+        CUDA_TRY(cudaMemsetAsync(nact_dev, 0, sizeof(uint32_t), r->stream));
+        wf_mark<<<(npix + 255) / 256, 256, 0, r->stream>>>(w->active, nact_dev, r->accum, r->count, r->lum2, npix, b,
+                                                             adaptive, adaptive_min);
+        CUDA_TRY(cudaGetLastError());
+        CUDA_TRY(cudaMemcpyAsync(w->host_counts + C_NCOUNTS, nact_dev, sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                 r->stream));
+        CUDA_TRY(cudaStreamSynchronize(r->stream));
+        uint32_t nact = w->host_counts[C_NCOUNTS];
+        if (nact == 0) break;
+        if (run_chunk(r, a, w->active, nact, sampler, seed, spp_total, max_depth, clamp, b, e, err, errlen)) return -1;
+        b = e;
+    }
+    return 0;
+}
