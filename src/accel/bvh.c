@@ -178,23 +178,28 @@ typedef struct collapser {
     bvh_leaf4 *leaves; size_t nleaves;
 } collapser;
 
-/* Appends the leaf blocks of binary leaf `b` (its primitives in leaf order); returns the first. */
-static uint32_t emit_leaf(collapser *c, const bvh_node *b) {
-    uint32_t first = (uint32_t)c->nleaves;
-    for (uint32_t k = 0; k < b->count; k += BVH_LEAF_WIDTH) {
-        bvh_leaf4 *l = &c->leaves[c->nleaves++];
-        for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) {
-            l->v0[j] = l->v1[j] = l->v2[j] = 0;
-            l->prim[j] = PRIM_NONE;
-            if (k + j >= b->count) continue;
-            uint32_t id = c->prim_ids[b->index + k + j];
-            l->prim[j] = id;
-            if (prim_id_kind(id) == PRIM_TRIANGLE) {
-                const triangle *t = &c->tris[prim_id_index(id)];
-                l->v0[j] = t->v[0]; l->v1[j] = t->v[1]; l->v2[j] = t->v[2];
-            }
+/* Appends the leaf blocks of binary leaf `b` (its primitives in leaf order, each once: split
+ * references of one triangle may share a leaf); returns the first and sets *nblocks. */
+static uint32_t emit_leaf(collapser *c, const bvh_node *b, uint32_t *nblocks) {
+    uint32_t first = (uint32_t)c->nleaves, lane = BVH_LEAF_WIDTH;
+    bvh_leaf4 *l = NULL;
+    for (uint32_t k = 0; k < b->count; ++k) {
+        uint32_t id = c->prim_ids[b->index + k], dup = 0;
+        for (uint32_t q = 0; q < k; ++q) dup |= c->prim_ids[b->index + q] == id;
+        if (dup) continue;
+        if (lane == BVH_LEAF_WIDTH) {
+            l = &c->leaves[c->nleaves++];
+            for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) { l->v0[j] = l->v1[j] = l->v2[j] = 0; l->prim[j] = PRIM_NONE; }
+            lane = 0;
         }
+        l->prim[lane] = id;
+        if (prim_id_kind(id) == PRIM_TRIANGLE) {
+            const triangle *t = &c->tris[prim_id_index(id)];
+            l->v0[lane] = t->v[0]; l->v1[lane] = t->v[1]; l->v2[lane] = t->v[2];
+        }
+        lane++;
     }
+    *nblocks = (uint32_t)c->nleaves - first;
     return first;
 }
 
@@ -240,7 +245,7 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
     for (int i = 0; i < nk; ++i) {
         const bvh_node *k = &c->bin[kids[i]];
         set_slot(n, i, k);
-        if (k->count > 0) { n->child[i] = emit_leaf(c, k); n->count[i] = (k->count + BVH_LEAF_WIDTH - 1) / BVH_LEAF_WIDTH; }
+        if (k->count > 0) { n->child[i] = emit_leaf(c, k, &n->count[i]); }
         else { inner_at[i] = c->n++; n->child[i] = (uint32_t)inner_at[i]; }
     }
     for (int i = 0; i < nk; ++i)
@@ -265,11 +270,168 @@ static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
     return a * COST_TRAVERSE + sah_of(nodes, n->index, root_area) + sah_of(nodes, n->index + 1, root_area);
 }
 
+static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+                      int threads);
+
+/* ---- pre-splitting of large triangles ------------------------------------------------------
+ * Long triangles (Sponza's walls, floors and columns) have boxes far larger than themselves and
+ * make every box around them overlap. Before the build, the largest ones are split into several
+ * references, each with the box of the part of the triangle inside one cell of a global grid
+ * (Karras & Aila 2013, "Fast Parallel Construction of High-Quality Bounding Volume Hierarchies",
+ * section 3: priority (2^-level * (box area - ideal area))^(1/4), a budget of extra references,
+ * splits at the most important grid plane). The SAH build then treats references like
+ * primitives; a leaf lists a primitive once even when two of its references end up there. */
+#define PRESPLIT_BUDGET 0.15   /* extra references, as a fraction of the primitives */
+
+typedef struct presplit_ctx {
+    vec3 scene_lo, scene_ext;
+    vec3 *lo, *hi; uint32_t *ids; size_t n, cap;
+} presplit_ctx;
+
+/* The most important grid plane across [lo, hi] on an axis: returns its level (1 = the scene's
+ * middle) and position, or 0 if the interval is too thin. */
+static int grid_plane(float lo, float hi, float scene_lo, float ext, float *pos) {
+    if (!(ext > 0.0f)) return 0;
+    for (int level = 1; level < 24; ++level) {
+        float cell = ext / (float)(1 << level);
+        float k = ceilf((lo - scene_lo) / cell);
+        float p = scene_lo + k * cell;
+        if (p > lo && p < hi) { *pos = p; return level; }
+    }
+    return 0;
+}
+
+static float tri_area(vec3 a, vec3 b, vec3 c) { return 0.5f * vlen(vcross(vsub(b, a), vsub(c, a))); }
+
+/* Bounds of the parts of triangle v on either side of the plane x[axis] = s, each clipped to bx. */
+static void split_bounds(const vec3 v[3], box bx, int axis, float s, box *left, box *right) {
+    *left = box_empty();
+    *right = box_empty();
+    for (int i = 0; i < 3; ++i) {
+        vec3 a = v[i], b = v[(i + 1) % 3];
+        float ca = vcomp(a, axis), cb = vcomp(b, axis);
+        if (ca <= s) box_grow(left, a, a);
+        if (ca >= s) box_grow(right, a, a);
+        if ((ca < s && cb > s) || (ca > s && cb < s)) {
+            float t = (s - ca) / (cb - ca);
+            vec3 p = vadd(a, vscale(vsub(b, a), t));
+            if (axis == 0) p.x = s; else if (axis == 1) p.y = s; else p.z = s;
+            box_grow(left, p, p);
+            box_grow(right, p, p);
+        }
+    }
+    left->lo = vmax(left->lo, bx.lo); left->hi = vmin(left->hi, bx.hi);
+    right->lo = vmax(right->lo, bx.lo); right->hi = vmin(right->hi, bx.hi);
+    if (axis == 0) { left->hi.x = kmin(left->hi.x, s); right->lo.x = kmax(right->lo.x, s); }
+    else if (axis == 1) { left->hi.y = kmin(left->hi.y, s); right->lo.y = kmax(right->lo.y, s); }
+    else { left->hi.z = kmin(left->hi.z, s); right->lo.z = kmax(right->lo.z, s); }
+}
+
+static void presplit_emit(presplit_ctx *c, box bx, uint32_t id) {
+    c->lo[c->n] = bx.lo; c->hi[c->n] = bx.hi; c->ids[c->n] = id; c->n++;
+}
+
+/* Splits the reference (v, bx) into extra + 1 references. */
+static void presplit_tri(presplit_ctx *c, const vec3 v[3], box bx, uint32_t id, uint32_t extra) {
+    vec3 d = vsub(bx.hi, bx.lo);
+    int axis = d.x >= d.y && d.x >= d.z ? 0 : (d.y >= d.z ? 1 : 2);
+    float pos;
+    if (extra == 0 || !grid_plane(vcomp(bx.lo, axis), vcomp(bx.hi, axis), vcomp(c->scene_lo, axis),
+                                  vcomp(c->scene_ext, axis), &pos)) {
+        presplit_emit(c, bx, id);
+        return;
+    }
+    box l, r;
+    split_bounds(v, bx, axis, pos, &l, &r);
+    int lok = vcomp(l.hi, axis) >= vcomp(l.lo, axis) && l.hi.x >= l.lo.x && l.hi.y >= l.lo.y && l.hi.z >= l.lo.z;
+    int rok = vcomp(r.hi, axis) >= vcomp(r.lo, axis) && r.hi.x >= r.lo.x && r.hi.y >= r.lo.y && r.hi.z >= r.lo.z;
+    if (!lok || !rok) { /* the triangle lies on one side (touching the plane): keep it whole */
+        presplit_emit(c, lok ? l : (rok ? r : bx), id);
+        return;
+    }
+    /* share the remaining splits by the halves' extents along the axis */
+    float wl = vcomp(vsub(l.hi, l.lo), axis), wr = vcomp(vsub(r.hi, r.lo), axis);
+    uint32_t rest = extra - 1;
+    uint32_t el = wl + wr > 0.0f ? (uint32_t)((float)rest * wl / (wl + wr) + 0.5f) : rest / 2;
+    if (el > rest) el = rest;
+    presplit_tri(c, v, l, id, el);
+    presplit_tri(c, v, r, id, rest - el);
+}
+
+/* Returns the number of references (>= n) in *rlo, *rhi, *rids, or 0 when nothing was split
+ * (the caller then uses its own arrays) or memory ran out. */
+static size_t presplit(const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+                       const vec3 *pos, vec3 **rlo, vec3 **rhi, uint32_t **rids) {
+    if (!tris || !pos || n < 64) return 0;
+    box scene = box_empty();
+    for (size_t i = 0; i < n; ++i) box_grow(&scene, lo[i], hi[i]);
+    vec3 ext = vsub(scene.hi, scene.lo);
+    float *prio = malloc(n * sizeof(float));
+    if (!prio) return 0;
+    double sum = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        prio[i] = 0.0f;
+        if (prim_id_kind(ids[i]) != PRIM_TRIANGLE) continue;
+        const triangle *t = &tris[prim_id_index(ids[i])];
+        box bx; bx.lo = lo[i]; bx.hi = hi[i];
+        vec3 d = vsub(bx.hi, bx.lo);
+        int axis = d.x >= d.y && d.x >= d.z ? 0 : (d.y >= d.z ? 1 : 2);
+        float p;
+        int level = grid_plane(vcomp(bx.lo, axis), vcomp(bx.hi, axis), vcomp(scene.lo, axis), vcomp(ext, axis), &p);
+        if (!level) continue;
+        float excess = box_area(bx) - 2.0f * tri_area(pos[t->v[0]], pos[t->v[1]], pos[t->v[2]]);
+        if (!(excess > 0.0f)) continue;
+        prio[i] = powf(ldexpf(excess, -level), 0.25f);
+        sum += prio[i];
+    }
+    size_t budget = (size_t)(PRESPLIT_BUDGET * (double)n);
+    if (!(sum > 0.0) || budget == 0) { free(prio); return 0; }
+    /* the largest scale D with sum floor(D * prio) <= budget (bisection) */
+    double dlo = 0.0, dhi = (double)budget / sum * 64.0;
+    for (int it = 0; it < 40; ++it) {
+        double dm = 0.5 * (dlo + dhi);
+        size_t tot = 0;
+        for (size_t i = 0; i < n && tot <= budget; ++i) tot += (size_t)(dm * prio[i]);
+        if (tot <= budget) dlo = dm; else dhi = dm;
+    }
+    size_t extra = 0;
+    for (size_t i = 0; i < n; ++i) extra += (size_t)(dlo * prio[i]);
+    if (extra == 0) { free(prio); return 0; }
+    presplit_ctx c;
+    c.scene_lo = scene.lo; c.scene_ext = ext; c.n = 0; c.cap = n + extra;
+    c.lo = malloc(c.cap * sizeof(vec3)); c.hi = malloc(c.cap * sizeof(vec3)); c.ids = malloc(c.cap * sizeof(uint32_t));
+    if (!c.lo || !c.hi || !c.ids) { free(c.lo); free(c.hi); free(c.ids); free(prio); return 0; }
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t k = (uint32_t)(dlo * prio[i]);
+        box bx; bx.lo = lo[i]; bx.hi = hi[i];
+        if (k == 0) { presplit_emit(&c, bx, ids[i]); continue; }
+        const triangle *t = &tris[prim_id_index(ids[i])];
+        vec3 v[3];
+        v[0] = pos[t->v[0]]; v[1] = pos[t->v[1]]; v[2] = pos[t->v[2]];
+        presplit_tri(&c, v, bx, ids[i], k);
+    }
+    free(prio);
+    *rlo = c.lo; *rhi = c.hi; *rids = c.ids;
+    return c.n;
+}
+
 int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-              int threads) {
+              const vec3 *positions, int threads) {
     double t0 = timer_now();
     memset(out, 0, sizeof(*out));
     if (n == 0) return 0;
+    vec3 *rlo = NULL, *rhi = NULL;
+    uint32_t *rids = NULL;
+    size_t nrefs = presplit(lo, hi, ids, n, tris, positions, &rlo, &rhi, &rids);
+    if (nrefs) { lo = rlo; hi = rhi; ids = rids; n = nrefs; }
+    int rc = build_refs(out, lo, hi, ids, n, tris, threads);
+    free(rlo); free(rhi); free(rids);
+    out->build_seconds = timer_now() - t0;
+    return rc;
+}
+
+static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+                      int threads) {
     builder b;
     memset(&b, 0, sizeof(b));
     b.lo = lo;
@@ -320,7 +482,6 @@ int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, siz
     if (shrunkl) out->leaves = shrunkl;
     free(b.centroid);
     free(b.order);
-    out->build_seconds = timer_now() - t0;
     return 0;
 }
 

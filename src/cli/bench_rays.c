@@ -40,6 +40,8 @@ static const char *usage_rays =
     "  --inside      interior camera: at the bounds centre looking along +x (for Sponza)\n"
     "  --cpu-time    time single-threaded runs by the thread's CPU time instead of wall time\n"
     "                (less sensitive to other processes on a shared machine; both tracers alike)\n"
+    "  --interleave  single-threaded figures: caustic and the reference take turns on each chunk\n"
+    "                of 4096 rays within a run, so both see the same machine load (shared boxes)\n"
     "  --device D    cpu (default; with Embree side by side) or cuda (the same rays on the GPU)\n"
     "  --gpu-bvh B   cuda: sah (default; the host's build), lbvh (built on the GPU) or both\n"
     "  --json        one JSON object per line instead of a table\n";
@@ -89,7 +91,7 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static int use_cpu_time;
+static int use_cpu_time, interleave;
 
 static double thread_seconds(void) {
     struct timespec t;
@@ -128,6 +130,37 @@ static double median_mrays(const kscene *k, ext_tracer *ext, const ray_set *rs, 
     for (int i = 0; i < runs; ++i) t[i] = run_once(k, ext, rs, threads, hits, tsum);
     qsort(t, (size_t)runs, sizeof(double), cmpd);
     return rs->n / t[runs / 2] * 1e-6;
+}
+
+/* Single-threaded, caustic and the reference alternating chunk by chunk (which one goes first
+ * alternates too); medians over runs of each one's summed time. */
+static void interleaved_1t(const kscene *k, ext_tracer *ext, const ray_set *rs, int runs, double *mr, double *me,
+                           size_t *hits, double *tsum, size_t *ehits, double *etsum) {
+    double tc[64], te[64];
+    for (int run = 0; run < runs; ++run) {
+        job jc, je;
+        memset(&jc, 0, sizeof jc); memset(&je, 0, sizeof je);
+        jc.k = k; jc.rs = rs; je.k = k; je.ext = ext; je.rs = rs;
+        double sc = 0, se = 0, sumc = 0, sume = 0;
+        size_t hc = 0, he = 0;
+        for (size_t b = 0, c = 0; b < rs->n; b += CHUNK, ++c) {
+            size_t e = b + CHUNK < rs->n ? b + CHUNK : rs->n;
+            for (int w = 0; w < 2; ++w) {
+                int caustic_turn = (int)((c + (size_t)w) & 1);
+                double t0 = use_cpu_time ? thread_seconds() : timer_now();
+                if (caustic_turn) hc += trace_range(&jc, b, e, &sumc);
+                else he += trace_range(&je, b, e, &sume);
+                double dt = (use_cpu_time ? thread_seconds() : timer_now()) - t0;
+                if (caustic_turn) sc += dt; else se += dt;
+            }
+        }
+        tc[run] = sc; te[run] = se;
+        *hits = hc; *tsum = sumc; *ehits = he; *etsum = sume;
+    }
+    qsort(tc, (size_t)runs, sizeof(double), cmpd);
+    qsort(te, (size_t)runs, sizeof(double), cmpd);
+    *mr = rs->n / tc[runs / 2] * 1e-6;
+    *me = rs->n / te[runs / 2] * 1e-6;
 }
 
 static int alloc_set(ray_set *rs, const char *name, int any, size_t n) {
@@ -211,6 +244,7 @@ int cmd_bench_rays(int argc, char **argv) {
         if (!strcmp(a, "--json")) { json = 1; continue; }
         if (!strcmp(a, "--inside")) { inside = 1; continue; }
         if (!strcmp(a, "--cpu-time")) { use_cpu_time = 1; continue; }
+        if (!strcmp(a, "--interleave")) { interleave = 1; continue; }
         if (!strcmp(a, "--device")) {
             if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) { fprintf(stderr, "caustic bench: --device: expected cpu or cuda\n"); return EXIT_USAGE; }
             gpu = !strcmp(v, "cuda");
@@ -295,10 +329,12 @@ int cmd_bench_rays(int argc, char **argv) {
         for (int k = 0; k < 3; ++k) {
             size_t hits, ehits = 0;
             double tsum, etsum = 0, e1 = 0, en = 0;
-            double r1 = median_mrays(&s->k, NULL, &sets[k], 1, (int)runs, &hits, &tsum);
+            double r1 = 0;
+            if (interleave && ext) interleaved_1t(&s->k, ext, &sets[k], (int)runs, &r1, &e1, &hits, &tsum, &ehits, &etsum);
+            else r1 = median_mrays(&s->k, NULL, &sets[k], 1, (int)runs, &hits, &tsum);
             double rn = median_mrays(&s->k, NULL, &sets[k], (int)threads, (int)runs, &hits, &tsum);
             if (ext) {
-                e1 = median_mrays(&s->k, ext, &sets[k], 1, (int)runs, &ehits, &etsum);
+                if (!interleave) e1 = median_mrays(&s->k, ext, &sets[k], 1, (int)runs, &ehits, &etsum);
                 en = median_mrays(&s->k, ext, &sets[k], (int)threads, (int)runs, &ehits, &etsum);
             }
             if (json)

@@ -507,7 +507,7 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
         s->bounds_hi = vmax(s->bounds_hi, hi[f]);
     }
     bvh_free(&s->bvh);
-    int rc = bvh_build(&s->bvh, lo, hi, ids, nprims, s->triangles, 0);
+    int rc = bvh_build(&s->bvh, lo, hi, ids, nprims, s->triangles, s->positions, 0);
     /* the CPU's leaf test loads 16 bytes per vertex position: keep one vertex of slack */
     if (!rc && s->nvertices && reserve_mesh(s, 1, 0)) rc = -1;
     free(lo); free(hi); free(ids);
