@@ -19,8 +19,10 @@
 #define COST_TRAVERSE 1.0f
 #define COST_INTERSECT 1.0f        /* per leaf block: its four lanes are tested together */
 
-/* SAH cost of a leaf of n primitives: the CPU tests the four lanes of a block at once. */
-static float leaf_blocks(uint32_t n) { return (float)((n + BVH_LEAF_WIDTH - 1) / BVH_LEAF_WIDTH); }
+/* SAH cost of a leaf of n primitives in units of `lanes` primitives tested together: the CPU
+ * tests the four lanes of a block at once (BVH_LEAF_WIDTH), the GPU one lane at a time (1). */
+static float leaf_cost_of(uint32_t n, int lanes) { return (float)((n + (uint32_t)lanes - 1) / (uint32_t)lanes); }
+static float leaf_blocks(uint32_t n) { return leaf_cost_of(n, BVH_LEAF_WIDTH); }
 
 typedef struct box { vec3 lo, hi; } box;
 
@@ -41,6 +43,7 @@ typedef struct builder {
     bvh_node *nodes;
     atomic_size_t nnodes;
     int spawn_depth;       /* subtrees above this depth may be built on their own thread */
+    int sah_lanes;         /* primitives the SAH counts as one leaf test (leaf_cost_of) */
 } builder;
 
 /* Statistics of one build task, merged when its thread is joined. */
@@ -123,13 +126,14 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
             box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
             n += bin_count[k];
             if (n == 0 || right_count[k + 1] == 0) continue;
-            float cost = box_area(acc) * leaf_blocks(n) + right_area[k + 1] * leaf_blocks(right_count[k + 1]);
+            float cost = box_area(acc) * leaf_cost_of(n, b->sah_lanes) +
+                         right_area[k + 1] * leaf_cost_of(right_count[k + 1], b->sah_lanes);
             if (cost < best_cost) { best_cost = cost; best_axis = axis; best_bin = k; }
         }
     }
     float parent_area = box_area(bounds);
     float split_cost = parent_area > 0.0f ? COST_TRAVERSE + COST_INTERSECT * best_cost / parent_area : INFINITY;
-    float leaf_cost = COST_INTERSECT * leaf_blocks(count);
+    float leaf_cost = COST_INTERSECT * leaf_cost_of(count, b->sah_lanes);
 
     uint32_t mid;
     if (best_axis < 0) {
@@ -271,7 +275,7 @@ static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
 }
 
 static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-                      int threads);
+                      int threads, int sah_lanes);
 
 /* ---- pre-splitting of large triangles ------------------------------------------------------
  * Long triangles (Sponza's walls, floors and columns) have boxes far larger than themselves and
@@ -417,6 +421,11 @@ static size_t presplit(const vec3 *lo, const vec3 *hi, const uint32_t *ids, size
 
 int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
               const vec3 *positions, int threads) {
+    return bvh_build_lanes(out, lo, hi, ids, n, tris, positions, threads, BVH_LEAF_WIDTH);
+}
+
+int bvh_build_lanes(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+                    const vec3 *positions, int threads, int sah_lanes) {
     double t0 = timer_now();
     memset(out, 0, sizeof(*out));
     if (n == 0) return 0;
@@ -424,16 +433,17 @@ int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, siz
     uint32_t *rids = NULL;
     size_t nrefs = presplit(lo, hi, ids, n, tris, positions, &rlo, &rhi, &rids);
     if (nrefs) { lo = rlo; hi = rhi; ids = rids; n = nrefs; }
-    int rc = build_refs(out, lo, hi, ids, n, tris, threads);
+    int rc = build_refs(out, lo, hi, ids, n, tris, threads, sah_lanes < 1 ? 1 : sah_lanes);
     free(rlo); free(rhi); free(rids);
     out->build_seconds = timer_now() - t0;
     return rc;
 }
 
 static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-                      int threads) {
+                      int threads, int sah_lanes) {
     builder b;
     memset(&b, 0, sizeof(b));
+    b.sah_lanes = sah_lanes;
     b.lo = lo;
     b.hi = hi;
     b.centroid = malloc(n * sizeof(vec3));

@@ -22,6 +22,11 @@ typedef struct bvh {
  * blocks' vertex indices and let large triangles be split into several references. */
 int bvh_build(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
               const vec3 *positions, int threads);
+/* The same with the SAH's leaf cost counted in units of sah_lanes primitives: bvh_build uses
+ * BVH_LEAF_WIDTH (the CPU tests a leaf block's four lanes together), the CUDA backend 1 (a GPU
+ * thread tests the lanes one after another, so smaller leaves pay off). */
+int bvh_build_lanes(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+                    const vec3 *positions, int threads, int sah_lanes);
 void bvh_free(bvh *b);
 /* Collapses a binary tree (root at 0; an inner node's children at index and index + 1; a leaf's
  * primitives at prim_ids[index .. index + count)) into 4-wide nodes at out (room for as many

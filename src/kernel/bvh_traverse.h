@@ -3,12 +3,21 @@
  * popped entry beyond the current hit is skipped. Leaves are blocks of four primitives
  * (bvh_leaf4) whose triangle lanes are tested together.
  *
- * The loop (trace_ray) is one for both targets; two helpers differ per target (Cycles style):
- * bvh4_hit_children (the four slab tests) and leaf4_intersect (one leaf block) have an SSE body
- * on the CPU (KERNEL_SIMD_SSE, compat.h) and a scalar body on the GPU and elsewhere. Both bodies
- * report the same hits: the SSE triangle test performs the scalar watertight test's float
- * operations in the same order (no FMA contraction in ISO C mode), and lanes that need the
- * test's double-precision edge fallback go through the scalar function. */
+ * The loop (trace_ray) is one for both targets: "while-while" (Aila & Laine 2009), inner nodes
+ * until a leaf is reached, then leaves until an inner node is popped, so that the lanes of a GPU
+ * warp run the node code together and the leaf code together. Two helpers differ per target
+ * (Cycles style): bvh4_visit (the four slab tests, then descend into the nearest hit child and
+ * push the others) and leaf4_intersect (one leaf block) have an SSE body on the CPU
+ * (KERNEL_SIMD_SSE, compat.h) and a scalar body on the GPU and elsewhere. The scalar bodies read
+ * a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit loads on the
+ * GPU) and keep everything in registers: the child order comes from a sorting network over
+ * (distance, slot) keys, with no array indexed at run time (which would go to local memory on
+ * the GPU). Both bodies report the same hits: the slab tests are the same operations (per-ray
+ * near planes) and the SSE triangle test performs the scalar watertight test's float operations
+ * in the same order (no FMA contraction in ISO C mode), lanes that need the test's
+ * double-precision edge fallback going through the scalar function. Only the visiting order of
+ * children whose entry distances agree to 2 ulp may differ, which matters only for exact ties
+ * between two primitives' hit distances. */
 #ifndef CAUSTIC_KERNEL_BVH_TRAVERSE_H
 #define CAUSTIC_KERNEL_BVH_TRAVERSE_H
 
@@ -31,9 +40,9 @@ KFN vec3 safe_reciprocal(vec3 d) {
 typedef struct bvh_ray {
     vec3 o, d, inv_d;
     ray_shear sh;
+    int near_x, near_y, near_z;      /* float offsets of the near planes in a bvh4_node */
 #if KERNEL_SIMD_SSE
     __m128 ox, oy, oz, ix, iy, iz;   /* broadcast origin and reciprocal direction */
-    int near_x, near_y, near_z;      /* float offsets of the near planes in a bvh4_node */
     __m128 sx, sy, sz;               /* shear with (kx, ky) = the two axes after kz, cyclically */
 #endif
 } bvh_ray;
@@ -44,14 +53,15 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.d = r.d;
     b.inv_d = safe_reciprocal(r.d);
     b.sh = make_ray_shear(r.d);
-#if KERNEL_SIMD_SSE
-    b.ox = _mm_set1_ps(r.o.x); b.oy = _mm_set1_ps(r.o.y); b.oz = _mm_set1_ps(r.o.z);
-    b.ix = _mm_set1_ps(b.inv_d.x); b.iy = _mm_set1_ps(b.inv_d.y); b.iz = _mm_set1_ps(b.inv_d.z);
     /* node floats: lo_x 0, lo_y 4, lo_z 8, hi_x 12, hi_y 16, hi_z 20; a negative direction
-     * enters through the upper plane */
+     * enters through the upper plane (the far planes are at near_x ^ 12, near_y ^ 20,
+     * near_z ^ 28) */
     b.near_x = signbit(b.inv_d.x) ? 12 : 0;
     b.near_y = signbit(b.inv_d.y) ? 16 : 4;
     b.near_z = signbit(b.inv_d.z) ? 20 : 8;
+#if KERNEL_SIMD_SSE
+    b.ox = _mm_set1_ps(r.o.x); b.oy = _mm_set1_ps(r.o.y); b.oz = _mm_set1_ps(r.o.z);
+    b.ix = _mm_set1_ps(b.inv_d.x); b.iy = _mm_set1_ps(b.inv_d.y); b.iz = _mm_set1_ps(b.inv_d.z);
     /* The scalar test swaps kx and ky for a negative d[kz] to keep the winding; that negates u,
      * v, w, det and the scaled t exactly and changes no result, so the SIMD test skips it. */
     int kz = b.sh.kz, kx = kz == 2 ? 0 : kz + 1, ky = kx == 2 ? 0 : kx + 1;
@@ -63,9 +73,32 @@ KFN bvh_ray make_bvh_ray(ray r) {
     return b;
 }
 
-/* ---- helper 1: the four slab tests of a node ------------------------------------------------
- * Returns the mask of children whose box the ray enters within (0, tmax) and their entry
- * distances in tn (1+2ulp on the exit distance keeps flat boxes, Ize 2013). */
+/* ---- the traversal stack -----------------------------------------------------------------------
+ * Entries: child reference + count (0 = inner node) + entry distance. A 4-wide node pushes at
+ * most 3 entries per level. */
+typedef struct bvh_stack {
+    uint32_t ref[BVH_STACK_SIZE], cnt[BVH_STACK_SIZE];
+    float t[BVH_STACK_SIZE];
+} bvh_stack;
+
+KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
+    st->ref[*sp] = ref; st->cnt[*sp] = cnt; st->t[*sp] = t;
+    ++*sp;
+}
+
+/* Pops the next entry that can still hold a hit nearer than tmax; 0 when the stack is empty. */
+KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_t *cnt) {
+    while (*sp > 0) {
+        int i = --*sp;
+        if (st->t[i] < tmax) { *ref = st->ref[i]; *cnt = st->cnt[i]; return 1; }
+    }
+    return 0;
+}
+
+/* ---- helper 1: one inner node ----------------------------------------------------------------
+ * Slab tests of the four children within (0, tmax) (1+2ulp on the exit distance keeps flat
+ * boxes, Ize 2013). If some child is hit: sets *ref / *cnt to the nearest (any-hit rays: some)
+ * hit child, pushes the others farthest first, returns 1; else returns 0. */
 #if KERNEL_SIMD_SSE
 KFN uint32_t bvh4_hit_children(const bvh4_node *n, const bvh_ray *r, float tmax, float *tn) {
     const float *f = (const float *)n;
@@ -82,21 +115,89 @@ KFN uint32_t bvh4_hit_children(const bvh4_node *n, const bvh_ray *r, float tmax,
     _mm_storeu_ps(tn, tnear);
     return (uint32_t)_mm_movemask_ps(hitm);
 }
-#else
-KFN uint32_t bvh4_hit_children(const bvh4_node *n, const bvh_ray *r, float tmax, float *tn) {
-    vec3 o = r->o, inv_d = r->inv_d;
-    uint32_t mask = 0;
-    for (int i = 0; i < BVH4_WIDTH; ++i) {
-        float tx0 = (n->lo_x[i] - o.x) * inv_d.x, tx1 = (n->hi_x[i] - o.x) * inv_d.x;
-        float ty0 = (n->lo_y[i] - o.y) * inv_d.y, ty1 = (n->hi_y[i] - o.y) * inv_d.y;
-        float tz0 = (n->lo_z[i] - o.z) * inv_d.z, tz1 = (n->hi_z[i] - o.z) * inv_d.z;
-        float tnr = kmax(kmax(kmin(tx0, tx1), kmin(ty0, ty1)), kmax(kmin(tz0, tz1), 0.0f));
-        float tfr = kmin(kmin(kmax(tx0, tx1), kmax(ty0, ty1)), kmin(kmax(tz0, tz1), tmax));
-        tn[i] = tnr;
-        if (tnr <= tfr * 1.00000024f && tnr < K_INF) mask |= 1u << i;
+
+KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
+                   uint32_t *ref, uint32_t *cnt) {
+    float tn[BVH4_WIDTH];
+    uint32_t mask = bvh4_hit_children(n, r, tmax, tn);
+    if (!mask) return 0;
+    int c0 = kctz(mask);
+    mask &= mask - 1;
+    if (mask == 0) {  /* one child hit: descend */
+        *ref = n->child[c0]; *cnt = n->count[c0];
+        return 1;
     }
-    return mask;
+    int c1 = kctz(mask);
+    mask &= mask - 1;
+    if (mask == 0) {  /* two: push the farther (any-hit rays: the second) */
+        if (!any && tn[c1] < tn[c0]) { int c = c0; c0 = c1; c1 = c; }
+        bvh_push(st, sp, n->child[c1], n->count[c1], tn[c1]);
+        *ref = n->child[c0]; *cnt = n->count[c0];
+        return 1;
+    }
+    /* three or four: order near to far (insertion sort; any-hit rays skip it) */
+    int order[BVH4_WIDTH], nhit = 2;
+    order[0] = c0; order[1] = c1;
+    if (!any && tn[c1] < tn[c0]) { order[0] = c1; order[1] = c0; }
+    while (mask) {
+        int i = kctz(mask);
+        mask &= mask - 1;
+        int j = nhit++;
+        while (!any && j > 0 && tn[order[j - 1]] > tn[i]) { order[j] = order[j - 1]; --j; }
+        order[j] = i;
+    }
+    /* push all but the nearest, farthest first, then descend into the nearest */
+    for (int j = nhit - 1; j >= 1; --j) {
+        int c = order[j];
+        bvh_push(st, sp, n->child[c], n->count[c], tn[c]);
+    }
+    *ref = n->child[order[0]];
+    *cnt = n->count[order[0]];
+    return 1;
 }
+#else
+/* Lane `slot` (0..3) of a row held in registers, by selects. */
+KFN uint32_t ku4_lane(ku4 a, uint32_t slot) {
+    return slot == 0 ? a.v[0] : slot == 1 ? a.v[1] : slot == 2 ? a.v[2] : a.v[3];
+}
+#define BVH_KEY_NONE 0xffffffffu
+/* compare-exchange of two keys */
+#define BVH_KEY_SORT2(a, b) do { uint32_t lo_ = kminu(a, b); b = kmaxu(a, b); a = lo_; } while (0)
+
+KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
+                   uint32_t *ref, uint32_t *cnt) {
+    (void)any;  /* the sort costs a few integer min/max: any-hit rays take the same order */
+    const float *f = (const float *)n;
+    kf4 nx = kload_f4(f + r->near_x), ny = kload_f4(f + r->near_y), nz = kload_f4(f + r->near_z);
+    kf4 fx = kload_f4(f + (r->near_x ^ 12)), fy = kload_f4(f + (r->near_y ^ 20)), fz = kload_f4(f + (r->near_z ^ 28));
+    vec3 o = r->o, inv_d = r->inv_d;
+    /* key of a hit child: its entry distance (>= +0, so the float bits order as the values) with
+     * the slot in the low 2 bits; a missed child sorts last */
+    uint32_t key[BVH4_WIDTH];
+    KUNROLL
+    for (int i = 0; i < BVH4_WIDTH; ++i) {
+        float tnr = kmax(kmax((nx.v[i] - o.x) * inv_d.x, (ny.v[i] - o.y) * inv_d.y),
+                         kmax((nz.v[i] - o.z) * inv_d.z, 0.0f));
+        float tfr = kmin(kmin((fx.v[i] - o.x) * inv_d.x, (fy.v[i] - o.y) * inv_d.y),
+                         kmin((fz.v[i] - o.z) * inv_d.z, tmax));
+        key[i] = tnr <= tfr * 1.00000024f && tnr < K_INF ? (kfloat_bits(tnr) & ~3u) | (uint32_t)i : BVH_KEY_NONE;
+    }
+    uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
+    BVH_KEY_SORT2(k0, k1); BVH_KEY_SORT2(k2, k3);
+    BVH_KEY_SORT2(k0, k2); BVH_KEY_SORT2(k1, k3);
+    BVH_KEY_SORT2(k1, k2);
+    if (k0 == BVH_KEY_NONE) return 0;
+    ku4 child = kload_u4(n->child), count = kload_u4(n->count);
+    /* push all but the nearest, farthest first (with the distance rounded down: a popped entry is
+     * skipped only when it cannot hold a nearer hit), then descend into the nearest */
+    if (k3 != BVH_KEY_NONE) bvh_push(st, sp, ku4_lane(child, k3 & 3u), ku4_lane(count, k3 & 3u), kbits_float(k3 & ~3u));
+    if (k2 != BVH_KEY_NONE) bvh_push(st, sp, ku4_lane(child, k2 & 3u), ku4_lane(count, k2 & 3u), kbits_float(k2 & ~3u));
+    if (k1 != BVH_KEY_NONE) bvh_push(st, sp, ku4_lane(child, k1 & 3u), ku4_lane(count, k1 & 3u), kbits_float(k1 & ~3u));
+    *ref = ku4_lane(child, k0 & 3u);
+    *cnt = ku4_lane(count, k0 & 3u);
+    return 1;
+}
+#undef BVH_KEY_SORT2
 #endif
 
 /* ---- helper 2: one leaf block -----------------------------------------------------------------
@@ -207,14 +308,16 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 }
 #else
 KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, hit *h, int any) {
+    ku4 prim = kload_u4(b->prim), v0 = kload_u4(b->v0), v1 = kload_u4(b->v1), v2 = kload_u4(b->v2);
     int found = 0;
+    KUNROLL
     for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
-        uint32_t id = b->prim[j];
+        uint32_t id = prim.v[j];
         if (id == PRIM_NONE) break;  /* unused lanes come last */
         if (prim_id_kind(id) == PRIM_TRIANGLE) {
             float t, b1, b2;
-            if (!intersect_triangle(r->o, &r->sh, s->positions[b->v0[j]], s->positions[b->v1[j]],
-                                    s->positions[b->v2[j]], h->t, &t, &b1, &b2))
+            if (!intersect_triangle(r->o, &r->sh, s->positions[v0.v[j]], s->positions[v1.v[j]],
+                                    s->positions[v2.v[j]], h->t, &t, &b1, &b2))
                 continue;
             leaf_hit(h, t, id, b1, b2);
         } else if (!intersect_prim(s, id, r->o, r->d, &r->sh, h)) {
@@ -231,71 +334,28 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
     h->t = r.tmax;
     h->prim = PRIM_NONE;
-    /* a non-finite origin or direction hits nothing (the slab tests below would let NaN through) */
+    h->b1 = h->b2 = 0.0f;  /* set with every hit; initialised so compilers can see it */
+    /* a non-finite origin or direction hits nothing (the slab tests would let NaN through) */
     if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
     bvh_ray br = make_bvh_ray(r);
-    /* stack entries: child reference + count (0 = inner node) + entry distance */
-    uint32_t st_ref[BVH_STACK_SIZE], st_cnt[BVH_STACK_SIZE];
-    float st_t[BVH_STACK_SIZE];
+    bvh_stack st;
     int sp = 0;
     uint32_t ref = 0, cnt = 0;  /* start at the root node */
     for (;;) {
-        if (cnt > 0) {
-            /* a leaf: cnt blocks */
-            for (uint32_t k = 0; k < cnt; ++k)
-                if (leaf4_intersect(s, &s->leaves[ref + k], &br, h, any) && any) return 1;
-        } else {
-            const bvh4_node *n = &s->nodes[ref];
-            float tn[BVH4_WIDTH];
-            uint32_t mask = bvh4_hit_children(n, &br, h->t, tn);
-            if (mask) {
-                int c0 = kctz(mask);
-                mask &= mask - 1;
-                if (mask == 0) {  /* one child hit: descend */
-                    ref = n->child[c0]; cnt = n->count[c0];
-                    continue;
-                }
-                int c1 = kctz(mask);
-                mask &= mask - 1;
-                if (mask == 0) {  /* two: push the farther (any-hit rays: the second) */
-                    if (!any && tn[c1] < tn[c0]) { int c = c0; c0 = c1; c1 = c; }
-                    st_ref[sp] = n->child[c1]; st_cnt[sp] = n->count[c1]; st_t[sp] = tn[c1];
-                    sp++;
-                    ref = n->child[c0]; cnt = n->count[c0];
-                    continue;
-                }
-                /* three or four: order near to far (insertion sort; any-hit rays skip it) */
-                int order[BVH4_WIDTH], nhit = 2;
-                order[0] = c0; order[1] = c1;
-                if (!any && tn[c1] < tn[c0]) { order[0] = c1; order[1] = c0; }
-                while (mask) {
-                    int i = kctz(mask);
-                    mask &= mask - 1;
-                    int j = nhit++;
-                    while (!any && j > 0 && tn[order[j - 1]] > tn[i]) { order[j] = order[j - 1]; --j; }
-                    order[j] = i;
-                }
-                /* push all but the nearest, farthest first, then descend into the nearest */
-                for (int j = nhit - 1; j >= 1; --j) {
-                    int c = order[j];
-                    st_ref[sp] = n->child[c]; st_cnt[sp] = n->count[c]; st_t[sp] = tn[c];
-                    sp++;
-                }
-                ref = n->child[order[0]];
-                cnt = n->count[order[0]];
-                continue;
-            }
-        }
-        /* pop the next entry that can still hold a nearer hit */
-        for (;;) {
-            if (sp == 0) return h->prim != PRIM_NONE;
-            --sp;
-            if (st_t[sp] < h->t) { ref = st_ref[sp]; cnt = st_cnt[sp]; break; }
-        }
+        /* inner nodes until a leaf is reached (or nothing is left) */
+        while (cnt == 0)
+            if (!bvh4_visit(&s->nodes[ref], &br, h->t, any, &st, &sp, &ref, &cnt) &&
+                !bvh_pop(&st, &sp, h->t, &ref, &cnt))
+                return h->prim != PRIM_NONE;
+        /* a leaf: cnt blocks, then the next entry */
+        for (uint32_t k = 0; k < cnt; ++k)
+            if (leaf4_intersect(s, &s->leaves[ref + k], &br, h, any) && any) return 1;
+        if (!bvh_pop(&st, &sp, h->t, &ref, &cnt)) return h->prim != PRIM_NONE;
     }
 }
 
-KFN int trace_closest(const kscene *s, ray r, hit *h) { return trace_ray(s, r, h, 0); }
-KFN int trace_occluded(const kscene *s, ray r) { hit h; return trace_ray(s, r, &h, 1); }
+/* The integrators' entry points (KFN_TRACE: real functions in the CUDA megakernel, compat.h). */
+KFN_TRACE int trace_closest(const kscene *s, ray r, hit *h) { return trace_ray(s, r, h, 0); }
+KFN_TRACE int trace_occluded(const kscene *s, ray r) { hit h; return trace_ray(s, r, &h, 1); }
 
 #endif
