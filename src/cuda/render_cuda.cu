@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The megakernel calls trace_closest / trace_occluded as real functions (compat.h): the inlined
-// copies made it spill its path state inside the traversal loop (H100, Sponza: 307 -> 437
-// Mrays/s). The trace-only kernel below calls the always-inlined trace_ray.
+// The megakernel calls the traversal (trace_ray) as one real function (compat.h): two inlined
+// copies (closest hits, shadow rays) made it larger and spilled its path state inside the
+// traversal loop (H100, Sponza: 307 -> 437 Mrays/s). The trace-only kernel below calls the
+// always-inlined trace_ray_inline.
 #define KERNEL_TRACE_NOINLINE 1
 #include "cuda/cuda_internal.h"
 extern "C" {
@@ -325,8 +326,8 @@ trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsign
             ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]),
                              tmax[i]);
             hit h;
-            if (any_hit) nhits += (unsigned)trace_ray(&k, r, &h, 1);
-            else if (trace_ray(&k, r, &h, 0)) { nhits++; t += h.t; }
+            if (any_hit) nhits += (unsigned)trace_ray_inline(&k, r, &h, 1);
+            else if (trace_ray_inline(&k, r, &h, 0)) { nhits++; t += h.t; }
         }
     }
     for (int off = 16; off > 0; off >>= 1) {

@@ -331,7 +331,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 #endif
 
 /* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays). */
-KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
+KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any) {
     h->t = r.tmax;
     h->prim = PRIM_NONE;
     h->b1 = h->b2 = 0.0f;  /* set with every hit; initialised so compilers can see it */
@@ -340,22 +340,34 @@ KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
     bvh_ray br = make_bvh_ray(r);
     bvh_stack st;
     int sp = 0;
-    uint32_t ref = 0, cnt = 0;  /* start at the root node */
+    uint32_t ref = 0, cnt = 0;  /* the entry to visit next (`have`): first the root node */
+    int have = 1;
     for (;;) {
-        /* inner nodes until a leaf is reached (or nothing is left) */
-        while (cnt == 0)
-            if (!bvh4_visit(&s->nodes[ref], &br, h->t, any, &st, &sp, &ref, &cnt) &&
-                !bvh_pop(&st, &sp, h->t, &ref, &cnt))
-                return h->prim != PRIM_NONE;
-        /* a leaf: cnt blocks, then the next entry */
-        for (uint32_t k = 0; k < cnt; ++k)
-            if (leaf4_intersect(s, &s->leaves[ref + k], &br, h, any) && any) return 1;
-        if (!bvh_pop(&st, &sp, h->t, &ref, &cnt)) return h->prim != PRIM_NONE;
+        /* inner nodes until a leaf is reached (or nothing is left). The leaf waits in lref/lcnt;
+         * on the GPU the thread visits further nodes while other lanes of its warp still do
+         * (kwarp_all), so that the warp enters the leaf code together (Aila & Laine's
+         * speculative traversal); on the CPU kwarp_all(x) is x and the leaf comes at once. */
+        uint32_t lref = 0, lcnt = 0;
+        for (;;) {
+            if (!have && !(have = bvh_pop(&st, &sp, h->t, &ref, &cnt))) break;
+            if (cnt > 0) {
+                if (lcnt > 0) break;  /* a second leaf: after the waiting one */
+                lref = ref; lcnt = cnt; have = 0;
+            } else {
+                have = bvh4_visit(&s->nodes[ref], &br, h->t, any, &st, &sp, &ref, &cnt);
+            }
+            if (kwarp_all(lcnt > 0)) break;
+        }
+        if (lcnt == 0) return h->prim != PRIM_NONE;  /* nothing left */
+        for (uint32_t k = 0; k < lcnt; ++k)
+            if (leaf4_intersect(s, &s->leaves[lref + k], &br, h, any) && any) return 1;
     }
 }
 
-/* The integrators' entry points (KFN_TRACE: real functions in the CUDA megakernel, compat.h). */
-KFN_TRACE int trace_closest(const kscene *s, ray r, hit *h) { return trace_ray(s, r, h, 0); }
-KFN_TRACE int trace_occluded(const kscene *s, ray r) { hit h; return trace_ray(s, r, &h, 1); }
+/* The traversal's entry point: one real function in the CUDA megakernel (KFN_TRACE, compat.h),
+ * inlined elsewhere; the trace-only kernel calls trace_ray_inline. */
+KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any) { return trace_ray_inline(s, r, h, any); }
+KFN int trace_closest(const kscene *s, ray r, hit *h) { return trace_ray(s, r, h, 0); }
+KFN int trace_occluded(const kscene *s, ray r) { hit h; return trace_ray(s, r, &h, 1); }
 
 #endif

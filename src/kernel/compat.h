@@ -18,11 +18,12 @@
 #  include <math.h>
 #endif
 
-/* The traversal's entry points (trace_closest / trace_occluded, bvh_traverse.h). A CUDA
- * translation unit whose kernel calls them from several places (the megakernel) defines
- * KERNEL_TRACE_NOINLINE before including the kernel: each then is one real function with its own
- * register allocation instead of a copy inlined at every call site, which spilled the caller's
- * path state inside the traversal loop (docs/PERFORMANCE.md). Everywhere else they are inlined. */
+/* The traversal's entry point (trace_ray, bvh_traverse.h). A CUDA translation unit whose kernel
+ * traces from several places (the megakernel: closest hits and shadow rays) defines
+ * KERNEL_TRACE_NOINLINE before including the kernel: the traversal then is one real function
+ * with its own register allocation, instead of a copy inlined at every call site (the copies
+ * made the megakernel's code larger and spilled its path state inside the traversal loop:
+ * docs/PERFORMANCE.md). Everywhere else it is inlined. */
 #if defined(__CUDACC__) && defined(KERNEL_TRACE_NOINLINE)
 #  define KFN_TRACE __host__ __device__ static __noinline__
 #else
@@ -52,6 +53,15 @@ KFN int kctz(uint32_t x) {
     return __ffs((int)x) - 1;
 #else
     return __builtin_ctz(x);
+#endif
+}
+
+/* Whether p holds on every active lane of the GPU warp (p itself on the CPU). */
+KFN int kwarp_all(int p) {
+#if defined(__CUDA_ARCH__)
+    return __all_sync(__activemask(), p);
+#else
+    return p;
 #endif
 }
 
