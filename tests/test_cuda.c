@@ -55,6 +55,7 @@ static void check_lbvh(const char *name, scene *s) {
         reached++;
         const bvh4_node *n = &o.nodes[ni];
         for (int c = 0; c < BVH4_WIDTH; ++c) {
+            if (n->count[c] > BVH_MAX_LEAF_BLOCKS) once_ok = 0;   /* the traversal stack's count field */
             if (n->count[c] > 0) {
                 for (uint32_t k = n->child[c]; k < n->child[c] + n->count[c]; ++k) {
                     if (k >= o.nleaf4 || seen_block[k]) { once_ok = 0; continue; }

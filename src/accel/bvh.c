@@ -14,6 +14,8 @@
 
 #define BINS 32
 #define MAX_LEAF 8                 /* primitives; a leaf is ceil(count / 4) leaf blocks */
+/* the traversal packs a leaf's block count into BVH_COUNT_BITS of a stack entry */
+_Static_assert(MAX_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "leaf too large for the traversal stack");
 #define PARALLEL_MIN_PRIMS 20000   /* smaller subtrees are not worth a thread */
 #define MAX_DEPTH (BVH_MAX_DEPTH - 1)  /* the traversal stack is sized for this */
 #define COST_TRAVERSE 1.0f
@@ -492,6 +494,8 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     if (shrunkl) out->leaves = shrunkl;
     free(b.centroid);
     free(b.order);
+    /* references beyond BVH_MAX_REF do not fit a traversal stack entry (2^29 nodes: 64 GiB) */
+    if (out->nnodes4 > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) { bvh_free(out); return -1; }
     return 0;
 }
 

@@ -18,6 +18,7 @@ extern "C" {
 #include "util/timer.h"
 
 #define LBVH_LEAF 4
+static_assert(LBVH_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "LBVH leaf too large for the traversal stack");
 
 // Spreads the low 21 bits of x to every third bit.
 __device__ __forceinline__ uint64_t spread3(uint64_t x) {
@@ -258,6 +259,12 @@ static int lbvh_build_host(const scene *s, cudaStream_t st, cuda_bvh_out *out, c
     out->max_depth = depth4(out->nodes, 0);
     out->collapse_seconds = timer_now() - tc;
     out->total_seconds = timer_now() - t0;
+    if (out->nnodes > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) {
+        snprintf(err, errlen, "LBVH: %zu nodes / %zu leaf blocks, more than the traversal can address", out->nnodes,
+                 out->nleaf4);
+        cuda_bvh_out_free(out);
+        return -1;
+    }
     if (out->max_depth > BVH_MAX_DEPTH) {
         snprintf(err, errlen, "LBVH: the 4-wide tree is %d levels deep, more than the traversal stack allows (%d)",
                  out->max_depth, BVH_MAX_DEPTH);

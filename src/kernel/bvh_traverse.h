@@ -74,23 +74,30 @@ KFN bvh_ray make_bvh_ray(ray r) {
 }
 
 /* ---- the traversal stack -----------------------------------------------------------------------
- * Entries: child reference + count (0 = inner node) + entry distance. A 4-wide node pushes at
- * most 3 entries per level. */
-typedef struct bvh_stack {
-    uint32_t ref[BVH_STACK_SIZE], cnt[BVH_STACK_SIZE];
-    float t[BVH_STACK_SIZE];
-} bvh_stack;
+ * One 64-bit entry per pushed child: its entry distance's bits above, its reference and count
+ * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count, so that a push is one store
+ * and a pop one load (local memory on the GPU). Node and leaf-block references therefore stay
+ * below 2^(32 - BVH_COUNT_BITS) and leaf counts at most BVH_MAX_LEAF_BLOCKS (src/accel/bvh.c,
+ * src/cuda/lbvh.cu check both). A 4-wide node pushes at most 3 entries per level. */
+#define BVH_COUNT_BITS 3u
+#define BVH_MAX_LEAF_BLOCKS ((1u << BVH_COUNT_BITS) - 1u)
+#define BVH_MAX_REF ((1u << (32u - BVH_COUNT_BITS)) - 1u)
+typedef struct bvh_stack { uint64_t e[BVH_STACK_SIZE]; } bvh_stack;
 
 KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
-    st->ref[*sp] = ref; st->cnt[*sp] = cnt; st->t[*sp] = t;
+    st->e[*sp] = (uint64_t)kfloat_bits(t) << 32 | (uint64_t)(ref << BVH_COUNT_BITS | cnt);
     ++*sp;
 }
 
 /* Pops the next entry that can still hold a hit nearer than tmax; 0 when the stack is empty. */
 KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_t *cnt) {
     while (*sp > 0) {
-        int i = --*sp;
-        if (st->t[i] < tmax) { *ref = st->ref[i]; *cnt = st->cnt[i]; return 1; }
+        uint64_t e = st->e[--*sp];
+        if (kbits_float((uint32_t)(e >> 32)) < tmax) {
+            *ref = (uint32_t)e >> BVH_COUNT_BITS;
+            *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
+            return 1;
+        }
     }
     return 0;
 }
