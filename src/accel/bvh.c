@@ -287,7 +287,13 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
  * section 3: priority (2^-level * (box area - ideal area))^(1/4), a budget of extra references,
  * splits at the most important grid plane). The SAH build then treats references like
  * primitives; a leaf lists a primitive once even when two of its references end up there. */
-#define PRESPLIT_BUDGET 0.15   /* extra references, as a fraction of the primitives */
+#define PRESPLIT_BUDGET 0.15   /* extra references, as a fraction of the primitives, at most */
+#define PRESPLIT_LARGE 16.0f   /* only boxes of more than this x the median triangle box area */
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
 
 typedef struct presplit_ctx {
     vec3 scene_lo, scene_ext;
@@ -374,6 +380,19 @@ static size_t presplit(const vec3 *lo, const vec3 *hi, const uint32_t *ids, size
     vec3 ext = vsub(scene.hi, scene.lo);
     float *prio = malloc(n * sizeof(float));
     if (!prio) return 0;
+    /* only triangles whose box is much larger than the typical one are worth splitting (meshes of
+     * even, small triangles such as scanned models get none): threshold = PRESPLIT_LARGE x the
+     * median box area of a sample of the triangles */
+    float sample[4096];
+    size_t ns = 0, step = n / 4096 + 1;
+    for (size_t i = 0; i < n && ns < 4096; i += step) {
+        if (prim_id_kind(ids[i]) != PRIM_TRIANGLE) continue;
+        box bx; bx.lo = lo[i]; bx.hi = hi[i];
+        sample[ns++] = box_area(bx);
+    }
+    if (ns == 0) { free(prio); return 0; }
+    qsort(sample, ns, sizeof(float), cmp_float);
+    float large = PRESPLIT_LARGE * sample[ns / 2];
     double sum = 0.0;
     for (size_t i = 0; i < n; ++i) {
         prio[i] = 0.0f;
@@ -385,6 +404,7 @@ static size_t presplit(const vec3 *lo, const vec3 *hi, const uint32_t *ids, size
         float p;
         int level = grid_plane(vcomp(bx.lo, axis), vcomp(bx.hi, axis), vcomp(scene.lo, axis), vcomp(ext, axis), &p);
         if (!level) continue;
+        if (!(box_area(bx) > large)) continue;
         float excess = box_area(bx) - 2.0f * tri_area(pos[t->v[0]], pos[t->v[1]], pos[t->v[2]]);
         if (!(excess > 0.0f)) continue;
         prio[i] = powf(ldexpf(excess, -level), 0.25f);
