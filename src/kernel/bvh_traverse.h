@@ -3,9 +3,10 @@
  * popped entry beyond the current hit is skipped. Leaves are blocks of four primitives
  * (bvh_leaf4) whose triangle lanes are tested together.
  *
- * The loop (trace_ray) is one for both targets: "while-while" (Aila & Laine 2009), inner nodes
- * until a leaf is reached, then leaves until an inner node is popped, so that the lanes of a GPU
- * warp run the node code together and the leaf code together. Two helpers differ per target
+ * The loop (trace_ray_inline) is one for both targets: "while-while" (Aila & Laine 2009), inner
+ * nodes until a leaf is reached, then the leaf, so that the lanes of a GPU warp run the node code
+ * together and the leaf code together; on the GPU a found leaf waits while other lanes of the
+ * warp still visit nodes (kwarp_all, their speculative traversal). Two helpers differ per target
  * (Cycles style): bvh4_visit (the four slab tests, then descend into the nearest hit child and
  * push the others) and leaf4_intersect (one leaf block) have an SSE body on the CPU
  * (KERNEL_SIMD_SSE, compat.h) and a scalar body on the GPU and elsewhere. The scalar bodies read
@@ -15,9 +16,9 @@
  * the GPU). Both bodies report the same hits: the slab tests are the same operations (per-ray
  * near planes) and the SSE triangle test performs the scalar watertight test's float operations
  * in the same order (no FMA contraction in ISO C mode), lanes that need the test's
- * double-precision edge fallback going through the scalar function. Only the visiting order of
- * children whose entry distances agree to 2 ulp may differ, which matters only for exact ties
- * between two primitives' hit distances. */
+ * double-precision edge fallback going through the scalar function. Only the visiting order may
+ * differ (children whose entry distances agree to 3 ulp; leaves that wait on the GPU), which
+ * matters only for exact ties between two primitives' hit distances. */
 #ifndef CAUSTIC_KERNEL_BVH_TRAVERSE_H
 #define CAUSTIC_KERNEL_BVH_TRAVERSE_H
 
