@@ -175,6 +175,30 @@ static void check_traversal(const scene *s, uint64_t seed) {
     CHECK(mismatches == 0, "%d traversal mismatches", mismatches);
 }
 
+/* The CUDA backend's build (bvh_build_lanes with the SAH leaf cost per primitive): the same
+ * invariants and the same hits as brute force. */
+static void check_lanes1_build(scene *s, uint64_t seed) {
+    size_t np = s->ntriangles + s->nspheres + s->nquads;
+    vec3 *lo = malloc(np * sizeof(vec3)), *hi = malloc(np * sizeof(vec3));
+    uint32_t *ids = malloc(np * sizeof(uint32_t));
+    scene_prim_bounds(s, lo, hi, ids);
+    bvh saved = s->bvh;
+    kscene ksaved = s->k;
+    int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, 2, 1);
+    CHECK(rc == 0, "per-primitive SAH build");
+    if (rc == 0) {
+        s->k.nodes = s->bvh.nodes4;
+        s->k.leaves = s->bvh.leaves;
+        s->k.nnodes = (uint32_t)s->bvh.nnodes4;
+        check_invariants(s);
+        check_traversal(s, seed);
+    }
+    bvh_free(&s->bvh);
+    s->bvh = saved;
+    s->k = ksaved;
+    free(lo); free(hi); free(ids);
+}
+
 /* A flat grid of 16x16 unit squares (two triangles each) at z = 0: rays straight down through
  * the grid's vertices, edge midpoints and diagonals hit exactly on edges, where the SIMD leaf
  * test hands lanes to the scalar test's double-precision fallback; every such ray must hit (the
@@ -229,6 +253,7 @@ int main(void) {
         check_invariants(s);
         check_traversal(s, 7 + (uint64_t)c);
         CHECK(s->bvh.max_depth < BVH_MAX_DEPTH, "depth %d fits the traversal stack", s->bvh.max_depth);
+        if (configs[c][0] + configs[c][1] + configs[c][2] > 0) check_lanes1_build(s, 11 + (uint64_t)c);
         scene_destroy(s);
     }
     /* many coincident primitives (all centroids equal) still build and traverse */
