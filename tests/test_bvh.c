@@ -47,7 +47,9 @@ static scene *random_scene(uint64_t seed, int ntris, int nspheres, int nquads) {
 static void check_invariants(const scene *s) {
     const bvh *b = &s->bvh;
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
-    CHECK(b->nprims == nprims, "bvh holds %zu of %zu primitives", b->nprims, nprims);
+    /* pre-split large triangles have several references */
+    CHECK(b->nprims >= nprims && b->nprims <= nprims + nprims / 4, "bvh holds %zu references of %zu primitives",
+          b->nprims, nprims);
     unsigned char *seen = calloc(nprims, 1);
     size_t in_leaves = 0;
     for (size_t i = 0; i < b->nnodes; ++i) {
@@ -69,13 +71,14 @@ static void check_invariants(const scene *s) {
         }
     }
     size_t once = 0;
-    for (size_t i = 0; i < nprims; ++i) once += seen[i] == 1;
-    CHECK(once == nprims && in_leaves == nprims, "%zu of %zu primitives in exactly one leaf", once, nprims);
+    for (size_t i = 0; i < nprims; ++i) once += seen[i] >= 1;
+    CHECK(once == nprims && in_leaves == b->nprims, "%zu of %zu primitives in a leaf", once, nprims);
 
     /* the collapsed 4-wide tree: every node reached once from the root, leaves cover every
      * primitive once, each leaf slot's box contains its primitives' boxes */
     memset(seen, 0, nprims);
     unsigned char *reached = calloc(b->nnodes4 ? b->nnodes4 : 1, 1);
+    unsigned char *blocks_seen = calloc(b->nleaf4 ? b->nleaf4 : 1, 1);
     size_t stack[256], sp = 0, leaf_entries = 0;
     if (b->nnodes4) stack[sp++] = 0;
     while (sp) {
@@ -87,11 +90,34 @@ static void check_invariants(const scene *s) {
         for (int c = 0; c < BVH4_WIDTH; ++c) {
             if (n->child[c] == 0 && n->count[c] == 0) continue; /* empty slot */
             if (n->count[c] == 0) { if (sp < 256) stack[sp++] = n->child[c]; continue; }
+            vec3 blo = v3(n->lo_x[c], n->lo_y[c], n->lo_z[c]), bhi = v3(n->hi_x[c], n->hi_y[c], n->hi_z[c]);
+            CHECK(n->child[c] + n->count[c] <= b->nleaf4, "leaf blocks in range");
+            if (n->child[c] + n->count[c] > b->nleaf4) continue;
             for (uint32_t k = 0; k < n->count[c]; ++k) {
-                uint32_t id = b->prim_ids[n->child[c] + k];
-                size_t flat = prim_flat_index(&s->k, id);
-                if (flat < nprims) seen[flat]++;
-                leaf_entries++;
+                const bvh_leaf4 *l = &b->leaves[n->child[c] + k];
+                blocks_seen[n->child[c] + k]++;
+                int used = 0;
+                for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+                    uint32_t id = l->prim[j];
+                    if (id == PRIM_NONE) continue;
+                    CHECK(used == j, "unused lanes come last (block %u lane %d)", n->child[c] + k, j);
+                    used++;
+                    size_t flat = prim_flat_index(&s->k, id);
+                    CHECK(flat < nprims, "prim id in range");
+                    if (flat >= nprims) continue;
+                    seen[flat]++;
+                    leaf_entries++;
+                    if (prim_id_kind(id) == PRIM_TRIANGLE) {
+                        const triangle *t = &s->triangles[prim_id_index(id)];
+                        vec3 p0 = s->positions[t->v[0]], p1 = s->positions[t->v[1]], p2 = s->positions[t->v[2]];
+                        /* a split reference's box holds a part of its triangle */
+                        vec3 tlo = vmax(blo, vmin(p0, vmin(p1, p2))), thi = vmin(bhi, vmax(p0, vmax(p1, p2)));
+                        CHECK(tlo.x <= thi.x && tlo.y <= thi.y && tlo.z <= thi.z, "leaf slot box meets triangle %x", id);
+                        CHECK(l->v0[j] == t->v[0] && l->v1[j] == t->v[1] && l->v2[j] == t->v[2],
+                              "leaf block vertex indices of prim %x", id);
+                    }
+                }
+                CHECK(used > 0, "leaf block %u not empty", n->child[c] + k);
             }
         }
     }
@@ -99,8 +125,17 @@ static void check_invariants(const scene *s) {
     for (size_t i = 0; i < b->nnodes4; ++i) reached_once += reached[i] == 1;
     CHECK(reached_once == b->nnodes4, "%zu of %zu 4-wide nodes reached exactly once", reached_once, b->nnodes4);
     once = 0;
-    for (size_t i = 0; i < nprims; ++i) once += seen[i] == 1;
-    CHECK(once == nprims && leaf_entries == nprims, "4-wide: %zu of %zu primitives in exactly one leaf", once, nprims);
+    size_t split = 0;
+    for (size_t i = 0; i < nprims; ++i) { once += seen[i] >= 1; split += seen[i] > 1; }
+    CHECK(once == nprims && leaf_entries >= nprims && leaf_entries <= b->nprims,
+          "4-wide: %zu of %zu primitives in a leaf (%zu entries)", once, nprims, leaf_entries);
+    /* only triangles are split */
+    for (size_t i = s->ntriangles; i < nprims; ++i) CHECK(seen[i] == 1, "non-triangle %zu in one leaf", i);
+    if (split) printf("test_bvh: %zu of %zu primitives in several leaves\n", split, nprims);
+    size_t blocks_once = 0;
+    for (size_t i = 0; i < b->nleaf4; ++i) blocks_once += blocks_seen[i] == 1;
+    CHECK(blocks_once == b->nleaf4, "%zu of %zu leaf blocks referenced exactly once", blocks_once, b->nleaf4);
+    free(blocks_seen);
     free(reached);
     free(seen);
 }
@@ -140,13 +175,85 @@ static void check_traversal(const scene *s, uint64_t seed) {
     CHECK(mismatches == 0, "%d traversal mismatches", mismatches);
 }
 
+/* The CUDA backend's build (bvh_build_lanes with the SAH leaf cost per primitive): the same
+ * invariants and the same hits as brute force. */
+static void check_lanes1_build(scene *s, uint64_t seed) {
+    size_t np = s->ntriangles + s->nspheres + s->nquads;
+    vec3 *lo = malloc(np * sizeof(vec3)), *hi = malloc(np * sizeof(vec3));
+    uint32_t *ids = malloc(np * sizeof(uint32_t));
+    scene_prim_bounds(s, lo, hi, ids);
+    bvh saved = s->bvh;
+    kscene ksaved = s->k;
+    int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, 2, 1);
+    CHECK(rc == 0, "per-primitive SAH build");
+    if (rc == 0) {
+        s->k.nodes = s->bvh.nodes4;
+        s->k.leaves = s->bvh.leaves;
+        s->k.nnodes = (uint32_t)s->bvh.nnodes4;
+        check_invariants(s);
+        check_traversal(s, seed);
+    }
+    bvh_free(&s->bvh);
+    s->bvh = saved;
+    s->k = ksaved;
+    free(lo); free(hi); free(ids);
+}
+
+/* A flat grid of 16x16 unit squares (two triangles each) at z = 0: rays straight down through
+ * the grid's vertices, edge midpoints and diagonals hit exactly on edges, where the SIMD leaf
+ * test hands lanes to the scalar test's double-precision fallback; every such ray must hit (the
+ * test is watertight) and agree with brute force. */
+static void check_edges(void) {
+    scene *s = scene_create();
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
+    int mat = scene_add_material(s, "m", m);
+    enum { N = 16 };
+    vec3 pos[(N + 1) * (N + 1)];
+    uint32_t idx[N * N * 6];
+    for (int y = 0; y <= N; ++y)
+        for (int x = 0; x <= N; ++x) pos[y * (N + 1) + x] = v3((float)x, (float)y, 0.0f);
+    int t = 0;
+    for (int y = 0; y < N; ++y)
+        for (int x = 0; x < N; ++x) {
+            uint32_t a = (uint32_t)(y * (N + 1) + x), b = a + 1, c = a + N + 1, d = c + 1;
+            idx[t++] = a; idx[t++] = b; idx[t++] = d;
+            idx[t++] = a; idx[t++] = d; idx[t++] = c;
+        }
+    scene_add_mesh(s, pos, NULL, NULL, (N + 1) * (N + 1), idx, NULL, N * N * 2, xform_identity(), mat);
+    char err[256];
+    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare grid");
+    int misses = 0, mismatches = 0;
+    for (int y = 1; y < 2 * N; ++y)
+        for (int x = 1; x < 2 * N; ++x)
+            for (int dir = 0; dir < 2; ++dir) {
+                vec3 o = v3(0.5f * (float)x, 0.5f * (float)y, dir ? 3.0f : -3.0f);
+                ray r = make_ray(o, v3(0, 0, dir ? -1.0f : 1.0f), K_INF);
+                hit h, bf;
+                int got = trace_closest(&s->k, r, &h);
+                misses += !got;
+                bf.t = K_INF;
+                bf.prim = PRIM_NONE;
+                ray_shear sh = make_ray_shear(r.d);
+                for (size_t f = 0; f < s->ntriangles; ++f) intersect_prim(&s->k, prim_id(PRIM_TRIANGLE, (uint32_t)f), o, r.d, &sh, &bf);
+                mismatches += got != (bf.prim != PRIM_NONE) || h.t != bf.t;
+                misses += !trace_occluded(&s->k, r);
+            }
+    CHECK(misses == 0, "%d rays through grid edges/vertices missed", misses);
+    CHECK(mismatches == 0, "%d grid rays disagree with brute force", mismatches);
+    scene_destroy(s);
+}
+
 int main(void) {
+    check_edges();
     const int configs[4][3] = {{1, 0, 0}, {200, 0, 0}, {3000, 50, 50}, {0, 100, 0}};
     for (int c = 0; c < 4; ++c) {
         scene *s = random_scene(100 + (uint64_t)c, configs[c][0], configs[c][1], configs[c][2]);
         check_invariants(s);
         check_traversal(s, 7 + (uint64_t)c);
         CHECK(s->bvh.max_depth < BVH_MAX_DEPTH, "depth %d fits the traversal stack", s->bvh.max_depth);
+        if (configs[c][0] + configs[c][1] + configs[c][2] > 0) check_lanes1_build(s, 11 + (uint64_t)c);
         scene_destroy(s);
     }
     /* many coincident primitives (all centroids equal) still build and traverse */

@@ -1,6 +1,7 @@
 /* GPU-only checks (skipped, exit 77, without a CUDA device):
- *  - LBVH invariants: every primitive in exactly one leaf, every slot box contains its child's
- *    boxes / primitives, every node reached once, depth within the traversal stack; and the
+ *  - LBVH invariants: every primitive in exactly one leaf block lane (unused lanes last, triangle
+ *    lanes with the triangle's vertex indices), every leaf block
+ *    referenced once, every slot box contains its child's boxes / primitives, every node reached once, depth within the traversal stack; and the
  *    LBVH traced on the CPU finds the same closest hits as the SAH BVH;
  *  - the wavefront pipeline against the megakernel (same samples, same image up to float sums);
  *  - the GPU tonemap (PNG written from the GPU's 8-bit image) against image_quantize8. */
@@ -31,7 +32,8 @@ static void check_lbvh(const char *name, scene *s) {
     CHECK(o.nprims == np, "%s: %zu primitive ids for %zu primitives", name, o.nprims, np);
     vec3 *lo = malloc(np * sizeof(vec3)), *hi = malloc(np * sizeof(vec3));
     uint32_t *ids = malloc(np * sizeof(uint32_t));
-    unsigned char *seen_prim = calloc(np, 1), *seen_slot = calloc(np, 1), *seen_node = calloc(o.nnodes, 1);
+    unsigned char *seen_prim = calloc(np, 1), *seen_lane = calloc(np, 1), *seen_node = calloc(o.nnodes, 1);
+    unsigned char *seen_block = calloc(o.nleaf4 ? o.nleaf4 : 1, 1);
     uint32_t *stack = malloc(o.nnodes * sizeof(uint32_t));
     scene_prim_bounds(s, lo, hi, ids);
     /* prim_ids is a permutation of the scene's primitive ids (flat index = position in ids) */
@@ -42,9 +44,9 @@ static void check_lbvh(const char *name, scene *s) {
         seen_prim[f] = 1;
     }
     CHECK(perm_ok, "%s: prim_ids is not a permutation of the primitives", name);
-    /* walk the tree: leaves cover every prim_ids entry once, boxes contain their contents */
-    size_t sp = 0, reached = 0, covered = 0;
-    int contain_ok = 1, once_ok = 1;
+    /* walk the tree: leaf blocks hold every primitive once, boxes contain their contents */
+    size_t sp = 0, reached = 0, covered = 0, blocks = 0;
+    int contain_ok = 1, once_ok = 1, lanes_ok = 1;
     stack[sp++] = 0;
     while (sp > 0 && perm_ok) {
         uint32_t ni = stack[--sp];
@@ -53,13 +55,30 @@ static void check_lbvh(const char *name, scene *s) {
         reached++;
         const bvh4_node *n = &o.nodes[ni];
         for (int c = 0; c < BVH4_WIDTH; ++c) {
+            if (n->count[c] > BVH_MAX_LEAF_BLOCKS) once_ok = 0;   /* the traversal stack's count field */
             if (n->count[c] > 0) {
                 for (uint32_t k = n->child[c]; k < n->child[c] + n->count[c]; ++k) {
-                    if (k >= np || seen_slot[k]) { once_ok = 0; continue; }
-                    seen_slot[k] = 1;
-                    covered++;
-                    uint32_t f = prim_flat_index(&s->k, o.prim_ids[k]);
-                    if (!box_contains(n, c, lo[f], hi[f])) contain_ok = 0;
+                    if (k >= o.nleaf4 || seen_block[k]) { once_ok = 0; continue; }
+                    seen_block[k] = 1;
+                    blocks++;
+                    const bvh_leaf4 *l = &o.leaves[k];
+                    if (l->prim[0] == PRIM_NONE) lanes_ok = 0;   /* no empty block */
+                    for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+                        uint32_t id = l->prim[j];
+                        if (id == PRIM_NONE) {
+                            if (j + 1 < BVH_LEAF_WIDTH && l->prim[j + 1] != PRIM_NONE) lanes_ok = 0;
+                            continue;
+                        }
+                        uint32_t f = prim_flat_index(&s->k, id);
+                        if (f >= np || ids[f] != id || seen_lane[f]) { once_ok = 0; continue; }
+                        seen_lane[f] = 1;
+                        covered++;
+                        if (prim_id_kind(id) == PRIM_TRIANGLE) {
+                            const triangle *t = &s->triangles[prim_id_index(id)];
+                            if (l->v0[j] != t->v[0] || l->v1[j] != t->v[1] || l->v2[j] != t->v[2]) lanes_ok = 0;
+                        }
+                        if (!box_contains(n, c, lo[f], hi[f])) contain_ok = 0;
+                    }
                 }
             } else if (n->child[c] != 0) {
                 const bvh4_node *ch = &o.nodes[n->child[c]];
@@ -75,6 +94,8 @@ static void check_lbvh(const char *name, scene *s) {
     }
     CHECK(once_ok, "%s: a node or primitive is referenced twice", name);
     CHECK(covered == np, "%s: leaves hold %zu of %zu primitives", name, covered, np);
+    CHECK(blocks == o.nleaf4, "%s: %zu of %zu leaf blocks referenced", name, blocks, o.nleaf4);
+    CHECK(lanes_ok, "%s: a leaf block's lanes are out of order or hold wrong vertex indices", name);
     CHECK(reached == o.nnodes, "%s: %zu of %zu nodes reachable", name, reached, o.nnodes);
     CHECK(contain_ok, "%s: a slot box does not contain its child", name);
     CHECK(o.max_depth >= 1 && o.max_depth <= BVH_MAX_DEPTH, "%s: depth %d", name, o.max_depth);
@@ -83,7 +104,7 @@ static void check_lbvh(const char *name, scene *s) {
         kscene k = s->k;
         k.nodes = o.nodes;
         k.nnodes = (uint32_t)o.nnodes;
-        k.prim_ids = o.prim_ids;
+        k.leaves = o.leaves;
         pcg32 rng = pcg32_seed(7u, 3u);
         vec3 c = vscale(vadd(s->bounds_lo, s->bounds_hi), 0.5f), e = vsub(s->bounds_hi, s->bounds_lo);
         int differ = 0, hits = 0;
@@ -106,7 +127,7 @@ static void check_lbvh(const char *name, scene *s) {
     }
     printf("%s: %zu primitives, %zu 4-wide nodes, depth %d, GPU %.3f ms, collapse %.3f ms\n", name, np, o.nnodes,
            o.max_depth, o.gpu_seconds * 1e3, o.collapse_seconds * 1e3);
-    free(lo); free(hi); free(ids); free(seen_prim); free(seen_slot); free(seen_node); free(stack);
+    free(lo); free(hi); free(ids); free(seen_prim); free(seen_lane); free(seen_block); free(seen_node); free(stack);
     cuda_bvh_out_free(&o);
 }
 

@@ -13,11 +13,18 @@
 #include "util/timer.h"
 
 #define BINS 32
-#define MAX_LEAF 8
+#define MAX_LEAF 8                 /* primitives; a leaf is ceil(count / 4) leaf blocks */
+/* the traversal packs a leaf's block count into BVH_COUNT_BITS of a stack entry */
+_Static_assert(MAX_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "leaf too large for the traversal stack");
 #define PARALLEL_MIN_PRIMS 20000   /* smaller subtrees are not worth a thread */
 #define MAX_DEPTH (BVH_MAX_DEPTH - 1)  /* the traversal stack is sized for this */
 #define COST_TRAVERSE 1.0f
-#define COST_INTERSECT 1.0f
+#define COST_INTERSECT 1.0f        /* per leaf block: its four lanes are tested together */
+
+/* SAH cost of a leaf of n primitives in units of `lanes` primitives tested together: the CPU
+ * tests the four lanes of a block at once (BVH_LEAF_WIDTH), the GPU one lane at a time (1). */
+static float leaf_cost_of(uint32_t n, int lanes) { return (float)((n + (uint32_t)lanes - 1) / (uint32_t)lanes); }
+static float leaf_blocks(uint32_t n) { return leaf_cost_of(n, BVH_LEAF_WIDTH); }
 
 typedef struct box { vec3 lo, hi; } box;
 
@@ -38,6 +45,7 @@ typedef struct builder {
     bvh_node *nodes;
     atomic_size_t nnodes;
     int spawn_depth;       /* subtrees above this depth may be built on their own thread */
+    int sah_lanes;         /* primitives the SAH counts as one leaf test (leaf_cost_of) */
 } builder;
 
 /* Statistics of one build task, merged when its thread is joined. */
@@ -120,13 +128,14 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
             box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
             n += bin_count[k];
             if (n == 0 || right_count[k + 1] == 0) continue;
-            float cost = box_area(acc) * (float)n + right_area[k + 1] * (float)right_count[k + 1];
+            float cost = box_area(acc) * leaf_cost_of(n, b->sah_lanes) +
+                         right_area[k + 1] * leaf_cost_of(right_count[k + 1], b->sah_lanes);
             if (cost < best_cost) { best_cost = cost; best_axis = axis; best_bin = k; }
         }
     }
     float parent_area = box_area(bounds);
     float split_cost = parent_area > 0.0f ? COST_TRAVERSE + COST_INTERSECT * best_cost / parent_area : INFINITY;
-    float leaf_cost = COST_INTERSECT * (float)count;
+    float leaf_cost = COST_INTERSECT * leaf_cost_of(count, b->sah_lanes);
 
     uint32_t mid;
     if (best_axis < 0) {
@@ -169,7 +178,36 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
 }
 
 /* ---- collapse to 4-wide nodes ---------------------------------------------------------------- */
-typedef struct collapser { const bvh_node *bin; bvh4_node *out; size_t n; } collapser;
+typedef struct collapser {
+    const bvh_node *bin; bvh4_node *out; size_t n;
+    const uint32_t *prim_ids; const triangle *tris;
+    bvh_leaf4 *leaves; size_t nleaves;
+} collapser;
+
+/* Appends the leaf blocks of binary leaf `b` (its primitives in leaf order, each once: split
+ * references of one triangle may share a leaf); returns the first and sets *nblocks. */
+static uint32_t emit_leaf(collapser *c, const bvh_node *b, uint32_t *nblocks) {
+    uint32_t first = (uint32_t)c->nleaves, lane = BVH_LEAF_WIDTH;
+    bvh_leaf4 *l = NULL;
+    for (uint32_t k = 0; k < b->count; ++k) {
+        uint32_t id = c->prim_ids[b->index + k], dup = 0;
+        for (uint32_t q = 0; q < k; ++q) dup |= c->prim_ids[b->index + q] == id;
+        if (dup) continue;
+        if (lane == BVH_LEAF_WIDTH) {
+            l = &c->leaves[c->nleaves++];
+            for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) { l->v0[j] = l->v1[j] = l->v2[j] = 0; l->prim[j] = PRIM_NONE; }
+            lane = 0;
+        }
+        l->prim[lane] = id;
+        if (prim_id_kind(id) == PRIM_TRIANGLE) {
+            const triangle *t = &c->tris[prim_id_index(id)];
+            l->v0[lane] = t->v[0]; l->v1[lane] = t->v[1]; l->v2[lane] = t->v[2];
+        }
+        lane++;
+    }
+    *nblocks = (uint32_t)c->nleaves - first;
+    return first;
+}
 
 static void set_slot(bvh4_node *n, int i, const bvh_node *b) {
     n->lo_x[i] = b->lo.x; n->lo_y[i] = b->lo.y; n->lo_z[i] = b->lo.z;
@@ -213,17 +251,20 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
     for (int i = 0; i < nk; ++i) {
         const bvh_node *k = &c->bin[kids[i]];
         set_slot(n, i, k);
-        if (k->count > 0) { n->child[i] = k->index; n->count[i] = k->count; }
+        if (k->count > 0) { n->child[i] = emit_leaf(c, k, &n->count[i]); }
         else { inner_at[i] = c->n++; n->child[i] = (uint32_t)inner_at[i]; }
     }
     for (int i = 0; i < nk; ++i)
         if (c->bin[kids[i]].count == 0) collapse(c, kids[i], inner_at[i]);
 }
 
-size_t bvh_collapse4(const bvh_node *bin, bvh4_node *out) {
+size_t bvh_collapse4(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, bvh4_node *out,
+                     bvh_leaf4 *leaves, size_t *nleaf4) {
     collapser c;
     c.bin = bin; c.out = out; c.n = 1;
+    c.prim_ids = prim_ids; c.tris = tris; c.leaves = leaves; c.nleaves = 0;
     collapse(&c, 0, 0);
+    *nleaf4 = c.nleaves;
     return c.n;
 }
 
@@ -231,16 +272,200 @@ static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
     const bvh_node *n = &nodes[node];
     box bx; bx.lo = n->lo; bx.hi = n->hi;
     double a = root_area > 0.0f ? box_area(bx) / root_area : 0.0;
-    if (n->count > 0) return a * COST_INTERSECT * n->count;
+    if (n->count > 0) return a * COST_INTERSECT * leaf_blocks(n->count);
     return a * COST_TRAVERSE + sah_of(nodes, n->index, root_area) + sah_of(nodes, n->index + 1, root_area);
 }
 
-int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, int threads) {
+static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+                      int threads, int sah_lanes);
+
+/* ---- pre-splitting of large triangles ------------------------------------------------------
+ * Long triangles (Sponza's walls, floors and columns) have boxes far larger than themselves and
+ * make every box around them overlap. Before the build, the largest ones are split into several
+ * references, each with the box of the part of the triangle inside one cell of a global grid
+ * (Karras & Aila 2013, "Fast Parallel Construction of High-Quality Bounding Volume Hierarchies",
+ * section 3: priority (2^-level * (box area - ideal area))^(1/4), a budget of extra references,
+ * splits at the most important grid plane). The SAH build then treats references like
+ * primitives; a leaf lists a primitive once even when two of its references end up there. */
+#define PRESPLIT_BUDGET 0.15   /* extra references, as a fraction of the primitives, at most */
+#define PRESPLIT_LARGE 16.0f   /* only boxes of more than this x the median triangle box area */
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct presplit_ctx {
+    vec3 scene_lo, scene_ext;
+    vec3 *lo, *hi; uint32_t *ids; size_t n, cap;
+} presplit_ctx;
+
+/* The most important grid plane across [lo, hi] on an axis: returns its level (1 = the scene's
+ * middle) and position, or 0 if the interval is too thin. */
+static int grid_plane(float lo, float hi, float scene_lo, float ext, float *pos) {
+    if (!(ext > 0.0f)) return 0;
+    for (int level = 1; level < 24; ++level) {
+        float cell = ext / (float)(1 << level);
+        float k = ceilf((lo - scene_lo) / cell);
+        float p = scene_lo + k * cell;
+        if (p > lo && p < hi) { *pos = p; return level; }
+    }
+    return 0;
+}
+
+static float tri_area(vec3 a, vec3 b, vec3 c) { return 0.5f * vlen(vcross(vsub(b, a), vsub(c, a))); }
+
+/* Bounds of the parts of triangle v on either side of the plane x[axis] = s, each clipped to bx. */
+static void split_bounds(const vec3 v[3], box bx, int axis, float s, box *left, box *right) {
+    *left = box_empty();
+    *right = box_empty();
+    for (int i = 0; i < 3; ++i) {
+        vec3 a = v[i], b = v[(i + 1) % 3];
+        float ca = vcomp(a, axis), cb = vcomp(b, axis);
+        if (ca <= s) box_grow(left, a, a);
+        if (ca >= s) box_grow(right, a, a);
+        if ((ca < s && cb > s) || (ca > s && cb < s)) {
+            float t = (s - ca) / (cb - ca);
+            vec3 p = vadd(a, vscale(vsub(b, a), t));
+            if (axis == 0) p.x = s; else if (axis == 1) p.y = s; else p.z = s;
+            box_grow(left, p, p);
+            box_grow(right, p, p);
+        }
+    }
+    left->lo = vmax(left->lo, bx.lo); left->hi = vmin(left->hi, bx.hi);
+    right->lo = vmax(right->lo, bx.lo); right->hi = vmin(right->hi, bx.hi);
+    if (axis == 0) { left->hi.x = kmin(left->hi.x, s); right->lo.x = kmax(right->lo.x, s); }
+    else if (axis == 1) { left->hi.y = kmin(left->hi.y, s); right->lo.y = kmax(right->lo.y, s); }
+    else { left->hi.z = kmin(left->hi.z, s); right->lo.z = kmax(right->lo.z, s); }
+}
+
+static void presplit_emit(presplit_ctx *c, box bx, uint32_t id) {
+    c->lo[c->n] = bx.lo; c->hi[c->n] = bx.hi; c->ids[c->n] = id; c->n++;
+}
+
+/* Splits the reference (v, bx) into extra + 1 references. */
+static void presplit_tri(presplit_ctx *c, const vec3 v[3], box bx, uint32_t id, uint32_t extra) {
+    vec3 d = vsub(bx.hi, bx.lo);
+    int axis = d.x >= d.y && d.x >= d.z ? 0 : (d.y >= d.z ? 1 : 2);
+    float pos;
+    if (extra == 0 || !grid_plane(vcomp(bx.lo, axis), vcomp(bx.hi, axis), vcomp(c->scene_lo, axis),
+                                  vcomp(c->scene_ext, axis), &pos)) {
+        presplit_emit(c, bx, id);
+        return;
+    }
+    box l, r;
+    split_bounds(v, bx, axis, pos, &l, &r);
+    int lok = vcomp(l.hi, axis) >= vcomp(l.lo, axis) && l.hi.x >= l.lo.x && l.hi.y >= l.lo.y && l.hi.z >= l.lo.z;
+    int rok = vcomp(r.hi, axis) >= vcomp(r.lo, axis) && r.hi.x >= r.lo.x && r.hi.y >= r.lo.y && r.hi.z >= r.lo.z;
+    if (!lok || !rok) { /* the triangle lies on one side (touching the plane): keep it whole */
+        presplit_emit(c, lok ? l : (rok ? r : bx), id);
+        return;
+    }
+    /* share the remaining splits by the halves' extents along the axis */
+    float wl = vcomp(vsub(l.hi, l.lo), axis), wr = vcomp(vsub(r.hi, r.lo), axis);
+    uint32_t rest = extra - 1;
+    uint32_t el = wl + wr > 0.0f ? (uint32_t)((float)rest * wl / (wl + wr) + 0.5f) : rest / 2;
+    if (el > rest) el = rest;
+    presplit_tri(c, v, l, id, el);
+    presplit_tri(c, v, r, id, rest - el);
+}
+
+/* Returns the number of references (>= n) in *rlo, *rhi, *rids, or 0 when nothing was split
+ * (the caller then uses its own arrays) or memory ran out. */
+static size_t presplit(const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+                       const vec3 *pos, vec3 **rlo, vec3 **rhi, uint32_t **rids) {
+    if (!tris || !pos || n < 64) return 0;
+    box scene = box_empty();
+    for (size_t i = 0; i < n; ++i) box_grow(&scene, lo[i], hi[i]);
+    vec3 ext = vsub(scene.hi, scene.lo);
+    float *prio = malloc(n * sizeof(float));
+    if (!prio) return 0;
+    /* only triangles whose box is much larger than the typical one are worth splitting (meshes of
+     * even, small triangles such as scanned models get none): threshold = PRESPLIT_LARGE x the
+     * median box area of a sample of the triangles */
+    float sample[4096];
+    size_t ns = 0, step = n / 4096 + 1;
+    for (size_t i = 0; i < n && ns < 4096; i += step) {
+        if (prim_id_kind(ids[i]) != PRIM_TRIANGLE) continue;
+        box bx; bx.lo = lo[i]; bx.hi = hi[i];
+        sample[ns++] = box_area(bx);
+    }
+    if (ns == 0) { free(prio); return 0; }
+    qsort(sample, ns, sizeof(float), cmp_float);
+    float large = PRESPLIT_LARGE * sample[ns / 2];
+    double sum = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        prio[i] = 0.0f;
+        if (prim_id_kind(ids[i]) != PRIM_TRIANGLE) continue;
+        const triangle *t = &tris[prim_id_index(ids[i])];
+        box bx; bx.lo = lo[i]; bx.hi = hi[i];
+        vec3 d = vsub(bx.hi, bx.lo);
+        int axis = d.x >= d.y && d.x >= d.z ? 0 : (d.y >= d.z ? 1 : 2);
+        float p;
+        int level = grid_plane(vcomp(bx.lo, axis), vcomp(bx.hi, axis), vcomp(scene.lo, axis), vcomp(ext, axis), &p);
+        if (!level) continue;
+        if (!(box_area(bx) > large)) continue;
+        float excess = box_area(bx) - 2.0f * tri_area(pos[t->v[0]], pos[t->v[1]], pos[t->v[2]]);
+        if (!(excess > 0.0f)) continue;
+        prio[i] = powf(ldexpf(excess, -level), 0.25f);
+        sum += prio[i];
+    }
+    size_t budget = (size_t)(PRESPLIT_BUDGET * (double)n);
+    if (!(sum > 0.0) || budget == 0) { free(prio); return 0; }
+    /* the largest scale D with sum floor(D * prio) <= budget (bisection) */
+    double dlo = 0.0, dhi = (double)budget / sum * 64.0;
+    for (int it = 0; it < 40; ++it) {
+        double dm = 0.5 * (dlo + dhi);
+        size_t tot = 0;
+        for (size_t i = 0; i < n && tot <= budget; ++i) tot += (size_t)(dm * prio[i]);
+        if (tot <= budget) dlo = dm; else dhi = dm;
+    }
+    size_t extra = 0;
+    for (size_t i = 0; i < n; ++i) extra += (size_t)(dlo * prio[i]);
+    if (extra == 0) { free(prio); return 0; }
+    presplit_ctx c;
+    c.scene_lo = scene.lo; c.scene_ext = ext; c.n = 0; c.cap = n + extra;
+    c.lo = malloc(c.cap * sizeof(vec3)); c.hi = malloc(c.cap * sizeof(vec3)); c.ids = malloc(c.cap * sizeof(uint32_t));
+    if (!c.lo || !c.hi || !c.ids) { free(c.lo); free(c.hi); free(c.ids); free(prio); return 0; }
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t k = (uint32_t)(dlo * prio[i]);
+        box bx; bx.lo = lo[i]; bx.hi = hi[i];
+        if (k == 0) { presplit_emit(&c, bx, ids[i]); continue; }
+        const triangle *t = &tris[prim_id_index(ids[i])];
+        vec3 v[3];
+        v[0] = pos[t->v[0]]; v[1] = pos[t->v[1]]; v[2] = pos[t->v[2]];
+        presplit_tri(&c, v, bx, ids[i], k);
+    }
+    free(prio);
+    *rlo = c.lo; *rhi = c.hi; *rids = c.ids;
+    return c.n;
+}
+
+int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+              const vec3 *positions, int threads) {
+    return bvh_build_lanes(out, lo, hi, ids, n, tris, positions, threads, BVH_LEAF_WIDTH);
+}
+
+int bvh_build_lanes(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+                    const vec3 *positions, int threads, int sah_lanes) {
     double t0 = timer_now();
     memset(out, 0, sizeof(*out));
     if (n == 0) return 0;
+    vec3 *rlo = NULL, *rhi = NULL;
+    uint32_t *rids = NULL;
+    size_t nrefs = presplit(lo, hi, ids, n, tris, positions, &rlo, &rhi, &rids);
+    if (nrefs) { lo = rlo; hi = rhi; ids = rids; n = nrefs; }
+    int rc = build_refs(out, lo, hi, ids, n, tris, threads, sah_lanes < 1 ? 1 : sah_lanes);
+    free(rlo); free(rhi); free(rids);
+    out->build_seconds = timer_now() - t0;
+    return rc;
+}
+
+static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
+                      int threads, int sah_lanes) {
     builder b;
     memset(&b, 0, sizeof(b));
+    b.sah_lanes = sah_lanes;
     b.lo = lo;
     b.hi = hi;
     b.centroid = malloc(n * sizeof(vec3));
@@ -278,19 +503,26 @@ int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, siz
     out->sah_cost = sah_of(out->nodes, 0, box_area(root));
     /* every 4-wide node absorbs at least one binary inner node, so nnodes suffices */
     out->nodes4 = malloc(out->nnodes * sizeof(bvh4_node));
-    if (!out->nodes4) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
-    out->nnodes4 = bvh_collapse4(out->nodes, out->nodes4);
+    /* each leaf needs ceil(count / 4) <= count / 4 + 1 blocks */
+    size_t max_blocks = bvh_leaf4_bound(st.nleaves, n);
+    out->leaves = malloc(max_blocks * sizeof(bvh_leaf4));
+    if (!out->nodes4 || !out->leaves) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
+    out->nnodes4 = bvh_collapse4(out->nodes, out->prim_ids, tris, out->nodes4, out->leaves, &out->nleaf4);
     bvh4_node *shrunk4 = realloc(out->nodes4, out->nnodes4 * sizeof(bvh4_node));
     if (shrunk4) out->nodes4 = shrunk4;
+    bvh_leaf4 *shrunkl = realloc(out->leaves, out->nleaf4 * sizeof(bvh_leaf4));
+    if (shrunkl) out->leaves = shrunkl;
     free(b.centroid);
     free(b.order);
-    out->build_seconds = timer_now() - t0;
+    /* references beyond BVH_MAX_REF do not fit a traversal stack entry (2^29 nodes: 64 GiB) */
+    if (out->nnodes4 > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) { bvh_free(out); return -1; }
     return 0;
 }
 
 void bvh_free(bvh *b) {
     free(b->nodes);
     free(b->nodes4);
+    free(b->leaves);
     free(b->prim_ids);
     memset(b, 0, sizeof(*b));
 }

@@ -112,7 +112,7 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
                        s->nspheres * sizeof(sphere) + s->nquads * sizeof(quad) +
                        s->nmaterials * sizeof(material) + s->ntextures * sizeof(texture) +
                        s->ntexels * sizeof(float) + s->bvh.nnodes4 * sizeof(bvh4_node) +
-                       s->bvh.nprims * sizeof(uint32_t) + s->nlights * (sizeof(light) + sizeof(float)) +
+                       s->bvh.nleaf4 * sizeof(bvh_leaf4) + s->nlights * (sizeof(light) + sizeof(float)) +
                        st->primitives * sizeof(int32_t);
     st->width = s->camera.width;
     st->height = s->camera.height;

@@ -38,6 +38,10 @@ static const char *usage_rays =
     "  --runs N      runs per measurement, median reported (default 5)\n"
     "  --threads N   threads for the multi-threaded figures (default: all cores)\n"
     "  --inside      interior camera: at the bounds centre looking along +x (for Sponza)\n"
+    "  --cpu-time    time single-threaded runs by the thread's CPU time instead of wall time\n"
+    "                (less sensitive to other processes on a shared machine; both tracers alike)\n"
+    "  --interleave  single-threaded figures: caustic and the reference take turns on each chunk\n"
+    "                of 4096 rays within a run, so both see the same machine load (shared boxes)\n"
     "  --device D    cpu (default; with Embree side by side) or cuda (the same rays on the GPU)\n"
     "  --gpu-bvh B   cuda: sah (default; the host's build), lbvh (built on the GPU) or both\n"
     "  --json        one JSON object per line instead of a table\n";
@@ -87,6 +91,14 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+static int use_cpu_time, interleave;
+
+static double thread_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* Returns seconds; fills hits and the distance checksum. */
 static double run_once(const kscene *k, ext_tracer *ext, const ray_set *rs, int threads, size_t *hits, double *tsum) {
     job j;
@@ -94,13 +106,13 @@ static double run_once(const kscene *k, ext_tracer *ext, const ray_set *rs, int 
     atomic_init(&j.next, 0);
     pthread_mutex_init(&j.lock, NULL);
     pthread_t th[256];
-    double t0 = timer_now();
+    double t0 = timer_now(), c0 = thread_seconds();
     if (threads <= 1) worker(&j);
     else {
         for (int i = 0; i < threads; ++i) pthread_create(&th[i], NULL, worker, &j);
         for (int i = 0; i < threads; ++i) pthread_join(th[i], NULL);
     }
-    double dt = timer_now() - t0;
+    double dt = use_cpu_time && threads <= 1 ? thread_seconds() - c0 : timer_now() - t0;
     pthread_mutex_destroy(&j.lock);
     *hits = j.hits;
     *tsum = j.tsum;
@@ -118,6 +130,37 @@ static double median_mrays(const kscene *k, ext_tracer *ext, const ray_set *rs, 
     for (int i = 0; i < runs; ++i) t[i] = run_once(k, ext, rs, threads, hits, tsum);
     qsort(t, (size_t)runs, sizeof(double), cmpd);
     return rs->n / t[runs / 2] * 1e-6;
+}
+
+/* Single-threaded, caustic and the reference alternating chunk by chunk (which one goes first
+ * alternates too); medians over runs of each one's summed time. */
+static void interleaved_1t(const kscene *k, ext_tracer *ext, const ray_set *rs, int runs, double *mr, double *me,
+                           size_t *hits, double *tsum, size_t *ehits, double *etsum) {
+    double tc[64], te[64];
+    for (int run = 0; run < runs; ++run) {
+        job jc, je;
+        memset(&jc, 0, sizeof jc); memset(&je, 0, sizeof je);
+        jc.k = k; jc.rs = rs; je.k = k; je.ext = ext; je.rs = rs;
+        double sc = 0, se = 0, sumc = 0, sume = 0;
+        size_t hc = 0, he = 0;
+        for (size_t b = 0, c = 0; b < rs->n; b += CHUNK, ++c) {
+            size_t e = b + CHUNK < rs->n ? b + CHUNK : rs->n;
+            for (int w = 0; w < 2; ++w) {
+                int caustic_turn = (int)((c + (size_t)w) & 1);
+                double t0 = use_cpu_time ? thread_seconds() : timer_now();
+                if (caustic_turn) hc += trace_range(&jc, b, e, &sumc);
+                else he += trace_range(&je, b, e, &sume);
+                double dt = (use_cpu_time ? thread_seconds() : timer_now()) - t0;
+                if (caustic_turn) sc += dt; else se += dt;
+            }
+        }
+        tc[run] = sc; te[run] = se;
+        *hits = hc; *tsum = sumc; *ehits = he; *etsum = sume;
+    }
+    qsort(tc, (size_t)runs, sizeof(double), cmpd);
+    qsort(te, (size_t)runs, sizeof(double), cmpd);
+    *mr = rs->n / tc[runs / 2] * 1e-6;
+    *me = rs->n / te[runs / 2] * 1e-6;
 }
 
 static int alloc_set(ray_set *rs, const char *name, int any, size_t n) {
@@ -200,6 +243,8 @@ int cmd_bench_rays(int argc, char **argv) {
         if (!strcmp(a, "--rays")) continue;
         if (!strcmp(a, "--json")) { json = 1; continue; }
         if (!strcmp(a, "--inside")) { inside = 1; continue; }
+        if (!strcmp(a, "--cpu-time")) { use_cpu_time = 1; continue; }
+        if (!strcmp(a, "--interleave")) { interleave = 1; continue; }
         if (!strcmp(a, "--device")) {
             if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) { fprintf(stderr, "caustic bench: --device: expected cpu or cuda\n"); return EXIT_USAGE; }
             gpu = !strcmp(v, "cuda");
@@ -275,17 +320,21 @@ int cmd_bench_rays(int argc, char **argv) {
         base = base ? base + 1 : meshes[m];
         if (!json)
             fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu 4-wide nodes built in %.3f s, SAH %.1f, "
-                    "%.1f bytes/tri (BVH + indices + positions)\n",
+                    "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks + triangles + positions)\n",
                     base, s->ntriangles, load_s, s->bvh.nnodes4, s->bvh.build_seconds, s->bvh.sah_cost,
-                    (double)(s->bvh.nnodes4 * sizeof(bvh4_node) + s->bvh.nprims * 4 + s->ntriangles * sizeof(triangle) +
+                    s->bvh.nleaf4,
+                    (double)(s->bvh.nnodes4 * sizeof(bvh4_node) + s->bvh.nleaf4 * sizeof(bvh_leaf4) +
+                             s->ntriangles * sizeof(triangle) +
                              s->nvertices * sizeof(vec3)) / (double)s->ntriangles);
         for (int k = 0; k < 3; ++k) {
             size_t hits, ehits = 0;
             double tsum, etsum = 0, e1 = 0, en = 0;
-            double r1 = median_mrays(&s->k, NULL, &sets[k], 1, (int)runs, &hits, &tsum);
+            double r1 = 0;
+            if (interleave && ext) interleaved_1t(&s->k, ext, &sets[k], (int)runs, &r1, &e1, &hits, &tsum, &ehits, &etsum);
+            else r1 = median_mrays(&s->k, NULL, &sets[k], 1, (int)runs, &hits, &tsum);
             double rn = median_mrays(&s->k, NULL, &sets[k], (int)threads, (int)runs, &hits, &tsum);
             if (ext) {
-                e1 = median_mrays(&s->k, ext, &sets[k], 1, (int)runs, &ehits, &etsum);
+                if (!interleave) e1 = median_mrays(&s->k, ext, &sets[k], 1, (int)runs, &ehits, &etsum);
                 en = median_mrays(&s->k, ext, &sets[k], (int)threads, (int)runs, &ehits, &etsum);
             }
             if (json)

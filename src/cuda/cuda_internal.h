@@ -58,7 +58,7 @@ void wavefront_free(cuda_renderer *r);
 int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
                    float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, char *err, size_t errlen);
 
-// Builds the LBVH on the GPU from the scene's primitive bounds and replaces r->k.nodes/prim_ids
+// Builds the LBVH on the GPU from the scene's primitive bounds and replaces r->k.nodes/leaves
 // (device buffers owned by r). out_host (optional) receives host copies for tests.
 int lbvh_build_device(cuda_renderer *r, const struct scene *s, cuda_bvh_out *out_host, char *err, size_t errlen);
 

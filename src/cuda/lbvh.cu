@@ -3,8 +3,8 @@
 // per inner node emits the binary hierarchy, bounds are propagated bottom-up with atomics (the
 // second child to arrive at a node computes it). The binary tree is then relabelled so that
 // siblings are adjacent, subtrees of at most LBVH_LEAF primitives become leaves, and the host's
-// shared collapse (bvh_collapse4, src/accel/bvh.c) turns it into the 4-wide nodes that the
-// shared traversal reads.
+// shared collapse (bvh_collapse4, src/accel/bvh.c) turns it into the 4-wide nodes and leaf
+// blocks that the shared traversal reads.
 #include <cub/cub.cuh>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,7 @@ extern "C" {
 #include "util/timer.h"
 
 #define LBVH_LEAF 4
+static_assert(LBVH_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "LBVH leaf too large for the traversal stack");
 
 // Spreads the low 21 bits of x to every third bit.
 __device__ __forceinline__ uint64_t spread3(uint64_t x) {
@@ -106,6 +107,7 @@ extern "C" void cuda_bvh_out_free(cuda_bvh_out *o) {
     if (!o) return;
     free(o->nodes);
     free(o->prim_ids);
+    free(o->leaves);
     memset(o, 0, sizeof *o);
 }
 
@@ -139,7 +141,7 @@ struct dev_bufs {
 };
 }  // namespace
 
-// Builds the LBVH into host arrays (4-wide nodes + primitive ids).
+// Builds the LBVH into host arrays (4-wide nodes, leaf blocks, primitive ids in leaf order).
 static int lbvh_build_host(const scene *s, cudaStream_t st, cuda_bvh_out *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     size_t np = s->ntriangles + s->nspheres + s->nquads;
@@ -218,6 +220,7 @@ static int lbvh_build_host(const scene *s, cudaStream_t st, cuda_bvh_out *out, c
     bin.reserve(2 * np);
     bin.resize(1);
     std::vector<std::pair<int, uint32_t>> stack;   // (Karras node, slot)
+    size_t nleaves = 0;
     int root = n > 1 ? 0 : (n - 1);                // a single primitive: the root is leaf 0
     stack.push_back(std::make_pair(root, 0u));
     while (!stack.empty()) {
@@ -228,8 +231,10 @@ static int lbvh_build_host(const scene *s, cudaStream_t st, cuda_bvh_out *out, c
         bvh_node bn;
         bn.lo = v3(b[0], b[1], b[2]);
         bn.hi = v3(b[3], b[4], b[5]);
-        if (x >= n - 1) { bn.index = (uint32_t)(x - (n - 1)); bn.count = 1; }
-        else if (last[x] - first[x] + 1 <= LBVH_LEAF) { bn.index = (uint32_t)first[x]; bn.count = (uint32_t)(last[x] - first[x] + 1); }
+        if (x >= n - 1) { bn.index = (uint32_t)(x - (n - 1)); bn.count = 1; nleaves++; }
+        else if (last[x] - first[x] + 1 <= LBVH_LEAF) {
+            bn.index = (uint32_t)first[x]; bn.count = (uint32_t)(last[x] - first[x] + 1); nleaves++;
+        }
         else {
             uint32_t c = (uint32_t)bin.size();
             bin.resize(bin.size() + 2);
@@ -242,13 +247,24 @@ static int lbvh_build_host(const scene *s, cudaStream_t st, cuda_bvh_out *out, c
     }
     out->nodes = (bvh4_node *)malloc(bin.size() * sizeof(bvh4_node));
     out->prim_ids = (uint32_t *)malloc(np * sizeof(uint32_t));
-    if (!out->nodes || !out->prim_ids) { cuda_bvh_out_free(out); snprintf(err, errlen, "LBVH: out of memory"); return -1; }
-    out->nnodes = bvh_collapse4(bin.data(), out->nodes);
+    out->leaves = (bvh_leaf4 *)malloc(bvh_leaf4_bound(nleaves, np) * sizeof(bvh_leaf4));
+    if (!out->nodes || !out->prim_ids || !out->leaves) {
+        cuda_bvh_out_free(out);
+        snprintf(err, errlen, "LBVH: out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < np; ++i) out->prim_ids[i] = ids[order[i]];
+    out->nnodes = bvh_collapse4(bin.data(), out->prim_ids, s->triangles, out->nodes, out->leaves, &out->nleaf4);
     out->nprims = np;
     out->max_depth = depth4(out->nodes, 0);
     out->collapse_seconds = timer_now() - tc;
     out->total_seconds = timer_now() - t0;
+    if (out->nnodes > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) {
+        snprintf(err, errlen, "LBVH: %zu nodes / %zu leaf blocks, more than the traversal can address", out->nnodes,
+                 out->nleaf4);
+        cuda_bvh_out_free(out);
+        return -1;
+    }
     if (out->max_depth > BVH_MAX_DEPTH) {
         snprintf(err, errlen, "LBVH: the 4-wide tree is %d levels deep, more than the traversal stack allows (%d)",
                  out->max_depth, BVH_MAX_DEPTH);
@@ -272,14 +288,14 @@ int lbvh_build_device(cuda_renderer *r, const scene *s, cuda_bvh_out *out_host, 
     cuda_bvh_out o;
     double t0 = timer_now();
     if (lbvh_build_host(s, r->stream, &o, err, errlen)) return -1;
-    void *nodes = NULL, *ids = NULL;
+    void *nodes = NULL, *leaves = NULL;
     if (o.nnodes) {
         cudaError_t e = cudaMalloc(&nodes, o.nnodes * sizeof(bvh4_node));
         if (e == cudaSuccess) r->buffers[r->nbuffers++] = nodes;
-        if (e == cudaSuccess) e = cudaMalloc(&ids, o.nprims * sizeof(uint32_t));
-        if (e == cudaSuccess) r->buffers[r->nbuffers++] = ids;
+        if (e == cudaSuccess) e = cudaMalloc(&leaves, o.nleaf4 * sizeof(bvh_leaf4));
+        if (e == cudaSuccess) r->buffers[r->nbuffers++] = leaves;
         if (e == cudaSuccess) e = cudaMemcpy(nodes, o.nodes, o.nnodes * sizeof(bvh4_node), cudaMemcpyHostToDevice);
-        if (e == cudaSuccess) e = cudaMemcpy(ids, o.prim_ids, o.nprims * sizeof(uint32_t), cudaMemcpyHostToDevice);
+        if (e == cudaSuccess) e = cudaMemcpy(leaves, o.leaves, o.nleaf4 * sizeof(bvh_leaf4), cudaMemcpyHostToDevice);
         if (e != cudaSuccess) {
             snprintf(err, errlen, "CUDA: uploading the LBVH: %s", cudaGetErrorString(e));
             cuda_bvh_out_free(&o);
@@ -287,7 +303,7 @@ int lbvh_build_device(cuda_renderer *r, const scene *s, cuda_bvh_out *out_host, 
         }
     }
     r->k.nodes = (const bvh4_node *)nodes;
-    r->k.prim_ids = (const uint32_t *)ids;
+    r->k.leaves = (const bvh_leaf4 *)leaves;
     r->k.nnodes = (uint32_t)o.nnodes;
     r->bvh_build_seconds = timer_now() - t0;
     o.total_seconds = r->bvh_build_seconds;

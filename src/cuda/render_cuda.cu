@@ -4,18 +4,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+// The megakernel calls the traversal (trace_ray) as one real function (compat.h): two inlined
+// copies (closest hits, shadow rays) made it larger and spilled its path state inside the
+// traversal loop (H100, Sponza: 307 -> 437 Mrays/s). The trace-only kernel below calls the
+// always-inlined trace_ray_inline.
+#define KERNEL_TRACE_NOINLINE 1
 #include "cuda/cuda_internal.h"
+extern "C" {
+#include "accel/bvh.h"
 #include "scene/scene.h"
+}
+#include "util/timer.h"
 
 #define BLOCK_X 32
 #define BLOCK_Y 4
+#define TRACE_BLOCK 128
 // Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
 // docs/PERFORMANCE.md).
 #ifndef MEGA_MIN_BLOCKS
 #define MEGA_MIN_BLOCKS 10
 #endif
 #ifndef TRACE_MIN_BLOCKS
-#define TRACE_MIN_BLOCKS 12
+#define TRACE_MIN_BLOCKS 8
+#endif
+// Trace kernel grid: 1 = persistent (the blocks that fit at once, rays fetched by warps from a
+// counter), 0 = one block per 128 rays (for comparison).
+#ifndef TRACE_PERSISTENT
+#define TRACE_PERSISTENT 1
+#endif
+// --gpu-bvh sah: the host's binned SAH build, run again for the GPU with the leaf cost counted
+// per primitive (a thread tests a leaf block's lanes one after another; the scene's own build
+// counts blocks, as the CPU tests four lanes at once). 4 = upload the scene's CPU build as is.
+#ifndef GPU_SAH_LANES
+#define GPU_SAH_LANES 1
 #endif
 
 extern "C" int cuda_device_count(void) {
@@ -78,9 +99,28 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
     if (upload(r, h->field, (count) * sizeof(type), (const void **)&k->field, err, errlen)) return -1
     if (r->cfg.bvh == CUDA_BVH_LBVH) {
         if (lbvh_build_device(r, s, NULL, err, errlen)) return -1;
-    } else {
+    } else if (GPU_SAH_LANES == BVH_LEAF_WIDTH || nprims == 0) {
         UP(nodes, s->bvh.nnodes4, bvh4_node);
-        UP(prim_ids, s->bvh.nprims, uint32_t);
+        UP(leaves, s->bvh.nleaf4, bvh_leaf4);
+    } else {
+        double t0 = timer_now();
+        vec3 *lo = (vec3 *)malloc(nprims * sizeof(vec3)), *hi = (vec3 *)malloc(nprims * sizeof(vec3));
+        uint32_t *ids = (uint32_t *)malloc(nprims * sizeof(uint32_t));
+        bvh g;
+        int rc = -1;
+        memset(&g, 0, sizeof g);
+        if (lo && hi && ids) {
+            scene_prim_bounds(s, lo, hi, ids);
+            rc = bvh_build_lanes(&g, lo, hi, ids, nprims, s->triangles, s->positions, 0, GPU_SAH_LANES);
+        }
+        free(lo); free(hi); free(ids);
+        if (rc) { bvh_free(&g); snprintf(err, errlen, "CUDA: building the GPU's BVH: out of memory"); return -1; }
+        rc = upload(r, g.nodes4, g.nnodes4 * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen) ||
+             upload(r, g.leaves, g.nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen);
+        k->nnodes = (uint32_t)g.nnodes4;
+        bvh_free(&g);
+        if (rc) return -1;
+        r->bvh_build_seconds = timer_now() - t0;
     }
     UP(triangles, s->ntriangles, triangle);
     UP(positions, s->nvertices, vec3);
@@ -268,24 +308,35 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
 }
 
 // ---- traversal-only benchmark -----------------------------------------------------------------
-__global__ void __launch_bounds__(128, TRACE_MIN_BLOCKS) trace_kernel(kscene k, const float *o, const float *d, const float *tmax,
-                                                    unsigned n, int any_hit, unsigned long long *hits, float *tsum) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned hit_flag = 0;
+// Persistent threads (Aila & Laine 2009): as many blocks as fit on the GPU at once; each warp
+// takes the next 32 rays from a global counter until none are left, so that no warp waits for
+// a new block to be scheduled behind a slow one.
+__global__ void __launch_bounds__(TRACE_BLOCK, TRACE_MIN_BLOCKS)
+trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsigned n, int any_hit,
+             unsigned *next, unsigned long long *hits, float *tsum) {
+    unsigned lane = threadIdx.x & 31u, nhits = 0;
     float t = 0.0f;
-    if (i < n) {
-        ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]);
-        if (any_hit) hit_flag = (unsigned)trace_occluded(&k, r);
-        else {
+    for (;;) {
+        unsigned base = 0;
+        if (lane == 0) base = atomicAdd(next, 32u);
+        base = __shfl_sync(0xffffffffu, base, 0);
+        if (base >= n) break;
+        unsigned i = base + lane;
+        if (i < n) {
+            ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]),
+                             tmax[i]);
             hit h;
-            if (trace_closest(&k, r, &h)) { hit_flag = 1; t = h.t; }
+            if (any_hit) nhits += (unsigned)trace_ray_inline(&k, r, &h, 1);
+            else if (trace_ray_inline(&k, r, &h, 0)) { nhits++; t += h.t; }
         }
     }
-    unsigned mask = __ballot_sync(0xffffffffu, hit_flag);
-    for (int off = 16; off > 0; off >>= 1) t += __shfl_down_sync(0xffffffffu, t, off);
-    if ((threadIdx.x & 31) == 0) {
-        atomicAdd(hits, (unsigned long long)__popc(mask));
-        atomicAdd(&tsum[blockIdx.x & 1023], t);   // spread to limit contention
+    for (int off = 16; off > 0; off >>= 1) {
+        t += __shfl_down_sync(0xffffffffu, t, off);
+        nhits += __shfl_down_sync(0xffffffffu, nhits, off);
+    }
+    if (lane == 0) {
+        atomicAdd(hits, (unsigned long long)nhits);
+        atomicAdd(&tsum[(blockIdx.x * (TRACE_BLOCK / 32) + threadIdx.x / 32) & 1023], t);   // spread
     }
 }
 
@@ -294,6 +345,8 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
                                size_t errlen) {
     float *dev_o = NULL, *dev_d = NULL, *dev_t = NULL, *dev_sum = NULL;
     unsigned long long *dev_hits = NULL;
+    unsigned *dev_next = NULL;
+    int dev = 0, sms = 0, per_sm = 0;
     cudaEvent_t e0 = NULL, e1 = NULL;
     int rc = -1;
     double times[64];
@@ -305,6 +358,12 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     TRY(cudaMalloc(&dev_t, n * sizeof(float)));
     TRY(cudaMalloc(&dev_sum, 1024 * sizeof(float)));
     TRY(cudaMalloc(&dev_hits, sizeof(unsigned long long)));
+    TRY(cudaMalloc(&dev_next, sizeof(unsigned)));
+    TRY(cudaGetDevice(&dev));
+    TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, trace_kernel, TRACE_BLOCK, 0));
+    if (per_sm < 1) per_sm = 1;
+    if (!TRACE_PERSISTENT) { sms = (int)((n + TRACE_BLOCK - 1) / TRACE_BLOCK); per_sm = 1; }
     TRY(cudaMemcpy(dev_o, o, n * 3 * sizeof(float), cudaMemcpyHostToDevice));
     TRY(cudaMemcpy(dev_d, d, n * 3 * sizeof(float), cudaMemcpyHostToDevice));
     TRY(cudaMemcpy(dev_t, tmax, n * sizeof(float), cudaMemcpyHostToDevice));
@@ -313,8 +372,10 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     for (int run = 0; run < runs; ++run) {
         TRY(cudaMemset(dev_sum, 0, 1024 * sizeof(float)));
         TRY(cudaMemset(dev_hits, 0, sizeof(unsigned long long)));
+        TRY(cudaMemset(dev_next, 0, sizeof(unsigned)));
         TRY(cudaEventRecord(e0));
-        trace_kernel<<<(unsigned)((n + 127) / 128), 128>>>(r->k, dev_o, dev_d, dev_t, (unsigned)n, any_hit, dev_hits, dev_sum);
+        trace_kernel<<<(unsigned)(sms * per_sm), TRACE_BLOCK>>>(r->k, dev_o, dev_d, dev_t, (unsigned)n, any_hit, dev_next,
+                                                               dev_hits, dev_sum);
         TRY(cudaGetLastError());
         TRY(cudaEventRecord(e1));
         TRY(cudaEventSynchronize(e1));
@@ -338,7 +399,7 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     }
 #undef TRY
 done:
-    cudaFree(dev_o); cudaFree(dev_d); cudaFree(dev_t); cudaFree(dev_sum); cudaFree(dev_hits);
+    cudaFree(dev_o); cudaFree(dev_d); cudaFree(dev_t); cudaFree(dev_sum); cudaFree(dev_hits); cudaFree(dev_next);
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
     return rc;

@@ -28,7 +28,8 @@ typedef struct cuda_config {
 /* An LBVH built on the GPU, copied to the host (tests, statistics). Free with cuda_bvh_out_free. */
 typedef struct cuda_bvh_out {
     struct bvh4_node *nodes; size_t nnodes;
-    uint32_t *prim_ids; size_t nprims;
+    uint32_t *prim_ids; size_t nprims;   /* leaf order of the binary tree's leaves */
+    struct bvh_leaf4 *leaves; size_t nleaf4;   /* the 4-wide nodes' leaf blocks */
     int max_depth;               /* of the 4-wide tree */
     double gpu_seconds;          /* Morton codes, sort, hierarchy, bounds (CUDA events) */
     double collapse_seconds;     /* binary tree -> 4-wide nodes (host, shared with the SAH builder) */

@@ -1,6 +1,24 @@
 /* Iterative traversal of the 4-wide BVH: one slab test covers a node's four child boxes; hit
  * children are visited nearest first, the others stacked with their entry distance so that a
- * popped entry beyond the current hit is skipped. */
+ * popped entry beyond the current hit is skipped. Leaves are blocks of four primitives
+ * (bvh_leaf4) whose triangle lanes are tested together.
+ *
+ * The loop (trace_ray_inline) is one for both targets: "while-while" (Aila & Laine 2009), inner
+ * nodes until a leaf is reached, then the leaf, so that the lanes of a GPU warp run the node code
+ * together and the leaf code together; on the GPU a found leaf waits while other lanes of the
+ * warp still visit nodes (kwarp_all, their speculative traversal). Two helpers differ per target
+ * (Cycles style): bvh4_visit (the four slab tests, then descend into the nearest hit child and
+ * push the others) and leaf4_intersect (one leaf block) have an SSE body on the CPU
+ * (KERNEL_SIMD_SSE, compat.h) and a scalar body on the GPU and elsewhere. The scalar bodies read
+ * a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit loads on the
+ * GPU) and keep everything in registers: the child order comes from a sorting network over
+ * (distance, slot) keys, with no array indexed at run time (which would go to local memory on
+ * the GPU). Both bodies report the same hits: the slab tests are the same operations (per-ray
+ * near planes) and the SSE triangle test performs the scalar watertight test's float operations
+ * in the same order (no FMA contraction in ISO C mode), lanes that need the test's
+ * double-precision edge fallback going through the scalar function. Only the visiting order may
+ * differ (children whose entry distances agree to 3 ulp; leaves that wait on the GPU), which
+ * matters only for exact ties between two primitives' hit distances. */
 #ifndef CAUSTIC_KERNEL_BVH_TRAVERSE_H
 #define CAUSTIC_KERNEL_BVH_TRAVERSE_H
 
@@ -19,70 +37,344 @@ KFN vec3 safe_reciprocal(vec3 d) {
               d.z != 0.0f ? 1.0f / d.z : copysignf(big, d.z));
 }
 
-/* Entry distances of the ray into the node's four boxes (K_INF where missed). Written as a
- * plain loop so compilers vectorise it; the 1+2ulp factor keeps flat boxes (Ize 2013). */
-KFN void bvh4_intersect_boxes(const bvh4_node *n, vec3 o, vec3 inv_d, float tmax, float *tnear_out) {
-    for (int i = 0; i < BVH4_WIDTH; ++i) {
-        float tx0 = (n->lo_x[i] - o.x) * inv_d.x, tx1 = (n->hi_x[i] - o.x) * inv_d.x;
-        float ty0 = (n->lo_y[i] - o.y) * inv_d.y, ty1 = (n->hi_y[i] - o.y) * inv_d.y;
-        float tz0 = (n->lo_z[i] - o.z) * inv_d.z, tz1 = (n->hi_z[i] - o.z) * inv_d.z;
-        float tn = kmax(kmax(kmin(tx0, tx1), kmin(ty0, ty1)), kmax(kmin(tz0, tz1), 0.0f));
-        float tf = kmin(kmin(kmax(tx0, tx1), kmax(ty0, ty1)), kmin(kmax(tz0, tz1), tmax));
-        tnear_out[i] = tn <= tf * 1.00000024f ? tn : K_INF;
-    }
+/* Per-ray constants of the traversal. */
+typedef struct bvh_ray {
+    vec3 o, d, inv_d;
+    ray_shear sh;
+    int near_x, near_y, near_z;      /* float offsets of the near planes in a bvh4_node */
+#if KERNEL_SIMD_SSE
+    __m128 ox, oy, oz, ix, iy, iz;   /* broadcast origin and reciprocal direction */
+    __m128 sx, sy, sz;               /* shear with (kx, ky) = the two axes after kz, cyclically */
+#endif
+} bvh_ray;
+
+KFN bvh_ray make_bvh_ray(ray r) {
+    bvh_ray b;
+    b.o = r.o;
+    b.d = r.d;
+    b.inv_d = safe_reciprocal(r.d);
+    b.sh = make_ray_shear(r.d);
+    /* node floats: lo_x 0, lo_y 4, lo_z 8, hi_x 12, hi_y 16, hi_z 20; a negative direction
+     * enters through the upper plane (the far planes are at near_x ^ 12, near_y ^ 20,
+     * near_z ^ 28) */
+    b.near_x = signbit(b.inv_d.x) ? 12 : 0;
+    b.near_y = signbit(b.inv_d.y) ? 16 : 4;
+    b.near_z = signbit(b.inv_d.z) ? 20 : 8;
+#if KERNEL_SIMD_SSE
+    b.ox = _mm_set1_ps(r.o.x); b.oy = _mm_set1_ps(r.o.y); b.oz = _mm_set1_ps(r.o.z);
+    b.ix = _mm_set1_ps(b.inv_d.x); b.iy = _mm_set1_ps(b.inv_d.y); b.iz = _mm_set1_ps(b.inv_d.z);
+    /* The scalar test swaps kx and ky for a negative d[kz] to keep the winding; that negates u,
+     * v, w, det and the scaled t exactly and changes no result, so the SIMD test skips it. */
+    int kz = b.sh.kz, kx = kz == 2 ? 0 : kz + 1, ky = kx == 2 ? 0 : kx + 1;
+    float sz = b.sh.sz;
+    b.sx = _mm_set1_ps(vcomp(r.d, kx) * sz);
+    b.sy = _mm_set1_ps(vcomp(r.d, ky) * sz);
+    b.sz = _mm_set1_ps(sz);
+#endif
+    return b;
 }
+
+/* ---- the traversal stack -----------------------------------------------------------------------
+ * One 64-bit entry per pushed child: its entry distance's bits above, its reference and count
+ * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count, so that a push is one store
+ * and a pop one load (local memory on the GPU). Node and leaf-block references therefore stay
+ * below 2^(32 - BVH_COUNT_BITS) and leaf counts at most BVH_MAX_LEAF_BLOCKS (src/accel/bvh.c,
+ * src/cuda/lbvh.cu check both). A 4-wide node pushes at most 3 entries per level. */
+#define BVH_COUNT_BITS 3u
+#define BVH_MAX_LEAF_BLOCKS ((1u << BVH_COUNT_BITS) - 1u)
+#define BVH_MAX_REF ((1u << (32u - BVH_COUNT_BITS)) - 1u)
+typedef struct bvh_stack { uint64_t e[BVH_STACK_SIZE]; } bvh_stack;
+
+KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
+    st->e[*sp] = (uint64_t)kfloat_bits(t) << 32 | (uint64_t)(ref << BVH_COUNT_BITS | cnt);
+    ++*sp;
+}
+
+/* Pops the next entry that can still hold a hit nearer than tmax; 0 when the stack is empty. */
+KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_t *cnt) {
+    while (*sp > 0) {
+        uint64_t e = st->e[--*sp];
+        if (kbits_float((uint32_t)(e >> 32)) < tmax) {
+            *ref = (uint32_t)e >> BVH_COUNT_BITS;
+            *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- helper 1: one inner node ----------------------------------------------------------------
+ * Slab tests of the four children within (0, tmax) (1+2ulp on the exit distance keeps flat
+ * boxes, Ize 2013). If some child is hit: sets *ref / *cnt to the nearest (any-hit rays: some)
+ * hit child, pushes the others farthest first, returns 1; else returns 0. */
+#if KERNEL_SIMD_SSE
+KFN uint32_t bvh4_hit_children(const bvh4_node *n, const bvh_ray *r, float tmax, float *tn) {
+    const float *f = (const float *)n;
+    __m128 tnx = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(f + r->near_x), r->ox), r->ix);
+    __m128 tny = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(f + r->near_y), r->oy), r->iy);
+    __m128 tnz = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(f + r->near_z), r->oz), r->iz);
+    __m128 tfx = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(f + (r->near_x ^ 12)), r->ox), r->ix);
+    __m128 tfy = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(f + (r->near_y ^ 20)), r->oy), r->iy);
+    __m128 tfz = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(f + (r->near_z ^ 28)), r->oz), r->iz);
+    __m128 tnear = _mm_max_ps(_mm_max_ps(tnx, tny), _mm_max_ps(tnz, _mm_setzero_ps()));
+    __m128 tfar = _mm_min_ps(_mm_min_ps(tfx, tfy), _mm_min_ps(tfz, _mm_set1_ps(tmax)));
+    __m128 hitm = _mm_and_ps(_mm_cmple_ps(tnear, _mm_mul_ps(tfar, _mm_set1_ps(1.00000024f))),
+                             _mm_cmplt_ps(tnear, _mm_set1_ps(K_INF)));
+    _mm_storeu_ps(tn, tnear);
+    return (uint32_t)_mm_movemask_ps(hitm);
+}
+
+KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
+                   uint32_t *ref, uint32_t *cnt) {
+    float tn[BVH4_WIDTH];
+    uint32_t mask = bvh4_hit_children(n, r, tmax, tn);
+    if (!mask) return 0;
+    int c0 = kctz(mask);
+    mask &= mask - 1;
+    if (mask == 0) {  /* one child hit: descend */
+        *ref = n->child[c0]; *cnt = n->count[c0];
+        return 1;
+    }
+    int c1 = kctz(mask);
+    mask &= mask - 1;
+    if (mask == 0) {  /* two: push the farther (any-hit rays: the second) */
+        if (!any && tn[c1] < tn[c0]) { int c = c0; c0 = c1; c1 = c; }
+        bvh_push(st, sp, n->child[c1], n->count[c1], tn[c1]);
+        *ref = n->child[c0]; *cnt = n->count[c0];
+        return 1;
+    }
+    /* three or four: order near to far (insertion sort; any-hit rays skip it) */
+    int order[BVH4_WIDTH], nhit = 2;
+    order[0] = c0; order[1] = c1;
+    if (!any && tn[c1] < tn[c0]) { order[0] = c1; order[1] = c0; }
+    while (mask) {
+        int i = kctz(mask);
+        mask &= mask - 1;
+        int j = nhit++;
+        while (!any && j > 0 && tn[order[j - 1]] > tn[i]) { order[j] = order[j - 1]; --j; }
+        order[j] = i;
+    }
+    /* push all but the nearest, farthest first, then descend into the nearest */
+    for (int j = nhit - 1; j >= 1; --j) {
+        int c = order[j];
+        bvh_push(st, sp, n->child[c], n->count[c], tn[c]);
+    }
+    *ref = n->child[order[0]];
+    *cnt = n->count[order[0]];
+    return 1;
+}
+#else
+/* Lane `slot` (0..3) of a row held in registers, by selects. */
+KFN uint32_t ku4_lane(ku4 a, uint32_t slot) {
+    return slot == 0 ? a.v[0] : slot == 1 ? a.v[1] : slot == 2 ? a.v[2] : a.v[3];
+}
+#define BVH_KEY_NONE 0xffffffffu
+/* compare-exchange of two keys */
+#define BVH_KEY_SORT2(a, b) do { uint32_t lo_ = kminu(a, b); b = kmaxu(a, b); a = lo_; } while (0)
+
+KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
+                   uint32_t *ref, uint32_t *cnt) {
+    (void)any;  /* the sort costs a few integer min/max: any-hit rays take the same order */
+    const float *f = (const float *)n;
+    kf4 nx = kload_f4(f + r->near_x), ny = kload_f4(f + r->near_y), nz = kload_f4(f + r->near_z);
+    kf4 fx = kload_f4(f + (r->near_x ^ 12)), fy = kload_f4(f + (r->near_y ^ 20)), fz = kload_f4(f + (r->near_z ^ 28));
+    vec3 o = r->o, inv_d = r->inv_d;
+    /* key of a hit child: its entry distance (>= +0, so the float bits order as the values) with
+     * the slot in the low 2 bits; a missed child sorts last */
+    uint32_t key[BVH4_WIDTH];
+    KUNROLL
+    for (int i = 0; i < BVH4_WIDTH; ++i) {
+        float tnr = kmax(kmax((nx.v[i] - o.x) * inv_d.x, (ny.v[i] - o.y) * inv_d.y),
+                         kmax((nz.v[i] - o.z) * inv_d.z, 0.0f));
+        float tfr = kmin(kmin((fx.v[i] - o.x) * inv_d.x, (fy.v[i] - o.y) * inv_d.y),
+                         kmin((fz.v[i] - o.z) * inv_d.z, tmax));
+        key[i] = tnr <= tfr * 1.00000024f && tnr < K_INF ? (kfloat_bits(tnr) & ~3u) | (uint32_t)i : BVH_KEY_NONE;
+    }
+    uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
+    BVH_KEY_SORT2(k0, k1); BVH_KEY_SORT2(k2, k3);
+    BVH_KEY_SORT2(k0, k2); BVH_KEY_SORT2(k1, k3);
+    BVH_KEY_SORT2(k1, k2);
+    if (k0 == BVH_KEY_NONE) return 0;
+    ku4 child = kload_u4(n->child), count = kload_u4(n->count);
+    /* push all but the nearest, farthest first (with the distance rounded down: a popped entry is
+     * skipped only when it cannot hold a nearer hit), then descend into the nearest */
+    if (k3 != BVH_KEY_NONE) bvh_push(st, sp, ku4_lane(child, k3 & 3u), ku4_lane(count, k3 & 3u), kbits_float(k3 & ~3u));
+    if (k2 != BVH_KEY_NONE) bvh_push(st, sp, ku4_lane(child, k2 & 3u), ku4_lane(count, k2 & 3u), kbits_float(k2 & ~3u));
+    if (k1 != BVH_KEY_NONE) bvh_push(st, sp, ku4_lane(child, k1 & 3u), ku4_lane(count, k1 & 3u), kbits_float(k1 & ~3u));
+    *ref = ku4_lane(child, k0 & 3u);
+    *cnt = ku4_lane(count, k0 & 3u);
+    return 1;
+}
+#undef BVH_KEY_SORT2
+#endif
+
+/* ---- helper 2: one leaf block -----------------------------------------------------------------
+ * Intersects the primitives of block b; updates *h with the nearest hit closer than h->t and
+ * returns 1 if there was one (with `any`, as soon as there is one). */
+KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
+    h->t = t; h->prim = id; h->b1 = b1; h->b2 = b2;
+    return 1;
+}
+
+#if KERNEL_SIMD_SSE
+/* Four vertex positions (16-byte loads: kscene.positions has a readable float past the end)
+ * transposed to x, y, z lanes, relative to the ray origin. */
+KFN void leaf4_gather(const float *p, const uint32_t *idx, const bvh_ray *r, __m128 *x, __m128 *y, __m128 *z) {
+    __m128 a = _mm_loadu_ps(p + 3 * (size_t)idx[0]), b = _mm_loadu_ps(p + 3 * (size_t)idx[1]);
+    __m128 c = _mm_loadu_ps(p + 3 * (size_t)idx[2]), d = _mm_loadu_ps(p + 3 * (size_t)idx[3]);
+    __m128 t0 = _mm_unpacklo_ps(a, b), t1 = _mm_unpacklo_ps(c, d);
+    __m128 t2 = _mm_unpackhi_ps(a, b), t3 = _mm_unpackhi_ps(c, d);
+    *x = _mm_sub_ps(_mm_movelh_ps(t0, t1), r->ox);
+    *y = _mm_sub_ps(_mm_movehl_ps(t1, t0), r->oy);
+    *z = _mm_sub_ps(_mm_movelh_ps(t2, t3), r->oz);
+}
+
+/* The watertight test (intersect_triangle) on four triangles whose origin-relative vertices are
+ * given in (kx, ky, kz) order. Returns the lanes that hit within (0, tmax) as a mask; lanes where
+ * an edge function is exactly zero are excluded and flagged in *edge (the scalar test decides
+ * them in double precision). */
+KFN __m128 leaf4_watertight(const bvh_ray *r, __m128 ax, __m128 ay, __m128 az, __m128 bx, __m128 by, __m128 bz,
+                         __m128 cx, __m128 cy, __m128 cz, float tmax, __m128 *t_out, __m128 *b1_out,
+                         __m128 *b2_out, int *edge) {
+    ax = _mm_sub_ps(ax, _mm_mul_ps(r->sx, az)); ay = _mm_sub_ps(ay, _mm_mul_ps(r->sy, az));
+    bx = _mm_sub_ps(bx, _mm_mul_ps(r->sx, bz)); by = _mm_sub_ps(by, _mm_mul_ps(r->sy, bz));
+    cx = _mm_sub_ps(cx, _mm_mul_ps(r->sx, cz)); cy = _mm_sub_ps(cy, _mm_mul_ps(r->sy, cz));
+    __m128 u = _mm_sub_ps(_mm_mul_ps(cx, by), _mm_mul_ps(cy, bx));
+    __m128 v = _mm_sub_ps(_mm_mul_ps(ax, cy), _mm_mul_ps(ay, cx));
+    __m128 w = _mm_sub_ps(_mm_mul_ps(bx, ay), _mm_mul_ps(by, ax));
+    __m128 zero = _mm_setzero_ps();
+    __m128 on_edge = _mm_or_ps(_mm_or_ps(_mm_cmpeq_ps(u, zero), _mm_cmpeq_ps(v, zero)), _mm_cmpeq_ps(w, zero));
+    __m128 neg = _mm_or_ps(_mm_or_ps(_mm_cmplt_ps(u, zero), _mm_cmplt_ps(v, zero)), _mm_cmplt_ps(w, zero));
+    __m128 pos = _mm_or_ps(_mm_or_ps(_mm_cmpgt_ps(u, zero), _mm_cmpgt_ps(v, zero)), _mm_cmpgt_ps(w, zero));
+    __m128 det = _mm_add_ps(_mm_add_ps(u, v), w);
+    __m128 ts = _mm_mul_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(u, az), _mm_mul_ps(v, bz)), _mm_mul_ps(w, cz)), r->sz);
+    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), det);
+    __m128 t = _mm_mul_ps(ts, inv);
+    __m128 ok = _mm_andnot_ps(_mm_or_ps(_mm_and_ps(neg, pos), on_edge), _mm_cmpneq_ps(det, zero));
+    ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpgt_ps(t, zero), _mm_cmplt_ps(t, _mm_set1_ps(tmax))));
+    *t_out = t;
+    *b1_out = _mm_mul_ps(v, inv);
+    *b2_out = _mm_mul_ps(w, inv);
+    *edge = _mm_movemask_ps(on_edge);
+    return ok;
+}
+
+KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, hit *h, int any) {
+    __m128i ids = _mm_loadu_si128((const __m128i *)b->prim);
+    __m128i none = _mm_set1_epi32((int)PRIM_NONE);
+    int valid = 0xf & ~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(ids, none)));
+    __m128 trim = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_srli_epi32(ids, PRIM_KIND_SHIFT), _mm_setzero_si128()));
+    int tri = _mm_movemask_ps(trim);
+    int found = 0;
+    if (tri) {
+        const float *p = (const float *)s->positions;
+        __m128 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1, b2, ok;
+        leaf4_gather(p, b->v0, r, &x0, &y0, &z0);
+        leaf4_gather(p, b->v1, r, &x1, &y1, &z1);
+        leaf4_gather(p, b->v2, r, &x2, &y2, &z2);
+        int edge;
+        switch (r->sh.kz) {  /* the same for a whole ray: predicted */
+        case 0: ok = leaf4_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1, &b2, &edge); break;
+        case 1: ok = leaf4_watertight(r, z0, x0, y0, z1, x1, y1, z2, x2, y2, h->t, &t, &b1, &b2, &edge); break;
+        default: ok = leaf4_watertight(r, x0, y0, z0, x1, y1, z1, x2, y2, z2, h->t, &t, &b1, &b2, &edge); break;
+        }
+        ok = _mm_and_ps(ok, trim);
+        edge &= tri;
+        int m = _mm_movemask_ps(ok);
+        if (m) {
+            /* the nearest lane, the lowest on ties (as testing the lanes in order would pick) */
+            __m128 tm = _mm_or_ps(_mm_and_ps(ok, t), _mm_andnot_ps(ok, _mm_set1_ps(K_INF)));
+            __m128 mn = _mm_min_ps(tm, _mm_shuffle_ps(tm, tm, _MM_SHUFFLE(2, 3, 0, 1)));
+            mn = _mm_min_ps(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 0, 3, 2)));
+            int j = kctz((uint32_t)(_mm_movemask_ps(_mm_cmpeq_ps(tm, mn)) & m));
+            float tl[4], b1l[4], b2l[4];
+            _mm_storeu_ps(tl, t); _mm_storeu_ps(b1l, b1); _mm_storeu_ps(b2l, b2);
+            found = leaf_hit(h, tl[j], b->prim[j], b1l[j], b2l[j]);
+            if (any) return 1;
+        }
+        while (edge) {  /* rare: a ray through an edge or vertex */
+            int j = kctz((uint32_t)edge);
+            edge &= edge - 1;
+            float tt, bb1, bb2;
+            if (intersect_triangle(r->o, &r->sh, s->positions[b->v0[j]], s->positions[b->v1[j]],
+                                   s->positions[b->v2[j]], h->t, &tt, &bb1, &bb2)) {
+                found = leaf_hit(h, tt, b->prim[j], bb1, bb2);
+                if (any) return 1;
+            }
+        }
+    }
+    int other = valid & ~tri;
+    while (other) {  /* spheres and quads */
+        int j = kctz((uint32_t)other);
+        other &= other - 1;
+        if (intersect_prim(s, b->prim[j], r->o, r->d, &r->sh, h)) {
+            found = 1;
+            if (any) return 1;
+        }
+    }
+    return found;
+}
+#else
+KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, hit *h, int any) {
+    ku4 prim = kload_u4(b->prim), v0 = kload_u4(b->v0), v1 = kload_u4(b->v1), v2 = kload_u4(b->v2);
+    int found = 0;
+    KUNROLL
+    for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+        uint32_t id = prim.v[j];
+        if (id == PRIM_NONE) break;  /* unused lanes come last */
+        if (prim_id_kind(id) == PRIM_TRIANGLE) {
+            float t, b1, b2;
+            if (!intersect_triangle(r->o, &r->sh, s->positions[v0.v[j]], s->positions[v1.v[j]],
+                                    s->positions[v2.v[j]], h->t, &t, &b1, &b2))
+                continue;
+            leaf_hit(h, t, id, b1, b2);
+        } else if (!intersect_prim(s, id, r->o, r->d, &r->sh, h)) {
+            continue;
+        }
+        found = 1;
+        if (any) return 1;
+    }
+    return found;
+}
+#endif
 
 /* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays). */
-KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
+KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any) {
     h->t = r.tmax;
     h->prim = PRIM_NONE;
-    if (s->nnodes == 0) return 0;
-    vec3 inv_d = safe_reciprocal(r.d);
-    ray_shear sh = make_ray_shear(r.d);
-    /* stack entries: child reference + count (0 = inner node) + entry distance */
-    uint32_t st_ref[BVH_STACK_SIZE], st_cnt[BVH_STACK_SIZE];
-    float st_t[BVH_STACK_SIZE];
+    h->b1 = h->b2 = 0.0f;  /* set with every hit; initialised so compilers can see it */
+    /* a non-finite origin or direction hits nothing (the slab tests would let NaN through) */
+    if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
+    bvh_ray br = make_bvh_ray(r);
+    bvh_stack st;
     int sp = 0;
-    uint32_t ref = 0, cnt = 0;  /* start at the root node */
+    uint32_t ref = 0, cnt = 0;  /* the entry to visit next (`have`): first the root node */
+    int have = 1;
     for (;;) {
-        if (cnt > 0) {
-            /* a leaf */
-            for (uint32_t k = 0; k < cnt; ++k)
-                if (intersect_prim(s, s->prim_ids[ref + k], r.o, r.d, &sh, h) && any) return 1;
-        } else {
-            const bvh4_node *n = &s->nodes[ref];
-            float tn[BVH4_WIDTH];
-            bvh4_intersect_boxes(n, r.o, inv_d, h->t, tn);
-            /* order the hit children near to far (insertion sort of at most four); any-hit rays
-             * only need some hit, so they skip the sort */
-            int order[BVH4_WIDTH], nhit = 0;
-            for (int i = 0; i < BVH4_WIDTH; ++i) {
-                if (tn[i] == K_INF) continue;
-                int j = nhit++;
-                while (!any && j > 0 && tn[order[j - 1]] > tn[i]) { order[j] = order[j - 1]; --j; }
-                order[j] = i;
-            }
-            if (nhit > 0) {
-                /* push all but the nearest, farthest first, then descend into the nearest */
-                for (int j = nhit - 1; j >= 1; --j) {
-                    int c = order[j];
-                    st_ref[sp] = n->child[c]; st_cnt[sp] = n->count[c]; st_t[sp] = tn[c];
-                    sp++;
-                }
-                ref = n->child[order[0]];
-                cnt = n->count[order[0]];
-                continue;
-            }
-        }
-        /* pop the next entry that can still hold a nearer hit */
+        /* inner nodes until a leaf is reached (or nothing is left). The leaf waits in lref/lcnt;
+         * on the GPU the thread visits further nodes while other lanes of its warp still do
+         * (kwarp_all), so that the warp enters the leaf code together (Aila & Laine's
+         * speculative traversal); on the CPU kwarp_all(x) is x and the leaf comes at once. */
+        uint32_t lref = 0, lcnt = 0;
         for (;;) {
-            if (sp == 0) return h->prim != PRIM_NONE;
-            --sp;
-            if (st_t[sp] < h->t) { ref = st_ref[sp]; cnt = st_cnt[sp]; break; }
+            if (!have && !(have = bvh_pop(&st, &sp, h->t, &ref, &cnt))) break;
+            if (cnt > 0) {
+                if (lcnt > 0) break;  /* a second leaf: after the waiting one */
+                lref = ref; lcnt = cnt; have = 0;
+            } else {
+                have = bvh4_visit(&s->nodes[ref], &br, h->t, any, &st, &sp, &ref, &cnt);
+            }
+            if (kwarp_all(lcnt > 0)) break;
         }
+        if (lcnt == 0) return h->prim != PRIM_NONE;  /* nothing left */
+        for (uint32_t k = 0; k < lcnt; ++k)
+            if (leaf4_intersect(s, &s->leaves[lref + k], &br, h, any) && any) return 1;
     }
 }
 
+/* The traversal's entry point: one real function in the CUDA megakernel (KFN_TRACE, compat.h),
+ * inlined elsewhere; the trace-only kernel calls trace_ray_inline. */
+KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any) { return trace_ray_inline(s, r, h, any); }
 KFN int trace_closest(const kscene *s, ray r, hit *h) { return trace_ray(s, r, h, 0); }
 KFN int trace_occluded(const kscene *s, ray r) { hit h; return trace_ray(s, r, &h, 1); }
 

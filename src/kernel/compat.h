@@ -18,6 +18,18 @@
 #  include <math.h>
 #endif
 
+/* The traversal's entry point (trace_ray, bvh_traverse.h). A CUDA translation unit whose kernel
+ * traces from several places (the megakernel: closest hits and shadow rays) defines
+ * KERNEL_TRACE_NOINLINE before including the kernel: the traversal then is one real function
+ * with its own register allocation, instead of a copy inlined at every call site (the copies
+ * made the megakernel's code larger and spilled its path state inside the traversal loop:
+ * docs/PERFORMANCE.md). Everywhere else it is inlined. */
+#if defined(__CUDACC__) && defined(KERNEL_TRACE_NOINLINE)
+#  define KFN_TRACE __host__ __device__ static __noinline__
+#else
+#  define KFN_TRACE KFN
+#endif
+
 #define K_PI      3.14159265358979323846f
 #define K_INV_PI  0.31830988618379067154f
 #define K_INV_2PI 0.15915494309189533577f
@@ -34,5 +46,88 @@ KFN int   kmaxi(int a, int b) { return a > b ? a : b; }
 KFN float ksqr(float x) { return x * x; }
 KFN float ksafe_sqrt(float x) { return sqrtf(kmax(x, 0.0f)); }
 KFN int   kfinite(float x) { return isfinite(x) ? 1 : 0; }
+
+/* Index of the lowest set bit of a nonzero mask. */
+KFN int kctz(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __ffs((int)x) - 1;
+#else
+    return __builtin_ctz(x);
+#endif
+}
+
+/* Whether p holds on every active lane of the GPU warp (p itself on the CPU). */
+KFN int kwarp_all(int p) {
+#if defined(__CUDA_ARCH__)
+    return __all_sync(__activemask(), p);
+#else
+    return p;
+#endif
+}
+
+/* Unsigned min / max (the GPU's traversal sorts child keys with them: IMNMX, no branches). */
+KFN uint32_t kminu(uint32_t a, uint32_t b) { return a < b ? a : b; }
+KFN uint32_t kmaxu(uint32_t a, uint32_t b) { return a > b ? a : b; }
+/* Bit pattern of a float and back (monotonic in the value for non-negative floats). */
+KFN uint32_t kfloat_bits(float x) {
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)__float_as_uint(x);
+#else
+    union { float f; uint32_t u; } v; v.f = x; return v.u;
+#endif
+}
+KFN float kbits_float(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(x);
+#else
+    union { float f; uint32_t u; } v; v.u = x; return v.f;
+#endif
+}
+
+/* Four floats / uints at a 16-byte aligned address (a row of a bvh4_node, of a bvh_leaf4): one
+ * 128-bit load through the read-only cache on the GPU, four plain loads elsewhere. Kernels index
+ * .v only with constants (KUNROLL loops), so the copies stay in registers. */
+typedef struct kf4 { float v[4]; } kf4;
+typedef struct ku4 { uint32_t v[4]; } ku4;
+KFN kf4 kload_f4(const float *p) {
+    kf4 r;
+#if defined(__CUDA_ARCH__)
+    float4 q = __ldg((const float4 *)p);
+    r.v[0] = q.x; r.v[1] = q.y; r.v[2] = q.z; r.v[3] = q.w;
+#else
+    r.v[0] = p[0]; r.v[1] = p[1]; r.v[2] = p[2]; r.v[3] = p[3];
+#endif
+    return r;
+}
+KFN ku4 kload_u4(const uint32_t *p) {
+    ku4 r;
+#if defined(__CUDA_ARCH__)
+    uint4 q = __ldg((const uint4 *)p);
+    r.v[0] = q.x; r.v[1] = q.y; r.v[2] = q.z; r.v[3] = q.w;
+#else
+    r.v[0] = p[0]; r.v[1] = p[1]; r.v[2] = p[2]; r.v[3] = p[3];
+#endif
+    return r;
+}
+/* Full unrolling of a short constant-trip loop (so that array indices become constants). */
+#if defined(__CUDA_ARCH__)
+#  define KUNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#  define KUNROLL  /* nvcc's host pass */
+#elif defined(__clang__)
+#  define KUNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__)
+#  define KUNROLL _Pragma("GCC unroll 4")
+#else
+#  define KUNROLL
+#endif
+
+/* SIMD helpers of the CPU (Cycles style: the traversal loop is one, a few helpers in
+ * bvh_traverse.h have an SSE body here and a scalar body on the GPU). SSE2 is part of x86-64, so
+ * every x86-64 build has it; define CAUSTIC_NO_SIMD to test the scalar bodies on the CPU. */
+#if defined(KERNEL_TARGET_CPU) && defined(__SSE2__) && !defined(CAUSTIC_NO_SIMD)
+#  define KERNEL_SIMD_SSE 1
+#  include <emmintrin.h>
+#endif
 
 #endif

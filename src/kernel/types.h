@@ -83,14 +83,14 @@ typedef struct camera {
 
 /* ---- BVH -------------------------------------------------------------------------------- */
 /* Binary node of the SAH build (host side; 32 bytes). Inner: `index` = first child (the second
- * is index+1), count = 0. Leaf: `index` = first entry in prim_ids, count > 0. */
+ * is index+1), count = 0. Leaf: `index` = first entry in bvh.prim_ids, count > 0. */
 typedef struct bvh_node { vec3 lo; uint32_t index; vec3 hi; uint32_t count; } bvh_node;
 
 /* 4-wide node that traversal uses (128 bytes): the four child boxes in structure-of-arrays
  * form so one slab test covers all four (SIMD on the CPU, plain loops on the GPU).
- * count[i] == 0: child[i] is an inner node; count[i] > 0: a leaf of count[i] entries of
- * prim_ids starting at child[i]; an empty slot has child = count = 0 (the root is never a
- * child) and a box at +infinity that no ray enters. */
+ * count[i] == 0: child[i] is an inner node; count[i] > 0: a leaf of count[i] consecutive
+ * bvh_leaf4 blocks starting at kscene.leaves[child[i]]; an empty slot has child = count = 0
+ * (the root is never a child) and a box at +infinity that no ray enters. */
 #define BVH4_WIDTH 4
 typedef struct bvh4_node {
     float lo_x[BVH4_WIDTH], lo_y[BVH4_WIDTH], lo_z[BVH4_WIDTH];
@@ -99,12 +99,23 @@ typedef struct bvh4_node {
     uint32_t count[BVH4_WIDTH];
 } bvh4_node;
 
+/* Leaf block (64 bytes): up to four primitives of a leaf, in leaf order, so that a leaf is read
+ * without going through the triangle array. Lane j holds primitive id prim[j] (PRIM_NONE for an
+ * unused lane; unused lanes come last); for a triangle lane v0/v1/v2[j] are its vertex indices
+ * (a copy of triangles[].v), 0 in the other lanes. The CPU tests the triangle lanes of a block
+ * together (SSE, src/kernel/bvh_traverse.h); the GPU loops over the lanes. */
+#define BVH_LEAF_WIDTH 4
+typedef struct bvh_leaf4 {
+    uint32_t v0[BVH_LEAF_WIDTH], v1[BVH_LEAF_WIDTH], v2[BVH_LEAF_WIDTH];
+    uint32_t prim[BVH_LEAF_WIDTH];
+} bvh_leaf4;
+
 /* ---- everything a kernel needs ------------------------------------------------------------ */
 typedef struct kscene {
     const bvh4_node *nodes;  /* root at 0 */
-    const uint32_t *prim_ids;
+    const bvh_leaf4 *leaves; /* leaf blocks the nodes' leaf slots point to */
     const triangle *triangles;
-    const vec3 *positions;
+    const vec3 *positions;   /* the CPU reads 16 bytes at each vertex: one float past the end is readable */
     const vec3 *normals;     /* per vertex, or NULL */
     const vec2 *uvs;         /* per vertex, or NULL */
     const sphere *spheres;

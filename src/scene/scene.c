@@ -507,7 +507,9 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
         s->bounds_hi = vmax(s->bounds_hi, hi[f]);
     }
     bvh_free(&s->bvh);
-    int rc = bvh_build(&s->bvh, lo, hi, ids, nprims, 0);
+    int rc = bvh_build(&s->bvh, lo, hi, ids, nprims, s->triangles, s->positions, 0);
+    /* the CPU's leaf test loads 16 bytes per vertex position: keep one vertex of slack */
+    if (!rc && s->nvertices && reserve_mesh(s, 1, 0)) rc = -1;
     free(lo); free(hi); free(ids);
     if (rc) {
         snprintf(err, errlen, "out of memory building the BVH");
@@ -520,7 +522,7 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
     memset(k, 0, sizeof(*k));
     k->nodes = s->bvh.nodes4;
     k->nnodes = (uint32_t)s->bvh.nnodes4;
-    k->prim_ids = s->bvh.prim_ids;
+    k->leaves = s->bvh.leaves;
     k->triangles = s->triangles;
     k->positions = s->positions;
     k->normals = s->has_normals ? s->normals : NULL;
