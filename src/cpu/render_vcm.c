@@ -104,7 +104,7 @@ static int build_grid(vcm_renderer *v, float radius) {
     vec3 lo = v->verts[0].p;
     for (size_t i = 1; i < v->nverts; ++i) lo = vmin(lo, v->verts[i].p);
     g->lo = lo;
-    g->inv_cell = 1.0f / (2.0f * radius);
+    g->inv_cell = 1.0f / (VCM_CELL_RADII * radius);
     /* load factor at most 1/2 (few unrelated vertices per bucket), a power of two for the hash */
     g->ncells = 1;
     while ((size_t)g->ncells < 2 * v->nverts && g->ncells < (1u << 31)) g->ncells <<= 1;

@@ -212,6 +212,12 @@ typedef struct vcm_vertex {
     int32_t path_length;   /* segments from the light */
 } vcm_vertex;
 
+/* Cell width in merge radii (>= 2). Wider cells mean fewer buckets per query (a bucket is a cache
+ * miss) but more candidates to reject (cheap: contiguous). */
+#ifndef VCM_CELL_RADII
+#define VCM_CELL_RADII 4.0f
+#endif
+
 typedef struct vcm_splat { uint32_t pixel; vec3 value; } vcm_splat;
 
 /* What merging reads of a light vertex (besides its position), copied into bucket order so that
@@ -231,7 +237,7 @@ KFN vcm_photon vcm_photon_of(const vcm_vertex *v) {
     return ph;
 }
 
-/* Light vertices hashed by cell (cell size 2r, so a query visits 2x2x2 cells); the backend
+/* Light vertices hashed by cell (VCM_CELL_RADII radii wide: a query visits at most 2x2x2 cells); the backend
  * fills cell_start (ncells + 1 prefix sums), then positions and photons in bucket order. */
 typedef struct vcm_grid {
     vec3 lo;
@@ -251,22 +257,32 @@ KFN uint32_t vcm_grid_cell_of(const vcm_grid *g, vec3 p) {
     return vcm_grid_hash((int)floorf(c.x), (int)floorf(c.y), (int)floorf(c.z), g->ncells);
 }
 
-/* The index ranges [begin, end) of the distinct buckets of the 2x2x2 cells around p (cell size
- * 2r: they cover the sphere of radius r). All eight bucket bounds are loaded before any range is
- * walked, so their cache misses overlap instead of following one another. */
-KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, uint32_t *begin, uint32_t *end) {
+/* The index ranges [begin, end) of the distinct buckets of the cells that the sphere of radius r
+ * around p overlaps: p's cell and, on the nearer side along each axis, the neighbours within r
+ * (cells are VCM_CELL_RADII * r wide, at least 2r, so at most 2x2x2 cells). All bucket bounds are
+ * loaded before any range is walked, so their cache misses overlap instead of following one
+ * another. */
+KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, float radius2, uint32_t *begin, uint32_t *end) {
     vec3 c = vscale(vsub(p, g->lo), g->inv_cell);
     int cx = (int)floorf(c.x), cy = (int)floorf(c.y), cz = (int)floorf(c.z);
-    int ox = c.x - (float)cx < 0.5f ? -1 : 1, oy = c.y - (float)cy < 0.5f ? -1 : 1, oz = c.z - (float)cz < 0.5f ? -1 : 1;
-    uint32_t cell[8];
+    float fx = c.x - (float)cx, fy = c.y - (float)cy, fz = c.z - (float)cz;
+    int ox = fx < 0.5f ? -1 : 1, oy = fy < 0.5f ? -1 : 1, oz = fz < 0.5f ? -1 : 1;
+    /* squared world distances to the nearer cell face along each axis */
+    float cell = 1.0f / g->inv_cell;
+    float dx = (fx < 0.5f ? fx : 1.0f - fx) * cell, dy = (fy < 0.5f ? fy : 1.0f - fy) * cell,
+          dz = (fz < 0.5f ? fz : 1.0f - fz) * cell;
+    float d2[3] = {dx * dx, dy * dy, dz * dz};
+    uint32_t bucket[8];
     int n = 0;
     for (int k = 0; k < 8; ++k) {
+        float dist2 = ((k & 1) ? d2[0] : 0.0f) + ((k & 2) ? d2[1] : 0.0f) + ((k & 4) ? d2[2] : 0.0f);
+        if (dist2 > radius2 * 1.0001f) continue;   /* slack: face distances are rounded */
         uint32_t h = vcm_grid_hash(cx + ((k & 1) ? ox : 0), cy + ((k & 2) ? oy : 0), cz + ((k & 4) ? oz : 0), g->ncells);
         int seen = 0;   /* distinct cells can share a bucket: walk each bucket once */
-        for (int j = 0; j < n; ++j) seen |= cell[j] == h;
-        if (!seen) cell[n++] = h;
+        for (int j = 0; j < n; ++j) seen |= bucket[j] == h;
+        if (!seen) bucket[n++] = h;
     }
-    for (int k = 0; k < n; ++k) { begin[k] = g->cell_start[cell[k]]; end[k] = g->cell_start[cell[k] + 1]; }
+    for (int k = 0; k < n; ++k) { begin[k] = g->cell_start[bucket[k]]; end[k] = g->cell_start[bucket[k] + 1]; }
     return n;
 }
 
@@ -473,10 +489,10 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             }
         }
         if (!b.delta && p->use_vm && grid->ncells > 0) {
-            /* merge with light vertices within the radius: visit the 2x2x2 cells around p */
+            /* merge with light vertices within the radius */
             vec3 acc = v3s(0.0f);
             uint32_t begin[8], end[8];
-            int nranges = vcm_grid_ranges(grid, sf.p, begin, end);
+            int nranges = vcm_grid_ranges(grid, sf.p, p->radius2, begin, end);
             for (int k = 0; k < nranges; ++k) {
                 for (uint32_t q = begin[k]; q < end[k]; ++q) {
                     if (vlen2(vsub(grid->positions[q], sf.p)) > p->radius2) continue;
