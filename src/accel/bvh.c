@@ -24,6 +24,8 @@ _Static_assert(MAX_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "leaf too large
 /* SAH cost of a leaf of n primitives in units of `lanes` primitives tested together: the CPU
  * tests the four lanes of a block at once (BVH_LEAF_WIDTH), the GPU one lane at a time (1). */
 static float leaf_cost_of(uint32_t n, int lanes) { return (float)((n + (uint32_t)lanes - 1) / (uint32_t)lanes); }
+/* ... where only triangles share a test: spheres and quads are tested one by one (scalar). */
+static float leaf_cost_mixed(uint32_t ntri, uint32_t nother, int lanes) { return leaf_cost_of(ntri, lanes) + (float)nother; }
 static float leaf_blocks(uint32_t n) { return leaf_cost_of(n, BVH_LEAF_WIDTH); }
 
 typedef struct box { vec3 lo, hi; } box;
@@ -40,6 +42,7 @@ static float box_area(box b) {
  * nodes; only node allocation and the statistics are shared (atomics / per-task merge). */
 typedef struct builder {
     const vec3 *lo, *hi;
+    const uint32_t *ids;   /* primitive ids of the references (their kind decides the leaf cost) */
     vec3 *centroid;
     uint32_t *order;       /* primitive indices, partitioned in place */
     bvh_node *nodes;
@@ -102,40 +105,47 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
         /* a denormal extent makes BINS / e overflow: such an axis cannot be split anyway */
         if (!(e > 0.0f) || !isfinite((float)BINS / e)) continue;
         box bin_box[BINS];
-        uint32_t bin_count[BINS];
-        for (int k = 0; k < BINS; ++k) { bin_box[k] = box_empty(); bin_count[k] = 0; }
+        uint32_t bin_count[BINS], bin_tri[BINS];
+        for (int k = 0; k < BINS; ++k) { bin_box[k] = box_empty(); bin_count[k] = 0; bin_tri[k] = 0; }
         float scale = (float)BINS / e, origin = vcomp(cbounds.lo, axis);
         for (uint32_t i = start; i < start + count; ++i) {
             uint32_t p = b->order[i];
             int k = bin_of(vcomp(b->centroid[p], axis), origin, scale);
             bin_count[k]++;
+            bin_tri[k] += prim_id_kind(b->ids[p]) == PRIM_TRIANGLE;
             box_grow(&bin_box[k], b->lo[p], b->hi[p]);
         }
         /* sweep from the right, then from the left */
         float right_area[BINS];
-        uint32_t right_count[BINS];
+        uint32_t right_count[BINS], right_tri[BINS];
         box acc = box_empty();
-        uint32_t n = 0;
+        uint32_t n = 0, ntri = 0;
         for (int k = BINS - 1; k > 0; --k) {
             box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
             n += bin_count[k];
+            ntri += bin_tri[k];
             right_area[k] = box_area(acc);
             right_count[k] = n;
+            right_tri[k] = ntri;
         }
         acc = box_empty();
         n = 0;
+        ntri = 0;
         for (int k = 0; k < BINS - 1; ++k) {
             box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
             n += bin_count[k];
+            ntri += bin_tri[k];
             if (n == 0 || right_count[k + 1] == 0) continue;
-            float cost = box_area(acc) * leaf_cost_of(n, b->sah_lanes) +
-                         right_area[k + 1] * leaf_cost_of(right_count[k + 1], b->sah_lanes);
+            float cost = box_area(acc) * leaf_cost_mixed(ntri, n - ntri, b->sah_lanes) +
+                         right_area[k + 1] * leaf_cost_mixed(right_tri[k + 1], right_count[k + 1] - right_tri[k + 1], b->sah_lanes);
             if (cost < best_cost) { best_cost = cost; best_axis = axis; best_bin = k; }
         }
     }
     float parent_area = box_area(bounds);
     float split_cost = parent_area > 0.0f ? COST_TRAVERSE + COST_INTERSECT * best_cost / parent_area : INFINITY;
-    float leaf_cost = COST_INTERSECT * leaf_cost_of(count, b->sah_lanes);
+    uint32_t count_tri = 0;
+    for (uint32_t i = start; i < start + count; ++i) count_tri += prim_id_kind(b->ids[b->order[i]]) == PRIM_TRIANGLE;
+    float leaf_cost = COST_INTERSECT * leaf_cost_mixed(count_tri, count - count_tri, b->sah_lanes);
 
     uint32_t mid;
     if (best_axis < 0) {
@@ -468,6 +478,7 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     b.sah_lanes = sah_lanes;
     b.lo = lo;
     b.hi = hi;
+    b.ids = ids;
     b.centroid = malloc(n * sizeof(vec3));
     b.order = malloc(n * sizeof(uint32_t));
     b.nodes = malloc((2 * n) * sizeof(bvh_node));
