@@ -129,55 +129,66 @@ void caustic_options_init(caustic_options *o) {
     o->sampler = CAUSTIC_SAMPLER_SOBOL;
 }
 
+/* Option names, indexed by the enum values of include/caustic.h. */
+static const char *const schedule_names[] = {"tiles", "rows", "rows-static", "pixels"};
+static const char *const device_names[] = {"auto", "cpu", "cuda"};
+static const char *const gpu_mode_names[] = {"mega", "wavefront"};
+static const char *const gpu_bvh_names[] = {"sah", "lbvh"};
+static const char *const integrator_names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
+static const char *const sampler_names[] = {"random", "stratified", "sobol"};
+#define NAMES(a) (a), (int)(sizeof(a) / sizeof((a)[0]))
+
+/* The index of n in names, or -1. */
+static int parse_name(const char *n, const char *const *names, int count) {
+    for (int i = 0; i < count; ++i)
+        if (!strcmp(n, names[i])) return i;
+    return -1;
+}
+
 int caustic_parse_schedule(const char *n, caustic_schedule *out) {
-    if (!strcmp(n, "tiles")) *out = CAUSTIC_SCHEDULE_TILES;
-    else if (!strcmp(n, "rows")) *out = CAUSTIC_SCHEDULE_ROWS;
-    else if (!strcmp(n, "rows-static")) *out = CAUSTIC_SCHEDULE_ROWS_STATIC;
-    else if (!strcmp(n, "pixels")) *out = CAUSTIC_SCHEDULE_PIXELS;
-    else return -1;
+    int i = parse_name(n, NAMES(schedule_names));
+    if (i < 0) return -1;
+    *out = (caustic_schedule)i;
     return 0;
 }
 
 int caustic_parse_device(const char *n, caustic_device *out) {
-    if (!strcmp(n, "auto")) *out = CAUSTIC_DEVICE_AUTO;
-    else if (!strcmp(n, "cpu")) *out = CAUSTIC_DEVICE_CPU;
-    else if (!strcmp(n, "cuda")) *out = CAUSTIC_DEVICE_CUDA;
-    else return -1;
+    int i = parse_name(n, NAMES(device_names));
+    if (i < 0) return -1;
+    *out = (caustic_device)i;
     return 0;
 }
 
 void caustic_describe_devices(char *buf, size_t n) { cuda_describe_devices(buf, n); }
 
 int caustic_parse_gpu_mode(const char *n, caustic_gpu_mode *out) {
-    if (!strcmp(n, "mega")) *out = CAUSTIC_GPU_MEGA;
-    else if (!strcmp(n, "wavefront")) *out = CAUSTIC_GPU_WAVEFRONT;
-    else return -1;
+    int i = parse_name(n, NAMES(gpu_mode_names));
+    if (i < 0) return -1;
+    *out = (caustic_gpu_mode)i;
     return 0;
 }
 
 int caustic_parse_gpu_bvh(const char *n, caustic_gpu_bvh *out) {
-    if (!strcmp(n, "sah")) *out = CAUSTIC_GPU_BVH_SAH;
-    else if (!strcmp(n, "lbvh")) *out = CAUSTIC_GPU_BVH_LBVH;
-    else return -1;
+    int i = parse_name(n, NAMES(gpu_bvh_names));
+    if (i < 0) return -1;
+    *out = (caustic_gpu_bvh)i;
     return 0;
 }
 
-static const char *const integrator_names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
-
 int caustic_parse_integrator(const char *n, caustic_integrator *out) {
-    for (int i = 0; i < 6; ++i)
-        if (!strcmp(n, integrator_names[i])) { *out = (caustic_integrator)i; return 0; }
-    return -1;
+    int i = parse_name(n, NAMES(integrator_names));
+    if (i < 0) return -1;
+    *out = (caustic_integrator)i;
+    return 0;
 }
 const char *caustic_integrator_name(caustic_integrator i) {
-    return (int)i >= 0 && (int)i < 6 ? integrator_names[i] : "?";
+    return (int)i >= 0 && (int)i < (int)(sizeof integrator_names / sizeof integrator_names[0]) ? integrator_names[i] : "?";
 }
 
 int caustic_parse_sampler(const char *n, caustic_sampler *out) {
-    if (!strcmp(n, "random")) *out = CAUSTIC_SAMPLER_RANDOM;
-    else if (!strcmp(n, "stratified")) *out = CAUSTIC_SAMPLER_STRATIFIED;
-    else if (!strcmp(n, "sobol")) *out = CAUSTIC_SAMPLER_SOBOL;
-    else return -1;
+    int i = parse_name(n, NAMES(sampler_names));
+    if (i < 0) return -1;
+    *out = (caustic_sampler)i;
     return 0;
 }
 
