@@ -100,15 +100,26 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a
     wf_push(a, WF_Q_ISECT, slot);
 }
 
+// One stage of path p: load its state, run the shared stage function, store it, and queue the
+// path for the stage that function names (shading: the queue of the hit's material kind).
+__device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, uint32_t p, int stage, int max_depth) {
+    path_state ps;
+    path_soa_load(&a.soa, p, &ps);
+    int next = stage == STAGE_INTERSECT ? stage_intersect(&ps, &k)
+             : stage == STAGE_SHADE     ? stage_shade(&ps, &k, max_depth)
+                                        : stage_shadow(&ps, &k);
+    path_soa_store(&a.soa, p, &ps);
+    int q = next == STAGE_INTERSECT ? WF_Q_ISECT
+          : next == STAGE_SHADE     ? WF_Q_SHADE + hit_material_kind(&k, ps.h.prim)
+          : next == STAGE_SHADOW    ? WF_Q_SHADOW
+                                    : WF_Q_DONE;
+    wf_push(a, q, p);
+}
+
 __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_intersect(wf_args a, kscene k) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_ISECT]) return;
-    uint32_t p = wf_queue(a, WF_Q_ISECT)[i];
-    path_state ps;
-    path_soa_load(&a.soa, p, &ps);
-    int next = stage_intersect(&ps, &k);
-    path_soa_store(&a.soa, p, &ps);
-    wf_push(a, next == STAGE_SHADE ? WF_Q_SHADE + hit_material_kind(&k, ps.h.prim) : WF_Q_DONE, p);
+    wf_step(a, k, wf_queue(a, WF_Q_ISECT)[i], STAGE_INTERSECT, 0);
 }
 
 // One launch over all shade queues, one after another: a warp shades one material kind.
@@ -121,23 +132,13 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shade(wf_args a, k
         i -= n;
     }
     if (q == WF_NQ) return;
-    uint32_t p = wf_queue(a, q)[i];
-    path_state ps;
-    path_soa_load(&a.soa, p, &ps);
-    int next = stage_shade(&ps, &k, max_depth);
-    path_soa_store(&a.soa, p, &ps);
-    wf_push(a, next == STAGE_SHADOW ? WF_Q_SHADOW : next == STAGE_INTERSECT ? WF_Q_ISECT : WF_Q_DONE, p);
+    wf_step(a, k, wf_queue(a, q)[i], STAGE_SHADE, max_depth);
 }
 
 __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shadow(wf_args a, kscene k) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_SHADOW]) return;
-    uint32_t p = wf_queue(a, WF_Q_SHADOW)[i];
-    path_state ps;
-    path_soa_load(&a.soa, p, &ps);
-    int next = stage_shadow(&ps, &k);
-    path_soa_store(&a.soa, p, &ps);
-    wf_push(a, next == STAGE_INTERSECT ? WF_Q_ISECT : WF_Q_DONE, p);
+    wf_step(a, k, wf_queue(a, WF_Q_SHADOW)[i], STAGE_SHADOW, 0);
 }
 
 // Pass start: every slot is free.
