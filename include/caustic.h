@@ -81,6 +81,11 @@ typedef struct caustic_options {
     float merge_alpha;        /* radius reduction r_i = r_1 i^((alpha-1)/2) (0 = 0.75) */
     caustic_gpu_mode gpu_mode;  /* CUDA backend: megakernel or wavefront */
     caustic_gpu_bvh gpu_bvh;    /* CUDA backend: which BVH the GPU traces */
+    int adaptive_depth;       /* nonzero: the first samples of a pixel trace shorter paths, the
+                                 depth limit growing from 4 with each doubling of the sample count;
+                                 contributions are weighted by path length so that the image at
+                                 the spp target is unbiased (docs/architecture.md). Path tracing
+                                 only; not with adaptive sampling */
 } caustic_options;
 
 typedef struct caustic_scene_stats {

@@ -125,6 +125,10 @@ else bad "good render failed: $(cat "$T/stderr")"; fi
 "$CAUSTIC" render "$T/good.json" --spp 64 --adaptive 0.3 --heatmap "$T/heat.png" --quiet -o "$T/ad.png" >/dev/null 2>"$T/stderr" \
   && [ -s "$T/heat.png" ] && ok || bad "adaptive + heatmap: $(cat "$T/stderr")"
 expect_fail "bad adaptive" "--adaptive" render "$T/good.json" --adaptive -1 -o "$T/out.png"
+# adaptive depth: renders; refused with adaptive sampling
+"$CAUSTIC" render "$T/good.json" --spp 8 --adaptive-depth --max-depth 6 --quiet -o "$T/adepth.png" > "$T/summary" 2>"$T/stderr" \
+  && grep -q "spp=8" "$T/summary" && ok || bad "adaptive depth: $(cat "$T/stderr")"
+expect_fail "adaptive depth + adaptive" "adaptive-depth" render "$T/good.json" --adaptive-depth --adaptive 0.1 -o "$T/out.png"
 expect_fail "bad heatmap name" "heatmap" render "$T/good.json" --heatmap "$T/heat.gif" -o "$T/out.png"
 
 # an environment map: any image caustic reads, here one it rendered itself

@@ -2,7 +2,9 @@
  * against the noise actually measured (independent seeds), block by block. With the argument
  * "cuda" the image is rendered on the GPU against the CPU-rendered reference: CPU/GPU parity
  * (skipped, exit 77, without a CUDA device); "cuda-wavefront" and "cuda-lbvh" check the wavefront
- * pipeline and the GPU-built LBVH the same way.
+ * pipeline and the GPU-built LBVH the same way. A third argument "adaptive-depth" renders with
+ * --adaptive-depth (32 spp, which reach the scene's depth 8), which must match the same
+ * reference (CPU, or CPU/GPU parity with a GPU device).
  * Regenerate the reference after an intended change of the image:
  *   build/caustic render cornell --res 64x64 --spp 4096 -o tests/data/cornell_64x64_4096spp.pfm */
 #include <string.h>
@@ -17,7 +19,8 @@
 #define SPP 8
 
 int main(int argc, char **argv) {
-    if (argc < 2) { fprintf(stderr, "usage: test_regression reference.pfm [cpu|cuda]\n"); return 2; }
+    if (argc < 2) { fprintf(stderr, "usage: test_regression reference.pfm [cpu|cuda] [adaptive-depth]\n"); return 2; }
+    int adaptive_depth = argc > 3 && !strcmp(argv[3], "adaptive-depth");
     caustic_device device = CAUSTIC_DEVICE_CPU;
     caustic_gpu_mode mode = CAUSTIC_GPU_MEGA;
     caustic_gpu_bvh gbvh = CAUSTIC_GPU_BVH_SAH;
@@ -41,7 +44,8 @@ int main(int argc, char **argv) {
     for (int s = 0; s < SEEDS; ++s) {
         caustic_options o;
         caustic_options_init(&o);
-        o.width = W; o.height = W; o.spp = SPP; o.seed = 1000 + (uint32_t)s; o.device = device;
+        o.width = W; o.height = W; o.spp = adaptive_depth ? 4 * SPP : SPP; o.seed = 1000 + (uint32_t)s; o.device = device;
+        o.adaptive_depth = adaptive_depth;
         o.gpu_mode = mode; o.gpu_bvh = gbvh;
         caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
         if (!r) { fprintf(stderr, "%s\n", err); return 1; }

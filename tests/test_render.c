@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "kernel/adaptive_depth.h"
 #include "test_scenes.h"
 
 static material mat(int kind, vec3 albedo, vec3 emission) {
@@ -14,6 +15,8 @@ static material mat(int kind, vec3 albedo, vec3 emission) {
 
 static float g_clamp = 0.0f;    /* firefly clamp for render_mean */
 static float g_adaptive = 0.0f; /* adaptive sampling threshold for render_mean / render_image */
+static int g_adaptive_depth = 0; /* --adaptive-depth for render_mean / render_image */
+static int g_max_depth = 200;    /* render_mean's depth */
 
 static double render_mean(caustic_scene *cs, int sampler, int spp, int w, int h, const float *mask_img,
                           float **img_out) {
@@ -21,7 +24,8 @@ static double render_mean(caustic_scene *cs, int sampler, int spp, int w, int h,
     caustic_options_init(&o);
     o.clamp = g_clamp;
     o.adaptive = g_adaptive;
-    o.width = w; o.height = h; o.spp = spp; o.sampler = (caustic_sampler)sampler; o.threads = 2; o.max_depth = 200;
+    o.adaptive_depth = g_adaptive_depth;
+    o.width = w; o.height = h; o.spp = spp; o.sampler = (caustic_sampler)sampler; o.threads = 2; o.max_depth = g_max_depth;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
@@ -155,6 +159,7 @@ static float *render_image_ex(caustic_scene *cs, int threads, int schedule, int 
     o.sampler = (caustic_sampler)sampler; o.seed = 42; o.max_depth = 8;
     o.device = CAUSTIC_DEVICE_CPU; /* bit-exactness is a CPU promise (the GPU sums in float) */
     o.adaptive = g_adaptive;
+    o.adaptive_depth = g_adaptive_depth;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     if (!r) return NULL;
@@ -232,6 +237,75 @@ static void test_adaptive(void) {
     g_adaptive = 0.0f;
 }
 
+/* --adaptive-depth: the depth schedule; the weights count each band once per sample; in the
+ * furnace (albedo a, emission Le: the image at depth d is Le (1 - a^(d+1)) / (1 - a)) the image
+ * at the spp target is unbiased for the deepest depth the schedule reaches, where unweighted
+ * truncated samples would be 7 % darker; images stay bit-identical across threads, schedules
+ * and resumes; the option is refused where it does not apply. */
+static void test_adaptive_depth(void) {
+    static const int limit[16] = {4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 8};
+    for (uint32_t i = 0; i < 16; ++i)
+        CHECK(adaptive_depth_limit(i, 4, 100) == limit[i], "sample %u: depth limit %d, expected %d", i,
+              adaptive_depth_limit(i, 4, 100), limit[i]);
+    CHECK(adaptive_depth_limit(1000, 4, 8) == 8 && adaptive_depth_limit(0, 4, 3) == 3 && adaptive_depth_limit(0, 0, 9) == 9 &&
+              adaptive_depth_limit(0xffffffffu, 4, 1000) == 35,
+          "depth limits are capped by the maximum depth; start 0 is off");
+    static const uint32_t spps[] = {1, 2, 7, 16, 100, 1000};
+    for (int k = 0; k < 6; ++k)
+        for (int band = 0; band <= 20; ++band) {
+            uint32_t reach = 0;
+            for (uint32_t i = 0; i < spps[k]; ++i) reach += adaptive_depth_limit(i, 4, 20) >= band;
+            double total = reach * (double)adaptive_depth_weight(band, 4, spps[k]);
+            CHECK(reach == 0 || fabs(total - spps[k]) < 1e-5 * spps[k], "spp %u, band %d: %u samples x weight = %g",
+                  spps[k], band, reach, total);
+        }
+
+    const float a = 0.8f, le = 1.0f;
+    scene *s = scene_create();
+    int m = scene_add_material(s, "wall", mat(MAT_DIFFUSE, v3s(a), v3s(le)));
+    add_inward_sphere(s, 1.0f, m);
+    s->camera.eye = v3(0, 0, 0);
+    s->camera.lookat = v3(0, 0, -1);
+    s->camera.fovy_deg = 90;
+    caustic_scene *cs;
+    char err[256];
+    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    double at8 = le * (1 - pow(a, 9)) / (1 - a), truncated = 0;
+    for (uint32_t i = 0; i < 16; ++i) truncated += le * (1 - pow(a, limit[i] + 1)) / (1 - a) / 16;
+    g_adaptive_depth = 1;
+    for (int maxd = 8; maxd <= 20; maxd += 12) {   /* 16 spp reach depth 8 in both */
+        g_max_depth = maxd;
+        double mean = render_mean(cs, 2, 16, 32, 32, NULL, NULL);
+        CHECK(fabs(mean - at8) < 0.01 * at8, "adaptive depth, max %d, 16 spp: %g, expected %g (truncated: %g)", maxd,
+              mean, at8, truncated);
+    }
+    g_adaptive_depth = 0;
+    g_max_depth = 8;
+    double plain = render_mean(cs, 2, 16, 32, 32, NULL, NULL);
+    CHECK(fabs(plain - at8) < 0.01 * at8, "furnace at depth 8: %g, expected %g", plain, at8);
+    g_max_depth = 200;
+    caustic_scene_free(cs);
+
+    g_adaptive_depth = 1;
+    test_determinism();
+    g_adaptive_depth = 0;
+
+    cs = mixed_scene();
+    caustic_options o;
+    caustic_options_init(&o);
+    o.width = 8; o.height = 8; o.adaptive_depth = 1;
+    o.adaptive = 0.1f;
+    caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
+    CHECK(!r && strstr(err, "--adaptive-depth"), "--adaptive-depth with --adaptive refused: %s", r ? "created" : err);
+    caustic_renderer_free(r);
+    o.adaptive = 0.0f;
+    o.integrator = CAUSTIC_INTEGRATOR_BDPT;
+    r = caustic_renderer_create(cs, &o, err, sizeof err);
+    CHECK(!r && strstr(err, "--adaptive-depth"), "--adaptive-depth with bdpt refused: %s", r ? "created" : err);
+    caustic_renderer_free(r);
+    caustic_scene_free(cs);
+}
+
 /* Different seeds give different (independent) images; the same seed the same. */
 static void test_seed(void) {
     caustic_scene *cs = mixed_scene();
@@ -254,5 +328,6 @@ int main(void) {
     test_determinism();
     test_seed();
     test_adaptive();
+    test_adaptive_depth();
     return test_result("test_render");
 }

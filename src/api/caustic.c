@@ -11,6 +11,7 @@
 
 #include "api/api_internal.h"
 #include "cpu/render_cpu.h"
+#include "kernel/adaptive_depth.h"
 #include "cpu/render_vcm.h"
 #include "cuda/render_cuda.h"
 #include "image/image.h"
@@ -27,6 +28,7 @@ struct caustic_renderer {
     caustic_scene *scene;
     caustic_options opt;
     int width, height, spp_target, max_depth;
+    int depth_start;         /* --adaptive-depth: the first samples' depth limit (0 = off) */
     double *accum;           /* running sums per pixel, in sample order */
     uint32_t *count;         /* samples per pixel */
     double *lum2;            /* per pixel: sum of squared sample luminance (adaptive sampling) */
@@ -214,6 +216,7 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         const char *name = caustic_integrator_name(opt->integrator);
         const char *why = opt->device == CAUSTIC_DEVICE_CUDA ? "runs on the CPU only (--device cpu or auto)"
                         : opt->adaptive > 0.0f ? "does not support adaptive sampling"
+                        : opt->adaptive_depth ? "does not support --adaptive-depth"
                         : opt->clamp > 0.0f ? "does not support the firefly clamp"
                         : s->k.cam.lens_radius > 0.0f ? "supports pinhole cameras only (the scene has an APERTURE)"
                         : NULL;
@@ -232,6 +235,13 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         if (r->opt.merge_radius <= 0.0f) r->opt.merge_radius = 0.003f;
         if (r->opt.merge_alpha <= 0.0f) r->opt.merge_alpha = 0.75f;
     }
+    if (opt->adaptive_depth && opt->adaptive > 0.0f) {
+        /* the depth weights assume that every pixel takes the spp target's samples */
+        snprintf(err, errlen, "--adaptive-depth and --adaptive cannot be combined");
+        free(r);
+        return NULL;
+    }
+    r->depth_start = opt->adaptive_depth ? ADAPTIVE_DEPTH_START : 0;
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     r->accum = calloc(n, sizeof(double));
     r->image = calloc(n, sizeof(float));
@@ -303,6 +313,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         p.seed = r->opt.seed;
         p.spp_total = (uint32_t)r->spp_target;
         p.max_depth = r->max_depth;
+        p.depth_start = r->depth_start;
         p.clamp = r->opt.clamp;
         p.count = r->count;
         p.lum2 = r->lum2;
@@ -316,7 +327,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         double t0 = timer_now();
         if (r->gpu) {
             char err[512];
-            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.clamp, p.adaptive_threshold,
+            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.depth_start, p.clamp, p.adaptive_threshold,
                                    p.adaptive_min, p.sample_begin, p.sample_end,
                                    &ps.rays, &ps.bad_samples, &ps.samples, err, sizeof err)) {
                 fprintf(stderr, "caustic: %s\n", err);
@@ -420,7 +431,7 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
 }
 
 /* ---- checkpoints: header + raw double sums; written to a temp file and renamed -------------- */
-#define CKPT_MAGIC "CAUSTIC-CKPT-4\n"
+#define CKPT_MAGIC "CAUSTIC-CKPT-5\n"
 typedef struct ckpt_header {
     char magic[16];
     int32_t width, height, spp_done, spp_target, max_depth, sampler;
@@ -428,6 +439,7 @@ typedef struct ckpt_header {
     float clamp, adaptive;
     int32_t adaptive_min;
     int32_t integrator;
+    int32_t depth_start;
     float merge_radius, merge_alpha;
     double seconds;
     uint64_t rays, bad, samples;
@@ -448,7 +460,7 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
     h.width = r->width; h.height = r->height; h.spp_done = r->spp_done; h.spp_target = r->spp_target;
     h.max_depth = r->max_depth; h.sampler = (int32_t)r->opt.sampler; h.seed = r->opt.seed; h.clamp = r->opt.clamp;
     h.adaptive = r->opt.adaptive; h.adaptive_min = r->opt.adaptive_min_spp; h.samples = r->samples;
-    h.integrator = (int32_t)r->opt.integrator; h.merge_radius = r->opt.merge_radius; h.merge_alpha = r->opt.merge_alpha;
+    h.integrator = (int32_t)r->opt.integrator; h.depth_start = r->depth_start; h.merge_radius = r->opt.merge_radius; h.merge_alpha = r->opt.merge_alpha;
     h.seconds = r->seconds; h.rays = r->rays; h.bad = r->bad;
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(r->accum, sizeof(double), n, f) == n &&
@@ -476,11 +488,13 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
     }
     /* the stratified sampler's pattern depends on the spp target, the others do not */
     int strata_differ = r->opt.sampler == CAUSTIC_SAMPLER_STRATIFIED && h.spp_target != r->spp_target;
+    /* so do --adaptive-depth's weights (kernel/adaptive_depth.h) */
+    int weights_differ = r->depth_start > 0 && h.spp_target != r->spp_target;
     if (h.width != r->width || h.height != r->height || h.max_depth != r->max_depth ||
         h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.clamp != r->opt.clamp || h.adaptive != r->opt.adaptive ||
         h.adaptive_min != r->opt.adaptive_min_spp || h.spp_done < 0 || h.integrator != (int32_t)r->opt.integrator ||
         h.merge_radius != r->opt.merge_radius || h.merge_alpha != r->opt.merge_alpha ||
-        strata_differ) {
+        h.depth_start != r->depth_start || strata_differ || weights_differ) {
         fclose(f);
         snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
                  "resume with the same scene and options", path, h.width, h.height, h.max_depth, h.seed);

@@ -42,6 +42,9 @@ static const char *usage_render =
     "  --seed N               random seed; the same seed gives the same image (default 1)\n"
     "  --res WxH              resolution (default: the scene's RES)\n"
     "  --max-depth D          maximum bounces (default: the scene's DEPTH)\n"
+    "  --adaptive-depth       fast first passes: sample i of a pixel traces at most 4 + log2(i + 1)\n"
+    "                         bounces (up to --max-depth), the longer paths weighted so that the\n"
+    "                         image at --spp is unbiased; unfinished renders are darker (pt only)\n"
     "  --schedule S           tiles (default) | rows | rows-static | pixels\n"
     "  --sampler S            sobol (default) | stratified | random\n"
     "  --device D             auto (default: the GPU when there is one) | cpu | cuda\n"
@@ -155,6 +158,7 @@ static int cmd_render(int argc, char **argv) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); return 0; }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--resume")) resume = 1;
+        else if (!strcmp(a, "--adaptive-depth")) opt.adaptive_depth = 1;
         else if (a[0] == '-' && a[1] != 0) {
             if (!v) return usage_error("render", "option %s needs a value", a);
             i++;

@@ -48,7 +48,8 @@ static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint6
             for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++n) {
                 if (adaptive_done(n, p->adaptive_min, p->adaptive_threshold, luminance_d(acc[0], acc[1], acc[2]), l2))
                     break;
-                vec3 l = path_trace_sample(p->scene, x, y, i, p->seed, p->sampler, p->spp_total, p->max_depth, &r);
+                vec3 l = path_trace_sample(p->scene, x, y, i, p->seed, p->sampler, p->spp_total, p->max_depth,
+                                           p->depth_start, &r);
                 if (!vis_finite(l)) { (*bad)++; continue; }
                 l = clamp_sample(l, p->clamp);
                 acc[0] += l.x; acc[1] += l.y; acc[2] += l.z;

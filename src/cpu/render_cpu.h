@@ -15,6 +15,7 @@ typedef struct cpu_pass {
     uint32_t seed;
     uint32_t spp_total;      /* strata count for the stratified sampler */
     int max_depth;
+    int depth_start;         /* --adaptive-depth: the first samples' depth limit (0 = off) */
     float clamp;             /* firefly clamp: max sample luminance, 0 = off */
     uint32_t sample_begin, sample_end;   /* sample indices [begin, end) for every pixel */
     int schedule;            /* cpu_schedule */

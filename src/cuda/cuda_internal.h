@@ -55,7 +55,8 @@ struct cuda_renderer {
 
 int wavefront_create(cuda_renderer *r, char *err, size_t errlen);
 void wavefront_free(cuda_renderer *r);
-int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
+int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, int depth_start,
+                   float clamp,
                    float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, char *err, size_t errlen);
 
 // Builds the LBVH on the GPU from the scene's primitive bounds and replaces r->k.nodes/leaves

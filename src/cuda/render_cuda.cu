@@ -178,7 +178,7 @@ extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width,
 // and added to the float accumulation buffer.
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
 pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, int height, int sampler, uint32_t seed,
-              uint32_t spp_total, int max_depth, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin,
+              uint32_t spp_total, int max_depth, int depth_start, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin,
               uint32_t end, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
     uint32_t rays = 0, bad = 0, taken = 0;
@@ -191,7 +191,7 @@ pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, i
             uint32_t n0 = n;
             for (uint32_t i = begin; i < end; ++i, ++n) {
                 if (adaptive_done(n, adaptive_min, adaptive, luminance_d(sr, sg, sb), l2)) break;
-                vec3 l = path_trace_sample(&k, x, y, i, seed, sampler, spp_total, max_depth, &rays);
+                vec3 l = path_trace_sample(&k, x, y, i, seed, sampler, spp_total, max_depth, depth_start, &rays);
                 if (!vis_finite(l)) { bad++; continue; }
                 l = clamp_sample(l, clamp);
                 sr += l.x; sg += l.y; sb += l.z;
@@ -218,17 +218,17 @@ pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, i
 }
 
 extern "C" int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth,
-                                  float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end,
+                                  int depth_start, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end,
                                   uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err, size_t errlen) {
     CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
     if (r->cfg.mode == CUDA_MODE_WAVEFRONT) {
-        if (wavefront_pass(r, sampler, seed, spp_total, max_depth, clamp, adaptive, adaptive_min, begin, end, err,
+        if (wavefront_pass(r, sampler, seed, spp_total, max_depth, depth_start, clamp, adaptive, adaptive_min, begin, end, err,
                            errlen))
             return -1;
     } else {
         dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
         pt_megakernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->count, r->lum2, r->width, r->height, sampler,
-                                                     seed, spp_total, max_depth, clamp, adaptive, adaptive_min, begin,
+                                                     seed, spp_total, max_depth, depth_start, clamp, adaptive, adaptive_min, begin,
                                                      end, r->counters);
         CUDA_TRY(cudaGetLastError());
     }

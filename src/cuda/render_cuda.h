@@ -52,8 +52,10 @@ int cuda_lbvh_build(const struct scene *s, cuda_bvh_out *out, char *err, size_t 
 /* Tonemaps the current estimate on the GPU (mean, clamp, sRGB, 8 bits: image_quantize8's rule)
  * and copies it through pinned memory into rgb8 (width*height*3 bytes). */
 int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen);
-/* Adds samples [begin, end) of every pixel to the GPU accumulation buffer. */
-int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
+/* Adds samples [begin, end) of every pixel to the GPU accumulation buffer (depth_start:
+ * --adaptive-depth, kernel/adaptive_depth.h; 0 = off). */
+int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, int depth_start,
+                       float clamp,
                        float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, uint64_t *rays,
                        uint64_t *bad, uint64_t *samples, char *err, size_t errlen);
 /* Copies the accumulation (width*height*3 sums), the per-pixel sample counts and squared

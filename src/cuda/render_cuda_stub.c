@@ -11,10 +11,10 @@ cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height
     snprintf(err, errlen, "this build has no CUDA backend (nvcc was not found at build time)");
     return NULL;
 }
-int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
-                       float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad,
+int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, int depth_start,
+                       float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad,
                        uint64_t *samples, char *err, size_t errlen) {
-    (void)r; (void)sampler; (void)seed; (void)spp_total; (void)max_depth; (void)clamp; (void)adaptive; (void)adaptive_min;
+    (void)r; (void)sampler; (void)seed; (void)spp_total; (void)max_depth; (void)depth_start; (void)clamp; (void)adaptive; (void)adaptive_min;
     (void)begin; (void)end; (void)rays; (void)bad; (void)samples;
     snprintf(err, errlen, "no CUDA backend");
     return -1;

@@ -102,11 +102,12 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a
 
 // One stage of path p: load its state, run the shared stage function, store it, and queue the
 // path for the stage that function names (shading: the queue of the hit's material kind).
-__device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, uint32_t p, int stage, int max_depth) {
+__device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, uint32_t p, int stage, int max_depth,
+                                        int depth_start) {
     path_state ps;
     path_soa_load(&a.soa, p, &ps);
-    int next = stage == STAGE_INTERSECT ? stage_intersect(&ps, &k)
-             : stage == STAGE_SHADE     ? stage_shade(&ps, &k, max_depth)
+    int next = stage == STAGE_INTERSECT ? stage_intersect(&ps, &k, depth_start)
+             : stage == STAGE_SHADE     ? stage_shade(&ps, &k, max_depth, depth_start)
                                         : stage_shadow(&ps, &k);
     path_soa_store(&a.soa, p, &ps);
     int q = next == STAGE_INTERSECT ? WF_Q_ISECT
@@ -116,14 +117,14 @@ __device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, uint3
     wf_push(a, q, p);
 }
 
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_intersect(wf_args a, kscene k) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_intersect(wf_args a, kscene k, int depth_start) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_ISECT]) return;
-    wf_step(a, k, wf_queue(a, WF_Q_ISECT)[i], STAGE_INTERSECT, 0);
+    wf_step(a, k, wf_queue(a, WF_Q_ISECT)[i], STAGE_INTERSECT, 0, depth_start);
 }
 
 // One launch over all shade queues, one after another: a warp shades one material kind.
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shade(wf_args a, kscene k, int max_depth) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shade(wf_args a, kscene k, int max_depth, int depth_start) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     int q = WF_Q_SHADE;
     for (; q < WF_NQ; ++q) {
@@ -132,13 +133,13 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shade(wf_args a, k
         i -= n;
     }
     if (q == WF_NQ) return;
-    wf_step(a, k, wf_queue(a, q)[i], STAGE_SHADE, max_depth);
+    wf_step(a, k, wf_queue(a, q)[i], STAGE_SHADE, max_depth, depth_start);
 }
 
 __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shadow(wf_args a, kscene k) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_SHADOW]) return;
-    wf_step(a, k, wf_queue(a, WF_Q_SHADOW)[i], STAGE_SHADOW, 0);
+    wf_step(a, k, wf_queue(a, WF_Q_SHADOW)[i], STAGE_SHADOW, 0, 0);
 }
 
 // Pass start: every slot is free.
@@ -199,7 +200,8 @@ void wavefront_free(cuda_renderer *r) {
 }
 
 static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active, uint32_t nact, int sampler,
-                     uint32_t seed, uint32_t spp_total, int max_depth, float clamp, uint32_t begin, uint32_t end,
+                     uint32_t seed, uint32_t spp_total, int max_depth, int depth_start, float clamp, uint32_t begin,
+                     uint32_t end,
                      char *err, size_t errlen) {
     struct wavefront *w = &r->wf;
     uint64_t njobs = (uint64_t)nact * (end - begin);
@@ -213,10 +215,10 @@ static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active,
         wf_generate<<<grid, WF_BLOCK, 0, st>>>(a, r->k, active, nact, njobs, begin, r->width, sampler, seed, spp_total);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemsetAsync(a.counts + WF_Q_SHADOW, 0, (WF_NQ - WF_Q_SHADOW) * sizeof(uint32_t), st));
-        wf_intersect<<<grid, WF_BLOCK, 0, st>>>(a, r->k);
+        wf_intersect<<<grid, WF_BLOCK, 0, st>>>(a, r->k, depth_start);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemsetAsync(a.counts + WF_Q_ISECT, 0, sizeof(uint32_t), st));
-        wf_shade<<<shade_grid, WF_BLOCK, 0, st>>>(a, r->k, max_depth);
+        wf_shade<<<shade_grid, WF_BLOCK, 0, st>>>(a, r->k, max_depth, depth_start);
         CUDA_TRY(cudaGetLastError());
         wf_shadow<<<grid, WF_BLOCK, 0, st>>>(a, r->k);
         CUDA_TRY(cudaGetLastError());
@@ -230,7 +232,8 @@ static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active,
     return 0;
 }
 
-int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, float clamp,
+int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, int depth_start,
+                   float clamp,
                    float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, char *err, size_t errlen) {
     struct wavefront *w = &r->wf;
     wf_args a;
@@ -247,7 +250,8 @@ int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_to
         if (per < 1u) per = 1u;
         for (uint32_t b = begin; b < end; b += per) {
             uint32_t e = end - b > per ? b + per : end;
-            if (run_chunk(r, a, NULL, npix, sampler, seed, spp_total, max_depth, clamp, b, e, err, errlen)) return -1;
+            if (run_chunk(r, a, NULL, npix, sampler, seed, spp_total, max_depth, depth_start, clamp, b, e, err,
+                          errlen)) return -1;
         }
         return 0;
     }
@@ -267,7 +271,8 @@ int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_to
         CUDA_TRY(cudaStreamSynchronize(r->stream));
         uint32_t nact = w->host_counts[C_NCOUNTS];
         if (nact == 0) break;
-        if (run_chunk(r, a, w->active, nact, sampler, seed, spp_total, max_depth, clamp, b, e, err, errlen)) return -1;
+        if (run_chunk(r, a, w->active, nact, sampler, seed, spp_total, max_depth, depth_start, clamp, b, e, err,
+                          errlen)) return -1;
         b = e;
     }
     return 0;

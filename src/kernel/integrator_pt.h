@@ -4,6 +4,7 @@
 #ifndef CAUSTIC_KERNEL_INTEGRATOR_PT_H
 #define CAUSTIC_KERNEL_INTEGRATOR_PT_H
 
+#include "adaptive_depth.h"
 #include "bsdf.h"
 #include "bvh_traverse.h"
 #include "camera.h"
@@ -29,12 +30,13 @@ KFN void path_generate(path_state *ps, const kscene *s, int px, int py, uint32_t
     ps->rays = 0;
 }
 
-KFN int stage_intersect(path_state *ps, const kscene *s) {
+/* depth_start: --adaptive-depth's first depth, 0 = off (adaptive_depth.h). */
+KFN int stage_intersect(path_state *ps, const kscene *s, int depth_start) {
     ps->rays++;
     if (trace_closest(s, ps->r, &ps->h)) return STAGE_SHADE;
     if (!vis_black(s->env_radiance)) {
-        float w = 1.0f;
-        if (!ps->prev_delta && s->env_pmf > 0.0f) w = mis_power(ps->prev_pdf, env_pdf(s, ps->r.d));
+        float w = adaptive_depth_weight(ps->depth, depth_start, ps->smp.spp);
+        if (!ps->prev_delta && s->env_pmf > 0.0f) w *= mis_power(ps->prev_pdf, env_pdf(s, ps->r.d));
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, env_eval(s, ps->r.d)), w));
     }
     return STAGE_DONE;
@@ -47,7 +49,7 @@ KFN int stage_shadow(path_state *ps, const kscene *s) {
     return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
 
-KFN int stage_shade(path_state *ps, const kscene *s, int max_depth) {
+KFN int stage_shade(path_state *ps, const kscene *s, int max_depth, int depth_start) {
     surface sf = surface_at(s, ps->r, &ps->h);
     const material *m = &s->materials[sf.material];
     vec3 wo_world = vneg(ps->r.d);
@@ -56,9 +58,10 @@ KFN int stage_shade(path_state *ps, const kscene *s, int max_depth) {
     vec3 le = emitted_radiance(s, &sf, wo_world);
     if (!vis_black(le)) {
         float w = ps->prev_delta ? 1.0f : mis_power(ps->prev_pdf, light_pdf(s, ps->h.prim, ps->prev_p, sf.p, sf.ng));
+        w *= adaptive_depth_weight(ps->depth, depth_start, ps->smp.spp);
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, le), w));
     }
-    if (ps->depth >= max_depth) return STAGE_DONE;
+    if (ps->depth >= adaptive_depth_limit(ps->smp.index, depth_start, max_depth)) return STAGE_DONE;
 
     /* Two-sided materials shade the side the ray arrived on. */
     if (material_two_sided(m) && vdot(wo_world, sf.ng) < 0.0f) { sf.ng = vneg(sf.ng); sf.ns = vneg(sf.ns); }
@@ -81,6 +84,7 @@ KFN int stage_shade(path_state *ps, const kscene *s, int max_depth) {
             vec3 f = bsdf_eval(m, albedo, wo, wi);
             if (!vis_black(f)) {
                 float w = ls.delta ? 1.0f : mis_power(ls.pdf, bsdf_pdf(m, wo, wi));
+                w *= adaptive_depth_weight(ps->depth + 1, depth_start, ps->smp.spp);
                 ps->shadow_contrib = vscale(vmul(vmul(ps->throughput, f), ls.le), w / ls.pdf);
                 vec3 o = offset_origin(sf.p, sf.ng, ls.wi);
                 float tmax = ls.dist == K_INF ? K_INF : ls.dist * (1.0f - 1e-3f) - vlen(vsub(o, sf.p));
@@ -136,14 +140,14 @@ KFN vec3 clamp_sample(vec3 l, float max_lum) {
 /* One full path for pixel sample `index`: the CPU megakernel. Returns the radiance estimate
  * and adds the rays traced to *rays. */
 KFN vec3 path_trace_sample(const kscene *s, int px, int py, uint32_t index, uint32_t seed,
-                           int sampler_kind, uint32_t spp, int max_depth, uint32_t *rays) {
+                           int sampler_kind, uint32_t spp, int max_depth, int depth_start, uint32_t *rays) {
     path_state ps;
     path_generate(&ps, s, px, py, index, seed, sampler_kind, spp);
     int stage = STAGE_INTERSECT;
     while (stage != STAGE_DONE) {
         switch (stage) {
-        case STAGE_INTERSECT: stage = stage_intersect(&ps, s); break;
-        case STAGE_SHADE: stage = stage_shade(&ps, s, max_depth); break;
+        case STAGE_INTERSECT: stage = stage_intersect(&ps, s, depth_start); break;
+        case STAGE_SHADE: stage = stage_shade(&ps, s, max_depth, depth_start); break;
         default: stage = stage_shadow(&ps, s); break;
         }
     }

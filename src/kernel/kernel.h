@@ -17,4 +17,5 @@
 #include "path_state.h"
 #include "integrator_pt.h"
 #include "adaptive.h"
+#include "adaptive_depth.h"
 #endif
