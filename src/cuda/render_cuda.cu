@@ -32,6 +32,11 @@ extern "C" {
 #ifndef TRACE_PERSISTENT
 #define TRACE_PERSISTENT 1
 #endif
+// Trace kernel: 1 = a warp takes an 8x4 tile of an image's row-major rays (when the caller gives
+// the width), 0 = 32 consecutive rays.
+#ifndef TRACE_WARP_TILE
+#define TRACE_WARP_TILE 1
+#endif
 // --gpu-bvh sah: the host's binned SAH build, run again for the GPU with the leaf cost counted
 // per primitive (a thread tests a leaf block's lanes one after another; the scene's own build
 // counts blocks, as the CPU tests four lanes at once). 4 = upload the scene's CPU build as is.
@@ -175,11 +180,14 @@ extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width,
 }
 
 // Megakernel: one thread per pixel; the pass's samples are summed in sample order in registers
-// and added to the float accumulation buffer.
+// and added to the float accumulation buffer. --adaptive-depth is a template argument: without
+// it depth_start is the constant 0 and the depth weights fold away (as a run-time value they
+// cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md).
+template <bool ADAPTIVE_DEPTH>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
 pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, int height, int sampler, uint32_t seed,
-              uint32_t spp_total, int max_depth, int depth_start, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin,
-              uint32_t end, unsigned long long *counters) {
+              uint32_t spp_total, int max_depth, int depth_start, float clamp, float adaptive, uint32_t adaptive_min,
+              uint32_t begin, uint32_t end, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
     uint32_t rays = 0, bad = 0, taken = 0;
     if (x < width && y < height) {
@@ -191,7 +199,8 @@ pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, i
             uint32_t n0 = n;
             for (uint32_t i = begin; i < end; ++i, ++n) {
                 if (adaptive_done(n, adaptive_min, adaptive, luminance_d(sr, sg, sb), l2)) break;
-                vec3 l = path_trace_sample(&k, x, y, i, seed, sampler, spp_total, max_depth, depth_start, &rays);
+                vec3 l = path_trace_sample(&k, x, y, i, seed, sampler, spp_total, max_depth,
+                                            ADAPTIVE_DEPTH ? depth_start : 0, &rays);
                 if (!vis_finite(l)) { bad++; continue; }
                 l = clamp_sample(l, clamp);
                 sr += l.x; sg += l.y; sb += l.z;
@@ -218,18 +227,19 @@ pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, i
 }
 
 extern "C" int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth,
-                                  int depth_start, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end,
-                                  uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err, size_t errlen) {
+                                  int depth_start, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin,
+                                  uint32_t end, uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err, size_t errlen) {
     CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
     if (r->cfg.mode == CUDA_MODE_WAVEFRONT) {
-        if (wavefront_pass(r, sampler, seed, spp_total, max_depth, depth_start, clamp, adaptive, adaptive_min, begin, end, err,
-                           errlen))
+        if (wavefront_pass(r, sampler, seed, spp_total, max_depth, depth_start, clamp, adaptive, adaptive_min, begin, end,
+                           err, errlen))
             return -1;
     } else {
         dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
-        pt_megakernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->count, r->lum2, r->width, r->height, sampler,
-                                                     seed, spp_total, max_depth, depth_start, clamp, adaptive, adaptive_min, begin,
-                                                     end, r->counters);
+        auto kernel = depth_start > 0 ? pt_megakernel<true> : pt_megakernel<false>;
+        kernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->count, r->lum2, r->width, r->height, sampler, seed,
+                                              spp_total, max_depth, depth_start, clamp, adaptive, adaptive_min, begin,
+                                              end, r->counters);
         CUDA_TRY(cudaGetLastError());
     }
     unsigned long long *c = r->host_counters;
@@ -312,7 +322,7 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
 // takes the next 32 rays from a global counter until none are left, so that no warp waits for
 // a new block to be scheduled behind a slow one.
 __global__ void __launch_bounds__(TRACE_BLOCK, TRACE_MIN_BLOCKS)
-trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsigned n, int any_hit,
+trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsigned n, unsigned width, int any_hit,
              unsigned *next, unsigned long long *hits, float *tsum) {
     unsigned lane = threadIdx.x & 31u, nhits = 0;
     float t = 0.0f;
@@ -322,12 +332,20 @@ trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsign
         base = __shfl_sync(0xffffffffu, base, 0);
         if (base >= n) break;
         unsigned i = base + lane;
+#if TRACE_WARP_TILE
+        // an 8x4 tile of the row-major image: whole bands of 4 rows only (a partial last band
+        // stays in order)
+        if (width != 0u && width % 8u == 0u && base / (4u * width) < n / (4u * width)) {
+            unsigned band = base / (4u * width), col = (base % (4u * width)) / 32u;
+            i = (band * 4u + lane / 8u) * width + col * 8u + lane % 8u;
+        }
+#endif
         if (i < n) {
             ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]),
                              tmax[i]);
             hit h;
-            if (any_hit) nhits += (unsigned)trace_ray_inline(&k, r, &h, 1);
-            else if (trace_ray_inline(&k, r, &h, 0)) { nhits++; t += h.t; }
+            if (any_hit) nhits += (unsigned)trace_ray_inline(&k, r, &h, 1, 0);
+            else if (trace_ray_inline(&k, r, &h, 0, 0)) { nhits++; t += h.t; }
         }
     }
     for (int off = 16; off > 0; off >>= 1) {
@@ -341,7 +359,7 @@ trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsign
 }
 
 extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n,
-                               int any_hit, int runs, double *seconds, uint64_t *hits, double *tsum, char *err,
+                               unsigned width, int any_hit, int runs, double *seconds, uint64_t *hits, double *tsum, char *err,
                                size_t errlen) {
     float *dev_o = NULL, *dev_d = NULL, *dev_t = NULL, *dev_sum = NULL;
     unsigned long long *dev_hits = NULL;
@@ -374,7 +392,7 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
         TRY(cudaMemset(dev_hits, 0, sizeof(unsigned long long)));
         TRY(cudaMemset(dev_next, 0, sizeof(unsigned)));
         TRY(cudaEventRecord(e0));
-        trace_kernel<<<(unsigned)(sms * per_sm), TRACE_BLOCK>>>(r->k, dev_o, dev_d, dev_t, (unsigned)n, any_hit, dev_next,
+        trace_kernel<<<(unsigned)(sms * per_sm), TRACE_BLOCK>>>(r->k, dev_o, dev_d, dev_t, (unsigned)n, width, any_hit, dev_next,
                                                                dev_hits, dev_sum);
         TRY(cudaGetLastError());
         TRY(cudaEventRecord(e1));

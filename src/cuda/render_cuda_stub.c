@@ -30,9 +30,9 @@ int cuda_renderer_write(cuda_renderer *r, const double *a, const uint32_t *c, co
     return -1;
 }
 void cuda_renderer_free(cuda_renderer *r) { (void)r; }
-int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n, int any_hit,
-                    int runs, double *seconds, uint64_t *hits, double *tsum, char *err, size_t errlen) {
-    (void)r; (void)o; (void)d; (void)tmax; (void)n; (void)any_hit; (void)runs; (void)seconds; (void)hits; (void)tsum;
+int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n, unsigned width,
+                    int any_hit, int runs, double *seconds, uint64_t *hits, double *tsum, char *err, size_t errlen) {
+    (void)r; (void)o; (void)d; (void)tmax; (void)n; (void)width; (void)any_hit; (void)runs; (void)seconds; (void)hits; (void)tsum;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }

@@ -124,7 +124,8 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_intersect(wf_args 
 }
 
 // One launch over all shade queues, one after another: a warp shades one material kind.
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shade(wf_args a, kscene k, int max_depth, int depth_start) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
+wf_shade(wf_args a, kscene k, int max_depth, int depth_start) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     int q = WF_Q_SHADE;
     for (; q < WF_NQ; ++q) {
