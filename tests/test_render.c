@@ -247,8 +247,8 @@ static void test_adaptive_depth(void) {
     for (uint32_t i = 0; i < 16; ++i)
         CHECK(adaptive_depth_limit(i, 4, 100) == limit[i], "sample %u: depth limit %d, expected %d", i,
               adaptive_depth_limit(i, 4, 100), limit[i]);
-    CHECK(adaptive_depth_limit(1000, 4, 8) == 8 && adaptive_depth_limit(0, 4, 3) == 3 && adaptive_depth_limit(0, 0, 9) == 9 &&
-              adaptive_depth_limit(0xffffffffu, 4, 1000) == 35,
+    CHECK(adaptive_depth_limit(1000, 4, 8) == 8 && adaptive_depth_limit(0, 4, 3) == 3 &&
+              adaptive_depth_limit(0, 0, 9) == 9 && adaptive_depth_limit(0xffffffffu, 4, 1000) == 35,
           "depth limits are capped by the maximum depth; start 0 is off");
     static const uint32_t spps[] = {1, 2, 7, 16, 100, 1000};
     for (int k = 0; k < 6; ++k)

@@ -11,10 +11,10 @@
 
 #include "api/api_internal.h"
 #include "cpu/render_cpu.h"
-#include "kernel/adaptive_depth.h"
 #include "cpu/render_vcm.h"
 #include "cuda/render_cuda.h"
 #include "image/image.h"
+#include "kernel/adaptive_depth.h"
 #include "scene/scene.h"
 #include "util/timer.h"
 
@@ -327,8 +327,8 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         double t0 = timer_now();
         if (r->gpu) {
             char err[512];
-            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.depth_start, p.clamp, p.adaptive_threshold,
-                                   p.adaptive_min, p.sample_begin, p.sample_end,
+            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.depth_start, p.clamp,
+                                   p.adaptive_threshold, p.adaptive_min, p.sample_begin, p.sample_end,
                                    &ps.rays, &ps.bad_samples, &ps.samples, err, sizeof err)) {
                 fprintf(stderr, "caustic: %s\n", err);
                 return -1;
@@ -460,7 +460,8 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
     h.width = r->width; h.height = r->height; h.spp_done = r->spp_done; h.spp_target = r->spp_target;
     h.max_depth = r->max_depth; h.sampler = (int32_t)r->opt.sampler; h.seed = r->opt.seed; h.clamp = r->opt.clamp;
     h.adaptive = r->opt.adaptive; h.adaptive_min = r->opt.adaptive_min_spp; h.samples = r->samples;
-    h.integrator = (int32_t)r->opt.integrator; h.depth_start = r->depth_start; h.merge_radius = r->opt.merge_radius; h.merge_alpha = r->opt.merge_alpha;
+    h.integrator = (int32_t)r->opt.integrator; h.merge_radius = r->opt.merge_radius; h.merge_alpha = r->opt.merge_alpha;
+    h.depth_start = r->depth_start;
     h.seconds = r->seconds; h.rays = r->rays; h.bad = r->bad;
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(r->accum, sizeof(double), n, f) == n &&
