@@ -85,9 +85,13 @@ KFN bvh_ray make_bvh_ray(ray r) {
 #define BVH_MAX_REF ((1u << (32u - BVH_COUNT_BITS)) - 1u)
 typedef struct bvh_stack { uint64_t e[BVH_STACK_SIZE]; } bvh_stack;
 
-KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
-    st->e[*sp] = (uint64_t)kfloat_bits(t) << 32 | (uint64_t)(ref << BVH_COUNT_BITS | cnt);
+/* An entry from its distance's bits and its word ref << BVH_COUNT_BITS | count. */
+KFN void bvh_push_word(bvh_stack *st, int *sp, uint32_t tbits, uint32_t word) {
+    st->e[*sp] = (uint64_t)tbits << 32 | word;
     ++*sp;
+}
+KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
+    bvh_push_word(st, sp, kfloat_bits(t), ref << BVH_COUNT_BITS | cnt);
 }
 
 /* Pops the next entry that can still hold a hit nearer than tmax; 0 when the stack is empty. */
@@ -164,9 +168,10 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     return 1;
 }
 #else
-/* Lane `slot` (0..3) of a row held in registers, by selects. */
+/* Lane `slot` (0..3) of a row held in registers, by selects on the slot's two bits. */
 KFN uint32_t ku4_lane(ku4 a, uint32_t slot) {
-    return slot == 0 ? a.v[0] : slot == 1 ? a.v[1] : slot == 2 ? a.v[2] : a.v[3];
+    uint32_t lo = slot & 1u ? a.v[1] : a.v[0], hi = slot & 1u ? a.v[3] : a.v[2];
+    return slot & 2u ? hi : lo;
 }
 #define BVH_KEY_NONE 0xffffffffu
 /* compare-exchange of two keys */
@@ -195,14 +200,18 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     BVH_KEY_SORT2(k0, k2); BVH_KEY_SORT2(k1, k3);
     BVH_KEY_SORT2(k1, k2);
     if (k0 == BVH_KEY_NONE) return 0;
-    ku4 child = kload_u4(n->child), count = kload_u4(n->count);
+    ku4 child = kload_u4(n->child), count = kload_u4(n->count), word;
+    /* each slot's stack word first, so that one select picks an entry's reference and count */
+    KUNROLL
+    for (int i = 0; i < BVH4_WIDTH; ++i) word.v[i] = child.v[i] << BVH_COUNT_BITS | count.v[i];
     /* push all but the nearest, farthest first (with the distance rounded down: a popped entry is
      * skipped only when it cannot hold a nearer hit), then descend into the nearest */
-    if (k3 != BVH_KEY_NONE) bvh_push(st, sp, ku4_lane(child, k3 & 3u), ku4_lane(count, k3 & 3u), kbits_float(k3 & ~3u));
-    if (k2 != BVH_KEY_NONE) bvh_push(st, sp, ku4_lane(child, k2 & 3u), ku4_lane(count, k2 & 3u), kbits_float(k2 & ~3u));
-    if (k1 != BVH_KEY_NONE) bvh_push(st, sp, ku4_lane(child, k1 & 3u), ku4_lane(count, k1 & 3u), kbits_float(k1 & ~3u));
-    *ref = ku4_lane(child, k0 & 3u);
-    *cnt = ku4_lane(count, k0 & 3u);
+    if (k3 != BVH_KEY_NONE) bvh_push_word(st, sp, k3 & ~3u, ku4_lane(word, k3 & 3u));
+    if (k2 != BVH_KEY_NONE) bvh_push_word(st, sp, k2 & ~3u, ku4_lane(word, k2 & 3u));
+    if (k1 != BVH_KEY_NONE) bvh_push_word(st, sp, k1 & ~3u, ku4_lane(word, k1 & 3u));
+    uint32_t w0 = ku4_lane(word, k0 & 3u);
+    *ref = w0 >> BVH_COUNT_BITS;
+    *cnt = w0 & BVH_MAX_LEAF_BLOCKS;
     return 1;
 }
 #undef BVH_KEY_SORT2
