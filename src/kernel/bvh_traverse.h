@@ -1,4 +1,5 @@
-/* Iterative traversal of the 4-wide BVH: one slab test covers a node's four child boxes; hit
+/* Iterative traversal of the wide BVH (BVH_WIDTH, types.h: 8 with AVX2, else 4): one slab test
+ * covers a node's child boxes; hit
  * children are visited nearest first, the others stacked with their entry distance so that a
  * popped entry beyond the current hit is skipped. Leaves are blocks of four primitives
  * (bvh_leaf4) whose triangle lanes are tested together.
@@ -7,9 +8,10 @@
  * nodes until a leaf is reached, then the leaf, so that the lanes of a GPU warp run the node code
  * together and the leaf code together; on the GPU a found leaf waits while other lanes of the
  * warp still visit nodes (kwarp_all, their speculative traversal). Two helpers differ per target
- * (Cycles style): bvh4_visit (the four slab tests, then descend into the nearest hit child and
- * push the others) and leaf4_intersect (one leaf block) have an SSE body on the CPU
- * (KERNEL_SIMD_SSE, compat.h) and a scalar body on the GPU and elsewhere. The scalar bodies read
+ * (Cycles style): bvh_visit (the slab tests, then descend into the nearest hit child and push
+ * the others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h), an SSE and a scalar
+ * body for 4-wide nodes (bvh4_visit); leaf4_intersect (one leaf block) has an SSE body on the
+ * CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The scalar bodies read
  * a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit loads on the
  * GPU) and keep everything in registers: the child order comes from a sorting network over
  * (distance, slot) keys, with no array indexed at run time (which would go to local memory on
@@ -24,10 +26,11 @@
 
 #include "intersect.h"
 
-/* A 4-wide node pushes at most 3 entries; the build caps the depth at BVH_MAX_DEPTH levels
- * (src/accel/bvh.c), so 3 * BVH_MAX_DEPTH entries always suffice. */
+/* A node pushes at most BVH_WIDTH - 1 entries; the build caps the binary tree's depth at
+ * BVH_MAX_DEPTH levels (src/accel/bvh.c) and a wide node takes at least one of them, so
+ * (BVH_WIDTH - 1) * BVH_MAX_DEPTH entries always suffice. */
 #define BVH_MAX_DEPTH 42
-#define BVH_STACK_SIZE (3 * BVH_MAX_DEPTH + 2)
+#define BVH_STACK_SIZE ((BVH_WIDTH - 1) * BVH_MAX_DEPTH + 2)
 
 KFN vec3 safe_reciprocal(vec3 d) {
     /* Zero components become huge (signed) values so slab tests stay well defined. */
@@ -41,10 +44,13 @@ KFN vec3 safe_reciprocal(vec3 d) {
 typedef struct bvh_ray {
     vec3 o, d, inv_d;
     ray_shear sh;
-    int near_x, near_y, near_z;      /* float offsets of the near planes in a bvh4_node */
+    int near_x, near_y, near_z;      /* float offsets of the near planes in a bvh_wnode */
 #if KERNEL_SIMD_SSE
     __m128 ox, oy, oz, ix, iy, iz;   /* broadcast origin and reciprocal direction */
     __m128 sx, sy, sz;               /* shear with (kx, ky) = the two axes after kz, cyclically */
+#endif
+#if KERNEL_SIMD_AVX2
+    __m256 ox8, oy8, oz8, ix8, iy8, iz8;  /* the same, 8 lanes (node tests) */
 #endif
 } bvh_ray;
 
@@ -54,12 +60,12 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.d = r.d;
     b.inv_d = safe_reciprocal(r.d);
     b.sh = make_ray_shear(r.d);
-    /* node floats: lo_x 0, lo_y 4, lo_z 8, hi_x 12, hi_y 16, hi_z 20; a negative direction
-     * enters through the upper plane (the far planes are at near_x ^ 12, near_y ^ 20,
-     * near_z ^ 28) */
-    b.near_x = signbit(b.inv_d.x) ? 12 : 0;
-    b.near_y = signbit(b.inv_d.y) ? 16 : 4;
-    b.near_z = signbit(b.inv_d.z) ? 20 : 8;
+    /* node rows of W = BVH_WIDTH floats: lo_x 0, lo_y W, lo_z 2W, hi_x 3W, hi_y 4W, hi_z 5W; a
+     * negative direction enters through the upper plane (the far planes are at near_x ^ 3W,
+     * near_y ^ 5W, near_z ^ 7W: W is a power of two) */
+    b.near_x = signbit(b.inv_d.x) ? 3 * BVH_WIDTH : 0;
+    b.near_y = signbit(b.inv_d.y) ? 4 * BVH_WIDTH : BVH_WIDTH;
+    b.near_z = signbit(b.inv_d.z) ? 5 * BVH_WIDTH : 2 * BVH_WIDTH;
 #if KERNEL_SIMD_SSE
     b.ox = _mm_set1_ps(r.o.x); b.oy = _mm_set1_ps(r.o.y); b.oz = _mm_set1_ps(r.o.z);
     b.ix = _mm_set1_ps(b.inv_d.x); b.iy = _mm_set1_ps(b.inv_d.y); b.iz = _mm_set1_ps(b.inv_d.z);
@@ -71,6 +77,10 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.sy = _mm_set1_ps(vcomp(r.d, ky) * sz);
     b.sz = _mm_set1_ps(sz);
 #endif
+#if KERNEL_SIMD_AVX2
+    b.ox8 = _mm256_set1_ps(r.o.x); b.oy8 = _mm256_set1_ps(r.o.y); b.oz8 = _mm256_set1_ps(r.o.z);
+    b.ix8 = _mm256_set1_ps(b.inv_d.x); b.iy8 = _mm256_set1_ps(b.inv_d.y); b.iz8 = _mm256_set1_ps(b.inv_d.z);
+#endif
     return b;
 }
 
@@ -79,7 +89,7 @@ KFN bvh_ray make_bvh_ray(ray r) {
  * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count, so that a push is one store
  * and a pop one load (local memory on the GPU). Node and leaf-block references therefore stay
  * below 2^(32 - BVH_COUNT_BITS) and leaf counts at most BVH_MAX_LEAF_BLOCKS (src/accel/bvh.c,
- * src/cuda/lbvh.cu check both). A 4-wide node pushes at most 3 entries per level. */
+ * src/cuda/lbvh.cu check both). A node pushes at most BVH_WIDTH - 1 entries per level. */
 #define BVH_COUNT_BITS 3u
 #define BVH_MAX_LEAF_BLOCKS ((1u << BVH_COUNT_BITS) - 1u)
 #define BVH_MAX_REF ((1u << (32u - BVH_COUNT_BITS)) - 1u)
@@ -104,10 +114,63 @@ KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_
 }
 
 /* ---- helper 1: one inner node ----------------------------------------------------------------
- * Slab tests of the four children within (0, tmax) (1+2ulp on the exit distance keeps flat
- * boxes, Ize 2013). If some child is hit: sets *ref / *cnt to the nearest (any-hit rays: some)
- * hit child, pushes the others farthest first, returns 1; else returns 0. */
-#if KERNEL_SIMD_SSE
+ * Slab tests of the children within (0, tmax) (1+2ulp on the exit distance keeps flat boxes,
+ * Ize 2013). If some child is hit: sets *ref / *cnt to the nearest (any-hit rays: some) hit
+ * child, pushes the others farthest first, returns 1; else returns 0. */
+#if KERNEL_SIMD_AVX2
+KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
+                  uint32_t *ref, uint32_t *cnt) {
+    const float *f = (const float *)n;
+    __m256 tnx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_x), r->ox8), r->ix8);
+    __m256 tny = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_y), r->oy8), r->iy8);
+    __m256 tnz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_z), r->oz8), r->iz8);
+    __m256 tfx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_x ^ 24)), r->ox8), r->ix8);
+    __m256 tfy = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_y ^ 40)), r->oy8), r->iy8);
+    __m256 tfz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_z ^ 56)), r->oz8), r->iz8);
+    __m256 tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, _mm256_setzero_ps()));
+    __m256 tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
+    __m256 hitm = _mm256_and_ps(_mm256_cmp_ps(tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ),
+                                _mm256_cmp_ps(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ));
+    uint32_t mask = (uint32_t)_mm256_movemask_ps(hitm);
+    if (!mask) return 0;
+    float tn[BVH8_WIDTH];
+    _mm256_storeu_ps(tn, tnear);
+    int c0 = kctz(mask);
+    mask &= mask - 1;
+    if (mask == 0) {  /* one child hit: descend */
+        *ref = n->child[c0]; *cnt = n->count[c0];
+        return 1;
+    }
+    int c1 = kctz(mask);
+    mask &= mask - 1;
+    if (mask == 0) {  /* two: push the farther (any-hit rays: the second) */
+        if (!any && tn[c1] < tn[c0]) { int c = c0; c0 = c1; c1 = c; }
+        bvh_push(st, sp, n->child[c1], n->count[c1], tn[c1]);
+        *ref = n->child[c0]; *cnt = n->count[c0];
+        return 1;
+    }
+    /* three or more: push them all, sort the pushed entries (distance bits above, so they
+     * compare as integers) farthest first (any-hit rays skip it), then pop the nearest */
+    int base = *sp;
+    bvh_push(st, sp, n->child[c0], n->count[c0], tn[c0]);
+    bvh_push(st, sp, n->child[c1], n->count[c1], tn[c1]);
+    while (mask) {
+        int c = kctz(mask);
+        mask &= mask - 1;
+        bvh_push(st, sp, n->child[c], n->count[c], tn[c]);
+    }
+    for (int i = base + 1; !any && i < *sp; ++i) {
+        uint64_t e = st->e[i];
+        int j = i;
+        while (j > base && st->e[j - 1] < e) { st->e[j] = st->e[j - 1]; --j; }
+        st->e[j] = e;
+    }
+    uint64_t e = st->e[--*sp];
+    *ref = (uint32_t)e >> BVH_COUNT_BITS;
+    *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
+    return 1;
+}
+#elif KERNEL_SIMD_SSE
 KFN uint32_t bvh4_hit_children(const bvh4_node *n, const bvh_ray *r, float tmax, float *tn) {
     const float *f = (const float *)n;
     __m128 tnx = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(f + r->near_x), r->ox), r->ix);
@@ -206,6 +269,12 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     return 1;
 }
 #undef BVH_KEY_SORT2
+#endif
+#if !KERNEL_SIMD_AVX2
+KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
+                  uint32_t *ref, uint32_t *cnt) {
+    return bvh4_visit(n, r, tmax, any, st, sp, ref, cnt);
+}
 #endif
 
 /* ---- helper 2: one leaf block -----------------------------------------------------------------
@@ -362,7 +431,7 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any) {
                 if (lcnt > 0) break;  /* a second leaf: after the waiting one */
                 lref = ref; lcnt = cnt; have = 0;
             } else {
-                have = bvh4_visit(&s->nodes[ref], &br, h->t, any, &st, &sp, &ref, &cnt);
+                have = bvh_visit(&s->nodes[ref], &br, h->t, any, &st, &sp, &ref, &cnt);
             }
             if (kwarp_all(lcnt > 0)) break;
         }
