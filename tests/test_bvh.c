@@ -113,9 +113,14 @@ static void check_invariants(const scene *s) {
         CHECK(ni < b->nwnodes, "node index in range");
         if (ni >= b->nwnodes) break;
         reached[ni]++;
-        /* the node's rows: lo x/y/z, hi x/y/z, child, count (types.h) */
+        /* the node's rows: lo x/y/z, hi x/y/z, then child and count (8-wide: packed, types.h) */
         const float *f = (const float *)((const char *)b->wnodes + ni * bvh_wnode_size(W));
-        const uint32_t *child = (const uint32_t *)(f + 6 * W), *count = child + W;
+        const uint32_t *row = (const uint32_t *)(f + 6 * W);
+        uint32_t child[BVH8_WIDTH], count[BVH8_WIDTH];
+        for (int c = 0; c < W; ++c) {
+            child[c] = W == BVH8_WIDTH ? row[c] >> BVH_COUNT_BITS : row[c];
+            count[c] = W == BVH8_WIDTH ? row[c] & BVH_MAX_LEAF_BLOCKS : row[W + c];
+        }
         for (int c = 0; c < W; ++c) {
             if (child[c] == 0 && count[c] == 0) continue; /* empty slot */
             if (count[c] == 0) { if (sp < 512) stack[sp++] = child[c]; continue; }

@@ -189,23 +189,28 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
 }
 
 /* ---- collapse to wide nodes ------------------------------------------------------------------
- * bvh4_node and bvh8_node have the same rows (six float rows of boxes, then child and count), W
- * entries each, so one collapse writes either through row pointers. */
-_Static_assert(sizeof(bvh4_node) == 32 * BVH4_WIDTH && sizeof(bvh8_node) == 32 * BVH8_WIDTH, "node rows");
-_Static_assert(offsetof(bvh8_node, child) == 6 * BVH8_WIDTH * sizeof(float) &&
-               offsetof(bvh4_node, child) == 6 * BVH4_WIDTH * sizeof(float), "node rows");
+ * bvh4_node and bvh8_node start with the same six rows of W floats (the boxes); then bvh4_node
+ * has a child and a count row, bvh8_node one row of both packed. One collapse writes either. */
+_Static_assert(offsetof(bvh8_node, ref) == 6 * BVH8_WIDTH * sizeof(float) &&
+               offsetof(bvh4_node, child) == 6 * BVH4_WIDTH * sizeof(float) &&
+               offsetof(bvh4_node, count) == 7 * BVH4_WIDTH * sizeof(float), "node rows");
 #define BVH_MAX_WIDTH BVH8_WIDTH
 
-/* One node of width W, seen as its rows. */
-typedef struct wnode { float *lo[3], *hi[3]; uint32_t *child, *count; } wnode;
+/* One node of width W: its box rows and where its slots' references go. */
+typedef struct wnode { float *lo[3], *hi[3]; uint32_t *refs; int width; } wnode;
 
 static wnode wnode_at(void *base, int width, size_t at) {
     wnode w;
     float *f = (float *)((char *)base + at * bvh_wnode_size(width));
     for (int a = 0; a < 3; ++a) { w.lo[a] = f + a * width; w.hi[a] = f + (3 + a) * width; }
-    w.child = (uint32_t *)(f + 6 * width);
-    w.count = w.child + width;
+    w.refs = (uint32_t *)(f + 6 * width);
+    w.width = width;
     return w;
+}
+
+static void set_ref(wnode *n, int i, uint32_t child, uint32_t count) {
+    if (n->width == BVH8_WIDTH) n->refs[i] = child << BVH_COUNT_BITS | count;
+    else { n->refs[i] = child; n->refs[BVH4_WIDTH + i] = count; }
 }
 
 typedef struct collapser {
@@ -271,16 +276,20 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
         /* empty slot: a box at +infinity is never entered (an inverted box would be: the slab
          * test sees -inf..+inf intervals) */
         for (int a = 0; a < 3; ++a) n.lo[a][i] = n.hi[a][i] = INFINITY;
-        n.child[i] = 0;
-        n.count[i] = 0;
+        set_ref(&n, i, 0, 0);
     }
     /* reserve this node's inner children contiguously, then recurse */
     size_t inner_at[BVH_MAX_WIDTH];
     for (int i = 0; i < nk; ++i) {
         const bvh_node *k = &c->bin[kids[i]];
         set_slot(&n, i, k);
-        if (k->count > 0) { n.child[i] = emit_leaf(c, k, &n.count[i]); }
-        else { inner_at[i] = c->n++; n.child[i] = (uint32_t)inner_at[i]; }
+        if (k->count > 0) {
+            uint32_t nblocks, first = emit_leaf(c, k, &nblocks);
+            set_ref(&n, i, first, nblocks);
+        } else {
+            inner_at[i] = c->n++;
+            set_ref(&n, i, (uint32_t)inner_at[i], 0);
+        }
     }
     for (int i = 0; i < nk; ++i)
         if (c->bin[kids[i]].count == 0) collapse(c, kids[i], inner_at[i]);

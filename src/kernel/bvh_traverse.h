@@ -86,13 +86,9 @@ KFN bvh_ray make_bvh_ray(ray r) {
 
 /* ---- the traversal stack -----------------------------------------------------------------------
  * One 64-bit entry per pushed child: its entry distance's bits above, its reference and count
- * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count, so that a push is one store
- * and a pop one load (local memory on the GPU). Node and leaf-block references therefore stay
- * below 2^(32 - BVH_COUNT_BITS) and leaf counts at most BVH_MAX_LEAF_BLOCKS (src/accel/bvh.c,
- * src/cuda/lbvh.cu check both). A node pushes at most BVH_WIDTH - 1 entries per level. */
-#define BVH_COUNT_BITS 3u
-#define BVH_MAX_LEAF_BLOCKS ((1u << BVH_COUNT_BITS) - 1u)
-#define BVH_MAX_REF ((1u << (32u - BVH_COUNT_BITS)) - 1u)
+ * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count (types.h), so that a push is
+ * one store and a pop one load (local memory on the GPU). A node pushes at most BVH_WIDTH - 1
+ * entries per level. */
 typedef struct bvh_stack { uint64_t e[BVH_STACK_SIZE]; } bvh_stack;
 
 KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
@@ -133,39 +129,40 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
                                 _mm256_cmp_ps(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ));
     uint32_t mask = (uint32_t)_mm256_movemask_ps(hitm);
     if (!mask) return 0;
-    float tn[BVH8_WIDTH];
-    _mm256_storeu_ps(tn, tnear);
-    int c0 = kctz(mask);
+    /* every child's stack entry (entry distance bits above, the node's packed ref below), in
+     * slot order: the 64-bit permutes put lanes 0-3 in the low and 4-7 in the high unpack */
+    __m256i rf = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)n->ref), 0xd8);
+    __m256i tb = _mm256_permute4x64_epi64(_mm256_castps_si256(tnear), 0xd8);
+    uint64_t ent[BVH8_WIDTH];
+    _mm256_storeu_si256((__m256i *)ent, _mm256_unpacklo_epi32(rf, tb));
+    _mm256_storeu_si256((__m256i *)(ent + 4), _mm256_unpackhi_epi32(rf, tb));
+    uint64_t e = ent[kctz(mask)];
     mask &= mask - 1;
-    if (mask == 0) {  /* one child hit: descend */
-        *ref = n->child[c0]; *cnt = n->count[c0];
-        return 1;
-    }
-    int c1 = kctz(mask);
-    mask &= mask - 1;
-    if (mask == 0) {  /* two: push the farther (any-hit rays: the second) */
-        if (!any && tn[c1] < tn[c0]) { int c = c0; c0 = c1; c1 = c; }
-        bvh_push(st, sp, n->child[c1], n->count[c1], tn[c1]);
-        *ref = n->child[c0]; *cnt = n->count[c0];
-        return 1;
-    }
-    /* three or more: push them all, sort the pushed entries (distance bits above, so they
-     * compare as integers) farthest first (any-hit rays skip it), then pop the nearest */
-    int base = *sp;
-    bvh_push(st, sp, n->child[c0], n->count[c0], tn[c0]);
-    bvh_push(st, sp, n->child[c1], n->count[c1], tn[c1]);
-    while (mask) {
-        int c = kctz(mask);
+    if (mask) {
+        uint64_t e1 = ent[kctz(mask)];
         mask &= mask - 1;
-        bvh_push(st, sp, n->child[c], n->count[c], tn[c]);
+        if (mask == 0) {  /* two: push the farther (any-hit rays: the second) */
+            if (!any && e1 < e) { uint64_t x = e; e = e1; e1 = x; }
+            st->e[(*sp)++] = e1;
+        } else {
+            /* three or more: push them all, sort the pushed entries farthest first (entries
+             * compare as their distances; any-hit rays skip it), then pop the nearest */
+            int base = *sp;
+            st->e[(*sp)++] = e;
+            st->e[(*sp)++] = e1;
+            while (mask) {
+                st->e[(*sp)++] = ent[kctz(mask)];
+                mask &= mask - 1;
+            }
+            for (int i = base + 1; !any && i < *sp; ++i) {
+                uint64_t x = st->e[i];
+                int j = i;
+                while (j > base && st->e[j - 1] < x) { st->e[j] = st->e[j - 1]; --j; }
+                st->e[j] = x;
+            }
+            e = st->e[--*sp];
+        }
     }
-    for (int i = base + 1; !any && i < *sp; ++i) {
-        uint64_t e = st->e[i];
-        int j = i;
-        while (j > base && st->e[j - 1] < e) { st->e[j] = st->e[j - 1]; --j; }
-        st->e[j] = e;
-    }
-    uint64_t e = st->e[--*sp];
     *ref = (uint32_t)e >> BVH_COUNT_BITS;
     *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
     return 1;
