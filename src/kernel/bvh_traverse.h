@@ -50,7 +50,8 @@ typedef struct bvh_ray {
     __m128 sx, sy, sz;               /* shear with (kx, ky) = the two axes after kz, cyclically */
 #endif
 #if KERNEL_SIMD_AVX2
-    __m256 ox8, oy8, oz8, ix8, iy8, iz8;  /* the same, 8 lanes (node tests) */
+    __m256 ox8, oy8, oz8, ix8, iy8, iz8;  /* the same, 8 lanes (node tests, pairs of leaf blocks) */
+    __m256 sx8, sy8, sz8;
 #endif
 } bvh_ray;
 
@@ -80,6 +81,7 @@ KFN bvh_ray make_bvh_ray(ray r) {
 #if KERNEL_SIMD_AVX2
     b.ox8 = _mm256_set1_ps(r.o.x); b.oy8 = _mm256_set1_ps(r.o.y); b.oz8 = _mm256_set1_ps(r.o.z);
     b.ix8 = _mm256_set1_ps(b.inv_d.x); b.iy8 = _mm256_set1_ps(b.inv_d.y); b.iz8 = _mm256_set1_ps(b.inv_d.z);
+    b.sx8 = _mm256_set1_ps(vcomp(r.d, kx) * sz); b.sy8 = _mm256_set1_ps(vcomp(r.d, ky) * sz); b.sz8 = _mm256_set1_ps(sz);
 #endif
     return b;
 }
@@ -380,6 +382,114 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
     }
     return found;
 }
+#if KERNEL_SIMD_AVX2
+/* Two leaf blocks at once: the SSE functions above over 8 lanes (lanes 0-3 block b0, 4-7 b1),
+ * the same float operations in the same order, so the hits are the same as testing the blocks
+ * one after the other (up to exact ties of two primitives' distances). */
+KFN __m256 leaf8_load(const float *p, uint32_t i0, uint32_t i1) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 3 * (size_t)i0)), _mm_loadu_ps(p + 3 * (size_t)i1), 1);
+}
+
+KFN void leaf8_gather(const float *p, const uint32_t *i0, const uint32_t *i1, const bvh_ray *r, __m256 *x, __m256 *y,
+                      __m256 *z) {
+    __m256 a = leaf8_load(p, i0[0], i1[0]), b = leaf8_load(p, i0[1], i1[1]);
+    __m256 c = leaf8_load(p, i0[2], i1[2]), d = leaf8_load(p, i0[3], i1[3]);
+    __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpacklo_ps(c, d);
+    __m256 t2 = _mm256_unpackhi_ps(a, b), t3 = _mm256_unpackhi_ps(c, d);
+    *x = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0)), r->ox8);
+    *y = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2)), r->oy8);
+    *z = _mm256_sub_ps(_mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0)), r->oz8);
+}
+
+KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, __m256 bx, __m256 by, __m256 bz,
+                            __m256 cx, __m256 cy, __m256 cz, float tmax, __m256 *t_out, __m256 *b1_out,
+                            __m256 *b2_out, int *edge) {
+    ax = _mm256_sub_ps(ax, _mm256_mul_ps(r->sx8, az)); ay = _mm256_sub_ps(ay, _mm256_mul_ps(r->sy8, az));
+    bx = _mm256_sub_ps(bx, _mm256_mul_ps(r->sx8, bz)); by = _mm256_sub_ps(by, _mm256_mul_ps(r->sy8, bz));
+    cx = _mm256_sub_ps(cx, _mm256_mul_ps(r->sx8, cz)); cy = _mm256_sub_ps(cy, _mm256_mul_ps(r->sy8, cz));
+    __m256 u = _mm256_sub_ps(_mm256_mul_ps(cx, by), _mm256_mul_ps(cy, bx));
+    __m256 v = _mm256_sub_ps(_mm256_mul_ps(ax, cy), _mm256_mul_ps(ay, cx));
+    __m256 w = _mm256_sub_ps(_mm256_mul_ps(bx, ay), _mm256_mul_ps(by, ax));
+    __m256 zero = _mm256_setzero_ps();
+    __m256 on_edge = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(u, zero, _CMP_EQ_OQ), _mm256_cmp_ps(v, zero, _CMP_EQ_OQ)),
+                                  _mm256_cmp_ps(w, zero, _CMP_EQ_OQ));
+    __m256 neg = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(u, zero, _CMP_LT_OQ), _mm256_cmp_ps(v, zero, _CMP_LT_OQ)),
+                              _mm256_cmp_ps(w, zero, _CMP_LT_OQ));
+    __m256 pos = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(u, zero, _CMP_GT_OQ), _mm256_cmp_ps(v, zero, _CMP_GT_OQ)),
+                              _mm256_cmp_ps(w, zero, _CMP_GT_OQ));
+    __m256 det = _mm256_add_ps(_mm256_add_ps(u, v), w);
+    __m256 ts = _mm256_mul_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(u, az), _mm256_mul_ps(v, bz)), _mm256_mul_ps(w, cz)),
+                              r->sz8);
+    __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), det);
+    __m256 t = _mm256_mul_ps(ts, inv);
+    __m256 ok = _mm256_andnot_ps(_mm256_or_ps(_mm256_and_ps(neg, pos), on_edge), _mm256_cmp_ps(det, zero, _CMP_NEQ_UQ));
+    ok = _mm256_and_ps(ok, _mm256_and_ps(_mm256_cmp_ps(t, zero, _CMP_GT_OQ), _mm256_cmp_ps(t, _mm256_set1_ps(tmax), _CMP_LT_OQ)));
+    *t_out = t;
+    *b1_out = _mm256_mul_ps(v, inv);
+    *b2_out = _mm256_mul_ps(w, inv);
+    *edge = _mm256_movemask_ps(on_edge);
+    return ok;
+}
+
+KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b1, const bvh_ray *r, hit *h, int any) {
+    __m256i ids = _mm256_insertf128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)b0->prim)),
+                                          _mm_loadu_si128((const __m128i *)b1->prim), 1);
+    int valid = 0xff & ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(ids, _mm256_set1_epi32((int)PRIM_NONE))));
+    __m256 trim = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_srli_epi32(ids, PRIM_KIND_SHIFT), _mm256_setzero_si256()));
+    int tri = _mm256_movemask_ps(trim);
+    int found = 0;
+    if (tri) {
+        const float *p = (const float *)s->positions;
+        __m256 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1v, b2v, ok;
+        leaf8_gather(p, b0->v0, b1->v0, r, &x0, &y0, &z0);
+        leaf8_gather(p, b0->v1, b1->v1, r, &x1, &y1, &z1);
+        leaf8_gather(p, b0->v2, b1->v2, r, &x2, &y2, &z2);
+        int edge;
+        switch (r->sh.kz) {  /* the same for a whole ray: predicted */
+        case 0: ok = leaf8_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1v, &b2v, &edge); break;
+        case 1: ok = leaf8_watertight(r, z0, x0, y0, z1, x1, y1, z2, x2, y2, h->t, &t, &b1v, &b2v, &edge); break;
+        default: ok = leaf8_watertight(r, x0, y0, z0, x1, y1, z1, x2, y2, z2, h->t, &t, &b1v, &b2v, &edge); break;
+        }
+        ok = _mm256_and_ps(ok, trim);
+        edge &= tri;
+        int m = _mm256_movemask_ps(ok);
+        if (m) {
+            /* the nearest lane, the lowest on ties (block b0 first, as testing in order would) */
+            __m256 tm = _mm256_or_ps(_mm256_and_ps(ok, t), _mm256_andnot_ps(ok, _mm256_set1_ps(K_INF)));
+            __m256 mn = _mm256_min_ps(tm, _mm256_permute2f128_ps(tm, tm, 1));
+            mn = _mm256_min_ps(mn, _mm256_shuffle_ps(mn, mn, _MM_SHUFFLE(2, 3, 0, 1)));
+            mn = _mm256_min_ps(mn, _mm256_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 0, 3, 2)));
+            int j = kctz((uint32_t)(_mm256_movemask_ps(_mm256_cmp_ps(tm, mn, _CMP_EQ_OQ)) & m));
+            float tl[8], b1l[8], b2l[8];
+            _mm256_storeu_ps(tl, t); _mm256_storeu_ps(b1l, b1v); _mm256_storeu_ps(b2l, b2v);
+            found = leaf_hit(h, tl[j], (j < 4 ? b0 : b1)->prim[j & 3], b1l[j], b2l[j]);
+            if (any) return 1;
+        }
+        while (edge) {  /* rare: a ray through an edge or vertex */
+            int j = kctz((uint32_t)edge);
+            edge &= edge - 1;
+            const bvh_leaf4 *b = j < 4 ? b0 : b1;
+            int l = j & 3;
+            float tt, bb1, bb2;
+            if (intersect_triangle(r->o, &r->sh, s->positions[b->v0[l]], s->positions[b->v1[l]],
+                                   s->positions[b->v2[l]], h->t, &tt, &bb1, &bb2)) {
+                found = leaf_hit(h, tt, b->prim[l], bb1, bb2);
+                if (any) return 1;
+            }
+        }
+    }
+    int other = valid & ~tri;
+    while (other) {  /* spheres and quads */
+        int j = kctz((uint32_t)other);
+        other &= other - 1;
+        if (intersect_prim(s, (j < 4 ? b0 : b1)->prim[j & 3], r->o, r->d, &r->sh, h)) {
+            found = 1;
+            if (any) return 1;
+        }
+    }
+    return found;
+}
+#endif
 #else
 KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, hit *h, int any) {
     ku4 prim = kload_u4(b->prim), v0 = kload_u4(b->v0), v1 = kload_u4(b->v1), v2 = kload_u4(b->v2);
@@ -403,6 +513,26 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
     return found;
 }
 #endif
+
+/* The lcnt blocks of a leaf from block lref on: with AVX2 two at a time (leaf8_intersect), else
+ * one by one. Returns 1 if some hit was found (with `any`: as soon as there is one). */
+KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_ray *r, hit *h, int any) {
+    int found = 0;
+    uint32_t k = 0;
+#if KERNEL_SIMD_AVX2
+    for (; k + 1 < lcnt; k += 2)
+        if (leaf8_intersect(s, &s->leaves[lref + k], &s->leaves[lref + k + 1], r, h, any)) {
+            if (any) return 1;
+            found = 1;
+        }
+#endif
+    for (; k < lcnt; ++k)
+        if (leaf4_intersect(s, &s->leaves[lref + k], r, h, any)) {
+            if (any) return 1;
+            found = 1;
+        }
+    return found;
+}
 
 /* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays). */
 KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any) {
@@ -433,8 +563,7 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any) {
             if (kwarp_all(lcnt > 0)) break;
         }
         if (lcnt == 0) return h->prim != PRIM_NONE;  /* nothing left */
-        for (uint32_t k = 0; k < lcnt; ++k)
-            if (leaf4_intersect(s, &s->leaves[lref + k], &br, h, any) && any) return 1;
+        if (leaf_intersect(s, lref, lcnt, &br, h, any) && any) return 1;
     }
 }
 
