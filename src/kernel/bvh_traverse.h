@@ -1,23 +1,23 @@
 /* Iterative traversal of the wide BVH (BVH_WIDTH, types.h: 8 with AVX2, else 4): one slab test
- * covers a node's child boxes; hit
- * children are visited nearest first, the others stacked with their entry distance so that a
- * popped entry beyond the current hit is skipped. Leaves are blocks of four primitives
- * (bvh_leaf4) whose triangle lanes are tested together.
+ * covers a node's child boxes; hit children are visited nearest first, the others stacked with
+ * their entry distance so that a popped entry beyond the current hit is skipped. Leaves are
+ * blocks of four primitives (bvh_leaf4) whose triangle lanes are tested together.
  *
  * The loop (trace_ray_inline) is one for both targets: "while-while" (Aila & Laine 2009), inner
  * nodes until a leaf is reached, then the leaf, so that the lanes of a GPU warp run the node code
  * together and the leaf code together; on the GPU a found leaf waits while other lanes of the
  * warp still visit nodes (kwarp_all, their speculative traversal). Two helpers differ per target
- * (Cycles style): bvh_visit (the slab tests, then descend into the nearest hit child and push
- * the others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h), an SSE and a scalar
- * body for 4-wide nodes (bvh4_visit); leaf4_intersect (one leaf block) has an SSE body on the
- * CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The scalar bodies read
- * a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit loads on the
- * GPU) and keep everything in registers: the child order comes from a sorting network over
- * (distance, slot) keys, with no array indexed at run time (which would go to local memory on
- * the GPU). Both bodies report the same hits: the slab tests are the same operations (per-ray
- * near planes) and the SSE triangle test performs the scalar watertight test's float operations
- * in the same order (no FMA contraction in ISO C mode), lanes that need the test's
+ * (Cycles style): bvh_visit (the slab tests, then descend into the nearest hit child and push the
+ * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h), an SSE and a scalar
+ * body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
+ * over 8 lanes with AVX2 (leaf8_intersect), else one at a time with leaf4_intersect, which has an
+ * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The scalar
+ * bodies read a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit
+ * loads on the GPU) and keep everything in registers: the child order comes from a sorting
+ * network over (distance, slot) keys, with no array indexed at run time (which would go to local
+ * memory on the GPU). Both bodies report the same hits: the slab tests are the same operations
+ * (per-ray near planes) and the SSE triangle test performs the scalar watertight test's float
+ * operations in the same order (no FMA contraction in ISO C mode), lanes that need the test's
  * double-precision edge fallback going through the scalar function. Only the visiting order may
  * differ (children whose entry distances agree to 3 ulp; leaves that wait on the GPU), which
  * matters only for exact ties between two primitives' hit distances. */
