@@ -13,7 +13,7 @@
 
 #include "util/timer.h"
 
-#define BINS 64                    /* 32 left Sponza 3.5 % more SAH cost and 10-25 % more tests per ray (docs/PERFORMANCE.md) */
+#define BINS 64                    /* 32: 10-25 % more tests per ray on Sponza (docs/PERFORMANCE.md) */
 #define MAX_LEAF 8                 /* primitives; a leaf is ceil(count / 4) leaf blocks */
 /* the traversal packs a leaf's block count into BVH_COUNT_BITS of a stack entry */
 _Static_assert(MAX_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "leaf too large for the traversal stack");
@@ -540,9 +540,10 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     out->nleaves = st.nleaves;
     box root; root.lo = out->nodes[0].lo; root.hi = out->nodes[0].hi;
     out->sah_cost = sah_of(out->nodes, 0, box_area(root));
-    /* every wide node absorbs at least one binary inner node, so nnodes suffices */
+    /* every wide node absorbs at least one binary inner node (a full binary tree of nnodes has
+     * nnodes / 2 of them; a leaf root makes one wide node) */
     size_t wsize = bvh_wnode_size(out->width);
-    void *wide = malloc(out->nnodes * wsize);
+    void *wide = malloc((out->nnodes / 2 + 1) * wsize);
     /* each leaf needs ceil(count / 4) <= count / 4 + 1 blocks */
     size_t max_blocks = bvh_leaf4_bound(st.nleaves, n);
     out->leaves = malloc(max_blocks * sizeof(bvh_leaf4));
