@@ -1,4 +1,6 @@
-/* BVH invariants and traversal agreement with brute force on random scenes and rays. */
+/* BVH invariants and traversal agreement with brute force on random scenes and rays. The
+ * invariants are checked for both node widths (4 and 8), the traversal at the width this file's
+ * kernel reads (BVH_WIDTH: 8 with AVX2; test_bvh_sse and test_bvh_scalar run it at 4). */
 #include <string.h>
 
 #include "kernel/kernel.h"
@@ -7,6 +9,29 @@
 
 static int box_contains(vec3 lo, vec3 hi, vec3 plo, vec3 phi_) {
     return plo.x >= lo.x && plo.y >= lo.y && plo.z >= lo.z && phi_.x <= hi.x && phi_.y <= hi.y && phi_.z <= hi.z;
+}
+
+/* Builds the scene's tree again with the given SAH lanes and node width; points the kernel at it. */
+static int rebuild(scene *s, int lanes, int width) {
+    size_t np = s->ntriangles + s->nspheres + s->nquads;
+    vec3 *lo = malloc(np * sizeof(vec3)), *hi = malloc(np * sizeof(vec3));
+    uint32_t *ids = malloc(np * sizeof(uint32_t));
+    scene_prim_bounds(s, lo, hi, ids);
+    bvh_free(&s->bvh);
+    int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, 2, lanes, width);
+    s->k.nodes = (const bvh_wnode *)s->bvh.wnodes;
+    s->k.leaves = s->bvh.leaves;
+    s->k.nnodes = (uint32_t)s->bvh.nwnodes;
+    free(lo); free(hi); free(ids);
+    return rc;
+}
+
+/* scene_prepare, then the tree at this kernel's width (the library builds its own: with
+ * CAUSTIC_NO_AVX2 or CAUSTIC_NO_SIMD this file's kernel may read another) */
+static int prepare(scene *s) {
+    char err[256];
+    if (scene_prepare(s, 8, 8, 4, err, sizeof err)) { fprintf(stderr, "prepare: %s\n", err); return -1; }
+    return s->bvh.width == BVH_WIDTH ? 0 : rebuild(s, BVH_LEAF_WIDTH, BVH_WIDTH);
 }
 
 static scene *random_scene(uint64_t seed, int ntris, int nspheres, int nquads) {
@@ -39,8 +64,7 @@ static scene *random_scene(uint64_t seed, int ntris, int nspheres, int nquads) {
     /* axis-aligned flat quads: zero-thickness boxes must still be hit */
     scene_add_quad(s, v3(-3, 0, -3), v3(6, 0, 0), v3(0, 0, 6), mat);
 #undef RND
-    char err[256];
-    if (scene_prepare(s, 8, 8, 4, err, sizeof err)) { CHECK(0, "prepare: %s", err); }
+    if (prepare(s)) { CHECK(0, "prepare"); }
     return s;
 }
 
@@ -74,33 +98,43 @@ static void check_invariants(const scene *s) {
     for (size_t i = 0; i < nprims; ++i) once += seen[i] >= 1;
     CHECK(once == nprims && in_leaves == b->nprims, "%zu of %zu primitives in a leaf", once, nprims);
 
-    /* the collapsed 4-wide tree: every node reached once from the root, leaves cover every
+    /* the collapsed wide tree: every node reached once from the root, leaves cover every
      * primitive once, each leaf slot's box contains its primitives' boxes */
     memset(seen, 0, nprims);
-    unsigned char *reached = calloc(b->nnodes4 ? b->nnodes4 : 1, 1);
+    CHECK(b->width == 4 || b->width == 8, "node width %d", b->width);
+    CHECK(((uintptr_t)b->wnodes & 63) == 0, "nodes on cache-line boundaries");
+    const int W = b->width;
+    unsigned char *reached = calloc(b->nwnodes ? b->nwnodes : 1, 1);
     unsigned char *blocks_seen = calloc(b->nleaf4 ? b->nleaf4 : 1, 1);
-    size_t stack[256], sp = 0, leaf_entries = 0;
-    if (b->nnodes4) stack[sp++] = 0;
+    size_t stack[512], sp = 0, leaf_entries = 0;
+    if (b->nwnodes) stack[sp++] = 0;
     while (sp) {
         size_t ni = stack[--sp];
-        CHECK(ni < b->nnodes4, "node index in range");
-        if (ni >= b->nnodes4) break;
+        CHECK(ni < b->nwnodes, "node index in range");
+        if (ni >= b->nwnodes) break;
         reached[ni]++;
-        const bvh4_node *n = &b->nodes4[ni];
-        for (int c = 0; c < BVH4_WIDTH; ++c) {
-            if (n->child[c] == 0 && n->count[c] == 0) continue; /* empty slot */
-            if (n->count[c] == 0) { if (sp < 256) stack[sp++] = n->child[c]; continue; }
-            vec3 blo = v3(n->lo_x[c], n->lo_y[c], n->lo_z[c]), bhi = v3(n->hi_x[c], n->hi_y[c], n->hi_z[c]);
-            CHECK(n->child[c] + n->count[c] <= b->nleaf4, "leaf blocks in range");
-            if (n->child[c] + n->count[c] > b->nleaf4) continue;
-            for (uint32_t k = 0; k < n->count[c]; ++k) {
-                const bvh_leaf4 *l = &b->leaves[n->child[c] + k];
-                blocks_seen[n->child[c] + k]++;
+        /* the node's rows: lo x/y/z, hi x/y/z, then child and count (8-wide: packed, types.h) */
+        const float *f = (const float *)((const char *)b->wnodes + ni * bvh_wnode_size(W));
+        const uint32_t *row = (const uint32_t *)(f + 6 * W);
+        uint32_t child[BVH8_WIDTH], count[BVH8_WIDTH];
+        for (int c = 0; c < W; ++c) {
+            child[c] = W == BVH8_WIDTH ? row[c] >> BVH_COUNT_BITS : row[c];
+            count[c] = W == BVH8_WIDTH ? row[c] & BVH_MAX_LEAF_BLOCKS : row[W + c];
+        }
+        for (int c = 0; c < W; ++c) {
+            if (child[c] == 0 && count[c] == 0) continue; /* empty slot */
+            if (count[c] == 0) { if (sp < 512) stack[sp++] = child[c]; continue; }
+            vec3 blo = v3(f[c], f[W + c], f[2 * W + c]), bhi = v3(f[3 * W + c], f[4 * W + c], f[5 * W + c]);
+            CHECK(child[c] + count[c] <= b->nleaf4, "leaf blocks in range");
+            if (child[c] + count[c] > b->nleaf4) continue;
+            for (uint32_t k = 0; k < count[c]; ++k) {
+                const bvh_leaf4 *l = &b->leaves[child[c] + k];
+                blocks_seen[child[c] + k]++;
                 int used = 0;
                 for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
                     uint32_t id = l->prim[j];
                     if (id == PRIM_NONE) continue;
-                    CHECK(used == j, "unused lanes come last (block %u lane %d)", n->child[c] + k, j);
+                    CHECK(used == j, "unused lanes come last (block %u lane %d)", child[c] + k, j);
                     used++;
                     size_t flat = prim_flat_index(&s->k, id);
                     CHECK(flat < nprims, "prim id in range");
@@ -117,18 +151,18 @@ static void check_invariants(const scene *s) {
                               "leaf block vertex indices of prim %x", id);
                     }
                 }
-                CHECK(used > 0, "leaf block %u not empty", n->child[c] + k);
+                CHECK(used > 0, "leaf block %u not empty", child[c] + k);
             }
         }
     }
     size_t reached_once = 0;
-    for (size_t i = 0; i < b->nnodes4; ++i) reached_once += reached[i] == 1;
-    CHECK(reached_once == b->nnodes4, "%zu of %zu 4-wide nodes reached exactly once", reached_once, b->nnodes4);
+    for (size_t i = 0; i < b->nwnodes; ++i) reached_once += reached[i] == 1;
+    CHECK(reached_once == b->nwnodes, "%zu of %zu %d-wide nodes reached exactly once", reached_once, b->nwnodes, W);
     once = 0;
     size_t split = 0;
     for (size_t i = 0; i < nprims; ++i) { once += seen[i] >= 1; split += seen[i] > 1; }
     CHECK(once == nprims && leaf_entries >= nprims && leaf_entries <= b->nprims,
-          "4-wide: %zu of %zu primitives in a leaf (%zu entries)", once, nprims, leaf_entries);
+          "%d-wide: %zu of %zu primitives in a leaf (%zu entries)", W, once, nprims, leaf_entries);
     /* only triangles are split */
     for (size_t i = s->ntriangles; i < nprims; ++i) CHECK(seen[i] == 1, "non-triangle %zu in one leaf", i);
     if (split) printf("test_bvh: %zu of %zu primitives in several leaves\n", split, nprims);
@@ -175,28 +209,20 @@ static void check_traversal(const scene *s, uint64_t seed) {
     CHECK(mismatches == 0, "%d traversal mismatches", mismatches);
 }
 
-/* The CUDA backend's build (bvh_build_lanes with the SAH leaf cost per primitive): the same
- * invariants and the same hits as brute force. */
-static void check_lanes1_build(scene *s, uint64_t seed) {
-    size_t np = s->ntriangles + s->nspheres + s->nquads;
-    vec3 *lo = malloc(np * sizeof(vec3)), *hi = malloc(np * sizeof(vec3));
-    uint32_t *ids = malloc(np * sizeof(uint32_t));
-    scene_prim_bounds(s, lo, hi, ids);
-    bvh saved = s->bvh;
-    kscene ksaved = s->k;
-    int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, 2, 1);
-    CHECK(rc == 0, "per-primitive SAH build");
-    if (rc == 0) {
-        s->k.nodes = s->bvh.nodes4;
-        s->k.leaves = s->bvh.leaves;
-        s->k.nnodes = (uint32_t)s->bvh.nnodes4;
-        check_invariants(s);
-        check_traversal(s, seed);
-    }
-    bvh_free(&s->bvh);
-    s->bvh = saved;
-    s->k = ksaved;
-    free(lo); free(hi); free(ids);
+/* The other builds: the CUDA backend's (SAH leaf cost per primitive, width 4) and both widths
+ * with the CPU's block cost: the same invariants, and where this kernel reads the width, the
+ * same hits as brute force. Leaves the scene at this kernel's width. */
+static void check_other_builds(scene *s, uint64_t seed) {
+    for (int lanes = 1; lanes <= BVH_LEAF_WIDTH; lanes += BVH_LEAF_WIDTH - 1)
+        for (int width = BVH4_WIDTH; width <= BVH8_WIDTH; width *= 2) {
+            if (lanes == BVH_LEAF_WIDTH && width == BVH_WIDTH) continue;  /* the main test's build */
+            int rc = rebuild(s, lanes, width);
+            CHECK(rc == 0 && s->bvh.width == width, "build with %d SAH lanes at width %d", lanes, width);
+            if (rc) continue;
+            check_invariants(s);
+            if (width == BVH_WIDTH) check_traversal(s, seed);
+        }
+    CHECK(rebuild(s, BVH_LEAF_WIDTH, BVH_WIDTH) == 0, "rebuild");
 }
 
 /* A flat grid of 16x16 unit squares (two triangles each) at z = 0: rays straight down through
@@ -222,8 +248,7 @@ static void check_edges(void) {
             idx[t++] = a; idx[t++] = d; idx[t++] = c;
         }
     scene_add_mesh(s, pos, NULL, NULL, (N + 1) * (N + 1), idx, NULL, N * N * 2, xform_identity(), mat);
-    char err[256];
-    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare grid");
+    CHECK(prepare(s) == 0, "prepare grid");
     int misses = 0, mismatches = 0;
     for (int y = 1; y < 2 * N; ++y)
         for (int x = 1; x < 2 * N; ++x)
@@ -253,7 +278,7 @@ int main(void) {
         check_invariants(s);
         check_traversal(s, 7 + (uint64_t)c);
         CHECK(s->bvh.max_depth < BVH_MAX_DEPTH, "depth %d fits the traversal stack", s->bvh.max_depth);
-        if (configs[c][0] + configs[c][1] + configs[c][2] > 0) check_lanes1_build(s, 11 + (uint64_t)c);
+        if (configs[c][0] + configs[c][1] + configs[c][2] > 0) check_other_builds(s, 11 + (uint64_t)c);
         scene_destroy(s);
     }
     /* many coincident primitives (all centroids equal) still build and traverse */
@@ -263,8 +288,7 @@ int main(void) {
     m.kind = MAT_DIFFUSE; m.albedo_tex = -1;
     int mat = scene_add_material(s, "m", m);
     for (int i = 0; i < 300; ++i) scene_add_sphere(s, xform_trs(v3s(0), v3s(0), v3s(1.0f + 0.001f * i)), mat);
-    char err[256];
-    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare coincident");
+    CHECK(prepare(s) == 0, "prepare coincident");
     check_invariants(s);
     check_traversal(s, 3);
     scene_destroy(s);

@@ -99,8 +99,17 @@ static void check_lbvh(const char *name, scene *s) {
     CHECK(reached == o.nnodes, "%s: %zu of %zu nodes reachable", name, reached, o.nnodes);
     CHECK(contain_ok, "%s: a slot box does not contain its child", name);
     CHECK(o.max_depth >= 1 && o.max_depth <= BVH_MAX_DEPTH, "%s: depth %d", name, o.max_depth);
-    /* the same closest hits as the SAH BVH, traced on the CPU through the shared traversal */
-    if (perm_ok && once_ok) {
+    /* the same closest hits as the SAH BVH, traced on the CPU through the shared traversal (this
+     * file is built without AVX2, so its kernel reads the LBVH's 4-wide nodes; the SAH tree is
+     * built at that width too) */
+    bvh sah;
+    int sah_rc = bvh_build_lanes(&sah, lo, hi, ids, np, s->triangles, s->positions, 2, BVH_LEAF_WIDTH, BVH_WIDTH);
+    CHECK(sah_rc == 0, "%s: SAH build at width %d", name, BVH_WIDTH);
+    if (perm_ok && once_ok && sah_rc == 0) {
+        kscene ks = s->k;
+        ks.nodes = (const bvh_wnode *)sah.wnodes;
+        ks.nnodes = (uint32_t)sah.nwnodes;
+        ks.leaves = sah.leaves;
         kscene k = s->k;
         k.nodes = o.nodes;
         k.nnodes = (uint32_t)o.nnodes;
@@ -113,11 +122,11 @@ static void check_lbvh(const char *name, scene *s) {
                                   (pcg32_float(&rng) - 0.5f) * e.z));
             vec3 d = sample_uniform_sphere(v2(pcg32_float(&rng), pcg32_float(&rng)));
             hit a, b;
-            int ha = trace_closest(&s->k, make_ray(org, d, K_INF), &a);
+            int ha = trace_closest(&ks, make_ray(org, d, K_INF), &a);
             int hb = trace_closest(&k, make_ray(org, d, K_INF), &b);
             hits += ha;
             if (ha != hb || (ha && a.t != b.t)) differ++;
-            if (trace_occluded(&s->k, make_ray(org, d, 0.5f * e.x)) != trace_occluded(&k, make_ray(org, d, 0.5f * e.x)))
+            if (trace_occluded(&ks, make_ray(org, d, 0.5f * e.x)) != trace_occluded(&k, make_ray(org, d, 0.5f * e.x)))
                 differ++;
         }
         /* the primitive tests are the same, but a ray that grazes a box face can be culled by one
@@ -125,6 +134,7 @@ static void check_lbvh(const char *name, scene *s) {
         CHECK(differ <= 20, "%s: %d of 40000 queries differ through the LBVH (%d hits)", name, differ, hits);
         if (differ) printf("%s: %d of 40000 queries differ between LBVH and SAH\n", name, differ);
     }
+    bvh_free(&sah);
     printf("%s: %zu primitives, %zu 4-wide nodes, depth %d, GPU %.3f ms, collapse %.3f ms\n", name, np, o.nnodes,
            o.max_depth, o.gpu_seconds * 1e3, o.collapse_seconds * 1e3);
     free(lo); free(hi); free(ids); free(seen_prim); free(seen_lane); free(seen_block); free(seen_node); free(stack);

@@ -1,10 +1,11 @@
-/* Binned SAH BVH builder (Wald 2007 style binning of centroids, 32 bins per axis). Children of
+/* Binned SAH BVH builder (Wald 2007 style binning of centroids, 64 bins per axis). Children of
  * an inner node are stored next to each other so a node needs one child index. */
 #include "accel/bvh.h"
 #include "kernel/bvh_traverse.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 
 #include "util/timer.h"
 
-#define BINS 32
+#define BINS 64                    /* 32: 10-25 % more tests per ray on Sponza (docs/PERFORMANCE.md) */
 #define MAX_LEAF 8                 /* primitives; a leaf is ceil(count / 4) leaf blocks */
 /* the traversal packs a leaf's block count into BVH_COUNT_BITS of a stack entry */
 _Static_assert(MAX_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "leaf too large for the traversal stack");
@@ -187,9 +188,33 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
     }
 }
 
-/* ---- collapse to 4-wide nodes ---------------------------------------------------------------- */
+/* ---- collapse to wide nodes ------------------------------------------------------------------
+ * bvh4_node and bvh8_node start with the same six rows of W floats (the boxes); then bvh4_node
+ * has a child and a count row, bvh8_node one row of both packed. One collapse writes either. */
+_Static_assert(offsetof(bvh8_node, ref) == 6 * BVH8_WIDTH * sizeof(float) &&
+               offsetof(bvh4_node, child) == 6 * BVH4_WIDTH * sizeof(float) &&
+               offsetof(bvh4_node, count) == 7 * BVH4_WIDTH * sizeof(float), "node rows");
+#define BVH_MAX_WIDTH BVH8_WIDTH
+
+/* One node of width W: its box rows and where its slots' references go. */
+typedef struct wnode { float *lo[3], *hi[3]; uint32_t *refs; int width; } wnode;
+
+static wnode wnode_at(void *base, int width, size_t at) {
+    wnode w;
+    float *f = (float *)((char *)base + at * bvh_wnode_size(width));
+    for (int a = 0; a < 3; ++a) { w.lo[a] = f + a * width; w.hi[a] = f + (3 + a) * width; }
+    w.refs = (uint32_t *)(f + 6 * width);
+    w.width = width;
+    return w;
+}
+
+static void set_ref(wnode *n, int i, uint32_t child, uint32_t count) {
+    if (n->width == BVH8_WIDTH) n->refs[i] = child << BVH_COUNT_BITS | count;
+    else { n->refs[i] = child; n->refs[BVH4_WIDTH + i] = count; }
+}
+
 typedef struct collapser {
-    const bvh_node *bin; bvh4_node *out; size_t n;
+    const bvh_node *bin; void *out; int width; size_t n;
     const uint32_t *prim_ids; const triangle *tris;
     bvh_leaf4 *leaves; size_t nleaves;
 } collapser;
@@ -219,20 +244,19 @@ static uint32_t emit_leaf(collapser *c, const bvh_node *b, uint32_t *nblocks) {
     return first;
 }
 
-static void set_slot(bvh4_node *n, int i, const bvh_node *b) {
-    n->lo_x[i] = b->lo.x; n->lo_y[i] = b->lo.y; n->lo_z[i] = b->lo.z;
-    n->hi_x[i] = b->hi.x; n->hi_y[i] = b->hi.y; n->hi_z[i] = b->hi.z;
+static void set_slot(wnode *n, int i, const bvh_node *b) {
+    for (int a = 0; a < 3; ++a) { n->lo[a][i] = vcomp(b->lo, a); n->hi[a][i] = vcomp(b->hi, a); }
 }
 
-/* Emits the 4-wide node for binary node `b` at out[at]: its children are the binary node's
+/* Emits the wide node for binary node `b` at out[at]: its children are the binary node's
  * children, repeatedly replacing the inner child of largest area by its two children. */
 static void collapse(collapser *c, uint32_t b, size_t at) {
-    uint32_t kids[BVH4_WIDTH];
+    uint32_t kids[BVH_MAX_WIDTH];
     int nk = 0;
     const bvh_node *bn = &c->bin[b];
     if (bn->count > 0) { kids[nk++] = b; }           /* a leaf root: one leaf child */
     else { kids[nk++] = bn->index; kids[nk++] = bn->index + 1; }
-    while (nk < BVH4_WIDTH) {
+    while (nk < c->width) {
         int best = -1;
         float best_area = -1.0f;
         for (int i = 0; i < nk; ++i) {
@@ -247,31 +271,34 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
         kids[best] = c->bin[open].index;
         kids[nk++] = c->bin[open].index + 1;
     }
-    bvh4_node *n = &c->out[at];
-    for (int i = 0; i < BVH4_WIDTH; ++i) {
+    wnode n = wnode_at(c->out, c->width, at);
+    for (int i = 0; i < c->width; ++i) {
         /* empty slot: a box at +infinity is never entered (an inverted box would be: the slab
          * test sees -inf..+inf intervals) */
-        n->lo_x[i] = n->lo_y[i] = n->lo_z[i] = INFINITY;
-        n->hi_x[i] = n->hi_y[i] = n->hi_z[i] = INFINITY;
-        n->child[i] = 0;
-        n->count[i] = 0;
+        for (int a = 0; a < 3; ++a) n.lo[a][i] = n.hi[a][i] = INFINITY;
+        set_ref(&n, i, 0, 0);
     }
     /* reserve this node's inner children contiguously, then recurse */
-    size_t inner_at[BVH4_WIDTH];
+    size_t inner_at[BVH_MAX_WIDTH];
     for (int i = 0; i < nk; ++i) {
         const bvh_node *k = &c->bin[kids[i]];
-        set_slot(n, i, k);
-        if (k->count > 0) { n->child[i] = emit_leaf(c, k, &n->count[i]); }
-        else { inner_at[i] = c->n++; n->child[i] = (uint32_t)inner_at[i]; }
+        set_slot(&n, i, k);
+        if (k->count > 0) {
+            uint32_t nblocks, first = emit_leaf(c, k, &nblocks);
+            set_ref(&n, i, first, nblocks);
+        } else {
+            inner_at[i] = c->n++;
+            set_ref(&n, i, (uint32_t)inner_at[i], 0);
+        }
     }
     for (int i = 0; i < nk; ++i)
         if (c->bin[kids[i]].count == 0) collapse(c, kids[i], inner_at[i]);
 }
 
-size_t bvh_collapse4(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, bvh4_node *out,
-                     bvh_leaf4 *leaves, size_t *nleaf4) {
+size_t bvh_collapse(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, int width, void *out,
+                    bvh_leaf4 *leaves, size_t *nleaf4) {
     collapser c;
-    c.bin = bin; c.out = out; c.n = 1;
+    c.bin = bin; c.out = out; c.width = width; c.n = 1;
     c.prim_ids = prim_ids; c.tris = tris; c.leaves = leaves; c.nleaves = 0;
     collapse(&c, 0, 0);
     *nleaf4 = c.nleaves;
@@ -453,13 +480,14 @@ static size_t presplit(const vec3 *lo, const vec3 *hi, const uint32_t *ids, size
 
 int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
               const vec3 *positions, int threads) {
-    return bvh_build_lanes(out, lo, hi, ids, n, tris, positions, threads, BVH_LEAF_WIDTH);
+    return bvh_build_lanes(out, lo, hi, ids, n, tris, positions, threads, BVH_LEAF_WIDTH, BVH_WIDTH);
 }
 
 int bvh_build_lanes(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-                    const vec3 *positions, int threads, int sah_lanes) {
+                    const vec3 *positions, int threads, int sah_lanes, int width) {
     double t0 = timer_now();
     memset(out, 0, sizeof(*out));
+    out->width = width == BVH8_WIDTH ? BVH8_WIDTH : BVH4_WIDTH;
     if (n == 0) return 0;
     vec3 *rlo = NULL, *rhi = NULL;
     uint32_t *rids = NULL;
@@ -512,27 +540,32 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     out->nleaves = st.nleaves;
     box root; root.lo = out->nodes[0].lo; root.hi = out->nodes[0].hi;
     out->sah_cost = sah_of(out->nodes, 0, box_area(root));
-    /* every 4-wide node absorbs at least one binary inner node, so nnodes suffices */
-    out->nodes4 = malloc(out->nnodes * sizeof(bvh4_node));
+    /* every wide node absorbs at least one binary inner node (a full binary tree of nnodes has
+     * nnodes / 2 of them; a leaf root makes one wide node) */
+    size_t wsize = bvh_wnode_size(out->width);
+    void *wide = malloc((out->nnodes / 2 + 1) * wsize);
     /* each leaf needs ceil(count / 4) <= count / 4 + 1 blocks */
     size_t max_blocks = bvh_leaf4_bound(st.nleaves, n);
     out->leaves = malloc(max_blocks * sizeof(bvh_leaf4));
-    if (!out->nodes4 || !out->leaves) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
-    out->nnodes4 = bvh_collapse4(out->nodes, out->prim_ids, tris, out->nodes4, out->leaves, &out->nleaf4);
-    bvh4_node *shrunk4 = realloc(out->nodes4, out->nnodes4 * sizeof(bvh4_node));
-    if (shrunk4) out->nodes4 = shrunk4;
+    if (!wide || !out->leaves) { free(wide); free(b.centroid); free(b.order); bvh_free(out); return -1; }
+    out->nwnodes = bvh_collapse(out->nodes, out->prim_ids, tris, out->width, wide, out->leaves, &out->nleaf4);
+    /* the final copy on cache-line boundaries: a node is read as whole lines */
+    out->wnodes = aligned_alloc(64, (out->nwnodes * wsize + 63) / 64 * 64);
+    if (out->wnodes) memcpy(out->wnodes, wide, out->nwnodes * wsize);
+    free(wide);
+    if (!out->wnodes) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
     bvh_leaf4 *shrunkl = realloc(out->leaves, out->nleaf4 * sizeof(bvh_leaf4));
     if (shrunkl) out->leaves = shrunkl;
     free(b.centroid);
     free(b.order);
     /* references beyond BVH_MAX_REF do not fit a traversal stack entry (2^29 nodes: 64 GiB) */
-    if (out->nnodes4 > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) { bvh_free(out); return -1; }
+    if (out->nwnodes > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) { bvh_free(out); return -1; }
     return 0;
 }
 
 void bvh_free(bvh *b) {
     free(b->nodes);
-    free(b->nodes4);
+    free(b->wnodes);
     free(b->leaves);
     free(b->prim_ids);
     memset(b, 0, sizeof(*b));

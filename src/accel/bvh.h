@@ -7,10 +7,12 @@
 
 typedef struct bvh {
     bvh_node *nodes; size_t nnodes;      /* binary SAH tree */
-    bvh4_node *nodes4; size_t nnodes4;   /* the same tree collapsed to 4-wide nodes */
+    int width;                           /* of the collapsed tree: 4 or 8 */
+    void *wnodes; size_t nwnodes;        /* the same tree collapsed to `width`-wide nodes
+                                            (bvh4_node / bvh8_node, 64-byte aligned) */
     uint32_t *prim_ids; size_t nprims;   /* references in the binary tree's leaf order: a
                                             pre-split triangle has several (nprims >= input) */
-    bvh_leaf4 *leaves; size_t nleaf4;    /* the 4-wide tree's leaf blocks (kernel layout) */
+    bvh_leaf4 *leaves; size_t nleaf4;    /* the wide tree's leaf blocks (kernel layout) */
     /* statistics */
     double build_seconds, sah_cost;
     int max_depth, max_leaf;
@@ -19,24 +21,29 @@ typedef struct bvh {
 
 /* Builds over the primitives described by their bounds/ids (n entries); `tris` and `positions`
  * (the scene's triangles and vertex positions, may be NULL without triangles) fill the leaf
- * blocks' vertex indices and let large triangles be split into several references. */
+ * blocks' vertex indices and let large triangles be split into several references. The tree
+ * is collapsed to BVH_WIDTH, the width of the CPU kernel this file is compiled with. */
 int bvh_build(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
               const vec3 *positions, int threads);
-/* The same with the SAH's leaf cost counted in units of sah_lanes primitives: bvh_build uses
- * BVH_LEAF_WIDTH (the CPU tests a leaf block's four lanes together), the CUDA backend 1 (a GPU
- * thread tests the lanes one after another, so smaller leaves pay off). */
+/* The same with the SAH's leaf cost counted in units of sah_lanes primitives and nodes of the
+ * given width (4 or 8): bvh_build uses BVH_LEAF_WIDTH (the CPU tests a leaf block's four lanes
+ * together), the CUDA backend 1 (a GPU thread tests the lanes one after another, so smaller
+ * leaves pay off) and width 4. */
 int bvh_build_lanes(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-                    const vec3 *positions, int threads, int sah_lanes);
+                    const vec3 *positions, int threads, int sah_lanes, int width);
 void bvh_free(bvh *b);
 /* Collapses a binary tree (root at 0; an inner node's children at index and index + 1; a leaf's
- * primitives at prim_ids[index .. index + count)) into 4-wide nodes at out (room for as many
- * nodes as the binary tree has) and their leaf blocks at leaves (room for
+ * primitives at prim_ids[index .. index + count)) into `width`-wide nodes (4: bvh4_node, 8:
+ * bvh8_node) at out (room for as many nodes as the binary tree has) and their leaf blocks at
+ * leaves (room for
  * bvh_leaf4_bound(leaf count, primitive count) blocks; `tris` gives triangle lanes their vertex
  * indices; a leaf lists a primitive once even if several of its references are there). Returns
  * the node count and sets *nleaf4 to the block count. Used by bvh_build and by
  * the GPU LBVH builder (src/cuda/lbvh.cu). */
-size_t bvh_collapse4(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, bvh4_node *out,
-                     bvh_leaf4 *leaves, size_t *nleaf4);
+size_t bvh_collapse(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, int width, void *out,
+                    bvh_leaf4 *leaves, size_t *nleaf4);
+/* Bytes of one node of the given width. */
+static inline size_t bvh_wnode_size(int width) { return width == BVH8_WIDTH ? sizeof(bvh8_node) : sizeof(bvh4_node); }
 /* Leaf blocks that a tree of nleaves leaves over nprims primitives needs at most. */
 static inline size_t bvh_leaf4_bound(size_t nleaves, size_t nprims) { return nleaves + nprims / BVH_LEAF_WIDTH + 1; }
 

@@ -104,7 +104,7 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->vertices = s->nvertices;
     st->bounds_lo[0] = s->bounds_lo.x; st->bounds_lo[1] = s->bounds_lo.y; st->bounds_lo[2] = s->bounds_lo.z;
     st->bounds_hi[0] = s->bounds_hi.x; st->bounds_hi[1] = s->bounds_hi.y; st->bounds_hi[2] = s->bounds_hi.z;
-    st->bvh_nodes = s->bvh.nnodes4;
+    st->bvh_nodes = s->bvh.nwnodes;
     st->bvh_leaves = s->bvh.nleaves;
     st->bvh_max_depth = s->bvh.max_depth;
     st->bvh_max_leaf = s->bvh.max_leaf;
@@ -113,7 +113,7 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->memory_bytes = s->ntriangles * sizeof(triangle) + s->nvertices * (sizeof(vec3) * 2 + sizeof(vec2)) +
                        s->nspheres * sizeof(sphere) + s->nquads * sizeof(quad) +
                        s->nmaterials * sizeof(material) + s->ntextures * sizeof(texture) +
-                       s->ntexels * sizeof(float) + s->bvh.nnodes4 * sizeof(bvh4_node) +
+                       s->ntexels * sizeof(float) + s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) +
                        s->bvh.nleaf4 * sizeof(bvh_leaf4) + s->nlights * (sizeof(light) + sizeof(float)) +
                        st->primitives * sizeof(int32_t);
     st->width = s->camera.width;

@@ -321,11 +321,11 @@ int cmd_bench_rays(int argc, char **argv) {
         const char *base = strrchr(meshes[m], '/');
         base = base ? base + 1 : meshes[m];
         if (!json)
-            fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu 4-wide nodes built in %.3f s, SAH %.1f, "
+            fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu %d-wide nodes built in %.3f s, SAH %.1f, "
                     "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks + triangles + positions)\n",
-                    base, s->ntriangles, load_s, s->bvh.nnodes4, s->bvh.build_seconds, s->bvh.sah_cost,
+                    base, s->ntriangles, load_s, s->bvh.nwnodes, s->bvh.width, s->bvh.build_seconds, s->bvh.sah_cost,
                     s->bvh.nleaf4,
-                    (double)(s->bvh.nnodes4 * sizeof(bvh4_node) + s->bvh.nleaf4 * sizeof(bvh_leaf4) +
+                    (double)(s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) + s->bvh.nleaf4 * sizeof(bvh_leaf4) +
                              s->ntriangles * sizeof(triangle) +
                              s->nvertices * sizeof(vec3)) / (double)s->ntriangles);
         for (int k = 0; k < 3; ++k) {

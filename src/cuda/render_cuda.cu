@@ -104,8 +104,8 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
     if (upload(r, h->field, (count) * sizeof(type), (const void **)&k->field, err, errlen)) return -1
     if (r->cfg.bvh == CUDA_BVH_LBVH) {
         if (lbvh_build_device(r, s, NULL, err, errlen)) return -1;
-    } else if (GPU_SAH_LANES == BVH_LEAF_WIDTH || nprims == 0) {
-        UP(nodes, s->bvh.nnodes4, bvh4_node);
+    } else if ((GPU_SAH_LANES == BVH_LEAF_WIDTH && s->bvh.width == BVH4_WIDTH) || nprims == 0) {
+        UP(nodes, s->bvh.nwnodes, bvh4_node);
         UP(leaves, s->bvh.nleaf4, bvh_leaf4);
     } else {
         double t0 = timer_now();
@@ -116,13 +116,13 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
         memset(&g, 0, sizeof g);
         if (lo && hi && ids) {
             scene_prim_bounds(s, lo, hi, ids);
-            rc = bvh_build_lanes(&g, lo, hi, ids, nprims, s->triangles, s->positions, 0, GPU_SAH_LANES);
+            rc = bvh_build_lanes(&g, lo, hi, ids, nprims, s->triangles, s->positions, 0, GPU_SAH_LANES, BVH4_WIDTH);
         }
         free(lo); free(hi); free(ids);
         if (rc) { bvh_free(&g); snprintf(err, errlen, "CUDA: building the GPU's BVH: out of memory"); return -1; }
-        rc = upload(r, g.nodes4, g.nnodes4 * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen) ||
+        rc = upload(r, g.wnodes, g.nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen) ||
              upload(r, g.leaves, g.nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen);
-        k->nnodes = (uint32_t)g.nnodes4;
+        k->nnodes = (uint32_t)g.nwnodes;
         bvh_free(&g);
         if (rc) return -1;
         r->bvh_build_seconds = timer_now() - t0;

@@ -1,21 +1,23 @@
-/* Iterative traversal of the 4-wide BVH: one slab test covers a node's four child boxes; hit
- * children are visited nearest first, the others stacked with their entry distance so that a
- * popped entry beyond the current hit is skipped. Leaves are blocks of four primitives
- * (bvh_leaf4) whose triangle lanes are tested together.
+/* Iterative traversal of the wide BVH (BVH_WIDTH, types.h: 8 with AVX2, else 4): one slab test
+ * covers a node's child boxes; hit children are visited nearest first, the others stacked with
+ * their entry distance so that a popped entry beyond the current hit is skipped. Leaves are
+ * blocks of four primitives (bvh_leaf4) whose triangle lanes are tested together.
  *
  * The loop (trace_ray_inline) is one for both targets: "while-while" (Aila & Laine 2009), inner
  * nodes until a leaf is reached, then the leaf, so that the lanes of a GPU warp run the node code
  * together and the leaf code together; on the GPU a found leaf waits while other lanes of the
  * warp still visit nodes (kwarp_all, their speculative traversal). Two helpers differ per target
- * (Cycles style): bvh4_visit (the four slab tests, then descend into the nearest hit child and
- * push the others) and leaf4_intersect (one leaf block) have an SSE body on the CPU
- * (KERNEL_SIMD_SSE, compat.h) and a scalar body on the GPU and elsewhere. The scalar bodies read
- * a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit loads on the
- * GPU) and keep everything in registers: the child order comes from a sorting network over
- * (distance, slot) keys, with no array indexed at run time (which would go to local memory on
- * the GPU). Both bodies report the same hits: the slab tests are the same operations (per-ray
- * near planes) and the SSE triangle test performs the scalar watertight test's float operations
- * in the same order (no FMA contraction in ISO C mode), lanes that need the test's
+ * (Cycles style): bvh_visit (the slab tests, then descend into the nearest hit child and push the
+ * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h), an SSE and a scalar
+ * body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
+ * over 8 lanes with AVX2 (leaf8_intersect), else one at a time with leaf4_intersect, which has an
+ * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The scalar
+ * bodies read a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit
+ * loads on the GPU) and keep everything in registers: the child order comes from a sorting
+ * network over (distance, slot) keys, with no array indexed at run time (which would go to local
+ * memory on the GPU). Both bodies report the same hits: the slab tests are the same operations
+ * (per-ray near planes) and the SSE triangle test performs the scalar watertight test's float
+ * operations in the same order (no FMA contraction in ISO C mode), lanes that need the test's
  * double-precision edge fallback going through the scalar function. Only the visiting order may
  * differ (children whose entry distances agree to 3 ulp; leaves that wait on the GPU), which
  * matters only for exact ties between two primitives' hit distances. */
@@ -24,10 +26,11 @@
 
 #include "intersect.h"
 
-/* A 4-wide node pushes at most 3 entries; the build caps the depth at BVH_MAX_DEPTH levels
- * (src/accel/bvh.c), so 3 * BVH_MAX_DEPTH entries always suffice. */
+/* A node pushes at most BVH_WIDTH - 1 entries; the build caps the binary tree's depth at
+ * BVH_MAX_DEPTH levels (src/accel/bvh.c) and a wide node takes at least one of them, so
+ * (BVH_WIDTH - 1) * BVH_MAX_DEPTH entries always suffice. */
 #define BVH_MAX_DEPTH 42
-#define BVH_STACK_SIZE (3 * BVH_MAX_DEPTH + 2)
+#define BVH_STACK_SIZE ((BVH_WIDTH - 1) * BVH_MAX_DEPTH + 2)
 
 KFN vec3 safe_reciprocal(vec3 d) {
     /* Zero components become huge (signed) values so slab tests stay well defined. */
@@ -41,10 +44,14 @@ KFN vec3 safe_reciprocal(vec3 d) {
 typedef struct bvh_ray {
     vec3 o, d, inv_d;
     ray_shear sh;
-    int near_x, near_y, near_z;      /* float offsets of the near planes in a bvh4_node */
+    int near_x, near_y, near_z;      /* float offsets of the near planes in a bvh_wnode */
 #if KERNEL_SIMD_SSE
     __m128 ox, oy, oz, ix, iy, iz;   /* broadcast origin and reciprocal direction */
     __m128 sx, sy, sz;               /* shear with (kx, ky) = the two axes after kz, cyclically */
+#endif
+#if KERNEL_SIMD_AVX2
+    __m256 ox8, oy8, oz8, ix8, iy8, iz8;  /* the same, 8 lanes (node tests, pairs of leaf blocks) */
+    __m256 sx8, sy8, sz8;
 #endif
 } bvh_ray;
 
@@ -54,12 +61,12 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.d = r.d;
     b.inv_d = safe_reciprocal(r.d);
     b.sh = make_ray_shear(r.d);
-    /* node floats: lo_x 0, lo_y 4, lo_z 8, hi_x 12, hi_y 16, hi_z 20; a negative direction
-     * enters through the upper plane (the far planes are at near_x ^ 12, near_y ^ 20,
-     * near_z ^ 28) */
-    b.near_x = signbit(b.inv_d.x) ? 12 : 0;
-    b.near_y = signbit(b.inv_d.y) ? 16 : 4;
-    b.near_z = signbit(b.inv_d.z) ? 20 : 8;
+    /* node rows of W = BVH_WIDTH floats: lo_x 0, lo_y W, lo_z 2W, hi_x 3W, hi_y 4W, hi_z 5W; a
+     * negative direction enters through the upper plane (the far planes are at near_x ^ 3W,
+     * near_y ^ 5W, near_z ^ 7W: W is a power of two) */
+    b.near_x = signbit(b.inv_d.x) ? 3 * BVH_WIDTH : 0;
+    b.near_y = signbit(b.inv_d.y) ? 4 * BVH_WIDTH : BVH_WIDTH;
+    b.near_z = signbit(b.inv_d.z) ? 5 * BVH_WIDTH : 2 * BVH_WIDTH;
 #if KERNEL_SIMD_SSE
     b.ox = _mm_set1_ps(r.o.x); b.oy = _mm_set1_ps(r.o.y); b.oz = _mm_set1_ps(r.o.z);
     b.ix = _mm_set1_ps(b.inv_d.x); b.iy = _mm_set1_ps(b.inv_d.y); b.iz = _mm_set1_ps(b.inv_d.z);
@@ -71,18 +78,19 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.sy = _mm_set1_ps(vcomp(r.d, ky) * sz);
     b.sz = _mm_set1_ps(sz);
 #endif
+#if KERNEL_SIMD_AVX2
+    b.ox8 = _mm256_set1_ps(r.o.x); b.oy8 = _mm256_set1_ps(r.o.y); b.oz8 = _mm256_set1_ps(r.o.z);
+    b.ix8 = _mm256_set1_ps(b.inv_d.x); b.iy8 = _mm256_set1_ps(b.inv_d.y); b.iz8 = _mm256_set1_ps(b.inv_d.z);
+    b.sx8 = _mm256_set1_ps(vcomp(r.d, kx) * sz); b.sy8 = _mm256_set1_ps(vcomp(r.d, ky) * sz); b.sz8 = _mm256_set1_ps(sz);
+#endif
     return b;
 }
 
 /* ---- the traversal stack -----------------------------------------------------------------------
  * One 64-bit entry per pushed child: its entry distance's bits above, its reference and count
- * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count, so that a push is one store
- * and a pop one load (local memory on the GPU). Node and leaf-block references therefore stay
- * below 2^(32 - BVH_COUNT_BITS) and leaf counts at most BVH_MAX_LEAF_BLOCKS (src/accel/bvh.c,
- * src/cuda/lbvh.cu check both). A 4-wide node pushes at most 3 entries per level. */
-#define BVH_COUNT_BITS 3u
-#define BVH_MAX_LEAF_BLOCKS ((1u << BVH_COUNT_BITS) - 1u)
-#define BVH_MAX_REF ((1u << (32u - BVH_COUNT_BITS)) - 1u)
+ * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count (types.h), so that a push is
+ * one store and a pop one load (local memory on the GPU). A node pushes at most BVH_WIDTH - 1
+ * entries per level. */
 typedef struct bvh_stack { uint64_t e[BVH_STACK_SIZE]; } bvh_stack;
 
 /* An entry from its distance's bits and its word ref << BVH_COUNT_BITS | count. */
@@ -108,10 +116,64 @@ KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_
 }
 
 /* ---- helper 1: one inner node ----------------------------------------------------------------
- * Slab tests of the four children within (0, tmax) (1+2ulp on the exit distance keeps flat
- * boxes, Ize 2013). If some child is hit: sets *ref / *cnt to the nearest (any-hit rays: some)
- * hit child, pushes the others farthest first, returns 1; else returns 0. */
-#if KERNEL_SIMD_SSE
+ * Slab tests of the children within (0, tmax) (1+2ulp on the exit distance keeps flat boxes,
+ * Ize 2013). If some child is hit: sets *ref / *cnt to the nearest (any-hit rays: some) hit
+ * child, pushes the others farthest first, returns 1; else returns 0. */
+#if KERNEL_SIMD_AVX2
+KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
+                  uint32_t *ref, uint32_t *cnt) {
+    const float *f = (const float *)n;
+    __m256 tnx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_x), r->ox8), r->ix8);
+    __m256 tny = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_y), r->oy8), r->iy8);
+    __m256 tnz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_z), r->oz8), r->iz8);
+    __m256 tfx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_x ^ 24)), r->ox8), r->ix8);
+    __m256 tfy = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_y ^ 40)), r->oy8), r->iy8);
+    __m256 tfz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_z ^ 56)), r->oz8), r->iz8);
+    __m256 tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, _mm256_setzero_ps()));
+    __m256 tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
+    __m256 hitm = _mm256_and_ps(_mm256_cmp_ps(tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ),
+                                _mm256_cmp_ps(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ));
+    uint32_t mask = (uint32_t)_mm256_movemask_ps(hitm);
+    if (!mask) return 0;
+    /* every child's stack entry (entry distance bits above, the node's packed ref below), in
+     * slot order: the 64-bit permutes put lanes 0-3 in the low and 4-7 in the high unpack */
+    __m256i rf = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)n->ref), 0xd8);
+    __m256i tb = _mm256_permute4x64_epi64(_mm256_castps_si256(tnear), 0xd8);
+    uint64_t ent[BVH8_WIDTH];
+    _mm256_storeu_si256((__m256i *)ent, _mm256_unpacklo_epi32(rf, tb));
+    _mm256_storeu_si256((__m256i *)(ent + 4), _mm256_unpackhi_epi32(rf, tb));
+    uint64_t e = ent[kctz(mask)];
+    mask &= mask - 1;
+    if (mask) {
+        uint64_t e1 = ent[kctz(mask)];
+        mask &= mask - 1;
+        if (mask == 0) {  /* two: push the farther (any-hit rays: the second) */
+            if (!any && e1 < e) { uint64_t x = e; e = e1; e1 = x; }
+            st->e[(*sp)++] = e1;
+        } else {
+            /* three or more: push them all, sort the pushed entries farthest first (entries
+             * compare as their distances; any-hit rays skip it), then pop the nearest */
+            int base = *sp;
+            st->e[(*sp)++] = e;
+            st->e[(*sp)++] = e1;
+            while (mask) {
+                st->e[(*sp)++] = ent[kctz(mask)];
+                mask &= mask - 1;
+            }
+            for (int i = base + 1; !any && i < *sp; ++i) {
+                uint64_t x = st->e[i];
+                int j = i;
+                while (j > base && st->e[j - 1] < x) { st->e[j] = st->e[j - 1]; --j; }
+                st->e[j] = x;
+            }
+            e = st->e[--*sp];
+        }
+    }
+    *ref = (uint32_t)e >> BVH_COUNT_BITS;
+    *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
+    return 1;
+}
+#elif KERNEL_SIMD_SSE
 KFN uint32_t bvh4_hit_children(const bvh4_node *n, const bvh_ray *r, float tmax, float *tn) {
     const float *f = (const float *)n;
     __m128 tnx = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(f + r->near_x), r->ox), r->ix);
@@ -215,6 +277,12 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     return 1;
 }
 #undef BVH_KEY_SORT2
+#endif
+#if !KERNEL_SIMD_AVX2
+KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
+                  uint32_t *ref, uint32_t *cnt) {
+    return bvh4_visit(n, r, tmax, any, st, sp, ref, cnt);
+}
 #endif
 
 /* ---- helper 2: one leaf block -----------------------------------------------------------------
@@ -324,6 +392,114 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
     }
     return found;
 }
+#if KERNEL_SIMD_AVX2
+/* Two leaf blocks at once: the SSE functions above over 8 lanes (lanes 0-3 block b0, 4-7 b1),
+ * the same float operations in the same order, so the hits are the same as testing the blocks
+ * one after the other (up to exact ties of two primitives' distances). */
+KFN __m256 leaf8_load(const float *p, uint32_t i0, uint32_t i1) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 3 * (size_t)i0)), _mm_loadu_ps(p + 3 * (size_t)i1), 1);
+}
+
+KFN void leaf8_gather(const float *p, const uint32_t *i0, const uint32_t *i1, const bvh_ray *r, __m256 *x, __m256 *y,
+                      __m256 *z) {
+    __m256 a = leaf8_load(p, i0[0], i1[0]), b = leaf8_load(p, i0[1], i1[1]);
+    __m256 c = leaf8_load(p, i0[2], i1[2]), d = leaf8_load(p, i0[3], i1[3]);
+    __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpacklo_ps(c, d);
+    __m256 t2 = _mm256_unpackhi_ps(a, b), t3 = _mm256_unpackhi_ps(c, d);
+    *x = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0)), r->ox8);
+    *y = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2)), r->oy8);
+    *z = _mm256_sub_ps(_mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0)), r->oz8);
+}
+
+KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, __m256 bx, __m256 by, __m256 bz,
+                            __m256 cx, __m256 cy, __m256 cz, float tmax, __m256 *t_out, __m256 *b1_out,
+                            __m256 *b2_out, int *edge) {
+    ax = _mm256_sub_ps(ax, _mm256_mul_ps(r->sx8, az)); ay = _mm256_sub_ps(ay, _mm256_mul_ps(r->sy8, az));
+    bx = _mm256_sub_ps(bx, _mm256_mul_ps(r->sx8, bz)); by = _mm256_sub_ps(by, _mm256_mul_ps(r->sy8, bz));
+    cx = _mm256_sub_ps(cx, _mm256_mul_ps(r->sx8, cz)); cy = _mm256_sub_ps(cy, _mm256_mul_ps(r->sy8, cz));
+    __m256 u = _mm256_sub_ps(_mm256_mul_ps(cx, by), _mm256_mul_ps(cy, bx));
+    __m256 v = _mm256_sub_ps(_mm256_mul_ps(ax, cy), _mm256_mul_ps(ay, cx));
+    __m256 w = _mm256_sub_ps(_mm256_mul_ps(bx, ay), _mm256_mul_ps(by, ax));
+    __m256 zero = _mm256_setzero_ps();
+    __m256 on_edge = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(u, zero, _CMP_EQ_OQ), _mm256_cmp_ps(v, zero, _CMP_EQ_OQ)),
+                                  _mm256_cmp_ps(w, zero, _CMP_EQ_OQ));
+    __m256 neg = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(u, zero, _CMP_LT_OQ), _mm256_cmp_ps(v, zero, _CMP_LT_OQ)),
+                              _mm256_cmp_ps(w, zero, _CMP_LT_OQ));
+    __m256 pos = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(u, zero, _CMP_GT_OQ), _mm256_cmp_ps(v, zero, _CMP_GT_OQ)),
+                              _mm256_cmp_ps(w, zero, _CMP_GT_OQ));
+    __m256 det = _mm256_add_ps(_mm256_add_ps(u, v), w);
+    __m256 ts = _mm256_mul_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(u, az), _mm256_mul_ps(v, bz)), _mm256_mul_ps(w, cz)),
+                              r->sz8);
+    __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), det);
+    __m256 t = _mm256_mul_ps(ts, inv);
+    __m256 ok = _mm256_andnot_ps(_mm256_or_ps(_mm256_and_ps(neg, pos), on_edge), _mm256_cmp_ps(det, zero, _CMP_NEQ_UQ));
+    ok = _mm256_and_ps(ok, _mm256_and_ps(_mm256_cmp_ps(t, zero, _CMP_GT_OQ), _mm256_cmp_ps(t, _mm256_set1_ps(tmax), _CMP_LT_OQ)));
+    *t_out = t;
+    *b1_out = _mm256_mul_ps(v, inv);
+    *b2_out = _mm256_mul_ps(w, inv);
+    *edge = _mm256_movemask_ps(on_edge);
+    return ok;
+}
+
+KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b1, const bvh_ray *r, hit *h, int any) {
+    __m256i ids = _mm256_insertf128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)b0->prim)),
+                                          _mm_loadu_si128((const __m128i *)b1->prim), 1);
+    int valid = 0xff & ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(ids, _mm256_set1_epi32((int)PRIM_NONE))));
+    __m256 trim = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_srli_epi32(ids, PRIM_KIND_SHIFT), _mm256_setzero_si256()));
+    int tri = _mm256_movemask_ps(trim);
+    int found = 0;
+    if (tri) {
+        const float *p = (const float *)s->positions;
+        __m256 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1v, b2v, ok;
+        leaf8_gather(p, b0->v0, b1->v0, r, &x0, &y0, &z0);
+        leaf8_gather(p, b0->v1, b1->v1, r, &x1, &y1, &z1);
+        leaf8_gather(p, b0->v2, b1->v2, r, &x2, &y2, &z2);
+        int edge;
+        switch (r->sh.kz) {  /* the same for a whole ray: predicted */
+        case 0: ok = leaf8_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1v, &b2v, &edge); break;
+        case 1: ok = leaf8_watertight(r, z0, x0, y0, z1, x1, y1, z2, x2, y2, h->t, &t, &b1v, &b2v, &edge); break;
+        default: ok = leaf8_watertight(r, x0, y0, z0, x1, y1, z1, x2, y2, z2, h->t, &t, &b1v, &b2v, &edge); break;
+        }
+        ok = _mm256_and_ps(ok, trim);
+        edge &= tri;
+        int m = _mm256_movemask_ps(ok);
+        if (m) {
+            /* the nearest lane, the lowest on ties (block b0 first, as testing in order would) */
+            __m256 tm = _mm256_or_ps(_mm256_and_ps(ok, t), _mm256_andnot_ps(ok, _mm256_set1_ps(K_INF)));
+            __m256 mn = _mm256_min_ps(tm, _mm256_permute2f128_ps(tm, tm, 1));
+            mn = _mm256_min_ps(mn, _mm256_shuffle_ps(mn, mn, _MM_SHUFFLE(2, 3, 0, 1)));
+            mn = _mm256_min_ps(mn, _mm256_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 0, 3, 2)));
+            int j = kctz((uint32_t)(_mm256_movemask_ps(_mm256_cmp_ps(tm, mn, _CMP_EQ_OQ)) & m));
+            float tl[8], b1l[8], b2l[8];
+            _mm256_storeu_ps(tl, t); _mm256_storeu_ps(b1l, b1v); _mm256_storeu_ps(b2l, b2v);
+            found = leaf_hit(h, tl[j], (j < 4 ? b0 : b1)->prim[j & 3], b1l[j], b2l[j]);
+            if (any) return 1;
+        }
+        while (edge) {  /* rare: a ray through an edge or vertex */
+            int j = kctz((uint32_t)edge);
+            edge &= edge - 1;
+            const bvh_leaf4 *b = j < 4 ? b0 : b1;
+            int l = j & 3;
+            float tt, bb1, bb2;
+            if (intersect_triangle(r->o, &r->sh, s->positions[b->v0[l]], s->positions[b->v1[l]],
+                                   s->positions[b->v2[l]], h->t, &tt, &bb1, &bb2)) {
+                found = leaf_hit(h, tt, b->prim[l], bb1, bb2);
+                if (any) return 1;
+            }
+        }
+    }
+    int other = valid & ~tri;
+    while (other) {  /* spheres and quads */
+        int j = kctz((uint32_t)other);
+        other &= other - 1;
+        if (intersect_prim(s, (j < 4 ? b0 : b1)->prim[j & 3], r->o, r->d, &r->sh, h)) {
+            found = 1;
+            if (any) return 1;
+        }
+    }
+    return found;
+}
+#endif
 #else
 /* One lane of a leaf block: primitive `id` and, for a triangle, its vertex indices a, b, c.
  * Spheres and quads are tested directly (intersect_prim would carry a second triangle test:
@@ -379,6 +555,27 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 }
 #endif
 
+/* The lcnt blocks of a leaf from block lref on: with AVX2 two at a time (leaf8_intersect), else
+ * one by one. Returns 1 if some hit was found (with `any`: as soon as there is one). */
+KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_ray *r, hit *h, int any,
+                       int compact) {
+    int found = 0;
+    uint32_t k = 0;
+#if KERNEL_SIMD_AVX2
+    for (; k + 1 < lcnt; k += 2)
+        if (leaf8_intersect(s, &s->leaves[lref + k], &s->leaves[lref + k + 1], r, h, any)) {
+            if (any) return 1;
+            found = 1;
+        }
+#endif
+    for (; k < lcnt; ++k)
+        if (leaf4_intersect(s, &s->leaves[lref + k], r, h, any, compact)) {
+            if (any) return 1;
+            found = 1;
+        }
+    return found;
+}
+
 /* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays); `compact`
  * (a constant at each call site) selects leaf4_intersect's rolled lane loop. */
 KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
@@ -404,13 +601,12 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
                 if (lcnt > 0) break;  /* a second leaf: after the waiting one */
                 lref = ref; lcnt = cnt; have = 0;
             } else {
-                have = bvh4_visit(&s->nodes[ref], &br, h->t, any, &st, &sp, &ref, &cnt);
+                have = bvh_visit(&s->nodes[ref], &br, h->t, any, &st, &sp, &ref, &cnt);
             }
             if (kwarp_all(lcnt > 0)) break;
         }
         if (lcnt == 0) return h->prim != PRIM_NONE;  /* nothing left */
-        for (uint32_t k = 0; k < lcnt; ++k)
-            if (leaf4_intersect(s, &s->leaves[lref + k], &br, h, any, compact) && any) return 1;
+        if (leaf_intersect(s, lref, lcnt, &br, h, any, compact) && any) return 1;
     }
 }
 

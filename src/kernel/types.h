@@ -86,11 +86,19 @@ typedef struct camera {
  * is index+1), count = 0. Leaf: `index` = first entry in bvh.prim_ids, count > 0. */
 typedef struct bvh_node { vec3 lo; uint32_t index; vec3 hi; uint32_t count; } bvh_node;
 
-/* 4-wide node that traversal uses (128 bytes): the four child boxes in structure-of-arrays
- * form so one slab test covers all four (SIMD on the CPU, plain loops on the GPU).
+/* Wide nodes that traversal uses: the child boxes in structure-of-arrays form so one slab test
+ * covers all children (SIMD on the CPU, plain loops on the GPU). 4-wide (128 bytes) on the GPU
+ * and on CPUs without AVX2, 8-wide (224 bytes) with AVX2; both start with the same six rows of
+ * W floats (lo x/y/z, hi x/y/z), so the builder writes either (src/accel/bvh.c: bvh_collapse).
  * count[i] == 0: child[i] is an inner node; count[i] > 0: a leaf of count[i] consecutive
  * bvh_leaf4 blocks starting at kscene.leaves[child[i]]; an empty slot has child = count = 0
  * (the root is never a child) and a box at +infinity that no ray enters. */
+/* Block counts take BVH_COUNT_BITS bits next to a reference in a traversal stack entry
+ * (bvh_traverse.h) and in bvh8_node.ref, so references stay below BVH_MAX_REF + 1 and leaves at
+ * most BVH_MAX_LEAF_BLOCKS blocks (src/accel/bvh.c, src/cuda/lbvh.cu check both). */
+#define BVH_COUNT_BITS 3u
+#define BVH_MAX_LEAF_BLOCKS ((1u << BVH_COUNT_BITS) - 1u)
+#define BVH_MAX_REF ((1u << (32u - BVH_COUNT_BITS)) - 1u)
 #define BVH4_WIDTH 4
 typedef struct bvh4_node {
     float lo_x[BVH4_WIDTH], lo_y[BVH4_WIDTH], lo_z[BVH4_WIDTH];
@@ -98,6 +106,26 @@ typedef struct bvh4_node {
     uint32_t child[BVH4_WIDTH];
     uint32_t count[BVH4_WIDTH];
 } bvh4_node;
+/* The 8-wide node packs child and count into one word, child << BVH_COUNT_BITS | count (the low
+ * word of a stack entry as it is pushed): 32 bytes less per node, which keeps Sponza under 64
+ * bytes per triangle (docs/PERFORMANCE.md). */
+#define BVH8_WIDTH 8
+typedef struct bvh8_node {
+    float lo_x[BVH8_WIDTH], lo_y[BVH8_WIDTH], lo_z[BVH8_WIDTH];
+    float hi_x[BVH8_WIDTH], hi_y[BVH8_WIDTH], hi_z[BVH8_WIDTH];
+    uint32_t ref[BVH8_WIDTH];
+} bvh8_node;
+
+/* The width this target's traversal reads (a compile-time constant per target): kscene.nodes
+ * points to nodes of this type, and the host builds the tree at the width of the kernel that
+ * traverses it (bvh_build: the CPU's; the CUDA backend builds width 4 for the GPU). */
+#if KERNEL_SIMD_AVX2
+#define BVH_WIDTH BVH8_WIDTH
+typedef bvh8_node bvh_wnode;
+#else
+#define BVH_WIDTH BVH4_WIDTH
+typedef bvh4_node bvh_wnode;
+#endif
 
 /* Leaf block (64 bytes): up to four primitives of a leaf, in leaf order, so that a leaf is read
  * without going through the triangle array. Lane j holds primitive id prim[j] (PRIM_NONE for an
@@ -112,7 +140,7 @@ typedef struct bvh_leaf4 {
 
 /* ---- everything a kernel needs ------------------------------------------------------------ */
 typedef struct kscene {
-    const bvh4_node *nodes;  /* root at 0 */
+    const bvh_wnode *nodes;  /* root at 0; BVH_WIDTH-wide */
     const bvh_leaf4 *leaves; /* leaf blocks the nodes' leaf slots point to */
     const triangle *triangles;
     const vec3 *positions;   /* the CPU reads 16 bytes at each vertex: one float past the end is readable */

@@ -520,8 +520,8 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
 
     kscene *k = &s->k;
     memset(k, 0, sizeof(*k));
-    k->nodes = s->bvh.nodes4;
-    k->nnodes = (uint32_t)s->bvh.nnodes4;
+    k->nodes = (const bvh_wnode *)s->bvh.wnodes;
+    k->nnodes = (uint32_t)s->bvh.nwnodes;
     k->leaves = s->bvh.leaves;
     k->triangles = s->triangles;
     k->positions = s->positions;
