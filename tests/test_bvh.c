@@ -12,19 +12,20 @@ static int box_contains(vec3 lo, vec3 hi, vec3 plo, vec3 phi_) {
 }
 
 /* Builds the scene's tree again with the given SAH lanes and node width; points the kernel at it. */
-static int rebuild(scene *s, int lanes, int width) {
+static int rebuild_threads(scene *s, int lanes, int width, int threads) {
     size_t np = s->ntriangles + s->nspheres + s->nquads;
     vec3 *lo = malloc(np * sizeof(vec3)), *hi = malloc(np * sizeof(vec3));
     uint32_t *ids = malloc(np * sizeof(uint32_t));
     scene_prim_bounds(s, lo, hi, ids);
     bvh_free(&s->bvh);
-    int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, 2, lanes, width);
+    int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, threads, lanes, width);
     s->k.nodes = (const bvh_wnode *)s->bvh.wnodes;
     s->k.leaves = s->bvh.leaves;
     s->k.nnodes = (uint32_t)s->bvh.nwnodes;
     free(lo); free(hi); free(ids);
     return rc;
 }
+static int rebuild(scene *s, int lanes, int width) { return rebuild_threads(s, lanes, width, 2); }
 
 /* scene_prepare, then the tree at this kernel's width (the library builds its own: with
  * CAUSTIC_NO_AVX2 or CAUSTIC_NO_SIMD this file's kernel may read another) */
@@ -71,7 +72,7 @@ static scene *random_scene(uint64_t seed, int ntris, int nspheres, int nquads) {
 static void check_invariants(const scene *s) {
     const bvh *b = &s->bvh;
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
-    /* pre-split large triangles have several references */
+    /* triangles cut by spatial splits have several references */
     CHECK(b->nprims >= nprims && b->nprims <= nprims + nprims / 4, "bvh holds %zu references of %zu primitives",
           b->nprims, nprims);
     unsigned char *seen = calloc(nprims, 1);
@@ -270,8 +271,51 @@ static void check_edges(void) {
     scene_destroy(s);
 }
 
+/* Long slivers across the scene (Sponza's floor strips and wall edges) among small triangles:
+ * object splits cannot separate them, spatial splits clip them into several references. The
+ * tree is the same whatever the thread count (room is shared by subtree size, not by timing). */
+static void check_spatial_splits(void) {
+    scene *s = scene_create();
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
+    int mat = scene_add_material(s, "m", m);
+    pcg32 r = pcg32_seed(5, 1);
+    enum { NSLIVER = 64, NSMALL = 20000 };
+    vec3 *pos = malloc(sizeof(vec3) * 3 * (NSLIVER + NSMALL));
+    uint32_t *idx = malloc(sizeof(uint32_t) * 3 * (NSLIVER + NSMALL));
+    for (int t = 0; t < NSLIVER + NSMALL; ++t) {
+        vec3 c = v3(20.0f * pcg32_float(&r) - 10.0f, 20.0f * pcg32_float(&r) - 10.0f, 20.0f * pcg32_float(&r) - 10.0f);
+        if (t < NSLIVER) {   /* 20 units long along x, 0.2 wide */
+            pos[3 * t] = v3(-10.0f, c.y, c.z); pos[3 * t + 1] = v3(10.0f, c.y, c.z); pos[3 * t + 2] = v3(10.0f, c.y + 0.2f, c.z);
+        } else {
+            for (int k = 0; k < 3; ++k)
+                pos[3 * t + k] = vadd(c, v3(0.3f * pcg32_float(&r), 0.3f * pcg32_float(&r), 0.3f * pcg32_float(&r)));
+        }
+        for (int k = 0; k < 3; ++k) idx[3 * t + k] = (uint32_t)(3 * t + k);
+    }
+    scene_add_mesh(s, pos, NULL, NULL, 3 * (NSLIVER + NSMALL), idx, NULL, NSLIVER + NSMALL, xform_identity(), mat);
+    free(pos);
+    free(idx);
+    CHECK(prepare(s) == 0, "prepare slivers");
+    CHECK(s->bvh.nprims > s->ntriangles, "spatial splits: %zu references of %zu triangles", s->bvh.nprims, s->ntriangles);
+    check_invariants(s);
+    check_traversal(s, 21);
+    size_t nwnodes = s->bvh.nwnodes, nbytes = nwnodes * bvh_wnode_size(s->bvh.width);
+    void *one = malloc(nbytes);
+    memcpy(one, s->bvh.wnodes, nbytes);
+    for (int threads = 1; threads <= 4; threads *= 4) {
+        CHECK(rebuild_threads(s, BVH_LEAF_WIDTH, BVH_WIDTH, threads) == 0, "rebuild with %d threads", threads);
+        CHECK(s->bvh.nwnodes == nwnodes && memcmp(one, s->bvh.wnodes, nbytes) == 0,
+              "the same tree with %d threads", threads);
+    }
+    free(one);
+    scene_destroy(s);
+}
+
 int main(void) {
     check_edges();
+    check_spatial_splits();
     const int configs[4][3] = {{1, 0, 0}, {200, 0, 0}, {3000, 50, 50}, {0, 100, 0}};
     for (int c = 0; c < 4; ++c) {
         scene *s = random_scene(100 + (uint64_t)c, configs[c][0], configs[c][1], configs[c][2]);

@@ -1,5 +1,7 @@
-/* Binned SAH BVH builder (Wald 2007 style binning of centroids, 64 bins per axis). Children of
- * an inner node are stored next to each other so a node needs one child index. */
+/* SAH BVH builder: binned object splits (Wald 2007, centroids in 64 bins per axis) and spatial
+ * splits (Stich et al. 2009) that clip long triangles into both children where the object
+ * split's children would overlap, within a budget of extra references. Children of an inner
+ * node are stored next to each other so a node needs one child index. */
 #include "accel/bvh.h"
 #include "kernel/bvh_traverse.h"
 
@@ -21,6 +23,13 @@ _Static_assert(MAX_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "leaf too large
 #define MAX_DEPTH (BVH_MAX_DEPTH - 1)  /* the traversal stack is sized for this */
 #define COST_TRAVERSE 1.0f
 #define COST_INTERSECT 1.0f        /* per leaf block: its four lanes are tested together */
+/* Spatial splits: at most SPATIAL_BUDGET extra references (a fraction of the primitives; each
+ * costs about a leaf lane, 16 bytes), tried where an object split's children overlap by more
+ * than SPATIAL_MIN_OVERLAP of the scene's surface area. Stich et al. use 1e-5; on Sponza 1e-3
+ * finds the same SAH cost, and on meshes of even triangles it skips most of the clipping, which
+ * made their builds 7x slower at 1e-5 for no gain (docs/PERFORMANCE.md). */
+#define SPATIAL_BUDGET 0.15
+#define SPATIAL_MIN_OVERLAP 1e-3f
 
 /* SAH cost of a leaf of n primitives in units of `lanes` primitives tested together: the CPU
  * tests the four lanes of a block at once (BVH_LEAF_WIDTH), the GPU one lane at a time (1). */
@@ -39,23 +48,28 @@ static float box_area(box b) {
     return 2.0f * (d.x * d.y + d.y * d.z + d.z * d.x);
 }
 
-/* Shared by the build threads: each subtree works on its own range of `order` and its own
+/* A reference: a primitive, or the part of a split triangle inside `lo..hi`. The build works on
+ * a range of references with room to grow behind it (spatial splits duplicate references). */
+typedef struct bref { vec3 lo, hi; uint32_t id; } bref;
+
+/* Shared by the build threads: each subtree works on its own range of `refs` and its own
  * nodes; only node allocation and the statistics are shared (atomics / per-task merge). */
 typedef struct builder {
-    const vec3 *lo, *hi;
-    const uint32_t *ids;   /* primitive ids of the references (their kind decides the leaf cost) */
-    vec3 *centroid;
-    uint32_t *order;       /* primitive indices, partitioned in place */
+    bref *refs;
+    const triangle *tris;  /* with positions: to clip split triangles (NULL: boxes are clipped) */
+    const vec3 *positions;
     bvh_node *nodes;
     atomic_size_t nnodes;
     int spawn_depth;       /* subtrees above this depth may be built on their own thread */
     int sah_lanes;         /* primitives the SAH counts as one leaf test (leaf_cost_of) */
+    float min_overlap;     /* spatial splits are tried where the object split's children overlap
+                              by more than this area (SPATIAL_MIN_OVERLAP of the root's) */
 } builder;
 
 /* Statistics of one build task, merged when its thread is joined. */
 typedef struct build_stats { int max_depth, max_leaf; size_t nleaves; } build_stats;
 
-/* Bin of a centroid coordinate, clamped before the float-to-int conversion. */
+/* Bin of a coordinate, clamped before the float-to-int conversion. */
 static int bin_of(float c, float origin, float scale) {
     float f = (c - origin) * scale;
     if (!(f > 0.0f)) return 0;
@@ -63,69 +77,57 @@ static int bin_of(float c, float origin, float scale) {
     return (int)f;
 }
 
-static void make_leaf(builder *b, build_stats *st, uint32_t node, uint32_t start, uint32_t count) {
-    b->nodes[node].index = start;
-    b->nodes[node].count = count;
-    st->nleaves++;
-    if ((int)count > st->max_leaf) st->max_leaf = (int)count;
+static int is_tri(const bref *r) { return prim_id_kind(r->id) == PRIM_TRIANGLE; }
+static float centroid_of(const bref *r, int axis) { return 0.5f * (vcomp(r->lo, axis) + vcomp(r->hi, axis)); }
+static int box_valid(box b) { return b.lo.x <= b.hi.x && b.lo.y <= b.hi.y && b.lo.z <= b.hi.z; }
+
+static void split_bounds(const vec3 v[3], box bx, int axis, float s, box *left, box *right);
+
+/* The parts of reference r inside `part` (a box within r's) on either side of the plane
+ * x[axis] = s; a side the reference does not reach gets an empty (invalid) box. */
+static void clip_ref(const builder *b, const bref *r, box part, int axis, float s, box *left, box *right) {
+    const triangle *t = &b->tris[prim_id_index(r->id)];
+    vec3 v[3];
+    v[0] = b->positions[t->v[0]]; v[1] = b->positions[t->v[1]]; v[2] = b->positions[t->v[2]];
+    split_bounds(v, part, axis, s, left, right);
 }
 
-static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t start, uint32_t count, int depth);
+/* A split candidate: object (partition by centroid bin) or spatial (straddling triangles are
+ * clipped into both children), on `axis` between bins `bin` and bin + 1. */
+typedef struct split {
+    float cost;            /* SAH numerator: sum of child area x child leaf cost */
+    int axis, bin, spatial;
+    float origin, scale;
+    box left, right;
+    uint32_t nleft, nright;
+} split;
 
-typedef struct build_task {
-    builder *b;
-    build_stats st;
-    uint32_t node, start, count;
-    int depth;
-} build_task;
-
-static void *build_task_main(void *arg) {
-    build_task *t = arg;
-    build_node(t->b, &t->st, t->node, t->start, t->count, t->depth);
-    return NULL;
-}
-
-static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t start, uint32_t count, int depth) {
-    box bounds = box_empty(), cbounds = box_empty();
-    for (uint32_t i = start; i < start + count; ++i) {
-        uint32_t p = b->order[i];
-        box_grow(&bounds, b->lo[p], b->hi[p]);
-        box_grow(&cbounds, b->centroid[p], b->centroid[p]);
-    }
-    b->nodes[node].lo = bounds.lo;
-    b->nodes[node].hi = bounds.hi;
-    if (depth > st->max_depth) st->max_depth = depth;
-    if (count <= 1 || depth >= MAX_DEPTH) { make_leaf(b, st, node, start, count); return; }
-
-    /* Find the cheapest binned split over all three axes. */
-    float best_cost = INFINITY;
-    int best_axis = -1, best_bin = 0;
+/* The cheapest object split of the references by centroid bins over cbounds. */
+static void object_split(const builder *b, uint32_t start, uint32_t count, box cbounds, split *best) {
     vec3 ext = vsub(cbounds.hi, cbounds.lo);
     for (int axis = 0; axis < 3; ++axis) {
         float e = vcomp(ext, axis);
         /* a denormal extent makes BINS / e overflow: such an axis cannot be split anyway */
         if (!(e > 0.0f) || !isfinite((float)BINS / e)) continue;
-        box bin_box[BINS];
-        uint32_t bin_count[BINS], bin_tri[BINS];
+        box bin_box[BINS], right_box[BINS];
+        uint32_t bin_count[BINS], bin_tri[BINS], right_count[BINS], right_tri[BINS];
         for (int k = 0; k < BINS; ++k) { bin_box[k] = box_empty(); bin_count[k] = 0; bin_tri[k] = 0; }
         float scale = (float)BINS / e, origin = vcomp(cbounds.lo, axis);
         for (uint32_t i = start; i < start + count; ++i) {
-            uint32_t p = b->order[i];
-            int k = bin_of(vcomp(b->centroid[p], axis), origin, scale);
+            const bref *r = &b->refs[i];
+            int k = bin_of(centroid_of(r, axis), origin, scale);
             bin_count[k]++;
-            bin_tri[k] += prim_id_kind(b->ids[p]) == PRIM_TRIANGLE;
-            box_grow(&bin_box[k], b->lo[p], b->hi[p]);
+            bin_tri[k] += (uint32_t)is_tri(r);
+            box_grow(&bin_box[k], r->lo, r->hi);
         }
         /* sweep from the right, then from the left */
-        float right_area[BINS];
-        uint32_t right_count[BINS], right_tri[BINS];
         box acc = box_empty();
         uint32_t n = 0, ntri = 0;
         for (int k = BINS - 1; k > 0; --k) {
             box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
             n += bin_count[k];
             ntri += bin_tri[k];
-            right_area[k] = box_area(acc);
+            right_box[k] = acc;
             right_count[k] = n;
             right_tri[k] = ntri;
         }
@@ -138,34 +140,215 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
             ntri += bin_tri[k];
             if (n == 0 || right_count[k + 1] == 0) continue;
             float cost = box_area(acc) * leaf_cost_mixed(ntri, n - ntri, b->sah_lanes) +
-                         right_area[k + 1] * leaf_cost_mixed(right_tri[k + 1], right_count[k + 1] - right_tri[k + 1], b->sah_lanes);
-            if (cost < best_cost) { best_cost = cost; best_axis = axis; best_bin = k; }
+                         box_area(right_box[k + 1]) *
+                             leaf_cost_mixed(right_tri[k + 1], right_count[k + 1] - right_tri[k + 1], b->sah_lanes);
+            if (cost < best->cost) {
+                best->cost = cost; best->axis = axis; best->bin = k; best->spatial = 0;
+                best->origin = origin; best->scale = scale;
+                best->left = acc; best->right = right_box[k + 1];
+                best->nleft = n; best->nright = right_count[k + 1];
+            }
         }
+    }
+}
+
+/* Where a reference goes in a spatial split at bin boundary `bin`: -1 left, 1 right, 0 both.
+ * Only triangles are split; other primitives go by their centroid. */
+static int spatial_side(const bref *r, int axis, int bin, float origin, float scale) {
+    if (!is_tri(r)) return bin_of(centroid_of(r, axis), origin, scale) <= bin ? -1 : 1;
+    if (bin_of(vcomp(r->hi, axis), origin, scale) <= bin) return -1;
+    if (bin_of(vcomp(r->lo, axis), origin, scale) > bin) return 1;
+    return 0;
+}
+
+/* The cheapest spatial split (Stich et al. 2009, "Spatial Splits in Bounding Volume
+ * Hierarchies"): bins over the node's bounds, each triangle clipped into every bin it spans,
+ * counted where it enters and where it leaves. Only splits that fit the room (`room`
+ * references) are considered. */
+static void spatial_split(const builder *b, uint32_t start, uint32_t count, box bounds, uint32_t room, split *best) {
+    vec3 ext = vsub(bounds.hi, bounds.lo);
+    for (int axis = 0; axis < 3; ++axis) {
+        float e = vcomp(ext, axis);
+        if (!(e > 0.0f) || !isfinite((float)BINS / e)) continue;
+        box bin_box[BINS], right_box[BINS];
+        uint32_t enter[BINS], enter_tri[BINS], leave[BINS], leave_tri[BINS], right_count[BINS], right_tri[BINS];
+        for (int k = 0; k < BINS; ++k) { bin_box[k] = box_empty(); enter[k] = enter_tri[k] = leave[k] = leave_tri[k] = 0; }
+        float scale = (float)BINS / e, origin = vcomp(bounds.lo, axis), width = e / (float)BINS;
+        for (uint32_t i = start; i < start + count; ++i) {
+            const bref *r = &b->refs[i];
+            int k0, k1, tri = is_tri(r);
+            if (tri) { k0 = bin_of(vcomp(r->lo, axis), origin, scale); k1 = bin_of(vcomp(r->hi, axis), origin, scale); }
+            else k0 = k1 = bin_of(centroid_of(r, axis), origin, scale);
+            enter[k0]++; enter_tri[k0] += (uint32_t)tri;
+            leave[k1]++; leave_tri[k1] += (uint32_t)tri;
+            box rest; rest.lo = r->lo; rest.hi = r->hi;
+            for (int k = k0; k < k1; ++k) {
+                box l, rr;
+                clip_ref(b, r, rest, axis, origin + (float)(k + 1) * width, &l, &rr);
+                if (box_valid(l)) box_grow(&bin_box[k], l.lo, l.hi);
+                rest = rr;
+                if (!box_valid(rest)) break;
+            }
+            if (box_valid(rest)) box_grow(&bin_box[k1], rest.lo, rest.hi);
+        }
+        box acc = box_empty();
+        uint32_t n = 0, ntri = 0;
+        for (int k = BINS - 1; k > 0; --k) {
+            box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
+            n += leave[k];
+            ntri += leave_tri[k];
+            right_box[k] = acc;
+            right_count[k] = n;
+            right_tri[k] = ntri;
+        }
+        acc = box_empty();
+        n = 0;
+        ntri = 0;
+        for (int k = 0; k < BINS - 1; ++k) {
+            box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
+            n += enter[k];
+            ntri += enter_tri[k];
+            if (n == 0 || right_count[k + 1] == 0 || n + right_count[k + 1] > room) continue;
+            float cost = box_area(acc) * leaf_cost_mixed(ntri, n - ntri, b->sah_lanes) +
+                         box_area(right_box[k + 1]) *
+                             leaf_cost_mixed(right_tri[k + 1], right_count[k + 1] - right_tri[k + 1], b->sah_lanes);
+            if (cost < best->cost) {
+                best->cost = cost; best->axis = axis; best->bin = k; best->spatial = 1;
+                best->origin = origin; best->scale = scale;
+                best->left = acc; best->right = right_box[k + 1];
+                best->nleft = n; best->nright = right_count[k + 1];
+            }
+        }
+    }
+}
+
+/* Partitions by centroid bin; returns the number of references that go left. */
+static uint32_t object_partition(builder *b, uint32_t start, uint32_t count, const split *sp) {
+    uint32_t i = start, j = start + count;
+    while (i < j) {
+        if (bin_of(centroid_of(&b->refs[i], sp->axis), sp->origin, sp->scale) <= sp->bin) i++;
+        else { bref t = b->refs[i]; b->refs[i] = b->refs[--j]; b->refs[j] = t; }
+    }
+    return i - start;
+}
+
+/* Partitions into left, straddling and right references, then replaces each straddling one by
+ * its clipped parts: left parts after the left ones, right parts before the right ones, which
+ * move up by the number of duplicates (the caller checked the room). Returns -1 when out of
+ * memory (nothing changed), else sets the child counts (the right range starts at start + *nl). */
+static int spatial_partition(builder *b, uint32_t start, uint32_t count, const split *sp, uint32_t *nl, uint32_t *nr) {
+    bref *r = b->refs + start;
+    /* three-way partition: [0, lo) left, [lo, mid) straddling, [hi, count) right */
+    uint32_t lo = 0, mid = 0, hi = count;
+    while (mid < hi) {
+        int side = spatial_side(&r[mid], sp->axis, sp->bin, sp->origin, sp->scale);
+        bref t = r[mid];
+        if (side < 0) { r[mid] = r[lo]; r[lo] = t; lo++; mid++; }
+        else if (side > 0) { r[mid] = r[--hi]; r[hi] = t; }
+        else mid++;
+    }
+    uint32_t nstraddle = hi - lo, nright = count - hi;
+    bref *both = malloc((nstraddle ? 2 * nstraddle : 1) * sizeof(bref)), *rparts = both + nstraddle;
+    if (!both) return -1;
+    memcpy(both, r + lo, nstraddle * sizeof(bref));
+    float s = sp->origin + (float)(sp->bin + 1) / sp->scale;
+    uint32_t left = lo, nparts = 0;
+    for (uint32_t k = 0; k < nstraddle; ++k) {
+        box part, l, rr;
+        part.lo = both[k].lo; part.hi = both[k].hi;
+        clip_ref(b, &both[k], part, sp->axis, s, &l, &rr);
+        if (!box_valid(l) && !box_valid(rr)) l = part;   /* rounding: keep it whole, on the left */
+        if (box_valid(l)) { r[left] = both[k]; r[left].lo = l.lo; r[left].hi = l.hi; left++; }
+        if (box_valid(rr)) { rparts[nparts] = both[k]; rparts[nparts].lo = rr.lo; rparts[nparts].hi = rr.hi; nparts++; }
+    }
+    /* right: the clipped parts, then the references that lay right of the plane */
+    memmove(r + left + nparts, r + hi, nright * sizeof(bref));
+    memcpy(r + left, rparts, nparts * sizeof(bref));
+    free(both);
+    *nl = left;
+    *nr = nparts + nright;
+    return 0;
+}
+
+static void make_leaf(builder *b, build_stats *st, uint32_t node, uint32_t start, uint32_t count) {
+    b->nodes[node].index = start;
+    b->nodes[node].count = count;
+    st->nleaves++;
+    if ((int)count > st->max_leaf) st->max_leaf = (int)count;
+}
+
+static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t start, uint32_t count, uint32_t limit,
+                       int depth);
+
+typedef struct build_task {
+    builder *b;
+    build_stats st;
+    uint32_t node, start, count, limit;
+    int depth;
+} build_task;
+
+static void *build_task_main(void *arg) {
+    build_task *t = arg;
+    build_node(t->b, &t->st, t->node, t->start, t->count, t->limit, t->depth);
+    return NULL;
+}
+
+/* Builds the subtree of `count` references at refs[start ..]; it may use refs up to `limit`. */
+static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t start, uint32_t count, uint32_t limit,
+                       int depth) {
+    box bounds = box_empty(), cbounds = box_empty();
+    uint32_t count_tri = 0;
+    for (uint32_t i = start; i < start + count; ++i) {
+        const bref *r = &b->refs[i];
+        box_grow(&bounds, r->lo, r->hi);
+        vec3 c = vscale(vadd(r->lo, r->hi), 0.5f);
+        box_grow(&cbounds, c, c);
+        count_tri += (uint32_t)is_tri(r);
+    }
+    b->nodes[node].lo = bounds.lo;
+    b->nodes[node].hi = bounds.hi;
+    if (depth > st->max_depth) st->max_depth = depth;
+    if (count <= 1 || depth >= MAX_DEPTH) { make_leaf(b, st, node, start, count); return; }
+
+    split best;
+    best.cost = INFINITY;
+    best.axis = -1;
+    object_split(b, start, count, cbounds, &best);
+    /* spatial splits where the object split leaves its children overlapping and there is room */
+    if (b->tris && best.axis >= 0 && limit - start > count && count_tri > 0) {
+        box ov;
+        ov.lo = vmax(best.left.lo, best.right.lo);
+        ov.hi = vmin(best.left.hi, best.right.hi);
+        if (box_valid(ov) && box_area(ov) > b->min_overlap) spatial_split(b, start, count, bounds, limit - start, &best);
     }
     float parent_area = box_area(bounds);
-    float split_cost = parent_area > 0.0f ? COST_TRAVERSE + COST_INTERSECT * best_cost / parent_area : INFINITY;
-    uint32_t count_tri = 0;
-    for (uint32_t i = start; i < start + count; ++i) count_tri += prim_id_kind(b->ids[b->order[i]]) == PRIM_TRIANGLE;
+    float split_cost = parent_area > 0.0f ? COST_TRAVERSE + COST_INTERSECT * best.cost / parent_area : INFINITY;
     float leaf_cost = COST_INTERSECT * leaf_cost_mixed(count_tri, count - count_tri, b->sah_lanes);
 
-    uint32_t mid;
-    if (best_axis < 0) {
-        /* all centroids coincide: split by position in the list if the leaf would be too big */
-        if (count <= MAX_LEAF) { make_leaf(b, st, node, start, count); return; }
-        mid = start + count / 2;
-    } else {
-        if (split_cost >= leaf_cost && count <= MAX_LEAF) { make_leaf(b, st, node, start, count); return; }
-        float e = vcomp(ext, best_axis), origin = vcomp(cbounds.lo, best_axis);
-        float scale = (float)BINS / e;
-        uint32_t i = start, j = start + count;
-        while (i < j) {
-            int k = bin_of(vcomp(b->centroid[b->order[i]], best_axis), origin, scale);
-            if (k <= best_bin) i++;
-            else { uint32_t t = b->order[i]; b->order[i] = b->order[--j]; b->order[j] = t; }
+    uint32_t nl = 0, nr = 0;
+    if (best.axis >= 0 && !(split_cost >= leaf_cost && count <= MAX_LEAF)) {
+        if (!best.spatial || spatial_partition(b, start, count, &best, &nl, &nr)) {
+            if (best.spatial) { /* out of memory: the object split instead */
+                best.cost = INFINITY; best.axis = -1;
+                object_split(b, start, count, cbounds, &best);
+            }
+            if (best.axis >= 0) { nl = object_partition(b, start, count, &best); nr = count - nl; }
         }
-        mid = i;
-        if (mid == start || mid == start + count) mid = start + count / 2;
+    } else if (count <= MAX_LEAF) {
+        make_leaf(b, st, node, start, count);
+        return;
     }
+    if (nl == 0 || nr == 0) {
+        /* all centroids coincide (or a split left one side empty): split by position */
+        count = nl + nr ? nl + nr : count;
+        nl = count / 2;
+        nr = count - nl;
+    }
+    /* share the room behind the children in proportion to their sizes: the right range moves up */
+    uint32_t room = limit - start - nl - nr;
+    uint32_t rstart = start + nl + (uint32_t)((uint64_t)room * nl / (nl + nr));
+    if (rstart != start + nl) memmove(b->refs + rstart, b->refs + start + nl, nr * sizeof(bref));
+
     uint32_t left = (uint32_t)atomic_fetch_add(&b->nnodes, 2);
     b->nodes[node].index = left;
     b->nodes[node].count = 0;
@@ -174,12 +357,12 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
     build_task task;
     int spawned = 0;
     if (depth < b->spawn_depth && count > PARALLEL_MIN_PRIMS) {
-        task.b = b; task.node = left; task.start = start; task.count = mid - start; task.depth = depth + 1;
+        task.b = b; task.node = left; task.start = start; task.count = nl; task.limit = rstart; task.depth = depth + 1;
         memset(&task.st, 0, sizeof task.st);
         spawned = pthread_create(&th, NULL, build_task_main, &task) == 0;
     }
-    if (!spawned) build_node(b, st, left, start, mid - start, depth + 1);
-    build_node(b, st, left + 1, mid, start + count - mid, depth + 1);
+    if (!spawned) build_node(b, st, left, start, nl, rstart, depth + 1);
+    build_node(b, st, left + 1, rstart, nr, limit, depth + 1);
     if (spawned) {
         pthread_join(th, NULL);
         if (task.st.max_depth > st->max_depth) st->max_depth = task.st.max_depth;
@@ -313,45 +496,10 @@ static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
     return a * COST_TRAVERSE + sah_of(nodes, n->index, root_area) + sah_of(nodes, n->index + 1, root_area);
 }
 
-static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-                      int threads, int sah_lanes);
+static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, size_t cap,
+                      const triangle *tris, const vec3 *positions, int threads, int sah_lanes);
 
-/* ---- pre-splitting of large triangles ------------------------------------------------------
- * Long triangles (Sponza's walls, floors and columns) have boxes far larger than themselves and
- * make every box around them overlap. Before the build, the largest ones are split into several
- * references, each with the box of the part of the triangle inside one cell of a global grid
- * (Karras & Aila 2013, "Fast Parallel Construction of High-Quality Bounding Volume Hierarchies",
- * section 3: priority (2^-level * (box area - ideal area))^(1/4), a budget of extra references,
- * splits at the most important grid plane). The SAH build then treats references like
- * primitives; a leaf lists a primitive once even when two of its references end up there. */
-#define PRESPLIT_BUDGET 0.15   /* extra references, as a fraction of the primitives, at most */
-#define PRESPLIT_LARGE 16.0f   /* only boxes of more than this x the median triangle box area */
-
-static int cmp_float(const void *a, const void *b) {
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
-typedef struct presplit_ctx {
-    vec3 scene_lo, scene_ext;
-    vec3 *lo, *hi; uint32_t *ids; size_t n, cap;
-} presplit_ctx;
-
-/* The most important grid plane across [lo, hi] on an axis: returns its level (1 = the scene's
- * middle) and position, or 0 if the interval is too thin. */
-static int grid_plane(float lo, float hi, float scene_lo, float ext, float *pos) {
-    if (!(ext > 0.0f)) return 0;
-    for (int level = 1; level < 24; ++level) {
-        float cell = ext / (float)(1 << level);
-        float k = ceilf((lo - scene_lo) / cell);
-        float p = scene_lo + k * cell;
-        if (p > lo && p < hi) { *pos = p; return level; }
-    }
-    return 0;
-}
-
-static float tri_area(vec3 a, vec3 b, vec3 c) { return 0.5f * vlen(vcross(vsub(b, a), vsub(c, a))); }
-
+/* ---- spatial-split clipping ----------------------------------------------------------------- */
 /* Bounds of the parts of triangle v on either side of the plane x[axis] = s, each clipped to bx. */
 static void split_bounds(const vec3 v[3], box bx, int axis, float s, box *left, box *right) {
     *left = box_empty();
@@ -376,108 +524,6 @@ static void split_bounds(const vec3 v[3], box bx, int axis, float s, box *left, 
     else { left->hi.z = kmin(left->hi.z, s); right->lo.z = kmax(right->lo.z, s); }
 }
 
-static void presplit_emit(presplit_ctx *c, box bx, uint32_t id) {
-    c->lo[c->n] = bx.lo; c->hi[c->n] = bx.hi; c->ids[c->n] = id; c->n++;
-}
-
-/* Splits the reference (v, bx) into extra + 1 references. */
-static void presplit_tri(presplit_ctx *c, const vec3 v[3], box bx, uint32_t id, uint32_t extra) {
-    vec3 d = vsub(bx.hi, bx.lo);
-    int axis = d.x >= d.y && d.x >= d.z ? 0 : (d.y >= d.z ? 1 : 2);
-    float pos;
-    if (extra == 0 || !grid_plane(vcomp(bx.lo, axis), vcomp(bx.hi, axis), vcomp(c->scene_lo, axis),
-                                  vcomp(c->scene_ext, axis), &pos)) {
-        presplit_emit(c, bx, id);
-        return;
-    }
-    box l, r;
-    split_bounds(v, bx, axis, pos, &l, &r);
-    int lok = vcomp(l.hi, axis) >= vcomp(l.lo, axis) && l.hi.x >= l.lo.x && l.hi.y >= l.lo.y && l.hi.z >= l.lo.z;
-    int rok = vcomp(r.hi, axis) >= vcomp(r.lo, axis) && r.hi.x >= r.lo.x && r.hi.y >= r.lo.y && r.hi.z >= r.lo.z;
-    if (!lok || !rok) { /* the triangle lies on one side (touching the plane): keep it whole */
-        presplit_emit(c, lok ? l : (rok ? r : bx), id);
-        return;
-    }
-    /* share the remaining splits by the halves' extents along the axis */
-    float wl = vcomp(vsub(l.hi, l.lo), axis), wr = vcomp(vsub(r.hi, r.lo), axis);
-    uint32_t rest = extra - 1;
-    uint32_t el = wl + wr > 0.0f ? (uint32_t)((float)rest * wl / (wl + wr) + 0.5f) : rest / 2;
-    if (el > rest) el = rest;
-    presplit_tri(c, v, l, id, el);
-    presplit_tri(c, v, r, id, rest - el);
-}
-
-/* Returns the number of references (>= n) in *rlo, *rhi, *rids, or 0 when nothing was split
- * (the caller then uses its own arrays) or memory ran out. */
-static size_t presplit(const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-                       const vec3 *pos, vec3 **rlo, vec3 **rhi, uint32_t **rids) {
-    if (!tris || !pos || n < 64) return 0;
-    box scene = box_empty();
-    for (size_t i = 0; i < n; ++i) box_grow(&scene, lo[i], hi[i]);
-    vec3 ext = vsub(scene.hi, scene.lo);
-    float *prio = malloc(n * sizeof(float));
-    if (!prio) return 0;
-    /* only triangles whose box is much larger than the typical one are worth splitting (meshes of
-     * even, small triangles such as scanned models get none): threshold = PRESPLIT_LARGE x the
-     * median box area of a sample of the triangles */
-    float sample[4096];
-    size_t ns = 0, step = n / 4096 + 1;
-    for (size_t i = 0; i < n && ns < 4096; i += step) {
-        if (prim_id_kind(ids[i]) != PRIM_TRIANGLE) continue;
-        box bx; bx.lo = lo[i]; bx.hi = hi[i];
-        sample[ns++] = box_area(bx);
-    }
-    if (ns == 0) { free(prio); return 0; }
-    qsort(sample, ns, sizeof(float), cmp_float);
-    float large = PRESPLIT_LARGE * sample[ns / 2];
-    double sum = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-        prio[i] = 0.0f;
-        if (prim_id_kind(ids[i]) != PRIM_TRIANGLE) continue;
-        const triangle *t = &tris[prim_id_index(ids[i])];
-        box bx; bx.lo = lo[i]; bx.hi = hi[i];
-        vec3 d = vsub(bx.hi, bx.lo);
-        int axis = d.x >= d.y && d.x >= d.z ? 0 : (d.y >= d.z ? 1 : 2);
-        float p;
-        int level = grid_plane(vcomp(bx.lo, axis), vcomp(bx.hi, axis), vcomp(scene.lo, axis), vcomp(ext, axis), &p);
-        if (!level) continue;
-        if (!(box_area(bx) > large)) continue;
-        float excess = box_area(bx) - 2.0f * tri_area(pos[t->v[0]], pos[t->v[1]], pos[t->v[2]]);
-        if (!(excess > 0.0f)) continue;
-        prio[i] = powf(ldexpf(excess, -level), 0.25f);
-        sum += prio[i];
-    }
-    size_t budget = (size_t)(PRESPLIT_BUDGET * (double)n);
-    if (!(sum > 0.0) || budget == 0) { free(prio); return 0; }
-    /* the largest scale D with sum floor(D * prio) <= budget (bisection) */
-    double dlo = 0.0, dhi = (double)budget / sum * 64.0;
-    for (int it = 0; it < 40; ++it) {
-        double dm = 0.5 * (dlo + dhi);
-        size_t tot = 0;
-        for (size_t i = 0; i < n && tot <= budget; ++i) tot += (size_t)(dm * prio[i]);
-        if (tot <= budget) dlo = dm; else dhi = dm;
-    }
-    size_t extra = 0;
-    for (size_t i = 0; i < n; ++i) extra += (size_t)(dlo * prio[i]);
-    if (extra == 0) { free(prio); return 0; }
-    presplit_ctx c;
-    c.scene_lo = scene.lo; c.scene_ext = ext; c.n = 0; c.cap = n + extra;
-    c.lo = malloc(c.cap * sizeof(vec3)); c.hi = malloc(c.cap * sizeof(vec3)); c.ids = malloc(c.cap * sizeof(uint32_t));
-    if (!c.lo || !c.hi || !c.ids) { free(c.lo); free(c.hi); free(c.ids); free(prio); return 0; }
-    for (size_t i = 0; i < n; ++i) {
-        uint32_t k = (uint32_t)(dlo * prio[i]);
-        box bx; bx.lo = lo[i]; bx.hi = hi[i];
-        if (k == 0) { presplit_emit(&c, bx, ids[i]); continue; }
-        const triangle *t = &tris[prim_id_index(ids[i])];
-        vec3 v[3];
-        v[0] = pos[t->v[0]]; v[1] = pos[t->v[1]]; v[2] = pos[t->v[2]];
-        presplit_tri(&c, v, bx, ids[i], k);
-    }
-    free(prio);
-    *rlo = c.lo; *rhi = c.hi; *rids = c.ids;
-    return c.n;
-}
-
 int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
               const vec3 *positions, int threads) {
     return bvh_build_lanes(out, lo, hi, ids, n, tris, positions, threads, BVH_LEAF_WIDTH, BVH_WIDTH);
@@ -489,37 +535,44 @@ int bvh_build_lanes(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *id
     memset(out, 0, sizeof(*out));
     out->width = width == BVH8_WIDTH ? BVH8_WIDTH : BVH4_WIDTH;
     if (n == 0) return 0;
-    vec3 *rlo = NULL, *rhi = NULL;
-    uint32_t *rids = NULL;
-    size_t nrefs = presplit(lo, hi, ids, n, tris, positions, &rlo, &rhi, &rids);
-    if (nrefs) { lo = rlo; hi = rhi; ids = rids; n = nrefs; }
-    int rc = build_refs(out, lo, hi, ids, n, tris, threads, sah_lanes < 1 ? 1 : sah_lanes);
-    free(rlo); free(rhi); free(rids);
+    size_t room = tris && positions ? (size_t)(SPATIAL_BUDGET * (double)n) : 0;
+    int rc = build_refs(out, lo, hi, ids, n, n + room, tris, positions, threads, sah_lanes < 1 ? 1 : sah_lanes);
     out->build_seconds = timer_now() - t0;
     return rc;
 }
 
-static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-                      int threads, int sah_lanes) {
+/* Copies the leaves' references, depth first, into prim_ids (the build leaves gaps of unused
+ * room between subtrees) and points the leaves at their new place. */
+static size_t compact_leaves(bvh_node *nodes, uint32_t node, const bref *refs, uint32_t *prim_ids, size_t at) {
+    bvh_node *nd = &nodes[node];
+    if (nd->count == 0) {
+        at = compact_leaves(nodes, nd->index, refs, prim_ids, at);
+        return compact_leaves(nodes, nd->index + 1, refs, prim_ids, at);
+    }
+    for (uint32_t k = 0; k < nd->count; ++k) prim_ids[at + k] = refs[nd->index + k].id;
+    nd->index = (uint32_t)at;
+    return at + nd->count;
+}
+
+/* Builds over n references with room for cap (>= n; spatial splits fill the rest). */
+static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, size_t cap,
+                      const triangle *tris, const vec3 *positions, int threads, int sah_lanes) {
+    if (cap > (size_t)UINT32_MAX / 2) cap = n;
     builder b;
     memset(&b, 0, sizeof(b));
     b.sah_lanes = sah_lanes;
-    b.lo = lo;
-    b.hi = hi;
-    b.ids = ids;
-    b.centroid = malloc(n * sizeof(vec3));
-    b.order = malloc(n * sizeof(uint32_t));
-    b.nodes = malloc((2 * n) * sizeof(bvh_node));
-    out->prim_ids = malloc(n * sizeof(uint32_t));
-    if (!b.centroid || !b.order || !b.nodes || !out->prim_ids) {
-        free(b.centroid); free(b.order); free(b.nodes); free(out->prim_ids);
-        out->prim_ids = NULL;
-        return -1;
-    }
+    b.tris = tris;
+    b.positions = positions;
+    b.refs = malloc(cap * sizeof(bref));
+    b.nodes = malloc((2 * cap) * sizeof(bvh_node));
+    if (!b.refs || !b.nodes) { free(b.refs); free(b.nodes); return -1; }
+    box root = box_empty();
     for (size_t i = 0; i < n; ++i) {
-        b.centroid[i] = vscale(vadd(lo[i], hi[i]), 0.5f);
-        b.order[i] = (uint32_t)i;
+        b.refs[i].lo = lo[i]; b.refs[i].hi = hi[i]; b.refs[i].id = ids[i];
+        box_grow(&root, lo[i], hi[i]);
     }
+    if (!tris || !positions) b.tris = NULL;
+    b.min_overlap = SPATIAL_MIN_OVERLAP * box_area(root);
     atomic_init(&b.nnodes, 1);
     /* threads <= 0: all cores; subtrees are handed out down to depth log2(threads) + 1 */
     if (threads <= 0) threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -528,9 +581,14 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     if (threads > 1) b.spawn_depth++;
     build_stats st;
     memset(&st, 0, sizeof st);
-    build_node(&b, &st, 0, 0, (uint32_t)n, 0);
+    build_node(&b, &st, 0, 0, (uint32_t)n, (uint32_t)cap, 0);
     size_t nnodes = atomic_load(&b.nnodes);
-    for (size_t i = 0; i < n; ++i) out->prim_ids[i] = ids[b.order[i]];
+    out->prim_ids = malloc(cap * sizeof(uint32_t));
+    if (!out->prim_ids) { free(b.refs); free(b.nodes); return -1; }
+    n = compact_leaves(b.nodes, 0, b.refs, out->prim_ids, 0);
+    free(b.refs);
+    uint32_t *shrunk_ids = realloc(out->prim_ids, n * sizeof(uint32_t));
+    if (shrunk_ids) out->prim_ids = shrunk_ids;
     bvh_node *shrunk = realloc(b.nodes, nnodes * sizeof(bvh_node));
     out->nodes = shrunk ? shrunk : b.nodes;
     out->nnodes = nnodes;
@@ -538,7 +596,7 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     out->max_depth = st.max_depth;
     out->max_leaf = st.max_leaf;
     out->nleaves = st.nleaves;
-    box root; root.lo = out->nodes[0].lo; root.hi = out->nodes[0].hi;
+    root.lo = out->nodes[0].lo; root.hi = out->nodes[0].hi;
     out->sah_cost = sah_of(out->nodes, 0, box_area(root));
     /* every wide node absorbs at least one binary inner node (a full binary tree of nnodes has
      * nnodes / 2 of them; a leaf root makes one wide node) */
@@ -547,17 +605,15 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     /* each leaf needs ceil(count / 4) <= count / 4 + 1 blocks */
     size_t max_blocks = bvh_leaf4_bound(st.nleaves, n);
     out->leaves = malloc(max_blocks * sizeof(bvh_leaf4));
-    if (!wide || !out->leaves) { free(wide); free(b.centroid); free(b.order); bvh_free(out); return -1; }
+    if (!wide || !out->leaves) { free(wide); bvh_free(out); return -1; }
     out->nwnodes = bvh_collapse(out->nodes, out->prim_ids, tris, out->width, wide, out->leaves, &out->nleaf4);
     /* the final copy on cache-line boundaries: a node is read as whole lines */
     out->wnodes = aligned_alloc(64, (out->nwnodes * wsize + 63) / 64 * 64);
     if (out->wnodes) memcpy(out->wnodes, wide, out->nwnodes * wsize);
     free(wide);
-    if (!out->wnodes) { free(b.centroid); free(b.order); bvh_free(out); return -1; }
+    if (!out->wnodes) { bvh_free(out); return -1; }
     bvh_leaf4 *shrunkl = realloc(out->leaves, out->nleaf4 * sizeof(bvh_leaf4));
     if (shrunkl) out->leaves = shrunkl;
-    free(b.centroid);
-    free(b.order);
     /* references beyond BVH_MAX_REF do not fit a traversal stack entry (2^29 nodes: 64 GiB) */
     if (out->nwnodes > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) { bvh_free(out); return -1; }
     return 0;

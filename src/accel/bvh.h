@@ -11,7 +11,7 @@ typedef struct bvh {
     void *wnodes; size_t nwnodes;        /* the same tree collapsed to `width`-wide nodes
                                             (bvh4_node / bvh8_node, 64-byte aligned) */
     uint32_t *prim_ids; size_t nprims;   /* references in the binary tree's leaf order: a
-                                            pre-split triangle has several (nprims >= input) */
+                                            triangle split by spatial splits has several (nprims >= input) */
     bvh_leaf4 *leaves; size_t nleaf4;    /* the wide tree's leaf blocks (kernel layout) */
     /* statistics */
     double build_seconds, sah_cost;
