@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages caustic and fedtrain need, but only the missing ones,
-# and only when run as root (otherwise it lists what is missing and carries on).
+# Installs the Debian/Ubuntu packages caustic and fedtrain need, but only the missing ones, and
+# only when run as root (otherwise it lists what is missing and carries on). Where they cannot be
+# installed (no package registry, e.g. an offline GPU node with the libraries under a prefix named
+# by CMAKE_PREFIX_PATH), it says so and carries on: CMake then names any required library it
+# cannot find, and optional ones (Embree, gnuplot, Fashion-MNIST) are simply not used.
 set -eu
 pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libcjson-dev libtinyexr-dev libstb-dev
       libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev"
@@ -12,8 +15,9 @@ done
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "deps: installing$missing" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null; }; then
+    echo "deps: could not install$missing (no package registry?); building with what is there" >&2
+  fi
 else
-  echo "deps: missing Debian packages:$missing (run 'make deps' as root to install them)" >&2
+  echo "deps: missing packages:$missing (run 'make deps' as root to install them)" >&2
 fi
