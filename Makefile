@@ -11,10 +11,12 @@ all: build
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/CMakeCache.txt:
+# build/Makefile, not CMakeCache.txt: a configure that failed leaves the cache behind, and the
+# next make must configure again rather than build nothing
+$(BUILD)/Makefile:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
 
-build: deps $(BUILD)/CMakeCache.txt
+build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The default scene asks for 5000 spp; the demo stops at whichever of 1024 spp or 55 s comes first.
