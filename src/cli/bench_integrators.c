@@ -82,11 +82,15 @@ static double rmse(const float *a, const float *b, size_t n) {
     return sqrt(s / (3.0 * (double)n));
 }
 
-/* The cached reference, or a fresh long VCM render saved for next time. */
+/* The cached reference, or a fresh long VCM render saved for next time: DIR/STEM_WxH.pfm, where
+ * STEM is a built-in scene's name or a scene file's name without its folders and .json. */
 static float *reference(caustic_scene *sc, const char *name, int w, int h, int threads, double seconds,
                         const char *dir) {
     char path[1024], err[512];
-    snprintf(path, sizeof path, "%s/%s_%dx%d.pfm", dir, name, w, h);
+    const char *stem = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    size_t len = strlen(stem);
+    if (len > 5 && !strcmp(stem + len - 5, ".json")) len -= 5;
+    snprintf(path, sizeof path, "%s/%.*s_%dx%d.pfm", dir, (int)len, stem, w, h);
     image img;
     if (image_load(&img, path, err, sizeof err) == 0) {
         if (img.width == w && img.height == h) {
