@@ -64,8 +64,10 @@ static int closest_surface(const kscene *k, ray r, hit *h, surface *sf) {
 
 #if KERNEL_SIMD_AVX2
 #  define ISA_DESC "AVX2+FMA, 8-wide BVH"
-#elif KERNEL_SIMD_SSE
+#elif defined(CAUSTIC_ISA_BUILD_SSE)
 #  define ISA_DESC "SSE4.2, 4-wide BVH"
+#elif KERNEL_SIMD_SSE
+#  define ISA_DESC "SSE2, 4-wide BVH"
 #else
 #  define ISA_DESC "scalar, 4-wide BVH"
 #endif
