@@ -92,6 +92,7 @@ typedef struct caustic_scene_stats {
     size_t triangles, spheres, quads, primitives, materials, textures, lights, vertices;
     float bounds_lo[3], bounds_hi[3];
     size_t bvh_nodes, bvh_leaves;
+    int bvh_width;            /* 4 or 8: the CPU kernel's (caustic_cpu_isa) */
     int bvh_max_depth, bvh_max_leaf;
     double bvh_sah_cost, bvh_build_seconds;
     size_t memory_bytes;      /* kernel-side scene data incl. BVH */
@@ -132,6 +133,10 @@ int caustic_parse_integrator(const char *name, caustic_integrator *out);   /* pt
 int caustic_parse_gpu_mode(const char *name, caustic_gpu_mode *out);      /* mega wavefront */
 int caustic_parse_gpu_bvh(const char *name, caustic_gpu_bvh *out);        /* sah lbvh */
 const char *caustic_integrator_name(caustic_integrator i);
+/* The CPU kernels' ISA level in use, e.g. "avx2 (AVX2+FMA, 8-wide BVH)": the best the CPU
+ * supports, or the environment's CAUSTIC_ISA (sse | avx2). NULL with the reason in err when
+ * CAUSTIC_ISA names a level this CPU or build lacks (rendering then exits with that message). */
+const char *caustic_cpu_isa(char *err, size_t errlen);
 /* One line per CUDA device (or why there is none) into buf. */
 void caustic_describe_devices(char *buf, size_t n);
 

@@ -19,7 +19,7 @@ static int rebuild_threads(scene *s, int lanes, int width, int threads) {
     scene_prim_bounds(s, lo, hi, ids);
     bvh_free(&s->bvh);
     int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, threads, lanes, width);
-    s->k.nodes = (const bvh_wnode *)s->bvh.wnodes;
+    s->k.nodes = s->bvh.wnodes;
     s->k.leaves = s->bvh.leaves;
     s->k.nnodes = (uint32_t)s->bvh.nwnodes;
     free(lo); free(hi); free(ids);

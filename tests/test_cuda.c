@@ -107,7 +107,7 @@ static void check_lbvh(const char *name, scene *s) {
     CHECK(sah_rc == 0, "%s: SAH build at width %d", name, BVH_WIDTH);
     if (perm_ok && once_ok && sah_rc == 0) {
         kscene ks = s->k;
-        ks.nodes = (const bvh_wnode *)sah.wnodes;
+        ks.nodes = sah.wnodes;
         ks.nnodes = (uint32_t)sah.nwnodes;
         ks.leaves = sah.leaves;
         kscene k = s->k;

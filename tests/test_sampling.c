@@ -2,6 +2,8 @@
  * intervals, and variance reduction of the stratified samplers. */
 #include <string.h>
 
+/* the scene's BVH has the dispatched kernel's width: trace through it (src/cpu/isa.h) */
+#include "cpu/isa.h"
 #include "scene/scene.h"
 #include "sphere_chi2.h"
 
@@ -141,8 +143,8 @@ static double p_light(void *c, vec3 d) {
     const kscene *k = &lc->s->k;
     double p = k->env_pmf > 0 ? env_pdf(k, d) : 0.0;
     hit h;
-    if (trace_closest(k, make_ray(lc->ref, d, K_INF), &h)) {
-        surface sf = surface_at(k, make_ray(lc->ref, d, K_INF), &h);
+    surface sf;
+    if (cpu_kernels_get()->closest_surface(k, make_ray(lc->ref, d, K_INF), &h, &sf)) {
         if (vdot(sf.ng, d) < 0) p += light_pdf(k, h.prim, lc->ref, sf.p, sf.ng);
     }
     return p;
@@ -211,8 +213,8 @@ static void test_sphere_light(void) {
         accepted += first;
         hit h;
         /* a ray towards a point on the silhouette may graze past the surface: skip those */
-        if (!trace_closest(k, make_ray(ref, ls.wi, K_INF), &h)) continue;
-        surface sf = surface_at(k, make_ray(ref, ls.wi, K_INF), &h);
+        surface sf;
+        if (!cpu_kernels_get()->closest_surface(k, make_ray(ref, ls.wi, K_INF), &h, &sf)) continue;
         double pm = light_pdf(k, h.prim, ref, sf.p, sf.ng);
         /* near the silhouette the pdf (d^2/cos) is ill-conditioned: compare elsewhere */
         int grazing = fabsf(vdot(sf.ng, ls.wi)) < 0.2f;

@@ -3,6 +3,7 @@
  * split's children would overlap, within a budget of extra references. Children of an inner
  * node are stored next to each other so a node needs one child index. */
 #include "accel/bvh.h"
+#include "cpu/isa.h"
 #include "kernel/bvh_traverse.h"
 
 #include <math.h>
@@ -526,7 +527,7 @@ static void split_bounds(const vec3 v[3], box bx, int axis, float s, box *left, 
 
 int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
               const vec3 *positions, int threads) {
-    return bvh_build_lanes(out, lo, hi, ids, n, tris, positions, threads, BVH_LEAF_WIDTH, BVH_WIDTH);
+    return bvh_build_lanes(out, lo, hi, ids, n, tris, positions, threads, BVH_LEAF_WIDTH, cpu_kernels_get()->bvh_width);
 }
 
 int bvh_build_lanes(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,

@@ -22,7 +22,7 @@ typedef struct bvh {
 /* Builds over the primitives described by their bounds/ids (n entries); `tris` and `positions`
  * (the scene's triangles and vertex positions, may be NULL without triangles) fill the leaf
  * blocks' vertex indices and let large triangles be split into several references. The tree
- * is collapsed to BVH_WIDTH, the width of the CPU kernel this file is compiled with. */
+ * is collapsed to the width of the CPU kernel that the dispatcher selected (src/cpu/isa.h). */
 int bvh_build(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
               const vec3 *positions, int threads);
 /* The same with the SAH's leaf cost counted in units of sah_lanes primitives and nodes of the

@@ -11,6 +11,7 @@
 
 #include "api/api_internal.h"
 #include "cpu/render_cpu.h"
+#include "cpu/isa.h"
 #include "cpu/render_vcm.h"
 #include "cuda/render_cuda.h"
 #include "image/image.h"
@@ -106,6 +107,7 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->bounds_hi[0] = s->bounds_hi.x; st->bounds_hi[1] = s->bounds_hi.y; st->bounds_hi[2] = s->bounds_hi.z;
     st->bvh_nodes = s->bvh.nwnodes;
     st->bvh_leaves = s->bvh.nleaves;
+    st->bvh_width = s->bvh.width;
     st->bvh_max_depth = s->bvh.max_depth;
     st->bvh_max_leaf = s->bvh.max_leaf;
     st->bvh_sah_cost = s->bvh.sah_cost;
@@ -162,6 +164,14 @@ int caustic_parse_device(const char *n, caustic_device *out) {
 }
 
 void caustic_describe_devices(char *buf, size_t n) { cuda_describe_devices(buf, n); }
+
+const char *caustic_cpu_isa(char *err, size_t errlen) {
+    static char desc[96];
+    if (cpu_isa_check(err, errlen)) return NULL;
+    const cpu_kernels *k = cpu_kernels_get();
+    snprintf(desc, sizeof desc, "%s (%s)", k->name, k->desc);
+    return desc;
+}
 
 int caustic_parse_gpu_mode(const char *n, caustic_gpu_mode *out) {
     int i = parse_name(n, NAMES(gpu_mode_names));
@@ -272,7 +282,7 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     if (!r->gpu) r->pool = cpu_pool_create(opt->threads);
     if (bidir) {
         /* path length counts segments: depth d bounces allow paths of d + 1 segments */
-        r->vcm = vcm_renderer_create(&s->k, (int)opt->integrator - 1, r->max_depth + 1,
+        r->vcm = cpu_kernels_get()->vcm_create(&s->k, (int)opt->integrator - 1, r->max_depth + 1,
                                      r->opt.merge_radius * s->k.scene_radius, r->opt.merge_alpha, r->opt.seed);
         if (!r->vcm) {
             snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
@@ -336,7 +346,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
             r->accum_stale = 1;
         } else if (r->vcm) {
             memset(&ps, 0, sizeof ps);
-            if (vcm_renderer_run(r->vcm, r->pool, p.sample_begin, (uint32_t)pass, r->accum, r->count, &ps.rays)) {
+            if (cpu_kernels_get()->vcm_run(r->vcm, r->pool, p.sample_begin, (uint32_t)pass, r->accum, r->count, &ps.rays)) {
                 fprintf(stderr, "caustic: out of memory for light vertices\n");
                 return -1;
             }
@@ -524,7 +534,7 @@ void caustic_renderer_free(caustic_renderer *r) {
     if (!r) return;
     cpu_pool_destroy(r->pool);
     cuda_renderer_free(r->gpu);
-    vcm_renderer_free(r->vcm);
+    if (r->vcm) cpu_kernels_get()->vcm_free(r->vcm);
     free(r->accum);
     free(r->count);
     free(r->lum2);

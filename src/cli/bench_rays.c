@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "cpu/render_cpu.h"
 #include "cuda/render_cuda.h"
+#include "cpu/isa.h"
 #include "kernel/kernel.h"
 #include "scene/scene.h"
 #include "util/timer.h"
@@ -59,19 +60,7 @@ typedef struct job {
 static size_t trace_range(job *j, size_t b, size_t e, double *tsum) {
     if (j->ext) return ext_tracer_trace(j->ext, j->rs, b, e, tsum);
     const ray_set *rs = j->rs;
-    size_t hits = 0;
-    double sum = 0;
-    for (size_t i = b; i < e; ++i) {
-        ray r = make_ray(v3(rs->o[3 * i], rs->o[3 * i + 1], rs->o[3 * i + 2]),
-                         v3(rs->d[3 * i], rs->d[3 * i + 1], rs->d[3 * i + 2]), rs->tmax[i]);
-        if (rs->any_hit) hits += (size_t)trace_occluded(j->k, r);
-        else {
-            hit h;
-            if (trace_closest(j->k, r, &h)) { hits++; sum += h.t; }
-        }
-    }
-    *tsum += sum;
-    return hits;
+    return cpu_kernels_get()->trace_rays(j->k, rs->any_hit, rs->o, rs->d, rs->tmax, b, e, tsum, NULL);
 }
 
 static void *worker(void *arg) {
@@ -201,8 +190,8 @@ static int make_sets(const scene *s, int res, int inside, ray_set sets[3]) {
             vec3 d = vnorm(vadd(fwd, vadd(vscale(right, sx), vscale(up, sy))));
             push(&sets[0], eye, d, K_INF);
             hit h;
-            if (!trace_closest(k, make_ray(eye, d, K_INF), &h)) continue;
-            surface sf = surface_at(k, make_ray(eye, d, K_INF), &h);
+            surface sf;
+            if (!cpu_kernels_get()->closest_surface(k, make_ray(eye, d, K_INF), &h, &sf)) continue;
             vec3 ng = vdot(sf.ng, d) > 0 ? vneg(sf.ng) : sf.ng;
             vec3 o = vmadd(sf.p, ng, 1e-4f * R);
             pcg32 rng = pcg32_seed(1u, (uint64_t)y * res + x);
@@ -269,6 +258,10 @@ int cmd_bench_rays(int argc, char **argv) {
         if (nmeshes < 64) meshes[nmeshes++] = a;
     }
     if (nmeshes == 0) { fprintf(stderr, "caustic bench --rays: give at least one mesh (.obj or .ply)\n"); return EXIT_USAGE; }
+    if (!json && !gpu) {
+        const cpu_kernels *ck = cpu_kernels_get();
+        printf("# CPU kernel ISA: %s (%s)\n", ck->name, ck->desc);
+    }
     if (!json && !gpu)
         printf("%-18s %-8s %9s %9s %16s %10s %10s | %-14s %9s %10s %10s %7s %7s\n", "mesh", "rays", "count", "hits",
                "t_checksum", "1T_Mray/s", "NT_Mray/s", "reference", "hits", "1T_Mray/s", "NT_Mray/s", "ratio1", "ratioN");
@@ -340,10 +333,10 @@ int cmd_bench_rays(int argc, char **argv) {
                 en = median_mrays(&s->k, ext, &sets[k], (int)threads, (int)runs, &ehits, &etsum);
             }
             if (json)
-                printf("{\"mesh\":\"%s\",\"triangles\":%zu,\"rays\":\"%s\",\"count\":%zu,\"hits\":%zu,\"t_checksum\":%.6f,"
+                printf("{\"mesh\":\"%s\",\"isa\":\"%s\",\"triangles\":%zu,\"rays\":\"%s\",\"count\":%zu,\"hits\":%zu,\"t_checksum\":%.6f,"
                        "\"mrays_1t\":%.3f,\"mrays_nt\":%.3f,\"threads\":%ld,\"reference\":\"%s\",\"ref_hits\":%zu,"
                        "\"ref_t_checksum\":%.6f,\"ref_mrays_1t\":%.3f,\"ref_mrays_nt\":%.3f}\n",
-                       base, s->ntriangles, sets[k].name, sets[k].n, hits, tsum, r1, rn, threads, ext_name, ehits, etsum, e1, en);
+                       base, cpu_kernels_get()->name, s->ntriangles, sets[k].name, sets[k].n, hits, tsum, r1, rn, threads, ext_name, ehits, etsum, e1, en);
             else
                 printf("%-18s %-8s %9zu %9zu %16.4f %10.2f %10.2f | %-14s %9zu %10.2f %10.2f %7.2f %7.2f\n", base,
                        sets[k].name, sets[k].n, hits, tsum, r1, rn, ext_name, ehits, e1, en, e1 > 0 ? r1 / e1 : 0.0,

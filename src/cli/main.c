@@ -325,8 +325,9 @@ static int cmd_info(int argc, char **argv) {
     printf("lights:      %zu\n", s.lights);
     printf("bounds:      (%g, %g, %g) - (%g, %g, %g)\n", s.bounds_lo[0], s.bounds_lo[1], s.bounds_lo[2],
            s.bounds_hi[0], s.bounds_hi[1], s.bounds_hi[2]);
-    printf("bvh:         %zu nodes, %zu leaves, depth %d, max leaf %d, SAH cost %.2f, built in %.3f ms\n",
-           s.bvh_nodes, s.bvh_leaves, s.bvh_max_depth, s.bvh_max_leaf, s.bvh_sah_cost, s.bvh_build_seconds * 1e3);
+    printf("cpu kernel:  %s\n", caustic_cpu_isa(err, sizeof err));
+    printf("bvh:         %zu %d-wide nodes, %zu leaves, depth %d, max leaf %d, SAH cost %.2f, built in %.3f ms\n",
+           s.bvh_nodes, s.bvh_width, s.bvh_leaves, s.bvh_max_depth, s.bvh_max_leaf, s.bvh_sah_cost, s.bvh_build_seconds * 1e3);
     printf("memory:      %.2f MiB (%.1f bytes/primitive)\n", s.memory_bytes / 1048576.0,
            s.primitives ? (double)s.memory_bytes / s.primitives : 0.0);
     caustic_scene_free(scene);
@@ -362,6 +363,8 @@ int main(int argc, char **argv) {
         return argc < 2 ? EXIT_USAGE : 0;
     }
     if (!strcmp(argv[1], "--version")) { printf("caustic %s\n", caustic_version()); return 0; }
+    char isa_err[256];
+    if (!caustic_cpu_isa(isa_err, sizeof isa_err)) { fprintf(stderr, "caustic: %s\n", isa_err); return EXIT_USAGE; }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
@@ -369,6 +372,8 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "devices")) {
         char buf[4096];
         caustic_describe_devices(buf, sizeof buf);
+        char isa_err2[256];
+        printf("CPU kernels: %s\n", caustic_cpu_isa(isa_err2, sizeof isa_err2));
         fputs(buf, stdout);
         return 0;
     }

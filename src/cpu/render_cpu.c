@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernel/kernel.h"
+#include "cpu/isa.h"
 
 #define TILE 32
 
@@ -33,37 +33,6 @@ int cpu_core_count(void) {
     return n > 0 ? (int)n : 1;
 }
 
-/* Render pixels [x0,x1) x [y0,y1). Every pixel sums its samples in index order, so the result
- * does not depend on which thread runs it or how passes were cut. */
-static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad,
-                        uint64_t *samples) {
-    for (int y = y0; y < y1; ++y) {
-        for (int x = x0; x < x1; ++x) {
-            size_t pix = (size_t)y * (size_t)p->width + (size_t)x;
-            double *acc = p->accum + 3 * pix;
-            uint32_t n = p->count[pix];
-            if (n < p->sample_begin) continue; /* adaptive sampling stopped this pixel earlier */
-            double l2 = p->lum2[pix];
-            uint32_t r = 0;
-            for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++n) {
-                if (adaptive_done(n, p->adaptive_min, p->adaptive_threshold, luminance_d(acc[0], acc[1], acc[2]), l2))
-                    break;
-                vec3 l = path_trace_sample(p->scene, x, y, i, p->seed, p->sampler, p->spp_total, p->max_depth,
-                                           p->depth_start, &r);
-                if (!vis_finite(l)) { (*bad)++; continue; }
-                l = clamp_sample(l, p->clamp);
-                acc[0] += l.x; acc[1] += l.y; acc[2] += l.z;
-                double yl = luminance_d(l.x, l.y, l.z);
-                l2 += yl * yl;
-            }
-            *samples += n - p->count[pix];
-            p->count[pix] = n;
-            p->lum2[pix] = l2;
-            *rays += r;
-        }
-    }
-}
-
 static void run_worker(cpu_pool *pool, int index) {
     if (pool->job) {
         for (unsigned i; (i = atomic_fetch_add(&pool->next_item, 1u)) < pool->job_n;) pool->job(pool->job_ctx, i, index);
@@ -73,6 +42,8 @@ static void run_worker(cpu_pool *pool, int index) {
         return;
     }
     const cpu_pass *p = pool->pass;
+    void (*const render_rect)(const cpu_pass *, int, int, int, int, uint64_t *, uint64_t *, uint64_t *) =
+        cpu_kernels_get()->render_rect;
     uint64_t rays = 0, bad = 0, samples = 0;
     int w = p->width, h = p->height;
     switch (p->schedule) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/isa.h"
 #include "kernel/vcm.h"
 #include "util/array.h"
 
@@ -130,7 +131,7 @@ static int build_grid(vcm_renderer *v, float radius) {
     return 0;
 }
 
-vcm_renderer *vcm_renderer_create(const kscene *s, int algorithm, int max_path_length, float radius, float alpha,
+vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, int max_path_length, float radius, float alpha,
                                   uint32_t seed) {
     vcm_renderer *v = calloc(1, sizeof *v);
     if (!v) return NULL;
@@ -150,7 +151,7 @@ vcm_renderer *vcm_renderer_create(const kscene *s, int algorithm, int max_path_l
     v->image = calloc((size_t)v->npaths * 3u, sizeof(float));
     v->row_rays = calloc((size_t)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB, sizeof(uint64_t));
     if (!v->chunks || !v->path_count || !v->path_start || !v->image || !v->row_rays) {
-        vcm_renderer_free(v);
+        CPU_ISA_FN(vcm_renderer_free)(v);
         return NULL;
     }
     return v;
@@ -192,7 +193,7 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
     return 0;
 }
 
-int vcm_renderer_run(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum, uint32_t *counts,
+int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum, uint32_t *counts,
                      uint64_t *rays) {
     for (uint32_t it = first; it < first + count; ++it) {
         if (run_iteration(v, pool, it, rays)) return -1;
@@ -202,7 +203,7 @@ int vcm_renderer_run(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t c
     return 0;
 }
 
-void vcm_renderer_free(vcm_renderer *v) {
+void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     if (!v) return;
     if (v->chunks)
         for (uint32_t c = 0; c < v->nchunks; ++c) { free(v->chunks[c].verts); free(v->chunks[c].splats); }

@@ -10,14 +10,14 @@
 
 typedef struct vcm_renderer vcm_renderer;
 
-/* algorithm: vcm_algorithm; radius: initial merging radius (world units); alpha: radius
- * reduction exponent, r_i = radius * i^((alpha-1)/2) for iteration i = 1, 2, ... */
-vcm_renderer *vcm_renderer_create(const kscene *s, int algorithm, int max_path_length, float radius, float alpha,
-                                  uint32_t seed);
-/* Runs iterations [first, first+count) and adds each iteration's image to accum (width*height*3
- * sums) and 1 to every pixel's count. Returns 0, or -1 when out of memory. */
-int vcm_renderer_run(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum, uint32_t *counts,
-                     uint64_t *rays);
-void vcm_renderer_free(vcm_renderer *v);
+/* The entry points are compiled once per CPU ISA level (src/cpu/isa.h); callers go through
+ * cpu_kernels_get()->vcm_create / vcm_run / vcm_free:
+ *   create(s, algorithm, max_path_length, radius, alpha, seed): algorithm: vcm_algorithm; radius:
+ *     initial merging radius (world units); alpha: radius reduction exponent,
+ *     r_i = radius * i^((alpha-1)/2) for iteration i = 1, 2, ...
+ *   run(v, pool, first, count, accum, counts, rays): runs iterations [first, first+count) and
+ *     adds each iteration's image to accum (width*height*3 sums) and 1 to every pixel's count.
+ *     Returns 0, or -1 when out of memory.
+ *   free(v) */
 
 #endif

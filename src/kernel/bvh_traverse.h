@@ -601,7 +601,7 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
                 if (lcnt > 0) break;  /* a second leaf: after the waiting one */
                 lref = ref; lcnt = cnt; have = 0;
             } else {
-                have = bvh_visit(&s->nodes[ref], &br, h->t, any, &st, &sp, &ref, &cnt);
+                have = bvh_visit((const bvh_wnode *)s->nodes + ref, &br, h->t, any, &st, &sp, &ref, &cnt);
             }
             if (kwarp_all(lcnt > 0)) break;
         }

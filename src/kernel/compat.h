@@ -129,9 +129,10 @@ KFN ku4 kload_u4(const uint32_t *p) {
 #  define KERNEL_SIMD_SSE 1
 #  include <emmintrin.h>
 #endif
-/* AVX2 (builds for a CPU that has it, e.g. -march=native): the traversal uses 8-wide nodes and
- * tests them with 256-bit slabs (types.h: BVH_WIDTH). CAUSTIC_NO_AVX2 keeps the SSE 4-wide path
- * (tested on AVX2 hosts by test_bvh_sse). */
+/* AVX2 (the avx2 CPU kernel level, compiled with -mavx2 -mfma and chosen at run time:
+ * src/cpu/isa.h): the traversal uses 8-wide nodes and tests them with 256-bit slabs (types.h:
+ * BVH_WIDTH). CAUSTIC_NO_AVX2 keeps the SSE 4-wide path (the sse level defines it; so do
+ * test_bvh_sse and test_cuda). */
 #if defined(KERNEL_SIMD_SSE) && defined(__AVX2__) && !defined(CAUSTIC_NO_AVX2)
 #  define KERNEL_SIMD_AVX2 1
 #  include <immintrin.h>

@@ -116,9 +116,11 @@ typedef struct bvh8_node {
     uint32_t ref[BVH8_WIDTH];
 } bvh8_node;
 
-/* The width this target's traversal reads (a compile-time constant per target): kscene.nodes
- * points to nodes of this type, and the host builds the tree at the width of the kernel that
- * traverses it (bvh_build: the CPU's; the CUDA backend builds width 4 for the GPU). */
+/* The width this translation unit's traversal reads (a compile-time constant per target and
+ * CPU ISA build, src/cpu/isa.h): the host builds the tree at the width of the kernel that
+ * traverses it (bvh_build: the dispatched CPU kernel's; the CUDA backend builds width 4). Only
+ * the traversal (bvh_traverse.h) names bvh_wnode: kscene.nodes is an untyped pointer, so that
+ * TUs compiled for different widths agree on kscene's layout. */
 #if KERNEL_SIMD_AVX2
 #define BVH_WIDTH BVH8_WIDTH
 typedef bvh8_node bvh_wnode;
@@ -140,7 +142,8 @@ typedef struct bvh_leaf4 {
 
 /* ---- everything a kernel needs ------------------------------------------------------------ */
 typedef struct kscene {
-    const bvh_wnode *nodes;  /* root at 0; BVH_WIDTH-wide */
+    const void *nodes;       /* root at 0; bvh4_node or bvh8_node: the width of the kernel that
+                                traverses it (BVH_WIDTH there) */
     const bvh_leaf4 *leaves; /* leaf blocks the nodes' leaf slots point to */
     const triangle *triangles;
     const vec3 *positions;   /* the CPU reads 16 bytes at each vertex: one float past the end is readable */

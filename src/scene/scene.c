@@ -520,7 +520,7 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
 
     kscene *k = &s->k;
     memset(k, 0, sizeof(*k));
-    k->nodes = (const bvh_wnode *)s->bvh.wnodes;
+    k->nodes = s->bvh.wnodes;
     k->nnodes = (uint32_t)s->bvh.nwnodes;
     k->leaves = s->bvh.leaves;
     k->triangles = s->triangles;

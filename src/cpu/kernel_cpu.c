@@ -1,0 +1,87 @@
+/* The CPU kernel entry points of one ISA level (src/cpu/isa.h): compiled once per level with
+ * that level's flags; exports its cpu_kernels table as CPU_ISA_FN(cpu_kernels). Everything the
+ * shared kernel inlines here (traversal, integrator) is compiled for this level only. */
+#include "cpu/isa.h"
+
+#include "kernel/kernel.h"
+
+/* Render pixels [x0,x1) x [y0,y1). Every pixel sums its samples in index order, so the result
+ * does not depend on which thread runs it or how passes were cut. */
+static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad,
+                        uint64_t *samples) {
+    for (int y = y0; y < y1; ++y) {
+        for (int x = x0; x < x1; ++x) {
+            size_t pix = (size_t)y * (size_t)p->width + (size_t)x;
+            double *acc = p->accum + 3 * pix;
+            uint32_t n = p->count[pix];
+            if (n < p->sample_begin) continue; /* adaptive sampling stopped this pixel earlier */
+            double l2 = p->lum2[pix];
+            uint32_t r = 0;
+            for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++n) {
+                if (adaptive_done(n, p->adaptive_min, p->adaptive_threshold, luminance_d(acc[0], acc[1], acc[2]), l2))
+                    break;
+                vec3 l = path_trace_sample(p->scene, x, y, i, p->seed, p->sampler, p->spp_total, p->max_depth,
+                                           p->depth_start, &r);
+                if (!vis_finite(l)) { (*bad)++; continue; }
+                l = clamp_sample(l, p->clamp);
+                acc[0] += l.x; acc[1] += l.y; acc[2] += l.z;
+                double yl = luminance_d(l.x, l.y, l.z);
+                l2 += yl * yl;
+            }
+            *samples += n - p->count[pix];
+            p->count[pix] = n;
+            p->lum2[pix] = l2;
+            *rays += r;
+        }
+    }
+}
+
+static size_t trace_rays(const kscene *k, int any_hit, const float *o, const float *d, const float *tmax,
+                         size_t begin, size_t end, double *tsum, hit *out) {
+    size_t hits = 0;
+    double sum = 0;
+    for (size_t i = begin; i < end; ++i) {
+        ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]);
+        hit h;
+        if (any_hit) {
+            int occ = trace_ray(k, r, &h, 1);
+            hits += (size_t)occ;
+            if (out) { out[i - begin] = h; out[i - begin].prim = occ ? h.prim : PRIM_NONE; }
+        } else {
+            if (trace_closest(k, r, &h)) { hits++; sum += h.t; }
+            if (out) out[i - begin] = h;
+        }
+    }
+    *tsum += sum;
+    return hits;
+}
+
+static int closest_surface(const kscene *k, ray r, hit *h, surface *sf) {
+    if (!trace_closest(k, r, h)) return 0;
+    *sf = surface_at(k, r, h);
+    return 1;
+}
+
+#if KERNEL_SIMD_AVX2
+#  define ISA_DESC "AVX2+FMA, 8-wide BVH"
+#elif defined(CAUSTIC_ISA_BUILD_SSE)
+#  define ISA_DESC "SSE4.2, 4-wide BVH"
+#elif KERNEL_SIMD_SSE
+#  define ISA_DESC "SSE2, 4-wide BVH"
+#else
+#  define ISA_DESC "scalar, 4-wide BVH"
+#endif
+#if defined(CAUSTIC_ISA_BUILD_AVX2)
+#  define ISA_NAME "avx2"
+#elif defined(CAUSTIC_ISA_BUILD_SSE)
+#  define ISA_NAME "sse"
+#else
+#  define ISA_NAME "portable"
+#endif
+
+extern const cpu_kernels CPU_ISA_FN(cpu_kernels);
+const cpu_kernels CPU_ISA_FN(cpu_kernels) = {
+    ISA_NAME, ISA_DESC, BVH_WIDTH, render_rect,
+    CPU_ISA_FN(vcm_renderer_create), CPU_ISA_FN(vcm_renderer_run), CPU_ISA_FN(vcm_renderer_free),
+    trace_rays, closest_surface,
+};
