@@ -309,7 +309,7 @@ KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, float radius2, uint32_t *begi
  * together) and evaluates them with vcm_merge_query_eval; results go to the pixel afterwards. */
 typedef struct vcm_merge_query {
     vec3 p;                /* camera vertex position */
-    vec3 weight;           /* path throughput times vm_norm */
+    vec3 throughput;       /* camera sub-path throughput (vm_norm applied at evaluation) */
     vcm_bsdf bsdf;
     vcm_mis_state mis;     /* camera sub-path MIS state at the vertex */
     uint32_t pixel;
@@ -336,7 +336,8 @@ KFN vec3 vcm_merge_query_eval(const kscene *s, const vcm_grid *grid, const vcm_p
             acc = vadd(acc, vscale(vmul(fc, lv->throughput), w));
         }
     }
-    vec3 add = vmul(q->weight, acc);
+    /* the same operations as the inline merge had: PPM images stay bit-identical */
+    vec3 add = vscale(vmul(q->throughput, acc), p->vm_norm);
     return vis_finite(add) ? add : v3s(0.0f);
 }
 
@@ -550,7 +551,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             if (*nqueries < cap) {
                 vcm_merge_query *q = &queries[(*nqueries)++];
                 q->p = sf.p;
-                q->weight = vscale(throughput, p->vm_norm);
+                q->throughput = throughput;
                 q->bsdf = b;
                 q->mis = mis;
                 q->pixel = (uint32_t)py * (uint32_t)s->cam.width + (uint32_t)px;
