@@ -37,11 +37,12 @@ struct vcm_renderer {
     vcm_photon *cell_photons; size_t cap_photons;
     float *image;                /* this iteration's estimate */
     uint64_t *row_rays;          /* per camera job */
-    /* deferred merging: queries per camera job, then all of them in job order */
+    /* deferred merging: queries per camera job, then all of them sorted by grid bucket */
     vcm_merge_query **job_queries; uint32_t *job_nqueries; size_t *job_cap; int *job_oom;
-    vcm_merge_query *queries; size_t nqueries, cap_queries;
+    vcm_merge_query *queries; size_t nqueries, cap_queries;   /* sorted by bucket */
     uint32_t *query_bucket; size_t cap_query_bucket;   /* grid bucket of each query */
-    uint32_t *query_order; size_t cap_query_order;     /* query indices sorted by bucket */
+    uint32_t *query_pixel; size_t cap_query_pixel;     /* pixel of each query, original order */
+    uint32_t *query_order; size_t cap_query_order;     /* original index of each sorted query */
     vec3 *query_result; size_t cap_query_result;       /* per query, original order */
     uint32_t *bucket_count; size_t cap_bucket_count;   /* counting sort of the queries */
     uint32_t *vert_bucket; size_t cap_vert_bucket;     /* grid bucket of each light vertex */
@@ -117,21 +118,21 @@ static void camera_job(void *ctx, unsigned job, int thread) {
     v->row_rays[job] = rays_total;
 }
 
-/* Evaluates one block of bucket-sorted merge queries; each result goes to the query's own slot. */
+/* Evaluates one block of bucket-sorted merge queries; each result goes to the slot of the
+ * query's original index. */
 static void merge_job(void *ctx, unsigned block, int thread) {
     (void)thread;
     vcm_renderer *v = ctx;
     size_t k0 = (size_t)block * MERGE_BLOCK;
     size_t k1 = k0 + MERGE_BLOCK < v->nqueries ? k0 + MERGE_BLOCK : v->nqueries;
-    for (size_t k = k0; k < k1; ++k) {
-        uint32_t i = v->query_order[k];
-        v->query_result[i] = vcm_merge_query_eval(v->s, &v->grid, &v->params, &v->queries[i]);
-    }
+    for (size_t k = k0; k < k1; ++k)
+        v->query_result[v->query_order[k]] = vcm_merge_query_eval(v->s, &v->grid, &v->params, &v->queries[k]);
 }
 
-/* Merging after the camera pass: gather the queries in job order, counting-sort them by grid
- * bucket (queries reading the same photons run together), evaluate in parallel, then add the
- * results in the original order (deterministic, independent of the thread count). */
+/* Merging after the camera pass: counting-sort the queries (in camera job order) by grid bucket
+ * into one array, so that queries reading the same photons run together and read their own
+ * records in order; evaluate in parallel, then add the results to the pixels in the original
+ * order (deterministic, independent of the thread count). */
 static int merge_pass(vcm_renderer *v, cpu_pool *pool, unsigned jobs) {
     size_t total = 0;
     for (unsigned j = 0; j < jobs; ++j) {
@@ -141,29 +142,39 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool, unsigned jobs) {
     v->nqueries = 0;
     if (total == 0) return 0;
     if (total > UINT32_MAX || GROW(v->queries, v->cap_queries, total) ||
-        GROW(v->query_bucket, v->cap_query_bucket, total) || GROW(v->query_order, v->cap_query_order, total) ||
-        GROW(v->query_result, v->cap_query_result, total) ||
+        GROW(v->query_bucket, v->cap_query_bucket, total) || GROW(v->query_pixel, v->cap_query_pixel, total) ||
+        GROW(v->query_order, v->cap_query_order, total) || GROW(v->query_result, v->cap_query_result, total) ||
         GROW(v->bucket_count, v->cap_bucket_count, (size_t)v->grid.ncells + 1))
         return -1;
-    for (unsigned j = 0; j < jobs; ++j) {
-        memcpy(v->queries + v->nqueries, v->job_queries[j], v->job_nqueries[j] * sizeof(vcm_merge_query));
-        v->nqueries += v->job_nqueries[j];
-    }
     uint32_t ncells = v->grid.ncells;
     uint32_t *cnt = v->bucket_count;
     memset(cnt, 0, ((size_t)ncells + 1) * sizeof(uint32_t));
-    for (size_t i = 0; i < total; ++i) {
-        uint32_t b = vcm_grid_cell_of(&v->grid, v->queries[i].p);
-        v->query_bucket[i] = b;
-        cnt[b + 1]++;
+    size_t g = 0;
+    for (unsigned j = 0; j < jobs; ++j) {
+        const vcm_merge_query *q = v->job_queries[j];
+        for (uint32_t l = 0; l < v->job_nqueries[j]; ++l, ++g) {
+            uint32_t b = vcm_grid_cell_of(&v->grid, q[l].p);
+            v->query_bucket[g] = b;
+            v->query_pixel[g] = q[l].pixel;
+            cnt[b + 1]++;
+        }
     }
     for (uint32_t c = 0; c < ncells; ++c) cnt[c + 1] += cnt[c];
-    for (size_t i = 0; i < total; ++i) v->query_order[cnt[v->query_bucket[i]]++] = (uint32_t)i;
+    g = 0;
+    for (unsigned j = 0; j < jobs; ++j) {
+        const vcm_merge_query *q = v->job_queries[j];
+        for (uint32_t l = 0; l < v->job_nqueries[j]; ++l, ++g) {
+            uint32_t k = cnt[v->query_bucket[g]]++;
+            v->queries[k] = q[l];
+            v->query_order[k] = (uint32_t)g;
+        }
+    }
+    v->nqueries = total;
     unsigned blocks = (unsigned)((total + MERGE_BLOCK - 1) / MERGE_BLOCK);
     cpu_pool_parallel_for(pool, blocks, merge_job, v);
     for (size_t i = 0; i < total; ++i) {
         vec3 c = v->query_result[i];
-        float *o = v->image + 3u * v->queries[i].pixel;
+        float *o = v->image + 3u * v->query_pixel[i];
         o[0] += c.x; o[1] += c.y; o[2] += c.z;
     }
     return 0;
@@ -305,6 +316,7 @@ void vcm_renderer_free(vcm_renderer *v) {
     free(v->queries);
     free(v->query_bucket);
     free(v->query_order);
+    free(v->query_pixel);
     free(v->query_result);
     free(v->bucket_count);
     free(v->vert_bucket);
