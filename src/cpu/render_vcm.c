@@ -39,8 +39,8 @@ struct vcm_renderer {
     uint64_t *row_rays;          /* per camera job */
     /* deferred merging: queries per camera job, then all of them sorted by grid bucket */
     vcm_merge_query **job_queries; uint32_t *job_nqueries; size_t *job_cap; int *job_oom;
+    uint32_t **job_bucket; size_t *job_cap_bucket;     /* grid bucket of each query of a job */
     vcm_merge_query *queries; size_t nqueries, cap_queries;   /* sorted by bucket */
-    uint32_t *query_bucket; size_t cap_query_bucket;   /* grid bucket of each query */
     uint32_t *query_pixel; size_t cap_query_pixel;     /* pixel of each query, original order */
     uint32_t *query_order; size_t cap_query_order;     /* original index of each sorted query */
     vec3 *query_result; size_t cap_query_result;       /* per query, original order */
@@ -98,7 +98,8 @@ static void camera_job(void *ctx, unsigned job, int thread) {
         for (int x = 0; x < v->w; ++x) {
             uint32_t pix = (uint32_t)y * (uint32_t)v->w + (uint32_t)x;
             /* room for one merge query per camera vertex */
-            if (merging && GROW(v->job_queries[job], v->job_cap[job], (size_t)nq + (size_t)v->max_path_length + 1)) {
+            if (merging && (GROW(v->job_queries[job], v->job_cap[job], (size_t)nq + (size_t)v->max_path_length + 1) ||
+                            GROW(v->job_bucket[job], v->job_cap_bucket[job], v->job_cap[job]))) {
                 v->job_oom[job] = 1;
                 return;
             }
@@ -114,6 +115,8 @@ static void camera_job(void *ctx, unsigned job, int thread) {
             rays_total += rays;
         }
     }
+    /* the sort key, here where the queries are still in cache and the work is parallel */
+    for (uint32_t l = 0; l < nq; ++l) v->job_bucket[job][l] = vcm_grid_cell_of(&v->grid, v->job_queries[job][l].p);
     v->job_nqueries[job] = nq;
     v->row_rays[job] = rays_total;
 }
@@ -142,7 +145,7 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool, unsigned jobs) {
     v->nqueries = 0;
     if (total == 0) return 0;
     if (total > UINT32_MAX || GROW(v->queries, v->cap_queries, total) ||
-        GROW(v->query_bucket, v->cap_query_bucket, total) || GROW(v->query_pixel, v->cap_query_pixel, total) ||
+        GROW(v->query_pixel, v->cap_query_pixel, total) ||
         GROW(v->query_order, v->cap_query_order, total) || GROW(v->query_result, v->cap_query_result, total) ||
         GROW(v->bucket_count, v->cap_bucket_count, (size_t)v->grid.ncells + 1))
         return -1;
@@ -152,19 +155,19 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool, unsigned jobs) {
     size_t g = 0;
     for (unsigned j = 0; j < jobs; ++j) {
         const vcm_merge_query *q = v->job_queries[j];
+        const uint32_t *bucket = v->job_bucket[j];
         for (uint32_t l = 0; l < v->job_nqueries[j]; ++l, ++g) {
-            uint32_t b = vcm_grid_cell_of(&v->grid, q[l].p);
-            v->query_bucket[g] = b;
             v->query_pixel[g] = q[l].pixel;
-            cnt[b + 1]++;
+            cnt[bucket[l] + 1]++;
         }
     }
     for (uint32_t c = 0; c < ncells; ++c) cnt[c + 1] += cnt[c];
     g = 0;
     for (unsigned j = 0; j < jobs; ++j) {
         const vcm_merge_query *q = v->job_queries[j];
+        const uint32_t *bucket = v->job_bucket[j];
         for (uint32_t l = 0; l < v->job_nqueries[j]; ++l, ++g) {
-            uint32_t k = cnt[v->query_bucket[g]]++;
+            uint32_t k = cnt[bucket[l]]++;
             v->queries[k] = q[l];
             v->query_order[k] = (uint32_t)g;
         }
@@ -241,8 +244,10 @@ vcm_renderer *vcm_renderer_create(const kscene *s, int algorithm, int max_path_l
     v->job_nqueries = calloc(jobs, sizeof(uint32_t));
     v->job_cap = calloc(jobs, sizeof(size_t));
     v->job_oom = calloc(jobs, sizeof(int));
+    v->job_bucket = calloc(jobs, sizeof(uint32_t *));
+    v->job_cap_bucket = calloc(jobs, sizeof(size_t));
     if (!v->chunks || !v->path_count || !v->path_start || !v->image || !v->row_rays || !v->job_queries ||
-        !v->job_nqueries || !v->job_cap || !v->job_oom) {
+        !v->job_nqueries || !v->job_cap || !v->job_oom || !v->job_bucket || !v->job_cap_bucket) {
         vcm_renderer_free(v);
         return NULL;
     }
@@ -307,14 +312,17 @@ void vcm_renderer_free(vcm_renderer *v) {
     free(v->cell_photons);
     free(v->cell_pos);
     free(v->image);
-    if (v->job_queries)
-        for (size_t j = 0; j < (size_t)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB; ++j) free(v->job_queries[j]);
+    for (size_t j = 0; j < (size_t)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB; ++j) {
+        if (v->job_queries) free(v->job_queries[j]);
+        if (v->job_bucket) free(v->job_bucket[j]);
+    }
+    free(v->job_bucket);
+    free(v->job_cap_bucket);
     free(v->job_queries);
     free(v->job_nqueries);
     free(v->job_cap);
     free(v->job_oom);
     free(v->queries);
-    free(v->query_bucket);
     free(v->query_order);
     free(v->query_pixel);
     free(v->query_result);

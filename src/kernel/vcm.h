@@ -310,18 +310,53 @@ KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, float radius2, uint32_t *begi
 typedef struct vcm_merge_query {
     vec3 p;                /* camera vertex position */
     vec3 throughput;       /* camera sub-path throughput (vm_norm applied at evaluation) */
-    vcm_bsdf bsdf;
+    /* the vertex's (non-delta) vcm_bsdf, compactly: the frame and wo_l are rebuilt from n, wo */
+    vec3 albedo;
+    vec3 n;                /* shading normal (the frame's n) */
+    vec3 ng;
+    vec3 wo;
+    float cont;
+    int32_t material;
     vcm_mis_state mis;     /* camera sub-path MIS state at the vertex */
     uint32_t pixel;
     int32_t len;           /* camera sub-path segments */
 } vcm_merge_query;
+
+KFN void vcm_merge_query_set(vcm_merge_query *q, vec3 p, vec3 throughput, const vcm_bsdf *b,
+                             const vcm_mis_state *mis, uint32_t pixel, int len) {
+    q->p = p;
+    q->throughput = throughput;
+    q->albedo = b->albedo;
+    q->n = b->fr.n;
+    q->ng = b->ng;
+    q->wo = b->wo;
+    q->cont = b->cont;
+    q->material = b->material;
+    q->mis = *mis;
+    q->pixel = pixel;
+    q->len = len;
+}
+/* The same vcm_bsdf that vcm_bsdf_setup made (the same operations on the same inputs). */
+KFN vcm_bsdf vcm_merge_query_bsdf(const vcm_merge_query *q) {
+    vcm_bsdf b;
+    b.material = q->material;
+    b.albedo = q->albedo;
+    b.fr = frame_from_normal(q->n);
+    b.ng = q->ng;
+    b.wo = q->wo;
+    b.wo_l = frame_to_local(b.fr, q->wo);
+    b.cont = q->cont;
+    b.delta = 0;
+    return b;
+}
 
 /* Contribution of merging query q with every light vertex within the radius. */
 KFN vec3 vcm_merge_query_eval(const kscene *s, const vcm_grid *grid, const vcm_params *p, const vcm_merge_query *q) {
     vec3 acc = v3s(0.0f);
     uint32_t begin[8], end[8];
     int nranges = vcm_grid_ranges(grid, q->p, p->radius2, begin, end);
-    const vcm_bsdf *b = &q->bsdf;
+    vcm_bsdf bsdf = vcm_merge_query_bsdf(q);
+    const vcm_bsdf *b = &bsdf;
     for (int k = 0; k < nranges; ++k) {
         for (uint32_t i = begin[k]; i < end[k]; ++i) {
             if (vlen2(vsub(grid->positions[i], q->p)) > p->radius2) continue;
@@ -549,13 +584,8 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
         if (!b.delta && p->use_vm && grid->ncells > 0) {
             /* merge with light vertices within the radius: deferred to a merge query */
             if (*nqueries < cap) {
-                vcm_merge_query *q = &queries[(*nqueries)++];
-                q->p = sf.p;
-                q->throughput = throughput;
-                q->bsdf = b;
-                q->mis = mis;
-                q->pixel = (uint32_t)py * (uint32_t)s->cam.width + (uint32_t)px;
-                q->len = len;
+                vcm_merge_query_set(&queries[(*nqueries)++], sf.p, throughput, &b, &mis,
+                                    (uint32_t)py * (uint32_t)s->cam.width + (uint32_t)px, len);
             }
             if (p->ppm) break;
         }
