@@ -1,7 +1,9 @@
 /* Bidirectional integrators (src/kernel/vcm.h): MIS weights of all strategies sum to one on
  * random paths; emission sampling agrees with its pdfs (chi-square) and with NEE's; every
  * integrator reproduces analytic scenes and agrees with path tracing; path tracing misses the
- * point light's caustics that the bidirectional ones find; results do not depend on threads. */
+ * point light's caustics that the bidirectional ones find; results do not depend on threads (also
+ * with several blocks of deferred merge queries); the merge grid finds every light vertex within
+ * the radius (brute force). */
 #include <string.h>
 
 #include "api/api_internal.h"
