@@ -1,7 +1,9 @@
 /* Bidirectional integrators (src/kernel/vcm.h): MIS weights of all strategies sum to one on
  * random paths; emission sampling agrees with its pdfs (chi-square) and with NEE's; every
  * integrator reproduces analytic scenes and agrees with path tracing; path tracing misses the
- * point light's caustics that the bidirectional ones find; results do not depend on threads. */
+ * point light's caustics that the bidirectional ones find; results do not depend on threads (also
+ * with several blocks of deferred merge queries); the merge grid finds every light vertex within
+ * the radius (brute force). */
 #include <string.h>
 
 #include "api/api_internal.h"
@@ -508,12 +510,92 @@ static void test_determinism(void) {
     caustic_scene_free(cs);
 }
 
+/* The hash grid finds every light vertex within the radius of a query point: build it as the CPU
+ * backend does (count -> prefix sum -> scatter) over random vertices, some clustered, with bucket
+ * counts from far too few (collisions, fewer buckets than one block of cells) to plenty, and
+ * compare the vertices in the returned ranges with brute force over all of them. */
+static void test_grid_ranges(void) {
+    pcg32 r = pcg32_seed(11, 3);
+    const int n = 3000;
+    vec3 *pts = malloc(sizeof(vec3) * (size_t)n);
+    vec3 *sorted = malloc(sizeof(vec3) * (size_t)n);
+    uint32_t *bucket = malloc(sizeof(uint32_t) * (size_t)n);
+    uint32_t *start = malloc(sizeof(uint32_t) * (8192 + 1));
+    uint32_t *cursor = malloc(sizeof(uint32_t) * 8192);
+    int *mark = malloc(sizeof(int) * (size_t)n);
+    if (!pts || !sorted || !bucket || !start || !cursor || !mark) { CHECK(0, "out of memory"); return; }
+    const uint32_t sizes[] = {1, 8, 64, 1024, 8192};
+    const float radii[] = {0.02f, 0.1f, 0.5f};
+    int missed = 0, extra = 0, found = 0;
+    for (int t = 0; t < 15; ++t) {
+        uint32_t ncells = sizes[t % 5];
+        float radius = radii[t / 5];
+        for (int i = 0; i < n; ++i) {
+            if (i % 3 == 0) pts[i] = v3(rnd(&r, -0.2f, 0.2f), rnd(&r, 1.0f, 1.3f), rnd(&r, -0.1f, 0.1f));   /* cluster */
+            else pts[i] = v3(rnd(&r, -3, 3), rnd(&r, -2, 4), rnd(&r, -1, 5));
+        }
+        vcm_grid g;
+        memset(&g, 0, sizeof g);
+        g.lo = pts[0];
+        for (int i = 1; i < n; ++i) g.lo = vmin(g.lo, pts[i]);
+        g.inv_cell = 1.0f / (VCM_CELL_RADII * radius);
+        g.ncells = ncells;
+        memset(start, 0, sizeof(uint32_t) * (ncells + 1));
+        for (int i = 0; i < n; ++i) { bucket[i] = vcm_grid_cell_of(&g, pts[i]); start[bucket[i] + 1]++; }
+        for (uint32_t c = 0; c < ncells; ++c) start[c + 1] += start[c];
+        memcpy(cursor, start, sizeof(uint32_t) * ncells);
+        int *idx = malloc(sizeof(int) * (size_t)n);
+        if (!idx) { CHECK(0, "out of memory"); break; }
+        for (int i = 0; i < n; ++i) { uint32_t q = cursor[bucket[i]]++; sorted[q] = pts[i]; idx[q] = i; }
+        g.cell_start = start;
+        g.positions = sorted;
+        float r2 = radius * radius;
+        for (int k = 0; k < 400; ++k) {
+            vec3 q = (k % 2) ? pts[pcg32_next(&r) % (uint32_t)n]
+                             : v3(rnd(&r, -3.2f, 3.2f), rnd(&r, -2.2f, 4.2f), rnd(&r, -1.2f, 5.2f));
+            if (k % 4 == 1) q = vadd(q, v3(rnd(&r, -radius, radius), rnd(&r, -radius, radius), rnd(&r, -radius, radius)));
+            memset(mark, 0, sizeof(int) * (size_t)n);
+            uint32_t b[8], e[8];
+            int nr = vcm_grid_ranges(&g, q, r2, b, e);
+            for (int j = 0; j < nr; ++j)
+                for (uint32_t i = b[j]; i < e[j]; ++i)
+                    if (vlen2(vsub(sorted[i], q)) <= r2) mark[idx[i]]++;
+            for (int i = 0; i < n; ++i) {
+                int inside = vlen2(vsub(pts[i], q)) <= r2;
+                if (inside && mark[i] == 0) missed++;
+                if (mark[i] > (inside ? 1 : 0)) extra++;   /* visited twice or outside */
+                found += inside;
+            }
+        }
+        free(idx);
+    }
+    CHECK(missed == 0 && extra == 0 && found > 1000, "grid ranges: %d missed, %d extra of %d within the radius",
+          missed, extra, found);
+    free(pts); free(sorted); free(bucket); free(start); free(cursor); free(mark);
+}
+
+/* Deferred merging: several blocks of merge queries (more than MERGE_BLOCK camera vertices),
+ * evaluated by different threads, still give bit-identical images. */
+static void test_merge_determinism(void) {
+    caustic_scene *cs = builtin("smallvcm2");
+    if (!cs) return;
+    for (int i = 3; i <= 5; ++i) {
+        float *a = render(cs, i, 2, 96, 64, 1, 9);
+        float *b = render(cs, i, 2, 96, 64, 2, 9);
+        if (a && b) CHECK(memcmp(a, b, sizeof(float) * 3 * 96 * 64) == 0, "%s 96x64: 1 and 2 threads differ", names[i]);
+        free(a); free(b);
+    }
+    caustic_scene_free(cs);
+}
+
 int main(void) {
     test_mis_weights_sum_to_one();
     test_emission();
     test_furnace();
     test_sky_sphere();
     test_determinism();
+    test_grid_ranges();
+    test_merge_determinism();
     test_resume();
     test_agreement();
     test_point_light_caustics();

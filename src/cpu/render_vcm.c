@@ -13,6 +13,7 @@
  * traced which chunk. */
 #define CHUNK 256
 #define ROWS_PER_JOB 4
+#define MERGE_BLOCK 1024   /* sorted merge queries per job of the merge pass */
 
 typedef struct chunk_buf {
     vcm_vertex *verts; size_t nverts, cap_verts;
@@ -37,6 +38,16 @@ struct vcm_renderer {
     vcm_photon *cell_photons; size_t cap_photons;
     float *image;                /* this iteration's estimate */
     uint64_t *row_rays;          /* per camera job */
+    /* deferred merging: queries per camera job, then all of them sorted by grid bucket */
+    vcm_merge_query **job_queries; uint32_t *job_nqueries; size_t *job_cap; int *job_oom;
+    uint32_t **job_bucket; size_t *job_cap_bucket;     /* grid bucket of each query of a job */
+    vcm_merge_query *queries; size_t nqueries, cap_queries;   /* sorted by bucket */
+    uint32_t *query_pixel; size_t cap_query_pixel;     /* pixel of each query, original order */
+    uint32_t *query_order; size_t cap_query_order;     /* original index of each sorted query */
+    vec3 *query_result; size_t cap_query_result;       /* per query, original order */
+    uint32_t *bucket_count; size_t cap_bucket_count;   /* counting sort of the queries */
+    uint32_t *vert_bucket; size_t cap_vert_bucket;     /* grid bucket of each light vertex */
+    uint32_t *cursor; size_t cap_cursor;               /* grid scatter */
     /* per iteration */
     vcm_params params;
     vcm_grid grid;
@@ -79,14 +90,25 @@ static void camera_job(void *ctx, unsigned job, int thread) {
     vcm_renderer *v = ctx;
     uint64_t seed = path_seed(v, v->iteration);
     uint64_t rays_total = 0;
+    v->job_nqueries[job] = 0;
+    v->job_oom[job] = 0;
+    uint32_t nq = 0;
+    int merging = v->params.use_vm && v->grid.ncells > 0;
     int y1 = (int)(job + 1) * ROWS_PER_JOB < v->h ? (int)(job + 1) * ROWS_PER_JOB : v->h;
     for (int y = (int)job * ROWS_PER_JOB; y < y1; ++y) {
         for (int x = 0; x < v->w; ++x) {
             uint32_t pix = (uint32_t)y * (uint32_t)v->w + (uint32_t)x;
+            /* room for one merge query per camera vertex */
+            if (merging && (GROW(v->job_queries[job], v->job_cap[job], (size_t)nq + (size_t)v->max_path_length + 1) ||
+                            GROW(v->job_bucket[job], v->job_cap_bucket[job], v->job_cap[job]))) {
+                v->job_oom[job] = 1;
+                return;
+            }
             pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)pix + 1u);
             uint32_t rays = 0;
             vec3 c = vcm_trace_camera_path(v->s, &v->params, &rng, x, y, v->verts + v->path_start[pix],
-                                           (int)v->path_count[pix], &v->grid, &rays);
+                                           (int)v->path_count[pix], &v->grid, v->job_queries[job], &nq,
+                                           merging ? (uint32_t)v->job_cap[job] : 0u, &rays);
             if (vis_finite(c)) {
                 float *o = v->image + 3u * pix;
                 o[0] += c.x; o[1] += c.y; o[2] += c.z;
@@ -94,7 +116,72 @@ static void camera_job(void *ctx, unsigned job, int thread) {
             rays_total += rays;
         }
     }
+    /* the sort key, here where the queries are still in cache and the work is parallel */
+    for (uint32_t l = 0; l < nq; ++l) v->job_bucket[job][l] = vcm_grid_cell_of(&v->grid, v->job_queries[job][l].p);
+    v->job_nqueries[job] = nq;
     v->row_rays[job] = rays_total;
+}
+
+/* Evaluates one block of bucket-sorted merge queries; each result goes to the slot of the
+ * query's original index. */
+static void merge_job(void *ctx, unsigned block, int thread) {
+    (void)thread;
+    vcm_renderer *v = ctx;
+    size_t k0 = (size_t)block * MERGE_BLOCK;
+    size_t k1 = k0 + MERGE_BLOCK < v->nqueries ? k0 + MERGE_BLOCK : v->nqueries;
+    for (size_t k = k0; k < k1; ++k)
+        v->query_result[v->query_order[k]] = vcm_merge_query_eval(v->s, &v->grid, &v->params, &v->queries[k]);
+}
+
+/* Merging after the camera pass: counting-sort the queries (in camera job order) by grid bucket
+ * into one array, so that queries reading the same photons run together and read their own
+ * records in order; evaluate in parallel, then add the results to the pixels in the original
+ * order (deterministic, independent of the thread count). */
+static int merge_pass(vcm_renderer *v, cpu_pool *pool, unsigned jobs) {
+    size_t total = 0;
+    for (unsigned j = 0; j < jobs; ++j) {
+        if (v->job_oom[j]) return -1;
+        total += v->job_nqueries[j];
+    }
+    v->nqueries = 0;
+    if (total == 0) return 0;
+    if (total > UINT32_MAX || GROW(v->queries, v->cap_queries, total) ||
+        GROW(v->query_pixel, v->cap_query_pixel, total) ||
+        GROW(v->query_order, v->cap_query_order, total) || GROW(v->query_result, v->cap_query_result, total) ||
+        GROW(v->bucket_count, v->cap_bucket_count, (size_t)v->grid.ncells + 1))
+        return -1;
+    uint32_t ncells = v->grid.ncells;
+    uint32_t *cnt = v->bucket_count;
+    memset(cnt, 0, ((size_t)ncells + 1) * sizeof(uint32_t));
+    size_t g = 0;
+    for (unsigned j = 0; j < jobs; ++j) {
+        const vcm_merge_query *q = v->job_queries[j];
+        const uint32_t *bucket = v->job_bucket[j];
+        for (uint32_t l = 0; l < v->job_nqueries[j]; ++l, ++g) {
+            v->query_pixel[g] = q[l].pixel;
+            cnt[bucket[l] + 1]++;
+        }
+    }
+    for (uint32_t c = 0; c < ncells; ++c) cnt[c + 1] += cnt[c];
+    g = 0;
+    for (unsigned j = 0; j < jobs; ++j) {
+        const vcm_merge_query *q = v->job_queries[j];
+        const uint32_t *bucket = v->job_bucket[j];
+        for (uint32_t l = 0; l < v->job_nqueries[j]; ++l, ++g) {
+            uint32_t k = cnt[bucket[l]]++;
+            v->queries[k] = q[l];
+            v->query_order[k] = (uint32_t)g;
+        }
+    }
+    v->nqueries = total;
+    unsigned blocks = (unsigned)((total + MERGE_BLOCK - 1) / MERGE_BLOCK);
+    cpu_pool_parallel_for(pool, blocks, merge_job, v);
+    for (size_t i = 0; i < total; ++i) {
+        vec3 c = v->query_result[i];
+        float *o = v->image + 3u * v->query_pixel[i];
+        o[0] += c.x; o[1] += c.y; o[2] += c.z;
+    }
+    return 0;
 }
 
 /* Hash grid over all light vertices: count per cell, exclusive prefix sum, scatter. */
@@ -110,21 +197,24 @@ static int build_grid(vcm_renderer *v, float radius) {
     g->ncells = 1;
     while ((size_t)g->ncells < 2 * v->nverts && g->ncells < (1u << 31)) g->ncells <<= 1;
     if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_photons, v->cap_photons, v->nverts) ||
-        GROW(v->cell_pos, v->cap_pos, v->nverts))
+        GROW(v->cell_pos, v->cap_pos, v->nverts) || GROW(v->vert_bucket, v->cap_vert_bucket, v->nverts) ||
+        GROW(v->cursor, v->cap_cursor, g->ncells))
         return -1;
     memset(v->cell_start, 0, ((size_t)g->ncells + 1) * sizeof(uint32_t));
-    for (size_t i = 0; i < v->nverts; ++i) v->cell_start[vcm_grid_cell_of(g, v->verts[i].p) + 1]++;
+    for (size_t i = 0; i < v->nverts; ++i) {   /* each vertex hashed once */
+        uint32_t b = vcm_grid_cell_of(g, v->verts[i].p);
+        v->vert_bucket[i] = b;
+        v->cell_start[b + 1]++;
+    }
     for (uint32_t c = 0; c < g->ncells; ++c) v->cell_start[c + 1] += v->cell_start[c];
     /* scatter with a running cursor per cell (vertex order within a bucket: deterministic) */
-    uint32_t *cursor = malloc((size_t)g->ncells * sizeof(uint32_t));
-    if (!cursor) return -1;
+    uint32_t *cursor = v->cursor;
     memcpy(cursor, v->cell_start, (size_t)g->ncells * sizeof(uint32_t));
     for (size_t i = 0; i < v->nverts; ++i) {
-        uint32_t q = cursor[vcm_grid_cell_of(g, v->verts[i].p)]++;
+        uint32_t q = cursor[v->vert_bucket[i]]++;
         v->cell_pos[q] = v->verts[i].p;
         v->cell_photons[q] = vcm_photon_of(&v->verts[i]);
     }
-    free(cursor);
     g->cell_start = v->cell_start;
     g->photons = v->cell_photons;
     g->positions = v->cell_pos;
@@ -149,8 +239,16 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, in
     v->path_count = calloc(v->npaths, sizeof(uint32_t));
     v->path_start = calloc((size_t)v->npaths + 1, sizeof(uint32_t));
     v->image = calloc((size_t)v->npaths * 3u, sizeof(float));
-    v->row_rays = calloc((size_t)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB, sizeof(uint64_t));
-    if (!v->chunks || !v->path_count || !v->path_start || !v->image || !v->row_rays) {
+    size_t jobs = (size_t)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB;
+    v->row_rays = calloc(jobs, sizeof(uint64_t));
+    v->job_queries = calloc(jobs, sizeof(vcm_merge_query *));
+    v->job_nqueries = calloc(jobs, sizeof(uint32_t));
+    v->job_cap = calloc(jobs, sizeof(size_t));
+    v->job_oom = calloc(jobs, sizeof(int));
+    v->job_bucket = calloc(jobs, sizeof(uint32_t *));
+    v->job_cap_bucket = calloc(jobs, sizeof(size_t));
+    if (!v->chunks || !v->path_count || !v->path_start || !v->image || !v->row_rays || !v->job_queries ||
+        !v->job_nqueries || !v->job_cap || !v->job_oom || !v->job_bucket || !v->job_cap_bucket) {
         CPU_ISA_FN(vcm_renderer_free)(v);
         return NULL;
     }
@@ -190,7 +288,7 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
     unsigned jobs = (unsigned)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB;
     cpu_pool_parallel_for(pool, jobs, camera_job, v);
     for (unsigned j = 0; j < jobs; ++j) *rays += v->row_rays[j];
-    return 0;
+    return merge_pass(v, pool, jobs);
 }
 
 int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum, uint32_t *counts,
@@ -215,6 +313,23 @@ void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     free(v->cell_photons);
     free(v->cell_pos);
     free(v->image);
+    for (size_t j = 0; j < (size_t)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB; ++j) {
+        if (v->job_queries) free(v->job_queries[j]);
+        if (v->job_bucket) free(v->job_bucket[j]);
+    }
+    free(v->job_bucket);
+    free(v->job_cap_bucket);
+    free(v->job_queries);
+    free(v->job_nqueries);
+    free(v->job_cap);
+    free(v->job_oom);
+    free(v->queries);
+    free(v->query_order);
+    free(v->query_pixel);
+    free(v->query_result);
+    free(v->bucket_count);
+    free(v->vert_bucket);
+    free(v->cursor);
     free(v->row_rays);
     free(v);
 }

@@ -248,9 +248,26 @@ typedef struct vcm_grid {
     const vcm_photon *photons;
 } vcm_grid;
 
-/* ncells is a power of two: the bucket is a mask, not a division (eight per merge query) */
+/* Cells are hashed in blocks of VCM_GRID_BLOCK^3 (a power of two): the block coordinates are
+ * hashed to a block of VCM_GRID_BLOCK^3 consecutive buckets and the cell's place inside it is the
+ * Morton order of its low coordinate bits, so neighbouring cells mostly land in the same or nearby
+ * buckets (a query's 2x2x2 cells read nearby memory, and queries sorted by bucket walk the photon
+ * array nearly in order). ncells is a power of two: the bucket is a mask, not a division. */
+#define VCM_GRID_BLOCK_BITS 2
+#define VCM_GRID_BLOCK (1 << VCM_GRID_BLOCK_BITS)
+KFN uint32_t vcm_morton3(uint32_t x, uint32_t y, uint32_t z) {
+    uint32_t m = 0;
+    for (int i = 0; i < VCM_GRID_BLOCK_BITS; ++i)
+        m |= (((x >> i) & 1u) << (3 * i)) | (((y >> i) & 1u) << (3 * i + 1)) | (((z >> i) & 1u) << (3 * i + 2));
+    return m;
+}
 KFN uint32_t vcm_grid_hash(int x, int y, int z, uint32_t ncells) {
-    return (((uint32_t)x * 73856093u) ^ ((uint32_t)y * 19349663u) ^ ((uint32_t)z * 83492791u)) & (ncells - 1u);
+    const uint32_t mask = (uint32_t)VCM_GRID_BLOCK - 1u;
+    uint32_t ux = (uint32_t)x, uy = (uint32_t)y, uz = (uint32_t)z;
+    uint32_t bx = ux >> VCM_GRID_BLOCK_BITS, by = uy >> VCM_GRID_BLOCK_BITS, bz = uz >> VCM_GRID_BLOCK_BITS;
+    uint32_t block = (bx * 73856093u) ^ (by * 19349663u) ^ (bz * 83492791u);
+    uint32_t h = (block << (3 * VCM_GRID_BLOCK_BITS)) | vcm_morton3(ux & mask, uy & mask, uz & mask);
+    return h & (ncells - 1u);
 }
 KFN uint32_t vcm_grid_cell_of(const vcm_grid *g, vec3 p) {
     vec3 c = vscale(vsub(p, g->lo), g->inv_cell);
@@ -284,6 +301,79 @@ KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, float radius2, uint32_t *begi
     }
     for (int k = 0; k < n; ++k) { begin[k] = g->cell_start[bucket[k]]; end[k] = g->cell_start[bucket[k] + 1]; }
     return n;
+}
+
+/* ---- deferred merging ------------------------------------------------------------------------ */
+/* What merging at one camera vertex needs: the camera pass records these instead of walking the
+ * grid inline, the backend sorts them by grid bucket (queries reading the same photons run
+ * together) and evaluates them with vcm_merge_query_eval; results go to the pixel afterwards. */
+typedef struct vcm_merge_query {
+    vec3 p;                /* camera vertex position */
+    vec3 throughput;       /* camera sub-path throughput (vm_norm applied at evaluation) */
+    /* the vertex's (non-delta) vcm_bsdf, compactly: the frame and wo_l are rebuilt from n, wo */
+    vec3 albedo;
+    vec3 n;                /* shading normal (the frame's n) */
+    vec3 ng;
+    vec3 wo;
+    float cont;
+    int32_t material;
+    vcm_mis_state mis;     /* camera sub-path MIS state at the vertex */
+    uint32_t pixel;
+    int32_t len;           /* camera sub-path segments */
+} vcm_merge_query;
+
+KFN void vcm_merge_query_set(vcm_merge_query *q, vec3 p, vec3 throughput, const vcm_bsdf *b,
+                             const vcm_mis_state *mis, uint32_t pixel, int len) {
+    q->p = p;
+    q->throughput = throughput;
+    q->albedo = b->albedo;
+    q->n = b->fr.n;
+    q->ng = b->ng;
+    q->wo = b->wo;
+    q->cont = b->cont;
+    q->material = b->material;
+    q->mis = *mis;
+    q->pixel = pixel;
+    q->len = len;
+}
+/* The same vcm_bsdf that vcm_bsdf_setup made (the same operations on the same inputs). */
+KFN vcm_bsdf vcm_merge_query_bsdf(const vcm_merge_query *q) {
+    vcm_bsdf b;
+    b.material = q->material;
+    b.albedo = q->albedo;
+    b.fr = frame_from_normal(q->n);
+    b.ng = q->ng;
+    b.wo = q->wo;
+    b.wo_l = frame_to_local(b.fr, q->wo);
+    b.cont = q->cont;
+    b.delta = 0;
+    return b;
+}
+
+/* Contribution of merging query q with every light vertex within the radius. */
+KFN vec3 vcm_merge_query_eval(const kscene *s, const vcm_grid *grid, const vcm_params *p, const vcm_merge_query *q) {
+    vec3 acc = v3s(0.0f);
+    uint32_t begin[8], end[8];
+    int nranges = vcm_grid_ranges(grid, q->p, p->radius2, begin, end);
+    vcm_bsdf bsdf = vcm_merge_query_bsdf(q);
+    const vcm_bsdf *b = &bsdf;
+    for (int k = 0; k < nranges; ++k) {
+        for (uint32_t i = begin[k]; i < end[k]; ++i) {
+            if (vlen2(vsub(grid->positions[i], q->p)) > p->radius2) continue;
+            const vcm_photon *lv = &grid->photons[i];
+            if (lv->path_length + q->len > p->max_path_length) continue;
+            float cos_c, cam_dir, cam_rev;
+            vec3 fc = vcm_bsdf_eval(s, b, lv->wo, TRANSPORT_RADIANCE, &cos_c, &cam_dir, &cam_rev);
+            if (vis_black(fc)) continue;
+            /* the reverse pdf continues the light sub-path: its vertex's roulette */
+            cam_rev = cam_rev / b->cont * lv->cont;
+            float w = vcm_weight_merge(p, &q->mis, &lv->mis, cam_dir, cam_rev);
+            acc = vadd(acc, vscale(vmul(fc, lv->throughput), w));
+        }
+    }
+    /* the same operations as the inline merge had: PPM images stay bit-identical */
+    vec3 add = vscale(vmul(q->throughput, acc), p->vm_norm);
+    return vis_finite(add) ? add : v3s(0.0f);
 }
 
 /* ---- camera projection ---------------------------------------------------------------------- */
@@ -408,10 +498,13 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
 }
 
 /* ---- camera sub-path ------------------------------------------------------------------------ */
-/* Traces the camera sub-path of pixel (px, py) and returns its radiance estimate. own/nown: the
- * vertices of the light sub-path with this pixel's index; grid: every light vertex. */
+/* Traces the camera sub-path of pixel (px, py) and returns its radiance estimate without merging.
+ * own/nown: the vertices of the light sub-path with this pixel's index; grid: every light vertex
+ * (only whether it has cells is read here). Where merging applies, a merge query is appended to
+ * queries (capacity cap, count *nqueries; the caller leaves room for max_path_length of them). */
 KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng, int px, int py,
-                               const vcm_vertex *own, int nown, const vcm_grid *grid, uint32_t *rays) {
+                               const vcm_vertex *own, int nown, const vcm_grid *grid,
+                               vcm_merge_query *queries, uint32_t *nqueries, uint32_t cap, uint32_t *rays) {
     vec3 color = v3s(0.0f);
     vec2 u_pix = v2(pcg32_float(rng), pcg32_float(rng));
     ray r = camera_ray(&s->cam, px, py, u_pix, v2(0.5f, 0.5f));
@@ -489,26 +582,11 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             }
         }
         if (!b.delta && p->use_vm && grid->ncells > 0) {
-            /* merge with light vertices within the radius */
-            vec3 acc = v3s(0.0f);
-            uint32_t begin[8], end[8];
-            int nranges = vcm_grid_ranges(grid, sf.p, p->radius2, begin, end);
-            for (int k = 0; k < nranges; ++k) {
-                for (uint32_t q = begin[k]; q < end[k]; ++q) {
-                    if (vlen2(vsub(grid->positions[q], sf.p)) > p->radius2) continue;
-                    const vcm_photon *lv = &grid->photons[q];
-                    if (lv->path_length + len > p->max_path_length) continue;
-                    float cos_c, cam_dir, cam_rev;
-                    vec3 fc = vcm_bsdf_eval(s, &b, lv->wo, TRANSPORT_RADIANCE, &cos_c, &cam_dir, &cam_rev);
-                    if (vis_black(fc)) continue;
-                    /* the reverse pdf continues the light sub-path: its vertex's roulette */
-                    cam_rev = cam_rev / b.cont * lv->cont;
-                    float w = vcm_weight_merge(p, &mis, &lv->mis, cam_dir, cam_rev);
-                    acc = vadd(acc, vscale(vmul(fc, lv->throughput), w));
-                }
+            /* merge with light vertices within the radius: deferred to a merge query */
+            if (*nqueries < cap) {
+                vcm_merge_query_set(&queries[(*nqueries)++], sf.p, throughput, &b, &mis,
+                                    (uint32_t)py * (uint32_t)s->cam.width + (uint32_t)px, len);
             }
-            vec3 add = vscale(vmul(throughput, acc), p->vm_norm);
-            if (vis_finite(add)) color = vadd(color, add);
             if (p->ppm) break;
         }
         specular_path &= b.delta;
