@@ -103,6 +103,55 @@ typedef struct split {
     uint32_t nleft, nright;
 } split;
 
+/* One axis's bins: the boxes of what fell in each bin, and how many references (and how many of
+ * them triangles) begin ("enter") and end ("leave") in it. An object split's reference begins
+ * and ends in its centroid's bin; a spatial split's spans the bins its clipped parts fill. */
+typedef struct bins {
+    box box[BINS];
+    uint32_t enter[BINS], enter_tri[BINS], leave[BINS], leave_tri[BINS];
+} bins;
+
+static void bins_clear(bins *bn) {
+    for (int k = 0; k < BINS; ++k) {
+        bn->box[k] = box_empty();
+        bn->enter[k] = bn->enter_tri[k] = bn->leave[k] = bn->leave_tri[k] = 0;
+    }
+}
+
+/* Sweeps the planes between bins (from the right, then from the left) and keeps in *best any
+ * split cheaper than it whose children hold at most `room` references in all. */
+static void bins_sweep(const builder *b, const bins *bn, int axis, float origin, float scale, uint32_t room,
+                       int spatial, split *best) {
+    box right_box[BINS], acc = box_empty();
+    uint32_t right_count[BINS], right_tri[BINS], n = 0, ntri = 0;
+    for (int k = BINS - 1; k > 0; --k) {
+        box_grow(&acc, bn->box[k].lo, bn->box[k].hi);
+        n += bn->leave[k];
+        ntri += bn->leave_tri[k];
+        right_box[k] = acc;
+        right_count[k] = n;
+        right_tri[k] = ntri;
+    }
+    acc = box_empty();
+    n = 0;
+    ntri = 0;
+    for (int k = 0; k < BINS - 1; ++k) {
+        box_grow(&acc, bn->box[k].lo, bn->box[k].hi);
+        n += bn->enter[k];
+        ntri += bn->enter_tri[k];
+        if (n == 0 || right_count[k + 1] == 0 || n + right_count[k + 1] > room) continue;
+        float cost = box_area(acc) * leaf_cost_mixed(ntri, n - ntri, b->sah_lanes) +
+                     box_area(right_box[k + 1]) *
+                         leaf_cost_mixed(right_tri[k + 1], right_count[k + 1] - right_tri[k + 1], b->sah_lanes);
+        if (cost < best->cost) {
+            best->cost = cost; best->axis = axis; best->bin = k; best->spatial = spatial;
+            best->origin = origin; best->scale = scale;
+            best->left = acc; best->right = right_box[k + 1];
+            best->nleft = n; best->nright = right_count[k + 1];
+        }
+    }
+}
+
 /* The cheapest object split of the references by centroid bins over cbounds. */
 static void object_split(const builder *b, uint32_t start, uint32_t count, box cbounds, split *best) {
     vec3 ext = vsub(cbounds.hi, cbounds.lo);
@@ -110,46 +159,18 @@ static void object_split(const builder *b, uint32_t start, uint32_t count, box c
         float e = vcomp(ext, axis);
         /* a denormal extent makes BINS / e overflow: such an axis cannot be split anyway */
         if (!(e > 0.0f) || !isfinite((float)BINS / e)) continue;
-        box bin_box[BINS], right_box[BINS];
-        uint32_t bin_count[BINS], bin_tri[BINS], right_count[BINS], right_tri[BINS];
-        for (int k = 0; k < BINS; ++k) { bin_box[k] = box_empty(); bin_count[k] = 0; bin_tri[k] = 0; }
+        bins bn;
+        bins_clear(&bn);
         float scale = (float)BINS / e, origin = vcomp(cbounds.lo, axis);
         for (uint32_t i = start; i < start + count; ++i) {
             const bref *r = &b->refs[i];
             int k = bin_of(centroid_of(r, axis), origin, scale);
-            bin_count[k]++;
-            bin_tri[k] += (uint32_t)is_tri(r);
-            box_grow(&bin_box[k], r->lo, r->hi);
+            uint32_t tri = (uint32_t)is_tri(r);
+            bn.enter[k]++; bn.enter_tri[k] += tri;
+            bn.leave[k]++; bn.leave_tri[k] += tri;
+            box_grow(&bn.box[k], r->lo, r->hi);
         }
-        /* sweep from the right, then from the left */
-        box acc = box_empty();
-        uint32_t n = 0, ntri = 0;
-        for (int k = BINS - 1; k > 0; --k) {
-            box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
-            n += bin_count[k];
-            ntri += bin_tri[k];
-            right_box[k] = acc;
-            right_count[k] = n;
-            right_tri[k] = ntri;
-        }
-        acc = box_empty();
-        n = 0;
-        ntri = 0;
-        for (int k = 0; k < BINS - 1; ++k) {
-            box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
-            n += bin_count[k];
-            ntri += bin_tri[k];
-            if (n == 0 || right_count[k + 1] == 0) continue;
-            float cost = box_area(acc) * leaf_cost_mixed(ntri, n - ntri, b->sah_lanes) +
-                         box_area(right_box[k + 1]) *
-                             leaf_cost_mixed(right_tri[k + 1], right_count[k + 1] - right_tri[k + 1], b->sah_lanes);
-            if (cost < best->cost) {
-                best->cost = cost; best->axis = axis; best->bin = k; best->spatial = 0;
-                best->origin = origin; best->scale = scale;
-                best->left = acc; best->right = right_box[k + 1];
-                best->nleft = n; best->nright = right_count[k + 1];
-            }
-        }
+        bins_sweep(b, &bn, axis, origin, scale, count, 0, best);
     }
 }
 
@@ -171,55 +192,27 @@ static void spatial_split(const builder *b, uint32_t start, uint32_t count, box 
     for (int axis = 0; axis < 3; ++axis) {
         float e = vcomp(ext, axis);
         if (!(e > 0.0f) || !isfinite((float)BINS / e)) continue;
-        box bin_box[BINS], right_box[BINS];
-        uint32_t enter[BINS], enter_tri[BINS], leave[BINS], leave_tri[BINS], right_count[BINS], right_tri[BINS];
-        for (int k = 0; k < BINS; ++k) { bin_box[k] = box_empty(); enter[k] = enter_tri[k] = leave[k] = leave_tri[k] = 0; }
+        bins bn;
+        bins_clear(&bn);
         float scale = (float)BINS / e, origin = vcomp(bounds.lo, axis), width = e / (float)BINS;
         for (uint32_t i = start; i < start + count; ++i) {
             const bref *r = &b->refs[i];
             int k0, k1, tri = is_tri(r);
             if (tri) { k0 = bin_of(vcomp(r->lo, axis), origin, scale); k1 = bin_of(vcomp(r->hi, axis), origin, scale); }
             else k0 = k1 = bin_of(centroid_of(r, axis), origin, scale);
-            enter[k0]++; enter_tri[k0] += (uint32_t)tri;
-            leave[k1]++; leave_tri[k1] += (uint32_t)tri;
+            bn.enter[k0]++; bn.enter_tri[k0] += (uint32_t)tri;
+            bn.leave[k1]++; bn.leave_tri[k1] += (uint32_t)tri;
             box rest; rest.lo = r->lo; rest.hi = r->hi;
             for (int k = k0; k < k1; ++k) {
                 box l, rr;
                 clip_ref(b, r, rest, axis, origin + (float)(k + 1) * width, &l, &rr);
-                if (box_valid(l)) box_grow(&bin_box[k], l.lo, l.hi);
+                if (box_valid(l)) box_grow(&bn.box[k], l.lo, l.hi);
                 rest = rr;
                 if (!box_valid(rest)) break;
             }
-            if (box_valid(rest)) box_grow(&bin_box[k1], rest.lo, rest.hi);
+            if (box_valid(rest)) box_grow(&bn.box[k1], rest.lo, rest.hi);
         }
-        box acc = box_empty();
-        uint32_t n = 0, ntri = 0;
-        for (int k = BINS - 1; k > 0; --k) {
-            box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
-            n += leave[k];
-            ntri += leave_tri[k];
-            right_box[k] = acc;
-            right_count[k] = n;
-            right_tri[k] = ntri;
-        }
-        acc = box_empty();
-        n = 0;
-        ntri = 0;
-        for (int k = 0; k < BINS - 1; ++k) {
-            box_grow(&acc, bin_box[k].lo, bin_box[k].hi);
-            n += enter[k];
-            ntri += enter_tri[k];
-            if (n == 0 || right_count[k + 1] == 0 || n + right_count[k + 1] > room) continue;
-            float cost = box_area(acc) * leaf_cost_mixed(ntri, n - ntri, b->sah_lanes) +
-                         box_area(right_box[k + 1]) *
-                             leaf_cost_mixed(right_tri[k + 1], right_count[k + 1] - right_tri[k + 1], b->sah_lanes);
-            if (cost < best->cost) {
-                best->cost = cost; best->axis = axis; best->bin = k; best->spatial = 1;
-                best->origin = origin; best->scale = scale;
-                best->left = acc; best->right = right_box[k + 1];
-                best->nleft = n; best->nright = right_count[k + 1];
-            }
-        }
+        bins_sweep(b, &bn, axis, origin, scale, room, 1, best);
     }
 }
 
