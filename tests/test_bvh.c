@@ -5,6 +5,7 @@
 
 #include "kernel/kernel.h"
 #include "scene/scene.h"
+#include "test_scenes.h"
 #include "testing.h"
 
 static int box_contains(vec3 lo, vec3 hi, vec3 plo, vec3 phi_) {
@@ -37,10 +38,7 @@ static int prepare(scene *s) {
 
 static scene *random_scene(uint64_t seed, int ntris, int nspheres, int nquads) {
     scene *s = scene_create();
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
-    int mat = scene_add_material(s, "m", m);
+    int mat = add_grey_diffuse(s);
     pcg32 r = pcg32_seed(seed, 1);
 #define RND(a, b) ((a) + ((b) - (a)) * pcg32_float(&r))
     vec3 *pos = malloc(sizeof(vec3) * 3 * (size_t)ntris);
@@ -232,10 +230,7 @@ static void check_other_builds(scene *s, uint64_t seed) {
  * test is watertight) and agree with brute force. */
 static void check_edges(void) {
     scene *s = scene_create();
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
-    int mat = scene_add_material(s, "m", m);
+    int mat = add_grey_diffuse(s);
     enum { N = 16 };
     vec3 pos[(N + 1) * (N + 1)];
     uint32_t idx[N * N * 6];
@@ -276,10 +271,7 @@ static void check_edges(void) {
  * tree is the same whatever the thread count (room is shared by subtree size, not by timing). */
 static void check_spatial_splits(void) {
     scene *s = scene_create();
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
-    int mat = scene_add_material(s, "m", m);
+    int mat = add_grey_diffuse(s);
     pcg32 r = pcg32_seed(5, 1);
     enum { NSLIVER = 64, NSMALL = 20000 };
     vec3 *pos = malloc(sizeof(vec3) * 3 * (NSLIVER + NSMALL));

@@ -15,6 +15,7 @@
 #include "image/image.h"
 #include "kernel/kernel.h"
 #include "scene/scene.h"
+#include "test_scenes.h"
 #include "testing.h"
 
 static int box_contains(const bvh4_node *n, int i, vec3 lo, vec3 hi) {
@@ -144,10 +145,7 @@ static void check_lbvh(const char *name, scene *s) {
 /* Random triangles, with a block of identical ones (equal Morton codes) and a far outlier. */
 static scene *soup(size_t ntris) {
     scene *s = scene_create();
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
-    int mat = scene_add_material(s, "m", m);
+    int mat = add_grey_diffuse(s);
     vec3 *p = malloc(3 * ntris * sizeof(vec3));
     uint32_t *idx = malloc(3 * ntris * sizeof(uint32_t));
     pcg32 rng = pcg32_seed(11u, 5u);

@@ -11,6 +11,7 @@
 #include "cpu/isa.h"
 #include "kernel/rng.h"
 #include "scene/scene.h"
+#include "test_scenes.h"
 #include "testing.h"
 
 #define NRAYS 200000
@@ -34,10 +35,7 @@ static int rebuild(scene *s, int width) {
 /* A triangle soup with spheres and quads inside [-10, 10]^3, rays from inside it. */
 static scene *soup(void) {
     scene *s = scene_create();
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
-    int mat = scene_add_material(s, "m", m);
+    int mat = add_grey_diffuse(s);
     pcg32 r = pcg32_seed(7, 1);
 #define RND(a, b) ((a) + ((b) - (a)) * pcg32_float(&r))
     int ntris = 20000;

@@ -2,8 +2,18 @@
 #ifndef CAUSTIC_TEST_SCENES_H
 #define CAUSTIC_TEST_SCENES_H
 
+#include <string.h>
+
 #include "scene/scene.h"
 #include "testing.h"
+
+/* Adds a grey (0.5) diffuse material, the one the geometry tests give every primitive. */
+static inline int add_grey_diffuse(scene *s) {
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
+    return scene_add_material(s, "m", m);
+}
 
 /* A closed UV sphere of radius r with triangles facing inwards (emitters are one-sided). */
 static inline void add_inward_sphere(scene *s, float radius, int material) {
