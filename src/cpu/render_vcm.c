@@ -15,6 +15,16 @@
 #define ROWS_PER_JOB 4
 #define MERGE_BLOCK 1024   /* sorted merge queries per job of the merge pass */
 
+/* What one camera job (ROWS_PER_JOB rows) leaves for the merge pass: its merge queries in
+ * camera order, with the grid bucket of each (the sort key). */
+typedef struct camera_buf {
+    vcm_merge_query *queries; size_t cap;
+    uint32_t *bucket; size_t cap_bucket;
+    uint32_t nqueries;
+    uint64_t rays;
+    int oom;
+} camera_buf;
+
 typedef struct chunk_buf {
     vcm_vertex *verts; size_t nverts, cap_verts;
     vcm_splat *splats; size_t nsplats, cap_splats;
@@ -37,10 +47,9 @@ struct vcm_renderer {
     vec3 *cell_pos; size_t cap_pos;              /* the grid's positions and photons, bucket order */
     vcm_photon *cell_photons; size_t cap_photons;
     float *image;                /* this iteration's estimate */
-    uint64_t *row_rays;          /* per camera job */
-    /* deferred merging: queries per camera job, then all of them sorted by grid bucket */
-    vcm_merge_query **job_queries; uint32_t *job_nqueries; size_t *job_cap; int *job_oom;
-    uint32_t **job_bucket; size_t *job_cap_bucket;     /* grid bucket of each query of a job */
+    camera_buf *cams;            /* per camera job (ROWS_PER_JOB rows) */
+    unsigned ncams;
+    /* deferred merging: the camera jobs' queries, sorted by grid bucket */
     vcm_merge_query *queries; size_t nqueries, cap_queries;   /* sorted by bucket */
     uint32_t *query_pixel; size_t cap_query_pixel;     /* pixel of each query, original order */
     uint32_t *query_order; size_t cap_query_order;     /* original index of each sorted query */
@@ -90,8 +99,9 @@ static void camera_job(void *ctx, unsigned job, int thread) {
     vcm_renderer *v = ctx;
     uint64_t seed = path_seed(v, v->iteration);
     uint64_t rays_total = 0;
-    v->job_nqueries[job] = 0;
-    v->job_oom[job] = 0;
+    camera_buf *cb = &v->cams[job];
+    cb->nqueries = 0;
+    cb->oom = 0;
     uint32_t nq = 0;
     int merging = v->params.use_vm && v->grid.ncells > 0;
     int y1 = (int)(job + 1) * ROWS_PER_JOB < v->h ? (int)(job + 1) * ROWS_PER_JOB : v->h;
@@ -99,16 +109,16 @@ static void camera_job(void *ctx, unsigned job, int thread) {
         for (int x = 0; x < v->w; ++x) {
             uint32_t pix = (uint32_t)y * (uint32_t)v->w + (uint32_t)x;
             /* room for one merge query per camera vertex */
-            if (merging && (GROW(v->job_queries[job], v->job_cap[job], (size_t)nq + (size_t)v->max_path_length + 1) ||
-                            GROW(v->job_bucket[job], v->job_cap_bucket[job], v->job_cap[job]))) {
-                v->job_oom[job] = 1;
+            if (merging && (GROW(cb->queries, cb->cap, (size_t)nq + (size_t)v->max_path_length + 1) ||
+                            GROW(cb->bucket, cb->cap_bucket, cb->cap))) {
+                cb->oom = 1;
                 return;
             }
             pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)pix + 1u);
             uint32_t rays = 0;
             vec3 c = vcm_trace_camera_path(v->s, &v->params, &rng, x, y, v->verts + v->path_start[pix],
-                                           (int)v->path_count[pix], &v->grid, v->job_queries[job], &nq,
-                                           merging ? (uint32_t)v->job_cap[job] : 0u, &rays);
+                                           (int)v->path_count[pix], &v->grid, cb->queries, &nq,
+                                           merging ? (uint32_t)cb->cap : 0u, &rays);
             if (vis_finite(c)) {
                 float *o = v->image + 3u * pix;
                 o[0] += c.x; o[1] += c.y; o[2] += c.z;
@@ -117,9 +127,9 @@ static void camera_job(void *ctx, unsigned job, int thread) {
         }
     }
     /* the sort key, here where the queries are still in cache and the work is parallel */
-    for (uint32_t l = 0; l < nq; ++l) v->job_bucket[job][l] = vcm_grid_cell_of(&v->grid, v->job_queries[job][l].p);
-    v->job_nqueries[job] = nq;
-    v->row_rays[job] = rays_total;
+    for (uint32_t l = 0; l < nq; ++l) cb->bucket[l] = vcm_grid_cell_of(&v->grid, cb->queries[l].p);
+    cb->nqueries = nq;
+    cb->rays = rays_total;
 }
 
 /* Evaluates one block of bucket-sorted merge queries; each result goes to the slot of the
@@ -137,11 +147,11 @@ static void merge_job(void *ctx, unsigned block, int thread) {
  * into one array, so that queries reading the same photons run together and read their own
  * records in order; evaluate in parallel, then add the results to the pixels in the original
  * order (deterministic, independent of the thread count). */
-static int merge_pass(vcm_renderer *v, cpu_pool *pool, unsigned jobs) {
+static int merge_pass(vcm_renderer *v, cpu_pool *pool) {
     size_t total = 0;
-    for (unsigned j = 0; j < jobs; ++j) {
-        if (v->job_oom[j]) return -1;
-        total += v->job_nqueries[j];
+    for (unsigned j = 0; j < v->ncams; ++j) {
+        if (v->cams[j].oom) return -1;
+        total += v->cams[j].nqueries;
     }
     v->nqueries = 0;
     if (total == 0) return 0;
@@ -154,20 +164,20 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool, unsigned jobs) {
     uint32_t *cnt = v->bucket_count;
     memset(cnt, 0, ((size_t)ncells + 1) * sizeof(uint32_t));
     size_t g = 0;
-    for (unsigned j = 0; j < jobs; ++j) {
-        const vcm_merge_query *q = v->job_queries[j];
-        const uint32_t *bucket = v->job_bucket[j];
-        for (uint32_t l = 0; l < v->job_nqueries[j]; ++l, ++g) {
+    for (unsigned j = 0; j < v->ncams; ++j) {
+        const vcm_merge_query *q = v->cams[j].queries;
+        const uint32_t *bucket = v->cams[j].bucket;
+        for (uint32_t l = 0; l < v->cams[j].nqueries; ++l, ++g) {
             v->query_pixel[g] = q[l].pixel;
             cnt[bucket[l] + 1]++;
         }
     }
     for (uint32_t c = 0; c < ncells; ++c) cnt[c + 1] += cnt[c];
     g = 0;
-    for (unsigned j = 0; j < jobs; ++j) {
-        const vcm_merge_query *q = v->job_queries[j];
-        const uint32_t *bucket = v->job_bucket[j];
-        for (uint32_t l = 0; l < v->job_nqueries[j]; ++l, ++g) {
+    for (unsigned j = 0; j < v->ncams; ++j) {
+        const vcm_merge_query *q = v->cams[j].queries;
+        const uint32_t *bucket = v->cams[j].bucket;
+        for (uint32_t l = 0; l < v->cams[j].nqueries; ++l, ++g) {
             uint32_t k = cnt[bucket[l]]++;
             v->queries[k] = q[l];
             v->query_order[k] = (uint32_t)g;
@@ -239,16 +249,9 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, in
     v->path_count = calloc(v->npaths, sizeof(uint32_t));
     v->path_start = calloc((size_t)v->npaths + 1, sizeof(uint32_t));
     v->image = calloc((size_t)v->npaths * 3u, sizeof(float));
-    size_t jobs = (size_t)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB;
-    v->row_rays = calloc(jobs, sizeof(uint64_t));
-    v->job_queries = calloc(jobs, sizeof(vcm_merge_query *));
-    v->job_nqueries = calloc(jobs, sizeof(uint32_t));
-    v->job_cap = calloc(jobs, sizeof(size_t));
-    v->job_oom = calloc(jobs, sizeof(int));
-    v->job_bucket = calloc(jobs, sizeof(uint32_t *));
-    v->job_cap_bucket = calloc(jobs, sizeof(size_t));
-    if (!v->chunks || !v->path_count || !v->path_start || !v->image || !v->row_rays || !v->job_queries ||
-        !v->job_nqueries || !v->job_cap || !v->job_oom || !v->job_bucket || !v->job_cap_bucket) {
+    v->ncams = (unsigned)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB;
+    v->cams = calloc(v->ncams, sizeof(camera_buf));
+    if (!v->chunks || !v->path_count || !v->path_start || !v->image || !v->cams) {
         CPU_ISA_FN(vcm_renderer_free)(v);
         return NULL;
     }
@@ -285,10 +288,9 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
     for (uint32_t i = 0; i < v->npaths; ++i) v->path_start[i + 1] = v->path_start[i] + v->path_count[i];
     if (build_grid(v, radius)) return -1;
 
-    unsigned jobs = (unsigned)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB;
-    cpu_pool_parallel_for(pool, jobs, camera_job, v);
-    for (unsigned j = 0; j < jobs; ++j) *rays += v->row_rays[j];
-    return merge_pass(v, pool, jobs);
+    cpu_pool_parallel_for(pool, v->ncams, camera_job, v);
+    for (unsigned j = 0; j < v->ncams; ++j) *rays += v->cams[j].rays;
+    return merge_pass(v, pool);
 }
 
 int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum, uint32_t *counts,
@@ -313,16 +315,9 @@ void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     free(v->cell_photons);
     free(v->cell_pos);
     free(v->image);
-    for (size_t j = 0; j < (size_t)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB; ++j) {
-        if (v->job_queries) free(v->job_queries[j]);
-        if (v->job_bucket) free(v->job_bucket[j]);
-    }
-    free(v->job_bucket);
-    free(v->job_cap_bucket);
-    free(v->job_queries);
-    free(v->job_nqueries);
-    free(v->job_cap);
-    free(v->job_oom);
+    if (v->cams)
+        for (unsigned j = 0; j < v->ncams; ++j) { free(v->cams[j].queries); free(v->cams[j].bucket); }
+    free(v->cams);
     free(v->queries);
     free(v->query_order);
     free(v->query_pixel);
@@ -330,6 +325,5 @@ void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     free(v->bucket_count);
     free(v->vert_bucket);
     free(v->cursor);
-    free(v->row_rays);
     free(v);
 }
