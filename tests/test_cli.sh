@@ -35,6 +35,8 @@ expect_fail "missing flag value" "needs a value" render "$T/good.json" -o "$T/ou
 expect_fail "spp not a number" "--spp" render "$T/good.json" --spp ten -o "$T/out.png"
 expect_fail "spp zero" "--spp" render "$T/good.json" --spp 0 -o "$T/out.png"
 expect_fail "negative time" "--time-limit" render "$T/good.json" --time-limit -1 -o "$T/out.png"
+# a CPU kernel level that does not exist (CAUSTIC_ISA is read once, at the first render)
+CAUSTIC_ISA=bogus expect_fail "unknown CAUSTIC_ISA" "CAUSTIC_ISA=bogus" render "$T/good.json" -o "$T/out.png"
 expect_fail "nan time" "--time-limit" render "$T/good.json" --time-limit nan -o "$T/out.png"
 expect_fail "zero res" "--res" render "$T/good.json" --res 0x10 -o "$T/out.png"
 expect_fail "absurd res" "--res" render "$T/good.json" --res 100000x100000 -o "$T/out.png"
