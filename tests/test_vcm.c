@@ -27,13 +27,17 @@ typedef struct rpath {
 
 static float rnd(pcg32 *r, float lo, float hi) { return lo + (hi - lo) * pcg32_float(r); }
 
-static vcm_mis_state camera_state_at(const vcm_params *p, const rpath *q, int j) {
+/* The camera sub-path's state at x_j, and (vm_last) the part of its dvc that stands for merging
+ * at x_j-1, as vcm_trace_camera_path tracks them. */
+static vcm_mis_state camera_state_at(const vcm_params *p, const rpath *q, int j, float *vm_last) {
     vcm_mis_state m = vcm_mis_camera_start(p, q->cam_pdf_w);
-    vcm_mis_after_hit(&m, q->d2[0], q->cb[1], 1);
+    float vm = 0.0f;
+    vm *= vcm_mis_after_hit(&m, q->d2[0], q->cb[1], 1);
     for (int i = 1; i < j; ++i) {
-        vcm_mis_after_scatter(&m, p, q->cf[i], q->pf[i], q->pb[i], 0);
-        vcm_mis_after_hit(&m, q->d2[i], q->cb[i + 1], 1);
+        vm = vcm_mis_after_scatter(&m, p, q->cf[i], q->pf[i], q->pb[i], 0, 1);
+        vm *= vcm_mis_after_hit(&m, q->d2[i], q->cb[i + 1], 1);
     }
+    if (vm_last) *vm_last = vm;
     return m;
 }
 static light_emission emission_of(const rpath *q) {
@@ -49,8 +53,8 @@ static vcm_mis_state light_state_at(const vcm_params *p, const rpath *q, int i) 
     light_emission e = emission_of(q);
     vcm_mis_state m = vcm_mis_light_start(p, &e);
     vcm_mis_after_hit(&m, q->d2[q->k - 1], q->cf[q->k - 1], 1);
-    for (int v = q->k - 1; v > i; --v) {
-        vcm_mis_after_scatter(&m, p, q->cb[v], q->pb[v], q->pf[v], 0);
+    for (int v = q->k - 1; v > i; --v) {   /* x_v is k - v segments from the light */
+        vcm_mis_after_scatter(&m, p, q->cb[v], q->pb[v], q->pf[v], 0, q->k - v >= p->vm_min_length);
         vcm_mis_after_hit(&m, q->d2[v - 1], q->cf[v - 1], 1);
     }
     return m;
@@ -60,12 +64,13 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
     int k = q->k;
     double sum = 0.0;
     if (p->use_vc) { /* s = 0: the camera sub-path reaches the light (merging-only: not a strategy) */
-        vcm_mis_state c = camera_state_at(p, q, k);
-        sum += vcm_weight_emission(&c, q->pick * q->pdf_area, q->pick * q->pdf_area * q->pe_dir);
+        float vm_last;
+        vcm_mis_state c = camera_state_at(p, q, k, &vm_last);
+        sum += vcm_weight_emission(p, &c, vm_last, q->pick * q->pdf_area, q->pick * q->pdf_area * q->pe_dir);
     }
     if (p->use_vc) {
         /* s = 1: NEE at x_k-1 */
-        vcm_mis_state c = camera_state_at(p, q, k - 1);
+        vcm_mis_state c = camera_state_at(p, q, k - 1, NULL);
         light_sample ls;
         memset(&ls, 0, sizeof ls);
         ls.pick = q->pick;
@@ -76,18 +81,18 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
         sum += vcm_weight_nee(p, &c, &ls, q->cf[k - 1], q->pf[k - 1], q->pb[k - 1]);
         /* 2 <= s <= k-1: connect camera vertex x_t-1 to light vertex x_t */
         for (int t = 2; t <= k - 1; ++t) {
-            vcm_mis_state cs = camera_state_at(p, q, t - 1), ls2 = light_state_at(p, q, t);
+            vcm_mis_state cs = camera_state_at(p, q, t - 1, NULL), ls2 = light_state_at(p, q, t);
             float d2 = q->d2[t - 1];
-            sum += vcm_weight_connect(p, &cs, &ls2, q->pf[t - 1] * q->cb[t] / d2, q->pb[t - 1],
+            sum += vcm_weight_connect(p, &cs, &ls2, k - t, q->pf[t - 1] * q->cb[t] / d2, q->pb[t - 1],
                                       q->pb[t] * q->cf[t - 1] / d2, q->pf[t]);
         }
         /* s = k: light vertex x_1 to the camera */
         vcm_mis_state l1 = light_state_at(p, q, 1);
-        sum += vcm_weight_to_camera(p, &l1, q->cam_pdf_w * q->cb[1] / q->d2[0], q->pf[1]);
+        sum += vcm_weight_to_camera(p, &l1, k - 1, q->cam_pdf_w * q->cb[1] / q->d2[0], q->pf[1]);
     }
-    if (p->use_vm) /* merging at every interior vertex */
-        for (int i = 1; i <= k - 1; ++i) {
-            vcm_mis_state c = camera_state_at(p, q, i), l = light_state_at(p, q, i);
+    if (p->use_vm) /* merging at every interior vertex far enough from the light */
+        for (int i = 1; i <= k - p->vm_min_length; ++i) {
+            vcm_mis_state c = camera_state_at(p, q, i, NULL), l = light_state_at(p, q, i);
             sum += vcm_weight_merge(p, &c, &l, q->pf[i], q->pb[i]);
         }
     return sum;
@@ -95,7 +100,8 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
 
 static void test_mis_weights_sum_to_one(void) {
     pcg32 r = pcg32_seed(99, 1);
-    const int algs[3] = {VCM_ALG_BDPT, VCM_ALG_BPM, VCM_ALG_VCM};
+    /* VCM twice: without merging one segment from the light (its default) and with it */
+    const int algs[4] = {VCM_ALG_BDPT, VCM_ALG_BPM, VCM_ALG_VCM, VCM_ALG_VCM};
     double worst = 0.0;
     for (int trial = 0; trial < 3000; ++trial) {
         rpath q;
@@ -111,11 +117,12 @@ static void test_mis_weights_sum_to_one(void) {
         q.pick = rnd(&r, 0.1f, 1.0f);
         q.pdf_area = rnd(&r, 0.1f, 10.0f);
         q.pe_dir = q.cb[q.k] * K_INV_PI;
-        for (int a = 0; a < 3; ++a) {
+        for (int a = 0; a < 4; ++a) {
             vcm_params p;
             memset(&p, 0, sizeof p);
             p.use_vc = algs[a] != VCM_ALG_BPM;
             p.use_vm = algs[a] != VCM_ALG_BDPT;
+            p.vm_min_length = a == 2 ? 2 : 1;
             p.max_path_length = 64;
             p.light_paths = rnd(&r, 100.0f, 1e6f);
             float eta = powf(10.0f, rnd(&r, -3.0f, 3.0f));
@@ -124,7 +131,7 @@ static void test_mis_weights_sum_to_one(void) {
             double s = weight_sum(&p, &q);
             if (fabs(s - 1.0) > worst) worst = fabs(s - 1.0);
             if (fabs(s - 1.0) > 1e-3) {
-                CHECK(0, "alg %d, path of %d segments: MIS weights sum to %.6f", algs[a], q.k, s);
+                CHECK(0, "alg %d (case %d), path of %d segments: MIS weights sum to %.6f", algs[a], a, q.k, s);
                 return;
             }
         }
@@ -137,11 +144,18 @@ static void test_mis_weights_sum_to_one(void) {
     q.cam_pdf_w = 1e4f; q.pick = 1; q.pdf_area = 1; q.pe_dir = 0.7f * K_INV_PI;
     vcm_params p;
     memset(&p, 0, sizeof p);
-    p.use_vc = 1; p.max_path_length = 64; p.light_paths = 1e4f;
+    p.use_vc = 1; p.max_path_length = 64; p.light_paths = 1e4f; p.vm_min_length = 1;
     double full = weight_sum(&p, &q);
     vcm_mis_state l1 = light_state_at(&p, &q, 1);
-    double lt = vcm_weight_to_camera(&p, &l1, q.cam_pdf_w * q.cb[1] / q.d2[0], q.pf[1]);
+    double lt = vcm_weight_to_camera(&p, &l1, 2, q.cam_pdf_w * q.cb[1] / q.d2[0], q.pf[1]);
     CHECK(fabs(full - 1.0) < 1e-4 && lt > 1e-3 && fabs(full - lt - 1.0) > 1e-3, "a missing strategy is detected");
+    /* ... and so does one counted that the weights left out: VCM's merge one segment from the
+     * light, evaluated with weights that exclude it */
+    p.use_vm = 1; p.mis_vm = 2.0f; p.mis_vc = 0.5f; p.vm_min_length = 2;
+    double vcm = weight_sum(&p, &q);
+    vcm_mis_state c2 = camera_state_at(&p, &q, 2, NULL), l2 = light_state_at(&p, &q, 2);
+    double direct_merge = vcm_weight_merge(&p, &c2, &l2, q.pf[2], q.pb[2]);
+    CHECK(fabs(vcm - 1.0) < 1e-4 && direct_merge > 1e-3, "VCM without direct merges sums to one (%.6f)", vcm);
 }
 
 /* ---- emission sampling ----------------------------------------------------------------------- */

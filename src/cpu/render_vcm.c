@@ -194,24 +194,30 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool) {
     return 0;
 }
 
-/* Hash grid over all light vertices: count per cell, exclusive prefix sum, scatter. */
+/* Hash grid over the light vertices that merge (vcm_params.vm_min_length): count per cell,
+ * exclusive prefix sum, scatter. */
 static int build_grid(vcm_renderer *v, float radius) {
     vcm_grid *g = &v->grid;
     memset(g, 0, sizeof *g);
-    if (!v->params.use_vm || v->nverts == 0) return 0;
-    vec3 lo = v->verts[0].p;
-    for (size_t i = 1; i < v->nverts; ++i) lo = vmin(lo, v->verts[i].p);
+    if (!v->params.use_vm) return 0;
+    int min_len = v->params.vm_min_length;
+    size_t n = 0;
+    vec3 lo = v3s(K_INF);
+    for (size_t i = 0; i < v->nverts; ++i)
+        if (v->verts[i].path_length >= min_len) { lo = vmin(lo, v->verts[i].p); n++; }
+    if (n == 0) return 0;
     g->lo = lo;
     g->inv_cell = 1.0f / (VCM_CELL_RADII * radius);
     /* load factor at most 1/2 (few unrelated vertices per bucket), a power of two for the hash */
     g->ncells = 1;
-    while ((size_t)g->ncells < 2 * v->nverts && g->ncells < (1u << 31)) g->ncells <<= 1;
-    if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_photons, v->cap_photons, v->nverts) ||
-        GROW(v->cell_pos, v->cap_pos, v->nverts) || GROW(v->vert_bucket, v->cap_vert_bucket, v->nverts) ||
+    while ((size_t)g->ncells < 2 * n && g->ncells < (1u << 31)) g->ncells <<= 1;
+    if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_photons, v->cap_photons, n) ||
+        GROW(v->cell_pos, v->cap_pos, n) || GROW(v->vert_bucket, v->cap_vert_bucket, v->nverts) ||
         GROW(v->cursor, v->cap_cursor, g->ncells))
         return -1;
     memset(v->cell_start, 0, ((size_t)g->ncells + 1) * sizeof(uint32_t));
     for (size_t i = 0; i < v->nverts; ++i) {   /* each vertex hashed once */
+        if (v->verts[i].path_length < min_len) continue;
         uint32_t b = vcm_grid_cell_of(g, v->verts[i].p);
         v->vert_bucket[i] = b;
         v->cell_start[b + 1]++;
@@ -221,6 +227,7 @@ static int build_grid(vcm_renderer *v, float radius) {
     uint32_t *cursor = v->cursor;
     memcpy(cursor, v->cell_start, (size_t)g->ncells * sizeof(uint32_t));
     for (size_t i = 0; i < v->nverts; ++i) {
+        if (v->verts[i].path_length < min_len) continue;
         uint32_t q = cursor[v->vert_bucket[i]]++;
         v->cell_pos[q] = v->verts[i].p;
         v->cell_photons[q] = vcm_photon_of(&v->verts[i]);

@@ -27,6 +27,8 @@ typedef struct vcm_params {
     int32_t light_trace_only; /* LT: splats carry no MIS weight */
     int32_t ppm;              /* merge at the first non-specular camera vertex only, no MIS */
     int32_t max_path_length;  /* path segments, camera to light */
+    int32_t vm_min_length;    /* light sub-path segments from which merging is a strategy (see
+                                 vcm_make_params) */
     float radius2;            /* merging radius squared */
     float light_paths;        /* light sub-paths per iteration */
     float mis_vm;             /* eta_VCM (0 without merging) */
@@ -37,6 +39,11 @@ typedef struct vcm_params {
 
 KFN float vcm_mis(float x) { return x; }   /* balance heuristic */
 
+/* eta_VCM of merging at a vertex light_len segments from the light; 0 where it is no strategy. */
+KFN float vcm_vm_at(const vcm_params *p, int light_len) {
+    return light_len >= p->vm_min_length ? p->mis_vm : 0.0f;
+}
+
 KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius, float light_paths,
                                const camera *cam) {
     vcm_params p;
@@ -45,6 +52,13 @@ KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius,
     p.light_trace_only = algorithm == VCM_ALG_LT;
     p.ppm = algorithm == VCM_ALG_PPM;
     p.max_path_length = max_path_length;
+    /* With connections, merging a light vertex one segment from the light (a "direct" photon)
+     * competes with light sampling at the same vertex, which is nearly noise-free for point,
+     * spot and sun lights and good for the others, while the balance heuristic credits the
+     * merge with eta * pdf -- up to a quarter of the direct light on smallvcm2's walls, at
+     * several times NEE's variance. So VCM leaves that strategy out (weights stay a partition:
+     * every path keeps NEE, light tracing and emission); PPM and BPM have no NEE and keep it. */
+    p.vm_min_length = (p.use_vc && p.use_vm) ? 2 : 1;
     p.radius2 = radius * radius;
     p.light_paths = light_paths;
     float eta = K_PI * p.radius2 * light_paths;
@@ -76,32 +90,42 @@ KFN vcm_mis_state vcm_mis_camera_start(const vcm_params *p, float camera_pdf_w) 
     return m;
 }
 /* Arriving at a surface after a segment of squared length dist2 (34-36); cos_fix is the cosine
- * at the new vertex. The first segment from an infinite light has no distance factor. */
-KFN void vcm_mis_after_hit(vcm_mis_state *m, float dist2, float cos_fix, int apply_dist) {
+ * at the new vertex. The first segment from an infinite light has no distance factor. Returns
+ * the factor dvc was scaled by. */
+KFN float vcm_mis_after_hit(vcm_mis_state *m, float dist2, float cos_fix, int apply_dist) {
     if (apply_dist) m->dvcm *= vcm_mis(dist2);
     float ic = 1.0f / vcm_mis(fabsf(cos_fix));
     m->dvcm *= ic;
     m->dvc *= ic;
     m->dvm *= ic;
+    return ic;
 }
-/* Scattering with outgoing cosine cos_out and (roulette-including) pdfs (34-38). */
-KFN void vcm_mis_after_scatter(vcm_mis_state *m, const vcm_params *p, float cos_out, float pdf_dir,
-                               float pdf_rev, int delta) {
+/* Scattering with outgoing cosine cos_out and (roulette-including) pdfs (34-38); merges_here:
+ * whether merging at this vertex is a strategy. Returns the part of the new dvc that stands for
+ * that merge (the camera sub-path needs it where the next vertex turns out to be on a light). */
+KFN float vcm_mis_after_scatter(vcm_mis_state *m, const vcm_params *p, float cos_out, float pdf_dir,
+                                float pdf_rev, int delta, int merges_here) {
     if (delta) {
         m->dvcm = 0.0f;
         m->dvc *= vcm_mis(cos_out);
         m->dvm *= vcm_mis(cos_out);
-    } else {
-        float f = vcm_mis(cos_out / pdf_dir);
-        m->dvc = f * (m->dvc * vcm_mis(pdf_rev) + m->dvcm + p->mis_vm);
-        m->dvm = f * (m->dvm * vcm_mis(pdf_rev) + m->dvcm * p->mis_vc + 1.0f);
-        m->dvcm = vcm_mis(1.0f / pdf_dir);
+        return 0.0f;
     }
+    float f = vcm_mis(cos_out / pdf_dir);
+    float vm = merges_here ? p->mis_vm : 0.0f;
+    m->dvc = f * (m->dvc * vcm_mis(pdf_rev) + m->dvcm + vm);
+    m->dvm = f * (m->dvm * vcm_mis(pdf_rev) + m->dvcm * p->mis_vc + (merges_here ? 1.0f : 0.0f));
+    m->dvcm = vcm_mis(1.0f / pdf_dir);
+    return f * vm;
 }
 /* Weight of a camera sub-path that reaches an emitter (or escapes to the environment) by
- * itself, at path length > 1: pdf_direct / pdf_emit as emitter_pdfs returns them (48). */
-KFN float vcm_weight_emission(const vcm_mis_state *cam, float pdf_direct, float pdf_emit) {
-    float w_camera = vcm_mis(pdf_direct) * cam->dvcm + vcm_mis(pdf_emit) * cam->dvc;
+ * itself, at path length > 1: pdf_direct / pdf_emit as emitter_pdfs returns them (48).
+ * vm_last: the part of cam->dvc that stands for merging at the previous vertex, which is one
+ * segment from the light here (vcm_mis_after_scatter's result, scaled as dvc since). */
+KFN float vcm_weight_emission(const vcm_params *p, const vcm_mis_state *cam, float vm_last, float pdf_direct,
+                              float pdf_emit) {
+    float dvc = p->vm_min_length > 1 ? fmaxf(cam->dvc - vm_last, 0.0f) : cam->dvc;
+    float w_camera = vcm_mis(pdf_direct) * cam->dvcm + vcm_mis(pdf_emit) * dvc;
     return 1.0f / (1.0f + w_camera);
 }
 /* Weight of a light sample taken at a camera vertex (NEE, 44-46); bsdf pdfs include roulette. */
@@ -113,22 +137,25 @@ KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, const li
     float pdf_dir_w = ls->delta ? (ls->finite ? ls->dist * ls->dist : 1.0f) : ls->pdf / ls->pick;
     float w_light = ls->delta ? 0.0f : vcm_mis(bsdf_dir_pdf / ls->pdf);
     float w_camera = vcm_mis(ls->pdf_emit * cos_to_light / (pdf_dir_w * ls->cos_light)) *
-                     (p->mis_vm + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
+                     (vcm_vm_at(p, 1) + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
     return 1.0f / (w_light + 1.0f + w_camera);
 }
-/* Weight of connecting a camera vertex and a light vertex (40-42): *_dir_pdf_a are the area pdfs
- * of each side sampling the other vertex, *_rev_pdf the solid-angle pdfs of sampling backwards. */
-KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, const vcm_mis_state *lig,
+/* Weight of connecting a camera vertex and a light vertex light_len segments from the light
+ * (40-42): *_dir_pdf_a are the area pdfs of each side sampling the other vertex, *_rev_pdf the
+ * solid-angle pdfs of sampling backwards. */
+KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, const vcm_mis_state *lig, int light_len,
                              float cam_dir_pdf_a, float cam_rev_pdf, float light_dir_pdf_a, float light_rev_pdf) {
-    float w_light = vcm_mis(cam_dir_pdf_a) * (p->mis_vm + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
-    float w_camera = vcm_mis(light_dir_pdf_a) * (p->mis_vm + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
+    float w_light = vcm_mis(cam_dir_pdf_a) * (vcm_vm_at(p, light_len) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    float w_camera = vcm_mis(light_dir_pdf_a) * (vcm_vm_at(p, light_len + 1) + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
     return 1.0f / (w_light + 1.0f + w_camera);
 }
-/* Weight of connecting a light vertex to the camera (46-47): camera_pdf_a is the area pdf at
- * the light vertex of the camera's primary ray. */
-KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, float camera_pdf_a, float light_rev_pdf) {
+/* Weight of connecting a light vertex light_len segments from the light to the camera (46-47):
+ * camera_pdf_a is the area pdf at the light vertex of the camera's primary ray. */
+KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, int light_len, float camera_pdf_a,
+                               float light_rev_pdf) {
     if (p->light_trace_only) return 1.0f;
-    float w_light = vcm_mis(camera_pdf_a / p->light_paths) * (p->mis_vm + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    float w_light = vcm_mis(camera_pdf_a / p->light_paths) *
+                    (vcm_vm_at(p, light_len) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
     return 1.0f / (w_light + 1.0f);
 }
 /* Weight of merging a camera vertex with a light vertex (37-39). */
@@ -295,11 +322,18 @@ KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, float radius2, uint32_t *begi
         float dist2 = ((k & 1) ? d2[0] : 0.0f) + ((k & 2) ? d2[1] : 0.0f) + ((k & 4) ? d2[2] : 0.0f);
         if (dist2 > radius2 * 1.0001f) continue;   /* slack: face distances are rounded */
         uint32_t h = vcm_grid_hash(cx + ((k & 1) ? ox : 0), cy + ((k & 2) ? oy : 0), cz + ((k & 4) ? oz : 0), g->ncells);
-        int seen = 0;   /* distinct cells can share a bucket: walk each bucket once */
-        for (int j = 0; j < n; ++j) seen |= bucket[j] == h;
-        if (!seen) bucket[n++] = h;
+        /* distinct cells can share a bucket: walk each bucket once. Scalar loops with an early
+         * exit, on purpose: vectorised, they reload bucket[] as one vector right after its scalar
+         * stores, and the failed store forwarding cost a fifth of the merge pass. */
+        int seen = 0;
+        for (int j = 0; j < n; ++j)
+            if (bucket[j] == h) { seen = 1; break; }
+        if (seen) continue;
+        bucket[n] = h;
+        begin[n] = g->cell_start[h];
+        end[n] = g->cell_start[h + 1];
+        n++;
     }
-    for (int k = 0; k < n; ++k) { begin[k] = g->cell_start[bucket[k]]; end[k] = g->cell_start[bucket[k] + 1]; }
     return n;
 }
 
@@ -409,9 +443,10 @@ KFN int vcm_visible(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, uint32_t 
     return !trace_occluded(s, make_ray(o, vscale(de, 1.0f / len), len * (1.0f - 1e-4f)));
 }
 
-/* Sample the next direction of a sub-path; updates throughput, MIS state and the ray. */
+/* Sample the next direction of a sub-path; updates throughput, MIS state and the ray
+ * (merges_here, vm_added: see vcm_mis_after_scatter). */
 KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec3 hit_p, pcg32 *rng, int mode,
-                    vec3 *throughput, vcm_mis_state *mis, ray *r) {
+                    int merges_here, vec3 *throughput, vcm_mis_state *mis, float *vm_added, ray *r) {
     const material *m = &s->materials[b->material];
     float u_lobe = pcg32_float(rng);
     vec2 u = v2(pcg32_float(rng), pcg32_float(rng));
@@ -429,7 +464,7 @@ KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec
     if (mode == TRANSPORT_IMPORTANCE && !bs.delta) w = vscale(w, vcm_adjoint_factor(b, wi, bs.wi.z));
     *throughput = vmul(*throughput, w);
     if (vis_black(*throughput) || !vis_finite(*throughput)) return 0;
-    vcm_mis_after_scatter(mis, p, cos_out, pdf_dir, pdf_rev, bs.delta);
+    *vm_added = vcm_mis_after_scatter(mis, p, cos_out, pdf_dir, pdf_rev, bs.delta, merges_here);
     *r = make_ray(offset_origin(hit_p, b->ng, wi), wi, K_INF);
     return 1;
 }
@@ -481,7 +516,7 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
                     if (!vis_black(f)) {
                         float cam_pdf_w = vcm_camera_pdf_w(p, cos_cam);
                         float cam_pdf_a = cam_pdf_w * cos_s / dist2;
-                        float w = vcm_weight_to_camera(p, &mis, cam_pdf_a, pdf_rev);
+                        float w = vcm_weight_to_camera(p, &mis, len, cam_pdf_a, pdf_rev);
                         vec3 c = vscale(vmul(throughput, f), w * cam_pdf_a / p->light_paths);
                         if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, s->cam.pos, dir, rays)) {
                             splats[*nsplats].pixel = pixel;
@@ -493,7 +528,10 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
             }
         }
         if (len + 2 > p->max_path_length) return;
-        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_IMPORTANCE, &throughput, &mis, &r)) return;
+        float vm_added;
+        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_IMPORTANCE, len >= p->vm_min_length, &throughput, &mis,
+                         &vm_added, &r))
+            return;
     }
 }
 
@@ -511,6 +549,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
     float cos_cam = vdot(s->cam.forward, r.d);
     vcm_mis_state mis = vcm_mis_camera_start(p, vcm_camera_pdf_w(p, cos_cam));
     vec3 throughput = v3s(1.0f);
+    float vm_last = 0.0f;    /* the part of mis.dvc that stands for merging at the previous vertex */
     int specular_path = 1;   /* every bounce so far was specular */
     for (int len = 1;; ++len) {
         hit h;
@@ -522,7 +561,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 if (len > 1 && p->use_vc) {
                     float pd, pe;
                     env_pdfs(s, r.d, &pd, &pe);
-                    w = vcm_weight_emission(&mis, pd, pe);
+                    w = vcm_weight_emission(p, &mis, vm_last, pd, pe);
                 }
                 color = vadd(color, vscale(vmul(throughput, le), w));
             }
@@ -531,12 +570,13 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
         surface sf = surface_at(s, r, &h);
         vcm_bsdf b;
         int ok = vcm_bsdf_setup(s, &sf, vneg(r.d), &b);
-        vcm_mis_after_hit(&mis, h.t * h.t, ok ? b.wo_l.z : 1.0f, 1);
+        vm_last *= vcm_mis_after_hit(&mis, h.t * h.t, ok ? b.wo_l.z : 1.0f, 1);
         /* an emitter reached by the camera sub-path itself */
         vec3 le = emitted_radiance(s, &sf, vneg(r.d));
         if (!vis_black(le) && vcm_counts_emission(p, len, specular_path)) {
             float w = 1.0f, pd, pe;
-            if (len > 1 && p->use_vc && emitter_pdfs(s, h.prim, sf.p, sf.ng, r.d, &pd, &pe)) w = vcm_weight_emission(&mis, pd, pe);
+            if (len > 1 && p->use_vc && emitter_pdfs(s, h.prim, sf.p, sf.ng, r.d, &pd, &pe))
+                w = vcm_weight_emission(p, &mis, vm_last, pd, pe);
             color = vadd(color, vscale(vmul(throughput, le), w));
         }
         if (!ok || p->light_trace_only || len >= p->max_path_length) break;
@@ -575,7 +615,8 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 vec3 fl = vcm_bsdf_eval(s, &lv->bsdf, vneg(d), TRANSPORT_IMPORTANCE, &cos_lv, &l_dir, &l_rev);
                 if (vis_black(fl)) continue;
                 float g = cos_c * cos_lv / dist2;
-                float w = vcm_weight_connect(p, &mis, &lv->mis, cam_dir * cos_lv / dist2, cam_rev, l_dir * cos_c / dist2, l_rev);
+                float w = vcm_weight_connect(p, &mis, &lv->mis, lv->path_length, cam_dir * cos_lv / dist2, cam_rev,
+                                             l_dir * cos_c / dist2, l_rev);
                 vec3 c = vscale(vmul(vmul(throughput, lv->throughput), vmul(fc, fl)), g * w);
                 if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, lv->p, lv->bsdf.ng, rays))
                     color = vadd(color, c);
@@ -590,7 +631,9 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             if (p->ppm) break;
         }
         specular_path &= b.delta;
-        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, &throughput, &mis, &r)) break;
+        /* whether this vertex may merge depends on how far the light turns out to be: it is one
+         * segment away where the path's next vertex is on a light (vcm_weight_emission) */
+        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, 1, &throughput, &mis, &vm_last, &r)) break;
     }
     return color;
 }
