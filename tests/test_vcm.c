@@ -34,7 +34,7 @@ static vcm_mis_state camera_state_at(const vcm_params *p, const rpath *q, int j,
     float vm = 0.0f;
     vm *= vcm_mis_after_hit(&m, q->d2[0], q->cb[1], 1);
     for (int i = 1; i < j; ++i) {
-        vm = vcm_mis_after_scatter(&m, p, q->cf[i], q->pf[i], q->pb[i], 0, 1);
+        vm = vcm_mis_after_scatter(&m, p, q->cf[i], q->pf[i], q->pb[i], 0, i >= p->vm_min_camera);
         vm *= vcm_mis_after_hit(&m, q->d2[i], q->cb[i + 1], 1);
     }
     if (vm_last) *vm_last = vm;
@@ -54,7 +54,7 @@ static vcm_mis_state light_state_at(const vcm_params *p, const rpath *q, int i) 
     vcm_mis_state m = vcm_mis_light_start(p, &e);
     vcm_mis_after_hit(&m, q->d2[q->k - 1], q->cf[q->k - 1], 1);
     for (int v = q->k - 1; v > i; --v) {   /* x_v is k - v segments from the light */
-        vcm_mis_after_scatter(&m, p, q->cb[v], q->pb[v], q->pf[v], 0, q->k - v >= p->vm_min_length);
+        vcm_mis_after_scatter(&m, p, q->cb[v], q->pb[v], q->pf[v], 0, q->k - v >= p->vm_min_light);
         vcm_mis_after_hit(&m, q->d2[v - 1], q->cf[v - 1], 1);
     }
     return m;
@@ -78,20 +78,20 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
         ls.pdf_emit = q->pdf_area * q->pe_dir;
         ls.cos_light = q->cb[k];
         ls.finite = 1;
-        sum += vcm_weight_nee(p, &c, &ls, q->cf[k - 1], q->pf[k - 1], q->pb[k - 1]);
+        sum += vcm_weight_nee(p, &c, k - 1, &ls, q->cf[k - 1], q->pf[k - 1], q->pb[k - 1]);
         /* 2 <= s <= k-1: connect camera vertex x_t-1 to light vertex x_t */
         for (int t = 2; t <= k - 1; ++t) {
             vcm_mis_state cs = camera_state_at(p, q, t - 1, NULL), ls2 = light_state_at(p, q, t);
             float d2 = q->d2[t - 1];
-            sum += vcm_weight_connect(p, &cs, &ls2, k - t, q->pf[t - 1] * q->cb[t] / d2, q->pb[t - 1],
+            sum += vcm_weight_connect(p, &cs, t - 1, &ls2, k - t, q->pf[t - 1] * q->cb[t] / d2, q->pb[t - 1],
                                       q->pb[t] * q->cf[t - 1] / d2, q->pf[t]);
         }
         /* s = k: light vertex x_1 to the camera */
         vcm_mis_state l1 = light_state_at(p, q, 1);
         sum += vcm_weight_to_camera(p, &l1, k - 1, q->cam_pdf_w * q->cb[1] / q->d2[0], q->pf[1]);
     }
-    if (p->use_vm) /* merging at every interior vertex far enough from the light */
-        for (int i = 1; i <= k - p->vm_min_length; ++i) {
+    if (p->use_vm) /* merging at every interior vertex far enough from the light and the camera */
+        for (int i = p->vm_min_camera; i <= k - p->vm_min_light; ++i) {
             vcm_mis_state c = camera_state_at(p, q, i, NULL), l = light_state_at(p, q, i);
             sum += vcm_weight_merge(p, &c, &l, q->pf[i], q->pb[i]);
         }
@@ -100,8 +100,10 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
 
 static void test_mis_weights_sum_to_one(void) {
     pcg32 r = pcg32_seed(99, 1);
-    /* VCM twice: without merging one segment from the light (its default) and with it */
-    const int algs[4] = {VCM_ALG_BDPT, VCM_ALG_BPM, VCM_ALG_VCM, VCM_ALG_VCM};
+    /* VCM with and without merging one segment from the light and from the camera (its default:
+     * without both) */
+    const int algs[6] = {VCM_ALG_BDPT, VCM_ALG_BPM, VCM_ALG_VCM, VCM_ALG_VCM, VCM_ALG_VCM, VCM_ALG_VCM};
+    const int min_light[6] = {1, 1, 2, 1, 2, 1}, min_camera[6] = {1, 1, 2, 1, 1, 2};
     double worst = 0.0;
     for (int trial = 0; trial < 3000; ++trial) {
         rpath q;
@@ -117,12 +119,13 @@ static void test_mis_weights_sum_to_one(void) {
         q.pick = rnd(&r, 0.1f, 1.0f);
         q.pdf_area = rnd(&r, 0.1f, 10.0f);
         q.pe_dir = q.cb[q.k] * K_INV_PI;
-        for (int a = 0; a < 4; ++a) {
+        for (int a = 0; a < 6; ++a) {
             vcm_params p;
             memset(&p, 0, sizeof p);
             p.use_vc = algs[a] != VCM_ALG_BPM;
             p.use_vm = algs[a] != VCM_ALG_BDPT;
-            p.vm_min_length = a == 2 ? 2 : 1;
+            p.vm_min_light = min_light[a];
+            p.vm_min_camera = min_camera[a];
             p.max_path_length = 64;
             p.light_paths = rnd(&r, 100.0f, 1e6f);
             float eta = powf(10.0f, rnd(&r, -3.0f, 3.0f));
@@ -144,18 +147,21 @@ static void test_mis_weights_sum_to_one(void) {
     q.cam_pdf_w = 1e4f; q.pick = 1; q.pdf_area = 1; q.pe_dir = 0.7f * K_INV_PI;
     vcm_params p;
     memset(&p, 0, sizeof p);
-    p.use_vc = 1; p.max_path_length = 64; p.light_paths = 1e4f; p.vm_min_length = 1;
+    p.use_vc = 1; p.max_path_length = 64; p.light_paths = 1e4f; p.vm_min_light = p.vm_min_camera = 1;
     double full = weight_sum(&p, &q);
     vcm_mis_state l1 = light_state_at(&p, &q, 1);
     double lt = vcm_weight_to_camera(&p, &l1, 2, q.cam_pdf_w * q.cb[1] / q.d2[0], q.pf[1]);
     CHECK(fabs(full - 1.0) < 1e-4 && lt > 1e-3 && fabs(full - lt - 1.0) > 1e-3, "a missing strategy is detected");
-    /* ... and so does one counted that the weights left out: VCM's merge one segment from the
-     * light, evaluated with weights that exclude it */
-    p.use_vm = 1; p.mis_vm = 2.0f; p.mis_vc = 0.5f; p.vm_min_length = 2;
+    /* ... and so would the merges that VCM's weights leave out (one segment from the light, at
+     * x2, and from the camera, at x1) if they were counted */
+    p.use_vm = 1; p.mis_vm = 2.0f; p.mis_vc = 0.5f; p.vm_min_light = p.vm_min_camera = 2;
     double vcm = weight_sum(&p, &q);
     vcm_mis_state c2 = camera_state_at(&p, &q, 2, NULL), l2 = light_state_at(&p, &q, 2);
     double direct_merge = vcm_weight_merge(&p, &c2, &l2, q.pf[2], q.pb[2]);
-    CHECK(fabs(vcm - 1.0) < 1e-4 && direct_merge > 1e-3, "VCM without direct merges sums to one (%.6f)", vcm);
+    vcm_mis_state c1 = camera_state_at(&p, &q, 1, NULL), l1b = light_state_at(&p, &q, 1);
+    double first_merge = vcm_weight_merge(&p, &c1, &l1b, q.pf[1], q.pb[1]);
+    CHECK(fabs(vcm - 1.0) < 1e-4 && direct_merge > 1e-3 && first_merge > 1e-3,
+          "VCM without merges next to the light or the camera sums to one (%.6f)", vcm);
 }
 
 /* ---- emission sampling ----------------------------------------------------------------------- */

@@ -194,13 +194,13 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool) {
     return 0;
 }
 
-/* Hash grid over the light vertices that merge (vcm_params.vm_min_length): count per cell,
+/* Hash grid over the light vertices that merge (vcm_params.vm_min_light): count per cell,
  * exclusive prefix sum, scatter. */
 static int build_grid(vcm_renderer *v, float radius) {
     vcm_grid *g = &v->grid;
     memset(g, 0, sizeof *g);
     if (!v->params.use_vm) return 0;
-    int min_len = v->params.vm_min_length;
+    int min_len = v->params.vm_min_light;
     size_t n = 0;
     vec3 lo = v3s(K_INF);
     for (size_t i = 0; i < v->nverts; ++i)

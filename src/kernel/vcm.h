@@ -27,8 +27,8 @@ typedef struct vcm_params {
     int32_t light_trace_only; /* LT: splats carry no MIS weight */
     int32_t ppm;              /* merge at the first non-specular camera vertex only, no MIS */
     int32_t max_path_length;  /* path segments, camera to light */
-    int32_t vm_min_length;    /* light sub-path segments from which merging is a strategy (see
-                                 vcm_make_params) */
+    int32_t vm_min_light;     /* merging is a strategy at vertices at least this many segments */
+    int32_t vm_min_camera;    /* from the light and from the camera (see vcm_make_params) */
     float radius2;            /* merging radius squared */
     float light_paths;        /* light sub-paths per iteration */
     float mis_vm;             /* eta_VCM (0 without merging) */
@@ -39,9 +39,10 @@ typedef struct vcm_params {
 
 KFN float vcm_mis(float x) { return x; }   /* balance heuristic */
 
-/* eta_VCM of merging at a vertex light_len segments from the light; 0 where it is no strategy. */
-KFN float vcm_vm_at(const vcm_params *p, int light_len) {
-    return light_len >= p->vm_min_length ? p->mis_vm : 0.0f;
+/* eta_VCM of merging at a vertex light_len segments from the light and camera_len from the
+ * camera; 0 where it is no strategy. */
+KFN float vcm_vm_at(const vcm_params *p, int light_len, int camera_len) {
+    return light_len >= p->vm_min_light && camera_len >= p->vm_min_camera ? p->mis_vm : 0.0f;
 }
 
 KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius, float light_paths,
@@ -57,8 +58,11 @@ KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius,
      * spot and sun lights and good for the others, while the balance heuristic credits the
      * merge with eta * pdf -- up to a quarter of the direct light on smallvcm2's walls, at
      * several times NEE's variance. So VCM leaves that strategy out (weights stay a partition:
-     * every path keeps NEE, light tracing and emission); PPM and BPM have no NEE and keep it. */
-    p.vm_min_length = (p.use_vc && p.use_vm) ? 2 : 1;
+     * every path keeps NEE, light tracing and emission); PPM and BPM have no NEE and keep it.
+     * Likewise merging at the camera sub-path's first vertex duplicates light tracing, which
+     * connects every light vertex to the (pinhole) camera without a blurring kernel, at a
+     * fraction of a merge's cost: VCM leaves it out too, which drops a third of the merges. */
+    p.vm_min_light = p.vm_min_camera = (p.use_vc && p.use_vm) ? 2 : 1;
     p.radius2 = radius * radius;
     p.light_paths = light_paths;
     float eta = K_PI * p.radius2 * light_paths;
@@ -124,12 +128,13 @@ KFN float vcm_mis_after_scatter(vcm_mis_state *m, const vcm_params *p, float cos
  * segment from the light here (vcm_mis_after_scatter's result, scaled as dvc since). */
 KFN float vcm_weight_emission(const vcm_params *p, const vcm_mis_state *cam, float vm_last, float pdf_direct,
                               float pdf_emit) {
-    float dvc = p->vm_min_length > 1 ? fmaxf(cam->dvc - vm_last, 0.0f) : cam->dvc;
+    float dvc = p->vm_min_light > 1 ? fmaxf(cam->dvc - vm_last, 0.0f) : cam->dvc;
     float w_camera = vcm_mis(pdf_direct) * cam->dvcm + vcm_mis(pdf_emit) * dvc;
     return 1.0f / (1.0f + w_camera);
 }
-/* Weight of a light sample taken at a camera vertex (NEE, 44-46); bsdf pdfs include roulette. */
-KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, const light_sample *ls,
+/* Weight of a light sample taken at a camera vertex camera_len segments from the camera (NEE,
+ * 44-46); bsdf pdfs include roulette. */
+KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, int camera_len, const light_sample *ls,
                          float cos_to_light, float bsdf_dir_pdf, float bsdf_rev_pdf) {
     /* NEE's pdf without the selection: solid angle; for a point light the squared distance and
      * for the sun 1, so that pdf_emit * cos / pdf_dir_w is the light's emission pdf at the
@@ -137,16 +142,17 @@ KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, const li
     float pdf_dir_w = ls->delta ? (ls->finite ? ls->dist * ls->dist : 1.0f) : ls->pdf / ls->pick;
     float w_light = ls->delta ? 0.0f : vcm_mis(bsdf_dir_pdf / ls->pdf);
     float w_camera = vcm_mis(ls->pdf_emit * cos_to_light / (pdf_dir_w * ls->cos_light)) *
-                     (vcm_vm_at(p, 1) + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
+                     (vcm_vm_at(p, 1, camera_len) + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
     return 1.0f / (w_light + 1.0f + w_camera);
 }
-/* Weight of connecting a camera vertex and a light vertex light_len segments from the light
- * (40-42): *_dir_pdf_a are the area pdfs of each side sampling the other vertex, *_rev_pdf the
- * solid-angle pdfs of sampling backwards. */
-KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, const vcm_mis_state *lig, int light_len,
+/* Weight of connecting a camera vertex camera_len segments from the camera and a light vertex
+ * light_len segments from the light (40-42): *_dir_pdf_a are the area pdfs of each side sampling
+ * the other vertex, *_rev_pdf the solid-angle pdfs of sampling backwards. */
+KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, int camera_len, const vcm_mis_state *lig,
+                             int light_len,
                              float cam_dir_pdf_a, float cam_rev_pdf, float light_dir_pdf_a, float light_rev_pdf) {
-    float w_light = vcm_mis(cam_dir_pdf_a) * (vcm_vm_at(p, light_len) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
-    float w_camera = vcm_mis(light_dir_pdf_a) * (vcm_vm_at(p, light_len + 1) + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
+    float w_light = vcm_mis(cam_dir_pdf_a) * (vcm_vm_at(p, light_len, camera_len + 1) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    float w_camera = vcm_mis(light_dir_pdf_a) * (vcm_vm_at(p, light_len + 1, camera_len) + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
     return 1.0f / (w_light + 1.0f + w_camera);
 }
 /* Weight of connecting a light vertex light_len segments from the light to the camera (46-47):
@@ -155,7 +161,7 @@ KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, in
                                float light_rev_pdf) {
     if (p->light_trace_only) return 1.0f;
     float w_light = vcm_mis(camera_pdf_a / p->light_paths) *
-                    (vcm_vm_at(p, light_len) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+                    (vcm_vm_at(p, light_len, 1) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
     return 1.0f / (w_light + 1.0f);
 }
 /* Weight of merging a camera vertex with a light vertex (37-39). */
@@ -529,7 +535,7 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
         }
         if (len + 2 > p->max_path_length) return;
         float vm_added;
-        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_IMPORTANCE, len >= p->vm_min_length, &throughput, &mis,
+        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_IMPORTANCE, len >= p->vm_min_light, &throughput, &mis,
                          &vm_added, &r))
             return;
     }
@@ -590,7 +596,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 float cos_l, pdf_dir, pdf_rev;
                 vec3 f = vcm_bsdf_eval(s, &b, ls.wi, TRANSPORT_RADIANCE, &cos_l, &pdf_dir, &pdf_rev);
                 if (!vis_black(f)) {
-                    float w = vcm_weight_nee(p, &mis, &ls, cos_l, pdf_dir, pdf_rev);
+                    float w = vcm_weight_nee(p, &mis, len, &ls, cos_l, pdf_dir, pdf_rev);
                     vec3 c = vscale(vmul(vmul(throughput, f), ls.le), w * cos_l / ls.pdf);
                     if (vis_finite(c) && !vis_black(c)) {
                         vec3 o = offset_origin(sf.p, b.ng, ls.wi);
@@ -615,14 +621,14 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 vec3 fl = vcm_bsdf_eval(s, &lv->bsdf, vneg(d), TRANSPORT_IMPORTANCE, &cos_lv, &l_dir, &l_rev);
                 if (vis_black(fl)) continue;
                 float g = cos_c * cos_lv / dist2;
-                float w = vcm_weight_connect(p, &mis, &lv->mis, lv->path_length, cam_dir * cos_lv / dist2, cam_rev,
+                float w = vcm_weight_connect(p, &mis, len, &lv->mis, lv->path_length, cam_dir * cos_lv / dist2, cam_rev,
                                              l_dir * cos_c / dist2, l_rev);
                 vec3 c = vscale(vmul(vmul(throughput, lv->throughput), vmul(fc, fl)), g * w);
                 if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, lv->p, lv->bsdf.ng, rays))
                     color = vadd(color, c);
             }
         }
-        if (!b.delta && p->use_vm && grid->ncells > 0) {
+        if (!b.delta && p->use_vm && grid->ncells > 0 && len >= p->vm_min_camera) {
             /* merge with light vertices within the radius: deferred to a merge query */
             if (*nqueries < cap) {
                 vcm_merge_query_set(&queries[(*nqueries)++], sf.p, throughput, &b, &mis,
@@ -633,7 +639,9 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
         specular_path &= b.delta;
         /* whether this vertex may merge depends on how far the light turns out to be: it is one
          * segment away where the path's next vertex is on a light (vcm_weight_emission) */
-        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, 1, &throughput, &mis, &vm_last, &r)) break;
+        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, len >= p->vm_min_camera, &throughput, &mis,
+                         &vm_last, &r))
+            break;
     }
     return color;
 }
