@@ -23,21 +23,29 @@ typedef struct rpath {
     float cf[16], cb[16];  /* cos at x_i towards x_i+1 (cf) and towards x_i-1 (cb) */
     float pf[16], pb[16];  /* at x_i: pdf of sampling towards x_i+1 / towards x_i-1 */
     float cam_pdf_w, pick, pdf_area, pe_dir;
+    int glossy[16];        /* x_i's material is not Lambertian (0 at the camera x0 and the light xk) */
 } rpath;
 
 static float rnd(pcg32 *r, float lo, float hi) { return lo + (hi - lo) * pcg32_float(r); }
 
-/* The camera sub-path's state at x_j, and (vm_last) the part of its dvc that stands for merging
- * at x_j-1, as vcm_trace_camera_path tracks them. */
-static vcm_mis_state camera_state_at(const vcm_params *p, const rpath *q, int j, float *vm_last) {
-    vcm_mis_state m = vcm_mis_camera_start(p, q->cam_pdf_w);
-    float vm = 0.0f;
-    vm *= vcm_mis_after_hit(&m, q->d2[0], q->cb[1], 1);
+/* The camera sub-path's state at x_j as vcm_trace_camera_path tracks it. With pending, the state
+ * on arrival at x_j: x_j-1's merge terms are left in *pending, unconfirmed (what the emission
+ * weight takes), and *pending_after says whether x_j-2 is glossy. */
+static vcm_mis_state camera_state_at(const vcm_params *p, const rpath *q, int j, vcm_mis_state *pending,
+                                     int *pending_after) {
+    vcm_mis_state m = vcm_mis_camera_start(p, q->cam_pdf_w), pend = {0, 0, 0};
+    vcm_mis_after_hit(&m, &pend, q->d2[0], q->cb[1], 1);
+    if (pending) { *pending = pend; *pending_after = 0; }
     for (int i = 1; i < j; ++i) {
-        vm = vcm_mis_after_scatter(&m, p, q->cf[i], q->pf[i], q->pb[i], 0, i >= p->vm_min_camera);
-        vm *= vcm_mis_after_hit(&m, q->d2[i], q->cb[i + 1], 1);
+        vcm_mis_after_scatter(&m, &pend, p, q->cf[i], q->pf[i], q->pb[i], 0);
+        vcm_mis_after_hit(&m, &pend, q->d2[i], q->cb[i + 1], 1);
+        if (pending && i == j - 1) {
+            *pending = pend;
+            *pending_after = q->glossy[i - 1];
+        } else {
+            vcm_mis_confirm(&m, &pend, vcm_merges_between(p, q->glossy[i - 1], q->glossy[i + 1]));
+        }
     }
-    if (vm_last) *vm_last = vm;
     return m;
 }
 static light_emission emission_of(const rpath *q) {
@@ -51,11 +59,12 @@ static light_emission emission_of(const rpath *q) {
 }
 static vcm_mis_state light_state_at(const vcm_params *p, const rpath *q, int i) {
     light_emission e = emission_of(q);
-    vcm_mis_state m = vcm_mis_light_start(p, &e);
-    vcm_mis_after_hit(&m, q->d2[q->k - 1], q->cf[q->k - 1], 1);
-    for (int v = q->k - 1; v > i; --v) {   /* x_v is k - v segments from the light */
-        vcm_mis_after_scatter(&m, p, q->cb[v], q->pb[v], q->pf[v], 0, q->k - v >= p->vm_min_light);
-        vcm_mis_after_hit(&m, q->d2[v - 1], q->cf[v - 1], 1);
+    vcm_mis_state m = vcm_mis_light_start(p, &e), pend = {0, 0, 0};
+    vcm_mis_after_hit(&m, &pend, q->d2[q->k - 1], q->cf[q->k - 1], 1);
+    for (int v = q->k - 1; v > i; --v) {
+        vcm_mis_after_scatter(&m, &pend, p, q->cb[v], q->pb[v], q->pf[v], 0);
+        vcm_mis_after_hit(&m, &pend, q->d2[v - 1], q->cf[v - 1], 1);
+        vcm_mis_confirm(&m, &pend, vcm_merges_between(p, q->glossy[v + 1], q->glossy[v - 1]));
     }
     return m;
 }
@@ -64,13 +73,14 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
     int k = q->k;
     double sum = 0.0;
     if (p->use_vc) { /* s = 0: the camera sub-path reaches the light (merging-only: not a strategy) */
-        float vm_last;
-        vcm_mis_state c = camera_state_at(p, q, k, &vm_last);
-        sum += vcm_weight_emission(p, &c, vm_last, q->pick * q->pdf_area, q->pick * q->pdf_area * q->pe_dir);
+        vcm_mis_state pend;
+        int pend_after;
+        vcm_mis_state c = camera_state_at(p, q, k, &pend, &pend_after);
+        sum += vcm_weight_emission(p, &c, &pend, pend_after, q->pick * q->pdf_area, q->pick * q->pdf_area * q->pe_dir);
     }
     if (p->use_vc) {
         /* s = 1: NEE at x_k-1 */
-        vcm_mis_state c = camera_state_at(p, q, k - 1, NULL);
+        vcm_mis_state c = camera_state_at(p, q, k - 1, NULL, NULL);
         light_sample ls;
         memset(&ls, 0, sizeof ls);
         ls.pick = q->pick;
@@ -78,21 +88,23 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
         ls.pdf_emit = q->pdf_area * q->pe_dir;
         ls.cos_light = q->cb[k];
         ls.finite = 1;
-        sum += vcm_weight_nee(p, &c, k - 1, &ls, q->cf[k - 1], q->pf[k - 1], q->pb[k - 1]);
+        sum += vcm_weight_nee(p, &c, vcm_merges_between(p, q->glossy[k - 2], 0), &ls, q->cf[k - 1], q->pf[k - 1], q->pb[k - 1]);
         /* 2 <= s <= k-1: connect camera vertex x_t-1 to light vertex x_t */
         for (int t = 2; t <= k - 1; ++t) {
-            vcm_mis_state cs = camera_state_at(p, q, t - 1, NULL), ls2 = light_state_at(p, q, t);
+            vcm_mis_state cs = camera_state_at(p, q, t - 1, NULL, NULL), ls2 = light_state_at(p, q, t);
             float d2 = q->d2[t - 1];
-            sum += vcm_weight_connect(p, &cs, t - 1, &ls2, k - t, q->pf[t - 1] * q->cb[t] / d2, q->pb[t - 1],
-                                      q->pb[t] * q->cf[t - 1] / d2, q->pf[t]);
+            sum += vcm_weight_connect(p, &cs, vcm_merges_between(p, q->glossy[t - 2], q->glossy[t]), &ls2,
+                                      vcm_merges_between(p, q->glossy[t + 1], q->glossy[t - 1]),
+                                      q->pf[t - 1] * q->cb[t] / d2, q->pb[t - 1], q->pb[t] * q->cf[t - 1] / d2, q->pf[t]);
         }
         /* s = k: light vertex x_1 to the camera */
         vcm_mis_state l1 = light_state_at(p, q, 1);
-        sum += vcm_weight_to_camera(p, &l1, k - 1, q->cam_pdf_w * q->cb[1] / q->d2[0], q->pf[1]);
+        sum += vcm_weight_to_camera(p, &l1, vcm_merges_between(p, q->glossy[2], 0), q->cam_pdf_w * q->cb[1] / q->d2[0], q->pf[1]);
     }
-    if (p->use_vm) /* merging at every interior vertex far enough from the light and the camera */
-        for (int i = p->vm_min_camera; i <= k - p->vm_min_light; ++i) {
-            vcm_mis_state c = camera_state_at(p, q, i, NULL), l = light_state_at(p, q, i);
+    if (p->use_vm) /* merging at every interior vertex where it is a strategy */
+        for (int i = 1; i <= k - 1; ++i) {
+            if (!vcm_merges_between(p, q->glossy[i - 1], q->glossy[i + 1])) continue;
+            vcm_mis_state c = camera_state_at(p, q, i, NULL, NULL), l = light_state_at(p, q, i);
             sum += vcm_weight_merge(p, &c, &l, q->pf[i], q->pb[i]);
         }
     return sum;
@@ -100,10 +112,9 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
 
 static void test_mis_weights_sum_to_one(void) {
     pcg32 r = pcg32_seed(99, 1);
-    /* VCM with and without merging one segment from the light and from the camera (its default:
-     * without both) */
-    const int algs[6] = {VCM_ALG_BDPT, VCM_ALG_BPM, VCM_ALG_VCM, VCM_ALG_VCM, VCM_ALG_VCM, VCM_ALG_VCM};
-    const int min_light[6] = {1, 1, 2, 1, 2, 1}, min_camera[6] = {1, 1, 2, 1, 1, 2};
+    /* VCM twice: merging only between glossy vertices (its default) and everywhere */
+    const int algs[4] = {VCM_ALG_BDPT, VCM_ALG_BPM, VCM_ALG_VCM, VCM_ALG_VCM};
+    const int merge_all[4] = {1, 1, 0, 1};
     double worst = 0.0;
     for (int trial = 0; trial < 3000; ++trial) {
         rpath q;
@@ -114,18 +125,18 @@ static void test_mis_weights_sum_to_one(void) {
             q.cb[i] = rnd(&r, 0.05f, 1.0f);
             q.pf[i] = rnd(&r, 0.05f, 5.0f);
             q.pb[i] = rnd(&r, 0.05f, 5.0f);
+            q.glossy[i] = i > 0 && i < q.k && pcg32_float(&r) < 0.5f;
         }
         q.cam_pdf_w = rnd(&r, 1e3f, 1e6f);
         q.pick = rnd(&r, 0.1f, 1.0f);
         q.pdf_area = rnd(&r, 0.1f, 10.0f);
         q.pe_dir = q.cb[q.k] * K_INV_PI;
-        for (int a = 0; a < 6; ++a) {
+        for (int a = 0; a < 4; ++a) {
             vcm_params p;
             memset(&p, 0, sizeof p);
             p.use_vc = algs[a] != VCM_ALG_BPM;
             p.use_vm = algs[a] != VCM_ALG_BDPT;
-            p.vm_min_light = min_light[a];
-            p.vm_min_camera = min_camera[a];
+            p.merge_all = merge_all[a];
             p.max_path_length = 64;
             p.light_paths = rnd(&r, 100.0f, 1e6f);
             float eta = powf(10.0f, rnd(&r, -3.0f, 3.0f));
@@ -143,25 +154,27 @@ static void test_mis_weights_sum_to_one(void) {
     /* and the test can fail: a strategy left out does not sum to one */
     rpath q;
     q.k = 3;
-    for (int i = 0; i <= 3; ++i) { q.d2[i] = 1; q.cf[i] = q.cb[i] = 0.7f; q.pf[i] = q.pb[i] = 0.5f; }
+    for (int i = 0; i <= 3; ++i) { q.d2[i] = 1; q.cf[i] = q.cb[i] = 0.7f; q.pf[i] = q.pb[i] = 0.5f; q.glossy[i] = 0; }
     q.cam_pdf_w = 1e4f; q.pick = 1; q.pdf_area = 1; q.pe_dir = 0.7f * K_INV_PI;
     vcm_params p;
     memset(&p, 0, sizeof p);
-    p.use_vc = 1; p.max_path_length = 64; p.light_paths = 1e4f; p.vm_min_light = p.vm_min_camera = 1;
+    p.use_vc = 1; p.max_path_length = 64; p.light_paths = 1e4f; p.merge_all = 1;
     double full = weight_sum(&p, &q);
     vcm_mis_state l1 = light_state_at(&p, &q, 1);
-    double lt = vcm_weight_to_camera(&p, &l1, 2, q.cam_pdf_w * q.cb[1] / q.d2[0], q.pf[1]);
+    double lt = vcm_weight_to_camera(&p, &l1, 0, q.cam_pdf_w * q.cb[1] / q.d2[0], q.pf[1]);
     CHECK(fabs(full - 1.0) < 1e-4 && lt > 1e-3 && fabs(full - lt - 1.0) > 1e-3, "a missing strategy is detected");
-    /* ... and so would the merges that VCM's weights leave out (one segment from the light, at
-     * x2, and from the camera, at x1) if they were counted */
-    p.use_vm = 1; p.mis_vm = 2.0f; p.mis_vc = 0.5f; p.vm_min_light = p.vm_min_camera = 2;
+    /* ... and so would the merges that VCM's weights leave out if they were counted: with x1
+     * glossy and x2 Lambertian, neither x1 (next to the camera and x2) nor x2 (next to the
+     * light) lies between two glossy vertices */
+    p.use_vm = 1; p.mis_vm = 2.0f; p.mis_vc = 0.5f; p.merge_all = 0;
+    q.glossy[1] = 1;
     double vcm = weight_sum(&p, &q);
-    vcm_mis_state c2 = camera_state_at(&p, &q, 2, NULL), l2 = light_state_at(&p, &q, 2);
-    double direct_merge = vcm_weight_merge(&p, &c2, &l2, q.pf[2], q.pb[2]);
-    vcm_mis_state c1 = camera_state_at(&p, &q, 1, NULL), l1b = light_state_at(&p, &q, 1);
-    double first_merge = vcm_weight_merge(&p, &c1, &l1b, q.pf[1], q.pb[1]);
-    CHECK(fabs(vcm - 1.0) < 1e-4 && direct_merge > 1e-3 && first_merge > 1e-3,
-          "VCM without merges next to the light or the camera sums to one (%.6f)", vcm);
+    vcm_mis_state c2 = camera_state_at(&p, &q, 2, NULL, NULL), l2 = light_state_at(&p, &q, 2);
+    double light_merge = vcm_weight_merge(&p, &c2, &l2, q.pf[2], q.pb[2]);
+    vcm_mis_state c1 = camera_state_at(&p, &q, 1, NULL, NULL), l1b = light_state_at(&p, &q, 1);
+    double camera_merge = vcm_weight_merge(&p, &c1, &l1b, q.pf[1], q.pb[1]);
+    CHECK(fabs(vcm - 1.0) < 1e-4 && light_merge > 1e-3 && camera_merge > 1e-3,
+          "VCM without merges beside a Lambertian vertex, the light or the camera sums to one (%.6f)", vcm);
 }
 
 /* ---- emission sampling ----------------------------------------------------------------------- */

@@ -194,17 +194,16 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool) {
     return 0;
 }
 
-/* Hash grid over the light vertices that merge (vcm_params.vm_min_light): count per cell,
- * exclusive prefix sum, scatter. */
+/* Hash grid over the light vertices that merge (vcm_vertex_merges): count per cell, exclusive
+ * prefix sum, scatter. */
 static int build_grid(vcm_renderer *v, float radius) {
     vcm_grid *g = &v->grid;
     memset(g, 0, sizeof *g);
     if (!v->params.use_vm) return 0;
-    int min_len = v->params.vm_min_light;
     size_t n = 0;
     vec3 lo = v3s(K_INF);
     for (size_t i = 0; i < v->nverts; ++i)
-        if (v->verts[i].path_length >= min_len) { lo = vmin(lo, v->verts[i].p); n++; }
+        if (vcm_vertex_merges(&v->params, &v->verts[i])) { lo = vmin(lo, v->verts[i].p); n++; }
     if (n == 0) return 0;
     g->lo = lo;
     g->inv_cell = 1.0f / (VCM_CELL_RADII * radius);
@@ -217,7 +216,7 @@ static int build_grid(vcm_renderer *v, float radius) {
         return -1;
     memset(v->cell_start, 0, ((size_t)g->ncells + 1) * sizeof(uint32_t));
     for (size_t i = 0; i < v->nverts; ++i) {   /* each vertex hashed once */
-        if (v->verts[i].path_length < min_len) continue;
+        if (!vcm_vertex_merges(&v->params, &v->verts[i])) continue;
         uint32_t b = vcm_grid_cell_of(g, v->verts[i].p);
         v->vert_bucket[i] = b;
         v->cell_start[b + 1]++;
@@ -227,7 +226,7 @@ static int build_grid(vcm_renderer *v, float radius) {
     uint32_t *cursor = v->cursor;
     memcpy(cursor, v->cell_start, (size_t)g->ncells * sizeof(uint32_t));
     for (size_t i = 0; i < v->nverts; ++i) {
-        if (v->verts[i].path_length < min_len) continue;
+        if (!vcm_vertex_merges(&v->params, &v->verts[i])) continue;
         uint32_t q = cursor[v->vert_bucket[i]]++;
         v->cell_pos[q] = v->verts[i].p;
         v->cell_photons[q] = vcm_photon_of(&v->verts[i]);

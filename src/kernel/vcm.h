@@ -27,8 +27,8 @@ typedef struct vcm_params {
     int32_t light_trace_only; /* LT: splats carry no MIS weight */
     int32_t ppm;              /* merge at the first non-specular camera vertex only, no MIS */
     int32_t max_path_length;  /* path segments, camera to light */
-    int32_t vm_min_light;     /* merging is a strategy at vertices at least this many segments */
-    int32_t vm_min_camera;    /* from the light and from the camera (see vcm_make_params) */
+    int32_t merge_all;        /* merging is a strategy at every non-delta vertex, not only
+                                 between two glossy ones (see vcm_make_params) */
     float radius2;            /* merging radius squared */
     float light_paths;        /* light sub-paths per iteration */
     float mis_vm;             /* eta_VCM (0 without merging) */
@@ -39,11 +39,13 @@ typedef struct vcm_params {
 
 KFN float vcm_mis(float x) { return x; }   /* balance heuristic */
 
-/* eta_VCM of merging at a vertex light_len segments from the light and camera_len from the
- * camera; 0 where it is no strategy. */
-KFN float vcm_vm_at(const vcm_params *p, int light_len, int camera_len) {
-    return light_len >= p->vm_min_light && camera_len >= p->vm_min_camera ? p->mis_vm : 0.0f;
+/* Is merging a strategy at a (non-delta) vertex whose neighbours on the path are glossy (1) or not
+ * (0: Lambertian, or the light or the camera itself)? */
+KFN int vcm_merges_between(const vcm_params *p, int glossy_before, int glossy_after) {
+    return p->merge_all || (glossy_before && glossy_after);
 }
+/* eta_VCM where merging is a strategy, else 0. */
+KFN float vcm_eta_if(const vcm_params *p, int merges) { return merges ? p->mis_vm : 0.0f; }
 
 KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius, float light_paths,
                                const camera *cam) {
@@ -53,16 +55,17 @@ KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius,
     p.light_trace_only = algorithm == VCM_ALG_LT;
     p.ppm = algorithm == VCM_ALG_PPM;
     p.max_path_length = max_path_length;
-    /* With connections, merging a light vertex one segment from the light (a "direct" photon)
-     * competes with light sampling at the same vertex, which is nearly noise-free for point,
-     * spot and sun lights and good for the others, while the balance heuristic credits the
-     * merge with eta * pdf -- up to a quarter of the direct light on smallvcm2's walls, at
-     * several times NEE's variance. So VCM leaves that strategy out (weights stay a partition:
-     * every path keeps NEE, light tracing and emission); PPM and BPM have no NEE and keep it.
-     * Likewise merging at the camera sub-path's first vertex duplicates light tracing, which
-     * connects every light vertex to the (pinhole) camera without a blurring kernel, at a
-     * fraction of a merge's cost: VCM leaves it out too, which drops a third of the merges. */
-    p.vm_min_light = p.vm_min_camera = (p.use_vc && p.use_vm) ? 2 : 1;
+    /* With connections, VCM merges only at vertices between two glossy ones (specular or glossy
+     * materials: anything but Lambertian), the S D S paths that no connection samples well.
+     * Elsewhere a connection through the Lambertian (or end) neighbour covers the same path at a
+     * fraction of a merge's cost, without the kernel's blur: merging next to the light competes
+     * with NEE (nearly noise-free for point and sun lights, while the balance heuristic credited
+     * the merge with up to a quarter of the direct light on smallvcm2's walls, at several times
+     * NEE's variance), merging at the camera sub-path's first vertex duplicates light tracing,
+     * and merging after a Lambertian bounce duplicates the connection to that bounce. The
+     * weights of all strategies stay a partition of unity (tested). PPM and BPM, which have no
+     * connections, merge everywhere. */
+    p.merge_all = !(p.use_vc && p.use_vm);
     p.radius2 = radius * radius;
     p.light_paths = light_paths;
     float eta = K_PI * p.radius2 * light_paths;
@@ -94,47 +97,56 @@ KFN vcm_mis_state vcm_mis_camera_start(const vcm_params *p, float camera_pdf_w) 
     return m;
 }
 /* Arriving at a surface after a segment of squared length dist2 (34-36); cos_fix is the cosine
- * at the new vertex. The first segment from an infinite light has no distance factor. Returns
- * the factor dvc was scaled by. */
-KFN float vcm_mis_after_hit(vcm_mis_state *m, float dist2, float cos_fix, int apply_dist) {
+ * at the new vertex. The first segment from an infinite light has no distance factor. pending
+ * (see vcm_mis_after_scatter) is scaled alike. */
+KFN void vcm_mis_after_hit(vcm_mis_state *m, vcm_mis_state *pending, float dist2, float cos_fix, int apply_dist) {
     if (apply_dist) m->dvcm *= vcm_mis(dist2);
     float ic = 1.0f / vcm_mis(fabsf(cos_fix));
     m->dvcm *= ic;
     m->dvc *= ic;
     m->dvm *= ic;
-    return ic;
+    pending->dvc *= ic;
+    pending->dvm *= ic;
 }
-/* Scattering with outgoing cosine cos_out and (roulette-including) pdfs (34-38); merges_here:
- * whether merging at this vertex is a strategy. Returns the part of the new dvc that stands for
- * that merge (the camera sub-path needs it where the next vertex turns out to be on a light). */
-KFN float vcm_mis_after_scatter(vcm_mis_state *m, const vcm_params *p, float cos_out, float pdf_dir,
-                                float pdf_rev, int delta, int merges_here) {
+/* Scattering with outgoing cosine cos_out and (roulette-including) pdfs (34-38). The terms that
+ * stand for merging at this vertex are not added but returned in *pending: whether merging here
+ * is a strategy depends on the next vertex (vcm_merges_between), which vcm_mis_confirm adds
+ * them for once it is known. */
+KFN void vcm_mis_after_scatter(vcm_mis_state *m, vcm_mis_state *pending, const vcm_params *p, float cos_out,
+                               float pdf_dir, float pdf_rev, int delta) {
+    pending->dvcm = pending->dvc = pending->dvm = 0.0f;
     if (delta) {
         m->dvcm = 0.0f;
         m->dvc *= vcm_mis(cos_out);
         m->dvm *= vcm_mis(cos_out);
-        return 0.0f;
+        return;
     }
     float f = vcm_mis(cos_out / pdf_dir);
-    float vm = merges_here ? p->mis_vm : 0.0f;
-    m->dvc = f * (m->dvc * vcm_mis(pdf_rev) + m->dvcm + vm);
-    m->dvm = f * (m->dvm * vcm_mis(pdf_rev) + m->dvcm * p->mis_vc + (merges_here ? 1.0f : 0.0f));
+    m->dvc = f * (m->dvc * vcm_mis(pdf_rev) + m->dvcm);
+    m->dvm = f * (m->dvm * vcm_mis(pdf_rev) + m->dvcm * p->mis_vc);
     m->dvcm = vcm_mis(1.0f / pdf_dir);
-    return f * vm;
+    pending->dvc = f * p->mis_vm;
+    pending->dvm = f;
+}
+/* Adds the pending merge terms of the previous vertex where merging there is a strategy. */
+KFN void vcm_mis_confirm(vcm_mis_state *m, const vcm_mis_state *pending, int merges) {
+    if (!merges) return;
+    m->dvc += pending->dvc;
+    m->dvm += pending->dvm;
 }
 /* Weight of a camera sub-path that reaches an emitter (or escapes to the environment) by
- * itself, at path length > 1: pdf_direct / pdf_emit as emitter_pdfs returns them (48).
- * vm_last: the part of cam->dvc that stands for merging at the previous vertex, which is one
- * segment from the light here (vcm_mis_after_scatter's result, scaled as dvc since). */
-KFN float vcm_weight_emission(const vcm_params *p, const vcm_mis_state *cam, float vm_last, float pdf_direct,
-                              float pdf_emit) {
-    float dvc = p->vm_min_light > 1 ? fmaxf(cam->dvc - vm_last, 0.0f) : cam->dvc;
+ * itself, at path length > 1: pdf_direct / pdf_emit as emitter_pdfs returns them (48). cam and
+ * pending: the state on arrival, before vcm_mis_confirm; the previous vertex's next one is the
+ * light itself, and pending_after says whether the one before it is glossy. */
+KFN float vcm_weight_emission(const vcm_params *p, const vcm_mis_state *cam, const vcm_mis_state *pending,
+                              int pending_after, float pdf_direct, float pdf_emit) {
+    float dvc = cam->dvc + (vcm_merges_between(p, pending_after, 0) ? pending->dvc : 0.0f);
     float w_camera = vcm_mis(pdf_direct) * cam->dvcm + vcm_mis(pdf_emit) * dvc;
     return 1.0f / (1.0f + w_camera);
 }
-/* Weight of a light sample taken at a camera vertex camera_len segments from the camera (NEE,
- * 44-46); bsdf pdfs include roulette. */
-KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, int camera_len, const light_sample *ls,
+/* Weight of a light sample taken at a camera vertex (NEE, 44-46); bsdf pdfs include roulette.
+ * merges_here: whether merging at the camera vertex is a strategy (its next vertex is the light). */
+KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, int merges_here, const light_sample *ls,
                          float cos_to_light, float bsdf_dir_pdf, float bsdf_rev_pdf) {
     /* NEE's pdf without the selection: solid angle; for a point light the squared distance and
      * for the sun 1, so that pdf_emit * cos / pdf_dir_w is the light's emission pdf at the
@@ -142,26 +154,27 @@ KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, int came
     float pdf_dir_w = ls->delta ? (ls->finite ? ls->dist * ls->dist : 1.0f) : ls->pdf / ls->pick;
     float w_light = ls->delta ? 0.0f : vcm_mis(bsdf_dir_pdf / ls->pdf);
     float w_camera = vcm_mis(ls->pdf_emit * cos_to_light / (pdf_dir_w * ls->cos_light)) *
-                     (vcm_vm_at(p, 1, camera_len) + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
+                     (vcm_eta_if(p, merges_here) + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
     return 1.0f / (w_light + 1.0f + w_camera);
 }
-/* Weight of connecting a camera vertex camera_len segments from the camera and a light vertex
- * light_len segments from the light (40-42): *_dir_pdf_a are the area pdfs of each side sampling
- * the other vertex, *_rev_pdf the solid-angle pdfs of sampling backwards. */
-KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, int camera_len, const vcm_mis_state *lig,
-                             int light_len,
+/* Weight of connecting a camera vertex and a light vertex (40-42): *_merges whether merging at
+ * that vertex is a strategy, *_dir_pdf_a the area pdfs of each side sampling the other vertex,
+ * *_rev_pdf the solid-angle pdfs of sampling backwards. */
+KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, int cam_merges, const vcm_mis_state *lig,
+                             int light_merges,
                              float cam_dir_pdf_a, float cam_rev_pdf, float light_dir_pdf_a, float light_rev_pdf) {
-    float w_light = vcm_mis(cam_dir_pdf_a) * (vcm_vm_at(p, light_len, camera_len + 1) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
-    float w_camera = vcm_mis(light_dir_pdf_a) * (vcm_vm_at(p, light_len + 1, camera_len) + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
+    float w_light = vcm_mis(cam_dir_pdf_a) * (vcm_eta_if(p, light_merges) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    float w_camera = vcm_mis(light_dir_pdf_a) * (vcm_eta_if(p, cam_merges) + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
     return 1.0f / (w_light + 1.0f + w_camera);
 }
-/* Weight of connecting a light vertex light_len segments from the light to the camera (46-47):
- * camera_pdf_a is the area pdf at the light vertex of the camera's primary ray. */
-KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, int light_len, float camera_pdf_a,
+/* Weight of connecting a light vertex to the camera (46-47): merges, whether merging at the
+ * light vertex is a strategy (its next vertex is the camera); camera_pdf_a, the area pdf at the
+ * light vertex of the camera's primary ray. */
+KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, int merges, float camera_pdf_a,
                                float light_rev_pdf) {
     if (p->light_trace_only) return 1.0f;
     float w_light = vcm_mis(camera_pdf_a / p->light_paths) *
-                    (vcm_vm_at(p, light_len, 1) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+                    (vcm_eta_if(p, merges) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
     return 1.0f / (w_light + 1.0f);
 }
 /* Weight of merging a camera vertex with a light vertex (37-39). */
@@ -194,6 +207,7 @@ typedef struct vcm_bsdf {
     vec3 wo_l;       /* the same in the shading frame */
     float cont;      /* roulette continuation probability */
     int32_t delta;
+    int32_t glossy;  /* not Lambertian (specular or glossy): merging next to it is a strategy */
 } vcm_bsdf;
 
 /* Returns 0 where the sub-path must end (grazing arrival). */
@@ -209,6 +223,7 @@ KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b)
     b->wo_l = frame_to_local(b->fr, wo);
     b->cont = bsdf_continuation(m, b->albedo);
     b->delta = material_is_delta(m);
+    b->glossy = m->kind != MAT_DIFFUSE;
     return fabsf(b->wo_l.z) > 1e-6f;
 }
 
@@ -243,7 +258,12 @@ typedef struct vcm_vertex {
     vcm_bsdf bsdf;
     vcm_mis_state mis;
     int32_t path_length;   /* segments from the light */
+    int32_t after_glossy;  /* the previous vertex (towards the light) is glossy */
 } vcm_vertex;
+
+/* Does merging with this light vertex count anywhere? (Its camera-side neighbour is the camera
+ * sub-path's vertex before the merge, which the camera side checks.) */
+KFN int vcm_vertex_merges(const vcm_params *p, const vcm_vertex *v) { return p->merge_all || v->after_glossy; }
 
 /* Cell width in merge radii (>= 2). Wider cells mean fewer buckets per query (a bucket is a cache
  * miss) but more candidates to reject (cheap: contiguous). */
@@ -387,6 +407,7 @@ KFN vcm_bsdf vcm_merge_query_bsdf(const vcm_merge_query *q) {
     b.wo_l = frame_to_local(b.fr, q->wo);
     b.cont = q->cont;
     b.delta = 0;
+    b.glossy = 0;   /* not read by merging */
     return b;
 }
 
@@ -449,10 +470,10 @@ KFN int vcm_visible(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, uint32_t 
     return !trace_occluded(s, make_ray(o, vscale(de, 1.0f / len), len * (1.0f - 1e-4f)));
 }
 
-/* Sample the next direction of a sub-path; updates throughput, MIS state and the ray
- * (merges_here, vm_added: see vcm_mis_after_scatter). */
+/* Sample the next direction of a sub-path; updates throughput, MIS state (pending: see
+ * vcm_mis_after_scatter) and the ray. */
 KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec3 hit_p, pcg32 *rng, int mode,
-                    int merges_here, vec3 *throughput, vcm_mis_state *mis, float *vm_added, ray *r) {
+                    vec3 *throughput, vcm_mis_state *mis, vcm_mis_state *pending, ray *r) {
     const material *m = &s->materials[b->material];
     float u_lobe = pcg32_float(rng);
     vec2 u = v2(pcg32_float(rng), pcg32_float(rng));
@@ -470,7 +491,7 @@ KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec
     if (mode == TRANSPORT_IMPORTANCE && !bs.delta) w = vscale(w, vcm_adjoint_factor(b, wi, bs.wi.z));
     *throughput = vmul(*throughput, w);
     if (vis_black(*throughput) || !vis_finite(*throughput)) return 0;
-    *vm_added = vcm_mis_after_scatter(mis, p, cos_out, pdf_dir, pdf_rev, bs.delta, merges_here);
+    vcm_mis_after_scatter(mis, pending, p, cos_out, pdf_dir, pdf_rev, bs.delta);
     *r = make_ray(offset_origin(hit_p, b->ng, wi), wi, K_INF);
     return 1;
 }
@@ -488,7 +509,9 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
     vec2 u_dir = v2(pcg32_float(rng), pcg32_float(rng));
     if (!light_emit(s, u_sel, u_pos, u_dir, &e)) return;
     vec3 throughput = e.weight;
-    vcm_mis_state mis = vcm_mis_light_start(p, &e);
+    vcm_mis_state mis = vcm_mis_light_start(p, &e), pending = {0.0f, 0.0f, 0.0f};
+    int prev_glossy = 0;      /* the previous vertex is glossy (the light is not) */
+    int pending_after = 0;    /* ... and the one before it: pending's merge needs both */
     ray r = make_ray(e.p, e.d, K_INF);
     if (e.finite && !e.delta) r.o = vmadd(e.p, e.d, K_RAY_EPS * (1.0f + vmaxc(v3(fabsf(e.p.x), fabsf(e.p.y), fabsf(e.p.z)))));
     int finite = e.finite;
@@ -499,7 +522,8 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
         surface sf = surface_at(s, r, &h);
         vcm_bsdf b;
         if (!vcm_bsdf_setup(s, &sf, vneg(r.d), &b)) return;
-        vcm_mis_after_hit(&mis, h.t * h.t, b.wo_l.z, len > 1 || finite);
+        vcm_mis_after_hit(&mis, &pending, h.t * h.t, b.wo_l.z, len > 1 || finite);
+        vcm_mis_confirm(&mis, &pending, vcm_merges_between(p, pending_after, b.glossy));
         if (!b.delta) {
             if ((p->use_vc && !p->light_trace_only) || p->use_vm) {
                 vcm_vertex *v = &verts[(*nverts)++];
@@ -508,6 +532,7 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
                 v->bsdf = b;
                 v->mis = mis;
                 v->path_length = len;
+                v->after_glossy = prev_glossy;
             }
             /* connect to the camera (light tracing strategy) */
             if (p->use_vc && len + 1 <= p->max_path_length) {
@@ -522,7 +547,7 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
                     if (!vis_black(f)) {
                         float cam_pdf_w = vcm_camera_pdf_w(p, cos_cam);
                         float cam_pdf_a = cam_pdf_w * cos_s / dist2;
-                        float w = vcm_weight_to_camera(p, &mis, len, cam_pdf_a, pdf_rev);
+                        float w = vcm_weight_to_camera(p, &mis, vcm_merges_between(p, prev_glossy, 0), cam_pdf_a, pdf_rev);
                         vec3 c = vscale(vmul(throughput, f), w * cam_pdf_a / p->light_paths);
                         if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, s->cam.pos, dir, rays)) {
                             splats[*nsplats].pixel = pixel;
@@ -534,10 +559,9 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
             }
         }
         if (len + 2 > p->max_path_length) return;
-        float vm_added;
-        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_IMPORTANCE, len >= p->vm_min_light, &throughput, &mis,
-                         &vm_added, &r))
-            return;
+        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_IMPORTANCE, &throughput, &mis, &pending, &r)) return;
+        pending_after = prev_glossy;
+        prev_glossy = b.glossy;
     }
 }
 
@@ -553,9 +577,10 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
     vec2 u_pix = v2(pcg32_float(rng), pcg32_float(rng));
     ray r = camera_ray(&s->cam, px, py, u_pix, v2(0.5f, 0.5f));
     float cos_cam = vdot(s->cam.forward, r.d);
-    vcm_mis_state mis = vcm_mis_camera_start(p, vcm_camera_pdf_w(p, cos_cam));
+    vcm_mis_state mis = vcm_mis_camera_start(p, vcm_camera_pdf_w(p, cos_cam)), pending = {0.0f, 0.0f, 0.0f};
     vec3 throughput = v3s(1.0f);
-    float vm_last = 0.0f;    /* the part of mis.dvc that stands for merging at the previous vertex */
+    int prev_glossy = 0;     /* the previous vertex is glossy (the camera is not) */
+    int pending_after = 0;   /* ... and the one before it: pending's merge needs both */
     int specular_path = 1;   /* every bounce so far was specular */
     for (int len = 1;; ++len) {
         hit h;
@@ -567,7 +592,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 if (len > 1 && p->use_vc) {
                     float pd, pe;
                     env_pdfs(s, r.d, &pd, &pe);
-                    w = vcm_weight_emission(p, &mis, vm_last, pd, pe);
+                    w = vcm_weight_emission(p, &mis, &pending, pending_after, pd, pe);
                 }
                 color = vadd(color, vscale(vmul(throughput, le), w));
             }
@@ -576,16 +601,17 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
         surface sf = surface_at(s, r, &h);
         vcm_bsdf b;
         int ok = vcm_bsdf_setup(s, &sf, vneg(r.d), &b);
-        vm_last *= vcm_mis_after_hit(&mis, h.t * h.t, ok ? b.wo_l.z : 1.0f, 1);
+        vcm_mis_after_hit(&mis, &pending, h.t * h.t, ok ? b.wo_l.z : 1.0f, 1);
         /* an emitter reached by the camera sub-path itself */
         vec3 le = emitted_radiance(s, &sf, vneg(r.d));
         if (!vis_black(le) && vcm_counts_emission(p, len, specular_path)) {
             float w = 1.0f, pd, pe;
             if (len > 1 && p->use_vc && emitter_pdfs(s, h.prim, sf.p, sf.ng, r.d, &pd, &pe))
-                w = vcm_weight_emission(p, &mis, vm_last, pd, pe);
+                w = vcm_weight_emission(p, &mis, &pending, pending_after, pd, pe);
             color = vadd(color, vscale(vmul(throughput, le), w));
         }
         if (!ok || p->light_trace_only || len >= p->max_path_length) break;
+        vcm_mis_confirm(&mis, &pending, vcm_merges_between(p, pending_after, b.glossy));
 
         if (!b.delta && p->use_vc) {
             /* connect to a light (NEE) */
@@ -596,7 +622,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 float cos_l, pdf_dir, pdf_rev;
                 vec3 f = vcm_bsdf_eval(s, &b, ls.wi, TRANSPORT_RADIANCE, &cos_l, &pdf_dir, &pdf_rev);
                 if (!vis_black(f)) {
-                    float w = vcm_weight_nee(p, &mis, len, &ls, cos_l, pdf_dir, pdf_rev);
+                    float w = vcm_weight_nee(p, &mis, vcm_merges_between(p, prev_glossy, 0), &ls, cos_l, pdf_dir, pdf_rev);
                     vec3 c = vscale(vmul(vmul(throughput, f), ls.le), w * cos_l / ls.pdf);
                     if (vis_finite(c) && !vis_black(c)) {
                         vec3 o = offset_origin(sf.p, b.ng, ls.wi);
@@ -621,15 +647,17 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 vec3 fl = vcm_bsdf_eval(s, &lv->bsdf, vneg(d), TRANSPORT_IMPORTANCE, &cos_lv, &l_dir, &l_rev);
                 if (vis_black(fl)) continue;
                 float g = cos_c * cos_lv / dist2;
-                float w = vcm_weight_connect(p, &mis, len, &lv->mis, lv->path_length, cam_dir * cos_lv / dist2, cam_rev,
-                                             l_dir * cos_c / dist2, l_rev);
+                float w = vcm_weight_connect(p, &mis, vcm_merges_between(p, prev_glossy, lv->bsdf.glossy), &lv->mis,
+                                             vcm_merges_between(p, lv->after_glossy, b.glossy),
+                                             cam_dir * cos_lv / dist2, cam_rev, l_dir * cos_c / dist2, l_rev);
                 vec3 c = vscale(vmul(vmul(throughput, lv->throughput), vmul(fc, fl)), g * w);
                 if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, lv->p, lv->bsdf.ng, rays))
                     color = vadd(color, c);
             }
         }
-        if (!b.delta && p->use_vm && grid->ncells > 0 && len >= p->vm_min_camera) {
-            /* merge with light vertices within the radius: deferred to a merge query */
+        if (!b.delta && p->use_vm && grid->ncells > 0 && vcm_merges_between(p, prev_glossy, 1)) {
+            /* merge with light vertices within the radius (the grid holds those whose previous
+             * vertex allows it): deferred to a merge query */
             if (*nqueries < cap) {
                 vcm_merge_query_set(&queries[(*nqueries)++], sf.p, throughput, &b, &mis,
                                     (uint32_t)py * (uint32_t)s->cam.width + (uint32_t)px, len);
@@ -637,11 +665,9 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             if (p->ppm) break;
         }
         specular_path &= b.delta;
-        /* whether this vertex may merge depends on how far the light turns out to be: it is one
-         * segment away where the path's next vertex is on a light (vcm_weight_emission) */
-        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, len >= p->vm_min_camera, &throughput, &mis,
-                         &vm_last, &r))
-            break;
+        if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, &throughput, &mis, &pending, &r)) break;
+        pending_after = prev_glossy;
+        prev_glossy = b.glossy;
     }
     return color;
 }
