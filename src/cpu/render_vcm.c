@@ -28,6 +28,9 @@ typedef struct camera_buf {
 typedef struct chunk_buf {
     vcm_vertex *verts; size_t nverts, cap_verts;
     vcm_splat *splats; size_t nsplats, cap_splats;
+    /* the vertices that merge (vcm_vertex_merges), as the grid stores them: a few of all */
+    vec3 *ppos; size_t cap_ppos;
+    vcm_photon *photons; size_t nphotons, cap_photons;
     uint64_t rays;
     int oom;
 } chunk_buf;
@@ -55,7 +58,7 @@ struct vcm_renderer {
     uint32_t *query_order; size_t cap_query_order;     /* original index of each sorted query */
     vec3 *query_result; size_t cap_query_result;       /* per query, original order */
     uint32_t *bucket_count; size_t cap_bucket_count;   /* counting sort of the queries */
-    uint32_t *vert_bucket; size_t cap_vert_bucket;     /* grid bucket of each light vertex */
+    uint32_t *photon_bucket; size_t cap_photon_bucket; /* grid bucket of each merging vertex */
     uint32_t *cursor; size_t cap_cursor;               /* grid scatter */
     /* per iteration */
     vcm_params params;
@@ -71,7 +74,7 @@ static void light_job(void *ctx, unsigned chunk, int thread) {
     (void)thread;
     vcm_renderer *v = ctx;
     chunk_buf *c = &v->chunks[chunk];
-    c->nverts = c->nsplats = 0;
+    c->nverts = c->nsplats = c->nphotons = 0;
     c->rays = 0;
     c->oom = 0;
     int maxv = v->max_path_length + 1;
@@ -87,6 +90,16 @@ static void light_job(void *ctx, unsigned chunk, int thread) {
         int nv, ns;
         uint32_t rays = 0;
         vcm_trace_light_path(v->s, &v->params, &rng, c->verts + c->nverts, &nv, c->splats + c->nsplats, &ns, &rays);
+        for (int k = 0; v->params.use_vm && k < nv; ++k) {
+            const vcm_vertex *x = &c->verts[c->nverts + (size_t)k];
+            if (!vcm_vertex_merges(&v->params, x)) continue;
+            if (GROW(c->ppos, c->cap_ppos, c->nphotons + 1) || GROW(c->photons, c->cap_photons, c->nphotons + 1)) {
+                c->oom = 1;
+                return;
+            }
+            c->ppos[c->nphotons] = x->p;
+            c->photons[c->nphotons++] = vcm_photon_of(x);
+        }
         c->nverts += (size_t)nv;
         c->nsplats += (size_t)ns;
         v->path_count[i] = (uint32_t)nv;
@@ -194,16 +207,19 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool) {
     return 0;
 }
 
-/* Hash grid over the light vertices that merge (vcm_vertex_merges): count per cell, exclusive
- * prefix sum, scatter. */
+/* Hash grid over the light vertices that merge (the light jobs collected them per chunk): count
+ * per cell, exclusive prefix sum, scatter, all in chunk order (deterministic). */
 static int build_grid(vcm_renderer *v, float radius) {
     vcm_grid *g = &v->grid;
     memset(g, 0, sizeof *g);
     if (!v->params.use_vm) return 0;
     size_t n = 0;
     vec3 lo = v3s(K_INF);
-    for (size_t i = 0; i < v->nverts; ++i)
-        if (vcm_vertex_merges(&v->params, &v->verts[i])) { lo = vmin(lo, v->verts[i].p); n++; }
+    for (uint32_t c = 0; c < v->nchunks; ++c) {
+        const chunk_buf *b = &v->chunks[c];
+        for (size_t i = 0; i < b->nphotons; ++i) lo = vmin(lo, b->ppos[i]);
+        n += b->nphotons;
+    }
     if (n == 0) return 0;
     g->lo = lo;
     g->inv_cell = 1.0f / (VCM_CELL_RADII * radius);
@@ -211,25 +227,31 @@ static int build_grid(vcm_renderer *v, float radius) {
     g->ncells = 1;
     while ((size_t)g->ncells < 2 * n && g->ncells < (1u << 31)) g->ncells <<= 1;
     if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_photons, v->cap_photons, n) ||
-        GROW(v->cell_pos, v->cap_pos, n) || GROW(v->vert_bucket, v->cap_vert_bucket, v->nverts) ||
+        GROW(v->cell_pos, v->cap_pos, n) || GROW(v->photon_bucket, v->cap_photon_bucket, n) ||
         GROW(v->cursor, v->cap_cursor, g->ncells))
         return -1;
     memset(v->cell_start, 0, ((size_t)g->ncells + 1) * sizeof(uint32_t));
-    for (size_t i = 0; i < v->nverts; ++i) {   /* each vertex hashed once */
-        if (!vcm_vertex_merges(&v->params, &v->verts[i])) continue;
-        uint32_t b = vcm_grid_cell_of(g, v->verts[i].p);
-        v->vert_bucket[i] = b;
-        v->cell_start[b + 1]++;
+    size_t k = 0;
+    for (uint32_t c = 0; c < v->nchunks; ++c) {   /* each vertex hashed once */
+        const chunk_buf *b = &v->chunks[c];
+        for (size_t i = 0; i < b->nphotons; ++i, ++k) {
+            uint32_t h = vcm_grid_cell_of(g, b->ppos[i]);
+            v->photon_bucket[k] = h;
+            v->cell_start[h + 1]++;
+        }
     }
     for (uint32_t c = 0; c < g->ncells; ++c) v->cell_start[c + 1] += v->cell_start[c];
     /* scatter with a running cursor per cell (vertex order within a bucket: deterministic) */
     uint32_t *cursor = v->cursor;
     memcpy(cursor, v->cell_start, (size_t)g->ncells * sizeof(uint32_t));
-    for (size_t i = 0; i < v->nverts; ++i) {
-        if (!vcm_vertex_merges(&v->params, &v->verts[i])) continue;
-        uint32_t q = cursor[v->vert_bucket[i]]++;
-        v->cell_pos[q] = v->verts[i].p;
-        v->cell_photons[q] = vcm_photon_of(&v->verts[i]);
+    k = 0;
+    for (uint32_t c = 0; c < v->nchunks; ++c) {
+        const chunk_buf *b = &v->chunks[c];
+        for (size_t i = 0; i < b->nphotons; ++i, ++k) {
+            uint32_t q = cursor[v->photon_bucket[k]]++;
+            v->cell_pos[q] = b->ppos[i];
+            v->cell_photons[q] = b->photons[i];
+        }
     }
     g->cell_start = v->cell_start;
     g->photons = v->cell_photons;
@@ -312,7 +334,10 @@ int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first
 void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     if (!v) return;
     if (v->chunks)
-        for (uint32_t c = 0; c < v->nchunks; ++c) { free(v->chunks[c].verts); free(v->chunks[c].splats); }
+        for (uint32_t c = 0; c < v->nchunks; ++c) {
+            chunk_buf *b = &v->chunks[c];
+            free(b->verts); free(b->splats); free(b->ppos); free(b->photons);
+        }
     free(v->chunks);
     free(v->path_count);
     free(v->path_start);
@@ -329,7 +354,7 @@ void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     free(v->query_pixel);
     free(v->query_result);
     free(v->bucket_count);
-    free(v->vert_bucket);
+    free(v->photon_bucket);
     free(v->cursor);
     free(v);
 }
