@@ -79,6 +79,8 @@ typedef struct caustic_options {
     float merge_radius;       /* PPM/BPM/VCM initial radius as a fraction of the scene's
                                  bounding-sphere radius (0 = 0.003) */
     float merge_alpha;        /* radius reduction r_i = r_1 i^((alpha-1)/2) (0 = 0.75) */
+    int merge_everywhere;     /* VCM: merge at every non-specular vertex, as SmallVCM does, not
+                                 only between two glossy ones (docs/architecture.md) */
     caustic_gpu_mode gpu_mode;  /* CUDA backend: megakernel or wavefront */
     caustic_gpu_bvh gpu_bvh;    /* CUDA backend: which BVH the GPU traces */
     int adaptive_depth;       /* nonzero: the first samples of a pixel trace shorter paths, the

@@ -310,11 +310,13 @@ static void test_emission(void) {
 /* Merging radius (fraction of the scene radius): at these tiny resolutions there are few light
  * paths per iteration, so the photon density estimates need a larger radius than the default. */
 static float g_radius = 0.03f;
+static int g_merge_everywhere = 0;   /* VCM with SmallVCM's strategies */
 
 static float *render(caustic_scene *cs, int integrator, int spp, int w, int h, int threads, int max_depth) {
     caustic_options o;
     caustic_options_init(&o);
     o.merge_radius = g_radius;
+    o.merge_everywhere = g_merge_everywhere;
     o.width = w; o.height = h; o.spp = spp; o.threads = threads; o.max_depth = max_depth;
     o.integrator = (caustic_integrator)integrator;
     o.device = CAUSTIC_DEVICE_CPU;
@@ -451,8 +453,8 @@ static void test_agreement(void) {
 }
 
 /* The point light's caustics (light -> glass/mirror -> floor -> camera) have no unbiased PT
- * estimator: PT cannot hit a point light after a specular bounce. BDPT and VCM agree; PT is
- * measurably darker. */
+ * estimator: PT cannot hit a point light after a specular bounce. BDPT and VCM (with either set
+ * of merging strategies) agree; PT is measurably darker. */
 static void test_point_light_caustics(void) {
     enum { W = 32, H = 32 };
     caustic_scene *cs = builtin("smallvcm2");
@@ -460,13 +462,20 @@ static void test_point_light_caustics(void) {
     float *pt = render(cs, 0, 512, W, H, 2, 9);
     float *bdpt = render(cs, 2, 128, W, H, 2, 9);
     float *vcm = render(cs, 5, 128, W, H, 2, 9);
-    if (pt && bdpt && vcm) {
+    g_merge_everywhere = 1;
+    float *vcm_all = render(cs, 5, 128, W, H, 2, 9);
+    g_merge_everywhere = 0;
+    if (pt && bdpt && vcm && vcm_all) {
         double mb = mean_of(bdpt, W * H), mv = mean_of(vcm, W * H), mp = mean_of(pt, W * H);
+        double ma = mean_of(vcm_all, W * H);
         CHECK(fabs(mv / mb - 1.0) < 0.01, "point light: vcm %g vs bdpt %g", mv, mb);
+        CHECK(fabs(ma / mb - 1.0) < 0.01, "point light: vcm merging everywhere %g vs bdpt %g", ma, mb);
+        CHECK(block_error(vcm_all, bdpt, W, H) < 0.06, "point light: vcm merging everywhere vs bdpt: block error %.4f",
+              block_error(vcm_all, bdpt, W, H));
         CHECK(mp / mb < 0.985, "point light: pt %g should miss caustics that bdpt %g finds", mp, mb);
         CHECK(mp / mb > 0.9, "point light: pt %g too far below bdpt %g", mp, mb);
     }
-    free(pt); free(bdpt); free(vcm);
+    free(pt); free(bdpt); free(vcm); free(vcm_all);
     caustic_scene_free(cs);
 }
 

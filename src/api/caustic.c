@@ -244,6 +244,7 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
             fprintf(stderr, "caustic: --integrator %s runs on the CPU (the GPU backend renders pt)\n", name);
         if (r->opt.merge_radius <= 0.0f) r->opt.merge_radius = 0.003f;
         if (r->opt.merge_alpha <= 0.0f) r->opt.merge_alpha = 0.75f;
+        r->opt.merge_everywhere = r->opt.merge_everywhere != 0;
     }
     if (opt->adaptive_depth && opt->adaptive > 0.0f) {
         /* the depth weights assume that every pixel takes the spp target's samples */
@@ -283,7 +284,8 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     if (bidir) {
         /* path length counts segments: depth d bounces allow paths of d + 1 segments */
         r->vcm = cpu_kernels_get()->vcm_create(&s->k, (int)opt->integrator - 1, r->max_depth + 1,
-                                     r->opt.merge_radius * s->k.scene_radius, r->opt.merge_alpha, r->opt.seed);
+                                     r->opt.merge_radius * s->k.scene_radius, r->opt.merge_alpha,
+                                     r->opt.merge_everywhere, r->opt.seed);
         if (!r->vcm) {
             snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
             caustic_renderer_free(r);
@@ -441,7 +443,7 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
 }
 
 /* ---- checkpoints: header + raw double sums; written to a temp file and renamed -------------- */
-#define CKPT_MAGIC "CAUSTIC-CKPT-5\n"
+#define CKPT_MAGIC "CAUSTIC-CKPT-6\n"
 typedef struct ckpt_header {
     char magic[16];
     int32_t width, height, spp_done, spp_target, max_depth, sampler;
@@ -451,6 +453,7 @@ typedef struct ckpt_header {
     int32_t integrator;
     int32_t depth_start;
     float merge_radius, merge_alpha;
+    int32_t merge_everywhere;
     double seconds;
     uint64_t rays, bad, samples;
 } ckpt_header;
@@ -471,6 +474,7 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
     h.max_depth = r->max_depth; h.sampler = (int32_t)r->opt.sampler; h.seed = r->opt.seed; h.clamp = r->opt.clamp;
     h.adaptive = r->opt.adaptive; h.adaptive_min = r->opt.adaptive_min_spp; h.samples = r->samples;
     h.integrator = (int32_t)r->opt.integrator; h.merge_radius = r->opt.merge_radius; h.merge_alpha = r->opt.merge_alpha;
+    h.merge_everywhere = r->opt.merge_everywhere;
     h.depth_start = r->depth_start;
     h.seconds = r->seconds; h.rays = r->rays; h.bad = r->bad;
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
@@ -505,6 +509,7 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
         h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.clamp != r->opt.clamp || h.adaptive != r->opt.adaptive ||
         h.adaptive_min != r->opt.adaptive_min_spp || h.spp_done < 0 || h.integrator != (int32_t)r->opt.integrator ||
         h.merge_radius != r->opt.merge_radius || h.merge_alpha != r->opt.merge_alpha ||
+        h.merge_everywhere != r->opt.merge_everywhere ||
         h.depth_start != r->depth_start || strata_differ || weights_differ) {
         fclose(f);
         snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "

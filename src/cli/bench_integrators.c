@@ -21,7 +21,8 @@
 static const char *usage =
     "usage: caustic bench --integrator LIST [options]\n"
     "\n"
-    "  --integrator LIST    comma-separated: pt,lt,bdpt,ppm,bpm,vcm\n"
+    "  --integrator LIST    comma-separated: pt,lt,bdpt,ppm,bpm,vcm, and vcm-all (VCM merging at\n"
+    "                       every non-specular vertex: render --merge-everywhere)\n"
     "  --scenes A,B,...     scenes (default: smallvcm0,smallvcm1,smallvcm2,smallvcm3)\n"
     "  --res WxH            resolution (default 256x256)\n"
     "  --time SEC           equal-time budget per run (default 5)\n"
@@ -50,11 +51,15 @@ static double cpu_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int run_once(caustic_scene *sc, caustic_integrator integ, int w, int h, int threads, double time_limit,
+/* An entry of --integrator: the algorithm and, for vcm-all, its merging everywhere. */
+typedef struct bench_integrator { caustic_integrator integ; int merge_everywhere; const char *name; } bench_integrator;
+
+static int run_once(caustic_scene *sc, bench_integrator integ, int w, int h, int threads, double time_limit,
                     int spp, uint32_t seed, run_result *out) {
     caustic_options o;
     caustic_options_init(&o);
-    o.width = w; o.height = h; o.threads = threads; o.integrator = integ; o.seed = seed;
+    o.width = w; o.height = h; o.threads = threads; o.integrator = integ.integ; o.seed = seed;
+    o.merge_everywhere = integ.merge_everywhere;
     o.device = CAUSTIC_DEVICE_CPU;
     o.time_limit = time_limit;
     o.spp = spp;
@@ -101,7 +106,8 @@ static float *reference(caustic_scene *sc, const char *name, int w, int h, int t
     }
     fprintf(stderr, "caustic bench: rendering the reference %s (vcm, %.0f s)\n", path, seconds);
     run_result r;
-    if (run_once(sc, CAUSTIC_INTEGRATOR_VCM, w, h, threads, seconds, 1 << 24, 0x5eedu, &r)) return NULL;
+    bench_integrator vcm = {CAUSTIC_INTEGRATOR_VCM, 0, "vcm"};
+    if (run_once(sc, vcm, w, h, threads, seconds, 1 << 24, 0x5eedu, &r)) return NULL;
     mkdir(dir, 0777);
     img.width = w; img.height = h; img.rgb = r.img;
     if (image_save(&img, path, 1, err, sizeof err)) fprintf(stderr, "caustic bench: %s (reference not cached)\n", err);
@@ -138,21 +144,25 @@ int cmd_bench_integrators(int argc, char **argv) {
             }
         } else { fprintf(stderr, "caustic bench: unknown option '%s'\n", a); return EXIT_USAGE; }
     }
-    caustic_integrator integ[6];
+    bench_integrator integ[8];
     int ninteg = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", list ? list : "");
     for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
-        if (ninteg == 6 || caustic_parse_integrator(n, &integ[ninteg])) {
-            fprintf(stderr, "caustic bench: --integrator: '%s' is not a list of pt, lt, bdpt, ppm, bpm, vcm\n", list);
+        bench_integrator *b = &integ[ninteg];
+        b->merge_everywhere = !strcmp(n, "vcm-all");
+        if (ninteg == 8 || (b->merge_everywhere ? caustic_parse_integrator("vcm", &b->integ)
+                                                : caustic_parse_integrator(n, &b->integ))) {
+            fprintf(stderr, "caustic bench: --integrator: '%s' is not a list of pt, lt, bdpt, ppm, bpm, vcm, vcm-all\n", list);
             return EXIT_USAGE;
         }
+        b->name = b->merge_everywhere ? "vcm-all" : caustic_integrator_name(b->integ);
         ninteg++;
     }
     if (!ninteg) { fprintf(stderr, "caustic bench: --integrator needs a list\n"); return EXIT_USAGE; }
 
     if (!json)
-        printf("%-10s %-5s %5s %9s %9s %12s %12s %10s %11s %9s\n", "scene", "integ", "runs", "iter/s", "s/iter/thr",
+        printf("%-10s %-7s %5s %9s %9s %12s %12s %10s %11s %9s\n", "scene", "integ", "runs", "iter/s", "s/iter/thr",
                "lightpath/s", "camerapath/s", "Mrays/s", "rmse", "rmse/pt");
     char slist[1024];
     snprintf(slist, sizeof slist, "%s", scenes);
@@ -198,12 +208,12 @@ int cmd_bench_integrators(int argc, char **argv) {
                 free(r.img);
             }
             double it_s = median(ips, (int)runs), e = median(rm, (int)runs), mrays = median(mr, (int)runs);
-            if (integ[k] == CAUSTIC_INTEGRATOR_PT) pt_rmse = e;
+            if (integ[k].integ == CAUSTIC_INTEGRATOR_PT) pt_rmse = e;
             double px = (double)w * h;
-            double light_ps = integ[k] == CAUSTIC_INTEGRATOR_PT ? 0.0 : it_s * px;
+            double light_ps = integ[k].integ == CAUSTIC_INTEGRATOR_PT ? 0.0 : it_s * px;
             double cam_ps = it_s * px;
             double ratio = pt_rmse > 0.0 ? e / pt_rmse : NAN;
-            const char *in = caustic_integrator_name(integ[k]);
+            const char *in = integ[k].name;
             if (json)
                 printf("{\"scene\":\"%s\",\"integrator\":\"%s\",\"res\":\"%dx%d\",\"threads\":%d,\"runs\":%ld,"
                        "\"time_budget_s\":%.3f,\"clock\":\"%s\",\"iterations_per_s\":%.4f,\"seconds_per_iteration_per_thread\":%.4f,"
@@ -211,7 +221,7 @@ int cmd_bench_integrators(int argc, char **argv) {
                        "\"rmse_vs_pt\":%.4g}\n",
                        name, in, w, h, nt, runs, tbudget, wall ? "wall" : "cpu", it_s, nt / it_s, light_ps, cam_ps, mrays, e, ratio);
             else
-                printf("%-10s %-5s %5ld %9.3f %9.3f %12.0f %12.0f %10.3f %11.5f %9.3f\n", name, in, runs, it_s, nt / it_s,
+                printf("%-10s %-7s %5ld %9.3f %9.3f %12.0f %12.0f %10.3f %11.5f %9.3f\n", name, in, runs, it_s, nt / it_s,
                        light_ps, cam_ps, mrays, e, ratio);
             fflush(stdout);
         }

@@ -55,6 +55,8 @@ static const char *usage_render =
     "                         and count --spp in iterations (one light + one camera path per pixel)\n"
     "  --radius R             ppm/bpm/vcm: initial merging radius, fraction of the scene radius (0.003)\n"
     "  --alpha A              ppm/bpm/vcm: radius reduction r_i = r_1 i^((A-1)/2) (default 0.75)\n"
+    "  --merge-everywhere     vcm: merge at every non-specular vertex (SmallVCM's strategies), not\n"
+    "                         only between two glossy ones (the default: caustic paths)\n"
     "  --clamp L              firefly clamp: scale samples down to luminance L (biased; default off)\n"
     "  --adaptive E           adaptive sampling: a pixel stops once the relative standard error of\n"
     "                         its mean is below E (e.g. 0.01); --spp is then the maximum\n"
@@ -159,6 +161,7 @@ static int cmd_render(int argc, char **argv) {
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--resume")) resume = 1;
         else if (!strcmp(a, "--adaptive-depth")) opt.adaptive_depth = 1;
+        else if (!strcmp(a, "--merge-everywhere")) opt.merge_everywhere = 1;
         else if (a[0] == '-' && a[1] != 0) {
             if (!v) return usage_error("render", "option %s needs a value", a);
             i++;

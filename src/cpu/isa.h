@@ -31,7 +31,7 @@
 
 /* render_vcm.c's entry points in the kernel TU being compiled (their tables hold them) */
 vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, int max_path_length, float radius,
-                                              float alpha, uint32_t seed);
+                                              float alpha, int merge_everywhere, uint32_t seed);
 int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum,
                                  uint32_t *counts, uint64_t *rays);
 void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v);
@@ -45,7 +45,7 @@ typedef struct cpu_kernels {
                         uint64_t *samples);
     /* the bidirectional integrators' driver (render_vcm.h) */
     vcm_renderer *(*vcm_create)(const kscene *s, int algorithm, int max_path_length, float radius, float alpha,
-                                uint32_t seed);
+                                int merge_everywhere, uint32_t seed);
     int (*vcm_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum,
                    uint32_t *counts, uint64_t *rays);
     void (*vcm_free)(vcm_renderer *v);

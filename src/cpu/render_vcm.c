@@ -39,6 +39,7 @@ struct vcm_renderer {
     const kscene *s;
     int algorithm, max_path_length;
     float radius, alpha;
+    int merge_everywhere;
     uint32_t seed;
     int w, h;
     uint32_t npaths, nchunks;
@@ -260,7 +261,7 @@ static int build_grid(vcm_renderer *v, float radius) {
 }
 
 vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, int max_path_length, float radius, float alpha,
-                                  uint32_t seed) {
+                                  int merge_everywhere, uint32_t seed) {
     vcm_renderer *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     v->s = s;
@@ -268,6 +269,7 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, in
     v->max_path_length = max_path_length;
     v->radius = radius;
     v->alpha = alpha;
+    v->merge_everywhere = merge_everywhere;
     v->seed = seed;
     v->w = s->cam.width;
     v->h = s->cam.height;
@@ -289,7 +291,8 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, in
 static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, uint64_t *rays) {
     /* progressive radius: r_i = r_1 i^((alpha-1)/2), iterations counted from 1 */
     float radius = v->radius * powf((float)(iteration + 1), 0.5f * (v->alpha - 1.0f));
-    v->params = vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, &v->s->cam);
+    v->params = vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, v->merge_everywhere,
+                                &v->s->cam);
     v->iteration = iteration;
     memset(v->image, 0, (size_t)v->npaths * 3u * sizeof(float));
 

@@ -48,7 +48,7 @@ KFN int vcm_merges_between(const vcm_params *p, int glossy_before, int glossy_af
 KFN float vcm_eta_if(const vcm_params *p, int merges) { return merges ? p->mis_vm : 0.0f; }
 
 KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius, float light_paths,
-                               const camera *cam) {
+                               int merge_everywhere, const camera *cam) {
     vcm_params p;
     p.use_vc = algorithm == VCM_ALG_LT || algorithm == VCM_ALG_BDPT || algorithm == VCM_ALG_VCM;
     p.use_vm = algorithm == VCM_ALG_PPM || algorithm == VCM_ALG_BPM || algorithm == VCM_ALG_VCM;
@@ -64,8 +64,8 @@ KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius,
      * NEE's variance), merging at the camera sub-path's first vertex duplicates light tracing,
      * and merging after a Lambertian bounce duplicates the connection to that bounce. The
      * weights of all strategies stay a partition of unity (tested). PPM and BPM, which have no
-     * connections, merge everywhere. */
-    p.merge_all = !(p.use_vc && p.use_vm);
+     * connections, merge everywhere; so does VCM with merge_everywhere (SmallVCM's strategies). */
+    p.merge_all = merge_everywhere || !(p.use_vc && p.use_vm);
     p.radius2 = radius * radius;
     p.light_paths = light_paths;
     float eta = K_PI * p.radius2 * light_paths;
