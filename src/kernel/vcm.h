@@ -207,7 +207,7 @@ typedef struct vcm_bsdf {
     vec3 wo_l;       /* the same in the shading frame */
     float cont;      /* roulette continuation probability */
     int32_t delta;
-    int32_t glossy;  /* not Lambertian (specular or glossy): merging next to it is a strategy */
+    int32_t glossy;  /* a non-Lambertian scatterer (specular or glossy): merging next to it is a strategy */
 } vcm_bsdf;
 
 /* Returns 0 where the sub-path must end (grazing arrival). */
@@ -223,7 +223,7 @@ KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b)
     b->wo_l = frame_to_local(b->fr, wo);
     b->cont = bsdf_continuation(m, b->albedo);
     b->delta = material_is_delta(m);
-    b->glossy = m->kind != MAT_DIFFUSE;
+    b->glossy = m->kind != MAT_DIFFUSE && m->kind != MAT_BLACK;
     return fabsf(b->wo_l.z) > 1e-6f;
 }
 
