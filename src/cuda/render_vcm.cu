@@ -21,6 +21,8 @@
 #include <cub/device/device_scan.cuh>
 
 #define VCM_BLOCK 128
+enum { VCM_PASS_LIGHT, VCM_PASS_GRID, VCM_PASS_CAMERA, VCM_PASS_MERGE, VCM_PASS_ACCUM, VCM_NPASS };
+static const char *const vcm_pass_names[VCM_NPASS] = {"light", "grid", "camera", "merge", "accumulate"};
 
 struct cuda_vcm {
     cuda_renderer *r;
@@ -49,6 +51,12 @@ struct cuda_vcm {
     size_t scan_tmp_bytes;
     unsigned long long *counters;       // rays, merging vertices
     unsigned long long *host_counters;  // pinned
+    // CAUSTIC_VCM_PROFILE=1: CUDA events around each pass, the per-iteration means printed at
+    // the end (the host waits for every iteration then, so only for measuring)
+    int profile;
+    cudaEvent_t ev[VCM_NPASS + 1];
+    double pass_ms[VCM_NPASS];
+    uint32_t profiled;
 };
 
 // cudaMalloc with a message that says what did not fit.
@@ -68,6 +76,13 @@ static int dev_alloc(void **p, size_t bytes, const char *what, char *err, size_t
 extern "C" void cuda_vcm_free(cuda_vcm *v) {
     if (!v) return;
     if (v->r && v->r->stream) cudaStreamSynchronize(v->r->stream);
+    if (v->profile && v->profiled) {
+        fprintf(stderr, "caustic: vcm GPU passes, ms per iteration (%u iterations):", v->profiled);
+        for (int k = 0; k < VCM_NPASS; ++k) fprintf(stderr, " %s %.3f", vcm_pass_names[k], v->pass_ms[k] / v->profiled);
+        fprintf(stderr, "\n");
+    }
+    for (int k = 0; k <= VCM_NPASS; ++k)
+        if (v->ev[k]) cudaEventDestroy(v->ev[k]);
     cudaFree(v->verts); cudaFree(v->nverts); cudaFree(v->splats);
     cudaFree(v->splat_img); cudaFree(v->cam_img);
     cudaFree(v->queries); cudaFree(v->nqueries);
@@ -114,6 +129,12 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, int algorithm, int max_pa
         snprintf(err, errlen, "CUDA: cudaMallocHost failed: %s", cudaGetErrorString(e));
         cuda_vcm_free(v);
         return NULL;
+    }
+    const char *prof = getenv("CAUSTIC_VCM_PROFILE");
+    if (prof && *prof && strcmp(prof, "0")) {
+        v->profile = 1;
+        for (int k = 0; k <= VCM_NPASS; ++k)
+            if (cudaEventCreate(&v->ev[k]) != cudaSuccess) { cudaGetLastError(); v->ev[k] = NULL; v->profile = 0; }
     }
     return v;
 }
@@ -310,25 +331,40 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
                                    &r->k.cam);
     uint64_t seed = hash_u64(((uint64_t)v->seed << 32) ^ iteration);
     size_t n = v->npaths;
+    if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_LIGHT], st));
     CUDA_TRY(cudaMemsetAsync(v->splat_img, 0, 3 * n * sizeof(float), st));
     vcm_light_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, p, seed, v->npaths, v->maxv, v->verts, v->nverts,
                                                         v->splats, v->splat_img, v->counters);
     CUDA_TRY(cudaGetLastError());
+    if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_GRID], st));
     vcm_grid g;
     memset(&g, 0, sizeof g);
     if (p.use_vm && build_grid(v, &p, radius, &g, err, errlen)) return -1;
     int merging = p.use_vm && g.ncells > 0;
+    if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_CAMERA], st));
     vcm_camera_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, p, g, seed, r->width, v->npaths, v->maxv, v->verts,
                                                          v->nverts, merging ? v->maxq : 0, v->queries, v->nqueries,
                                                          v->cam_img, v->counters);
     CUDA_TRY(cudaGetLastError());
+    if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_MERGE], st));
     if (merging) {
         vcm_merge_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, p, g, v->npaths, v->maxq, v->queries, v->nqueries,
                                                             v->cam_img);
         CUDA_TRY(cudaGetLastError());
     }
+    if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_ACCUM], st));
     vcm_accumulate_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(v->npaths, v->splat_img, v->cam_img, r->accum, r->count);
     CUDA_TRY(cudaGetLastError());
+    if (v->profile) {
+        CUDA_TRY(cudaEventRecord(v->ev[VCM_NPASS], st));
+        CUDA_TRY(cudaEventSynchronize(v->ev[VCM_NPASS]));
+        for (int k = 0; k < VCM_NPASS; ++k) {
+            float ms = 0.0f;
+            CUDA_TRY(cudaEventElapsedTime(&ms, v->ev[k], v->ev[k + 1]));
+            v->pass_ms[k] += ms;
+        }
+        v->profiled++;
+    }
     return 0;
 }
 
