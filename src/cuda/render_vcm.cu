@@ -21,6 +21,12 @@
 #include <cub/device/device_scan.cuh>
 
 #define VCM_BLOCK 128
+// Minimum resident blocks per SM asked of the compiler for the path kernels (caps registers).
+// H100, 512x512, smallvcm0/2, ms per VCM iteration: 1 (141-149 registers) 5.2/5.6, 4 (128)
+// 4.7/5.1, 6 (80) 5.0/5.5, 8 (64) 4.8/5.3; BDPT alike (docs/PERFORMANCE.md).
+#ifndef VCM_MIN_BLOCKS
+#define VCM_MIN_BLOCKS 4
+#endif
 enum { VCM_PASS_LIGHT, VCM_PASS_GRID, VCM_PASS_CAMERA, VCM_PASS_MERGE, VCM_PASS_ACCUM, VCM_NPASS };
 static const char *const vcm_pass_names[VCM_NPASS] = {"light", "grid", "camera", "merge", "accumulate"};
 
@@ -140,7 +146,7 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, int algorithm, int max_pa
 }
 
 // ---- kernels ----------------------------------------------------------------------------------
-__global__ void __launch_bounds__(VCM_BLOCK)
+__global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
 vcm_light_kernel(kscene k, vcm_params p, uint64_t seed, uint32_t npaths, int maxv, vcm_vertex *verts, int32_t *nverts,
                  vcm_splat *splats, float *splat_img, unsigned long long *counters) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -195,7 +201,7 @@ __global__ void vcm_scatter_kernel(uint32_t n, const uint32_t *bucket, const vec
     cell_photons[q] = photons[i];
 }
 
-__global__ void __launch_bounds__(VCM_BLOCK)
+__global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
 vcm_camera_kernel(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, uint32_t npaths, int maxv,
                   const vcm_vertex *verts, const int32_t *nverts, int maxq, vcm_merge_query *queries,
                   uint32_t *nqueries, float *cam_img, unsigned long long *counters) {
@@ -214,7 +220,7 @@ vcm_camera_kernel(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, 
 
 // One thread per pixel evaluates its own camera sub-path's merge queries (no atomics: the pixel
 // is the thread's own).
-__global__ void __launch_bounds__(VCM_BLOCK)
+__global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
 vcm_merge_kernel(kscene k, vcm_params p, vcm_grid g, uint32_t npaths, int maxq, const vcm_merge_query *queries,
                  const uint32_t *nqueries, float *cam_img) {
     uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
