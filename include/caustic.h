@@ -74,7 +74,7 @@ typedef struct caustic_options {
     float adaptive;           /* adaptive sampling: stop a pixel when the relative standard error
                                  of its mean luminance is below this (0 = off), */
     int adaptive_min_spp;     /* but not before this many samples (0 = 16) */
-    caustic_integrator integrator;  /* all but PT run on the CPU; for them spp counts iterations
+    caustic_integrator integrator;  /* GPU or CPU (device); for all but PT spp counts iterations
                                  (one light and one camera sub-path per pixel each) */
     float merge_radius;       /* PPM/BPM/VCM initial radius as a fraction of the scene's
                                  bounding-sphere radius (0 = 0.003) */

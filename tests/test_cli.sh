@@ -46,15 +46,19 @@ expect_fail "bad sampler" "--sampler" render "$T/good.json" --sampler halton -o 
 "$CAUSTIC" render "$T/good.json" --device gpu -o "$T/out.png" >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "bad --device value"
 if "$CAUSTIC" devices | grep -q "^no CUDA"; then
   expect_fail "cuda without a device" "no CUDA" render "$T/good.json" --device cuda -o "$T/out.png"
+  expect_fail "vcm on cuda without a device" "no CUDA" render "$T/good.json" --integrator vcm --device cuda -o "$T/out.png"
 else
   "$CAUSTIC" render "$T/good.json" --device cuda --spp 2 --quiet -o "$T/gpu.png" | grep -q "device=cuda" && ok || bad "cuda render"
+  "$CAUSTIC" render "$T/good.json" --integrator vcm --device cuda --spp 2 --quiet -o "$T/gpuvcm.png" | grep -q "device=cuda" \
+    && ok || bad "cuda vcm render"
+  "$CAUSTIC" render "$T/good.json" --integrator bdpt --spp 2 --quiet -o "$T/gpubdpt.png" | grep -q "device=cuda" \
+    && ok || bad "--device auto renders bdpt on the GPU"
 fi
 expect_fail "bad gpu mode" "--gpu-mode" render "$T/good.json" --gpu-mode hybrid -o "$T/out.png"
 expect_fail "bad gpu bvh" "--gpu-bvh" render "$T/good.json" --gpu-bvh kd -o "$T/out.png"
 expect_fail "bench bad gpu mode" "--gpu-mode" bench --device cuda --gpu-mode x
 expect_fail "bad threads" "--threads" render "$T/good.json" --threads 0 -o "$T/out.png"
 expect_fail "bad integrator" "--integrator" render "$T/good.json" --integrator mlt -o "$T/out.png"
-expect_fail "vcm on cuda" "CPU only" render "$T/good.json" --integrator vcm --device cuda -o "$T/out.png"
 expect_fail "vcm adaptive" "adaptive" render "$T/good.json" --integrator bdpt --adaptive 0.1 -o "$T/out.png"
 expect_fail "bad radius" "--radius" render "$T/good.json" --integrator vcm --radius 0 -o "$T/out.png"
 expect_fail "bad alpha" "--alpha" render "$T/good.json" --integrator vcm --alpha 2 -o "$T/out.png"

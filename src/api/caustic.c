@@ -40,7 +40,8 @@ struct caustic_renderer {
     uint64_t samples;        /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
     cpu_pool *pool;          /* CPU backend, or */
     cuda_renderer *gpu;      /* the CUDA backend (accum then lives on the GPU) */
-    vcm_renderer *vcm;       /* the bidirectional integrators (CPU) */
+    vcm_renderer *vcm;       /* the bidirectional integrators on the CPU, or */
+    cuda_vcm *gvcm;          /* ... on the GPU (with gpu: its scene and accumulation) */
     int accum_stale;         /* the host copy of a GPU accumulation is out of date */
 };
 
@@ -224,8 +225,7 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     int bidir = opt->integrator != CAUSTIC_INTEGRATOR_PT;
     if (bidir) {
         const char *name = caustic_integrator_name(opt->integrator);
-        const char *why = opt->device == CAUSTIC_DEVICE_CUDA ? "runs on the CPU only (--device cpu or auto)"
-                        : opt->adaptive > 0.0f ? "does not support adaptive sampling"
+        const char *why = opt->adaptive > 0.0f ? "does not support adaptive sampling"
                         : opt->adaptive_depth ? "does not support --adaptive-depth"
                         : opt->clamp > 0.0f ? "does not support the firefly clamp"
                         : s->k.cam.lens_radius > 0.0f ? "supports pinhole cameras only (the scene has an APERTURE)"
@@ -240,8 +240,6 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
             free(r);
             return NULL;
         }
-        if (opt->device == CAUSTIC_DEVICE_AUTO && cuda_device_count() > 0)
-            fprintf(stderr, "caustic: --integrator %s runs on the CPU (the GPU backend renders pt)\n", name);
         if (r->opt.merge_radius <= 0.0f) r->opt.merge_radius = 0.003f;
         if (r->opt.merge_alpha <= 0.0f) r->opt.merge_alpha = 0.75f;
         r->opt.merge_everywhere = r->opt.merge_everywhere != 0;
@@ -264,12 +262,20 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         caustic_renderer_free(r);
         return NULL;
     }
-    if (!bidir && opt->device != CAUSTIC_DEVICE_CPU && cuda_device_count() > 0) {
+    if (opt->device != CAUSTIC_DEVICE_CPU && cuda_device_count() > 0) {
         cuda_config cfg;
         memset(&cfg, 0, sizeof cfg);
-        cfg.mode = opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
+        /* the bidirectional integrators have their own kernels: no wavefront pool for them */
+        cfg.mode = opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT && !bidir ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
         cfg.bvh = opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
         r->gpu = cuda_renderer_create(s, r->width, r->height, &cfg, err, errlen);
+        if (r->gpu && bidir) {
+            /* path length counts segments: depth d bounces allow paths of d + 1 segments */
+            r->gvcm = cuda_vcm_create(r->gpu, (int)opt->integrator - 1, r->max_depth + 1,
+                                      r->opt.merge_radius * s->k.scene_radius, r->opt.merge_alpha,
+                                      r->opt.merge_everywhere, r->opt.seed, err, errlen);
+            if (!r->gvcm) { cuda_renderer_free(r->gpu); r->gpu = NULL; }
+        }
         if (!r->gpu && opt->device == CAUSTIC_DEVICE_CUDA) { caustic_renderer_free(r); return NULL; }
         if (!r->gpu) fprintf(stderr, "caustic: %s; rendering on the CPU\n", err);
     } else if (opt->device == CAUSTIC_DEVICE_CUDA) {
@@ -281,7 +287,7 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         return NULL;
     }
     if (!r->gpu) r->pool = cpu_pool_create(opt->threads);
-    if (bidir) {
+    if (bidir && !r->gvcm) {
         /* path length counts segments: depth d bounces allow paths of d + 1 segments */
         r->vcm = cpu_kernels_get()->vcm_create(&s->k, (int)opt->integrator - 1, r->max_depth + 1,
                                      r->opt.merge_radius * s->k.scene_radius, r->opt.merge_alpha,
@@ -337,7 +343,16 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         p.accum = r->accum;
         cpu_pass_stats ps;
         double t0 = timer_now();
-        if (r->gpu) {
+        if (r->gvcm) {
+            char err[512];
+            memset(&ps, 0, sizeof ps);
+            if (cuda_vcm_run(r->gvcm, p.sample_begin, (uint32_t)pass, &ps.rays, err, sizeof err)) {
+                fprintf(stderr, "caustic: %s\n", err);
+                return -1;
+            }
+            ps.samples = (uint64_t)pass * (uint64_t)r->width * (uint64_t)r->height;
+            r->accum_stale = 1;
+        } else if (r->gpu) {
             char err[512];
             if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.depth_start, p.clamp,
                                    p.adaptive_threshold, p.adaptive_min, p.sample_begin, p.sample_end,
@@ -538,6 +553,7 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
 void caustic_renderer_free(caustic_renderer *r) {
     if (!r) return;
     cpu_pool_destroy(r->pool);
+    cuda_vcm_free(r->gvcm);
     cuda_renderer_free(r->gpu);
     if (r->vcm) cpu_kernels_get()->vcm_free(r->vcm);
     free(r->accum);

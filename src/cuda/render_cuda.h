@@ -65,6 +65,17 @@ int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *c
                         size_t errlen);
 void cuda_renderer_free(cuda_renderer *r);
 
+/* The bidirectional integrators on the GPU (render_vcm.cu): the shared kernel's vcm.h run one
+ * thread per sub-path, over r's scene, adding each iteration to r's accumulation (1 sample per
+ * pixel per iteration). algorithm: vcm_algorithm; the other arguments as vcm_renderer_create's
+ * (src/cpu/render_vcm.h). Device memory depends on the pixel count and max_path_length only. */
+typedef struct cuda_vcm cuda_vcm;
+cuda_vcm *cuda_vcm_create(cuda_renderer *r, int algorithm, int max_path_length, float radius, float alpha,
+                          int merge_everywhere, uint32_t seed, char *err, size_t errlen);
+/* Runs iterations [first, first + count); adds the rays traced to *rays. */
+int cuda_vcm_run(cuda_vcm *v, uint32_t first, uint32_t count, uint64_t *rays, char *err, size_t errlen);
+void cuda_vcm_free(cuda_vcm *v);
+
 /* Traversal only: traces n rays (origins, directions, tmax as float arrays on the host) against
  * the renderer's scene, `runs` times; returns the median seconds of one trace of all rays (the
  * rays are uploaded once, before timing), the hit count and the sum of hit distances. width > 0:

@@ -48,3 +48,15 @@ int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, siz
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
+cuda_vcm *cuda_vcm_create(cuda_renderer *r, int algorithm, int max_path_length, float radius, float alpha,
+                          int merge_everywhere, uint32_t seed, char *err, size_t errlen) {
+    (void)r; (void)algorithm; (void)max_path_length; (void)radius; (void)alpha; (void)merge_everywhere; (void)seed;
+    snprintf(err, errlen, "no CUDA backend");
+    return NULL;
+}
+int cuda_vcm_run(cuda_vcm *v, uint32_t first, uint32_t count, uint64_t *rays, char *err, size_t errlen) {
+    (void)v; (void)first; (void)count; (void)rays;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}
+void cuda_vcm_free(cuda_vcm *v) { (void)v; }
