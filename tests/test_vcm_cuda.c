@@ -1,8 +1,8 @@
 /* The bidirectional integrators on the GPU (src/cuda/render_vcm.cu) against the CPU driver
  * (skipped, exit 77, without a CUDA device). Both run the shared kernel/vcm.h with the same
- * random stream per sub-path, but not the same paths: C leaves the order of a call's argument
- * evaluation open, and gcc and nvcc fill v2(pcg32_float(rng), pcg32_float(rng)) in opposite
- * orders, so the two backends are independent estimates of the same image. Checked on
+ * random numbers per sub-path, but paths part after a few bounces (float rounding: FMA
+ * contraction, the math libraries), so the two backends are compared as independent estimates
+ * of the same image. Checked on
  * SmallVCM's sun (smallvcm0) and point-light (smallvcm2) boxes with lt, bdpt, bpm and vcm: mean
  * within 1 %, 4x4 block error within the thresholds test_vcm uses against path tracing, and
  * not much above the error between two CPU renders of other seeds (a GPU bias would show there

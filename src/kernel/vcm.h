@@ -39,6 +39,15 @@ typedef struct vcm_params {
 
 KFN float vcm_mis(float x) { return x; }   /* balance heuristic */
 
+/* Two uniform numbers, drawn in this order. Not v2(pcg32_float(rng), pcg32_float(rng)): the
+ * arguments of a call are evaluated in an unspecified order, and gcc and nvcc's device code
+ * differ, which gave the CPU and the GPU different paths for the same seed. */
+KFN vec2 vcm_rand2(pcg32 *rng) {
+    float a = pcg32_float(rng);
+    float b = pcg32_float(rng);
+    return v2(a, b);
+}
+
 /* Is merging a strategy at a (non-delta) vertex whose neighbours on the path are glossy (1) or not
  * (0: Lambertian, or the light or the camera itself)? */
 KFN int vcm_merges_between(const vcm_params *p, int glossy_before, int glossy_after) {
@@ -476,7 +485,7 @@ KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec
                     vec3 *throughput, vcm_mis_state *mis, vcm_mis_state *pending, ray *r) {
     const material *m = &s->materials[b->material];
     float u_lobe = pcg32_float(rng);
-    vec2 u = v2(pcg32_float(rng), pcg32_float(rng));
+    vec2 u = vcm_rand2(rng);
     float u_rr = pcg32_float(rng);
     bsdf_sample bs;
     if (!bsdf_sample_dir_mode(m, b->albedo, b->wo_l, u_lobe, u, mode, &bs)) return 0;
@@ -505,8 +514,8 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
     *nsplats = 0;
     light_emission e;
     float u_sel = pcg32_float(rng);
-    vec2 u_pos = v2(pcg32_float(rng), pcg32_float(rng));
-    vec2 u_dir = v2(pcg32_float(rng), pcg32_float(rng));
+    vec2 u_pos = vcm_rand2(rng);
+    vec2 u_dir = vcm_rand2(rng);
     if (!light_emit(s, u_sel, u_pos, u_dir, &e)) return;
     vec3 throughput = e.weight;
     vcm_mis_state mis = vcm_mis_light_start(p, &e), pending = {0.0f, 0.0f, 0.0f};
@@ -574,7 +583,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                                const vcm_vertex *own, int nown, const vcm_grid *grid,
                                vcm_merge_query *queries, uint32_t *nqueries, uint32_t cap, uint32_t *rays) {
     vec3 color = v3s(0.0f);
-    vec2 u_pix = v2(pcg32_float(rng), pcg32_float(rng));
+    vec2 u_pix = vcm_rand2(rng);
     ray r = camera_ray(&s->cam, px, py, u_pix, v2(0.5f, 0.5f));
     float cos_cam = vdot(s->cam.forward, r.d);
     vcm_mis_state mis = vcm_mis_camera_start(p, vcm_camera_pdf_w(p, cos_cam)), pending = {0.0f, 0.0f, 0.0f};
@@ -617,7 +626,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             /* connect to a light (NEE) */
             light_sample ls;
             float u_sel = pcg32_float(rng);
-            vec2 u_l = v2(pcg32_float(rng), pcg32_float(rng));
+            vec2 u_l = vcm_rand2(rng);
             if ((s->nlights > 0 || s->env_pmf > 0.0f) && sample_light(s, sf.p, u_sel, u_l, &ls)) {
                 float cos_l, pdf_dir, pdf_rev;
                 vec3 f = vcm_bsdf_eval(s, &b, ls.wi, TRANSPORT_RADIANCE, &cos_l, &pdf_dir, &pdf_rev);
