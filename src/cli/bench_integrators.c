@@ -30,6 +30,8 @@ static const char *usage =
     "                       the iterations that fit, from a calibration run) or wall-clock time\n"
     "  --runs N             runs per integrator; medians are reported (default 5)\n"
     "  --threads N          worker threads (default: all cores)\n"
+    "  --device cpu|cuda    where everything runs, the reference too (default cpu; cuda counts\n"
+    "                       budgets in wall-clock time)\n"
     "  --reference-time SEC length of the reference render (vcm) when none is cached (default 120)\n"
     "  --reference-dir DIR  where references are cached as SCENE_WxH.pfm (default bench-ref)\n"
     "  --json               one JSON object per scene and integrator\n";
@@ -52,7 +54,12 @@ static double cpu_now(void) {
 }
 
 /* An entry of --integrator: the algorithm and, for vcm-all, its merging everywhere. */
-typedef struct bench_integrator { caustic_integrator integ; int merge_everywhere; const char *name; } bench_integrator;
+typedef struct bench_integrator {
+    caustic_integrator integ;
+    int merge_everywhere;
+    const char *name;
+    caustic_device device;
+} bench_integrator;
 
 static int run_once(caustic_scene *sc, bench_integrator integ, int w, int h, int threads, double time_limit,
                     int spp, uint32_t seed, run_result *out) {
@@ -60,7 +67,7 @@ static int run_once(caustic_scene *sc, bench_integrator integ, int w, int h, int
     caustic_options_init(&o);
     o.width = w; o.height = h; o.threads = threads; o.integrator = integ.integ; o.seed = seed;
     o.merge_everywhere = integ.merge_everywhere;
-    o.device = CAUSTIC_DEVICE_CPU;
+    o.device = integ.device;
     o.time_limit = time_limit;
     o.spp = spp;
     char err[512];
@@ -90,7 +97,7 @@ static double rmse(const float *a, const float *b, size_t n) {
 /* The cached reference, or a fresh long VCM render saved for next time: DIR/STEM_WxH.pfm, where
  * STEM is a built-in scene's name or a scene file's name without its folders and .json. */
 static float *reference(caustic_scene *sc, const char *name, int w, int h, int threads, double seconds,
-                        const char *dir) {
+                        caustic_device device, const char *dir) {
     char path[1024], err[512];
     const char *stem = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
     size_t len = strlen(stem);
@@ -106,7 +113,7 @@ static float *reference(caustic_scene *sc, const char *name, int w, int h, int t
     }
     fprintf(stderr, "caustic bench: rendering the reference %s (vcm, %.0f s)\n", path, seconds);
     run_result r;
-    bench_integrator vcm = {CAUSTIC_INTEGRATOR_VCM, 0, "vcm"};
+    bench_integrator vcm = {CAUSTIC_INTEGRATOR_VCM, 0, "vcm", device};
     if (run_once(sc, vcm, w, h, threads, seconds, 1 << 24, 0x5eedu, &r)) return NULL;
     mkdir(dir, 0777);
     img.width = w; img.height = h; img.rgb = r.img;
@@ -119,6 +126,7 @@ int cmd_bench_integrators(int argc, char **argv) {
     long runs = 5, threads = 0;
     double tbudget = 5.0, tref = 120.0;
     int w = 256, h = 256, json = 0, wall = 0;
+    caustic_device device = CAUSTIC_DEVICE_CPU;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage, stdout); return 0; }
@@ -128,6 +136,12 @@ int cmd_bench_integrators(int argc, char **argv) {
         if (!strcmp(a, "--integrator")) list = v;
         else if (!strcmp(a, "--scenes")) scenes = v;
         else if (!strcmp(a, "--reference-dir")) dir = v;
+        else if (!strcmp(a, "--device")) {
+            if (caustic_parse_device(v, &device) || device == CAUSTIC_DEVICE_AUTO) {
+                fprintf(stderr, "caustic bench: --device: '%s' is not cpu or cuda\n", v);
+                return EXIT_USAGE;
+            }
+        }
         else if (!strcmp(a, "--clock")) {
             if (strcmp(v, "cpu") && strcmp(v, "wall")) { fprintf(stderr, "caustic bench: --clock: '%s' is not cpu or wall\n", v); return EXIT_USAGE; }
             wall = !strcmp(v, "wall");
@@ -157,8 +171,10 @@ int cmd_bench_integrators(int argc, char **argv) {
             return EXIT_USAGE;
         }
         b->name = b->merge_everywhere ? "vcm-all" : caustic_integrator_name(b->integ);
+        b->device = device;
         ninteg++;
     }
+    if (device == CAUSTIC_DEVICE_CUDA) wall = 1;   /* the host's CPU time says nothing of the GPU's */
     if (!ninteg) { fprintf(stderr, "caustic bench: --integrator needs a list\n"); return EXIT_USAGE; }
 
     if (!json)
@@ -171,7 +187,7 @@ int cmd_bench_integrators(int argc, char **argv) {
         caustic_scene *sc;
         if (caustic_scene_load(&sc, name, err, sizeof err)) { fprintf(stderr, "caustic bench: %s\n", err); return EXIT_USAGE; }
         int nthreads = threads > 0 ? (int)threads : 0;
-        float *ref = reference(sc, name, w, h, nthreads, tref, dir);
+        float *ref = reference(sc, name, w, h, nthreads, tref, device, dir);
         if (!ref) { caustic_scene_free(sc); return EXIT_RUNTIME; }
         double pt_rmse = 0.0;
         for (int k = 0; k < ninteg; ++k) {
@@ -204,7 +220,7 @@ int cmd_bench_integrators(int argc, char **argv) {
                 ips[i] = r.iterations / secs;
                 mr[i] = r.rays / secs * 1e-6;
                 rm[i] = rmse(r.img, ref, (size_t)w * (size_t)h);
-                nt = r.threads;
+                nt = device == CAUSTIC_DEVICE_CUDA ? 1 : r.threads;   /* s/iter/thr: per GPU */
                 free(r.img);
             }
             double it_s = median(ips, (int)runs), e = median(rm, (int)runs), mrays = median(mr, (int)runs);
