@@ -8,9 +8,9 @@
 #include "kernel/vcm.h"
 #include "util/array.h"
 
-/* Light sub-paths are traced in fixed chunks of path indices; each chunk's vertices and splats
- * are concatenated in chunk order afterwards, so the result is independent of which thread
- * traced which chunk. */
+/* Light sub-paths are traced in fixed chunks of path indices; each chunk keeps its vertices (the
+ * camera jobs read them there) and its splats are added in chunk order afterwards, so the result
+ * is independent of which thread traced which chunk. */
 #define CHUNK 256
 #define ROWS_PER_JOB 4
 #define MERGE_BLOCK 1024   /* sorted merge queries per job of the merge pass */
@@ -45,8 +45,7 @@ struct vcm_renderer {
     uint32_t npaths, nchunks;
     chunk_buf *chunks;
     uint32_t *path_count;        /* light vertices per path */
-    uint32_t *path_start;        /* npaths + 1 offsets into verts */
-    vcm_vertex *verts; size_t nverts, cap_verts;
+    uint32_t *path_start;        /* where each path's vertices start in its chunk's verts */
     uint32_t *cell_start; size_t cap_cells;
     vec3 *cell_pos; size_t cap_pos;              /* the grid's positions and photons, bucket order */
     vcm_photon *cell_photons; size_t cap_photons;
@@ -88,6 +87,7 @@ static void light_job(void *ctx, unsigned chunk, int thread) {
             return;
         }
         pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)i);
+        v->path_start[i] = (uint32_t)c->nverts;
         int nv, ns;
         uint32_t rays = 0;
         vcm_trace_light_path(v->s, &v->params, &rng, c->verts + c->nverts, &nv, c->splats + c->nsplats, &ns, &rays);
@@ -130,7 +130,7 @@ static void camera_job(void *ctx, unsigned job, int thread) {
             }
             pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)pix + 1u);
             uint32_t rays = 0;
-            vec3 c = vcm_trace_camera_path(v->s, &v->params, &rng, x, y, v->verts + v->path_start[pix],
+            vec3 c = vcm_trace_camera_path(v->s, &v->params, &rng, x, y, v->chunks[pix / CHUNK].verts + v->path_start[pix],
                                            (int)v->path_count[pix], &v->grid, cb->queries, &nq,
                                            merging ? (uint32_t)cb->cap : 0u, &rays);
             if (vis_finite(c)) {
@@ -277,7 +277,7 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, in
     v->nchunks = (v->npaths + CHUNK - 1) / CHUNK;
     v->chunks = calloc(v->nchunks, sizeof(chunk_buf));
     v->path_count = calloc(v->npaths, sizeof(uint32_t));
-    v->path_start = calloc((size_t)v->npaths + 1, sizeof(uint32_t));
+    v->path_start = calloc(v->npaths, sizeof(uint32_t));
     v->image = calloc((size_t)v->npaths * 3u, sizeof(float));
     v->ncams = (unsigned)(v->h + ROWS_PER_JOB - 1) / ROWS_PER_JOB;
     v->cams = calloc(v->ncams, sizeof(camera_buf));
@@ -297,26 +297,19 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
     memset(v->image, 0, (size_t)v->npaths * 3u * sizeof(float));
 
     cpu_pool_parallel_for(pool, v->nchunks, light_job, v);
-    size_t total = 0;
     for (uint32_t c = 0; c < v->nchunks; ++c) {
         if (v->chunks[c].oom) return -1;
-        total += v->chunks[c].nverts;
         *rays += v->chunks[c].rays;
     }
-    if (GROW(v->verts, v->cap_verts, total ? total : 1)) return -1;
-    v->nverts = 0;
+    /* the camera jobs read each path's vertices where its light job left them (path_start) */
     for (uint32_t c = 0; c < v->nchunks; ++c) {
-        chunk_buf *b = &v->chunks[c];
-        memcpy(v->verts + v->nverts, b->verts, b->nverts * sizeof(vcm_vertex));
-        v->nverts += b->nverts;
+        const chunk_buf *b = &v->chunks[c];
         /* splats in path order: deterministic sums */
         for (size_t k = 0; k < b->nsplats; ++k) {
             float *o = v->image + 3u * b->splats[k].pixel;
             o[0] += b->splats[k].value.x; o[1] += b->splats[k].value.y; o[2] += b->splats[k].value.z;
         }
     }
-    v->path_start[0] = 0;
-    for (uint32_t i = 0; i < v->npaths; ++i) v->path_start[i + 1] = v->path_start[i] + v->path_count[i];
     if (build_grid(v, radius)) return -1;
 
     cpu_pool_parallel_for(pool, v->ncams, camera_job, v);
@@ -344,7 +337,6 @@ void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     free(v->chunks);
     free(v->path_count);
     free(v->path_start);
-    free(v->verts);
     free(v->cell_start);
     free(v->cell_photons);
     free(v->cell_pos);
