@@ -126,6 +126,9 @@ else bad "good render failed: $(cat "$T/stderr")"; fi
 "$CAUSTIC" render "$T/good.json" --spp 8 --quiet --checkpoint "$T/ck" --resume -o "$T/f.png" > "$T/s2" 2>&1 && grep -q "spp=8" "$T/s2" && ok || bad "resume: $(cat "$T/s2")"
 "$CAUSTIC" render "$T/good.json" --spp 8 --quiet -o "$T/g.png" >/dev/null 2>&1
 "$CAUSTIC" compare "$T/f.png" "$T/g.png" | grep -q "AE=0 " && ok || bad "resumed image differs from uninterrupted: $("$CAUSTIC" compare "$T/f.png" "$T/g.png")"
+# a checkpoint of another format version (the magic's last digit) is refused as such, not as garbage
+sed '1s/^CAUSTIC-CKPT-[0-9]/CAUSTIC-CKPT-0/' "$T/ck" > "$T/ck0"
+expect_fail "old checkpoint" "another version of caustic" render "$T/good.json" --spp 8 --checkpoint "$T/ck0" --resume -o "$T/out.png"
 
 # adaptive sampling with a heat map of the samples per pixel
 "$CAUSTIC" render "$T/good.json" --spp 64 --adaptive 0.3 --heatmap "$T/heat.png" --quiet -o "$T/ad.png" >/dev/null 2>"$T/stderr" \

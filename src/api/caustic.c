@@ -511,9 +511,15 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
     if (!f) { snprintf(err, errlen, "%s: cannot open checkpoint: %s", path, strerror(errno)); return -1; }
     ckpt_header h;
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
-    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1) != 0) {
+    int got = fread(&h, sizeof h, 1, f) == 1;
+    if (!got || memcmp(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1) != 0) {
         fclose(f);
-        snprintf(err, errlen, "%s: not a caustic checkpoint", path);
+        /* the version is the magic's last field: an older caustic's checkpoint says so */
+        if (got && memcmp(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 3) == 0)
+            snprintf(err, errlen, "%s: checkpoint written by another version of caustic (format %.1s, this one reads %.1s)",
+                     path, h.magic + sizeof(CKPT_MAGIC) - 3, CKPT_MAGIC + sizeof(CKPT_MAGIC) - 3);
+        else
+            snprintf(err, errlen, "%s: not a caustic checkpoint", path);
         return -1;
     }
     /* the stratified sampler's pattern depends on the spp target, the others do not */
