@@ -12,6 +12,7 @@
 #include "api/api_internal.h"
 #include "caustic.h"
 #include "cuda/render_cuda.h"
+#include "cuda_skip.h"
 #include "image/image.h"
 #include "kernel/kernel.h"
 #include "scene/scene.h"
@@ -233,12 +234,7 @@ static void check_tonemap(void) {
 }
 
 int main(void) {
-    if (cuda_device_count() == 0) {
-        char buf[256];
-        cuda_describe_devices(buf, sizeof buf);
-        printf("SKIP: %s", buf);
-        return 77;
-    }
+    skip_without_cuda();
     const char *names[] = {"cornell", "rtow", "cornell-glass"};
     for (int i = 0; i < 3; ++i) {
         caustic_scene *cs;

@@ -9,6 +9,7 @@
 #include "api/api_internal.h"
 #include "cpu/isa.h"  /* traces through the dispatched kernel: the scene's BVH has its width */
 #include "kernel/vcm.h"
+#include "image_checks.h"
 #include "sphere_chi2.h"
 #include "test_scenes.h"
 
@@ -331,26 +332,6 @@ static float *render(caustic_scene *cs, int integrator, int spp, int w, int h, i
     caustic_renderer_free(r);
     return img;
 }
-static double mean_of(const float *img, int n) {
-    double s = 0;
-    for (int i = 0; i < 3 * n; ++i) s += img[i];
-    return s / (3.0 * n);
-}
-/* Sum of |a - b| over 4x4 pixel blocks, relative to the sum of b: noise averages out, bias not. */
-static double block_error(const float *a, const float *b, int w, int h) {
-    double num = 0, den = 0;
-    for (int by = 0; by < h; by += 4)
-        for (int bx = 0; bx < w; bx += 4)
-            for (int c = 0; c < 3; ++c) {
-                double sa = 0, sb = 0;
-                for (int y = by; y < by + 4; ++y)
-                    for (int x = bx; x < bx + 4; ++x) { sa += a[3 * (y * w + x) + c]; sb += b[3 * (y * w + x) + c]; }
-                num += fabs(sa - sb);
-                den += sb;
-            }
-    return num / den;
-}
-
 static const char *const names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
 
 /* Inside a closed emitting sphere of albedo a: L = Le / (1 - a), for every integrator. */
@@ -368,7 +349,7 @@ static void test_furnace(void) {
     for (int i = 1; i <= 5; ++i) {
         float *img = render(cs, i, 16, 16, 16, 2, 200);
         if (!img) continue;
-        double mean = mean_of(img, 16 * 16);
+        double mean = image_mean(img, 16 * 16);
         CHECK(fabs(mean - 2.0) < 0.02 * 2.0, "furnace %s: %g, expected 2", names[i], mean);
         free(img);
     }
@@ -428,7 +409,7 @@ static void test_agreement(void) {
     for (int i = 2; i <= 5; ++i) {
         float *img = render(cs, i, 128, W, H, 2, 9);
         if (!img || !ref) continue;
-        double e = block_error(img, ref, W, H), rm = mean_of(img, W * H) / mean_of(ref, W * H);
+        double e = block_error(img, ref, W, H), rm = image_mean(img, W * H) / image_mean(ref, W * H);
         CHECK(e < 0.06 && fabs(rm - 1.0) < 0.015, "smallvcm1 %s vs pt: block error %.4f, mean ratio %.4f", names[i], e, rm);
         free(img);
     }
@@ -444,7 +425,7 @@ static void test_agreement(void) {
     ref = render(cs, 0, 1024, W, H, 2, 9);
     float *lt = render(cs, 1, 256, W, H, 2, 9);
     if (ref && lt) {
-        double e = block_error(lt, ref, W, H), rm = mean_of(lt, W * H) / mean_of(ref, W * H);
+        double e = block_error(lt, ref, W, H), rm = image_mean(lt, W * H) / image_mean(ref, W * H);
         CHECK(e < 0.08 && fabs(rm - 1.0) < 0.015, "diffuse box lt vs pt: block error %.4f, mean ratio %.4f", e, rm);
     }
     free(ref);
@@ -466,8 +447,8 @@ static void test_point_light_caustics(void) {
     float *vcm_all = render(cs, 5, 128, W, H, 2, 9);
     g_merge_everywhere = 0;
     if (pt && bdpt && vcm && vcm_all) {
-        double mb = mean_of(bdpt, W * H), mv = mean_of(vcm, W * H), mp = mean_of(pt, W * H);
-        double ma = mean_of(vcm_all, W * H);
+        double mb = image_mean(bdpt, W * H), mv = image_mean(vcm, W * H), mp = image_mean(pt, W * H);
+        double ma = image_mean(vcm_all, W * H);
         CHECK(fabs(mv / mb - 1.0) < 0.01, "point light: vcm %g vs bdpt %g", mv, mb);
         CHECK(fabs(ma / mb - 1.0) < 0.01, "point light: vcm merging everywhere %g vs bdpt %g", ma, mb);
         CHECK(block_error(vcm_all, bdpt, W, H) < 0.06, "point light: vcm merging everywhere vs bdpt: block error %.4f",

@@ -14,6 +14,8 @@
 
 #include "caustic.h"
 #include "cuda/render_cuda.h"
+#include "cuda_skip.h"
+#include "image_checks.h"
 #include "testing.h"
 
 enum { W = 64, H = 64 };
@@ -43,28 +45,6 @@ static float *render(caustic_scene *cs, int integrator, int spp, caustic_device 
     return img;
 }
 
-static double mean_of(const float *img) {
-    double s = 0;
-    for (int i = 0; i < 3 * W * H; ++i) s += img[i];
-    return s / (3.0 * W * H);
-}
-/* Sum of |a - b| over 4x4 pixel blocks, relative to the sum of b (test_vcm's measure). */
-static double block_error(const float *a, const float *b) {
-    double num = 0, den = 0;
-    for (int by = 0; by < H; by += 4)
-        for (int bx = 0; bx < W; bx += 4)
-            for (int c = 0; c < 3; ++c) {
-                double sa = 0, sb = 0;
-                for (int y = by; y < by + 4; ++y)
-                    for (int x = bx; x < bx + 4; ++x) { sa += a[3 * (y * W + x) + c]; sb += b[3 * (y * W + x) + c]; }
-                num += fabs(sa - sb);
-                den += sb;
-            }
-    return num / den;
-}
-
-static const char *const names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
-
 static void test_agreement(const char *scene_name) {
     caustic_scene *cs = NULL;
     char err[512];
@@ -73,21 +53,22 @@ static void test_agreement(const char *scene_name) {
     const int integ[4] = {1, 2, 4, 5};
     for (int k = 0; k < 4; ++k) {
         int i = integ[k];
+        const char *in = caustic_integrator_name((caustic_integrator)i);
         /* light tracing and photon mapping alone are noisier */
         int spp = i == 1 || i == 4 ? 256 : 64;
         float *cpu = render(cs, i, spp, CAUSTIC_DEVICE_CPU, NULL, NULL, 7);
         float *cpu2 = render(cs, i, spp, CAUSTIC_DEVICE_CPU, NULL, NULL, 8);
         float *gpu = render(cs, i, spp, CAUSTIC_DEVICE_CUDA, NULL, NULL, 7);
         if (cpu && cpu2 && gpu) {
-            double e = block_error(gpu, cpu), rm = mean_of(gpu) / mean_of(cpu);
-            double e_cpu = block_error(cpu2, cpu), rm_cpu = mean_of(cpu2) / mean_of(cpu);
+            double e = block_error(gpu, cpu, W, H), rm = image_mean(gpu, W * H) / image_mean(cpu, W * H);
+            double e_cpu = block_error(cpu2, cpu, W, H), rm_cpu = image_mean(cpu2, W * H) / image_mean(cpu, W * H);
             double limit = i == 1 ? 0.08 : 0.06;
             printf("%s %-4s gpu vs cpu: mean ratio %.5f, block error %.5f (cpu seed 8 vs 7: %.5f, %.5f)\n", scene_name,
-                   names[i], rm, e, rm_cpu, e_cpu);
+                   in, rm, e, rm_cpu, e_cpu);
             CHECK(e < limit && fabs(rm - 1.0) < 0.01, "%s %s gpu vs cpu: block error %.4f, mean ratio %.4f", scene_name,
-                  names[i], e, rm);
-            CHECK(e < 1.25 * e_cpu, "%s %s gpu vs cpu: block error %.4f, two cpu seeds %.4f", scene_name, names[i], e, e_cpu);
-            CHECK(mean_of(cpu) > 0.0, "%s %s: black image", scene_name, names[i]);
+                  in, e, rm);
+            CHECK(e < 1.25 * e_cpu, "%s %s gpu vs cpu: block error %.4f, two cpu seeds %.4f", scene_name, in, e, e_cpu);
+            CHECK(image_mean(cpu, W * H) > 0.0, "%s %s: black image", scene_name, in);
         }
         free(cpu);
         free(cpu2);
@@ -110,11 +91,11 @@ static void test_checkpoint(void) {
     float *whole = render(cs, 5, 64, CAUSTIC_DEVICE_CUDA, NULL, NULL, 7);
     float *again = render(cs, 5, 64, CAUSTIC_DEVICE_CUDA, NULL, NULL, 7);
     if (half && resumed && whole && again) {
-        double e = block_error(resumed, whole), e2 = block_error(again, whole);
+        double e = block_error(resumed, whole, W, H), e2 = block_error(again, whole, W, H);
         printf("vcm checkpoint split vs whole: block error %.6f; two runs: %.6f\n", e, e2);
-        CHECK(e < 0.01 && fabs(mean_of(resumed) / mean_of(whole) - 1.0) < 1e-3, "resumed vs whole: block error %.5f", e);
+        CHECK(e < 0.01 && fabs(image_mean(resumed, W * H) / image_mean(whole, W * H) - 1.0) < 1e-3, "resumed vs whole: block error %.5f", e);
         CHECK(e2 < 0.01, "two GPU runs: block error %.5f", e2);
-        CHECK(block_error(half, whole) > e, "the resumed render must have added iterations");
+        CHECK(block_error(half, whole, W, H) > e, "the resumed render must have added iterations");
     }
     remove(path);
     free(half); free(resumed); free(whole); free(again);
@@ -122,12 +103,7 @@ static void test_checkpoint(void) {
 }
 
 int main(void) {
-    if (cuda_device_count() == 0) {
-        char buf[256];
-        cuda_describe_devices(buf, sizeof buf);
-        printf("SKIP: %s", buf);
-        return 77;
-    }
+    skip_without_cuda();
     test_agreement("smallvcm0");
     test_agreement("smallvcm2");
     test_checkpoint();
