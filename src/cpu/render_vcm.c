@@ -1,6 +1,5 @@
 #include "cpu/render_vcm.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,10 +65,6 @@ struct vcm_renderer {
     uint32_t iteration;
 };
 
-static uint64_t path_seed(const vcm_renderer *v, uint32_t iteration) {
-    return hash_u64(((uint64_t)v->seed << 32) ^ iteration);
-}
-
 static void light_job(void *ctx, unsigned chunk, int thread) {
     (void)thread;
     vcm_renderer *v = ctx;
@@ -79,14 +74,14 @@ static void light_job(void *ctx, unsigned chunk, int thread) {
     c->oom = 0;
     int maxv = v->max_path_length + 1;
     uint32_t end = (chunk + 1) * CHUNK < v->npaths ? (chunk + 1) * CHUNK : v->npaths;
-    uint64_t seed = path_seed(v, v->iteration);
+    uint64_t seed = vcm_iteration_seed(v->seed, v->iteration);
     for (uint32_t i = chunk * CHUNK; i < end; ++i) {
         if (GROW(c->verts, c->cap_verts, c->nverts + (size_t)maxv) ||
             GROW(c->splats, c->cap_splats, c->nsplats + (size_t)maxv)) {
             c->oom = 1;
             return;
         }
-        pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)i);
+        pcg32 rng = vcm_light_rng(seed, i);
         v->path_start[i] = (uint32_t)c->nverts;
         int nv, ns;
         uint32_t rays = 0;
@@ -111,7 +106,7 @@ static void light_job(void *ctx, unsigned chunk, int thread) {
 static void camera_job(void *ctx, unsigned job, int thread) {
     (void)thread;
     vcm_renderer *v = ctx;
-    uint64_t seed = path_seed(v, v->iteration);
+    uint64_t seed = vcm_iteration_seed(v->seed, v->iteration);
     uint64_t rays_total = 0;
     camera_buf *cb = &v->cams[job];
     cb->nqueries = 0;
@@ -128,7 +123,7 @@ static void camera_job(void *ctx, unsigned job, int thread) {
                 cb->oom = 1;
                 return;
             }
-            pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)pix + 1u);
+            pcg32 rng = vcm_camera_rng(seed, pix);
             uint32_t rays = 0;
             vec3 c = vcm_trace_camera_path(v->s, &v->params, &rng, x, y, v->chunks[pix / CHUNK].verts + v->path_start[pix],
                                            (int)v->path_count[pix], &v->grid, cb->queries, &nq,
@@ -289,8 +284,7 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, in
 }
 
 static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, uint64_t *rays) {
-    /* progressive radius: r_i = r_1 i^((alpha-1)/2), iterations counted from 1 */
-    float radius = v->radius * powf((float)(iteration + 1), 0.5f * (v->alpha - 1.0f));
+    float radius = vcm_iteration_radius(v->radius, v->alpha, iteration);
     v->params = vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, v->merge_everywhere,
                                 &v->s->cam);
     v->iteration = iteration;

@@ -114,9 +114,9 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, int algorithm, int max_pa
     v->seed = seed;
     v->npaths = (uint32_t)r->width * (uint32_t)r->height;
     v->maxv = max_path_length + 1;
-    int merging = algorithm == VCM_ALG_PPM || algorithm == VCM_ALG_BPM || algorithm == VCM_ALG_VCM;
     // a camera sub-path records at most one query per vertex before its last (PPM: one)
-    v->maxq = !merging ? 0 : algorithm == VCM_ALG_PPM ? 1 : max_path_length;
+    vcm_params p = vcm_make_params(algorithm, max_path_length, radius, (float)v->npaths, merge_everywhere, &r->k.cam);
+    v->maxq = !p.use_vm ? 0 : p.ppm ? 1 : max_path_length;
     size_t n = v->npaths, slots = n * (size_t)v->maxv;
     if (dev_alloc((void **)&v->verts, slots * sizeof(vcm_vertex), "light vertices", err, errlen) ||
         dev_alloc((void **)&v->nverts, n * sizeof(int32_t), "light vertex counts", err, errlen) ||
@@ -151,7 +151,7 @@ vcm_light_kernel(kscene k, vcm_params p, uint64_t seed, uint32_t npaths, int max
                  vcm_splat *splats, float *splat_img, unsigned long long *counters) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= npaths) return;
-    pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)i);   // the CPU driver's streams
+    pcg32 rng = vcm_light_rng(seed, i);
     int nv, ns;
     uint32_t rays = 0;
     vcm_splat *sp = splats + (size_t)i * maxv;
@@ -208,7 +208,7 @@ vcm_camera_kernel(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, 
     uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
     if (pix >= npaths) return;
     int x = (int)(pix % (uint32_t)width), y = (int)(pix / (uint32_t)width);
-    pcg32 rng = pcg32_seed(seed, 2u * (uint64_t)pix + 1u);
+    pcg32 rng = vcm_camera_rng(seed, pix);
     uint32_t nq = 0, rays = 0;
     vec3 c = vcm_trace_camera_path(&k, &p, &rng, x, y, verts + (size_t)pix * maxv, nverts[pix], &g,
                                    queries + (size_t)pix * maxq, &nq, (uint32_t)maxq, &rays);
@@ -331,11 +331,10 @@ static int build_grid(cuda_vcm *v, const vcm_params *p, float radius, vcm_grid *
 static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errlen) {
     cuda_renderer *r = v->r;
     cudaStream_t st = r->stream;
-    // progressive radius: r_i = r_1 i^((alpha-1)/2), iterations counted from 1 (as on the CPU)
-    float radius = v->radius * powf((float)(iteration + 1), 0.5f * (v->alpha - 1.0f));
+    float radius = vcm_iteration_radius(v->radius, v->alpha, iteration);
     vcm_params p = vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, v->merge_everywhere,
                                    &r->k.cam);
-    uint64_t seed = hash_u64(((uint64_t)v->seed << 32) ^ iteration);
+    uint64_t seed = vcm_iteration_seed(v->seed, iteration);
     size_t n = v->npaths;
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_LIGHT], st));
     CUDA_TRY(cudaMemsetAsync(v->splat_img, 0, 3 * n * sizeof(float), st));

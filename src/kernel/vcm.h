@@ -86,6 +86,20 @@ KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius,
     return p;
 }
 
+/* ---- iterations: what every driver (CPU, GPU) derives alike ------------------------------ */
+/* Merging radius of iteration i, counted from 0: r_1 (i + 1)^((alpha - 1) / 2). */
+KFN float vcm_iteration_radius(float radius1, float alpha, uint32_t iteration) {
+    return radius1 * powf((float)(iteration + 1), 0.5f * (alpha - 1.0f));
+}
+/* Random streams of an iteration: light sub-path i and the camera sub-path of pixel i. */
+KFN uint64_t vcm_iteration_seed(uint32_t seed, uint32_t iteration) {
+    return hash_u64(((uint64_t)seed << 32) ^ iteration);
+}
+KFN pcg32 vcm_light_rng(uint64_t iteration_seed, uint32_t path) { return pcg32_seed(iteration_seed, 2u * (uint64_t)path); }
+KFN pcg32 vcm_camera_rng(uint64_t iteration_seed, uint32_t pixel) {
+    return pcg32_seed(iteration_seed, 2u * (uint64_t)pixel + 1u);
+}
+
 /* ---- MIS bookkeeping ([tech. rep.] equations in brackets) --------------------------------- */
 typedef struct vcm_mis_state { float dvcm, dvc, dvm; } vcm_mis_state;
 
