@@ -210,18 +210,9 @@ static int build_grid(vcm_renderer *v, float radius) {
     memset(g, 0, sizeof *g);
     if (!v->params.use_vm) return 0;
     size_t n = 0;
-    vec3 lo = v3s(K_INF);
-    for (uint32_t c = 0; c < v->nchunks; ++c) {
-        const chunk_buf *b = &v->chunks[c];
-        for (size_t i = 0; i < b->nphotons; ++i) lo = vmin(lo, b->ppos[i]);
-        n += b->nphotons;
-    }
+    for (uint32_t c = 0; c < v->nchunks; ++c) n += v->chunks[c].nphotons;
     if (n == 0) return 0;
-    g->lo = lo;
-    g->inv_cell = 1.0f / (VCM_CELL_RADII * radius);
-    /* load factor at most 1/2 (few unrelated vertices per bucket), a power of two for the hash */
-    g->ncells = 1;
-    while ((size_t)g->ncells < 2 * n && g->ncells < (1u << 31)) g->ncells <<= 1;
+    *g = vcm_grid_make(v->s, radius, n);
     if (GROW(v->cell_start, v->cap_cells, (size_t)g->ncells + 1) || GROW(v->cell_photons, v->cap_photons, n) ||
         GROW(v->cell_pos, v->cap_pos, n) || GROW(v->photon_bucket, v->cap_photon_bucket, n) ||
         GROW(v->cursor, v->cap_cursor, g->ncells))

@@ -304,13 +304,7 @@ static int build_grid(cuda_vcm *v, const vcm_params *p, float radius, vcm_grid *
         if (reserve_photons(v, (size_t)n, err, errlen)) return -1;
     }
     if (n == 0) return 0;
-    // the cells start at the scene's bounding box (the CPU starts them at the vertices' minimum;
-    // any origin works as long as building and querying use the same)
-    const kscene *k = &v->r->k;
-    g->lo = vsub(k->scene_center, v3s(k->scene_radius));
-    g->inv_cell = 1.0f / (VCM_CELL_RADII * radius);
-    g->ncells = 1;
-    while ((unsigned long long)g->ncells < 2 * n && g->ncells < (1u << 31)) g->ncells <<= 1;
+    *g = vcm_grid_make(&v->r->k, radius, n);
     if (reserve_cells(v, g->ncells, err, errlen)) return -1;
     size_t bytes = ((size_t)g->ncells + 1) * sizeof(uint32_t);
     CUDA_TRY(cudaMemsetAsync(v->cell_count, 0, bytes, st));

@@ -350,6 +350,21 @@ KFN uint32_t vcm_grid_cell_of(const vcm_grid *g, vec3 p) {
     return vcm_grid_hash((int)floorf(c.x), (int)floorf(c.y), (int)floorf(c.z), g->ncells);
 }
 
+/* The grid of an iteration with n merging vertices (the backend then fills cell_start, positions
+ * and photons): cells start at the scene's bounding box, and buckets are a power of two with a
+ * load factor of at most 1/2 (few unrelated vertices per bucket). */
+KFN vcm_grid vcm_grid_make(const kscene *s, float radius, uint64_t n) {
+    vcm_grid g;
+    g.lo = vsub(s->scene_center, v3s(s->scene_radius));
+    g.inv_cell = 1.0f / (VCM_CELL_RADII * radius);
+    g.ncells = 1;
+    while ((uint64_t)g.ncells < 2 * n && g.ncells < (1u << 31)) g.ncells <<= 1;
+    g.cell_start = NULL;
+    g.positions = NULL;
+    g.photons = NULL;
+    return g;
+}
+
 /* The index ranges [begin, end) of the distinct buckets of the cells that the sphere of radius r
  * around p overlaps: p's cell and, on the nearer side along each axis, the neighbours within r
  * (cells are VCM_CELL_RADII * r wide, at least 2r, so at most 2x2x2 cells). All bucket bounds are
