@@ -1,8 +1,9 @@
 /* The bidirectional integrators on the GPU (src/cuda/render_vcm.cu) against the CPU driver
  * (skipped, exit 77, without a CUDA device). Both run the shared kernel/vcm.h with the same
- * random numbers per sub-path, but paths part after a few bounces (float rounding: FMA
- * contraction, the math libraries), so the two backends are compared as independent estimates
- * of the same image. Checked on
+ * random numbers per sub-path, so they trace nearly the same paths (only float rounding differs:
+ * FMA contraction, the math libraries, the order of atomic sums): on the H100 the 4x4 block
+ * error between them was at most 3e-5, against 0.015-0.07 between two CPU seeds. The test asks
+ * for under 0.005, and as estimates also for the looser checks below. Checked on
  * SmallVCM's sun (smallvcm0) and point-light (smallvcm2) boxes with lt, bdpt, bpm and vcm: mean
  * within 1 %, 4x4 block error within the thresholds test_vcm uses against path tracing, and
  * not much above the error between two CPU renders of other seeds (a GPU bias would show there
@@ -68,6 +69,7 @@ static void test_agreement(const char *scene_name) {
             CHECK(e < limit && fabs(rm - 1.0) < 0.01, "%s %s gpu vs cpu: block error %.4f, mean ratio %.4f", scene_name,
                   in, e, rm);
             CHECK(e < 1.25 * e_cpu, "%s %s gpu vs cpu: block error %.4f, two cpu seeds %.4f", scene_name, in, e, e_cpu);
+            CHECK(e < 0.005, "%s %s: gpu and cpu trace the same paths, yet block error %.5f", scene_name, in, e);
             CHECK(image_mean(cpu, W * H) > 0.0, "%s %s: black image", scene_name, in);
         }
         free(cpu);
