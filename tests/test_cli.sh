@@ -64,9 +64,12 @@ expect_fail "bad radius" "--radius" render "$T/good.json" --integrator vcm --rad
 expect_fail "bad alpha" "--alpha" render "$T/good.json" --integrator vcm --alpha 2 -o "$T/out.png"
 expect_fail "bench bad integrator" "--integrator" bench --integrator pt,xyz --scenes smallvcm0
 expect_fail "bench bad clock" "--clock" bench --integrator pt --clock sundial --scenes smallvcm0
+expect_fail "bench bad device" "--device" bench --integrator vcm --device gpu --scenes smallvcm0
+expect_fail "bench auto device" "--device" bench --integrator vcm --device auto --scenes smallvcm0
 # a tiny equal-CPU-time bench: one JSON line per integrator, the reference rendered and cached
-if "$CAUSTIC" bench --integrator pt,vcm --scenes smallvcm2 --res 16x16 --time 0.05 --runs 1 --reference-time 0.2 \
-     --reference-dir "$T/ref" --json >"$T/bench.json" 2>/dev/null && [ "$(grep -c '"clock":"cpu"' "$T/bench.json")" = 2 ] \
+if "$CAUSTIC" bench --integrator pt,vcm,vcm-all --scenes smallvcm2 --res 16x16 --time 0.05 --runs 1 --reference-time 0.2 \
+     --reference-dir "$T/ref" --json >"$T/bench.json" 2>/dev/null && [ "$(grep -c '"clock":"cpu"' "$T/bench.json")" = 3 ] \
+     && grep -q '"integrator":"vcm-all"' "$T/bench.json" \
      && [ -s "$T/ref/smallvcm2_16x16.pfm" ]; then ok; else bad "bench --integrator smoke run: $(head -c 300 "$T/bench.json")"; fi
 expect_fail "bad output ext" "must end in" render "$T/good.json" -o "$T/out.jpg"
 expect_fail "resume without checkpoint" "checkpoint" render "$T/good.json" --resume -o "$T/out.png"
