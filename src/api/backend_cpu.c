@@ -129,7 +129,12 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
     cpu_backend *b = p;
     uint32_t iterations = pass->sample_end - pass->sample_begin;
     memset(st, 0, sizeof *st);
-    if (cpu_kernels_get()->vcm_run(b->vcm, b->pool, pass->sample_begin, iterations, &b->film, &st->rays)) {
+    if (pass->cam.width != b->film.width || pass->cam.height != b->film.height) {
+        snprintf(err, errlen, "a %dx%d pass on a %dx%d film", pass->cam.width, pass->cam.height, b->film.width,
+                 b->film.height);
+        return -1;
+    }
+    if (cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, pass->sample_begin, iterations, &b->film, &st->rays)) {
         snprintf(err, errlen, "out of memory for light vertices");
         return -1;
     }

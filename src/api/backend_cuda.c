@@ -107,7 +107,7 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
     cuda_backend *b = p;
     uint32_t iterations = pass->sample_end - pass->sample_begin;
     memset(st, 0, sizeof *st);
-    if (cuda_vcm_run(b->vcm, pass->sample_begin, iterations, &st->rays, err, errlen)) return -1;
+    if (cuda_vcm_run(b->vcm, &pass->cam, pass->sample_begin, iterations, &st->rays, err, errlen)) return -1;
     st->samples = (uint64_t)iterations * b->pixels;
     return 0;
 }

@@ -32,8 +32,8 @@
 /* render_vcm.c's entry points in the kernel TU being compiled (their tables hold them) */
 vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length,
                                               float radius, float alpha, int merge_everywhere, uint32_t seed);
-int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, const kfilm *film,
-                                 uint64_t *rays);
+int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
+                                 const kfilm *film, uint64_t *rays);
 void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v);
 
 typedef struct cpu_kernels {
@@ -46,7 +46,8 @@ typedef struct cpu_kernels {
     /* the bidirectional integrators' driver (render_vcm.h) */
     vcm_renderer *(*vcm_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length, float radius,
                                 float alpha, int merge_everywhere, uint32_t seed);
-    int (*vcm_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, const kfilm *film, uint64_t *rays);
+    int (*vcm_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
+                   const kfilm *film, uint64_t *rays);
     void (*vcm_free)(vcm_renderer *v);
     /* rays [begin, end) of arrays o, d (3 floats each) and tmax: closest hits (any_hit: occlusion
      * only); returns the hit count, adds hit distances to *tsum, stores each ray's hit in

@@ -16,8 +16,9 @@ typedef struct vcm_renderer vcm_renderer;
  *     resolution); algorithm: vcm_algorithm; radius:
  *     initial merging radius (world units); alpha: radius reduction exponent,
  *     r_i = radius * i^((alpha-1)/2) for iteration i = 1, 2, ...
- *   run(v, pool, first, count, film, rays): runs iterations [first, first+count) and adds each
- *     iteration's image to the film (kernel/film.h: one sample per pixel).
+ *   run(v, pool, cam, first, count, film, rays): runs iterations [first, first+count) through
+ *     camera cam (the pass's; the resolution create was given) and adds each iteration's image
+ *     to the film (kernel/film.h: one sample per pixel).
  *     Returns 0, or -1 when out of memory.
  *   free(v) */
 

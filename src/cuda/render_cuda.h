@@ -82,8 +82,10 @@ void cuda_renderer_free(cuda_renderer *r);
 typedef struct cuda_vcm cuda_vcm;
 cuda_vcm *cuda_vcm_create(cuda_renderer *r, const struct camera *cam, int algorithm, int max_path_length, float radius,
                           float alpha, int merge_everywhere, uint32_t seed, char *err, size_t errlen);
-/* Runs iterations [first, first + count); adds the rays traced to *rays. */
-int cuda_vcm_run(cuda_vcm *v, uint32_t first, uint32_t count, uint64_t *rays, char *err, size_t errlen);
+/* Runs iterations [first, first + count) through camera cam (the pass's, at the renderer's
+ * resolution); adds the rays traced to *rays. */
+int cuda_vcm_run(cuda_vcm *v, const struct camera *cam, uint32_t first, uint32_t count, uint64_t *rays, char *err,
+                 size_t errlen);
 void cuda_vcm_free(cuda_vcm *v);
 
 /* Traversal only: traces n rays (origins, directions, tmax as float arrays on the host) against

@@ -52,8 +52,9 @@ cuda_vcm *cuda_vcm_create(cuda_renderer *r, const struct camera *cam, int algori
     snprintf(err, errlen, "no CUDA backend");
     return NULL;
 }
-int cuda_vcm_run(cuda_vcm *v, uint32_t first, uint32_t count, uint64_t *rays, char *err, size_t errlen) {
-    (void)v; (void)first; (void)count; (void)rays;
+int cuda_vcm_run(cuda_vcm *v, const struct camera *cam, uint32_t first, uint32_t count, uint64_t *rays, char *err,
+                 size_t errlen) {
+    (void)v; (void)cam; (void)first; (void)count; (void)rays;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }

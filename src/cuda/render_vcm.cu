@@ -369,7 +369,13 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
     return 0;
 }
 
-extern "C" int cuda_vcm_run(cuda_vcm *v, uint32_t first, uint32_t count, uint64_t *rays, char *err, size_t errlen) {
+extern "C" int cuda_vcm_run(cuda_vcm *v, const camera *cam, uint32_t first, uint32_t count, uint64_t *rays, char *err,
+                            size_t errlen) {
+    if (cam->width != v->r->width || cam->height != v->r->height) {
+        snprintf(err, errlen, "a %dx%d pass on a %dx%d film", cam->width, cam->height, v->r->width, v->r->height);
+        return -1;
+    }
+    v->cam = *cam;
     cudaStream_t st = v->r->stream;
     CUDA_TRY(cudaMemsetAsync(v->counters, 0, sizeof(unsigned long long), st));
     for (uint32_t it = first; it < first + count; ++it)
