@@ -99,7 +99,7 @@ static void render(const cpu_kernels *k, scene *s, double *accum) {
     char err[256];
     CHECK(scene_camera(s, RES, RES, &p.pass.cam, err, sizeof err) == 0, "camera: %s", err);
     p.scene = &s->k; p.pass.sampler = 0; /* SAMPLER_RANDOM */ p.pass.seed = 3; p.pass.spp_total = SPP;
-    p.pass.max_depth = 8; p.pass.sample_begin = 0; p.pass.sample_end = SPP;
+    p.pass.max_depth = 8; p.pass.rr_depth = KPASS_RR_DEPTH; p.pass.sample_begin = 0; p.pass.sample_end = SPP;
     p.film.width = RES; p.film.height = RES; p.film.sum = accum; p.film.count = count; p.film.lum2 = lum2;
     uint64_t nrays = 0, bad = 0, samples = 0;
     k->render_rect(&p, 0, 0, RES, RES, &nrays, &bad, &samples);

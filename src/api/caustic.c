@@ -262,6 +262,7 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     p->seed = r->opt.seed;
     p->spp_total = (uint32_t)r->spp_target;
     p->max_depth = r->max_depth;
+    p->rr_depth = KPASS_RR_DEPTH;
     p->depth_start = opt->adaptive_depth ? ADAPTIVE_DEPTH_START : 0;
     p->clamp = r->opt.clamp;
     p->adaptive_threshold = r->opt.adaptive;

@@ -110,7 +110,7 @@ KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
             ps->r = make_ray(offset_origin(sf.p, sf.ng, wi_world), wi_world, K_INF);
             ps->depth++;
             next = STAGE_INTERSECT;
-            if (ps->depth >= s->rr_depth) {
+            if (ps->depth >= p->rr_depth) {
                 float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
                 if (u_rr < q) next = STAGE_DONE;
                 else ps->throughput = vscale(ps->throughput, 1.0f / (1.0f - q));

@@ -179,7 +179,6 @@ typedef struct kscene {
     vec3 env_radiance;       /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;         /* lat-long environment map (texture index), or -1 */
     float env_pmf;           /* probability NEE picks the environment instead of an area light */
-    int32_t rr_depth;        /* Russian roulette starts after this many bounces */
     float scene_radius;      /* bounding-sphere radius, for environment sampling */
     vec3 scene_center;
 } kscene;

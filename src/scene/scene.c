@@ -505,7 +505,6 @@ static void fill_kscene(scene *s) {
     k->env_tex = s->env_tex;
     /* NEE picks the environment half the time when there are also area lights */
     k->env_pmf = vis_black(s->env_radiance) ? 0.0f : (s->nlights ? 0.5f : 1.0f);
-    k->rr_depth = 3;
 }
 
 int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen) {
