@@ -94,8 +94,9 @@ const bvh *scene_bvh(scene *s, int width, int sah_lanes, char *err, size_t errle
 /* The camera of the scene file for an image of width x height. Returns 0, or -1 with a message
  * (EYE == LOOKAT, UP parallel to the view). */
 int scene_camera(const scene *s, int width, int height, camera *c, char *err, size_t errlen);
-/* Bounds and primitive ids of every primitive in flat order (triangles, spheres, quads): the
- * input of the BVH builders (arrays of ntriangles + nspheres + nquads entries). */
+/* Bounds and primitive ids of every primitive of a prepared scene in flat order (triangles,
+ * spheres, quads; kscene_prim_bounds): the input of the BVH builders (arrays of ntriangles +
+ * nspheres + nquads entries). */
 void scene_prim_bounds(const scene *s, vec3 *lo, vec3 *hi, uint32_t *ids);
 
 /* Loaders (scene_load.c, scene_builtin.c). `path` may be a file or a built-in scene name. */
