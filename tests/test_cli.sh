@@ -148,6 +148,13 @@ printf 'MATERIAL 0\nRGB 1 1 1\nCAMERA\nRES 32 24\nFOVY 45\nEYE 0 5 10\nLOOKAT 0 
 expect_fail "text scene bad number" "badold.txt: Objects\\[0\\].TRANS" render "$T/badold.txt" -o "$T/out.png"
 printf 'RGB 1 1 1\n' > "$T/orphan.txt"
 expect_fail "text scene key outside a block" "orphan.txt:1:" render "$T/orphan.txt" -o "$T/out.png"
+# our dialect test scenes (tests/data/dialects) render, with warnings; --strict refuses the ones that warn
+for f in "$SRC"/tests/data/dialects/*; do
+  rm -f "$T/out.png"
+  if "$CAUSTIC" render "$f" --spp 2 --res 24x18 --quiet -o "$T/out.png" >/dev/null 2>"$T/stderr" && [ -s "$T/out.png" ]; then ok
+  else bad "dialect scene $(basename "$f"): $(head -c 300 "$T/stderr")"; fi
+done
+expect_fail "dialect scene --strict" "materials.json: .*an error with --strict" render "$SRC/tests/data/dialects/materials.json" --strict -o "$T/out.png"
 scene negscale.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [0,1,1]}]}"
 expect_fail "zero scale" "SCALE" render "$T/negscale.json" -o "$T/out.png"
 scene nan.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"white\", \"TRANS\": [NaN,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"

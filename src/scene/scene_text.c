@@ -130,6 +130,7 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
     cJSON *cam = NULL, *cur = NULL;
     enum { SEC_NONE, SEC_MATERIAL, SEC_CAMERA, SEC_OBJECT } sec = SEC_NONE;
     int want_type = 0, want_file = 0, nmat = 0;
+    size_t object_line = 0; /* where the current OBJECT block started */
     char *copy = malloc(size + 1);
     if (!root || !mats || !objs || !copy) { cJSON_Delete(root); free(copy); snprintf(err, errlen, "%s: out of memory", t.src); return NULL; }
     memcpy(copy, text, size);
@@ -174,7 +175,12 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
         }
         if (ci_eq(k, "OBJECT")) {
             if (sec == SEC_MATERIAL && settle_material(cur)) { rc = tfail(&t, "out of memory"); break; }
-            if (sec == SEC_OBJECT && want_type) { rc = tfail(&t, "the previous OBJECT has no type line (cube, sphere, mesh)"); break; }
+            if (sec == SEC_OBJECT && want_type) {
+                t.line = object_line;
+                rc = tfail(&t, "this OBJECT has no type line (cube, sphere, mesh)");
+                break;
+            }
+            object_line = t.line;
             cur = cJSON_CreateObject();
             if (!cur || !cJSON_AddItemToArray(objs, cur)) { cJSON_Delete(cur); rc = tfail(&t, "out of memory"); break; }
             if (n >= 2 && !cJSON_AddStringToObject(cur, "NAME", tok[1])) { rc = tfail(&t, "out of memory"); break; }
@@ -216,7 +222,10 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
         if (!v || !cJSON_AddItemToObject(cur, key, v)) { cJSON_Delete(v); rc = tfail(&t, "out of memory"); break; }
     }
     if (rc == 0 && sec == SEC_MATERIAL && settle_material(cur)) rc = tfail(&t, "out of memory");
-    if (rc == 0 && sec == SEC_OBJECT && want_type) rc = tfail(&t, "the last OBJECT has no type line (cube, sphere, mesh)");
+    if (rc == 0 && sec == SEC_OBJECT && want_type) {
+        t.line = object_line;
+        rc = tfail(&t, "this OBJECT has no type line (cube, sphere, mesh)");
+    }
     if (rc == 0 && !cam) { t.line = 0; snprintf(err, errlen, "%s: no CAMERA block (not a CIS 565 text scene?)", t.src); text_one_line(err); rc = -1; }
     free(copy);
     char *json = NULL;
