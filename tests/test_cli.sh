@@ -92,7 +92,7 @@ expect_fail "garbage json" "garbage.json" render "$T/garbage.json" -o "$T/out.pn
 scene unknownkey.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCLAE\": [1,1,1]}]}"
 expect_fail "unknown key" "SCLAE.*did you mean" render "$T/unknownkey.json" --strict -o "$T/out.png"
 scene unknownmat.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"gold\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"
-expect_fail "unknown material" "gold" render "$T/unknownmat.json" -o "$T/out.png"
+expect_fail "unknown material" "gold" render "$T/unknownmat.json" --strict -o "$T/out.png"
 scene unknowntype.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"torus\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"
 expect_fail "unknown object type" "torus" render "$T/unknowntype.json" --strict -o "$T/out.png"
 scene badmattype.json "{\"Materials\": {\"m\": {\"TYPE\": \"Plastic\", \"RGB\": [1,1,1]}}, $GOOD_CAM, \"Objects\": []}"
@@ -111,6 +111,7 @@ expect_warn() {
 }
 expect_warn "unknown key warns" "unknownkey.json: Objects\\[0\\].SCLAE: unknown key, ignored" render "$T/unknownkey.json" --quiet -o "$T/out.png"
 expect_warn "unknown object type warns" "unknowntype.json: Objects\\[0\\].TYPE: .*torus.*skipped" render "$T/unknowntype.json" --quiet -o "$T/out.png"
+expect_warn "unknown material warns" "unknownmat.json: Objects.*MATERIAL: unknown material \"gold\"" render "$T/unknownmat.json" --quiet -o "$T/out.png"
 expect_warn "material fallback warns" "badmattype.json: Materials.m.TYPE: .*Plastic.*Diffuse" render "$T/badmattype.json" --quiet -o "$T/out.png"
 # one warning per key: the same unknown key in three objects is one line
 scene threekeys.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"white\", \"GLOW\": 1}, {\"TYPE\": \"cube\", \"MATERIAL\": \"white\", \"GLOW\": 1}, {\"TYPE\": \"sphere\", \"MATERIAL\": \"light\", \"GLOW\": 2, \"TRANS\": [0,8,0]}]}"

@@ -852,6 +852,7 @@ static const keyalias camera_keys[] = {
     {"INV_RES", "PIXELLENGTH", NULL, 0, 0},
     {"ANTIALIAS", "AA|ANTIALIASING|SAMPLEWIDTH|JITTER", "caustic always antialiases (jittered samples)", 0, 0},
     {"FRAME", NULL, NULL, 0, 0},
+    {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0, WANT_STRING}, /* a dialect's place for it */
     {NULL, NULL, NULL, 0, 0}};
 
 static int parse_camera(loader *L, cJSON *cam) {
@@ -1011,6 +1012,13 @@ static int parse_camera(loader *L, cJSON *cam) {
                  "almost everything will be blurred (APERTURE is a radius in scene units)", radius, in_focus))
             return -1;
     }
+    /* an environment map's file name given with the camera (a dialect): as "Environment" */
+    const cJSON *em = get(cam, "ENVMAP");
+    if (em && L->s->env_tex < 0 && vis_black(L->s->env_radiance)) {
+        jkey(p, jp, "ENVMAP");
+        L->s->env_radiance = v3s(1.0f);
+        if (load_image_texture(L, em, p, &L->s->env_tex)) return -1;
+    }
     /* INV_RES / FRAME: derived or multi-frame bookkeeping of some dialects; must match if given */
     const cJSON *fr = get(cam, "FRAME");
     if (fr && !(cJSON_IsNumber(fr) && fr->valuedouble == 0.0)) {
@@ -1168,6 +1176,8 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
     if (mv && mname[0]) {
         mat = scene_find_material(L->s, mname);
         if (mat < 0) {
+            /* a name Materials does not define (the course's loader silently takes material 0):
+             * meshes keep their own materials, other objects are grey */
             const char *sug = NULL;
             if (L->s->nmaterials <= 4096) { /* suggestions cost O(materials); skip for huge scenes */
                 int best = 3;
@@ -1176,10 +1186,19 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
                     if (d < best) { best = d; sug = L->s->material_names[i]; }
                 }
             }
-            if (sug) return fail(L, p, "unknown material \"%.64s\" (did you mean \"%.64s\"?)", mname, sug);
-            return fail(L, p, "unknown material \"%.64s\" (not defined in Materials)", mname);
+            char dk[120];
+            snprintf(dk, sizeof dk, "Objects[].MATERIAL=%.64s", mname);
+            const char *instead = type == OT_MESH ? "the mesh keeps its own materials" : "rendered grey diffuse";
+            int rc = sug ? warn(L, dk, p, "unknown material \"%.64s\" (did you mean \"%.64s\"?): %s", mname, sug, instead)
+                         : warn(L, dk, p, "unknown material \"%.64s\" (not defined in Materials): %s", mname, instead);
+            if (rc) return -1;
+            if (type != OT_MESH) {
+                mat = default_material(L);
+                if (mat < 0) return fail(L, jp, "out of memory");
+            }
         }
-    } else if (type != OT_MESH || mv) {
+    } else if (type != OT_MESH) {
+        /* no MATERIAL, or "": a mesh keeps its own materials, anything else is grey */
         if (warn(L, "Objects[].MATERIAL", mv ? p : jp, mv ? "empty material name: rendered grey diffuse"
                                                            : "no MATERIAL: rendered grey diffuse"))
             return -1;
