@@ -680,7 +680,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
             return -1;
     }
 
-    const cJSON *emit_v = get(m, "EMITTANCE"), *refl_v = get(m, "REFLECTIVE"), *refr_v = get(m, "REFRACTIVE");
+    const cJSON *refl_v = get(m, "REFLECTIVE"), *refr_v = get(m, "REFRACTIVE");
     double emittance = kind == MT_EMITTING ? 1.0 : 0.0;
     if (opt_number(L, m, jpath, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &emittance)) return -1;
     int reflective = 0, refractive = 0;
@@ -690,7 +690,6 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         kind = emittance > 0.0 ? MT_EMITTING : refractive ? MT_DIELECTRIC : reflective ? MT_MIRROR : MT_DIFFUSE;
     /* REFRACTIVE/REFLECTIVE flags on a Specular material (a dialect's one "Specular" type for both) */
     if (kind == MT_MIRROR && refractive) kind = MT_DIELECTRIC;
-    (void)emit_v;
 
     material mat;
     memset(&mat, 0, sizeof mat);
