@@ -23,6 +23,7 @@ static const char *usage_main =
     "  render SCENE    render a scene file (.json) or built-in scene to an image\n"
     "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
     "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
+    "  tonemap IN OUT  a linear image to a PNG through an exposure and tone map (or several)\n"
     "  bench           throughput benchmark (Msamples/s, Mrays/s) per thread count and schedule\n"
     "  devices         list CUDA devices\n"
     "\n"
@@ -403,6 +404,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "tonemap")) return cmd_tonemap(argc - 2, argv + 2);
     if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(argv[1], "devices")) {
         char buf[4096];
