@@ -4,10 +4,14 @@
  * reuses the filter. Skipped (77) where Open Image Denoise is not installed.
  *   test_denoise REFERENCE.pfm            the check above
  *   test_denoise --expect-missing         OIDN must be reported missing with a message (run with
- *                                         CAUSTIC_OIDN_LIB pointing nowhere) */
+ *                                         CAUSTIC_OIDN_LIB pointing nowhere)
+ *   test_denoise --bench W H N [cpu|auto] not a test: the first call (device set-up, filter
+ *                                         commit) and the median of N further calls on a WxH
+ *                                         noisy image (docs/PERFORMANCE.md) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "caustic.h"
@@ -16,8 +20,46 @@
 #include "testing.h"
 #include "util/timer.h"
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int bench(int w, int h, int n, denoise_device dev) {
+    char err[1024];
+    if (denoise_load(err, sizeof err)) { printf("SKIP: %s\n", err); return 77; }
+    float *img = malloc(sizeof(float) * 3 * (size_t)w * h), *out = malloc(sizeof(float) * 3 * (size_t)w * h);
+    if (!img || !out || n < 1 || n > 1000) return 2;
+    uint32_t state = 1;
+    for (size_t i = 0; i < 3 * (size_t)w * h; ++i) {   /* a gradient with heavy per-pixel noise */
+        state = state * 1664525u + 1013904223u;
+        img[i] = (float)(i % (3 * (size_t)w)) / (3.0f * w) * (float)(state >> 8) / (float)(1u << 23);
+    }
+    double t0 = timer_now();
+    denoiser *d = denoiser_create(dev, err, sizeof err);
+    if (!d || denoiser_run(d, img, NULL, w, h, out, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    double first = timer_now() - t0;
+    double *t = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; ++i) {
+        double a = timer_now();
+        if (denoiser_run(d, img, NULL, w, h, out, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+        t[i] = timer_now() - a;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    printf("denoise %dx%d on %s: first call (with set-up) %.3f s, then median of %d %.3f s (min %.3f, max %.3f)\n", w, h,
+           denoiser_device_name(d), first, n, t[n / 2], t[0], t[n - 1]);
+    denoiser_free(d);
+    free(t);
+    free(img);
+    free(out);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     char err[1024] = "";
+    if (argc >= 5 && !strcmp(argv[1], "--bench"))
+        return bench(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+                     argc > 5 && !strcmp(argv[5], "auto") ? DENOISE_DEVICE_AUTO : DENOISE_DEVICE_CPU);
     if (argc > 1 && !strcmp(argv[1], "--expect-missing")) {
         CHECK(denoise_load(err, sizeof err) != 0, "OIDN loaded from %s", denoise_library_path());
         CHECK(strstr(err, "Open Image Denoise") != NULL, "message does not name OIDN: '%s'", err);
