@@ -71,10 +71,10 @@ int denoise_load(char *err, size_t errlen) {
       snprintf(g_error, sizeof g_error, "Open Image Denoise disabled (CAUSTIC_OIDN_LIB=none)");
     } else {
       const char *candidates[3];
-      char builtin[480] = "";
       int nc = 0;
       if (env && *env) candidates[nc++] = env;
 #ifdef CAUSTIC_OIDN_DIR
+      char builtin[480];
       snprintf(builtin, sizeof builtin, "%s/libOpenImageDenoise.so.2", CAUSTIC_OIDN_DIR);
       if (!env || !*env) candidates[nc++] = builtin;
 #endif
