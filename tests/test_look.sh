@@ -66,6 +66,8 @@ for args in "--tonemap filmic" "--tonemap" "--exposure 100" "--exposure x"; do
   "$CAUSTIC" render cornell $args -o "$T/bad.png" >/dev/null 2>"$T/e"; rc=$?
   [ $rc -eq 2 ] && [ ! -e "$T/bad.png" ] && grep -q -- "${args%% *}" "$T/e" && ok || bad "'$args': exit $rc, $(cat "$T/e")"
 done
+"$CAUSTIC" tonemap --help | grep -q "usage: caustic tonemap" && ok || bad "tonemap --help"
+"$CAUSTIC" render --help | grep -q -- "--preview-every" && ok || bad "render --help lacks --preview-every"
 "$CAUSTIC" tonemap "$T/lin.exr" "$T/bad.exr" >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "tonemap to .exr accepted"
 "$CAUSTIC" tonemap "$T/nope.exr" "$T/x.png" >/dev/null 2>"$T/e"; [ $? -eq 2 ] && grep -q nope.exr "$T/e" && ok || bad "tonemap of a missing file"
 
