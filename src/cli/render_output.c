@@ -21,7 +21,10 @@ int render_output_set_denoise(render_output *o) {
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - o->path) : strlen(o->path);
     int n = snprintf(o->denoised_path, sizeof o->denoised_path, "%.*s.denoised%s", (int)stem, o->path, o->path + stem);
     if (n < 0 || (size_t)n >= sizeof o->denoised_path) return -1;
-    o->denoise = 1;
+    /* say it before the render, not after it */
+    char why[1024];
+    if (denoise_load(why, sizeof why)) fprintf(stderr, "caustic: --denoise: %s; rendering without denoising\n", why);
+    else o->denoise = 1;
     return 0;
 }
 
@@ -51,10 +54,6 @@ void render_output_preview(render_output *o, caustic_renderer *r, double now) {
 
 static int save_denoised(render_output *o, caustic_renderer *r, char *err, size_t errlen) {
     char why[1024];
-    if (denoise_load(why, sizeof why)) {
-        fprintf(stderr, "caustic: --denoise: %s; wrote the noisy image only\n", why);
-        return 0;
-    }
     denoiser *d = denoiser_create(DENOISE_DEVICE_AUTO, why, sizeof why);
     if (!d) {
         fprintf(stderr, "caustic: --denoise: %s; wrote the noisy image only\n", why);

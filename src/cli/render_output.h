@@ -25,8 +25,9 @@ typedef struct render_output {
 } render_output;
 
 void render_output_init(render_output *o, const char *path);
-/* Names the denoised file: the output's name with ".denoised" before the extension. -1 if the
- * name does not fit. */
+/* Names the denoised file: the output's name with ".denoised" before the extension, and loads
+ * Open Image Denoise; where it is missing, says so (once, now) and leaves denoising off. -1 if
+ * the name does not fit. */
 int render_output_set_denoise(render_output *o);
 /* Called between passes: writes the current image to the output path (atomically: temp file +
  * rename) when preview_every seconds have passed since the last one. */
