@@ -4,7 +4,7 @@ BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps oidn build demo test test-asan demo-fed bench fuzz clean
+.PHONY: all deps oidn build install demo test test-asan demo-fed bench fuzz clean
 
 all: build
 
@@ -22,6 +22,11 @@ $(BUILD)/Makefile:
 
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The library (libcaustic.a, caustic_* symbols only), caustic.h, caustic.pc and the CLI under PREFIX.
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The default scene asks for 5000 spp; the demo stops at whichever of 1024 spp or 55 s comes first.
 demo: build

@@ -4,12 +4,13 @@
  *   if (caustic_scene_load(&scene, "cornell", err, sizeof err)) { puts(err); ... }
  *   caustic_options opt; caustic_options_init(&opt); opt.spp = 64;
  *   caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
- *   caustic_render(r, my_progress, NULL);
+ *   caustic_render(r, my_progress, NULL, err, sizeof err);
  *   caustic_save_image(r, "out.png", err, sizeof err);
  *   caustic_renderer_free(r); caustic_scene_free(scene);
  *
  * All functions returning int return 0 on success and nonzero on failure, with a one-line
- * message in `err`. */
+ * message in `err` (err may be NULL with errlen 0). The library never prints and never exits:
+ * warnings go to the log callback (caustic_set_log). */
 #ifndef CAUSTIC_H
 #define CAUSTIC_H
 
@@ -121,6 +122,14 @@ typedef int (*caustic_progress_fn)(void *user, const caustic_progress *p);
 
 const char *caustic_version(void);
 
+/* Receives one line: a warning or note ("FILE: JSON.PATH: problem", "cuda: ...; rendering on
+ * the CPU", ...). */
+typedef void (*caustic_log_fn)(void *user, const char *message);
+/* Where the library's warnings go, for the whole process (NULL, the default: dropped). Scene
+ * loading sends its warnings here too unless caustic_load_options.warning names another sink.
+ * Set it before using the library from several threads. */
+void caustic_set_log(caustic_log_fn fn, void *user);
+
 /* A scene file or a built-in scene name (see caustic_builtin_scenes). Scene files: caustic /
  * CIS 5650 JSON with the course projects' dialect keys, the older CIS 565 text format, or a
  * model (.obj, .ply) that gets an automatic camera, environment, key light and ground plane
@@ -128,11 +137,11 @@ const char *caustic_version(void);
  * caustic_scene_load_ex to see them. */
 int caustic_scene_load(caustic_scene **out, const char *path_or_name, char *err, size_t errlen);
 
-/* Receives one warning line ("FILE: JSON.PATH: problem"). */
-typedef void (*caustic_warning_fn)(void *user, const char *message);
+/* Receives one warning line ("FILE: JSON.PATH: problem"): the log callback's type. */
+typedef caustic_log_fn caustic_warning_fn;
 typedef struct caustic_load_options {
     int strict;                 /* every warning is an error */
-    caustic_warning_fn warning; /* NULL: warnings are dropped */
+    caustic_warning_fn warning; /* NULL: warnings go to the log callback (caustic_set_log) */
     void *warning_user;
     const char *dump_scene;     /* if set: write the scene read as caustic JSON to this file (the
                                    quick look's generated scene, a converted text scene, or the
@@ -162,9 +171,11 @@ void caustic_describe_devices(char *buf, size_t n);
 
 caustic_renderer *caustic_renderer_create(caustic_scene *s, const caustic_options *opt, char *err, size_t errlen);
 /* Renders until the spp target or time limit (whichever first), or until `progress` asks to
- * stop. May be called again after a stop to continue. */
-int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user);
-/* The current estimate: width*height*3 linear RGB floats, row-major, top row first. */
+ * stop. May be called again after a stop to continue. Nonzero, with the reason in err, when a
+ * pass fails (the image keeps the passes before it). */
+int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user, char *err, size_t errlen);
+/* The current estimate: width*height*3 linear RGB floats, row-major, top row first. (A film
+ * that cannot be read back from the GPU leaves the last one read, with a log line.) */
 const float *caustic_image(caustic_renderer *r, int *width, int *height);
 /* Samples taken per pixel (differs between pixels with adaptive sampling). */
 const uint32_t *caustic_sample_counts(caustic_renderer *r, int *width, int *height);

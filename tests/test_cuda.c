@@ -176,7 +176,7 @@ static caustic_renderer *render(caustic_scene *cs, caustic_gpu_mode mode, float 
     char err[512];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     if (!r) { fprintf(stderr, "%s\n", err); exit(1); }
-    caustic_render(r, NULL, NULL);
+    caustic_render(r, NULL, NULL, NULL, 0);
     return r;
 }
 

@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
     o.width = W; o.height = H; o.spp = 4; o.seed = 7; o.device = CAUSTIC_DEVICE_CPU;
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     if (!r) { fprintf(stderr, "%s\n", err); return 1; }
-    caustic_render(r, NULL, NULL);
+    caustic_render(r, NULL, NULL, NULL, 0);
     image noisy, clean;
     CHECK(image_init(&noisy, W, H) == 0 && image_init(&clean, W, H) == 0, "image_init");
     memcpy(noisy.rgb, caustic_image(r, NULL, NULL), sizeof(float) * 3 * W * H);

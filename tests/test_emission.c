@@ -67,7 +67,7 @@ static double render_mean(caustic_scene *cs, caustic_integrator integ, int spp, 
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer %s: %s", caustic_integrator_name(integ), err);
     if (!r) return -1.0;
-    caustic_render(r, NULL, NULL);
+    caustic_render(r, NULL, NULL, NULL, 0);
     double mean = image_mean(caustic_image(r, NULL, NULL), W * H);
     caustic_renderer_free(r);
     return mean;

@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
         o.gpu_mode = mode; o.gpu_bvh = gbvh;
         caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
         if (!r) { fprintf(stderr, "%s\n", err); return 1; }
-        caustic_render(r, NULL, NULL);
+        caustic_render(r, NULL, NULL, NULL, 0);
         const float *img = caustic_image(r, NULL, NULL);
         for (int b = 0; b < NB; ++b) {
             int bx = (b % (W / B)) * B, by = (b / (W / B)) * B;

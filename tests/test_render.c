@@ -30,7 +30,7 @@ static double render_mean(caustic_scene *cs, int sampler, int spp, int w, int h,
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
     if (!r) return -1;
-    caustic_render(r, NULL, NULL);
+    caustic_render(r, NULL, NULL, NULL, 0);
     const float *img = caustic_image(r, NULL, NULL);
     double sum = 0;
     long n = 0;
@@ -164,7 +164,7 @@ static float *render_image_ex(caustic_scene *cs, int threads, int schedule, int 
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     if (!r) return NULL;
     if (resume_from) CHECK(caustic_checkpoint_load(r, resume_from, err, sizeof err) == 0, "resume: %s", err);
-    caustic_render(r, interrupt ? stop_now : NULL, NULL);
+    caustic_render(r, interrupt ? stop_now : NULL, NULL, NULL, 0);
     float *img = malloc(sizeof(float) * 3 * 61 * 37);
     memcpy(img, caustic_image(r, NULL, NULL), sizeof(float) * 3 * 61 * 37);
     if (interrupt) {
@@ -220,7 +220,7 @@ static void test_adaptive(void) {
     o.width = 61; o.height = 37; o.spp = 256; o.adaptive = 0.2f; o.device = CAUSTIC_DEVICE_CPU;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
-    caustic_render(r, NULL, NULL);
+    caustic_render(r, NULL, NULL, NULL, 0);
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
     const uint32_t *count = caustic_sample_counts(r, NULL, NULL);
@@ -315,7 +315,7 @@ static void test_seed(void) {
     o.width = 61; o.height = 37; o.spp = 2; o.seed = 43; o.max_depth = 8;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
-    caustic_render(r, NULL, NULL);
+    caustic_render(r, NULL, NULL, NULL, 0);
     CHECK(memcmp(a, caustic_image(r, NULL, NULL), sizeof(float) * 3 * 61 * 37) != 0, "seed changes the image");
     caustic_renderer_free(r);
     free(a);

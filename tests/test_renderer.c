@@ -46,7 +46,7 @@ static void builds_once(void) {
     CHECK(bvh_build_count() - b0 == 1, "loading built %zu BVHs, not 1", bvh_build_count() - b0);
     caustic_renderer *a = make(cs, 16, 16, 2, CAUSTIC_DEVICE_CPU), *b = make(cs, 24, 8, 2, CAUSTIC_DEVICE_CPU);
     if (a && b) {
-        CHECK(caustic_render(a, NULL, NULL) == 0 && caustic_render(b, NULL, NULL) == 0, "render");
+        CHECK(caustic_render(a, NULL, NULL, NULL, 0) == 0 && caustic_render(b, NULL, NULL, NULL, 0) == 0, "render");
         CHECK(bvh_build_count() - b0 == 1, "two CPU renderers: %zu BVH builds, not 1", bvh_build_count() - b0);
     }
     if (cuda_device_count() > 0) {
@@ -67,7 +67,7 @@ static caustic_renderer *alone(caustic_scene **cs, int w, int h, float dz, int s
     CHECK(caustic_scene_load(cs, "cornell", err, sizeof err) == 0, "load: %s", err);
     caustic_scene_internal(*cs)->camera.eye.z += dz;
     caustic_renderer *r = make(*cs, w, h, spp, CAUSTIC_DEVICE_CPU);
-    if (r) caustic_render(r, NULL, NULL);
+    if (r) caustic_render(r, NULL, NULL, NULL, 0);
     return r;
 }
 
@@ -84,14 +84,14 @@ static void two_cameras(void) {
     caustic_renderer *ra = alone(&ca, 32, 32, 0.0f, 8), *rb = alone(&cb, 48, 24, 3.0f, 8);
     if (a && b && ra && rb) {
         /* b renders before a's first pass: it must not change a's camera */
-        CHECK(caustic_render(b, NULL, NULL) == 0 && caustic_render(a, NULL, NULL) == 0, "render");
+        CHECK(caustic_render(b, NULL, NULL, NULL, 0) == 0 && caustic_render(a, NULL, NULL, NULL, 0) == 0, "render");
         CHECK(same_image(a, ra), "the first camera's image changed when a second renderer shared the scene");
         CHECK(same_image(b, rb), "the second camera's image differs from its own render");
         CHECK(image_sum(a) > 0.0 && image_sum(b) > 0.0, "a black image");
         /* and the cameras differ: the images are not the same picture */
         caustic_renderer *b_as_a = make(ca, 48, 24, 8, CAUSTIC_DEVICE_CPU);
         if (b_as_a) {
-            caustic_render(b_as_a, NULL, NULL);
+            caustic_render(b_as_a, NULL, NULL, NULL, 0);
             CHECK(!same_image(b, b_as_a), "moving the eye changed nothing: the test could not fail");
             caustic_renderer_free(b_as_a);
         }

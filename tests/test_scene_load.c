@@ -474,6 +474,44 @@ static void test_semantics(void) {
 }
 
 /* ---- bad input ------------------------------------------------------------------------------ */
+/* Every row of the material table (kernel/types.h) is a TYPE the scene format reads, giving
+ * that kind, and every light row but area lights is a light TYPE. */
+static void test_kind_tables(void) {
+    for (int k = 0; k < MAT_KIND_COUNT; ++k) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"Materials\":{\"m\":{\"TYPE\":\"%s\",\"RGB\":[0.5,0.5,0.5],\"EMITTANCE\":1,\"IOR\":1.5,"
+                 "\"ROUGHNESS\":0.3,\"SPECRGB\":[0.2,0.2,0.2],\"EXPONENT\":20}},"
+                 "\"Camera\":{\"RES\":[8,8],\"FOVY\":45,\"ITERATIONS\":1,\"DEPTH\":4,\"FILE\":\"x\","
+                 "\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0],\"UP\":[0,1,0]},"
+                 "\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"m\",\"TRANS\":[0,0,0],\"ROTAT\":[0,0,0],"
+                 "\"SCALE\":[1,1,1]}]}",
+                 material_kind_name(k));
+        scene *s = load_text(json, material_kind_name(k));
+        if (!s) continue;
+        int m = find_mat(s, "m");
+        CHECK(m >= 0 && s->materials[m].kind == k, "material TYPE %s: kind %d, expected %d", material_kind_name(k),
+              m >= 0 ? s->materials[m].kind : -1, k);
+        scene_destroy(s);
+    }
+    for (int k = 0; k < LIGHT_KIND_COUNT; ++k) {
+        if (k == LIGHT_AREA) continue;
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"Materials\":{\"m\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,0.5,0.5]}},"
+                 "\"Camera\":{\"RES\":[8,8],\"FOVY\":45,\"ITERATIONS\":1,\"DEPTH\":4,\"FILE\":\"x\","
+                 "\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0],\"UP\":[0,1,0]},"
+                 "\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"m\",\"TRANS\":[0,0,0],\"ROTAT\":[0,0,0],"
+                 "\"SCALE\":[1,1,1]}],"
+                 "\"Lights\":[{\"TYPE\":\"%s\",\"%s\":[0,-1,0],\"RGB\":[1,1,1]}]}",
+                 light_kind_name(k), k == LIGHT_POINT ? "POSITION" : "DIRECTION");
+        scene *s = load_text(json, light_kind_name(k));
+        if (!s) continue;
+        CHECK(s->npunctual == 1 && s->punctual[0].kind == k, "light TYPE %s: not read as kind %d", light_kind_name(k), k);
+        scene_destroy(s);
+    }
+}
+
 static void test_bad_json(void) {
     /* syntax: line:column */
     expect_fail("syntax", "{\n  \"Camera\": {\n    \"RES\": [1 2]\n  }\n}", "bad.json:3:", "malformed JSON");
@@ -999,6 +1037,7 @@ int main(int argc, char **argv) {
     test_asset_scenes();
     test_semantics();
     test_lights_and_phong();
+    test_kind_tables();
     test_bad_json();
     test_bad_files();
     test_obj();

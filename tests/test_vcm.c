@@ -326,7 +326,7 @@ static float *render(caustic_scene *cs, int integrator, int spp, int w, int h, i
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
     if (!r) return NULL;
-    caustic_render(r, NULL, NULL);
+    caustic_render(r, NULL, NULL, NULL, 0);
     float *img = malloc(sizeof(float) * 3 * (size_t)w * (size_t)h);
     memcpy(img, caustic_image(r, NULL, NULL), sizeof(float) * 3 * (size_t)w * (size_t)h);
     caustic_renderer_free(r);
@@ -498,13 +498,13 @@ static void test_resume(void) {
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
     if (r && whole) {
-        caustic_render(r, stop_now, NULL);
+        caustic_render(r, stop_now, NULL, NULL, 0);
         CHECK(caustic_checkpoint_save(r, "test_vcm.ckpt", err, sizeof err) == 0, "checkpoint: %s", err);
         caustic_renderer_free(r);
         r = caustic_renderer_create(cs, &o, err, sizeof err);
         CHECK(r && caustic_checkpoint_load(r, "test_vcm.ckpt", err, sizeof err) == 0, "resume: %s", err);
         if (r) {
-            caustic_render(r, NULL, NULL);
+            caustic_render(r, NULL, NULL, NULL, 0);
             CHECK(memcmp(caustic_image(r, NULL, NULL), whole, sizeof(float) * 3 * 20 * 16) == 0,
                   "interrupted + resumed VCM equals the uninterrupted render");
         }

@@ -38,7 +38,7 @@ static float *render(caustic_scene *cs, int integrator, int spp, caustic_device 
     caustic_render_stats_get(r, &st);
     CHECK(!strcmp(st.device, device == CAUSTIC_DEVICE_CPU ? "cpu" : "cuda"), "device %s", st.device);
     if (ckpt_in) CHECK(caustic_checkpoint_load(r, ckpt_in, err, sizeof err) == 0, "resume: %s", err);
-    CHECK(caustic_render(r, NULL, NULL) == 0, "render failed");
+    CHECK(caustic_render(r, NULL, NULL, NULL, 0) == 0, "render failed");
     if (ckpt_out) CHECK(caustic_checkpoint_save(r, ckpt_out, err, sizeof err) == 0, "checkpoint: %s", err);
     float *img = malloc(sizeof(float) * 3 * W * H);
     memcpy(img, caustic_image(r, NULL, NULL), sizeof(float) * 3 * W * H);

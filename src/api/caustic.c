@@ -12,10 +12,15 @@
 #include "api/api_internal.h"
 #include "api/backend.h"
 #include "cpu/isa.h"
+#include "cpu/render_cpu.h"
 #include "cuda/render_cuda.h"
 #include "image/image.h"
 #include "kernel/adaptive_depth.h"
+#include "kernel/sampler.h"
+#include "kernel/vcm.h"
 #include "scene/scene.h"
+#include "util/file.h"
+#include "util/log.h"
 #include "util/timer.h"
 
 #define CAUSTIC_VERSION "0.1.0"
@@ -58,7 +63,10 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
     int rc;
     if (stat(path, &st) == 0) {
         char *json = NULL;
-        scene_load_opts so = {o ? o->strict : 0, o ? o->warning : NULL, o ? o->warning_user : NULL,
+        void *log_user = NULL;
+        lib_log_fn log_fn = lib_log_get(&log_user);
+        int own = o && o->warning;
+        scene_load_opts so = {o ? o->strict : 0, own ? o->warning : log_fn, own ? o->warning_user : log_user,
                               o && o->dump_scene ? &json : NULL};
         rc = scene_load_file(&s, path, &so, err, errlen);
         if (rc == 0 && json && scene_dump_json(o->dump_scene, json, err, errlen)) rc = -1;
@@ -80,6 +88,8 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
 
 int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) {
     *out = NULL;
+    /* a CAUSTIC_ISA this CPU or build lacks: refused here, before any kernel is chosen */
+    if (cpu_isa_check(err, errlen)) { scene_destroy(s); return -1; }
     caustic_scene *cs = malloc(sizeof(*cs));
     if (!cs) { scene_destroy(s); snprintf(err, errlen, "out of memory"); return -1; }
     cs->s = s;
@@ -151,6 +161,30 @@ static const char *const gpu_bvh_names[] = {"sah", "lbvh"};
 static const char *const integrator_names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
 static const char *const sampler_names[] = {"random", "stratified", "sobol"};
 #define NAMES(a) (a), (int)(sizeof(a) / sizeof((a)[0]))
+#define COUNT(a) (int)(sizeof(a) / sizeof((a)[0]))
+_Static_assert(COUNT(schedule_names) == CAUSTIC_SCHEDULE_PIXELS + 1, "a name per caustic_schedule");
+_Static_assert(COUNT(device_names) == CAUSTIC_DEVICE_CUDA + 1, "a name per caustic_device");
+_Static_assert(COUNT(gpu_mode_names) == CAUSTIC_GPU_WAVEFRONT + 1, "a name per caustic_gpu_mode");
+_Static_assert(COUNT(gpu_bvh_names) == CAUSTIC_GPU_BVH_LBVH + 1, "a name per caustic_gpu_bvh");
+_Static_assert(COUNT(integrator_names) == CAUSTIC_INTEGRATOR_VCM + 1, "a name per caustic_integrator");
+_Static_assert(COUNT(sampler_names) == CAUSTIC_SAMPLER_SOBOL + 1, "a name per caustic_sampler");
+
+/* The public enums are passed to the library's internals by value (a cast): each pair agrees
+ * member by member. */
+#define SAME_VALUE(pub, internal) _Static_assert((int)(pub) == (int)(internal), #pub " == " #internal);
+SAME_VALUE(CAUSTIC_SCHEDULE_TILES, CPU_TILES)
+SAME_VALUE(CAUSTIC_SCHEDULE_ROWS, CPU_ROWS)
+SAME_VALUE(CAUSTIC_SCHEDULE_ROWS_STATIC, CPU_ROWS_STATIC)
+SAME_VALUE(CAUSTIC_SCHEDULE_PIXELS, CPU_PIXELS)
+SAME_VALUE(CAUSTIC_SAMPLER_RANDOM, SAMPLER_RANDOM)
+SAME_VALUE(CAUSTIC_SAMPLER_STRATIFIED, SAMPLER_STRATIFIED)
+SAME_VALUE(CAUSTIC_SAMPLER_SOBOL, SAMPLER_SOBOL)
+/* the bidirectional integrators are vcm_algorithm + 1 (backend_cpu.c, backend_cuda.c) */
+SAME_VALUE(CAUSTIC_INTEGRATOR_LT - 1, VCM_ALG_LT)
+SAME_VALUE(CAUSTIC_INTEGRATOR_BDPT - 1, VCM_ALG_BDPT)
+SAME_VALUE(CAUSTIC_INTEGRATOR_PPM - 1, VCM_ALG_PPM)
+SAME_VALUE(CAUSTIC_INTEGRATOR_BPM - 1, VCM_ALG_BPM)
+SAME_VALUE(CAUSTIC_INTEGRATOR_VCM - 1, VCM_ALG_VCM)
 
 /* The index of n in names, or -1. */
 static int parse_name(const char *n, const char *const *names, int count) {
@@ -231,13 +265,14 @@ static int start_backend(caustic_renderer *r, const backend_desc *d, char *err, 
         if (r->backend) { r->ops = ops; return 0; }
         snprintf(err, errlen, "%s", why);
         if (want) return -1;
-        if (backend_table[i + 1]) fprintf(stderr, "caustic: %s; rendering on the CPU\n", why);
+        if (backend_table[i + 1]) lib_log("caustic: %s; rendering on the CPU", why);
     }
     return -1;
 }
 
 caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_options *opt, char *err, size_t errlen) {
     scene *s = cs->s;
+    if (cpu_isa_check(err, errlen)) return NULL;
     caustic_renderer *r = calloc(1, sizeof(*r));
     if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
     r->scene = cs;
@@ -306,7 +341,7 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     return r;
 }
 
-int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user) {
+int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user, char *err, size_t errlen) {
     const double t_start = timer_now();
     const double prior = r->seconds;
     double per_sample = 0.0;   /* seconds per image-wide sample, measured */
@@ -328,10 +363,10 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         p.sample_end = (uint32_t)(r->spp_done + pass);
         backend_stats ps;
         memset(&ps, 0, sizeof ps);
-        char err[512];
         double t0 = timer_now();
-        if (r->ops->pass(r->backend, &p, &ps, err, sizeof err)) {
-            fprintf(stderr, "caustic: %s\n", err);
+        char why[512];
+        if (r->ops->pass(r->backend, &p, &ps, why, sizeof why)) {
+            if (errlen) snprintf(err, errlen, "%s", why);
             return -1;
         }
         r->film_stale = 1;
@@ -369,7 +404,7 @@ static int sync_film(caustic_renderer *r, char *err, size_t errlen) {
 const float *caustic_image(caustic_renderer *r, int *width, int *height) {
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     char err[512];
-    if (sync_film(r, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
+    if (sync_film(r, err, sizeof err)) lib_log("caustic: %s", err);
     for (size_t i = 0; i < n; ++i) {
         uint32_t c = r->film.count[i / 3u];
         r->image[i] = c ? (float)(r->film.sum[i] / c) : 0.0f;
@@ -381,7 +416,7 @@ const float *caustic_image(caustic_renderer *r, int *width, int *height) {
 
 const uint32_t *caustic_sample_counts(caustic_renderer *r, int *width, int *height) {
     char err[512];
-    if (sync_film(r, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
+    if (sync_film(r, err, sizeof err)) lib_log("caustic: %s", err);
     if (width) *width = r->width;
     if (height) *height = r->height;
     return r->film.count;
@@ -485,27 +520,18 @@ static int ckpt_header_read(FILE *f, const char *path, ckpt_header *h, char *err
     return -1;
 }
 
-int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen) {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%s: path too long", path);
-        return -1;
-    }
-    if (sync_film(r, err, errlen)) return -1;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) { snprintf(err, errlen, "%s: cannot write checkpoint: %s", path, strerror(errno)); return -1; }
+static int write_checkpoint(FILE *f, void *user, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    const caustic_renderer *r = user;
     size_t n = (size_t)r->width * (size_t)r->height;
     int ok = ckpt_header_write(f, r) && fwrite(r->film.sum, sizeof(double), 3 * n, f) == 3 * n &&
              fwrite(r->film.count, sizeof(uint32_t), n, f) == n && fwrite(r->film.lum2, sizeof(double), n, f) == n;
-    ok = (fflush(f) == 0) && ok;
-    ok = (fsync(fileno(f)) == 0) && ok;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write checkpoint: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return ok ? 0 : -1;   /* the flush that follows names the error */
+}
+
+int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen) {
+    if (sync_film(r, err, errlen)) return -1;
+    return file_write_atomic(path, "cannot write checkpoint", write_checkpoint, r, err, errlen);
 }
 
 int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen) {

@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "cli/bench_rays.h"
+#include "cli/args.h"
 #include "cli/cli.h"
-#include "cpu/render_cpu.h"
 
 static const char *usage_bench =
     "usage: caustic bench [options]\n"
@@ -21,9 +21,14 @@ static const char *usage_bench =
     "  --gpu-bvh B          cuda: sah (default) | lbvh\n"
     "  --json               print one JSON object per configuration instead of a table\n"
     "\n"
-    "caustic bench --rays MESH... measures traversal alone (see caustic bench --rays --help).\n"
+    "Traversal alone (against Embree): the developer tool build/caustic-bench-rays MESH...\n"
     "caustic bench --integrator pt,bdpt,vcm compares light-transport algorithms at equal time\n"
     "(see caustic bench --integrator x --help).\n";
+
+static long core_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
 
 typedef struct result { double msamples, mrays, seconds; } result;
 
@@ -38,7 +43,7 @@ static int measure(caustic_scene *scene, caustic_options opt, int runs, result *
     for (int i = 0; i < runs; ++i) {
         caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
         if (!r) { fprintf(stderr, "caustic bench: %s\n", err); return -1; }
-        caustic_render(r, NULL, NULL);
+        caustic_render(r, NULL, NULL, NULL, 0);
         caustic_render_stats st;
         caustic_render_stats_get(r, &st);
         caustic_renderer_free(r);
@@ -67,13 +72,17 @@ static void report(int json, const char *scene, const char *schedule, int thread
 
 int cmd_bench(int argc, char **argv) {
     const char *scenes = "cornell,rtow";
-    long runs = 5, spp = 8, max_threads = cpu_core_count();
+    long runs = 5, spp = 8, max_threads = core_count();
     int w = 320, h = 240, json = 0;
     caustic_device device = CAUSTIC_DEVICE_CPU;
     caustic_gpu_bvh gpu_bvh = CAUSTIC_GPU_BVH_SAH;
     int modes[2] = {CAUSTIC_GPU_MEGA, -1};
     for (int i = 0; i < argc; ++i)
-        if (!strcmp(argv[i], "--rays")) return cmd_bench_rays(argc, argv);
+        if (!strcmp(argv[i], "--rays")) {
+            fprintf(stderr, "caustic bench: --rays is the developer tool caustic-bench-rays now "
+                            "(build/caustic-bench-rays MESH... [options])\n");
+            return EXIT_USAGE;
+        }
     for (int i = 0; i < argc; ++i)
         if (!strcmp(argv[i], "--integrator")) return cmd_bench_integrators(argc, argv);
     for (int i = 0; i < argc; ++i) {

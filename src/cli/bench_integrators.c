@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "image/image.h"
 
@@ -74,7 +75,7 @@ static int run_once(caustic_scene *sc, bench_integrator integ, int w, int h, int
     caustic_renderer *r = caustic_renderer_create(sc, &o, err, sizeof err);
     if (!r) { fprintf(stderr, "caustic bench: %s\n", err); return -1; }
     double c0 = cpu_now();
-    caustic_render(r, NULL, NULL);
+    caustic_render(r, NULL, NULL, NULL, 0);
     out->cpu_seconds = cpu_now() - c0;
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);

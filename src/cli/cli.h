@@ -18,10 +18,6 @@ void progress_init(progress_bar *pb, const char *label, int quiet);
 void progress_update(progress_bar *pb, const caustic_progress *p);
 void progress_finish(progress_bar *pb);
 
-/* Strict number parsing for flags: the whole string must be a number in [lo, hi]. */
-int parse_int(const char *s, long lo, long hi, long *out);
-int parse_double(const char *s, double lo, double hi, double *out);
-
 int cmd_bench(int argc, char **argv);
 int cmd_bench_integrators(int argc, char **argv);   /* caustic bench --integrator */
 int cmd_tonemap(int argc, char **argv);             /* caustic tonemap (tonemap_cmd.c) */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "caustic.h"
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/render_output.h"
 #include "image/image.h"
@@ -90,25 +91,6 @@ static const char *usage_compare =
     "Compares two images of the same size (.png, .exr, .pfm) and prints\n"
     "AE (pixels that differ in 8-bit sRGB), PSNR (dB), RMSE (8-bit units) and SSIM.\n";
 
-int parse_int(const char *s, long lo, long hi, long *out) {
-    if (!s || !*s) return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
-int parse_double(const char *s, double lo, double hi, double *out) {
-    if (!s || !*s) return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg) {
     fprintf(stderr, "caustic %s: ", cmd);
@@ -121,6 +103,11 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg) {
 static void print_warning(void *user, const char *message) {
     (void)user;
     fprintf(stderr, "caustic: warning: %s\n", message);
+}
+/* The library's log lines (caustic_set_log) come prefixed: printed as they are. */
+static void print_log(void *user, const char *message) {
+    (void)user;
+    fprintf(stderr, "%s\n", message);
 }
 static volatile sig_atomic_t g_interrupted = 0;
 static void on_signal(int sig) { (void)sig; g_interrupted = 1; }
@@ -330,7 +317,7 @@ static int cmd_render(int argc, char **argv) {
     out.last_preview = timer_now();
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    caustic_render(r, on_progress, &ctx);
+    if (caustic_render(r, on_progress, &ctx, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
     progress_finish(&ctx.pb);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -429,6 +416,7 @@ int main(int argc, char **argv) {
         return argc < 2 ? EXIT_USAGE : 0;
     }
     if (!strcmp(argv[1], "--version")) { printf("caustic %s\n", caustic_version()); return 0; }
+    caustic_set_log(print_log, NULL);
     char isa_err[256];
     if (!caustic_cpu_isa(isa_err, sizeof isa_err)) { fprintf(stderr, "caustic: %s\n", isa_err); return EXIT_USAGE; }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);

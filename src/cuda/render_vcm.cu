@@ -16,6 +16,7 @@
 // one traversal function instead of an inlined copy at each (as the megakernel does)
 #define KERNEL_TRACE_NOINLINE 1
 #include "cuda/cuda_internal.h"
+#include "util/log.h"
 #include "kernel/vcm.h"
 
 #include <cub/device/device_scan.cuh>
@@ -84,9 +85,11 @@ extern "C" void cuda_vcm_free(cuda_vcm *v) {
     if (!v) return;
     if (v->r && v->r->stream) cudaStreamSynchronize(v->r->stream);
     if (v->profile && v->profiled) {
-        fprintf(stderr, "caustic: vcm GPU passes, ms per iteration (%u iterations):", v->profiled);
-        for (int k = 0; k < VCM_NPASS; ++k) fprintf(stderr, " %s %.3f", vcm_pass_names[k], v->pass_ms[k] / v->profiled);
-        fprintf(stderr, "\n");
+        char line[512];
+        int n = snprintf(line, sizeof line, "caustic: vcm GPU passes, ms per iteration (%u iterations):", v->profiled);
+        for (int k = 0; k < VCM_NPASS && n > 0 && n < (int)sizeof line; ++k)
+            n += snprintf(line + n, sizeof line - n, " %s %.3f", vcm_pass_names[k], v->pass_ms[k] / v->profiled);
+        lib_log("%s", line);
     }
     for (int k = 0; k <= VCM_NPASS; ++k)
         if (v->ev[k]) cudaEventDestroy(v->ev[k]);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "image_internal.h"
+#include "util/file.h"
 
 void image__set_err(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || errlen == 0) return;
@@ -128,6 +129,24 @@ int image_save_png8(const unsigned char *rgb8, int width, int height, const char
   return save_impl(&img, rgb8, path, 0, err, errlen);
 }
 
+/* The encoder's half of save_impl: fills the temporary file that file_write_atomic renames. */
+typedef struct image_writer {
+  const image *img;
+  const unsigned char *rgb8;
+  const char *path;
+  int exr_float;
+  image_format fmt;
+} image_writer;
+
+static int write_image(FILE *f, void *user, char *err, size_t errlen) {
+  const image_writer *w = user;
+  switch (w->fmt) {
+  case IMAGE_FMT_PNG: return image__png_write8(f, w->img, w->rgb8, w->path, err, errlen);
+  case IMAGE_FMT_EXR: return image__exr_write(f, w->img, w->exr_float, w->path, err, errlen);
+  default: return image__pfm_write(f, w->img, w->path, err, errlen);
+  }
+}
+
 static int save_impl(const image *img, const unsigned char *rgb8, const char *path, int exr_float,
                      char *err, size_t errlen) {
   if (!path || !*path) {
@@ -145,47 +164,8 @@ static int save_impl(const image *img, const unsigned char *rgb8, const char *pa
     return -1;
   }
 
-  size_t tlen = strlen(path) + 32;
-  char *tmp = malloc(tlen);
-  if (!tmp) {
-    image__set_err(err, errlen, "%s: out of memory", path);
-    return -1;
-  }
-  snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
-
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    image__set_err(err, errlen, "%s: cannot create temporary file %s: %s", path, tmp,
-                   strerror(errno));
-    free(tmp);
-    return -1;
-  }
-
-  int rc;
-  switch (fmt) {
-  case IMAGE_FMT_PNG: rc = image__png_write8(f, img, rgb8, path, err, errlen); break;
-  case IMAGE_FMT_EXR: rc = image__exr_write(f, img, exr_float, path, err, errlen); break;
-  default: rc = image__pfm_write(f, img, path, err, errlen); break;
-  }
-
-  if (rc == 0) {
-    if (fflush(f) != 0 || ferror(f)) {
-      image__set_err(err, errlen, "%s: write error: %s", path, strerror(errno));
-      rc = -1;
-    }
-  }
-  if (fclose(f) != 0 && rc == 0) {
-    image__set_err(err, errlen, "%s: write error on close: %s", path, strerror(errno));
-    rc = -1;
-  }
-  if (rc == 0 && rename(tmp, path) != 0) {
-    image__set_err(err, errlen, "%s: cannot rename %s into place: %s", path, tmp,
-                   strerror(errno));
-    rc = -1;
-  }
-  if (rc != 0) remove(tmp);
-  free(tmp);
-  return rc;
+  image_writer w = {img, rgb8, path, exr_float, fmt};
+  return file_write_atomic(path, "cannot write image", write_image, &w, err, errlen);
 }
 
 /* ---- load ---------------------------------------------------------------------------- */

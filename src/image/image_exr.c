@@ -9,6 +9,7 @@
 #include <tinyexr.h>
 
 #include "image_internal.h"
+#include "util/file.h"
 
 /* ---- write --------------------------------------------------------------------------- */
 
@@ -80,36 +81,12 @@ int image__exr_write(FILE *f, const image *img, int use_float, const char *path,
 
 static int read_whole_file(const char *path, unsigned char **data, size_t *size, char *err,
                            size_t errlen) {
-  *data = NULL;
-  *size = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    image__set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  char why[256];
+  *data = (unsigned char *)file_read_all(path, LLONG_MAX, size, why, sizeof why);
+  if (!*data) {
+    image__set_err(err, errlen, "%s: %s", path, why);
     return -1;
   }
-  long len = -1;
-  if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
-  if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    image__set_err(err, errlen, "%s: cannot determine file size: %s", path, strerror(errno));
-    fclose(f);
-    return -1;
-  }
-  unsigned char *buf = malloc(len > 0 ? (size_t)len : 1u);
-  if (!buf) {
-    image__set_err(err, errlen, "%s: out of memory reading %ld bytes", path, len);
-    fclose(f);
-    return -1;
-  }
-  if (len > 0 && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-    image__set_err(err, errlen, "%s: read error: %s", path,
-                   ferror(f) ? strerror(errno) : "file shrank while reading");
-    free(buf);
-    fclose(f);
-    return -1;
-  }
-  fclose(f);
-  *data = buf;
-  *size = (size_t)len;
   return 0;
 }
 

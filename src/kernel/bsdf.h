@@ -79,8 +79,19 @@ KFN int material_is_delta(const material *m) {
     return m->kind == MAT_MIRROR || m->kind == MAT_DIELECTRIC ||
            (m->kind == MAT_CONDUCTOR && m->alpha < GGX_MIN_ALPHA);
 }
-/* Materials whose two sides behave alike (shading frame flips to face wo). */
-KFN int material_two_sided(const material *m) { return m->kind != MAT_DIELECTRIC; }
+/* The table's columns (types.h, MATERIAL_KINDS) as functions of a material. */
+#define MATERIAL_CASE_TWO_SIDED(kind, name, glossy, interior) case kind: return !(interior);
+#define MATERIAL_CASE_GLOSSY(kind, name, glossy, interior) case kind: return (glossy);
+/* Materials whose two sides behave alike (shading frame flips to face wo): no interior. */
+KFN int material_two_sided(const material *m) {
+    switch ((material_kind)m->kind) { MATERIAL_KINDS(MATERIAL_CASE_TWO_SIDED) case MAT_KIND_COUNT: break; }
+    return 1;
+}
+/* VCM (vcm.h): a non-Lambertian scatterer, so merging next to it is a strategy. */
+KFN int material_is_glossy(const material *m) {
+    switch ((material_kind)m->kind) { MATERIAL_KINDS(MATERIAL_CASE_GLOSSY) case MAT_KIND_COUNT: break; }
+    return 0;
+}
 
 /* ---- Phong: Lambertian albedo plus a normalised Phong lobe around the mirror direction ----
  * f = albedo/pi + specular (n+2)/(2pi) cos^n(alpha); the lobe is chosen by luminance. */
@@ -93,7 +104,7 @@ KFN float phong_lobe_pdf(float c, float n) { return (n + 1.0f) * K_INV_2PI * pow
 
 KFN vec3 bsdf_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi) {
     if (material_is_delta(m) || wo.z <= 0.0f || wi.z <= 0.0f) return v3s(0.0f);
-    switch (m->kind) {
+    switch ((material_kind)m->kind) {
     case MAT_DIFFUSE:
         return vscale(albedo, K_INV_PI * wi.z);
     case MAT_PHONG: {
@@ -107,14 +118,14 @@ KFN vec3 bsdf_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi) {
         vec3 f = fresnel_schlick(albedo, vdot(wo, wm));
         return vscale(f, d * g / (4.0f * wo.z));   /* f*cos = D G F / (4 cos_o) */
     }
-    default:
-        return v3s(0.0f);
+    case MAT_MIRROR: case MAT_DIELECTRIC: case MAT_BLACK: case MAT_KIND_COUNT: break;   /* no non-delta lobe */
     }
+    return v3s(0.0f);
 }
 
 KFN float bsdf_pdf(const material *m, vec3 wo, vec3 wi) {
     if (material_is_delta(m) || wo.z <= 0.0f || wi.z <= 0.0f) return 0.0f;
-    switch (m->kind) {
+    switch ((material_kind)m->kind) {
     case MAT_DIFFUSE: return pdf_cosine_hemisphere(wi.z);
     case MAT_PHONG: {
         /* the lobe probability depends on the albedo; pdfs use the untextured colour */
@@ -125,8 +136,9 @@ KFN float bsdf_pdf(const material *m, vec3 wo, vec3 wi) {
         vec3 wm = vnorm(vadd(wo, wi));
         return ggx_reflect_pdf(wo, wm, m->alpha);
     }
-    default: return 0.0f;
+    case MAT_MIRROR: case MAT_DIELECTRIC: case MAT_BLACK: case MAT_KIND_COUNT: break;   /* no non-delta lobe */
     }
+    return 0.0f;
 }
 
 /* Which quantity a path carries: radiance (camera paths) or importance (light paths). They differ
@@ -137,7 +149,7 @@ typedef enum transport_mode { TRANSPORT_RADIANCE = 0, TRANSPORT_IMPORTANCE = 1 }
  * direction was produced (absorbed). For dielectrics wo.z < 0 means wo is inside. */
 KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, int mode, bsdf_sample *bs) {
     bs->delta = 0;
-    switch (m->kind) {
+    switch ((material_kind)m->kind) {
     case MAT_PHONG: {
         if (wo.z <= 0.0f) return 0;
         float ps = phong_specular_prob(m, m->albedo);
@@ -203,9 +215,9 @@ KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, 
         bs->weight = mode == TRANSPORT_RADIANCE ? vscale(albedo, 1.0f / (eta * eta)) : albedo;
         return 1;
     }
-    default:
-        return 0;
+    case MAT_BLACK: case MAT_KIND_COUNT: break;   /* absorbs */
     }
+    return 0;
 }
 
 KFN int bsdf_sample_dir(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, bsdf_sample *bs) {
@@ -215,12 +227,13 @@ KFN int bsdf_sample_dir(const material *m, vec3 albedo, vec3 wo, float u1, vec2 
 /* Russian-roulette continuation probability of bidirectional sub-paths: the largest reflectance
  * channel, so a path's weight never grows through roulette. */
 KFN float bsdf_continuation(const material *m, vec3 albedo) {
-    switch (m->kind) {
+    switch ((material_kind)m->kind) {
     case MAT_BLACK: return 0.0f;
     case MAT_DIELECTRIC: return 1.0f;
     case MAT_PHONG: return kclamp(vmaxc(vadd(albedo, m->specular)), 0.0f, 1.0f);
-    default: return kclamp(vmaxc(albedo), 0.0f, 1.0f);
+    case MAT_DIFFUSE: case MAT_MIRROR: case MAT_CONDUCTOR: case MAT_KIND_COUNT: break;
     }
+    return kclamp(vmaxc(albedo), 0.0f, 1.0f);
 }
 
 #endif

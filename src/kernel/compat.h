@@ -30,6 +30,13 @@
 #  define KFN_TRACE KFN
 #endif
 
+/* A compile-time check in either language (C11 _Static_assert, C++ static_assert). */
+#if defined(__cplusplus)
+#  define KSTATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#  define KSTATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 #define K_PI      3.14159265358979323846f
 #define K_INV_PI  0.31830988618379067154f
 #define K_INV_2PI 0.15915494309189533577f

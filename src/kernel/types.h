@@ -6,11 +6,21 @@
 #include "vec.h"
 
 /* ---- primitives ------------------------------------------------------------------------
+ * One row per primitive kind: X(KIND, name). The enum follows the rows' order; the name is the
+ * kind's in messages (prim_kind_name). Adding a kind: a row here, its array in KSCENE_ARRAYS, its
+ * cases in intersect.h, lights.h, bvh_traverse.h and hit_material_kind (integrator_pt.h); those
+ * switches end in `default:` for the last kind (quads), so a new kind must be placed before it.
  * A primitive id packs its kind in the top 2 bits and its index in that kind's array. */
-typedef enum prim_kind { PRIM_TRIANGLE = 0, PRIM_SPHERE = 1, PRIM_QUAD = 2 } prim_kind;
+#define PRIM_KINDS(X) \
+    X(PRIM_TRIANGLE, "triangle") \
+    X(PRIM_SPHERE, "sphere") \
+    X(PRIM_QUAD, "quad")
+#define PRIM_ENUM_ROW(kind, name) kind,
+typedef enum prim_kind { PRIM_KINDS(PRIM_ENUM_ROW) PRIM_KIND_COUNT } prim_kind;
 #define PRIM_KIND_SHIFT 30u
 #define PRIM_INDEX_MASK 0x3fffffffu
 #define PRIM_NONE 0xffffffffu
+KSTATIC_ASSERT(PRIM_KIND_COUNT <= (1 << (32 - PRIM_KIND_SHIFT)), "a primitive id has 2 bits for the kind");
 KFN uint32_t prim_id(int kind, uint32_t index) { return ((uint32_t)kind << PRIM_KIND_SHIFT) | index; }
 KFN int prim_id_kind(uint32_t id) { return (int)(id >> PRIM_KIND_SHIFT); }
 KFN uint32_t prim_id_index(uint32_t id) { return id & PRIM_INDEX_MASK; }
@@ -41,14 +51,25 @@ typedef struct texture {
 } texture;
 
 /* ---- materials -------------------------------------------------------------------------- */
-typedef enum material_kind {
-    MAT_DIFFUSE = 0,    /* Lambertian */
-    MAT_MIRROR = 1,     /* perfect specular reflection, colour as reflectance */
-    MAT_CONDUCTOR = 2,  /* rough GGX conductor, Schlick Fresnel with F0 = colour */
-    MAT_DIELECTRIC = 3, /* smooth glass: Fresnel reflection/refraction with IOR, colour as tint */
-    MAT_BLACK = 4,      /* no reflection (pure emitters) */
-    MAT_PHONG = 5       /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */
-} material_kind;
+/* One row per material kind: X(KIND, name, glossy, interior). The enum (values in row order),
+ * the scene format's type name, the kernel's dispatch and the GPU wavefront's shade queues (one
+ * per kind, MAT_KIND_COUNT) all follow this list; docs/architecture.md, "How to add a material".
+ *   name      the TYPE in caustic's scene format (src/scene/scene_load.c also reads dialect
+ *             spellings of it)
+ *   glossy    for VCM (vcm.h): 1 = a non-Lambertian scatterer (specular or glossy), so merging
+ *             next to it is a strategy; 0 = Lambertian or absorbing. An expression, so a kind
+ *             whose lobe depends on its parameters may read them from `m` (const material *)
+ *   interior  1 = the surface separates an inside from an outside (a dielectric): the shading
+ *             frame is not flipped to face the incoming direction; 0 = both sides behave alike */
+#define MATERIAL_KINDS(X) \
+    X(MAT_DIFFUSE, "Diffuse", 0, 0)       /* Lambertian */ \
+    X(MAT_MIRROR, "Mirror", 1, 0)         /* perfect specular reflection, colour as reflectance */ \
+    X(MAT_CONDUCTOR, "Conductor", 1, 0)   /* rough GGX conductor, Schlick Fresnel with F0 = colour */ \
+    X(MAT_DIELECTRIC, "Dielectric", 1, 1) /* smooth glass: Fresnel reflection/refraction with IOR, colour as tint */ \
+    X(MAT_BLACK, "Emitting", 0, 0)        /* no reflection (pure emitters) */ \
+    X(MAT_PHONG, "Phong", 1, 0)           /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */
+#define MATERIAL_ENUM_ROW(kind, name, glossy, interior) kind,
+typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
 typedef struct material {
     int32_t kind;
     int32_t albedo_tex; /* index into textures, or -1 to use `albedo` */
@@ -66,7 +87,15 @@ typedef struct material {
 /* Area lights are emissive primitives; point and directional lights have no geometry. Lights
  * are chosen with probability proportional to power (the cdf lives in kscene.light_cdf); the
  * environment is chosen separately with kscene.env_pmf. */
-typedef enum light_kind { LIGHT_AREA = 0, LIGHT_POINT = 1, LIGHT_DIRECTIONAL = 2 } light_kind;
+/* One row per light kind: X(KIND, name); the name is the light's TYPE in the scene format
+ * (docs/architecture.md, "How to add a light": sample_light and light_emit in lights.h need a
+ * branch for a new kind). */
+#define LIGHT_KINDS(X) \
+    X(LIGHT_AREA, "area") \
+    X(LIGHT_POINT, "point") \
+    X(LIGHT_DIRECTIONAL, "directional")
+#define LIGHT_ENUM_ROW(kind, name) kind,
+typedef enum light_kind { LIGHT_KINDS(LIGHT_ENUM_ROW) LIGHT_KIND_COUNT } light_kind;
 typedef struct light {
     int32_t kind;
     uint32_t prim;      /* area: the emitting primitive */

@@ -248,7 +248,7 @@ KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b)
     b->wo_l = frame_to_local(b->fr, wo);
     b->cont = bsdf_continuation(m, b->albedo);
     b->delta = material_is_delta(m);
-    b->glossy = m->kind != MAT_DIFFUSE && m->kind != MAT_BLACK;
+    b->glossy = material_is_glossy(m);   /* the material table's glossy column (types.h) */
     return fabsf(b->wo_l.z) > 1e-6f;
 }
 

@@ -8,6 +8,7 @@
 #endif
 #include "scene/mtl.h"
 #include "util/array.h"
+#include "util/file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,15 +28,10 @@ typedef struct mtlreader {
 } mtlreader;
 
 static int mtlfail(mtlreader *r, const char *fmt, ...) {
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    file_error_v(r->err, r->errlen, r->name, r->line, fmt, ap);
     va_end(ap);
-    if (r->err && r->errlen) {
-        snprintf(r->err, r->errlen, "%s:%zu: %s", r->name, r->line, msg);
-        text_one_line(r->err);
-    }
     return -1;
 }
 

@@ -44,7 +44,7 @@ material mtl_to_material(const mtl_entry *e);
 /* Options of the OBJ loader, for tests and the fuzzer. Zero-initialised = the defaults. */
 typedef struct obj_options {
     float smooth_angle_deg;   /* <= 0: OBJ_SMOOTH_ANGLE_DEG */
-    int quiet;                /* no warning lines on stderr */
+    int quiet;                /* no warning lines (scene_warn) */
     const char *mtl_text;     /* if set, every mtllib reads this text instead of a file */
     size_t mtl_size;
     /* counters filled in by the loader (for tests) */

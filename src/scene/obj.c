@@ -4,7 +4,7 @@
  * mtllib (one or more files, relative to the OBJ file), usemtl; g, o, s are accepted (grouping
  * does not change the mesh; smoothing follows the angle threshold below). n-gons are
  * fan-triangulated, CRLF and a final line without a newline are fine. Anything else (l, p, vp,
- * curves, ...) is counted and reported in one warning line on stderr.
+ * curves, ...) is counted and reported in one warning line (scene_warn).
  *
  * The file is read into memory once and parsed in place; triangles are kept as attribute-index
  * corners until the end, then:
@@ -22,6 +22,7 @@
 #endif
 #include "scene/mtl.h"
 #include "util/array.h"
+#include "util/file.h"
 #include "image/image.h"
 
 #include <dirent.h>
@@ -71,16 +72,10 @@ typedef struct objreader {
 } objreader;
 
 static int objfail(objreader *r, const char *fmt, ...) {
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    file_error_v(r->err, r->errlen, r->path, r->line, fmt, ap);
     va_end(ap);
-    if (r->err && r->errlen) {
-        if (r->line) snprintf(r->err, r->errlen, "%s:%zu: %s", r->path, r->line, msg);
-        else snprintf(r->err, r->errlen, "%s: %s", r->path, msg);
-        text_one_line(r->err); /* one printable line, whatever the path holds */
-    }
     return -1;
 }
 
@@ -99,46 +94,6 @@ static void objwarn(objreader *r, const char *fmt, ...) {
 
 /* ---- files and paths ---------------------------------------------------------------------- */
 
-/* Reads a whole regular file (stat first: a FIFO would block, /dev/zero never ends). On failure
- * writes "problem" (without the path) to why and returns NULL. */
-static char *read_file(const char *path, long long max, size_t *size, char *why, size_t whylen) {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(why, whylen, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(why, whylen, "not a regular file");
-        return NULL;
-    }
-    if ((long long)st.st_size > max) {
-        snprintf(why, whylen, "file too large (%lld bytes)", (long long)st.st_size);
-        return NULL;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, whylen, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    char *text = malloc(n + 1);
-    if (!text) {
-        fclose(f);
-        snprintf(why, whylen, "out of memory");
-        return NULL;
-    }
-    size_t got = fread(text, 1, n, f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr || got != n) {
-        free(text);
-        snprintf(why, whylen, "read error");
-        return NULL;
-    }
-    text[n] = '\0';
-    *size = n;
-    return text;
-}
 
 /* dir + "/" + rel (rel with '\' turned into '/'; absolute rel kept). Caller frees. */
 static char *join_path(const char *dir, const char *rel) {
@@ -653,11 +608,11 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
             if (r->opt->mtl_size) memcpy(text, r->opt->mtl_text, r->opt->mtl_size);
             size = r->opt->mtl_size;
         } else {
-            text = read_file(r->libs[i], MTL_MAX_FILE, &size, why, sizeof why);
+            text = file_read_all(r->libs[i], MTL_MAX_FILE, &size, why, sizeof why);
             if (!text) {
                 /* a lone OBJ without its MTL still loads: faces get the default material */
                 char *alt = find_case_insensitive(r->libs[i]);
-                if (alt) text = read_file(alt, MTL_MAX_FILE, &size, why, sizeof why);
+                if (alt) text = file_read_all(alt, MTL_MAX_FILE, &size, why, sizeof why);
                 free(alt);
             }
             if (!text) {
@@ -848,7 +803,7 @@ int scene_load_obj_ex(scene *s, const char *path, xform to_world, int material, 
     r.s = s;
     char why[200];
     size_t size = 0;
-    char *text = read_file(path, OBJ_MAX_FILE, &size, why, sizeof why);
+    char *text = file_read_all(path, OBJ_MAX_FILE, &size, why, sizeof why);
     if (!text) return objfail(&r, "%s", why);
     char *dir = dir_of(path);
     r.base_dir = dir;

@@ -10,12 +10,13 @@
  * Errors are one line: "PATH: problem", "PATH: header line N: problem" or
  * "PATH: element 'face' record N: problem" (records count from 0, like PLY vertex indices).
  * Faces with fewer than 3 indices and zero-area triangles are skipped and reported in a single
- * warning line on stderr. */
+ * warning line (scene_warn: the loader's warning sink). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
 #include "util/array.h"
+#include "util/file.h"
 
 #include <errno.h>
 #include <float.h>
@@ -599,33 +600,10 @@ int scene_load_ply(scene *s, const char *path, xform to_world, int material, cha
     r.path = path;
     r.err = err;
     r.errlen = errlen;
-    /* stat before opening: opening a FIFO blocks, and a device (/dev/zero) never ends */
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        int e = errno;
-        return plyfail(&r, "cannot open: %s", strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) return plyfail(&r, "not a regular file");
-    if ((long long)st.st_size > PLY_MAX_FILE) return plyfail(&r, "file too large (%lld bytes)", (long long)st.st_size);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        return plyfail(&r, "cannot open: %s", strerror(e));
-    }
-    size_t size = (size_t)st.st_size;
-    r.buf = malloc(size + 1);
-    if (!r.buf) {
-        fclose(f);
-        return plyfail(&r, "out of memory");
-    }
-    size_t got = fread(r.buf, 1, size, f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr || got != size) {
-        free(r.buf);
-        return plyfail(&r, "read error");
-    }
-    r.buf[size] = '\0';
+    size_t size;
+    char why[256];
+    r.buf = file_read_all(path, PLY_MAX_FILE, &size, why, sizeof why);
+    if (!r.buf) return plyfail(&r, "%s", why);
     r.size = size;
     int rc = load_buffer(&r, s, to_world, material);
     free(r.buf);

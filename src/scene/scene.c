@@ -8,6 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MATERIAL_NAME_ROW(kind, name, glossy, interior) [kind] = name,
+#define PRIM_NAME_ROW(kind, name) [kind] = name,
+#define LIGHT_NAME_ROW(kind, name) [kind] = name,
+static const char *const material_names[] = {MATERIAL_KINDS(MATERIAL_NAME_ROW)};
+static const char *const prim_names[] = {PRIM_KINDS(PRIM_NAME_ROW)};
+static const char *const light_names[] = {LIGHT_KINDS(LIGHT_NAME_ROW)};
+_Static_assert(sizeof material_names / sizeof *material_names == MAT_KIND_COUNT, "a name per material kind");
+_Static_assert(sizeof prim_names / sizeof *prim_names == PRIM_KIND_COUNT, "a name per primitive kind");
+_Static_assert(sizeof light_names / sizeof *light_names == LIGHT_KIND_COUNT, "a name per light kind");
+const char *material_kind_name(int k) { return k >= 0 && k < MAT_KIND_COUNT ? material_names[k] : NULL; }
+const char *prim_kind_name(int k) { return k >= 0 && k < PRIM_KIND_COUNT ? prim_names[k] : NULL; }
+const char *light_kind_name(int k) { return k >= 0 && k < LIGHT_KIND_COUNT ? light_names[k] : NULL; }
+
 
 scene *scene_create(void) {
     scene *s = calloc(1, sizeof(*s));

@@ -55,6 +55,12 @@ typedef struct scene {
 scene *scene_create(void);
 void scene_destroy(scene *s);
 
+/* The names of the kind tables' rows (kernel/types.h: MATERIAL_KINDS, PRIM_KINDS, LIGHT_KINDS):
+ * the material's and the light's TYPE in the scene format. NULL for a kind out of range. */
+const char *material_kind_name(int kind);
+const char *prim_kind_name(int kind);
+const char *light_kind_name(int kind);
+
 /* Materials are looked up by name; adding a name twice is an error (returns -1). */
 int scene_add_material(scene *s, const char *name, material m);
 int scene_find_material(const scene *s, const char *name);

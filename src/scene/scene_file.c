@@ -10,6 +10,7 @@
 #endif
 #include "scene/scene.h"
 #include "util/array.h"
+#include "util/file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -74,45 +75,9 @@ int scene_load_mesh_file(scene *s, const char *path, xform to_world, int materia
 /* ---- reading ----------------------------------------------------------------------------------- */
 /* The whole file, NUL-terminated (it may contain NULs: *size says how long it is). */
 static char *read_all(const char *path, size_t *size, char *err, size_t errlen) {
-    struct stat st;
-    /* stat before opening: opening a FIFO blocks, and a device never ends */
-    if (stat(path, &st) != 0) {
-        int e = errno;
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        return NULL;
-    }
-    if (st.st_size > MAX_SCENE_FILE) {
-        snprintf(err, errlen, "%s: scene file too large (%lld bytes, at most %ld)", path, (long long)st.st_size,
-                 (long)MAX_SCENE_FILE);
-        return NULL;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
-        return NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    char *text = malloc(n + 1);
-    if (!text) {
-        fclose(f);
-        snprintf(err, errlen, "%s: out of memory", path);
-        return NULL;
-    }
-    size_t got = fread(text, 1, n, f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr || got != n) {
-        free(text);
-        snprintf(err, errlen, "%s: read error", path);
-        return NULL;
-    }
-    text[n] = '\0';
-    *size = n;
+    char why[256];
+    char *text = file_read_all(path, MAX_SCENE_FILE, size, why, sizeof why);
+    if (!text) snprintf(err, errlen, "%s: %s", path, why);
     return text;
 }
 
@@ -324,9 +289,7 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
     }
     case FMT_CIS_TEXT: {
         if (nul) {
-            size_t line = 1;
-            for (const char *c = text; c < nul; ++c) line += *c == '\n';
-            snprintf(err, errlen, "%s:%zu: file contains a NUL byte (not a text file?)", path, line);
+            file_error(err, errlen, path, text_line_at(text, nul), "file contains a NUL byte (not a text file?)");
             break;
         }
         char *json = scene_text_to_json(text, n, path, dir, err, errlen);
@@ -339,9 +302,7 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
     case FMT_JSON:
     case FMT_UNKNOWN:
         if (nul) {
-            size_t line = 1;
-            for (const char *c = text; c < nul; ++c) line += *c == '\n';
-            snprintf(err, errlen, "%s:%zu: file contains a NUL byte (not a text file?)", path, line);
+            file_error(err, errlen, path, text_line_at(text, nul), "file contains a NUL byte (not a text file?)");
             break;
         }
         /* cJSON's syntax error names the line; an unknown text format reads as malformed JSON */
@@ -355,28 +316,13 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
     return rc;
 }
 
+static int write_text(FILE *f, void *user, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    const char *text = user;
+    size_t len = strlen(text);
+    return fwrite(text, 1, len, f) == len ? 0 : -1;   /* the flush that follows names the error */
+}
+
 int scene_dump_json(const char *path, const char *json, char *err, size_t errlen) {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
-    snprintf(tmp, n + 16, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        int e = errno;
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e));
-        free(tmp);
-        return -1;
-    }
-    size_t len = strlen(json);
-    int bad = fwrite(json, 1, len, f) != len;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e));
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    return file_write_atomic(path, "cannot write", write_text, (void *)json, err, errlen);
 }

@@ -7,6 +7,7 @@
 #endif
 #include "scene/scene.h"
 #include "util/array.h"
+#include "util/file.h"
 #include "image/image.h"
 
 #include <cjson/cJSON.h>
@@ -1067,7 +1068,8 @@ static int parse_environment(loader *L, cJSON *env) {
  * DIRECTION with irradiance RGB*e on a plane facing it. */
 static int parse_lights(loader *L, cJSON *ls) {
     static const char *const keys[] = {"TYPE", "POSITION", "DIRECTION", "RGB", "EMITTANCE", NULL};
-    static const char *const types[] = {"point", "directional", NULL};
+    /* the light table's names (kernel/types.h); area lights are emissive materials */
+    const char *const types[] = {light_kind_name(LIGHT_POINT), light_kind_name(LIGHT_DIRECTIONAL), NULL};
     if (!cJSON_IsArray(ls)) return fail(L, "Lights", "expected an array, got %s", jtype(ls));
     size_t i = 0;
     for (cJSON *l = ls->child; l; l = l->next, ++i) {
@@ -1456,50 +1458,17 @@ int scene_load_json_text_opts(scene **out, const char *text, const char *source_
 
 int scene_load_json_file(scene **out, const char *path, char *err, size_t errlen) {
     *out = NULL;
-    /* stat before opening: opening a FIFO blocks, and a device never ends */
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        int e = errno;
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        return -1;
-    }
-    if (st.st_size > MAX_SCENE_FILE) {
-        snprintf(err, errlen, "%s: scene file too large (%lld bytes, at most %ld)", path, (long long)st.st_size,
-                 (long)MAX_SCENE_FILE);
-        return -1;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
-        return -1;
-    }
-    size_t size = (size_t)st.st_size;
-    char *text = malloc(size + 1);
+    size_t size;
+    char why[256];
+    char *text = file_read_all(path, MAX_SCENE_FILE, &size, why, sizeof why);
     if (!text) {
-        fclose(f);
-        snprintf(err, errlen, "%s: out of memory", path);
+        snprintf(err, errlen, "%s: %s", path, why);
         return -1;
     }
-    size_t got = fread(text, 1, size, f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr || got != size) {
-        free(text);
-        snprintf(err, errlen, "%s: read error", path);
-        return -1;
-    }
-    text[size] = '\0';
     /* cJSON would stop at a NUL and silently ignore the rest */
     const char *nul = memchr(text, '\0', size);
     if (nul) {
-        size_t line = 1;
-        for (const char *c = text; c < nul; ++c) line += *c == '\n';
-        snprintf(err, errlen, "%s:%zu: file contains a NUL byte (not a text file?)", path, line);
+        file_error(err, errlen, path, text_line_at(text, nul), "file contains a NUL byte (not a text file?)");
         free(text);
         return -1;
     }

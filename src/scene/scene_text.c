@@ -21,6 +21,7 @@
 #endif
 #include "scene/scene.h"
 #include "util/array.h"
+#include "util/file.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -40,15 +41,10 @@ typedef struct textconv {
 } textconv;
 
 static int tfail(textconv *t, const char *fmt, ...) {
-    char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    file_error_v(t->err, t->errlen, t->src, t->line, fmt, ap);
     va_end(ap);
-    if (t->err && t->errlen) {
-        snprintf(t->err, t->errlen, "%s:%zu: %s", t->src, t->line, msg);
-        text_one_line(t->err);
-    }
     return -1;
 }
 

@@ -10,7 +10,7 @@
  *   shadow:  from the same origins towards the point light c + R*(0.3, 1.5, 0.6), any hit,
  *            tmax = distance * (1 - 1e-4); only for hits whose normal faces the light.
  * Hit counts and the sum of hit distances are printed so different tracers can be compared. */
-#include "cli/bench_rays.h"
+#include "bench_rays.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "cpu/render_cpu.h"
 #include "cuda/render_cuda.h"
@@ -30,7 +31,7 @@
 #define CHUNK 4096
 
 static const char *usage_rays =
-    "usage: caustic bench --rays MESH.obj|MESH.ply [MESH ...] [options]\n"
+    "usage: caustic-bench-rays MESH.obj|MESH.ply [MESH ...] [options]\n"
     "\n"
     "Traversal throughput (Mrays/s) for primary, diffuse and shadow rays, single-threaded and on\n"
     "all cores, side by side with Embree when caustic was built with it.\n"
@@ -235,13 +236,13 @@ int cmd_bench_rays(int argc, char **argv) {
         if (!strcmp(a, "--cpu-time")) { use_cpu_time = 1; continue; }
         if (!strcmp(a, "--interleave")) { interleave = 1; continue; }
         if (!strcmp(a, "--device")) {
-            if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) { fprintf(stderr, "caustic bench: --device: expected cpu or cuda\n"); return EXIT_USAGE; }
+            if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) { fprintf(stderr, "caustic-bench-rays: --device: expected cpu or cuda\n"); return EXIT_USAGE; }
             gpu = !strcmp(v, "cuda");
             i++;
             continue;
         }
         if (!strcmp(a, "--gpu-bvh")) {
-            if (!v || (strcmp(v, "sah") && strcmp(v, "lbvh") && strcmp(v, "both"))) { fprintf(stderr, "caustic bench: --gpu-bvh: expected sah, lbvh or both\n"); return EXIT_USAGE; }
+            if (!v || (strcmp(v, "sah") && strcmp(v, "lbvh") && strcmp(v, "both"))) { fprintf(stderr, "caustic-bench-rays: --gpu-bvh: expected sah, lbvh or both\n"); return EXIT_USAGE; }
             bvh_from = !strcmp(v, "lbvh") ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
             bvh_to = !strcmp(v, "sah") ? CUDA_BVH_SAH : CUDA_BVH_LBVH;
             i++;
@@ -250,14 +251,14 @@ int cmd_bench_rays(int argc, char **argv) {
         if (a[0] == '-') {
             long *dst = !strcmp(a, "--res") ? &res : !strcmp(a, "--runs") ? &runs : !strcmp(a, "--threads") ? &threads : NULL;
             long hi = dst == &res ? 8192 : dst == &runs ? 63 : 256;
-            if (!dst) { fprintf(stderr, "caustic bench: unknown option '%s'\n", a); return EXIT_USAGE; }
-            if (parse_int(v, 1, hi, dst)) { fprintf(stderr, "caustic bench: %s: '%s' is not in 1..%ld\n", a, v ? v : "", hi); return EXIT_USAGE; }
+            if (!dst) { fprintf(stderr, "caustic-bench-rays: unknown option '%s'\n", a); return EXIT_USAGE; }
+            if (parse_int(v, 1, hi, dst)) { fprintf(stderr, "caustic-bench-rays: %s: '%s' is not in 1..%ld\n", a, v ? v : "", hi); return EXIT_USAGE; }
             i++;
             continue;
         }
         if (nmeshes < 64) meshes[nmeshes++] = a;
     }
-    if (nmeshes == 0) { fprintf(stderr, "caustic bench --rays: give at least one mesh (.obj or .ply)\n"); return EXIT_USAGE; }
+    if (nmeshes == 0) { fprintf(stderr, "caustic-bench-rays: give at least one mesh (.obj or .ply)\n"); return EXIT_USAGE; }
     if (!json && !gpu) {
         const cpu_kernels *ck = cpu_kernels_get();
         printf("# CPU kernel ISA: %s (%s)\n", ck->name, ck->desc);
@@ -272,7 +273,7 @@ int cmd_bench_rays(int argc, char **argv) {
         if (load_mesh(&s, meshes[m], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
         double load_s = timer_now() - t0;
         ray_set sets[3];
-        if (make_sets(s, (int)res, inside, sets)) { fprintf(stderr, "caustic bench: out of memory\n"); scene_destroy(s); return EXIT_RUNTIME; }
+        if (make_sets(s, (int)res, inside, sets)) { fprintf(stderr, "caustic-bench-rays: out of memory\n"); scene_destroy(s); return EXIT_RUNTIME; }
         if (gpu) {
             char gerr[512];
             for (int bv = bvh_from; bv <= bvh_to; ++bv) {

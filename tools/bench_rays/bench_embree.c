@@ -1,6 +1,6 @@
-/* Embree 3 as the reference CPU tracer for `caustic bench --rays` (single-ray API, the same rays).
+/* Embree 3 as the reference CPU tracer for `caustic-bench-rays` (single-ray API, the same rays).
  * Compiled only when Debian's libembree-dev is present; otherwise the stub below reports none. */
-#include "cli/bench_rays.h"
+#include "bench_rays.h"
 
 #include <stdio.h>
 #include <stdlib.h>

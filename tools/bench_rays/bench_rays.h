@@ -1,7 +1,7 @@
-/* caustic bench --rays: traversal-only throughput on fixed ray sets (see docs/PERFORMANCE.md for
+/* caustic-bench-rays: traversal-only throughput on fixed ray sets (see docs/PERFORMANCE.md for
  * the exact generation rules, so other tracers can trace the same rays). */
-#ifndef CAUSTIC_CLI_BENCH_RAYS_H
-#define CAUSTIC_CLI_BENCH_RAYS_H
+#ifndef CAUSTIC_TOOLS_BENCH_RAYS_H
+#define CAUSTIC_TOOLS_BENCH_RAYS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,0 +1,10 @@
+/* Argument parsing shared by the CLI's commands (render, bench, tonemap, ...). */
+#ifndef CAUSTIC_CLI_ARGS_H
+#define CAUSTIC_CLI_ARGS_H
+
+/* Strict number parsing for flags: the whole string must be a number in [lo, hi]; 0, or -1
+ * (nothing written to *out). */
+int parse_int(const char *s, long lo, long hi, long *out);
+int parse_double(const char *s, double lo, double hi, double *out);
+
+#endif

@@ -1,0 +1,100 @@
+/* util/file.h: whole-file reading, atomic replacement, the error-line format. */
+#include "util/file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/array.h"
+
+char *file_read_all(const char *path, long long max, size_t *size, char *why, size_t whylen) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(why, whylen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "not a regular file");
+        return NULL;
+    }
+    if ((long long)st.st_size > max) {
+        snprintf(why, whylen, "file too large (%lld bytes, at most %lld)", (long long)st.st_size, max);
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, whylen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    size_t n = (size_t)st.st_size;
+    char *text = malloc(n + 1);
+    if (!text) {
+        fclose(f);
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    size_t got = fread(text, 1, n, f);
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr || got != n) {
+        free(text);
+        snprintf(why, whylen, "read error");
+        return NULL;
+    }
+    text[n] = '\0';
+    *size = n;
+    return text;
+}
+
+int file_write_atomic(const char *path, const char *what, file_write_fn write, void *user, char *err, size_t errlen) {
+    size_t tlen = strlen(path) + 32;
+    char *tmp = malloc(tlen);
+    if (!tmp) return file_error(err, errlen, path, 0, "%s: out of memory", what);
+    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        int e = errno;
+        free(tmp);
+        return file_error(err, errlen, path, 0, "%s: %s", what, strerror(e));
+    }
+    if (err && errlen) err[0] = '\0';
+    errno = 0;
+    int rc = write(f, user, err, errlen);
+    int e = 0;
+    if (rc != 0 && !(err && errlen && err[0])) e = errno ? errno : EIO;   /* a writer without a message */
+    if (rc == 0 && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)) { e = errno ? errno : EIO; rc = -1; }
+    if (fclose(f) != 0 && rc == 0) { e = errno ? errno : EIO; rc = -1; }
+    if (rc == 0 && rename(tmp, path) != 0) { e = errno; rc = -1; }
+    if (rc != 0) {
+        remove(tmp);
+        if (e) file_error(err, errlen, path, 0, "%s: %s", what, strerror(e));
+    }
+    free(tmp);
+    return rc ? -1 : 0;
+}
+
+int file_error_v(char *err, size_t errlen, const char *path, size_t line, const char *fmt, va_list ap) {
+    if (!err || !errlen) return -1;
+    char msg[600];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (line) snprintf(err, errlen, "%s:%zu: %s", path, line, msg);
+    else snprintf(err, errlen, "%s: %s", path, msg);
+    text_one_line(err);
+    return -1;
+}
+
+int file_error(char *err, size_t errlen, const char *path, size_t line, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    file_error_v(err, errlen, path, line, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+size_t text_line_at(const char *text, const char *at) {
+    size_t line = 1;
+    for (const char *c = text; c < at; ++c) line += *c == '\n';
+    return line;
+}
