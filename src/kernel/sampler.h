@@ -189,9 +189,14 @@ KFN float sampler_1d(sampler *s) {
  * coordinate (x or y) of draw s->dim + off[l] with the scalar draws' integer operations. */
 #if KERNEL_SIMD_AVX2
 KFN __m256i simd_reverse_bits32(__m256i x) {
-    /* byte swap within each lane, then each byte's bits by two nibble lookups */
     const __m256i bswap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
                                            3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+#if KERNEL_SIMD_AVX512
+    /* GFNI: each byte's bits reversed by one affine transform (the anti-diagonal bit matrix) */
+    x = _mm256_gf2p8affine_epi64_epi8(x, _mm256_set1_epi64x((long long)0x8040201008040201ULL), 0);
+    return _mm256_shuffle_epi8(x, bswap);
+#endif
+    /* byte swap within each lane, then each byte's bits by two nibble lookups */
     const __m256i rev_hi = _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15,
                                             0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15);
     const __m256i rev_lo = _mm256_slli_epi16(rev_hi, 4);  /* no carries: entries < 16 */
