@@ -127,7 +127,7 @@ KFN int shade_draws(const path_state *ps, int max_depth, int depth_start) {
 }
 
 KFN int stage_shade(path_state *ps, const kscene *s, int max_depth, int depth_start) {
-    bounce_samples u = {0};
+    bounce_samples u = bounce_samples_none();
     if (shade_draws(ps, max_depth, depth_start)) u = sampler_bounce(&ps->smp);
     return stage_shade_with(ps, s, &u, max_depth, depth_start);
 }
@@ -159,7 +159,7 @@ KFN vec3 path_trace_sample(const kscene *s, int px, int py, uint32_t index, uint
      * the out-of-order core computes them (a chain of dependent integer operations) while it
      * traces and shades, instead of shading waiting for them. The same numbers in the same order
      * as stage_shade's. (The GPU keeps no such state across its traversal call.) */
-    bounce_samples next = {0};
+    bounce_samples next = bounce_samples_none();
     if (shade_draws(&ps, max_depth, depth_start)) next = sampler_bounce(&ps.smp);
 #endif
     while (stage != STAGE_DONE) {

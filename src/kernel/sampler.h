@@ -267,6 +267,14 @@ typedef struct bounce_samples {
     float rr;
 } bounce_samples;
 
+/* (for a bounce that draws nothing: it ends the path before using them) */
+KFN bounce_samples bounce_samples_none(void) {
+    bounce_samples b;
+    b.light_pick = b.lobe = b.rr = 0.0f;
+    b.light = b.bsdf = v2(0.0f, 0.0f);
+    return b;
+}
+
 KFN bounce_samples sampler_bounce(sampler *s) {
     bounce_samples b;
 #if KERNEL_SIMD_AVX2
