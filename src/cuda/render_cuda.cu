@@ -31,8 +31,10 @@ extern "C" {
 // resident threads still fills the GPU (issue 21: at 512x384 one thread per pixel was 1.16 waves
 // of the H100's 169k resident threads, 0.42x the samples/s of 1080p). The split depends on the
 // image size and the pass only, never on the device, so a seed gives the same image everywhere.
+// 2^22 (168 MB of slice sums at most) was measured best of 2^20..2^22 on the H100
+// (docs/PERFORMANCE.md): more items shorten the tail of each pass; 1080p gets 2 slices too.
 #ifndef MEGA_FILL_ITEMS
-#define MEGA_FILL_ITEMS (1u << 21)
+#define MEGA_FILL_ITEMS (1u << 22)
 #endif
 // Trace kernel grid: 1 = persistent (the blocks that fit at once, rays fetched by warps from a
 // counter), 0 = one block per 128 rays (for comparison).
