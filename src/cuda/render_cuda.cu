@@ -36,6 +36,12 @@ extern "C" {
 #ifndef MEGA_FILL_ITEMS
 #define MEGA_FILL_ITEMS (1u << 22)
 #endif
+// Sliced passes: 1 = slices shrink from the first to the last (slice c starts at sample
+// S (1 - (1 - c/K)^2) of the pass's S samples in K slices), so that the units taken last, while
+// other warps already idle, are short; 0 = K equal slices (for comparison).
+#ifndef MEGA_SLICE_GUIDED
+#define MEGA_SLICE_GUIDED 1
+#endif
 // Trace kernel grid: 1 = persistent (the blocks that fit at once, rays fetched by warps from a
 // counter), 0 = one block per 128 rays (for comparison).
 #ifndef TRACE_PERSISTENT
@@ -200,6 +206,18 @@ pt_megakernel(kscene k, kpass pass, kfilm film, unsigned long long *counters) {
 // sums the slice in sample order into its own film_pixel (slice-major buffer), and
 // film_merge_slices adds the slices in order. No adaptive sampling here (its stop decision needs
 // the pixel's running sums, sample by sample): such passes keep one thread per pixel.
+
+// First sample (relative to the pass) of slice c of `slices`; slice_start(.., slices) = spp.
+__device__ uint32_t slice_start(uint32_t spp, uint32_t slices, uint32_t c) {
+    if (c >= slices) return spp;
+#if MEGA_SLICE_GUIDED
+    double r = (double)(slices - c) / (double)slices;
+    return spp - (uint32_t)((double)spp * r * r);
+#else
+    return (uint32_t)((uint64_t)c * spp / slices);
+#endif
+}
+
 template <bool ADAPTIVE_DEPTH>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
 pt_megakernel_sliced(kscene k, kpass pass, kfilm film, uint32_t slices, film_pixel *part, unsigned *next,
@@ -221,8 +239,8 @@ pt_megakernel_sliced(kscene k, kpass pass, kfilm film, uint32_t slices, film_pix
             if (film.count[pix] >= pass.sample_begin) {   // else stopped by adaptive sampling earlier
                 kpass p = pass;
                 if (!ADAPTIVE_DEPTH) p.depth_start = 0;
-                p.sample_begin = pass.sample_begin + (uint32_t)((uint64_t)slice * spp / slices);
-                p.sample_end = pass.sample_begin + (uint32_t)((uint64_t)(slice + 1u) * spp / slices);
+                p.sample_begin = pass.sample_begin + slice_start(spp, slices, slice);
+                p.sample_end = pass.sample_begin + slice_start(spp, slices, slice + 1u);
                 film_trace_pixel(&k, &p, (int)(pix % (size_t)film.width), (int)(pix / (size_t)film.width), &f, &rays,
                                  &bad);
                 taken += f.n;
