@@ -18,6 +18,18 @@ const char *update_check(const float *p, size_t n, size_t expected_n);
 void aggregate_mean(const float *const *updates, const double *weights, int k, size_t n,
                     float *out);
 
+/* Robust combination of client models (--robust): the plain/weighted mean, the coordinate-
+ * wise median, or the coordinate-wise mean after dropping the `trim` fraction of largest and
+ * smallest values (trimmed mean; at least one value is kept). */
+typedef enum { ROBUST_MEAN, ROBUST_MEDIAN, ROBUST_TRIMMED } robust_kind;
+int robust_parse(const char *s, robust_kind *kind, float *trim);
+void aggregate_median(const float *const *updates, int k, size_t n, float *out);
+void aggregate_trimmed_mean(const float *const *updates, int k, size_t n, float trim, float *out);
+
+/* Norm clipping (--clip-norm): scales update - global to L2 norm <= max_norm in place.
+ * Returns the norm before clipping. */
+double aggregate_clip(float *update, const float *global, size_t n, float max_norm);
+
 /* Applies the averaged client models to the global model.
  * fedavg, fedavg-weighted, fedprox: global = avg.
  * fedavgm: m = beta*m + (global - avg); global -= server_lr * m. */

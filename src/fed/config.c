@@ -41,6 +41,9 @@ void config_usage(void) {
         "        --partition paper|iid|dirichlet:ALPHA  --client-fraction F (1)\n"
         "        --aggregator fedavg|fedavg-weighted|fedavgm|fedprox (fedavgm)\n"
         "        --server-momentum B (0.7) --server-lr X (1) --prox-mu MU (0)\n"
+        "        --round-timeout SEC (0 = none): skip clients that have not answered by then\n"
+        "        --robust mean|median|trimmed:F (mean)  --clip-norm C (0 = off)\n"
+        "        --max-param V (1e4)  --max-update-norm N (0 = off)   refuse updates beyond these\n"
         "        --preset paper   the paper's plain setting (SGD lr 0.01, no momentum, fedavg)\n"
         "data:   --normalize none|standard  (standard: pixels minus the training mean, over its std)\n"
         "run:    --out RUN_DIR  --resume  --quiet\n",
@@ -67,6 +70,8 @@ static void set_defaults(fed_config *c) {
     c->server_lr = 1.0f;
     c->prox_mu = 0.0f;
     c->client_fraction = 1.0f;
+    c->robust = ROBUST_MEAN;
+    c->max_param = 1e4f;
     c->seed = 1;
     int def[] = {784, 256, 128, 10};
     memcpy(c->sizes, def, sizeof def);
@@ -207,6 +212,15 @@ int config_parse(int argc, char **argv, fed_config *c) {
         else if (strcmp(f, "--server-lr") == 0) rc = parse_float(f, v, 0, 10, 1, &c->server_lr);
         else if (strcmp(f, "--prox-mu") == 0) rc = parse_float(f, v, 0, 100, 0, &c->prox_mu);
         else if (strcmp(f, "--client-fraction") == 0) rc = parse_float(f, v, 0, 1, 1, &c->client_fraction);
+        else if (strcmp(f, "--round-timeout") == 0) {
+            float t;
+            rc = parse_float(f, v, 0, 86400, 0, &t);
+            c->round_timeout = t;
+        } else if (strcmp(f, "--robust") == 0) {
+            rc = robust_parse(v, &c->robust, &c->trim) ? bad(f, v, "expected mean, median or trimmed:F with F in [0,0.5)") : 0;
+        } else if (strcmp(f, "--clip-norm") == 0) rc = parse_float(f, v, 0, 1e30, 0, &c->clip_norm);
+        else if (strcmp(f, "--max-param") == 0) rc = parse_float(f, v, 0, 1e30, 1, &c->max_param);
+        else if (strcmp(f, "--max-update-norm") == 0) rc = parse_float(f, v, 0, 1e30, 0, &c->max_update_norm);
         else if (strcmp(f, "--seed") == 0) {
             char *end;
             errno = 0;
@@ -294,6 +308,9 @@ uint32_t config_fingerprint(const fed_config *c) {
                      c->lr, c->lr_decay, c->momentum, c->weight_decay, c->batch, (int)c->aggregator,
                      c->server_momentum, c->server_lr, c->prox_mu, c->client_fraction,
                      (unsigned long long)c->seed, c->limit_train, c->limit_test, c->normalize);
+    if (c->robust != ROBUST_MEAN || c->clip_norm > 0)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "robust%d:%.9g:%.9g|", (int)c->robust, c->trim,
+                      c->clip_norm);
     for (int i = 0; i < c->nsizes && n < (int)sizeof buf - 8; i++)
         n += snprintf(buf + n, sizeof buf - (size_t)n, "%d,", c->sizes[i]);
     return cmsg_crc32(buf, (size_t)n);
