@@ -23,7 +23,7 @@ void config_usage(void) {
     fputs(
         "usage: fedtrain central   --data DIR --out RUN_DIR [options]\n"
         "       mpirun -np N+1 fedtrain federated --data DIR --out RUN_DIR [options]\n"
-        "       fedtrain report RUN_DIR\n"
+        "       fedtrain report RUN_DIR [--central CENTRAL_RUN_DIR]\n"
         "       fedtrain bench [--batch B] [--seconds S] [--torch auto|on|off]\n"
         "       mpirun -np N fedtrain bench --comm   (model exchange: Bcast/Send/Recv vs collectives)\n"
         "\n"
@@ -189,6 +189,8 @@ int config_parse(int argc, char **argv, fed_config *c) {
         else if (strcmp(f, "--test-images") == 0) rc = copy_str(f, v, c->paths.test_images, 1024);
         else if (strcmp(f, "--test-labels") == 0) rc = copy_str(f, v, c->paths.test_labels, 1024);
         else if (strcmp(f, "--out") == 0) rc = copy_str(f, v, c->out_dir, sizeof c->out_dir);
+        else if (strcmp(f, "--central") == 0 && c->mode == MODE_REPORT)
+            rc = copy_str(f, v, c->central_dir, sizeof c->central_dir);
         else if (strcmp(f, "--preset") == 0) rc = 0;
         else if (strcmp(f, "--epochs") == 0) rc = parse_int(f, v, 0, 100000, &c->epochs);
         else if (strcmp(f, "--rounds") == 0) rc = parse_int(f, v, 1, 100000, &c->rounds);

@@ -17,6 +17,7 @@ typedef struct {
     char data_dir[1024];
     data_paths paths; /* explicit overrides, then filled from data_dir */
     char out_dir[1024];
+    char central_dir[1024]; /* report --central DIR: central baseline from another run directory */
     char preset[16];
     int epochs;       /* central */
     int rounds;       /* federated */

@@ -95,7 +95,8 @@ static const char *status_name[] = {"none", "accepted", "rejected", "timeout", "
 
 typedef struct {
     uint8_t *status;     /* per client, ST_* */
-    uint8_t *answered;   /* per client: its answer for this round has been taken */
+    uint32_t *answered;  /* per client: last round whose answer was taken (0 = none) */
+    uint32_t round;
     uint8_t *waiting;    /* per client: the server expects an answer this round */
     float **slots;       /* per client: accepted parameters */
     float *scratch;      /* decoding target, swapped into a slot on acceptance */
@@ -111,7 +112,7 @@ static void server_take(const fed_config *cfg, const update_rules *rules, round_
     if (why) {
         rs->rejected++;
         if (counts) {
-            rs->answered[c] = 1;
+            rs->answered[c] = rules->round;
             rs->status[c] = ST_REJECTED;
         }
         fprintf(stderr, "fedtrain: round %u: rejected update from %s %d: %s\n", rules->round,
@@ -121,7 +122,7 @@ static void server_take(const fed_config *cfg, const update_rules *rules, round_
     float *t = rs->slots[c];
     rs->slots[c] = rs->scratch;
     rs->scratch = t;
-    rs->answered[c] = 1;
+    rs->answered[c] = rules->round;
     rs->status[c] = ST_ACCEPTED;
     rs->meta[c] = meta;
     rs->accepted++;
@@ -130,7 +131,7 @@ static void server_take(const fed_config *cfg, const update_rules *rules, round_
 
 static int still_waiting(const round_state *rs, int nclients) {
     int k = 0;
-    for (int c = 0; c < nclients; c++) k += rs->waiting[c] && !rs->answered[c];
+    for (int c = 0; c < nclients; c++) k += rs->waiting[c] && rs->answered[c] != rs->round;
     return k;
 }
 
@@ -138,7 +139,7 @@ static void list_waiting(const round_state *rs, int nclients, char *buf, size_t 
     size_t n = 0;
     buf[0] = 0;
     for (int c = 0; c < nclients && n + 16 < len; c++)
-        if (rs->waiting[c] && !rs->answered[c])
+        if (rs->waiting[c] && rs->answered[c] != rs->round)
             n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? ", " : "", c);
 }
 
@@ -283,7 +284,7 @@ int run_federated(fed_config *cfg) {
                     "round,client,transform,samples,train_loss,train_acc,train_seconds,status",
                     cfg->resume ? start : -1);
         rs.status = calloc((size_t)L.nclients, 1);
-        rs.answered = calloc((size_t)L.nclients, 1);
+        rs.answered = calloc((size_t)L.nclients, sizeof(uint32_t));
         rs.waiting = calloc((size_t)L.nclients, 1);
         rs.slots = calloc((size_t)L.nclients, sizeof(float *));
         rs.meta = calloc((size_t)L.nclients, sizeof(update_meta));
@@ -379,7 +380,7 @@ int run_federated(fed_config *cfg) {
         double t_round = now_seconds();
         int nsel = select_clients(cfg, L.nclients, round, part);
         memset(rs.status, ST_NONE, (size_t)L.nclients);
-        memset(rs.answered, 0, (size_t)L.nclients);
+        rs.round = (uint32_t)round;
         memset(rs.waiting, 0, (size_t)L.nclients);
         rs.accepted = rs.rejected = rs.skipped = 0;
         update_rules rules = {(uint32_t)round, L.nclients, ranks, 0, nparams, shard_n, part,
@@ -463,7 +464,7 @@ int run_federated(fed_config *cfg) {
                 }
             }
             for (int c = 0; c < L.nclients; c++)
-                if (rs.waiting[c] && !rs.answered[c]) {
+                if (rs.waiting[c] && rs.answered[c] != rs.round) {
                     rs.status[c] = ST_TIMEOUT;
                     rs.skipped++;
                 }

@@ -40,11 +40,14 @@ const char *update_accept(const uint8_t *frame, size_t bytes, const update_rules
     int c = (int)h.sender;
     *client = c;
     if (h.seq != r->round) {
-        snprintf(why, sizeof why, "update for round %u, not %u (late or replayed)", h.seq, r->round);
+        if (h.seq == r->answered[c] && h.seq) /* arrived after its round was closed */
+            snprintf(why, sizeof why, "duplicate update (for round %u)", h.seq);
+        else
+            snprintf(why, sizeof why, "update for round %u, not %u (late or replayed)", h.seq, r->round);
         return why;
     }
     if (!r->selected[c]) return "client was not selected this round";
-    if (r->answered[c]) return "duplicate update";
+    if (r->answered[c] == r->round) return "duplicate update";
     if (h.kind != MSG_SKIP && h.kind != MSG_UPDATE) return "unexpected message kind";
     *counts = 1;
     if (damaged) return cmsg_status_str(st);

@@ -30,7 +30,7 @@ typedef struct {
     size_t nparams;
     const int *shard_n;      /* samples the server assigned to each client */
     const uint8_t *selected; /* per client: selected this round */
-    const uint8_t *answered; /* per client: already answered this round */
+    const uint32_t *answered; /* per client: last round whose answer was taken (0 = none) */
     const float *global;     /* the global model the round started from */
     float max_abs;           /* bound on |parameter| (> 0) */
     float max_norm;          /* bound on ||update - global||_2, 0 = none */

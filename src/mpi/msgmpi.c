@@ -153,8 +153,10 @@ cmsg_rx_status cmsg_inbox_next(cmsg_inbox *ib, double deadline, cmsg_rx *rx) {
             rx_slot *s = &ib->slots[ib->n];
             s->bytes = count > 0 ? (size_t)count : 0;
             s->from = st.MPI_SOURCE;
+            /* Received whole even when oversize (a truncated receive is not reliably safe in
+             * every MPI); an int count bounds it to 2 GiB, and it is freed at once. */
             s->oversize = s->bytes > ib->max_bytes;
-            int take = s->oversize ? 1 : count;
+            int take = count;
             s->buf = malloc(take > 0 ? (size_t)take : 1);
             if (!s->buf) return CMSG_RX_ERROR;
             if (MPI_Imrecv(s->buf, take, MPI_BYTE, &msg, &s->req) != MPI_SUCCESS) {

@@ -24,7 +24,7 @@ int cmsg_mpi_recv(uint8_t **buf, size_t *cap, size_t *bytes, int source, int tag
 int cmsg_mpi_bcast(uint8_t **buf, size_t *cap, size_t *bytes, int root, MPI_Comm comm);
 
 /* ---- deadlines: a server that must not wait for a stalled peer ----------------------------
- * Communicators used with these should have MPI_ERRORS_RETURN (an oversize frame is reported,
+ * Communicators used with these should have MPI_ERRORS_RETURN (a failed transfer is reported,
  * not fatal). Times are MPI_Wtime() seconds; a deadline < 0 means none. */
 
 /* Incoming frames with one tag from any source. A receive that has started but not finished
@@ -38,8 +38,8 @@ typedef struct {
 } cmsg_rx;
 cmsg_inbox *cmsg_inbox_create(MPI_Comm comm, int tag, size_t max_bytes);
 /* Next complete frame, or CMSG_RX_TIMEOUT once `deadline` has passed (deadline 0: only what
- * is already there). Frames larger than max_bytes are received into a small buffer and
- * discarded (CMSG_RX_OVERSIZE), so a peer cannot make this allocate what it likes. */
+ * is already there). Frames larger than max_bytes are discarded as soon as they are received
+ * (CMSG_RX_OVERSIZE): never handed on, never kept. */
 cmsg_rx_status cmsg_inbox_next(cmsg_inbox *ib, double deadline, cmsg_rx *rx);
 void cmsg_inbox_free(cmsg_inbox *ib);
 
