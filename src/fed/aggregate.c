@@ -26,15 +26,6 @@ const char *aggregator_name(aggregator_kind k) {
     return "?";
 }
 
-const char *update_check(const float *p, size_t n, size_t expected_n) {
-    if (n != expected_n) return "wrong number of parameters";
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(p[i])) return "contains NaN";
-        if (isinf(p[i])) return "contains Inf";
-    }
-    return NULL;
-}
-
 void aggregate_mean(const float *const *updates, const double *weights, int k, size_t n,
                     float *out) {
     double wsum = 0.0;

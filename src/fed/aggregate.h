@@ -1,5 +1,6 @@
-/* Server-side aggregation of client models: validation of updates, (weighted) averaging,
- * and the server step of FedAvg / FedAvgM / FedProx. */
+/* Server-side aggregation of client models: (weighted) averaging, robust combinations,
+ * clipping, and the server step of FedAvg / FedAvgM / FedProx. Validation of an update is
+ * update_accept (update.h). */
 #ifndef FED_AGGREGATE_H
 #define FED_AGGREGATE_H
 
@@ -9,9 +10,6 @@ typedef enum { AGG_FEDAVG, AGG_FEDAVG_WEIGHTED, AGG_FEDAVGM, AGG_FEDPROX } aggre
 
 int aggregator_parse(const char *s, aggregator_kind *out);
 const char *aggregator_name(aggregator_kind k);
-
-/* NULL if the update is usable, else why not (wrong size, NaN, Inf). */
-const char *update_check(const float *p, size_t n, size_t expected_n);
 
 /* out = sum_i w_i * u_i / sum_i w_i, accumulated in double so the order of clients
  * hardly matters; weights NULL means a plain mean. k must be >= 1. */
