@@ -252,6 +252,7 @@ int run_federated(fed_config *cfg) {
     }
     if (!all_ok(ok)) {
         if (is_server) fprintf(stderr, "fedtrain: %s%s\n", err_prefix, err);
+        dataset_free(&test);
         layout_free(&L);
         mlp_free(&global);
         free(server_mom);
