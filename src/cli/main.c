@@ -10,6 +10,7 @@
 
 #include "caustic.h"
 #include "cli/cli.h"
+#include "cli/render_output.h"
 #include "image/image.h"
 #include "util/timer.h"
 
@@ -19,9 +20,11 @@ static const char *usage_main =
     "usage: caustic <command> [options]\n"
     "\n"
     "commands:\n"
-    "  render SCENE    render a scene file (.json) or built-in scene to an image\n"
+    "  render SCENE    render a scene file (.json, CIS 565 .txt), a model (.obj, .ply) or a\n"
+    "                  built-in scene to an image\n"
     "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
     "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
+    "  tonemap IN OUT  a linear image to a PNG through an exposure and tone map (or several)\n"
     "  bench           throughput benchmark (Msamples/s, Mrays/s) per thread count and schedule\n"
     "  devices         list CUDA devices\n"
     "\n"
@@ -31,9 +34,14 @@ static const char *usage_main =
 static const char *usage_render =
     "usage: caustic render [SCENE] [options]\n"
     "\n"
-    "SCENE is a JSON scene file or a built-in scene name (default: cornell).\n"
+    "SCENE is a JSON scene file (caustic / CIS 5650 and the course projects' dialects), a CIS 565\n"
+    "text scene, a model (.obj, .ply: a quick look with an automatic camera, environment, key\n"
+    "light and ground plane) or a built-in scene name (default: cornell).\n"
     "Command-line values override the scene file.\n"
     "\n"
+    "  --strict               dialect keys and types caustic maps or ignores are errors, not warnings\n"
+    "  --dump-scene FILE      also write the scene as editable caustic JSON (the quick look's\n"
+    "                         generated scene, or a text scene converted)\n"
     "  -o, --output FILE      output image: .png (8-bit sRGB), .exr (linear half), .pfm (linear float)\n"
     "                         (default: the scene's FILE, or the scene name, + .png)\n"
     "  --spp N                samples per pixel (default: the scene's ITERATIONS)\n"
@@ -64,6 +72,13 @@ static const char *usage_render =
     "  --heatmap FILE         also write the samples taken per pixel as an image (white = most)\n"
     "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n"
     "  --resume               continue from --checkpoint FILE if it exists\n"
+    "  --exposure EV          8-bit outputs: scale the image by 2^EV before the tone map (default 0)\n"
+    "  --tonemap T            8-bit outputs: clamp (default; values above 1 clip) | aces (filmic) |\n"
+    "                         agx (Blender's default view); .exr/.pfm stay linear\n"
+    "  --preview-every SEC    during the render, write the current image to the output file every\n"
+    "                         SEC seconds (atomically: open it at any time)\n"
+    "  --denoise              also write a denoised image, OUTPUT with .denoised before the\n"
+    "                         extension (Open Image Denoise; the noisy image is kept)\n"
     "  --quiet                no progress bar\n"
     "\n"
     "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n";
@@ -103,6 +118,10 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg) {
 }
 
 /* ---- render ----------------------------------------------------------------------------------- */
+static void print_warning(void *user, const char *message) {
+    (void)user;
+    fprintf(stderr, "caustic: warning: %s\n", message);
+}
 static volatile sig_atomic_t g_interrupted = 0;
 static void on_signal(int sig) { (void)sig; g_interrupted = 1; }
 
@@ -111,6 +130,7 @@ typedef struct render_ctx {
     caustic_renderer *r;
     const char *checkpoint;
     double last_checkpoint;
+    render_output *out;
 } render_ctx;
 
 static int on_progress(void *user, const caustic_progress *p) {
@@ -121,14 +141,21 @@ static int on_progress(void *user, const caustic_progress *p) {
         if (caustic_checkpoint_save(c->r, c->checkpoint, err, sizeof err)) fprintf(stderr, "\ncaustic: %s\n", err);
         c->last_checkpoint = timer_now();
     }
+    render_output_preview(c->out, c->r, timer_now());
     return g_interrupted;
+}
+
+static int is_model_file(const char *path) {
+    size_t n = strlen(path);
+    return n > 4 && (!strcasecmp(path + n - 4, ".obj") || !strcasecmp(path + n - 4, ".ply"));
 }
 
 static void default_output(const char *scene, char *out, size_t n) {
     const char *base = strrchr(scene, '/');
     base = base ? base + 1 : scene;
     size_t len = strlen(base);
-    if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base) len = (size_t)(dot - base); /* scene.json, model.obj, cornell.txt -> NAME.png */
     snprintf(out, n, "%.*s.png", (int)len, base);
 }
 
@@ -150,8 +177,11 @@ static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_
 static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
-    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL;
-    int quiet = 0, resume = 0;
+    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL;
+    int quiet = 0, resume = 0, strict = 0, denoise = 0;
+    tonemap_settings look;
+    tonemap_settings_init(&look);
+    double preview_every = 0.0;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -160,13 +190,16 @@ static int cmd_render(int argc, char **argv) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); return 0; }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--resume")) resume = 1;
+        else if (!strcmp(a, "--strict")) strict = 1;
         else if (!strcmp(a, "--adaptive-depth")) opt.adaptive_depth = 1;
         else if (!strcmp(a, "--merge-everywhere")) opt.merge_everywhere = 1;
+        else if (!strcmp(a, "--denoise")) denoise = 1;
         else if (a[0] == '-' && a[1] != 0) {
             if (!v) return usage_error("render", "option %s needs a value", a);
             i++;
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = v;
             else if (!strcmp(a, "--checkpoint")) checkpoint = v;
+            else if (!strcmp(a, "--dump-scene")) dump = v;
             else if (!strcmp(a, "--spp")) {
                 if (parse_int(v, 1, 1 << 24, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..16777216", v);
                 opt.spp = (int)n;
@@ -197,6 +230,14 @@ static int cmd_render(int argc, char **argv) {
             } else if (!strcmp(a, "--adaptive-min")) {
                 if (parse_int(v, 2, 1 << 24, &n)) return usage_error("render", "--adaptive-min: '%s' is not an integer >= 2", v);
                 opt.adaptive_min_spp = (int)n;
+            } else if (!strcmp(a, "--exposure")) {
+                if (parse_double(v, -64.0, 64.0, &d)) return usage_error("render", "--exposure: '%s' is not a number of stops in -64..64", v);
+                look.exposure = (float)d;
+            } else if (!strcmp(a, "--tonemap")) {
+                if (tonemap_parse(v, &look.op)) return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
+            } else if (!strcmp(a, "--preview-every")) {
+                if (parse_double(v, 0.01, 1e7, &d)) return usage_error("render", "--preview-every: '%s' is not a number of seconds >= 0.01", v);
+                preview_every = d;
             } else if (!strcmp(a, "--heatmap")) {
                 heatmap = v;
             } else if (!strcmp(a, "--clamp")) {
@@ -238,13 +279,27 @@ static int cmd_render(int argc, char **argv) {
         if (strcasecmp(ext, ".png") && strcasecmp(ext, ".exr") && strcasecmp(ext, ".pfm"))
             return usage_error("render", "output '%s' must end in .png, .exr or .pfm", output);
     }
+    render_output out;
+    render_output_init(&out, output);
+    out.look = look;
+    out.preview_every = preview_every;
+    if (denoise && render_output_set_denoise(&out)) return usage_error("render", "output name '%s' is too long", output);
 
     char err[1024];
     caustic_scene *scene;
-    if (caustic_scene_load(&scene, scene_path, err, sizeof err)) {
+    caustic_load_options lo;
+    caustic_load_options_init(&lo);
+    lo.strict = strict;
+    lo.warning = print_warning;
+    lo.dump_scene = dump;
+    if (caustic_scene_load_ex(&scene, scene_path, &lo, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         return EXIT_USAGE;
     }
+    if (dump && !quiet) fprintf(stderr, "caustic: wrote the scene as JSON to %s\n", dump);
+    if (!dump && !quiet && is_model_file(scene_path))
+        fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
+                scene_path);
     caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
     if (!r) {
         fprintf(stderr, "caustic: %s\n", err);
@@ -270,6 +325,9 @@ static int cmd_render(int argc, char **argv) {
     ctx.r = r;
     ctx.checkpoint = checkpoint;
     ctx.last_checkpoint = timer_now();
+    ctx.out = &out;
+    if (preview_every > 0.0 && !quiet) fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
+    out.last_preview = timer_now();
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     caustic_render(r, on_progress, &ctx);
@@ -282,7 +340,7 @@ static int cmd_render(int argc, char **argv) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }
-    if (caustic_save_image(r, output, err, sizeof err)) {
+    if (render_output_save(&out, r, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }
@@ -298,10 +356,12 @@ static int cmd_render(int argc, char **argv) {
                 checkpoint ? checkpoint : "");
         if (!status) status = EXIT_INTERRUPTED;
     }
-    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s\n",
+    char extra[1200];
+    render_output_summary(&out, extra, sizeof extra);
+    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s%s\n",
            st.seconds, st.spp, st.seconds > 0 ? st.samples / st.seconds * 1e-6 : 0.0,
            st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.device,
-           st.threads, st.width, st.height, output);
+           st.threads, st.width, st.height, output, extra);
     caustic_renderer_free(r);
     caustic_scene_free(scene);
     return status;
@@ -314,7 +374,10 @@ static int cmd_info(int argc, char **argv) {
     if (argv[0][0] == '-') return usage_error("info", "unknown option '%s'", argv[0]);
     char err[1024];
     caustic_scene *scene;
-    if (caustic_scene_load(&scene, argv[0], err, sizeof err)) {
+    caustic_load_options lo;
+    caustic_load_options_init(&lo);
+    lo.warning = print_warning;
+    if (caustic_scene_load_ex(&scene, argv[0], &lo, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         return EXIT_USAGE;
     }
@@ -371,6 +434,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "tonemap")) return cmd_tonemap(argc - 2, argv + 2);
     if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(argv[1], "devices")) {
         char buf[4096];
