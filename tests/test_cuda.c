@@ -231,7 +231,7 @@ static caustic_renderer *render_logged(caustic_scene *cs, pass_log *l) {
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     if (!r) { fprintf(stderr, "%s\n", err); exit(1); }
     memset(l, 0, sizeof *l);
-    caustic_render(r, log_pass, l);
+    caustic_render(r, log_pass, l, NULL, 0);
     return r;
 }
 
