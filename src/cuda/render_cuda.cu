@@ -131,6 +131,7 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
     UP(positions, s->nvertices, vec3);
     UP(normals, s->nvertices, vec3);
     UP(uvs, s->nvertices, vec2);
+    UP(tangents, s->nvertices * 4u, float);
     UP(spheres, s->nspheres, sphere);
     UP(quads, s->nquads, quad);
     UP(materials, s->nmaterials, material);

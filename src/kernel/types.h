@@ -38,7 +38,9 @@ typedef struct texture {
     int32_t uv_space;   /* checker: 1 = in uv, 0 = in world position */
     int32_t width, height;
     uint32_t offset;    /* first texel (linear RGB, 3 floats each) in kscene.texels */
+    int32_t wrap_u, wrap_v; /* image: TEX_WRAP_* (0, the default, repeats) */
 } texture;
+enum texture_wrap { TEX_WRAP_REPEAT = 0, TEX_WRAP_CLAMP = 1, TEX_WRAP_MIRROR = 2 };
 
 /* ---- materials -------------------------------------------------------------------------- */
 typedef enum material_kind {
@@ -47,8 +49,15 @@ typedef enum material_kind {
     MAT_CONDUCTOR = 2,  /* rough GGX conductor, Schlick Fresnel with F0 = colour */
     MAT_DIELECTRIC = 3, /* smooth glass: Fresnel reflection/refraction with IOR, colour as tint */
     MAT_BLACK = 4,      /* no reflection (pure emitters) */
-    MAT_PHONG = 5       /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */
+    MAT_PHONG = 5,      /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */
+    MAT_PBR = 6,        /* glTF 2.0 metallic-roughness: GGX specular (Schlick F0 = mix(0.04, colour,
+                           metallic)) over a Fresnel-weighted Lambertian for the dielectric part */
+    MAT_ROUGH_GLASS = 7,/* rough dielectric: GGX reflection and transmission with IOR, colour as tint */
+    MAT_KIND_COUNT      /* the GPU wavefront keeps one shade queue per kind */
 } material_kind;
+enum material_map {
+    MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8
+};
 typedef struct material {
     int32_t kind;
     int32_t albedo_tex; /* index into textures, or -1 to use `albedo` */
@@ -58,19 +67,32 @@ typedef struct material {
     float ior;
     vec3 specular;      /* Phong lobe reflectance */
     float exponent;     /* Phong exponent */
+    /* metallic-roughness and texture maps. A map is used only where its bit is set in `maps`,
+     * so a zero-initialised material has none (texture index 0 is a valid texture). */
+    float metallic;     /* MAT_PBR */
+    int32_t maps;       /* MAP_* bits */
+    int32_t mr_tex;     /* MAP_METALLIC_ROUGHNESS: G scales roughness, B metallic (glTF layout) */
+    int32_t normal_tex; /* MAP_NORMAL: tangent-space normal map (linear RGB in [0,1]) */
+    float normal_scale;
+    int32_t emission_tex; /* MAP_EMISSION: multiplies `emission` */
+    int32_t alpha_tex;  /* MAP_OPACITY: opacity in R (= G = B), times `opacity` */
+    float opacity;      /* glTF baseColorFactor's alpha (read only with alpha_cutoff > 0) */
+    float alpha_cutoff; /* > 0: where opacity < alpha_cutoff there is no surface (rays pass) */
 } material;
 
 /* ---- lights ----------------------------------------------------------------------------- */
 /* Area lights are emissive primitives; point and directional lights have no geometry. Lights
  * are chosen with probability proportional to power (the cdf lives in kscene.light_cdf); the
  * environment is chosen separately with kscene.env_pmf. */
-typedef enum light_kind { LIGHT_AREA = 0, LIGHT_POINT = 1, LIGHT_DIRECTIONAL = 2 } light_kind;
+typedef enum light_kind { LIGHT_AREA = 0, LIGHT_POINT = 1, LIGHT_DIRECTIONAL = 2, LIGHT_SPOT = 3 } light_kind;
 typedef struct light {
     int32_t kind;
     uint32_t prim;      /* area: the emitting primitive */
-    vec3 p;             /* point: position; directional: unit direction the light travels */
-    vec3 intensity;     /* point: radiant intensity (W/sr); directional: irradiance (W/m^2) */
+    vec3 p;             /* point, spot: position; directional: unit direction the light travels */
+    vec3 intensity;     /* point, spot: radiant intensity on the axis (W/sr); directional: irradiance (W/m^2) */
     float pmf;          /* selection probability among the non-environment lights */
+    vec3 axis;          /* spot: unit direction of the cone's axis */
+    float cos_inner, cos_outer; /* spot: full intensity inside cos_inner, none outside cos_outer */
 } light;
 
 /* ---- camera ----------------------------------------------------------------------------- */
@@ -149,6 +171,7 @@ typedef struct kscene {
     const vec3 *positions;   /* the CPU reads 16 bytes at each vertex: one float past the end is readable */
     const vec3 *normals;     /* per vertex, or NULL */
     const vec2 *uvs;         /* per vertex, or NULL */
+    const float *tangents;   /* per vertex xyz + handedness w (+-1; 0 = none: derived from uvs), or NULL */
     const sphere *spheres;
     const quad *quads;
     const material *materials;
@@ -163,6 +186,7 @@ typedef struct kscene {
     const float *env_cdf_rows; /* env map: env_h + 1 entries, marginal cdf over rows (top first) */
     const float *env_cdf_cols; /* env map: env_h * (env_w + 1), conditional cdf within each row */
     float env_pmf;           /* probability NEE picks the environment instead of an area light */
+    int32_t has_cutouts;     /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
     camera cam;
     int32_t max_depth;
     int32_t rr_depth;        /* Russian roulette starts after this many bounces */

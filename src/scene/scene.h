@@ -19,7 +19,8 @@ typedef struct scene {
     /* geometry */
     triangle *triangles; size_t ntriangles, cap_triangles;
     vec3 *positions, *normals; vec2 *uvs; size_t nvertices, cap_vertices;
-    int has_normals, has_uvs;
+    float *tangents;         /* 4 per vertex (xyz, handedness w; w = 0: none), or NULL */
+    int has_normals, has_uvs, has_tangents;
     sphere *spheres; size_t nspheres, cap_spheres;
     quad *quads; size_t nquads, cap_quads;
     /* appearance */
@@ -66,6 +67,9 @@ int scene_add_sphere(scene *s, xform to_world, int material);   /* diameter 1 be
 int scene_add_cube(scene *s, xform to_world, int material);     /* [-0.5,0.5]^3, 12 triangles */
 /* Instancing: places again the triangles [t0, t0+nt) with vertices [v0, v0+nv), which were
  * added with transform `placed`, under transform `to_world` (the mesh file is not re-read). */
+/* Tangents (4 floats per vertex: xyz and handedness w = +-1) for the n vertices from v0, which a
+ * scene_add_mesh with the same `to_world` added. Returns 0, or -1. */
+int scene_set_tangents(scene *s, size_t v0, const float *tangents, size_t n, xform to_world);
 int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world);
 int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material);
 /* Lights without geometry: a point light of radiant intensity `intensity` (W/sr), and a
@@ -73,6 +77,9 @@ int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material);
  * it. Return 0, or -1 (bad values, out of memory). */
 int scene_add_point_light(scene *s, vec3 position, vec3 intensity);
 int scene_add_directional_light(scene *s, vec3 direction, vec3 irradiance);
+/* A spot light at `position` shining along `axis`: intensity (W/sr) on the axis, full within
+ * inner_deg of it, falling smoothly to 0 at outer_deg (glTF KHR_lights_punctual; 0 < outer <= 90). */
+int scene_add_spot_light(scene *s, vec3 position, vec3 axis, vec3 intensity, float inner_deg, float outer_deg);
 /* Triangle mesh: positions (and optional normals/uvs) per vertex, 3 indices per triangle,
  * per-triangle materials (or NULL to use `material` for all). Transformed into world space. */
 int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts,
