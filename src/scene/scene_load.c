@@ -384,14 +384,15 @@ static int parse_texture(loader *L, const cJSON *t, const char *jpath, int *out_
 /* ---- materials ------------------------------------------------------------------------------- */
 enum {
     MT_EMITTING, MT_DIFFUSE, MT_SPECULAR, MT_REFRACTIVE, MT_CONDUCTOR, MT_METAL, MT_DIELECTRIC, MT_GLASS,
-    MT_MIRROR, MT_PHONG
+    MT_MIRROR, MT_PHONG, MT_PBR, MT_ROUGH_GLASS
 };
 static const char *const material_types[] = {"Emitting", "Diffuse", "Specular", "Refractive", "Conductor",
-                                             "Metal", "Dielectric", "Glass", "Mirror", "Phong", NULL};
+                                             "Metal", "Dielectric", "Glass", "Mirror", "Phong", "PBR",
+                                             "RoughGlass", NULL};
 
 static int parse_material(loader *L, const char *name, const cJSON *m, const char *jpath) {
     static const char *const keys[] = {"TYPE", "RGB", "EMITTANCE", "ROUGHNESS", "IOR", "TEXTURE",
-                                       "SPECRGB", "EXPONENT", NULL};
+                                       "SPECRGB", "EXPONENT", "METALLIC", NULL};
     char p[JPATH];
     if (!cJSON_IsObject(m)) return fail(L, jpath, "expected an object, got %s", jtype(m));
     if (check_keys(L, m, jpath, keys)) return -1;
@@ -423,8 +424,13 @@ static int parse_material(loader *L, const char *name, const cJSON *m, const cha
     }
     double emittance = type == MT_EMITTING ? 1.0 : 0.0;
     if (opt_number(L, m, jpath, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &emittance)) return -1;
-    double roughness = 0.0, ior = 1.5;
+    double roughness = 0.0, ior = 1.5, metallic = 0.0;
     if (opt_number(L, m, jpath, "ROUGHNESS", 0.0, 0, 1.0, &roughness)) return -1;
+    if (get(m, "METALLIC") && type != MT_PBR) {
+        jkey(p, jpath, "METALLIC");
+        return fail(L, p, "only PBR materials have METALLIC");
+    }
+    if (opt_number(L, m, jpath, "METALLIC", 0.0, 0, 1.0, &metallic)) return -1;
     if (opt_number(L, m, jpath, "IOR", 0.0, 1, 10.0, &ior)) return -1;
     /* Phong: RGB is the diffuse part, SPECRGB the lobe's reflectance; together at most 1 */
     vec3 spec = v3s(0.0f);
@@ -458,6 +464,10 @@ static int parse_material(loader *L, const char *name, const cJSON *m, const cha
     case MT_DIELECTRIC:
     case MT_GLASS: mat.kind = MAT_DIELECTRIC; mat.ior = (float)ior; break;
     case MT_PHONG: mat.kind = MAT_PHONG; mat.specular = spec; mat.exponent = (float)exponent; break;
+    /* glTF 2.0 metallic-roughness: RGB base colour, METALLIC, ROUGHNESS (perceptual, alpha = r^2) */
+    case MT_PBR: mat.kind = MAT_PBR; mat.metallic = (float)metallic; mat.alpha = (float)(roughness * roughness); break;
+    /* frosted glass: GGX reflection and transmission, RGB tints both */
+    case MT_ROUGH_GLASS: mat.kind = MAT_ROUGH_GLASS; mat.ior = (float)ior; mat.alpha = (float)(roughness * roughness); break;
     default: /* Conductor, Metal */
         mat.kind = MAT_CONDUCTOR;
         mat.alpha = (float)(roughness * roughness);
