@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,8 +55,10 @@ int caustic_scene_load(caustic_scene **out, const char *path, char *err, size_t 
     scene *s = NULL;
     struct stat st;
     int rc;
+    size_t plen = strlen(path);
+    int gltf = (plen > 5 && strcasecmp(path + plen - 5, ".gltf") == 0) || (plen > 4 && strcasecmp(path + plen - 4, ".glb") == 0);
     if (stat(path, &st) == 0) {
-        rc = scene_load_json_file(&s, path, err, errlen);
+        rc = gltf ? scene_load_gltf_scene(&s, path, err, errlen) : scene_load_json_file(&s, path, err, errlen);
     } else {
         const char *const *names = scene_builtin_names();
         int builtin = 0;

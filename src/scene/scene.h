@@ -37,7 +37,7 @@ typedef struct scene {
     int max_depth;    /* DEPTH */
     char *output_name;/* FILE, may be NULL */
     /* prepared (scene_prepare) */
-    bvh bvh;
+    struct bvh bvh;   /* "struct": the member shares the type's name, which C++ (gltf.cpp) allows only so */
     light *lights; float *light_cdf; int32_t *prim_light; size_t nlights;
     vec3 bounds_lo, bounds_hi;
     kscene k;
@@ -106,6 +106,24 @@ int scene_load_ply(scene *s, const char *path, xform to_world, int material, cha
 /* Same, from a buffer; `name` stands in for the path in messages (fuzzing). */
 int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world,
                           int material, char *err, size_t errlen);
+
+/* glTF 2.0 (gltf.cpp through tinygltf; gltf_stub.c where caustic was built without it).
+ * scene_load_gltf adds the triangle meshes of a .gltf/.glb file's default scene under `to_world`:
+ * with material >= 0 every triangle uses it, with -1 the file's own materials are imported (as
+ * MAT_PBR / MAT_ROUGH_GLASS named "PATH#INDEX", reused when the file is placed again). flags:
+ * GLTF_CAMERA sets s->camera from the first perspective camera, GLTF_LIGHTS adds its
+ * KHR_lights_punctual lights. Missing textures give a warning on stderr. Returns 0, or -1 with a
+ * one-line message starting with the path; on failure nothing is left in the scene. */
+enum { GLTF_CAMERA = 1, GLTF_LIGHTS = 2 };
+int scene_gltf_supported(void);   /* 0 in builds without tinygltf */
+int scene_load_gltf(scene *s, const char *path, xform to_world, int material, int flags, char *err, size_t errlen);
+/* The same from memory (fuzzing): external files are not read; `name` stands in for the path. */
+int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
+                           int flags, char *err, size_t errlen);
+/* A whole scene from a glTF file: its meshes, materials, first camera (or one framing the model
+ * from +z when it has none) and lights (or, without KHR_lights_punctual lights, a white
+ * environment of radiance 1); 800 pixels wide. */
+int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errlen);
 
 /* OBJ meshes (obj.c): loads triangles (fan-triangulated) into the scene. */
 int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);

@@ -779,8 +779,9 @@ static int parse_object(loader *L, const cJSON *o, const char *jp) {
         const char *file = "";
         if (read_string(L, f, p, &file)) return -1;
         int ply = ends_with_ci(file, ".ply");
-        if (!ends_with_ci(file, ".obj") && !ply)
-            return fail(L, p, "\"%.64s\": unsupported mesh format (use Wavefront .obj or .ply)", file);
+        int gltf = ends_with_ci(file, ".gltf") || ends_with_ci(file, ".glb");
+        if (!ends_with_ci(file, ".obj") && !ply && !gltf)
+            return fail(L, p, "\"%.64s\": unsupported mesh format (use Wavefront .obj, .ply, .gltf or .glb)", file);
         if (ply && mat < 0) return missing(L, jp, "MATERIAL"); /* PLY files carry no materials */
         char *full = resolve_path(L, file);
         if (!full) return fail(L, p, "out of memory");
@@ -794,8 +795,10 @@ static int parse_object(loader *L, const cJSON *o, const char *jp) {
         }
         size_t v0 = L->s->nvertices, t0 = L->s->ntriangles;
         char merr[512];
+        /* mat < 0: the MTL's or the glTF file's own materials */
         int rc = ply ? scene_load_ply(L->s, full, m, mat, merr, sizeof merr)
-                     : scene_load_obj(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the MTL's materials */
+               : gltf ? scene_load_gltf(L->s, full, m, mat, 0, merr, sizeof merr)
+                      : scene_load_obj(L->s, full, m, mat, merr, sizeof merr);
         if (rc) { free(full); return fail(L, p, "%s", merr); }
         loaded_mesh *grown = realloc(L->meshes, (L->nmeshes + 1) * sizeof(loaded_mesh));
         if (!grown) { free(full); return fail(L, p, "out of memory"); }
