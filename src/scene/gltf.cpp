@@ -270,6 +270,7 @@ struct importer {
     std::map<long long, int> textures;   // (texture index, usage) -> scene texture
     std::map<int, int> materials;        // glTF material (-1: default) -> scene material
     std::vector<bool> warned_image;
+    std::vector<bool> on_path;           // nodes on the current path from the root (cycles)
     size_t visits = 0;
     int lights = 0;
     bool have_camera = false;
@@ -519,8 +520,10 @@ struct importer {
 
     void node(int ni, const xform &parent, int depth) {
         if (ni < 0 || size_t(ni) >= m.nodes.size()) fail("node " + std::to_string(ni) + " does not exist");
+        if (on_path.size() < m.nodes.size()) on_path.resize(m.nodes.size(), false);
+        if (on_path[size_t(ni)]) fail(str_index("nodes", size_t(ni)) + ": the node hierarchy has a cycle");
         if (depth > MAX_NODE_DEPTH) fail(str_index("nodes", size_t(ni)) + ": the node hierarchy is deeper than " +
-                                         std::to_string(MAX_NODE_DEPTH) + " (a cycle?)");
+                                         std::to_string(MAX_NODE_DEPTH));
         if (++visits > MAX_NODE_VISITS) fail("the node hierarchy instances more than " + std::to_string(MAX_NODE_VISITS) + " nodes");
         const tinygltf::Node &n = m.nodes[size_t(ni)];
         std::string np = str_index("nodes", size_t(ni));
@@ -536,7 +539,9 @@ struct importer {
             m.cameras[size_t(n.camera)].type == "perspective")
             camera(m.cameras[size_t(n.camera)], world, np);
         if (flags & GLTF_LIGHTS) light(n, world, np);
+        on_path[size_t(ni)] = true;
         for (int c : n.children) node(c, world, depth + 1);
+        on_path[size_t(ni)] = false;
     }
 
     void camera(const tinygltf::Camera &c, const xform &world, const std::string &where) {
