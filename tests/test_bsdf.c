@@ -234,6 +234,24 @@ static double albedo_quadrature(const material *m, vec3 wo, int mode, int g) {
     return q * 4 * K_PI / ((double)g * g);
 }
 
+/* The tabulated directional albedo of a white GGX reflector (kernel/ggx_albedo.h, read by the
+ * multiple-scattering compensation) against a fresh estimate: the mean VNDF sample weight of a
+ * white conductor (F = 1). */
+static void test_albedo_table(void) {
+    const float mus[5] = {0.05f, 0.2f, 0.5f, 0.8f, 1.0f};
+    const float roughs[5] = {0.1f, 0.3f, 0.5f, 0.75f, 1.0f};
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j) {
+            material m = make_material(MAT_CONDUCTOR, roughs[j] * roughs[j], v3s(1.0f));
+            vec3 wo = v3(sqrtf(1 - mus[i] * mus[i]), 0, mus[i]);
+            double se, e = albedo_sampled(&m, wo, TRANSPORT_RADIANCE, 100000, 50 + i * 5 + j, &se);
+            double t = ggx_albedo(mus[i], m.alpha);
+            CHECK(fabs(e - t) < 4 * se + 0.01, "GGX albedo table at mu %g roughness %g: %g, sampled %g", mus[i], roughs[j], t, e);
+        }
+    CHECK(ggx_albedo_avg(1.0f) > 0.4f && ggx_albedo_avg(1.0f) < 0.5f && ggx_albedo_avg(1e-4f) > 0.999f, "E_avg ends: %g, %g",
+          ggx_albedo_avg(1.0f), ggx_albedo_avg(1e-4f));
+}
+
 /* White furnace: a white metallic-roughness surface reflects at most what arrives, for a sweep
  * of metallic x roughness x angle; sampled and integrated albedos agree. Rough glass (importance:
  * energy, without radiance's 1/eta^2) reflects + transmits at most 1 from either side. */
@@ -255,6 +273,10 @@ static void test_furnace(void) {
                     CHECK(fabs(q - e) < 5 * se + 5e-3, "furnace: metallic %g roughness %g theta %g: sampled %g vs integrated %g",
                           metals[a], roughs[r], thetas[t], e, q);
                 }
+                /* with the multiple-scattering compensation a white metal loses nothing */
+                if (metals[a] == 1.0f)
+                    CHECK(fabs(e - 1.0) < 0.02 + 4 * se, "furnace: white metal roughness %g theta %g reflects %g, not 1", roughs[r],
+                          thetas[t], e);
                 if (e > worst) { worst = e; worst_m = metals[a]; worst_r = roughs[r]; }
             }
     printf("furnace: largest white metallic-roughness albedo %.4f (metallic %g, roughness %g)\n", worst, worst_m, worst_r);
@@ -285,6 +307,7 @@ static void test_furnace(void) {
 int main(void) {
     test_new_lobes();
     test_furnace();
+    test_albedo_table();
     test_lobes();
     test_conductor_albedo();
     test_dielectric();

@@ -361,12 +361,13 @@ static void test_textures_and_cutout(void) {
         CHECK(t->width == 2 && t->height == 1 && t->wrap_u == TEX_WRAP_CLAMP && t->wrap_v == TEX_WRAP_MIRROR, "texture and sampler");
     }
     /* look at the quad (world: centre (1,0,-2), 2 units wide, facing +z; its uv u runs along +y)
-     * in front of a white sky: where u < 0.5 the sky shows through */
+     * from between it and the lone (glass) triangle at z = 0, in front of a white sky: where
+     * u < 0.5 the sky shows through */
     s->env_radiance = v3s(1.0f);
-    s->camera.eye = v3(1, 0, 2);
-    s->camera.lookat = v3(1, 0, -2);
+    s->camera.eye = v3(1, 0, -1);
+    s->camera.lookat = v3(1, 0, -3);
     s->camera.up = v3(1, 0, 0);
-    s->camera.fovy_deg = 20.0f;
+    s->camera.fovy_deg = 40.0f;
     caustic_scene *cs;
     char err[512];
     CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);

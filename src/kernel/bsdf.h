@@ -4,6 +4,7 @@
 #ifndef CAUSTIC_KERNEL_BSDF_H
 #define CAUSTIC_KERNEL_BSDF_H
 
+#include "ggx_albedo.h"
 #include "sampling.h"
 #include "types.h"
 
@@ -116,26 +117,93 @@ KFN float phong_specular_prob(const material *m, vec3 albedo) {
 KFN float phong_cos_lobe(vec3 wo, vec3 wi) { return kmax(0.0f, vdot(reflect_local(wo), wi)); }
 KFN float phong_lobe_pdf(float c, float n) { return (n + 1.0f) * K_INV_2PI * powf(c, n); }
 
-/* ---- metallic-roughness (glTF 2.0): f = GGX specular with Schlick F0 = mix(0.04, colour,
- * metallic) + (1 - metallic) colour/pi (1 - Fd(cos_o)) (1 - Fd(cos_i)), Fd = Schlick with F0 0.04.
- * The diffuse part is weighted by the energy the dielectric interface lets through on the way in
- * and on the way out (both directions: reciprocal). The specular single-scattering lobe reflects
- * at most F of the light, so the sum never exceeds 1 (white-furnace test, tests/test_bsdf.c);
- * single scattering loses some energy at high roughness (no multiple-scattering compensation). */
+/* ---- metallic-roughness (glTF 2.0) ----
+ * f = GGX specular (single scattering, Schlick F0 = mix(0.04, colour, metallic))
+ *   + its multiple-scattering compensation (Kulla & Conty 2017): F_ms (1 - E(cos_o)) (1 - E(cos_i))
+ *     / (pi (1 - E_avg)), E the directional albedo of a white GGX reflector (ggx_albedo.h), so a
+ *     white metal reflects everything at every roughness
+ *   + (1 - metallic) colour/pi (1 - Fd(cos_o)) (1 - Fd(cos_i)), Fd = Schlick with F0 = 0.04: the
+ *     diffuse part weighted by what the dielectric interface lets through on the way in and out.
+ * Every term is reciprocal; the sum never exceeds 1 (white-furnace test, tests/test_bsdf.c). */
 #define PBR_DIELECTRIC_F0 0.04f
 #define PBR_MIN_ALPHA 2e-3f   /* smoother surfaces are clamped here: the lobe is never delta */
+static const float ggx_albedo_e_host[GGX_ALBEDO_N * GGX_ALBEDO_N] = {GGX_ALBEDO_E_DATA};
+static const float ggx_albedo_avg_host[GGX_ALBEDO_N] = {GGX_ALBEDO_AVG_DATA};
+#if defined(__CUDACC__)
+static __device__ const float ggx_albedo_e_dev[GGX_ALBEDO_N * GGX_ALBEDO_N] = {GGX_ALBEDO_E_DATA};
+static __device__ const float ggx_albedo_avg_dev[GGX_ALBEDO_N] = {GGX_ALBEDO_AVG_DATA};
+#endif
+KFN float ggx_albedo_e_at(int i) {
+#if defined(__CUDA_ARCH__)
+    return ggx_albedo_e_dev[i];
+#else
+    return ggx_albedo_e_host[i];
+#endif
+}
+KFN float ggx_albedo_avg_at(int i) {
+#if defined(__CUDA_ARCH__)
+    return ggx_albedo_avg_dev[i];
+#else
+    return ggx_albedo_avg_host[i];
+#endif
+}
+/* Linear interpolation on the table's grid (nodes at k / (N - 1), ends included). */
+KFN void ggx_albedo_coord(float x, int *k0, int *k1, float *t) {
+    float f = kclamp(x * (float)(GGX_ALBEDO_N - 1), 0.0f, (float)(GGX_ALBEDO_N - 1));
+    *k0 = (int)f;
+    *k1 = *k0 + 1 < GGX_ALBEDO_N ? *k0 + 1 : *k0;
+    *t = f - (float)*k0;
+}
+/* E(mu, r) and E_avg(r) for roughness r = sqrt(alpha). */
+KFN float ggx_albedo(float mu, float alpha) {
+    int i0, i1, j0, j1;
+    float ti, tj;
+    ggx_albedo_coord(kclamp(mu, 0.0f, 1.0f), &i0, &i1, &ti);
+    ggx_albedo_coord(sqrtf(kclamp(alpha, 0.0f, 1.0f)), &j0, &j1, &tj);
+    float a = ggx_albedo_e_at(j0 * GGX_ALBEDO_N + i0) * (1.0f - ti) + ggx_albedo_e_at(j0 * GGX_ALBEDO_N + i1) * ti;
+    float b = ggx_albedo_e_at(j1 * GGX_ALBEDO_N + i0) * (1.0f - ti) + ggx_albedo_e_at(j1 * GGX_ALBEDO_N + i1) * ti;
+    return kclamp(a * (1.0f - tj) + b * tj, 0.0f, 1.0f);
+}
+KFN float ggx_albedo_avg(float alpha) {
+    int j0, j1;
+    float tj;
+    ggx_albedo_coord(sqrtf(kclamp(alpha, 0.0f, 1.0f)), &j0, &j1, &tj);
+    return kclamp(ggx_albedo_avg_at(j0) * (1.0f - tj) + ggx_albedo_avg_at(j1) * tj, 0.0f, 1.0f);
+}
+
 KFN float pbr_alpha(const material *m) { return kmax(m->alpha, PBR_MIN_ALPHA); }
 KFN float pbr_fd(float c) {
     float x = kclamp(1.0f - c, 0.0f, 1.0f);
     return PBR_DIELECTRIC_F0 + (1.0f - PBR_DIELECTRIC_F0) * (x * x) * (x * x) * x;
 }
-/* Probability of sampling the specular lobe: the Fresnel weight of a dielectric at cos_o, raised to
- * 1 for metals, at least 1/4 so that glossy highlights are sampled on dark dielectrics. Depends on
- * the material and wo only (not on the colour), so pdf() needs no texture lookups. */
+/* The multiple-scattering lobe without its colour: (1 - E(cos_o)) (1 - E(cos_i)) / (pi (1 - E_avg)). */
+KFN float pbr_ms_shape(float alpha, float cos_o, float cos_i) {
+    float eavg = ggx_albedo_avg(alpha);
+    if (!(eavg < 0.9999f)) return 0.0f;
+    return (1.0f - ggx_albedo(cos_o, alpha)) * (1.0f - ggx_albedo(cos_i, alpha)) / (K_PI * (1.0f - eavg));
+}
+/* Its colour: the light that leaves after any number of bounces between microfacets, with the
+ * Schlick Fresnel's hemispherical average F_avg = F0 + (1 - F0) / 21 at every bounce. */
+KFN vec3 pbr_ms_colour(vec3 f0, float alpha) {
+    float eavg = ggx_albedo_avg(alpha);
+    vec3 favg = vadd(f0, vscale(vsub(v3s(1.0f), f0), 1.0f / 21.0f));
+    vec3 r;
+    r.x = favg.x * favg.x * eavg / (1.0f - favg.x * (1.0f - eavg));
+    r.y = favg.y * favg.y * eavg / (1.0f - favg.y * (1.0f - eavg));
+    r.z = favg.z * favg.z * eavg / (1.0f - favg.z * (1.0f - eavg));
+    return r;
+}
+/* Probability of sampling the specular lobe (VNDF) rather than the cosine lobe that covers the
+ * diffuse and multiple-scattering terms: the specular's share of the energy estimated from the
+ * material and wo only (not from the colour, so pdf() needs no texture lookups), at least 1/4 so
+ * that glossy highlights are sampled on dark dielectrics. */
 KFN float pbr_spec_prob(const material *m, float cos_o) {
+    float metallic = kclamp(m->metallic, 0.0f, 1.0f);
+    float e = ggx_albedo(cos_o, pbr_alpha(m));
     float f = pbr_fd(cos_o);
-    float ws = f + (1.0f - f) * kclamp(m->metallic, 0.0f, 1.0f);
-    return kclamp(kmax(ws, 0.25f), 0.0f, 1.0f);
+    float ws = e * (f + (1.0f - f) * metallic);
+    float wc = (1.0f - metallic) * (1.0f - f) + (1.0f - e);
+    return kclamp(kmax(ws / kmax(ws + wc, 1e-6f), 0.25f), 0.0f, 1.0f);
 }
 KFN vec3 pbr_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi) {
     float metallic = kclamp(m->metallic, 0.0f, 1.0f), alpha = pbr_alpha(m);
@@ -143,8 +211,11 @@ KFN vec3 pbr_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi) {
     vec3 wm = vnorm(vadd(wo, wi));
     float d = ggx_d(wm, alpha), g = ggx_g2(wo, wi, alpha);
     vec3 spec = vscale(fresnel_schlick(f0, vdot(wo, wm)), d * g / (4.0f * wo.z));
+    /* the glTF model is a linear mix of a dielectric and a metal: so is the compensation */
+    vec3 fms = vlerp(pbr_ms_colour(v3s(PBR_DIELECTRIC_F0), alpha), pbr_ms_colour(albedo, alpha), metallic);
+    vec3 ms = vscale(fms, pbr_ms_shape(alpha, wo.z, wi.z) * wi.z);
     float kd = (1.0f - metallic) * (1.0f - pbr_fd(wo.z)) * (1.0f - pbr_fd(wi.z)) * K_INV_PI * wi.z;
-    return vadd(spec, vscale(albedo, kd));
+    return vadd(vadd(spec, ms), vscale(albedo, kd));
 }
 KFN float pbr_pdf(const material *m, vec3 wo, vec3 wi) {
     float ps = pbr_spec_prob(m, wo.z);

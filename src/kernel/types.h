@@ -67,6 +67,8 @@ typedef struct material {
     float ior;
     vec3 specular;      /* Phong lobe reflectance */
     float exponent;     /* Phong exponent */
+    int32_t two_sided;  /* emission leaves both sides of the surface (the CIS 5650 convention);
+                           0: only the side the geometric normal faces */
     /* metallic-roughness and texture maps. A map is used only where its bit is set in `maps`,
      * so a zero-initialised material has none (texture index 0 is a valid texture). */
     float metallic;     /* MAT_PBR */

@@ -683,7 +683,7 @@ int import(scene *s, const unsigned char *data, size_t size, const char *path, c
         if (!ok) {
             for (char &c : terr) if (c == '\n') c = ' ';
             while (!terr.empty() && terr.back() == ' ') terr.pop_back();
-            fail("glTF: " + (terr.empty() ? std::string("cannot parse") : terr));
+            fail(std::string(glb ? "glTF 2.0 binary: " : "glTF: ") + (terr.empty() ? std::string("cannot parse") : terr));
         }
         for (const std::string &e : model.extensionsRequired)
             if (e != "KHR_lights_punctual" && e != "KHR_materials_emissive_strength" && e != "KHR_materials_transmission" &&

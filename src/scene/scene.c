@@ -437,7 +437,8 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
         if (vis_black(m->emission) || !(area > 0.0f)) continue;
         /* an emission map counts with its mean colour */
         vec3 le = (m->maps & MAP_EMISSION) ? vmul(m->emission, s->textures[m->emission_tex].a) : m->emission;
-        power[li] = 3.14159265358979323846 * (double)area * (double)kmax(vluminance(le), 1e-6f);
+        power[li] = 3.14159265358979323846 * (double)area * (double)kmax(vluminance(le), 1e-6f) *
+                    (m->two_sided ? 2.0 : 1.0);
         s->lights[li].kind = LIGHT_AREA;
         s->lights[li].prim = id;
         s->prim_light[f] = (int32_t)li;
