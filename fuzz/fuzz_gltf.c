@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if ((mt->maps & MAP_NORMAL) && (mt->normal_tex < 0 || mt->normal_tex >= (int)s->ntextures)) abort();
         }
         char perr[512];
-        (void)scene_prepare(s, 8, 8, 4, perr, sizeof perr);
+        (void)scene_prepare(s, BVH4_WIDTH, perr, sizeof perr);
     } else if (rc != -1 || err[0] == '\0' || strchr(err, '\n') || strncmp(err, "fuzz.gltf: ", 11) != 0 ||
                s->ntriangles != 0 || s->nmaterials != 0 || s->ntextures != 0 || s->npunctual != 0) {
         abort();

@@ -47,7 +47,7 @@ static void run_once(const char *obj, size_t nobj, const char *mtl, size_t nmtl,
                                    override ? mat : -1, &opt, err, sizeof err);
     if (rc == 0) {
         char perr[512];
-        (void)scene_prepare(s, 8, 8, 4, perr, sizeof perr);
+        (void)scene_prepare(s, BVH4_WIDTH, perr, sizeof perr);
     } else if (err[0] == '\0' || strchr(err, '\n') || s->ntriangles != 0) {
         abort(); /* a failure explains itself in one line and adds no geometry */
     }

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (int k = 0; k < 3; ++k)
                 if (s->triangles[t].v[k] >= s->nvertices) abort();
         char perr[512];
-        (void)scene_prepare(s, 8, 8, 4, perr, sizeof perr);
+        (void)scene_prepare(s, BVH4_WIDTH, perr, sizeof perr);
     } else if (rc != -1 || err[0] == '\0' || strchr(err, '\n') || strncmp(err, "fuzz.ply: ", 10) != 0 ||
                s->ntriangles != 0) {
         abort();

@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rc == 0) {
         if (!s) abort();
         char perr[512];
-        (void)scene_prepare(s, 8, 8, 4, perr, sizeof perr);
+        (void)scene_prepare(s, BVH4_WIDTH, perr, sizeof perr);
         scene_destroy(s);
     } else if (s != NULL || err[0] == '\0' || strchr(err, '\n')) {
         abort();

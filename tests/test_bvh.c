@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernel/kernel.h"
+#include "cpu/isa.h"
 #include "scene/scene.h"
 #include "test_scenes.h"
 #include "testing.h"
@@ -32,7 +33,7 @@ static int rebuild(scene *s, int lanes, int width) { return rebuild_threads(s, l
  * CAUSTIC_NO_AVX2 or CAUSTIC_NO_SIMD this file's kernel may read another) */
 static int prepare(scene *s) {
     char err[256];
-    if (scene_prepare(s, 8, 8, 4, err, sizeof err)) { fprintf(stderr, "prepare: %s\n", err); return -1; }
+    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err)) { fprintf(stderr, "prepare: %s\n", err); return -1; }
     return s->bvh.width == BVH_WIDTH ? 0 : rebuild(s, BVH_LEAF_WIDTH, BVH_WIDTH);
 }
 

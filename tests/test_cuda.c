@@ -15,6 +15,7 @@
 #include "cuda_skip.h"
 #include "image/image.h"
 #include "kernel/kernel.h"
+#include "cpu/isa.h"
 #include "scene/scene.h"
 #include "test_scenes.h"
 #include "testing.h"
@@ -27,7 +28,7 @@ static int box_contains(const bvh4_node *n, int i, vec3 lo, vec3 hi) {
 static void check_lbvh(const char *name, scene *s) {
     char err[512];
     cuda_bvh_out o;
-    int rc = cuda_lbvh_build(s, &o, err, sizeof err);
+    int rc = cuda_lbvh_build(&s->k, &o, err, sizeof err);
     CHECK(rc == 0, "%s: LBVH build: %s", name, err);
     if (rc) return;
     size_t np = s->ntriangles + s->nspheres + s->nquads;
@@ -163,7 +164,7 @@ static scene *soup(size_t ntris) {
     free(p);
     free(idx);
     char err[256];
-    if (scene_prepare(s, 8, 8, 1, err, sizeof err)) { fprintf(stderr, "%s\n", err); exit(1); }
+    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err)) { fprintf(stderr, "%s\n", err); exit(1); }
     return s;
 }
 

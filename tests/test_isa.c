@@ -57,7 +57,7 @@ static scene *soup(void) {
                        v3(RND(-2, 2), RND(-2, 2), RND(-2, 2)), mat);
 #undef RND
     char err[256];
-    if (scene_prepare(s, 8, 8, 4, err, sizeof err)) { fprintf(stderr, "prepare: %s\n", err); scene_destroy(s); return NULL; }
+    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err)) { fprintf(stderr, "prepare: %s\n", err); scene_destroy(s); return NULL; }
     return s;
 }
 
@@ -96,8 +96,11 @@ static void render(const cpu_kernels *k, scene *s, double *accum) {
     memset(accum, 0, RES * RES * 3 * sizeof(double));
     cpu_pass p;
     memset(&p, 0, sizeof p);
-    p.scene = &s->k; p.width = RES; p.height = RES; p.sampler = 0; /* SAMPLER_RANDOM */ p.seed = 3; p.spp_total = SPP;
-    p.max_depth = 8; p.sample_begin = 0; p.sample_end = SPP; p.accum = accum; p.count = count; p.lum2 = lum2;
+    char err[256];
+    CHECK(scene_camera(s, RES, RES, &p.pass.cam, err, sizeof err) == 0, "camera: %s", err);
+    p.scene = &s->k; p.pass.sampler = 0; /* SAMPLER_RANDOM */ p.pass.seed = 3; p.pass.spp_total = SPP;
+    p.pass.max_depth = 8; p.pass.rr_depth = KPASS_RR_DEPTH; p.pass.sample_begin = 0; p.pass.sample_end = SPP;
+    p.film.width = RES; p.film.height = RES; p.film.sum = accum; p.film.count = count; p.film.lum2 = lum2;
     uint64_t nrays = 0, bad = 0, samples = 0;
     k->render_rect(&p, 0, 0, RES, RES, &nrays, &bad, &samples);
     CHECK(bad == 0 && samples == RES * RES * SPP, "%s: %llu samples, %llu bad", k->name, (unsigned long long)samples,
@@ -147,7 +150,7 @@ int main(void) {
 
     char err[256];
     CHECK(scene_load_builtin(&s, "cornell", err, sizeof err) == 0, "cornell: %s", err);
-    CHECK(scene_prepare(s, RES, RES, 8, err, sizeof err) == 0, "prepare: %s", err);
+    CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     double *img[4];
     for (int i = 0; i < n; ++i) { img[i] = malloc(RES * RES * 3 * sizeof(double)); render(lv[i], s, img[i]); }
     for (int i = 1; i < n; ++i) {

@@ -5,6 +5,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include "cpu/isa.h"
 #include "scene/mtl.h"
 #include "image/image.h"
 #include "testing.h"
@@ -479,7 +480,7 @@ static void test_json(void) {
         CHECK(s->materials[s->triangles[1].material].emission.x == 5.0f, "json: MTL emitter kept");
         CHECK(s->triangles[2].material == white && s->triangles[3].material == white, "json: MATERIAL overrides");
         char perr[256];
-        CHECK(scene_prepare(s, 8, 8, 4, perr, sizeof perr) == 0 && s->nlights == 1, "json: the Ke face is a light");
+        CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, perr, sizeof perr) == 0 && s->nlights == 1, "json: the Ke face is a light");
         scene_destroy(s);
     }
     /* a cube without MATERIAL is still an error */

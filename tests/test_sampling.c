@@ -166,7 +166,7 @@ static void test_light_sampling(int with_env) {
     scene_add_mesh(s, tri, NULL, NULL, 3, idx, NULL, 1, xform_identity(), lm2);
     if (with_env) s->env_radiance = v3(0.2f, 0.2f, 0.2f);
     char err[256];
-    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     CHECK(s->nlights == 2, "2 lights, got %zu", s->nlights);
     light_ctx c = {s, v3(0, 0, 0)};
     double integral;
@@ -190,7 +190,7 @@ static void test_sphere_light(void) {
     scene_add_sphere(s, xform_trs(v3(0, 0, -4), v3s(0), v3s(2)), lm);            /* R = 1, D = 4 */
     scene_add_sphere(s, xform_trs(v3(5, 0, 0), v3(30, 10, 50), v3(1, 2, 3)), lm); /* ellipsoid */
     char err[256];
-    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     const kscene *k = &s->k;
     vec3 ref = v3(0, 0, 0);
     double obs[CHI2_CELLS] = {0}, ex[CHI2_CELLS];
@@ -261,7 +261,7 @@ static void test_env_map(void) {
     s->env_tex = scene_add_texture(s, t, texels);
     s->env_radiance = v3s(1.0f);
     char err[256];
-    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     double integral;
     g_chi2_sub = 32;
     double p = sphere_chi2(s, s_env, p_env, 300000, 23, &integral);

@@ -7,6 +7,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include "cpu/isa.h"
 #include "scene/scene.h"
 #include "image/image.h"
 #include "kernel/rng.h"
@@ -45,7 +46,7 @@ static scene *load_text(const char *json, const char *what) {
 /* Loads and prepares (the lead's BVH/lights/camera) so extension scenes are known renderable. */
 static void check_prepares(scene *s, const char *what) {
     char err[512] = "";
-    int rc = scene_prepare(s, s->camera.width, s->camera.height, s->max_depth, err, sizeof err);
+    int rc = scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err);
     CHECK(rc == 0, "%s: scene_prepare failed: %s", what, err);
 }
 

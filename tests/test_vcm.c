@@ -211,7 +211,7 @@ static void test_emission(void) {
     scene *s = scene_create();
     int lm = scene_add_material(s, "light", mat(MAT_BLACK, v3s(0), v3(3, 2, 1)));
     scene_add_quad(s, v3(-1, -0.5f, 0), v3(2, 0, 0), v3(0, 1, 0), lm);
-    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     double integral;
     double p = sphere_chi2(s, s_emit_dir, p_quad_cosine, 200000, 31, &integral);
     CHECK(p > ALPHA, "area light emission directions: chi-square p = %g", p);
@@ -240,7 +240,7 @@ static void test_emission(void) {
     scene_add_point_light(s, v3(0, 0, 0), v3(2, 2, 2));
     int wm = scene_add_material(s, "w", mat(MAT_DIFFUSE, v3s(0.5f), v3s(0)));
     scene_add_quad(s, v3(-5, -5, -3), v3(10, 0, 0), v3(0, 10, 0), wm);
-    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     p = sphere_chi2(s, s_emit_dir, p_uniform, 200000, 32, &integral);
     CHECK(p > ALPHA, "point light emission directions: chi-square p = %g", p);
     light_emission e;
@@ -268,7 +268,7 @@ static void test_emission(void) {
     t.kind = TEX_IMAGE; t.width = EW; t.height = EH;
     s->env_tex = scene_add_texture(s, t, texels);
     s->env_radiance = v3s(1.0f);
-    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     g_chi2_sub = 32;
     p = sphere_chi2(s, s_emit_sky, p_env_dir, 300000, 33, &integral);
     g_chi2_sub = 16;
@@ -291,7 +291,7 @@ static void test_emission(void) {
     s = scene_create();
     scene_add_directional_light(s, v3(0, 0, -2), v3(1, 1, 1));
     scene_add_quad(s, v3(-1, -1, 0), v3(2, 0, 0), v3(0, 2, 0), scene_add_material(s, "w", mat(MAT_DIFFUSE, v3s(0.5f), v3s(0))));
-    CHECK(scene_prepare(s, 8, 8, 4, err, sizeof err) == 0, "prepare: %s", err);
+    CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     float R = s->k.scene_radius;
     int hits = 0, n = 20000;
     for (int i = 0; i < n; ++i) {

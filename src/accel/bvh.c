@@ -3,7 +3,6 @@
  * split's children would overlap, within a budget of extra references. Children of an inner
  * node are stored next to each other so a node needs one child index. */
 #include "accel/bvh.h"
-#include "cpu/isa.h"
 #include "kernel/bvh_traverse.h"
 
 #include <math.h>
@@ -518,14 +517,19 @@ static void split_bounds(const vec3 v[3], box bx, int axis, float s, box *left, 
     else { left->hi.z = kmin(left->hi.z, s); right->lo.z = kmax(right->lo.z, s); }
 }
 
+static atomic_size_t builds;   /* bvh_build_count */
+
+size_t bvh_build_count(void) { return atomic_load(&builds); }
+
 int bvh_build(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-              const vec3 *positions, int threads) {
-    return bvh_build_lanes(out, lo, hi, ids, n, tris, positions, threads, BVH_LEAF_WIDTH, cpu_kernels_get()->bvh_width);
+              const vec3 *positions, int threads, int width) {
+    return bvh_build_lanes(out, lo, hi, ids, n, tris, positions, threads, BVH_LEAF_WIDTH, width);
 }
 
 int bvh_build_lanes(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
                     const vec3 *positions, int threads, int sah_lanes, int width) {
     double t0 = timer_now();
+    atomic_fetch_add(&builds, 1u);
     memset(out, 0, sizeof(*out));
     out->width = width == BVH8_WIDTH ? BVH8_WIDTH : BVH4_WIDTH;
     if (n == 0) return 0;

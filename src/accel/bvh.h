@@ -22,9 +22,9 @@ typedef struct bvh {
 /* Builds over the primitives described by their bounds/ids (n entries); `tris` and `positions`
  * (the scene's triangles and vertex positions, may be NULL without triangles) fill the leaf
  * blocks' vertex indices and let large triangles be split into several references. The tree
- * is collapsed to the width of the CPU kernel that the dispatcher selected (src/cpu/isa.h). */
+ * is collapsed to nodes of `width` (4 or 8: the width of the kernel that will traverse it). */
 int bvh_build(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
-              const vec3 *positions, int threads);
+              const vec3 *positions, int threads, int width);
 /* The same with the SAH's leaf cost counted in units of sah_lanes primitives and nodes of the
  * given width (4 or 8): bvh_build uses BVH_LEAF_WIDTH (the CPU tests a leaf block's four lanes
  * together), the CUDA backend 1 (a GPU thread tests the lanes one after another, so smaller
@@ -32,6 +32,8 @@ int bvh_build(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_
 int bvh_build_lanes(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
                     const vec3 *positions, int threads, int sah_lanes, int width);
 void bvh_free(bvh *b);
+/* SAH builds run in this process so far (tests: a scene's trees are built once). */
+size_t bvh_build_count(void);
 /* Collapses a binary tree (root at 0; an inner node's children at index and index + 1; a leaf's
  * primitives at prim_ids[index .. index + count)) into `width`-wide nodes (4: bvh4_node, 8:
  * bvh8_node) at out (room for as many nodes as the binary tree has) and their leaf blocks at

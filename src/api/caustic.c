@@ -10,9 +10,8 @@
 #include <unistd.h>
 
 #include "api/api_internal.h"
-#include "cpu/render_cpu.h"
+#include "api/backend.h"
 #include "cpu/isa.h"
-#include "cpu/render_vcm.h"
 #include "cuda/render_cuda.h"
 #include "image/image.h"
 #include "kernel/adaptive_depth.h"
@@ -27,22 +26,18 @@ struct caustic_scene { scene *s; };
 
 struct caustic_renderer {
     caustic_scene *scene;
-    caustic_options opt;
+    caustic_options opt;     /* resolved (defaults filled in) */
     int width, height, spp_target, max_depth;
-    int depth_start;         /* --adaptive-depth: the first samples' depth limit (0 = off) */
-    double *accum;           /* running sums per pixel, in sample order */
-    uint32_t *count;         /* samples per pixel */
-    double *lum2;            /* per pixel: sum of squared sample luminance (adaptive sampling) */
+    kpass pass;              /* every pass's settings; the sample range is set per pass */
+    const backend_ops *ops;  /* the backend that renders (backend_table) */
+    void *backend;
+    kfilm film;              /* host copy of the backend's film (images, checkpoints) */
+    int film_stale;          /* the backend has samples that the host copy lacks */
     float *image;            /* current mean, refreshed by caustic_image */
     int spp_done;
     double seconds;          /* rendering time across calls */
     uint64_t rays, bad;
     uint64_t samples;        /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
-    cpu_pool *pool;          /* CPU backend, or */
-    cuda_renderer *gpu;      /* the CUDA backend (accum then lives on the GPU) */
-    vcm_renderer *vcm;       /* the bidirectional integrators on the CPU, or */
-    cuda_vcm *gvcm;          /* ... on the GPU (with gpu: its scene and accumulation) */
-    int accum_stale;         /* the host copy of a GPU accumulation is out of date */
 };
 
 const char *caustic_version(void) { return CAUSTIC_VERSION; }
@@ -88,8 +83,9 @@ int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) 
     caustic_scene *cs = malloc(sizeof(*cs));
     if (!cs) { scene_destroy(s); snprintf(err, errlen, "out of memory"); return -1; }
     cs->s = s;
-    /* Prepare with the file's settings so stats (BVH, lights) are available right away. */
-    if (scene_prepare(s, s->camera.width, s->camera.height, s->max_depth, err, errlen)) {
+    /* Once per scene: its BVH at the width of the CPU kernels that trace it (every renderer over
+     * the scene shares it; the GPU's tree is built on first use, scene_bvh). */
+    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) {
         caustic_scene_free(cs);
         return -1;
     }
@@ -125,12 +121,13 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->bvh_max_leaf = s->bvh.max_leaf;
     st->bvh_sah_cost = s->bvh.sah_cost;
     st->bvh_build_seconds = s->bvh.build_seconds;
-    st->memory_bytes = s->ntriangles * sizeof(triangle) + s->nvertices * (sizeof(vec3) * 2 + sizeof(vec2)) +
-                       s->nspheres * sizeof(sphere) + s->nquads * sizeof(quad) +
-                       s->nmaterials * sizeof(material) + s->ntextures * sizeof(texture) +
-                       s->ntexels * sizeof(float) + s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) +
-                       s->bvh.nleaf4 * sizeof(bvh_leaf4) + s->nlights * (sizeof(light) + sizeof(float)) +
-                       st->primitives * sizeof(int32_t);
+    const kscene *k = &s->k;
+    size_t bytes = s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) + s->bvh.nleaf4 * sizeof(bvh_leaf4);
+#define ARRAY_BYTES(type, name, count) \
+    if (k->name) bytes += (size_t)(count) * sizeof(type);
+    KSCENE_ARRAYS(ARRAY_BYTES)
+#undef ARRAY_BYTES
+    st->memory_bytes = bytes;
     st->width = s->camera.width;
     st->height = s->camera.height;
     st->spp = s->spp;
@@ -217,6 +214,28 @@ int caustic_parse_sampler(const char *n, caustic_sampler *out) {
     return 0;
 }
 
+
+/* Picks the first backend of the table that supports the renderer and starts it. A GPU backend
+ * that fails to start hands over to the next entry unless the device was asked for. */
+static int start_backend(caustic_renderer *r, const backend_desc *d, char *err, size_t errlen) {
+    const char *want = r->opt.device == CAUSTIC_DEVICE_CPU ? "cpu" : r->opt.device == CAUSTIC_DEVICE_CUDA ? "cuda" : NULL;
+    snprintf(err, errlen, "no backend renders --integrator %s", caustic_integrator_name(r->opt.integrator));
+    for (int i = 0; backend_table[i]; ++i) {
+        const backend_ops *ops = backend_table[i];
+        if (want && strcmp(ops->device, want)) continue;
+        char why[512];
+        int sup = ops->supports(d, why, sizeof why);
+        if (sup == 0) continue;
+        if (sup < 0) { snprintf(err, errlen, "%s", why); continue; }
+        r->backend = ops->create(d, why, sizeof why);
+        if (r->backend) { r->ops = ops; return 0; }
+        snprintf(err, errlen, "%s", why);
+        if (want) return -1;
+        if (backend_table[i + 1]) fprintf(stderr, "caustic: %s; rendering on the CPU\n", why);
+    }
+    return -1;
+}
+
 caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_options *opt, char *err, size_t errlen) {
     scene *s = cs->s;
     caustic_renderer *r = calloc(1, sizeof(*r));
@@ -233,85 +252,54 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         free(r);
         return NULL;
     }
-    if (scene_prepare(s, r->width, r->height, r->max_depth, err, errlen)) { free(r); return NULL; }
-    int bidir = opt->integrator != CAUSTIC_INTEGRATOR_PT;
-    if (bidir) {
-        const char *name = caustic_integrator_name(opt->integrator);
-        const char *why = opt->adaptive > 0.0f ? "does not support adaptive sampling"
-                        : opt->adaptive_depth ? "does not support --adaptive-depth"
-                        : opt->clamp > 0.0f ? "does not support the firefly clamp"
-                        : s->k.cam.lens_radius > 0.0f ? "supports pinhole cameras only (the scene has an APERTURE)"
-                        : NULL;
-        if (why) {
-            snprintf(err, errlen, "--integrator %s %s", name, why);
-            free(r);
-            return NULL;
-        }
-        if ((int)opt->integrator < 0 || (int)opt->integrator > CAUSTIC_INTEGRATOR_VCM) {
-            snprintf(err, errlen, "unknown integrator %d", (int)opt->integrator);
-            free(r);
-            return NULL;
-        }
+    kpass *p = &r->pass;
+    if (scene_camera(s, r->width, r->height, &p->cam, err, errlen)) { free(r); return NULL; }
+    if ((int)opt->integrator < 0 || (int)opt->integrator > CAUSTIC_INTEGRATOR_VCM) {
+        snprintf(err, errlen, "unknown integrator %d", (int)opt->integrator);
+        free(r);
+        return NULL;
+    }
+    if (opt->integrator != CAUSTIC_INTEGRATOR_PT) {
         if (r->opt.merge_radius <= 0.0f) r->opt.merge_radius = 0.003f;
         if (r->opt.merge_alpha <= 0.0f) r->opt.merge_alpha = 0.75f;
         r->opt.merge_everywhere = r->opt.merge_everywhere != 0;
-    }
-    if (opt->adaptive_depth && opt->adaptive > 0.0f) {
+    } else if (opt->adaptive_depth && opt->adaptive > 0.0f) {
         /* the depth weights assume that every pixel takes the spp target's samples */
         snprintf(err, errlen, "--adaptive-depth and --adaptive cannot be combined");
         free(r);
         return NULL;
     }
-    r->depth_start = opt->adaptive_depth ? ADAPTIVE_DEPTH_START : 0;
-    size_t n = (size_t)r->width * (size_t)r->height * 3u;
-    r->accum = calloc(n, sizeof(double));
-    r->image = calloc(n, sizeof(float));
-    r->count = calloc(n / 3u, sizeof(uint32_t));
-    r->lum2 = calloc(n / 3u, sizeof(double));
     if (r->opt.adaptive > 0.0f && r->opt.adaptive_min_spp <= 0) r->opt.adaptive_min_spp = 16;
-    if (!r->count || !r->lum2) {
+    p->sampler = (int32_t)r->opt.sampler;
+    p->seed = r->opt.seed;
+    p->spp_total = (uint32_t)r->spp_target;
+    p->max_depth = r->max_depth;
+    p->rr_depth = KPASS_RR_DEPTH;
+    p->depth_start = opt->adaptive_depth ? ADAPTIVE_DEPTH_START : 0;
+    p->clamp = r->opt.clamp;
+    p->adaptive_threshold = r->opt.adaptive;
+    p->adaptive_min = (uint32_t)(r->opt.adaptive_min_spp > 0 ? r->opt.adaptive_min_spp : 0);
+
+    size_t n = (size_t)r->width * (size_t)r->height;
+    r->film.width = r->width;
+    r->film.height = r->height;
+    r->film.sum = calloc(3 * n, sizeof(double));
+    r->film.count = calloc(n, sizeof(uint32_t));
+    r->film.lum2 = calloc(n, sizeof(double));
+    r->image = calloc(3 * n, sizeof(float));
+    if (!r->film.sum || !r->film.count || !r->film.lum2 || !r->image) {
         snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
         caustic_renderer_free(r);
         return NULL;
     }
-    if (opt->device != CAUSTIC_DEVICE_CPU && cuda_device_count() > 0) {
-        cuda_config cfg;
-        memset(&cfg, 0, sizeof cfg);
-        /* the bidirectional integrators have their own kernels: no wavefront pool for them */
-        cfg.mode = opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT && !bidir ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
-        cfg.bvh = opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
-        r->gpu = cuda_renderer_create(s, r->width, r->height, &cfg, err, errlen);
-        if (r->gpu && bidir) {
-            /* path length counts segments: depth d bounces allow paths of d + 1 segments */
-            r->gvcm = cuda_vcm_create(r->gpu, (int)opt->integrator - 1, r->max_depth + 1,
-                                      r->opt.merge_radius * s->k.scene_radius, r->opt.merge_alpha,
-                                      r->opt.merge_everywhere, r->opt.seed, err, errlen);
-            if (!r->gvcm) { cuda_renderer_free(r->gpu); r->gpu = NULL; }
-        }
-        if (!r->gpu && opt->device == CAUSTIC_DEVICE_CUDA) { caustic_renderer_free(r); return NULL; }
-        if (!r->gpu) fprintf(stderr, "caustic: %s; rendering on the CPU\n", err);
-    } else if (opt->device == CAUSTIC_DEVICE_CUDA) {
-        char why[256];
-        cuda_describe_devices(why, sizeof why);
-        why[strcspn(why, "\n")] = 0;
-        snprintf(err, errlen, "--device cuda: %s", why);
-        caustic_renderer_free(r);
-        return NULL;
-    }
-    if (!r->gpu) r->pool = cpu_pool_create(opt->threads);
-    if (bidir && !r->gvcm) {
-        /* path length counts segments: depth d bounces allow paths of d + 1 segments */
-        r->vcm = cpu_kernels_get()->vcm_create(&s->k, (int)opt->integrator - 1, r->max_depth + 1,
-                                     r->opt.merge_radius * s->k.scene_radius, r->opt.merge_alpha,
-                                     r->opt.merge_everywhere, r->opt.seed);
-        if (!r->vcm) {
-            snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
-            caustic_renderer_free(r);
-            return NULL;
-        }
-    }
-    if (!r->accum || !r->image || (!r->pool && !r->gpu)) {
-        snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
+    backend_desc d;
+    d.scene = s;
+    d.opt = &r->opt;
+    d.width = r->width;
+    d.height = r->height;
+    d.cam = p->cam;
+    d.max_depth = r->max_depth;
+    if (start_backend(r, &d, err, errlen)) {
         caustic_renderer_free(r);
         return NULL;
     }
@@ -335,54 +323,18 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
             if (pass < 1) pass = 1;
         }
         if (pass > r->spp_target - r->spp_done) pass = r->spp_target - r->spp_done;
-        cpu_pass p;
-        p.scene = &r->scene->s->k;
-        p.width = r->width;
-        p.height = r->height;
-        p.sampler = (int)r->opt.sampler;
-        p.seed = r->opt.seed;
-        p.spp_total = (uint32_t)r->spp_target;
-        p.max_depth = r->max_depth;
-        p.depth_start = r->depth_start;
-        p.clamp = r->opt.clamp;
-        p.count = r->count;
-        p.lum2 = r->lum2;
-        p.adaptive_threshold = r->opt.adaptive;
-        p.adaptive_min = (uint32_t)(r->opt.adaptive_min_spp > 0 ? r->opt.adaptive_min_spp : 0);
+        kpass p = r->pass;
         p.sample_begin = (uint32_t)r->spp_done;
         p.sample_end = (uint32_t)(r->spp_done + pass);
-        p.schedule = (int)r->opt.schedule;
-        p.accum = r->accum;
-        cpu_pass_stats ps;
+        backend_stats ps;
+        memset(&ps, 0, sizeof ps);
+        char err[512];
         double t0 = timer_now();
-        if (r->gvcm) {
-            char err[512];
-            memset(&ps, 0, sizeof ps);
-            if (cuda_vcm_run(r->gvcm, p.sample_begin, (uint32_t)pass, &ps.rays, err, sizeof err)) {
-                fprintf(stderr, "caustic: %s\n", err);
-                return -1;
-            }
-            ps.samples = (uint64_t)pass * (uint64_t)r->width * (uint64_t)r->height;
-            r->accum_stale = 1;
-        } else if (r->gpu) {
-            char err[512];
-            if (cuda_renderer_pass(r->gpu, p.sampler, p.seed, p.spp_total, p.max_depth, p.depth_start, p.clamp,
-                                   p.adaptive_threshold, p.adaptive_min, p.sample_begin, p.sample_end,
-                                   &ps.rays, &ps.bad_samples, &ps.samples, err, sizeof err)) {
-                fprintf(stderr, "caustic: %s\n", err);
-                return -1;
-            }
-            r->accum_stale = 1;
-        } else if (r->vcm) {
-            memset(&ps, 0, sizeof ps);
-            if (cpu_kernels_get()->vcm_run(r->vcm, r->pool, p.sample_begin, (uint32_t)pass, r->accum, r->count, &ps.rays)) {
-                fprintf(stderr, "caustic: out of memory for light vertices\n");
-                return -1;
-            }
-            ps.samples = (uint64_t)pass * (uint64_t)r->width * (uint64_t)r->height;
-        } else {
-            cpu_pool_run(r->pool, &p, &ps);
+        if (r->ops->pass(r->backend, &p, &ps, err, sizeof err)) {
+            fprintf(stderr, "caustic: %s\n", err);
+            return -1;
         }
+        r->film_stale = 1;
         double dt = timer_now() - t0;
         per_sample = dt / pass;
         r->spp_done += pass;
@@ -406,21 +358,21 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
     return 0;
 }
 
-/* Brings the GPU's accumulation to the host copy (images, checkpoints). */
-static int sync_accum(caustic_renderer *r, char *err, size_t errlen) {
-    if (!r->gpu || !r->accum_stale) return 0;
-    if (cuda_renderer_read(r->gpu, r->accum, r->count, r->lum2, err, errlen)) return -1;
-    r->accum_stale = 0;
+/* Brings the backend's film to the host copy (images, checkpoints). */
+static int sync_film(caustic_renderer *r, char *err, size_t errlen) {
+    if (!r->film_stale) return 0;
+    if (r->ops->read_film(r->backend, &r->film, err, errlen)) return -1;
+    r->film_stale = 0;
     return 0;
 }
 
 const float *caustic_image(caustic_renderer *r, int *width, int *height) {
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     char err[512];
-    if (sync_accum(r, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
+    if (sync_film(r, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
     for (size_t i = 0; i < n; ++i) {
-        uint32_t c = r->count[i / 3u];
-        r->image[i] = c ? (float)(r->accum[i] / c) : 0.0f;
+        uint32_t c = r->film.count[i / 3u];
+        r->image[i] = c ? (float)(r->film.sum[i] / c) : 0.0f;
     }
     if (width) *width = r->width;
     if (height) *height = r->height;
@@ -429,10 +381,10 @@ const float *caustic_image(caustic_renderer *r, int *width, int *height) {
 
 const uint32_t *caustic_sample_counts(caustic_renderer *r, int *width, int *height) {
     char err[512];
-    if (sync_accum(r, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
+    if (sync_film(r, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
     if (width) *width = r->width;
     if (height) *height = r->height;
-    return r->count;
+    return r->film.count;
 }
 
 void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *st) {
@@ -441,8 +393,8 @@ void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *s
     st->samples = r->samples;
     st->rays = r->rays;
     st->bad_samples = r->bad;
-    st->threads = r->pool ? cpu_pool_threads(r->pool) : 0;
-    st->device = r->gpu ? "cuda" : "cpu";
+    st->threads = r->ops->threads(r->backend);
+    st->device = r->ops->device;
     st->width = r->width;
     st->height = r->height;
 }
@@ -452,12 +404,12 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
         snprintf(err, errlen, "%s: unknown image format (use .png, .exr or .pfm)", path);
         return -1;
     }
-    if (r->gpu && image_format_from_path(path) == IMAGE_FMT_PNG) {
-        /* PNG from the GPU: tonemapped to 8 bits there, only the bytes come back */
+    if (r->ops->tonemap8 && image_format_from_path(path) == IMAGE_FMT_PNG) {
+        /* PNG where the backend tonemaps (the GPU): only the 8-bit image comes back */
         size_t n = (size_t)r->width * (size_t)r->height * 3u;
         unsigned char *rgb8 = malloc(n);
         if (!rgb8) { snprintf(err, errlen, "out of memory"); return -1; }
-        int rc = cuda_renderer_tonemap8(r->gpu, rgb8, err, errlen);
+        int rc = r->ops->tonemap8(r->backend, rgb8, err, errlen);
         if (rc == 0) rc = image_save_png8(rgb8, r->width, r->height, path, err, errlen);
         free(rgb8);
         return rc;
@@ -469,21 +421,69 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
     return image_save(&img, path, 0, err, errlen);
 }
 
-/* ---- checkpoints: header + raw double sums; written to a temp file and renamed -------------- */
-#define CKPT_MAGIC "CAUSTIC-CKPT-6\n"
-typedef struct ckpt_header {
-    char magic[16];
-    int32_t width, height, spp_done, spp_target, max_depth, sampler;
-    uint32_t seed;
-    float clamp, adaptive;
-    int32_t adaptive_min;
+/* ---- checkpoints: header + the film's sums; written to a temp file and renamed --------------- */
+/* The format version is the magic's last digit. */
+#define CKPT_MAGIC "CAUSTIC-CKPT-7\n"
+
+/* Everything that shapes the image: a checkpoint resumes only under the same settings. */
+typedef struct ckpt_settings {
+    kpass pass;              /* no sample range; spp_total only where it shapes the samples */
     int32_t integrator;
-    int32_t depth_start;
     float merge_radius, merge_alpha;
     int32_t merge_everywhere;
+} ckpt_settings;
+
+typedef struct ckpt_header {
+    char magic[16];
+    ckpt_settings settings;
+    int32_t spp_done, spp_target;
     double seconds;
     uint64_t rays, bad, samples;
 } ckpt_header;
+
+static void ckpt_settings_of(const caustic_renderer *r, ckpt_settings *st) {
+    memset(st, 0, sizeof *st);
+    st->pass = r->pass;
+    st->pass.sample_begin = st->pass.sample_end = 0;
+    /* the stratified sampler's pattern and --adaptive-depth's weights depend on the spp target;
+     * the rest does not, so a render may resume with a higher target */
+    if (!(r->pass.sampler == (int32_t)CAUSTIC_SAMPLER_STRATIFIED || r->opt.adaptive_depth)) st->pass.spp_total = 0;
+    st->integrator = (int32_t)r->opt.integrator;
+    st->merge_radius = r->opt.merge_radius;
+    st->merge_alpha = r->opt.merge_alpha;
+    st->merge_everywhere = r->opt.merge_everywhere;
+}
+
+static void ckpt_header_of(const caustic_renderer *r, ckpt_header *h) {
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1);
+    ckpt_settings_of(r, &h->settings);
+    h->spp_done = r->spp_done;
+    h->spp_target = r->spp_target;
+    h->seconds = r->seconds;
+    h->rays = r->rays;
+    h->bad = r->bad;
+    h->samples = r->samples;
+}
+
+static int ckpt_header_write(FILE *f, const caustic_renderer *r) {
+    ckpt_header h;
+    ckpt_header_of(r, &h);
+    return fwrite(&h, sizeof h, 1, f) == 1;
+}
+
+/* Reads and checks the header: 0, or -1 with a message (not a checkpoint, another version). */
+static int ckpt_header_read(FILE *f, const char *path, ckpt_header *h, char *err, size_t errlen) {
+    int got = fread(h, sizeof *h, 1, f) == 1;
+    if (got && memcmp(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1) == 0) return 0;
+    /* the version is the magic's last field: an older caustic's checkpoint says so */
+    if (got && memcmp(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 3) == 0)
+        snprintf(err, errlen, "%s: checkpoint written by another version of caustic (format %.1s, this one reads %.1s)",
+                 path, h->magic + sizeof(CKPT_MAGIC) - 3, CKPT_MAGIC + sizeof(CKPT_MAGIC) - 3);
+    else
+        snprintf(err, errlen, "%s: not a caustic checkpoint", path);
+    return -1;
+}
 
 int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen) {
     char tmp[4096];
@@ -491,22 +491,12 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
         snprintf(err, errlen, "%s: path too long", path);
         return -1;
     }
-    if (sync_accum(r, err, errlen)) return -1;
+    if (sync_film(r, err, errlen)) return -1;
     FILE *f = fopen(tmp, "wb");
     if (!f) { snprintf(err, errlen, "%s: cannot write checkpoint: %s", path, strerror(errno)); return -1; }
-    ckpt_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1);
-    h.width = r->width; h.height = r->height; h.spp_done = r->spp_done; h.spp_target = r->spp_target;
-    h.max_depth = r->max_depth; h.sampler = (int32_t)r->opt.sampler; h.seed = r->opt.seed; h.clamp = r->opt.clamp;
-    h.adaptive = r->opt.adaptive; h.adaptive_min = r->opt.adaptive_min_spp; h.samples = r->samples;
-    h.integrator = (int32_t)r->opt.integrator; h.merge_radius = r->opt.merge_radius; h.merge_alpha = r->opt.merge_alpha;
-    h.merge_everywhere = r->opt.merge_everywhere;
-    h.depth_start = r->depth_start;
-    h.seconds = r->seconds; h.rays = r->rays; h.bad = r->bad;
-    size_t n = (size_t)r->width * (size_t)r->height * 3u;
-    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(r->accum, sizeof(double), n, f) == n &&
-             fwrite(r->count, sizeof(uint32_t), n / 3u, f) == n / 3u && fwrite(r->lum2, sizeof(double), n / 3u, f) == n / 3u;
+    size_t n = (size_t)r->width * (size_t)r->height;
+    int ok = ckpt_header_write(f, r) && fwrite(r->film.sum, sizeof(double), 3 * n, f) == 3 * n &&
+             fwrite(r->film.count, sizeof(uint32_t), n, f) == n && fwrite(r->film.lum2, sizeof(double), n, f) == n;
     ok = (fflush(f) == 0) && ok;
     ok = (fsync(fileno(f)) == 0) && ok;
     ok = (fclose(f) == 0) && ok;
@@ -522,44 +512,29 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
     FILE *f = fopen(path, "rb");
     if (!f) { snprintf(err, errlen, "%s: cannot open checkpoint: %s", path, strerror(errno)); return -1; }
     ckpt_header h;
-    size_t n = (size_t)r->width * (size_t)r->height * 3u;
-    int got = fread(&h, sizeof h, 1, f) == 1;
-    if (!got || memcmp(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1) != 0) {
-        fclose(f);
-        /* the version is the magic's last field: an older caustic's checkpoint says so */
-        if (got && memcmp(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 3) == 0)
-            snprintf(err, errlen, "%s: checkpoint written by another version of caustic (format %.1s, this one reads %.1s)",
-                     path, h.magic + sizeof(CKPT_MAGIC) - 3, CKPT_MAGIC + sizeof(CKPT_MAGIC) - 3);
-        else
-            snprintf(err, errlen, "%s: not a caustic checkpoint", path);
-        return -1;
-    }
-    /* the stratified sampler's pattern depends on the spp target, the others do not */
-    int strata_differ = r->opt.sampler == CAUSTIC_SAMPLER_STRATIFIED && h.spp_target != r->spp_target;
-    /* so do --adaptive-depth's weights (kernel/adaptive_depth.h) */
-    int weights_differ = r->depth_start > 0 && h.spp_target != r->spp_target;
-    if (h.width != r->width || h.height != r->height || h.max_depth != r->max_depth ||
-        h.sampler != (int32_t)r->opt.sampler || h.seed != r->opt.seed || h.clamp != r->opt.clamp || h.adaptive != r->opt.adaptive ||
-        h.adaptive_min != r->opt.adaptive_min_spp || h.spp_done < 0 || h.integrator != (int32_t)r->opt.integrator ||
-        h.merge_radius != r->opt.merge_radius || h.merge_alpha != r->opt.merge_alpha ||
-        h.merge_everywhere != r->opt.merge_everywhere ||
-        h.depth_start != r->depth_start || strata_differ || weights_differ) {
+    if (ckpt_header_read(f, path, &h, err, errlen)) { fclose(f); return -1; }
+    ckpt_settings mine;
+    ckpt_settings_of(r, &mine);
+    if (memcmp(&h.settings, &mine, sizeof mine) != 0 || h.spp_done < 0) {
         fclose(f);
         snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
-                 "resume with the same scene and options", path, h.width, h.height, h.max_depth, h.seed);
+                 "resume with the same scene and options", path, h.settings.pass.cam.width,
+                 h.settings.pass.cam.height, h.settings.pass.max_depth, h.settings.pass.seed);
         return -1;
     }
-    if (fread(r->accum, sizeof(double), n, f) != n || fread(r->count, sizeof(uint32_t), n / 3u, f) != n / 3u ||
-        fread(r->lum2, sizeof(double), n / 3u, f) != n / 3u) {
+    size_t n = (size_t)r->width * (size_t)r->height;
+    if (fread(r->film.sum, sizeof(double), 3 * n, f) != 3 * n || fread(r->film.count, sizeof(uint32_t), n, f) != n ||
+        fread(r->film.lum2, sizeof(double), n, f) != n) {
         fclose(f);
-        memset(r->accum, 0, n * sizeof(double));
-        memset(r->count, 0, n / 3u * sizeof(uint32_t));
-        memset(r->lum2, 0, n / 3u * sizeof(double));
+        memset(r->film.sum, 0, 3 * n * sizeof(double));
+        memset(r->film.count, 0, n * sizeof(uint32_t));
+        memset(r->film.lum2, 0, n * sizeof(double));
         snprintf(err, errlen, "%s: checkpoint is truncated", path);
         return -1;
     }
     fclose(f);
-    if (r->gpu && cuda_renderer_write(r->gpu, r->accum, r->count, r->lum2, err, errlen)) return -1;
+    if (r->ops->write_film(r->backend, &r->film, err, errlen)) return -1;
+    r->film_stale = 0;
     r->spp_done = h.spp_done;
     r->seconds = h.seconds;
     r->rays = h.rays;
@@ -570,13 +545,10 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
 
 void caustic_renderer_free(caustic_renderer *r) {
     if (!r) return;
-    cpu_pool_destroy(r->pool);
-    cuda_vcm_free(r->gvcm);
-    cuda_renderer_free(r->gpu);
-    if (r->vcm) cpu_kernels_get()->vcm_free(r->vcm);
-    free(r->accum);
-    free(r->count);
-    free(r->lum2);
+    if (r->backend) r->ops->free(r->backend);
+    free(r->film.sum);
+    free(r->film.count);
+    free(r->film.lum2);
     free(r->image);
     free(r);
 }

@@ -216,7 +216,7 @@ static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
     int rc;
     if (len > 4 && !strcasecmp(path + len - 4, ".ply")) rc = scene_load_ply(s, path, xform_identity(), mat, err, errlen);
     else rc = scene_load_obj(s, path, xform_identity(), mat, err, errlen);
-    if (rc || scene_prepare(s, 8, 8, 1, err, errlen)) { scene_destroy(s); return -1; }
+    if (rc || scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) { scene_destroy(s); return -1; }
     *out = s;
     return 0;
 }
@@ -279,7 +279,9 @@ int cmd_bench_rays(int argc, char **argv) {
                 cuda_config cfg;
                 memset(&cfg, 0, sizeof cfg);
                 cfg.bvh = bv;
-                cuda_renderer *g = cuda_renderer_create(s, 8, 8, &cfg, gerr, sizeof gerr);
+                const bvh *tree = bv == CUDA_BVH_SAH ? scene_bvh(s, BVH4_WIDTH, CUDA_SAH_LANES, gerr, sizeof gerr) : NULL;
+                cuda_renderer *g = bv == CUDA_BVH_SAH && !tree ? NULL
+                                 : cuda_renderer_create(&s->k, tree, 8, 8, &cfg, gerr, sizeof gerr);
                 if (!g) { fprintf(stderr, "caustic: %s\n", gerr); scene_destroy(s); return EXIT_USAGE; }
                 if (bv == CUDA_BVH_LBVH)
                     printf("# %s: LBVH built on the GPU in %.2f ms (bounds upload to nodes on the GPU; SAH on the "

@@ -3,7 +3,7 @@
  * their entry points suffixed by CPU_ISA_FN; each build exports one cpu_kernels table. The
  * dispatcher (src/cpu/isa.c) picks the best level the CPU supports, once per process, or the
  * one named by the environment variable CAUSTIC_ISA (sse | avx2), and everything else calls the
- * kernel through the table. The scene's BVH is collapsed to the selected table's bvh_width.
+ * kernel through the table. The scene's BVH is built at the selected table's bvh_width.
  *
  *   sse      x86-64-v2 (SSE4.2), 4-wide nodes (the whole library's baseline on x86-64)
  *   avx2     x86-64-v2 + AVX2 + FMA, 8-wide nodes
@@ -30,10 +30,10 @@
 #endif
 
 /* render_vcm.c's entry points in the kernel TU being compiled (their tables hold them) */
-vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, int max_path_length, float radius,
-                                              float alpha, int merge_everywhere, uint32_t seed);
-int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum,
-                                 uint32_t *counts, uint64_t *rays);
+vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length,
+                                              float radius, float alpha, int merge_everywhere, uint32_t seed);
+int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
+                                 const kfilm *film, uint64_t *rays);
 void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v);
 
 typedef struct cpu_kernels {
@@ -44,10 +44,10 @@ typedef struct cpu_kernels {
     void (*render_rect)(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad,
                         uint64_t *samples);
     /* the bidirectional integrators' driver (render_vcm.h) */
-    vcm_renderer *(*vcm_create)(const kscene *s, int algorithm, int max_path_length, float radius, float alpha,
-                                int merge_everywhere, uint32_t seed);
-    int (*vcm_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum,
-                   uint32_t *counts, uint64_t *rays);
+    vcm_renderer *(*vcm_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length, float radius,
+                                float alpha, int merge_everywhere, uint32_t seed);
+    int (*vcm_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
+                   const kfilm *film, uint64_t *rays);
     void (*vcm_free)(vcm_renderer *v);
     /* rays [begin, end) of arrays o, d (3 floats each) and tmax: closest hits (any_hit: occlusion
      * only); returns the hit count, adds hit distances to *tsum, stores each ray's hit in

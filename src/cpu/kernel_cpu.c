@@ -9,28 +9,18 @@
  * does not depend on which thread runs it or how passes were cut. */
 static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad,
                         uint64_t *samples) {
+    const kpass pass = p->pass;
+    const kfilm film = p->film;
     for (int y = y0; y < y1; ++y) {
         for (int x = x0; x < x1; ++x) {
-            size_t pix = (size_t)y * (size_t)p->width + (size_t)x;
-            double *acc = p->accum + 3 * pix;
-            uint32_t n = p->count[pix];
-            if (n < p->sample_begin) continue; /* adaptive sampling stopped this pixel earlier */
-            double l2 = p->lum2[pix];
-            uint32_t r = 0;
-            for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++n) {
-                if (adaptive_done(n, p->adaptive_min, p->adaptive_threshold, luminance_d(acc[0], acc[1], acc[2]), l2))
-                    break;
-                vec3 l = path_trace_sample(p->scene, x, y, i, p->seed, p->sampler, p->spp_total, p->max_depth,
-                                           p->depth_start, &r);
-                if (!vis_finite(l)) { (*bad)++; continue; }
-                l = clamp_sample(l, p->clamp);
-                acc[0] += l.x; acc[1] += l.y; acc[2] += l.z;
-                double yl = luminance_d(l.x, l.y, l.z);
-                l2 += yl * yl;
-            }
-            *samples += n - p->count[pix];
-            p->count[pix] = n;
-            p->lum2[pix] = l2;
+            size_t pix = (size_t)y * (size_t)film.width + (size_t)x;
+            film_pixel f = film_pixel_load(&film, pix);
+            if (f.n < pass.sample_begin) continue; /* adaptive sampling stopped this pixel earlier */
+            uint32_t n0 = f.n, r = 0, b = 0;
+            film_trace_pixel(p->scene, &pass, x, y, &f, &r, &b);
+            film_pixel_store(&film, pix, &f);
+            *samples += f.n - n0;
+            *bad += b;
             *rays += r;
         }
     }

@@ -45,7 +45,7 @@ static void run_worker(cpu_pool *pool, int index) {
     void (*const render_rect)(const cpu_pass *, int, int, int, int, uint64_t *, uint64_t *, uint64_t *) =
         cpu_kernels_get()->render_rect;
     uint64_t rays = 0, bad = 0, samples = 0;
-    int w = p->width, h = p->height;
+    int w = p->film.width, h = p->film.height;
     switch (p->schedule) {
     case CPU_ROWS_STATIC: {
         int y0 = (int)((int64_t)h * index / pool->nthreads), y1 = (int)((int64_t)h * (index + 1) / pool->nthreads);

@@ -4,27 +4,18 @@
 #define CAUSTIC_CPU_RENDER_H
 
 #include <stdint.h>
+#include "kernel/film.h"
+#include "kernel/pass.h"
 #include "kernel/types.h"
 
 typedef enum cpu_schedule { CPU_TILES = 0, CPU_ROWS = 1, CPU_ROWS_STATIC = 2, CPU_PIXELS = 3 } cpu_schedule;
 
+/* A pass of path tracing on the CPU: the kernel's pass and film, and how the pool splits the image. */
 typedef struct cpu_pass {
     const kscene *scene;
-    int width, height;
-    int sampler;             /* sampler_type */
-    uint32_t seed;
-    uint32_t spp_total;      /* strata count for the stratified sampler */
-    int max_depth;
-    int depth_start;         /* --adaptive-depth: the first samples' depth limit (0 = off) */
-    float clamp;             /* firefly clamp: max sample luminance, 0 = off */
-    uint32_t sample_begin, sample_end;   /* sample indices [begin, end) for every pixel */
+    kpass pass;
+    kfilm film;              /* host sums (double), added in sample order */
     int schedule;            /* cpu_schedule */
-    double *accum;           /* width*height*3 running sums, added in sample order */
-    uint32_t *count;         /* samples taken per pixel (fewer than the pass end where adaptive
-                                sampling stopped the pixel) */
-    double *lum2;            /* per pixel: sum of squared sample luminance */
-    float adaptive_threshold;/* 0 = off */
-    uint32_t adaptive_min;
 } cpu_pass;
 
 typedef struct cpu_pass_stats { uint64_t rays, bad_samples, samples; } cpu_pass_stats;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cpu/isa.h"
+#include "kernel/film.h"
 #include "kernel/vcm.h"
 #include "util/array.h"
 
@@ -36,6 +37,7 @@ typedef struct chunk_buf {
 
 struct vcm_renderer {
     const kscene *s;
+    camera cam;
     int algorithm, max_path_length;
     float radius, alpha;
     int merge_everywhere;
@@ -246,19 +248,20 @@ static int build_grid(vcm_renderer *v, float radius) {
     return 0;
 }
 
-vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, int max_path_length, float radius, float alpha,
-                                  int merge_everywhere, uint32_t seed) {
+vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length,
+                                              float radius, float alpha, int merge_everywhere, uint32_t seed) {
     vcm_renderer *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     v->s = s;
+    v->cam = *cam;
     v->algorithm = algorithm;
     v->max_path_length = max_path_length;
     v->radius = radius;
     v->alpha = alpha;
     v->merge_everywhere = merge_everywhere;
     v->seed = seed;
-    v->w = s->cam.width;
-    v->h = s->cam.height;
+    v->w = cam->width;
+    v->h = cam->height;
     v->npaths = (uint32_t)v->w * (uint32_t)v->h;
     v->nchunks = (v->npaths + CHUNK - 1) / CHUNK;
     v->chunks = calloc(v->nchunks, sizeof(chunk_buf));
@@ -277,7 +280,7 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, int algorithm, in
 static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, uint64_t *rays) {
     float radius = vcm_iteration_radius(v->radius, v->alpha, iteration);
     v->params = vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, v->merge_everywhere,
-                                &v->s->cam);
+                                &v->cam);
     v->iteration = iteration;
     memset(v->image, 0, (size_t)v->npaths * 3u * sizeof(float));
 
@@ -302,12 +305,16 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
     return merge_pass(v, pool);
 }
 
-int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, uint32_t first, uint32_t count, double *accum, uint32_t *counts,
-                     uint64_t *rays) {
+int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
+                                 const kfilm *film, uint64_t *rays) {
+    if (cam->width != v->w || cam->height != v->h) return -1;
+    v->cam = *cam;
     for (uint32_t it = first; it < first + count; ++it) {
         if (run_iteration(v, pool, it, rays)) return -1;
-        for (size_t i = 0; i < (size_t)v->npaths * 3u; ++i) accum[i] += v->image[i];
-        for (uint32_t i = 0; i < v->npaths; ++i) counts[i]++;
+        for (uint32_t i = 0; i < v->npaths; ++i) {
+            const float *c = v->image + 3u * i;
+            film_add_iteration(film, i, v3(c[0], c[1], c[2]));
+        }
     }
     return 0;
 }

@@ -27,9 +27,9 @@ struct wavefront {
 
 struct cuda_renderer {
     kscene k;                  // device pointers, passed to kernels by value
-    void *buffers[24];
+    void *buffers[24];         // KSCENE_ARRAYS and the BVH
     int nbuffers;
-    float *accum;              // width*height*3, on the device
+    float *accum;              // the film (cuda_film): width*height*3 sums, on the device
     uint32_t *count;           // samples per pixel
     float *lum2;               // per pixel: sum of squared sample luminance (adaptive sampling)
     unsigned long long *counters;  // rays, bad samples, samples
@@ -55,12 +55,21 @@ struct cuda_renderer {
 
 int wavefront_create(cuda_renderer *r, char *err, size_t errlen);
 void wavefront_free(cuda_renderer *r);
-int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, int depth_start,
-                   float clamp,
-                   float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, char *err, size_t errlen);
+int wavefront_pass(cuda_renderer *r, const kpass *p, char *err, size_t errlen);
 
-// Builds the LBVH on the GPU from the scene's primitive bounds and replaces r->k.nodes/leaves
-// (device buffers owned by r). out_host (optional) receives host copies for tests.
-int lbvh_build_device(cuda_renderer *r, const struct scene *s, cuda_bvh_out *out_host, char *err, size_t errlen);
+// The renderer's film (float sums on the device) as the kernels take it.
+static inline kfilm cuda_film(const cuda_renderer *r) {
+    kfilm f;
+    f.sum = r->accum;
+    f.count = r->count;
+    f.lum2 = r->lum2;
+    f.width = r->width;
+    f.height = r->height;
+    return f;
+}
+
+// Builds the LBVH on the GPU from the primitive bounds of the host kernel scene k and replaces
+// r->k.nodes/leaves (device buffers owned by r). out_host (optional) receives host copies for tests.
+int lbvh_build_device(cuda_renderer *r, const kscene *k, cuda_bvh_out *out_host, char *err, size_t errlen);
 
 #endif

@@ -13,7 +13,6 @@
 #include "cuda/cuda_internal.h"
 extern "C" {
 #include "accel/bvh.h"
-#include "scene/scene.h"
 }
 #include "util/timer.h"
 
@@ -142,15 +141,15 @@ struct dev_bufs {
 }  // namespace
 
 // Builds the LBVH into host arrays (4-wide nodes, leaf blocks, primitive ids in leaf order).
-static int lbvh_build_host(const scene *s, cudaStream_t st, cuda_bvh_out *out, char *err, size_t errlen) {
+static int lbvh_build_host(const kscene *s, cudaStream_t st, cuda_bvh_out *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
-    size_t np = s->ntriangles + s->nspheres + s->nquads;
+    size_t np = kscene_nprims(s);
     if (np == 0) return 0;
     if (np >= (1u << 30)) { snprintf(err, errlen, "LBVH: too many primitives (%zu)", np); return -1; }
     int n = (int)np;
     std::vector<vec3> lo(np), hi(np);
     std::vector<uint32_t> ids(np);
-    scene_prim_bounds(s, lo.data(), hi.data(), ids.data());
+    kscene_prim_bounds(s, lo.data(), hi.data(), ids.data());
     vec3 blo = v3s(INFINITY), bhi = v3s(-INFINITY);
     for (size_t i = 0; i < np; ++i) {
         vec3 c = vscale(vadd(lo[i], hi[i]), 0.5f);
@@ -274,7 +273,7 @@ static int lbvh_build_host(const scene *s, cudaStream_t st, cuda_bvh_out *out, c
     return 0;
 }
 
-extern "C" int cuda_lbvh_build(const scene *s, cuda_bvh_out *out, char *err, size_t errlen) {
+extern "C" int cuda_lbvh_build(const kscene *s, cuda_bvh_out *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     if (cuda_device_count() == 0) { snprintf(err, errlen, "no CUDA device available"); return -1; }
     cudaStream_t st;
@@ -284,7 +283,7 @@ extern "C" int cuda_lbvh_build(const scene *s, cuda_bvh_out *out, char *err, siz
     return rc;
 }
 
-int lbvh_build_device(cuda_renderer *r, const scene *s, cuda_bvh_out *out_host, char *err, size_t errlen) {
+int lbvh_build_device(cuda_renderer *r, const kscene *s, cuda_bvh_out *out_host, char *err, size_t errlen) {
     cuda_bvh_out o;
     double t0 = timer_now();
     if (lbvh_build_host(s, r->stream, &o, err, errlen)) return -1;
@@ -305,6 +304,7 @@ int lbvh_build_device(cuda_renderer *r, const scene *s, cuda_bvh_out *out_host, 
     r->k.nodes = (const bvh4_node *)nodes;
     r->k.leaves = (const bvh_leaf4 *)leaves;
     r->k.nnodes = (uint32_t)o.nnodes;
+    r->k.nleaf4 = (uint32_t)o.nleaf4;
     r->bvh_build_seconds = timer_now() - t0;
     o.total_seconds = r->bvh_build_seconds;
     if (out_host) *out_host = o;

@@ -12,7 +12,6 @@
 #include "cuda/cuda_internal.h"
 extern "C" {
 #include "accel/bvh.h"
-#include "scene/scene.h"
 }
 #include "util/timer.h"
 
@@ -36,12 +35,6 @@ extern "C" {
 // the width), 0 = 32 consecutive rays.
 #ifndef TRACE_WARP_TILE
 #define TRACE_WARP_TILE 1
-#endif
-// --gpu-bvh sah: the host's binned SAH build, run again for the GPU with the leaf cost counted
-// per primitive (a thread tests a leaf block's lanes one after another; the scene's own build
-// counts blocks, as the CPU tests four lanes at once). 4 = upload the scene's CPU build as is.
-#ifndef GPU_SAH_LANES
-#define GPU_SAH_LANES 1
 #endif
 
 extern "C" int cuda_device_count(void) {
@@ -94,57 +87,33 @@ extern "C" void cuda_renderer_free(cuda_renderer *r) {
     free(r);
 }
 
-static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
-    const kscene *h = &s->k;
+static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err, size_t errlen) {
     kscene *k = &r->k;
-    *k = *h;
+    *k = *h;   // the counts; every pointer is replaced by a device copy below
+    k->nodes = NULL;
+    k->leaves = NULL;
+    k->nnodes = k->nleaf4 = 0;
     CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
-    size_t nprims = s->ntriangles + s->nspheres + s->nquads;
-#define UP(field, count, type) \
-    if (upload(r, h->field, (count) * sizeof(type), (const void **)&k->field, err, errlen)) return -1
     if (r->cfg.bvh == CUDA_BVH_LBVH) {
-        if (lbvh_build_device(r, s, NULL, err, errlen)) return -1;
-    } else if ((GPU_SAH_LANES == BVH_LEAF_WIDTH && s->bvh.width == BVH4_WIDTH) || nprims == 0) {
-        UP(nodes, s->bvh.nwnodes, bvh4_node);
-        UP(leaves, s->bvh.nleaf4, bvh_leaf4);
-    } else {
-        double t0 = timer_now();
-        vec3 *lo = (vec3 *)malloc(nprims * sizeof(vec3)), *hi = (vec3 *)malloc(nprims * sizeof(vec3));
-        uint32_t *ids = (uint32_t *)malloc(nprims * sizeof(uint32_t));
-        bvh g;
-        int rc = -1;
-        memset(&g, 0, sizeof g);
-        if (lo && hi && ids) {
-            scene_prim_bounds(s, lo, hi, ids);
-            rc = bvh_build_lanes(&g, lo, hi, ids, nprims, s->triangles, s->positions, 0, GPU_SAH_LANES, BVH4_WIDTH);
+        if (lbvh_build_device(r, h, NULL, err, errlen)) return -1;
+    } else if (tree) {
+        if (tree->width != BVH4_WIDTH) {
+            snprintf(err, errlen, "CUDA: the GPU traverses 4-wide BVHs, not %d-wide", tree->width);
+            return -1;
         }
-        free(lo); free(hi); free(ids);
-        if (rc) { bvh_free(&g); snprintf(err, errlen, "CUDA: building the GPU's BVH: out of memory"); return -1; }
-        rc = upload(r, g.wnodes, g.nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen) ||
-             upload(r, g.leaves, g.nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen);
-        k->nnodes = (uint32_t)g.nwnodes;
-        bvh_free(&g);
-        if (rc) return -1;
-        r->bvh_build_seconds = timer_now() - t0;
+        if (upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen) ||
+            upload(r, tree->leaves, tree->nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen))
+            return -1;
+        k->nnodes = (uint32_t)tree->nwnodes;
+        k->nleaf4 = (uint32_t)tree->nleaf4;
+    } else if (kscene_nprims(h) > 0) {
+        snprintf(err, errlen, "CUDA: no BVH for the scene");
+        return -1;
     }
-    UP(triangles, s->ntriangles, triangle);
-    UP(positions, s->nvertices, vec3);
-    UP(normals, s->nvertices, vec3);
-    UP(uvs, s->nvertices, vec2);
-    UP(tangents, s->nvertices * 4u, float);
-    UP(spheres, s->nspheres, sphere);
-    UP(quads, s->nquads, quad);
-    UP(materials, s->nmaterials, material);
-    UP(textures, s->ntextures, texture);
-    UP(texels, s->ntexels, float);
-    UP(lights, s->nlights, light);
-    UP(light_cdf, s->nlights + 1, float);
-    UP(prim_light, nprims, int32_t);
-    if (s->env_tex >= 0) {
-        const texture *t = &s->textures[s->env_tex];
-        UP(env_cdf_rows, (size_t)t->height + 1, float);
-        UP(env_cdf_cols, (size_t)t->height * ((size_t)t->width + 1), float);
-    }
+    // the scene's arrays (counts from the copy of h in *k)
+#define UP(type, name, count)                                                                        \
+    if (upload(r, h->name, (size_t)(count) * sizeof(type), (const void **)&k->name, err, errlen)) return -1;
+    KSCENE_ARRAYS(UP)
 #undef UP
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     CUDA_TRY(cudaMalloc(&r->accum, n * sizeof(float)));
@@ -165,8 +134,8 @@ static int create(cuda_renderer *r, const scene *s, char *err, size_t errlen) {
     return 0;
 }
 
-extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, const cuda_config *cfg,
-                                               char *err, size_t errlen) {
+extern "C" cuda_renderer *cuda_renderer_create(const kscene *k, const bvh *tree, int width, int height,
+                                               const cuda_config *cfg, char *err, size_t errlen) {
     if (cuda_device_count() == 0) {
         snprintf(err, errlen, "no CUDA device available");
         return NULL;
@@ -176,42 +145,29 @@ extern "C" cuda_renderer *cuda_renderer_create(const struct scene *s, int width,
     r->width = width;
     r->height = height;
     if (cfg) r->cfg = *cfg;
-    if (create(r, s, err, errlen)) { cuda_renderer_free(r); return NULL; }
+    if (create(r, k, tree, err, errlen)) { cuda_renderer_free(r); return NULL; }
     return r;
 }
 
 // Megakernel: one thread per pixel; the pass's samples are summed in sample order in registers
-// and added to the float accumulation buffer. --adaptive-depth is a template argument: without
-// it depth_start is the constant 0 and the depth weights fold away (as a run-time value they
-// cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md).
+// (film_trace_pixel) and added to the float film. --adaptive-depth is a template argument:
+// without it the pass's depth_start is the constant 0 and the depth weights fold away (as a
+// run-time value they cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md).
 template <bool ADAPTIVE_DEPTH>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
-pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, int height, int sampler, uint32_t seed,
-              uint32_t spp_total, int max_depth, int depth_start, float clamp, float adaptive, uint32_t adaptive_min,
-              uint32_t begin, uint32_t end, unsigned long long *counters) {
+pt_megakernel(kscene k, kpass pass, kfilm film, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
     uint32_t rays = 0, bad = 0, taken = 0;
-    if (x < width && y < height) {
-        size_t pix = (size_t)y * width + x;
-        float *a = accum + 3 * pix;
-        uint32_t n = count[pix];
-        if (n >= begin) {   // else adaptive sampling stopped this pixel in an earlier pass
-            double sr = a[0], sg = a[1], sb = a[2], l2 = lum2[pix];
-            uint32_t n0 = n;
-            for (uint32_t i = begin; i < end; ++i, ++n) {
-                if (adaptive_done(n, adaptive_min, adaptive, luminance_d(sr, sg, sb), l2)) break;
-                vec3 l = path_trace_sample(&k, x, y, i, seed, sampler, spp_total, max_depth,
-                                            ADAPTIVE_DEPTH ? depth_start : 0, &rays);
-                if (!vis_finite(l)) { bad++; continue; }
-                l = clamp_sample(l, clamp);
-                sr += l.x; sg += l.y; sb += l.z;
-                double yl = luminance_d(l.x, l.y, l.z);
-                l2 += yl * yl;
-            }
-            a[0] = (float)sr; a[1] = (float)sg; a[2] = (float)sb;
-            lum2[pix] = (float)l2;
-            count[pix] = n;
-            taken = n - n0;
+    if (x < film.width && y < film.height) {
+        size_t pix = (size_t)y * film.width + x;
+        film_pixel f = film_pixel_load(&film, pix);
+        if (f.n >= pass.sample_begin) {   // else adaptive sampling stopped this pixel in an earlier pass
+            kpass p = pass;
+            if (!ADAPTIVE_DEPTH) p.depth_start = 0;
+            uint32_t n0 = f.n;
+            film_trace_pixel(&k, &p, x, y, &f, &rays, &bad);
+            film_pixel_store(&film, pix, &f);
+            taken = f.n - n0;
         }
     }
     // statistics: one atomic per warp (every lane takes part, in or out of the image)
@@ -227,20 +183,15 @@ pt_megakernel(kscene k, float *accum, uint32_t *count, float *lum2, int width, i
     }
 }
 
-extern "C" int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth,
-                                  int depth_start, float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin,
-                                  uint32_t end, uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err, size_t errlen) {
+extern "C" int cuda_renderer_pass(cuda_renderer *r, const kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
+                                  char *err, size_t errlen) {
     CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
     if (r->cfg.mode == CUDA_MODE_WAVEFRONT) {
-        if (wavefront_pass(r, sampler, seed, spp_total, max_depth, depth_start, clamp, adaptive, adaptive_min, begin, end,
-                           err, errlen))
-            return -1;
+        if (wavefront_pass(r, p, err, errlen)) return -1;
     } else {
         dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
-        auto kernel = depth_start > 0 ? pt_megakernel<true> : pt_megakernel<false>;
-        kernel<<<grid, block, 0, r->stream>>>(r->k, r->accum, r->count, r->lum2, r->width, r->height, sampler, seed,
-                                              spp_total, max_depth, depth_start, clamp, adaptive, adaptive_min, begin,
-                                              end, r->counters);
+        auto kernel = p->depth_start > 0 ? pt_megakernel<true> : pt_megakernel<false>;
+        kernel<<<grid, block, 0, r->stream>>>(r->k, *p, cuda_film(r), r->counters);
         CUDA_TRY(cudaGetLastError());
     }
     unsigned long long *c = r->host_counters;

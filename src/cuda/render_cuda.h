@@ -13,7 +13,10 @@
 extern "C" {
 #endif
 
-struct scene;
+struct kscene;
+struct kpass;
+struct camera;
+struct bvh;
 struct bvh4_node;
 typedef struct cuda_renderer cuda_renderer;
 
@@ -24,6 +27,14 @@ typedef struct cuda_config {
     int bvh;         /* CUDA_BVH_*: SAH = the host's build uploaded; LBVH = built on the GPU */
     uint32_t pool;   /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
 } cuda_config;
+
+/* --gpu-bvh sah: the host's binned SAH build with the leaf cost counted per primitive (a GPU
+ * thread tests a leaf block's lanes one after another; the CPU's tree counts blocks of 4, as it
+ * tests four lanes at once), 4-wide (scene_bvh(s, BVH4_WIDTH, CUDA_SAH_LANES)). 4 = the CPU's
+ * leaf cost (the scene's own tree where that is 4-wide). */
+#ifndef CUDA_SAH_LANES
+#define CUDA_SAH_LANES 1
+#endif
 
 /* An LBVH built on the GPU, copied to the host (tests, statistics). Free with cuda_bvh_out_free. */
 typedef struct cuda_bvh_out {
@@ -42,22 +53,21 @@ int cuda_device_count(void);
 /* One line per device into buf ("0: NVIDIA H100 80GB HBM3, 132 SMs, 79.1 GiB, sm_90"). */
 void cuda_describe_devices(char *buf, size_t n);
 
-/* cfg NULL: megakernel over the host's SAH BVH. */
-cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, const cuda_config *cfg, char *err,
-                                    size_t errlen);
+/* Uploads the kernel scene k (its arrays, KSCENE_ARRAYS) and, with CUDA_BVH_SAH, the 4-wide tree
+ * `tree` (with CUDA_BVH_LBVH the GPU builds its own; tree may be NULL), and allocates a film of
+ * width x height. cfg NULL: megakernel over `tree`. */
+cuda_renderer *cuda_renderer_create(const struct kscene *k, const struct bvh *tree, int width, int height,
+                                    const cuda_config *cfg, char *err, size_t errlen);
 /* The LBVH build time of a renderer created with CUDA_BVH_LBVH (0 otherwise). */
 double cuda_renderer_bvh_seconds(const cuda_renderer *r);
 /* Builds an LBVH for the scene on the GPU and returns it on the host (for tests). */
-int cuda_lbvh_build(const struct scene *s, cuda_bvh_out *out, char *err, size_t errlen);
+int cuda_lbvh_build(const struct kscene *k, cuda_bvh_out *out, char *err, size_t errlen);
 /* Tonemaps the current estimate on the GPU (mean, clamp, sRGB, 8 bits: image_quantize8's rule)
  * and copies it through pinned memory into rgb8 (width*height*3 bytes). */
 int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen);
-/* Adds samples [begin, end) of every pixel to the GPU accumulation buffer (depth_start:
- * --adaptive-depth, kernel/adaptive_depth.h; 0 = off). */
-int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, int depth_start,
-                       float clamp,
-                       float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, uint64_t *rays,
-                       uint64_t *bad, uint64_t *samples, char *err, size_t errlen);
+/* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film on the GPU. */
+int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
+                       char *err, size_t errlen);
 /* Copies the accumulation (width*height*3 sums), the per-pixel sample counts and squared
  * luminance sums to / from the host. */
 int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err, size_t errlen);
@@ -66,14 +76,16 @@ int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *c
 void cuda_renderer_free(cuda_renderer *r);
 
 /* The bidirectional integrators on the GPU (render_vcm.cu): the shared kernel's vcm.h run one
- * thread per sub-path, over r's scene, adding each iteration to r's accumulation (1 sample per
- * pixel per iteration). algorithm: vcm_algorithm; the other arguments as vcm_renderer_create's
+ * thread per sub-path, over r's scene through camera cam, adding each iteration to r's film (1
+ * sample per pixel per iteration). algorithm: vcm_algorithm; the other arguments as vcm_renderer_create's
  * (src/cpu/render_vcm.h). Device memory depends on the pixel count and max_path_length only. */
 typedef struct cuda_vcm cuda_vcm;
-cuda_vcm *cuda_vcm_create(cuda_renderer *r, int algorithm, int max_path_length, float radius, float alpha,
-                          int merge_everywhere, uint32_t seed, char *err, size_t errlen);
-/* Runs iterations [first, first + count); adds the rays traced to *rays. */
-int cuda_vcm_run(cuda_vcm *v, uint32_t first, uint32_t count, uint64_t *rays, char *err, size_t errlen);
+cuda_vcm *cuda_vcm_create(cuda_renderer *r, const struct camera *cam, int algorithm, int max_path_length, float radius,
+                          float alpha, int merge_everywhere, uint32_t seed, char *err, size_t errlen);
+/* Runs iterations [first, first + count) through camera cam (the pass's, at the renderer's
+ * resolution); adds the rays traced to *rays. */
+int cuda_vcm_run(cuda_vcm *v, const struct camera *cam, uint32_t first, uint32_t count, uint64_t *rays, char *err,
+                 size_t errlen);
 void cuda_vcm_free(cuda_vcm *v);
 
 /* Traversal only: traces n rays (origins, directions, tmax as float arrays on the host) against

@@ -5,17 +5,15 @@
 
 int cuda_device_count(void) { return 0; }
 void cuda_describe_devices(char *buf, size_t n) { snprintf(buf, n, "no CUDA support in this build (nvcc was not found)\n"); }
-cuda_renderer *cuda_renderer_create(const struct scene *s, int width, int height, const cuda_config *cfg, char *err,
-                                    size_t errlen) {
-    (void)s; (void)width; (void)height; (void)cfg;
+cuda_renderer *cuda_renderer_create(const struct kscene *k, const struct bvh *tree, int width, int height,
+                                    const cuda_config *cfg, char *err, size_t errlen) {
+    (void)k; (void)tree; (void)width; (void)height; (void)cfg;
     snprintf(err, errlen, "this build has no CUDA backend (nvcc was not found at build time)");
     return NULL;
 }
-int cuda_renderer_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, int depth_start,
-                       float clamp, float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, uint64_t *rays, uint64_t *bad,
-                       uint64_t *samples, char *err, size_t errlen) {
-    (void)r; (void)sampler; (void)seed; (void)spp_total; (void)max_depth; (void)depth_start; (void)clamp; (void)adaptive; (void)adaptive_min;
-    (void)begin; (void)end; (void)rays; (void)bad; (void)samples;
+int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
+                       char *err, size_t errlen) {
+    (void)r; (void)p; (void)rays; (void)bad; (void)samples;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
@@ -38,8 +36,8 @@ int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const floa
 }
 double cuda_renderer_bvh_seconds(const cuda_renderer *r) { (void)r; return 0.0; }
 void cuda_bvh_out_free(cuda_bvh_out *o) { (void)o; }
-int cuda_lbvh_build(const struct scene *s, cuda_bvh_out *out, char *err, size_t errlen) {
-    (void)s; (void)out;
+int cuda_lbvh_build(const struct kscene *k, cuda_bvh_out *out, char *err, size_t errlen) {
+    (void)k; (void)out;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
@@ -48,14 +46,15 @@ int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, siz
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
-cuda_vcm *cuda_vcm_create(cuda_renderer *r, int algorithm, int max_path_length, float radius, float alpha,
-                          int merge_everywhere, uint32_t seed, char *err, size_t errlen) {
-    (void)r; (void)algorithm; (void)max_path_length; (void)radius; (void)alpha; (void)merge_everywhere; (void)seed;
+cuda_vcm *cuda_vcm_create(cuda_renderer *r, const struct camera *cam, int algorithm, int max_path_length, float radius,
+                          float alpha, int merge_everywhere, uint32_t seed, char *err, size_t errlen) {
+    (void)r; (void)cam; (void)algorithm; (void)max_path_length; (void)radius; (void)alpha; (void)merge_everywhere; (void)seed;
     snprintf(err, errlen, "no CUDA backend");
     return NULL;
 }
-int cuda_vcm_run(cuda_vcm *v, uint32_t first, uint32_t count, uint64_t *rays, char *err, size_t errlen) {
-    (void)v; (void)first; (void)count; (void)rays;
+int cuda_vcm_run(cuda_vcm *v, const struct camera *cam, uint32_t first, uint32_t count, uint64_t *rays, char *err,
+                 size_t errlen) {
+    (void)v; (void)cam; (void)first; (void)count; (void)rays;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }

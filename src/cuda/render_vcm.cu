@@ -32,6 +32,7 @@ static const char *const vcm_pass_names[VCM_NPASS] = {"light", "grid", "camera",
 
 struct cuda_vcm {
     cuda_renderer *r;
+    camera cam;
     int algorithm, max_path_length, merge_everywhere;
     float radius, alpha;
     uint32_t seed, npaths;
@@ -101,11 +102,13 @@ extern "C" void cuda_vcm_free(cuda_vcm *v) {
     free(v);
 }
 
-extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, int algorithm, int max_path_length, float radius, float alpha,
-                                     int merge_everywhere, uint32_t seed, char *err, size_t errlen) {
+extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int algorithm, int max_path_length,
+                                     float radius, float alpha, int merge_everywhere, uint32_t seed, char *err,
+                                     size_t errlen) {
     cuda_vcm *v = (cuda_vcm *)calloc(1, sizeof(cuda_vcm));
     if (!v) { snprintf(err, errlen, "out of memory"); return NULL; }
     v->r = r;
+    v->cam = *cam;
     v->algorithm = algorithm;
     v->max_path_length = max_path_length;
     v->merge_everywhere = merge_everywhere;
@@ -115,7 +118,7 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, int algorithm, int max_pa
     v->npaths = (uint32_t)r->width * (uint32_t)r->height;
     v->maxv = max_path_length + 1;
     // a camera sub-path records at most one query per vertex before its last (PPM: one)
-    vcm_params p = vcm_make_params(algorithm, max_path_length, radius, (float)v->npaths, merge_everywhere, &r->k.cam);
+    vcm_params p = vcm_make_params(algorithm, max_path_length, radius, (float)v->npaths, merge_everywhere, &v->cam);
     v->maxq = !p.use_vm ? 0 : p.ppm ? 1 : max_path_length;
     size_t n = v->npaths, slots = n * (size_t)v->maxv;
     if (dev_alloc((void **)&v->verts, slots * sizeof(vcm_vertex), "light vertices", err, errlen) ||
@@ -232,12 +235,11 @@ vcm_merge_kernel(kscene k, vcm_params p, vcm_grid g, uint32_t npaths, int maxq, 
     cam_img[3u * pix] += acc.x; cam_img[3u * pix + 1] += acc.y; cam_img[3u * pix + 2] += acc.z;
 }
 
-__global__ void vcm_accumulate_kernel(uint32_t npaths, const float *splat_img, const float *cam_img, float *accum,
-                                      uint32_t *count) {
+__global__ void vcm_accumulate_kernel(uint32_t npaths, const float *splat_img, const float *cam_img, kfilm film) {
     uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
     if (pix >= npaths) return;
-    for (int c = 0; c < 3; ++c) accum[3u * pix + c] += splat_img[3u * pix + c] + cam_img[3u * pix + c];
-    count[pix] += 1u;
+    const float *s = splat_img + 3u * pix, *c = cam_img + 3u * pix;
+    film_add_iteration(&film, pix, v3(s[0] + c[0], s[1] + c[1], s[2] + c[2]));
 }
 
 // ---- host -------------------------------------------------------------------------------------
@@ -327,7 +329,7 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
     cudaStream_t st = r->stream;
     float radius = vcm_iteration_radius(v->radius, v->alpha, iteration);
     vcm_params p = vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, v->merge_everywhere,
-                                   &r->k.cam);
+                                   &v->cam);
     uint64_t seed = vcm_iteration_seed(v->seed, iteration);
     size_t n = v->npaths;
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_LIGHT], st));
@@ -352,7 +354,7 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
         CUDA_TRY(cudaGetLastError());
     }
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_ACCUM], st));
-    vcm_accumulate_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(v->npaths, v->splat_img, v->cam_img, r->accum, r->count);
+    vcm_accumulate_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(v->npaths, v->splat_img, v->cam_img, cuda_film(r));
     CUDA_TRY(cudaGetLastError());
     if (v->profile) {
         CUDA_TRY(cudaEventRecord(v->ev[VCM_NPASS], st));
@@ -367,7 +369,13 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
     return 0;
 }
 
-extern "C" int cuda_vcm_run(cuda_vcm *v, uint32_t first, uint32_t count, uint64_t *rays, char *err, size_t errlen) {
+extern "C" int cuda_vcm_run(cuda_vcm *v, const camera *cam, uint32_t first, uint32_t count, uint64_t *rays, char *err,
+                            size_t errlen) {
+    if (cam->width != v->r->width || cam->height != v->r->height) {
+        snprintf(err, errlen, "a %dx%d pass on a %dx%d film", cam->width, cam->height, v->r->width, v->r->height);
+        return -1;
+    }
+    v->cam = *cam;
     cudaStream_t st = v->r->stream;
     CUDA_TRY(cudaMemsetAsync(v->counters, 0, sizeof(unsigned long long), st));
     for (uint32_t it = first; it < first + count; ++it)

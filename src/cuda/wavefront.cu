@@ -42,8 +42,8 @@ __device__ __forceinline__ void wf_push(const wf_args &a, int q, uint32_t v) {
 
 // Finished paths: add the radiance to their pixel (atomics: the order of samples is not fixed,
 // so float sums may differ in the last bits from the megakernel's), count rays and samples.
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args a, float *accum, uint32_t *count, float *lum2,
-                                                           float clamp, unsigned long long *counters) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args a, kfilm film, float clamp,
+                                                           unsigned long long *counters) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t rays = 0, bad = 0, taken = 0;
     if (i < a.counts[WF_Q_DONE]) {
@@ -53,15 +53,14 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args
             vec3 l = a.soa.radiance[p];
             rays = a.soa.rays[p];
             taken = 1;
-            atomicAdd(&count[pix], 1u);
-            if (!vis_finite(l)) bad = 1;
+            atomicAdd(&film.count[pix], 1u);
+            if (!film_sample(&l, clamp)) bad = 1;
             else {
-                l = clamp_sample(l, clamp);
-                atomicAdd(&accum[3 * pix], l.x);
-                atomicAdd(&accum[3 * pix + 1], l.y);
-                atomicAdd(&accum[3 * pix + 2], l.z);
+                atomicAdd(&film.sum[3 * pix], l.x);
+                atomicAdd(&film.sum[3 * pix + 1], l.y);
+                atomicAdd(&film.sum[3 * pix + 2], l.z);
                 float yl = (float)luminance_d(l.x, l.y, l.z);
-                atomicAdd(&lum2[pix], yl * yl);
+                atomicAdd(&film.lum2[pix], yl * yl);
             }
             a.pixel[p] = WF_EMPTY;
         }
@@ -76,11 +75,10 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args
     }
 }
 
-// Free slots (the done queue) take the next jobs: job j is sample begin + j / nact of active
-// pixel j % nact, so neighbouring threads start neighbouring pixels (coherent camera rays).
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a, kscene k, const uint32_t *active, uint32_t nact,
-                                                         uint64_t njobs, uint32_t begin, int width, int sampler,
-                                                         uint32_t seed, uint32_t spp_total) {
+// Free slots (the done queue) take the next jobs: job j is sample p.sample_begin + j / nact of
+// active pixel j % nact, so neighbouring threads start neighbouring pixels (coherent camera rays).
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a, kpass p, const uint32_t *active,
+                                                         uint32_t nact, uint64_t njobs, int width) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_DONE] || a.counts[C_JOB] >= njobs) return;
     uint32_t slot = wf_queue(a, WF_Q_DONE)[i];
@@ -92,9 +90,9 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a
     uint64_t job = (uint64_t)base + (uint64_t)__popc(m & ((1u << lane) - 1u));
     if (job >= njobs) return;   // the slot stays empty
     uint32_t pix = active ? active[job % nact] : (uint32_t)(job % nact);
-    uint32_t index = begin + (uint32_t)(job / nact);
+    uint32_t index = p.sample_begin + (uint32_t)(job / nact);
     path_state ps;
-    path_generate(&ps, &k, (int)(pix % (uint32_t)width), (int)(pix / (uint32_t)width), index, seed, sampler, spp_total);
+    path_generate(&ps, &p, (int)(pix % (uint32_t)width), (int)(pix / (uint32_t)width), index);
     path_soa_store(&a.soa, slot, &ps);
     a.pixel[slot] = pix;
     wf_push(a, WF_Q_ISECT, slot);
@@ -102,12 +100,11 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a
 
 // One stage of path p: load its state, run the shared stage function, store it, and queue the
 // path for the stage that function names (shading: the queue of the hit's material kind).
-__device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, uint32_t p, int stage, int max_depth,
-                                        int depth_start) {
+__device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, const kpass &pass, uint32_t p, int stage) {
     path_state ps;
     path_soa_load(&a.soa, p, &ps);
-    int next = stage == STAGE_INTERSECT ? stage_intersect(&ps, &k, depth_start)
-             : stage == STAGE_SHADE     ? stage_shade(&ps, &k, max_depth, depth_start)
+    int next = stage == STAGE_INTERSECT ? stage_intersect(&ps, &k, &pass)
+             : stage == STAGE_SHADE     ? stage_shade(&ps, &k, &pass)
                                         : stage_shadow(&ps, &k);
     path_soa_store(&a.soa, p, &ps);
     int q = next == STAGE_INTERSECT ? WF_Q_ISECT
@@ -117,15 +114,15 @@ __device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, uint3
     wf_push(a, q, p);
 }
 
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_intersect(wf_args a, kscene k, int depth_start) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_intersect(wf_args a, kscene k, kpass p) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_ISECT]) return;
-    wf_step(a, k, wf_queue(a, WF_Q_ISECT)[i], STAGE_INTERSECT, 0, depth_start);
+    wf_step(a, k, p, wf_queue(a, WF_Q_ISECT)[i], STAGE_INTERSECT);
 }
 
 // One launch over all shade queues, one after another: a warp shades one material kind.
 __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
-wf_shade(wf_args a, kscene k, int max_depth, int depth_start) {
+wf_shade(wf_args a, kscene k, kpass p) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     int q = WF_Q_SHADE;
     for (; q < WF_NQ; ++q) {
@@ -134,13 +131,13 @@ wf_shade(wf_args a, kscene k, int max_depth, int depth_start) {
         i -= n;
     }
     if (q == WF_NQ) return;
-    wf_step(a, k, wf_queue(a, q)[i], STAGE_SHADE, max_depth, depth_start);
+    wf_step(a, k, p, wf_queue(a, q)[i], STAGE_SHADE);
 }
 
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shadow(wf_args a, kscene k) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shadow(wf_args a, kscene k, kpass p) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_SHADOW]) return;
-    wf_step(a, k, wf_queue(a, WF_Q_SHADOW)[i], STAGE_SHADOW, 0, 0);
+    wf_step(a, k, p, wf_queue(a, WF_Q_SHADOW)[i], STAGE_SHADOW);
 }
 
 // Pass start: every slot is free.
@@ -154,13 +151,13 @@ __global__ void wf_reset(wf_args a) {
 }
 
 // Adaptive sampling: the pixels that take samples from `begin` on (not stopped before).
-__global__ void wf_mark(uint32_t *active, uint32_t *nactive, const float *accum, const uint32_t *count,
-                        const float *lum2, uint32_t npix, uint32_t begin, float adaptive, uint32_t adaptive_min) {
+__global__ void wf_mark(uint32_t *active, uint32_t *nactive, kfilm film, uint32_t npix, uint32_t begin, float adaptive,
+                        uint32_t adaptive_min) {
     uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
     int take = 0;
-    if (pix < npix && count[pix] == begin) {
-        const float *c = accum + 3 * (size_t)pix;
-        take = !adaptive_done(begin, adaptive_min, adaptive, luminance_d(c[0], c[1], c[2]), lum2[pix]);
+    if (pix < npix && film.count[pix] == begin) {
+        const float *c = film.sum + 3 * (size_t)pix;
+        take = !adaptive_done(begin, adaptive_min, adaptive, luminance_d(c[0], c[1], c[2]), film.lum2[pix]);
     }
     unsigned m = __ballot_sync(0xffffffffu, take);
     int lane = threadIdx.x & 31;
@@ -200,42 +197,42 @@ void wavefront_free(cuda_renderer *r) {
     memset(w, 0, sizeof *w);
 }
 
-static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active, uint32_t nact, int sampler,
-                     uint32_t seed, uint32_t spp_total, int max_depth, int depth_start, float clamp, uint32_t begin,
-                     uint32_t end,
+// Samples [p.sample_begin, p.sample_end) of the nact pixels listed in active (NULL: all, in order).
+static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active, uint32_t nact, const kpass &p,
                      char *err, size_t errlen) {
     struct wavefront *w = &r->wf;
-    uint64_t njobs = (uint64_t)nact * (end - begin);
+    const kfilm film = cuda_film(r);
+    uint64_t njobs = (uint64_t)nact * (p.sample_end - p.sample_begin);
     if (njobs == 0) return 0;
     unsigned grid = (w->pool + WF_BLOCK - 1) / WF_BLOCK, shade_grid = grid;
     cudaStream_t st = r->stream;
     wf_reset<<<grid, WF_BLOCK, 0, st>>>(a);
     CUDA_TRY(cudaGetLastError());
     for (;;) {
-        wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->accum, r->count, r->lum2, clamp, r->counters);
-        wf_generate<<<grid, WF_BLOCK, 0, st>>>(a, r->k, active, nact, njobs, begin, r->width, sampler, seed, spp_total);
+        wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, film, p.clamp, r->counters);
+        wf_generate<<<grid, WF_BLOCK, 0, st>>>(a, p, active, nact, njobs, r->width);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemsetAsync(a.counts + WF_Q_SHADOW, 0, (WF_NQ - WF_Q_SHADOW) * sizeof(uint32_t), st));
-        wf_intersect<<<grid, WF_BLOCK, 0, st>>>(a, r->k, depth_start);
+        wf_intersect<<<grid, WF_BLOCK, 0, st>>>(a, r->k, p);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemsetAsync(a.counts + WF_Q_ISECT, 0, sizeof(uint32_t), st));
-        wf_shade<<<shade_grid, WF_BLOCK, 0, st>>>(a, r->k, max_depth, depth_start);
+        wf_shade<<<shade_grid, WF_BLOCK, 0, st>>>(a, r->k, p);
         CUDA_TRY(cudaGetLastError());
-        wf_shadow<<<grid, WF_BLOCK, 0, st>>>(a, r->k);
+        wf_shadow<<<grid, WF_BLOCK, 0, st>>>(a, r->k, p);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemcpyAsync(w->host_counts, a.counts, C_NCOUNTS * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
         CUDA_TRY(cudaStreamSynchronize(st));
         if (w->host_counts[WF_Q_ISECT] == 0 && (uint64_t)w->host_counts[C_JOB] >= njobs) break;
     }
     // the last finished paths
-    wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->accum, r->count, r->lum2, clamp, r->counters);
+    wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, film, p.clamp, r->counters);
     CUDA_TRY(cudaGetLastError());
     return 0;
 }
 
-int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_total, int max_depth, int depth_start,
-                   float clamp,
-                   float adaptive, uint32_t adaptive_min, uint32_t begin, uint32_t end, char *err, size_t errlen) {
+int wavefront_pass(cuda_renderer *r, const kpass *p, char *err, size_t errlen) {
+    const uint32_t begin = p->sample_begin, end = p->sample_end;
+    kpass chunk = *p;
     struct wavefront *w = &r->wf;
     wf_args a;
     a.soa = w->soa;
@@ -244,15 +241,16 @@ int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_to
     a.counts = w->counts;
     a.pool = w->pool;
     uint32_t npix = (uint32_t)r->width * (uint32_t)r->height;
-    if (adaptive <= 0.0f) {
+    if (p->adaptive_threshold <= 0.0f) {
         // every pixel takes every sample of the pass, pixels in order; chunks of at most 2^30
         // jobs keep the 32-bit job counter far from overflow
         uint32_t per = (uint32_t)((1u << 30) / npix);
         if (per < 1u) per = 1u;
         for (uint32_t b = begin; b < end; b += per) {
             uint32_t e = end - b > per ? b + per : end;
-            if (run_chunk(r, a, NULL, npix, sampler, seed, spp_total, max_depth, depth_start, clamp, b, e, err,
-                          errlen)) return -1;
+            chunk.sample_begin = b;
+            chunk.sample_end = e;
+            if (run_chunk(r, a, NULL, npix, chunk, err, errlen)) return -1;
         }
         return 0;
     }
@@ -264,16 +262,17 @@ int wavefront_pass(cuda_renderer *r, int sampler, uint32_t seed, uint32_t spp_to
         if (e > end) e = end;
         uint32_t *nact_dev = w->counts + C_NCOUNTS;
         CUDA_TRY(cudaMemsetAsync(nact_dev, 0, sizeof(uint32_t), r->stream));
-        wf_mark<<<(npix + 255) / 256, 256, 0, r->stream>>>(w->active, nact_dev, r->accum, r->count, r->lum2, npix, b,
-                                                             adaptive, adaptive_min);
+        wf_mark<<<(npix + 255) / 256, 256, 0, r->stream>>>(w->active, nact_dev, cuda_film(r), npix, b,
+                                                             p->adaptive_threshold, p->adaptive_min);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemcpyAsync(w->host_counts + C_NCOUNTS, nact_dev, sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                  r->stream));
         CUDA_TRY(cudaStreamSynchronize(r->stream));
         uint32_t nact = w->host_counts[C_NCOUNTS];
         if (nact == 0) break;
-        if (run_chunk(r, a, w->active, nact, sampler, seed, spp_total, max_depth, depth_start, clamp, b, e, err,
-                          errlen)) return -1;
+        chunk.sample_begin = b;
+        chunk.sample_end = e;
+        if (run_chunk(r, a, w->active, nact, chunk, err, errlen)) return -1;
         b = e;
     }
     return 0;

@@ -9,14 +9,14 @@
 #include "bvh_traverse.h"
 #include "camera.h"
 #include "lights.h"
+#include "pass.h"
 #include "path_state.h"
 
-KFN void path_generate(path_state *ps, const kscene *s, int px, int py, uint32_t index,
-                       uint32_t seed, int sampler_kind, uint32_t spp) {
-    ps->smp = sampler_start(sampler_kind, (uint32_t)px, (uint32_t)py, index, seed, spp);
+KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t index) {
+    ps->smp = sampler_start(p->sampler, (uint32_t)px, (uint32_t)py, index, p->seed, p->spp_total);
     vec2 u_pixel = sampler_2d(&ps->smp);
     vec2 u_lens = sampler_2d(&ps->smp);
-    ps->r = camera_ray(&s->cam, px, py, u_pixel, u_lens);
+    ps->r = camera_ray(&p->cam, px, py, u_pixel, u_lens);
     ps->throughput = v3s(1.0f);
     ps->radiance = v3s(0.0f);
     ps->prev_p = ps->r.o;
@@ -30,12 +30,12 @@ KFN void path_generate(path_state *ps, const kscene *s, int px, int py, uint32_t
     ps->rays = 0;
 }
 
-/* depth_start: --adaptive-depth's first depth, 0 = off (adaptive_depth.h). */
-KFN int stage_intersect(path_state *ps, const kscene *s, int depth_start) {
+/* --adaptive-depth: p says the first depth limit (adaptive_depth.h). */
+KFN int stage_intersect(path_state *ps, const kscene *s, const kpass *p) {
     ps->rays++;
     if (trace_closest(s, ps->r, &ps->h)) return STAGE_SHADE;
     if (!vis_black(s->env_radiance)) {
-        float w = adaptive_depth_weight(ps->depth, depth_start, ps->smp.spp);
+        float w = adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         if (!ps->prev_delta && s->env_pmf > 0.0f) w *= mis_power(ps->prev_pdf, env_pdf(s, ps->r.d));
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, env_eval(s, ps->r.d)), w));
     }
@@ -49,7 +49,7 @@ KFN int stage_shadow(path_state *ps, const kscene *s) {
     return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
 
-KFN int stage_shade(path_state *ps, const kscene *s, int max_depth, int depth_start) {
+KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
     surface sf = surface_at(s, ps->r, &ps->h);
     material mat = material_at(s, &s->materials[sf.material], sf.uv, sf.p);
     const material *m = &mat;
@@ -59,10 +59,10 @@ KFN int stage_shade(path_state *ps, const kscene *s, int max_depth, int depth_st
     vec3 le = emitted_radiance(s, &sf, wo_world);
     if (!vis_black(le)) {
         float w = ps->prev_delta ? 1.0f : mis_power(ps->prev_pdf, light_pdf(s, ps->h.prim, ps->prev_p, sf.p, sf.ng));
-        w *= adaptive_depth_weight(ps->depth, depth_start, ps->smp.spp);
+        w *= adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, le), w));
     }
-    if (ps->depth >= adaptive_depth_limit(ps->smp.index, depth_start, max_depth)) return STAGE_DONE;
+    if (ps->depth >= adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth)) return STAGE_DONE;
 
     /* Two-sided materials shade the side the ray arrived on. */
     if (material_two_sided(m) && vdot(wo_world, sf.ng) < 0.0f) { sf.ng = vneg(sf.ng); sf.ns = vneg(sf.ns); }
@@ -86,7 +86,7 @@ KFN int stage_shade(path_state *ps, const kscene *s, int max_depth, int depth_st
             vec3 f = bsdf_eval(m, albedo, wo, wi);
             if (!vis_black(f)) {
                 float w = ls.delta ? 1.0f : mis_power(ls.pdf, bsdf_pdf(m, wo, wi));
-                w *= adaptive_depth_weight(ps->depth + 1, depth_start, ps->smp.spp);
+                w *= adaptive_depth_weight(ps->depth + 1, p->depth_start, ps->smp.spp);
                 ps->shadow_contrib = vscale(vmul(vmul(ps->throughput, f), ls.le), w / ls.pdf);
                 vec3 o = offset_origin(sf.p, sf.ng, ls.wi);
                 float tmax = ls.dist == K_INF ? K_INF : ls.dist * (1.0f - 1e-3f) - vlen(vsub(o, sf.p));
@@ -112,7 +112,7 @@ KFN int stage_shade(path_state *ps, const kscene *s, int max_depth, int depth_st
             ps->r = make_ray(offset_origin(sf.p, sf.ng, wi_world), wi_world, K_INF);
             ps->depth++;
             next = STAGE_INTERSECT;
-            if (ps->depth >= s->rr_depth) {
+            if (ps->depth >= p->rr_depth) {
                 float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
                 if (u_rr < q) next = STAGE_DONE;
                 else ps->throughput = vscale(ps->throughput, 1.0f / (1.0f - q));
@@ -141,15 +141,14 @@ KFN vec3 clamp_sample(vec3 l, float max_lum) {
 
 /* One full path for pixel sample `index`: the CPU megakernel. Returns the radiance estimate
  * and adds the rays traced to *rays. */
-KFN vec3 path_trace_sample(const kscene *s, int px, int py, uint32_t index, uint32_t seed,
-                           int sampler_kind, uint32_t spp, int max_depth, int depth_start, uint32_t *rays) {
+KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint32_t index, uint32_t *rays) {
     path_state ps;
-    path_generate(&ps, s, px, py, index, seed, sampler_kind, spp);
+    path_generate(&ps, p, px, py, index);
     int stage = STAGE_INTERSECT;
     while (stage != STAGE_DONE) {
         switch (stage) {
-        case STAGE_INTERSECT: stage = stage_intersect(&ps, s, depth_start); break;
-        case STAGE_SHADE: stage = stage_shade(&ps, s, max_depth, depth_start); break;
+        case STAGE_INTERSECT: stage = stage_intersect(&ps, s, p); break;
+        case STAGE_SHADE: stage = stage_shade(&ps, s, p); break;
         default: stage = stage_shadow(&ps, s); break;
         }
     }

@@ -18,4 +18,6 @@
 #include "integrator_pt.h"
 #include "adaptive.h"
 #include "adaptive_depth.h"
+#include "pass.h"
+#include "film.h"
 #endif

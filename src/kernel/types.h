@@ -165,40 +165,107 @@ typedef struct bvh_leaf4 {
 } bvh_leaf4;
 
 /* ---- everything a kernel needs ------------------------------------------------------------ */
+/* The scene's arrays, declared once: X(element type, name, element count). The count is an
+ * expression over `k`, a pointer to the kscene, which must be in scope where the list is
+ * expanded: kscene's members (below), scene_prepare's fill (src/scene/scene.c), the GPU upload
+ * (src/cuda/render_cuda.cu) and the memory count (src/api). An optional array (normals, uvs, the
+ * environment map's cdfs) is NULL when absent. The BVH (nodes, leaves) is not in the list: its
+ * layout depends on the width of the kernel that traverses it, and each backend brings its own. */
+#define KSCENE_ARRAYS(X)                                                                       \
+    X(triangle, triangles, k->ntriangles)                                                      \
+    X(vec3, positions, k->nvertices) /* the CPU reads 16 bytes at each vertex: the host keeps \
+                                        one vertex of slack */                                 \
+    X(vec3, normals, k->nvertices)   /* per vertex, or NULL */                                 \
+    X(vec2, uvs, k->nvertices)       /* per vertex, or NULL */                                 \
+    X(float, tangents, 4u * k->nvertices) /* per vertex xyz + handedness w (+-1; 0 = none:    \
+                                             derived from uvs), or NULL */                      \
+    X(sphere, spheres, k->nspheres)                                                            \
+    X(quad, quads, k->nquads)                                                                  \
+    X(material, materials, k->nmaterials)                                                      \
+    X(texture, textures, k->ntextures)                                                         \
+    X(float, texels, k->ntexels)                                                               \
+    X(light, lights, k->nlights)                                                               \
+    X(float, light_cdf, k->nlights + 1u)  /* light_cdf[nlights] == 1 */                        \
+    X(int32_t, prim_light, kscene_nprims(k)) /* per primitive id order: triangles, spheres,    \
+                                                quads -> light index or -1 */                  \
+    X(float, env_cdf_rows, k->nenv_cdf_rows) /* env map: env_h + 1 entries, marginal cdf over  \
+                                                rows (top first) */                            \
+    X(float, env_cdf_cols, k->nenv_cdf_cols) /* env map: env_h * (env_w + 1), conditional cdf  \
+                                                within each row */
+
+#define KSCENE_ARRAY_MEMBER(type, name, count) const type *name;
 typedef struct kscene {
     const void *nodes;       /* root at 0; bvh4_node or bvh8_node: the width of the kernel that
                                 traverses it (BVH_WIDTH there) */
     const bvh_leaf4 *leaves; /* leaf blocks the nodes' leaf slots point to */
-    const triangle *triangles;
-    const vec3 *positions;   /* the CPU reads 16 bytes at each vertex: one float past the end is readable */
-    const vec3 *normals;     /* per vertex, or NULL */
-    const vec2 *uvs;         /* per vertex, or NULL */
-    const float *tangents;   /* per vertex xyz + handedness w (+-1; 0 = none: derived from uvs), or NULL */
-    const sphere *spheres;
-    const quad *quads;
-    const material *materials;
-    const texture *textures;
-    const float *texels;
-    const light *lights;
-    const float *light_cdf;  /* nlights + 1 entries, light_cdf[nlights] == 1 */
-    const int32_t *prim_light; /* per primitive id order: triangles, spheres, quads -> light index or -1 */
-    uint32_t ntriangles, nspheres, nquads, nlights, nnodes;
+    uint32_t nnodes, nleaf4;
+    KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
+    uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures;
+    uint64_t ntexels, nenv_cdf_rows, nenv_cdf_cols;
     vec3 env_radiance;       /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;         /* lat-long environment map (texture index), or -1 */
-    const float *env_cdf_rows; /* env map: env_h + 1 entries, marginal cdf over rows (top first) */
-    const float *env_cdf_cols; /* env map: env_h * (env_w + 1), conditional cdf within each row */
     float env_pmf;           /* probability NEE picks the environment instead of an area light */
     int32_t has_cutouts;     /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
-    camera cam;
-    int32_t max_depth;
-    int32_t rr_depth;        /* Russian roulette starts after this many bounces */
     float scene_radius;      /* bounding-sphere radius, for environment sampling */
     vec3 scene_center;
 } kscene;
+#undef KSCENE_ARRAY_MEMBER
+
+KFN uint32_t kscene_nprims(const kscene *k) { return k->ntriangles + k->nspheres + k->nquads; }
 
 KFN uint32_t prim_flat_index(const kscene *s, uint32_t id) {
     uint32_t k = (uint32_t)prim_id_kind(id), i = prim_id_index(id);
     return k == PRIM_TRIANGLE ? i : (k == PRIM_SPHERE ? s->ntriangles + i : s->ntriangles + s->nspheres + i);
+}
+
+/* The id of the primitive at flat index f (triangles, spheres, quads). */
+KFN uint32_t kscene_prim_id(const kscene *s, uint32_t f) {
+    if (f < s->ntriangles) return prim_id(PRIM_TRIANGLE, f);
+    f -= s->ntriangles;
+    if (f < s->nspheres) return prim_id(PRIM_SPHERE, f);
+    return prim_id(PRIM_QUAD, f - s->nspheres);
+}
+
+/* Bounding box of one primitive (the BVH builders' input). */
+KFN void kscene_prim_bounds_of(const kscene *s, uint32_t id, vec3 *lo, vec3 *hi) {
+    uint32_t i = prim_id_index(id);
+    switch (prim_id_kind(id)) {
+    case PRIM_TRIANGLE: {
+        const triangle *t = &s->triangles[i];
+        vec3 a = s->positions[t->v[0]], b = s->positions[t->v[1]], c = s->positions[t->v[2]];
+        *lo = vmin(a, vmin(b, c));
+        *hi = vmax(a, vmax(b, c));
+        return;
+    }
+    case PRIM_SPHERE: {
+        /* exact box of a transformed sphere: per axis, |row| of the linear part times radius */
+        const xform *m = &s->spheres[i].to_world;
+        vec3 c = v3(m->m[0][3], m->m[1][3], m->m[2][3]);
+        vec3 e;
+        e.x = 0.5f * sqrtf(m->m[0][0] * m->m[0][0] + m->m[0][1] * m->m[0][1] + m->m[0][2] * m->m[0][2]);
+        e.y = 0.5f * sqrtf(m->m[1][0] * m->m[1][0] + m->m[1][1] * m->m[1][1] + m->m[1][2] * m->m[1][2]);
+        e.z = 0.5f * sqrtf(m->m[2][0] * m->m[2][0] + m->m[2][1] * m->m[2][1] + m->m[2][2] * m->m[2][2]);
+        *lo = vsub(c, e);
+        *hi = vadd(c, e);
+        return;
+    }
+    default: {
+        const quad *q = &s->quads[i];
+        vec3 a = q->o, b = vadd(q->o, q->u), c = vadd(q->o, q->v), d = vadd(b, q->v);
+        *lo = vmin(vmin(a, b), vmin(c, d));
+        *hi = vmax(vmax(a, b), vmax(c, d));
+        return;
+    }
+    }
+}
+
+/* Bounds and ids of every primitive in flat order (kscene_nprims entries each). */
+KFN void kscene_prim_bounds(const kscene *s, vec3 *lo, vec3 *hi, uint32_t *ids) {
+    uint32_t n = kscene_nprims(s);
+    for (uint32_t f = 0; f < n; ++f) {
+        ids[f] = kscene_prim_id(s, f);
+        kscene_prim_bounds_of(s, ids[f], &lo[f], &hi[f]);
+    }
 }
 
 /* ---- a surface hit -------------------------------------------------------------------------- */

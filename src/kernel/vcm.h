@@ -35,6 +35,7 @@ typedef struct vcm_params {
     float mis_vc;             /* 1 / eta_VCM (0 without connections) */
     float vm_norm;            /* 1 / (pi r^2 light_paths) */
     float pixel_area;         /* one pixel's area on the image plane at distance 1 */
+    camera cam;               /* the pass's camera (kpass.cam) */
 } vcm_params;
 
 KFN float vcm_mis(float x) { return x; }   /* balance heuristic */
@@ -83,6 +84,7 @@ KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius,
     p.vm_norm = 1.0f / eta;
     p.pixel_area = (2.0f * cam->tan_half_fovy * cam->aspect / (float)cam->width) *
                    (2.0f * cam->tan_half_fovy / (float)cam->height);
+    p.cam = *cam;
     return p;
 }
 
@@ -596,8 +598,8 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
             if (p->use_vc && len + 1 <= p->max_path_length) {
                 uint32_t pixel;
                 float cos_cam;
-                if (vcm_camera_project(&s->cam, sf.p, &pixel, &cos_cam)) {
-                    vec3 to_cam = vsub(s->cam.pos, sf.p);
+                if (vcm_camera_project(&p->cam, sf.p, &pixel, &cos_cam)) {
+                    vec3 to_cam = vsub(p->cam.pos, sf.p);
                     float dist2 = vlen2(to_cam);
                     vec3 dir = vscale(to_cam, 1.0f / sqrtf(dist2));
                     float cos_s, pdf_dir, pdf_rev;
@@ -607,7 +609,7 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
                         float cam_pdf_a = cam_pdf_w * cos_s / dist2;
                         float w = vcm_weight_to_camera(p, &mis, vcm_merges_between(p, prev_glossy, 0), cam_pdf_a, pdf_rev);
                         vec3 c = vscale(vmul(throughput, f), w * cam_pdf_a / p->light_paths);
-                        if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, s->cam.pos, dir, rays)) {
+                        if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, p->cam.pos, dir, rays)) {
                             splats[*nsplats].pixel = pixel;
                             splats[*nsplats].value = c;
                             (*nsplats)++;
@@ -633,8 +635,8 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                                vcm_merge_query *queries, uint32_t *nqueries, uint32_t cap, uint32_t *rays) {
     vec3 color = v3s(0.0f);
     vec2 u_pix = vcm_rand2(rng);
-    ray r = camera_ray(&s->cam, px, py, u_pix, v2(0.5f, 0.5f));
-    float cos_cam = vdot(s->cam.forward, r.d);
+    ray r = camera_ray(&p->cam, px, py, u_pix, v2(0.5f, 0.5f));
+    float cos_cam = vdot(p->cam.forward, r.d);
     vcm_mis_state mis = vcm_mis_camera_start(p, vcm_camera_pdf_w(p, cos_cam)), pending = {0.0f, 0.0f, 0.0f};
     vec3 throughput = v3s(1.0f);
     int prev_glossy = 0;     /* the previous vertex is glossy (the camera is not) */
@@ -718,7 +720,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
              * vertex allows it): deferred to a merge query */
             if (*nqueries < cap) {
                 vcm_merge_query_set(&queries[(*nqueries)++], sf.p, throughput, &b, &mis,
-                                    (uint32_t)py * (uint32_t)s->cam.width + (uint32_t)px, len);
+                                    (uint32_t)py * (uint32_t)p->cam.width + (uint32_t)px, len);
             }
             if (p->ppm) break;
         }

@@ -32,6 +32,7 @@ void scene_destroy(scene *s) {
     free(s->material_names);
     free(s->textures); free(s->texels); free(s->output_name);
     bvh_free(&s->bvh);
+    for (int i = 0; i < s->nbvh_cache; ++i) bvh_free(&s->bvh_cache[i]);
     free(s->lights); free(s->light_cdf); free(s->prim_light);
     free(s->punctual);
     free(s->env_cdf_rows); free(s->env_cdf_cols);
@@ -349,38 +350,6 @@ int scene_add_cube(scene *s, xform to_world, int material) {
 }
 
 /* ---- preparation ----------------------------------------------------------------------------- */
-static void prim_bounds(const scene *s, uint32_t id, vec3 *lo, vec3 *hi) {
-    uint32_t i = prim_id_index(id);
-    switch (prim_id_kind(id)) {
-    case PRIM_TRIANGLE: {
-        const triangle *t = &s->triangles[i];
-        vec3 a = s->positions[t->v[0]], b = s->positions[t->v[1]], c = s->positions[t->v[2]];
-        *lo = vmin(a, vmin(b, c));
-        *hi = vmax(a, vmax(b, c));
-        return;
-    }
-    case PRIM_SPHERE: {
-        /* exact box of a transformed sphere: per axis, |row| of the linear part times radius */
-        const xform *m = &s->spheres[i].to_world;
-        vec3 c = v3(m->m[0][3], m->m[1][3], m->m[2][3]);
-        vec3 e;
-        e.x = 0.5f * sqrtf(m->m[0][0] * m->m[0][0] + m->m[0][1] * m->m[0][1] + m->m[0][2] * m->m[0][2]);
-        e.y = 0.5f * sqrtf(m->m[1][0] * m->m[1][0] + m->m[1][1] * m->m[1][1] + m->m[1][2] * m->m[1][2]);
-        e.z = 0.5f * sqrtf(m->m[2][0] * m->m[2][0] + m->m[2][1] * m->m[2][1] + m->m[2][2] * m->m[2][2]);
-        *lo = vsub(c, e);
-        *hi = vadd(c, e);
-        return;
-    }
-    default: {
-        const quad *q = &s->quads[i];
-        vec3 a = q->o, b = vadd(q->o, q->u), c = vadd(q->o, q->v), d = vadd(b, q->v);
-        *lo = vmin(vmin(a, b), vmin(c, d));
-        *hi = vmax(vmax(a, b), vmax(c, d));
-        return;
-    }
-    }
-}
-
 static float prim_area(const scene *s, uint32_t id) {
     uint32_t i = prim_id_index(id);
     switch (prim_id_kind(id)) {
@@ -523,15 +492,76 @@ static int build_env_distribution(scene *s, char *err, size_t errlen) {
     return 0;
 }
 
-void scene_prim_bounds(const scene *s, vec3 *lo, vec3 *hi, uint32_t *ids) {
+/* Binned SAH build over every primitive of the scene (s->k's arrays filled). */
+static int build_bvh(const scene *s, bvh *b, int width, int sah_lanes, char *err, size_t errlen) {
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
-    for (size_t f = 0; f < nprims; ++f) {
-        ids[f] = flat_to_prim_id(s, f);
-        prim_bounds(s, ids[f], &lo[f], &hi[f]);
+    vec3 *lo = malloc((nprims ? nprims : 1) * sizeof(vec3));
+    vec3 *hi = malloc((nprims ? nprims : 1) * sizeof(vec3));
+    uint32_t *ids = malloc((nprims ? nprims : 1) * sizeof(uint32_t));
+    int rc = -1;
+    if (lo && hi && ids) {
+        kscene_prim_bounds(&s->k, lo, hi, ids);
+        rc = bvh_build_lanes(b, lo, hi, ids, nprims, s->triangles, s->positions, 0, sah_lanes, width);
     }
+    free(lo); free(hi); free(ids);
+    if (rc) {
+        bvh_free(b);
+        snprintf(err, errlen, "out of memory building the BVH over %zu primitives", nprims);
+    }
+    return rc;
 }
 
-int scene_prepare(scene *s, int width, int height, int max_depth, char *err, size_t errlen) {
+void scene_prim_bounds(const scene *s, vec3 *lo, vec3 *hi, uint32_t *ids) { kscene_prim_bounds(&s->k, lo, hi, ids); }
+
+/* The BVH of `width`-wide nodes whose SAH counts leaf cost in blocks of sah_lanes primitives:
+ * built once per scene and kept (scene->bvh, the kernel scene's, or the cache). */
+const bvh *scene_bvh(scene *s, int width, int sah_lanes, char *err, size_t errlen) {
+    if (s->bvh_built && s->bvh.width == width && s->bvh_lanes == sah_lanes) return &s->bvh;
+    for (int i = 0; i < s->nbvh_cache; ++i)
+        if (s->bvh_cache[i].width == width && s->bvh_cache_lanes[i] == sah_lanes) return &s->bvh_cache[i];
+    if (s->nbvh_cache == SCENE_BVH_CACHE) {
+        snprintf(err, errlen, "more than %d BVH layouts asked of one scene", SCENE_BVH_CACHE);
+        return NULL;
+    }
+    bvh *b = &s->bvh_cache[s->nbvh_cache];
+    if (build_bvh(s, b, width, sah_lanes, err, errlen)) return NULL;
+    s->bvh_cache_lanes[s->nbvh_cache++] = sah_lanes;
+    return b;
+}
+
+/* The kernel scene's arrays and counts (KSCENE_ARRAYS), from the builder's arrays of the same
+ * names. */
+static void fill_kscene(scene *s) {
+    kscene *k = &s->k;
+    memset(k, 0, sizeof(*k));
+#define FILL(type, name, count) k->name = s->name;
+    KSCENE_ARRAYS(FILL)
+#undef FILL
+    if (!s->has_normals) k->normals = NULL;
+    if (!s->has_uvs) k->uvs = NULL;
+    if (!s->has_tangents) k->tangents = NULL;
+    for (size_t i = 0; i < s->nmaterials; ++i)
+        if (s->materials[i].alpha_cutoff > 0.0f) k->has_cutouts = 1;
+    k->ntriangles = (uint32_t)s->ntriangles;
+    k->nspheres = (uint32_t)s->nspheres;
+    k->nquads = (uint32_t)s->nquads;
+    k->nlights = (uint32_t)s->nlights;
+    k->nvertices = (uint32_t)s->nvertices;
+    k->nmaterials = (uint32_t)s->nmaterials;
+    k->ntextures = (uint32_t)s->ntextures;
+    k->ntexels = s->ntexels;
+    if (s->env_tex >= 0) {
+        const texture *t = &s->textures[s->env_tex];
+        k->nenv_cdf_rows = (uint64_t)t->height + 1u;
+        k->nenv_cdf_cols = (uint64_t)t->height * ((uint64_t)t->width + 1u);
+    }
+    k->env_radiance = s->env_radiance;
+    k->env_tex = s->env_tex;
+    /* NEE picks the environment half the time when there are also area lights */
+    k->env_pmf = vis_black(s->env_radiance) ? 0.0f : (s->nlights ? 0.5f : 1.0f);
+}
+
+int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen) {
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
     if (nprims > PRIM_INDEX_MASK) {
         snprintf(err, errlen, "scene has %zu primitives, more than the %u supported", nprims, PRIM_INDEX_MASK);
@@ -541,73 +571,47 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
         snprintf(err, errlen, "scene has no materials");
         return -1;
     }
-    vec3 *lo = malloc((nprims ? nprims : 1) * sizeof(vec3));
-    vec3 *hi = malloc((nprims ? nprims : 1) * sizeof(vec3));
-    uint32_t *ids = malloc((nprims ? nprims : 1) * sizeof(uint32_t));
-    if (!lo || !hi || !ids) {
-        free(lo); free(hi); free(ids);
-        snprintf(err, errlen, "out of memory preparing %zu primitives", nprims);
-        return -1;
-    }
-    s->bounds_lo = v3s(INFINITY);
-    s->bounds_hi = v3s(-INFINITY);
-    for (size_t f = 0; f < nprims; ++f) {
-        ids[f] = flat_to_prim_id(s, f);
-        prim_bounds(s, ids[f], &lo[f], &hi[f]);
-        s->bounds_lo = vmin(s->bounds_lo, lo[f]);
-        s->bounds_hi = vmax(s->bounds_hi, hi[f]);
-    }
-    bvh_free(&s->bvh);
-    int rc = bvh_build(&s->bvh, lo, hi, ids, nprims, s->triangles, s->positions, 0);
+    /* the camera of the file, checked here so that a bad one is reported at load */
+    camera cam;
+    if (scene_camera(s, s->camera.width, s->camera.height, &cam, err, errlen)) return -1;
     /* the CPU's leaf test loads 16 bytes per vertex position: keep one vertex of slack */
-    if (!rc && s->nvertices && reserve_mesh(s, 1, 0)) rc = -1;
-    free(lo); free(hi); free(ids);
-    if (rc) {
-        snprintf(err, errlen, "out of memory building the BVH");
+    if (s->nvertices && reserve_mesh(s, 1, 0)) {
+        snprintf(err, errlen, "out of memory preparing %zu primitives", nprims);
         return -1;
     }
     if (build_lights(s, nprims, err, errlen)) return -1;
     if (build_env_distribution(s, err, errlen)) return -1;
-
-    kscene *k = &s->k;
-    memset(k, 0, sizeof(*k));
-    k->nodes = s->bvh.wnodes;
-    k->nnodes = (uint32_t)s->bvh.nwnodes;
-    k->leaves = s->bvh.leaves;
-    k->triangles = s->triangles;
-    k->positions = s->positions;
-    k->normals = s->has_normals ? s->normals : NULL;
-    k->uvs = s->has_uvs ? s->uvs : NULL;
-    k->tangents = s->has_tangents ? s->tangents : NULL;
-    k->spheres = s->spheres;
-    k->quads = s->quads;
-    k->materials = s->materials;
-    k->textures = s->textures;
-    k->texels = s->texels;
-    k->lights = s->lights;
-    k->light_cdf = s->light_cdf;
-    k->prim_light = s->prim_light;
-    k->ntriangles = (uint32_t)s->ntriangles;
-    k->nspheres = (uint32_t)s->nspheres;
-    k->nquads = (uint32_t)s->nquads;
-    k->nlights = (uint32_t)s->nlights;
-    k->env_radiance = s->env_radiance;
-    k->env_tex = s->env_tex;
-    k->env_cdf_rows = s->env_cdf_rows;
-    k->env_cdf_cols = s->env_cdf_cols;
-    /* NEE picks the environment half the time when there are also area lights */
-    for (size_t i = 0; i < s->nmaterials; ++i)
-        if (s->materials[i].alpha_cutoff > 0.0f) k->has_cutouts = 1;
-    k->env_pmf = vis_black(s->env_radiance) ? 0.0f : (s->nlights ? 0.5f : 1.0f);
-    k->max_depth = max_depth;
-    k->rr_depth = 3;
-    if (nprims) {
-        k->scene_center = vscale(vadd(s->bounds_lo, s->bounds_hi), 0.5f);
-        k->scene_radius = 0.5f * vlen(vsub(s->bounds_hi, s->bounds_lo));
+    fill_kscene(s);
+    s->bounds_lo = v3s(INFINITY);
+    s->bounds_hi = v3s(-INFINITY);
+    for (size_t f = 0; f < nprims; ++f) {
+        vec3 lo, hi;
+        kscene_prim_bounds_of(&s->k, kscene_prim_id(&s->k, (uint32_t)f), &lo, &hi);
+        s->bounds_lo = vmin(s->bounds_lo, lo);
+        s->bounds_hi = vmax(s->bounds_hi, hi);
     }
+    if (nprims) {
+        s->k.scene_center = vscale(vadd(s->bounds_lo, s->bounds_hi), 0.5f);
+        s->k.scene_radius = 0.5f * vlen(vsub(s->bounds_hi, s->bounds_lo));
+    }
+    bvh_free(&s->bvh);
+    for (int i = 0; i < s->nbvh_cache; ++i) bvh_free(&s->bvh_cache[i]);
+    s->nbvh_cache = 0;
+    s->bvh_built = 0;
+    if (build_bvh(s, &s->bvh, bvh_width, BVH_LEAF_WIDTH, err, errlen)) return -1;
+    s->bvh_built = 1;
+    s->bvh_lanes = BVH_LEAF_WIDTH;
+    s->k.nodes = s->bvh.wnodes;
+    s->k.nnodes = (uint32_t)s->bvh.nwnodes;
+    s->k.leaves = s->bvh.leaves;
+    s->k.nleaf4 = (uint32_t)s->bvh.nleaf4;
+    s->prepared = 1;
+    return 0;
+}
 
+int scene_camera(const scene *s, int width, int height, camera *c, char *err, size_t errlen) {
     const camera_desc *cd = &s->camera;
-    camera *c = &k->cam;
+    memset(c, 0, sizeof *c);
     c->width = width;
     c->height = height;
     c->pos = cd->eye;
@@ -628,6 +632,5 @@ int scene_prepare(scene *s, int width, int height, int max_depth, char *err, siz
     c->aspect = (float)width / (float)height;
     c->lens_radius = cd->aperture_radius;
     c->focus_distance = cd->focus_distance > 0.0f ? cd->focus_distance : vlen(fwd);
-    s->prepared = 1;
     return 0;
 }

@@ -42,7 +42,12 @@ typedef struct scene {
     int max_depth;    /* DEPTH */
     char *output_name;/* FILE, may be NULL */
     /* prepared (scene_prepare) */
-    struct bvh bvh;   /* "struct": the member shares the type's name, which C++ (gltf.cpp) allows only so */
+    struct bvh bvh;          /* the tree of k (the CPU kernels' width); "struct": the member shares
+                                the type's name, which C++ (gltf.cpp) allows only so */
+    int bvh_built, bvh_lanes;
+#define SCENE_BVH_CACHE 4
+    struct bvh bvh_cache[SCENE_BVH_CACHE];   /* other layouts asked for (scene_bvh): the GPU's */
+    int bvh_cache_lanes[SCENE_BVH_CACHE], nbvh_cache;
     light *lights; float *light_cdf; int32_t *prim_light; size_t nlights;
     vec3 bounds_lo, bounds_hi;
     kscene k;
@@ -91,10 +96,20 @@ int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, s
                    const uint32_t *indices, const int *tri_materials, size_t ntris,
                    xform to_world, int material);
 
-/* Builds the BVH and light tables and fills s->k. Returns 0, or -1 with a message. */
-int scene_prepare(scene *s, int width, int height, int max_depth, char *err, size_t errlen);
-/* Bounds and primitive ids of every primitive in flat order (triangles, spheres, quads): the
- * input of the BVH builders (arrays of ntriangles + nspheres + nquads entries). */
+/* Once, after loading: builds the light tables, fills s->k (the arrays, no render settings) and
+ * builds its BVH with nodes of bvh_width (the width of the CPU kernel that traverses s->k; the
+ * caller knows it, src/cpu/isa.h). Checks the file's camera. Returns 0, or -1 with a message. */
+int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen);
+/* The BVH of a prepared scene with nodes of `width` and the SAH's leaf cost counted in blocks of
+ * sah_lanes primitives (bvh_build_lanes): s->bvh when that is it, else built once and cached with
+ * the scene (the GPU's 4-wide tree). NULL with a message when out of memory. */
+const bvh *scene_bvh(scene *s, int width, int sah_lanes, char *err, size_t errlen);
+/* The camera of the scene file for an image of width x height. Returns 0, or -1 with a message
+ * (EYE == LOOKAT, UP parallel to the view). */
+int scene_camera(const scene *s, int width, int height, camera *c, char *err, size_t errlen);
+/* Bounds and primitive ids of every primitive of a prepared scene in flat order (triangles,
+ * spheres, quads; kscene_prim_bounds): the input of the BVH builders (arrays of ntriangles +
+ * nspheres + nquads entries). */
 void scene_prim_bounds(const scene *s, vec3 *lo, vec3 *hi, uint32_t *ids);
 
 /* One warning line to s->warn (printf-style; the line is made printable). */

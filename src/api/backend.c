@@ -1,0 +1,20 @@
+/* The backend table and what its entries share. */
+#include "api/backend.h"
+
+#include <stdio.h>
+
+/* GPU entries first: with --device auto a GPU renders when one works, else the CPU entry after. */
+const backend_ops *const backend_table[] = {&backend_cuda_pt, &backend_cuda_bidir, &backend_cpu_pt, &backend_cpu_bidir,
+                                            NULL};
+
+int backend_bidir_limits(const backend_desc *d, char *err, size_t errlen) {
+    const caustic_options *o = d->opt;
+    const char *why = o->adaptive > 0.0f ? "does not support adaptive sampling"
+                    : o->adaptive_depth ? "does not support --adaptive-depth"
+                    : o->clamp > 0.0f ? "does not support the firefly clamp"
+                    : d->cam.lens_radius > 0.0f ? "supports pinhole cameras only (the scene has an APERTURE)"
+                    : NULL;
+    if (!why) return 0;
+    snprintf(err, errlen, "--integrator %s %s", caustic_integrator_name(o->integrator), why);
+    return -1;
+}

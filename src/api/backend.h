@@ -1,0 +1,57 @@
+/* Backends behind one table of functions (as SQLite's VFS): the renderer picks the first entry
+ * of backend_table that supports its settings and drives it through these operations only.
+ * Each backend owns its film (kernel/film.h) and states its own limits in `supports`. A backend
+ * that fails to start hands over to the next entry of the table (the GPU ones come first, so the
+ * CPU is the fallback), unless the device was asked for explicitly. New backends (distributed
+ * rendering, one per MPI rank) are new entries: passes over a sample range, the film read and
+ * written as host sums, and accumulation reset by writing an empty film. */
+#ifndef CAUSTIC_API_BACKEND_H
+#define CAUSTIC_API_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "caustic.h"
+#include "kernel/film.h"
+#include "kernel/pass.h"
+#include "scene/scene.h"
+
+/* What a renderer asks of a backend. */
+typedef struct backend_desc {
+    scene *scene;                /* prepared; shared by every renderer over it */
+    const caustic_options *opt;  /* resolved: integrator, merge settings, threads, device, ... */
+    int width, height;
+    camera cam;                  /* for width x height */
+    int max_depth;
+} backend_desc;
+
+typedef struct backend_stats { uint64_t rays, bad_samples, samples; } backend_stats;
+
+typedef struct backend_ops {
+    const char *name;            /* "cpu-pt", "cpu-bidir", "cuda-pt", "cuda-bidir" */
+    const char *device;          /* "cpu" | "cuda" (caustic_device's names) */
+    /* 1: this backend renders d; 0: not its integrator (silently skipped); -1: it refuses, with
+     * the reason in err (a setting it does not support, no device). */
+    int (*supports)(const backend_desc *d, char *err, size_t errlen);
+    void *(*create)(const backend_desc *d, char *err, size_t errlen);
+    /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film. */
+    int (*pass)(void *b, const kpass *p, backend_stats *st, char *err, size_t errlen);
+    /* The film as host sums (dst: width x height, double). */
+    int (*read_film)(void *b, const kfilm *dst, char *err, size_t errlen);
+    int (*write_film)(void *b, const kfilm *src, char *err, size_t errlen);
+    /* The mean, tonemapped to 8-bit sRGB where the film lives (image_quantize8's rule); NULL: the
+     * caller tonemaps what read_film returns. */
+    int (*tonemap8)(void *b, unsigned char *rgb8, char *err, size_t errlen);
+    int (*threads)(const void *b);   /* CPU worker threads, 0 for a GPU */
+    void (*free)(void *b);
+} backend_ops;
+
+/* In order of preference; NULL-terminated. */
+extern const backend_ops *const backend_table[];
+
+extern const backend_ops backend_cpu_pt, backend_cpu_bidir, backend_cuda_pt, backend_cuda_bidir;
+
+/* The bidirectional integrators' limits, the same on every device (vcm.h): 0, or -1 and why. */
+int backend_bidir_limits(const backend_desc *d, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,148 @@
+/* The CPU backends: path tracing over the thread pool (src/cpu/render_cpu.c) and the
+ * bidirectional integrators' driver (src/cpu/render_vcm.c), through the ISA dispatcher's kernels.
+ * Their film is host memory (double sums). */
+#include "api/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/isa.h"
+#include "cpu/render_cpu.h"
+#include "cpu/render_vcm.h"
+
+typedef struct cpu_backend {
+    const kscene *k;
+    cpu_pool *pool;
+    vcm_renderer *vcm;       /* bidirectional only */
+    int schedule;
+    kfilm film;
+} cpu_backend;
+
+static size_t film_pixels(const kfilm *f) { return (size_t)f->width * (size_t)f->height; }
+
+static void cpu_free(void *p) {
+    cpu_backend *b = p;
+    if (!b) return;
+    cpu_pool_destroy(b->pool);
+    if (b->vcm) cpu_kernels_get()->vcm_free(b->vcm);
+    free(b->film.sum);
+    free(b->film.count);
+    free(b->film.lum2);
+    free(b);
+}
+
+static cpu_backend *cpu_create(const backend_desc *d, char *err, size_t errlen) {
+    cpu_backend *b = calloc(1, sizeof *b);
+    size_t n = (size_t)d->width * (size_t)d->height;
+    if (b) {
+        b->k = &d->scene->k;
+        b->schedule = (int)d->opt->schedule;
+        b->film.width = d->width;
+        b->film.height = d->height;
+        b->film.sum = calloc(3 * n, sizeof(double));
+        b->film.count = calloc(n, sizeof(uint32_t));
+        b->film.lum2 = calloc(n, sizeof(double));
+        b->pool = cpu_pool_create(d->opt->threads);
+    }
+    if (!b || !b->film.sum || !b->film.count || !b->film.lum2 || !b->pool) {
+        snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
+        cpu_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static int cpu_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    const cpu_backend *b = p;
+    size_t n = film_pixels(&b->film);
+    memcpy(dst->sum, b->film.sum, 3 * n * sizeof(double));
+    memcpy(dst->count, b->film.count, n * sizeof(uint32_t));
+    memcpy(dst->lum2, b->film.lum2, n * sizeof(double));
+    return 0;
+}
+
+static int cpu_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    cpu_backend *b = p;
+    size_t n = film_pixels(&b->film);
+    memcpy(b->film.sum, src->sum, 3 * n * sizeof(double));
+    memcpy(b->film.count, src->count, n * sizeof(uint32_t));
+    memcpy(b->film.lum2, src->lum2, n * sizeof(double));
+    return 0;
+}
+
+static int cpu_threads(const void *p) { return cpu_pool_threads(((const cpu_backend *)p)->pool); }
+
+/* ---- path tracing ---------------------------------------------------------------------------- */
+static int pt_supports(const backend_desc *d, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    return d->opt->integrator == CAUSTIC_INTEGRATOR_PT;
+}
+
+static void *pt_create(const backend_desc *d, char *err, size_t errlen) { return cpu_create(d, err, errlen); }
+
+static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    cpu_backend *b = p;
+    cpu_pass cp;
+    cp.scene = b->k;
+    cp.pass = *pass;
+    cp.film = b->film;
+    cp.schedule = b->schedule;
+    cpu_pass_stats ps;
+    cpu_pool_run(b->pool, &cp, &ps);
+    st->rays = ps.rays;
+    st->bad_samples = ps.bad_samples;
+    st->samples = ps.samples;
+    return 0;
+}
+
+const backend_ops backend_cpu_pt = {
+    "cpu-pt", "cpu", pt_supports, pt_create, pt_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads, cpu_free,
+};
+
+/* ---- bidirectional --------------------------------------------------------------------------- */
+static int bidir_supports(const backend_desc *d, char *err, size_t errlen) {
+    if (d->opt->integrator == CAUSTIC_INTEGRATOR_PT) return 0;
+    return backend_bidir_limits(d, err, errlen) ? -1 : 1;
+}
+
+static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
+    cpu_backend *b = cpu_create(d, err, errlen);
+    if (!b) return NULL;
+    const caustic_options *o = d->opt;
+    /* path length counts segments: depth d bounces allow paths of d + 1 segments */
+    b->vcm = cpu_kernels_get()->vcm_create(b->k, &d->cam, (int)o->integrator - 1, d->max_depth + 1,
+                                           o->merge_radius * b->k->scene_radius, o->merge_alpha, o->merge_everywhere,
+                                           o->seed);
+    if (!b->vcm) {
+        snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
+        cpu_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
+    cpu_backend *b = p;
+    uint32_t iterations = pass->sample_end - pass->sample_begin;
+    memset(st, 0, sizeof *st);
+    if (pass->cam.width != b->film.width || pass->cam.height != b->film.height) {
+        snprintf(err, errlen, "a %dx%d pass on a %dx%d film", pass->cam.width, pass->cam.height, b->film.width,
+                 b->film.height);
+        return -1;
+    }
+    if (cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, pass->sample_begin, iterations, &b->film, &st->rays)) {
+        snprintf(err, errlen, "out of memory for light vertices");
+        return -1;
+    }
+    st->samples = (uint64_t)iterations * film_pixels(&b->film);
+    return 0;
+}
+
+const backend_ops backend_cpu_bidir = {
+    "cpu-bidir", "cpu", bidir_supports, bidir_create, bidir_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads,
+    cpu_free,
+};

@@ -1,0 +1,118 @@
+/* The CUDA backends: path tracing (megakernel or wavefront) and the bidirectional integrators
+ * (src/cuda/render_cuda.h). The film lives on the GPU (float sums); it is read back as host sums
+ * and tonemapped on the GPU. In builds without nvcc the stub reports no device. */
+#include "api/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/render_cuda.h"
+
+typedef struct cuda_backend {
+    cuda_renderer *gpu;
+    cuda_vcm *vcm;           /* bidirectional only */
+    uint64_t pixels;
+} cuda_backend;
+
+/* No device: the reason, as --device cuda reports it. */
+static int need_device(char *err, size_t errlen) {
+    if (cuda_device_count() > 0) return 1;
+    char why[256];
+    cuda_describe_devices(why, sizeof why);
+    why[strcspn(why, "\n")] = 0;
+    snprintf(err, errlen, "--device cuda: %s", why);
+    return -1;
+}
+
+static void cuda_free_backend(void *p) {
+    cuda_backend *b = p;
+    if (!b) return;
+    cuda_vcm_free(b->vcm);
+    cuda_renderer_free(b->gpu);
+    free(b);
+}
+
+static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, size_t errlen) {
+    cuda_backend *b = calloc(1, sizeof *b);
+    if (!b) { snprintf(err, errlen, "out of memory"); return NULL; }
+    b->pixels = (uint64_t)d->width * (uint64_t)d->height;
+    cuda_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    /* the bidirectional integrators have their own kernels: no wavefront pool for them */
+    cfg.mode = d->opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT && !bidir ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
+    cfg.bvh = d->opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
+    const bvh *tree = NULL;
+    if (cfg.bvh == CUDA_BVH_SAH) {
+        /* the scene's 4-wide tree for the GPU, built once for every renderer over the scene */
+        tree = scene_bvh(d->scene, BVH4_WIDTH, CUDA_SAH_LANES, err, errlen);
+        if (!tree) { free(b); return NULL; }
+    }
+    b->gpu = cuda_renderer_create(&d->scene->k, tree, d->width, d->height, &cfg, err, errlen);
+    if (!b->gpu) { free(b); return NULL; }
+    return b;
+}
+
+static int cuda_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
+    return cuda_renderer_read(((cuda_backend *)p)->gpu, dst->sum, dst->count, dst->lum2, err, errlen);
+}
+
+static int cuda_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
+    return cuda_renderer_write(((cuda_backend *)p)->gpu, src->sum, src->count, src->lum2, err, errlen);
+}
+
+static int cuda_tonemap8(void *p, unsigned char *rgb8, char *err, size_t errlen) {
+    return cuda_renderer_tonemap8(((cuda_backend *)p)->gpu, rgb8, err, errlen);
+}
+
+static int cuda_threads(const void *p) { (void)p; return 0; }
+
+/* ---- path tracing ---------------------------------------------------------------------------- */
+static int pt_supports(const backend_desc *d, char *err, size_t errlen) {
+    if (d->opt->integrator != CAUSTIC_INTEGRATOR_PT) return 0;
+    return need_device(err, errlen);
+}
+
+static void *pt_create(const backend_desc *d, char *err, size_t errlen) { return cuda_create(d, 0, err, errlen); }
+
+static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
+    return cuda_renderer_pass(((cuda_backend *)p)->gpu, pass, &st->rays, &st->bad_samples, &st->samples, err, errlen);
+}
+
+const backend_ops backend_cuda_pt = {
+    "cuda-pt", "cuda", pt_supports, pt_create, pt_pass, cuda_read_film, cuda_write_film, cuda_tonemap8, cuda_threads,
+    cuda_free_backend,
+};
+
+/* ---- bidirectional --------------------------------------------------------------------------- */
+static int bidir_supports(const backend_desc *d, char *err, size_t errlen) {
+    if (d->opt->integrator == CAUSTIC_INTEGRATOR_PT) return 0;
+    if (backend_bidir_limits(d, err, errlen)) return -1;
+    return need_device(err, errlen);
+}
+
+static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
+    cuda_backend *b = cuda_create(d, 1, err, errlen);
+    if (!b) return NULL;
+    const caustic_options *o = d->opt;
+    /* path length counts segments: depth d bounces allow paths of d + 1 segments */
+    b->vcm = cuda_vcm_create(b->gpu, &d->cam, (int)o->integrator - 1, d->max_depth + 1,
+                             o->merge_radius * d->scene->k.scene_radius, o->merge_alpha, o->merge_everywhere, o->seed,
+                             err, errlen);
+    if (!b->vcm) { cuda_free_backend(b); return NULL; }
+    return b;
+}
+
+static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
+    cuda_backend *b = p;
+    uint32_t iterations = pass->sample_end - pass->sample_begin;
+    memset(st, 0, sizeof *st);
+    if (cuda_vcm_run(b->vcm, &pass->cam, pass->sample_begin, iterations, &st->rays, err, errlen)) return -1;
+    st->samples = (uint64_t)iterations * b->pixels;
+    return 0;
+}
+
+const backend_ops backend_cuda_bidir = {
+    "cuda-bidir", "cuda", bidir_supports, bidir_create, bidir_pass, cuda_read_film, cuda_write_film, cuda_tonemap8,
+    cuda_threads, cuda_free_backend,
+};

@@ -1,0 +1,78 @@
+/* The film: per pixel running sums of the samples (RGB), of their squared luminance (adaptive
+ * sampling) and the sample count. This header is the one place where samples reach it: the CPU
+ * path tracer, the GPU megakernel and wavefront, and both bidirectional drivers call it. Sums are
+ * double on the CPU and float on the GPU (memory, atomics); within a pass a pixel's sums are
+ * kept in double either way, in sample order. */
+#ifndef CAUSTIC_KERNEL_FILM_H
+#define CAUSTIC_KERNEL_FILM_H
+
+#include "adaptive.h"
+#include "integrator_pt.h"
+#include "pass.h"
+
+#if defined(__CUDACC__)
+typedef float film_real;
+#else
+typedef double film_real;
+#endif
+
+/* A film of width x height pixels (host or device pointers), passed by value like kscene. */
+typedef struct kfilm {
+    film_real *sum;       /* width*height*3 running sums */
+    uint32_t *count;      /* samples per pixel (non-finite samples count, adaptive sampling stops it) */
+    film_real *lum2;      /* per pixel: sum of squared sample luminance */
+    int32_t width, height;
+} kfilm;
+
+/* One pixel's sums while a pass adds to them. */
+typedef struct film_pixel { double r, g, b, lum2; uint32_t n; } film_pixel;
+
+KFN film_pixel film_pixel_load(const kfilm *f, size_t pix) {
+    film_pixel p;
+    p.r = f->sum[3 * pix]; p.g = f->sum[3 * pix + 1]; p.b = f->sum[3 * pix + 2];
+    p.lum2 = f->lum2[pix];
+    p.n = f->count[pix];
+    return p;
+}
+
+KFN void film_pixel_store(const kfilm *f, size_t pix, const film_pixel *p) {
+    f->sum[3 * pix] = (film_real)p->r; f->sum[3 * pix + 1] = (film_real)p->g; f->sum[3 * pix + 2] = (film_real)p->b;
+    f->lum2[pix] = (film_real)p->lum2;
+    f->count[pix] = p->n;
+}
+
+/* A sample as the film takes it: 0 for a non-finite one (dropped, and counted by the caller),
+ * else 1 with *l scaled down to the firefly clamp (clamp_sample; clamp <= 0: off). */
+KFN int film_sample(vec3 *l, float clamp) {
+    if (!vis_finite(*l)) return 0;
+    *l = clamp_sample(*l, clamp);
+    return 1;
+}
+
+/* Squared luminance of a sample as the sums of adaptive sampling add it. */
+KFN double film_lum2(vec3 l) {
+    double y = luminance_d(l.x, l.y, l.z);
+    return y * y;
+}
+
+/* Path tracing: takes the pass's samples of pixel (x, y) in index order into *px until adaptive
+ * sampling stops it (its decision depends on the pixel's own sums only). */
+KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, uint32_t *rays,
+                          uint32_t *bad) {
+    for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++px->n) {
+        if (adaptive_done(px->n, p->adaptive_min, p->adaptive_threshold, luminance_d(px->r, px->g, px->b), px->lum2))
+            break;
+        vec3 l = path_trace_sample(s, p, x, y, i, rays);
+        if (!film_sample(&l, p->clamp)) { (*bad)++; continue; }
+        px->r += l.x; px->g += l.y; px->b += l.z;
+        px->lum2 += film_lum2(l);
+    }
+}
+
+/* The bidirectional integrators: one iteration's estimate c of pixel pix (one sample). */
+KFN void film_add_iteration(const kfilm *f, size_t pix, vec3 c) {
+    f->sum[3 * pix] += c.x; f->sum[3 * pix + 1] += c.y; f->sum[3 * pix + 2] += c.z;
+    f->count[pix] += 1u;
+}
+
+#endif
