@@ -377,7 +377,7 @@ static void test_textures_and_cutout(void) {
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
     if (r) {
-        caustic_render(r, NULL, NULL);
+        caustic_render(r, NULL, NULL, NULL, 0);
         const float *img = caustic_image(r, NULL, NULL);
         /* image x runs along the camera's right = -y... compare the two halves */
         double a = 0, b = 0;
@@ -400,7 +400,7 @@ static double furnace_mean(caustic_scene *cs, caustic_integrator integ, int spp)
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
     if (!r) return -1;
-    caustic_render(r, NULL, NULL);
+    caustic_render(r, NULL, NULL, NULL, 0);
     const float *img = caustic_image(r, NULL, NULL);
     double sum = 0;
     for (int i = 0; i < 16 * 16; ++i) sum += (img[3 * i] + img[3 * i + 1] + img[3 * i + 2]) / 3.0;
@@ -463,7 +463,7 @@ static void test_samples(void) {
         caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
         CHECK(r != NULL, "%s renderer: %s", names[i], err);
         if (r) {
-            caustic_render(r, NULL, NULL);
+            caustic_render(r, NULL, NULL, NULL, 0);
             const float *img = caustic_image(r, NULL, NULL);
             double sum = 0;
             int finite = 1;

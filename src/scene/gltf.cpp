@@ -29,6 +29,7 @@
 extern "C" {
 #include "scene/scene.h"
 }
+#include "util/log.h"
 
 namespace {
 
@@ -277,7 +278,12 @@ struct importer {
 
     importer(scene *s_, const tinygltf::Model &m_) : s(s_), m(m_) {}
 
-    void warn(const std::string &w) const { std::fprintf(stderr, "warning: %s: %s\n", name.c_str(), w.c_str()); }
+    /* to the loader's warning sink where a JSON scene set one, else to the library's log callback
+     * (caustic_set_log): never printed here */
+    void warn(const std::string &w) const {
+        if (s->warn) scene_warn(s, "%s: %s", name.c_str(), w.c_str());
+        else lib_log("caustic: warning: %s: %s", name.c_str(), w.c_str());
+    }
 
     enum usage { USE_SRGB = 0, USE_LINEAR = 1, USE_ALPHA = 2 };
     /* A scene texture for glTF texture `ti` (sRGB colour, linear data or the alpha channel), or -1
