@@ -23,6 +23,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void check_warning(void *user, const char *msg) {
+    (void)user;
+    if (!msg[0] || strchr(msg, '\n')) abort(); /* warnings are one non-empty line */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* the loader takes NUL-terminated text, like scene_load_json_file gives it */
     char *text = malloc(size + 1);
@@ -32,15 +37,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     scene *s = NULL;
     char err[512];
     err[0] = '\0';
-    /* base_dir NULL: relative mesh/texture paths resolve against the working directory */
-    int rc = scene_load_json_text(&s, text, "fuzz.json", NULL, err, sizeof err);
-    if (rc == 0) {
-        if (!s) abort();
-        char perr[512];
-        (void)scene_prepare(s, BVH4_WIDTH, perr, sizeof perr);
-        scene_destroy(s);
-    } else if (s != NULL || err[0] == '\0' || strchr(err, '\n')) {
-        abort(); /* a failure must leave *out NULL and explain itself in one line */
+    /* base_dir NULL: relative mesh/texture paths resolve against the working directory. Twice:
+     * strict (every dialect mapping an error), then as the CLI loads (mappings warn) */
+    for (int strict = 1; strict >= 0; --strict) {
+        scene_load_opts o;
+        memset(&o, 0, sizeof o);
+        o.strict = strict;
+        o.warn = check_warning;
+        int rc = scene_load_json_text_opts(&s, text, "fuzz.json", NULL, &o, err, sizeof err);
+        if (rc == 0) {
+            if (!s) abort();
+            char perr[512];
+            (void)scene_prepare(s, BVH4_WIDTH, perr, sizeof perr);
+            scene_destroy(s);
+            s = NULL;
+        } else if (s != NULL || err[0] == '\0' || strchr(err, '\n')) {
+            abort(); /* a failure must leave *out NULL and explain itself in one line */
+        }
     }
     free(text);
     return 0;

@@ -121,8 +121,26 @@ typedef int (*caustic_progress_fn)(void *user, const caustic_progress *p);
 
 const char *caustic_version(void);
 
-/* A scene file (JSON) or a built-in scene name (see caustic_builtin_scenes). */
+/* A scene file or a built-in scene name (see caustic_builtin_scenes). Scene files: caustic /
+ * CIS 5650 JSON with the course projects' dialect keys, the older CIS 565 text format, or a
+ * model (.obj, .ply) that gets an automatic camera, environment, key light and ground plane
+ * (docs/scene-format.md). Dialect keys caustic maps or ignores are dropped silently here; use
+ * caustic_scene_load_ex to see them. */
 int caustic_scene_load(caustic_scene **out, const char *path_or_name, char *err, size_t errlen);
+
+/* Receives one warning line ("FILE: JSON.PATH: problem"). */
+typedef void (*caustic_warning_fn)(void *user, const char *message);
+typedef struct caustic_load_options {
+    int strict;                 /* every warning is an error */
+    caustic_warning_fn warning; /* NULL: warnings are dropped */
+    void *warning_user;
+    const char *dump_scene;     /* if set: write the scene read as caustic JSON to this file (the
+                                   quick look's generated scene, a converted text scene, or the
+                                   JSON file itself), replacing it atomically */
+} caustic_load_options;
+void caustic_load_options_init(caustic_load_options *o);
+int caustic_scene_load_ex(caustic_scene **out, const char *path_or_name, const caustic_load_options *o, char *err,
+                          size_t errlen);
 const char *const *caustic_builtin_scenes(void);   /* NULL-terminated */
 int caustic_scene_stats_get(const caustic_scene *s, caustic_scene_stats *st);
 void caustic_scene_free(caustic_scene *s);

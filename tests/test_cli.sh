@@ -79,7 +79,7 @@ expect_fail "point light with a direction" "Lights\[0\].DIRECTION" render "$T/ba
 scene zerodir.json "{$GOOD_MATS, $GOOD_CAM, \"Lights\": [{\"TYPE\": \"directional\", \"DIRECTION\": [0,0,0], \"RGB\": [1,1,1]}], \"Objects\": [$GOOD_OBJ]}"
 expect_fail "zero light direction" "zero vector" render "$T/zerodir.json" -o "$T/out.png"
 scene hotphong.json "{\"Materials\": {\"p\": {\"TYPE\": \"Phong\", \"RGB\": [0.5,0.5,0.5], \"SPECRGB\": [0.7,0.7,0.7], \"EXPONENT\": 20}, \"light\": {\"TYPE\": \"Emitting\", \"RGB\": [1,1,1]}, \"white\": {\"TYPE\": \"Diffuse\", \"RGB\": [1,1,1]}}, $GOOD_CAM, \"Objects\": [$GOOD_OBJ]}"
-expect_fail "phong creating energy" "SPECRGB" render "$T/hotphong.json" -o "$T/out.png"
+expect_fail "phong creating energy" "SPECRGB" render "$T/hotphong.json" --strict -o "$T/out.png"
 scene goodlights.json "{$GOOD_MATS, $GOOD_CAM, \"Lights\": [{\"TYPE\": \"point\", \"POSITION\": [0,5,0], \"RGB\": [10,10,10]}, {\"TYPE\": \"directional\", \"DIRECTION\": [0,-1,0], \"RGB\": [1,1,1], \"EMITTANCE\": 2}], \"Objects\": [$GOOD_OBJ]}"
 for integ in pt lt bdpt ppm bpm vcm; do
   "$CAUSTIC" render "$T/goodlights.json" --integrator $integ --spp 2 --quiet --device cpu -o "$T/l_$integ.png" >/dev/null 2>&1 && [ -s "$T/l_$integ.png" ] && ok || bad "render with point/directional lights, --integrator $integ"
@@ -90,13 +90,72 @@ expect_fail "truncated json" "trunc.json" render "$T/trunc.json" -o "$T/out.png"
 scene garbage.json $'\x01\x02garbage'
 expect_fail "garbage json" "garbage.json" render "$T/garbage.json" -o "$T/out.png"
 scene unknownkey.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCLAE\": [1,1,1]}]}"
-expect_fail "unknown key" "SCLAE" render "$T/unknownkey.json" -o "$T/out.png"
+expect_fail "unknown key" "SCLAE.*did you mean" render "$T/unknownkey.json" --strict -o "$T/out.png"
 scene unknownmat.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"gold\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"
-expect_fail "unknown material" "gold" render "$T/unknownmat.json" -o "$T/out.png"
+expect_fail "unknown material" "gold" render "$T/unknownmat.json" --strict -o "$T/out.png"
 scene unknowntype.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"torus\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"
-expect_fail "unknown object type" "torus" render "$T/unknowntype.json" -o "$T/out.png"
+expect_fail "unknown object type" "torus" render "$T/unknowntype.json" --strict -o "$T/out.png"
 scene badmattype.json "{\"Materials\": {\"m\": {\"TYPE\": \"Plastic\", \"RGB\": [1,1,1]}}, $GOOD_CAM, \"Objects\": []}"
-expect_fail "unknown material type" "Plastic" render "$T/badmattype.json" -o "$T/out.png"
+expect_fail "unknown material type" "Plastic" render "$T/badmattype.json" --strict -o "$T/out.png"
+# without --strict the same files render, with one warning line naming the file and the JSON path
+# (expect_warn NAME PATTERN ARGS...: status 0, a "warning:" line on stderr matching PATTERN, an image)
+expect_warn() {
+  local name=$1 pattern=$2; shift 2
+  rm -f "$T/out.png"
+  "$CAUSTIC" "$@" >"$T/stdout" 2>"$T/stderr"
+  local rc=$?
+  if [ $rc -ne 0 ]; then bad "$name: exit $rc, expected 0 ($(head -c 300 "$T/stderr"))"; return; fi
+  if ! grep -E -- "warning: .*$pattern" "$T/stderr" >/dev/null; then bad "$name: no warning matching '$pattern': $(head -c 300 "$T/stderr")"; return; fi
+  if [ ! -s "$T/out.png" ]; then bad "$name: no image written"; return; fi
+  ok
+}
+expect_warn "unknown key warns" "unknownkey.json: Objects\\[0\\].SCLAE: unknown key, ignored" render "$T/unknownkey.json" --quiet -o "$T/out.png"
+expect_warn "unknown object type warns" "unknowntype.json: Objects\\[0\\].TYPE: .*torus.*skipped" render "$T/unknowntype.json" --quiet -o "$T/out.png"
+expect_warn "unknown material warns" "unknownmat.json: Objects.*MATERIAL: unknown material \"gold\"" render "$T/unknownmat.json" --quiet -o "$T/out.png"
+expect_warn "material fallback warns" "badmattype.json: Materials.m.TYPE: .*Plastic.*Diffuse" render "$T/badmattype.json" --quiet -o "$T/out.png"
+# one warning per key: the same unknown key in three objects is one line
+scene threekeys.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"white\", \"GLOW\": 1}, {\"TYPE\": \"cube\", \"MATERIAL\": \"white\", \"GLOW\": 1}, {\"TYPE\": \"sphere\", \"MATERIAL\": \"light\", \"GLOW\": 2, \"TRANS\": [0,8,0]}]}"
+expect_warn "one warning per key" "Objects\\[0\\].GLOW: unknown key, ignored \\(and 2 more like it\\)" render "$T/threekeys.json" --quiet -o "$T/out.png"
+[ "$(grep -c GLOW "$T/stderr")" = 1 ] && ok || bad "one warning per key: $(grep -c GLOW "$T/stderr") GLOW lines"
+# bad values stay errors without --strict
+scene nanrgb.json "{\"Materials\": {\"m\": {\"TYPE\": \"PBR\", \"BASECOLOR\": [1,1e999,1]}}, $GOOD_CAM, \"Objects\": []}"
+expect_fail "non-finite colour in a dialect key" "Materials.m.RGB" render "$T/nanrgb.json" -o "$T/out.png"
+
+# --- quick look: a model without a scene file; --dump-scene writes the scene it built
+printf 'v -1 0 -1\nv 1 0 -1\nv 0 1.5 0\nv 0 0 1\nf 1 2 3\nf 2 4 3\nf 4 1 3\nf 1 4 2\n' > "$T/tet.obj"
+rm -f "$T/out.png" "$T/ql.json"
+if "$CAUSTIC" render "$T/tet.obj" --spp 2 --res 40x30 --dump-scene "$T/ql.json" -o "$T/out.png" >/dev/null 2>"$T/stderr" \
+   && [ -s "$T/out.png" ] && grep -q '"Camera"' "$T/ql.json" && grep -q 'tet.obj' "$T/ql.json"; then ok; else bad "quick look obj: $(head -c 300 "$T/stderr")"; fi
+# the dumped scene is editable JSON that renders by itself
+if "$CAUSTIC" render "$T/ql.json" --spp 2 --res 40x30 -o "$T/out2.png" >/dev/null 2>"$T/stderr" && [ -s "$T/out2.png" ]; then ok; else bad "dumped scene: $(head -c 300 "$T/stderr")"; fi
+"$CAUSTIC" render "$T/tet.obj" --spp 1 --res 8x8 -o "$T/out.png" >/dev/null 2>"$T/stderr"
+grep -q -- "--dump-scene" "$T/stderr" && ok || bad "quick look does not mention --dump-scene: $(head -c 300 "$T/stderr")"
+printf 'ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n' > "$T/tri.ply"
+if "$CAUSTIC" render "$T/tri.ply" --spp 2 --res 16x16 -o "$T/out.png" >/dev/null 2>"$T/stderr" && [ -s "$T/out.png" ]; then ok; else bad "quick look ply: $(head -c 300 "$T/stderr")"; fi
+# other renderers' formats are named; a .glb is recognised, not "a NUL byte"
+printf 'glTF\002\000\000\000\024\000\000\000\000\000\000\000JSON' > "$T/model.glb"
+expect_fail "glb recognised" "glTF 2.0 binary" render "$T/model.glb" -o "$T/out.png"
+grep -q "NUL byte" "$T/stderr" && bad "glb: says NUL byte" || ok
+printf 'LookAt 0 0 5  0 0 0  0 1 0\nCamera "perspective"\nWorldBegin\n' > "$T/scene.pbrt"
+expect_fail "pbrt refused" "pbrt scene" render "$T/scene.pbrt" -o "$T/out.png"
+printf '<?xml version="1.0"?>\n<scene version="3.0.0">\n</scene>\n' > "$T/scene.xml"
+expect_fail "mitsuba refused" "Mitsuba XML" render "$T/scene.xml" -o "$T/out.png"
+printf 'scene.camera.lookat.orig = 0 0 5\nscene.objects.box.ply = box.ply\n' > "$T/scene.scn"
+expect_fail "luxcore refused" "LuxCore" render "$T/scene.scn" -o "$T/out.png"
+# the older CIS 565 text format
+printf 'MATERIAL 0\nRGB 1 1 1\nSPECEX 0\nSPECRGB 0 0 0\nREFL 0\nREFR 0\nREFRIOR 0\nEMITTANCE 5\n\nMATERIAL 1\nRGB .8 .8 .8\nSPECEX 0\nSPECRGB 0 0 0\nREFL 0\nREFR 0\nREFRIOR 0\nEMITTANCE 0\n\nCAMERA\nRES 32 24\nFOVY 45\nITERATIONS 4\nDEPTH 4\nFILE t\nEYE 0 5 10\nLOOKAT 0 5 0\nUP 0 1 0\n\nOBJECT 0\nsphere\nmaterial 0\nTRANS 0 8 0\nROTAT 0 0 0\nSCALE 2 2 2\n\nOBJECT 1\ncube\nmaterial 1\nTRANS 0 0 0\nROTAT 0 0 0\nSCALE 10 .1 10\n' > "$T/old.txt"
+if "$CAUSTIC" render "$T/old.txt" --spp 2 -o "$T/out.png" >/dev/null 2>"$T/stderr" && [ -s "$T/out.png" ]; then ok; else bad "text scene: $(head -c 300 "$T/stderr")"; fi
+printf 'MATERIAL 0\nRGB 1 1 1\nCAMERA\nRES 32 24\nFOVY 45\nEYE 0 5 10\nLOOKAT 0 5 0\nOBJECT 0\nsphere\nmaterial 0\nTRANS 0 x 0\n' > "$T/badold.txt"
+expect_fail "text scene bad number" "badold.txt: Objects\\[0\\].TRANS" render "$T/badold.txt" -o "$T/out.png"
+printf 'RGB 1 1 1\n' > "$T/orphan.txt"
+expect_fail "text scene key outside a block" "orphan.txt:1:" render "$T/orphan.txt" -o "$T/out.png"
+# our dialect test scenes (tests/data/dialects) render, with warnings; --strict refuses the ones that warn
+for f in "$SRC"/tests/data/dialects/*; do
+  rm -f "$T/out.png"
+  if "$CAUSTIC" render "$f" --spp 2 --res 24x18 --quiet -o "$T/out.png" >/dev/null 2>"$T/stderr" && [ -s "$T/out.png" ]; then ok
+  else bad "dialect scene $(basename "$f"): $(head -c 300 "$T/stderr")"; fi
+done
+expect_fail "dialect scene --strict" "materials.json: .*an error with --strict" render "$SRC/tests/data/dialects/materials.json" --strict -o "$T/out.png"
 scene negscale.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [0,1,1]}]}"
 expect_fail "zero scale" "SCALE" render "$T/negscale.json" -o "$T/out.png"
 scene nan.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"white\", \"TRANS\": [NaN,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"

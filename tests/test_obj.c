@@ -56,9 +56,16 @@ static int load(scene *s, const char *name, int material, obj_options *opt, char
     return scene_load_obj_ex(s, p, xform_identity(), material, opt ? opt : &local, err, errlen);
 }
 
+/* The loaders' warning sink, printing as the CLI does (these tests read the lines back). */
+static void warn_to_stderr(void *user, const char *msg) {
+    (void)user;
+    fprintf(stderr, "warning: %s\n", msg);
+}
+
 static scene *load_ok(const char *name, const char *text, size_t tris, obj_options *opt) {
     if (text) write_text(name, text);
     scene *s = scene_create();
+    s->warn = warn_to_stderr;
     char err[512] = "";
     int rc = load(s, name, -1, opt, err, sizeof err);
     CHECK(rc == 0, "%s: %s", name, err);

@@ -91,6 +91,12 @@ typedef struct result {
     scene *s;
 } result;
 
+/* The loaders' warning sink, printing as the CLI does (load() reads the lines back). */
+static void warn_to_stderr(void *user, const char *msg) {
+    (void)user;
+    fprintf(stderr, "%s\n", msg);
+}
+
 /* Loads `b` through a file named `name`, capturing stderr. Caller frees r->s. */
 static result load(const char *name, const buf *b) {
     result r;
@@ -104,6 +110,7 @@ static result load(const char *name, const buf *b) {
     dup2(fd, 2);
     close(fd);
     r.s = scene_create();
+    r.s->warn = warn_to_stderr;
     r.rc = scene_load_ply(r.s, path, xform_identity(), 0, r.err, sizeof r.err);
     fflush(stderr);
     dup2(saved, 2);

@@ -45,12 +45,24 @@ const char *caustic_version(void) { return CAUSTIC_VERSION; }
 const char *const *caustic_builtin_scenes(void) { return scene_builtin_names(); }
 
 int caustic_scene_load(caustic_scene **out, const char *path, char *err, size_t errlen) {
+    return caustic_scene_load_ex(out, path, NULL, err, errlen);
+}
+
+void caustic_load_options_init(caustic_load_options *o) { memset(o, 0, sizeof *o); }
+
+int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_load_options *o, char *err,
+                          size_t errlen) {
     *out = NULL;
     scene *s = NULL;
     struct stat st;
     int rc;
     if (stat(path, &st) == 0) {
-        rc = scene_load_json_file(&s, path, err, errlen);
+        char *json = NULL;
+        scene_load_opts so = {o ? o->strict : 0, o ? o->warning : NULL, o ? o->warning_user : NULL,
+                              o && o->dump_scene ? &json : NULL};
+        rc = scene_load_file(&s, path, &so, err, errlen);
+        if (rc == 0 && json && scene_dump_json(o->dump_scene, json, err, errlen)) rc = -1;
+        free(json);
     } else {
         const char *const *names = scene_builtin_names();
         int builtin = 0;

@@ -19,7 +19,8 @@ static const char *usage_main =
     "usage: caustic <command> [options]\n"
     "\n"
     "commands:\n"
-    "  render SCENE    render a scene file (.json) or built-in scene to an image\n"
+    "  render SCENE    render a scene file (.json, CIS 565 .txt), a model (.obj, .ply) or a\n"
+    "                  built-in scene to an image\n"
     "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
     "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
     "  bench           throughput benchmark (Msamples/s, Mrays/s) per thread count and schedule\n"
@@ -31,9 +32,14 @@ static const char *usage_main =
 static const char *usage_render =
     "usage: caustic render [SCENE] [options]\n"
     "\n"
-    "SCENE is a JSON scene file or a built-in scene name (default: cornell).\n"
+    "SCENE is a JSON scene file (caustic / CIS 5650 and the course projects' dialects), a CIS 565\n"
+    "text scene, a model (.obj, .ply: a quick look with an automatic camera, environment, key\n"
+    "light and ground plane) or a built-in scene name (default: cornell).\n"
     "Command-line values override the scene file.\n"
     "\n"
+    "  --strict               dialect keys and types caustic maps or ignores are errors, not warnings\n"
+    "  --dump-scene FILE      also write the scene as editable caustic JSON (the quick look's\n"
+    "                         generated scene, or a text scene converted)\n"
     "  -o, --output FILE      output image: .png (8-bit sRGB), .exr (linear half), .pfm (linear float)\n"
     "                         (default: the scene's FILE, or the scene name, + .png)\n"
     "  --spp N                samples per pixel (default: the scene's ITERATIONS)\n"
@@ -103,6 +109,10 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg) {
 }
 
 /* ---- render ----------------------------------------------------------------------------------- */
+static void print_warning(void *user, const char *message) {
+    (void)user;
+    fprintf(stderr, "caustic: warning: %s\n", message);
+}
 static volatile sig_atomic_t g_interrupted = 0;
 static void on_signal(int sig) { (void)sig; g_interrupted = 1; }
 
@@ -124,11 +134,17 @@ static int on_progress(void *user, const caustic_progress *p) {
     return g_interrupted;
 }
 
+static int is_model_file(const char *path) {
+    size_t n = strlen(path);
+    return n > 4 && (!strcasecmp(path + n - 4, ".obj") || !strcasecmp(path + n - 4, ".ply"));
+}
+
 static void default_output(const char *scene, char *out, size_t n) {
     const char *base = strrchr(scene, '/');
     base = base ? base + 1 : scene;
     size_t len = strlen(base);
-    if (len > 5 && strcmp(base + len - 5, ".json") == 0) len -= 5;
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base) len = (size_t)(dot - base); /* scene.json, model.obj, cornell.txt -> NAME.png */
     snprintf(out, n, "%.*s.png", (int)len, base);
 }
 
@@ -150,8 +166,8 @@ static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_
 static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
-    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL;
-    int quiet = 0, resume = 0;
+    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL;
+    int quiet = 0, resume = 0, strict = 0;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -160,6 +176,7 @@ static int cmd_render(int argc, char **argv) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); return 0; }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--resume")) resume = 1;
+        else if (!strcmp(a, "--strict")) strict = 1;
         else if (!strcmp(a, "--adaptive-depth")) opt.adaptive_depth = 1;
         else if (!strcmp(a, "--merge-everywhere")) opt.merge_everywhere = 1;
         else if (a[0] == '-' && a[1] != 0) {
@@ -167,6 +184,7 @@ static int cmd_render(int argc, char **argv) {
             i++;
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = v;
             else if (!strcmp(a, "--checkpoint")) checkpoint = v;
+            else if (!strcmp(a, "--dump-scene")) dump = v;
             else if (!strcmp(a, "--spp")) {
                 if (parse_int(v, 1, 1 << 24, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..16777216", v);
                 opt.spp = (int)n;
@@ -241,10 +259,19 @@ static int cmd_render(int argc, char **argv) {
 
     char err[1024];
     caustic_scene *scene;
-    if (caustic_scene_load(&scene, scene_path, err, sizeof err)) {
+    caustic_load_options lo;
+    caustic_load_options_init(&lo);
+    lo.strict = strict;
+    lo.warning = print_warning;
+    lo.dump_scene = dump;
+    if (caustic_scene_load_ex(&scene, scene_path, &lo, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         return EXIT_USAGE;
     }
+    if (dump && !quiet) fprintf(stderr, "caustic: wrote the scene as JSON to %s\n", dump);
+    if (!dump && !quiet && is_model_file(scene_path))
+        fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
+                scene_path);
     caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
     if (!r) {
         fprintf(stderr, "caustic: %s\n", err);
@@ -314,7 +341,10 @@ static int cmd_info(int argc, char **argv) {
     if (argv[0][0] == '-') return usage_error("info", "unknown option '%s'", argv[0]);
     char err[1024];
     caustic_scene *scene;
-    if (caustic_scene_load(&scene, argv[0], err, sizeof err)) {
+    caustic_load_options lo;
+    caustic_load_options_init(&lo);
+    lo.warning = print_warning;
+    if (caustic_scene_load_ex(&scene, argv[0], &lo, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         return EXIT_USAGE;
     }

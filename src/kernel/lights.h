@@ -1,5 +1,6 @@
-/* Light sampling for next-event estimation, and the matching pdfs for MIS. Emitters are
- * one-sided: they emit on the side their geometric normal faces. */
+/* Light sampling for next-event estimation, and the matching pdfs for MIS. An emitter emits on
+ * the side its geometric normal faces, or on both sides when its material is two_sided (then a
+ * light sub-path leaves either side with probability 1/2). */
 #ifndef CAUSTIC_KERNEL_LIGHTS_H
 #define CAUSTIC_KERNEL_LIGHTS_H
 
@@ -22,9 +23,18 @@ typedef struct light_sample {
     int finite;       /* area and point lights; not the environment or the sun */
 } light_sample;
 
+/* Cosine between an emitter's normal n and the direction d light leaves it along, as far as the
+ * material emits that way: |cos| for two-sided emitters, else cos clamped at 0. */
+KFN float emit_cos(const material *m, vec3 n, vec3 d) {
+    float c = vdot(n, d);
+    return m->two_sided ? fabsf(c) : kmax(c, 0.0f);
+}
+/* The fraction of emitted directions a light sub-path draws on one side (cosine-weighted). */
+KFN float emit_side_pmf(const material *m) { return m->two_sided ? 0.5f : 1.0f; }
+
 KFN vec3 emitted_radiance(const kscene *s, const surface *sf, vec3 wo) {
     const material *m = &s->materials[sf->material];
-    if (vis_black(m->emission) || vdot(sf->ng, wo) <= 0.0f) return v3s(0.0f);
+    if (vis_black(m->emission) || emit_cos(m, sf->ng, wo) <= 0.0f) return v3s(0.0f);
     return m->emission;
 }
 
@@ -179,13 +189,14 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     if (!(d2 > 0.0f)) return 0;
     float dist = sqrtf(d2);
     ls->wi = vscale(d, 1.0f / dist);
-    float cos_l = -vdot(n, ls->wi);
+    const material *m = &s->materials[prim_material_of(s, id)];
+    float cos_l = emit_cos(m, n, vneg(ls->wi));
     if (cos_l <= 0.0f) return 0; /* back of a one-sided emitter */
     ls->dist = dist;
-    ls->le = s->materials[prim_material_of(s, id)].emission;
+    ls->le = m->emission;
     float pdf_area = prim_area_pdf(s, id, p);
     ls->pdf = ls->pick * pdf_area * d2 / cos_l;
-    ls->pdf_emit = pdf_area * cos_l * K_INV_PI;
+    ls->pdf_emit = pdf_area * cos_l * K_INV_PI * emit_side_pmf(m);
     ls->cos_light = cos_l;
     ls->finite = 1;
     return ls->pdf > 0.0f && kfinite(ls->pdf);
@@ -253,15 +264,20 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
     }
     vec3 n;
     prim_sample_point(s, l->prim, u_pos, &e->p, &n);
+    const material *m = &s->materials[prim_material_of(s, l->prim)];
+    if (m->two_sided) { /* pick a side with the first number, reused for the direction */
+        if (u_dir.x < 0.5f) u_dir.x *= 2.0f;
+        else { u_dir.x = 2.0f * u_dir.x - 1.0f; n = vneg(n); }
+    }
     vec3 dl = sample_cosine_hemisphere(u_dir);
     if (!(dl.z > 0.0f)) return 0;
     e->d = frame_to_world(frame_from_normal(n), dl);
     float pdf_area = prim_area_pdf(s, l->prim, e->p);
-    e->pdf_emit = pick * pdf_area * dl.z * K_INV_PI;
+    e->pdf_emit = pick * pdf_area * dl.z * K_INV_PI * emit_side_pmf(m);
     e->pdf_direct = pick * pdf_area;
     e->cos_light = dl.z;
-    /* Le cos / (pdf_area pick cos/pi) */
-    e->weight = vscale(s->materials[prim_material_of(s, l->prim)].emission, dl.z / e->pdf_emit);
+    /* Le cos / (pdf_area pick side cos/pi) */
+    e->weight = vscale(m->emission, dl.z / e->pdf_emit);
     e->finite = 1;
     return e->pdf_emit > 0.0f && kfinite(e->pdf_emit);
 }
@@ -273,8 +289,9 @@ KFN int emitter_pdfs(const kscene *s, uint32_t id, vec3 p, vec3 n, vec3 dir, flo
     if (li < 0) return 0;
     float pick = light_pick(s, (uint32_t)li);
     float pdf_area = prim_area_pdf(s, id, p);
+    const material *m = &s->materials[prim_material_of(s, id)];
     *pdf_direct = pick * pdf_area;
-    *pdf_emit = pick * pdf_area * kmax(0.0f, -vdot(n, dir)) * K_INV_PI;
+    *pdf_emit = pick * pdf_area * emit_cos(m, n, vneg(dir)) * K_INV_PI * emit_side_pmf(m);
     return 1;
 }
 /* The same for a ray escaping to the environment along dir (NEE pdf in solid angle). */

@@ -58,6 +58,8 @@ typedef struct material {
     float ior;
     vec3 specular;      /* Phong lobe reflectance */
     float exponent;     /* Phong exponent */
+    int32_t two_sided;  /* emission leaves both sides of the surface (the CIS 5650 convention);
+                           0: only the side the geometric normal faces */
 } material;
 
 /* ---- lights ----------------------------------------------------------------------------- */

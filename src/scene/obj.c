@@ -67,6 +67,7 @@ typedef struct objreader {
     char **libs; size_t nlibs, cap_libs;
     size_t degenerate, unknown;
     char unknown_kw[120];
+    const scene *s;         /* warnings go to its sink */
 } objreader;
 
 static int objfail(objreader *r, const char *fmt, ...) {
@@ -90,8 +91,7 @@ static void objwarn(objreader *r, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    text_one_line(msg);
-    fprintf(stderr, "warning: %s\n", msg);
+    scene_warn(r->s, "%s", msg);
 }
 
 
@@ -818,6 +818,7 @@ int scene_load_obj_memory(scene *s, const char *data, size_t size, const char *n
     r.opt = opt ? opt : &defaults;
     r.want_materials = material < 0;
     r.cur_slot = -1;
+    r.s = s;
     char *text = malloc(size + 1);
     if (!text) return objfail(&r, "out of memory");
     if (size) memcpy(text, data, size);
@@ -844,6 +845,7 @@ int scene_load_obj_ex(scene *s, const char *path, xform to_world, int material, 
     r.opt = opt ? opt : &defaults;
     r.want_materials = material < 0;
     r.cur_slot = -1;
+    r.s = s;
     char why[200];
     size_t size = 0;
     char *text = read_file(path, OBJ_MAX_FILE, &size, why, sizeof why);

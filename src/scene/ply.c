@@ -569,10 +569,7 @@ static int load_buffer(plyreader *r, scene *s, xform to_world, int material) {
             n = snprintf(msg, sizeof msg, "%zu faces with fewer than 3 vertices", r->short_faces);
         if (r->degenerate)
             snprintf(msg + n, sizeof msg - (size_t)n, "%s%zu degenerate triangles", n ? ", " : "", r->degenerate);
-        char line[600];
-        snprintf(line, sizeof line, "%s: skipped %s", r->path, msg);
-        text_one_line(line);
-        fprintf(stderr, "%s\n", line);
+        scene_warn(s, "%s: skipped %s", r->path, msg);
     }
     return 0;
 }

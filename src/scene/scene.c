@@ -358,7 +358,8 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
         const material *m = &s->materials[prim_material(s, id)];
         float area = prim_area(s, id);
         if (vis_black(m->emission) || !(area > 0.0f)) continue;
-        power[li] = 3.14159265358979323846 * (double)area * (double)kmax(vluminance(m->emission), 1e-6f);
+        power[li] = 3.14159265358979323846 * (double)area * (double)kmax(vluminance(m->emission), 1e-6f) *
+                    (m->two_sided ? 2.0 : 1.0);
         s->lights[li].kind = LIGHT_AREA;
         s->lights[li].prim = id;
         s->prim_light[f] = (int32_t)li;

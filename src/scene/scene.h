@@ -15,7 +15,12 @@ typedef struct camera_desc {
     int width, height;
 } camera_desc;
 
+/* Receives one warning line ("FILE: JSON.PATH: problem"); loaders never print. */
+typedef void (*scene_warn_fn)(void *user, const char *message);
+
 typedef struct scene {
+    /* loader warnings go here while the scene is being built (NULL: dropped) */
+    scene_warn_fn warn; void *warn_user;
     /* geometry */
     triangle *triangles; size_t ntriangles, cap_triangles;
     vec3 *positions, *normals; vec2 *uvs; size_t nvertices, cap_vertices;
@@ -98,6 +103,45 @@ int scene_camera(const scene *s, int width, int height, camera *c, char *err, si
  * spheres, quads; kscene_prim_bounds): the input of the BVH builders (arrays of ntriangles +
  * nspheres + nquads entries). */
 void scene_prim_bounds(const scene *s, vec3 *lo, vec3 *hi, uint32_t *ids);
+
+/* One warning line to s->warn (printf-style; the line is made printable). */
+void scene_warn(const scene *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* How scene files are read (scene_file.c): warn receives warnings (one line each, deduplicated
+ * per key); strict turns every warning into an error. */
+typedef struct scene_load_opts {
+    int strict;
+    scene_warn_fn warn;
+    void *warn_user;
+    char **json_out;   /* if set: receives the scene as caustic JSON (malloc'd; the input itself
+                          for JSON files, the converted scene for the course's text format and
+                          for quick-look models) */
+} scene_load_opts;
+
+/* Any scene file: JSON, the CIS 565 text format, or a model (OBJ, PLY) for a quick look; other
+ * renderers' formats (pbrt, Mitsuba, LuxCore) and glTF are refused with a message naming them. */
+int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, char *err, size_t errlen);
+/* Writes scene JSON text to path atomically (a temporary file renamed over it). */
+int scene_dump_json(const char *path, const char *json, char *err, size_t errlen);
+/* The JSON loader with options (NULL = strict, no warning sink: every dialect mapping that
+ * would warn is an error, as the functions below do). */
+int scene_load_json_text_opts(scene **out, const char *text, const char *source_name, const char *base_dir,
+                              const scene_load_opts *opts, char *err, size_t errlen);
+/* The CIS 565 text format (MATERIAL/CAMERA/OBJECT blocks) converted to caustic JSON (malloc'd);
+ * relative file names become relative to base_dir. Returns NULL with a "FILE:LINE: problem"
+ * message on malformed input. */
+char *scene_text_to_json(const char *text, size_t size, const char *source_name, const char *base_dir,
+                         char *err, size_t errlen);
+/* A quick-look scene for a model file: caustic JSON with a camera framing bounds lo..hi, a grey
+ * environment, a key light and a ground plane (malloc'd). */
+char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi);
+/* Meshes by file extension (.obj, .ply; .gltf/.glb once the glTF importer exists): the one place
+ * a mesh file reaches its reader. */
+int scene_load_mesh_file(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
 
 /* Loaders (scene_load.c, scene_builtin.c). `path` may be a file or a built-in scene name. */
 int scene_load_json_file(scene **out, const char *path, char *err, size_t errlen);

@@ -43,6 +43,13 @@ typedef struct loaded_mesh {
     xform placed;
 } loaded_mesh;
 
+/* A warning waiting to be reported: one per dedup key (e.g. "Objects[].NAME"), with how many
+ * more places said the same. Reported once the whole file has loaded. */
+typedef struct pending_warning {
+    char *key, *message;
+    size_t more;
+} pending_warning;
+
 typedef struct loader {
     scene *s;
     loaded_mesh *meshes;
@@ -51,6 +58,11 @@ typedef struct loader {
     const char *base_dir; /* relative FILE keys resolve against this; NULL = current dir */
     char *err;
     size_t errlen;
+    int strict;           /* warnings are errors */
+    pending_warning *warnings;
+    size_t nwarnings;
+    const cJSON *mesh_table; /* top-level "Meshes": name -> file */
+    int default_material;    /* grey diffuse for objects without a usable MATERIAL, -1 until needed */
 } loader;
 
 static int fail(loader *L, const char *jpath, const char *fmt, ...) {
@@ -66,6 +78,48 @@ static int fail(loader *L, const char *jpath, const char *fmt, ...) {
         text_one_line(L->err);
     }
     return -1;
+}
+
+/* A dialect mapping the user should know about: an error under --strict, otherwise one warning
+ * per `dedup` key ("Materials.*.SIGMA_A"), the first place it occurred named in full. */
+static int warn(loader *L, const char *dedup, const char *jpath, const char *fmt, ...) {
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (L->strict) return fail(L, jpath, "%s (an error with --strict)", msg);
+    for (size_t i = 0; i < L->nwarnings; ++i)
+        if (strcmp(L->warnings[i].key, dedup) == 0) { L->warnings[i].more++; return 0; }
+    char line[1100];
+    if (jpath && *jpath) snprintf(line, sizeof line, "%s: %s: %s", L->src, jpath, msg);
+    else snprintf(line, sizeof line, "%s: %s", L->src, msg);
+    text_one_line(line);
+    pending_warning *grown = realloc(L->warnings, (L->nwarnings + 1) * sizeof *grown);
+    if (!grown) return 0; /* a warning lost to memory pressure is not worth failing the load */
+    L->warnings = grown;
+    pending_warning *w = &L->warnings[L->nwarnings];
+    w->key = strdup(dedup);
+    w->message = strdup(line);
+    w->more = 0;
+    if (!w->key || !w->message) { free(w->key); free(w->message); return 0; }
+    L->nwarnings++;
+    return 0;
+}
+
+static void flush_warnings(loader *L, int report) {
+    for (size_t i = 0; i < L->nwarnings; ++i) {
+        pending_warning *w = &L->warnings[i];
+        if (report && L->s) {
+            if (w->more) scene_warn(L->s, "%s (and %zu more like it)", w->message, w->more);
+            else scene_warn(L->s, "%s", w->message);
+        }
+        free(w->key);
+        free(w->message);
+    }
+    free(L->warnings);
+    L->warnings = NULL;
+    L->nwarnings = 0;
 }
 
 /* ---- JSON paths ----------------------------------------------------------------------------- */
@@ -156,28 +210,127 @@ static void join_names(char *out, size_t n, const char *const *names) {
     }
 }
 
-/* Rejects keys outside `allowed` (naming the closest one) and repeated keys. Linear in the number
- * of keys: duplicates are tracked per allowed slot, so hostile input cannot make this quadratic. */
-static int check_keys(loader *L, const cJSON *obj, const char *jpath, const char *const *allowed) {
-    unsigned seen = 0;
-    for (const cJSON *c = obj->child; c; c = c->next) {
-        const char *k = c->string ? c->string : "";
-        char p[JPATH];
-        jkey(p, jpath, k);
-        int slot = -1;
-        for (int i = 0; allowed[i]; ++i)
-            if (strcmp(allowed[i], k) == 0) slot = i;
-        if (slot < 0) {
-            const char *sug = suggest(k, allowed);
-            if (sug) return fail(L, p, "unknown key (did you mean \"%s\"?)", sug);
-            char list[512];
-            join_names(list, sizeof list, allowed);
-            return fail(L, p, "unknown key (expected one of: %s)", list);
-        }
-        if (seen & (1u << slot)) return fail(L, p, "duplicate key");
-        seen |= 1u << slot;
+/* ---- dialect keys ------------------------------------------------------------------------------
+ * Course projects spell the same key many ways (FOCALDISTANCE, FOCAL_DISTANCE, "Focal Distance").
+ * Each section has a table of caustic's keys with the other spellings that mean the same; keys are
+ * matched after normalising (upper case, no '_', '-' or ' '), renamed in place to caustic's spelling,
+ * and everything else that parses the section sees only those. Unknown keys are dropped with one
+ * warning each (an error with --strict), so is a recognised key caustic cannot honour. */
+enum { WANT_ANY = 0, WANT_STRING = 1, WANT_NONSTRING = 2 };
+typedef struct keyalias {
+    const char *name;     /* caustic's spelling */
+    const char *aliases;  /* other spellings, normalised, '|'-separated (NULL: none) */
+    const char *ignored;  /* non-NULL: recognised but not supported; the warning says this */
+    int exact;            /* only the exact spelling `name` (FOCAL_LENGTH is not FOCALLENGTH) */
+    int want;             /* the value's JSON type decides between two meanings (DIFFUSE) */
+} keyalias;
+
+static void normalise_key(const char *k, char *out, size_t n) {
+    size_t j = 0;
+    for (; *k && j + 1 < n; ++k)
+        if (*k != '_' && *k != '-' && *k != ' ') out[j++] = (char)toupper((unsigned char)*k);
+    out[j] = '\0';
+}
+
+static int in_list(const char *norm, const char *list) {
+    if (!list) return 0;
+    size_t n = strlen(norm);
+    for (const char *p = list; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && memcmp(p, norm, n) == 0) return 1;
+        if (!bar) break;
+        p = bar + 1;
     }
     return 0;
+}
+
+static int key_matches(const keyalias *a, const char *key, const char *norm, const cJSON *v) {
+    if (a->want == WANT_STRING && !cJSON_IsString(v)) return 0;
+    if (a->want == WANT_NONSTRING && cJSON_IsString(v)) return 0;
+    if (strcmp(a->name, key) == 0) return 1;
+    if (a->exact) return 0;
+    char cn[64];
+    normalise_key(a->name, cn, sizeof cn);
+    return strcmp(cn, norm) == 0 || in_list(norm, a->aliases);
+}
+
+static int rename_key(cJSON *c, const char *name) {
+    if (c->string && strcmp(c->string, name) == 0) return 0;
+    size_t n = strlen(name);
+    char *copy = cJSON_malloc(n + 1);
+    if (!copy) return -1;
+    memcpy(copy, name, n + 1);
+    if (!(c->type & cJSON_StringIsConst)) cJSON_free(c->string);
+    c->type &= ~cJSON_StringIsConst;
+    c->string = copy;
+    return 0;
+}
+
+/* Renames the keys of `obj` to caustic's spellings from `tab`, drops (with a warning) unknown and
+ * unsupported ones, and rejects two spellings of one key. `dsec` names the section for warning
+ * deduplication ("Objects[]"): the same unknown key in 70 objects is one warning. */
+static int canonicalize(loader *L, cJSON *obj, const char *jpath, const char *dsec, const keyalias *tab) {
+    uint64_t seen = 0;
+    int ntab = 0;
+    while (tab[ntab].name) ++ntab;
+    for (cJSON *c = obj->child, *next; c; c = next) {
+        next = c->next;
+        const char *k = c->string ? c->string : "";
+        char p[JPATH], norm[64], dk[160];
+        jkey(p, jpath, k);
+        normalise_key(k, norm, sizeof norm);
+        int slot = -1;
+        for (int i = 0; i < ntab && slot < 0; ++i)
+            if (strcmp(tab[i].name, k) == 0 && key_matches(&tab[i], k, norm, c)) slot = i;
+        for (int i = 0; i < ntab && slot < 0; ++i)
+            if (key_matches(&tab[i], k, norm, c)) slot = i;
+        if (slot < 0 || tab[slot].ignored) {
+            snprintf(dk, sizeof dk, "%s.%.64s", dsec, norm);
+            int rc;
+            if (slot >= 0) {
+                rc = warn(L, dk, p, "%s; ignored", tab[slot].ignored);
+            } else {
+                const char *names[72];
+                int nn = 0;
+                for (int i = 0; i < ntab && nn < 71; ++i)
+                    if (!tab[i].ignored) names[nn++] = tab[i].name;
+                names[nn] = NULL;
+                const char *sug = suggest(k, names);
+                if (sug) rc = warn(L, dk, p, "unknown key, ignored (did you mean \"%s\"?)", sug);
+                else rc = warn(L, dk, p, "unknown key, ignored");
+            }
+            if (rc) return -1;
+            cJSON_Delete(cJSON_DetachItemViaPointer(obj, c));
+            continue;
+        }
+        /* two spellings of one key: the first table entry of that name is its slot */
+        int first = slot;
+        for (int i = 0; i < slot; ++i)
+            if (strcmp(tab[i].name, tab[slot].name) == 0) { first = i; break; }
+        if (first < 64) {
+            if (seen & (1ull << first)) {
+                if (strcmp(k, tab[slot].name) == 0) return fail(L, p, "duplicate key");
+                return fail(L, p, "duplicate key: \"%.64s\" is another spelling of %s", k, tab[slot].name);
+            }
+            seen |= 1ull << first;
+        }
+        if (rename_key(c, tab[slot].name)) return fail(L, p, "out of memory");
+    }
+    return 0;
+}
+
+/* Caustic's own extension sections (textures, Lights) have no dialects: their keys as they are. */
+static int check_keys(loader *L, cJSON *obj, const char *jpath, const char *dsec, const char *const *allowed) {
+    keyalias tab[24];
+    int n = 0;
+    for (; allowed[n] && n < 23; ++n) {
+        memset(&tab[n], 0, sizeof tab[n]);
+        tab[n].name = allowed[n];
+        tab[n].exact = 1;
+    }
+    tab[n].name = NULL;
+    return canonicalize(L, obj, jpath, dsec, tab);
 }
 
 static const cJSON *get(const cJSON *obj, const char *key) { return cJSON_GetObjectItemCaseSensitive(obj, key); }
@@ -279,6 +432,9 @@ static char *resolve_path(const loader *L, const char *file) {
         out[nb++] = '/';
     }
     memcpy(out + nb, file, nf + 1);
+    /* scenes written on Windows: "obj\\dragon.obj" */
+    for (char *c = out + nb; *c; ++c)
+        if (*c == '\\') *c = '/';
     return out;
 }
 
@@ -322,13 +478,15 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
     return 0;
 }
 
-static int parse_texture(loader *L, const cJSON *t, const char *jpath, int *out_index) {
+static int parse_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
     static const char *const keys[] = {"TYPE", "RGB1", "RGB2", "SCALE", "SPACE", "FILE", NULL};
     static const char *const types[] = {"checker", "image", NULL};
     static const char *const spaces[] = {"world", "uv", NULL};
     char p[JPATH];
-    if (!cJSON_IsObject(t)) return fail(L, jpath, "expected an object, got %s", jtype(t));
-    if (check_keys(L, t, jpath, keys)) return -1;
+    /* course dialects give an image texture as its file name */
+    if (cJSON_IsString(t)) return load_image_texture(L, t, jpath, out_index);
+    if (!cJSON_IsObject(t)) return fail(L, jpath, "expected an object or a file name, got %s", jtype(t));
+    if (check_keys(L, t, jpath, "TEXTURE", keys)) return -1;
     const cJSON *ty = get(t, "TYPE");
     if (!ty) return missing(L, jpath, "TYPE");
     jkey(p, jpath, "TYPE");
@@ -382,32 +540,165 @@ static int parse_texture(loader *L, const cJSON *t, const char *jpath, int *out_
 }
 
 /* ---- materials ------------------------------------------------------------------------------- */
+/* What a material TYPE spelling means. The dialect spellings come from the survey of course
+ * projects (docs/scene-format.md, "dialects we read"). */
 enum {
-    MT_EMITTING, MT_DIFFUSE, MT_SPECULAR, MT_REFRACTIVE, MT_CONDUCTOR, MT_METAL, MT_DIELECTRIC, MT_GLASS,
-    MT_MIRROR, MT_PHONG
+    MT_EMITTING, MT_DIFFUSE, MT_MIRROR, MT_DIELECTRIC, MT_CONDUCTOR, MT_PHONG,
+    MT_PBR,        /* metallic-roughness: approximated (map_metallic_roughness) */
+    MT_INFER,      /* no type ("", "N/A"): from the keys, as the course's text format did */
+    MT_FALLBACK    /* known, no caustic counterpart: its base colour as diffuse, with a warning */
 };
-static const char *const material_types[] = {"Emitting", "Diffuse", "Specular", "Refractive", "Conductor",
-                                             "Metal", "Dielectric", "Glass", "Mirror", "Phong", NULL};
+typedef struct mattype { const char *names; int kind; const char *why; } mattype;
+static const mattype material_types[] = {
+    {"EMITTING|EMISSIVE|EMITTER|EMISSION|LIGHT|AREALIGHT|LIGHTSOURCE", MT_EMITTING, NULL},
+    {"DIFFUSE|LAMBERT|LAMBERTIAN|MATTE", MT_DIFFUSE, NULL},
+    {"SPECULAR|MIRROR|REFLECT|REFLECTIVE|REFLECTION|PUREREFLECTION|PERFECTSPECULAR|PERFECTMIRROR|"
+     "SPECULARREFLECTION|SPECULARREFLECTIVE", MT_MIRROR, NULL},
+    {"REFRACTIVE|DIELECTRIC|GLASS|TRANSMISSIVE|TRANSPARENT|TRANSMISSION|REFRACT|REFRACTION|FRESNEL|"
+     "PURETRANSMISSION|PUREREFRACTION|SPECULARTRANSMISSION|SPECULARREFRACTION", MT_DIELECTRIC, NULL},
+    {"CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL", MT_CONDUCTOR, NULL},
+    {"PHONG|GLOSSY|BLINNPHONG|BLINN", MT_PHONG, NULL},
+    {"PBR|MICROFACET|MICROFACETPBR|METALLICROUGHNESS|METALLICWORKFLOW|PRINCIPLED|DISNEY|DISNEYBRDF|GGX|"
+     "COOKTORRANCE|STANDARD|PBRMETALLICROUGHNESS", MT_PBR, NULL},
+    {"|N/A|NA|NONE|DEFAULT", MT_INFER, NULL},
+    {"PLASTIC|COATED|CLEARCOAT|COATEDDIFFUSE", MT_FALLBACK, "has no coated (plastic) layer yet"},
+    {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT", MT_FALLBACK, "has no subsurface scattering"},
+    {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS|HETEROGENEOUS", MT_FALLBACK, "has no participating media"},
+    {"MARBLE|WOOD|NOISE|PERLIN|PROCEDURAL|TURBULENCE|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", MT_FALLBACK,
+     "has no procedural materials (caustic's checker is a TEXTURE)"},
+    {NULL, 0, NULL}};
+/* caustic's own names, for "did you mean" */
+static const char *const material_type_names[] = {"Emitting", "Diffuse", "Specular", "Refractive", "Conductor",
+                                                  "Metal", "Dielectric", "Glass", "Mirror", "Phong", "PBR", NULL};
 
-static int parse_material(loader *L, const char *name, const cJSON *m, const char *jpath) {
-    static const char *const keys[] = {"TYPE", "RGB", "EMITTANCE", "ROUGHNESS", "IOR", "TEXTURE",
-                                       "SPECRGB", "EXPONENT", NULL};
+static const keyalias material_keys[] = {
+    {"TYPE", "MATERIALTYPE|MATTYPE|KIND|BSDF", NULL, 0, 0},
+    {"RGB", "COLOR|COLOUR|ALBEDO|BASECOLOR|BASECOLOUR|DIFFUSECOLOR|DIFFUSECOLOUR|KD|REFLECTANCE|DIFFUSE",
+     NULL, 0, WANT_NONSTRING},
+    {"TEXTURE", "DIFFUSE|BASECOLOR|BASECOLOUR|ALBEDO|COLOR|COLOUR|DIFFUSEMAP|ALBEDOMAP|BASECOLORMAP|BASECOLORTEXTURE|COLORMAP|DIFFUSETEXTURE|TEX|MAPKD|"
+     "ALBEDOTEXTURE|IMAGE", NULL, 0, 0},
+    {"EMITTANCE", "EMISSION|EMISSIVE|EMISSIVESTRENGTH|EMISSIONSTRENGTH|INTENSITY|STRENGTH|POWER|LUMINANCE",
+     NULL, 0, 0},
+    {"ROUGHNESS", "FUZZ|ROUGH", NULL, 0, 0},
+    {"IOR", "ETA|REFRIOR|INDEXOFREFRACTION|INDEXOFREFLECTION|REFRACTIONINDEX|REFRACTIVEINDEX|REFRACTION|N", NULL,
+     0, 0},
+    {"METALLIC", "METALNESS|METAL", NULL, 0, 0},
+    {"SPECRGB", "SPECULARCOLOR|SPECULARCOLOUR|SPECCOLOR|SPECCOLOUR|KS|SPECULARRGB", NULL, 0, 0},
+    {"EXPONENT", "SPECEX|SHININESS|NS|SPECULAREXPONENT|SPECEXPONENT|PHONGEXPONENT", NULL, 0, 0},
+    {"REFLECTIVE", "REFL|HASREFLECTIVE|REFLECTIVITY", NULL, 0, 0},
+    {"REFRACTIVE", "REFR|HASREFRACTIVE|TRANSMISSION|TRANSMISSIVE|TRANSMITTANCE", NULL, 0, 0},
+    {"TWO_SIDED", "DOUBLESIDED", NULL, 0, 0},
+    /* two-colour procedural materials: the fallback renders their mean */
+    {"RGB1", "COLOR1|COLOUR1", NULL, 0, 0},
+    {"RGB2", "COLOR2|COLOUR2", NULL, 0, 0},
+    {"LIGHT_RGB", "LIGHTCOLOR|LIGHTCOLOUR", NULL, 0, 0},
+    {"DARK_RGB", "DARKCOLOR|DARKCOLOUR", NULL, 0, 0},
+    {"NORMAL_MAP", "NORMAL|NORMALMAP|NORMALTEXTURE|BUMP|BUMPMAP|BUMPSCALE|NORMALSCALE|HEIGHTMAP|DISPLACEMENT",
+     "normal and bump maps are not supported yet", 0, 0},
+    {"METALLIC_ROUGHNESS", "METALLICROUGHNESSMAP|METALLICROUGHNESSTEXTURE|ROUGHNESSMAP|METALLICMAP|ORM|AOMAP|"
+     "OCCLUSION|EMISSIVEMAP|EMISSIONMAP", "texture maps other than the base colour are not supported yet", 0, 0},
+    {"DISPERSION", "ABBE|ABBENUMBER|CAUCHY|CAUCHYB", "dispersion is not supported (one IOR for all wavelengths)",
+     0, 0},
+    {NULL, NULL, NULL, 0, 0}};
+
+/* Materials that objects use without defining one: a neutral grey diffuse. */
+static int default_material(loader *L) {
+    if (L->default_material >= 0) return L->default_material;
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE;
+    m.albedo = v3s(0.7f);
+    m.albedo_tex = -1;
+    m.ior = 1.5f;
+    m.two_sided = 1;
+    L->default_material = scene_add_material(L->s, "(default grey)", m);
+    return L->default_material;
+}
+
+/* The glTF metallic-roughness model until caustic has its PBR material (issue 16, item 2): a
+ * mostly-metallic surface as a rough conductor with F0 = base colour, the rest as diffuse. The
+ * PBR material replaces this function. */
+static void map_metallic_roughness(material *mat, vec3 base, double metallic, double roughness) {
+    if (metallic >= 0.5) {
+        mat->kind = MAT_CONDUCTOR;
+        mat->alpha = (float)(roughness * roughness);
+    } else {
+        mat->kind = MAT_DIFFUSE;
+    }
+    mat->albedo = base;
+}
+
+/* A colour key: [r,g,b], or one number for grey (the text format's "RGB 1" in some dialects). */
+static int read_colour(loader *L, const cJSON *v, const char *p, double hi, vec3 *out) {
+    if (cJSON_IsNumber(v)) {
+        double g;
+        if (read_range(L, v, p, 0.0, 0, hi, &g)) return -1;
+        *out = v3s((float)g);
+        return 0;
+    }
+    return read_vec3(L, v, p, 0.0, 0, hi, out);
+}
+
+/* A flag given as a boolean or a number (0 = off). */
+static int read_flag(loader *L, const cJSON *v, const char *p, int *out) {
+    if (cJSON_IsBool(v)) { *out = cJSON_IsTrue(v); return 0; }
+    double x;
+    if (read_range(L, v, p, -1e30, 0, 1e30, &x)) return fail(L, p, "expected true/false or a number");
+    *out = x > 0.0;
+    return 0;
+}
+
+static int parse_material(loader *L, const char *name, cJSON *m, const char *jpath) {
     char p[JPATH];
     if (!cJSON_IsObject(m)) return fail(L, jpath, "expected an object, got %s", jtype(m));
-    if (check_keys(L, m, jpath, keys)) return -1;
+    if (canonicalize(L, m, jpath, "Materials.*", material_keys)) return -1;
     const cJSON *ty = get(m, "TYPE");
     if (!ty) return missing(L, jpath, "TYPE");
     jkey(p, jpath, "TYPE");
-    int type = read_enum(L, ty, p, "material TYPE", material_types);
-    if (type < 0) return -1;
+    const char *tname = "";
+    if (read_string(L, ty, p, &tname)) return -1;
+    char tnorm[64];
+    normalise_key(tname, tnorm, sizeof tnorm);
+    int kind = -1;
+    const char *why = NULL;
+    for (int i = 0; material_types[i].names && kind < 0; ++i) {
+        if (in_list(tnorm, material_types[i].names) || (!tnorm[0] && material_types[i].names[0] == '|')) {
+            kind = material_types[i].kind;
+            why = material_types[i].why;
+        }
+    }
+    char dk[120];
+    snprintf(dk, sizeof dk, "Materials.*.TYPE=%.64s", tnorm);
+    if (kind < 0) {
+        const char *sug = suggest(tname, material_type_names);
+        int rc = sug ? warn(L, dk, p, "unknown material TYPE \"%.64s\" (did you mean \"%s\"?): rendered as Diffuse with its RGB", tname, sug)
+                     : warn(L, dk, p, "unknown material TYPE \"%.64s\": rendered as Diffuse with its RGB", tname);
+        if (rc) return -1;
+        kind = MT_FALLBACK;
+    } else if (kind == MT_FALLBACK) {
+        if (warn(L, dk, p, "material TYPE \"%.64s\": caustic %s; rendered as Diffuse with its base colour", tname, why))
+            return -1;
+    }
+
+    const cJSON *refl_v = get(m, "REFLECTIVE"), *refr_v = get(m, "REFRACTIVE");
+    double emittance = kind == MT_EMITTING ? 1.0 : 0.0;
+    if (opt_number(L, m, jpath, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &emittance)) return -1;
+    int reflective = 0, refractive = 0;
+    if (refl_v) { jkey(p, jpath, "REFLECTIVE"); if (read_flag(L, refl_v, p, &reflective)) return -1; }
+    if (refr_v) { jkey(p, jpath, "REFRACTIVE"); if (read_flag(L, refr_v, p, &refractive)) return -1; }
+    if (kind == MT_INFER) /* the reference shader's order: light, then mirror/glass flags */
+        kind = emittance > 0.0 ? MT_EMITTING : refractive ? MT_DIELECTRIC : reflective ? MT_MIRROR : MT_DIFFUSE;
+    /* REFRACTIVE/REFLECTIVE flags on a Specular material (a dialect's one "Specular" type for both) */
+    if (kind == MT_MIRROR && refractive) kind = MT_DIELECTRIC;
 
     material mat;
     memset(&mat, 0, sizeof mat);
     mat.albedo_tex = -1;
     mat.ior = 1.5f;
+    mat.two_sided = 1; /* the course's shader emits whichever side a ray hits */
 
-    const cJSON *tex = get(m, "TEXTURE");
-    if (tex && type == MT_EMITTING) {
+    cJSON *tex = cJSON_GetObjectItemCaseSensitive(m, "TEXTURE");
+    if (tex && kind == MT_EMITTING) {
         jkey(p, jpath, "TEXTURE");
         return fail(L, p, "Emitting materials cannot have a TEXTURE");
     }
@@ -417,51 +708,104 @@ static int parse_material(loader *L, const char *name, const cJSON *m, const cha
     const cJSON *c = get(m, "RGB");
     if (c) {
         jkey(p, jpath, "RGB");
-        if (read_vec3(L, c, p, 0.0, 0, type == MT_EMITTING ? MAX_RADIANCE : 1.0, &rgb)) return -1;
+        if (read_colour(L, c, p, kind == MT_EMITTING ? MAX_RADIANCE : 1.0, &rgb)) return -1;
     } else if (!tex) {
-        return missing(L, jpath, "RGB");
+        if (kind == MT_FALLBACK && (get(m, "RGB1") || get(m, "LIGHT_RGB"))) rgb = v3s(0.5f);
+        else return missing(L, jpath, "RGB");
     }
-    double emittance = type == MT_EMITTING ? 1.0 : 0.0;
-    if (opt_number(L, m, jpath, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &emittance)) return -1;
-    double roughness = 0.0, ior = 1.5;
+    double roughness = 0.0, ior = 1.5, metallic = kind == MT_CONDUCTOR ? 1.0 : 0.0;
     if (opt_number(L, m, jpath, "ROUGHNESS", 0.0, 0, 1.0, &roughness)) return -1;
-    if (opt_number(L, m, jpath, "IOR", 0.0, 1, 10.0, &ior)) return -1;
+    if (opt_number(L, m, jpath, "METALLIC", 0.0, 0, 1.0, &metallic)) return -1;
+    const cJSON *iv = get(m, "IOR");
+    if (iv) {
+        jkey(p, jpath, "IOR");
+        if (cJSON_IsArray(iv) && cJSON_GetArraySize(iv) == 3) { /* per-channel IOR: dispersion */
+            double a[3];
+            if (read_array(L, iv, p, 3, 0.0, 1, 10.0, a)) return -1;
+            ior = a[1];
+            snprintf(dk, sizeof dk, "Materials.*.IOR[]");
+            if (kind == MT_DIELECTRIC &&
+                warn(L, dk, p, "per-channel IOR (dispersion) is not supported: using the middle value %g", ior))
+                return -1;
+        } else if (kind == MT_DIELECTRIC) {
+            /* the course's text format writes 0 for "not set" */
+            if (cJSON_IsNumber(iv) && iv->valuedouble == 0.0) {
+                if (warn(L, "Materials.*.IOR=0", p, "IOR 0 is not an index of refraction (must be > 0): using 1.5"))
+                    return -1;
+            } else if (read_range(L, iv, p, 0.0, 1, 10.0, &ior)) {
+                return -1;
+            }
+        } else if (read_range(L, iv, p, -1e30, 0, 1e30, &ior)) {
+            return -1; /* IOR does not apply to this type: any number is accepted, as the course does */
+        }
+    }
     /* Phong: RGB is the diffuse part, SPECRGB the lobe's reflectance; together at most 1 */
     vec3 spec = v3s(0.0f);
     double exponent = 1.0;
-    if (type != MT_PHONG && (get(m, "SPECRGB") || get(m, "EXPONENT"))) {
-        jkey(p, jpath, get(m, "SPECRGB") ? "SPECRGB" : "EXPONENT");
-        return fail(L, p, "only Phong materials have SPECRGB and EXPONENT");
-    }
-    if (type == MT_PHONG) {
+    if (kind == MT_PHONG) {
         if (!get(m, "SPECRGB")) return missing(L, jpath, "SPECRGB");
         if (!get(m, "EXPONENT")) return missing(L, jpath, "EXPONENT");
-        if (opt_vec3(L, m, jpath, "SPECRGB", 0.0, 0, 1.0, &spec)) return -1;
+        jkey(p, jpath, "SPECRGB");
+        if (read_colour(L, get(m, "SPECRGB"), p, 1.0, &spec)) return -1;
         if (opt_number(L, m, jpath, "EXPONENT", 0.0, 0, 1e6, &exponent)) return -1;
-        if (vmaxc(vadd(rgb, spec)) > 1.0f) {
-            jkey(p, jpath, "SPECRGB");
-            return fail(L, p, "RGB + SPECRGB exceeds 1 in some channel (the material would create energy)");
+        float total = vmaxc(vadd(rgb, spec));
+        if (total > 1.0f) {
+            snprintf(dk, sizeof dk, "Materials.*.SPECRGB>1");
+            if (warn(L, dk, p, "RGB + SPECRGB exceeds 1 (the material would create energy): both scaled by %.3g",
+                     1.0 / total))
+                return -1;
+            rgb = vscale(rgb, 1.0f / total);
+            spec = vscale(spec, 1.0f / total);
         }
+    } else {
+        /* keys that do not apply to the type are accepted and ignored, as the course does; their
+         * values must still be well-formed */
+        const cJSON *sr = get(m, "SPECRGB");
+        vec3 unused;
+        if (sr) { jkey(p, jpath, "SPECRGB"); if (read_colour(L, sr, p, 1e30, &unused)) return -1; }
+        if (opt_number(L, m, jpath, "EXPONENT", 0.0, 0, 1e30, &exponent)) return -1;
     }
+    const cJSON *ts = get(m, "TWO_SIDED");
+    if (ts) { jkey(p, jpath, "TWO_SIDED"); if (read_flag(L, ts, p, &mat.two_sided)) return -1; }
 
     mat.albedo = rgb;
     mat.emission = vscale(rgb, (float)emittance);
-    switch (type) {
+    switch (kind) {
     case MT_EMITTING: mat.kind = MAT_BLACK; break;
-    case MT_DIFFUSE: mat.kind = MAT_DIFFUSE; break;
     /* The reference loader reads ROUGHNESS for Specular but never uses it, and the course
      * renders Specular as an ideal mirror (the stock cornell.json has ROUGHNESS 1.0 on its
      * mirror sphere): keep that. Rough metal is the Conductor/Metal extension. */
-    case MT_SPECULAR:
     case MT_MIRROR: mat.kind = MAT_MIRROR; break;
-    case MT_REFRACTIVE:
-    case MT_DIELECTRIC:
-    case MT_GLASS: mat.kind = MAT_DIELECTRIC; mat.ior = (float)ior; break;
+    case MT_DIELECTRIC: mat.kind = MAT_DIELECTRIC; mat.ior = (float)ior; break;
     case MT_PHONG: mat.kind = MAT_PHONG; mat.specular = spec; mat.exponent = (float)exponent; break;
-    default: /* Conductor, Metal */
-        mat.kind = MAT_CONDUCTOR;
-        mat.alpha = (float)(roughness * roughness);
+    case MT_CONDUCTOR: mat.kind = MAT_CONDUCTOR; mat.alpha = (float)(roughness * roughness); break;
+    case MT_PBR:
+        snprintf(dk, sizeof dk, "Materials.*.PBR");
+        jkey(p, jpath, "TYPE");
+        if (warn(L, dk, p, "metallic-roughness material \"%.64s\" approximated until caustic has a PBR material: "
+                 "METALLIC >= 0.5 renders as a rough conductor of its RGB, below as Diffuse", tname))
+            return -1;
+        map_metallic_roughness(&mat, rgb, metallic, roughness);
         break;
+    case MT_FALLBACK: {
+        /* procedural two-colour materials: the mean of their colours, tinted by RGB */
+        const char *pairs[2][2] = {{"RGB1", "RGB2"}, {"LIGHT_RGB", "DARK_RGB"}};
+        for (int i = 0; i < 2; ++i) {
+            vec3 a, b;
+            const cJSON *va = get(m, pairs[i][0]), *vb = get(m, pairs[i][1]);
+            if (va && vb && cJSON_IsArray(va) && cJSON_IsArray(vb)) {
+                char pa[JPATH], pb[JPATH];
+                jkey(pa, jpath, pairs[i][0]);
+                jkey(pb, jpath, pairs[i][1]);
+                if (read_vec3(L, va, pa, 0.0, 0, 1.0, &a) || read_vec3(L, vb, pb, 0.0, 0, 1.0, &b)) return -1;
+                mat.albedo = vmul(mat.albedo, vscale(vadd(a, b), 0.5f));
+                break;
+            }
+        }
+        mat.kind = MAT_DIFFUSE;
+        break;
+    }
+    default: mat.kind = MAT_DIFFUSE; break;
     }
     if (tex) {
         jkey(p, jpath, "TEXTURE");
@@ -474,9 +818,9 @@ static int parse_material(loader *L, const char *name, const cJSON *m, const cha
     return 0;
 }
 
-static int parse_materials(loader *L, const cJSON *ms) {
+static int parse_materials(loader *L, cJSON *ms) {
     if (!cJSON_IsObject(ms)) return fail(L, "Materials", "expected an object (name -> material), got %s", jtype(ms));
-    for (const cJSON *m = ms->child; m; m = m->next) {
+    for (cJSON *m = ms->child; m; m = m->next) {
         const char *name = m->string ? m->string : "";
         char p[JPATH];
         jkey(p, "Materials", name);
@@ -486,13 +830,35 @@ static int parse_materials(loader *L, const cJSON *ms) {
 }
 
 /* ---- camera ---------------------------------------------------------------------------------- */
-static int parse_camera(loader *L, const cJSON *cam) {
-    static const char *const keys[] = {"RES", "FOVY", "ITERATIONS", "DEPTH", "FILE", "EYE", "LOOKAT", "UP",
-                                       "APERTURE", "FSTOP", "FOCAL_LENGTH", "FOCUS_DISTANCE", NULL};
+static const keyalias camera_keys[] = {
+    {"RES", "RESOLUTION|SIZE|IMAGESIZE", NULL, 0, 0},
+    {"FOVY", "FOV|VFOV|FIELDOFVIEW|YFOV", NULL, 0, 0},
+    {"ITERATIONS", "SPP|SAMPLES|SAMPLESPERPIXEL|ITERATION", NULL, 0, 0},
+    {"DEPTH", "MAXDEPTH|MAXBOUNCES|BOUNCES|TRACEDEPTH|MAXPATHLENGTH", NULL, 0, 0},
+    {"FILE", "OUTPUT|OUTFILE|FILENAME", NULL, 0, 0},
+    {"EYE", "POSITION|POS|ORIGIN|FROM|LOOKFROM|CAMERAPOSITION", NULL, 0, 0},
+    {"LOOKAT", "TARGET|AT|CENTER|CENTRE|LOOKAT", NULL, 0, 0},
+    {"VIEW", "DIRECTION|DIR|FORWARD|VIEWDIR", NULL, 0, 0},
+    {"UP", "UPVECTOR|VUP", NULL, 0, 0},
+    {"FOCAL_LENGTH", NULL, NULL, 1, 0},
+    /* thin lens: course projects call the lens radius and the distance in focus many names; their
+     * "focal length" is the distance in focus (a scene distance), unlike caustic's FOCAL_LENGTH */
+    {"APERTURE", "APERTURERADIUS|LENSRADIUS|LENSRAD|LENS|RADIUS", NULL, 0, 0},
+    {"FSTOP", "FNUMBER|FSTOPS", NULL, 0, 0},
+    {"FOCUS_DISTANCE", "FOCUSDISTANCE|FOCALDISTANCE|FOCALDIST|FOCUSDIST|FOCALLENGTH|FOCAL|FOCUS|FOCALDEPTH|"
+     "FOCUSPLANE|FOCALPLANE|FOCALPLANEDISTANCE", NULL, 0, 0},
+    {"EXPOSURE", "EV", "exposure is not applied by the renderer (tone-map the image instead)", 0, 0},
+    {"INV_RES", "PIXELLENGTH", NULL, 0, 0},
+    {"ANTIALIAS", "AA|ANTIALIASING|SAMPLEWIDTH|JITTER", "caustic always antialiases (jittered samples)", 0, 0},
+    {"FRAME", NULL, NULL, 0, 0},
+    {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0, WANT_STRING}, /* a dialect's place for it */
+    {NULL, NULL, NULL, 0, 0}};
+
+static int parse_camera(loader *L, cJSON *cam) {
     const char *jp = "Camera";
     char p[JPATH];
     if (!cJSON_IsObject(cam)) return fail(L, jp, "expected an object, got %s", jtype(cam));
-    if (check_keys(L, cam, jp, keys)) return -1;
+    if (canonicalize(L, cam, jp, "Camera", camera_keys)) return -1;
     camera_desc *cd = &L->s->camera;
 
     const cJSON *res = get(cam, "RES");
@@ -560,13 +926,24 @@ static int parse_camera(loader *L, const cJSON *cam) {
         L->s->output_name = copy;
     }
 
-    const char *req[] = {"EYE", "LOOKAT"};
-    vec3 *dst[] = {&cd->eye, &cd->lookat};
-    for (int i = 0; i < 2; ++i) {
-        const cJSON *v = get(cam, req[i]);
-        if (!v) return missing(L, jp, req[i]);
-        jkey(p, jp, req[i]);
-        if (read_vec3(L, v, p, -MAX_COORD, 0, MAX_COORD, dst[i])) return -1;
+    const cJSON *ev = get(cam, "EYE"), *lv = get(cam, "LOOKAT"), *vv = get(cam, "VIEW");
+    if (!ev) return missing(L, jp, "EYE");
+    jkey(p, jp, "EYE");
+    if (read_vec3(L, ev, p, -MAX_COORD, 0, MAX_COORD, &cd->eye)) return -1;
+    if (lv && vv) {
+        jkey(p, jp, "VIEW");
+        return fail(L, p, "LOOKAT and VIEW both set the direction: give only one");
+    }
+    if (vv) { /* the older course format: a viewing direction instead of a point */
+        vec3 d;
+        jkey(p, jp, "VIEW");
+        if (read_vec3(L, vv, p, -MAX_COORD, 0, MAX_COORD, &d)) return -1;
+        if (!(vlen(d) > 0.0f)) return fail(L, p, "VIEW is the zero vector");
+        cd->lookat = vadd(cd->eye, vnorm(d));
+    } else {
+        if (!lv) return missing(L, jp, "LOOKAT");
+        jkey(p, jp, "LOOKAT");
+        if (read_vec3(L, lv, p, -MAX_COORD, 0, MAX_COORD, &cd->lookat)) return -1;
     }
     cd->up = v3(0.0f, 1.0f, 0.0f);
     if (opt_vec3(L, cam, jp, "UP", -MAX_COORD, 0, MAX_COORD, &cd->up)) return -1;
@@ -575,9 +952,19 @@ static int parse_camera(loader *L, const cJSON *cam) {
         jkey(p, jp, "LOOKAT");
         return fail(L, p, "LOOKAT is the same point as EYE");
     }
-    if (!(vlen(cd->up) > 0.0f) || !(vlen(vcross(vnorm(fwd), vnorm(cd->up))) > 1e-6f)) {
+    if (!(vlen(cd->up) > 0.0f)) {
         jkey(p, jp, "UP");
-        return fail(L, p, "UP is zero or parallel to the viewing direction");
+        return fail(L, p, "UP is the zero vector");
+    }
+    if (!(vlen(vcross(vnorm(fwd), vnorm(cd->up))) > 1e-6f)) {
+        /* looking straight along UP (a top view): any other up frames the same picture, turned */
+        jkey(p, jp, "UP");
+        vec3 f = vnorm(fwd);
+        vec3 alt = fabsf(f.z) < 0.9f ? v3(0.0f, 0.0f, -1.0f) : v3(0.0f, 1.0f, 0.0f);
+        if (warn(L, "Camera.UP", p, "UP is parallel to the viewing direction: using (%g, %g, %g) instead", alt.x,
+                 alt.y, alt.z))
+            return -1;
+        cd->up = alt;
     }
 
     /* Thin lens: APERTURE is the lens radius in scene units, or FSTOP with FOCAL_LENGTH gives
@@ -590,7 +977,13 @@ static int parse_camera(loader *L, const cJSON *cam) {
     double radius = 0.0;
     if (ap) {
         jkey(p, jp, "APERTURE");
-        if (read_range(L, ap, p, 0.0, 0, 1e6, &radius)) return -1;
+        if (cJSON_IsNumber(ap) && ap->valuedouble < 0.0 && isfinite(ap->valuedouble)) { /* "-1": no lens */
+            if (warn(L, "Camera.APERTURE<0", p, "negative lens radius %g: rendered without depth of field",
+                     ap->valuedouble))
+                return -1;
+        } else if (read_range(L, ap, p, 0.0, 0, 1e6, &radius)) {
+            return -1;
+        }
     } else if (fs) {
         double fstop;
         jkey(p, jp, "FSTOP");
@@ -600,19 +993,59 @@ static int parse_camera(loader *L, const cJSON *cam) {
     }
     cd->aperture_radius = (float)radius;
     double focus = 0.0;
-    if (opt_number(L, cam, jp, "FOCUS_DISTANCE", 0.0, 1, 1e9, &focus)) return -1;
+    const cJSON *fd = get(cam, "FOCUS_DISTANCE");
+    if (fd && cJSON_IsNumber(fd) && fd->valuedouble <= 0.0 && radius == 0.0) {
+        /* dialects write 0 (or -1) for "no depth of field" */
+        jkey(p, jp, "FOCUS_DISTANCE");
+        if (warn(L, "Camera.FOCUS_DISTANCE<=0", p, "focus distance %g ignored (there is no lens)", fd->valuedouble))
+            return -1;
+    } else if (opt_number(L, cam, jp, "FOCUS_DISTANCE", 0.0, 1, 1e9, &focus)) {
+        return -1;
+    }
     cd->focus_distance = (float)focus;
+    if (radius > 0.0) {
+        double in_focus = focus > 0.0 ? focus : (double)vlen(vsub(cd->lookat, cd->eye));
+        jkey(p, jp, "APERTURE");
+        if (radius > in_focus &&
+            warn(L, "Camera.APERTURE>focus", p, "lens radius %g is larger than the distance in focus (%g): "
+                 "almost everything will be blurred (APERTURE is a radius in scene units)", radius, in_focus))
+            return -1;
+    }
+    /* an environment map's file name given with the camera (a dialect): as "Environment" */
+    const cJSON *em = get(cam, "ENVMAP");
+    if (em && L->s->env_tex < 0 && vis_black(L->s->env_radiance)) {
+        jkey(p, jp, "ENVMAP");
+        L->s->env_radiance = v3s(1.0f);
+        if (load_image_texture(L, em, p, &L->s->env_tex)) return -1;
+    }
+    /* INV_RES / FRAME: derived or multi-frame bookkeeping of some dialects; must match if given */
+    const cJSON *fr = get(cam, "FRAME");
+    if (fr && !(cJSON_IsNumber(fr) && fr->valuedouble == 0.0)) {
+        jkey(p, jp, "FRAME");
+        if (warn(L, "Camera.FRAME", p, "only frame 0 of an animated scene is rendered")) return -1;
+    }
     return 0;
 }
 
 /* ---- environment ----------------------------------------------------------------------------- */
 /* A constant colour (RGB x EMITTANCE), or a lat-long radiance map (FILE: .exr, .hdr, .pfm, .png)
  * scaled by EMITTANCE and tinted by RGB (default white). */
-static int parse_environment(loader *L, const cJSON *env) {
-    static const char *const keys[] = {"RGB", "EMITTANCE", "FILE", NULL};
+static const keyalias environment_keys[] = {
+    {"RGB", "COLOR|COLOUR|RADIANCE|BACKGROUND|BACKGROUNDCOLOR", NULL, 0, 0},
+    {"EMITTANCE", "INTENSITY|STRENGTH|SCALE|EMISSION|MULTIPLIER", NULL, 0, 0},
+    {"FILE", "PATH|FILENAME|TEXTURE|MAP|HDR|HDRI|IMAGE|ENVMAP", NULL, 0, 0},
+    {"TYPE", NULL, NULL, 0, 0}, /* "CONSTANT" / "TEXTURE": implied by FILE */
+    {"ROTATION", "ROTAT|ROTATE", "rotating the environment map is not supported", 0, 0},
+    {NULL, NULL, NULL, 0, 0}};
+
+static int parse_environment(loader *L, cJSON *env) {
     const char *jp = "Environment";
-    if (!cJSON_IsObject(env)) return fail(L, jp, "expected an object, got %s", jtype(env));
-    if (check_keys(L, env, jp, keys)) return -1;
+    if (cJSON_IsString(env)) { /* a dialect: the map's file name alone */
+        L->s->env_radiance = v3s(1.0f);
+        return load_image_texture(L, env, jp, &L->s->env_tex);
+    }
+    if (!cJSON_IsObject(env)) return fail(L, jp, "expected an object or a file name, got %s", jtype(env));
+    if (canonicalize(L, env, jp, "Environment", environment_keys)) return -1;
     const cJSON *f = get(env, "FILE");
     if (!f && !get(env, "RGB")) return missing(L, jp, "RGB");
     vec3 rgb = v3s(f ? 1.0f : 0.0f);
@@ -632,16 +1065,16 @@ static int parse_environment(loader *L, const cJSON *env) {
 /* {"TYPE":"point", "POSITION":[x,y,z], "RGB":[..], "EMITTANCE":e}: radiant intensity RGB*e (W/sr);
  * {"TYPE":"directional", "DIRECTION":[x,y,z], "RGB":[..], "EMITTANCE":e}: light travelling along
  * DIRECTION with irradiance RGB*e on a plane facing it. */
-static int parse_lights(loader *L, const cJSON *ls) {
+static int parse_lights(loader *L, cJSON *ls) {
     static const char *const keys[] = {"TYPE", "POSITION", "DIRECTION", "RGB", "EMITTANCE", NULL};
     static const char *const types[] = {"point", "directional", NULL};
     if (!cJSON_IsArray(ls)) return fail(L, "Lights", "expected an array, got %s", jtype(ls));
     size_t i = 0;
-    for (const cJSON *l = ls->child; l; l = l->next, ++i) {
+    for (cJSON *l = ls->child; l; l = l->next, ++i) {
         char jp[JPATH], p[JPATH];
         jindex(jp, "Lights", i);
         if (!cJSON_IsObject(l)) return fail(L, jp, "expected an object, got %s", jtype(l));
-        if (check_keys(L, l, jp, keys)) return -1;
+        if (check_keys(L, l, jp, "Lights[]", keys)) return -1;
         const cJSON *ty = get(l, "TYPE");
         if (!ty) return missing(L, jp, "TYPE");
         jkey(p, jp, "TYPE");
@@ -673,37 +1106,117 @@ static int parse_lights(loader *L, const cJSON *ls) {
 /* ---- objects --------------------------------------------------------------------------------- */
 enum { OT_CUBE, OT_SPHERE, OT_MESH, OT_QUAD, OT_PLANE };
 static const char *const object_types[] = {"cube", "sphere", "mesh", "quad", "plane", NULL};
+/* dialect spellings of the object types, normalised, in object_types order */
+static const char *const object_type_aliases[] = {
+    "CUBE|BOX", "SPHERE|BALL", "MESH|OBJ|TRIMESH|TRIANGLEMESH|MODEL|GLTF|GLB|PLY|POLYMESH",
+    "QUAD|RECT|RECTANGLE|SQUARE|PARALLELOGRAM", "PLANE|GROUND|FLOOR", NULL};
 
-static int parse_object(loader *L, const cJSON *o, const char *jp) {
-    static const char *const keys[] = {"TYPE", "MATERIAL", "TRANS", "ROTAT", "SCALE", "FILE", "ORIGIN", "U", "V",
-                                       NULL};
+static const keyalias object_keys[] = {
+    {"TYPE", "SHAPE|KIND|GEOMETRY", NULL, 0, 0},
+    {"MATERIAL", "MAT|MTL|MATERIALS|MATERIALNAME|MATERIALID|BSDF", NULL, 0, 0},
+    {"TRANS", "TRANSLATE|TRANSLATION|POSITION|POS|OFFSET|T", NULL, 0, 0},
+    {"ROTAT", "ROTATE|ROTATION|ROT|R|EULER", NULL, 0, 0},
+    {"SCALE", "SCALING|S|SIZE", NULL, 0, 0},
+    {"FILE", "PATH|FILENAME|FILEPATH|MESHFILE|MESHPATH|SRC|SOURCE|URI|GLTF|OBJ|MODELFILE", NULL, 0, 0},
+    {"MESH", "MESHNAME|MODEL|MESHID", NULL, 0, WANT_STRING},
+    {"ORIGIN", NULL, NULL, 1, 0},
+    {"U", NULL, NULL, 1, 0},
+    {"V", NULL, NULL, 1, 0},
+    {"NAME", "LABEL|ID|COMMENT", NULL, 0, 0},              /* a label: no effect */
+    {"BUILD_BVH", "BVH|USEBVH", NULL, 0, 0},               /* caustic always builds one */
+    {"MOTION", "VELOCITY|VEL|MOTIONBLUR|TRANSEND|MOVE", "motion blur is not supported (the object is rendered at rest)", 0, 0},
+    {"FRAME", NULL, NULL, 0, 0},
+    {NULL, NULL, NULL, 0, 0}};
+
+static int parse_object(loader *L, cJSON *o, const char *jp) {
     char p[JPATH];
     if (!cJSON_IsObject(o)) return fail(L, jp, "expected an object, got %s", jtype(o));
-    if (check_keys(L, o, jp, keys)) return -1;
+    if (canonicalize(L, o, jp, "Objects[]", object_keys)) return -1;
     const cJSON *ty = get(o, "TYPE");
-    if (!ty) return missing(L, jp, "TYPE");
-    jkey(p, jp, "TYPE");
-    int type = read_enum(L, ty, p, "object TYPE", object_types);
-    if (type < 0) return -1;
+    int type = -1;
+    if (!ty) {
+        /* a dialect: objects that only name a mesh file are meshes */
+        if (!get(o, "FILE") && !get(o, "MESH")) return missing(L, jp, "TYPE");
+        type = OT_MESH;
+    } else {
+        jkey(p, jp, "TYPE");
+        const char *tname = "";
+        if (read_string(L, ty, p, &tname)) return -1;
+        char tn[64];
+        normalise_key(tname, tn, sizeof tn);
+        for (int i = 0; object_type_aliases[i] && type < 0; ++i)
+            if (in_list(tn, object_type_aliases[i])) type = i;
+        if (type < 0) {
+            char dk[120];
+            snprintf(dk, sizeof dk, "Objects[].TYPE=%.64s", tn);
+            const char *sug = suggest(tname, object_types);
+            int rc = sug ? warn(L, dk, p, "unknown object TYPE \"%.64s\" (did you mean \"%s\"?): object skipped", tname, sug)
+                         : warn(L, dk, p, "unknown object TYPE \"%.64s\" (caustic has cube, sphere, mesh, quad, plane): "
+                                "object skipped", tname);
+            return rc;
+        }
+    }
 
-    /* MATERIAL is optional for meshes only: without it an OBJ keeps its MTL materials */
-    const cJSON *mv = get(o, "MATERIAL");
-    if (!mv && type != OT_MESH) return missing(L, jp, "MATERIAL");
+    /* MATERIAL: a name from Materials. Meshes may leave it out (an OBJ then keeps its MTL
+     * materials); other objects without one, or with an empty name, get a grey diffuse. */
+    cJSON *mv = cJSON_GetObjectItemCaseSensitive(o, "MATERIAL");
     jkey(p, jp, "MATERIAL");
+    if (mv && cJSON_IsArray(mv)) {
+        /* a per-primitive list (glTF dialects): the first entry, or the mesh's own materials */
+        cJSON *first = mv->child;
+        if (warn(L, "Objects[].MATERIAL[]", p, "a list of materials is not supported: %s",
+                 type == OT_MESH ? "the mesh keeps its own materials" : "using the first"))
+            return -1;
+        mv = type == OT_MESH ? NULL : first;
+    }
     const char *mname = "";
     if (mv && read_string(L, mv, p, &mname)) return -1;
-    int mat = mv ? scene_find_material(L->s, mname) : -1;
-    if (mv && mat < 0) {
-        const char *sug = NULL;
-        if (L->s->nmaterials <= 4096) { /* suggestions cost O(materials); skip for huge scenes */
-            int best = 3;
-            for (size_t i = 0; i < L->s->nmaterials; ++i) {
-                int d = edit_distance(mname, L->s->material_names[i]);
-                if (d < best) { best = d; sug = L->s->material_names[i]; }
+    int mat = -1;
+    if (mv && mname[0]) {
+        mat = scene_find_material(L->s, mname);
+        if (mat < 0) {
+            /* a name Materials does not define (the course's loader silently takes material 0):
+             * meshes keep their own materials, other objects are grey */
+            const char *sug = NULL;
+            if (L->s->nmaterials <= 4096) { /* suggestions cost O(materials); skip for huge scenes */
+                int best = 3;
+                for (size_t i = 0; i < L->s->nmaterials; ++i) {
+                    int d = edit_distance(mname, L->s->material_names[i]);
+                    if (d < best) { best = d; sug = L->s->material_names[i]; }
+                }
+            }
+            char dk[120];
+            snprintf(dk, sizeof dk, "Objects[].MATERIAL=%.64s", mname);
+            const char *instead = type == OT_MESH ? "the mesh keeps its own materials" : "rendered grey diffuse";
+            int rc = sug ? warn(L, dk, p, "unknown material \"%.64s\" (did you mean \"%.64s\"?): %s", mname, sug, instead)
+                         : warn(L, dk, p, "unknown material \"%.64s\" (not defined in Materials): %s", mname, instead);
+            if (rc) return -1;
+            if (type != OT_MESH) {
+                mat = default_material(L);
+                if (mat < 0) return fail(L, jp, "out of memory");
             }
         }
-        if (sug) return fail(L, p, "unknown material \"%.64s\" (did you mean \"%.64s\"?)", mname, sug);
-        return fail(L, p, "unknown material \"%.64s\" (not defined in Materials)", mname);
+    } else if (type != OT_MESH) {
+        /* no MATERIAL, or "": a mesh keeps its own materials, anything else is grey */
+        if (warn(L, "Objects[].MATERIAL", mv ? p : jp, mv ? "empty material name: rendered grey diffuse"
+                                                           : "no MATERIAL: rendered grey diffuse"))
+            return -1;
+        mat = default_material(L);
+        if (mat < 0) return fail(L, jp, "out of memory");
+    }
+
+    /* MESH: a name in the top-level "Meshes" table, instead of FILE */
+    const cJSON *meshref = get(o, "MESH");
+    if (meshref) {
+        jkey(p, jp, "MESH");
+        if (get(o, "FILE")) return fail(L, p, "give either FILE or MESH, not both");
+        const char *ref = "";
+        if (read_string(L, meshref, p, &ref)) return -1;
+        const cJSON *f = L->mesh_table ? cJSON_GetObjectItemCaseSensitive(L->mesh_table, ref) : NULL;
+        if (!f) return fail(L, p, "mesh \"%.64s\" is not in the Meshes table", ref);
+        if (!cJSON_IsString(f)) return fail(L, p, "Meshes.%.64s: expected a file name, got %s", ref, jtype(f));
+        cJSON *copy = cJSON_CreateString(f->valuestring);
+        if (!copy || !cJSON_AddItemToObject(o, "FILE", copy)) { cJSON_Delete(copy); return fail(L, p, "out of memory"); }
     }
 
     int is_quad = type == OT_QUAD || type == OT_PLANE;
@@ -769,9 +1282,13 @@ static int parse_object(loader *L, const cJSON *o, const char *jp) {
         const char *file = "";
         if (read_string(L, f, p, &file)) return -1;
         int ply = ends_with_ci(file, ".ply");
-        if (!ends_with_ci(file, ".obj") && !ply)
-            return fail(L, p, "\"%.64s\": unsupported mesh format (use Wavefront .obj or .ply)", file);
-        if (ply && mat < 0) return missing(L, jp, "MATERIAL"); /* PLY files carry no materials */
+        if (ply && mat < 0) { /* PLY files carry no materials */
+            jkey(p, jp, "MATERIAL");
+            if (warn(L, "Objects[].MATERIAL", jp, "no MATERIAL for a PLY mesh: rendered grey diffuse")) return -1;
+            mat = default_material(L);
+            if (mat < 0) return fail(L, jp, "out of memory");
+            jkey(p, jp, "FILE");
+        }
         char *full = resolve_path(L, file);
         if (!full) return fail(L, p, "out of memory");
         for (size_t i = 0; i < L->nmeshes; ++i) {
@@ -784,8 +1301,7 @@ static int parse_object(loader *L, const cJSON *o, const char *jp) {
         }
         size_t v0 = L->s->nvertices, t0 = L->s->ntriangles;
         char merr[512];
-        int rc = ply ? scene_load_ply(L->s, full, m, mat, merr, sizeof merr)
-                     : scene_load_obj(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the MTL's materials */
+        int rc = scene_load_mesh_file(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the file's materials */
         if (rc) { free(full); return fail(L, p, "%s", merr); }
         loaded_mesh *grown = realloc(L->meshes, (L->nmeshes + 1) * sizeof(loaded_mesh));
         if (!grown) { free(full); return fail(L, p, "out of memory"); }
@@ -808,10 +1324,10 @@ static int parse_object(loader *L, const cJSON *o, const char *jp) {
     }
 }
 
-static int parse_objects(loader *L, const cJSON *objs) {
+static int parse_objects(loader *L, cJSON *objs) {
     if (!cJSON_IsArray(objs)) return fail(L, "Objects", "expected an array, got %s", jtype(objs));
     size_t i = 0;
-    for (const cJSON *o = objs->child; o; o = o->next, ++i) {
+    for (cJSON *o = objs->child; o; o = o->next, ++i) {
         char p[JPATH];
         jindex(p, "Objects", i);
         if (parse_object(L, o, p)) return -1;
@@ -819,36 +1335,78 @@ static int parse_objects(loader *L, const cJSON *objs) {
     return 0;
 }
 
-static int parse_root(loader *L, const cJSON *root) {
-    static const char *const keys[] = {"Materials", "Camera", "Objects", "Environment", "Lights", NULL};
+static const keyalias root_keys[] = {
+    {"Materials", "MATERIAL|MATS|MATERIALLIST", NULL, 0, 0},
+    {"Camera", "CAM", NULL, 0, 0},
+    {"Objects", "OBJECT|PRIMITIVES|GEOMETRY|SHAPES", NULL, 0, 0},
+    {"Environment", "ENVIRONMENTMAP|ENVMAP|ENVIRONMENTTEXTURE|ENVIRONMENTLIGHT|ENVLIGHT|BACKGROUND|SKYBOX|SKY|"
+     "HDRI|ENVIRONMENTHDR", NULL, 0, 0},
+    {"Lights", "LIGHT|PUNCTUALLIGHTS", NULL, 0, 0},
+    {"Meshes", "MESHTABLE|MESHLIST", NULL, 0, 0},
+    {"Imports", "IMPORT|MODELS|GLTFS|SCENES", NULL, 0, 0},
+    {"Volumes", "VOLUME|MEDIA|MEDIUMS|VDB", "participating media (volumes) are not supported", 0, 0},
+    {NULL, NULL, NULL, 0, 0}};
+
+static int parse_root(loader *L, cJSON *root) {
     if (!cJSON_IsObject(root)) return fail(L, NULL, "the top level must be a JSON object, got %s", jtype(root));
-    if (check_keys(L, root, "", keys)) return -1;
-    const cJSON *ms = get(root, "Materials"), *cam = get(root, "Camera"), *objs = get(root, "Objects");
-    const cJSON *env = get(root, "Environment");
+    /* the file's own top-level keys, for the message when it is not a course scene at all */
+    char keys_seen[200] = "";
+    size_t used = 0;
+    for (const cJSON *c = root->child; c && used + 70 < sizeof keys_seen; c = c->next)
+        used += (size_t)snprintf(keys_seen + used, sizeof keys_seen - used, "%s%.60s", used ? ", " : "",
+                                 c->string ? c->string : "");
+    text_one_line(keys_seen);
+    if (canonicalize(L, root, "", "", root_keys)) return -1;
+    cJSON *ms = cJSON_GetObjectItemCaseSensitive(root, "Materials"), *cam = cJSON_GetObjectItemCaseSensitive(root, "Camera");
+    cJSON *objs = cJSON_GetObjectItemCaseSensitive(root, "Objects"), *env = cJSON_GetObjectItemCaseSensitive(root, "Environment");
+    cJSON *meshes = cJSON_GetObjectItemCaseSensitive(root, "Meshes"), *imports = cJSON_GetObjectItemCaseSensitive(root, "Imports");
+    if (meshes && !cJSON_IsObject(meshes)) return fail(L, "Meshes", "expected an object (name -> file), got %s", jtype(meshes));
+    L->mesh_table = meshes;
+    if (!cam) {
+        if (!objs && !ms) return fail(L, NULL, "missing required key \"Camera\": not a CIS 5650 scene (top-level keys: %s)", keys_seen);
+        return fail(L, NULL, "missing required key \"Camera\"");
+    }
     /* materials first: objects refer to them by name, wherever they appear in the file */
     if (ms && parse_materials(L, ms)) return -1;
-    if (!cam) return fail(L, NULL, "missing required key \"Camera\"");
     if (parse_camera(L, cam)) return -1;
     if (env && parse_environment(L, env)) return -1;
-    const cJSON *lights = get(root, "Lights");
+    cJSON *lights = cJSON_GetObjectItemCaseSensitive(root, "Lights");
     if (lights && parse_lights(L, lights)) return -1;
-    if (!objs) return fail(L, NULL, "missing required key \"Objects\"");
-    return parse_objects(L, objs);
+    if (!objs && !imports) return fail(L, NULL, "missing required key \"Objects\"");
+    if (objs && parse_objects(L, objs)) return -1;
+    if (imports) {
+        /* a dialect: placed model files in their own list, meshes with their own materials */
+        if (!cJSON_IsArray(imports)) return fail(L, "Imports", "expected an array, got %s", jtype(imports));
+        size_t i = 0;
+        for (cJSON *o = imports->child; o; o = o->next, ++i) {
+            char p[JPATH];
+            jindex(p, "Imports", i);
+            if (cJSON_IsObject(o) && !cJSON_GetObjectItem(o, "TYPE") && !cJSON_AddStringToObject(o, "TYPE", "mesh"))
+                return fail(L, p, "out of memory");
+            if (parse_object(L, o, p)) return -1;
+        }
+    }
+    return 0;
 }
 
 /* ---- entry points ---------------------------------------------------------------------------- */
 int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir,
                          char *err, size_t errlen) {
+    return scene_load_json_text_opts(out, text, source_name, base_dir, NULL, err, errlen);
+}
+
+int scene_load_json_text_opts(scene **out, const char *text, const char *source_name, const char *base_dir,
+                              const scene_load_opts *opts, char *err, size_t errlen) {
     *out = NULL;
     if (err && errlen) err[0] = '\0';
     loader L;
-    L.s = NULL;
-    L.meshes = NULL;
-    L.nmeshes = 0;
+    memset(&L, 0, sizeof L);
     L.src = source_name ? source_name : "<scene>";
     L.base_dir = base_dir;
     L.err = err;
     L.errlen = errlen;
+    L.strict = opts ? opts->strict : 1;
+    L.default_material = -1;
     if (!text) return fail(&L, NULL, "no scene text");
 
     const char *end = NULL;
@@ -877,14 +1435,21 @@ int scene_load_json_text(scene **out, const char *text, const char *source_name,
         cJSON_Delete(root);
         return fail(&L, NULL, "out of memory");
     }
+    if (opts) {
+        L.s->warn = opts->warn;
+        L.s->warn_user = opts->warn_user;
+    }
     int rc = parse_root(&L, root);
     cJSON_Delete(root);
     for (size_t i = 0; i < L.nmeshes; ++i) free(L.meshes[i].path);
     free(L.meshes);
+    flush_warnings(&L, rc == 0);
     if (rc) {
         scene_destroy(L.s);
         return -1;
     }
+    L.s->warn = NULL; /* the sink belongs to this load */
+    L.s->warn_user = NULL;
     *out = L.s;
     return 0;
 }
