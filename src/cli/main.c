@@ -72,7 +72,12 @@ static const char *usage_render =
     "  --resume               continue from --checkpoint FILE if it exists\n"
     "  --quiet                no progress bar\n"
     "\n"
-    "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n";
+    "Distributed: 'mpirun -np N caustic render SCENE ...' (libcaustic built with MPI) renders one image\n"
+    "over N ranks: rank 0 hands out work units and writes the image and checkpoints, the image\n"
+    "equals the single-process one (same seed and spp). Add mpirun's --enable-recovery so that a\n"
+    "rank's death is reported by rank 0 (CAUSTIC_DIST_TIMEOUT seconds, default 10) after it saved.\n"
+    "\n"
+    "The summary on stdout is parseable: time=... spp=... Msamples/s=... Mrays/s=...\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
 static const char *usage_compare =
@@ -258,6 +263,13 @@ static int cmd_render(int argc, char **argv) {
     }
 
     char err[1024];
+    /* under mpirun: every rank runs this command; rank 0 coordinates and writes, the others render */
+    int rank, nranks;
+    if (caustic_dist_start(&rank, &nranks, &g_interrupted, err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (rank != 0) { quiet = 1; checkpoint = NULL; resume = 0; heatmap = NULL; dump = NULL; }
     caustic_scene *scene;
     caustic_load_options lo;
     caustic_load_options_init(&lo);
@@ -265,7 +277,8 @@ static int cmd_render(int argc, char **argv) {
     lo.warning = print_warning;
     lo.dump_scene = dump;
     if (caustic_scene_load_ex(&scene, scene_path, &lo, err, sizeof err)) {
-        fprintf(stderr, "caustic: %s\n", err);
+        if (rank == 0) fprintf(stderr, "caustic: %s\n", err);
+        caustic_dist_stop(1);
         return EXIT_USAGE;
     }
     if (dump && !quiet) fprintf(stderr, "caustic: wrote the scene as JSON to %s\n", dump);
@@ -276,6 +289,7 @@ static int cmd_render(int argc, char **argv) {
     if (!r) {
         fprintf(stderr, "caustic: %s\n", err);
         caustic_scene_free(scene);
+        caustic_dist_stop(1);
         return EXIT_USAGE;
     }
     if (resume) {
@@ -285,6 +299,7 @@ static int cmd_render(int argc, char **argv) {
                 fprintf(stderr, "caustic: %s\n", err);
                 caustic_renderer_free(r);
                 caustic_scene_free(scene);
+                caustic_dist_stop(1);
                 return EXIT_USAGE;
             }
             caustic_render_stats st2;
@@ -299,12 +314,22 @@ static int cmd_render(int argc, char **argv) {
     ctx.last_checkpoint = timer_now();
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    caustic_render(r, on_progress, &ctx);
+    int failed = caustic_render(r, on_progress, &ctx) != 0;
     progress_finish(&ctx.pb);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
 
-    int status = 0;
+    int status = failed ? EXIT_RUNTIME : 0;
+    if (rank != 0) {
+        /* a rank that renders for rank 0 writes nothing */
+        caustic_renderer_free(r);
+        caustic_scene_free(scene);
+        caustic_dist_stop(failed);
+        return status;
+    }
+    if (failed) fprintf(stderr, "caustic: the render stopped early; %s\n",
+                        checkpoint ? "the checkpoint keeps every finished work unit (continue with --resume)"
+                                   : "the image holds what was finished");
     if (checkpoint && caustic_checkpoint_save(r, checkpoint, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
@@ -319,18 +344,21 @@ static int cmd_render(int argc, char **argv) {
     }
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
-    if (g_interrupted) {
+    if (g_interrupted && !failed) {
         fprintf(stderr, "caustic: interrupted at %d spp; %s%s\n", st.spp,
                 checkpoint ? "continue with --resume --checkpoint " : "partial image saved",
                 checkpoint ? checkpoint : "");
         if (!status) status = EXIT_INTERRUPTED;
     }
-    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s\n",
+    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s",
            st.seconds, st.spp, st.seconds > 0 ? st.samples / st.seconds * 1e-6 : 0.0,
            st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.device,
            st.threads, st.width, st.height, output);
+    if (nranks > 1) printf(" ranks=%d", nranks);   /* rank 0 coordinates; threads are the other ranks' */
+    printf("\n");
     caustic_renderer_free(r);
     caustic_scene_free(scene);
+    caustic_dist_stop(failed);
     return status;
 }
 
