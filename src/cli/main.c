@@ -316,8 +316,6 @@ static int cmd_render(int argc, char **argv) {
     signal(SIGTERM, on_signal);
     int failed = caustic_render(r, on_progress, &ctx) != 0;
     progress_finish(&ctx.pb);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
 
     int status = failed ? EXIT_RUNTIME : 0;
     if (rank != 0) {
@@ -342,6 +340,10 @@ static int cmd_render(int argc, char **argv) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }
+    /* only now: a second signal (mpirun repeats SIGTERM when a rank died) must not end the
+     * process before the checkpoint and the image are written */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
     if (g_interrupted && !failed) {

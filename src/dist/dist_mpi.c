@@ -63,8 +63,11 @@ int caustic_dist_start(int *rank, int *size, volatile sig_atomic_t *interrupt, c
 void caustic_dist_stop(int failed) {
     if (!g.started) return;
     g.started = 0;
-    if (failed && g.size > 1) MPI_Abort(MPI_COMM_WORLD, 3); /* the others may wait on a rank that is gone */
-    else MPI_Finalize();
+    if (!failed) MPI_Finalize();
+    /* after a failure only rank 0, which has saved what was finished, ends the job (the others
+     * may wait on a rank that is gone); a failed worker just exits: an abort from it could kill
+     * rank 0 before it has written the checkpoint */
+    else if (g.rank == 0 && g.size > 1) MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
 /* ---- messages: a fixed header, then the unit's pixels ----------------------------------------- */
@@ -137,8 +140,8 @@ static int send_until(const void *buf, size_t n, int dest, int tag, double secon
         if (done) return 0;
         if (timer_now() > t_end || interrupted()) {
             MPI_Cancel(&rq);
-            snprintf(err, errlen, "rank %d did not take a message within %.0f s%s", dest, seconds,
-                     interrupted() ? " (interrupted)" : "");
+            if (interrupted()) snprintf(err, errlen, "rank %d: interrupted while sending to rank %d", g.rank, dest);
+            else snprintf(err, errlen, "rank %d did not take a message within %.0f s", dest, seconds);
             return -1;
         }
         nap();

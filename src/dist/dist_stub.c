@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/backend.h"
+#include "caustic.h"
 #include "dist/dist.h"
 
 int caustic_dist_start(int *rank, int *size, volatile sig_atomic_t *interrupt, char *err, size_t errlen) {
@@ -20,12 +20,3 @@ int caustic_dist_start(int *rank, int *size, volatile sig_atomic_t *interrupt, c
 }
 
 void caustic_dist_stop(int failed) { (void)failed; }
-
-static int stub_supports(const backend_desc *d, char *err, size_t errlen) {
-    (void)d; (void)err; (void)errlen;
-    return 0;
-}
-
-const backend_ops backend_dist = {
-    "dist", NULL, stub_supports, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0.0,
-};
