@@ -23,6 +23,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ enum { TAG_HELLO = 1, TAG_UNIT, TAG_RESULT, TAG_STOP };
 
 static struct {
     int started, rank, size;
+    int failed;                  /* a pass failed: the job ends (caustic_dist_stop aborts it) */
     volatile sig_atomic_t *interrupt;
 } g;
 
@@ -167,17 +169,27 @@ static int recv_probed(const MPI_Status *st, unsigned char **buf, size_t *cap, s
 }
 
 /* ---- the layer -------------------------------------------------------------------------------- */
+/* ---- the layer -------------------------------------------------------------------------------- */
 typedef struct dist {
     int bidir, width, height;
-    const backend_ops *inner;    /* workers: the local backend */
+    const backend_ops *inner;    /* the local backend (every rank renders) */
     void *ib;
-    kfilm film;                  /* rank 0: every sample; workers (bidirectional): an empty film */
+    kfilm film;                  /* rank 0: every sample */
+    kfilm scratch;               /* bidirectional: an empty film for one iteration */
     unsigned char *buf;          /* messages */
     size_t cap;
     int tile;                    /* rank 0, path tracing: tile side */
-    int threads;                 /* rank 0: the workers' threads, summed */
+    int threads;                 /* rank 0: every rank's threads, summed */
     char *ready;                 /* rank 0: per rank, said hello */
     double slowest;              /* rank 0: the slowest unit so far (seconds), for the time-out */
+    /* rank 0 renders too, on a thread of its own that takes units from the same list (it makes
+     * no MPI calls: MPI_THREAD_FUNNELED) */
+    pthread_t local;
+    int local_started, local_quit, local_has_unit, local_done;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    unsigned char *local_in, *local_out;
+    size_t local_in_cap, local_out_cap, local_out_len;
 } dist;
 
 /* The local backend: the first entry after this layer that renders d on the device asked for. */
@@ -207,21 +219,78 @@ static int dist_supports(const backend_desc *d, char *err, size_t errlen) {
     return inner_ops(d, err, errlen) ? 1 : -1;
 }
 
+static void film_free(kfilm *f) {
+    free(f->sum);
+    free(f->lum2);
+    free(f->count);
+}
+
+static int film_alloc(kfilm *f, int w, int h) {
+    size_t n = (size_t)w * h;
+    f->width = w;
+    f->height = h;
+    f->sum = calloc(3 * n, sizeof(double));
+    f->lum2 = calloc(n, sizeof(double));
+    f->count = calloc(n, sizeof(uint32_t));
+    return f->sum && f->lum2 && f->count ? 0 : -1;
+}
+
 static void dist_free(void *p) {
     dist *b = p;
     if (!b) return;
-    if (g.rank == 0) {
-        /* the render is over: the workers' caustic_render returns */
+    if (g.failed && b->local_started) {
+        /* the job is ending (MPI_Abort follows): no goodbyes, and rank 0's thread is not waited
+         * for (it may be in the middle of a unit); what it uses stays allocated */
+        pthread_mutex_lock(&b->lock);
+        b->local_quit = 1;
+        pthread_cond_broadcast(&b->wake);
+        pthread_mutex_unlock(&b->lock);
+        return;
+    }
+    if (g.rank == 0 && !g.failed) {
+        /* the render is over: the other ranks' caustic_render returns */
         char err[256];
         for (int r = 1; r < g.size; ++r) send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
     }
+    if (b->local_started) {
+        pthread_mutex_lock(&b->lock);
+        b->local_quit = 1;
+        pthread_cond_broadcast(&b->wake);
+        pthread_mutex_unlock(&b->lock);
+        pthread_join(b->local, NULL);
+        pthread_mutex_destroy(&b->lock);
+        pthread_cond_destroy(&b->wake);
+    }
     if (b->ib) b->inner->free(b->ib);
-    free(b->film.sum);
-    free(b->film.lum2);
-    free(b->film.count);
+    film_free(&b->film);
+    film_free(&b->scratch);
     free(b->buf);
     free(b->ready);
+    free(b->local_in);
+    free(b->local_out);
     free(b);
+}
+
+static int render_unit(dist *b, const unsigned char *in, size_t len, unsigned char **out, size_t *outcap,
+                       size_t *outlen);
+
+/* Rank 0's renderer thread: one unit at a time, as the coordinator posts them. */
+static void *local_main(void *p) {
+    dist *b = p;
+    pthread_mutex_lock(&b->lock);
+    for (;;) {
+        while (!b->local_quit && !b->local_has_unit) pthread_cond_wait(&b->wake, &b->lock);
+        if (b->local_quit) break;
+        pthread_mutex_unlock(&b->lock);
+        size_t outlen = 0;
+        int rc = render_unit(b, b->local_in, b->local_in_cap, &b->local_out, &b->local_out_cap, &outlen);
+        pthread_mutex_lock(&b->lock);
+        b->local_out_len = rc ? 0 : outlen;
+        b->local_has_unit = 0;
+        b->local_done = 1;
+    }
+    pthread_mutex_unlock(&b->lock);
+    return NULL;
 }
 
 static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
@@ -230,29 +299,11 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
     b->bidir = d->opt->integrator != CAUSTIC_INTEGRATOR_PT;
     b->width = d->width;
     b->height = d->height;
-    size_t n = (size_t)d->width * d->height;
-    int need_film = g.rank == 0 || b->bidir;
-    if (need_film) {
-        b->film.width = d->width;
-        b->film.height = d->height;
-        b->film.sum = calloc(3 * n, sizeof(double));
-        b->film.lum2 = calloc(n, sizeof(double));
-        b->film.count = calloc(n, sizeof(uint32_t));
-        if (!b->film.sum || !b->film.lum2 || !b->film.count) {
-            snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
-            dist_free(b);
-            return NULL;
-        }
-    }
-    if (g.rank == 0) {
-        /* about eight tiles per worker: units long enough that messages cost little, enough of
-         * them that ranks of different speeds finish a pass together */
-        int workers = g.size - 1, t = 256;
-        while (t > 16 && (int64_t)((d->width + t - 1) / t) * ((d->height + t - 1) / t) < 8 * workers) t /= 2;
-        b->tile = t;
-        b->ready = calloc((size_t)g.size, sizeof *b->ready);
-        if (!b->ready) { snprintf(err, errlen, "out of memory"); dist_free(b); return NULL; }
-        return b;
+    if ((g.rank == 0 && film_alloc(&b->film, d->width, d->height)) ||
+        (b->bidir && film_alloc(&b->scratch, d->width, d->height))) {
+        snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
+        dist_free(b);
+        return NULL;
     }
     b->inner = inner_ops(d, err, errlen);
     if (b->inner) b->ib = b->inner->create(d, err, errlen);
@@ -262,6 +313,25 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
         snprintf(err, errlen, "rank %d: %s", g.rank, why);
         dist_free(b);
         return NULL;
+    }
+    if (g.rank == 0) {
+        /* about eight tiles per rank: units long enough that messages cost little, enough of
+         * them that ranks of different speeds finish a pass together */
+        int t = 256;
+        while (t > 16 && (int64_t)((d->width + t - 1) / t) * ((d->height + t - 1) / t) < 8 * g.size) t /= 2;
+        b->tile = t;
+        b->ready = calloc((size_t)g.size, 1);
+        b->threads = b->inner->threads(b->ib);
+        pthread_mutex_init(&b->lock, NULL);
+        pthread_cond_init(&b->wake, NULL);
+        if (!b->ready || pthread_create(&b->local, NULL, local_main, b) != 0) {
+            pthread_mutex_destroy(&b->lock);
+            pthread_cond_destroy(&b->wake);
+            snprintf(err, errlen, "out of memory");
+            dist_free(b);
+            return NULL;
+        }
+        b->local_started = 1;
     }
     return b;
 }
@@ -276,10 +346,88 @@ static double unit_timeout(const dist *b) {
     return t > 10.0 ? t : 10.0;
 }
 
+/* The message for job k into *buf (grown as needed); its length. */
+static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size_t k, unsigned char **buf,
+                         size_t *cap) {
+    const job *j = &jobs[k];
+    size_t len = sizeof(unit_msg) + (b->bidir ? 0 : tile_bytes(j->w, j->h));
+    if (len > *cap) {
+        unsigned char *q = realloc(*buf, len);
+        if (!q) return 0;
+        *buf = q;
+        *cap = len;
+    }
+    unit_msg u;
+    memset(&u, 0, sizeof u);
+    u.pass = *pass;
+    u.pass.sample_begin = j->begin;
+    u.pass.sample_end = j->end;
+    u.id = (int32_t)k;
+    u.x0 = j->x0; u.y0 = j->y0; u.w = j->w; u.h = j->h;
+    memcpy(*buf, &u, sizeof u);
+    if (!b->bidir) {
+        kfilm tv = tile_view(*buf + sizeof u, j->w, j->h);
+        tile_copy(&b->film, &tv, j->x0, j->y0, 1);
+    }
+    return len;
+}
+
+typedef struct pass_state {
+    const job *jobs;
+    size_t njobs, applied;
+    float **pending;             /* bidirectional: iterations that came before their predecessors */
+    int *holds;                  /* per rank: the job it renders, or -1 */
+} pass_state;
+
+/* Takes a result (from rank r) into the film: 0, or -1 with err. */
+static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg, size_t len, backend_stats *st,
+                       char *err, size_t errlen) {
+    result_msg res;
+    if (len < sizeof res) { snprintf(err, errlen, "rank %d sent a short result (%zu bytes)", r, len); return -1; }
+    memcpy(&res, msg, sizeof res);
+    if (res.status) { snprintf(err, errlen, "rank %d: %s", r, res.err); return -1; }
+    if (res.id != ps->holds[r]) { snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, ps->holds[r]); return -1; }
+    const job *j = &ps->jobs[res.id];
+    size_t npix = (size_t)b->width * b->height;
+    size_t want = sizeof res + (b->bidir ? 3 * npix * sizeof(float) : tile_bytes(j->w, j->h));
+    if (len != want) { snprintf(err, errlen, "rank %d returned %zu bytes, not %zu", r, len, want); return -1; }
+    if (b->bidir) {
+        ps->pending[res.id] = malloc(3 * npix * sizeof(float));
+        if (!ps->pending[res.id]) { snprintf(err, errlen, "out of memory"); return -1; }
+        memcpy(ps->pending[res.id], msg + sizeof res, 3 * npix * sizeof(float));
+        /* iterations reach the film in index order, as in one process (film_add_iteration) */
+        for (; ps->applied < ps->njobs && ps->pending[ps->applied]; ++ps->applied) {
+            const float *c = ps->pending[ps->applied];
+            for (size_t i = 0; i < npix; ++i) film_add_iteration(&b->film, i, v3(c[3 * i], c[3 * i + 1], c[3 * i + 2]));
+            free(ps->pending[ps->applied]);
+            ps->pending[ps->applied] = NULL;
+        }
+    } else {
+        kfilm tv = tile_view((unsigned char *)msg + sizeof res, j->w, j->h);
+        tile_copy(&b->film, &tv, j->x0, j->y0, 0);
+    }
+    st->rays += res.rays;
+    st->bad_samples += res.bad;
+    st->samples += res.samples;
+    if (res.seconds > b->slowest) b->slowest = res.seconds;
+    ps->holds[r] = -1;
+    return 0;
+}
+
 static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
     dist *b = p;
     memset(st, 0, sizeof *st);
     const kfilm *f = &b->film;
+    /* after a pass that stopped early rank 0's thread may still render a unit: it touches only
+     * its own buffers, so the caller could write the checkpoint at once; its result is dropped */
+    pthread_mutex_lock(&b->lock);
+    while (b->local_has_unit) {
+        pthread_mutex_unlock(&b->lock);
+        nap();
+        pthread_mutex_lock(&b->lock);
+    }
+    b->local_done = 0;
+    pthread_mutex_unlock(&b->lock);
     /* this pass's units: what the film does not hold yet */
     job *jobs = NULL;
     size_t njobs = 0;
@@ -312,42 +460,45 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             if (j.begin < j.end) jobs[njobs++] = j;
         }
     }
-    if (!jobs) { snprintf(err, errlen, "out of memory"); return -1; }
-
-    size_t npix = (size_t)b->width * b->height;
-    float **pending = b->bidir ? calloc(njobs ? njobs : 1, sizeof(float *)) : NULL;   /* iterations that came early */
-    int *holds = malloc((size_t)g.size * sizeof(int));     /* the job a rank renders, or -1 */
+    pass_state ps;
+    ps.jobs = jobs;
+    ps.njobs = njobs;
+    ps.applied = 0;
+    ps.pending = b->bidir ? calloc(njobs ? njobs : 1, sizeof(float *)) : NULL;
+    ps.holds = malloc((size_t)g.size * sizeof(int));
     double *since = malloc((size_t)g.size * sizeof(double));
-    size_t next = 0, done = 0, applied = 0;
+    size_t next = 0, done = 0;
     int rc = 0;
-    if (!holds || !since || (b->bidir && !pending)) { snprintf(err, errlen, "out of memory"); rc = -1; }
-    for (int r = 0; r < g.size; ++r) holds[r] = -1;
+    if (!jobs || !ps.holds || !since || (b->bidir && !ps.pending)) { snprintf(err, errlen, "out of memory"); rc = -1; }
+    for (int r = 0; rc == 0 && r < g.size; ++r) ps.holds[r] = -1;
     while (rc == 0 && done < njobs) {
+        /* rank 0's own thread: take its result, give it the next unit */
+        pthread_mutex_lock(&b->lock);
+        int local_done = b->local_done, local_idle = !b->local_has_unit;
+        pthread_mutex_unlock(&b->lock);
+        if (local_done) {
+            b->local_done = 0;   /* the thread is idle: it touches nothing until it gets a unit */
+            if (b->local_out_len == 0) { snprintf(err, errlen, "rank 0: out of memory for a result"); rc = -1; break; }
+            if (take_result(b, &ps, 0, b->local_out, b->local_out_len, st, err, errlen)) { rc = -1; break; }
+            done++;
+            continue;
+        }
+        if (local_idle && ps.holds[0] < 0 && next < njobs) {
+            size_t len = unit_write(b, pass, jobs, next, &b->local_in, &b->local_in_cap);
+            if (!len) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
+            ps.holds[0] = (int)next++;
+            pthread_mutex_lock(&b->lock);
+            b->local_has_unit = 1;
+            pthread_cond_signal(&b->wake);
+            pthread_mutex_unlock(&b->lock);
+        }
         /* hand out units to the ranks that wait */
         for (int r = 1; r < g.size && next < njobs && rc == 0; ++r) {
-            if (!b->ready[r] || holds[r] >= 0) continue;
-            const job *j = &jobs[next];
-            size_t len = sizeof(unit_msg) + (b->bidir ? 0 : tile_bytes(j->w, j->h));
-            if (len > b->cap) {
-                unsigned char *q = realloc(b->buf, len);
-                if (!q) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
-                b->buf = q;
-                b->cap = len;
-            }
-            unit_msg u;
-            memset(&u, 0, sizeof u);
-            u.pass = *pass;
-            u.pass.sample_begin = j->begin;
-            u.pass.sample_end = j->end;
-            u.id = (int32_t)next;
-            u.x0 = j->x0; u.y0 = j->y0; u.w = j->w; u.h = j->h;
-            memcpy(b->buf, &u, sizeof u);
-            if (!b->bidir) {
-                kfilm tv = tile_view(b->buf + sizeof u, j->w, j->h);
-                tile_copy(f, &tv, j->x0, j->y0, 1);
-            }
+            if (!b->ready[r] || ps.holds[r] >= 0) continue;
+            size_t len = unit_write(b, pass, jobs, next, &b->buf, &b->cap);
+            if (!len) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
             if (send_until(b->buf, len, r, TAG_UNIT, unit_timeout(b), err, errlen)) { rc = -1; break; }
-            holds[r] = (int)next++;
+            ps.holds[r] = (int)next++;
             since[r] = timer_now();
         }
         if (rc) break;
@@ -367,8 +518,8 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
                 break;
             }
             double now = timer_now(), limit = unit_timeout(b);
-            for (int r = 1; r < g.size; ++r)
-                if (holds[r] >= 0 && now - since[r] > limit) {
+            for (int r = 1; r < g.size && !rc; ++r)
+                if (ps.holds[r] >= 0 && now - since[r] > limit) {
                     snprintf(err, errlen, "rank %d stopped answering (no result for %.0f s); stopping with the %zu "
                              "work units that came back", r, now - since[r], done);
                     rc = -1;
@@ -386,45 +537,20 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             b->threads += h.threads;
             continue;
         }
-        result_msg res;
-        if (ms.MPI_TAG != TAG_RESULT || len < sizeof res) {
+        if (ms.MPI_TAG != TAG_RESULT) {
             snprintf(err, errlen, "rank %d sent an unexpected message (tag %d, %zu bytes)", r, ms.MPI_TAG, len);
             rc = -1;
             break;
         }
-        memcpy(&res, b->buf, sizeof res);
-        if (res.status) { snprintf(err, errlen, "rank %d: %s", r, res.err); rc = -1; break; }
-        if (res.id != holds[r]) { snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, holds[r]); rc = -1; break; }
-        const job *j = &jobs[res.id];
-        size_t want = sizeof res + (b->bidir ? 3 * npix * sizeof(float) : tile_bytes(j->w, j->h));
-        if (len != want) { snprintf(err, errlen, "rank %d returned %zu bytes, not %zu", r, len, want); rc = -1; break; }
-        if (b->bidir) {
-            pending[res.id] = malloc(3 * npix * sizeof(float));
-            if (!pending[res.id]) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
-            memcpy(pending[res.id], b->buf + sizeof res, 3 * npix * sizeof(float));
-            /* iterations reach the film in index order, as in one process (film_add_iteration) */
-            for (; applied < njobs && pending[applied]; ++applied) {
-                const float *c = pending[applied];
-                for (size_t i = 0; i < npix; ++i) film_add_iteration(f, i, v3(c[3 * i], c[3 * i + 1], c[3 * i + 2]));
-                free(pending[applied]);
-                pending[applied] = NULL;
-            }
-        } else {
-            kfilm tv = tile_view(b->buf + sizeof res, j->w, j->h);
-            tile_copy(f, &tv, j->x0, j->y0, 0);
-        }
-        st->rays += res.rays;
-        st->bad_samples += res.bad;
-        st->samples += res.samples;
-        if (res.seconds > b->slowest) b->slowest = res.seconds;
-        holds[r] = -1;
+        if (take_result(b, &ps, r, b->buf, len, st, err, errlen)) { rc = -1; break; }
         done++;
     }
-    if (pending) {
-        for (size_t i = 0; i < njobs; ++i) free(pending[i]);
-        free(pending);
+    if (rc) g.failed = 1;
+    if (ps.pending) {
+        for (size_t i = 0; i < njobs; ++i) free(ps.pending[i]);
+        free(ps.pending);
     }
-    free(holds);
+    free(ps.holds);
     free(since);
     free(jobs);
     return rc;
@@ -452,16 +578,18 @@ static int dist_write_film(void *p, const kfilm *src, char *err, size_t errlen) 
 
 static int dist_threads(const void *p) { return ((const dist *)p)->threads; }
 
-/* ---- the other ranks -------------------------------------------------------------------------- */
-/* Renders one unit (in b->buf, len bytes) into the reply (in *out). */
-static int render_unit(dist *b, size_t len, unsigned char **out, size_t *outcap, size_t *outlen) {
+/* ---- every rank: one unit ------------------------------------------------------------------- */
+/* Renders the unit in `in` (len bytes) into the reply *out (grown as needed): 0, or -1 when the
+ * reply cannot be allocated (a failed render is a reply with its status and message). */
+static int render_unit(dist *b, const unsigned char *in, size_t len, unsigned char **out, size_t *outcap,
+                       size_t *outlen) {
     unit_msg u;
     result_msg res;
     memset(&res, 0, sizeof res);
-    memcpy(&u, b->buf, sizeof u);
+    memcpy(&u, in, sizeof u);
     res.id = u.id;
     size_t body = b->bidir ? 3 * (size_t)b->width * b->height * sizeof(float) : tile_bytes(u.w, u.h);
-    int bad_shape = b->bidir ? (u.w != b->width || u.h != b->height) : len != sizeof u + body;
+    int bad_shape = b->bidir ? (u.w != b->width || u.h != b->height) : len < sizeof u + body;
     if (bad_shape || u.x0 < 0 || u.y0 < 0 || u.x0 + u.w > b->width || u.y0 + u.h > b->height) {
         res.status = 1;
         snprintf(res.err, sizeof res.err, "a malformed work unit");
@@ -477,20 +605,22 @@ static int render_unit(dist *b, size_t len, unsigned char **out, size_t *outcap,
     backend_stats st;
     memset(&st, 0, sizeof st);
     if (!res.status && !b->bidir) {
-        kfilm tv = tile_view(b->buf + sizeof u, u.w, u.h);
+        /* the tile's sums continue in place in the reply */
+        memcpy(*out + sizeof res, in + sizeof u, body);
+        kfilm tv = tile_view(*out + sizeof res, u.w, u.h);
         res.status = b->inner->pass_tile(b->ib, &u.pass, &tv, u.x0, u.y0, &st, res.err, sizeof res.err) != 0;
-        memcpy(*out + sizeof res, b->buf + sizeof u, body);
     } else if (!res.status) {
         /* the iteration alone: into an empty film, whose sums are then exactly its image */
+        kfilm *s = &b->scratch;
         size_t n = (size_t)b->width * b->height;
-        memset(b->film.sum, 0, 3 * n * sizeof(double));
-        memset(b->film.lum2, 0, n * sizeof(double));
-        memset(b->film.count, 0, n * sizeof(uint32_t));
-        res.status = b->inner->write_film(b->ib, &b->film, res.err, sizeof res.err) ||
+        memset(s->sum, 0, 3 * n * sizeof(double));
+        memset(s->lum2, 0, n * sizeof(double));
+        memset(s->count, 0, n * sizeof(uint32_t));
+        res.status = b->inner->write_film(b->ib, s, res.err, sizeof res.err) ||
                      b->inner->pass(b->ib, &u.pass, &st, res.err, sizeof res.err) ||
-                     b->inner->read_film(b->ib, &b->film, res.err, sizeof res.err);
+                     b->inner->read_film(b->ib, s, res.err, sizeof res.err);
         float *c = (float *)(*out + sizeof res);
-        for (size_t i = 0; i < 3 * n; ++i) c[i] = (float)b->film.sum[i];
+        for (size_t i = 0; i < 3 * n; ++i) c[i] = (float)s->sum[i];
     }
     if (res.status) body = 0;
     res.rays = st.rays;
@@ -502,6 +632,7 @@ static int render_unit(dist *b, size_t len, unsigned char **out, size_t *outcap,
     return 0;
 }
 
+/* ---- the other ranks -------------------------------------------------------------------------- */
 static int dist_serve(void *p, char *err, size_t errlen) {
     dist *b = p;
     if (g.rank == 0) return 1;
@@ -528,7 +659,7 @@ static int dist_serve(void *p, char *err, size_t errlen) {
         if (recv_probed(&ms, &b->buf, &b->cap, &len, err, errlen)) { rc = -1; break; }
         if (ms.MPI_TAG == TAG_STOP) break;
         if (ms.MPI_TAG != TAG_UNIT || len < sizeof(unit_msg)) continue;
-        if (render_unit(b, len, &out, &outcap, &outlen)) {
+        if (render_unit(b, b->buf, len, &out, &outcap, &outlen)) {
             snprintf(err, errlen, "rank %d: out of memory for a result", g.rank);
             rc = -1;
             break;
