@@ -4,12 +4,16 @@ BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build demo test test-asan demo-fed bench fuzz clean
+.PHONY: all deps oidn build demo test test-asan demo-fed bench fuzz clean
 
 all: build
 
 deps:
 	@scripts/deps.sh
+
+# Open Image Denoise (--denoise) again after a failed download (deps remembers a failure)
+oidn:
+	@scripts/fetch-oidn.sh --retry
 
 # build/Makefile, not CMakeCache.txt: a configure that failed leaves the cache behind, and the
 # next make must configure again rather than build nothing

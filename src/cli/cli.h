@@ -24,5 +24,6 @@ int parse_double(const char *s, double lo, double hi, double *out);
 
 int cmd_bench(int argc, char **argv);
 int cmd_bench_integrators(int argc, char **argv);   /* caustic bench --integrator */
+int cmd_tonemap(int argc, char **argv);             /* caustic tonemap (tonemap_cmd.c) */
 
 #endif

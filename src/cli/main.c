@@ -10,6 +10,7 @@
 
 #include "caustic.h"
 #include "cli/cli.h"
+#include "cli/render_output.h"
 #include "image/image.h"
 #include "util/timer.h"
 
@@ -23,6 +24,7 @@ static const char *usage_main =
     "                  built-in scene to an image\n"
     "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
     "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
+    "  tonemap IN OUT  a linear image to a PNG through an exposure and tone map (or several)\n"
     "  bench           throughput benchmark (Msamples/s, Mrays/s) per thread count and schedule\n"
     "  devices         list CUDA devices\n"
     "\n"
@@ -70,14 +72,17 @@ static const char *usage_render =
     "  --heatmap FILE         also write the samples taken per pixel as an image (white = most)\n"
     "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n"
     "  --resume               continue from --checkpoint FILE if it exists\n"
+    "  --exposure EV          8-bit outputs: scale the image by 2^EV before the tone map (default 0)\n"
+    "  --tonemap T            8-bit outputs: clamp (default; values above 1 clip) | aces (filmic) |\n"
+    "                         agx (Blender's default view); .exr/.pfm stay linear\n"
+    "  --preview-every SEC    during the render, write the current image to the output file every\n"
+    "                         SEC seconds (atomically: open it at any time)\n"
+    "  --denoise              also write a denoised image, OUTPUT with .denoised before the\n"
+    "                         extension (Open Image Denoise; the noisy image is kept)\n"
     "  --quiet                no progress bar\n"
     "\n"
-    "Distributed: 'mpirun -np N caustic render SCENE ...' (libcaustic built with MPI) renders one image\n"
-    "over N ranks: rank 0 hands out work units and writes the image and checkpoints, the image\n"
-    "equals the single-process one (same seed and spp). Add mpirun's --enable-recovery so that a\n"
-    "rank's death is reported by rank 0 (CAUSTIC_DIST_TIMEOUT seconds, default 10) after it saved.\n"
-    "\n"
-    "The summary on stdout is parseable: time=... spp=... Msamples/s=... Mrays/s=...\n";
+    "Under 'mpirun -np N' the N ranks render one image, written by rank 0 (README: Distributed).\n"
+    "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
 static const char *usage_compare =
@@ -126,6 +131,7 @@ typedef struct render_ctx {
     caustic_renderer *r;
     const char *checkpoint;
     double last_checkpoint;
+    render_output *out;
 } render_ctx;
 
 static int on_progress(void *user, const caustic_progress *p) {
@@ -136,6 +142,7 @@ static int on_progress(void *user, const caustic_progress *p) {
         if (caustic_checkpoint_save(c->r, c->checkpoint, err, sizeof err)) fprintf(stderr, "\ncaustic: %s\n", err);
         c->last_checkpoint = timer_now();
     }
+    render_output_preview(c->out, c->r, timer_now());
     return g_interrupted;
 }
 
@@ -172,7 +179,10 @@ static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
     const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL;
-    int quiet = 0, resume = 0, strict = 0;
+    int quiet = 0, resume = 0, strict = 0, denoise = 0;
+    tonemap_settings look;
+    tonemap_settings_init(&look);
+    double preview_every = 0.0;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -184,6 +194,7 @@ static int cmd_render(int argc, char **argv) {
         else if (!strcmp(a, "--strict")) strict = 1;
         else if (!strcmp(a, "--adaptive-depth")) opt.adaptive_depth = 1;
         else if (!strcmp(a, "--merge-everywhere")) opt.merge_everywhere = 1;
+        else if (!strcmp(a, "--denoise")) denoise = 1;
         else if (a[0] == '-' && a[1] != 0) {
             if (!v) return usage_error("render", "option %s needs a value", a);
             i++;
@@ -220,6 +231,14 @@ static int cmd_render(int argc, char **argv) {
             } else if (!strcmp(a, "--adaptive-min")) {
                 if (parse_int(v, 2, 1 << 24, &n)) return usage_error("render", "--adaptive-min: '%s' is not an integer >= 2", v);
                 opt.adaptive_min_spp = (int)n;
+            } else if (!strcmp(a, "--exposure")) {
+                if (parse_double(v, -64.0, 64.0, &d)) return usage_error("render", "--exposure: '%s' is not a number of stops in -64..64", v);
+                look.exposure = (float)d;
+            } else if (!strcmp(a, "--tonemap")) {
+                if (tonemap_parse(v, &look.op)) return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
+            } else if (!strcmp(a, "--preview-every")) {
+                if (parse_double(v, 0.01, 1e7, &d)) return usage_error("render", "--preview-every: '%s' is not a number of seconds >= 0.01", v);
+                preview_every = d;
             } else if (!strcmp(a, "--heatmap")) {
                 heatmap = v;
             } else if (!strcmp(a, "--clamp")) {
@@ -261,6 +280,11 @@ static int cmd_render(int argc, char **argv) {
         if (strcasecmp(ext, ".png") && strcasecmp(ext, ".exr") && strcasecmp(ext, ".pfm"))
             return usage_error("render", "output '%s' must end in .png, .exr or .pfm", output);
     }
+    render_output out;
+    render_output_init(&out, output);
+    out.look = look;
+    out.preview_every = preview_every;
+    if (denoise && render_output_set_denoise(&out)) return usage_error("render", "output name '%s' is too long", output);
 
     char err[1024];
     /* under mpirun: every rank runs this command; rank 0 coordinates and writes, the others render */
@@ -312,6 +336,9 @@ static int cmd_render(int argc, char **argv) {
     ctx.r = r;
     ctx.checkpoint = checkpoint;
     ctx.last_checkpoint = timer_now();
+    ctx.out = &out;
+    if (preview_every > 0.0 && !quiet) fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
+    out.last_preview = timer_now();
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     int failed = caustic_render(r, on_progress, &ctx) != 0;
@@ -332,7 +359,7 @@ static int cmd_render(int argc, char **argv) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }
-    if (caustic_save_image(r, output, err, sizeof err)) {
+    if (render_output_save(&out, r, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }
@@ -352,11 +379,13 @@ static int cmd_render(int argc, char **argv) {
                 checkpoint ? checkpoint : "");
         if (!status) status = EXIT_INTERRUPTED;
     }
-    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s",
+    char extra[1200];
+    render_output_summary(&out, extra, sizeof extra);
+    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s%s",
            st.seconds, st.spp, st.seconds > 0 ? st.samples / st.seconds * 1e-6 : 0.0,
            st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.device,
-           st.threads, st.width, st.height, output);
-    if (nranks > 1) printf(" ranks=%d", nranks);   /* rank 0 coordinates; threads are the other ranks' */
+           st.threads, st.width, st.height, output, extra);
+    if (nranks > 1) printf(" ranks=%d", nranks);
     printf("\n");
     caustic_renderer_free(r);
     caustic_scene_free(scene);
@@ -431,6 +460,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "tonemap")) return cmd_tonemap(argc - 2, argv + 2);
     if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(argv[1], "devices")) {
         char buf[4096];
