@@ -143,6 +143,9 @@ void caustic_load_options_init(caustic_load_options *o);
 int caustic_scene_load_ex(caustic_scene **out, const char *path_or_name, const caustic_load_options *o, char *err,
                           size_t errlen);
 const char *const *caustic_builtin_scenes(void);   /* NULL-terminated */
+/* Turns the scene's camera about its up direction around its look-at point by `degrees` (the
+ * turntable path of `caustic render --frames`); renderers created afterwards see it. */
+int caustic_scene_orbit(caustic_scene *s, double degrees, char *err, size_t errlen);
 int caustic_scene_stats_get(const caustic_scene *s, caustic_scene_stats *st);
 void caustic_scene_free(caustic_scene *s);
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Distributed rendering under mpirun (3 ranks, oversubscribed): the image equals the
-# single-process image bit for bit (path tracing, adaptive sampling, VCM); a rank killed
+# single-process image bit for bit (path tracing, adaptive sampling, BDPT, VCM); frames and
+# scenes spread over ranks are each written once; a rank killed
 # mid-render stops the job with the rank named and a checkpoint that a run with another number
 # of ranks finishes to the same image. Skips (77) where caustic was built without MPI.
 # usage: test_dist.sh CAUSTIC MPIEXEC
@@ -41,6 +42,25 @@ check $? "3 ranks stop at the time limit and save"
     -o "$T/split-b.pfm" --quiet >"$T/out" 2>&1
 check $? "2 ranks resume the checkpoint of 3"
 cmp -s "$T/split-1.pfm" "$T/split-b.pfm"; check $? "resumed with another rank count: the single-process image"
+
+# frames: a turntable of 5 frames and two scenes over 3 ranks, each frame rendered by one rank,
+# written once, and equal to the same frame rendered alone
+"$MPIRUN" -np 3 "$C" render cornell --res 24x24 --spp 2 --frames 5 -o "$T/fr.pfm" --quiet >"$T/fout" 2>"$T/ferr"
+check $? "mpirun -np 3 --frames 5"
+ok=0
+for f in 0 1 2 3 4; do
+    name="$T/fr.000$f.pfm"
+    [ "$(grep -c -- "-> $name\$" "$T/ferr")" -eq 1 ] || ok=1
+    [ "$(grep -c "output=$name" "$T/fout")" -eq 1 ] || ok=1
+done
+check $ok "every frame was rendered and written by exactly one rank"
+[ "$(grep -o 'rank [0-9] of 3' "$T/ferr" | sort -u | wc -l)" -eq 3 ]; check $? "the frames were spread over all 3 ranks"
+"$C" render cornell --res 24x24 --spp 2 --orbit 216 -o "$T/fr3.pfm" --quiet >/dev/null 2>&1
+cmp -s "$T/fr3.pfm" "$T/fr.0003.pfm"; check $? "frame 3 is the camera turned by 216 degrees"
+cmp -s "$T/fr.0000.pfm" "$T/fr.0003.pfm"; [ $? -ne 0 ]; check $? "the camera moves between frames"
+(cd "$T" && "$MPIRUN" -np 2 "$C" render cornell cornell-glass --res 16x16 --spp 1 --quiet >"$T/sout" 2>&1)
+check $? "two scenes over 2 ranks"
+[ -s "$T/cornell.png" ] && [ -s "$T/cornell-glass.png" ]; check $? "each scene's image is written under its name"
 
 # a killed rank: the job stops within seconds naming the rank, the checkpoint keeps the finished
 # units, and a run with a different rank count (here one process) finishes the same image

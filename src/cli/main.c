@@ -81,7 +81,9 @@ static const char *usage_render =
     "                         extension (Open Image Denoise; the noisy image is kept)\n"
     "  --quiet                no progress bar\n"
     "\n"
-    "Under 'mpirun -np N' the N ranks render one image, written by rank 0 (README: Distributed).\n"
+    "  --frames N             turntable of N frames (OUT.0000.png ...; --orbit D: turn D deg);\n"
+    "                         frames and several SCENEs are spread over mpirun's ranks\n"
+    "mpirun -np N caustic render ...: N ranks, one image (README: Distributed).\n"
     "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
@@ -175,6 +177,17 @@ static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_
     return rc;
 }
 
+void frames_default_output(const char *scene, char *out, size_t n) { default_output(scene, out, n); }
+
+static int in_frame_job = 0;   /* a frame of render_frames: one process, no distributed layer */
+static int cmd_render(int argc, char **argv);
+static int render_one_frame(int argc, char **argv) {
+    in_frame_job = 1;
+    int rc = cmd_render(argc, argv);
+    in_frame_job = 0;
+    return rc;
+}
+
 static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
@@ -182,7 +195,9 @@ static int cmd_render(int argc, char **argv) {
     int quiet = 0, resume = 0, strict = 0, denoise = 0;
     tonemap_settings look;
     tonemap_settings_init(&look);
-    double preview_every = 0.0;
+    double preview_every = 0.0, orbit = 0.0;
+    const char *scenes[64];
+    int nscenes = 0, frames = 1;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -199,6 +214,13 @@ static int cmd_render(int argc, char **argv) {
             if (!v) return usage_error("render", "option %s needs a value", a);
             i++;
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = v;
+            else if (!strcmp(a, "--frames")) {
+                if (parse_int(v, 1, 100000, &n)) return usage_error("render", "--frames: '%s' is not an integer in 1..100000", v);
+                frames = (int)n;
+            } else if (!strcmp(a, "--orbit")) {
+                if (parse_double(v, -1e6, 1e6, &d)) return usage_error("render", "--orbit: '%s' is not a number of degrees", v);
+                orbit = d;
+            }
             else if (!strcmp(a, "--checkpoint")) checkpoint = v;
             else if (!strcmp(a, "--dump-scene")) dump = v;
             else if (!strcmp(a, "--spp")) {
@@ -264,8 +286,13 @@ static int cmd_render(int argc, char **argv) {
                 i--;
                 return usage_error("render", "unknown option '%s'", a);
             }
-        } else if (!scene_path) scene_path = a;
-        else return usage_error("render", "unexpected argument '%s' (one scene at a time)", a);
+        } else if (nscenes < 64) scenes[nscenes++] = scene_path = a;
+        else return usage_error("render", "too many scenes ('%s': at most 64)", a);
+    }
+    if (nscenes > 1 || frames > 1) {
+        if (in_frame_job) return usage_error("render", "%s", "a frame of --frames renders one scene");
+        if (nscenes == 0) scenes[nscenes++] = "cornell";
+        return render_frames(argc, argv, scenes, nscenes, frames, output, render_one_frame);
     }
     if (resume && !checkpoint) return usage_error("render", "%s needs --checkpoint FILE", "--resume");
     if (heatmap && image_format_from_path(heatmap) == IMAGE_FMT_UNKNOWN)
@@ -288,8 +315,8 @@ static int cmd_render(int argc, char **argv) {
 
     char err[1024];
     /* under mpirun: every rank runs this command; rank 0 coordinates and writes, the others render */
-    int rank, nranks;
-    if (caustic_dist_start(&rank, &nranks, &g_interrupted, err, sizeof err)) {
+    int rank = 0, nranks = 1;
+    if (!in_frame_job && caustic_dist_start(&rank, &nranks, &g_interrupted, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         return EXIT_USAGE;
     }
@@ -309,6 +336,12 @@ static int cmd_render(int argc, char **argv) {
     if (!dump && !quiet && is_model_file(scene_path))
         fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
                 scene_path);
+    if (orbit != 0.0 && caustic_scene_orbit(scene, orbit, err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        caustic_scene_free(scene);
+        caustic_dist_stop(1);
+        return EXIT_USAGE;
+    }
     caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
     if (!r) {
         fprintf(stderr, "caustic: %s\n", err);

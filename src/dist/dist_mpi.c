@@ -182,6 +182,10 @@ typedef struct dist {
     int threads;                 /* rank 0: every rank's threads, summed */
     char *ready;                 /* rank 0: per rank, said hello */
     double slowest;              /* rank 0: the slowest unit so far (seconds), for the time-out */
+    /* rank 0, what the other ranks' units cost beyond rendering (CAUSTIC_DIST_STATS=1 prints it):
+     * the round trip (packing, sending, receiving, unpacking) less the rank's rendering time */
+    uint64_t units_local, units_remote, bytes;
+    double overhead, rendering;
     /* rank 0 renders too, on a thread of its own that takes units from the same list (it makes
      * no MPI calls: MPI_THREAD_FUNNELED) */
     pthread_t local;
@@ -247,6 +251,11 @@ static void dist_free(void *p) {
         pthread_mutex_unlock(&b->lock);
         return;
     }
+    if (g.rank == 0 && getenv("CAUSTIC_DIST_STATS") && b->units_remote)
+        fprintf(stderr, "caustic: dist: %llu units on rank 0, %llu on the other ranks: %.1f MiB moved, overhead "
+                "%.3f ms per unit (%.2f %% of their rendering time)\n", (unsigned long long)b->units_local,
+                (unsigned long long)b->units_remote, b->bytes / 1048576.0, 1e3 * b->overhead / b->units_remote,
+                b->rendering > 0 ? 100.0 * b->overhead / b->rendering : 0.0);
     if (g.rank == 0 && !g.failed) {
         /* the render is over: the other ranks' caustic_render returns */
         char err[256];
@@ -480,6 +489,7 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             b->local_done = 0;   /* the thread is idle: it touches nothing until it gets a unit */
             if (b->local_out_len == 0) { snprintf(err, errlen, "rank 0: out of memory for a result"); rc = -1; break; }
             if (take_result(b, &ps, 0, b->local_out, b->local_out_len, st, err, errlen)) { rc = -1; break; }
+            b->units_local++;
             done++;
             continue;
         }
@@ -495,11 +505,12 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         /* hand out units to the ranks that wait */
         for (int r = 1; r < g.size && next < njobs && rc == 0; ++r) {
             if (!b->ready[r] || ps.holds[r] >= 0) continue;
+            since[r] = timer_now();
             size_t len = unit_write(b, pass, jobs, next, &b->buf, &b->cap);
             if (!len) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
             if (send_until(b->buf, len, r, TAG_UNIT, unit_timeout(b), err, errlen)) { rc = -1; break; }
             ps.holds[r] = (int)next++;
-            since[r] = timer_now();
+            b->bytes += len;
         }
         if (rc) break;
         /* take whatever came back */
@@ -542,7 +553,14 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             rc = -1;
             break;
         }
+        result_msg res;
+        memset(&res, 0, sizeof res);
+        if (len >= sizeof res) memcpy(&res, b->buf, sizeof res);
         if (take_result(b, &ps, r, b->buf, len, st, err, errlen)) { rc = -1; break; }
+        b->units_remote++;
+        b->bytes += len;
+        b->overhead += timer_now() - since[r] - res.seconds;
+        b->rendering += res.seconds;
         done++;
     }
     if (rc) g.failed = 1;
