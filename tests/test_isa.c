@@ -1,6 +1,6 @@
 /* The CPU kernels of every ISA level this build has and this CPU runs (src/cpu/isa.h) agree:
- * each level traces the same rays through a tree built at its own width (sse: 4-wide, avx2:
- * 8-wide) and must find the same hits (the leaf blocks and the triangle test are the same, so
+ * each level traces the same rays through a tree built at its own width (sse: 4-wide, avx2 and
+ * avx512: 8-wide) and must find the same hits (the leaf blocks and the triangle test are the same, so
  * the same distances bit for bit; where two primitives tie at one distance either may be
  * reported), and their path-traced images of the Cornell box must agree within float noise.
  * With a single level (a CPU without AVX2, or a portable build) there is nothing to compare:
@@ -10,6 +10,7 @@
 #include "accel/bvh.h"
 #include "cpu/isa.h"
 #include "kernel/rng.h"
+#include "kernel/sampler.h"
 #include "scene/scene.h"
 #include "test_scenes.h"
 #include "testing.h"
@@ -89,7 +90,7 @@ static void trace_all(const cpu_kernels *k, scene *s, const rays *r, hit *closes
     for (size_t i = 0; i < NRAYS; ++i) r->tmax[i] = K_INF;
 }
 
-static void render(const cpu_kernels *k, scene *s, double *accum) {
+static void render(const cpu_kernels *k, scene *s, int sampler, double *accum) {
     CHECK(rebuild(s, k->bvh_width) == 0, "%s: cornell build", k->name);
     uint32_t *count = calloc(RES * RES, sizeof(uint32_t));
     double *lum2 = calloc(RES * RES, sizeof(double));
@@ -98,7 +99,7 @@ static void render(const cpu_kernels *k, scene *s, double *accum) {
     memset(&p, 0, sizeof p);
     char err[256];
     CHECK(scene_camera(s, RES, RES, &p.pass.cam, err, sizeof err) == 0, "camera: %s", err);
-    p.scene = &s->k; p.pass.sampler = 0; /* SAMPLER_RANDOM */ p.pass.seed = 3; p.pass.spp_total = SPP;
+    p.scene = &s->k; p.pass.sampler = sampler; p.pass.seed = 3; p.pass.spp_total = SPP;
     p.pass.max_depth = 8; p.pass.rr_depth = KPASS_RR_DEPTH; p.pass.sample_begin = 0; p.pass.sample_end = SPP;
     p.film.width = RES; p.film.height = RES; p.film.sum = accum; p.film.count = count; p.film.lum2 = lum2;
     uint64_t nrays = 0, bad = 0, samples = 0;
@@ -151,8 +152,10 @@ int main(void) {
     char err[256];
     CHECK(scene_load_builtin(&s, "cornell", err, sizeof err) == 0, "cornell: %s", err);
     CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
+    /* the random sampler, and Sobol, whose draws run over SIMD lanes at the avx2 and avx512 levels */
+    for (int smp = SAMPLER_RANDOM; smp <= SAMPLER_SOBOL; smp += SAMPLER_SOBOL) {
     double *img[4];
-    for (int i = 0; i < n; ++i) { img[i] = malloc(RES * RES * 3 * sizeof(double)); render(lv[i], s, img[i]); }
+    for (int i = 0; i < n; ++i) { img[i] = malloc(RES * RES * 3 * sizeof(double)); render(lv[i], s, smp, img[i]); }
     for (int i = 1; i < n; ++i) {
         double maxd = 0, sum = 0;
         for (int j = 0; j < RES * RES * 3; ++j) {
@@ -160,11 +163,13 @@ int main(void) {
             maxd = d > maxd ? d : maxd;
             sum += img[0][j];
         }
-        printf("cornell %dx%d, %d spp: %s vs %s: max relative difference %.3g (mean %.6g)\n", RES, RES, SPP,
-               lv[0]->name, lv[i]->name, maxd, sum / (RES * RES * 3 * SPP));
+        printf("cornell %dx%d, %d spp, %s sampler: %s vs %s: max relative difference %.3g (mean %.6g)\n", RES, RES,
+               SPP, smp == SAMPLER_SOBOL ? "sobol" : "random", lv[0]->name, lv[i]->name, maxd,
+               sum / (RES * RES * 3 * SPP));
         CHECK(maxd < 1e-4, "images of %s and %s differ by %.3g", lv[0]->name, lv[i]->name, maxd);
     }
     for (int i = 0; i < n; ++i) free(img[i]);
+    }
     scene_destroy(s);
     return test_result("test_isa");
 }

@@ -65,14 +65,15 @@ static void test_furnace(void) {
               le / (1 - a));
     }
     /* the firefly clamp bounds every sample's luminance (so the mean too), and a clamp above
-     * every sample changes nothing */
-    g_clamp = 1.5f;
+     * every sample changes nothing. (1.8: most samples lie within 1.5-2.5, about one in 10^4
+     * below 1.5, so a clamp at 1.5 did not reliably lower the mean.) */
+    g_clamp = 1.8f;
     float *img = NULL;
     double clamped = render_mean(cs, 2, 16, 32, 32, NULL, &img);
     double maxpix = 0;
     for (int i = 0; i < 32 * 32; ++i) maxpix = fmax(maxpix, 0.2126 * img[3 * i] + 0.7152 * img[3 * i + 1] + 0.0722 * img[3 * i + 2]);
     free(img);
-    CHECK(maxpix <= 1.5 + 1e-4 && clamped < 1.5 && clamped > 1.0, "clamped furnace: mean %g, max pixel %g", clamped, maxpix);
+    CHECK(maxpix <= 1.8 + 1e-4 && clamped < 1.8 && clamped > 1.0, "clamped furnace: mean %g, max pixel %g", clamped, maxpix);
     g_clamp = 1e6f;
     double loose = render_mean(cs, 2, 16, 32, 32, NULL, NULL);
     g_clamp = 0.0f;

@@ -1,5 +1,4 @@
-/* Warps, samplers and light sampling: chi-square against their pdfs, Sobol's elementary
- * intervals, and variance reduction of the stratified samplers. */
+/* Warps and light sampling: chi-square against their pdfs (the sample generators: test_sampler.c). */
 #include <string.h>
 
 /* the scene's BVH has the dispatched kernel's width: trace through it (src/cpu/isa.h) */
@@ -62,71 +61,6 @@ static void test_warps(void) {
     }
     p = chi2_test(dob, dex, 64, NULL);
     CHECK(p > ALPHA, "concentric disk chi-square p = %g", p);
-}
-
-/* Every elementary interval of volume 2^-m holds exactly one of the first 2^m points. */
-static void test_sobol_elementary_intervals(void) {
-    for (uint32_t pixel = 0; pixel < 4; ++pixel) {
-        for (int m = 0; m <= 10; ++m) {
-            uint32_t n = 1u << m;
-            for (uint32_t dimpair = 0; dimpair < 6; dimpair += 5) {
-                vec2 pts[1024];
-                for (uint32_t i = 0; i < n; ++i) {
-                    sampler s = sampler_start(SAMPLER_SOBOL, pixel, 7, i, 99, 0);
-                    for (uint32_t k = 0; k < dimpair; ++k) sampler_2d(&s);
-                    pts[i] = sampler_2d(&s);
-                }
-                for (int a = 0; a <= m; ++a) {
-                    uint32_t nx = 1u << a, ny = 1u << (m - a);
-                    static int count[1024];
-                    memset(count, 0, sizeof count);
-                    for (uint32_t i = 0; i < n; ++i)
-                        count[(uint32_t)(pts[i].y * ny) * nx + (uint32_t)(pts[i].x * nx)]++;
-                    int bad = 0;
-                    for (uint32_t c = 0; c < n; ++c) bad += count[c] != 1;
-                    CHECK(bad == 0, "sobol pixel %u m=%d dims %u: %d of %u intervals %ux%u not hit exactly once",
-                          pixel, m, dimpair, bad, n, nx, ny);
-                }
-            }
-        }
-    }
-}
-
-/* Integrate f(x,y) = x*y*exp(x) over the unit square with 64 samples per "pixel"; the
- * stratified and Sobol estimators must have far lower variance than independent sampling. */
-static double estimator_variance(int type) {
-    const double truth = 0.5 * 1.0; /* int x e^x dx = 1, int y dy = 1/2 */
-    double var = 0.0;
-    const int pixels = 400, spp = 64;
-    for (int p = 0; p < pixels; ++p) {
-        double sum = 0.0;
-        for (int i = 0; i < spp; ++i) {
-            sampler s = sampler_start(type, (uint32_t)p, 3, (uint32_t)i, 11, spp);
-            sampler_2d(&s);  /* skip a pair, like the camera does */
-            vec2 u = sampler_2d(&s);
-            sum += u.x * u.y * exp(u.x);
-        }
-        double e = sum / spp - truth;
-        var += e * e;
-    }
-    return var / pixels;
-}
-
-static void test_sampler_variance(void) {
-    double vr = estimator_variance(SAMPLER_RANDOM);
-    double vs = estimator_variance(SAMPLER_STRATIFIED);
-    double vq = estimator_variance(SAMPLER_SOBOL);
-    CHECK(vs < vr / 8, "stratified variance %g not << random %g", vs, vr);
-    CHECK(vq < vr / 8, "sobol variance %g not << random %g", vq, vr);
-    /* and every sampler stays in [0,1) */
-    for (int type = 0; type < 3; ++type)
-        for (uint32_t i = 0; i < 4096; ++i) {
-            sampler s = sampler_start(type, i % 37, i / 37, i, 5, 64);
-            for (int d = 0; d < 12; ++d) {
-                vec2 u = sampler_2d(&s);
-                CHECK(u.x >= 0 && u.x < 1 && u.y >= 0 && u.y < 1, "sampler %d out of range", type);
-            }
-        }
 }
 
 /* ---- light sampling: directions from NEE vs light_pdf over the sphere -------------------------- */
@@ -280,8 +214,6 @@ static void test_env_map(void) {
 
 int main(void) {
     test_warps();
-    test_sobol_elementary_intervals();
-    test_sampler_variance();
     test_light_sampling(0);
     test_light_sampling(1);
     test_sphere_light();

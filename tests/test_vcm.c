@@ -423,7 +423,7 @@ static void test_agreement(void) {
     mirror->kind = MAT_DIFFUSE;
     mirror->albedo = v3(0.6f, 0.5f, 0.3f);
     ref = render(cs, 0, 1024, W, H, 2, 9);
-    float *lt = render(cs, 1, 256, W, H, 2, 9);
+    float *lt = render(cs, 1, 1024, W, H, 2, 9);  /* 256 iterations: 1-2 % noise in the mean */
     if (ref && lt) {
         double e = block_error(lt, ref, W, H), rm = image_mean(lt, W * H) / image_mean(ref, W * H);
         CHECK(e < 0.08 && fabs(rm - 1.0) < 0.015, "diffuse box lt vs pt: block error %.4f, mean ratio %.4f", e, rm);

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(CAUSTIC_ISA_DISPATCH)
+#if defined(CAUSTIC_ISA_DISPATCH) && defined(CAUSTIC_ISA_AVX512)
+extern const cpu_kernels cpu_kernels_sse, cpu_kernels_avx2, cpu_kernels_avx512;
+static const cpu_kernels *const all[] = {&cpu_kernels_sse, &cpu_kernels_avx2, &cpu_kernels_avx512};
+#elif defined(CAUSTIC_ISA_DISPATCH)
 extern const cpu_kernels cpu_kernels_sse, cpu_kernels_avx2;
 static const cpu_kernels *const all[] = {&cpu_kernels_sse, &cpu_kernels_avx2};
 #else
@@ -20,6 +23,14 @@ static int supported(const cpu_kernels *k) {
     if (k == &cpu_kernels_avx2) {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+#endif
+#if defined(CAUSTIC_ISA_DISPATCH) && defined(CAUSTIC_ISA_AVX512)
+    if (k == &cpu_kernels_avx512) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx512f") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("gfni");
     }
 #endif
     (void)k;

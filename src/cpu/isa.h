@@ -2,11 +2,13 @@
  * the CPU (src/cpu/kernel_cpu.c, src/cpu/render_vcm.c) are compiled once per ISA level, with
  * their entry points suffixed by CPU_ISA_FN; each build exports one cpu_kernels table. The
  * dispatcher (src/cpu/isa.c) picks the best level the CPU supports, once per process, or the
- * one named by the environment variable CAUSTIC_ISA (sse | avx2), and everything else calls the
- * kernel through the table. The scene's BVH is built at the selected table's bvh_width.
+ * one named by the environment variable CAUSTIC_ISA (sse | avx2 | avx512), and everything else
+ * calls the kernel through the table. The scene's BVH is built at the selected table's bvh_width.
  *
  *   sse      x86-64-v2 (SSE4.2), 4-wide nodes (the whole library's baseline on x86-64)
  *   avx2     x86-64-v2 + AVX2 + FMA, 8-wide nodes
+ *   avx512   avx2 + AVX-512 F/VL/BW/DQ + GFNI, 8-wide nodes (mask-register node tests and
+ *            compressed pushes, GFNI bit reversal in the sampler; compat.h KERNEL_SIMD_AVX512)
  *   portable one build with the compiler's default flags (non-x86 targets, or compilers without
  *            the flags / __builtin_cpu_supports): the SIMD level the target has at compile time */
 #ifndef CAUSTIC_CPU_ISA_H
@@ -20,8 +22,10 @@
 #include "kernel/types.h"
 
 /* Inside a kernel TU: the name of an exported entry point of this ISA's build. CMake defines
- * one of CAUSTIC_ISA_BUILD_SSE / _AVX2 for the per-ISA object libraries (nothing: portable). */
-#if defined(CAUSTIC_ISA_BUILD_AVX2)
+ * one of CAUSTIC_ISA_BUILD_SSE / _AVX2 / _AVX512 for the per-ISA object libraries (nothing: portable). */
+#if defined(CAUSTIC_ISA_BUILD_AVX512)
+#  define CPU_ISA_FN(name) name##_avx512
+#elif defined(CAUSTIC_ISA_BUILD_AVX2)
 #  define CPU_ISA_FN(name) name##_avx2
 #elif defined(CAUSTIC_ISA_BUILD_SSE)
 #  define CPU_ISA_FN(name) name##_sse

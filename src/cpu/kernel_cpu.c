@@ -56,7 +56,9 @@ static int closest_surface(const kscene *k, ray r, hit *h, surface *sf) {
     return 1;
 }
 
-#if KERNEL_SIMD_AVX2
+#if KERNEL_SIMD_AVX512
+#  define ISA_DESC "AVX-512+GFNI, 8-wide BVH"
+#elif KERNEL_SIMD_AVX2
 #  define ISA_DESC "AVX2+FMA, 8-wide BVH"
 #elif defined(CAUSTIC_ISA_BUILD_SSE)
 #  define ISA_DESC "SSE4.2, 4-wide BVH"
@@ -65,7 +67,9 @@ static int closest_surface(const kscene *k, ray r, hit *h, surface *sf) {
 #else
 #  define ISA_DESC "scalar, 4-wide BVH"
 #endif
-#if defined(CAUSTIC_ISA_BUILD_AVX2)
+#if defined(CAUSTIC_ISA_BUILD_AVX512)
+#  define ISA_NAME "avx512"
+#elif defined(CAUSTIC_ISA_BUILD_AVX2)
 #  define ISA_NAME "avx2"
 #elif defined(CAUSTIC_ISA_BUILD_SSE)
 #  define ISA_NAME "sse"

@@ -119,7 +119,51 @@ KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_
  * Slab tests of the children within (0, tmax) (1+2ulp on the exit distance keeps flat boxes,
  * Ize 2013). If some child is hit: sets *ref / *cnt to the nearest (any-hit rays: some) hit
  * child, pushes the others farthest first, returns 1; else returns 0. */
-#if KERNEL_SIMD_AVX2
+#if KERNEL_SIMD_AVX512
+/* AVX-512: the AVX2 body's slab tests into a mask register, and the hit children's stack entries
+ * built as eight 64-bit lanes and compressed to the front (no per-child extraction loop): the
+ * same entries in the same slot order, pushed, sorted and popped as the AVX2 body does, so the
+ * same traversal order. */
+KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
+                  uint32_t *ref, uint32_t *cnt) {
+    const float *f = (const float *)n;
+    __m256 tnx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_x), r->ox8), r->ix8);
+    __m256 tny = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_y), r->oy8), r->iy8);
+    __m256 tnz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_z), r->oz8), r->iz8);
+    __m256 tfx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_x ^ 24)), r->ox8), r->ix8);
+    __m256 tfy = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_y ^ 40)), r->oy8), r->iy8);
+    __m256 tfz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_z ^ 56)), r->oz8), r->iz8);
+    __m256 tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, _mm256_setzero_ps()));
+    __m256 tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
+    __mmask8 finite = _mm256_cmp_ps_mask(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ);
+    uint32_t mask = _mm256_mask_cmp_ps_mask(finite, tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ);
+    if (!mask) return 0;
+    __m512i ent = _mm512_or_si512(_mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)n->ref)),
+                                  _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_castps_si256(tnear)), 32));
+    __m512i c = _mm512_maskz_compress_epi64((__mmask8)mask, ent);
+    uint64_t e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(c));
+    int k = __builtin_popcount(mask);
+    if (k == 2) {  /* push the farther (any-hit rays: the second) */
+        uint64_t e1 = (uint64_t)_mm_extract_epi64(_mm512_castsi512_si128(c), 1);
+        if (!any && e1 < e) { uint64_t x = e; e = e1; e1 = x; }
+        st->e[(*sp)++] = e1;
+    } else if (k > 2) {  /* push all, sort farthest first (any-hit rays: not), pop the nearest */
+        int base = *sp;
+        _mm512_mask_storeu_epi64(st->e + base, (__mmask8)((1u << k) - 1u), c);
+        *sp += k;
+        for (int i = base + 1; !any && i < *sp; ++i) {
+            uint64_t x = st->e[i];
+            int j = i;
+            while (j > base && st->e[j - 1] < x) { st->e[j] = st->e[j - 1]; --j; }
+            st->e[j] = x;
+        }
+        e = st->e[--*sp];
+    }
+    *ref = (uint32_t)e >> BVH_COUNT_BITS;
+    *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
+    return 1;
+}
+#elif KERNEL_SIMD_AVX2
 KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
                   uint32_t *ref, uint32_t *cnt) {
     const float *f = (const float *)n;

@@ -137,5 +137,12 @@ KFN ku4 kload_u4(const uint32_t *p) {
 #  define KERNEL_SIMD_AVX2 1
 #  include <immintrin.h>
 #endif
+/* AVX-512 (the avx512 level: AVX-512 F/VL/BW/DQ + GFNI, src/cpu/isa.h): the same 8-wide nodes and
+ * 256-bit vectors as AVX2, with mask registers, compress and GFNI where they win (bvh_visit's
+ * pushes, the sampler's bit reversal). CAUSTIC_NO_AVX512 keeps the AVX2 bodies. */
+#if defined(KERNEL_SIMD_AVX2) && defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__) && \
+    defined(__AVX512DQ__) && defined(__GFNI__) && !defined(CAUSTIC_NO_AVX512)
+#  define KERNEL_SIMD_AVX512 1
+#endif
 
 #endif

@@ -14,8 +14,8 @@
 
 KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t index) {
     ps->smp = sampler_start(p->sampler, (uint32_t)px, (uint32_t)py, index, p->seed, p->spp_total);
-    vec2 u_pixel = sampler_2d(&ps->smp);
-    vec2 u_lens = sampler_2d(&ps->smp);
+    vec2 u_pixel, u_lens;
+    sampler_camera(&ps->smp, &u_pixel, &u_lens);
     ps->r = camera_ray(&p->cam, px, py, u_pixel, u_lens);
     ps->throughput = v3s(1.0f);
     ps->radiance = v3s(0.0f);
@@ -49,7 +49,9 @@ KFN int stage_shadow(path_state *ps, const kscene *s) {
     return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
 
-KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
+/* Shading with the bounce's random numbers u (sampler_bounce: drawn before the depth test, or
+ * ahead of time by path_trace_sample on the CPU). */
+KFN int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const bounce_samples *u) {
     surface sf = surface_at(s, ps->r, &ps->h);
     const material *m = &s->materials[sf.material];
     vec3 wo_world = vneg(ps->r.d);
@@ -69,12 +71,8 @@ KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
     vec3 wo = frame_to_local(fr, wo_world);
     vec3 albedo = material_albedo(s, m, sf.uv, sf.p);
 
-    /* Draw every dimension in a fixed order so samplers stay aligned across paths. */
-    float u_light_pick = sampler_1d(&ps->smp);
-    vec2 u_light = sampler_2d(&ps->smp);
-    float u_lobe = sampler_1d(&ps->smp);
-    vec2 u_bsdf = sampler_2d(&ps->smp);
-    float u_rr = sampler_1d(&ps->smp);
+    float u_light_pick = u->light_pick, u_lobe = u->lobe, u_rr = u->rr;
+    vec2 u_light = u->light, u_bsdf = u->bsdf;
 
     /* Next-event estimation. */
     if (!material_is_delta(m) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
@@ -122,6 +120,18 @@ KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
     return ps->shadow_pending ? STAGE_SHADOW : next;
 }
 
+/* A bounce's numbers are drawn by every shade that continues the path (depth below its limit),
+ * in a fixed order so that samplers stay aligned across paths. */
+KFN int shade_draws(const path_state *ps, const kpass *p) {
+    return ps->depth < adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth);
+}
+
+KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
+    bounce_samples u = bounce_samples_none();
+    if (shade_draws(ps, p)) u = sampler_bounce(&ps->smp);
+    return stage_shade_with(ps, s, p, &u);
+}
+
 /* Material kind at a hit: the GPU wavefront sorts paths into one shade queue per kind. */
 KFN int hit_material_kind(const kscene *s, uint32_t prim) {
     uint32_t i = prim_id_index(prim);
@@ -143,10 +153,29 @@ KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint
     path_state ps;
     path_generate(&ps, p, px, py, index);
     int stage = STAGE_INTERSECT;
+#if KERNEL_TARGET_CPU
+    /* The CPU draws each bounce's numbers one bounce ahead: they depend on the dimension only, so
+     * the out-of-order core computes them (a chain of dependent integer operations) while it
+     * traces and shades, instead of shading waiting for them. The same numbers in the same order
+     * as stage_shade's. (The GPU keeps no such state across its traversal call.) */
+    bounce_samples next = bounce_samples_none();
+    if (shade_draws(&ps, p)) next = sampler_bounce(&ps.smp);
+#endif
     while (stage != STAGE_DONE) {
         switch (stage) {
         case STAGE_INTERSECT: stage = stage_intersect(&ps, s, p); break;
-        case STAGE_SHADE: stage = stage_shade(&ps, s, p); break;
+        case STAGE_SHADE: {
+#if KERNEL_TARGET_CPU
+            bounce_samples u = next;
+            ps.depth++;  /* the next shade's depth, if this one continues the path */
+            if (shade_draws(&ps, p)) next = sampler_bounce(&ps.smp);
+            ps.depth--;
+            stage = stage_shade_with(&ps, s, p, &u);
+#else
+            stage = stage_shade(&ps, s, p);
+#endif
+            break;
+        }
         default: stage = stage_shadow(&ps, s); break;
         }
     }

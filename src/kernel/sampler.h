@@ -3,8 +3,17 @@
  *   random      PCG32 stream per pixel sample.
  *   stratified  jittered strata over the pixel's spp per dimension (pair), strata order
  *               permuted per dimension, Cranley-Patterson rotated per pixel.
- *   sobol       2D Sobol (0,2)-sequence, Owen-scrambled (hash-based nested uniform scramble)
- *               and index-shuffled per pixel and dimension pair (padded, Burley 2020). */
+ *   sobol       2D Sobol (0,2)-sequence per draw (padded, Burley 2020): the sample index is
+ *               shuffled by a nested uniform scramble and the values Owen-scrambled, with one
+ *               hash of (pixel, dimension) per draw; 1D draws compute one coordinate only.
+ *
+ * Cost (the sampler runs five times per bounce): every Sobol operation is a few integer
+ * instructions, no loops. Bit reversal is one instruction on the GPU (__brev) and a byte swap
+ * plus three swaps on the CPU; the second Sobol dimension is the Pascal matrix mod 2, applied
+ * with five shift-xor steps (see sobol_dim1_rev); the scrambles are one hash-based permutation
+ * each (nested_perm). On the CPU's AVX2 level a bounce's five draws (seven values) and the
+ * camera's two are computed together over eight 32-bit lanes (sampler_bounce, sampler_camera):
+ * the same integer operations, so the same bits as the scalar draws. */
 #ifndef CAUSTIC_KERNEL_SAMPLER_H
 #define CAUSTIC_KERNEL_SAMPLER_H
 
@@ -17,53 +26,101 @@ typedef struct sampler {
     int type;
     uint32_t pixel_seed; /* hash of pixel and user seed */
     uint32_t index;      /* sample index within the pixel */
-    uint32_t dim;        /* next dimension (pair) */
+    uint32_t rev_index;  /* index with its bits reversed (Sobol) */
+    uint32_t dim;        /* next dimension (one per draw, 1D or 2D) */
     uint32_t spp;        /* strata count for the stratified sampler */
-    pcg32 rng;           /* per-sample stream: random sampler and jitter */
+    pcg32 rng;           /* per-sample stream: random sampler and jitter (not seeded for Sobol) */
 } sampler;
+
+KFN uint32_t reverse_bits32(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __brev(x);
+#else
+#  if defined(__GNUC__)
+    x = __builtin_bswap32(x);
+#  else
+    x = (x << 16) | (x >> 16);
+    x = ((x & 0x00ff00ffu) << 8) | ((x & 0xff00ff00u) >> 8);
+#  endif
+    x = ((x & 0x0f0f0f0fu) << 4) | ((x & 0xf0f0f0f0u) >> 4);
+    x = ((x & 0x33333333u) << 2) | ((x & 0xccccccccu) >> 2);
+    x = ((x & 0x55555555u) << 1) | ((x & 0xaaaaaaaau) >> 1);
+    return x;
+#endif
+}
 
 KFN sampler sampler_start(int type, uint32_t px, uint32_t py, uint32_t index, uint32_t seed, uint32_t spp) {
     sampler s;
     s.type = type;
     s.pixel_seed = hash_combine(hash_combine(hash_u32(px), py), seed);
     s.index = index;
+    s.rev_index = reverse_bits32(index);
     s.dim = 0;
     s.spp = spp > 0 ? spp : 1;
-    s.rng = pcg32_seed(hash_u64(((uint64_t)s.pixel_seed << 32) | index), s.pixel_seed);
+    if (type == SAMPLER_SOBOL) { s.rng.state = 0u; s.rng.inc = 0u; }
+    else s.rng = pcg32_seed(hash_u64(((uint64_t)s.pixel_seed << 32) | index), s.pixel_seed);
     return s;
 }
 
-KFN uint32_t reverse_bits32(uint32_t x) {
-    x = (x << 16) | (x >> 16);
-    x = ((x & 0x00ff00ffu) << 8) | ((x & 0xff00ff00u) >> 8);
-    x = ((x & 0x0f0f0f0fu) << 4) | ((x & 0xf0f0f0f0u) >> 4);
-    x = ((x & 0x33333333u) << 2) | ((x & 0xccccccccu) >> 2);
-    x = ((x & 0x55555555u) << 1) | ((x & 0xaaaaaaaau) >> 1);
-    return x;
+/* Sobol dimension 1 with the index's bits in the reversed order it is scrambled in: its
+ * generator is the Pascal matrix mod 2, whose entry (j, k) is C(k, j) mod 2 = [j & k == j]
+ * (Lucas), so bit j of the result is the xor of the index bits k that contain j: a superset
+ * transform, five shift-xor steps. sobol_dim1(i) = reverse_bits32(sobol_dim1_rev(i)). */
+KFN uint32_t sobol_dim1_rev(uint32_t i) {
+    i ^= (i >> 1) & 0x55555555u;
+    i ^= (i >> 2) & 0x33333333u;
+    i ^= (i >> 4) & 0x0f0f0f0fu;
+    i ^= (i >> 8) & 0x00ff00ffu;
+    i ^= (i >> 16) & 0x0000ffffu;
+    return i;
 }
-
-/* First two Sobol dimensions as 32-bit fixed point. Dimension 0 is the van der Corput radical
- * inverse; dimension 1 uses direction numbers v_k = v_{k-1} ^ (v_{k-1} >> 1), v_0 = 2^31. */
+/* First two Sobol dimensions as 32-bit fixed point: dimension 0 is the van der Corput radical
+ * inverse, dimension 1 has direction numbers v_k = v_{k-1} ^ (v_{k-1} >> 1), v_0 = 2^31. */
 KFN uint32_t sobol_dim0(uint32_t i) { return reverse_bits32(i); }
-KFN uint32_t sobol_dim1(uint32_t i) {
-    /* branchless: scrambled indices use all 32 bits, so a data-dependent loop only mispredicts */
-    uint32_t r = 0u, v = 0x80000000u;
-    for (int k = 0; k < 32; ++k, i >>= 1, v ^= v >> 1) r ^= v & (0u - (i & 1u));
-    return r;
-}
+KFN uint32_t sobol_dim1(uint32_t i) { return reverse_bits32(sobol_dim1_rev(i)); }
 
-/* Laine-Karras style hash permutation: bit k of the result depends only on bits <= k. Applied
- * to bit-reversed values it is a nested uniform (Owen) scramble. */
-KFN uint32_t lk_permute(uint32_t x, uint32_t seed) {
+/* A hash-based permutation of 32-bit words in which bit k of the result depends only on bits
+ * <= k of the input (multiplication carries upward only): on bit-reversed values it is a nested
+ * uniform (Owen) scramble (Laine and Karras 2011; this is N. Vegdahl's improved variant, also
+ * used by pbrt-v4). */
+KFN uint32_t nested_perm(uint32_t x, uint32_t seed) {
+    x ^= x * 0x3d20adeau;
     x += seed;
-    x ^= x * 0x6c50b47cu;
-    x ^= x * 0xb82f1e52u;
-    x ^= x * 0xc7afe638u;
-    x ^= x * 0x8d22f6e6u;
+    x *= (seed >> 16) | 1u;
+    x ^= x * 0x05526c56u;
+    x ^= x * 0x53a22864u;
     return x;
 }
+/* Owen scramble of a fixed-point value (bit 31 the first digit). */
 KFN uint32_t owen_scramble(uint32_t x, uint32_t seed) {
-    return reverse_bits32(lk_permute(reverse_bits32(x), seed));
+    return reverse_bits32(nested_perm(reverse_bits32(x), seed));
+}
+
+/* A Sobol draw's randomness: hashes of (pixel, dimension), independent of the sample index:
+ * one seeds the index shuffle, one the x coordinate's value scramble and a hash of that one the
+ * y coordinate's (two hashes of keys that differ by a constant xor were not independent enough:
+ * the coordinates of one unshuffled sample across pixels must be jointly uniform, test_sampler). */
+#define SOBOL_DIM_KEY 0x9e3779b9u
+#define SOBOL_SEED_X 0x2c1b3c6du
+#define SOBOL_SEED_Y 0x297a2d39u
+KFN uint32_t sobol_draw_key(const sampler *s, uint32_t dim) { return s->pixel_seed ^ (dim * SOBOL_DIM_KEY); }
+KFN uint32_t sobol_draw_hash(const sampler *s, uint32_t dim) { return hash_u32(sobol_draw_key(s, dim)); }
+/* The shuffled index, bit-reversed: Burley's nested uniform scramble of the index (so every
+ * prefix of 2^m samples is still one aligned block of the sequence: a (0,m,2)-net), kept in the
+ * reversed order in which the values are scrambled (dimension 0 reversed is the index itself).
+ * The first draw (the camera's pixel position) keeps the index unshuffled: the others' shuffles
+ * decorrelate them from it, and the first ray waits for it (a shorter chain of operations). */
+KFN uint32_t sobol_shuffled(const sampler *s, uint32_t dim, uint32_t h) {
+    return dim == 0u ? s->index : reverse_bits32(nested_perm(s->rev_index, h));
+}
+KFN uint32_t sobol_seed_x(const sampler *s, uint32_t dim) { return hash_u32(sobol_draw_key(s, dim) ^ SOBOL_SEED_X); }
+KFN uint32_t sobol_seed_y(const sampler *s, uint32_t dim) { return hash_u32(sobol_seed_x(s, dim) ^ SOBOL_SEED_Y); }
+KFN float sobol_x(const sampler *s, uint32_t dim, uint32_t idx) {
+    return u32_to_unit_float(reverse_bits32(nested_perm(idx, sobol_seed_x(s, dim))));
+}
+KFN float sobol_y(const sampler *s, uint32_t dim, uint32_t idx) {
+    uint32_t seed = sobol_seed_y(s, dim);
+    return u32_to_unit_float(reverse_bits32(nested_perm(sobol_dim1_rev(idx), seed)));
 }
 
 /* Random bijection of [0, n) (cycle-walking an invertible hash on the next power of two). */
@@ -82,45 +139,163 @@ KFN uint32_t permute_index(uint32_t i, uint32_t n, uint32_t seed) {
     return i;
 }
 
-KFN float fixed_to_unit(uint32_t x) { return u32_to_unit_float(x); }
+KFN vec2 stratified_2d(sampler *s) {
+    uint32_t pair_seed = hash_combine(s->pixel_seed, s->dim);
+    uint32_t sx = (uint32_t)sqrtf((float)s->spp);
+    if (sx < 1u) sx = 1u;
+    uint32_t sy = s->spp / sx, n = sx * sy;
+    uint32_t round = s->index / n;
+    /* strata order depends on the dimension only, so all pixels share the pattern... */
+    uint32_t stratum = permute_index(s->index % n, n, hash_combine((s->dim + 1u) * 0x9e3779b9u, round));
+    /* ...and a per-pixel Cranley-Patterson rotation decorrelates neighbouring pixels. The
+     * shift is quantised to whole strata: a fractional shift would split strata across the
+     * wrap-around and lose stratification on integrands that are not periodic. */
+    uint32_t shift_x = hash_u32(pair_seed) % sx, shift_y = hash_u32(pair_seed ^ 0x5bd1e995u) % sy;
+    float jx = pcg32_float(&s->rng), jy = pcg32_float(&s->rng);
+    float x = ((float)((stratum % sx + shift_x) % sx) + jx) / (float)sx;
+    float y = ((float)((stratum / sx + shift_y) % sy) + jy) / (float)sy;
+    return v2(kmin(x, 0.99999994f), kmin(y, 0.99999994f));
+}
 
 KFN vec2 sampler_2d(sampler *s) {
-    uint32_t pair_seed = hash_combine(s->pixel_seed, s->dim);
+    if (s->type == SAMPLER_SOBOL) {
+        uint32_t d = s->dim++, idx = sobol_shuffled(s, d, sobol_draw_hash(s, d));
+        return v2(sobol_x(s, d, idx), sobol_y(s, d, idx));
+    }
+    if (s->type == SAMPLER_STRATIFIED) {
+        vec2 u = stratified_2d(s);
+        s->dim++;
+        return u;
+    }
     s->dim++;
-    switch (s->type) {
-    case SAMPLER_SOBOL: {
-        uint32_t idx = owen_scramble(s->index, pair_seed);
-        uint32_t x = owen_scramble(sobol_dim0(idx), hash_u32(pair_seed ^ 0x68bc21ebu));
-        uint32_t y = owen_scramble(sobol_dim1(idx), hash_u32(pair_seed ^ 0x02e5be93u));
-        return v2(fixed_to_unit(x), fixed_to_unit(y));
-    }
-    case SAMPLER_STRATIFIED: {
-        uint32_t sx = (uint32_t)sqrtf((float)s->spp);
-        if (sx < 1u) sx = 1u;
-        uint32_t sy = s->spp / sx, n = sx * sy;
-        uint32_t round = s->index / n;
-        /* strata order depends on the dimension only, so all pixels share the pattern... */
-        uint32_t stratum = permute_index(s->index % n, n, hash_combine(s->dim * 0x9e3779b9u, round));
-        /* ...and a per-pixel Cranley-Patterson rotation decorrelates neighbouring pixels. The
-         * shift is quantised to whole strata: a fractional shift would split strata across the
-         * wrap-around and lose stratification on integrands that are not periodic. */
-        uint32_t shift_x = hash_u32(pair_seed) % sx, shift_y = hash_u32(pair_seed ^ 0x5bd1e995u) % sy;
-        float jx = pcg32_float(&s->rng), jy = pcg32_float(&s->rng);
-        float x = ((float)((stratum % sx + shift_x) % sx) + jx) / (float)sx;
-        float y = ((float)((stratum / sx + shift_y) % sy) + jy) / (float)sy;
-        return v2(kmin(x, 0.99999994f), kmin(y, 0.99999994f));
-    }
-    default: {
-        float x = pcg32_float(&s->rng);
-        float y = pcg32_float(&s->rng);
-        return v2(x, y);
-    }
-    }
+    float x = pcg32_float(&s->rng);
+    float y = pcg32_float(&s->rng);
+    return v2(x, y);
 }
 
 KFN float sampler_1d(sampler *s) {
+    if (s->type == SAMPLER_SOBOL) {
+        uint32_t d = s->dim++;
+        return sobol_x(s, d, sobol_shuffled(s, d, sobol_draw_hash(s, d)));
+    }
     if (s->type == SAMPLER_RANDOM) { s->dim++; return pcg32_float(&s->rng); }
     return sampler_2d(s).x;
+}
+
+/* ---- several draws at once --------------------------------------------------------------------
+ * sampler_camera and sampler_bounce draw what the path tracer needs at the camera and at each
+ * bounce, in the order of the calls they replace (so any sampler gives the same numbers as
+ * those calls). With AVX2, Sobol's draws run over eight 32-bit lanes: lane l computes the
+ * coordinate (x or y) of draw s->dim + off[l] with the scalar draws' integer operations. */
+#if KERNEL_SIMD_AVX2
+KFN __m256i simd_reverse_bits32(__m256i x) {
+    const __m256i bswap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
+                                           3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+#if KERNEL_SIMD_AVX512
+    /* GFNI: each byte's bits reversed by one affine transform (the anti-diagonal bit matrix) */
+    x = _mm256_gf2p8affine_epi64_epi8(x, _mm256_set1_epi64x((long long)0x8040201008040201ULL), 0);
+    return _mm256_shuffle_epi8(x, bswap);
+#endif
+    /* byte swap within each lane, then each byte's bits by two nibble lookups */
+    const __m256i rev_hi = _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15,
+                                            0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15);
+    const __m256i rev_lo = _mm256_slli_epi16(rev_hi, 4);  /* no carries: entries < 16 */
+    const __m256i nib = _mm256_set1_epi8(0x0f);
+    x = _mm256_shuffle_epi8(x, bswap);
+    __m256i lo = _mm256_and_si256(x, nib), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
+    return _mm256_or_si256(_mm256_shuffle_epi8(rev_lo, lo), _mm256_shuffle_epi8(rev_hi, hi));
+}
+KFN __m256i simd_mul32(__m256i a, uint32_t c) { return _mm256_mullo_epi32(a, _mm256_set1_epi32((int)c)); }
+KFN __m256i simd_xorshr(__m256i x, int n) { return _mm256_xor_si256(x, _mm256_srli_epi32(x, n)); }
+KFN __m256i simd_nested_perm(__m256i x, __m256i seed) {
+    x = _mm256_xor_si256(x, simd_mul32(x, 0x3d20adeau));
+    x = _mm256_add_epi32(x, seed);
+    x = _mm256_mullo_epi32(x, _mm256_or_si256(_mm256_srli_epi32(seed, 16), _mm256_set1_epi32(1)));
+    x = _mm256_xor_si256(x, simd_mul32(x, 0x05526c56u));
+    return _mm256_xor_si256(x, simd_mul32(x, 0x53a22864u));
+}
+KFN __m256i simd_hash(__m256i x) {  /* hash_u32 */
+    x = simd_mul32(simd_xorshr(x, 16), 0x7feb352du);
+    x = simd_mul32(simd_xorshr(x, 15), 0x846ca68bu);
+    return simd_xorshr(x, 16);
+}
+/* lane l: coordinate ymask[l] ? y : x of draw s->dim + off[l]; out[l] as sobol_x / sobol_y
+ * (the lanes of draw 0 keep the index unshuffled, sobol_shuffled). */
+KFN void sobol_lanes(const sampler *s, __m256i off, __m256i ymask, float *out) {
+    __m256i key = _mm256_add_epi32(_mm256_set1_epi32((int)(s->dim * SOBOL_DIM_KEY)), simd_mul32(off, SOBOL_DIM_KEY));
+    key = _mm256_xor_si256(_mm256_set1_epi32((int)s->pixel_seed), key);
+    __m256i h = simd_hash(key), vseed = simd_hash(_mm256_xor_si256(key, _mm256_set1_epi32((int)SOBOL_SEED_X)));
+    vseed = _mm256_blendv_epi8(vseed, simd_hash(_mm256_xor_si256(vseed, _mm256_set1_epi32((int)SOBOL_SEED_Y))), ymask);
+    __m256i idx = simd_reverse_bits32(simd_nested_perm(_mm256_set1_epi32((int)s->rev_index), h));
+    if (s->dim == 0u)
+        idx = _mm256_blendv_epi8(idx, _mm256_set1_epi32((int)s->index), _mm256_cmpeq_epi32(off, _mm256_setzero_si256()));
+    /* y lanes: sobol_dim1_rev (masked steps leave the x lanes alone) */
+    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 1), _mm256_and_si256(ymask, _mm256_set1_epi32(0x55555555))));
+    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 2), _mm256_and_si256(ymask, _mm256_set1_epi32(0x33333333))));
+    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 4), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0f0f0f0f))));
+    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 8), _mm256_and_si256(ymask, _mm256_set1_epi32(0x00ff00ff))));
+    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 16), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0000ffff))));
+    __m256i v = simd_reverse_bits32(simd_nested_perm(idx, vseed));
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 8)), _mm256_set1_ps(1.0f / 16777216.0f));
+    _mm256_storeu_ps(out, f);
+}
+#endif
+
+/* The camera's draws: pixel position, then lens position. */
+KFN void sampler_camera(sampler *s, vec2 *u_pixel, vec2 *u_lens) {
+#if KERNEL_SIMD_AVX2
+    if (s->type == SAMPLER_SOBOL) {
+        float u[8];
+        sobol_lanes(s, _mm256_setr_epi32(0, 0, 1, 1, 0, 0, 1, 1), _mm256_setr_epi32(0, -1, 0, -1, 0, -1, 0, -1), u);
+        s->dim += 2;
+        *u_pixel = v2(u[0], u[1]);
+        *u_lens = v2(u[2], u[3]);
+        return;
+    }
+#endif
+    *u_pixel = sampler_2d(s);
+    *u_lens = sampler_2d(s);
+}
+
+/* A bounce's draws: light selection (1D), light position (2D), BSDF lobe (1D), BSDF
+ * direction (2D), Russian roulette (1D). */
+typedef struct bounce_samples {
+    float light_pick;
+    vec2 light;
+    float lobe;
+    vec2 bsdf;
+    float rr;
+} bounce_samples;
+
+/* (for a bounce that draws nothing: it ends the path before using them) */
+KFN bounce_samples bounce_samples_none(void) {
+    bounce_samples b;
+    b.light_pick = b.lobe = b.rr = 0.0f;
+    b.light = b.bsdf = v2(0.0f, 0.0f);
+    return b;
+}
+
+KFN bounce_samples sampler_bounce(sampler *s) {
+    bounce_samples b;
+#if KERNEL_SIMD_AVX2
+    if (s->type == SAMPLER_SOBOL) {
+        float u[8];
+        sobol_lanes(s, _mm256_setr_epi32(0, 1, 1, 2, 3, 3, 4, 4), _mm256_setr_epi32(0, 0, -1, 0, 0, -1, 0, -1), u);
+        s->dim += 5;
+        b.light_pick = u[0];
+        b.light = v2(u[1], u[2]);
+        b.lobe = u[3];
+        b.bsdf = v2(u[4], u[5]);
+        b.rr = u[6];
+        return b;
+    }
+#endif
+    b.light_pick = sampler_1d(s);
+    b.light = sampler_2d(s);
+    b.lobe = sampler_1d(s);
+    b.bsdf = sampler_2d(s);
+    b.rr = sampler_1d(s);
+    return b;
 }
 
 #endif
