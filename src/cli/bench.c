@@ -19,6 +19,7 @@ static const char *usage_bench =
     "  --device D           cpu (default): per thread count and schedule; cuda: the GPU\n"
     "  --gpu-mode M         cuda: mega (default) | wavefront | both (side by side)\n"
     "  --gpu-bvh B          cuda: sah (default) | lbvh\n"
+    "  --sampler S          sobol (default) | stratified | random\n"
     "  --json               print one JSON object per configuration instead of a table\n"
     "\n"
     "caustic bench --rays MESH... measures traversal alone (see caustic bench --rays --help).\n"
@@ -71,6 +72,8 @@ int cmd_bench(int argc, char **argv) {
     int w = 320, h = 240, json = 0;
     caustic_device device = CAUSTIC_DEVICE_CPU;
     caustic_gpu_bvh gpu_bvh = CAUSTIC_GPU_BVH_SAH;
+    caustic_sampler sampler = CAUSTIC_SAMPLER_SOBOL;
+    int sampler_set = 0;
     int modes[2] = {CAUSTIC_GPU_MEGA, -1};
     for (int i = 0; i < argc; ++i)
         if (!strcmp(argv[i], "--rays")) return cmd_bench_rays(argc, argv);
@@ -93,6 +96,7 @@ int cmd_bench(int argc, char **argv) {
             else { modes[0] = (int)m; modes[1] = -1; }
         }
         else if (!strcmp(a, "--gpu-bvh")) { if (caustic_parse_gpu_bvh(v, &gpu_bvh)) { fprintf(stderr, "caustic bench: --gpu-bvh: '%s' is not sah or lbvh\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--sampler")) { if (caustic_parse_sampler(v, &sampler)) { fprintf(stderr, "caustic bench: --sampler: '%s' is not one of sobol, stratified, random\n", v); return EXIT_USAGE; } sampler_set = 1; }
         else if (!strcmp(a, "--max-threads")) { if (parse_int(v, 1, 1024, &max_threads)) { fprintf(stderr, "caustic bench: --max-threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--res")) {
             int used = 0;
@@ -113,6 +117,7 @@ int cmd_bench(int argc, char **argv) {
         caustic_options o;
         caustic_options_init(&o);
         o.width = w; o.height = h; o.spp = (int)spp;
+        if (sampler_set) o.sampler = sampler;
         o.device = device == CAUSTIC_DEVICE_CUDA ? CAUSTIC_DEVICE_CUDA : CAUSTIC_DEVICE_CPU;
         result one = {0, 0, 0}, r;
         if (o.device == CAUSTIC_DEVICE_CUDA) {

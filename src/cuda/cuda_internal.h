@@ -37,6 +37,10 @@ struct cuda_renderer {
     void *pinned;              // pinned staging buffer for readbacks
     size_t pinned_bytes;
     unsigned char *rgb8;       // device: tonemapped 8-bit image
+    film_pixel *slices;        // small images: per slice of a pass and pixel, the slice's sums (megakernel_pass)
+    uint32_t nslices;          // slices the buffer holds (of width*height pixels each)
+    unsigned *next;            // the sliced megakernel's work counter
+    unsigned mega_blocks;      // resident blocks of the sliced megakernel (0 = not asked yet)
     int width, height;
     cuda_config cfg;
     cudaStream_t stream;

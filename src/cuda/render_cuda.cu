@@ -26,6 +26,22 @@ extern "C" {
 #ifndef TRACE_MIN_BLOCKS
 #define TRACE_MIN_BLOCKS 8
 #endif
+// Small images: a pass's samples of a pixel are split into slices taken by different threads
+// until about this many (pixel, slice) items exist, so that an image smaller than a few waves of
+// resident threads still fills the GPU (issue 21: at 512x384 one thread per pixel was 1.16 waves
+// of the H100's 169k resident threads, 0.42x the samples/s of 1080p). The split depends on the
+// image size and the pass only, never on the device, so a seed gives the same image everywhere.
+// 2^22 (168 MB of slice sums at most) was measured best of 2^20..2^22 on the H100
+// (docs/PERFORMANCE.md): more items shorten the tail of each pass; 1080p gets 2 slices too.
+#ifndef MEGA_FILL_ITEMS
+#define MEGA_FILL_ITEMS (1u << 22)
+#endif
+// Sliced passes: 1 = slices shrink from the first to the last (slice c starts at sample
+// S (1 - (1 - c/K)^2) of the pass's S samples in K slices), so that the units taken last, while
+// other warps already idle, are short; 0 = K equal slices (for comparison).
+#ifndef MEGA_SLICE_GUIDED
+#define MEGA_SLICE_GUIDED 1
+#endif
 // Trace kernel grid: 1 = persistent (the blocks that fit at once, rays fetched by warps from a
 // counter), 0 = one block per 128 rays (for comparison).
 #ifndef TRACE_PERSISTENT
@@ -83,6 +99,8 @@ extern "C" void cuda_renderer_free(cuda_renderer *r) {
     cudaFree(r->count);
     cudaFree(r->lum2);
     cudaFree(r->counters);
+    cudaFree(r->slices);
+    cudaFree(r->next);
     if (r->stream) cudaStreamDestroy(r->stream);
     free(r);
 }
@@ -183,16 +201,127 @@ pt_megakernel(kscene k, kpass pass, kfilm film, unsigned long long *counters) {
     }
 }
 
+// Small images (MEGA_FILL_ITEMS): persistent threads, as many blocks as fit at once; each warp
+// takes the next unit of 32 consecutive pixels x one slice of the pass's samples from a counter,
+// sums the slice in sample order into its own film_pixel (slice-major buffer), and
+// film_merge_slices adds the slices in order. No adaptive sampling here (its stop decision needs
+// the pixel's running sums, sample by sample): such passes keep one thread per pixel.
+
+// First sample (relative to the pass) of slice c of `slices`; slice_start(.., slices) = spp.
+__device__ uint32_t slice_start(uint32_t spp, uint32_t slices, uint32_t c) {
+    if (c >= slices) return spp;
+#if MEGA_SLICE_GUIDED
+    double r = (double)(slices - c) / (double)slices;
+    return spp - (uint32_t)((double)spp * r * r);
+#else
+    return (uint32_t)((uint64_t)c * spp / slices);
+#endif
+}
+
+template <bool ADAPTIVE_DEPTH>
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
+pt_megakernel_sliced(kscene k, kpass pass, kfilm film, uint32_t slices, film_pixel *part, unsigned *next,
+                     unsigned long long *counters) {
+    const unsigned lane = threadIdx.x & 31u;
+    const size_t npix = (size_t)film.width * (size_t)film.height;
+    const unsigned groups = (unsigned)((npix + 31u) / 32u), units = groups * slices;
+    const uint32_t spp = pass.sample_end - pass.sample_begin;
+    uint32_t rays = 0, bad = 0, taken = 0;
+    for (;;) {
+        unsigned u = 0;
+        if (lane == 0) u = atomicAdd(next, 1u);
+        u = __shfl_sync(0xffffffffu, u, 0);
+        if (u >= units) break;
+        unsigned slice = u / groups;
+        size_t pix = (size_t)(u % groups) * 32u + lane;
+        if (pix < npix) {
+            film_pixel f = {0.0, 0.0, 0.0, 0.0, 0u};
+            if (film.count[pix] >= pass.sample_begin) {   // else stopped by adaptive sampling earlier
+                kpass p = pass;
+                if (!ADAPTIVE_DEPTH) p.depth_start = 0;
+                p.sample_begin = pass.sample_begin + slice_start(spp, slices, slice);
+                p.sample_end = pass.sample_begin + slice_start(spp, slices, slice + 1u);
+                film_trace_pixel(&k, &p, (int)(pix % (size_t)film.width), (int)(pix / (size_t)film.width), &f, &rays,
+                                 &bad);
+                taken += f.n;
+            }
+            part[(size_t)slice * npix + pix] = f;
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        rays += __shfl_down_sync(0xffffffffu, rays, o);
+        bad += __shfl_down_sync(0xffffffffu, bad, o);
+        taken += __shfl_down_sync(0xffffffffu, taken, o);
+    }
+    if (lane == 0) {
+        atomicAdd(&counters[0], (unsigned long long)rays);
+        if (bad) atomicAdd(&counters[1], (unsigned long long)bad);
+        atomicAdd(&counters[2], (unsigned long long)taken);
+    }
+}
+
+__global__ void film_merge_slices(kfilm film, uint32_t slices, const film_pixel *part) {
+    const size_t npix = (size_t)film.width * (size_t)film.height;
+    size_t pix = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (pix >= npix) return;
+    film_pixel f = film_pixel_load(&film, pix);
+    for (uint32_t s = 0; s < slices; ++s) film_pixel_merge(&f, &part[(size_t)s * npix + pix]);
+    film_pixel_store(&film, pix, &f);
+}
+
+// Slices per pixel for a pass: 1 (one thread per pixel) unless the image is too small to fill
+// the GPU and the pass has several samples and no adaptive sampling.
+static uint32_t pass_slices(const cuda_renderer *r, const kpass *p) {
+    size_t npix = (size_t)r->width * (size_t)r->height;
+    uint32_t spp = p->sample_end - p->sample_begin;
+    if (p->adaptive_threshold > 0.0f || npix == 0 || npix >= MEGA_FILL_ITEMS) return 1;
+    size_t s = MEGA_FILL_ITEMS / npix;
+    return s < spp ? (uint32_t)s : spp;
+}
+
+static int megakernel_pass(cuda_renderer *r, const kpass *p, char *err, size_t errlen) {
+    uint32_t slices = pass_slices(r, p);
+    if (slices <= 1) {
+        dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
+        auto kernel = p->depth_start > 0 ? pt_megakernel<true> : pt_megakernel<false>;
+        kernel<<<grid, block, 0, r->stream>>>(r->k, *p, cuda_film(r), r->counters);
+        CUDA_TRY(cudaGetLastError());
+        return 0;
+    }
+    size_t npix = (size_t)r->width * (size_t)r->height;
+    if (r->nslices < slices) {   // grows to the largest split asked for (at most MEGA_FILL_ITEMS items)
+        CUDA_TRY(cudaStreamSynchronize(r->stream));
+        cudaFree(r->slices);
+        r->slices = NULL;
+        r->nslices = 0;
+        CUDA_TRY(cudaMalloc(&r->slices, (size_t)slices * npix * sizeof(film_pixel)));
+        r->nslices = slices;
+    }
+    if (!r->next) CUDA_TRY(cudaMalloc(&r->next, sizeof(unsigned)));
+    auto kernel = p->depth_start > 0 ? pt_megakernel_sliced<true> : pt_megakernel_sliced<false>;
+    if (r->mega_blocks == 0) {   // resident blocks of the sliced kernel on the whole device
+        int dev = 0, sms = 0, per_sm = 0;
+        CUDA_TRY(cudaGetDevice(&dev));
+        CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK_X * BLOCK_Y, 0));
+        r->mega_blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
+    }
+    CUDA_TRY(cudaMemsetAsync(r->next, 0, sizeof(unsigned), r->stream));
+    kernel<<<r->mega_blocks, BLOCK_X * BLOCK_Y, 0, r->stream>>>(r->k, *p, cuda_film(r), slices, r->slices, r->next,
+                                                                 r->counters);
+    CUDA_TRY(cudaGetLastError());
+    film_merge_slices<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(cuda_film(r), slices, r->slices);
+    CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
 extern "C" int cuda_renderer_pass(cuda_renderer *r, const kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
                                   char *err, size_t errlen) {
     CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
     if (r->cfg.mode == CUDA_MODE_WAVEFRONT) {
         if (wavefront_pass(r, p, err, errlen)) return -1;
-    } else {
-        dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
-        auto kernel = p->depth_start > 0 ? pt_megakernel<true> : pt_megakernel<false>;
-        kernel<<<grid, block, 0, r->stream>>>(r->k, *p, cuda_film(r), r->counters);
-        CUDA_TRY(cudaGetLastError());
+    } else if (megakernel_pass(r, p, err, errlen)) {
+        return -1;
     }
     unsigned long long *c = r->host_counters;
     CUDA_TRY(cudaMemcpyAsync(c, r->counters, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, r->stream));

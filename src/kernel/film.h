@@ -69,6 +69,16 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
     }
 }
 
+/* Adds the sums of a slice of a pixel's samples (taken by film_trace_pixel into a zeroed
+ * film_pixel, without adaptive sampling) to the pixel's sums. The GPU splits a pass's samples of
+ * a small image into slices taken by different threads and merges them in slice order, so the
+ * result does not depend on which thread finished first. */
+KFN void film_pixel_merge(film_pixel *dst, const film_pixel *slice) {
+    dst->r += slice->r; dst->g += slice->g; dst->b += slice->b;
+    dst->lum2 += slice->lum2;
+    dst->n += slice->n;
+}
+
 /* The bidirectional integrators: one iteration's estimate c of pixel pix (one sample). */
 KFN void film_add_iteration(const kfilm *f, size_t pix, vec3 c) {
     f->sum[3 * pix] += c.x; f->sum[3 * pix + 1] += c.y; f->sum[3 * pix + 2] += c.z;
