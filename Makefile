@@ -31,11 +31,13 @@ demo: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# Unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs this too).
+# Unit tests and fedtrain's end-to-end MPI tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer (CI runs this too); leaks are suppressed only inside Open MPI and
+# OpenBLAS (tests/fed/lsan.supp).
 test-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DCAUSTIC_SANITIZE=ON -DCAUSTIC_CUDA=OFF $(CMAKE_ARGS)
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
-	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS) -L unit
+	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS) -L 'unit|fed'
 
 demo-fed: build
 	scripts/demo-fed.sh

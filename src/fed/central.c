@@ -94,12 +94,12 @@ int run_central(fed_config *cfg) {
         checkpoint ck;
         if (ckpt_load(ckpt_path, &ck, err, sizeof err) != 0) {
             fprintf(stderr, "fedtrain: --resume: %s\n", err);
-            return 2;
+            goto refused;
         }
         if (ck.kind != CKPT_CENTRAL || ck.config_crc != fp || ck.nparams != model.nparams) {
             fprintf(stderr, "fedtrain: --resume: %s was written by a run with different settings\n", ckpt_path);
             ckpt_free(&ck);
-            return 2;
+            goto refused;
         }
         memcpy(model.params, ck.params, sizeof(float) * model.nparams);
         if (velocity && ck.state) memcpy(velocity, ck.state, sizeof(float) * model.nparams);
@@ -110,7 +110,7 @@ int run_central(fed_config *cfg) {
     }
     if (mkdir_p(cfg->out_dir, err, sizeof err) != 0) {
         fprintf(stderr, "fedtrain: --out %s\n", err);
-        return 2;
+        goto refused;
     }
     csvlog log;
     csvlog_open(&log, csv_path,
@@ -182,4 +182,12 @@ int run_central(fed_config *cfg) {
     dataset_free(&val);
     dataset_free(&test);
     return status;
+refused: /* bad --resume or --out: nothing was written */
+    mlp_free(&model);
+    free(velocity);
+    eval_sets_free(&es);
+    dataset_free(&tr);
+    dataset_free(&val);
+    dataset_free(&test);
+    return 2;
 }

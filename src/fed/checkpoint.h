@@ -26,9 +26,17 @@ typedef struct {
     double elapsed;
 } checkpoint;
 
+/* Reader limits: --rounds/--epochs allow at most 100000; layer widths as --layers. */
+#define CKPT_MAX_STEPS 100000u
+#define CKPT_MAX_SECONDS 1e9
+
 int ckpt_save(const char *path, const checkpoint *c, char *err, size_t errlen);
-/* Allocates params/state; free with ckpt_free. */
+/* Allocates params/state; free with ckpt_free. Refuses (with a message naming path) a bad
+ * magic or CRC, any field out of range, a size that does not match, non-finite values. */
 int ckpt_load(const char *path, checkpoint *c, char *err, size_t errlen);
+/* The same on a file image in memory. */
+int ckpt_parse(const uint8_t *buf, size_t n, const char *path, checkpoint *c, char *err,
+               size_t errlen);
 void ckpt_free(checkpoint *c);
 
 #endif

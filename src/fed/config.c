@@ -23,7 +23,7 @@ void config_usage(void) {
     fputs(
         "usage: fedtrain central   --data DIR --out RUN_DIR [options]\n"
         "       mpirun -np N+1 fedtrain federated --data DIR --out RUN_DIR [options]\n"
-        "       fedtrain report RUN_DIR\n"
+        "       fedtrain report RUN_DIR [--central CENTRAL_RUN_DIR]\n"
         "       fedtrain bench [--batch B] [--seconds S] [--torch auto|on|off]\n"
         "       mpirun -np N fedtrain bench --comm   (model exchange: Bcast/Send/Recv vs collectives)\n"
         "\n"
@@ -41,6 +41,9 @@ void config_usage(void) {
         "        --partition paper|iid|dirichlet:ALPHA  --client-fraction F (1)\n"
         "        --aggregator fedavg|fedavg-weighted|fedavgm|fedprox (fedavgm)\n"
         "        --server-momentum B (0.7) --server-lr X (1) --prox-mu MU (0)\n"
+        "        --round-timeout SEC (0 = none): skip clients that have not answered by then\n"
+        "        --robust mean|median|trimmed:F (mean)  --clip-norm C (0 = off)\n"
+        "        --max-param V (1e4)  --max-update-norm N (0 = off)   refuse updates beyond these\n"
         "        --preset paper   the paper's plain setting (SGD lr 0.01, no momentum, fedavg)\n"
         "data:   --normalize none|standard  (standard: pixels minus the training mean, over its std)\n"
         "run:    --out RUN_DIR  --resume  --quiet\n",
@@ -67,6 +70,8 @@ static void set_defaults(fed_config *c) {
     c->server_lr = 1.0f;
     c->prox_mu = 0.0f;
     c->client_fraction = 1.0f;
+    c->robust = ROBUST_MEAN;
+    c->max_param = 1e4f;
     c->seed = 1;
     int def[] = {784, 256, 128, 10};
     memcpy(c->sizes, def, sizeof def);
@@ -184,6 +189,8 @@ int config_parse(int argc, char **argv, fed_config *c) {
         else if (strcmp(f, "--test-images") == 0) rc = copy_str(f, v, c->paths.test_images, 1024);
         else if (strcmp(f, "--test-labels") == 0) rc = copy_str(f, v, c->paths.test_labels, 1024);
         else if (strcmp(f, "--out") == 0) rc = copy_str(f, v, c->out_dir, sizeof c->out_dir);
+        else if (strcmp(f, "--central") == 0 && c->mode == MODE_REPORT)
+            rc = copy_str(f, v, c->central_dir, sizeof c->central_dir);
         else if (strcmp(f, "--preset") == 0) rc = 0;
         else if (strcmp(f, "--epochs") == 0) rc = parse_int(f, v, 0, 100000, &c->epochs);
         else if (strcmp(f, "--rounds") == 0) rc = parse_int(f, v, 1, 100000, &c->rounds);
@@ -207,6 +214,15 @@ int config_parse(int argc, char **argv, fed_config *c) {
         else if (strcmp(f, "--server-lr") == 0) rc = parse_float(f, v, 0, 10, 1, &c->server_lr);
         else if (strcmp(f, "--prox-mu") == 0) rc = parse_float(f, v, 0, 100, 0, &c->prox_mu);
         else if (strcmp(f, "--client-fraction") == 0) rc = parse_float(f, v, 0, 1, 1, &c->client_fraction);
+        else if (strcmp(f, "--round-timeout") == 0) {
+            float t;
+            rc = parse_float(f, v, 0, 86400, 0, &t);
+            c->round_timeout = t;
+        } else if (strcmp(f, "--robust") == 0) {
+            rc = robust_parse(v, &c->robust, &c->trim) ? bad(f, v, "expected mean, median or trimmed:F with F in [0,0.5)") : 0;
+        } else if (strcmp(f, "--clip-norm") == 0) rc = parse_float(f, v, 0, 1e30, 0, &c->clip_norm);
+        else if (strcmp(f, "--max-param") == 0) rc = parse_float(f, v, 0, 1e30, 1, &c->max_param);
+        else if (strcmp(f, "--max-update-norm") == 0) rc = parse_float(f, v, 0, 1e30, 0, &c->max_update_norm);
         else if (strcmp(f, "--seed") == 0) {
             char *end;
             errno = 0;
@@ -294,6 +310,9 @@ uint32_t config_fingerprint(const fed_config *c) {
                      c->lr, c->lr_decay, c->momentum, c->weight_decay, c->batch, (int)c->aggregator,
                      c->server_momentum, c->server_lr, c->prox_mu, c->client_fraction,
                      (unsigned long long)c->seed, c->limit_train, c->limit_test, c->normalize);
+    if (c->robust != ROBUST_MEAN || c->clip_norm > 0)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "robust%d:%.9g:%.9g|", (int)c->robust, c->trim,
+                      c->clip_norm);
     for (int i = 0; i < c->nsizes && n < (int)sizeof buf - 8; i++)
         n += snprintf(buf + n, sizeof buf - (size_t)n, "%d,", c->sizes[i]);
     return cmsg_crc32(buf, (size_t)n);

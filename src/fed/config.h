@@ -17,6 +17,7 @@ typedef struct {
     char data_dir[1024];
     data_paths paths; /* explicit overrides, then filled from data_dir */
     char out_dir[1024];
+    char central_dir[1024]; /* report --central DIR: central baseline from another run directory */
     char preset[16];
     int epochs;       /* central */
     int rounds;       /* federated */
@@ -29,6 +30,13 @@ typedef struct {
     int batch;
     aggregator_kind aggregator;
     float server_momentum, server_lr, prox_mu, client_fraction;
+    /* failure handling (docs/fedtrain.md, "Failure model") */
+    double round_timeout; /* seconds the server waits for a round's updates; 0 = no deadline */
+    robust_kind robust;   /* how accepted client models are combined */
+    float trim;           /* trimmed mean: fraction dropped at each end */
+    float clip_norm;      /* clip ||update - global|| to this; 0 = off */
+    float max_param;      /* refuse updates with |parameter| above this */
+    float max_update_norm; /* refuse updates with ||update - global|| above this; 0 = off */
     uint64_t seed;
     int resume;
     int sizes[MLP_MAX_LAYERS + 1];

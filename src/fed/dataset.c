@@ -73,17 +73,18 @@ int data_find_files(const char *dir, data_paths *p, char *err, size_t errlen) {
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
-int dataset_load(const char *images, const char *labels, dataset *out, char *err, size_t errlen) {
+int dataset_load(const char *images, const char *labels, uint32_t max_items, dataset *out,
+                 char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     idx_array im, lb;
-    if (idx_load(images, 3, &im, err, errlen) != 0) return -1;
-    if (idx_load(labels, 1, &lb, err, errlen) != 0) {
+    if (idx_load(images, 3, max_items, &im, err, errlen) != 0) return -1;
+    if (idx_load(labels, 1, max_items, &lb, err, errlen) != 0) {
         idx_free(&im);
         return -1;
     }
-    if (im.count != lb.count) {
-        snprintf(err, errlen, "%s has %u images but %s has %u labels", images, im.count, labels,
-                 lb.count);
+    if (im.declared != lb.declared) {
+        snprintf(err, errlen, "%s has %u images but %s has %u labels", images, im.declared, labels,
+                 lb.declared);
         goto fail;
     }
     for (uint32_t i = 0; i < lb.count; i++) {
@@ -116,10 +117,6 @@ void dataset_free(dataset *d) {
     free(d->x);
     free(d->y);
     memset(d, 0, sizeof *d);
-}
-
-void dataset_truncate(dataset *d, int n) {
-    if (n > 0 && n < d->n) d->n = n;
 }
 
 /* ---- transforms -------------------------------------------------------------------------- */

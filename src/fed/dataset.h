@@ -24,12 +24,12 @@ typedef struct {
  * (explicit overrides). Returns 0, or -1 with a message naming what is missing. */
 int data_find_files(const char *dir, data_paths *p, char *err, size_t errlen);
 
-/* Loads an image file and its label file; checks counts agree and labels are 0..9. */
-int dataset_load(const char *images, const char *labels, dataset *out, char *err, size_t errlen);
+/* Loads an image file and its label file; checks counts agree and labels are 0..9.
+ * max_items > 0 loads only the first max_items samples (reading stops there). */
+int dataset_load(const char *images, const char *labels, uint32_t max_items, dataset *out,
+                 char *err, size_t errlen);
 void dataset_free(dataset *d);
 
-/* Keeps the first n samples (n <= d->n); used by --limit-train/--limit-test. */
-void dataset_truncate(dataset *d, int n);
 
 /* ---- transforms (the paper's Table I) ------------------------------------------------ */
 typedef enum { TF_IDENTITY, TF_ROT90, TF_ROT180, TF_ROT270, TF_HFLIP, TF_VFLIP, TF_COUNT } transform_id;

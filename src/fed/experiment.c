@@ -11,9 +11,9 @@ int experiment_load(fed_config *cfg, dataset *train, dataset *test, char *err, s
     memset(train, 0, sizeof *train);
     memset(test, 0, sizeof *test);
     if (data_find_files(cfg->data_dir, &cfg->paths, err, errlen) != 0) return -1;
-    if (dataset_load(cfg->paths.train_images, cfg->paths.train_labels, train, err, errlen) != 0)
+    if (dataset_load(cfg->paths.train_images, cfg->paths.train_labels, (uint32_t)cfg->limit_train, train, err, errlen) != 0)
         return -1;
-    if (dataset_load(cfg->paths.test_images, cfg->paths.test_labels, test, err, errlen) != 0) {
+    if (dataset_load(cfg->paths.test_images, cfg->paths.test_labels, (uint32_t)cfg->limit_test, test, err, errlen) != 0) {
         dataset_free(train);
         return -1;
     }
@@ -27,8 +27,7 @@ int experiment_load(fed_config *cfg, dataset *train, dataset *test, char *err, s
                  cfg->sizes[0], train->rows, train->cols, cfg->paths.train_images);
         goto fail;
     }
-    if (cfg->limit_train) dataset_truncate(train, cfg->limit_train);
-    if (cfg->limit_test) dataset_truncate(test, cfg->limit_test);
+    /* --limit-train/--limit-test were applied while loading (reading stops there) */
     if (cfg->normalize) {
         /* One scalar mean and std over all training pixels: unchanged by the rotations and
          * flips, so every client would compute (nearly) the same pair from its own shard. */

@@ -1,9 +1,12 @@
 /* fedtrain federated: server (rank 0) and clients (ranks 1..) exchanging framed models.
  *
- * Round r: the server broadcasts MSG_GLOBAL(seq=r, params); every participating client
- * trains its copy for local_epochs and sends MSG_UPDATE(seq=r, meta + params) back; the
- * server validates each frame (checksum, version, size, NaN/Inf), aggregates the accepted
- * ones in client order (deterministic), evaluates, logs and checkpoints. MSG_STOP ends. */
+ * Round r: the server sends MSG_GLOBAL(seq=r, params) point to point to every client rank
+ * that has taken its previous message (a rank still busy with an earlier round is skipped);
+ * every selected client trains its copy for local_epochs and sends MSG_UPDATE(seq=r, meta +
+ * params) back; the server takes updates until every expected client has answered or the
+ * round's deadline (--round-timeout) passes, validating each frame (update_accept), then
+ * combines the accepted ones in client order (deterministic), evaluates, logs and
+ * checkpoints. Nothing on the server blocks on one client. MSG_STOP ends. */
 #include "federated.h"
 
 #include "../mpi/msgframe.h"
@@ -12,6 +15,7 @@
 #include "experiment.h"
 #include "fileio.h"
 #include "rng.h"
+#include "update.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -20,16 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PROTO_VERSION = 1 };
-enum { MSG_GLOBAL = 1, MSG_UPDATE = 2, MSG_SKIP = 3, MSG_STOP = 4 };
-enum { TAG_UPDATE = 17 };
-
-/* Update payload: this meta block, then nparams floats. */
-typedef struct {
-    uint32_t client, n_samples, nparams, reserved;
-    float train_loss, train_acc, train_seconds, lr;
-} update_meta;
-
 typedef struct {
     int nclients, ranks, rank;
     client_shard *shards;
@@ -37,8 +31,6 @@ typedef struct {
     int nhosted;
     dataset *local;   /* local data per hosted client (index into hosted[]) */
 } fed_layout;
-
-static int host_rank(int client, int ranks) { return ranks == 1 ? 0 : 1 + client % (ranks - 1); }
 
 /* Which clients take part in round r: same answer on every rank, from the seed alone. */
 static int select_clients(const fed_config *cfg, int nclients, int round, uint8_t *part) {
@@ -81,8 +73,7 @@ static size_t client_update(const fed_config *cfg, const fed_layout *L, int h, c
     size_t np = local->nparams;
     int faulty = cfg->fault != FAULT_NONE && cfg->fault_client == c;
     if (faulty && cfg->fault == FAULT_SIZE) np -= 1;
-    size_t payload = sizeof(update_meta) + sizeof(float) * np;
-    size_t need = cmsg_frame_bytes(payload);
+    size_t need = update_frame_bytes(np);
     if (*cap < need) {
         uint8_t *nb = realloc(*frame, need);
         if (!nb) return 0;
@@ -91,67 +82,65 @@ static size_t client_update(const fed_config *cfg, const fed_layout *L, int h, c
     }
     update_meta meta = {(uint32_t)c, (uint32_t)d->n, (uint32_t)np, 0, (float)ts.loss,
                         (float)ts.acc, (float)ts.seconds, opt.lr};
-    uint8_t *p = cmsg_payload(*frame);
-    memcpy(p, &meta, sizeof meta);
-    memcpy(p + sizeof meta, local->params, sizeof(float) * np);
-    if (faulty && (cfg->fault == FAULT_NAN || cfg->fault == FAULT_INF)) {
-        float bad = cfg->fault == FAULT_NAN ? NAN : INFINITY;
-        memcpy(p + sizeof meta + sizeof(float) * (np / 2), &bad, sizeof bad);
-    }
-    size_t n = cmsg_seal(*frame, PROTO_VERSION, MSG_UPDATE, (uint32_t)round, (uint32_t)c, payload);
+    if (faulty && (cfg->fault == FAULT_NAN || cfg->fault == FAULT_INF))
+        local->params[np / 2] = cfg->fault == FAULT_NAN ? NAN : INFINITY;
+    size_t n = update_encode(*frame, (uint32_t)round, &meta, local->params);
     if (faulty && cfg->fault == FAULT_CHECKSUM) (*frame)[n - 1] ^= 0x40; /* corrupt in transit */
     return n;
 }
 
 /* Per-round bookkeeping on the server. */
+enum { ST_NONE, ST_ACCEPTED, ST_REJECTED, ST_TIMEOUT, ST_BUSY };
+static const char *status_name[] = {"none", "accepted", "rejected", "timeout", "busy"};
+
 typedef struct {
-    uint8_t *received;   /* per client: update accepted this round */
+    uint8_t *status;     /* per client, ST_* */
+    uint32_t *answered;  /* per client: last round whose answer was taken (0 = none) */
+    uint32_t round;
+    uint8_t *waiting;    /* per client: the server expects an answer this round */
     float **slots;       /* per client: accepted parameters */
+    float *scratch;      /* decoding target, swapped into a slot on acceptance */
     update_meta *meta;
-    int accepted, rejected;
+    int accepted, rejected, skipped;
 } round_state;
 
-static void server_take(const fed_config *cfg, int round, const uint8_t *part, size_t nparams,
-                        round_state *rs, const uint8_t *frame, size_t bytes, int from_rank,
-                        int nclients) {
-    cmsg_header h;
-    cmsg_status st = cmsg_open(frame, bytes, PROTO_VERSION, &h);
-    const char *why = NULL;
-    int client = -1;
-    update_meta meta = {0};
-    if (st != CMSG_OK) why = cmsg_status_str(st);
-    else if (h.kind == MSG_SKIP) why = "client could not use the global model";
-    else if (h.kind != MSG_UPDATE) why = "unexpected message kind";
-    else if (h.seq != (uint32_t)round) why = "update for another round";
-    else if (h.payload_bytes < sizeof meta) why = "payload too short";
-    else {
-        memcpy(&meta, cmsg_payload((uint8_t *)frame), sizeof meta);
-        client = (int)meta.client;
-        size_t nfloat = (size_t)(h.payload_bytes - sizeof meta) / sizeof(float);
-        if (client < 0 || client >= nclients || (uint32_t)client != h.sender) {
-            why = "unknown client id";
-            client = -1;
-        } else if (!part[client]) why = "client was not selected this round";
-        else if (rs->received[client]) why = "duplicate update";
-        else if (meta.nparams != nfloat || (h.payload_bytes - sizeof meta) % sizeof(float))
-            why = "inconsistent parameter count";
-        else {
-            const float *src = (const float *)(cmsg_payload((uint8_t *)frame) + sizeof meta);
-            memcpy(rs->slots[client], src, sizeof(float) * (nfloat < nparams ? nfloat : nparams));
-            why = update_check(rs->slots[client], nfloat, nparams);
-        }
-    }
+static void server_take(const fed_config *cfg, const update_rules *rules, round_state *rs,
+                        const uint8_t *frame, size_t bytes) {
+    int c, counts;
+    update_meta meta;
+    const char *why = update_accept(frame, bytes, rules, rs->scratch, &meta, &c, &counts);
     if (why) {
         rs->rejected++;
-        if (client >= 0) rs->received[client] = 2;
-        fprintf(stderr, "fedtrain: round %d: rejected update from %s %d: %s\n", round,
-                client >= 0 ? "client" : "rank", client >= 0 ? client : from_rank, why);
-        (void)cfg;
+        if (counts) {
+            rs->answered[c] = rules->round;
+            rs->status[c] = ST_REJECTED;
+        }
+        fprintf(stderr, "fedtrain: round %u: rejected update from %s %d: %s\n", rules->round,
+                c >= 0 ? "client" : "rank", c >= 0 ? c : rules->from_rank, why);
         return;
     }
-    rs->received[client] = 1;
-    rs->meta[client] = meta;
+    float *t = rs->slots[c];
+    rs->slots[c] = rs->scratch;
+    rs->scratch = t;
+    rs->answered[c] = rules->round;
+    rs->status[c] = ST_ACCEPTED;
+    rs->meta[c] = meta;
     rs->accepted++;
+    (void)cfg;
+}
+
+static int still_waiting(const round_state *rs, int nclients) {
+    int k = 0;
+    for (int c = 0; c < nclients; c++) k += rs->waiting[c] && rs->answered[c] != rs->round;
+    return k;
+}
+
+static void list_waiting(const round_state *rs, int nclients, char *buf, size_t len) {
+    size_t n = 0;
+    buf[0] = 0;
+    for (int c = 0; c < nclients && n + 16 < len; c++)
+        if (rs->waiting[c] && rs->answered[c] != rs->round)
+            n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? ", " : "", c);
 }
 
 static int layout_build(const fed_config *cfg, fed_layout *L, dataset *train, char *err,
@@ -163,7 +152,7 @@ static int layout_build(const fed_config *cfg, fed_layout *L, dataset *train, ch
     if (partition_make(&cfg->partition, train, L->nclients, cfg->seed, L->shards, err, errlen) != 0)
         return -1;
     for (int c = 0; c < L->nclients; c++) {
-        if (host_rank(c, L->ranks) != L->rank) continue;
+        if (fed_host_rank(c, L->ranks) != L->rank) continue;
         int h = L->nhosted++;
         L->hosted[h] = c;
         int *tf = malloc(sizeof(int) * (size_t)(L->shards[c].n > 0 ? L->shards[c].n : 1));
@@ -263,16 +252,25 @@ int run_federated(fed_config *cfg) {
     }
     if (!all_ok(ok)) {
         if (is_server) fprintf(stderr, "fedtrain: %s%s\n", err_prefix, err);
+        dataset_free(&test);
         layout_free(&L);
         mlp_free(&global);
         free(server_mom);
         return 2;
     }
 
+    /* The protocol's own communicator: errors are returned, not fatal (an oversize frame from
+     * a misbehaving client is refused, not a crash). */
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+
     eval_sets es = {0};
     mlp_work we = {0};
     csvlog rlog = {0}, clog = {0};
     round_state rs = {0};
+    int *shard_n = malloc(sizeof(int) * (size_t)L.nclients);
+    for (int c = 0; c < L.nclients; c++) shard_n[c] = L.shards[c].n;
     if (is_server) {
         if (eval_sets_build(&test, &es) != 0 || mlp_work_create(&we, &global, 500) != 0) {
             fprintf(stderr, "fedtrain: out of memory\n");
@@ -281,14 +279,17 @@ int run_federated(fed_config *cfg) {
         csvlog_open(&rlog, rounds_csv,
                     "round,lr,test_loss,test_acc,transformed_acc,accepted,rejected,round_seconds,"
                     "bcast_seconds,gather_seconds,max_client_train_seconds,comm_seconds,"
-                    "bytes_down,bytes_up",
+                    "bytes_down,bytes_up,skipped",
                     cfg->resume ? start : -1);
         csvlog_open(&clog, clients_csv,
                     "round,client,transform,samples,train_loss,train_acc,train_seconds,status",
                     cfg->resume ? start : -1);
-        rs.received = calloc((size_t)L.nclients, 1);
+        rs.status = calloc((size_t)L.nclients, 1);
+        rs.answered = calloc((size_t)L.nclients, sizeof(uint32_t));
+        rs.waiting = calloc((size_t)L.nclients, 1);
         rs.slots = calloc((size_t)L.nclients, sizeof(float *));
         rs.meta = calloc((size_t)L.nclients, sizeof(update_meta));
+        rs.scratch = malloc(sizeof(float) * nparams);
         for (int c = 0; c < L.nclients; c++) rs.slots[c] = malloc(sizeof(float) * nparams);
     }
     dataset_free(&test);
@@ -312,93 +313,185 @@ int run_federated(fed_config *cfg) {
     float *avg = malloc(sizeof(float) * nparams);
     const float **accepted = malloc(sizeof(float *) * (size_t)L.nclients);
     double *weights = malloc(sizeof(double) * (size_t)L.nclients);
-    if (is_server) {
-        gcap = cmsg_frame_bytes(sizeof(float) * nparams);
-        gframe = malloc(gcap);
-    }
+    int *dests = malloc(sizeof(int) * (size_t)(ranks > 1 ? ranks : 1));
+    gcap = cmsg_frame_bytes(sizeof(float) * nparams);
+    gframe = malloc(gcap);
     int status = 0;
     double comm_total = 0, bytes_total = 0;
 
-    for (int round = start + 1;; round++) {
-        /* -- server: publish the global model (or the stop message) -- */
-        double t_round = now_seconds();
-        int stop = round > cfg->rounds;
-        if (is_server) {
-            if (stop) gbytes = cmsg_seal(gframe, PROTO_VERSION, MSG_STOP, (uint32_t)round, 0, 0);
+    /* ================================ clients ================================ */
+    if (!is_server) {
+        int round = start;
+        for (;;) {
+            if (cmsg_mpi_recv(&gframe, &gcap, &gbytes, 0, TAG_GLOBAL, comm, NULL) != MPI_SUCCESS) {
+                fprintf(stderr, "fedtrain: rank %d: receive from the server failed\n", rank);
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+            /* A rank that fell behind (stopped, slow) finds several models queued: only the
+             * newest is worth training on; the server has skipped this rank meanwhile. */
+            int stale = 0, found = 0;
+            while (MPI_Iprobe(0, TAG_GLOBAL, comm, &found, MPI_STATUS_IGNORE) == MPI_SUCCESS && found) {
+                if (cmsg_mpi_recv(&gframe, &gcap, &gbytes, 0, TAG_GLOBAL, comm, NULL) != MPI_SUCCESS) break;
+                stale++;
+            }
+            if (stale) fprintf(stderr, "fedtrain: rank %d: fell behind, skipped %d stale global model(s)\n", rank, stale);
+            cmsg_header gh;
+            cmsg_status gst = cmsg_open(gframe, gbytes, FED_PROTO_VERSION, &gh);
+            if (gst == CMSG_OK && gh.kind == MSG_STOP) break;
+            int gok = gst == CMSG_OK && gh.kind == MSG_GLOBAL && gh.payload_bytes == sizeof(float) * nparams;
+            if (gok) round = (int)gh.seq; /* clients follow the server's numbering */
             else {
-                memcpy(cmsg_payload(gframe), global.params, sizeof(float) * nparams);
-                gbytes = cmsg_seal(gframe, PROTO_VERSION, MSG_GLOBAL, (uint32_t)round, 0,
-                                   sizeof(float) * nparams);
+                cmsg_header ph;
+                round = cmsg_peek_header(gframe, gbytes, &ph) == CMSG_OK ? (int)ph.seq : round + 1;
+                fprintf(stderr, "fedtrain: rank %d: unusable global model in round %d: %s\n", rank, round,
+                        gst == CMSG_OK ? "wrong kind or size" : cmsg_status_str(gst));
             }
-        }
-        double t0 = now_seconds();
-        if (ranks > 1) cmsg_mpi_bcast(&gframe, &gcap, &gbytes, 0, MPI_COMM_WORLD);
-        double t_bcast = now_seconds() - t0;
-
-        /* -- clients: check the frame, train, send -- */
-        cmsg_header gh;
-        cmsg_status gst = cmsg_open(gframe, gbytes, PROTO_VERSION, &gh);
-        if (gst == CMSG_OK && gh.kind == MSG_STOP) break;
-        int gok = gst == CMSG_OK && gh.kind == MSG_GLOBAL && gh.payload_bytes == sizeof(float) * nparams;
-        if (!gok && !is_server)
-            fprintf(stderr, "fedtrain: rank %d: unusable global model in round %d: %s\n", rank, round,
-                    gst == CMSG_OK ? "wrong kind or size" : cmsg_status_str(gst));
-        if (!is_server && gok) round = (int)gh.seq; /* clients follow the server's numbering */
-        int nsel = select_clients(cfg, L.nclients, round, part);
-        const float *gparams = (const float *)cmsg_payload(gframe);
-        if (is_server) {
-            memset(rs.received, 0, (size_t)L.nclients);
-            rs.accepted = rs.rejected = 0;
-        }
-        for (int h = 0; h < L.nhosted; h++) {
-            int c = L.hosted[h];
-            if (!part[c]) continue;
-            size_t n;
-            if (gok) {
-                n = client_update(cfg, &L, h, gparams, &local, &w, velocity, round, &uframe, &ucap);
-            } else {
-                if (ucap < CMSG_HEADER_BYTES) {
-                    uframe = realloc(uframe, CMSG_HEADER_BYTES);
-                    ucap = CMSG_HEADER_BYTES;
+            select_clients(cfg, L.nclients, round, part);
+            const float *gparams = (const float *)cmsg_payload(gframe);
+            for (int h = 0; h < L.nhosted; h++) {
+                int c = L.hosted[h];
+                if (!part[c]) continue;
+                size_t n;
+                if (gok) {
+                    n = client_update(cfg, &L, h, gparams, &local, &w, velocity, round, &uframe, &ucap);
+                } else {
+                    if (ucap < CMSG_HEADER_BYTES) {
+                        uframe = realloc(uframe, CMSG_HEADER_BYTES);
+                        ucap = CMSG_HEADER_BYTES;
+                    }
+                    n = cmsg_seal(uframe, FED_PROTO_VERSION, MSG_SKIP, (uint32_t)round, (uint32_t)c, 0);
                 }
-                n = cmsg_seal(uframe, PROTO_VERSION, MSG_SKIP, (uint32_t)round, (uint32_t)c, 0);
+                cmsg_mpi_send(uframe, n, 0, TAG_UPDATE, comm);
             }
-            if (is_server) server_take(cfg, round, part, nparams, &rs, uframe, n, 0, L.nclients);
-            else cmsg_mpi_send(uframe, n, 0, TAG_UPDATE, MPI_COMM_WORLD);
         }
-        if (!is_server) continue;
+    }
 
-        /* -- server: collect the updates of remote clients -- */
-        int remote = 0;
-        for (int c = 0; c < L.nclients; c++) remote += part[c] && host_rank(c, ranks) != 0;
-        double bytes_up = 0;
-        double t1 = now_seconds();
-        for (int i = 0; i < remote; i++) {
-            size_t n;
-            int from;
-            if (cmsg_mpi_recv(&uframe, &ucap, &n, MPI_ANY_SOURCE, TAG_UPDATE, MPI_COMM_WORLD, &from) != MPI_SUCCESS) {
-                fprintf(stderr, "fedtrain: round %d: receive failed\n", round);
-                rs.rejected++;
-                continue;
+    /* ================================ server ================================ */
+    cmsg_inbox *inbox = NULL;
+    cmsg_outbox *outbox = NULL;
+    if (is_server && ranks > 1) {
+        inbox = cmsg_inbox_create(comm, TAG_UPDATE, update_frame_bytes(nparams));
+        outbox = cmsg_outbox_create(comm, TAG_GLOBAL);
+        if (!inbox || !outbox) {
+            fprintf(stderr, "fedtrain: out of memory\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    for (int round = start + 1; is_server && round <= cfg->rounds; round++) {
+        double t_round = now_seconds();
+        int nsel = select_clients(cfg, L.nclients, round, part);
+        memset(rs.status, ST_NONE, (size_t)L.nclients);
+        rs.round = (uint32_t)round;
+        memset(rs.waiting, 0, (size_t)L.nclients);
+        rs.accepted = rs.rejected = rs.skipped = 0;
+        update_rules rules = {(uint32_t)round, L.nclients, ranks, 0, nparams, shard_n, part,
+                              rs.answered, global.params, cfg->max_param, cfg->max_update_norm};
+        double t_bcast = 0, t_gather = 0, bytes_up = 0, bytes_down = 0;
+        if (ranks == 1) {
+            /* single process: the server trains every client itself, same frames, same checks */
+            for (int h = 0; h < L.nhosted; h++) {
+                int c = L.hosted[h];
+                if (!part[c]) continue;
+                size_t n = client_update(cfg, &L, h, global.params, &local, &w, velocity, round, &uframe, &ucap);
+                server_take(cfg, &rules, &rs, uframe, n);
             }
-            bytes_up += (double)n;
-            server_take(cfg, round, part, nparams, &rs, uframe, n, from, L.nclients);
-        }
-        double t_gather = now_seconds() - t1;
+        } else {
+            /* -- publish the global model to every rank that has taken the previous one -- */
+            memcpy(cmsg_payload(gframe), global.params, sizeof(float) * nparams);
+            gbytes = cmsg_seal(gframe, FED_PROTO_VERSION, MSG_GLOBAL, (uint32_t)round, 0,
+                               sizeof(float) * nparams);
+            double t0 = MPI_Wtime();
+            cmsg_outbox_progress(outbox);
+            int ndests = 0;
+            for (int r = 1; r < ranks; r++) {
+                if (!cmsg_outbox_busy(outbox, r)) {
+                    dests[ndests++] = r;
+                    continue;
+                }
+                for (int c = 0; c < L.nclients; c++)
+                    if (part[c] && fed_host_rank(c, ranks) == r) {
+                        rs.status[c] = ST_BUSY;
+                        rs.skipped++;
+                        fprintf(stderr, "fedtrain: round %d: client %d skipped: rank %d has not taken "
+                                        "an earlier global model yet\n", round, c, r);
+                    }
+            }
+            if (cmsg_outbox_post(outbox, gframe, gbytes, dests, ndests) != MPI_SUCCESS) {
+                fprintf(stderr, "fedtrain: round %d: sending the global model failed\n", round);
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+            bytes_down = (double)gbytes * ndests;
+            for (int c = 0; c < L.nclients; c++) rs.waiting[c] = part[c] && rs.status[c] != ST_BUSY;
+            double t1 = MPI_Wtime();
+            t_bcast = t1 - t0;
 
-        /* -- aggregate accepted updates in client order -- */
+            /* -- take updates until every expected client has answered or the deadline -- */
+            double deadline = cfg->round_timeout > 0 ? t0 + cfg->round_timeout : -1;
+            double notice = t1 + 60; /* without a deadline, say every minute who is missing */
+            char who[512];
+            cmsg_rx rx;
+            while (still_waiting(&rs, L.nclients) > 0) {
+                double wake = deadline >= 0 && deadline < notice ? deadline : notice;
+                cmsg_rx_status st = cmsg_inbox_next(inbox, wake, &rx);
+                if (st == CMSG_RX_TIMEOUT) {
+                    if (deadline >= 0 && MPI_Wtime() >= deadline) break;
+                    list_waiting(&rs, L.nclients, who, sizeof who);
+                    fprintf(stderr, "fedtrain: round %d: still waiting for client(s) %s after %.0f s "
+                                    "(--round-timeout sets a deadline)\n", round, who, MPI_Wtime() - t0);
+                    notice = MPI_Wtime() + 60;
+                    continue;
+                }
+                if (st == CMSG_RX_FRAME) {
+                    bytes_up += (double)rx.bytes;
+                    rules.from_rank = rx.from;
+                    server_take(cfg, &rules, &rs, rx.frame, rx.bytes);
+                } else {
+                    rs.rejected++;
+                    fprintf(stderr, "fedtrain: round %d: rejected update from rank %d: %s\n", round, rx.from,
+                            st == CMSG_RX_OVERSIZE ? "frame larger than an update (discarded)" : "receive failed");
+                }
+            }
+            /* what has already arrived belongs to this round too (e.g. a duplicate) */
+            cmsg_rx_status st;
+            while ((st = cmsg_inbox_next(inbox, 0, &rx)) != CMSG_RX_TIMEOUT) {
+                if (st == CMSG_RX_FRAME) {
+                    bytes_up += (double)rx.bytes;
+                    rules.from_rank = rx.from;
+                    server_take(cfg, &rules, &rs, rx.frame, rx.bytes);
+                } else {
+                    rs.rejected++;
+                    fprintf(stderr, "fedtrain: round %d: rejected update from rank %d: %s\n", round, rx.from,
+                            st == CMSG_RX_OVERSIZE ? "frame larger than an update (discarded)" : "receive failed");
+                }
+            }
+            for (int c = 0; c < L.nclients; c++)
+                if (rs.waiting[c] && rs.answered[c] != rs.round) {
+                    rs.status[c] = ST_TIMEOUT;
+                    rs.skipped++;
+                }
+            if (deadline >= 0 && still_waiting(&rs, L.nclients)) {
+                list_waiting(&rs, L.nclients, who, sizeof who);
+                fprintf(stderr, "fedtrain: round %d: no answer from client(s) %s within --round-timeout "
+                                "%g s: skipped this round\n", round, who, cfg->round_timeout);
+            }
+            t_gather = MPI_Wtime() - t1;
+        }
+
+        /* -- combine accepted updates in client order -- */
         int k = 0;
         double max_train = 0;
         for (int c = 0; c < L.nclients; c++) {
-            if (rs.received[c] != 1) continue;
+            if (rs.status[c] != ST_ACCEPTED) continue;
+            if (cfg->clip_norm > 0) aggregate_clip(rs.slots[c], global.params, nparams, cfg->clip_norm);
             accepted[k] = rs.slots[c];
             weights[k] = rs.meta[c].n_samples;
             if (rs.meta[c].train_seconds > max_train) max_train = rs.meta[c].train_seconds;
             k++;
         }
         if (k > 0) {
-            int weighted = cfg->aggregator != AGG_FEDAVG;
-            aggregate_mean(accepted, weighted ? weights : NULL, k, nparams, avg);
+            if (cfg->robust == ROBUST_MEDIAN) aggregate_median(accepted, k, nparams, avg);
+            else if (cfg->robust == ROBUST_TRIMMED) aggregate_trimmed_mean(accepted, k, nparams, cfg->trim, avg);
+            else aggregate_mean(accepted, cfg->aggregator != AGG_FEDAVG ? weights : NULL, k, nparams, avg);
             aggregate_server_step(cfg->aggregator, global.params, avg, server_mom,
                                   cfg->server_momentum, cfg->server_lr, nparams);
         } else {
@@ -408,25 +501,25 @@ int run_federated(fed_config *cfg) {
         evaluate(&global, &we, &es.clean, &et);
         evaluate(&global, &we, &es.transformed, &ex);
         double round_s = now_seconds() - t_round;
-        double bytes_down = ranks > 1 ? (double)gbytes * (ranks - 1) : 0;
-        /* Communication time: the broadcast plus the part of the gather not explained by the
+        /* Communication time: sending plus the part of the gather not explained by the
          * slowest client's training (an estimate; clients share cores when oversubscribed). */
-        double comm = t_bcast + (ranks > 1 && t_gather > max_train ? t_gather - max_train : 0);
-        comm_total += comm;
+        double comm_s = t_bcast + (ranks > 1 && t_gather > max_train ? t_gather - max_train : 0);
+        comm_total += comm_s;
         bytes_total += bytes_down + bytes_up;
-        tb_printf(&rlog.buf, "%d,%.6g,%.6f,%.6f,%.6f,%d,%d,%.4f,%.6f,%.4f,%.4f,%.6f,%.0f,%.0f\n", round,
+        tb_printf(&rlog.buf, "%d,%.6g,%.6f,%.6f,%.6f,%d,%d,%.4f,%.6f,%.4f,%.4f,%.6f,%.0f,%.0f,%d\n", round,
                   round_lr(cfg, round), et.loss, et.acc, ex.acc, rs.accepted, rs.rejected, round_s,
-                  t_bcast, t_gather, max_train, comm, bytes_down, bytes_up);
+                  t_bcast, t_gather, max_train, comm_s, bytes_down, bytes_up, rs.skipped);
         for (int c = 0; c < L.nclients; c++) {
             if (!part[c]) continue;
             const update_meta *m = &rs.meta[c];
-            if (rs.received[c] == 1)
+            if (rs.status[c] == ST_ACCEPTED)
                 tb_printf(&clog.buf, "%d,%d,%s,%u,%.6f,%.6f,%.4f,accepted\n", round, c,
                           transform_name(L.shards[c].transform), m->n_samples, m->train_loss,
                           m->train_acc, m->train_seconds);
             else
-                tb_printf(&clog.buf, "%d,%d,%s,%d,,,,rejected\n", round, c,
-                          transform_name(L.shards[c].transform), L.shards[c].n);
+                tb_printf(&clog.buf, "%d,%d,%s,%d,,,,%s\n", round, c,
+                          transform_name(L.shards[c].transform), L.shards[c].n,
+                          status_name[rs.status[c] == ST_NONE ? ST_REJECTED : rs.status[c]]);
         }
         checkpoint ck = {CKPT_FEDERATED, (uint32_t)round, fp, global.nlayers, {0}, nparams,
                          global.params, server_mom, elapsed_before + now_seconds() - t_start};
@@ -438,10 +531,10 @@ int run_federated(fed_config *cfg) {
         }
         if (!cfg->quiet)
             fprintf(stderr,
-                    "round %3d/%d  clients %d/%d ok (%d rejected)  test %.4f  transformed %.4f  "
+                    "round %3d/%d  clients %d/%d ok (%d rejected, %d skipped)  test %.4f  transformed %.4f  "
                     "%.2fs (comm %.3fs, %.1f MB)\n",
-                    round, cfg->rounds, rs.accepted, nsel, rs.rejected, et.acc, ex.acc, round_s,
-                    comm, (bytes_down + bytes_up) / 1e6);
+                    round, cfg->rounds, rs.accepted, nsel, rs.rejected, rs.skipped, et.acc, ex.acc, round_s,
+                    comm_s, (bytes_down + bytes_up) / 1e6);
         if (cfg->kill_after == round) raise(SIGKILL); /* testing hook: die like a killed job */
     }
 
@@ -451,11 +544,11 @@ int run_federated(fed_config *cfg) {
         experiment_final_eval(&global, &es, &u);
         u.config = config_to_json(cfg, L.nclients, ranks);
         u.seconds = elapsed_before + now_seconds() - t_start;
-        cJSON *comm = cJSON_AddObjectToObject(u.section, "communication");
-        cJSON_AddNumberToObject(comm, "model_parameters", (double)nparams);
-        cJSON_AddNumberToObject(comm, "frame_bytes", (double)cmsg_frame_bytes(sizeof(float) * nparams));
-        cJSON_AddNumberToObject(comm, "bytes_total_this_session", bytes_total);
-        cJSON_AddNumberToObject(comm, "comm_seconds_this_session", comm_total);
+        cJSON *cj = cJSON_AddObjectToObject(u.section, "communication");
+        cJSON_AddNumberToObject(cj, "model_parameters", (double)nparams);
+        cJSON_AddNumberToObject(cj, "frame_bytes", (double)cmsg_frame_bytes(sizeof(float) * nparams));
+        cJSON_AddNumberToObject(cj, "bytes_total_this_session", bytes_total);
+        cJSON_AddNumberToObject(cj, "comm_seconds_this_session", comm_total);
         cJSON *cl = cJSON_AddArrayToObject(u.section, "clients");
         for (int c = 0; c < L.nclients; c++) {
             cJSON *o = cJSON_CreateObject();
@@ -478,13 +571,45 @@ int run_federated(fed_config *cfg) {
         }
         csvlog_close(&rlog);
         csvlog_close(&clog);
+        if (ranks > 1) {
+            /* Results are written; now stop the clients. A rank that fell behind first gets
+             * its queued model, trains and answers (dropped as late), then the stop. */
+            gbytes = cmsg_seal(gframe, FED_PROTO_VERSION, MSG_STOP, (uint32_t)cfg->rounds + 1, 0, 0);
+            int ndests = 0;
+            for (int r = 1; r < ranks; r++) dests[ndests++] = r;
+            cmsg_outbox_post(outbox, gframe, gbytes, dests, ndests);
+            double limit = cfg->round_timeout > 0 ? (cfg->round_timeout > 10 ? cfg->round_timeout : 10) : -1;
+            double deadline = limit > 0 ? MPI_Wtime() + limit : -1;
+            cmsg_rx rx;
+            while (cmsg_outbox_progress(outbox) > 0) {
+                double wake = MPI_Wtime() + 0.05;
+                if (deadline >= 0 && MPI_Wtime() >= deadline) break;
+                if (cmsg_inbox_next(inbox, wake, &rx) == CMSG_RX_FRAME)
+                    fprintf(stderr, "fedtrain: late update from rank %d after the last round: dropped\n", rx.from);
+            }
+            int left = cmsg_outbox_progress(outbox);
+            if (left > 0) {
+                fprintf(stderr, "fedtrain: %d client rank(s) did not take the stop message within %g s "
+                                "(stopped or hung); the results in %s are complete; ending the job\n",
+                        left, limit, cfg->out_dir);
+                MPI_Abort(MPI_COMM_WORLD, 3);
+            }
+        }
         eval_sets_free(&es);
         mlp_work_free(&we);
         for (int c = 0; c < L.nclients; c++) free(rs.slots[c]);
         free(rs.slots);
-        free(rs.received);
+        free(rs.scratch);
+        free(rs.status);
+        free(rs.answered);
+        free(rs.waiting);
         free(rs.meta);
     }
+    cmsg_inbox_free(inbox);
+    cmsg_outbox_free(outbox);
+    MPI_Comm_free(&comm);
+    free(shard_n);
+    free(dests);
     free(local.params);
     mlp_work_free(&w);
     free(velocity);

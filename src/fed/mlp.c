@@ -46,7 +46,7 @@ int mlp_parse_layers(const char *s, int *sizes, int max) {
     while (*p) {
         char *end;
         long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || v > 65536 || n >= max) return -1;
+        if (end == p || v < 1 || v > MLP_MAX_WIDTH || n >= max) return -1;
         sizes[n++] = (int)v;
         if (*end == ',') end++;
         else if (*end) return -1;

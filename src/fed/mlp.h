@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #define MLP_MAX_LAYERS 8 /* weight layers */
+#define MLP_MAX_WIDTH 65536 /* units per layer (--layers, checkpoints) */
 
 typedef struct {
     int nlayers;                    /* weight layers; sizes has nlayers+1 entries */

@@ -13,9 +13,12 @@
 static const char *eval_names[4] = {"central_test", "central_transformed", "federated_test",
                                     "federated_transformed"};
 
+/* The central baseline may come from another run directory (--central): its summary. */
+static cJSON *central_root;
+
 static cJSON *find_eval(cJSON *root, const char *name) {
-    const char *mode = strncmp(name, "central", 7) == 0 ? "central" : "federated";
-    cJSON *sec = cJSON_GetObjectItem(root, mode);
+    int central = strncmp(name, "central", 7) == 0;
+    cJSON *sec = cJSON_GetObjectItem(central ? central_root : root, central ? "central" : "federated");
     cJSON *ev = sec ? cJSON_GetObjectItem(sec, "evaluations") : NULL;
     return ev ? cJSON_GetObjectItem(ev, name) : NULL;
 }
@@ -60,41 +63,63 @@ static int write_client_blocks(const char *csv, const char *figs, int nclients, 
     return write_text(figs, "clients.dat", &t, err, errlen);
 }
 
-int run_report(fed_config *cfg) {
-    const char *run = cfg->out_dir;
-    char err[1400], path[1200], figs[1100];
-    if (strchr(run, '\'') || strchr(run, '"')) {
-        fprintf(stderr, "fedtrain: report %s: quotes in RUN_DIR are not supported\n", run);
-        return 2;
+static cJSON *load_summary(const char *dir) {
+    char path[1200];
+    if (strchr(dir, '\'') || strchr(dir, '"')) {
+        fprintf(stderr, "fedtrain: report %s: quotes in RUN_DIR are not supported\n", dir);
+        return NULL;
     }
-    snprintf(path, sizeof path, "%s/summary.json", run);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
     char *text = read_file(path, NULL);
     if (!text) {
-        fprintf(stderr, "fedtrain: report: %s: cannot read (is %s a fedtrain RUN_DIR?)\n", path, run);
-        return 2;
+        fprintf(stderr, "fedtrain: report: %s: cannot read (is %s a fedtrain RUN_DIR?)\n", path, dir);
+        return NULL;
     }
     cJSON *root = cJSON_Parse(text);
     free(text);
-    if (!root) {
-        fprintf(stderr, "fedtrain: report: %s: not valid JSON\n", path);
+    if (!root) fprintf(stderr, "fedtrain: report: %s: not valid JSON\n", path);
+    return root;
+}
+
+int run_report(fed_config *cfg) {
+    const char *run = cfg->out_dir;
+    const char *cdir = cfg->central_dir[0] ? cfg->central_dir : run;
+    char err[1400], figs[1100];
+    cJSON *root = load_summary(run);
+    if (!root) return 2;
+    cJSON *croot_own = cfg->central_dir[0] ? load_summary(cdir) : NULL;
+    if (cfg->central_dir[0] && !croot_own) {
+        cJSON_Delete(root);
+        return 2;
+    }
+    central_root = croot_own ? croot_own : root;
+    if (cfg->central_dir[0] && !cJSON_GetObjectItem(central_root, "central")) {
+        fprintf(stderr, "fedtrain: report: --central %s: its summary.json has no central run\n", cdir);
+        cJSON_Delete(root);
+        cJSON_Delete(croot_own);
         return 2;
     }
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
         fprintf(stderr, "fedtrain: report: gnuplot not found (install the Debian package gnuplot-nox)\n");
         cJSON_Delete(root);
+        cJSON_Delete(croot_own);
         return 2;
     }
     snprintf(figs, sizeof figs, "%s/figures", run);
     if (mkdir_p(figs, err, sizeof err) != 0) {
         fprintf(stderr, "fedtrain: report: %s\n", err);
         cJSON_Delete(root);
+        cJSON_Delete(croot_own);
         return 2;
     }
     char central_csv[1200], rounds_csv[1200], clients_csv[1200];
-    snprintf(central_csv, sizeof central_csv, "%s/central_epochs.csv", run);
+    snprintf(central_csv, sizeof central_csv, "%s/central_epochs.csv", cdir);
     snprintf(rounds_csv, sizeof rounds_csv, "%s/federated_rounds.csv", run);
     snprintf(clients_csv, sizeof clients_csv, "%s/federated_clients.csv", run);
     int has_c = file_exists(central_csv), has_f = file_exists(rounds_csv);
+    /* which modes have evaluations: only those get bars (an all-NaN column stops gnuplot) */
+    int sec_c = cJSON_GetObjectItem(central_root, "central") != NULL;
+    int sec_f = cJSON_GetObjectItem(root, "federated") != NULL;
     cJSON *fsec = cJSON_GetObjectItem(root, "federated");
     cJSON *fcfg = fsec ? cJSON_GetObjectItem(fsec, "config") : NULL;
     int nclients = (int)num(fcfg, "clients");
@@ -105,7 +130,7 @@ int run_report(fed_config *cfg) {
     for (int k = 0; k < TF_COUNT; k++) {
         double v[4];
         for (int m = 0; m < 2; m++) {
-            cJSON *sec = cJSON_GetObjectItem(root, m ? "federated" : "central");
+            cJSON *sec = cJSON_GetObjectItem(m ? root : central_root, m ? "federated" : "central");
             cJSON *ptm = sec ? cJSON_GetObjectItem(sec, "per_transform_metrics") : NULL;
             cJSON *e = ptm ? cJSON_GetObjectItem(ptm, transform_name(k)) : NULL;
             v[m] = e ? num(e, "accuracy") : 0.0 / 0.0;
@@ -179,11 +204,13 @@ int run_report(fed_config *cfg) {
     tb_printf(&g, "set datafile separator whitespace\nset style data histograms\nset style histogram clustered gap 1\n"
                   "set style fill solid 0.8 border -1\nset yrange [0:1]\nset xlabel ''\nset key top right\nset xtics nomirror\nset bmargin 5\n");
     const char *bars[2][3] = {{"clientwise_accuracy", "accuracy", "2:3"}, {"clientwise_micro_f1", "micro-F1", "4:5"}};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && (sec_c || sec_f); i++) {
         int c1 = bars[i][2][0] - '0', c2 = bars[i][2][2] - '0';
         tb_printf(&g, "set output '%s/%s.png'\nset title 'Client-wise %s (test set under each client transform)'\nset ylabel '%s'\n"
-                      "plot '%s/clientwise.dat' using %d:xtic(1) title 'central', '' using %d title 'federated'\n",
-                  figs, bars[i][0], bars[i][1], bars[i][1], figs, c1, c2);
+                      "plot '%s/clientwise.dat' ",
+                  figs, bars[i][0], bars[i][1], bars[i][1], figs);
+        if (sec_c) tb_printf(&g, "using %d:xtic(1) title 'central'%s", c1, sec_f ? ", '' " : "\n");
+        if (sec_f) tb_printf(&g, "using %d%s title 'federated'\n", c2, sec_c ? "" : ":xtic(1)");
     }
     /* heatmaps */
     if (npresent > 0) {
@@ -218,13 +245,16 @@ int run_report(fed_config *cfg) {
     if (system(cmd) != 0) {
         fprintf(stderr, "fedtrain: report: gnuplot failed on %s/report.gp\n", figs);
         cJSON_Delete(root);
+        cJSON_Delete(croot_own);
         return 2;
     }
     cJSON_Delete(root);
+    cJSON_Delete(croot_own);
     fprintf(stderr, "fedtrain: figures written to %s/\n", figs);
     return 0;
 fail:
     fprintf(stderr, "fedtrain: report: %s\n", err);
     cJSON_Delete(root);
+    cJSON_Delete(croot_own);
     return 2;
 }

@@ -42,6 +42,13 @@ cJSON *config_to_json(const fed_config *c, int nclients, int ranks) {
         cJSON_AddNumberToObject(o, "server_lr", c->server_lr);
         cJSON_AddNumberToObject(o, "prox_mu", c->prox_mu);
         cJSON_AddNumberToObject(o, "client_fraction", c->client_fraction);
+        cJSON_AddNumberToObject(o, "round_timeout", c->round_timeout);
+        cJSON_AddStringToObject(o, "robust", c->robust == ROBUST_MEDIAN ? "median"
+                                             : c->robust == ROBUST_TRIMMED ? "trimmed" : "mean");
+        cJSON_AddNumberToObject(o, "trim", c->trim);
+        cJSON_AddNumberToObject(o, "clip_norm", c->clip_norm);
+        cJSON_AddNumberToObject(o, "max_param", c->max_param);
+        cJSON_AddNumberToObject(o, "max_update_norm", c->max_update_norm);
     }
     return o;
 }

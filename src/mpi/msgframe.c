@@ -42,18 +42,24 @@ size_t cmsg_seal(uint8_t *frame, uint16_t version, uint16_t kind, uint32_t seq, 
     return cmsg_frame_bytes((size_t)payload_bytes);
 }
 
-cmsg_status cmsg_open(const uint8_t *frame, size_t frame_bytes, uint16_t expected_version,
-                      cmsg_header *hdr) {
+cmsg_status cmsg_peek_header(const uint8_t *frame, size_t frame_bytes, cmsg_header *hdr) {
     if (frame == NULL || frame_bytes < CMSG_HEADER_BYTES) return CMSG_TOO_SHORT;
     if (get32(frame) != CMSG_MAGIC) return CMSG_BAD_MAGIC;
     if (get32(frame + 28) != cmsg_crc32(frame, 28)) return CMSG_BAD_HEADER_CRC;
+    hdr->version = get16(frame + 4);
+    hdr->kind = get16(frame + 6);
+    hdr->seq = get32(frame + 8);
+    hdr->sender = get32(frame + 12);
+    hdr->payload_bytes = get64(frame + 16);
+    hdr->payload_crc = get32(frame + 24);
+    return CMSG_OK;
+}
+
+cmsg_status cmsg_open(const uint8_t *frame, size_t frame_bytes, uint16_t expected_version,
+                      cmsg_header *hdr) {
     cmsg_header h;
-    h.version = get16(frame + 4);
-    h.kind = get16(frame + 6);
-    h.seq = get32(frame + 8);
-    h.sender = get32(frame + 12);
-    h.payload_bytes = get64(frame + 16);
-    h.payload_crc = get32(frame + 24);
+    cmsg_status st = cmsg_peek_header(frame, frame_bytes, &h);
+    if (st != CMSG_OK) return st;
     if (h.version != expected_version) return CMSG_BAD_VERSION;
     if (h.payload_bytes != (uint64_t)(frame_bytes - CMSG_HEADER_BYTES)) return CMSG_BAD_LENGTH;
     if (cmsg_crc32(frame + CMSG_HEADER_BYTES, (size_t)h.payload_bytes) != h.payload_crc)

@@ -49,6 +49,10 @@ size_t cmsg_seal(uint8_t *frame, uint16_t version, uint16_t kind, uint32_t seq, 
 cmsg_status cmsg_open(const uint8_t *frame, size_t frame_bytes, uint16_t expected_version,
                       cmsg_header *hdr);
 
+/* Reads the header alone (magic and header CRC checked, nothing else): lets a receiver tell
+ * who sent a frame whose payload is damaged. Returns CMSG_OK or why not. */
+cmsg_status cmsg_peek_header(const uint8_t *frame, size_t frame_bytes, cmsg_header *hdr);
+
 const char *cmsg_status_str(cmsg_status s);
 
 uint32_t cmsg_crc32(const void *data, size_t n);

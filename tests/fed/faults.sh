@@ -19,4 +19,13 @@ check_fault nan 1 "rejected update from client 1: contains NaN"
 check_fault inf 4 "rejected update from client 4: contains Inf"
 check_fault size 2 "rejected update from client 2: wrong number of parameters"
 check_fault checksum 5 "payload checksum mismatch"
+# robust combinations run end to end and are recorded in the summary
+for robust in median trimmed:0.2; do
+    rm -rf "$T/run"
+    mpi 4 "$FEDTRAIN" federated --data "$T/data" --out "$T/run" --rounds 2 --local-epochs 1 --clients 6 \
+        --robust $robust --clip-norm 5 --quiet 2> "$T/err" || { cat "$T/err"; fail "--robust $robust: run failed"; }
+    python3 -c "import json,sys,math; s=json.load(open(sys.argv[1])); c=s['federated']['config']; \
+assert math.isfinite(s['federated_test']) and s['federated_test'] > 0.3 and c['robust'] == sys.argv[2].split(':')[0] and c['clip_norm'] == 5" \
+        "$T/run/summary.json" "$robust" || fail "--robust $robust: summary"
+done
 echo "faults: all checks passed"

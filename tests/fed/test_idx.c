@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -45,7 +46,7 @@ static int load_fails_with(const char *name, int ndims, const char *needle) {
     char path[256], err[512] = "";
     snprintf(path, sizeof path, "%s/%s", dir, name);
     idx_array a;
-    int rc = idx_load(path, ndims, &a, err, sizeof err);
+    int rc = idx_load(path, ndims, 0, &a, err, sizeof err);
     if (rc == 0) {
         idx_free(&a);
         fprintf(stderr, "  %s loaded but should fail\n", name);
@@ -67,14 +68,14 @@ int main(void) {
     uint8_t lab[8 + 5] = {0, 0, 8, 1, 0, 0, 0, 5, 1, 2, 3, 4, 9};
     write_raw("good-labels.idx1", lab, sizeof lab);
 
-    char path[256], err[512];
+    char path[256], err[512], cmd2[1024];
     idx_array a;
     snprintf(path, sizeof path, "%s/good-images.idx3", dir);
-    CHECK(idx_load(path, 3, &a, err, sizeof err) == 0);
+    CHECK(idx_load(path, 3, 0, &a, err, sizeof err) == 0);
     CHECK(a.count == 5 && a.rows == 4 && a.cols == 4 && a.data[17] == 51);
     idx_free(&a);
     snprintf(path, sizeof path, "%s/good-images.idx3.gz", dir);
-    CHECK(idx_load(path, 3, &a, err, sizeof err) == 0);
+    CHECK(idx_load(path, 3, 0, &a, err, sizeof err) == 0);
     CHECK(a.count == 5 && a.data[79] == (uint8_t)(79 * 3));
     idx_free(&a);
 
@@ -83,7 +84,7 @@ int main(void) {
     char ip[256], lp[256];
     snprintf(ip, sizeof ip, "%s/good-images.idx3.gz", dir);
     snprintf(lp, sizeof lp, "%s/good-labels.idx1", dir);
-    CHECK(dataset_load(ip, lp, &d, err, sizeof err) == 0);
+    CHECK(dataset_load(ip, lp, 0, &d, err, sizeof err) == 0);
     CHECK(d.n == 5 && d.dim == 16 && d.y[4] == 9);
     CHECK_NEAR(d.x[1], 3.0 / 255.0, 1e-7);
     dataset_free(&d);
@@ -124,15 +125,87 @@ int main(void) {
     write_raw("corrupt-images.idx3.gz", gzbad, sizeof gzbad);
     CHECK(load_fails_with("corrupt-images.idx3.gz", 3, ""));
 
+    /* gzip: trailing garbage after the stream is refused; a second gzip member is data */
+    {
+        snprintf(path, sizeof path, "%s/good-images.idx3.gz", dir);
+        FILE *g = fopen(path, "rb");
+        uint8_t gzb[4096];
+        size_t gn = fread(gzb, 1, sizeof gzb - 16, g);
+        fclose(g);
+        memcpy(gzb + gn, "garbage!", 8);
+        write_raw("garbage-images.idx3.gz", gzb, gn + 8);
+        CHECK(load_fails_with("garbage-images.idx3.gz", 3, "trailing garbage"));
+        /* the same images split over two members */
+        char p2[256];
+        write_gz("part1.gz", buf, 40);
+        write_gz("part2.gz", buf + 40, n - 40);
+        snprintf(cmd2, sizeof cmd2, "cat %s/part1.gz %s/part2.gz > %s/two-members.idx3.gz", dir, dir, dir);
+        CHECK(system(cmd2) == 0);
+        snprintf(p2, sizeof p2, "%s/two-members.idx3.gz", dir);
+        CHECK(idx_load(p2, 3, 0, &a, err, sizeof err) == 0 && a.count == 5 && a.data[79] == (uint8_t)(79 * 3));
+        idx_free(&a);
+    }
+
+    /* max_items: only the first items are read and kept */
+    snprintf(path, sizeof path, "%s/good-images.idx3.gz", dir);
+    CHECK(idx_load(path, 3, 2, &a, err, sizeof err) == 0 && a.count == 2 && a.declared == 5 &&
+          a.data[31] == (uint8_t)(31 * 3));
+    idx_free(&a);
+    CHECK(dataset_load(ip, lp, 3, &d, err, sizeof err) == 0 && d.n == 3 && d.y[2] == 3);
+    dataset_free(&d);
+
+    /* Claims checked against the bytes present before allocating. With the address space
+     * limited to 1 GiB (not under ASan, which reserves terabytes of shadow), a reader that
+     * allocates what the header claims fails with "out of memory" instead. */
+#ifndef __SANITIZE_ADDRESS__
+    struct rlimit rl_old, rl;
+    CHECK(getrlimit(RLIMIT_AS, &rl_old) == 0);
+    rl = rl_old;
+    rl.rlim_cur = 1ul << 30;
+    CHECK(setrlimit(RLIMIT_AS, &rl) == 0);
+#endif
+    /* a 25-byte raw file whose header claims 5.5M 28x28 images (4.3 GB) */
+    memset(bad, 0, 25);
+    bad[2] = 8; bad[3] = 3;
+    be32(bad + 4, 5500000); be32(bad + 8, 28); be32(bad + 12, 28);
+    write_raw("claim-images.idx3", bad, 25);
+    CHECK(load_fails_with("claim-images.idx3", 3, "holds only 9"));
+    /* the same header gzipped: far more than 40-odd compressed bytes can inflate to */
+    write_gz("claim-images.idx3.gz", bad, 25);
+    CHECK(load_fails_with("claim-images.idx3.gz", 3, "can hold"));
+    /* a real gzip bomb: 2,000,000 zero images (1.57 GB) in ~1.5 MB; the first 100 load */
+    {
+        snprintf(path, sizeof path, "%s/bomb-images.idx3.gz", dir);
+        gzFile g = gzopen(path, "wb1");
+        be32(bad + 4, 2000000);
+        gzwrite(g, bad, 16);
+        static uint8_t zeros[1 << 20];
+        for (unsigned long long left = 2000000ull * 784; left > 0;) {
+            unsigned k = left > sizeof zeros ? (unsigned)sizeof zeros : (unsigned)left;
+            gzwrite(g, zeros, k);
+            left -= k;
+        }
+        gzclose(g);
+        CHECK(idx_load(path, 3, 100, &a, err, sizeof err) == 0 && a.count == 100 && a.declared == 2000000);
+        idx_free(&a);
+        /* without a limit it is a legitimate 1.57 GB: over the 1 GiB limit, refused cleanly */
+#ifndef __SANITIZE_ADDRESS__
+        CHECK(load_fails_with("bomb-images.idx3.gz", 3, "out of memory"));
+#endif
+    }
+#ifndef __SANITIZE_ADDRESS__
+    setrlimit(RLIMIT_AS, &rl_old);
+#endif
+
     /* count mismatch and bad label value */
     uint8_t lab4[8 + 4] = {0, 0, 8, 1, 0, 0, 0, 4, 1, 2, 3, 4};
     write_raw("four-labels.idx1", lab4, sizeof lab4);
     snprintf(lp, sizeof lp, "%s/four-labels.idx1", dir);
-    CHECK(dataset_load(ip, lp, &d, err, sizeof err) != 0 && strstr(err, "labels"));
+    CHECK(dataset_load(ip, lp, 0, &d, err, sizeof err) != 0 && strstr(err, "labels"));
     uint8_t lab10[8 + 5] = {0, 0, 8, 1, 0, 0, 0, 5, 1, 2, 3, 4, 10};
     write_raw("ten-labels.idx1", lab10, sizeof lab10);
     snprintf(lp, sizeof lp, "%s/ten-labels.idx1", dir);
-    CHECK(dataset_load(ip, lp, &d, err, sizeof err) != 0 && strstr(err, "outside 0..9"));
+    CHECK(dataset_load(ip, lp, 0, &d, err, sizeof err) != 0 && strstr(err, "outside 0..9"));
 
     /* file discovery by name pattern, explicit override kept */
     char sub[300];
