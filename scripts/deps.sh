@@ -3,12 +3,13 @@
 # only when run as root (otherwise it lists what is missing and carries on). Where they cannot be
 # installed (no package registry, e.g. an offline GPU node with the libraries under a prefix named
 # by CMAKE_PREFIX_PATH), it says so and carries on: CMake then names any required library it
-# cannot find, and optional ones (Embree, gnuplot, Fashion-MNIST) are simply not used.
+# cannot find, and optional ones (Embree, tinygltf, gnuplot, Fashion-MNIST) are simply not used.
 # Open Image Denoise (optional, for --denoise) comes from PyPI: scripts/fetch-oidn.sh, run last.
 set -eu
 trap '"$(dirname "$0")"/fetch-oidn.sh' EXIT
 pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libcjson-dev libtinyexr-dev libstb-dev
-      libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev python3-pip"
+      libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev python3-pip
+      libtinygltf-dev"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

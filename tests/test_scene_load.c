@@ -900,9 +900,10 @@ static void test_dialects(void) {
         m = mat_named(s, "prism");
         CHECK(m->kind == MAT_DIELECTRIC && fabsf(m->ior - 1.6f) < 1e-6f, "per-channel REFRACTION: the middle value");
         m = mat_named(s, "gold");
-        CHECK(m->kind == MAT_CONDUCTOR && fabsf(m->alpha - 0.16f) < 1e-6f && fabsf(m->albedo.y - 0.76f) < 1e-6f,
-              "PBR metallic 1: conductor, alpha = roughness^2, F0 = BASE_COLOR");
-        CHECK(mat_named(s, "plastic")->kind == MAT_DIFFUSE, "Microfacet metallic 0: diffuse for now");
+        CHECK(m->kind == MAT_PBR && m->metallic == 1.0f && fabsf(m->alpha - 0.16f) < 1e-6f && fabsf(m->albedo.y - 0.76f) < 1e-6f,
+              "PBR: metallic-roughness, alpha = roughness^2, base colour BASE_COLOR");
+        m = mat_named(s, "plastic");
+        CHECK(m->kind == MAT_PBR && m->metallic == 0.0f && fabsf(m->alpha - 0.09f) < 1e-6f, "Microfacet: metallic-roughness");
         m = mat_named(s, "steel");
         CHECK(m->kind == MAT_CONDUCTOR && fabsf(m->alpha - 0.25f) < 1e-6f, "Metallic type");
         m = mat_named(s, "shiny");
@@ -914,14 +915,13 @@ static void test_dialects(void) {
         CHECK(!mat_named(s, "oneside")->two_sided, "TWO_SIDED false");
         CHECK(s->nspheres == 9 && s->nquads == 2, "objects: %zu spheres, %zu quads", s->nspheres, s->nquads);
         /* one warning per key: prism's IOR + ABBE, plastic's normal map, wax's SIGMA_A and type, marble's
-         * OCTAVES and type, the PBR approximation (gold and plastic: one line) */
+         * OCTAVES and type */
         CHECK(contains(w.text, "materials.json: Materials.prism.ABBE: dispersion is not supported"), "ABBE warning:\n%s", w.text);
         CHECK(contains(w.text, "Materials.plastic.NORMAL_MAP: normal and bump maps are not supported"), "normal map warning:\n%s", w.text);
         CHECK(contains(w.text, "Materials.wax.SIGMA_A: unknown key, ignored"), "SIGMA_A warning:\n%s", w.text);
         CHECK(contains(w.text, "Materials.wax.TYPE: material TYPE \"Subsurface\""), "subsurface warning:\n%s", w.text);
-        CHECK(contains(w.text, "approximated until caustic has a PBR material") && contains(w.text, "(and 1 more like it)"),
-              "PBR warning once:\n%s", w.text);
-        CHECK(w.n == 8, "materials.json: %d warnings:\n%s", w.n, w.text);
+        CHECK(!contains(w.text, "PBR"), "PBR types are read, not approximated:\n%s", w.text);
+        CHECK(w.n == 7, "materials.json: %d warnings:\n%s", w.n, w.text);
         scene_destroy(s);
     }
     load_dialect("materials.json", &w, 1);
@@ -967,7 +967,7 @@ static void test_dialects(void) {
     load_dialect("old_format.txt", &w, 1);
     s = load_dialect("typed_format.txt", &w, 0);
     if (s) {
-        CHECK(s->materials[find_mat(s, "metal")].kind == MAT_CONDUCTOR, "text TYPE MetallicWorkflow");
+        CHECK(s->materials[find_mat(s, "metal")].kind == MAT_PBR, "text TYPE MetallicWorkflow");
         CHECK(s->materials[find_mat(s, "clay")].kind == MAT_DIFFUSE, "text MAT_TYPE Lambertian");
         CHECK(s->camera.aperture_radius == 0.0f, "LENS_RAD -1: no lens");
         CHECK(s->ntriangles == 20 + 12 && s->nspheres == 1, "text mesh line");

@@ -10,7 +10,7 @@
 
 // Wavefront pipeline: a fixed pool of in-flight paths (SoA over PATH_STATE_FIELDS) and the
 // queues of path indices between the stages.
-#define WF_MATERIAL_KINDS 6   // MAT_DIFFUSE .. MAT_PHONG: one shade queue each
+#define WF_MATERIAL_KINDS MAT_KIND_COUNT   // one shade queue per material kind
 enum { WF_Q_ISECT = 0, WF_Q_SHADOW = 1, WF_Q_DONE = 2, WF_Q_SHADE = 3, WF_NQ = WF_Q_SHADE + WF_MATERIAL_KINDS };
 
 struct wavefront {

@@ -658,7 +658,47 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
  * inlined elsewhere, with compact leaves; the trace-only kernel calls trace_ray_inline with
  * unrolled leaves. */
 KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any) { return trace_ray_inline(s, r, h, any, 1); }
-KFN int trace_closest(const kscene *s, ray r, hit *h) { return trace_ray(s, r, h, 0); }
-KFN int trace_occluded(const kscene *s, ray r) { hit h; return trace_ray(s, r, &h, 1); }
+
+/* Alpha-masked surfaces (material alpha_cutoff > 0, glTF alphaMode MASK): a hit where the mask
+ * cuts the surface out is not a hit. Only scenes that have such materials pay for it
+ * (kscene.has_cutouts): their rays take closest hits one after another, stepping past each
+ * cut-out one (at most CUTOUT_MAX_LAYERS, after which the hit counts as opaque), and shadow rays
+ * do the same instead of stopping at any hit. */
+#define CUTOUT_MAX_LAYERS 64
+KFN int hit_cut_out(const kscene *s, const hit *h) {
+    if (prim_id_kind(h->prim) != PRIM_TRIANGLE) return 0;
+    const triangle *tr = &s->triangles[prim_id_index(h->prim)];
+    const material *m = &s->materials[tr->material];
+    if (!(m->alpha_cutoff > 0.0f)) return 0;
+    float b0 = 1.0f - h->b1 - h->b2;
+    vec2 uv = v2(h->b1, h->b2);
+    if (s->uvs) {
+        vec2 u0 = s->uvs[tr->v[0]], u1 = s->uvs[tr->v[1]], u2 = s->uvs[tr->v[2]];
+        uv = v2(b0 * u0.x + h->b1 * u1.x + h->b2 * u2.x, b0 * u0.y + h->b1 * u1.y + h->b2 * u2.y);
+    }
+    return material_cut_out(s, m, uv, v3s(0.0f));
+}
+KFN int trace_past_cutouts(const kscene *s, ray r, hit *h) {
+    float t0 = 0.0f;
+    ray q = r;
+    for (int layer = 0; layer < CUTOUT_MAX_LAYERS; ++layer) {
+        if (!trace_ray(s, q, h, 0)) return 0;
+        h->t += t0;
+        if (!hit_cut_out(s, h)) return 1;
+        vec3 p = ray_at(r, h->t);
+        float step = K_RAY_EPS * (1.0f + vmaxc(v3(fabsf(p.x), fabsf(p.y), fabsf(p.z))));
+        t0 = h->t + step;
+        q = make_ray(ray_at(r, t0), r.d, r.tmax - t0);
+        if (!(q.tmax > 0.0f)) return 0;
+    }
+    return 1;
+}
+KFN int trace_closest(const kscene *s, ray r, hit *h) {
+    return s->has_cutouts ? trace_past_cutouts(s, r, h) : trace_ray(s, r, h, 0);
+}
+KFN int trace_occluded(const kscene *s, ray r) {
+    hit h;
+    return s->has_cutouts ? trace_past_cutouts(s, r, &h) : trace_ray(s, r, &h, 1);
+}
 
 #endif

@@ -53,7 +53,8 @@ KFN int stage_shadow(path_state *ps, const kscene *s) {
  * ahead of time by path_trace_sample on the CPU). */
 KFN int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const bounce_samples *u) {
     surface sf = surface_at(s, ps->r, &ps->h);
-    const material *m = &s->materials[sf.material];
+    material mat = material_at(s, &s->materials[sf.material], sf.uv, sf.p);
+    const material *m = &mat;
     vec3 wo_world = vneg(ps->r.d);
 
     /* Emission reached by the previous bounce, MIS-weighted against NEE. */
@@ -77,8 +78,9 @@ KFN int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const 
     /* Next-event estimation. */
     if (!material_is_delta(m) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
         light_sample ls;
-        if (sample_light(s, sf.p, u_light_pick, u_light, &ls) && vdot(ls.wi, sf.ng) > 0.0f) {
-            vec3 wi = frame_to_local(fr, ls.wi);
+        int ok = sample_light(s, sf.p, u_light_pick, u_light, &ls);
+        vec3 wi = ok ? frame_to_local(fr, ls.wi) : v3s(0.0f);
+        if (ok && bsdf_sides_agree(m, wo, wi, wo_world, ls.wi, sf.ng)) {
             vec3 f = bsdf_eval(m, albedo, wo, wi);
             if (!vis_black(f)) {
                 float w = ls.delta ? 1.0f : mis_power(ls.pdf, bsdf_pdf(m, wo, wi));

@@ -2,7 +2,7 @@
 #ifndef CAUSTIC_KERNEL_INTERSECT_H
 #define CAUSTIC_KERNEL_INTERSECT_H
 
-#include "types.h"
+#include "texture.h"
 
 /* Per-ray constants of the watertight test (Woop, Benthin, Wald 2013): the axis where the
  * direction is largest becomes z, and a shear maps the ray onto +z. */
@@ -119,6 +119,41 @@ KFN int intersect_prim(const kscene *s, uint32_t id, vec3 o, vec3 d, const ray_s
     return 1;
 }
 
+/* Tangent-space normal mapping of triangle tr at barycentrics (b0, b1, b2): the tangent is the
+ * vertices' (glTF TANGENT, xyz and handedness w) where they have one, otherwise dp/du of the
+ * triangle with the handedness of its uv parametrisation; the bitangent is w * (n x t). */
+KFN vec3 normal_mapped(const kscene *s, const material *m, const triangle *tr, float b0, float b1, float b2,
+                       vec3 n, vec2 uv, vec3 p) {
+    vec3 t;
+    float w = 0.0f;
+    if (s->tangents && s->tangents[4u * tr->v[0] + 3u] != 0.0f) {
+        const float *t0 = s->tangents + 4u * tr->v[0], *t1 = s->tangents + 4u * tr->v[1], *t2 = s->tangents + 4u * tr->v[2];
+        t = v3(b0 * t0[0] + b1 * t1[0] + b2 * t2[0], b0 * t0[1] + b1 * t1[1] + b2 * t2[1], b0 * t0[2] + b1 * t1[2] + b2 * t2[2]);
+        w = t0[3] < 0.0f ? -1.0f : 1.0f;
+    } else {
+        if (!s->uvs) return n;
+        vec3 p0 = s->positions[tr->v[0]];
+        vec3 e1 = vsub(s->positions[tr->v[1]], p0), e2 = vsub(s->positions[tr->v[2]], p0);
+        vec2 u0 = s->uvs[tr->v[0]], u1 = s->uvs[tr->v[1]], u2 = s->uvs[tr->v[2]];
+        float du1 = u1.x - u0.x, dv1 = u1.y - u0.y, du2 = u2.x - u0.x, dv2 = u2.y - u0.y;
+        float det = du1 * dv2 - du2 * dv1;
+        if (det == 0.0f || !kfinite(det)) return n;
+        t = vscale(vsub(vscale(e1, dv2), vscale(e2, dv1)), 1.0f / det);
+        vec3 b = vscale(vsub(vscale(e2, du1), vscale(e1, du2)), 1.0f / det);
+        w = vdot(vcross(n, t), b) < 0.0f ? -1.0f : 1.0f;
+    }
+    t = vsub(t, vscale(n, vdot(n, t)));   /* Gram-Schmidt against the interpolated normal */
+    float tl = vlen2(t);
+    if (!(tl > 0.0f) || !kfinite(tl)) return n;
+    t = vscale(t, 1.0f / sqrtf(tl));
+    vec3 bt = vscale(vcross(n, t), w);
+    vec3 c = texture_eval(s, m->normal_tex, uv, p);
+    vec3 d = v3((2.0f * c.x - 1.0f) * m->normal_scale, (2.0f * c.y - 1.0f) * m->normal_scale, 2.0f * c.z - 1.0f);
+    vec3 r = vadd(vadd(vscale(t, d.x), vscale(bt, d.y)), vscale(n, d.z));
+    float rl = vlen2(r);
+    return rl > 0.0f && kfinite(rl) ? vscale(r, 1.0f / sqrtf(rl)) : n;
+}
+
 /* Position, normals, uv and material at a hit. Normals face the primitive's outside. */
 KFN surface surface_at(const kscene *s, ray r, const hit *h) {
     surface sf;
@@ -147,6 +182,10 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
             sf.uv = v2(h->b1, h->b2);
         }
         sf.material = tr->material;
+        {
+            const material *m = &s->materials[tr->material];
+            if (m->maps & MAP_NORMAL) sf.ns = normal_mapped(s, m, tr, b0, h->b1, h->b2, sf.ns, sf.uv, sf.p);
+        }
         break;
     }
     case PRIM_SPHERE: {

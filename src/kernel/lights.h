@@ -35,8 +35,18 @@ KFN float emit_side_pmf(const material *m) { return m->two_sided ? 0.5f : 1.0f; 
 KFN vec3 emitted_radiance(const kscene *s, const surface *sf, vec3 wo) {
     const material *m = &s->materials[sf->material];
     if (vis_black(m->emission) || emit_cos(m, sf->ng, wo) <= 0.0f) return v3s(0.0f);
-    return m->emission;
+    return material_emission(s, m, sf->uv, sf->p);
 }
+
+/* Spot light cone (glTF KHR_lights_punctual): intensity scale for a particle leaving along d. */
+KFN float spot_falloff(const light *l, vec3 d) {
+    float c = vdot(d, l->axis);
+    float scale = 1.0f / kmax(1e-3f, l->cos_inner - l->cos_outer);
+    float a = kclamp((c - l->cos_outer) * scale, 0.0f, 1.0f);
+    return a * a;
+}
+/* Particles of a spot light leave uniformly within its outer cone. */
+KFN float spot_cone_pdf(const light *l) { return 1.0f / (2.0f * K_PI * kmax(1e-6f, 1.0f - l->cos_outer)); }
 
 /* Surface-area Jacobian of a transformed sphere at object-space point po (|po| = 0.5):
  * dA_world / dA_object = |det M| * |M^-T n_o|. */
@@ -70,14 +80,22 @@ KFN float prim_area_pdf(const kscene *s, uint32_t id, vec3 p) {
     }
 }
 
-/* Uniform point on primitive `id`: position and outward geometric normal. */
-KFN void prim_sample_point(const kscene *s, uint32_t id, vec2 u, vec3 *p, vec3 *n) {
+/* Uniform point on primitive `id`: position, outward geometric normal and texture coordinates
+ * (as surface_at computes them). */
+KFN void prim_sample_point_uv(const kscene *s, uint32_t id, vec2 u, vec3 *p, vec3 *n, vec2 *uv) {
     uint32_t i = prim_id_index(id);
     switch (prim_id_kind(id)) {
     case PRIM_TRIANGLE: {
         const triangle *t = &s->triangles[i];
         vec3 p0 = s->positions[t->v[0]], p1 = s->positions[t->v[1]], p2 = s->positions[t->v[2]];
         vec2 b = sample_triangle_barycentric(u);
+        if (s->uvs) {
+            vec2 u0 = s->uvs[t->v[0]], u1 = s->uvs[t->v[1]], u2 = s->uvs[t->v[2]];
+            float b0 = 1.0f - b.x - b.y;
+            *uv = v2(b0 * u0.x + b.x * u1.x + b.y * u2.x, b0 * u0.y + b.x * u1.y + b.y * u2.y);
+        } else {
+            *uv = b;
+        }
         *p = vadd(vadd(vscale(p0, 1.0f - b.x - b.y), vscale(p1, b.x)), vscale(p2, b.y));
         vec3 ng = vnorm(vcross(vsub(p1, p0), vsub(p2, p0)));
         if (s->normals) { /* authored normals decide the front, as in surface_at */
@@ -93,15 +111,22 @@ KFN void prim_sample_point(const kscene *s, uint32_t id, vec2 u, vec3 *p, vec3 *
         vec3 po = vscale(sample_uniform_sphere(u), 0.5f);
         *p = xform_point(&sp->to_world, po);
         *n = vnorm(xform_normal_by_inverse(&sp->to_object, po));
+        vec3 dir = vnorm(po);
+        *uv = v2(0.5f + atan2f(dir.z, dir.x) * K_INV_2PI, acosf(kclamp(dir.y, -1.0f, 1.0f)) * K_INV_PI);
         return;
     }
     default: {
         const quad *q = &s->quads[i];
         *p = vadd(q->o, vadd(vscale(q->u, u.x), vscale(q->v, u.y)));
         *n = q->n;
+        *uv = u;
         return;
     }
     }
+}
+KFN void prim_sample_point(const kscene *s, uint32_t id, vec2 u, vec3 *p, vec3 *n) {
+    vec2 uv;
+    prim_sample_point_uv(s, id, u, p, n, &uv);
 }
 
 /* Index of the first cdf entry greater than u (cdf has n+1 entries, cdf[0]=0, cdf[n]=1). */
@@ -171,6 +196,21 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
         ls->finite = 1;
         return ls->pdf > 0.0f;
     }
+    if (l->kind == LIGHT_SPOT) {
+        vec3 d = vsub(l->p, ref);
+        float d2 = vlen2(d);
+        if (!(d2 > 0.0f)) return 0;
+        ls->dist = sqrtf(d2);
+        ls->wi = vscale(d, 1.0f / ls->dist);
+        float fall = spot_falloff(l, vneg(ls->wi));
+        if (!(fall > 0.0f)) return 0;
+        ls->le = vscale(l->intensity, fall / d2);
+        ls->pdf = ls->pick;
+        ls->pdf_emit = spot_cone_pdf(l);
+        ls->delta = 1;
+        ls->finite = 1;
+        return ls->pdf > 0.0f;
+    }
     if (l->kind == LIGHT_DIRECTIONAL) {
         ls->wi = vneg(l->p);
         ls->dist = K_INF;
@@ -183,7 +223,8 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     }
     uint32_t id = l->prim;
     vec3 p, n;
-    prim_sample_point(s, id, u, &p, &n);
+    vec2 uv;
+    prim_sample_point_uv(s, id, u, &p, &n, &uv);
     vec3 d = vsub(p, ref);
     float d2 = vlen2(d);
     if (!(d2 > 0.0f)) return 0;
@@ -193,7 +234,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     float cos_l = emit_cos(m, n, vneg(ls->wi));
     if (cos_l <= 0.0f) return 0; /* back of a one-sided emitter */
     ls->dist = dist;
-    ls->le = m->emission;
+    ls->le = material_emission(s, m, uv, p);
     float pdf_area = prim_area_pdf(s, id, p);
     ls->pdf = ls->pick * pdf_area * d2 / cos_l;
     ls->pdf_emit = pdf_area * cos_l * K_INV_PI * emit_side_pmf(m);
@@ -252,6 +293,18 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
         e->finite = 1;
         return 1;
     }
+    if (l->kind == LIGHT_SPOT) {
+        /* uniform in the outer cone */
+        float cz = 1.0f - u_dir.x * (1.0f - l->cos_outer), sz = ksafe_sqrt(1.0f - cz * cz), phi = 2.0f * K_PI * u_dir.y;
+        e->p = l->p;
+        e->d = frame_to_world(frame_from_normal(l->axis), v3(sz * cosf(phi), sz * sinf(phi), cz));
+        e->pdf_emit = pick * spot_cone_pdf(l);
+        e->pdf_direct = pick;
+        e->weight = vscale(l->intensity, spot_falloff(l, e->d) / e->pdf_emit);
+        e->delta = 1;
+        e->finite = 1;
+        return !vis_black(e->weight);
+    }
     if (l->kind == LIGHT_DIRECTIONAL) {
         e->d = l->p;
         e->p = scene_disk_point(s, e->d, u_pos);
@@ -263,7 +316,8 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
         return 1;
     }
     vec3 n;
-    prim_sample_point(s, l->prim, u_pos, &e->p, &n);
+    vec2 uv;
+    prim_sample_point_uv(s, l->prim, u_pos, &e->p, &n, &uv);
     const material *m = &s->materials[prim_material_of(s, l->prim)];
     if (m->two_sided) { /* pick a side with the first number, reused for the direction */
         if (u_dir.x < 0.5f) u_dir.x *= 2.0f;
@@ -277,7 +331,7 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
     e->pdf_direct = pick * pdf_area;
     e->cos_light = dl.z;
     /* Le cos / (pdf_area pick side cos/pi) */
-    e->weight = vscale(m->emission, dl.z / e->pdf_emit);
+    e->weight = vscale(material_emission(s, m, uv, e->p), dl.z / e->pdf_emit);
     e->finite = 1;
     return e->pdf_emit > 0.0f && kfinite(e->pdf_emit);
 }

@@ -4,9 +4,18 @@
 
 #include "types.h"
 
+/* Texel index i of an axis of n texels under a wrap mode (glTF sampler wrapS/wrapT). */
+KFN int texel_wrap(int i, int n, int mode) {
+    if (mode == TEX_WRAP_CLAMP) return i < 0 ? 0 : (i >= n ? n - 1 : i);
+    if (mode == TEX_WRAP_MIRROR) {
+        int p = ((i % (2 * n)) + 2 * n) % (2 * n);
+        return p < n ? p : 2 * n - 1 - p;
+    }
+    return ((i % n) + n) % n;
+}
 KFN vec3 texel_fetch(const kscene *s, const texture *t, int x, int y) {
-    x = ((x % t->width) + t->width) % t->width;     /* wrap */
-    y = ((y % t->height) + t->height) % t->height;
+    x = texel_wrap(x, t->width, t->wrap_u);
+    y = texel_wrap(y, t->height, t->wrap_v);
     const float *p = s->texels + t->offset + 3u * ((uint32_t)y * (uint32_t)t->width + (uint32_t)x);
     return v3(p[0], p[1], p[2]);
 }
@@ -37,6 +46,32 @@ KFN vec3 texture_eval(const kscene *s, int32_t index, vec2 uv, vec3 p) {
 
 KFN vec3 material_albedo(const kscene *s, const material *m, vec2 uv, vec3 p) {
     return m->albedo_tex >= 0 ? vmul(m->albedo, texture_eval(s, m->albedo_tex, uv, p)) : m->albedo;
+}
+
+/* The material with its scalar maps applied at a point: roughness and metallic from the
+ * metallic-roughness map (glTF: roughness in G, metallic in B). The colour stays a separate
+ * argument of the BSDF functions (material_albedo). */
+KFN material material_at(const kscene *s, const material *m, vec2 uv, vec3 p) {
+    material r = *m;
+    if (m->maps & MAP_METALLIC_ROUGHNESS) {
+        vec3 t = texture_eval(s, m->mr_tex, uv, p);
+        r.alpha = m->alpha * t.y * t.y;   /* alpha = roughness^2 */
+        r.metallic = m->metallic * t.z;
+    }
+    return r;
+}
+
+/* Emitted radiance of a material at a point (before the one-sided test). */
+KFN vec3 material_emission(const kscene *s, const material *m, vec2 uv, vec3 p) {
+    return (m->maps & MAP_EMISSION) ? vmul(m->emission, texture_eval(s, m->emission_tex, uv, p)) : m->emission;
+}
+
+/* Is the surface cut out (not there) at this point? Alpha masks of glTF materials. */
+KFN int material_cut_out(const kscene *s, const material *m, vec2 uv, vec3 p) {
+    if (!(m->alpha_cutoff > 0.0f)) return 0;
+    float a = m->opacity;
+    if (m->maps & MAP_OPACITY) a *= texture_eval(s, m->alpha_tex, uv, p).x;
+    return a < m->alpha_cutoff;
 }
 
 #endif

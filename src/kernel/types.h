@@ -38,7 +38,9 @@ typedef struct texture {
     int32_t uv_space;   /* checker: 1 = in uv, 0 = in world position */
     int32_t width, height;
     uint32_t offset;    /* first texel (linear RGB, 3 floats each) in kscene.texels */
+    int32_t wrap_u, wrap_v; /* image: TEX_WRAP_* (0, the default, repeats) */
 } texture;
+enum texture_wrap { TEX_WRAP_REPEAT = 0, TEX_WRAP_CLAMP = 1, TEX_WRAP_MIRROR = 2 };
 
 /* ---- materials -------------------------------------------------------------------------- */
 typedef enum material_kind {
@@ -47,8 +49,15 @@ typedef enum material_kind {
     MAT_CONDUCTOR = 2,  /* rough GGX conductor, Schlick Fresnel with F0 = colour */
     MAT_DIELECTRIC = 3, /* smooth glass: Fresnel reflection/refraction with IOR, colour as tint */
     MAT_BLACK = 4,      /* no reflection (pure emitters) */
-    MAT_PHONG = 5       /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */
+    MAT_PHONG = 5,      /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */
+    MAT_PBR = 6,        /* glTF 2.0 metallic-roughness: GGX specular (Schlick F0 = mix(0.04, colour,
+                           metallic)) over a Fresnel-weighted Lambertian for the dielectric part */
+    MAT_ROUGH_GLASS = 7,/* rough dielectric: GGX reflection and transmission with IOR, colour as tint */
+    MAT_KIND_COUNT      /* the GPU wavefront keeps one shade queue per kind */
 } material_kind;
+enum material_map {
+    MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8
+};
 typedef struct material {
     int32_t kind;
     int32_t albedo_tex; /* index into textures, or -1 to use `albedo` */
@@ -60,19 +69,32 @@ typedef struct material {
     float exponent;     /* Phong exponent */
     int32_t two_sided;  /* emission leaves both sides of the surface (the CIS 5650 convention);
                            0: only the side the geometric normal faces */
+    /* metallic-roughness and texture maps. A map is used only where its bit is set in `maps`,
+     * so a zero-initialised material has none (texture index 0 is a valid texture). */
+    float metallic;     /* MAT_PBR */
+    int32_t maps;       /* MAP_* bits */
+    int32_t mr_tex;     /* MAP_METALLIC_ROUGHNESS: G scales roughness, B metallic (glTF layout) */
+    int32_t normal_tex; /* MAP_NORMAL: tangent-space normal map (linear RGB in [0,1]) */
+    float normal_scale;
+    int32_t emission_tex; /* MAP_EMISSION: multiplies `emission` */
+    int32_t alpha_tex;  /* MAP_OPACITY: opacity in R (= G = B), times `opacity` */
+    float opacity;      /* glTF baseColorFactor's alpha (read only with alpha_cutoff > 0) */
+    float alpha_cutoff; /* > 0: where opacity < alpha_cutoff there is no surface (rays pass) */
 } material;
 
 /* ---- lights ----------------------------------------------------------------------------- */
 /* Area lights are emissive primitives; point and directional lights have no geometry. Lights
  * are chosen with probability proportional to power (the cdf lives in kscene.light_cdf); the
  * environment is chosen separately with kscene.env_pmf. */
-typedef enum light_kind { LIGHT_AREA = 0, LIGHT_POINT = 1, LIGHT_DIRECTIONAL = 2 } light_kind;
+typedef enum light_kind { LIGHT_AREA = 0, LIGHT_POINT = 1, LIGHT_DIRECTIONAL = 2, LIGHT_SPOT = 3 } light_kind;
 typedef struct light {
     int32_t kind;
     uint32_t prim;      /* area: the emitting primitive */
-    vec3 p;             /* point: position; directional: unit direction the light travels */
-    vec3 intensity;     /* point: radiant intensity (W/sr); directional: irradiance (W/m^2) */
+    vec3 p;             /* point, spot: position; directional: unit direction the light travels */
+    vec3 intensity;     /* point, spot: radiant intensity on the axis (W/sr); directional: irradiance (W/m^2) */
     float pmf;          /* selection probability among the non-environment lights */
+    vec3 axis;          /* spot: unit direction of the cone's axis */
+    float cos_inner, cos_outer; /* spot: full intensity inside cos_inner, none outside cos_outer */
 } light;
 
 /* ---- camera ----------------------------------------------------------------------------- */
@@ -155,6 +177,8 @@ typedef struct bvh_leaf4 {
                                         one vertex of slack */                                 \
     X(vec3, normals, k->nvertices)   /* per vertex, or NULL */                                 \
     X(vec2, uvs, k->nvertices)       /* per vertex, or NULL */                                 \
+    X(float, tangents, 4u * k->nvertices) /* per vertex xyz + handedness w (+-1; 0 = none:    \
+                                             derived from uvs), or NULL */                      \
     X(sphere, spheres, k->nspheres)                                                            \
     X(quad, quads, k->nquads)                                                                  \
     X(material, materials, k->nmaterials)                                                      \
@@ -181,6 +205,7 @@ typedef struct kscene {
     vec3 env_radiance;       /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;         /* lat-long environment map (texture index), or -1 */
     float env_pmf;           /* probability NEE picks the environment instead of an area light */
+    int32_t has_cutouts;     /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
     float scene_radius;      /* bounding-sphere radius, for environment sampling */
     vec3 scene_center;
 } kscene;

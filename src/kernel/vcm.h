@@ -231,13 +231,15 @@ typedef struct vcm_bsdf {
     vec3 wo;         /* world direction towards the previous vertex of the sub-path */
     vec3 wo_l;       /* the same in the shading frame */
     float cont;      /* roulette continuation probability */
+    float alpha, metallic; /* the material's, with its metallic-roughness map applied here */
     int32_t delta;
     int32_t glossy;  /* a non-Lambertian scatterer (specular or glossy): merging next to it is a strategy */
 } vcm_bsdf;
 
 /* Returns 0 where the sub-path must end (grazing arrival). */
 KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b) {
-    const material *m = &s->materials[sf->material];
+    material mat = material_at(s, &s->materials[sf->material], sf->uv, sf->p);
+    const material *m = &mat;
     vec3 ns = sf->ns, ng = sf->ng;
     if (material_two_sided(m) && vdot(wo, ng) < 0.0f) { ns = vneg(ns); ng = vneg(ng); }
     b->material = sf->material;
@@ -247,8 +249,10 @@ KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b)
     b->wo = wo;
     b->wo_l = frame_to_local(b->fr, wo);
     b->cont = bsdf_continuation(m, b->albedo);
+    b->alpha = m->alpha;
+    b->metallic = m->metallic;
     b->delta = material_is_delta(m);
-    b->glossy = m->kind != MAT_DIFFUSE && m->kind != MAT_BLACK;
+    b->glossy = material_is_glossy(m);
     return fabsf(b->wo_l.z) > 1e-6f;
 }
 
@@ -260,15 +264,25 @@ KFN float vcm_adjoint_factor(const vcm_bsdf *b, vec3 wi, float wi_l_z) {
 
 /* f(wo, wi) without the cosine, the cosine at wi, and the roulette-including pdfs of sampling wi
  * from wo (pdf_dir) and wo from wi (pdf_rev). mode: what the owning sub-path carries. */
+/* The vertex's material with its textured parameters. */
+KFN material vcm_bsdf_material(const kscene *s, const vcm_bsdf *b) {
+    material m = s->materials[b->material];
+    m.alpha = b->alpha;
+    m.metallic = b->metallic;
+    return m;
+}
+
 KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, float *cos_wi, float *pdf_dir, float *pdf_rev) {
-    const material *m = &s->materials[b->material];
+    material mat = vcm_bsdf_material(s, b);
+    const material *m = &mat;
     vec3 wi_l = frame_to_local(b->fr, wi);
     *cos_wi = fabsf(wi_l.z);
     *pdf_dir = *pdf_rev = 0.0f;
-    /* reflection only (the non-delta lobes), on the same geometric side too: no light leaks */
-    if (b->delta || wi_l.z * b->wo_l.z <= 0.0f || vdot(wi, b->ng) * vdot(b->wo, b->ng) <= 0.0f || *cos_wi < 1e-6f)
+    /* the non-delta lobes: reflection, or transmission where the material has it, agreeing with
+     * the geometric sides (no light leaks) */
+    if (b->delta || *cos_wi < 1e-6f || !bsdf_sides_agree(m, b->wo_l, wi_l, b->wo, wi, b->ng))
         return v3s(0.0f);
-    vec3 fc = bsdf_eval(m, b->albedo, b->wo_l, wi_l);
+    vec3 fc = bsdf_eval_mode(m, b->albedo, b->wo_l, wi_l, mode);
     *pdf_dir = bsdf_pdf(m, b->wo_l, wi_l) * b->cont;
     *pdf_rev = bsdf_pdf(m, wi_l, b->wo_l) * b->cont;
     vec3 f = vscale(fc, 1.0f / *cos_wi);
@@ -416,6 +430,7 @@ typedef struct vcm_merge_query {
     vec3 ng;
     vec3 wo;
     float cont;
+    float alpha, metallic;
     int32_t material;
     vcm_mis_state mis;     /* camera sub-path MIS state at the vertex */
     uint32_t pixel;
@@ -431,6 +446,8 @@ KFN void vcm_merge_query_set(vcm_merge_query *q, vec3 p, vec3 throughput, const 
     q->ng = b->ng;
     q->wo = b->wo;
     q->cont = b->cont;
+    q->alpha = b->alpha;
+    q->metallic = b->metallic;
     q->material = b->material;
     q->mis = *mis;
     q->pixel = pixel;
@@ -446,6 +463,8 @@ KFN vcm_bsdf vcm_merge_query_bsdf(const vcm_merge_query *q) {
     b.wo = q->wo;
     b.wo_l = frame_to_local(b.fr, q->wo);
     b.cont = q->cont;
+    b.alpha = q->alpha;
+    b.metallic = q->metallic;
     b.delta = 0;
     b.glossy = 0;   /* not read by merging */
     return b;
@@ -514,7 +533,8 @@ KFN int vcm_visible(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, uint32_t 
  * vcm_mis_after_scatter) and the ray. */
 KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec3 hit_p, pcg32 *rng, int mode,
                     vec3 *throughput, vcm_mis_state *mis, vcm_mis_state *pending, ray *r) {
-    const material *m = &s->materials[b->material];
+    material mat = vcm_bsdf_material(s, b);
+    const material *m = &mat;
     float u_lobe = pcg32_float(rng);
     vec2 u = vcm_rand2(rng);
     float u_rr = pcg32_float(rng);

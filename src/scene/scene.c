@@ -26,7 +26,7 @@ scene *scene_create(void) {
 
 void scene_destroy(scene *s) {
     if (!s) return;
-    free(s->triangles); free(s->positions); free(s->normals); free(s->uvs);
+    free(s->triangles); free(s->positions); free(s->normals); free(s->uvs); free(s->tangents);
     free(s->spheres); free(s->quads); free(s->materials);
     for (size_t i = 0; i < s->nmaterials; ++i) free(s->material_names[i]);
     free(s->material_names);
@@ -210,10 +210,33 @@ static int add_punctual(scene *s, int kind, vec3 p, vec3 intensity) {
 int scene_add_point_light(scene *s, vec3 position, vec3 intensity) {
     return add_punctual(s, LIGHT_POINT, position, intensity);
 }
+int scene_add_spot_light(scene *s, vec3 position, vec3 axis, vec3 intensity, float inner_deg, float outer_deg) {
+    float len = vlen(axis);
+    if (!(len > 0.0f) || !isfinite(len) || !(outer_deg > 0.0f) || !(outer_deg <= 90.0f) ||
+        !(inner_deg >= 0.0f) || !(inner_deg <= outer_deg))
+        return -1;
+    if (add_punctual(s, LIGHT_SPOT, position, intensity)) return -1;
+    light *l = &s->punctual[s->npunctual - 1];
+    l->axis = vscale(axis, 1.0f / len);
+    l->cos_inner = cosf(inner_deg * 3.14159265f / 180.0f);
+    l->cos_outer = cosf(outer_deg * 3.14159265f / 180.0f);
+    return 0;
+}
 int scene_add_directional_light(scene *s, vec3 direction, vec3 irradiance) {
     float len = vlen(direction);
     if (!(len > 0.0f) || !isfinite(len)) return -1;
     return add_punctual(s, LIGHT_DIRECTIONAL, vscale(direction, 1.0f / len), irradiance);
+}
+
+/* The tangent array exists once some mesh has tangents; it grows with the vertex capacity and
+ * vertices without a tangent have w = 0. */
+static int resize_tangents(scene *s, size_t old_cap) {
+    float *t = realloc(s->tangents, s->cap_vertices * 4u * sizeof(float));
+    if (!t) return -1;
+    if (!s->tangents) old_cap = 0;
+    memset(t + 4u * old_cap, 0, (s->cap_vertices - old_cap) * 4u * sizeof(float));
+    s->tangents = t;
+    return 0;
 }
 
 /* Room for nv more vertices (positions, normals and uvs share one capacity) and nt triangles. */
@@ -227,6 +250,7 @@ static int reserve_mesh(scene *s, size_t nv, size_t nt) {
         vec2 *uu = realloc(s->uvs, s->cap_vertices * sizeof(vec2));
         if (!uu) return -1;
         s->uvs = uu;
+        if (s->tangents && resize_tangents(s, cap)) return -1;
     }
     return GROW(s->triangles, s->cap_triangles, s->ntriangles + nt);
 }
@@ -257,6 +281,27 @@ int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, s
     return 0;
 }
 
+int scene_set_tangents(scene *s, size_t v0, const float *tangents, size_t n, xform to_world) {
+    if (v0 + n > s->nvertices) return -1;
+    if (!s->tangents && resize_tangents(s, 0)) return -1;
+    const xform *m = &to_world;
+    float det = m->m[0][0] * (m->m[1][1] * m->m[2][2] - m->m[1][2] * m->m[2][1]) -
+                m->m[0][1] * (m->m[1][0] * m->m[2][2] - m->m[1][2] * m->m[2][0]) +
+                m->m[0][2] * (m->m[1][0] * m->m[2][1] - m->m[1][1] * m->m[2][0]);
+    for (size_t i = 0; i < n; ++i) {
+        const float *t = tangents + 4u * i;
+        vec3 w = xform_vector(&to_world, v3(t[0], t[1], t[2]));
+        float l = vlen(w);
+        float *d = s->tangents + 4u * (v0 + i);
+        if (!(l > 0.0f) || !isfinite(l) || !isfinite(t[3]) || t[3] == 0.0f) { d[0] = d[1] = d[2] = d[3] = 0.0f; continue; }
+        d[0] = w.x / l; d[1] = w.y / l; d[2] = w.z / l;
+        /* a mirroring transform flips the handedness */
+        d[3] = (t[3] < 0.0f) != (det < 0.0f) ? -1.0f : 1.0f;
+    }
+    s->has_tangents = 1;
+    return 0;
+}
+
 int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world) {
     xform placed_inv, to_inv;
     if (xform_invert(&placed, &placed_inv) || xform_invert(&to_world, &to_inv)) return -1;
@@ -271,6 +316,7 @@ int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xf
         s->uvs[base + i] = s->uvs[v0 + i];
     }
     s->nvertices += nv;
+    if (s->tangents && scene_set_tangents(s, base, s->tangents + 4u * v0, nv, m)) return -1;
     for (size_t t = 0; t < nt; ++t) {
         triangle tr = s->triangles[t0 + t];
         for (int k = 0; k < 3; ++k) tr.v[k] = (uint32_t)(tr.v[k] - v0 + base);
@@ -358,7 +404,9 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
         const material *m = &s->materials[prim_material(s, id)];
         float area = prim_area(s, id);
         if (vis_black(m->emission) || !(area > 0.0f)) continue;
-        power[li] = 3.14159265358979323846 * (double)area * (double)kmax(vluminance(m->emission), 1e-6f) *
+        /* an emission map counts with its mean colour */
+        vec3 le = (m->maps & MAP_EMISSION) ? vmul(m->emission, s->textures[m->emission_tex].a) : m->emission;
+        power[li] = 3.14159265358979323846 * (double)area * (double)kmax(vluminance(le), 1e-6f) *
                     (m->two_sided ? 2.0 : 1.0);
         s->lights[li].kind = LIGHT_AREA;
         s->lights[li].prim = id;
@@ -369,8 +417,10 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
     for (size_t i = 0; i < s->npunctual; ++i, ++li) {
         s->lights[li] = s->punctual[i];
         double lum = (double)kmax(vluminance(s->punctual[i].intensity), 1e-6f);
-        power[li] = s->punctual[i].kind == LIGHT_POINT ? 4.0 * 3.14159265358979323846 * lum
-                                                       : 3.14159265358979323846 * radius * radius * lum;
+        const light *l = &s->punctual[i];
+        power[li] = l->kind == LIGHT_POINT ? 4.0 * 3.14159265358979323846 * lum
+                  : l->kind == LIGHT_SPOT ? 2.0 * 3.14159265358979323846 * (1.0 - (double)l->cos_outer) * lum
+                                          : 3.14159265358979323846 * radius * radius * lum;
     }
     for (size_t i = 0; i < n; ++i) total += power[i];
     s->nlights = n;
@@ -489,6 +539,9 @@ static void fill_kscene(scene *s) {
 #undef FILL
     if (!s->has_normals) k->normals = NULL;
     if (!s->has_uvs) k->uvs = NULL;
+    if (!s->has_tangents) k->tangents = NULL;
+    for (size_t i = 0; i < s->nmaterials; ++i)
+        if (s->materials[i].alpha_cutoff > 0.0f) k->has_cutouts = 1;
     k->ntriangles = (uint32_t)s->ntriangles;
     k->nspheres = (uint32_t)s->nspheres;
     k->nquads = (uint32_t)s->nquads;

@@ -24,7 +24,8 @@ typedef struct scene {
     /* geometry */
     triangle *triangles; size_t ntriangles, cap_triangles;
     vec3 *positions, *normals; vec2 *uvs; size_t nvertices, cap_vertices;
-    int has_normals, has_uvs;
+    float *tangents;         /* 4 per vertex (xyz, handedness w; w = 0: none), or NULL */
+    int has_normals, has_uvs, has_tangents;
     sphere *spheres; size_t nspheres, cap_spheres;
     quad *quads; size_t nquads, cap_quads;
     /* appearance */
@@ -41,10 +42,11 @@ typedef struct scene {
     int max_depth;    /* DEPTH */
     char *output_name;/* FILE, may be NULL */
     /* prepared (scene_prepare) */
-    bvh bvh;                 /* the tree of k (the CPU kernels' width) */
+    struct bvh bvh;          /* the tree of k (the CPU kernels' width); "struct": the member shares
+                                the type's name, which C++ (gltf.cpp) allows only so */
     int bvh_built, bvh_lanes;
 #define SCENE_BVH_CACHE 4
-    bvh bvh_cache[SCENE_BVH_CACHE];   /* other layouts asked for (scene_bvh): the GPU's */
+    struct bvh bvh_cache[SCENE_BVH_CACHE];   /* other layouts asked for (scene_bvh): the GPU's */
     int bvh_cache_lanes[SCENE_BVH_CACHE], nbvh_cache;
     light *lights; float *light_cdf; int32_t *prim_light; size_t nlights;
     vec3 bounds_lo, bounds_hi;
@@ -75,6 +77,9 @@ int scene_add_sphere(scene *s, xform to_world, int material);   /* diameter 1 be
 int scene_add_cube(scene *s, xform to_world, int material);     /* [-0.5,0.5]^3, 12 triangles */
 /* Instancing: places again the triangles [t0, t0+nt) with vertices [v0, v0+nv), which were
  * added with transform `placed`, under transform `to_world` (the mesh file is not re-read). */
+/* Tangents (4 floats per vertex: xyz and handedness w = +-1) for the n vertices from v0, which a
+ * scene_add_mesh with the same `to_world` added. Returns 0, or -1. */
+int scene_set_tangents(scene *s, size_t v0, const float *tangents, size_t n, xform to_world);
 int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world);
 int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material);
 /* Lights without geometry: a point light of radiant intensity `intensity` (W/sr), and a
@@ -82,6 +87,9 @@ int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material);
  * it. Return 0, or -1 (bad values, out of memory). */
 int scene_add_point_light(scene *s, vec3 position, vec3 intensity);
 int scene_add_directional_light(scene *s, vec3 direction, vec3 irradiance);
+/* A spot light at `position` shining along `axis`: intensity (W/sr) on the axis, full within
+ * inner_deg of it, falling smoothly to 0 at outer_deg (glTF KHR_lights_punctual; 0 < outer <= 90). */
+int scene_add_spot_light(scene *s, vec3 position, vec3 axis, vec3 intensity, float inner_deg, float outer_deg);
 /* Triangle mesh: positions (and optional normals/uvs) per vertex, 3 indices per triangle,
  * per-triangle materials (or NULL to use `material` for all). Transformed into world space. */
 int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts,
@@ -157,6 +165,24 @@ int scene_load_ply(scene *s, const char *path, xform to_world, int material, cha
 /* Same, from a buffer; `name` stands in for the path in messages (fuzzing). */
 int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world,
                           int material, char *err, size_t errlen);
+
+/* glTF 2.0 (gltf.cpp through tinygltf; gltf_stub.c where caustic was built without it).
+ * scene_load_gltf adds the triangle meshes of a .gltf/.glb file's default scene under `to_world`:
+ * with material >= 0 every triangle uses it, with -1 the file's own materials are imported (as
+ * MAT_PBR / MAT_ROUGH_GLASS named "PATH#INDEX", reused when the file is placed again). flags:
+ * GLTF_CAMERA sets s->camera from the first perspective camera, GLTF_LIGHTS adds its
+ * KHR_lights_punctual lights. Missing textures give a warning on stderr. Returns 0, or -1 with a
+ * one-line message starting with the path; on failure nothing is left in the scene. */
+enum { GLTF_CAMERA = 1, GLTF_LIGHTS = 2 };
+int scene_gltf_supported(void);   /* 0 in builds without tinygltf */
+int scene_load_gltf(scene *s, const char *path, xform to_world, int material, int flags, char *err, size_t errlen);
+/* The same from memory (fuzzing): external files are not read; `name` stands in for the path. */
+int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
+                           int flags, char *err, size_t errlen);
+/* A whole scene from a glTF file: its meshes, materials, first camera (or one framing the model
+ * from +z when it has none) and lights (or, without KHR_lights_punctual lights, a white
+ * environment of radiance 1); 800 pixels wide. */
+int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errlen);
 
 /* OBJ meshes (obj.c): loads triangles (fan-triangulated) into the scene. */
 int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);

@@ -47,7 +47,7 @@ int scene_load_mesh_file(scene *s, const char *path, xform to_world, int materia
     if (!ends_with_ci(path, ".obj") && !ends_with_ci(path, ".ply") && !ends_with_ci(path, ".gltf") &&
         !ends_with_ci(path, ".glb")) {
         const char *base = strrchr(path, '/');
-        snprintf(err, errlen, "\"%.64s\": unsupported mesh format (use Wavefront .obj or .ply)", base ? base + 1 : path);
+        snprintf(err, errlen, "\"%.64s\": unsupported mesh format (use Wavefront .obj, .ply, .gltf or .glb)", base ? base + 1 : path);
         text_one_line(err);
         return -1;
     }
@@ -60,13 +60,10 @@ int scene_load_mesh_file(scene *s, const char *path, xform to_world, int materia
     }
     if (ends_with_ci(path, ".obj")) return scene_load_obj(s, path, to_world, material, err, errlen);
     if (ends_with_ci(path, ".ply")) return scene_load_ply(s, path, to_world, material, err, errlen);
-    if (ends_with_ci(path, ".gltf") || ends_with_ci(path, ".glb")) {
-        snprintf(err, errlen, "%s: glTF meshes cannot be read yet (caustic reads Wavefront .obj and .ply)", path);
-        text_one_line(err);
-        return -1;
-    }
+    if (ends_with_ci(path, ".gltf") || ends_with_ci(path, ".glb"))
+        return scene_load_gltf(s, path, to_world, material, 0, err, errlen);
     const char *base = strrchr(path, '/');
-    snprintf(err, errlen, "\"%.64s\": unsupported mesh format (use Wavefront .obj or .ply)", base ? base + 1 : path);
+    snprintf(err, errlen, "\"%.64s\": unsupported mesh format (use Wavefront .obj, .ply, .gltf or .glb)", base ? base + 1 : path);
     text_one_line(err);
     return -1;
 }
@@ -306,8 +303,8 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
         break;
     case FMT_GLB:
     case FMT_GLTF:
-        snprintf(err, errlen, "%s: this is a glTF 2.0 %s; glTF import is not built into this caustic yet "
-                 "(convert the model to OBJ or PLY)", path, f == FMT_GLB ? "binary (.glb)" : "file (.gltf)");
+        /* the file's camera and lights, or a framing camera and a white sky (gltf.cpp) */
+        rc = scene_load_gltf_scene(out, path, err, errlen);
         break;
     case FMT_OBJ:
     case FMT_PLY: {

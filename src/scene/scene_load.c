@@ -544,7 +544,8 @@ static int parse_texture(loader *L, cJSON *t, const char *jpath, int *out_index)
  * projects (docs/scene-format.md, "dialects we read"). */
 enum {
     MT_EMITTING, MT_DIFFUSE, MT_MIRROR, MT_DIELECTRIC, MT_CONDUCTOR, MT_PHONG,
-    MT_PBR,        /* metallic-roughness: approximated (map_metallic_roughness) */
+    MT_PBR,        /* glTF 2.0 metallic-roughness (MAT_PBR) */
+    MT_ROUGH_GLASS, /* rough dielectric (MAT_ROUGH_GLASS) */
     MT_INFER,      /* no type ("", "N/A"): from the keys, as the course's text format did */
     MT_FALLBACK    /* known, no caustic counterpart: its base colour as diffuse, with a warning */
 };
@@ -560,6 +561,7 @@ static const mattype material_types[] = {
     {"PHONG|GLOSSY|BLINNPHONG|BLINN", MT_PHONG, NULL},
     {"PBR|MICROFACET|MICROFACETPBR|METALLICROUGHNESS|METALLICWORKFLOW|PRINCIPLED|DISNEY|DISNEYBRDF|GGX|"
      "COOKTORRANCE|STANDARD|PBRMETALLICROUGHNESS", MT_PBR, NULL},
+    {"ROUGHGLASS|FROSTEDGLASS|ROUGHDIELECTRIC|ROUGHREFRACTIVE|ROUGHTRANSMISSION", MT_ROUGH_GLASS, NULL},
     {"|N/A|NA|NONE|DEFAULT", MT_INFER, NULL},
     {"PLASTIC|COATED|CLEARCOAT|COATEDDIFFUSE", MT_FALLBACK, "has no coated (plastic) layer yet"},
     {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT", MT_FALLBACK, "has no subsurface scattering"},
@@ -569,7 +571,8 @@ static const mattype material_types[] = {
     {NULL, 0, NULL}};
 /* caustic's own names, for "did you mean" */
 static const char *const material_type_names[] = {"Emitting", "Diffuse", "Specular", "Refractive", "Conductor",
-                                                  "Metal", "Dielectric", "Glass", "Mirror", "Phong", "PBR", NULL};
+                                                  "Metal", "Dielectric", "Glass", "Mirror", "Phong", "PBR",
+                                                  "RoughGlass", NULL};
 
 static const keyalias material_keys[] = {
     {"TYPE", "MATERIALTYPE|MATTYPE|KIND|BSDF", NULL, 0, 0},
@@ -613,19 +616,6 @@ static int default_material(loader *L) {
     m.two_sided = 1;
     L->default_material = scene_add_material(L->s, "(default grey)", m);
     return L->default_material;
-}
-
-/* The glTF metallic-roughness model until caustic has its PBR material (issue 16, item 2): a
- * mostly-metallic surface as a rough conductor with F0 = base colour, the rest as diffuse. The
- * PBR material replaces this function. */
-static void map_metallic_roughness(material *mat, vec3 base, double metallic, double roughness) {
-    if (metallic >= 0.5) {
-        mat->kind = MAT_CONDUCTOR;
-        mat->alpha = (float)(roughness * roughness);
-    } else {
-        mat->kind = MAT_DIFFUSE;
-    }
-    mat->albedo = base;
 }
 
 /* A colour key: [r,g,b], or one number for grey (the text format's "RGB 1" in some dialects). */
@@ -724,10 +714,10 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
             if (read_array(L, iv, p, 3, 0.0, 1, 10.0, a)) return -1;
             ior = a[1];
             snprintf(dk, sizeof dk, "Materials.*.IOR[]");
-            if (kind == MT_DIELECTRIC &&
+            if ((kind == MT_DIELECTRIC || kind == MT_ROUGH_GLASS) &&
                 warn(L, dk, p, "per-channel IOR (dispersion) is not supported: using the middle value %g", ior))
                 return -1;
-        } else if (kind == MT_DIELECTRIC) {
+        } else if (kind == MT_DIELECTRIC || kind == MT_ROUGH_GLASS) {
             /* the course's text format writes 0 for "not set" */
             if (cJSON_IsNumber(iv) && iv->valuedouble == 0.0) {
                 if (warn(L, "Materials.*.IOR=0", p, "IOR 0 is not an index of refraction (must be > 0): using 1.5"))
@@ -779,14 +769,10 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     case MT_DIELECTRIC: mat.kind = MAT_DIELECTRIC; mat.ior = (float)ior; break;
     case MT_PHONG: mat.kind = MAT_PHONG; mat.specular = spec; mat.exponent = (float)exponent; break;
     case MT_CONDUCTOR: mat.kind = MAT_CONDUCTOR; mat.alpha = (float)(roughness * roughness); break;
-    case MT_PBR:
-        snprintf(dk, sizeof dk, "Materials.*.PBR");
-        jkey(p, jpath, "TYPE");
-        if (warn(L, dk, p, "metallic-roughness material \"%.64s\" approximated until caustic has a PBR material: "
-                 "METALLIC >= 0.5 renders as a rough conductor of its RGB, below as Diffuse", tname))
-            return -1;
-        map_metallic_roughness(&mat, rgb, metallic, roughness);
-        break;
+    /* glTF 2.0 metallic-roughness: RGB base colour, METALLIC, ROUGHNESS (perceptual, alpha = r^2) */
+    case MT_PBR: mat.kind = MAT_PBR; mat.metallic = (float)metallic; mat.alpha = (float)(roughness * roughness); break;
+    /* frosted glass: GGX reflection and transmission, RGB tints both */
+    case MT_ROUGH_GLASS: mat.kind = MAT_ROUGH_GLASS; mat.ior = (float)ior; mat.alpha = (float)(roughness * roughness); break;
     case MT_FALLBACK: {
         /* procedural two-colour materials: the mean of their colours, tinted by RGB */
         const char *pairs[2][2] = {{"RGB1", "RGB2"}, {"LIGHT_RGB", "DARK_RGB"}};
