@@ -14,6 +14,7 @@
 #ifndef CAUSTIC_H
 #define CAUSTIC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -151,6 +152,9 @@ void caustic_load_options_init(caustic_load_options *o);
 int caustic_scene_load_ex(caustic_scene **out, const char *path_or_name, const caustic_load_options *o, char *err,
                           size_t errlen);
 const char *const *caustic_builtin_scenes(void);   /* NULL-terminated */
+/* Turns the scene's camera about its up direction around its look-at point by `degrees` (the
+ * turntable path of `caustic render --frames`); renderers created afterwards see it. */
+int caustic_scene_orbit(caustic_scene *s, double degrees, char *err, size_t errlen);
 int caustic_scene_stats_get(const caustic_scene *s, caustic_scene_stats *st);
 void caustic_scene_free(caustic_scene *s);
 
@@ -186,6 +190,19 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
 int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen);
 int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen);
 void caustic_renderer_free(caustic_renderer *r);
+
+/* Distributed rendering over MPI (libcaustic built with Open MPI; docs/architecture.md). Call
+ * once before loading scenes: when the process was started by mpirun (OMPI_COMM_WORLD_SIZE or
+ * PMIX_RANK in the environment) it joins the job and returns its rank and the number of ranks,
+ * else rank 0 of 1. Renderers created afterwards with more than one rank split their work:
+ * rank 0's caustic_render coordinates (progress, time limit, its film gets every sample, images
+ * and checkpoints are written there), the other ranks' caustic_render renders the work units
+ * rank 0 hands out until rank 0 frees its renderer, and they write nothing. `interrupt`
+ * (may be NULL) is polled while rank 0 waits for results: a signal handler that sets it stops the
+ * render promptly. -1 with err: started by mpirun with several ranks but built without MPI. */
+int caustic_dist_start(int *rank, int *size, volatile sig_atomic_t *interrupt, char *err, size_t errlen);
+/* Leaves the job: after a failure (failed != 0) the remaining ranks are ended (MPI_Abort). */
+void caustic_dist_stop(int failed);
 
 #ifdef __cplusplus
 }

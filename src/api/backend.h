@@ -44,12 +44,23 @@ typedef struct backend_ops {
     int (*tonemap8)(void *b, unsigned char *rgb8, char *err, size_t errlen);
     int (*threads)(const void *b);   /* CPU worker threads, 0 for a GPU */
     void (*free)(void *b);
+    /* Optional (NULL where not offered). Path tracing into a tile's own film: samples
+     * [p->sample_begin, p->sample_end) of the pixels [x0, x0 + tile->width) x [y0, y0 +
+     * tile->height), each continuing from the sums and count the tile holds (a distributed work
+     * unit; the backend's own film is untouched). */
+    int (*pass_tile)(void *b, const kpass *p, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
+                     size_t errlen);
+    /* A layer over several processes (src/dist): 1 on the process that coordinates (the caller
+     * runs passes as usual); elsewhere it serves work units until the coordinator ends the
+     * render, then returns 0 (or -1 with err). */
+    int (*serve)(void *b, char *err, size_t errlen);
+    double pass_seconds;         /* how long a pass should take; 0: the renderer's default */
 } backend_ops;
 
 /* In order of preference; NULL-terminated. */
 extern const backend_ops *const backend_table[];
 
-extern const backend_ops backend_cpu_pt, backend_cpu_bidir, backend_cuda_pt, backend_cuda_bidir;
+extern const backend_ops backend_cpu_pt, backend_cpu_bidir, backend_cuda_pt, backend_cuda_bidir, backend_dist;
 
 /* The bidirectional integrators' limits, the same on every device (vcm.h): 0, or -1 and why. */
 int backend_bidir_limits(const backend_desc *d, char *err, size_t errlen);

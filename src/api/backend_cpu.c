@@ -90,6 +90,26 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
     cp.scene = b->k;
     cp.pass = *pass;
     cp.film = b->film;
+    cp.x0 = cp.y0 = 0;
+    cp.schedule = b->schedule;
+    cpu_pass_stats ps;
+    cpu_pool_run(b->pool, &cp, &ps);
+    st->rays = ps.rays;
+    st->bad_samples = ps.bad_samples;
+    st->samples = ps.samples;
+    return 0;
+}
+
+static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
+                        size_t errlen) {
+    (void)err; (void)errlen;
+    cpu_backend *b = p;
+    cpu_pass cp;
+    cp.scene = b->k;
+    cp.pass = *pass;
+    cp.film = *tile;
+    cp.x0 = x0;
+    cp.y0 = y0;
     cp.schedule = b->schedule;
     cpu_pass_stats ps;
     cpu_pool_run(b->pool, &cp, &ps);
@@ -101,6 +121,7 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
 
 const backend_ops backend_cpu_pt = {
     "cpu-pt", "cpu", pt_supports, pt_create, pt_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads, cpu_free,
+    pt_pass_tile, NULL, 0.0,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -127,14 +148,18 @@ static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
 
 static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
     cpu_backend *b = p;
-    uint32_t iterations = pass->sample_end - pass->sample_begin;
+    /* every pixel holds one sample per iteration: the film continues from the iterations it
+     * holds (a distributed render's checkpoint may hold some beyond its last whole pass) */
+    uint32_t first = pass->sample_begin, held = film_pixels(&b->film) ? b->film.count[0] : 0;
+    if (held > first) first = held;
+    uint32_t iterations = pass->sample_end > first ? pass->sample_end - first : 0;
     memset(st, 0, sizeof *st);
     if (pass->cam.width != b->film.width || pass->cam.height != b->film.height) {
         snprintf(err, errlen, "a %dx%d pass on a %dx%d film", pass->cam.width, pass->cam.height, b->film.width,
                  b->film.height);
         return -1;
     }
-    if (cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, pass->sample_begin, iterations, &b->film, &st->rays)) {
+    if (iterations && cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, first, iterations, &b->film, &st->rays)) {
         snprintf(err, errlen, "out of memory for light vertices");
         return -1;
     }
@@ -144,5 +169,5 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 
 const backend_ops backend_cpu_bidir = {
     "cpu-bidir", "cpu", bidir_supports, bidir_create, bidir_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads,
-    cpu_free,
+    cpu_free, NULL, NULL, 0.0,
 };

@@ -81,7 +81,7 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
 
 const backend_ops backend_cuda_pt = {
     "cuda-pt", "cuda", pt_supports, pt_create, pt_pass, cuda_read_film, cuda_write_film, cuda_tonemap8, cuda_threads,
-    cuda_free_backend,
+    cuda_free_backend, NULL, NULL, 0.0,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -114,5 +114,5 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 
 const backend_ops backend_cuda_bidir = {
     "cuda-bidir", "cuda", bidir_supports, bidir_create, bidir_pass, cuda_read_film, cuda_write_film, cuda_tonemap8,
-    cuda_threads, cuda_free_backend,
+    cuda_threads, cuda_free_backend, NULL, NULL, 0.0,
 };

@@ -256,7 +256,7 @@ static int start_backend(caustic_renderer *r, const backend_desc *d, char *err, 
     snprintf(err, errlen, "no backend renders --integrator %s", caustic_integrator_name(r->opt.integrator));
     for (int i = 0; backend_table[i]; ++i) {
         const backend_ops *ops = backend_table[i];
-        if (want && strcmp(ops->device, want)) continue;
+        if (want && ops->device && strcmp(ops->device, want)) continue;   /* device NULL: a layer over all */
         char why[512];
         int sup = ops->supports(d, why, sizeof why);
         if (sup == 0) continue;
@@ -342,6 +342,12 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
 }
 
 int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user, char *err, size_t errlen) {
+    if (r->ops->serve) {
+        /* a distributed render: only the coordinating process runs the pass loop */
+        int rc = r->ops->serve(r->backend, err, errlen);
+        if (rc <= 0) return rc;
+    }
+    const double pass_target = r->ops->pass_seconds > 0.0 ? r->ops->pass_seconds : PASS_TARGET_SECONDS;
     const double t_start = timer_now();
     const double prior = r->seconds;
     double per_sample = 0.0;   /* seconds per image-wide sample, measured */
@@ -350,7 +356,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         if (r->opt.time_limit > 0.0 && elapsed >= r->opt.time_limit) break;
         int pass = 1;
         if (per_sample > 0.0) {
-            pass = (int)(PASS_TARGET_SECONDS / per_sample);
+            pass = (int)(pass_target / per_sample);
             if (r->opt.time_limit > 0.0) {
                 int left = (int)((r->opt.time_limit - elapsed) / per_sample);
                 if (left < pass) pass = left;
@@ -429,7 +435,7 @@ void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *s
     st->rays = r->rays;
     st->bad_samples = r->bad;
     st->threads = r->ops->threads(r->backend);
-    st->device = r->ops->device;
+    st->device = r->ops->device ? r->ops->device : "mpi";
     st->width = r->width;
     st->height = r->height;
 }

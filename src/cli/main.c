@@ -82,6 +82,9 @@ static const char *usage_render =
     "                         extension (Open Image Denoise; the noisy image is kept)\n"
     "  --quiet                no progress bar\n"
     "\n"
+    "  --frames N             turntable of N frames (OUT.0000.png ...; --orbit D: turn D deg);\n"
+    "                         frames and several SCENEs are spread over mpirun's ranks\n"
+    "mpirun -np N caustic render ...: N ranks, one image (README: Distributed).\n"
     "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
@@ -161,6 +164,17 @@ static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_
     return rc;
 }
 
+void frames_default_output(const char *scene, char *out, size_t n) { default_output(scene, out, n); }
+
+static int in_frame_job = 0;   /* a frame of render_frames: one process, no distributed layer */
+static int cmd_render(int argc, char **argv);
+static int render_one_frame(int argc, char **argv) {
+    in_frame_job = 1;
+    int rc = cmd_render(argc, argv);
+    in_frame_job = 0;
+    return rc;
+}
+
 static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
@@ -168,7 +182,9 @@ static int cmd_render(int argc, char **argv) {
     int quiet = 0, resume = 0, strict = 0, denoise = 0;
     tonemap_settings look;
     tonemap_settings_init(&look);
-    double preview_every = 0.0;
+    double preview_every = 0.0, orbit = 0.0;
+    const char *scenes[64];
+    int nscenes = 0, frames = 1;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -185,6 +201,13 @@ static int cmd_render(int argc, char **argv) {
             if (!v) return usage_error("render", "option %s needs a value", a);
             i++;
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = v;
+            else if (!strcmp(a, "--frames")) {
+                if (parse_int(v, 1, 100000, &n)) return usage_error("render", "--frames: '%s' is not an integer in 1..100000", v);
+                frames = (int)n;
+            } else if (!strcmp(a, "--orbit")) {
+                if (parse_double(v, -1e6, 1e6, &d)) return usage_error("render", "--orbit: '%s' is not a number of degrees", v);
+                orbit = d;
+            }
             else if (!strcmp(a, "--checkpoint")) checkpoint = v;
             else if (!strcmp(a, "--dump-scene")) dump = v;
             else if (!strcmp(a, "--spp")) {
@@ -250,8 +273,13 @@ static int cmd_render(int argc, char **argv) {
                 i--;
                 return usage_error("render", "unknown option '%s'", a);
             }
-        } else if (!scene_path) scene_path = a;
-        else return usage_error("render", "unexpected argument '%s' (one scene at a time)", a);
+        } else if (nscenes < 64) scenes[nscenes++] = scene_path = a;
+        else return usage_error("render", "too many scenes ('%s': at most 64)", a);
+    }
+    if (nscenes > 1 || frames > 1) {
+        if (in_frame_job) return usage_error("render", "%s", "a frame of --frames renders one scene");
+        if (nscenes == 0) scenes[nscenes++] = "cornell";
+        return render_frames(argc, argv, scenes, nscenes, frames, output, render_one_frame);
     }
     if (resume && !checkpoint) return usage_error("render", "%s needs --checkpoint FILE", "--resume");
     if (heatmap && image_format_from_path(heatmap) == IMAGE_FMT_UNKNOWN)
@@ -273,6 +301,13 @@ static int cmd_render(int argc, char **argv) {
     if (denoise && render_output_set_denoise(&out)) return usage_error("render", "output name '%s' is too long", output);
 
     char err[1024];
+    /* under mpirun: every rank runs this command; rank 0 coordinates and writes, the others render */
+    int rank = 0, nranks = 1;
+    if (!in_frame_job && caustic_dist_start(&rank, &nranks, &g_interrupted, err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (rank != 0) { quiet = 1; checkpoint = NULL; resume = 0; heatmap = NULL; dump = NULL; }
     caustic_scene *scene;
     caustic_load_options lo;
     caustic_load_options_init(&lo);
@@ -280,17 +315,25 @@ static int cmd_render(int argc, char **argv) {
     lo.warning = print_warning;
     lo.dump_scene = dump;
     if (caustic_scene_load_ex(&scene, scene_path, &lo, err, sizeof err)) {
-        fprintf(stderr, "caustic: %s\n", err);
+        if (rank == 0) fprintf(stderr, "caustic: %s\n", err);
+        caustic_dist_stop(1);
         return EXIT_USAGE;
     }
     if (dump && !quiet) fprintf(stderr, "caustic: wrote the scene as JSON to %s\n", dump);
     if (!dump && !quiet && is_model_file(scene_path))
         fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
                 scene_path);
+    if (orbit != 0.0 && caustic_scene_orbit(scene, orbit, err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        caustic_scene_free(scene);
+        caustic_dist_stop(1);
+        return EXIT_USAGE;
+    }
     caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
     if (!r) {
         fprintf(stderr, "caustic: %s\n", err);
         caustic_scene_free(scene);
+        caustic_dist_stop(1);
         return EXIT_USAGE;
     }
     if (resume) {
@@ -300,6 +343,7 @@ static int cmd_render(int argc, char **argv) {
                 fprintf(stderr, "caustic: %s\n", err);
                 caustic_renderer_free(r);
                 caustic_scene_free(scene);
+                caustic_dist_stop(1);
                 return EXIT_USAGE;
             }
             caustic_render_stats st2;
@@ -317,12 +361,21 @@ static int cmd_render(int argc, char **argv) {
     out.last_preview = timer_now();
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    if (caustic_render(r, on_progress, &ctx, err, sizeof err)) fprintf(stderr, "caustic: %s\n", err);
+    int failed = caustic_render(r, on_progress, &ctx, err, sizeof err) != 0;
+    if (failed) fprintf(stderr, "caustic: %s\n", err);
     progress_finish(&ctx.pb);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
 
-    int status = 0;
+    int status = failed ? EXIT_RUNTIME : 0;
+    if (rank != 0) {
+        /* a rank that renders for rank 0 writes nothing */
+        caustic_renderer_free(r);
+        caustic_scene_free(scene);
+        caustic_dist_stop(failed);
+        return status;
+    }
+    if (failed) fprintf(stderr, "caustic: the render stopped early; %s\n",
+                        checkpoint ? "the checkpoint keeps every finished work unit (continue with --resume)"
+                                   : "the image holds what was finished");
     if (checkpoint && caustic_checkpoint_save(r, checkpoint, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
@@ -335,9 +388,13 @@ static int cmd_render(int argc, char **argv) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }
+    /* only now: a second signal (mpirun repeats SIGTERM when a rank died) must not end the
+     * process before the checkpoint and the image are written */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
-    if (g_interrupted) {
+    if (g_interrupted && !failed) {
         fprintf(stderr, "caustic: interrupted at %d spp; %s%s\n", st.spp,
                 checkpoint ? "continue with --resume --checkpoint " : "partial image saved",
                 checkpoint ? checkpoint : "");
@@ -345,12 +402,15 @@ static int cmd_render(int argc, char **argv) {
     }
     char extra[1200];
     render_output_summary(&out, extra, sizeof extra);
-    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s%s\n",
+    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s%s",
            st.seconds, st.spp, st.seconds > 0 ? st.samples / st.seconds * 1e-6 : 0.0,
            st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.device,
            st.threads, st.width, st.height, output, extra);
+    if (nranks > 1) printf(" ranks=%d", nranks);
+    printf("\n");
     caustic_renderer_free(r);
     caustic_scene_free(scene);
+    caustic_dist_stop(failed);
     return status;
 }
 

@@ -5,18 +5,22 @@
 
 #include "kernel/kernel.h"
 
-/* Render pixels [x0,x1) x [y0,y1). Every pixel sums its samples in index order, so the result
- * does not depend on which thread runs it or how passes were cut. */
+/* Render pixels [x0,x1) x [y0,y1) of the image into the pass's film (whose top-left pixel is
+ * (p->x0, p->y0)). Every pixel sums its samples in index order, so the result does not depend on
+ * which thread runs it or how passes were cut. A pixel continues from its own count: one that
+ * already holds samples of the pass (a distributed work unit finished before a checkpoint) is not
+ * given them twice. */
 static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad,
                         uint64_t *samples) {
-    const kpass pass = p->pass;
+    kpass pass = p->pass;
     const kfilm film = p->film;
     for (int y = y0; y < y1; ++y) {
         for (int x = x0; x < x1; ++x) {
-            size_t pix = (size_t)y * (size_t)film.width + (size_t)x;
+            size_t pix = (size_t)(y - p->y0) * (size_t)film.width + (size_t)(x - p->x0);
             film_pixel f = film_pixel_load(&film, pix);
-            if (f.n < pass.sample_begin) continue; /* adaptive sampling stopped this pixel earlier */
+            if (f.n < p->pass.sample_begin) continue; /* adaptive sampling stopped this pixel earlier */
             uint32_t n0 = f.n, r = 0, b = 0;
+            pass.sample_begin = f.n;
             film_trace_pixel(p->scene, &pass, x, y, &f, &r, &b);
             film_pixel_store(&film, pix, &f);
             *samples += f.n - n0;

@@ -15,6 +15,7 @@ typedef struct cpu_pass {
     const kscene *scene;
     kpass pass;
     kfilm film;              /* host sums (double), added in sample order */
+    int x0, y0;              /* the film's top-left pixel in the image (0, 0 but for a tile's film) */
     int schedule;            /* cpu_schedule */
 } cpu_pass;
 
