@@ -12,6 +12,7 @@
 #include "args.h"
 #include "cli.h"
 #include "render_output.h"
+#include "view.h"
 
 static const char *usage_main =
     "caustic - a physically based renderer\n"
@@ -21,6 +22,7 @@ static const char *usage_main =
     "commands:\n"
     "  render SCENE    render a scene file (.json, CIS 565 .txt), a model (.obj, .ply) or a\n"
     "                  built-in scene to an image\n"
+    "  view SCENE      watch it render in a window: move the camera, change the look (SDL2)\n"
     "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
     "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
     "  tonemap IN OUT  a linear image to a PNG through an exposure and tone map (or several)\n"
@@ -39,6 +41,8 @@ static const char *usage_render =
     "Command-line values override the scene file.\n"
     "\n"
     "  --strict               dialect keys and types caustic maps or ignores are errors, not warnings\n"
+    "  --camera FILE          the camera of FILE's \"Camera\" object instead of the scene's (a scene\n"
+    "                         file, or what the c key of 'caustic view' writes)\n"
     "  --dump-scene FILE      also write the scene as editable caustic JSON (the quick look's\n"
     "                         generated scene, or a text scene converted)\n"
     "  -o, --output FILE      output image: .png (8-bit sRGB), .exr (linear half), .pfm (linear float)\n"
@@ -78,7 +82,9 @@ static const char *usage_render =
     "                         SEC seconds (atomically: open it at any time)\n"
     "  --denoise              also write a denoised image, OUTPUT with .denoised before the\n"
     "                         extension (Open Image Denoise; the noisy image is kept)\n"
-    "  --quiet                no progress bar\n"
+    "  --quiet                no progress bar\n";
+/* (two strings: C11 compilers need support only 4095 characters in one literal) */
+static const char *usage_render_more =
     "\n"
     "  --frames N             turntable of N frames (OUT.0000.png ...; --orbit D: turn D deg);\n"
     "                         frames and several SCENEs are spread over mpirun's ranks\n"
@@ -176,7 +182,7 @@ static int render_one_frame(int argc, char **argv) {
 static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
-    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL;
+    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL, *camera = NULL;
     int quiet = 0, resume = 0, strict = 0, denoise = 0;
     caustic_look look;
     caustic_look_init(&look);
@@ -188,7 +194,7 @@ static int cmd_render(int argc, char **argv) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
         double d;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); return 0; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); fputs(usage_render_more, stdout); return 0; }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--resume")) resume = 1;
         else if (!strcmp(a, "--strict")) strict = 1;
@@ -208,6 +214,7 @@ static int cmd_render(int argc, char **argv) {
             }
             else if (!strcmp(a, "--checkpoint")) checkpoint = v;
             else if (!strcmp(a, "--dump-scene")) dump = v;
+            else if (!strcmp(a, "--camera")) camera = v;
             else if (!strcmp(a, "--spp")) {
                 if (parse_int(v, 1, 1 << 24, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..16777216", v);
                 opt.spp = (int)n;
@@ -321,7 +328,8 @@ static int cmd_render(int argc, char **argv) {
     if (!dump && !quiet && is_model_file(scene_path))
         fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
                 scene_path);
-    if (orbit != 0.0 && caustic_scene_orbit(scene, orbit, err, sizeof err)) {
+    if ((camera && caustic_scene_load_camera(scene, camera, err, sizeof err)) ||
+        (orbit != 0.0 && caustic_scene_orbit(scene, orbit, err, sizeof err))) {
         fprintf(stderr, "caustic: %s\n", err);
         caustic_scene_free(scene);
         caustic_dist_stop(1);
@@ -478,6 +486,7 @@ int main(int argc, char **argv) {
     char isa_err[256];
     if (!caustic_cpu_isa(isa_err, sizeof isa_err)) { fprintf(stderr, "caustic: %s\n", isa_err); return EXIT_USAGE; }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "view")) return cmd_view(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
     if (!strcmp(argv[1], "tonemap")) return cmd_tonemap(argc - 2, argv + 2);
