@@ -229,7 +229,61 @@ static void test_scene_in_code(void) {
     caustic_scene_free(s);
 }
 
+/* On the GPU (skipped without one): 8-bit frames tone-mapped there agree with the host's tone map
+ * of the GPU's float image (within one code: float mean and CUDA's powf/log2f), a reset empties
+ * the GPU's film, and moving the camera renders what a renderer created there renders. */
+static void test_gpu(void) {
+    char err[512];
+    caustic_scene *s;
+    EXPECT(caustic_scene_load(&s, "cornell", err, sizeof err) == 0);
+    caustic_options o = small_options();
+    o.device = CAUSTIC_DEVICE_CUDA;
+    caustic_renderer *r = caustic_renderer_create(s, &o, err, sizeof err);
+    if (!r) {
+        printf("test_steer: no GPU (%s): GPU checks skipped\n", err);
+        caustic_scene_free(s);
+        return;
+    }
+    caustic_camera c;
+    caustic_renderer_get_camera(r, &c);
+    moved(&c);
+    EXPECT(caustic_render_passes(r, 1, 8, err, sizeof err) == 8);
+    EXPECT(caustic_renderer_set_camera(r, &c, err, sizeof err) == 0);
+    EXPECT(caustic_render_passes(r, 1, 8, err, sizeof err) == 8);
+    caustic_options o8 = o;
+    o8.spp = 8;
+    EXPECT(caustic_scene_set_camera(s, &c, err, sizeof err) == 0);
+    caustic_renderer *b = caustic_renderer_create(s, &o8, err, sizeof err);
+    EXPECT(b && caustic_render_passes(b, 1, 8, err, sizeof err) == 8);
+    EXPECT(b && same_image(r, b));
+    for (int t = 0; t < 3; ++t) {
+        caustic_look look;
+        look.tonemap = (caustic_tonemap)t;
+        look.exposure = 0.75f * (float)t;
+        unsigned char *gpu = malloc(3 * 40 * 30), *host = malloc(3 * 40 * 30);
+        EXPECT(gpu && host && caustic_image_rgb8(r, &look, gpu, err, sizeof err) == 0);
+        caustic_tonemap_rgb8(&look, caustic_image(r, NULL, NULL), 40 * 30, host);
+        int worst = 0, differ = 0;
+        for (int i = 0; i < 3 * 40 * 30; ++i) {
+            int d = abs((int)gpu[i] - (int)host[i]);
+            worst = d > worst ? d : worst;
+            differ += d != 0;
+        }
+        CHECK(worst <= 1 && differ < 40, "tone map %d: GPU vs host: %d values differ, by up to %d", t, differ, worst);
+        free(gpu);
+        free(host);
+    }
+    /* the reset empties the GPU's film: the same 8 samples again give the same image */
+    EXPECT(caustic_renderer_reset(r, err, sizeof err) == 0);
+    EXPECT(caustic_render_passes(r, 2, 4, err, sizeof err) == 8);
+    EXPECT(b && same_image(r, b));
+    caustic_renderer_free(b);
+    caustic_renderer_free(r);
+    caustic_scene_free(s);
+}
+
 int main(void) {
+    test_gpu();
     test_camera_and_passes();
     test_bidir_lens_refused();
     test_camera_json();

@@ -579,12 +579,11 @@ static int frame(viewer *v, script *sc, double budget, char *err, size_t errlen)
             caustic_renderer_get_camera(v->r, &v->cam);
         }
         v->cam_dirty = 0;
-        v->denoised_spp = 0;
-        v->last_pass = 0;
+        v->denoised_spp = 0;   /* (the pass size carries over: the next view costs about the same) */
     }
     if (budget <= 0.0) budget = moving ? MOVING_BUDGET : STILL_BUDGET;
     /* passes sized from the time per sample, growing at most 2x a frame (the first samples after
-     * a change are cheaper: short paths) */
+     * a change trace short paths, so the estimate errs on the safe side) */
     int spp = v->sec_per_spp > 0.0 ? (int)(budget / v->sec_per_spp) : 1;
     if (spp > 2 * v->last_pass + 1) spp = 2 * v->last_pass + 1;
     if (spp < 1) spp = 1;
