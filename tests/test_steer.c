@@ -273,9 +273,10 @@ static void test_gpu(void) {
         free(gpu);
         free(host);
     }
-    /* the reset empties the GPU's film: the same 8 samples again give the same image */
+    /* the reset empties the GPU's film: the same pass again gives the same image (one pass of 8:
+     * the GPU keeps float sums between passes, so another split rounds differently) */
     EXPECT(caustic_renderer_reset(r, err, sizeof err) == 0);
-    EXPECT(caustic_render_passes(r, 2, 4, err, sizeof err) == 8);
+    EXPECT(caustic_render_passes(r, 1, 8, err, sizeof err) == 8);
     EXPECT(b && same_image(r, b));
     caustic_renderer_free(b);
     caustic_renderer_free(r);
