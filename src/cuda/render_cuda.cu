@@ -116,12 +116,24 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     if (r->cfg.bvh == CUDA_BVH_LBVH) {
         if (lbvh_build_device(r, h, NULL, err, errlen)) return -1;
     } else if (tree) {
-        if (tree->width != BVH4_WIDTH) {
-            snprintf(err, errlen, "CUDA: the GPU traverses 4-wide BVHs, not %d-wide", tree->width);
+        // SAH: the 4-wide float nodes as they are; CW8: the 8-wide tree's nodes compressed
+        int cw = r->cfg.bvh == CUDA_BVH_CW8, want = cw ? BVH8_WIDTH : BVH4_WIDTH;
+        if (tree->width != want) {
+            snprintf(err, errlen, "CUDA: --gpu-bvh %s traverses %d-wide BVHs, not %d-wide", cw ? "cwbvh" : "sah", want,
+                     tree->width);
             return -1;
         }
-        if (upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen) ||
-            upload(r, tree->leaves, tree->nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen))
+        cw8_node *packed = NULL;
+        if (cw) {
+            packed = (cw8_node *)malloc(tree->nwnodes * sizeof(cw8_node) + 1);
+            if (!packed) { snprintf(err, errlen, "out of memory"); return -1; }
+            if (bvh_compress8(tree->wnodes, tree->nwnodes, packed, err, errlen)) { free(packed); return -1; }
+            k->node_layout = KNODES_CW8;
+        }
+        int up = cw ? upload(r, packed, tree->nwnodes * sizeof(cw8_node), (const void **)&k->nodes, err, errlen)
+                    : upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen);
+        free(packed);
+        if (up || upload(r, tree->leaves, tree->nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen))
             return -1;
         k->nnodes = (uint32_t)tree->nwnodes;
         k->nleaf4 = (uint32_t)tree->nleaf4;
