@@ -61,6 +61,9 @@ typedef enum caustic_integrator {
     CAUSTIC_INTEGRATOR_VCM = 5    /* vertex connection and merging */
 } caustic_integrator;
 
+/* The largest spp target: scene files (ITERATIONS), --spp and checkpoints share it. */
+#define CAUSTIC_MAX_SPP (1 << 30)
+
 /* Zero/negative fields mean "take it from the scene file" (or the default). */
 typedef struct caustic_options {
     int width, height;        /* resolution */
@@ -178,6 +181,12 @@ caustic_renderer *caustic_renderer_create(caustic_scene *s, const caustic_option
  * stop. May be called again after a stop to continue. Nonzero, with the reason in err, when a
  * pass fails (the image keeps the passes before it). */
 int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user, char *err, size_t errlen);
+/* Asks a running caustic_render to stop at the next safe point: a finished tile of path tracing
+ * (CPU), a finished iteration of the bidirectional integrators, a finished pass on the GPU. The
+ * samples taken stay in the film (images and checkpoints of it are exact; a resumed render
+ * continues each pixel from its count). Async-signal-safe (one lock-free atomic store): a
+ * SIGINT handler may call it. caustic_render then returns 0 at once. */
+void caustic_cancel(caustic_renderer *r);
 /* The current estimate: width*height*3 linear RGB floats, row-major, top row first. (A film
  * that cannot be read back from the GPU leaves the last one read, with a log line.) */
 const float *caustic_image(caustic_renderer *r, int *width, int *height);

@@ -6,5 +6,8 @@
  * (nothing written to *out). */
 int parse_int(const char *s, long lo, long hi, long *out);
 int parse_double(const char *s, double lo, double hi, double *out);
+/* "WxH" with both sides integers in [lo, hi] (each parsed as parse_int: no overflow, no sign
+ * games); 0, or -1. */
+int parse_size(const char *s, long lo, long hi, int *w, int *h);
 
 #endif
