@@ -4,8 +4,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "util/timer.h"
+#include "args.h"
+#include "cli.h"
 
 void progress_init(progress_bar *pb, const char *label, int quiet) {
     pb->tty = isatty(STDERR_FILENO);
@@ -55,7 +55,7 @@ int progress_line(const caustic_progress *p, const char *label, int columns, cha
 
 void progress_update(progress_bar *pb, const caustic_progress *p) {
     if (pb->quiet) return;
-    double now = timer_now();
+    double now = cli_now();
     /* terminals: up to 10 redraws/s; logs: one line every 2 s */
     if (now - pb->last_print < (pb->tty ? 0.1 : 2.0) && p->fraction < 1.0) return;
     pb->last_print = now;
