@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,16 @@ static double srgb_decode_d(double x) {
 
 float image_srgb_encode(float linear) { return (float)srgb_encode_d(linear); }
 float image_srgb_decode(float srgb) { return (float)srgb_decode_d(srgb); }
+
+static float srgb8_table[256];
+static pthread_once_t srgb8_once = PTHREAD_ONCE_INIT;
+static void srgb8_init(void) {
+  for (int i = 0; i < 256; i++) srgb8_table[i] = (float)srgb_decode_d((double)(float)((double)i / 255.0));
+}
+const float *image_srgb8_table(void) {
+  pthread_once(&srgb8_once, srgb8_init);
+  return srgb8_table;
+}
 
 unsigned char image_quantize8(float linear) {
   if (!(linear > 0.0f)) return 0; /* also NaN */

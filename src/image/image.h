@@ -102,6 +102,10 @@ float image_srgb_decode(float srgb);
  * clamp to [0,1], sRGB OETF, round to nearest. */
 unsigned char image_quantize8(float linear);
 
+/* The 256 codes of an 8-bit sRGB file decoded to linear, as every 8-bit reader decodes them (and
+ * 8-bit textures on lookup). */
+const float *image_srgb8_table(void);
+
 /* Values that no light or reflectance can have, in an image used as a texture or environment:
  * non-finite and negative values are counted and replaced by 0 (image_sanitize); values above
  * IMAGE_HUGE_VALUE are counted (a warning: they are legal but usually a broken file). */

@@ -44,7 +44,7 @@ typedef struct jpeg_job {
   jpeg_guard guard;
   unsigned char *row;
   unsigned char *out8;   /* image_load_srgb8: the 8-bit codes */
-  float lut[256];
+  const float *lut;      /* image_srgb8_table */
 } jpeg_job;
 
 /* Decodes to floats (img), or keeps the 8-bit codes (rgb8 != NULL: *rgb8, img gets the size). */
@@ -56,7 +56,7 @@ static int jpeg_read(FILE *f, image *img, unsigned char **rgb8, const char *path
     image__set_err(err, errlen, "%s: out of memory", path);
     return -1;
   }
-  for (int i = 0; i < 256; i++) job->lut[i] = image_srgb_decode((float)i / 255.0f);
+  job->lut = image_srgb8_table();
 
   job->cinfo.err = jpeg_std_error(&job->guard.mgr);
   job->guard.mgr.error_exit = guard_error_exit;

@@ -185,8 +185,7 @@ static int png_read(FILE *f, image *img, unsigned char **rgb8, const char *path,
         img->rgb[i] = image_srgb_decode((float)((double)v / 65535.0));
       }
     } else {
-      float lut[256];
-      for (int i = 0; i < 256; i++) lut[i] = image_srgb_decode((float)((double)i / 255.0));
+      const float *lut = image_srgb8_table();
       for (size_t i = 0; i < n; i++) img->rgb[i] = lut[ctx.buf[i]];
     }
   }

@@ -572,7 +572,7 @@ static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache
         int w8 = 0, h8 = 0;
         int is8 = image_load_srgb8(found, &w8, &h8, &rgb8, ierr, sizeof ierr);
         if (is8 == 1) {   /* 8-bit sRGB stays 8-bit, as in the JSON loader */
-            index = scene_add_image_texture8(s, w8, h8, rgb8);
+            index = scene_add_image_texture8(s, w8, h8, rgb8, image_srgb8_table());
             free(rgb8);
             if (index == -2) {
                 objwarn(r, "%s: texture %s: too many texels in the scene (uses Kd)", r->path, found);

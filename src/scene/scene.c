@@ -2,9 +2,6 @@
  * kernel layout (BVH, light distribution, camera). */
 #include "scene/scene.h"
 #include "util/array.h"
-#include "image/image.h"
-
-#include <pthread.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -25,19 +22,9 @@ const char *prim_kind_name(int k) { return k >= 0 && k < PRIM_KIND_COUNT ? prim_
 const char *light_kind_name(int k) { return k >= 0 && k < LIGHT_KIND_COUNT ? light_names[k] : NULL; }
 
 
-/* sRGB codes decoded as image_load decodes an 8-bit file: an 8-bit texture looks up the very
- * values its float copy would hold. */
-static float srgb8_table[256];
-static pthread_once_t srgb8_once = PTHREAD_ONCE_INIT;
-static void srgb8_init(void) {
-    for (int i = 0; i < 256; ++i) srgb8_table[i] = image_srgb_decode((float)((double)i / 255.0));
-}
-
 scene *scene_create(void) {
     scene *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
-    pthread_once(&srgb8_once, srgb8_init);
-    s->srgb8_lut = srgb8_table;
     s->camera.eye = v3(0, 0, 5);
     s->camera.lookat = v3(0, 0, 0);
     s->camera.up = v3(0, 1, 0);
@@ -56,7 +43,7 @@ void scene_destroy(scene *s) {
     free(s->spheres); free(s->quads); free(s->materials);
     for (size_t i = 0; i < s->nmaterials; ++i) free(s->material_names[i]);
     free(s->material_names);
-    free(s->textures); free(s->texels); free(s->texels8); free(s->output_name);
+    free(s->textures); free(s->texels); free(s->texels8); free(s->srgb8_lut); free(s->output_name);
     bvh_free(&s->bvh);
     for (int i = 0; i < s->nbvh_cache; ++i) bvh_free(&s->bvh_cache[i]);
     free(s->lights); free(s->light_cdf); free(s->prim_light);
@@ -118,9 +105,14 @@ int scene_add_image_texture(scene *s, int width, int height, const float *rgb) {
     return scene_add_texture(s, t, rgb);
 }
 
-int scene_add_image_texture8(scene *s, int width, int height, const uint8_t *rgb8) {
+int scene_add_image_texture8(scene *s, int width, int height, const uint8_t *rgb8, const float *lut) {
     size_t n = (size_t)width * (size_t)height * 3u;
     if (s->ntexels8 + n > (size_t)UINT32_MAX) return -2;
+    if (!s->srgb8_lut) {
+        s->srgb8_lut = malloc(256 * sizeof(float));
+        if (!s->srgb8_lut) return -1;
+        memcpy(s->srgb8_lut, lut, 256 * sizeof(float));
+    }
     texture t;
     memset(&t, 0, sizeof t);
     t.kind = TEX_IMAGE;

@@ -484,7 +484,7 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
     if (is8) {
         /* 8-bit sRGB stays 8-bit (a quarter of the memory); its codes are all valid values */
         free(full);
-        idx = scene_add_image_texture8(L->s, w, h, rgb8);
+        idx = scene_add_image_texture8(L->s, w, h, rgb8, image_srgb8_table());
         free(rgb8);
     } else {
         image img;
