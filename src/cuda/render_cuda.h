@@ -26,6 +26,9 @@ typedef struct cuda_config {
     int mode;        /* CUDA_MODE_* */
     int bvh;         /* CUDA_BVH_*: SAH = the host's build uploaded; LBVH = built on the GPU */
     uint32_t pool;   /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
+    int device;      /* the CUDA device (index); every call on the renderer makes it the calling
+                        thread's current device, so one host thread per device can drive its own
+                        renderer, and several renderers may share a device */
 } cuda_config;
 
 /* --gpu-bvh sah: the host's binned SAH build with the leaf cost counted per primitive (a GPU
@@ -68,6 +71,15 @@ int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, siz
 /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film on the GPU. */
 int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
                        char *err, size_t errlen);
+/* Path tracing into a tile's film on the host: samples [p->sample_begin, p->sample_end) of the
+ * image pixels [x0, x0 + tw) x [y0, y0 + th), each continuing from the sums and count the tile
+ * holds (sum: tw*th*3, count, lum2: tw*th; row-major, continued in place). The renderer's own
+ * film is untouched. Per pixel the same arithmetic as cuda_renderer_pass (float sums between
+ * passes, the pass's samples summed in double, the slices of the whole image), so tiles of a
+ * pass give the image of a whole-image pass bit for bit. Always the megakernel. */
+int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2,
+                            int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples,
+                            char *err, size_t errlen);
 /* Copies the accumulation (width*height*3 sums), the per-pixel sample counts and squared
  * luminance sums to / from the host. */
 int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err, size_t errlen);

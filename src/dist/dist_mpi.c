@@ -208,7 +208,7 @@ static const backend_ops *inner_ops(const backend_desc *d, char *err, size_t err
         if (sup == 0) continue;
         if (sup < 0) { snprintf(err, errlen, "%s", why); continue; }
         if (d->opt->integrator == CAUSTIC_INTEGRATOR_PT && !ops->pass_tile) {
-            /* the GPU path tracer has no tile passes yet: distributed path tracing runs on the CPU */
+            /* a backend without tile passes cannot take path tracing's units */
             snprintf(err, errlen, "distributed path tracing needs tile passes, which backend %s lacks", ops->name);
             if (want) return NULL;
             continue;
@@ -325,9 +325,13 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
     }
     if (g.rank == 0) {
         /* about eight tiles per rank: units long enough that messages cost little, enough of
-         * them that ranks of different speeds finish a pass together */
-        int t = 256;
-        while (t > 16 && (int64_t)((d->width + t - 1) / t) * ((d->height + t - 1) / t) < 8 * g.size) t /= 2;
+         * them that ranks of different speeds finish a pass together; a GPU (rank 0's backend has
+         * no CPU threads) needs larger tiles to fill it, four per rank. CAUSTIC_DIST_TILE sets
+         * the side. */
+        const char *e = getenv("CAUSTIC_DIST_TILE");
+        int gpu = b->inner->threads(b->ib) == 0, t = gpu ? 1024 : 256, per_rank = gpu ? 4 : 8;
+        while (t > 16 && (int64_t)((d->width + t - 1) / t) * ((d->height + t - 1) / t) < per_rank * g.size) t /= 2;
+        if (e && atoi(e) >= 8) t = atoi(e);
         b->tile = t;
         b->ready = calloc((size_t)g.size, 1);
         b->threads = b->inner->threads(b->ib);
