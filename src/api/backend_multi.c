@@ -40,6 +40,7 @@ struct multi {
     worker w[CAUSTIC_MAX_GPUS];
     int started;                 /* threads running */
     kfilm film;                  /* every sample */
+    kfilm zero;                  /* bidirectional: an empty film (a block starts from it) */
     /* the current units (guarded by lock): a pass's bands over `target` (whose pixel (0, 0) is
      * the image's (x0, y0)) or its iterations [first, first + njobs) */
     pthread_mutex_t lock;
@@ -133,6 +134,7 @@ static void multi_free(void *p) {
         film_free(&m->w[i].scratch);
     }
     film_free(&m->film);
+    film_free(&m->zero);
     free(m);
 }
 
@@ -147,15 +149,10 @@ static int run_unit(multi *m, worker *w, size_t j, backend_stats *st, char *err,
         kfilm band = {m->target.sum + 3 * off, m->target.count + off, m->target.lum2 + off, m->target.width, h};
         return m->inner->pass_tile(b, &p, &band, m->x0, m->y0 + y, st, err, errlen);
     }
-    kfilm *s = &w->scratch;
-    size_t npix = (size_t)m->width * m->height;
-    memset(s->sum, 0, 3 * npix * sizeof(double));
-    memset(s->lum2, 0, npix * sizeof(double));
-    memset(s->count, 0, npix * sizeof(uint32_t));
     p.sample_begin = m->first + (uint32_t)j * m->block;
     p.sample_end = m->end - p.sample_begin > m->block ? p.sample_begin + m->block : m->end;
-    return m->inner->write_film(b, s, err, errlen) || m->inner->pass(b, &p, st, err, errlen) ||
-                   m->inner->read_film(b, s, err, errlen)
+    return m->inner->write_film(b, &m->zero, err, errlen) || m->inner->pass(b, &p, st, err, errlen) ||
+                   m->inner->read_film(b, &w->scratch, err, errlen)
                ? -1
                : 0;
 }
@@ -235,7 +232,7 @@ static void *multi_create(const backend_desc *d, char *err, size_t errlen) {
     m->height = d->height;
     m->inner = inner_ops(d, gpus, n, err, errlen);
     if (!m->inner) { multi_free(m); return NULL; }
-    if (film_alloc(&m->film, d->width, d->height)) {
+    if (film_alloc(&m->film, d->width, d->height) || (m->bidir && film_alloc(&m->zero, d->width, d->height))) {
         snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
         multi_free(m);
         return NULL;
@@ -355,8 +352,9 @@ static int multi_write_film(void *p, const kfilm *src, char *err, size_t errlen)
 
 static int multi_threads(const void *p) { (void)p; return 0; }
 
-/* Passes of about a second (pass_seconds): each unit's transfers cost little beside its rendering. */
+/* Passes of about two seconds (pass_seconds, as the distributed layer's): each unit's transfers
+ * (a band's sums up and down, a block's whole film) cost little beside its rendering. */
 const backend_ops backend_multi = {
     "cuda-multi", "cuda", multi_supports, multi_create, multi_pass, multi_read_film, multi_write_film, NULL,
-    multi_threads, multi_free, multi_pass_tile, NULL, 1.0,
+    multi_threads, multi_free, multi_pass_tile, NULL, 2.0,
 };
