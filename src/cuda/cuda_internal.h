@@ -38,7 +38,7 @@ struct cuda_renderer {
     size_t pinned_bytes;
     unsigned char *rgb8;       // device: tonemapped 8-bit image
     film_pixel *slices;        // small images: per slice of a pass and pixel, the slice's sums (megakernel_pass)
-    uint32_t nslices;          // slices the buffer holds (of width*height pixels each)
+    size_t slice_items;        // film_pixel entries the buffer holds
     unsigned *next;            // the sliced megakernel's work counter
     unsigned mega_blocks;      // resident blocks of the sliced megakernel (0 = not asked yet)
     float *tile_accum;         // tile passes: the tile's film on the device (grown as needed)

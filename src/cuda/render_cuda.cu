@@ -30,7 +30,13 @@ extern "C" {
 // until about this many (pixel, slice) items exist, so that an image smaller than a few waves of
 // resident threads still fills the GPU (issue 21: at 512x384 one thread per pixel was 1.16 waves
 // of the H100's 169k resident threads, 0.42x the samples/s of 1080p). The split depends on the
-// image size and the pass only, never on the device, so a seed gives the same image everywhere.
+// size of what a pass covers (the image, or a tile of it: cuda_renderer_pass_tile) and the pass
+// only, never on the device, so a seed gives the same image everywhere. A tile is split as an
+// image of its size (a 1080p band of 1/8 split as the whole image left 3 items per resident
+// thread, and the last, each half a pass long, idled the GPU: several GPUs, GPU ranks); its
+// slices sum in another order in double than the whole image's, which the float film almost
+// never shows (and never where both splits give one slice per sample: images under 2^22 / spp
+// pixels).
 // 2^22 (168 MB of slice sums at most) was measured best of 2^20..2^22 on the H100
 // (docs/PERFORMANCE.md): more items shorten the tail of each pass; 1080p gets 2 slices too.
 #ifndef MEGA_FILL_ITEMS
@@ -278,10 +284,9 @@ __global__ void film_merge_slices(kfilm film, uint32_t slices, const film_pixel 
     film_pixel_store(&film, pix, &f);
 }
 
-// Slices per pixel for a pass: 1 (one thread per pixel) unless the image is too small to fill
-// the GPU and the pass has several samples and no adaptive sampling.
-static uint32_t pass_slices(const cuda_renderer *r, const kpass *p) {
-    size_t npix = (size_t)r->width * (size_t)r->height;
+// Slices per pixel for a pass over npix pixels: 1 (one thread per pixel) unless they are too few
+// to fill the GPU and the pass has several samples and no adaptive sampling.
+static uint32_t pass_slices(size_t npix, const kpass *p) {
     uint32_t spp = p->sample_end - p->sample_begin;
     if (p->adaptive_threshold > 0.0f || npix == 0 || npix >= MEGA_FILL_ITEMS) return 1;
     size_t s = MEGA_FILL_ITEMS / npix;
@@ -290,7 +295,8 @@ static uint32_t pass_slices(const cuda_renderer *r, const kpass *p) {
 
 // A pass over `film` (the renderer's, or a tile's), whose pixel (0, 0) is the image's (x0, y0).
 static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0, int y0, char *err, size_t errlen) {
-    uint32_t slices = pass_slices(r, p);   // the whole image's split, also for a tile (same sums)
+    size_t npix = (size_t)film.width * (size_t)film.height;
+    uint32_t slices = pass_slices(npix, p);
     if (slices <= 1) {
         dim3 block(BLOCK_X, BLOCK_Y), grid((film.width + BLOCK_X - 1) / BLOCK_X, (film.height + BLOCK_Y - 1) / BLOCK_Y);
         auto kernel = p->depth_start > 0 ? pt_megakernel<true> : pt_megakernel<false>;
@@ -298,15 +304,13 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
         CUDA_TRY(cudaGetLastError());
         return 0;
     }
-    size_t npix = (size_t)film.width * (size_t)film.height;
-    if ((size_t)r->nslices * (size_t)r->width * (size_t)r->height < (size_t)slices * npix) {
-        // grows to the largest split asked for (at most MEGA_FILL_ITEMS items of the whole image)
+    if (r->slice_items < (size_t)slices * npix) {   // grows to the largest split asked for (<= MEGA_FILL_ITEMS)
         CUDA_TRY(cudaStreamSynchronize(r->stream));
         cudaFree(r->slices);
         r->slices = NULL;
-        r->nslices = 0;
-        CUDA_TRY(cudaMalloc(&r->slices, (size_t)slices * (size_t)r->width * (size_t)r->height * sizeof(film_pixel)));
-        r->nslices = slices;
+        r->slice_items = 0;
+        CUDA_TRY(cudaMalloc(&r->slices, (size_t)slices * npix * sizeof(film_pixel)));
+        r->slice_items = (size_t)slices * npix;
     }
     if (!r->next) CUDA_TRY(cudaMalloc(&r->next, sizeof(unsigned)));
     auto kernel = p->depth_start > 0 ? pt_megakernel_sliced<true> : pt_megakernel_sliced<false>;

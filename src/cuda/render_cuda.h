@@ -74,9 +74,11 @@ int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, 
 /* Path tracing into a tile's film on the host: samples [p->sample_begin, p->sample_end) of the
  * image pixels [x0, x0 + tw) x [y0, y0 + th), each continuing from the sums and count the tile
  * holds (sum: tw*th*3, count, lum2: tw*th; row-major, continued in place). The renderer's own
- * film is untouched. Per pixel the same arithmetic as cuda_renderer_pass (float sums between
- * passes, the pass's samples summed in double, the slices of the whole image), so tiles of a
- * pass give the image of a whole-image pass bit for bit. Always the megakernel. */
+ * film is untouched. Per pixel the arithmetic of cuda_renderer_pass (float sums between passes,
+ * the pass's samples summed in double), with the sample split of an image of the tile's size
+ * (render_cuda.cu, MEGA_FILL_ITEMS): tiles of a pass give the whole-image pass's image bit for
+ * bit where both splits are one slice per sample, else within double rounding of its sums.
+ * Always the megakernel. */
 int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2,
                             int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples,
                             char *err, size_t errlen);
