@@ -245,5 +245,14 @@ for b in cornell cornell-glass rtow; do
   "$CAUSTIC" render $b --res 40x30 --spp 2 --quiet -o "$T/b.png" >/dev/null 2>&1 && ok || bad "built-in $b"
 done
 
+# --camera FILE: a scene file's Camera object replaces the scene's camera; a file without one is refused
+printf '{"Camera": {"RES": [40, 30], "FOVY": 30, "EYE": [3, 6, 9], "LOOKAT": [0, 4, 0]}}' > "$T/cam.json"
+"$CAUSTIC" render cornell --res 40x30 --spp 2 --quiet --seed 3 -o "$T/cam0.png" >/dev/null 2>&1 &&
+  "$CAUSTIC" render cornell --res 40x30 --spp 2 --quiet --seed 3 --camera "$T/cam.json" -o "$T/cam1.png" >/dev/null 2>&1 &&
+  ! cmp -s "$T/cam0.png" "$T/cam1.png" && ok || bad "--camera does not move the view"
+printf '{"Objects": []}' > "$T/nocam.json"
+"$CAUSTIC" render cornell --spp 1 --quiet --camera "$T/nocam.json" -o "$T/nocam.png" >/dev/null 2>"$T/stderr"
+[ $? -eq 2 ] && grep -q "nocam.json.*Camera" "$T/stderr" && [ ! -e "$T/nocam.png" ] && ok || bad "--camera without a Camera: $(cat "$T/stderr")"
+
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

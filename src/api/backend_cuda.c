@@ -51,12 +51,15 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
     memset(&cfg, 0, sizeof cfg);
     /* the bidirectional integrators have their own kernels: no wavefront pool for them */
     cfg.mode = d->opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT && !bidir ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
-    cfg.bvh = d->opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
+    cfg.bvh = d->opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH    ? CUDA_BVH_LBVH
+            : d->opt->gpu_bvh == CAUSTIC_GPU_BVH_CWBVH ? CUDA_BVH_CW8
+                                                       : CUDA_BVH_SAH;
     cfg.device = d->gpu;
     const bvh *tree = NULL;
-    if (cfg.bvh == CUDA_BVH_SAH) {
-        /* the scene's 4-wide tree for the GPU, built once for every renderer over the scene */
-        tree = scene_bvh(d->scene, BVH4_WIDTH, CUDA_SAH_LANES, err, errlen);
+    if (cfg.bvh != CUDA_BVH_LBVH) {
+        /* the scene's tree for the GPU (4-wide, or 8-wide to be compressed), built once for every
+         * renderer over the scene */
+        tree = scene_bvh(d->scene, cfg.bvh == CUDA_BVH_CW8 ? BVH8_WIDTH : BVH4_WIDTH, CUDA_SAH_LANES, err, errlen);
         if (!tree) { free(b); return NULL; }
     }
     b->gpu = cuda_renderer_create(&d->scene->k, tree, d->width, d->height, &cfg, err, errlen);
@@ -72,9 +75,11 @@ static int cuda_write_film(void *p, const kfilm *src, char *err, size_t errlen) 
     return cuda_renderer_write(((cuda_backend *)p)->gpu, src->sum, src->count, src->lum2, err, errlen);
 }
 
-static int cuda_tonemap8(void *p, unsigned char *rgb8, char *err, size_t errlen) {
-    return cuda_renderer_tonemap8(((cuda_backend *)p)->gpu, rgb8, err, errlen);
+static int cuda_tonemap8(void *p, int op, float scale, unsigned char *rgb8, char *err, size_t errlen) {
+    return cuda_renderer_tonemap8(((cuda_backend *)p)->gpu, op, scale, rgb8, err, errlen);
 }
+
+static int cuda_clear(void *p, char *err, size_t errlen) { return cuda_renderer_clear(((cuda_backend *)p)->gpu, err, errlen); }
 
 static int cuda_threads(const void *p) { (void)p; return 0; }
 
@@ -98,7 +103,7 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
 
 const backend_ops backend_cuda_pt = {
     "cuda-pt", "cuda", pt_supports, pt_create, pt_pass, cuda_read_film, cuda_write_film, cuda_tonemap8, cuda_threads,
-    cuda_free_backend, pt_pass_tile, NULL, 0.0,
+    cuda_free_backend, pt_pass_tile, NULL, 0.0, cuda_clear,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -131,5 +136,5 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 
 const backend_ops backend_cuda_bidir = {
     "cuda-bidir", "cuda", bidir_supports, bidir_create, bidir_pass, cuda_read_film, cuda_write_film, cuda_tonemap8,
-    cuda_threads, cuda_free_backend, NULL, NULL, 0.0,
+    cuda_threads, cuda_free_backend, NULL, NULL, 0.0, cuda_clear,
 };

@@ -40,7 +40,7 @@ struct multi {
     worker w[CAUSTIC_MAX_GPUS];
     int started;                 /* threads running */
     kfilm film;                  /* every sample */
-    kfilm zero;                  /* bidirectional: an empty film (a block starts from it) */
+    kfilm zero;                  /* bidirectional, where the backend has no clear: an empty film */
     /* the current units (guarded by lock): a pass's bands over `target` (whose pixel (0, 0) is
      * the image's (x0, y0)) or its iterations [first, first + njobs) */
     pthread_mutex_t lock;
@@ -151,8 +151,8 @@ static int run_unit(multi *m, worker *w, size_t j, backend_stats *st, char *err,
     }
     p.sample_begin = m->first + (uint32_t)j * m->block;
     p.sample_end = m->end - p.sample_begin > m->block ? p.sample_begin + m->block : m->end;
-    return m->inner->write_film(b, &m->zero, err, errlen) || m->inner->pass(b, &p, st, err, errlen) ||
-                   m->inner->read_film(b, &w->scratch, err, errlen)
+    int empty = m->inner->clear ? m->inner->clear(b, err, errlen) : m->inner->write_film(b, &m->zero, err, errlen);
+    return empty || m->inner->pass(b, &p, st, err, errlen) || m->inner->read_film(b, &w->scratch, err, errlen)
                ? -1
                : 0;
 }
@@ -232,7 +232,8 @@ static void *multi_create(const backend_desc *d, char *err, size_t errlen) {
     m->height = d->height;
     m->inner = inner_ops(d, gpus, n, err, errlen);
     if (!m->inner) { multi_free(m); return NULL; }
-    if (film_alloc(&m->film, d->width, d->height) || (m->bidir && film_alloc(&m->zero, d->width, d->height))) {
+    if (film_alloc(&m->film, d->width, d->height) ||
+        (m->bidir && !m->inner->clear && film_alloc(&m->zero, d->width, d->height))) {
         snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
         multi_free(m);
         return NULL;
@@ -350,11 +351,21 @@ static int multi_write_film(void *p, const kfilm *src, char *err, size_t errlen)
     return 0;
 }
 
+static int multi_clear(void *p, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    multi *m = p;
+    size_t n = (size_t)m->width * m->height;
+    memset(m->film.sum, 0, 3 * n * sizeof(double));
+    memset(m->film.lum2, 0, n * sizeof(double));
+    memset(m->film.count, 0, n * sizeof(uint32_t));
+    return 0;
+}
+
 static int multi_threads(const void *p) { (void)p; return 0; }
 
 /* Passes of about two seconds (pass_seconds, as the distributed layer's): each unit's transfers
  * (a band's sums up and down, a block's whole film) cost little beside its rendering. */
 const backend_ops backend_multi = {
     "cuda-multi", "cuda", multi_supports, multi_create, multi_pass, multi_read_film, multi_write_film, NULL,
-    multi_threads, multi_free, multi_pass_tile, NULL, 2.0,
+    multi_threads, multi_free, multi_pass_tile, NULL, 2.0, multi_clear,
 };

@@ -9,11 +9,10 @@
 #include <sys/stat.h>
 
 #include "caustic.h"
-#include "cli/args.h"
-#include "cli/cli.h"
-#include "cli/render_output.h"
-#include "image/image.h"
-#include "util/timer.h"
+#include "args.h"
+#include "cli.h"
+#include "render_output.h"
+#include "view.h"
 
 static const char *usage_main =
     "caustic - a physically based renderer\n"
@@ -23,6 +22,7 @@ static const char *usage_main =
     "commands:\n"
     "  render SCENE    render a scene file (.json, CIS 565 .txt), a model (.obj, .ply) or a\n"
     "                  built-in scene to an image\n"
+    "  view SCENE      watch it render in a window: move the camera, change the look (SDL2)\n"
     "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
     "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
     "  tonemap IN OUT  a linear image to a PNG through an exposure and tone map (or several)\n"
@@ -41,6 +41,8 @@ static const char *usage_render =
     "Command-line values override the scene file.\n"
     "\n"
     "  --strict               dialect keys and types caustic maps or ignores are errors, not warnings\n"
+    "  --camera FILE          the camera of FILE's \"Camera\" object instead of the scene's (a scene\n"
+    "                         file, or what the c key of 'caustic view' writes)\n"
     "  --dump-scene FILE      also write the scene as editable caustic JSON (the quick look's\n"
     "                         generated scene, or a text scene converted)\n"
     "  -o, --output FILE      output image: .png (8-bit sRGB), .exr (linear half), .pfm (linear float)\n"
@@ -59,7 +61,7 @@ static const char *usage_render =
     "  --device D             auto (default: any GPUs) | cpu | cuda (all GPUs) | cuda:0,1\n"
     "  --gpu-mode M           CUDA: mega (default; one thread per pixel) | wavefront (path pool,\n"
     "                         one kernel per stage, material-sorted shade queues)\n"
-    "  --gpu-bvh B            CUDA: sah (default; the host's build) | lbvh (built on the GPU)\n"
+    "  --gpu-bvh B            CUDA: sah (default, 4-wide) | cwbvh (8-wide, compressed) | lbvh\n"
     "  --integrator I         pt (default) | lt | bdpt | ppm | bpm | vcm (GPU or CPU); all\n"
     "                         but pt count --spp in iterations (one light + one camera path per pixel)\n"
     "  --radius R             ppm/bpm/vcm: initial merging radius, fraction of the scene radius (0.003)\n"
@@ -80,7 +82,9 @@ static const char *usage_render =
     "                         SEC seconds (atomically: open it at any time)\n"
     "  --denoise              also write a denoised image, OUTPUT with .denoised before the\n"
     "                         extension (Open Image Denoise; the noisy image is kept)\n"
-    "  --quiet                no progress bar\n"
+    "  --quiet                no progress bar\n";
+/* (two strings: C11 compilers need support only 4095 characters in one literal) */
+static const char *usage_render_more =
     "\n"
     "  --frames N             turntable of N frames (OUT.0000.png ...; --orbit D: turn D deg);\n"
     "                         frames and several SCENEs are spread over mpirun's ranks\n"
@@ -126,12 +130,12 @@ typedef struct render_ctx {
 static int on_progress(void *user, const caustic_progress *p) {
     render_ctx *c = user;
     progress_update(&c->pb, p);
-    if (c->checkpoint && timer_now() - c->last_checkpoint > 30.0) {
+    if (c->checkpoint && cli_now() - c->last_checkpoint > 30.0) {
         char err[512];
         if (caustic_checkpoint_save(c->r, c->checkpoint, err, sizeof err)) fprintf(stderr, "\ncaustic: %s\n", err);
-        c->last_checkpoint = timer_now();
+        c->last_checkpoint = cli_now();
     }
-    render_output_preview(c->out, c->r, timer_now());
+    render_output_preview(c->out, c->r, cli_now());
     return g_interrupted;
 }
 
@@ -153,14 +157,14 @@ static void default_output(const char *scene, char *out, size_t n) {
 static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_t errlen) {
     int w, h;
     const uint32_t *count = caustic_sample_counts(r, &w, &h);
-    image img;
-    if (image_init(&img, w, h)) { snprintf(err, errlen, "out of memory for the heat map"); return -1; }
+    caustic_rgb_image img;
+    if (caustic_image_init(&img, w, h, err, errlen)) return -1;
     uint32_t mx = 1;
     for (int i = 0; i < w * h; ++i) mx = count[i] > mx ? count[i] : mx;
     for (int i = 0; i < w * h; ++i)
         img.rgb[3 * i] = img.rgb[3 * i + 1] = img.rgb[3 * i + 2] = (float)count[i] / (float)mx;
-    int rc = image_save(&img, path, 0, err, errlen);
-    image_free(&img);
+    int rc = caustic_image_save(&img, path, NULL, 0, err, errlen);
+    caustic_image_free(&img);
     return rc;
 }
 
@@ -178,10 +182,10 @@ static int render_one_frame(int argc, char **argv) {
 static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
-    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL;
+    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL, *camera = NULL;
     int quiet = 0, resume = 0, strict = 0, denoise = 0;
-    tonemap_settings look;
-    tonemap_settings_init(&look);
+    caustic_look look;
+    caustic_look_init(&look);
     double preview_every = 0.0, orbit = 0.0;
     const char *scenes[64];
     int nscenes = 0, frames = 1;
@@ -190,7 +194,7 @@ static int cmd_render(int argc, char **argv) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
         double d;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); return 0; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); fputs(usage_render_more, stdout); return 0; }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--resume")) resume = 1;
         else if (!strcmp(a, "--strict")) strict = 1;
@@ -210,6 +214,7 @@ static int cmd_render(int argc, char **argv) {
             }
             else if (!strcmp(a, "--checkpoint")) checkpoint = v;
             else if (!strcmp(a, "--dump-scene")) dump = v;
+            else if (!strcmp(a, "--camera")) camera = v;
             else if (!strcmp(a, "--spp")) {
                 if (parse_int(v, 1, 1 << 24, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..16777216", v);
                 opt.spp = (int)n;
@@ -244,7 +249,7 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_double(v, -64.0, 64.0, &d)) return usage_error("render", "--exposure: '%s' is not a number of stops in -64..64", v);
                 look.exposure = (float)d;
             } else if (!strcmp(a, "--tonemap")) {
-                if (tonemap_parse(v, &look.op)) return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
+                if (caustic_parse_tonemap(v, &look.tonemap)) return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
             } else if (!strcmp(a, "--preview-every")) {
                 if (parse_double(v, 0.01, 1e7, &d)) return usage_error("render", "--preview-every: '%s' is not a number of seconds >= 0.01", v);
                 preview_every = d;
@@ -259,7 +264,7 @@ static int cmd_render(int argc, char **argv) {
             } else if (!strcmp(a, "--gpu-mode")) {
                 if (caustic_parse_gpu_mode(v, &opt.gpu_mode)) return usage_error("render", "--gpu-mode: '%s' is not one of mega, wavefront", v);
             } else if (!strcmp(a, "--gpu-bvh")) {
-                if (caustic_parse_gpu_bvh(v, &opt.gpu_bvh)) return usage_error("render", "--gpu-bvh: '%s' is not one of sah, lbvh", v);
+                if (caustic_parse_gpu_bvh(v, &opt.gpu_bvh)) return usage_error("render", "--gpu-bvh: '%s' is not one of sah, lbvh, cwbvh", v);
             } else if (!strcmp(a, "--integrator")) {
                 if (caustic_parse_integrator(v, &opt.integrator)) return usage_error("render", "--integrator: '%s' is not one of pt, lt, bdpt, ppm, bpm, vcm", v);
             } else if (!strcmp(a, "--radius")) {
@@ -283,7 +288,7 @@ static int cmd_render(int argc, char **argv) {
         return render_frames(argc, argv, scenes, nscenes, frames, output, render_one_frame);
     }
     if (resume && !checkpoint) return usage_error("render", "%s needs --checkpoint FILE", "--resume");
-    if (heatmap && image_format_from_path(heatmap) == IMAGE_FMT_UNKNOWN)
+    if (heatmap && !has_image_extension(heatmap))
         return usage_error("render", "heatmap '%s' must end in .png, .exr or .pfm", heatmap);
     if (!scene_path) scene_path = "cornell";
     char default_out[1024];
@@ -324,7 +329,8 @@ static int cmd_render(int argc, char **argv) {
     if (!dump && !quiet && is_model_file(scene_path))
         fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
                 scene_path);
-    if (orbit != 0.0 && caustic_scene_orbit(scene, orbit, err, sizeof err)) {
+    if ((camera && caustic_scene_load_camera(scene, camera, err, sizeof err)) ||
+        (orbit != 0.0 && caustic_scene_orbit(scene, orbit, err, sizeof err))) {
         fprintf(stderr, "caustic: %s\n", err);
         caustic_scene_free(scene);
         caustic_dist_stop(1);
@@ -356,10 +362,10 @@ static int cmd_render(int argc, char **argv) {
     progress_init(&ctx.pb, "render", quiet);
     ctx.r = r;
     ctx.checkpoint = checkpoint;
-    ctx.last_checkpoint = timer_now();
+    ctx.last_checkpoint = cli_now();
     ctx.out = &out;
     if (preview_every > 0.0 && !quiet) fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
-    out.last_preview = timer_now();
+    out.last_preview = cli_now();
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     int failed = caustic_render(r, on_progress, &ctx, err, sizeof err) != 0;
@@ -452,18 +458,18 @@ static int cmd_info(int argc, char **argv) {
 static int cmd_compare(int argc, char **argv) {
     if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) { fputs(usage_compare, stdout); return 0; }
     if (argc != 2) return usage_error("compare", "%s", "needs exactly two images");
-    image a, b;
+    caustic_rgb_image a, b;
     char err[1024];
-    if (image_load(&a, argv[0], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
-    if (image_load(&b, argv[1], err, sizeof err)) {
+    if (caustic_image_load(&a, argv[0], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+    if (caustic_image_load(&b, argv[1], err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
-        image_free(&a);
+        caustic_image_free(&a);
         return EXIT_USAGE;
     }
-    image_metrics m;
-    int rc = image_compare(&a, &b, &m, err, sizeof err);
-    image_free(&a);
-    image_free(&b);
+    caustic_image_metrics m;
+    int rc = caustic_image_compare(&a, &b, &m, err, sizeof err);
+    caustic_image_free(&a);
+    caustic_image_free(&b);
     if (rc) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
     printf("AE=%.0f PSNR=", m.ae);
     if (isinf(m.psnr)) printf("inf"); else printf("%.3f", m.psnr);
@@ -481,6 +487,7 @@ int main(int argc, char **argv) {
     char isa_err[256];
     if (!caustic_cpu_isa(isa_err, sizeof isa_err)) { fprintf(stderr, "caustic: %s\n", isa_err); return EXIT_USAGE; }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "view")) return cmd_view(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
     if (!strcmp(argv[1], "tonemap")) return cmd_tonemap(argc - 2, argv + 2);

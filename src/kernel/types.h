@@ -170,6 +170,32 @@ typedef struct bvh8_node {
     uint32_t ref[BVH8_WIDTH];
 } bvh8_node;
 
+/* Compressed 8-wide node (80 bytes; after Ylitie, Karras & Laine 2017, "Efficient incoherent
+ * ray traversal on GPUs through compressed wide BVHs"): the same children as a bvh8_node, their
+ * boxes quantised to 8 bits per plane on a per-axis grid with origin p[a] and spacing
+ * 2^(e[a] - 127) (cw8_plane: p + spacing * q, exact up to one rounding, so the builder can check
+ * that every dequantised box contains its child's float box: src/accel/bvh_compress.c). A node's
+ * inner children are consecutive nodes from child_base and its leaves' blocks consecutive from
+ * leaf_base (bvh_collapse lays them out so), so a slot needs one byte, meta[i] = count << 5 |
+ * offset: count 0 an inner node at child_base + offset, else a leaf of count blocks at
+ * leaf_base + offset. used: bit i set for an occupied slot. Five 16-byte rows: p/e/used,
+ * bases/meta, then the quantised planes row by row (qlo x, y, z, qhi x, y, z; 8 slots each). */
+#define CW8_WIDTH 8
+#define CW8_META_COUNT_SHIFT 5u
+#define CW8_MAX_OFFSET 31u
+typedef struct cw8_node {
+    float p[3];
+    uint8_t e[3], used;
+    uint32_t child_base, leaf_base;
+    uint8_t meta[CW8_WIDTH];
+    uint8_t qlo[3][CW8_WIDTH], qhi[3][CW8_WIDTH];
+} cw8_node;
+/* Which node layout kscene.nodes holds: the traversal width's float nodes (bvh_wnode) or cw8_node. */
+enum { KNODES_WIDE = 0, KNODES_CW8 = 1 };
+/* Grid spacing of exponent bits e and one dequantised plane (the kernel and the builder share them). */
+KFN float cw8_spacing(uint32_t e) { return kbits_float(e << 23); }
+KFN float cw8_plane(float p, float spacing, uint32_t q) { return p + spacing * (float)q; }
+
 /* The width this translation unit's traversal reads (a compile-time constant per target and
  * CPU ISA build, src/cpu/isa.h): the host builds the tree at the width of the kernel that
  * traverses it (bvh_build: the dispatched CPU kernel's; the CUDA backend builds width 4). Only
@@ -226,9 +252,10 @@ typedef struct bvh_leaf4 {
 #define KSCENE_ARRAY_MEMBER(type, name, count) const type *name;
 typedef struct kscene {
     const void *nodes;       /* root at 0; bvh4_node or bvh8_node: the width of the kernel that
-                                traverses it (BVH_WIDTH there) */
+                                traverses it (BVH_WIDTH there), or cw8_node (node_layout) */
     const bvh_leaf4 *leaves; /* leaf blocks the nodes' leaf slots point to */
     uint32_t nnodes, nleaf4;
+    uint32_t node_layout;    /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
     uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures;
     uint64_t ntexels, nenv_cdf_rows, nenv_cdf_cols;
