@@ -8,6 +8,7 @@
 #ifndef CAUSTIC_API_BACKEND_H
 #define CAUSTIC_API_BACKEND_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,9 @@ typedef struct backend_desc {
     int max_depth;
     int gpu;                     /* the CUDA device of a GPU backend (an index; backend_multi
                                     creates one backend per device of the list) */
+    /* caustic_cancel's flag: a pass ends early at its next safe point (a finished tile of path
+     * tracing, a finished iteration of the bidirectional integrators) once it is set; NULL: never */
+    const atomic_int *cancel;
 } backend_desc;
 
 typedef struct backend_stats { uint64_t rays, bad_samples, samples; } backend_stats;
@@ -36,7 +40,8 @@ typedef struct backend_ops {
      * the reason in err (a setting it does not support, no device). */
     int (*supports)(const backend_desc *d, char *err, size_t errlen);
     void *(*create)(const backend_desc *d, char *err, size_t errlen);
-    /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film. */
+    /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film (fewer where
+     * desc->cancel stopped it: each pixel's count says what it holds). */
     int (*pass)(void *b, const kpass *p, backend_stats *st, char *err, size_t errlen);
     /* The film as host sums (dst: width x height, double). */
     int (*read_film)(void *b, const kfilm *dst, char *err, size_t errlen);

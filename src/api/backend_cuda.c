@@ -13,6 +13,7 @@ typedef struct cuda_backend {
     cuda_renderer *gpu;
     cuda_vcm *vcm;           /* bidirectional only */
     uint64_t pixels;
+    const atomic_int *cancel;  /* caustic_cancel's flag (backend_desc) */
 } cuda_backend;
 
 /* No device (or not the one asked for): the reason, as --device cuda reports it. */
@@ -47,6 +48,7 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
     cuda_backend *b = calloc(1, sizeof *b);
     if (!b) { snprintf(err, errlen, "out of memory"); return NULL; }
     b->pixels = (uint64_t)d->width * (uint64_t)d->height;
+    b->cancel = d->cancel;
     cuda_config cfg;
     memset(&cfg, 0, sizeof cfg);
     /* the bidirectional integrators have their own kernels: no wavefront pool for them */
@@ -127,10 +129,13 @@ static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
 
 static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
     cuda_backend *b = p;
-    uint32_t iterations = pass->sample_end - pass->sample_begin;
     memset(st, 0, sizeof *st);
-    if (cuda_vcm_run(b->vcm, &pass->cam, pass->sample_begin, iterations, &st->rays, err, errlen)) return -1;
-    st->samples = (uint64_t)iterations * b->pixels;
+    /* one launch sequence per iteration, so that caustic_cancel stops between two of them */
+    for (uint32_t it = pass->sample_begin; it < pass->sample_end; ++it) {
+        if (it > pass->sample_begin && b->cancel && atomic_load(b->cancel)) break;
+        if (cuda_vcm_run(b->vcm, &pass->cam, it, 1, &st->rays, err, errlen)) return -1;
+        st->samples += b->pixels;
+    }
     return 0;
 }
 
