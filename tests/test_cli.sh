@@ -44,6 +44,8 @@ expect_fail "garbage res" "--res" render "$T/good.json" --res 10by10 -o "$T/out.
 expect_fail "bad schedule" "--schedule" render "$T/good.json" --schedule random -o "$T/out.png"
 expect_fail "bad sampler" "--sampler" render "$T/good.json" --sampler halton -o "$T/out.png"
 "$CAUSTIC" render "$T/good.json" --device gpu -o "$T/out.png" >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "bad --device value"
+expect_fail "malformed device list" "cuda:I,J" render "$T/good.json" --device cuda:0,x -o "$T/out.png"
+expect_fail "empty device list" "cuda:I,J" render "$T/good.json" --device cuda: -o "$T/out.png"
 if "$CAUSTIC" devices | grep -q "^no CUDA"; then
   expect_fail "cuda without a device" "no CUDA" render "$T/good.json" --device cuda -o "$T/out.png"
   expect_fail "vcm on cuda without a device" "no CUDA" render "$T/good.json" --integrator vcm --device cuda -o "$T/out.png"
