@@ -47,8 +47,10 @@ typedef struct texture {
     float scale;        /* checker cells per unit (uv or world, see uv_space) */
     int32_t uv_space;   /* checker: 1 = in uv, 0 = in world position */
     int32_t width, height;
-    uint32_t offset;    /* first texel (linear RGB, 3 floats each) in kscene.texels */
+    uint32_t offset;    /* first texel: in kscene.texels (linear RGB, 3 floats each), or for srgb8
+                           textures in kscene.texels8 (8-bit sRGB, 3 bytes each) */
     int32_t wrap_u, wrap_v; /* image: TEX_WRAP_* (0, the default, repeats) */
+    int32_t srgb8;      /* image: texels kept as the file's 8-bit sRGB codes, decoded on lookup */
 } texture;
 enum texture_wrap { TEX_WRAP_REPEAT = 0, TEX_WRAP_CLAMP = 1, TEX_WRAP_MIRROR = 2 };
 
@@ -239,6 +241,8 @@ typedef struct bvh_leaf4 {
     X(material, materials, k->nmaterials)                                                      \
     X(texture, textures, k->ntextures)                                                         \
     X(float, texels, k->ntexels)                                                               \
+    X(uint8_t, texels8, k->ntexels8) /* 8-bit sRGB texels (texture.srgb8) */                   \
+    X(float, srgb8_lut, k->ntexels8 ? 256u : 0u) /* sRGB code -> linear, for texels8 */        \
     X(light, lights, k->nlights)                                                               \
     X(float, light_cdf, k->nlights + 1u)  /* light_cdf[nlights] == 1 */                        \
     X(int32_t, prim_light, kscene_nprims(k)) /* per primitive id order: triangles, spheres,    \
@@ -257,7 +261,7 @@ typedef struct kscene {
     uint32_t node_layout;    /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
     uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures;
-    uint64_t ntexels, nenv_cdf_rows, nenv_cdf_cols;
+    uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols;
     vec3 env_radiance;       /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;         /* lat-long environment map (texture index), or -1 */
     float env_pmf;           /* probability NEE picks the environment instead of an area light */
