@@ -541,8 +541,12 @@ trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsign
             ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]),
                              tmax[i]);
             hit h;
-            if (any_hit) nhits += (unsigned)trace_ray_inline(&k, r, &h, 1, 0);
-            else if (trace_ray_inline(&k, r, &h, 0, 0)) { nhits++; t += h.t; }
+            // the loop specialised per node layout and ray kind (uniform branches)
+            int got = k.node_layout == KNODES_CW8
+                          ? (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_CW8) : trace_ray_inline(&k, r, &h, 0, 0, KNODES_CW8))
+                          : (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_WIDE) : trace_ray_inline(&k, r, &h, 0, 0, KNODES_WIDE));
+            if (any_hit) nhits += (unsigned)got;
+            else if (got) { nhits++; t += h.t; }
         }
     }
     for (int off = 16; off > 0; off >>= 1) {

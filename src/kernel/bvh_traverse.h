@@ -333,11 +333,17 @@ KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh
 
 /* ---- helper 1b: one compressed 8-wide node (cw8_node, types.h) -------------------------------
  * The same contract as bvh_visit, on every target (scalar: the GPU's layout; the CPU reads it
- * only in tests). Each plane is dequantised as the builder checked it (cw8_plane: one rounding,
- * so the box contains the child's float box), then the slab test of the float nodes. The hit
- * children's keys (entry distance, slot in the low 3 bits) are sorted by a network of integer
- * min/max in registers; a slot's stack word comes from its meta byte by shifts and selects. */
+ * only in tests). Per node and axis, a plane q lies at distance q * a + b along the ray, with
+ * a = spacing / d (exact: a power-of-two scaling) and b = (p - o) / d, so a plane costs one
+ * conversion and one multiply-add (Ylitie et al.'s formulation). Its rounding (of p - o, of b,
+ * of q * a + b: at most 2^-22 (|b| + |t|)) is paid for by moving each axis's near planes
+ * |b| * 2^-20 nearer and far planes as much farther (folded into b, per node), and the slab
+ * test's relative margin on the exit distance; the builder made the exact planes contain the
+ * child's box, so the box test stays conservative. The hit children's keys (entry distance,
+ * slot in the low 3 bits) are sorted by a network of integer min/max in registers; a slot's stack
+ * word comes from its meta byte by shifts and selects. */
 #define CW8_KEY_SORT2(a, b) do { uint32_t lo_ = kminu(a, b); b = kmaxu(a, b); a = lo_; } while (0)
+#define CW8_T_SLACK 9.5367431640625e-07f   /* 2^-20 */
 KFN uint32_t cw8_byte(uint32_t w0, uint32_t w1, uint32_t slot) { return ((slot & 4u ? w1 : w0) >> ((slot & 3u) * 8u)) & 0xffu; }
 /* The stack word (ref << BVH_COUNT_BITS | count) of the slot whose meta byte is in m (bases, meta). */
 KFN uint32_t cw8_word(ku4 m, uint32_t slot) {
@@ -349,24 +355,27 @@ KFN int cw8_visit(const cw8_node *n, const bvh_ray *r, float tmax, bvh_stack *st
                   uint32_t *cnt) {
     const uint32_t *w = (const uint32_t *)n;
     ku4 h = kload_u4(w), m = kload_u4(w + 4), qa = kload_u4(w + 8), qb = kload_u4(w + 12), qc = kload_u4(w + 16);
-    float px = kbits_float(h.v[0]), py = kbits_float(h.v[1]), pz = kbits_float(h.v[2]);
-    float ex = cw8_spacing(h.v[3] & 0xffu), ey = cw8_spacing(h.v[3] >> 8 & 0xffu), ez = cw8_spacing(h.v[3] >> 16 & 0xffu);
+    vec3 inv_d = r->inv_d;
+    float ax = cw8_spacing(h.v[3] & 0xffu) * inv_d.x, ay = cw8_spacing(h.v[3] >> 8 & 0xffu) * inv_d.y;
+    float az = cw8_spacing(h.v[3] >> 16 & 0xffu) * inv_d.z;
+    float bx = (kbits_float(h.v[0]) - r->o.x) * inv_d.x, by = (kbits_float(h.v[1]) - r->o.y) * inv_d.y;
+    float bz = (kbits_float(h.v[2]) - r->o.z) * inv_d.z;
+    float bnx = bx - fabsf(bx) * CW8_T_SLACK, bfx = bx + fabsf(bx) * CW8_T_SLACK;
+    float bny = by - fabsf(by) * CW8_T_SLACK, bfy = by + fabsf(by) * CW8_T_SLACK;
+    float bnz = bz - fabsf(bz) * CW8_T_SLACK, bfz = bz + fabsf(bz) * CW8_T_SLACK;
     uint32_t used = h.v[3] >> 24;
     /* the near and far plane rows of each axis (two words of four slots), by the ray's signs */
-    int sx = signbit(r->inv_d.x), sy = signbit(r->inv_d.y), sz = signbit(r->inv_d.z);
+    int sx = signbit(inv_d.x), sy = signbit(inv_d.y), sz = signbit(inv_d.z);
     uint32_t nx0 = sx ? qb.v[2] : qa.v[0], nx1 = sx ? qb.v[3] : qa.v[1], fx0 = sx ? qa.v[0] : qb.v[2], fx1 = sx ? qa.v[1] : qb.v[3];
     uint32_t ny0 = sy ? qc.v[0] : qa.v[2], ny1 = sy ? qc.v[1] : qa.v[3], fy0 = sy ? qa.v[2] : qc.v[0], fy1 = sy ? qa.v[3] : qc.v[1];
     uint32_t nz0 = sz ? qc.v[2] : qb.v[0], nz1 = sz ? qc.v[3] : qb.v[1], fz0 = sz ? qb.v[0] : qc.v[2], fz1 = sz ? qb.v[1] : qc.v[3];
-    vec3 o = r->o, inv_d = r->inv_d;
     uint32_t key[CW8_WIDTH];
     KUNROLL
     for (uint32_t i = 0; i < CW8_WIDTH; ++i) {
-        float tnr = kmax(kmax((cw8_plane(px, ex, cw8_byte(nx0, nx1, i)) - o.x) * inv_d.x,
-                              (cw8_plane(py, ey, cw8_byte(ny0, ny1, i)) - o.y) * inv_d.y),
-                         kmax((cw8_plane(pz, ez, cw8_byte(nz0, nz1, i)) - o.z) * inv_d.z, 0.0f));
-        float tfr = kmin(kmin((cw8_plane(px, ex, cw8_byte(fx0, fx1, i)) - o.x) * inv_d.x,
-                              (cw8_plane(py, ey, cw8_byte(fy0, fy1, i)) - o.y) * inv_d.y),
-                         kmin((cw8_plane(pz, ez, cw8_byte(fz0, fz1, i)) - o.z) * inv_d.z, tmax));
+        float tnr = kmax(kmax((float)cw8_byte(nx0, nx1, i) * ax + bnx, (float)cw8_byte(ny0, ny1, i) * ay + bny),
+                         kmax((float)cw8_byte(nz0, nz1, i) * az + bnz, 0.0f));
+        float tfr = kmin(kmin((float)cw8_byte(fx0, fx1, i) * ax + bfx, (float)cw8_byte(fy0, fy1, i) * ay + bfy),
+                         kmin((float)cw8_byte(fz0, fz1, i) * az + bfz, tmax));
         key[i] = (used >> i & 1u) && tnr <= tfr * 1.00000024f && tnr < K_INF ? (kfloat_bits(tnr) & ~7u) | i
                                                                                : BVH_KEY_NONE;
     }
@@ -686,8 +695,10 @@ KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_
 }
 
 /* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays); `compact`
- * (a constant at each call site) selects leaf4_intersect's rolled lane loop. */
-KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
+ * (a constant at each call site) selects leaf4_intersect's rolled lane loop; `layout` (KNODES_*:
+ * kscene.node_layout, or a constant where the caller specialises the loop per layout) the node
+ * visitor. */
+KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, uint32_t layout) {
     h->t = r.tmax;
     h->prim = PRIM_NONE;
     h->b1 = h->b2 = 0.0f;  /* set with every hit; initialised so compilers can see it */
@@ -710,7 +721,7 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
                 if (lcnt > 0) break;  /* a second leaf: after the waiting one */
                 lref = ref; lcnt = cnt; have = 0;
             } else {
-                have = s->node_layout == KNODES_CW8
+                have = layout == KNODES_CW8
                            ? cw8_visit((const cw8_node *)s->nodes + ref, &br, h->t, &st, &sp, &ref, &cnt)
                            : bvh_visit((const bvh_wnode *)s->nodes + ref, &br, h->t, any, &st, &sp, &ref, &cnt);
             }
@@ -721,10 +732,27 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
     }
 }
 
-/* The traversal's entry point: one real function in the CUDA megakernel (KFN_TRACE, compat.h),
- * inlined elsewhere, with compact leaves; the trace-only kernel calls trace_ray_inline with
- * unrolled leaves. */
-KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any) { return trace_ray_inline(s, r, h, any, 1); }
+/* The traversal's entry point, with compact leaves; the trace-only kernel calls trace_ray_inline
+ * with unrolled leaves. In the CUDA megakernel the loop is one real function per node layout
+ * (KFN_TRACE, compat.h), each specialised to its visitor, so that the 4-wide layout's registers
+ * are not shared with the compressed one's (the megakernel runs at 48: one function for both
+ * spilled more and cost the 4-wide layout 1-5 %, docs/PERFORMANCE.md); elsewhere one inlined
+ * loop reads the layout at run time. */
+#if defined(__CUDA_ARCH__)
+KFN_TRACE int trace_ray_wide(const kscene *s, ray r, hit *h, int any) {
+    return trace_ray_inline(s, r, h, any, 1, KNODES_WIDE);
+}
+KFN_TRACE int trace_ray_cw8(const kscene *s, ray r, hit *h, int any) {
+    return trace_ray_inline(s, r, h, any, 1, KNODES_CW8);
+}
+KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
+    return s->node_layout == KNODES_CW8 ? trace_ray_cw8(s, r, h, any) : trace_ray_wide(s, r, h, any);
+}
+#else
+KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any) {
+    return trace_ray_inline(s, r, h, any, 1, s->node_layout);
+}
+#endif
 
 /* Alpha-masked surfaces (material alpha_cutoff > 0, glTF alphaMode MASK): a hit where the mask
  * cuts the surface out is not a hit. Only scenes that have such materials pay for it

@@ -175,8 +175,8 @@ typedef struct bvh8_node {
 /* Compressed 8-wide node (80 bytes; after Ylitie, Karras & Laine 2017, "Efficient incoherent
  * ray traversal on GPUs through compressed wide BVHs"): the same children as a bvh8_node, their
  * boxes quantised to 8 bits per plane on a per-axis grid with origin p[a] and spacing
- * 2^(e[a] - 127) (cw8_plane: p + spacing * q, exact up to one rounding, so the builder can check
- * that every dequantised box contains its child's float box: src/accel/bvh_compress.c). A node's
+ * 2^(e[a] - 127): plane q of axis a is at p[a] + spacing * q, and the builder makes every such box
+ * contain its child's float box in exact arithmetic (src/accel/bvh_compress.c). A node's
  * inner children are consecutive nodes from child_base and its leaves' blocks consecutive from
  * leaf_base (bvh_collapse lays them out so), so a slot needs one byte, meta[i] = count << 5 |
  * offset: count 0 an inner node at child_base + offset, else a leaf of count blocks at
@@ -194,9 +194,8 @@ typedef struct cw8_node {
 } cw8_node;
 /* Which node layout kscene.nodes holds: the traversal width's float nodes (bvh_wnode) or cw8_node. */
 enum { KNODES_WIDE = 0, KNODES_CW8 = 1 };
-/* Grid spacing of exponent bits e and one dequantised plane (the kernel and the builder share them). */
+/* Grid spacing of exponent bits e (the kernel and the builder share it). */
 KFN float cw8_spacing(uint32_t e) { return kbits_float(e << 23); }
-KFN float cw8_plane(float p, float spacing, uint32_t q) { return p + spacing * (float)q; }
 
 /* The width this translation unit's traversal reads (a compile-time constant per target and
  * CPU ISA build, src/cpu/isa.h): the host builds the tree at the width of the kernel that
