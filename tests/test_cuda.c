@@ -113,10 +113,13 @@ static void check_lbvh(const char *name, scene *s) {
         ks.nodes = sah.wnodes;
         ks.nnodes = (uint32_t)sah.nwnodes;
         ks.leaves = sah.leaves;
+        ks.leaf_pos = sah.leaf_pos;
         kscene k = s->k;
         k.nodes = o.nodes;
         k.nnodes = (uint32_t)o.nnodes;
         k.leaves = o.leaves;
+        float *lbvh_pos = bvh_leaf_positions(o.leaves, o.nleaf4, s->positions);
+        k.leaf_pos = lbvh_pos;
         pcg32 rng = pcg32_seed(7u, 3u);
         vec3 c = vscale(vadd(s->bounds_lo, s->bounds_hi), 0.5f), e = vsub(s->bounds_hi, s->bounds_lo);
         int differ = 0, hits = 0;
@@ -136,6 +139,7 @@ static void check_lbvh(const char *name, scene *s) {
          * tree's slab test and not by the other's (other boxes): allow 1 in 2000 */
         CHECK(differ <= 20, "%s: %d of 40000 queries differ through the LBVH (%d hits)", name, differ, hits);
         if (differ) printf("%s: %d of 40000 queries differ between LBVH and SAH\n", name, differ);
+        free(lbvh_pos);
     }
     bvh_free(&sah);
     printf("%s: %zu primitives, %zu 4-wide nodes, depth %d, GPU %.3f ms, collapse %.3f ms\n", name, np, o.nnodes,

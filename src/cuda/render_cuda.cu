@@ -110,6 +110,7 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     *k = *h;   // the counts; every pointer is replaced by a device copy below
     k->nodes = NULL;
     k->leaves = NULL;
+    k->leaf_pos = NULL;
     k->nnodes = k->nleaf4 = 0;
     CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
     if (r->cfg.bvh == CUDA_BVH_LBVH) {

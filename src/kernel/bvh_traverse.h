@@ -11,7 +11,9 @@
  * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h), an SSE and a scalar
  * body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
  * over 8 lanes with AVX2 (leaf8_intersect), else one at a time with leaf4_intersect, which has an
- * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The scalar
+ * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The SIMD
+ * bodies load a block's vertex positions as rows from kscene.leaf_pos (no gather through the
+ * vertex indices, which they read only for the rare edge fallback). The scalar
  * bodies read a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit
  * loads on the GPU) and keep everything in registers: the child order comes from a sorting
  * network over (distance, slot) keys, with no array indexed at run time (which would go to local
@@ -338,16 +340,12 @@ KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
 }
 
 #if KERNEL_SIMD_SSE
-/* Four vertex positions (16-byte loads: kscene.positions has a readable float past the end)
- * transposed to x, y, z lanes, relative to the ray origin. */
-KFN void leaf4_gather(const float *p, const uint32_t *idx, const bvh_ray *r, __m128 *x, __m128 *y, __m128 *z) {
-    __m128 a = _mm_loadu_ps(p + 3 * (size_t)idx[0]), b = _mm_loadu_ps(p + 3 * (size_t)idx[1]);
-    __m128 c = _mm_loadu_ps(p + 3 * (size_t)idx[2]), d = _mm_loadu_ps(p + 3 * (size_t)idx[3]);
-    __m128 t0 = _mm_unpacklo_ps(a, b), t1 = _mm_unpacklo_ps(c, d);
-    __m128 t2 = _mm_unpackhi_ps(a, b), t3 = _mm_unpackhi_ps(c, d);
-    *x = _mm_sub_ps(_mm_movelh_ps(t0, t1), r->ox);
-    *y = _mm_sub_ps(_mm_movehl_ps(t1, t0), r->oy);
-    *z = _mm_sub_ps(_mm_movelh_ps(t2, t3), r->oz);
+/* One vertex of a block's four triangle lanes (its x, y, z rows of kscene.leaf_pos), relative to
+ * the ray origin. */
+KFN void leaf4_rows(const float *row, const bvh_ray *r, __m128 *x, __m128 *y, __m128 *z) {
+    *x = _mm_sub_ps(_mm_load_ps(row), r->ox);
+    *y = _mm_sub_ps(_mm_load_ps(row + BVH_LEAF_WIDTH), r->oy);
+    *z = _mm_sub_ps(_mm_load_ps(row + 2 * BVH_LEAF_WIDTH), r->oz);
 }
 
 /* The watertight test (intersect_triangle) on four triangles whose origin-relative vertices are
@@ -389,11 +387,11 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
     int tri = _mm_movemask_ps(trim);
     int found = 0;
     if (tri) {
-        const float *p = (const float *)s->positions;
+        const float *p = s->leaf_pos + (size_t)(b - s->leaves) * BVH_LEAF_POS_FLOATS;
         __m128 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1, b2, ok;
-        leaf4_gather(p, b->v0, r, &x0, &y0, &z0);
-        leaf4_gather(p, b->v1, r, &x1, &y1, &z1);
-        leaf4_gather(p, b->v2, r, &x2, &y2, &z2);
+        leaf4_rows(p, r, &x0, &y0, &z0);
+        leaf4_rows(p + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
+        leaf4_rows(p + 6 * BVH_LEAF_WIDTH, r, &x2, &y2, &z2);
         int edge;
         switch (r->sh.kz) {  /* the same for a whole ray: predicted */
         case 0: ok = leaf4_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1, &b2, &edge); break;
@@ -440,19 +438,13 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 /* Two leaf blocks at once: the SSE functions above over 8 lanes (lanes 0-3 block b0, 4-7 b1),
  * the same float operations in the same order, so the hits are the same as testing the blocks
  * one after the other (up to exact ties of two primitives' distances). */
-KFN __m256 leaf8_load(const float *p, uint32_t i0, uint32_t i1) {
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 3 * (size_t)i0)), _mm_loadu_ps(p + 3 * (size_t)i1), 1);
-}
-
-KFN void leaf8_gather(const float *p, const uint32_t *i0, const uint32_t *i1, const bvh_ray *r, __m256 *x, __m256 *y,
-                      __m256 *z) {
-    __m256 a = leaf8_load(p, i0[0], i1[0]), b = leaf8_load(p, i0[1], i1[1]);
-    __m256 c = leaf8_load(p, i0[2], i1[2]), d = leaf8_load(p, i0[3], i1[3]);
-    __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpacklo_ps(c, d);
-    __m256 t2 = _mm256_unpackhi_ps(a, b), t3 = _mm256_unpackhi_ps(c, d);
-    *x = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0)), r->ox8);
-    *y = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2)), r->oy8);
-    *z = _mm256_sub_ps(_mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0)), r->oz8);
+/* One vertex of two blocks' triangle lanes (rows of kscene.leaf_pos: p0 block b0's, p1 b1's). */
+KFN void leaf8_rows(const float *p0, const float *p1, const bvh_ray *r, __m256 *x, __m256 *y, __m256 *z) {
+    *x = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0)), _mm_load_ps(p1), 1), r->ox8);
+    *y = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0 + BVH_LEAF_WIDTH)),
+                                            _mm_load_ps(p1 + BVH_LEAF_WIDTH), 1), r->oy8);
+    *z = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0 + 2 * BVH_LEAF_WIDTH)),
+                                            _mm_load_ps(p1 + 2 * BVH_LEAF_WIDTH), 1), r->oz8);
 }
 
 KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, __m256 bx, __m256 by, __m256 bz,
@@ -493,11 +485,12 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
     int tri = _mm256_movemask_ps(trim);
     int found = 0;
     if (tri) {
-        const float *p = (const float *)s->positions;
+        const float *p0 = s->leaf_pos + (size_t)(b0 - s->leaves) * BVH_LEAF_POS_FLOATS;
+        const float *p1 = s->leaf_pos + (size_t)(b1 - s->leaves) * BVH_LEAF_POS_FLOATS;
         __m256 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1v, b2v, ok;
-        leaf8_gather(p, b0->v0, b1->v0, r, &x0, &y0, &z0);
-        leaf8_gather(p, b0->v1, b1->v1, r, &x1, &y1, &z1);
-        leaf8_gather(p, b0->v2, b1->v2, r, &x2, &y2, &z2);
+        leaf8_rows(p0, p1, r, &x0, &y0, &z0);
+        leaf8_rows(p0 + 3 * BVH_LEAF_WIDTH, p1 + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
+        leaf8_rows(p0 + 6 * BVH_LEAF_WIDTH, p1 + 6 * BVH_LEAF_WIDTH, r, &x2, &y2, &z2);
         int edge;
         switch (r->sh.kz) {  /* the same for a whole ray: predicted */
         case 0: ok = leaf8_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1v, &b2v, &edge); break;
