@@ -123,9 +123,29 @@ KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_
  * child, pushes the others farthest first, returns 1; else returns 0. */
 #if KERNEL_SIMD_AVX512
 /* AVX-512: the AVX2 body's slab tests into a mask register, and the hit children's stack entries
- * built as eight 64-bit lanes and compressed to the front (no per-child extraction loop): the
- * same entries in the same slot order, pushed, sorted and popped as the AVX2 body does, so the
- * same traversal order. */
+ * built as eight 64-bit lanes and compressed to the front (no per-child extraction loop), three
+ * or more sorted by a network in registers (bvh_sort8_desc): the same entries pushed and popped
+ * in the same order as the AVX2 body, so the same traversal order. */
+/* One layer of a sorting network over eight 64-bit lanes: lane i meets lane perm[i]; the lanes
+ * in minl keep the smaller value, the others the larger. */
+KFN __m512i bvh_sort_layer(__m512i v, __m512i perm, __mmask8 minl) {
+    __m512i p = _mm512_permutexvar_epi64(perm, v);
+    return _mm512_mask_blend_epi64(minl, _mm512_max_epu64(v, p), _mm512_min_epu64(v, p));
+}
+/* The eight lanes in descending order: Batcher's odd-even merge sort (19 comparators in six
+ * layers), in registers and without branches, which the insertion sort of the AVX2 body
+ * mispredicts on incoherent rays. Stack entries compare as their distances (then refs: all
+ * distinct), so the order is the insertion sort's. */
+KFN __m512i bvh_sort8_desc(__m512i v) {
+    v = bvh_sort_layer(v, _mm512_set_epi64(6, 7, 4, 5, 2, 3, 0, 1), 0xaa);
+    v = bvh_sort_layer(v, _mm512_set_epi64(5, 4, 7, 6, 1, 0, 3, 2), 0xcc);
+    v = bvh_sort_layer(v, _mm512_set_epi64(7, 5, 6, 4, 3, 1, 2, 0), 0x44);
+    v = bvh_sort_layer(v, _mm512_set_epi64(3, 2, 1, 0, 7, 6, 5, 4), 0xf0);
+    v = bvh_sort_layer(v, _mm512_set_epi64(7, 6, 3, 2, 5, 4, 1, 0), 0x30);
+    v = bvh_sort_layer(v, _mm512_set_epi64(7, 5, 6, 3, 4, 1, 2, 0), 0x54);
+    return v;
+}
+
 KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
                   uint32_t *ref, uint32_t *cnt) {
     const float *f = (const float *)n;
@@ -149,17 +169,11 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
         uint64_t e1 = (uint64_t)_mm_extract_epi64(_mm512_castsi512_si128(c), 1);
         if (!any && e1 < e) { uint64_t x = e; e = e1; e1 = x; }
         st->e[(*sp)++] = e1;
-    } else if (k > 2) {  /* push all, sort farthest first (any-hit rays: not), pop the nearest */
-        int base = *sp;
-        _mm512_mask_storeu_epi64(st->e + base, (__mmask8)((1u << k) - 1u), c);
-        *sp += k;
-        for (int i = base + 1; !any && i < *sp; ++i) {
-            uint64_t x = st->e[i];
-            int j = i;
-            while (j > base && st->e[j - 1] < x) { st->e[j] = st->e[j - 1]; --j; }
-            st->e[j] = x;
-        }
-        e = st->e[--*sp];
+    } else if (k > 2) {  /* push all but the nearest farthest first (any-hit rays: in slot order) */
+        if (!any) c = bvh_sort8_desc(_mm512_maskz_mov_epi64((__mmask8)mask, ent));
+        _mm512_mask_storeu_epi64(st->e + *sp, (__mmask8)((1u << (k - 1)) - 1u), c);
+        *sp += k - 1;
+        e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(k - 1), c)));
     }
     *ref = (uint32_t)e >> BVH_COUNT_BITS;
     *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
