@@ -210,6 +210,8 @@ static void check_traversal(const scene *s, uint64_t seed) {
     CHECK(mismatches == 0, "%d traversal mismatches", mismatches);
 }
 
+static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *));
+
 /* The other builds: the CUDA backend's (SAH leaf cost per primitive, width 4) and both widths
  * with the CPU's block cost: the same invariants, and where this kernel reads the width, the
  * same hits as brute force. Leaves the scene at this kernel's width. */
@@ -224,12 +226,76 @@ static void check_other_builds(scene *s, uint64_t seed) {
             if (width == BVH_WIDTH) check_traversal(s, seed);
         }
     CHECK(rebuild(s, BVH_LEAF_WIDTH, BVH_WIDTH) == 0, "rebuild");
+    check_cw8(s, 1, seed + 1, NULL);
+    check_cw8(s, BVH_LEAF_WIDTH, seed + 2, NULL);
+}
+
+/* The compressed 8-wide layout (the GPU's --gpu-bvh cwbvh) of the scene's tree rebuilt at width
+ * 8 with the given SAH lanes: every used slot's meta byte gives back its stack word, its
+ * dequantised box (as the traversal computes it) contains the child's float box and hence every
+ * primitive of a leaf child (a primitive's whole box where the build split no reference, else
+ * the part inside the float box), unused slots are marked so; then the shared traversal over
+ * the compressed nodes finds the same hits as brute force (check_traversal), and `extra` (may be
+ * NULL) runs over them too. Leaves the scene at this kernel's width. */
+static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *)) {
+    CHECK(rebuild(s, lanes, BVH8_WIDTH) == 0, "build at width 8 with %d SAH lanes", lanes);
+    char err[256];
+    cw8_node *cw = malloc((s->bvh.nwnodes + 1) * sizeof(cw8_node));
+    CHECK(bvh_compress8(s->bvh.wnodes, s->bvh.nwnodes, cw, err, sizeof err) == 0, "compress: %s", err);
+    const bvh8_node *wide = s->bvh.wnodes;
+    int split = s->bvh.nprims > kscene_nprims(&s->k);
+    int words_off = 0, boxes_off = 0, prims_off = 0, used_off = 0;
+    double slack = 0.0;   /* mean growth of a child's box diagonal by the quantisation */
+    size_t nslots = 0;
+    for (size_t ni = 0; ni < s->bvh.nwnodes; ++ni) {
+        const cw8_node *c = &cw[ni];
+        const bvh8_node *n = &wide[ni];
+        const uint32_t *w = (const uint32_t *)c;
+        ku4 m = {{w[4], w[5], w[6], w[7]}};
+        for (int i = 0; i < CW8_WIDTH; ++i) {
+            int used = n->lo_x[i] != INFINITY;
+            used_off += used != (int)(c->used >> i & 1u);
+            if (!used) continue;
+            words_off += cw8_word(m, (uint32_t)i) != n->ref[i];
+            vec3 lo, hi, flo = v3(n->lo_x[i], n->lo_y[i], n->lo_z[i]), fhi = v3(n->hi_x[i], n->hi_y[i], n->hi_z[i]);
+            cw8_child_box(c, i, &lo, &hi);
+            boxes_off += !box_contains(lo, hi, flo, fhi);
+            slack += (double)vlen(vsub(hi, lo)) / fmax((double)vlen(vsub(fhi, flo)), 1e-30);
+            nslots++;
+            uint32_t cnt = n->ref[i] & BVH_MAX_LEAF_BLOCKS, first = n->ref[i] >> BVH_COUNT_BITS;
+            for (uint32_t b = 0; b < cnt; ++b)
+                for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+                    uint32_t id = s->bvh.leaves[first + b].prim[j];
+                    if (id == PRIM_NONE) continue;
+                    vec3 plo, phi_;
+                    kscene_prim_bounds_of(&s->k, id, &plo, &phi_);
+                    if (split) { plo = vmax(plo, flo); phi_ = vmin(phi_, fhi); }
+                    prims_off += !box_contains(lo, hi, plo, phi_);
+                }
+        }
+    }
+    CHECK(used_off == 0, "%d slots marked wrongly as used or unused", used_off);
+    CHECK(words_off == 0, "%d meta bytes do not give back their stack word", words_off);
+    CHECK(boxes_off == 0, "%d dequantised child boxes do not contain the float box", boxes_off);
+    CHECK(prims_off == 0, "%d primitives outside their dequantised child box", prims_off);
+    CHECK(nslots == 0 || slack / (double)nslots < 4.0, "quantised boxes grow their diagonal %.3fx on average",
+          slack / (double)nslots);
+    printf("compressed 8-wide (%d SAH lanes): %zu nodes, quantisation grows a child box's diagonal %.3fx on average\n",
+           lanes, s->bvh.nwnodes, nslots ? slack / (double)nslots : 1.0);
+    s->k.nodes = cw;
+    s->k.node_layout = KNODES_CW8;
+    check_traversal(s, seed);
+    if (extra) extra(s);
+    s->k.node_layout = KNODES_WIDE;
+    free(cw);
+    CHECK(rebuild(s, BVH_LEAF_WIDTH, BVH_WIDTH) == 0, "rebuild");
 }
 
 /* A flat grid of 16x16 unit squares (two triangles each) at z = 0: rays straight down through
  * the grid's vertices, edge midpoints and diagonals hit exactly on edges, where the SIMD leaf
  * test hands lanes to the scalar test's double-precision fallback; every such ray must hit (the
  * test is watertight) and agree with brute force. */
+static void grid_rays(scene *s);
 static void check_edges(void) {
     scene *s = scene_create();
     int mat = add_grey_diffuse(s);
@@ -247,6 +313,14 @@ static void check_edges(void) {
         }
     scene_add_mesh(s, pos, NULL, NULL, (N + 1) * (N + 1), idx, NULL, N * N * 2, xform_identity(), mat);
     CHECK(prepare(s) == 0, "prepare grid");
+    grid_rays(s);
+    check_cw8(s, 1, 5, grid_rays);
+    scene_destroy(s);
+}
+
+/* Rays straight down through the grid's vertices, edge midpoints and diagonals (check_edges). */
+static void grid_rays(scene *s) {
+    enum { N = 16 };
     int misses = 0, mismatches = 0;
     for (int y = 1; y < 2 * N; ++y)
         for (int x = 1; x < 2 * N; ++x)
@@ -265,7 +339,6 @@ static void check_edges(void) {
             }
     CHECK(misses == 0, "%d rays through grid edges/vertices missed", misses);
     CHECK(mismatches == 0, "%d grid rays disagree with brute force", mismatches);
-    scene_destroy(s);
 }
 
 /* Long slivers across the scene (Sponza's floor strips and wall edges) among small triangles:
@@ -295,6 +368,7 @@ static void check_spatial_splits(void) {
     CHECK(s->bvh.nprims > s->ntriangles, "spatial splits: %zu references of %zu triangles", s->bvh.nprims, s->ntriangles);
     check_invariants(s);
     check_traversal(s, 21);
+    check_cw8(s, 1, 22, NULL);
     size_t nwnodes = s->bvh.nwnodes, nbytes = nwnodes * bvh_wnode_size(s->bvh.width);
     void *one = malloc(nbytes);
     memcpy(one, s->bvh.wnodes, nbytes);
@@ -329,6 +403,7 @@ int main(void) {
     CHECK(prepare(s) == 0, "prepare coincident");
     check_invariants(s);
     check_traversal(s, 3);
+    check_cw8(s, 1, 4, NULL);
     scene_destroy(s);
     return test_result("test_bvh");
 }

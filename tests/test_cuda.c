@@ -3,6 +3,9 @@
  *    lanes with the triangle's vertex indices), every leaf block
  *    referenced once, every slot box contains its child's boxes / primitives, every node reached once, depth within the traversal stack; and the
  *    LBVH traced on the CPU finds the same closest hits as the SAH BVH;
+ *  - the compressed 8-wide BVH (--gpu-bvh cwbvh) against the 4-wide one: the same closest and
+ *    any hits on the GPU for random rays, and the same as the CPU traversal of the same nodes;
+ *    renders through it against renders through the 4-wide tree (same samples);
  *  - the wavefront pipeline against the megakernel (same samples, same image up to float sums);
  *  - the GPU tonemap (PNG written from the GPU's 8-bit image) against image_quantize8. */
 #include <stdlib.h>
@@ -172,16 +175,112 @@ static scene *soup(size_t ntris) {
     return s;
 }
 
-static caustic_renderer *render(caustic_scene *cs, caustic_gpu_mode mode, float adaptive, int spp) {
+/* Random rays (origins in the scene's bounds, some with a finite tmax) traced on the GPU through
+ * the 4-wide and the compressed 8-wide tree, closest and any hit: the same hit counts and
+ * distance sums; the CPU's traversal of the compressed nodes finds the GPU's hits. */
+static void check_cw8_trace(const char *name, scene *s) {
+    enum { N = 40000 };
+    float *o = malloc(3 * N * sizeof(float)), *d = malloc(3 * N * sizeof(float)), *tmax = malloc(N * sizeof(float));
+    vec3 lo = v3s(INFINITY), hi = v3s(-INFINITY);
+    for (uint32_t v = 0; v < s->k.nvertices; ++v) { lo = vmin(lo, s->k.positions[v]); hi = vmax(hi, s->k.positions[v]); }
+    if (s->k.nvertices == 0) { lo = v3s(-1); hi = v3s(1); }
+    pcg32 rng = pcg32_seed(17u, 3u);
+    for (int i = 0; i < N; ++i) {
+        vec3 u = v3(pcg32_float(&rng), pcg32_float(&rng), pcg32_float(&rng));
+        vec3 p = vadd(lo, vmul(vsub(hi, lo), u));
+        vec3 dir = sample_uniform_sphere(v2(pcg32_float(&rng), pcg32_float(&rng)));
+        memcpy(o + 3 * i, &p, sizeof p);
+        memcpy(d + 3 * i, &dir, sizeof dir);
+        tmax[i] = i % 4 == 0 ? 0.3f * vlen(vsub(hi, lo)) : K_INF;
+    }
+    uint64_t hits[2][2];
+    double tsum[2][2];
+    char err[512];
+    for (int layout = 0; layout < 2; ++layout) {
+        cuda_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.bvh = layout ? CUDA_BVH_CW8 : CUDA_BVH_SAH;
+        const bvh *tree = scene_bvh(s, layout ? BVH8_WIDTH : BVH4_WIDTH, CUDA_SAH_LANES, err, sizeof err);
+        CHECK(tree != NULL, "%s: tree: %s", name, err);
+        if (!tree) return;
+        cuda_renderer *g = cuda_renderer_create(&s->k, tree, 8, 8, &cfg, err, sizeof err);
+        CHECK(g != NULL, "%s: renderer: %s", name, err);
+        if (!g) return;
+        for (int any = 0; any < 2; ++any) {
+            double sec;
+            CHECK(cuda_trace_rays(g, o, d, tmax, N, 0, any, 1, &sec, &hits[layout][any], &tsum[layout][any], err,
+                                  sizeof err) == 0, "%s: trace: %s", name, err);
+        }
+        cuda_renderer_free(g);
+        if (layout) {   /* the CPU's traversal of the same compressed nodes */
+            cw8_node *cw = malloc((tree->nwnodes + 1) * sizeof(cw8_node));
+            CHECK(bvh_compress8(tree->wnodes, tree->nwnodes, cw, err, sizeof err) == 0, "%s: compress: %s", name, err);
+            kscene k = s->k;
+            k.nodes = cw; k.leaves = tree->leaves; k.leaf_pos = tree->leaf_pos; k.nnodes = (uint32_t)tree->nwnodes;
+            k.node_layout = KNODES_CW8;
+            uint64_t cpu_hits = 0;
+            double cpu_tsum = 0.0;
+            for (int i = 0; i < N; ++i) {
+                hit h;
+                if (trace_closest(&k, make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]), &h)) {
+                    cpu_hits++;
+                    cpu_tsum += h.t;
+                }
+            }
+            CHECK(cpu_hits == hits[1][0] && fabs(cpu_tsum - tsum[1][0]) <= 1e-6 * fabs(cpu_tsum),
+                  "%s: compressed BVH: CPU %llu hits (t sum %.6f), GPU %llu (%.6f)", name, (unsigned long long)cpu_hits,
+                  cpu_tsum, (unsigned long long)hits[1][0], tsum[1][0]);
+            free(cw);
+        }
+    }
+    for (int any = 0; any < 2; ++any)
+        CHECK(hits[0][any] == hits[1][any] && fabs(tsum[0][any] - tsum[1][any]) <= 1e-6 * fabs(tsum[0][any]),
+              "%s %s: 4-wide %llu hits (t sum %.6f), compressed 8-wide %llu (%.6f)", name, any ? "any hit" : "closest",
+              (unsigned long long)hits[0][any], tsum[0][any], (unsigned long long)hits[1][any], tsum[1][any]);
+    printf("%s: compressed 8-wide BVH: %llu of %d rays hit, as through the 4-wide tree and on the CPU\n", name,
+           (unsigned long long)hits[1][0], N);
+    free(o); free(d); free(tmax);
+}
+
+static caustic_renderer *render_bvh(caustic_scene *cs, caustic_gpu_mode mode, caustic_gpu_bvh bvh, float adaptive,
+                                    int spp) {
     caustic_options o;
     caustic_options_init(&o);
     o.width = 64; o.height = 64; o.spp = spp; o.seed = 3; o.device = CAUSTIC_DEVICE_CUDA; o.gpu_mode = mode;
+    o.gpu_bvh = bvh;
     o.adaptive = adaptive;
     char err[512];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     if (!r) { fprintf(stderr, "%s\n", err); exit(1); }
     caustic_render(r, NULL, NULL, NULL, 0);
     return r;
+}
+static caustic_renderer *render(caustic_scene *cs, caustic_gpu_mode mode, float adaptive, int spp) {
+    caustic_options o;
+    caustic_options_init(&o);
+    return render_bvh(cs, mode, o.gpu_bvh, adaptive, spp);
+}
+
+/* Renders through the 4-wide and the compressed 8-wide tree: the same samples and hits (up to
+ * exact ties between two primitives), so the same image up to the order of float sums. */
+static void check_cw8_render(const char *name) {
+    char err[512];
+    caustic_scene *cs;
+    CHECK(caustic_scene_load(&cs, name, err, sizeof err) == 0, "load %s: %s", name, err);
+    caustic_renderer *a = render_bvh(cs, CAUSTIC_GPU_MEGA, CAUSTIC_GPU_BVH_SAH, 0.0f, 64);
+    caustic_renderer *b = render_bvh(cs, CAUSTIC_GPU_MEGA, CAUSTIC_GPU_BVH_CWBVH, 0.0f, 64);
+    const float *ia = caustic_image(a, NULL, NULL), *ib = caustic_image(b, NULL, NULL);
+    int off = 0;
+    double ma = 0, mb = 0;
+    for (int i = 0; i < 64 * 64 * 3; ++i) {
+        ma += ia[i]; mb += ib[i];
+        if (fabsf(ia[i] - ib[i]) > 1e-3f * (fabsf(ia[i]) + 1e-2f)) off++;
+    }
+    CHECK(off <= 64 * 64 * 3 / 100, "%s: 4-wide vs compressed BVH: %d of %d values differ", name, off, 64 * 64 * 3);
+    CHECK(fabs(ma - mb) <= 1e-3 * fabs(ma), "%s: image sums %.6f (4-wide) vs %.6f (compressed)", name, ma, mb);
+    caustic_renderer_free(a);
+    caustic_renderer_free(b);
+    caustic_scene_free(cs);
 }
 
 static void check_wavefront(const char *name, float adaptive) {
@@ -296,10 +395,13 @@ int main(void) {
         char err[512];
         CHECK(caustic_scene_load(&cs, names[i], err, sizeof err) == 0, "load %s: %s", names[i], err);
         check_lbvh(names[i], caustic_scene_internal(cs));
+        check_cw8_trace(names[i], caustic_scene_internal(cs));
+        check_cw8_render(names[i]);
         caustic_scene_free(cs);
     }
     scene *s = soup(50000);
     check_lbvh("soup50k", s);
+    check_cw8_trace("soup50k", s);
     scene_destroy(s);
     s = soup(1);
     check_lbvh("one triangle", s);

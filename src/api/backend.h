@@ -8,6 +8,7 @@
 #ifndef CAUSTIC_API_BACKEND_H
 #define CAUSTIC_API_BACKEND_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,9 @@ typedef struct backend_desc {
     int width, height;
     camera cam;                  /* for width x height */
     int max_depth;
+    /* caustic_cancel's flag: a pass ends early at its next safe point (a finished tile of path
+     * tracing, a finished iteration of the bidirectional integrators) once it is set; NULL: never */
+    const atomic_int *cancel;
 } backend_desc;
 
 typedef struct backend_stats { uint64_t rays, bad_samples, samples; } backend_stats;
@@ -34,14 +38,16 @@ typedef struct backend_ops {
      * the reason in err (a setting it does not support, no device). */
     int (*supports)(const backend_desc *d, char *err, size_t errlen);
     void *(*create)(const backend_desc *d, char *err, size_t errlen);
-    /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film. */
+    /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film (fewer where
+     * desc->cancel stopped it: each pixel's count says what it holds). */
     int (*pass)(void *b, const kpass *p, backend_stats *st, char *err, size_t errlen);
     /* The film as host sums (dst: width x height, double). */
     int (*read_film)(void *b, const kfilm *dst, char *err, size_t errlen);
     int (*write_film)(void *b, const kfilm *src, char *err, size_t errlen);
-    /* The mean, tonemapped to 8-bit sRGB where the film lives (image_quantize8's rule); NULL: the
-     * caller tonemaps what read_film returns. */
-    int (*tonemap8)(void *b, unsigned char *rgb8, char *err, size_t errlen);
+    /* The mean times `scale` (2^exposure) through tone map `op` (kernel/tonemap.h) to 8-bit sRGB
+     * where the film lives (image_quantize8's rule); NULL: the caller tonemaps what read_film
+     * returns. */
+    int (*tonemap8)(void *b, int op, float scale, unsigned char *rgb8, char *err, size_t errlen);
     int (*threads)(const void *b);   /* CPU worker threads, 0 for a GPU */
     void (*free)(void *b);
     /* Optional (NULL where not offered). Path tracing into a tile's own film: samples
@@ -55,6 +61,8 @@ typedef struct backend_ops {
      * render, then returns 0 (or -1 with err). */
     int (*serve)(void *b, char *err, size_t errlen);
     double pass_seconds;         /* how long a pass should take; 0: the renderer's default */
+    /* Empties the film (a camera moved); NULL: the renderer writes an empty film instead. */
+    int (*clear)(void *b, char *err, size_t errlen);
 } backend_ops;
 
 /* In order of preference; NULL-terminated. */

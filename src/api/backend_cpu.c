@@ -16,6 +16,7 @@ typedef struct cpu_backend {
     cpu_pool *pool;
     vcm_renderer *vcm;       /* bidirectional only */
     int schedule;
+    const atomic_int *cancel;  /* caustic_cancel's flag (backend_desc) */
     kfilm film;
 } cpu_backend;
 
@@ -38,6 +39,7 @@ static cpu_backend *cpu_create(const backend_desc *d, char *err, size_t errlen) 
     if (b) {
         b->k = &d->scene->k;
         b->schedule = (int)d->opt->schedule;
+        b->cancel = d->cancel;
         b->film.width = d->width;
         b->film.height = d->height;
         b->film.sum = calloc(3 * n, sizeof(double));
@@ -73,6 +75,16 @@ static int cpu_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
     return 0;
 }
 
+static int cpu_clear(void *p, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    cpu_backend *b = p;
+    size_t n = film_pixels(&b->film);
+    memset(b->film.sum, 0, 3 * n * sizeof(double));
+    memset(b->film.count, 0, n * sizeof(uint32_t));
+    memset(b->film.lum2, 0, n * sizeof(double));
+    return 0;
+}
+
 static int cpu_threads(const void *p) { return cpu_pool_threads(((const cpu_backend *)p)->pool); }
 
 /* ---- path tracing ---------------------------------------------------------------------------- */
@@ -92,6 +104,7 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
     cp.film = b->film;
     cp.x0 = cp.y0 = 0;
     cp.schedule = b->schedule;
+    cp.cancel = b->cancel;
     cpu_pass_stats ps;
     cpu_pool_run(b->pool, &cp, &ps);
     st->rays = ps.rays;
@@ -111,6 +124,7 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
     cp.x0 = x0;
     cp.y0 = y0;
     cp.schedule = b->schedule;
+    cp.cancel = NULL;   /* a work unit is finished whole: its owner counts it as done */
     cpu_pass_stats ps;
     cpu_pool_run(b->pool, &cp, &ps);
     st->rays = ps.rays;
@@ -121,7 +135,7 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
 
 const backend_ops backend_cpu_pt = {
     "cpu-pt", "cpu", pt_supports, pt_create, pt_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads, cpu_free,
-    pt_pass_tile, NULL, 0.0,
+    pt_pass_tile, NULL, 0.0, cpu_clear,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -159,15 +173,18 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
                  b->film.height);
         return -1;
     }
-    if (iterations && cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, first, iterations, &b->film, &st->rays)) {
+    if (iterations && cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, first, iterations, b->cancel, &b->film,
+                                                 &st->rays)) {
         snprintf(err, errlen, "out of memory for light vertices");
         return -1;
     }
-    st->samples = (uint64_t)iterations * film_pixels(&b->film);
+    /* a cancelled pass ends after a whole iteration: every pixel holds the same count */
+    uint32_t done = b->film.count[0] - first;
+    st->samples = (uint64_t)done * film_pixels(&b->film);
     return 0;
 }
 
 const backend_ops backend_cpu_bidir = {
     "cpu-bidir", "cpu", bidir_supports, bidir_create, bidir_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads,
-    cpu_free, NULL, NULL, 0.0,
+    cpu_free, NULL, NULL, 0.0, cpu_clear,
 };

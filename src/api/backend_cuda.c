@@ -13,6 +13,7 @@ typedef struct cuda_backend {
     cuda_renderer *gpu;
     cuda_vcm *vcm;           /* bidirectional only */
     uint64_t pixels;
+    const atomic_int *cancel;  /* caustic_cancel's flag (backend_desc) */
 } cuda_backend;
 
 /* No device: the reason, as --device cuda reports it. */
@@ -37,15 +38,19 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
     cuda_backend *b = calloc(1, sizeof *b);
     if (!b) { snprintf(err, errlen, "out of memory"); return NULL; }
     b->pixels = (uint64_t)d->width * (uint64_t)d->height;
+    b->cancel = d->cancel;
     cuda_config cfg;
     memset(&cfg, 0, sizeof cfg);
     /* the bidirectional integrators have their own kernels: no wavefront pool for them */
     cfg.mode = d->opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT && !bidir ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
-    cfg.bvh = d->opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
+    cfg.bvh = d->opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH    ? CUDA_BVH_LBVH
+            : d->opt->gpu_bvh == CAUSTIC_GPU_BVH_CWBVH ? CUDA_BVH_CW8
+                                                       : CUDA_BVH_SAH;
     const bvh *tree = NULL;
-    if (cfg.bvh == CUDA_BVH_SAH) {
-        /* the scene's 4-wide tree for the GPU, built once for every renderer over the scene */
-        tree = scene_bvh(d->scene, BVH4_WIDTH, CUDA_SAH_LANES, err, errlen);
+    if (cfg.bvh != CUDA_BVH_LBVH) {
+        /* the scene's tree for the GPU (4-wide, or 8-wide to be compressed), built once for every
+         * renderer over the scene */
+        tree = scene_bvh(d->scene, cfg.bvh == CUDA_BVH_CW8 ? BVH8_WIDTH : BVH4_WIDTH, CUDA_SAH_LANES, err, errlen);
         if (!tree) { free(b); return NULL; }
     }
     b->gpu = cuda_renderer_create(&d->scene->k, tree, d->width, d->height, &cfg, err, errlen);
@@ -61,9 +66,11 @@ static int cuda_write_film(void *p, const kfilm *src, char *err, size_t errlen) 
     return cuda_renderer_write(((cuda_backend *)p)->gpu, src->sum, src->count, src->lum2, err, errlen);
 }
 
-static int cuda_tonemap8(void *p, unsigned char *rgb8, char *err, size_t errlen) {
-    return cuda_renderer_tonemap8(((cuda_backend *)p)->gpu, rgb8, err, errlen);
+static int cuda_tonemap8(void *p, int op, float scale, unsigned char *rgb8, char *err, size_t errlen) {
+    return cuda_renderer_tonemap8(((cuda_backend *)p)->gpu, op, scale, rgb8, err, errlen);
 }
+
+static int cuda_clear(void *p, char *err, size_t errlen) { return cuda_renderer_clear(((cuda_backend *)p)->gpu, err, errlen); }
 
 static int cuda_threads(const void *p) { (void)p; return 0; }
 
@@ -81,7 +88,7 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
 
 const backend_ops backend_cuda_pt = {
     "cuda-pt", "cuda", pt_supports, pt_create, pt_pass, cuda_read_film, cuda_write_film, cuda_tonemap8, cuda_threads,
-    cuda_free_backend, NULL, NULL, 0.0,
+    cuda_free_backend, NULL, NULL, 0.0, cuda_clear,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -105,14 +112,17 @@ static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
 
 static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
     cuda_backend *b = p;
-    uint32_t iterations = pass->sample_end - pass->sample_begin;
     memset(st, 0, sizeof *st);
-    if (cuda_vcm_run(b->vcm, &pass->cam, pass->sample_begin, iterations, &st->rays, err, errlen)) return -1;
-    st->samples = (uint64_t)iterations * b->pixels;
+    /* one launch sequence per iteration, so that caustic_cancel stops between two of them */
+    for (uint32_t it = pass->sample_begin; it < pass->sample_end; ++it) {
+        if (it > pass->sample_begin && b->cancel && atomic_load(b->cancel)) break;
+        if (cuda_vcm_run(b->vcm, &pass->cam, it, 1, &st->rays, err, errlen)) return -1;
+        st->samples += b->pixels;
+    }
     return 0;
 }
 
 const backend_ops backend_cuda_bidir = {
     "cuda-bidir", "cuda", bidir_supports, bidir_create, bidir_pass, cuda_read_film, cuda_write_film, cuda_tonemap8,
-    cuda_threads, cuda_free_backend, NULL, NULL, 0.0,
+    cuda_threads, cuda_free_backend, NULL, NULL, 0.0, cuda_clear,
 };

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,14 @@
 
 #include "api/api_internal.h"
 #include "api/backend.h"
+#include "api/checkpoint.h"
 #include "cpu/isa.h"
 #include "cpu/render_cpu.h"
 #include "cuda/render_cuda.h"
 #include "image/image.h"
+#include "image/tonemap.h"
 #include "kernel/adaptive_depth.h"
+#include "kernel/camera.h"
 #include "kernel/sampler.h"
 #include "kernel/vcm.h"
 #include "scene/scene.h"
@@ -33,6 +37,7 @@ struct caustic_renderer {
     caustic_scene *scene;
     caustic_options opt;     /* resolved (defaults filled in) */
     int width, height, spp_target, max_depth;
+    camera_desc camera;      /* this renderer's camera (the scene's at creation) */
     kpass pass;              /* every pass's settings; the sample range is set per pass */
     const backend_ops *ops;  /* the backend that renders (backend_table) */
     void *backend;
@@ -43,6 +48,7 @@ struct caustic_renderer {
     double seconds;          /* rendering time across calls */
     uint64_t rays, bad;
     uint64_t samples;        /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
+    atomic_int cancel;       /* caustic_cancel: the backends stop at their next safe point */
 };
 
 const char *caustic_version(void) { return CAUSTIC_VERSION; }
@@ -61,13 +67,14 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
     scene *s = NULL;
     struct stat st;
     int rc;
-    if (stat(path, &st) == 0) {
+    int stat_errno = stat(path, &st) == 0 ? 0 : errno;
+    if (stat_errno == 0) {
         char *json = NULL;
         void *log_user = NULL;
         lib_log_fn log_fn = lib_log_get(&log_user);
         int own = o && o->warning;
         scene_load_opts so = {o ? o->strict : 0, own ? o->warning : log_fn, own ? o->warning_user : log_user,
-                              o && o->dump_scene ? &json : NULL};
+                              o && o->dump_scene ? &json : NULL, 0};
         rc = scene_load_file(&s, path, &so, err, errlen);
         if (rc == 0 && json && scene_dump_json(o->dump_scene, json, err, errlen)) rc = -1;
         free(json);
@@ -77,6 +84,10 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
         for (int i = 0; names[i]; ++i) builtin |= strcmp(names[i], path) == 0;
         if (builtin) {
             rc = scene_load_builtin(&s, path, err, errlen);
+        } else if (stat_errno != ENOENT) {
+            /* the file is there but cannot be reached (a symlink loop, a permission): say why */
+            snprintf(err, errlen, "%s: %s", path, strerror(stat_errno));
+            return -1;
         } else {
             snprintf(err, errlen, "%s: no such file or built-in scene (built-ins: cornell, cornell-glass, rtow, smallvcm0-3)", path);
             return -1;
@@ -86,20 +97,26 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
     return caustic_scene_wrap(out, s, err, errlen);
 }
 
-int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) {
+int caustic_scene_wrap_unprepared(caustic_scene **out, scene *s, char *err, size_t errlen) {
     *out = NULL;
     /* a CAUSTIC_ISA this CPU or build lacks: refused here, before any kernel is chosen */
     if (cpu_isa_check(err, errlen)) { scene_destroy(s); return -1; }
     caustic_scene *cs = malloc(sizeof(*cs));
     if (!cs) { scene_destroy(s); snprintf(err, errlen, "out of memory"); return -1; }
     cs->s = s;
+    *out = cs;
+    return 0;
+}
+
+int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) {
+    if (caustic_scene_wrap_unprepared(out, s, err, errlen)) return -1;
     /* Once per scene: its BVH at the width of the CPU kernels that trace it (every renderer over
      * the scene shares it; the GPU's tree is built on first use, scene_bvh). */
     if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) {
-        caustic_scene_free(cs);
+        caustic_scene_free(*out);
+        *out = NULL;
         return -1;
     }
-    *out = cs;
     return 0;
 }
 
@@ -157,7 +174,7 @@ void caustic_options_init(caustic_options *o) {
 static const char *const schedule_names[] = {"tiles", "rows", "rows-static", "pixels"};
 static const char *const device_names[] = {"auto", "cpu", "cuda"};
 static const char *const gpu_mode_names[] = {"mega", "wavefront"};
-static const char *const gpu_bvh_names[] = {"sah", "lbvh"};
+static const char *const gpu_bvh_names[] = {"sah", "lbvh", "cwbvh"};
 static const char *const integrator_names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
 static const char *const sampler_names[] = {"random", "stratified", "sobol"};
 #define NAMES(a) (a), (int)(sizeof(a) / sizeof((a)[0]))
@@ -165,7 +182,7 @@ static const char *const sampler_names[] = {"random", "stratified", "sobol"};
 _Static_assert(COUNT(schedule_names) == CAUSTIC_SCHEDULE_PIXELS + 1, "a name per caustic_schedule");
 _Static_assert(COUNT(device_names) == CAUSTIC_DEVICE_CUDA + 1, "a name per caustic_device");
 _Static_assert(COUNT(gpu_mode_names) == CAUSTIC_GPU_WAVEFRONT + 1, "a name per caustic_gpu_mode");
-_Static_assert(COUNT(gpu_bvh_names) == CAUSTIC_GPU_BVH_LBVH + 1, "a name per caustic_gpu_bvh");
+_Static_assert(COUNT(gpu_bvh_names) == CAUSTIC_GPU_BVH_CWBVH + 1, "a name per caustic_gpu_bvh");
 _Static_assert(COUNT(integrator_names) == CAUSTIC_INTEGRATOR_VCM + 1, "a name per caustic_integrator");
 _Static_assert(COUNT(sampler_names) == CAUSTIC_SAMPLER_SOBOL + 1, "a name per caustic_sampler");
 
@@ -270,11 +287,16 @@ static int start_backend(caustic_renderer *r, const backend_desc *d, char *err, 
     return -1;
 }
 
+static int start_film(caustic_renderer *r, char *err, size_t errlen);
+
 caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_options *opt, char *err, size_t errlen) {
     scene *s = cs->s;
     if (cpu_isa_check(err, errlen)) return NULL;
+    /* a scene built in code is prepared by its first renderer (loaded scenes at load) */
+    if (!s->prepared && scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) return NULL;
     caustic_renderer *r = calloc(1, sizeof(*r));
     if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
+    atomic_init(&r->cancel, 0);
     r->scene = cs;
     r->opt = *opt;
     r->width = opt->width > 0 ? opt->width : s->camera.width;
@@ -288,7 +310,8 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         return NULL;
     }
     kpass *p = &r->pass;
-    if (scene_camera(s, r->width, r->height, &p->cam, err, errlen)) { free(r); return NULL; }
+    r->camera = s->camera;
+    if (camera_from_desc(&r->camera, r->width, r->height, &p->cam, err, errlen)) { free(r); return NULL; }
     if ((int)opt->integrator < 0 || (int)opt->integrator > CAUSTIC_INTEGRATOR_VCM) {
         snprintf(err, errlen, "unknown integrator %d", (int)opt->integrator);
         free(r);
@@ -315,6 +338,44 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     p->adaptive_threshold = r->opt.adaptive;
     p->adaptive_min = (uint32_t)(r->opt.adaptive_min_spp > 0 ? r->opt.adaptive_min_spp : 0);
 
+    if (start_film(r, err, errlen)) {
+        caustic_renderer_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void desc_of(const caustic_renderer *r, const camera *cam, backend_desc *d) {
+    d->scene = r->scene->s;
+    d->opt = &r->opt;
+    d->width = cam->width;
+    d->height = cam->height;
+    d->cam = *cam;
+    d->max_depth = r->max_depth;
+    d->cancel = &r->cancel;
+}
+
+static void free_film(caustic_renderer *r) {
+    if (r->backend) r->ops->free(r->backend);
+    r->backend = NULL;
+    free(r->film.sum);
+    free(r->film.count);
+    free(r->film.lum2);
+    free(r->image);
+    r->film.sum = r->film.lum2 = NULL;
+    r->film.count = NULL;
+    r->image = NULL;
+}
+
+static void clear_stats(caustic_renderer *r) {
+    r->spp_done = 0;
+    r->seconds = 0.0;
+    r->rays = r->bad = r->samples = 0;
+    r->film_stale = 0;
+}
+
+/* The host film and a backend for r->width x r->height (r->pass.cam): a new, empty image. */
+static int start_film(caustic_renderer *r, char *err, size_t errlen) {
     size_t n = (size_t)r->width * (size_t)r->height;
     r->film.width = r->width;
     r->film.height = r->height;
@@ -324,21 +385,129 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     r->image = calloc(3 * n, sizeof(float));
     if (!r->film.sum || !r->film.count || !r->film.lum2 || !r->image) {
         snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
-        caustic_renderer_free(r);
-        return NULL;
+        return -1;
     }
+    clear_stats(r);
     backend_desc d;
-    d.scene = s;
-    d.opt = &r->opt;
-    d.width = r->width;
-    d.height = r->height;
-    d.cam = p->cam;
-    d.max_depth = r->max_depth;
-    if (start_backend(r, &d, err, errlen)) {
-        caustic_renderer_free(r);
-        return NULL;
+    desc_of(r, &r->pass.cam, &d);
+    return start_backend(r, &d, err, errlen);
+}
+
+/* One backend pass of `spp` samples per pixel after those taken. */
+static int run_pass(caustic_renderer *r, int spp, char *err, size_t errlen) {
+    kpass p = r->pass;
+    p.sample_begin = (uint32_t)r->spp_done;
+    p.sample_end = (uint32_t)(r->spp_done + spp);
+    backend_stats ps;
+    memset(&ps, 0, sizeof ps);
+    char why[512];
+    if (r->ops->pass(r->backend, &p, &ps, why, sizeof why)) {
+        if (errlen) snprintf(err, errlen, "%s", why);
+        return -1;
     }
-    return r;
+    r->film_stale = 1;
+    r->spp_done += spp;
+    r->rays += ps.rays;
+    r->bad += ps.bad_samples;
+    r->samples += ps.samples;
+    return 0;
+}
+
+int caustic_render_passes(caustic_renderer *r, int passes, int spp, char *err, size_t errlen) {
+    if (r->ops->serve) {
+        snprintf(err, errlen, "a distributed renderer renders with caustic_render");
+        return -1;
+    }
+    if (passes < 0 || spp < 1) {
+        snprintf(err, errlen, "caustic_render_passes: %d passes of %d spp", passes, spp);
+        return -1;
+    }
+    int added = 0;
+    for (int i = 0; i < passes && r->spp_done < r->spp_target; ++i) {
+        int n = spp < r->spp_target - r->spp_done ? spp : r->spp_target - r->spp_done;
+        double t0 = timer_now();
+        if (run_pass(r, n, err, errlen)) return -1;
+        r->seconds += timer_now() - t0;
+        added += n;
+    }
+    return added;
+}
+
+int caustic_renderer_spp(const caustic_renderer *r) { return r->spp_done; }
+
+int caustic_renderer_reset(caustic_renderer *r, char *err, size_t errlen) {
+    size_t n = (size_t)r->width * (size_t)r->height;
+    memset(r->film.sum, 0, 3 * n * sizeof(double));
+    memset(r->film.count, 0, n * sizeof(uint32_t));
+    memset(r->film.lum2, 0, n * sizeof(double));
+    clear_stats(r);
+    /* an empty film written is the reset every backend supports; clear is the fast path */
+    if (r->ops->clear) return r->ops->clear(r->backend, err, errlen);
+    return r->ops->write_film(r->backend, &r->film, err, errlen);
+}
+
+static void vec_of(vec3 *v, const double a[3]) { *v = v3((float)a[0], (float)a[1], (float)a[2]); }
+static void array_of(double a[3], vec3 v) { a[0] = v.x; a[1] = v.y; a[2] = v.z; }
+
+void api_camera_public(const camera_desc *d, caustic_camera *c) {
+    array_of(c->eye, d->eye);
+    array_of(c->lookat, d->lookat);
+    array_of(c->up, d->up);
+    c->fov_y = d->fovy_deg;
+    c->lens_radius = d->aperture_radius;
+    c->focus_distance = d->focus_distance;
+}
+
+void api_camera_internal(const caustic_camera *c, camera_desc *d) {
+    vec_of(&d->eye, c->eye);
+    vec_of(&d->lookat, c->lookat);
+    vec_of(&d->up, c->up);
+    d->fovy_deg = (float)c->fov_y;
+    d->aperture_radius = (float)c->lens_radius;
+    d->focus_distance = (float)c->focus_distance;
+}
+
+void caustic_renderer_get_camera(const caustic_renderer *r, caustic_camera *c) { api_camera_public(&r->camera, c); }
+
+int caustic_renderer_set_camera(caustic_renderer *r, const caustic_camera *c, char *err, size_t errlen) {
+    camera_desc d = r->camera;
+    api_camera_internal(c, &d);
+    camera cam;
+    if (camera_from_desc(&d, r->width, r->height, &cam, err, errlen)) return -1;
+    backend_desc bd;
+    desc_of(r, &cam, &bd);
+    if (r->ops->supports(&bd, err, errlen) <= 0) return -1;   /* e.g. a lens for VCM */
+    r->camera = d;
+    r->pass.cam = cam;
+    return caustic_renderer_reset(r, err, errlen);
+}
+
+int caustic_renderer_set_resolution(caustic_renderer *r, int width, int height, char *err, size_t errlen) {
+    if (width <= 0 || height <= 0 || width > 16384 || height > 16384 || (int64_t)width * height > (1 << 26)) {
+        snprintf(err, errlen, "resolution %dx%d is out of range (1..16384 per side, at most 2^26 pixels)", width, height);
+        return -1;
+    }
+    if (width == r->width && height == r->height) return caustic_renderer_reset(r, err, errlen);
+    camera cam;
+    if (camera_from_desc(&r->camera, width, height, &cam, err, errlen)) return -1;
+    free_film(r);
+    r->width = width;
+    r->height = height;
+    r->pass.cam = cam;
+    /* on failure the renderer has no backend: only caustic_renderer_free may follow */
+    return start_film(r, err, errlen);
+}
+
+int caustic_renderer_pick_depth(caustic_renderer *r, int x, int y, double *depth) {
+    camera cam = r->pass.cam;
+    if (x < 0 || y < 0 || x >= cam.width || y >= cam.height) return -1;
+    cam.lens_radius = 0.0f;   /* the ray through the lens centre */
+    ray ray_ = camera_ray(&cam, x, y, v2(0.5f, 0.5f), v2(0.5f, 0.5f));
+    hit h;
+    surface sf;
+    if (!cpu_kernels_get()->closest_surface(&r->scene->s->k, ray_, &h, &sf)) return -1;
+    *depth = h.t * vdot(ray_.d, cam.forward);
+    return 0;
 }
 
 int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user, char *err, size_t errlen) {
@@ -351,7 +520,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
     const double t_start = timer_now();
     const double prior = r->seconds;
     double per_sample = 0.0;   /* seconds per image-wide sample, measured */
-    while (r->spp_done < r->spp_target) {
+    while (r->spp_done < r->spp_target && !atomic_load(&r->cancel)) {
         double elapsed = prior + (timer_now() - t_start);
         if (r->opt.time_limit > 0.0 && elapsed >= r->opt.time_limit) break;
         int pass = 1;
@@ -364,24 +533,16 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
             if (pass < 1) pass = 1;
         }
         if (pass > r->spp_target - r->spp_done) pass = r->spp_target - r->spp_done;
-        kpass p = r->pass;
-        p.sample_begin = (uint32_t)r->spp_done;
-        p.sample_end = (uint32_t)(r->spp_done + pass);
-        backend_stats ps;
-        memset(&ps, 0, sizeof ps);
         double t0 = timer_now();
-        char why[512];
-        if (r->ops->pass(r->backend, &p, &ps, why, sizeof why)) {
-            if (errlen) snprintf(err, errlen, "%s", why);
-            return -1;
+        if (run_pass(r, pass, err, errlen)) return -1;
+        if (atomic_load(&r->cancel)) {
+            /* a cancelled pass is not whole: its pixels keep what they took (their counts), the
+             * whole passes stay the spp done, and a resumed render continues every pixel exactly */
+            r->spp_done -= pass;
+            r->seconds = prior + (timer_now() - t_start);
+            break;
         }
-        r->film_stale = 1;
-        double dt = timer_now() - t0;
-        per_sample = dt / pass;
-        r->spp_done += pass;
-        r->rays += ps.rays;
-        r->bad += ps.bad_samples;
-        r->samples += ps.samples;
+        per_sample = (timer_now() - t0) / pass;
         r->seconds = prior + (timer_now() - t_start);
         if (progress) {
             caustic_progress pr;
@@ -398,6 +559,8 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
     }
     return 0;
 }
+
+void caustic_cancel(caustic_renderer *r) { atomic_store(&r->cancel, 1); }
 
 /* Brings the backend's film to the host copy (images, checkpoints). */
 static int sync_film(caustic_renderer *r, char *err, size_t errlen) {
@@ -440,17 +603,27 @@ void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *s
     st->height = r->height;
 }
 
-int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t errlen) {
-    if (image_format_from_path(path) == IMAGE_FMT_UNKNOWN) {
+int caustic_image_rgb8(caustic_renderer *r, const caustic_look *look, unsigned char *rgb8, char *err, size_t errlen) {
+    tonemap_settings ts;
+    api_look_internal(look, &ts);
+    if (r->ops->tonemap8)   /* where the film lives (the GPU): only the bytes come back */
+        return r->ops->tonemap8(r->backend, ts.op, exp2f(ts.exposure), rgb8, err, errlen);
+    const float *rgb = caustic_image(r, NULL, NULL);
+    tonemap_to_rgb8(&ts, rgb, (size_t)r->width * (size_t)r->height, rgb8);
+    return 0;
+}
+
+int caustic_save_image_look(caustic_renderer *r, const char *path, const caustic_look *look, char *err, size_t errlen) {
+    image_format f = image_format_from_path(path);
+    if (f == IMAGE_FMT_UNKNOWN) {
         snprintf(err, errlen, "%s: unknown image format (use .png, .exr or .pfm)", path);
         return -1;
     }
-    if (r->ops->tonemap8 && image_format_from_path(path) == IMAGE_FMT_PNG) {
-        /* PNG where the backend tonemaps (the GPU): only the 8-bit image comes back */
+    if (f == IMAGE_FMT_PNG) {
         size_t n = (size_t)r->width * (size_t)r->height * 3u;
         unsigned char *rgb8 = malloc(n);
         if (!rgb8) { snprintf(err, errlen, "out of memory"); return -1; }
-        int rc = r->ops->tonemap8(r->backend, rgb8, err, errlen);
+        int rc = caustic_image_rgb8(r, look, rgb8, err, errlen);
         if (rc == 0) rc = image_save_png8(rgb8, r->width, r->height, path, err, errlen);
         free(rgb8);
         return rc;
@@ -462,26 +635,11 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
     return image_save(&img, path, 0, err, errlen);
 }
 
-/* ---- checkpoints: header + the film's sums; written to a temp file and renamed --------------- */
-/* The format version is the magic's last digit. */
-#define CKPT_MAGIC "CAUSTIC-CKPT-7\n"
+int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t errlen) {
+    return caustic_save_image_look(r, path, NULL, err, errlen);
+}
 
-/* Everything that shapes the image: a checkpoint resumes only under the same settings. */
-typedef struct ckpt_settings {
-    kpass pass;              /* no sample range; spp_total only where it shapes the samples */
-    int32_t integrator;
-    float merge_radius, merge_alpha;
-    int32_t merge_everywhere;
-} ckpt_settings;
-
-typedef struct ckpt_header {
-    char magic[16];
-    ckpt_settings settings;
-    int32_t spp_done, spp_target;
-    double seconds;
-    uint64_t rays, bad, samples;
-} ckpt_header;
-
+/* ---- checkpoints (api/checkpoint.c): written to a temp file and renamed ---------------------- */
 static void ckpt_settings_of(const caustic_renderer *r, ckpt_settings *st) {
     memset(st, 0, sizeof *st);
     st->pass = r->pass;
@@ -495,44 +653,13 @@ static void ckpt_settings_of(const caustic_renderer *r, ckpt_settings *st) {
     st->merge_everywhere = r->opt.merge_everywhere;
 }
 
-static void ckpt_header_of(const caustic_renderer *r, ckpt_header *h) {
-    memset(h, 0, sizeof *h);
-    memcpy(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1);
-    ckpt_settings_of(r, &h->settings);
-    h->spp_done = r->spp_done;
-    h->spp_target = r->spp_target;
-    h->seconds = r->seconds;
-    h->rays = r->rays;
-    h->bad = r->bad;
-    h->samples = r->samples;
-}
-
-static int ckpt_header_write(FILE *f, const caustic_renderer *r) {
-    ckpt_header h;
-    ckpt_header_of(r, &h);
-    return fwrite(&h, sizeof h, 1, f) == 1;
-}
-
-/* Reads and checks the header: 0, or -1 with a message (not a checkpoint, another version). */
-static int ckpt_header_read(FILE *f, const char *path, ckpt_header *h, char *err, size_t errlen) {
-    int got = fread(h, sizeof *h, 1, f) == 1;
-    if (got && memcmp(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1) == 0) return 0;
-    /* the version is the magic's last field: an older caustic's checkpoint says so */
-    if (got && memcmp(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 3) == 0)
-        snprintf(err, errlen, "%s: checkpoint written by another version of caustic (format %.1s, this one reads %.1s)",
-                 path, h->magic + sizeof(CKPT_MAGIC) - 3, CKPT_MAGIC + sizeof(CKPT_MAGIC) - 3);
-    else
-        snprintf(err, errlen, "%s: not a caustic checkpoint", path);
-    return -1;
-}
-
 static int write_checkpoint(FILE *f, void *user, char *err, size_t errlen) {
     (void)err; (void)errlen;
     const caustic_renderer *r = user;
-    size_t n = (size_t)r->width * (size_t)r->height;
-    int ok = ckpt_header_write(f, r) && fwrite(r->film.sum, sizeof(double), 3 * n, f) == 3 * n &&
-             fwrite(r->film.count, sizeof(uint32_t), n, f) == n && fwrite(r->film.lum2, sizeof(double), n, f) == n;
-    return ok ? 0 : -1;   /* the flush that follows names the error */
+    ckpt_settings st;
+    ckpt_settings_of(r, &st);
+    ckpt_state state = {r->spp_done, r->spp_target, r->seconds, r->rays, r->bad, r->samples};
+    return ckpt_write(f, &st, &state, &r->film);   /* the flush that follows names an error */
 }
 
 int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen) {
@@ -540,47 +667,31 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
     return file_write_atomic(path, "cannot write checkpoint", write_checkpoint, r, err, errlen);
 }
 
+int caustic_check_writable(const char *path, const char *what, char *err, size_t errlen) {
+    return file_check_writable(path, what, err, errlen);
+}
+
 int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (!f) { snprintf(err, errlen, "%s: cannot open checkpoint: %s", path, strerror(errno)); return -1; }
-    ckpt_header h;
-    if (ckpt_header_read(f, path, &h, err, errlen)) { fclose(f); return -1; }
     ckpt_settings mine;
     ckpt_settings_of(r, &mine);
-    if (memcmp(&h.settings, &mine, sizeof mine) != 0 || h.spp_done < 0) {
-        fclose(f);
-        snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
-                 "resume with the same scene and options", path, h.settings.pass.cam.width,
-                 h.settings.pass.cam.height, h.settings.pass.max_depth, h.settings.pass.seed);
-        return -1;
-    }
-    size_t n = (size_t)r->width * (size_t)r->height;
-    if (fread(r->film.sum, sizeof(double), 3 * n, f) != 3 * n || fread(r->film.count, sizeof(uint32_t), n, f) != n ||
-        fread(r->film.lum2, sizeof(double), n, f) != n) {
-        fclose(f);
-        memset(r->film.sum, 0, 3 * n * sizeof(double));
-        memset(r->film.count, 0, n * sizeof(uint32_t));
-        memset(r->film.lum2, 0, n * sizeof(double));
-        snprintf(err, errlen, "%s: checkpoint is truncated", path);
-        return -1;
-    }
+    ckpt_state st;
+    int rc = ckpt_read(f, path, &mine, r->spp_target, &r->film, &st, err, errlen);
     fclose(f);
+    if (rc) return -1;
     if (r->ops->write_film(r->backend, &r->film, err, errlen)) return -1;
     r->film_stale = 0;
-    r->spp_done = h.spp_done;
-    r->seconds = h.seconds;
-    r->rays = h.rays;
-    r->bad = h.bad;
-    r->samples = h.samples;
+    r->spp_done = st.spp_done;
+    r->seconds = st.seconds;
+    r->rays = st.rays;
+    r->bad = st.bad;
+    r->samples = st.samples;
     return 0;
 }
 
 void caustic_renderer_free(caustic_renderer *r) {
     if (!r) return;
-    if (r->backend) r->ops->free(r->backend);
-    free(r->film.sum);
-    free(r->film.count);
-    free(r->film.lum2);
-    free(r->image);
+    free_film(r);
     free(r);
 }

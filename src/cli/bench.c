@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/args.h"
-#include "cli/cli.h"
+#include "args.h"
+#include "cli.h"
 
 static const char *usage_bench =
     "usage: caustic bench [options]\n"
@@ -18,7 +18,7 @@ static const char *usage_bench =
     "  --max-threads N      measure 1..N threads (default: all cores)\n"
     "  --device D           cpu (default): per thread count and schedule; cuda: the GPU\n"
     "  --gpu-mode M         cuda: mega (default) | wavefront | both (side by side)\n"
-    "  --gpu-bvh B          cuda: sah (default) | lbvh\n"
+    "  --gpu-bvh B          cuda: sah (default) | lbvh | cwbvh\n"
     "  --sampler S          sobol (default) | stratified | random\n"
     "  --json               print one JSON object per configuration instead of a table\n"
     "\n"
@@ -104,7 +104,7 @@ int cmd_bench(int argc, char **argv) {
             else if (caustic_parse_gpu_mode(v, &m)) { fprintf(stderr, "caustic bench: --gpu-mode: '%s' is not mega, wavefront or both\n", v); return EXIT_USAGE; }
             else { modes[0] = (int)m; modes[1] = -1; }
         }
-        else if (!strcmp(a, "--gpu-bvh")) { if (caustic_parse_gpu_bvh(v, &gpu_bvh)) { fprintf(stderr, "caustic bench: --gpu-bvh: '%s' is not sah or lbvh\n", v); return EXIT_USAGE; } }
+        else if (!strcmp(a, "--gpu-bvh")) { if (caustic_parse_gpu_bvh(v, &gpu_bvh)) { fprintf(stderr, "caustic bench: --gpu-bvh: '%s' is not sah, lbvh or cwbvh\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--sampler")) { if (caustic_parse_sampler(v, &sampler)) { fprintf(stderr, "caustic bench: --sampler: '%s' is not one of sobol, stratified, random\n", v); return EXIT_USAGE; } sampler_set = 1; }
         else if (!strcmp(a, "--max-threads")) { if (parse_int(v, 1, 1024, &max_threads)) { fprintf(stderr, "caustic bench: --max-threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--res")) {

@@ -7,13 +7,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "caustic.h"
-#include "cli/args.h"
-#include "cli/cli.h"
-#include "cli/render_output.h"
-#include "image/image.h"
-#include "util/timer.h"
+#include "args.h"
+#include "cli.h"
+#include "render_output.h"
+#include "view.h"
 
 static const char *usage_main =
     "caustic - a physically based renderer\n"
@@ -23,6 +23,7 @@ static const char *usage_main =
     "commands:\n"
     "  render SCENE    render a scene file (.json, CIS 565 .txt), a model (.obj, .ply) or a\n"
     "                  built-in scene to an image\n"
+    "  view SCENE      watch it render in a window: move the camera, change the look (SDL2)\n"
     "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
     "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
     "  tonemap IN OUT  a linear image to a PNG through an exposure and tone map (or several)\n"
@@ -41,6 +42,8 @@ static const char *usage_render =
     "Command-line values override the scene file.\n"
     "\n"
     "  --strict               dialect keys and types caustic maps or ignores are errors, not warnings\n"
+    "  --camera FILE          the camera of FILE's \"Camera\" object instead of the scene's (a scene\n"
+    "                         file, or what the c key of 'caustic view' writes)\n"
     "  --dump-scene FILE      also write the scene as editable caustic JSON (the quick look's\n"
     "                         generated scene, or a text scene converted)\n"
     "  -o, --output FILE      output image: .png (8-bit sRGB), .exr (linear half), .pfm (linear float)\n"
@@ -59,7 +62,7 @@ static const char *usage_render =
     "  --device D             auto (default: the GPU when there is one) | cpu | cuda\n"
     "  --gpu-mode M           CUDA: mega (default; one thread per pixel) | wavefront (path pool,\n"
     "                         one kernel per stage, material-sorted shade queues)\n"
-    "  --gpu-bvh B            CUDA: sah (default; the host's build) | lbvh (built on the GPU)\n"
+    "  --gpu-bvh B            CUDA: sah (default, 4-wide) | cwbvh (8-wide, compressed) | lbvh\n"
     "  --integrator I         pt (default) | lt | bdpt | ppm | bpm | vcm (GPU or CPU); all\n"
     "                         but pt count --spp in iterations (one light + one camera path per pixel)\n"
     "  --radius R             ppm/bpm/vcm: initial merging radius, fraction of the scene radius (0.003)\n"
@@ -73,6 +76,8 @@ static const char *usage_render =
     "  --heatmap FILE         also write the samples taken per pixel as an image (white = most)\n"
     "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n"
     "  --resume               continue from --checkpoint FILE if it exists\n"
+    "  --force                replace an existing --checkpoint FILE (without it, and without\n"
+    "                         --resume, an existing checkpoint is an error)\n"
     "  --exposure EV          8-bit outputs: scale the image by 2^EV before the tone map (default 0)\n"
     "  --tonemap T            8-bit outputs: clamp (default; values above 1 clip) | aces (filmic) |\n"
     "                         agx (Blender's default view); .exr/.pfm stay linear\n"
@@ -80,7 +85,11 @@ static const char *usage_render =
     "                         SEC seconds (atomically: open it at any time)\n"
     "  --denoise              also write a denoised image, OUTPUT with .denoised before the\n"
     "                         extension (Open Image Denoise; the noisy image is kept)\n"
-    "  --quiet                no progress bar\n"
+    "  --quiet                no progress bar\n";
+/* (two strings: C11 compilers need support only 4095 characters in one literal) */
+static const char *usage_render_more =
+    "Ctrl-C once: finish the current pass, then write the image (and checkpoint); twice: stop\n"
+    "at the next tile or iteration and write them.\n"
     "\n"
     "  --frames N             turntable of N frames (OUT.0000.png ...; --orbit D: turn D deg);\n"
     "                         frames and several SCENEs are spread over mpirun's ranks\n"
@@ -102,6 +111,22 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
+/* Does the help text document option `a` as one that takes a value ("  --spp N", "-o, --output
+ * FILE")? For the last argument: a known option lacks its value, anything else is unknown. */
+static int takes_value(const char *usage, const char *a) {
+    size_t n = strlen(a);
+    for (const char *p = strstr(usage, a); p; p = strstr(p + 1, a)) {
+        if (p == usage || p[-1] != ' ') continue;
+        const char *q = p + n;
+        if (*q == ',') {   /* "-o, --output FILE": the long form's value */
+            for (++q; *q == ' '; ++q) {}
+            while (*q && *q != ' ' && *q != '\n') ++q;
+        }
+        if (q[0] == ' ' && q[1] != ' ' && q[1] != '\n' && q[1] != 0) return 1;
+    }
+    return 0;
+}
+
 /* ---- render ----------------------------------------------------------------------------------- */
 static void print_warning(void *user, const char *message) {
     (void)user;
@@ -112,8 +137,21 @@ static void print_log(void *user, const char *message) {
     (void)user;
     fprintf(stderr, "%s\n", message);
 }
+/* Interrupts: the first signal ends the render after the current pass; the second cancels the
+ * pass at its next safe point (caustic_cancel). Either way the image and checkpoint are written:
+ * the process is never ended by these signals while it renders or writes. */
 static volatile sig_atomic_t g_interrupted = 0;
-static void on_signal(int sig) { (void)sig; g_interrupted = 1; }
+static caustic_renderer *volatile g_rendering = NULL;
+static void say(const char *m) { ssize_t rc = write(STDERR_FILENO, m, strlen(m)); (void)rc; }
+static void on_signal(int sig) {
+    if (!g_interrupted) {
+        g_interrupted = 1;
+        if (sig == SIGINT) say("\ncaustic: finishing the current pass, press Ctrl-C again to stop now\n");
+        return;
+    }
+    if (g_rendering) caustic_cancel(g_rendering);
+    if (sig == SIGINT) say("\ncaustic: stopping at the next tile; the image and checkpoint will be written\n");
+}
 
 typedef struct render_ctx {
     progress_bar pb;
@@ -126,12 +164,12 @@ typedef struct render_ctx {
 static int on_progress(void *user, const caustic_progress *p) {
     render_ctx *c = user;
     progress_update(&c->pb, p);
-    if (c->checkpoint && timer_now() - c->last_checkpoint > 30.0) {
+    if (c->checkpoint && cli_now() - c->last_checkpoint > 30.0) {
         char err[512];
         if (caustic_checkpoint_save(c->r, c->checkpoint, err, sizeof err)) fprintf(stderr, "\ncaustic: %s\n", err);
-        c->last_checkpoint = timer_now();
+        c->last_checkpoint = cli_now();
     }
-    render_output_preview(c->out, c->r, timer_now());
+    render_output_preview(c->out, c->r, cli_now());
     return g_interrupted;
 }
 
@@ -153,14 +191,14 @@ static void default_output(const char *scene, char *out, size_t n) {
 static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_t errlen) {
     int w, h;
     const uint32_t *count = caustic_sample_counts(r, &w, &h);
-    image img;
-    if (image_init(&img, w, h)) { snprintf(err, errlen, "out of memory for the heat map"); return -1; }
+    caustic_rgb_image img;
+    if (caustic_image_init(&img, w, h, err, errlen)) return -1;
     uint32_t mx = 1;
     for (int i = 0; i < w * h; ++i) mx = count[i] > mx ? count[i] : mx;
     for (int i = 0; i < w * h; ++i)
         img.rgb[3 * i] = img.rgb[3 * i + 1] = img.rgb[3 * i + 2] = (float)count[i] / (float)mx;
-    int rc = image_save(&img, path, 0, err, errlen);
-    image_free(&img);
+    int rc = caustic_image_save(&img, path, NULL, 0, err, errlen);
+    caustic_image_free(&img);
     return rc;
 }
 
@@ -178,10 +216,10 @@ static int render_one_frame(int argc, char **argv) {
 static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
-    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL;
-    int quiet = 0, resume = 0, strict = 0, denoise = 0;
-    tonemap_settings look;
-    tonemap_settings_init(&look);
+    const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL, *camera = NULL;
+    int quiet = 0, resume = 0, force = 0, strict = 0, denoise = 0;
+    caustic_look look;
+    caustic_look_init(&look);
     double preview_every = 0.0, orbit = 0.0;
     const char *scenes[64];
     int nscenes = 0, frames = 1;
@@ -190,15 +228,16 @@ static int cmd_render(int argc, char **argv) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
         double d;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); return 0; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); fputs(usage_render_more, stdout); return 0; }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--resume")) resume = 1;
+        else if (!strcmp(a, "--force")) force = 1;
         else if (!strcmp(a, "--strict")) strict = 1;
         else if (!strcmp(a, "--adaptive-depth")) opt.adaptive_depth = 1;
         else if (!strcmp(a, "--merge-everywhere")) opt.merge_everywhere = 1;
         else if (!strcmp(a, "--denoise")) denoise = 1;
         else if (a[0] == '-' && a[1] != 0) {
-            if (!v) return usage_error("render", "option %s needs a value", a);
+            if (!v) return usage_error("render", takes_value(usage_render, a) || takes_value(usage_render_more, a) ? "option %s needs a value" : "unknown option '%s'", a);
             i++;
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = v;
             else if (!strcmp(a, "--frames")) {
@@ -210,8 +249,9 @@ static int cmd_render(int argc, char **argv) {
             }
             else if (!strcmp(a, "--checkpoint")) checkpoint = v;
             else if (!strcmp(a, "--dump-scene")) dump = v;
+            else if (!strcmp(a, "--camera")) camera = v;
             else if (!strcmp(a, "--spp")) {
-                if (parse_int(v, 1, 1 << 24, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..16777216", v);
+                if (parse_int(v, 1, CAUSTIC_MAX_SPP, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..1073741824", v);
                 opt.spp = (int)n;
             } else if (!strcmp(a, "--time-limit")) {
                 if (parse_double(v, 1e-3, 1e7, &d)) return usage_error("render", "--time-limit: '%s' is not a positive number of seconds", v);
@@ -219,6 +259,9 @@ static int cmd_render(int argc, char **argv) {
             } else if (!strcmp(a, "--threads")) {
                 if (parse_int(v, 1, 1024, &n)) return usage_error("render", "--threads: '%s' is not an integer in 1..1024", v);
                 opt.threads = (int)n;
+                long cores = sysconf(_SC_NPROCESSORS_ONLN);
+                if (cores > 0 && n > cores)
+                    fprintf(stderr, "caustic: warning: --threads %ld is more than the %ld cores of this machine\n", n, cores);
             } else if (!strcmp(a, "--seed")) {
                 if (parse_int(v, 0, 4294967295L, &n)) return usage_error("render", "--seed: '%s' is not an integer in 0..4294967295", v);
                 opt.seed = (uint32_t)n;
@@ -226,9 +269,8 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_int(v, 0, 1000, &n)) return usage_error("render", "--max-depth: '%s' is not an integer in 0..1000", v);
                 opt.max_depth = (int)n;
             } else if (!strcmp(a, "--res")) {
-                int w, h, used = 0;
-                if (sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] != 0 || w < 1 || h < 1 || w > 16384 ||
-                    h > 16384 || (long long)w * h > (1LL << 26))
+                int w, h;
+                if (parse_size(v, 1, 16384, &w, &h) || (long long)w * h > (1LL << 26))
                     return usage_error("render", "--res: '%s' is not WxH with 1..16384 per side (at most 2^26 pixels)", v);
                 opt.width = w;
                 opt.height = h;
@@ -238,13 +280,13 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_double(v, 1e-6, 10.0, &d)) return usage_error("render", "--adaptive: '%s' is not a relative error in (0, 10]", v);
                 opt.adaptive = (float)d;
             } else if (!strcmp(a, "--adaptive-min")) {
-                if (parse_int(v, 2, 1 << 24, &n)) return usage_error("render", "--adaptive-min: '%s' is not an integer >= 2", v);
+                if (parse_int(v, 2, CAUSTIC_MAX_SPP, &n)) return usage_error("render", "--adaptive-min: '%s' is not an integer in 2..1073741824", v);
                 opt.adaptive_min_spp = (int)n;
             } else if (!strcmp(a, "--exposure")) {
                 if (parse_double(v, -64.0, 64.0, &d)) return usage_error("render", "--exposure: '%s' is not a number of stops in -64..64", v);
                 look.exposure = (float)d;
             } else if (!strcmp(a, "--tonemap")) {
-                if (tonemap_parse(v, &look.op)) return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
+                if (caustic_parse_tonemap(v, &look.tonemap)) return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
             } else if (!strcmp(a, "--preview-every")) {
                 if (parse_double(v, 0.01, 1e7, &d)) return usage_error("render", "--preview-every: '%s' is not a number of seconds >= 0.01", v);
                 preview_every = d;
@@ -258,7 +300,7 @@ static int cmd_render(int argc, char **argv) {
             } else if (!strcmp(a, "--gpu-mode")) {
                 if (caustic_parse_gpu_mode(v, &opt.gpu_mode)) return usage_error("render", "--gpu-mode: '%s' is not one of mega, wavefront", v);
             } else if (!strcmp(a, "--gpu-bvh")) {
-                if (caustic_parse_gpu_bvh(v, &opt.gpu_bvh)) return usage_error("render", "--gpu-bvh: '%s' is not one of sah, lbvh", v);
+                if (caustic_parse_gpu_bvh(v, &opt.gpu_bvh)) return usage_error("render", "--gpu-bvh: '%s' is not one of sah, lbvh, cwbvh", v);
             } else if (!strcmp(a, "--integrator")) {
                 if (caustic_parse_integrator(v, &opt.integrator)) return usage_error("render", "--integrator: '%s' is not one of pt, lt, bdpt, ppm, bpm, vcm", v);
             } else if (!strcmp(a, "--radius")) {
@@ -282,7 +324,7 @@ static int cmd_render(int argc, char **argv) {
         return render_frames(argc, argv, scenes, nscenes, frames, output, render_one_frame);
     }
     if (resume && !checkpoint) return usage_error("render", "%s needs --checkpoint FILE", "--resume");
-    if (heatmap && image_format_from_path(heatmap) == IMAGE_FMT_UNKNOWN)
+    if (heatmap && !has_image_extension(heatmap))
         return usage_error("render", "heatmap '%s' must end in .png, .exr or .pfm", heatmap);
     if (!scene_path) scene_path = "cornell";
     char default_out[1024];
@@ -293,6 +335,18 @@ static int cmd_render(int argc, char **argv) {
         const char *ext = len >= 4 ? output + len - 4 : "";
         if (strcasecmp(ext, ".png") && strcasecmp(ext, ".exr") && strcasecmp(ext, ".pfm"))
             return usage_error("render", "output '%s' must end in .png, .exr or .pfm", output);
+    }
+    {
+        /* everything to be written is checked before the render spends its time */
+        char werr[1200];
+        if (caustic_check_writable(output, "cannot write image", werr, sizeof werr) ||
+            (heatmap && caustic_check_writable(heatmap, "cannot write heat map", werr, sizeof werr)) ||
+            (checkpoint && caustic_check_writable(checkpoint, "cannot write checkpoint", werr, sizeof werr)))
+            return usage_error("render", "%s", werr);
+        struct stat cst;
+        if (checkpoint && !resume && !force && stat(checkpoint, &cst) == 0)
+            return usage_error("render", "checkpoint '%s' exists: continue it with --resume, or replace it with --force",
+                               checkpoint);
     }
     render_output out;
     render_output_init(&out, output);
@@ -320,10 +374,16 @@ static int cmd_render(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (dump && !quiet) fprintf(stderr, "caustic: wrote the scene as JSON to %s\n", dump);
+    caustic_scene_stats sst;
+    caustic_scene_stats_get(scene, &sst);
+    if (sst.lights == 0 && rank == 0)
+        fprintf(stderr, "caustic: warning: %s has no light (no emitting surface, light or environment): the image will be black\n",
+                scene_path);
     if (!dump && !quiet && is_model_file(scene_path))
         fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
                 scene_path);
-    if (orbit != 0.0 && caustic_scene_orbit(scene, orbit, err, sizeof err)) {
+    if ((camera && caustic_scene_load_camera(scene, camera, err, sizeof err)) ||
+        (orbit != 0.0 && caustic_scene_orbit(scene, orbit, err, sizeof err))) {
         fprintf(stderr, "caustic: %s\n", err);
         caustic_scene_free(scene);
         caustic_dist_stop(1);
@@ -355,10 +415,11 @@ static int cmd_render(int argc, char **argv) {
     progress_init(&ctx.pb, "render", quiet);
     ctx.r = r;
     ctx.checkpoint = checkpoint;
-    ctx.last_checkpoint = timer_now();
+    ctx.last_checkpoint = cli_now();
     ctx.out = &out;
     if (preview_every > 0.0 && !quiet) fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
-    out.last_preview = timer_now();
+    out.last_preview = cli_now();
+    g_rendering = r;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     int failed = caustic_render(r, on_progress, &ctx, err, sizeof err) != 0;
@@ -380,9 +441,11 @@ static int cmd_render(int argc, char **argv) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }
+    int written = 1;
     if (render_output_save(&out, r, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
+        written = 0;
     }
     if (heatmap && write_heatmap(r, heatmap, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
@@ -392,6 +455,7 @@ static int cmd_render(int argc, char **argv) {
      * process before the checkpoint and the image are written */
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    g_rendering = NULL;
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
     if (g_interrupted && !failed) {
@@ -402,10 +466,11 @@ static int cmd_render(int argc, char **argv) {
     }
     char extra[1200];
     render_output_summary(&out, extra, sizeof extra);
-    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s%s",
+    /* output= names only a file that was written */
+    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d%s%s%s",
            st.seconds, st.spp, st.seconds > 0 ? st.samples / st.seconds * 1e-6 : 0.0,
            st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.device,
-           st.threads, st.width, st.height, output, extra);
+           st.threads, st.width, st.height, written ? " output=" : "", written ? output : "", extra);
     if (nranks > 1) printf(" ranks=%d", nranks);
     printf("\n");
     caustic_renderer_free(r);
@@ -451,18 +516,18 @@ static int cmd_info(int argc, char **argv) {
 static int cmd_compare(int argc, char **argv) {
     if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) { fputs(usage_compare, stdout); return 0; }
     if (argc != 2) return usage_error("compare", "%s", "needs exactly two images");
-    image a, b;
+    caustic_rgb_image a, b;
     char err[1024];
-    if (image_load(&a, argv[0], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
-    if (image_load(&b, argv[1], err, sizeof err)) {
+    if (caustic_image_load(&a, argv[0], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+    if (caustic_image_load(&b, argv[1], err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
-        image_free(&a);
+        caustic_image_free(&a);
         return EXIT_USAGE;
     }
-    image_metrics m;
-    int rc = image_compare(&a, &b, &m, err, sizeof err);
-    image_free(&a);
-    image_free(&b);
+    caustic_image_metrics m;
+    int rc = caustic_image_compare(&a, &b, &m, err, sizeof err);
+    caustic_image_free(&a);
+    caustic_image_free(&b);
     if (rc) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
     printf("AE=%.0f PSNR=", m.ae);
     if (isinf(m.psnr)) printf("inf"); else printf("%.3f", m.psnr);
@@ -480,6 +545,7 @@ int main(int argc, char **argv) {
     char isa_err[256];
     if (!caustic_cpu_isa(isa_err, sizeof isa_err)) { fprintf(stderr, "caustic: %s\n", isa_err); return EXIT_USAGE; }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "view")) return cmd_view(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
     if (!strcmp(argv[1], "tonemap")) return cmd_tonemap(argc - 2, argv + 2);

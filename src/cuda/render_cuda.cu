@@ -10,6 +10,7 @@
 // always-inlined trace_ray_inline.
 #define KERNEL_TRACE_NOINLINE 1
 #include "cuda/cuda_internal.h"
+#include "kernel/tonemap.h"
 extern "C" {
 #include "accel/bvh.h"
 }
@@ -116,12 +117,24 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     if (r->cfg.bvh == CUDA_BVH_LBVH) {
         if (lbvh_build_device(r, h, NULL, err, errlen)) return -1;
     } else if (tree) {
-        if (tree->width != BVH4_WIDTH) {
-            snprintf(err, errlen, "CUDA: the GPU traverses 4-wide BVHs, not %d-wide", tree->width);
+        // SAH: the 4-wide float nodes as they are; CW8: the 8-wide tree's nodes compressed
+        int cw = r->cfg.bvh == CUDA_BVH_CW8, want = cw ? BVH8_WIDTH : BVH4_WIDTH;
+        if (tree->width != want) {
+            snprintf(err, errlen, "CUDA: --gpu-bvh %s traverses %d-wide BVHs, not %d-wide", cw ? "cwbvh" : "sah", want,
+                     tree->width);
             return -1;
         }
-        if (upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen) ||
-            upload(r, tree->leaves, tree->nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen))
+        cw8_node *packed = NULL;
+        if (cw) {
+            packed = (cw8_node *)malloc(tree->nwnodes * sizeof(cw8_node) + 1);
+            if (!packed) { snprintf(err, errlen, "out of memory"); return -1; }
+            if (bvh_compress8(tree->wnodes, tree->nwnodes, packed, err, errlen)) { free(packed); return -1; }
+            k->node_layout = KNODES_CW8;
+        }
+        int up = cw ? upload(r, packed, tree->nwnodes * sizeof(cw8_node), (const void **)&k->nodes, err, errlen)
+                    : upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen);
+        free(packed);
+        if (up || upload(r, tree->leaves, tree->nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen))
             return -1;
         k->nnodes = (uint32_t)tree->nwnodes;
         k->nleaf4 = (uint32_t)tree->nleaf4;
@@ -363,19 +376,35 @@ __device__ unsigned char quantize8(float linear) {
     return v >= 255.0 ? (unsigned char)255 : (unsigned char)v;
 }
 
-__global__ void tonemap8_kernel(const float *accum, const uint32_t *count, unsigned char *out, size_t n) {
+// One pixel per thread: the mean, exposure and tone map (kernel/tonemap.h, as the host's
+// tonemap_to_rgb8), then quantize8.
+__global__ void tonemap8_kernel(const float *accum, const uint32_t *count, unsigned char *out, size_t npix, int op,
+                                float scale) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    uint32_t c = count[i / 3u];
-    out[i] = quantize8(c ? accum[i] / (float)c : 0.0f);
+    if (i >= npix) return;
+    uint32_t c = count[i];
+    float m[3], d[3];
+    for (int k = 0; k < 3; ++k) m[k] = c ? accum[3 * i + k] / (float)c : 0.0f;
+    tonemap_pixel(op, scale, m, d);
+    for (int k = 0; k < 3; ++k) out[3 * i + k] = quantize8(d[k]);
 }
 
-extern "C" int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen) {
-    size_t n = (size_t)r->width * (size_t)r->height * 3u;
-    if (!r->rgb8) CUDA_TRY(cudaMalloc(&r->rgb8, n));
-    tonemap8_kernel<<<(unsigned)((n + 255) / 256), 256, 0, r->stream>>>(r->accum, r->count, r->rgb8, n);
+extern "C" int cuda_renderer_tonemap8(cuda_renderer *r, int op, float scale, unsigned char *rgb8, char *err,
+                                      size_t errlen) {
+    size_t npix = (size_t)r->width * (size_t)r->height;
+    if (!r->rgb8) CUDA_TRY(cudaMalloc(&r->rgb8, 3 * npix));
+    tonemap8_kernel<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(r->accum, r->count, r->rgb8, npix, op,
+                                                                            scale);
     CUDA_TRY(cudaGetLastError());
-    return read_pinned(r, rgb8, r->rgb8, n, err, errlen);
+    return read_pinned(r, rgb8, r->rgb8, 3 * npix, err, errlen);
+}
+
+extern "C" int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen) {
+    size_t npix = (size_t)r->width * (size_t)r->height;
+    CUDA_TRY(cudaMemsetAsync(r->accum, 0, 3 * npix * sizeof(float), r->stream));
+    CUDA_TRY(cudaMemsetAsync(r->count, 0, npix * sizeof(uint32_t), r->stream));
+    CUDA_TRY(cudaMemsetAsync(r->lum2, 0, npix * sizeof(float), r->stream));
+    return 0;
 }
 
 extern "C" double cuda_renderer_bvh_seconds(const cuda_renderer *r) { return r->bvh_build_seconds; }

@@ -21,10 +21,11 @@ struct bvh4_node;
 typedef struct cuda_renderer cuda_renderer;
 
 enum { CUDA_MODE_MEGA = 0, CUDA_MODE_WAVEFRONT = 1 };
-enum { CUDA_BVH_SAH = 0, CUDA_BVH_LBVH = 1 };
+enum { CUDA_BVH_SAH = 0, CUDA_BVH_LBVH = 1, CUDA_BVH_CW8 = 2 };
 typedef struct cuda_config {
     int mode;        /* CUDA_MODE_* */
-    int bvh;         /* CUDA_BVH_*: SAH = the host's build uploaded; LBVH = built on the GPU */
+    int bvh;         /* CUDA_BVH_*: SAH = the host's 4-wide build uploaded; LBVH = built on the GPU;
+                        CW8 = the host's 8-wide build, compressed (cw8_node) */
     uint32_t pool;   /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
 } cuda_config;
 
@@ -54,7 +55,8 @@ int cuda_device_count(void);
 void cuda_describe_devices(char *buf, size_t n);
 
 /* Uploads the kernel scene k (its arrays, KSCENE_ARRAYS) and, with CUDA_BVH_SAH, the 4-wide tree
- * `tree` (with CUDA_BVH_LBVH the GPU builds its own; tree may be NULL), and allocates a film of
+ * `tree` (CUDA_BVH_CW8: the 8-wide tree, compressed on the way; with CUDA_BVH_LBVH the GPU builds
+ * its own; tree may be NULL), and allocates a film of
  * width x height. cfg NULL: megakernel over `tree`. */
 cuda_renderer *cuda_renderer_create(const struct kscene *k, const struct bvh *tree, int width, int height,
                                     const cuda_config *cfg, char *err, size_t errlen);
@@ -62,9 +64,12 @@ cuda_renderer *cuda_renderer_create(const struct kscene *k, const struct bvh *tr
 double cuda_renderer_bvh_seconds(const cuda_renderer *r);
 /* Builds an LBVH for the scene on the GPU and returns it on the host (for tests). */
 int cuda_lbvh_build(const struct kscene *k, cuda_bvh_out *out, char *err, size_t errlen);
-/* Tonemaps the current estimate on the GPU (mean, clamp, sRGB, 8 bits: image_quantize8's rule)
- * and copies it through pinned memory into rgb8 (width*height*3 bytes). */
-int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen);
+/* Tonemaps the current estimate on the GPU (mean times `scale`, tone map `op` of kernel/tonemap.h,
+ * sRGB, 8 bits: image_quantize8's rule) and copies it through pinned memory on the renderer's
+ * non-blocking stream into rgb8 (width*height*3 bytes). */
+int cuda_renderer_tonemap8(cuda_renderer *r, int op, float scale, unsigned char *rgb8, char *err, size_t errlen);
+/* Empties the film on the GPU (ordered on the renderer's stream before the next pass). */
+int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen);
 /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film on the GPU. */
 int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
                        char *err, size_t errlen);

@@ -315,7 +315,11 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
         return NULL;
     }
     b->inner = inner_ops(d, err, errlen);
-    if (b->inner) b->ib = b->inner->create(d, err, errlen);
+    /* work units are finished whole (the coordinator counts them as done): caustic_cancel stops
+     * rank 0's render between passes of this layer, never inside the inner backend */
+    backend_desc inner_desc = *d;
+    inner_desc.cancel = NULL;
+    if (b->inner) b->ib = b->inner->create(&inner_desc, err, errlen);
     if (!b->ib) {
         char why[512];
         snprintf(why, sizeof why, "%s", err);
@@ -691,5 +695,5 @@ static int dist_serve(void *p, char *err, size_t errlen) {
 
 const backend_ops backend_dist = {
     "dist", NULL, dist_supports, dist_create, dist_pass, dist_read_film, dist_write_film, NULL, dist_threads,
-    dist_free, NULL, dist_serve, 2.0,
+    dist_free, NULL, dist_serve, 2.0, NULL,
 };

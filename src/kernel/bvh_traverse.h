@@ -28,11 +28,12 @@
 
 #include "intersect.h"
 
-/* A node pushes at most BVH_WIDTH - 1 entries; the build caps the binary tree's depth at
- * BVH_MAX_DEPTH levels (src/accel/bvh.c) and a wide node takes at least one of them, so
- * (BVH_WIDTH - 1) * BVH_MAX_DEPTH entries always suffice. */
+/* A node pushes at most W - 1 entries (W: the widest layout this kernel reads, the 8-wide
+ * compressed nodes on every target); the build caps the binary tree's depth at BVH_MAX_DEPTH
+ * levels (src/accel/bvh.c) and a wide node takes at least one of them, so
+ * (W - 1) * BVH_MAX_DEPTH entries always suffice. */
 #define BVH_MAX_DEPTH 42
-#define BVH_STACK_SIZE ((BVH_WIDTH - 1) * BVH_MAX_DEPTH + 2)
+#define BVH_STACK_SIZE ((CW8_WIDTH - 1) * BVH_MAX_DEPTH + 2)
 
 KFN vec3 safe_reciprocal(vec3 d) {
     /* Zero components become huge (signed) values so slab tests stay well defined. */
@@ -94,6 +95,8 @@ KFN bvh_ray make_bvh_ray(ray r) {
  * one store and a pop one load (local memory on the GPU). A node pushes at most BVH_WIDTH - 1
  * entries per level. */
 typedef struct bvh_stack { uint64_t e[BVH_STACK_SIZE]; } bvh_stack;
+/* A missed child's sort key in the scalar node visitors: sorts last. */
+#define BVH_KEY_NONE 0xffffffffu
 
 /* An entry from its distance's bits and its word ref << BVH_COUNT_BITS | count. */
 KFN void bvh_push_word(bvh_stack *st, int *sp, uint32_t tbits, uint32_t word) {
@@ -295,7 +298,6 @@ KFN uint32_t ku4_lane(ku4 a, uint32_t slot) {
     uint32_t lo = slot & 1u ? a.v[1] : a.v[0], hi = slot & 1u ? a.v[3] : a.v[2];
     return slot & 2u ? hi : lo;
 }
-#define BVH_KEY_NONE 0xffffffffu
 /* compare-exchange of two keys */
 #define BVH_KEY_SORT2(a, b) do { uint32_t lo_ = kminu(a, b); b = kmaxu(a, b); a = lo_; } while (0)
 
@@ -344,6 +346,69 @@ KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh
     return bvh4_visit(n, r, tmax, any, st, sp, ref, cnt);
 }
 #endif
+
+/* ---- helper 1b: one compressed 8-wide node (cw8_node, types.h) -------------------------------
+ * The same contract as bvh_visit, on every target (scalar: the GPU's layout; the CPU reads it
+ * only in tests). Each plane is dequantised as the builder checked it (cw8_plane: one rounding,
+ * so the box contains the child's float box), then the slab test of the float nodes. The hit
+ * children's keys (entry distance, slot in the low 3 bits) are sorted by a network of integer
+ * min/max in registers; a slot's stack word comes from its meta byte by shifts and selects. */
+#define CW8_KEY_SORT2(a, b) do { uint32_t lo_ = kminu(a, b); b = kmaxu(a, b); a = lo_; } while (0)
+KFN uint32_t cw8_byte(uint32_t w0, uint32_t w1, uint32_t slot) { return ((slot & 4u ? w1 : w0) >> ((slot & 3u) * 8u)) & 0xffu; }
+/* The stack word (ref << BVH_COUNT_BITS | count) of the slot whose meta byte is in m (bases, meta). */
+KFN uint32_t cw8_word(ku4 m, uint32_t slot) {
+    uint32_t b = cw8_byte(m.v[2], m.v[3], slot), c = b >> CW8_META_COUNT_SHIFT;
+    return ((c ? m.v[1] : m.v[0]) + (b & CW8_MAX_OFFSET)) << BVH_COUNT_BITS | c;
+}
+
+KFN int cw8_visit(const cw8_node *n, const bvh_ray *r, float tmax, bvh_stack *st, int *sp, uint32_t *ref,
+                  uint32_t *cnt) {
+    const uint32_t *w = (const uint32_t *)n;
+    ku4 h = kload_u4(w), m = kload_u4(w + 4), qa = kload_u4(w + 8), qb = kload_u4(w + 12), qc = kload_u4(w + 16);
+    float px = kbits_float(h.v[0]), py = kbits_float(h.v[1]), pz = kbits_float(h.v[2]);
+    float ex = cw8_spacing(h.v[3] & 0xffu), ey = cw8_spacing(h.v[3] >> 8 & 0xffu), ez = cw8_spacing(h.v[3] >> 16 & 0xffu);
+    uint32_t used = h.v[3] >> 24;
+    /* the near and far plane rows of each axis (two words of four slots), by the ray's signs */
+    int sx = signbit(r->inv_d.x), sy = signbit(r->inv_d.y), sz = signbit(r->inv_d.z);
+    uint32_t nx0 = sx ? qb.v[2] : qa.v[0], nx1 = sx ? qb.v[3] : qa.v[1], fx0 = sx ? qa.v[0] : qb.v[2], fx1 = sx ? qa.v[1] : qb.v[3];
+    uint32_t ny0 = sy ? qc.v[0] : qa.v[2], ny1 = sy ? qc.v[1] : qa.v[3], fy0 = sy ? qa.v[2] : qc.v[0], fy1 = sy ? qa.v[3] : qc.v[1];
+    uint32_t nz0 = sz ? qc.v[2] : qb.v[0], nz1 = sz ? qc.v[3] : qb.v[1], fz0 = sz ? qb.v[0] : qc.v[2], fz1 = sz ? qb.v[1] : qc.v[3];
+    vec3 o = r->o, inv_d = r->inv_d;
+    uint32_t key[CW8_WIDTH];
+    KUNROLL
+    for (uint32_t i = 0; i < CW8_WIDTH; ++i) {
+        float tnr = kmax(kmax((cw8_plane(px, ex, cw8_byte(nx0, nx1, i)) - o.x) * inv_d.x,
+                              (cw8_plane(py, ey, cw8_byte(ny0, ny1, i)) - o.y) * inv_d.y),
+                         kmax((cw8_plane(pz, ez, cw8_byte(nz0, nz1, i)) - o.z) * inv_d.z, 0.0f));
+        float tfr = kmin(kmin((cw8_plane(px, ex, cw8_byte(fx0, fx1, i)) - o.x) * inv_d.x,
+                              (cw8_plane(py, ey, cw8_byte(fy0, fy1, i)) - o.y) * inv_d.y),
+                         kmin((cw8_plane(pz, ez, cw8_byte(fz0, fz1, i)) - o.z) * inv_d.z, tmax));
+        key[i] = (used >> i & 1u) && tnr <= tfr * 1.00000024f && tnr < K_INF ? (kfloat_bits(tnr) & ~7u) | i
+                                                                               : BVH_KEY_NONE;
+    }
+    uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3], k4 = key[4], k5 = key[5], k6 = key[6], k7 = key[7];
+    /* Batcher's odd-even merge sort of eight keys (19 compare-exchanges) */
+    CW8_KEY_SORT2(k0, k1); CW8_KEY_SORT2(k2, k3); CW8_KEY_SORT2(k4, k5); CW8_KEY_SORT2(k6, k7);
+    CW8_KEY_SORT2(k0, k2); CW8_KEY_SORT2(k1, k3); CW8_KEY_SORT2(k4, k6); CW8_KEY_SORT2(k5, k7);
+    CW8_KEY_SORT2(k1, k2); CW8_KEY_SORT2(k5, k6);
+    CW8_KEY_SORT2(k0, k4); CW8_KEY_SORT2(k1, k5); CW8_KEY_SORT2(k2, k6); CW8_KEY_SORT2(k3, k7);
+    CW8_KEY_SORT2(k2, k4); CW8_KEY_SORT2(k3, k5);
+    CW8_KEY_SORT2(k1, k2); CW8_KEY_SORT2(k3, k4); CW8_KEY_SORT2(k5, k6);
+    if (k0 == BVH_KEY_NONE) return 0;
+    /* push all but the nearest, farthest first (distance rounded down), descend into the nearest */
+    if (k7 != BVH_KEY_NONE) bvh_push_word(st, sp, k7 & ~7u, cw8_word(m, k7 & 7u));
+    if (k6 != BVH_KEY_NONE) bvh_push_word(st, sp, k6 & ~7u, cw8_word(m, k6 & 7u));
+    if (k5 != BVH_KEY_NONE) bvh_push_word(st, sp, k5 & ~7u, cw8_word(m, k5 & 7u));
+    if (k4 != BVH_KEY_NONE) bvh_push_word(st, sp, k4 & ~7u, cw8_word(m, k4 & 7u));
+    if (k3 != BVH_KEY_NONE) bvh_push_word(st, sp, k3 & ~7u, cw8_word(m, k3 & 7u));
+    if (k2 != BVH_KEY_NONE) bvh_push_word(st, sp, k2 & ~7u, cw8_word(m, k2 & 7u));
+    if (k1 != BVH_KEY_NONE) bvh_push_word(st, sp, k1 & ~7u, cw8_word(m, k1 & 7u));
+    uint32_t w0 = cw8_word(m, k0 & 7u);
+    *ref = w0 >> BVH_COUNT_BITS;
+    *cnt = w0 & BVH_MAX_LEAF_BLOCKS;
+    return 1;
+}
+#undef CW8_KEY_SORT2
 
 /* ---- helper 2: one leaf block -----------------------------------------------------------------
  * Intersects the primitives of block b; updates *h with the nearest hit closer than h->t and
@@ -652,7 +717,9 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
                 if (lcnt > 0) break;  /* a second leaf: after the waiting one */
                 lref = ref; lcnt = cnt; have = 0;
             } else {
-                have = bvh_visit((const bvh_wnode *)s->nodes + ref, &br, h->t, any, &st, &sp, &ref, &cnt);
+                have = s->node_layout == KNODES_CW8
+                           ? cw8_visit((const cw8_node *)s->nodes + ref, &br, h->t, &st, &sp, &ref, &cnt)
+                           : bvh_visit((const bvh_wnode *)s->nodes + ref, &br, h->t, any, &st, &sp, &ref, &cnt);
             }
             if (kwarp_all(lcnt > 0)) break;
         }

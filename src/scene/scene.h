@@ -32,6 +32,8 @@ typedef struct scene {
     material *materials; char **material_names; size_t nmaterials, cap_materials;
     texture *textures; size_t ntextures, cap_textures;
     float *texels; size_t ntexels, cap_texels;
+    uint8_t *texels8; size_t ntexels8, cap_texels8;   /* 8-bit sRGB image textures (texture.srgb8) */
+    const float *srgb8_lut;  /* the 256 sRGB codes decoded (a shared table; for the kernel scene) */
     light *punctual; size_t npunctual, cap_punctual;   /* point and directional lights */
     vec3 env_radiance;       /* constant sky colour, or the scale of env_tex */
     int env_tex;             /* lat-long environment map texture, or -1 */
@@ -71,6 +73,11 @@ int scene_add_texture(scene *s, texture t, const float *texels);
 /* An image texture from width*height*3 linear floats; its mean colour is what the kernel returns
  * for non-finite uvs. Returns the index, -1 when out of memory, -2 past the 2^32-texel limit. */
 int scene_add_image_texture(scene *s, int width, int height, const float *rgb);
+/* The same from width*height*3 8-bit sRGB codes, kept at that precision (3 bytes a texel instead
+ * of 12) and decoded on lookup exactly as image_load decodes them. */
+int scene_add_image_texture8(scene *s, int width, int height, const uint8_t *rgb8);
+/* Texel i (row-major) of an image texture, linear RGB, whatever its precision. */
+vec3 scene_texel(const scene *s, const texture *t, size_t i);
 
 /* Affine transforms, CIS 5650 convention: M = T * Rx * Ry * Rz * S, angles in degrees. */
 xform xform_identity(void);
@@ -113,6 +120,8 @@ const bvh *scene_bvh(scene *s, int width, int sah_lanes, char *err, size_t errle
 /* The camera of the scene file for an image of width x height. Returns 0, or -1 with a message
  * (EYE == LOOKAT, UP parallel to the view). */
 int scene_camera(const scene *s, int width, int height, camera *c, char *err, size_t errlen);
+/* The same for any camera description (a renderer's own camera, src/api). */
+int camera_from_desc(const camera_desc *cd, int width, int height, camera *c, char *err, size_t errlen);
 /* Bounds and primitive ids of every primitive of a prepared scene in flat order (triangles,
  * spheres, quads; kscene_prim_bounds): the input of the BVH builders (arrays of ntriangles +
  * nspheres + nquads entries). */
@@ -134,6 +143,7 @@ typedef struct scene_load_opts {
     char **json_out;   /* if set: receives the scene as caustic JSON (malloc'd; the input itself
                           for JSON files, the converted scene for the course's text format and
                           for quick-look models) */
+    int camera_only;   /* JSON: read the "Camera" object alone (a camera file: the viewer's) */
 } scene_load_opts;
 
 /* Any scene file: JSON, the CIS 565 text format, or a model (OBJ, PLY) for a quick look; other

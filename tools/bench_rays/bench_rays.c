@@ -31,7 +31,7 @@
 #define CHUNK 4096
 
 static const char *usage_rays =
-    "usage: caustic-bench-rays MESH.obj|MESH.ply [MESH ...] [options]\n"
+    "usage: caustic-bench-rays MESH.obj|MESH.ply|SCENE.json [MESH ...] [options]\n"
     "\n"
     "Traversal throughput (Mrays/s) for primary, diffuse and shadow rays, single-threaded and on\n"
     "all cores, side by side with Embree when caustic was built with it.\n"
@@ -45,7 +45,8 @@ static const char *usage_rays =
     "  --interleave  single-threaded figures: caustic and the reference take turns on each chunk\n"
     "                of 4096 rays within a run, so both see the same machine load (shared boxes)\n"
     "  --device D    cpu (default; with Embree side by side) or cuda (the same rays on the GPU)\n"
-    "  --gpu-bvh B   cuda: sah (default; the host's build), lbvh (built on the GPU) or both\n"
+    "  --gpu-bvh B   cuda: sah (default; the host's 4-wide build), cwbvh (its 8-wide build compressed),\n"
+    "                lbvh (built on the GPU), a comma-separated list of them, or all\n"
     "  --json        one JSON object per line instead of a table\n";
 
 typedef struct job {
@@ -208,12 +209,17 @@ static int make_sets(const scene *s, int res, int inside, ray_set sets[3]) {
 }
 
 static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
+    size_t len = strlen(path);
+    if (len > 5 && !strcasecmp(path + len - 5, ".json")) {   /* a whole scene (the large instanced ones) */
+        if (scene_load_file(out, path, NULL, err, errlen)) return -1;
+        if (scene_prepare(*out, cpu_kernels_get()->bvh_width, err, errlen)) { scene_destroy(*out); return -1; }
+        return 0;
+    }
     scene *s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
     m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
     int mat = scene_add_material(s, "default", m);
-    size_t len = strlen(path);
     int rc;
     if (len > 4 && !strcasecmp(path + len - 4, ".ply")) rc = scene_load_ply(s, path, xform_identity(), mat, err, errlen);
     else rc = scene_load_obj(s, path, xform_identity(), mat, err, errlen);
@@ -224,7 +230,8 @@ static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
 
 int cmd_bench_rays(int argc, char **argv) {
     long res = 1024, runs = 5, threads = cpu_core_count();
-    int json = 0, inside = 0, gpu = 0, bvh_from = CUDA_BVH_SAH, bvh_to = CUDA_BVH_SAH;
+    int json = 0, inside = 0, gpu = 0;
+    unsigned bvh_set = 1u << CUDA_BVH_SAH;   /* the GPU layouts to measure, one bit per CUDA_BVH_* */
     const char *meshes[64];
     int nmeshes = 0;
     for (int i = 0; i < argc; ++i) {
@@ -242,9 +249,16 @@ int cmd_bench_rays(int argc, char **argv) {
             continue;
         }
         if (!strcmp(a, "--gpu-bvh")) {
-            if (!v || (strcmp(v, "sah") && strcmp(v, "lbvh") && strcmp(v, "both"))) { fprintf(stderr, "caustic-bench-rays: --gpu-bvh: expected sah, lbvh or both\n"); return EXIT_USAGE; }
-            bvh_from = !strcmp(v, "lbvh") ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
-            bvh_to = !strcmp(v, "sah") ? CUDA_BVH_SAH : CUDA_BVH_LBVH;
+            bvh_set = 0;
+            for (const char *t = v; t && *t; t += strcspn(t, ",") + (t[strcspn(t, ",")] == ',')) {
+                size_t l = strcspn(t, ",");
+                unsigned bit = l == 3 && !strncmp(t, "sah", 3) ? 1u << CUDA_BVH_SAH
+                             : l == 4 && !strncmp(t, "lbvh", 4) ? 1u << CUDA_BVH_LBVH
+                             : l == 5 && !strncmp(t, "cwbvh", 5) ? 1u << CUDA_BVH_CW8 : l == 3 && !strncmp(t, "all", 3) ? 7u : 0u;
+                if (!bit) { bvh_set = 0; break; }
+                bvh_set |= bit;
+            }
+            if (!bvh_set) { fprintf(stderr, "caustic-bench-rays: --gpu-bvh: expected a list of sah, lbvh, cwbvh or all\n"); return EXIT_USAGE; }
             i++;
             continue;
         }
@@ -276,17 +290,31 @@ int cmd_bench_rays(int argc, char **argv) {
         if (make_sets(s, (int)res, inside, sets)) { fprintf(stderr, "caustic-bench-rays: out of memory\n"); scene_destroy(s); return EXIT_RUNTIME; }
         if (gpu) {
             char gerr[512];
-            for (int bv = bvh_from; bv <= bvh_to; ++bv) {
+            static const int order[3] = {CUDA_BVH_SAH, CUDA_BVH_CW8, CUDA_BVH_LBVH};
+            static const char *const bvh_name[3] = {"sah", "lbvh", "cwbvh"};
+            for (int oi = 0; oi < 3; ++oi) {
+                int bv = order[oi];
+                if (!(bvh_set >> bv & 1u)) continue;
                 cuda_config cfg;
                 memset(&cfg, 0, sizeof cfg);
                 cfg.bvh = bv;
-                const bvh *tree = bv == CUDA_BVH_SAH ? scene_bvh(s, BVH4_WIDTH, CUDA_SAH_LANES, gerr, sizeof gerr) : NULL;
-                cuda_renderer *g = bv == CUDA_BVH_SAH && !tree ? NULL
+                int width = bv == CUDA_BVH_CW8 ? BVH8_WIDTH : BVH4_WIDTH;
+                const bvh *tree = bv != CUDA_BVH_LBVH ? scene_bvh(s, width, CUDA_SAH_LANES, gerr, sizeof gerr) : NULL;
+                cuda_renderer *g = bv != CUDA_BVH_LBVH && !tree ? NULL
                                  : cuda_renderer_create(&s->k, tree, 8, 8, &cfg, gerr, sizeof gerr);
                 if (!g) { fprintf(stderr, "caustic: %s\n", gerr); scene_destroy(s); return EXIT_USAGE; }
                 if (bv == CUDA_BVH_LBVH)
                     printf("# %s: LBVH built on the GPU in %.2f ms (bounds upload to nodes on the GPU; SAH on the "
                            "host: %.2f ms)\n", meshes[m], cuda_renderer_bvh_seconds(g) * 1e3, s->bvh.build_seconds * 1e3);
+                else {
+                    /* the GPU's copy: its node layout and the leaf blocks */
+                    double node_bytes = (double)tree->nwnodes * (bv == CUDA_BVH_CW8 ? sizeof(cw8_node) : sizeof(bvh4_node));
+                    double leaf_bytes = (double)tree->nleaf4 * sizeof(bvh_leaf4);
+                    printf("# %s: %s: %zu nodes (%.1f MB) + %zu leaf blocks (%.1f MB) = %.1f bytes per triangle "
+                           "(%zu triangles)\n", meshes[m], bvh_name[bv], tree->nwnodes, node_bytes * 1e-6, tree->nleaf4,
+                           leaf_bytes * 1e-6, (node_bytes + leaf_bytes) / (double)(s->ntriangles ? s->ntriangles : 1),
+                           s->ntriangles);
+                }
                 for (int k = 0; k < 3; ++k) {
                     double sec, tsum;
                     uint64_t hits;
@@ -297,9 +325,9 @@ int cmd_bench_rays(int argc, char **argv) {
                         fprintf(stderr, "caustic: %s\n", gerr);
                         break;
                     }
-                    printf("%-18s %-8s %9zu %9llu %16.4f  GPU %-4s %10.1f Mrays/s (median of %ld, kernel time)\n",
+                    printf("%-18s %-8s %9zu %9llu %16.4f  GPU %-5s %10.1f Mrays/s (median of %ld, kernel time)\n",
                            meshes[m], sets[k].name, sets[k].n, (unsigned long long)hits, tsum,
-                           bv == CUDA_BVH_LBVH ? "lbvh" : "sah", sets[k].n / sec * 1e-6, runs);
+                           bvh_name[bv], sets[k].n / sec * 1e-6, runs);
                 }
                 cuda_renderer_free(g);
             }

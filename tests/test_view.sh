@@ -1,0 +1,132 @@
+#!/bin/sh
+# caustic view under Xvfb (CPU): scripted input moves the camera; the frame the viewer saves, and a
+# screenshot of its window, equal an offline render of the camera it wrote at the same spp; resizing,
+# every integrator, the display toggles and closing through real X events (xdotool) do not crash;
+# no display exits 2; a bad input script is refused with FILE:LINE. Skipped (77) where caustic has
+# no window (built without SDL2) or Xvfb is missing. Usage: test_view.sh CAUSTIC
+set -u
+CAUSTIC=$1
+if [ -z "${CAUSTIC_TEST_IN_XVFB:-}" ]; then
+    command -v xvfb-run >/dev/null 2>&1 || { echo "test_view: SKIP: xvfb-run not installed (make deps)"; exit 77; }
+    if env -u DISPLAY -u WAYLAND_DISPLAY "$CAUSTIC" view cornell 2>&1 | grep -q "built without SDL2"; then
+        echo "test_view: SKIP: caustic was built without SDL2"
+        exit 77
+    fi
+    CAUSTIC_TEST_IN_XVFB=1 exec xvfb-run -a -s "-screen 0 1024x768x24" "$0" "$@"
+fi
+T=$(mktemp -d /tmp/caustic_view_XXXXXX)
+trap 'rm -rf "$T"' EXIT
+passes=0 fails=0
+ok() { passes=$((passes + 1)); }
+bad() { fails=$((fails + 1)); echo "test_view: FAIL: $*" >&2; }
+cd "$T" || exit 1
+V="$CAUSTIC view cornell --device cpu --threads 2 --res 96x72"
+
+# no display: exit 2 and say so, before rendering anything
+env -u DISPLAY -u WAYLAND_DISPLAY $V > out 2> err
+[ $? -eq 2 ] && grep -q "no display" err && ok || bad "without a display: $(cat err)"
+
+# a bad script line is named
+printf 'frames 2\ndrag sideways 1 2\n' > bad.txt
+$V --input-script bad.txt > out 2> err
+[ $? -eq 2 ] && grep -q "bad.txt:2:" err && ok || bad "bad input script: $(cat err)"
+
+# scripted orbit, pan and zoom, then 16 spp: save the frame and the camera
+cat > move.txt <<'EOF'
+frames 2
+drag left 30 -8 3     # orbit
+drag right 6 4        # pan
+wheel 2               # zoom in
+hold w 2              # fly forward
+spp 16
+key p
+key c
+quit
+EOF
+$V --spp 16 -o v --input-script move.txt > out 2> err || bad "scripted viewer: $(cat err)"
+[ -s v.000.png ] && [ -s v.000.exr ] && [ -s v.camera.json ] && ok || bad "the viewer saved nothing: $(cat out err)"
+grep -q '"EYE": \[0, 5, 10.5\]' v.camera.json && bad "the camera did not move: $(cat v.camera.json)" || ok
+# the same camera and spp offline (the viewer traces path tracing with --adaptive-depth's schedule)
+"$CAUSTIC" render cornell --camera v.camera.json --spp 16 --adaptive-depth --device cpu --threads 2 --quiet \
+    -o off.png > /dev/null 2> err || bad "offline render: $(cat err)"
+"$CAUSTIC" render cornell --camera v.camera.json --spp 16 --adaptive-depth --device cpu --threads 2 --quiet \
+    -o off.exr > /dev/null 2> err || bad "offline render: $(cat err)"
+"$CAUSTIC" compare off.png v.000.png | grep -q "^AE=0 " && ok || bad "viewer PNG vs offline: $("$CAUSTIC" compare off.png v.000.png)"
+"$CAUSTIC" compare off.exr v.000.exr | grep -q "^AE=0 " && ok || bad "viewer EXR vs offline: $("$CAUSTIC" compare off.exr v.000.exr)"
+
+# the window shows that frame: a screenshot of it equals the offline render
+if command -v xdotool >/dev/null 2>&1 && command -v import >/dev/null 2>&1; then
+    printf 'spp 16\nkey p\nframes 1000000\n' > still.txt
+    $V --spp 16 -o w --camera v.camera.json --input-script still.txt > wout 2> werr &
+    pid=$!
+    i=0
+    while [ ! -s w.000.png ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+    sleep 0.5
+    WID=$(xdotool search --name "caustic view" | head -n 1)
+    if [ -n "$WID" ] && import -window "$WID" shot.png 2> err; then
+        "$CAUSTIC" compare shot.png off.png | grep -q "^AE=0 " && ok || bad "screenshot vs offline: $("$CAUSTIC" compare shot.png off.png)"
+        # real X events: resize the window, switch integrator twice, close with Escape
+        xdotool windowsize "$WID" 120 90
+        sleep 0.5
+        xdotool key --window "$WID" i
+        sleep 0.5
+        xdotool key --window "$WID" i
+        sleep 0.5
+        xdotool key --window "$WID" Escape
+        i=0
+        while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+        if kill -0 $pid 2>/dev/null; then kill $pid; bad "Escape did not close the viewer"; else
+            wait $pid && ok || bad "viewer after X events: $(cat werr)"
+            grep -q "integrator bdpt" wout && ok || bad "the i key did not switch integrators: $(cat wout)"
+        fi
+    else
+        kill $pid 2>/dev/null
+        bad "no window to take a screenshot of: $(cat err werr)"
+    fi
+else
+    echo "test_view: no xdotool/import: screenshot and X-event checks skipped"
+fi
+
+# resizing, every integrator, the look, heat map and denoiser toggles, a lens: no crash
+cat > all.txt <<'EOF'
+frames 2
+resize 64 48
+frames 2
+key i
+frames 2
+key i
+frames 2
+key i
+frames 2
+key i
+frames 2
+key i
+frames 2
+key i          # back to pt
+key .          # a lens
+click 32 24    # focus there
+frames 2
+key h
+frames 2
+key h
+key =
+key t
+key n
+frames 3
+key [
+key r
+frames 2
+key p
+quit
+EOF
+$V --spp 64 -o a --input-script all.txt > out 2> err || bad "resize/integrators/toggles: $(cat err)"
+grep -q "integrator vcm" out && grep -q "integrator pt" out && ok || bad "integrator cycle: $(cat out)"
+grep -q "focus distance" out && ok || bad "click to focus: $(cat out)"
+[ "$(identify -format %wx%h a.000.png 2>/dev/null || echo 64x48)" = 64x48 ] && ok || bad "size after resize: $(identify a.000.png)"
+
+# the headless benchmark runs the same loop
+"$CAUSTIC" view cornell --device cpu --threads 2 --res 64x48 --bench --bench-frames 5 --bench-seconds 0.5 > out 2> err &&
+    grep -q "view-bench: .*moving_fps=.*still_Msamples/s=.*render_Msamples/s=" out && ok || bad "--bench: $(cat out err)"
+
+echo "test_view: $passes passed, $fails failed"
+[ $fails -eq 0 ]
