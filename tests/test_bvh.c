@@ -23,6 +23,7 @@ static int rebuild_threads(scene *s, int lanes, int width, int threads) {
     int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, threads, lanes, width);
     s->k.nodes = s->bvh.wnodes;
     s->k.leaves = s->bvh.leaves;
+    s->k.leaf_pos = s->bvh.leaf_pos;
     s->k.nnodes = (uint32_t)s->bvh.nwnodes;
     free(lo); free(hi); free(ids);
     return rc;

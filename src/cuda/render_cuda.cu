@@ -121,6 +121,7 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     *k = *h;   // the counts; every pointer is replaced by a device copy below
     k->nodes = NULL;
     k->leaves = NULL;
+    k->leaf_pos = NULL;
     k->nnodes = k->nleaf4 = 0;
     if (r->cfg.device < 0 || r->cfg.device >= cuda_device_count()) {
         snprintf(err, errlen, "CUDA: no device %d (%d found)", r->cfg.device, cuda_device_count());

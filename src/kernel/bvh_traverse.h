@@ -11,7 +11,9 @@
  * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h), an SSE and a scalar
  * body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
  * over 8 lanes with AVX2 (leaf8_intersect), else one at a time with leaf4_intersect, which has an
- * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The scalar
+ * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The SIMD
+ * bodies load a block's vertex positions as rows from kscene.leaf_pos (no gather through the
+ * vertex indices, which they read only for the rare edge fallback). The scalar
  * bodies read a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit
  * loads on the GPU) and keep everything in registers: the child order comes from a sorting
  * network over (distance, slot) keys, with no array indexed at run time (which would go to local
@@ -124,9 +126,29 @@ KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_
  * child, pushes the others farthest first, returns 1; else returns 0. */
 #if KERNEL_SIMD_AVX512
 /* AVX-512: the AVX2 body's slab tests into a mask register, and the hit children's stack entries
- * built as eight 64-bit lanes and compressed to the front (no per-child extraction loop): the
- * same entries in the same slot order, pushed, sorted and popped as the AVX2 body does, so the
- * same traversal order. */
+ * built as eight 64-bit lanes and compressed to the front (no per-child extraction loop), three
+ * or more sorted by a network in registers (bvh_sort8_desc): the same entries pushed and popped
+ * in the same order as the AVX2 body, so the same traversal order. */
+/* One layer of a sorting network over eight 64-bit lanes: lane i meets lane perm[i]; the lanes
+ * in minl keep the smaller value, the others the larger. */
+KFN __m512i bvh_sort_layer(__m512i v, __m512i perm, __mmask8 minl) {
+    __m512i p = _mm512_permutexvar_epi64(perm, v);
+    return _mm512_mask_blend_epi64(minl, _mm512_max_epu64(v, p), _mm512_min_epu64(v, p));
+}
+/* The eight lanes in descending order: Batcher's odd-even merge sort (19 comparators in six
+ * layers), in registers and without branches, which the insertion sort of the AVX2 body
+ * mispredicts on incoherent rays. Stack entries compare as their distances (then refs: all
+ * distinct), so the order is the insertion sort's. */
+KFN __m512i bvh_sort8_desc(__m512i v) {
+    v = bvh_sort_layer(v, _mm512_set_epi64(6, 7, 4, 5, 2, 3, 0, 1), 0xaa);
+    v = bvh_sort_layer(v, _mm512_set_epi64(5, 4, 7, 6, 1, 0, 3, 2), 0xcc);
+    v = bvh_sort_layer(v, _mm512_set_epi64(7, 5, 6, 4, 3, 1, 2, 0), 0x44);
+    v = bvh_sort_layer(v, _mm512_set_epi64(3, 2, 1, 0, 7, 6, 5, 4), 0xf0);
+    v = bvh_sort_layer(v, _mm512_set_epi64(7, 6, 3, 2, 5, 4, 1, 0), 0x30);
+    v = bvh_sort_layer(v, _mm512_set_epi64(7, 5, 6, 3, 4, 1, 2, 0), 0x54);
+    return v;
+}
+
 KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
                   uint32_t *ref, uint32_t *cnt) {
     const float *f = (const float *)n;
@@ -150,17 +172,11 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
         uint64_t e1 = (uint64_t)_mm_extract_epi64(_mm512_castsi512_si128(c), 1);
         if (!any && e1 < e) { uint64_t x = e; e = e1; e1 = x; }
         st->e[(*sp)++] = e1;
-    } else if (k > 2) {  /* push all, sort farthest first (any-hit rays: not), pop the nearest */
-        int base = *sp;
-        _mm512_mask_storeu_epi64(st->e + base, (__mmask8)((1u << k) - 1u), c);
-        *sp += k;
-        for (int i = base + 1; !any && i < *sp; ++i) {
-            uint64_t x = st->e[i];
-            int j = i;
-            while (j > base && st->e[j - 1] < x) { st->e[j] = st->e[j - 1]; --j; }
-            st->e[j] = x;
-        }
-        e = st->e[--*sp];
+    } else if (k > 2) {  /* push all but the nearest farthest first (any-hit rays: in slot order) */
+        if (!any) c = bvh_sort8_desc(_mm512_maskz_mov_epi64((__mmask8)mask, ent));
+        _mm512_mask_storeu_epi64(st->e + *sp, (__mmask8)((1u << (k - 1)) - 1u), c);
+        *sp += k - 1;
+        e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(k - 1), c)));
     }
     *ref = (uint32_t)e >> BVH_COUNT_BITS;
     *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
@@ -412,16 +428,12 @@ KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
 }
 
 #if KERNEL_SIMD_SSE
-/* Four vertex positions (16-byte loads: kscene.positions has a readable float past the end)
- * transposed to x, y, z lanes, relative to the ray origin. */
-KFN void leaf4_gather(const float *p, const uint32_t *idx, const bvh_ray *r, __m128 *x, __m128 *y, __m128 *z) {
-    __m128 a = _mm_loadu_ps(p + 3 * (size_t)idx[0]), b = _mm_loadu_ps(p + 3 * (size_t)idx[1]);
-    __m128 c = _mm_loadu_ps(p + 3 * (size_t)idx[2]), d = _mm_loadu_ps(p + 3 * (size_t)idx[3]);
-    __m128 t0 = _mm_unpacklo_ps(a, b), t1 = _mm_unpacklo_ps(c, d);
-    __m128 t2 = _mm_unpackhi_ps(a, b), t3 = _mm_unpackhi_ps(c, d);
-    *x = _mm_sub_ps(_mm_movelh_ps(t0, t1), r->ox);
-    *y = _mm_sub_ps(_mm_movehl_ps(t1, t0), r->oy);
-    *z = _mm_sub_ps(_mm_movelh_ps(t2, t3), r->oz);
+/* One vertex of a block's four triangle lanes (its x, y, z rows of kscene.leaf_pos), relative to
+ * the ray origin. */
+KFN void leaf4_rows(const float *row, const bvh_ray *r, __m128 *x, __m128 *y, __m128 *z) {
+    *x = _mm_sub_ps(_mm_load_ps(row), r->ox);
+    *y = _mm_sub_ps(_mm_load_ps(row + BVH_LEAF_WIDTH), r->oy);
+    *z = _mm_sub_ps(_mm_load_ps(row + 2 * BVH_LEAF_WIDTH), r->oz);
 }
 
 /* The watertight test (intersect_triangle) on four triangles whose origin-relative vertices are
@@ -463,11 +475,11 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
     int tri = _mm_movemask_ps(trim);
     int found = 0;
     if (tri) {
-        const float *p = (const float *)s->positions;
+        const float *p = s->leaf_pos + (size_t)(b - s->leaves) * BVH_LEAF_POS_FLOATS;
         __m128 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1, b2, ok;
-        leaf4_gather(p, b->v0, r, &x0, &y0, &z0);
-        leaf4_gather(p, b->v1, r, &x1, &y1, &z1);
-        leaf4_gather(p, b->v2, r, &x2, &y2, &z2);
+        leaf4_rows(p, r, &x0, &y0, &z0);
+        leaf4_rows(p + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
+        leaf4_rows(p + 6 * BVH_LEAF_WIDTH, r, &x2, &y2, &z2);
         int edge;
         switch (r->sh.kz) {  /* the same for a whole ray: predicted */
         case 0: ok = leaf4_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1, &b2, &edge); break;
@@ -514,19 +526,13 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 /* Two leaf blocks at once: the SSE functions above over 8 lanes (lanes 0-3 block b0, 4-7 b1),
  * the same float operations in the same order, so the hits are the same as testing the blocks
  * one after the other (up to exact ties of two primitives' distances). */
-KFN __m256 leaf8_load(const float *p, uint32_t i0, uint32_t i1) {
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 3 * (size_t)i0)), _mm_loadu_ps(p + 3 * (size_t)i1), 1);
-}
-
-KFN void leaf8_gather(const float *p, const uint32_t *i0, const uint32_t *i1, const bvh_ray *r, __m256 *x, __m256 *y,
-                      __m256 *z) {
-    __m256 a = leaf8_load(p, i0[0], i1[0]), b = leaf8_load(p, i0[1], i1[1]);
-    __m256 c = leaf8_load(p, i0[2], i1[2]), d = leaf8_load(p, i0[3], i1[3]);
-    __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpacklo_ps(c, d);
-    __m256 t2 = _mm256_unpackhi_ps(a, b), t3 = _mm256_unpackhi_ps(c, d);
-    *x = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0)), r->ox8);
-    *y = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2)), r->oy8);
-    *z = _mm256_sub_ps(_mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0)), r->oz8);
+/* One vertex of two blocks' triangle lanes (rows of kscene.leaf_pos: p0 block b0's, p1 b1's). */
+KFN void leaf8_rows(const float *p0, const float *p1, const bvh_ray *r, __m256 *x, __m256 *y, __m256 *z) {
+    *x = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0)), _mm_load_ps(p1), 1), r->ox8);
+    *y = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0 + BVH_LEAF_WIDTH)),
+                                            _mm_load_ps(p1 + BVH_LEAF_WIDTH), 1), r->oy8);
+    *z = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0 + 2 * BVH_LEAF_WIDTH)),
+                                            _mm_load_ps(p1 + 2 * BVH_LEAF_WIDTH), 1), r->oz8);
 }
 
 KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, __m256 bx, __m256 by, __m256 bz,
@@ -567,11 +573,12 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
     int tri = _mm256_movemask_ps(trim);
     int found = 0;
     if (tri) {
-        const float *p = (const float *)s->positions;
+        const float *p0 = s->leaf_pos + (size_t)(b0 - s->leaves) * BVH_LEAF_POS_FLOATS;
+        const float *p1 = s->leaf_pos + (size_t)(b1 - s->leaves) * BVH_LEAF_POS_FLOATS;
         __m256 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1v, b2v, ok;
-        leaf8_gather(p, b0->v0, b1->v0, r, &x0, &y0, &z0);
-        leaf8_gather(p, b0->v1, b1->v1, r, &x1, &y1, &z1);
-        leaf8_gather(p, b0->v2, b1->v2, r, &x2, &y2, &z2);
+        leaf8_rows(p0, p1, r, &x0, &y0, &z0);
+        leaf8_rows(p0 + 3 * BVH_LEAF_WIDTH, p1 + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
+        leaf8_rows(p0 + 6 * BVH_LEAF_WIDTH, p1 + 6 * BVH_LEAF_WIDTH, r, &x2, &y2, &z2);
         int edge;
         switch (r->sh.kz) {  /* the same for a whole ray: predicted */
         case 0: ok = leaf8_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1v, &b2v, &edge); break;

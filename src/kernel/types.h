@@ -220,6 +220,12 @@ typedef struct bvh_leaf4 {
     uint32_t v0[BVH_LEAF_WIDTH], v1[BVH_LEAF_WIDTH], v2[BVH_LEAF_WIDTH];
     uint32_t prim[BVH_LEAF_WIDTH];
 } bvh_leaf4;
+/* The CPU's copy of a block's vertex positions (kscene.leaf_pos): nine rows of BVH_LEAF_WIDTH
+ * floats, x, y, z of vertex 0, then of 1 and 2, lane j of each row the block's lane j (vertex 0
+ * of the scene in unused and non-triangle lanes). The SIMD leaf test loads its rows directly
+ * instead of gathering twelve positions through the vertex indices (a dependent load per
+ * vertex on incoherent rays: docs/PERFORMANCE.md, 2026-11-27). */
+#define BVH_LEAF_POS_FLOATS (9 * BVH_LEAF_WIDTH)
 
 /* ---- everything a kernel needs ------------------------------------------------------------ */
 /* The scene's arrays, declared once: X(element type, name, element count). The count is an
@@ -230,8 +236,7 @@ typedef struct bvh_leaf4 {
  * layout depends on the width of the kernel that traverses it, and each backend brings its own. */
 #define KSCENE_ARRAYS(X)                                                                       \
     X(triangle, triangles, k->ntriangles)                                                      \
-    X(vec3, positions, k->nvertices) /* the CPU reads 16 bytes at each vertex: the host keeps \
-                                        one vertex of slack */                                 \
+    X(vec3, positions, k->nvertices)                                                            \
     X(vec3, normals, k->nvertices)   /* per vertex, or NULL */                                 \
     X(vec2, uvs, k->nvertices)       /* per vertex, or NULL */                                 \
     X(float, tangents, 4u * k->nvertices) /* per vertex xyz + handedness w (+-1; 0 = none:    \
@@ -257,6 +262,8 @@ typedef struct kscene {
     const void *nodes;       /* root at 0; bvh4_node or bvh8_node: the width of the kernel that
                                 traverses it (BVH_WIDTH there), or cw8_node (node_layout) */
     const bvh_leaf4 *leaves; /* leaf blocks the nodes' leaf slots point to */
+    const float *leaf_pos;   /* the CPU's: BVH_LEAF_POS_FLOATS per leaf block (NULL on the GPU,
+                                whose lanes read positions through the indices) */
     uint32_t nnodes, nleaf4;
     uint32_t node_layout;    /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)

@@ -347,10 +347,11 @@ int cmd_bench_rays(int argc, char **argv) {
         base = base ? base + 1 : meshes[m];
         if (!json)
             fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu %d-wide nodes built in %.3f s, SAH %.1f, "
-                    "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks + triangles + positions)\n",
+                    "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks and their positions + triangles + positions)\n",
                     base, s->ntriangles, load_s, s->bvh.nwnodes, s->bvh.width, s->bvh.build_seconds, s->bvh.sah_cost,
                     s->bvh.nleaf4,
-                    (double)(s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) + s->bvh.nleaf4 * sizeof(bvh_leaf4) +
+                    (double)(s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) +
+                             s->bvh.nleaf4 * (sizeof(bvh_leaf4) + (s->bvh.leaf_pos ? BVH_LEAF_POS_FLOATS * sizeof(float) : 0)) +
                              s->ntriangles * sizeof(triangle) +
                              s->nvertices * sizeof(vec3)) / (double)s->ntriangles);
         for (int k = 0; k < 3; ++k) {
