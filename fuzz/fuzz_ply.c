@@ -2,8 +2,8 @@
  *
  * libFuzzer (clang 14), from the repository root:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DFUZZ_LIBFUZZER -D_POSIX_C_SOURCE=200809L \
- *     -Isrc -Iinclude fuzz/fuzz_ply.c src/scene/ply.c src/scene/scene.c src/accel/bvh.c -lm -lpthread \
- *     -o fuzz_ply
+ *     -Isrc -Iinclude fuzz/fuzz_ply.c (every .c file of src/scene, src/accel, src/image and src/util) \
+ *     -lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread -o fuzz_ply
  *   mkdir -p /tmp/fzply && ./fuzz_ply -max_total_time=120 -max_len=4096 /tmp/fzply SEEDS
  * where SEEDS is a folder of small PLY files, e.g. the crafted ones test_ply leaves behind when run
  * with CAUSTIC_PLY_KEEP=1 (it prints their folder).

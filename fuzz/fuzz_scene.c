@@ -2,8 +2,8 @@
  *
  * libFuzzer (clang 14), from the repository root:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L \
- *     -Isrc -Iinclude fuzz/fuzz_scene.c $(ls src/scene/ src/accel/ src/image/ | ...)  (every .c file
- *     of src/scene, src/accel and src/image) -lcjson -lpng -lz -ltinyexr -lm -lpthread -o fuzz_scene
+ *     -Isrc -Iinclude fuzz/fuzz_scene.c (every .c file of src/scene, src/accel, src/image, src/cpu and
+ *     src/util) -lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread -o fuzz_scene   (fuzz/README.md)
  *   mkdir -p /tmp/fz && ./fuzz_scene -max_total_time=60 -dict=fuzz/scene.dict /tmp/fz fuzz/corpus
  * Standalone (any compiler, no -fsanitize=fuzzer): the same file without -DCAUSTIC_LIBFUZZER
  *   builds a driver that runs every file (or every file in every directory) named on the command

@@ -4,7 +4,7 @@
  *
  * libFuzzer (clang 14), from the repository root:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L \
- *     -Isrc -Iinclude fuzz/fuzz_text.c (every .c file of src/scene, src/accel, src/image and src/cpu) \
+ *     -Isrc -Iinclude fuzz/fuzz_text.c (every .c file of src/scene, src/accel, src/image, src/cpu and src/util) \
  *     -lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread -o /tmp/fuzz_text
  *   mkdir -p /tmp/fzt && /tmp/fuzz_text -max_total_time=180 -dict=fuzz/text.dict /tmp/fzt fuzz/corpus_text
  * Without -DCAUSTIC_LIBFUZZER: the standalone driver replays files (ctest's fuzz_smoke_text).

@@ -62,6 +62,11 @@ typedef enum caustic_integrator {
     CAUSTIC_INTEGRATOR_VCM = 5    /* vertex connection and merging */
 } caustic_integrator;
 
+/* The largest spp target: scene files (ITERATIONS), --spp and checkpoints share it. */
+#define CAUSTIC_MAX_SPP (1 << 30)
+
+#define CAUSTIC_MAX_GPUS 16
+
 /* Zero/negative fields mean "take it from the scene file" (or the default). */
 typedef struct caustic_options {
     int width, height;        /* resolution */
@@ -91,6 +96,10 @@ typedef struct caustic_options {
                                  contributions are weighted by path length so that the image at
                                  the spp target is unbiased (docs/architecture.md). Path tracing
                                  only; not with adaptive sampling */
+    int ngpus;                /* CUDA devices by index, gpus[0..ngpus): --device cuda:0,2 (a device
+                                 may repeat); 0 = every visible device (several: one host thread
+                                 each, pulling work from one queue) */
+    int gpus[CAUSTIC_MAX_GPUS];
 } caustic_options;
 
 typedef struct caustic_scene_stats {
@@ -163,6 +172,8 @@ void caustic_options_init(caustic_options *opt);
 int caustic_parse_schedule(const char *name, caustic_schedule *out);
 int caustic_parse_sampler(const char *name, caustic_sampler *out);
 int caustic_parse_device(const char *name, caustic_device *out);
+/* --device's value into o: auto | cpu | cuda | cuda:I,J,... (CUDA devices by index); -1 if malformed. */
+int caustic_options_set_device(caustic_options *o, const char *spec);
 int caustic_parse_integrator(const char *name, caustic_integrator *out);   /* pt lt bdpt ppm bpm vcm */
 int caustic_parse_gpu_mode(const char *name, caustic_gpu_mode *out);      /* mega wavefront */
 int caustic_parse_gpu_bvh(const char *name, caustic_gpu_bvh *out);        /* sah lbvh cwbvh */
@@ -179,6 +190,12 @@ caustic_renderer *caustic_renderer_create(caustic_scene *s, const caustic_option
  * stop. May be called again after a stop to continue. Nonzero, with the reason in err, when a
  * pass fails (the image keeps the passes before it). */
 int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user, char *err, size_t errlen);
+/* Asks a running caustic_render to stop at the next safe point: a finished tile of path tracing
+ * (CPU), a finished iteration of the bidirectional integrators, a finished pass on the GPU. The
+ * samples taken stay in the film (images and checkpoints of it are exact; a resumed render
+ * continues each pixel from its count). Async-signal-safe (one lock-free atomic store): a
+ * SIGINT handler may call it. caustic_render then returns 0 at once. */
+void caustic_cancel(caustic_renderer *r);
 /* The current estimate: width*height*3 linear RGB floats, row-major, top row first. (A film
  * that cannot be read back from the GPU leaves the last one read, with a log line.) */
 const float *caustic_image(caustic_renderer *r, int *width, int *height);
@@ -190,6 +207,9 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
 /* Checkpoints hold the raw accumulation, so a resumed render equals an uninterrupted one. */
 int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen);
 int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen);
+/* Before a long render: could path be written (replaced atomically) later? Its directory must
+ * exist and be writable and path must not be a directory; 0, or -1 with "PATH: WHAT: reason". */
+int caustic_check_writable(const char *path, const char *what, char *err, size_t errlen);
 void caustic_renderer_free(caustic_renderer *r);
 
 /* ---- steering: camera, resolution, accumulation, passes (an interactive viewer's loop) --------

@@ -44,11 +44,15 @@ expect_fail "garbage res" "--res" render "$T/good.json" --res 10by10 -o "$T/out.
 expect_fail "bad schedule" "--schedule" render "$T/good.json" --schedule random -o "$T/out.png"
 expect_fail "bad sampler" "--sampler" render "$T/good.json" --sampler halton -o "$T/out.png"
 "$CAUSTIC" render "$T/good.json" --device gpu -o "$T/out.png" >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "bad --device value"
+expect_fail "malformed device list" "cuda:I,J" render "$T/good.json" --device cuda:0,x -o "$T/out.png"
+expect_fail "empty device list" "cuda:I,J" render "$T/good.json" --device cuda: -o "$T/out.png"
 if "$CAUSTIC" devices | grep -q "^no CUDA"; then
   expect_fail "cuda without a device" "no CUDA" render "$T/good.json" --device cuda -o "$T/out.png"
   expect_fail "vcm on cuda without a device" "no CUDA" render "$T/good.json" --integrator vcm --device cuda -o "$T/out.png"
 else
   "$CAUSTIC" render "$T/good.json" --device cuda --spp 2 --quiet -o "$T/gpu.png" | grep -q "device=cuda" && ok || bad "cuda render"
+  "$CAUSTIC" render "$T/good.json" --device cuda --gpu-bvh cwbvh --spp 2 --quiet -o "$T/gpucw.png" | grep -q "device=cuda" \
+    && ok || bad "cuda render through the compressed BVH"
   "$CAUSTIC" render "$T/good.json" --integrator vcm --device cuda --spp 2 --quiet -o "$T/gpuvcm.png" | grep -q "device=cuda" \
     && ok || bad "cuda vcm render"
   "$CAUSTIC" render "$T/good.json" --integrator bdpt --spp 2 --quiet -o "$T/gpubdpt.png" | grep -q "device=cuda" \
@@ -56,6 +60,8 @@ else
 fi
 expect_fail "bad gpu mode" "--gpu-mode" render "$T/good.json" --gpu-mode hybrid -o "$T/out.png"
 expect_fail "bad gpu bvh" "--gpu-bvh" render "$T/good.json" --gpu-bvh kd -o "$T/out.png"
+"$CAUSTIC" render "$T/good.json" --device cpu --gpu-bvh cwbvh --spp 1 --quiet -o "$T/cw.png" >/dev/null 2>&1 && ok \
+  || bad "--gpu-bvh cwbvh is a known value"
 expect_fail "bench bad gpu mode" "--gpu-mode" bench --device cuda --gpu-mode x
 expect_fail "bad threads" "--threads" render "$T/good.json" --threads 0 -o "$T/out.png"
 expect_fail "bad integrator" "--integrator" render "$T/good.json" --integrator mlt -o "$T/out.png"
@@ -191,6 +197,39 @@ else bad "good render failed: $(cat "$T/stderr")"; fi
 # a checkpoint of another format version (the magic's last digit) is refused as such, not as garbage
 sed '1s/^CAUSTIC-CKPT-[0-9]/CAUSTIC-CKPT-0/' "$T/ck" > "$T/ck0"
 expect_fail "old checkpoint" "another version of caustic" render "$T/good.json" --spp 8 --checkpoint "$T/ck0" --resume -o "$T/out.png"
+# a checkpoint that lies is refused, never resumed: every byte is under a CRC-32 (format 8)
+size=$(stat -c %s "$T/ck")
+cp "$T/ck" "$T/ckfilm"; printf '\377' | dd of="$T/ckfilm" bs=1 seek=$((size - 3)) conv=notrunc 2>/dev/null
+expect_fail "flipped bit in the film" "checkpoint film is corrupt" render "$T/good.json" --spp 8 --checkpoint "$T/ckfilm" --resume -o "$T/out.png"
+cp "$T/ck" "$T/ckhead"; printf '\377' | dd of="$T/ckhead" bs=1 seek=200 conv=notrunc 2>/dev/null
+expect_fail "flipped bit in the header" "checkpoint header is corrupt" render "$T/good.json" --spp 8 --checkpoint "$T/ckhead" --resume -o "$T/out.png"
+head -c 500 "$T/ck" > "$T/cktrunc"
+expect_fail "truncated checkpoint" "truncated" render "$T/good.json" --spp 8 --checkpoint "$T/cktrunc" --resume -o "$T/out.png"
+expect_fail "checkpoint over the target" "holds 8 spp, more than this render's target of 2" render "$T/good.json" --spp 2 --checkpoint "$T/ck" --resume -o "$T/out.png"
+
+# --- flags, files and limits (issue 17)
+expect_fail "unknown last flag" "unknown option '--frobnicate'" render "$T/good.json" -o "$T/out.png" --frobnicate
+expect_fail "res overflow" "--res" render "$T/good.json" --res 4294967328x32 -o "$T/out.png"
+expect_fail "res with a sign" "--res" render "$T/good.json" --res 32x-32 -o "$T/out.png"
+expect_fail "spp over the scene files' limit" "--spp.*1073741824" render "$T/good.json" --spp 1073741825 -o "$T/out.png"
+"$CAUSTIC" render "$T/good.json" --spp 1073741824 --time-limit 0.01 --quiet -o "$T/big.png" >/dev/null 2>&1 && ok || bad "--spp 2^30 (the scene files' limit) accepted"
+"$CAUSTIC" render "$T/good.json" --threads 999 --spp 1 --quiet -o "$T/th.png" >/dev/null 2>"$T/stderr" \
+  && grep -q "warning: --threads 999 is more than the [0-9]* cores" "$T/stderr" && ok || bad "--threads 999 warned: $(cat "$T/stderr")"
+ln -s "$T/loop1" "$T/loop2"; ln -s "$T/loop2" "$T/loop1"
+expect_fail "symlink loop" "loop1: Too many levels of symbolic links" render "$T/loop1" -o "$T/out.png"
+scene dark.json "{\"Materials\": {\"white\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.8,0.8,0.8]}}, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"white\"}]}"
+expect_warn "no light" "dark.json has no light" render "$T/dark.json" --spp 1 --quiet -o "$T/out.png"
+# texels no light has (NaN, negative) are reported once and zeroed, an error with --strict; huge ones warned
+printf 'PF\n3 1\n-1\n' > "$T/bad.pfm"
+printf '\000\000\300\177\000\000\200\277\000\000\200\077\000\000\200\077\200\226\030\113\000\000\200\077\000\000\200\077\000\000\200\077\000\000\200\077' >> "$T/bad.pfm"
+scene badenv.json "{$GOOD_MATS, $GOOD_CAM, \"Environment\": {\"FILE\": \"bad.pfm\"}, \"Objects\": [$GOOD_OBJ]}"
+expect_warn "bad texels" "badenv.json: Environment.FILE: .*bad.pfm: 1 non-finite and 1 negative values replaced by 0" render "$T/badenv.json" --spp 1 --quiet -o "$T/out.png"
+grep -q "bad.pfm: 1 values above 1e+06 (largest 1e+07)" "$T/stderr" && ok || bad "huge texels warned: $(cat "$T/stderr")"
+expect_fail "bad texels with --strict" "1 non-finite and 1 negative values replaced by 0 \(an error with --strict\)" render "$T/badenv.json" --strict -o "$T/out.png"
+# images whose header claims more than the file holds, or than the memory cap allows: refused at once
+printf 'PF\n20000 13421\n-1\n' > "$T/claim.pfm"
+expect_fail "18-byte PFM claiming 3.2 GB" "claim.pfm: PFM header claims 20000x13421 pixels, more than a file of 0 bytes" compare "$T/claim.pfm" "$T/claim.pfm"
+CAUSTIC_IMAGE_MEMORY=1K expect_fail "memory cap" "needs 12 KiB to decode, over the limit of 1 KiB \(raise CAUSTIC_IMAGE_MEMORY" compare "$T/a.png" "$T/a.png"
 
 # adaptive sampling with a heat map of the samples per pixel
 "$CAUSTIC" render "$T/good.json" --spp 64 --adaptive 0.3 --heatmap "$T/heat.png" --quiet -o "$T/ad.png" >/dev/null 2>"$T/stderr" \

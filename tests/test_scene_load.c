@@ -11,6 +11,7 @@
 #include "scene/scene.h"
 #include "image/image.h"
 #include "kernel/rng.h"
+#include "kernel/texture.h"
 #include "testing.h"
 
 #include <math.h>
@@ -466,8 +467,37 @@ static void test_semantics(void) {
                            "image texture"))) {
             CHECK(s->ntextures == 1 && s->textures[0].kind == TEX_IMAGE && s->textures[0].width == 2 &&
                       s->textures[0].height == 1, "image texture header");
-            CHECK(s->ntexels == 6 && fabsf(s->texels[0] - 1.0f) < 1e-3f && s->texels[1] < 1e-3f &&
-                      fabsf(s->texels[5] - 1.0f) < 1e-3f, "image texels");
+            /* an 8-bit PNG stays 8-bit: 3 bytes a texel, decoded on lookup */
+            const texture *t = &s->textures[0];
+            vec3 t0 = scene_texel(s, t, 0), t1 = scene_texel(s, t, 1);
+            CHECK(t->srgb8 && s->ntexels8 == 6 && s->ntexels == 0 && fabsf(t0.x - 1.0f) < 1e-3f && t0.y < 1e-3f &&
+                      fabsf(t1.z - 1.0f) < 1e-3f, "image texels");
+            scene_destroy(s);
+        }
+    }
+    /* the kernel's lookup of an 8-bit texture (texture_eval, shared by CPU and GPU) gives exactly
+     * what the same file read as floats gives, at any uv */
+    if (image_init(&img, 5, 3) == 0) {
+        for (int i = 0; i < 45; ++i) img.rgb[i] = (float)((i * 37) % 101) / 100.0f;
+        char path[512];
+        snprintf(path, sizeof path, "%s/tex8.png", g_tmp);
+        CHECK(image_save(&img, path, 0, ierr, sizeof ierr) == 0, "saving test texture: %s", ierr);
+        image_free(&img);
+        if ((s = load_text("{\"Materials\":{\"m\":{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":"
+                           "\"tex8.png\"}}}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"m\"}]}",
+                           "8-bit texture"))) {
+            CHECK(image_load(&img, path, ierr, sizeof ierr) == 0, "%s", ierr);
+            int f = scene_add_image_texture(s, img.width, img.height, img.rgb);
+            image_free(&img);
+            check_prepares(s, "8-bit texture");   /* the kernel scene, with the float copy added */
+            const kscene *k = &s->k;
+            int same = f == 1 && s->textures[0].srgb8 && !s->textures[1].srgb8;
+            for (int i = 0; i < 500 && same; ++i) {
+                vec2 uv = {(float)((i * 7919) % 1000) / 373.0f - 0.5f, (float)((i * 104729) % 1000) / 419.0f - 0.7f};
+                vec3 a = texture_eval(k, 0, uv, v3(0, 0, 0)), b = texture_eval(k, 1, uv, v3(0, 0, 0));
+                same = memcmp(&a, &b, sizeof a) == 0;
+            }
+            CHECK(same, "8-bit and float lookups of one file differ");
             scene_destroy(s);
         }
     }

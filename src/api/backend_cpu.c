@@ -16,6 +16,7 @@ typedef struct cpu_backend {
     cpu_pool *pool;
     vcm_renderer *vcm;       /* bidirectional only */
     int schedule;
+    const atomic_int *cancel;  /* caustic_cancel's flag (backend_desc) */
     kfilm film;
 } cpu_backend;
 
@@ -38,6 +39,7 @@ static cpu_backend *cpu_create(const backend_desc *d, char *err, size_t errlen) 
     if (b) {
         b->k = &d->scene->k;
         b->schedule = (int)d->opt->schedule;
+        b->cancel = d->cancel;
         b->film.width = d->width;
         b->film.height = d->height;
         b->film.sum = calloc(3 * n, sizeof(double));
@@ -102,6 +104,7 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
     cp.film = b->film;
     cp.x0 = cp.y0 = 0;
     cp.schedule = b->schedule;
+    cp.cancel = b->cancel;
     cpu_pass_stats ps;
     cpu_pool_run(b->pool, &cp, &ps);
     st->rays = ps.rays;
@@ -121,6 +124,7 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
     cp.x0 = x0;
     cp.y0 = y0;
     cp.schedule = b->schedule;
+    cp.cancel = NULL;   /* a work unit is finished whole: its owner counts it as done */
     cpu_pass_stats ps;
     cpu_pool_run(b->pool, &cp, &ps);
     st->rays = ps.rays;
@@ -169,11 +173,14 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
                  b->film.height);
         return -1;
     }
-    if (iterations && cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, first, iterations, &b->film, &st->rays)) {
+    if (iterations && cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, first, iterations, b->cancel, &b->film,
+                                                 &st->rays)) {
         snprintf(err, errlen, "out of memory for light vertices");
         return -1;
     }
-    st->samples = (uint64_t)iterations * film_pixels(&b->film);
+    /* a cancelled pass ends after a whole iteration: every pixel holds the same count */
+    uint32_t done = b->film.count[0] - first;
+    st->samples = (uint64_t)done * film_pixels(&b->film);
     return 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "api/api_internal.h"
 #include "api/backend.h"
+#include "api/checkpoint.h"
 #include "cpu/isa.h"
 #include "cpu/render_cpu.h"
 #include "cuda/render_cuda.h"
@@ -46,6 +48,7 @@ struct caustic_renderer {
     double seconds;          /* rendering time across calls */
     uint64_t rays, bad;
     uint64_t samples;        /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
+    atomic_int cancel;       /* caustic_cancel: the backends stop at their next safe point */
 };
 
 const char *caustic_version(void) { return CAUSTIC_VERSION; }
@@ -64,7 +67,8 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
     scene *s = NULL;
     struct stat st;
     int rc;
-    if (stat(path, &st) == 0) {
+    int stat_errno = stat(path, &st) == 0 ? 0 : errno;
+    if (stat_errno == 0) {
         char *json = NULL;
         void *log_user = NULL;
         lib_log_fn log_fn = lib_log_get(&log_user);
@@ -80,6 +84,10 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
         for (int i = 0; names[i]; ++i) builtin |= strcmp(names[i], path) == 0;
         if (builtin) {
             rc = scene_load_builtin(&s, path, err, errlen);
+        } else if (stat_errno != ENOENT) {
+            /* the file is there but cannot be reached (a symlink loop, a permission): say why */
+            snprintf(err, errlen, "%s: %s", path, strerror(stat_errno));
+            return -1;
         } else {
             snprintf(err, errlen, "%s: no such file or built-in scene (built-ins: cornell, cornell-glass, rtow, smallvcm0-3)", path);
             return -1;
@@ -216,6 +224,30 @@ int caustic_parse_device(const char *n, caustic_device *out) {
     return 0;
 }
 
+int caustic_options_set_device(caustic_options *o, const char *spec) {
+    if (strncmp(spec, "cuda:", 5) != 0) {
+        if (caustic_parse_device(spec, &o->device)) return -1;
+        o->ngpus = 0;
+        return 0;
+    }
+    int gpus[CAUSTIC_MAX_GPUS], n = 0;
+    const char *c = spec + 5;
+    for (;;) {
+        char *end;
+        if (*c < '0' || *c > '9' || n == CAUSTIC_MAX_GPUS) return -1;
+        long g = strtol(c, &end, 10);
+        if (g > 4096) return -1;
+        gpus[n++] = (int)g;
+        if (*end == 0) break;
+        if (*end != ',') return -1;
+        c = end + 1;
+    }
+    o->device = CAUSTIC_DEVICE_CUDA;
+    o->ngpus = n;
+    memcpy(o->gpus, gpus, (size_t)n * sizeof(int));
+    return 0;
+}
+
 void caustic_describe_devices(char *buf, size_t n) { cuda_describe_devices(buf, n); }
 
 const char *caustic_cpu_isa(char *err, size_t errlen) {
@@ -288,6 +320,7 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     if (!s->prepared && scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) return NULL;
     caustic_renderer *r = calloc(1, sizeof(*r));
     if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
+    atomic_init(&r->cancel, 0);
     r->scene = cs;
     r->opt = *opt;
     r->width = opt->width > 0 ? opt->width : s->camera.width;
@@ -343,6 +376,8 @@ static void desc_of(const caustic_renderer *r, const camera *cam, backend_desc *
     d->height = cam->height;
     d->cam = *cam;
     d->max_depth = r->max_depth;
+    d->gpu = r->opt.ngpus > 0 ? r->opt.gpus[0] : 0;
+    d->cancel = &r->cancel;
 }
 
 static void free_film(caustic_renderer *r) {
@@ -510,7 +545,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
     const double t_start = timer_now();
     const double prior = r->seconds;
     double per_sample = 0.0;   /* seconds per image-wide sample, measured */
-    while (r->spp_done < r->spp_target) {
+    while (r->spp_done < r->spp_target && !atomic_load(&r->cancel)) {
         double elapsed = prior + (timer_now() - t_start);
         if (r->opt.time_limit > 0.0 && elapsed >= r->opt.time_limit) break;
         int pass = 1;
@@ -525,6 +560,13 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         if (pass > r->spp_target - r->spp_done) pass = r->spp_target - r->spp_done;
         double t0 = timer_now();
         if (run_pass(r, pass, err, errlen)) return -1;
+        if (atomic_load(&r->cancel)) {
+            /* a cancelled pass is not whole: its pixels keep what they took (their counts), the
+             * whole passes stay the spp done, and a resumed render continues every pixel exactly */
+            r->spp_done -= pass;
+            r->seconds = prior + (timer_now() - t_start);
+            break;
+        }
         per_sample = (timer_now() - t0) / pass;
         r->seconds = prior + (timer_now() - t_start);
         if (progress) {
@@ -542,6 +584,8 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
     }
     return 0;
 }
+
+void caustic_cancel(caustic_renderer *r) { atomic_store(&r->cancel, 1); }
 
 /* Brings the backend's film to the host copy (images, checkpoints). */
 static int sync_film(caustic_renderer *r, char *err, size_t errlen) {
@@ -620,26 +664,7 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
     return caustic_save_image_look(r, path, NULL, err, errlen);
 }
 
-/* ---- checkpoints: header + the film's sums; written to a temp file and renamed --------------- */
-/* The format version is the magic's last digit. */
-#define CKPT_MAGIC "CAUSTIC-CKPT-7\n"
-
-/* Everything that shapes the image: a checkpoint resumes only under the same settings. */
-typedef struct ckpt_settings {
-    kpass pass;              /* no sample range; spp_total only where it shapes the samples */
-    int32_t integrator;
-    float merge_radius, merge_alpha;
-    int32_t merge_everywhere;
-} ckpt_settings;
-
-typedef struct ckpt_header {
-    char magic[16];
-    ckpt_settings settings;
-    int32_t spp_done, spp_target;
-    double seconds;
-    uint64_t rays, bad, samples;
-} ckpt_header;
-
+/* ---- checkpoints (api/checkpoint.c): written to a temp file and renamed ---------------------- */
 static void ckpt_settings_of(const caustic_renderer *r, ckpt_settings *st) {
     memset(st, 0, sizeof *st);
     st->pass = r->pass;
@@ -653,44 +678,13 @@ static void ckpt_settings_of(const caustic_renderer *r, ckpt_settings *st) {
     st->merge_everywhere = r->opt.merge_everywhere;
 }
 
-static void ckpt_header_of(const caustic_renderer *r, ckpt_header *h) {
-    memset(h, 0, sizeof *h);
-    memcpy(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1);
-    ckpt_settings_of(r, &h->settings);
-    h->spp_done = r->spp_done;
-    h->spp_target = r->spp_target;
-    h->seconds = r->seconds;
-    h->rays = r->rays;
-    h->bad = r->bad;
-    h->samples = r->samples;
-}
-
-static int ckpt_header_write(FILE *f, const caustic_renderer *r) {
-    ckpt_header h;
-    ckpt_header_of(r, &h);
-    return fwrite(&h, sizeof h, 1, f) == 1;
-}
-
-/* Reads and checks the header: 0, or -1 with a message (not a checkpoint, another version). */
-static int ckpt_header_read(FILE *f, const char *path, ckpt_header *h, char *err, size_t errlen) {
-    int got = fread(h, sizeof *h, 1, f) == 1;
-    if (got && memcmp(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1) == 0) return 0;
-    /* the version is the magic's last field: an older caustic's checkpoint says so */
-    if (got && memcmp(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 3) == 0)
-        snprintf(err, errlen, "%s: checkpoint written by another version of caustic (format %.1s, this one reads %.1s)",
-                 path, h->magic + sizeof(CKPT_MAGIC) - 3, CKPT_MAGIC + sizeof(CKPT_MAGIC) - 3);
-    else
-        snprintf(err, errlen, "%s: not a caustic checkpoint", path);
-    return -1;
-}
-
 static int write_checkpoint(FILE *f, void *user, char *err, size_t errlen) {
     (void)err; (void)errlen;
     const caustic_renderer *r = user;
-    size_t n = (size_t)r->width * (size_t)r->height;
-    int ok = ckpt_header_write(f, r) && fwrite(r->film.sum, sizeof(double), 3 * n, f) == 3 * n &&
-             fwrite(r->film.count, sizeof(uint32_t), n, f) == n && fwrite(r->film.lum2, sizeof(double), n, f) == n;
-    return ok ? 0 : -1;   /* the flush that follows names the error */
+    ckpt_settings st;
+    ckpt_settings_of(r, &st);
+    ckpt_state state = {r->spp_done, r->spp_target, r->seconds, r->rays, r->bad, r->samples};
+    return ckpt_write(f, &st, &state, &r->film);   /* the flush that follows names an error */
 }
 
 int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen) {
@@ -698,38 +692,26 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
     return file_write_atomic(path, "cannot write checkpoint", write_checkpoint, r, err, errlen);
 }
 
+int caustic_check_writable(const char *path, const char *what, char *err, size_t errlen) {
+    return file_check_writable(path, what, err, errlen);
+}
+
 int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (!f) { snprintf(err, errlen, "%s: cannot open checkpoint: %s", path, strerror(errno)); return -1; }
-    ckpt_header h;
-    if (ckpt_header_read(f, path, &h, err, errlen)) { fclose(f); return -1; }
     ckpt_settings mine;
     ckpt_settings_of(r, &mine);
-    if (memcmp(&h.settings, &mine, sizeof mine) != 0 || h.spp_done < 0) {
-        fclose(f);
-        snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
-                 "resume with the same scene and options", path, h.settings.pass.cam.width,
-                 h.settings.pass.cam.height, h.settings.pass.max_depth, h.settings.pass.seed);
-        return -1;
-    }
-    size_t n = (size_t)r->width * (size_t)r->height;
-    if (fread(r->film.sum, sizeof(double), 3 * n, f) != 3 * n || fread(r->film.count, sizeof(uint32_t), n, f) != n ||
-        fread(r->film.lum2, sizeof(double), n, f) != n) {
-        fclose(f);
-        memset(r->film.sum, 0, 3 * n * sizeof(double));
-        memset(r->film.count, 0, n * sizeof(uint32_t));
-        memset(r->film.lum2, 0, n * sizeof(double));
-        snprintf(err, errlen, "%s: checkpoint is truncated", path);
-        return -1;
-    }
+    ckpt_state st;
+    int rc = ckpt_read(f, path, &mine, r->spp_target, &r->film, &st, err, errlen);
     fclose(f);
+    if (rc) return -1;
     if (r->ops->write_film(r->backend, &r->film, err, errlen)) return -1;
     r->film_stale = 0;
-    r->spp_done = h.spp_done;
-    r->seconds = h.seconds;
-    r->rays = h.rays;
-    r->bad = h.bad;
-    r->samples = h.samples;
+    r->spp_done = st.spp_done;
+    r->seconds = st.seconds;
+    r->rays = st.rays;
+    r->bad = st.bad;
+    r->samples = st.samples;
     return 0;
 }
 

@@ -108,8 +108,7 @@ int cmd_bench(int argc, char **argv) {
         else if (!strcmp(a, "--sampler")) { if (caustic_parse_sampler(v, &sampler)) { fprintf(stderr, "caustic bench: --sampler: '%s' is not one of sobol, stratified, random\n", v); return EXIT_USAGE; } sampler_set = 1; }
         else if (!strcmp(a, "--max-threads")) { if (parse_int(v, 1, 1024, &max_threads)) { fprintf(stderr, "caustic bench: --max-threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--res")) {
-            int used = 0;
-            if (sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] || w < 1 || h < 1 || w > 16384 || h > 16384) {
+            if (parse_size(v, 1, 16384, &w, &h)) {
                 fprintf(stderr, "caustic bench: --res: '%s' is not WxH\n", v);
                 return EXIT_USAGE;
             }

@@ -151,8 +151,7 @@ int cmd_bench_integrators(int argc, char **argv) {
         else if (!strcmp(a, "--time")) { if (parse_double(v, 0.01, 1e6, &tbudget)) { fprintf(stderr, "caustic bench: --time: '%s' is not a positive number of seconds\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--reference-time")) { if (parse_double(v, 0.01, 1e7, &tref)) { fprintf(stderr, "caustic bench: --reference-time: '%s' is not a positive number of seconds\n", v); return EXIT_USAGE; } }
         else if (!strcmp(a, "--res")) {
-            int used = 0;
-            if (sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] || w < 1 || h < 1 || w > 16384 || h > 16384) {
+            if (parse_size(v, 1, 16384, &w, &h)) {
                 fprintf(stderr, "caustic bench: --res: '%s' is not WxH\n", v);
                 return EXIT_USAGE;
             }

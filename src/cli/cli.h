@@ -17,6 +17,11 @@ typedef struct progress_bar {
 void progress_init(progress_bar *pb, const char *label, int quiet);
 void progress_update(progress_bar *pb, const caustic_progress *p);
 void progress_finish(progress_bar *pb);
+/* The progress line for a terminal of `columns` columns (bar shortened or dropped to fit in
+ * columns - 1), or without a bar and a width limit (columns <= 0, logs); its length. */
+int progress_line(const caustic_progress *p, const char *label, int columns, char *out, size_t n);
+/* h:mm:ss */
+void progress_format_time(double seconds, char *buf, size_t n);
 
 int cmd_bench(int argc, char **argv);
 int cmd_bench_integrators(int argc, char **argv);   /* caustic bench --integrator */

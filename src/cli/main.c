@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "caustic.h"
 #include "args.h"
@@ -58,7 +59,7 @@ static const char *usage_render =
     "                         image at --spp is unbiased; unfinished renders are darker (pt only)\n"
     "  --schedule S           tiles (default) | rows | rows-static | pixels\n"
     "  --sampler S            sobol (default) | stratified | random\n"
-    "  --device D             auto (default: the GPU when there is one) | cpu | cuda\n"
+    "  --device D             auto (default: any GPUs) | cpu | cuda (all GPUs) | cuda:0,1\n"
     "  --gpu-mode M           CUDA: mega (default; one thread per pixel) | wavefront (path pool,\n"
     "                         one kernel per stage, material-sorted shade queues)\n"
     "  --gpu-bvh B            CUDA: sah (default, 4-wide) | cwbvh (8-wide, compressed) | lbvh\n"
@@ -75,6 +76,8 @@ static const char *usage_render =
     "  --heatmap FILE         also write the samples taken per pixel as an image (white = most)\n"
     "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n"
     "  --resume               continue from --checkpoint FILE if it exists\n"
+    "  --force                replace an existing --checkpoint FILE (without it, and without\n"
+    "                         --resume, an existing checkpoint is an error)\n"
     "  --exposure EV          8-bit outputs: scale the image by 2^EV before the tone map (default 0)\n"
     "  --tonemap T            8-bit outputs: clamp (default; values above 1 clip) | aces (filmic) |\n"
     "                         agx (Blender's default view); .exr/.pfm stay linear\n"
@@ -85,6 +88,8 @@ static const char *usage_render =
     "  --quiet                no progress bar\n";
 /* (two strings: C11 compilers need support only 4095 characters in one literal) */
 static const char *usage_render_more =
+    "Ctrl-C once: finish the current pass, then write the image (and checkpoint); twice: stop\n"
+    "at the next tile or iteration and write them.\n"
     "\n"
     "  --frames N             turntable of N frames (OUT.0000.png ...; --orbit D: turn D deg);\n"
     "                         frames and several SCENEs are spread over mpirun's ranks\n"
@@ -106,6 +111,22 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg) {
     return EXIT_USAGE;
 }
 
+/* Does the help text document option `a` as one that takes a value ("  --spp N", "-o, --output
+ * FILE")? For the last argument: a known option lacks its value, anything else is unknown. */
+static int takes_value(const char *usage, const char *a) {
+    size_t n = strlen(a);
+    for (const char *p = strstr(usage, a); p; p = strstr(p + 1, a)) {
+        if (p == usage || p[-1] != ' ') continue;
+        const char *q = p + n;
+        if (*q == ',') {   /* "-o, --output FILE": the long form's value */
+            for (++q; *q == ' '; ++q) {}
+            while (*q && *q != ' ' && *q != '\n') ++q;
+        }
+        if (q[0] == ' ' && q[1] != ' ' && q[1] != '\n' && q[1] != 0) return 1;
+    }
+    return 0;
+}
+
 /* ---- render ----------------------------------------------------------------------------------- */
 static void print_warning(void *user, const char *message) {
     (void)user;
@@ -116,8 +137,21 @@ static void print_log(void *user, const char *message) {
     (void)user;
     fprintf(stderr, "%s\n", message);
 }
+/* Interrupts: the first signal ends the render after the current pass; the second cancels the
+ * pass at its next safe point (caustic_cancel). Either way the image and checkpoint are written:
+ * the process is never ended by these signals while it renders or writes. */
 static volatile sig_atomic_t g_interrupted = 0;
-static void on_signal(int sig) { (void)sig; g_interrupted = 1; }
+static caustic_renderer *volatile g_rendering = NULL;
+static void say(const char *m) { ssize_t rc = write(STDERR_FILENO, m, strlen(m)); (void)rc; }
+static void on_signal(int sig) {
+    if (!g_interrupted) {
+        g_interrupted = 1;
+        if (sig == SIGINT) say("\ncaustic: finishing the current pass, press Ctrl-C again to stop now\n");
+        return;
+    }
+    if (g_rendering) caustic_cancel(g_rendering);
+    if (sig == SIGINT) say("\ncaustic: stopping at the next tile; the image and checkpoint will be written\n");
+}
 
 typedef struct render_ctx {
     progress_bar pb;
@@ -183,7 +217,7 @@ static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
     const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL, *camera = NULL;
-    int quiet = 0, resume = 0, strict = 0, denoise = 0;
+    int quiet = 0, resume = 0, force = 0, strict = 0, denoise = 0;
     caustic_look look;
     caustic_look_init(&look);
     double preview_every = 0.0, orbit = 0.0;
@@ -197,12 +231,13 @@ static int cmd_render(int argc, char **argv) {
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); fputs(usage_render_more, stdout); return 0; }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--resume")) resume = 1;
+        else if (!strcmp(a, "--force")) force = 1;
         else if (!strcmp(a, "--strict")) strict = 1;
         else if (!strcmp(a, "--adaptive-depth")) opt.adaptive_depth = 1;
         else if (!strcmp(a, "--merge-everywhere")) opt.merge_everywhere = 1;
         else if (!strcmp(a, "--denoise")) denoise = 1;
         else if (a[0] == '-' && a[1] != 0) {
-            if (!v) return usage_error("render", "option %s needs a value", a);
+            if (!v) return usage_error("render", takes_value(usage_render, a) || takes_value(usage_render_more, a) ? "option %s needs a value" : "unknown option '%s'", a);
             i++;
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = v;
             else if (!strcmp(a, "--frames")) {
@@ -216,7 +251,7 @@ static int cmd_render(int argc, char **argv) {
             else if (!strcmp(a, "--dump-scene")) dump = v;
             else if (!strcmp(a, "--camera")) camera = v;
             else if (!strcmp(a, "--spp")) {
-                if (parse_int(v, 1, 1 << 24, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..16777216", v);
+                if (parse_int(v, 1, CAUSTIC_MAX_SPP, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..1073741824", v);
                 opt.spp = (int)n;
             } else if (!strcmp(a, "--time-limit")) {
                 if (parse_double(v, 1e-3, 1e7, &d)) return usage_error("render", "--time-limit: '%s' is not a positive number of seconds", v);
@@ -224,6 +259,9 @@ static int cmd_render(int argc, char **argv) {
             } else if (!strcmp(a, "--threads")) {
                 if (parse_int(v, 1, 1024, &n)) return usage_error("render", "--threads: '%s' is not an integer in 1..1024", v);
                 opt.threads = (int)n;
+                long cores = sysconf(_SC_NPROCESSORS_ONLN);
+                if (cores > 0 && n > cores)
+                    fprintf(stderr, "caustic: warning: --threads %ld is more than the %ld cores of this machine\n", n, cores);
             } else if (!strcmp(a, "--seed")) {
                 if (parse_int(v, 0, 4294967295L, &n)) return usage_error("render", "--seed: '%s' is not an integer in 0..4294967295", v);
                 opt.seed = (uint32_t)n;
@@ -231,9 +269,8 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_int(v, 0, 1000, &n)) return usage_error("render", "--max-depth: '%s' is not an integer in 0..1000", v);
                 opt.max_depth = (int)n;
             } else if (!strcmp(a, "--res")) {
-                int w, h, used = 0;
-                if (sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] != 0 || w < 1 || h < 1 || w > 16384 ||
-                    h > 16384 || (long long)w * h > (1LL << 26))
+                int w, h;
+                if (parse_size(v, 1, 16384, &w, &h) || (long long)w * h > (1LL << 26))
                     return usage_error("render", "--res: '%s' is not WxH with 1..16384 per side (at most 2^26 pixels)", v);
                 opt.width = w;
                 opt.height = h;
@@ -243,7 +280,7 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_double(v, 1e-6, 10.0, &d)) return usage_error("render", "--adaptive: '%s' is not a relative error in (0, 10]", v);
                 opt.adaptive = (float)d;
             } else if (!strcmp(a, "--adaptive-min")) {
-                if (parse_int(v, 2, 1 << 24, &n)) return usage_error("render", "--adaptive-min: '%s' is not an integer >= 2", v);
+                if (parse_int(v, 2, CAUSTIC_MAX_SPP, &n)) return usage_error("render", "--adaptive-min: '%s' is not an integer in 2..1073741824", v);
                 opt.adaptive_min_spp = (int)n;
             } else if (!strcmp(a, "--exposure")) {
                 if (parse_double(v, -64.0, 64.0, &d)) return usage_error("render", "--exposure: '%s' is not a number of stops in -64..64", v);
@@ -259,7 +296,8 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_double(v, 1e-6, 1e30, &d)) return usage_error("render", "--clamp: '%s' is not a positive luminance", v);
                 opt.clamp = (float)d;
             } else if (!strcmp(a, "--device")) {
-                if (caustic_parse_device(v, &opt.device)) return usage_error("render", "--device: '%s' is not one of auto, cpu, cuda", v);
+                if (caustic_options_set_device(&opt, v))
+                    return usage_error("render", "--device: '%s' is not one of auto, cpu, cuda, cuda:I,J,...", v);
             } else if (!strcmp(a, "--gpu-mode")) {
                 if (caustic_parse_gpu_mode(v, &opt.gpu_mode)) return usage_error("render", "--gpu-mode: '%s' is not one of mega, wavefront", v);
             } else if (!strcmp(a, "--gpu-bvh")) {
@@ -299,6 +337,18 @@ static int cmd_render(int argc, char **argv) {
         if (strcasecmp(ext, ".png") && strcasecmp(ext, ".exr") && strcasecmp(ext, ".pfm"))
             return usage_error("render", "output '%s' must end in .png, .exr or .pfm", output);
     }
+    {
+        /* everything to be written is checked before the render spends its time */
+        char werr[1200];
+        if (caustic_check_writable(output, "cannot write image", werr, sizeof werr) ||
+            (heatmap && caustic_check_writable(heatmap, "cannot write heat map", werr, sizeof werr)) ||
+            (checkpoint && caustic_check_writable(checkpoint, "cannot write checkpoint", werr, sizeof werr)))
+            return usage_error("render", "%s", werr);
+        struct stat cst;
+        if (checkpoint && !resume && !force && stat(checkpoint, &cst) == 0)
+            return usage_error("render", "checkpoint '%s' exists: continue it with --resume, or replace it with --force",
+                               checkpoint);
+    }
     render_output out;
     render_output_init(&out, output);
     out.look = look;
@@ -325,6 +375,11 @@ static int cmd_render(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (dump && !quiet) fprintf(stderr, "caustic: wrote the scene as JSON to %s\n", dump);
+    caustic_scene_stats sst;
+    caustic_scene_stats_get(scene, &sst);
+    if (sst.lights == 0 && rank == 0)
+        fprintf(stderr, "caustic: warning: %s has no light (no emitting surface, light or environment): the image will be black\n",
+                scene_path);
     if (!dump && !quiet && is_model_file(scene_path))
         fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
                 scene_path);
@@ -365,6 +420,7 @@ static int cmd_render(int argc, char **argv) {
     ctx.out = &out;
     if (preview_every > 0.0 && !quiet) fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
     out.last_preview = cli_now();
+    g_rendering = r;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     int failed = caustic_render(r, on_progress, &ctx, err, sizeof err) != 0;
@@ -386,9 +442,11 @@ static int cmd_render(int argc, char **argv) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }
+    int written = 1;
     if (render_output_save(&out, r, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
+        written = 0;
     }
     if (heatmap && write_heatmap(r, heatmap, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
@@ -398,6 +456,7 @@ static int cmd_render(int argc, char **argv) {
      * process before the checkpoint and the image are written */
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    g_rendering = NULL;
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
     if (g_interrupted && !failed) {
@@ -408,10 +467,11 @@ static int cmd_render(int argc, char **argv) {
     }
     char extra[1200];
     render_output_summary(&out, extra, sizeof extra);
-    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d output=%s%s",
+    /* output= names only a file that was written */
+    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d%s%s%s",
            st.seconds, st.spp, st.seconds > 0 ? st.samples / st.seconds * 1e-6 : 0.0,
            st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.device,
-           st.threads, st.width, st.height, output, extra);
+           st.threads, st.width, st.height, written ? " output=" : "", written ? output : "", extra);
     if (nranks > 1) printf(" ranks=%d", nranks);
     printf("\n");
     caustic_renderer_free(r);

@@ -696,8 +696,8 @@ int cmd_view(int argc, char **argv) {
             if (!val) return usage_fail("option %s needs a value", a);
             i++;
             if (!strcmp(a, "--res")) {
-                int w, h, used = 0;
-                if (sscanf(val, "%dx%d%n", &w, &h, &used) != 2 || val[used] || w < 1 || h < 1 || w > 16384 || h > 16384)
+                int w, h;
+                if (parse_size(val, 1, 16384, &w, &h))
                     return usage_fail("--res: '%s' is not WxH with 1..16384 per side", val);
                 v.opt.width = w;
                 v.opt.height = h;

@@ -37,7 +37,7 @@
 vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length,
                                               float radius, float alpha, int merge_everywhere, uint32_t seed);
 int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
-                                 const kfilm *film, uint64_t *rays);
+                                 const atomic_int *cancel, const kfilm *film, uint64_t *rays);
 void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v);
 
 typedef struct cpu_kernels {
@@ -50,8 +50,9 @@ typedef struct cpu_kernels {
     /* the bidirectional integrators' driver (render_vcm.h) */
     vcm_renderer *(*vcm_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length, float radius,
                                 float alpha, int merge_everywhere, uint32_t seed);
+    /* iterations [first, first + count), fewer once *cancel is set (NULL: never) */
     int (*vcm_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
-                   const kfilm *film, uint64_t *rays);
+                   const atomic_int *cancel, const kfilm *film, uint64_t *rays);
     void (*vcm_free)(vcm_renderer *v);
     /* rays [begin, end) of arrays o, d (3 floats each) and tmax: closest hits (any_hit: occlusion
      * only); returns the hit count, adds hit distances to *tsum, stores each ray's hit in

@@ -47,24 +47,26 @@ static void run_worker(cpu_pool *pool, int index) {
     uint64_t rays = 0, bad = 0, samples = 0;
     /* the film's pixels [ox, ox + w) x [oy, oy + h) of the image */
     int w = p->film.width, h = p->film.height, ox = p->x0, oy = p->y0;
+    /* caustic_cancel: checked before every work item, so a cancelled pass leaves whole pixels */
+#define CANCELLED (p->cancel && atomic_load_explicit(p->cancel, memory_order_relaxed))
     switch (p->schedule) {
     case CPU_ROWS_STATIC: {
         int y0 = (int)((int64_t)h * index / pool->nthreads), y1 = (int)((int64_t)h * (index + 1) / pool->nthreads);
-        render_rect(p, ox, oy + y0, ox + w, oy + y1, &rays, &bad, &samples);
+        for (int y = y0; y < y1 && !CANCELLED; ++y) render_rect(p, ox, oy + y, ox + w, oy + y + 1, &rays, &bad, &samples);
         break;
     }
     case CPU_ROWS:
-        for (unsigned y; (y = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)h;)
+        for (unsigned y; !CANCELLED && (y = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)h;)
             render_rect(p, ox, oy + (int)y, ox + w, oy + (int)y + 1, &rays, &bad, &samples);
         break;
     case CPU_PIXELS:
-        for (unsigned i; (i = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)(w * h);)
+        for (unsigned i; !CANCELLED && (i = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)(w * h);)
             render_rect(p, ox + (int)(i % (unsigned)w), oy + (int)(i / (unsigned)w), ox + (int)(i % (unsigned)w) + 1,
                         oy + (int)(i / (unsigned)w) + 1, &rays, &bad, &samples);
         break;
     default: {
         unsigned tx = (unsigned)(w + TILE - 1) / TILE, ty = (unsigned)(h + TILE - 1) / TILE;
-        for (unsigned t; (t = atomic_fetch_add(&pool->next_item, 1u)) < tx * ty;) {
+        for (unsigned t; !CANCELLED && (t = atomic_fetch_add(&pool->next_item, 1u)) < tx * ty;) {
             int x0 = (int)(t % tx) * TILE, y0 = (int)(t / tx) * TILE;
             render_rect(p, ox + x0, oy + y0, ox + (x0 + TILE < w ? x0 + TILE : w), oy + (y0 + TILE < h ? y0 + TILE : h),
                         &rays, &bad, &samples);
@@ -72,6 +74,7 @@ static void run_worker(cpu_pool *pool, int index) {
         break;
     }
     }
+#undef CANCELLED
     pthread_mutex_lock(&pool->lock);
     pool->rays += rays;
     pool->bad += bad;

@@ -3,6 +3,7 @@
 #ifndef CAUSTIC_CPU_RENDER_H
 #define CAUSTIC_CPU_RENDER_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include "kernel/film.h"
 #include "kernel/pass.h"
@@ -17,6 +18,7 @@ typedef struct cpu_pass {
     kfilm film;              /* host sums (double), added in sample order */
     int x0, y0;              /* the film's top-left pixel in the image (0, 0 but for a tile's film) */
     int schedule;            /* cpu_schedule */
+    const atomic_int *cancel; /* set: no further tiles (rows, pixels) are started; NULL: never */
 } cpu_pass;
 
 typedef struct cpu_pass_stats { uint64_t rays, bad_samples, samples; } cpu_pass_stats;

@@ -306,10 +306,11 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
 }
 
 int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
-                                 const kfilm *film, uint64_t *rays) {
+                                 const atomic_int *cancel, const kfilm *film, uint64_t *rays) {
     if (cam->width != v->w || cam->height != v->h) return -1;
     v->cam = *cam;
-    for (uint32_t it = first; it < first + count; ++it) {
+    /* an iteration (one sample of every pixel) is the safe point: it is never cut */
+    for (uint32_t it = first; it < first + count && !(cancel && atomic_load(cancel)); ++it) {
         if (run_iteration(v, pool, it, rays)) return -1;
         for (uint32_t i = 0; i < v->npaths; ++i) {
             const float *c = v->image + 3u * i;

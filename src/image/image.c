@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "image_internal.h"
@@ -29,6 +31,66 @@ void image__set_err(char *err, size_t errlen, const char *fmt, ...) {
 int image__size_ok(long long width, long long height) {
   return width > 0 && height > 0 && width <= IMAGE_MAX_DIM && height <= IMAGE_MAX_DIM &&
          width * height <= IMAGE_MAX_PIXELS;
+}
+
+unsigned long long image_memory_limit(char *err, size_t errlen) {
+  const char *v = getenv("CAUSTIC_IMAGE_MEMORY");
+  if (!v || !*v) return IMAGE_MEMORY_DEFAULT;
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(v, &end, 10);
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10, end++;
+  else if (*end == 'M' || *end == 'm') shift = 20, end++;
+  else if (*end == 'G' || *end == 'g') shift = 30, end++;
+  if (v[0] < '0' || v[0] > '9' || errno || *end || n == 0 || n > (~0ULL >> shift)) {
+    image__set_err(err, errlen, "CAUSTIC_IMAGE_MEMORY='%s' is not a size in bytes (e.g. 4G, 512M)", v);
+    return 0;
+  }
+  return n << shift;
+}
+
+long long image__file_size(FILE *f) {
+  struct stat st;
+  return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
+}
+
+/* "12 KiB", "960 MiB": bytes for a message, rounded up. */
+static void format_bytes(double b, char *out, size_t n) {
+  if (b < 1048576.0) snprintf(out, n, "%.0f KiB", ceil(b / 1024.0));
+  else snprintf(out, n, "%.0f MiB", ceil(b / 1048576.0));
+}
+
+int image__claim_ok(const char *path, const char *format, long long w, long long h, double mem_per_pixel,
+                    long long file_bytes, double max_pixels_per_byte, char *err, size_t errlen) {
+  if (!image__size_ok(w, h)) {
+    image__set_err(err, errlen, "%s: unsupported %s size %lldx%lld (max %d per side, %lld pixels)", path, format,
+                   w, h, IMAGE_MAX_DIM, (long long)IMAGE_MAX_PIXELS);
+    return -1;
+  }
+  double pixels = (double)w * (double)h;
+  if (max_pixels_per_byte > 0.0 && file_bytes >= 0 && pixels > (double)file_bytes * max_pixels_per_byte) {
+    image__set_err(err, errlen, "%s: %s header claims %lldx%lld pixels, more than a file of %lld bytes can hold "
+                   "(truncated or corrupt)", path, format, w, h, file_bytes);
+    return -1;
+  }
+  char why[256];
+  unsigned long long cap = image_memory_limit(why, sizeof why);
+  if (!cap) {
+    image__set_err(err, errlen, "%s: %s", path, why);
+    return -1;
+  }
+  double need = pixels * mem_per_pixel;
+  if (need > (double)cap) {
+    char needs[32], limit[32];
+    format_bytes(need, needs, sizeof needs);
+    format_bytes((double)cap, limit, sizeof limit);
+    image__set_err(err, errlen, "%s: a %lldx%lld %s image needs %s to decode, over the limit of %s "
+                   "(raise CAUSTIC_IMAGE_MEMORY, e.g. CAUSTIC_IMAGE_MEMORY=%.0fM)", path, w, h, format, needs, limit,
+                   ceil(need / 1048576.0));
+    return -1;
+  }
+  return 0;
 }
 
 int image_init(image *img, int width, int height) {
@@ -88,12 +150,34 @@ static double srgb_decode_d(double x) {
 float image_srgb_encode(float linear) { return (float)srgb_encode_d(linear); }
 float image_srgb_decode(float srgb) { return (float)srgb_decode_d(srgb); }
 
+static float srgb8_table[256];
+static pthread_once_t srgb8_once = PTHREAD_ONCE_INIT;
+static void srgb8_init(void) {
+  for (int i = 0; i < 256; i++) srgb8_table[i] = (float)srgb_decode_d((double)(float)((double)i / 255.0));
+}
+const float *image_srgb8_table(void) {
+  pthread_once(&srgb8_once, srgb8_init);
+  return srgb8_table;
+}
+
 unsigned char image_quantize8(float linear) {
   if (!(linear > 0.0f)) return 0; /* also NaN */
   if (linear >= 1.0f) return 255;
   double v = srgb_encode_d(linear) * 255.0 + 0.5;
   if (v >= 255.0) return 255;
   return (unsigned char)v; /* truncation of v + 0.5 == round half up */
+}
+
+void image_sanitize(image *img, image_value_report *r) {
+  memset(r, 0, sizeof *r);
+  size_t n = img && img->rgb ? (size_t)img->width * (size_t)img->height * 3u : 0;
+  for (size_t i = 0; i < n; i++) {
+    float v = img->rgb[i];
+    if (!isfinite(v)) { r->nonfinite++; img->rgb[i] = 0.0f; continue; }
+    if (v < 0.0f) { r->negative++; img->rgb[i] = 0.0f; continue; }
+    if (v > IMAGE_HUGE_VALUE) r->huge++;
+    if (v > r->largest) r->largest = v;
+  }
 }
 
 double image_luminance_mean(const image *img) {
@@ -169,6 +253,26 @@ static int save_impl(const image *img, const unsigned char *rgb8, const char *pa
 }
 
 /* ---- load ---------------------------------------------------------------------------- */
+
+int image_load_srgb8(const char *path, int *width, int *height, unsigned char **rgb8, char *err, size_t errlen) {
+  *rgb8 = NULL;
+  *width = *height = 0;
+  FILE *f = path && *path ? fopen(path, "rb") : NULL;
+  if (!f) {
+    image__set_err(err, errlen, "%s: cannot open: %s", path ? path : "", strerror(errno));
+    return -1;
+  }
+  unsigned char sig[4] = {0, 0, 0, 0};
+  size_t got = fread(sig, 1, sizeof sig, f);
+  rewind(f);
+  int rc = 0;   /* another format: the caller reads it with image_load */
+  if (got >= 4 && sig[0] == 0x89 && sig[1] == 'P' && sig[2] == 'N' && sig[3] == 'G')
+    rc = image__png_read8(f, width, height, rgb8, path, err, errlen);
+  else if (got >= 3 && sig[0] == 0xFF && sig[1] == 0xD8 && sig[2] == 0xFF)
+    rc = image__jpeg_read8(f, width, height, rgb8, path, err, errlen);
+  fclose(f);
+  return rc;
+}
 
 int image_load(image *img, const char *path, char *err, size_t errlen) {
   if (!img) {

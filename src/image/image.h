@@ -21,6 +21,13 @@ extern "C" {
 #define IMAGE_MAX_DIM 65536
 #define IMAGE_MAX_PIXELS (1LL << 28)
 
+/* The memory one decoded image may take (the float image and the decoder's buffers), checked
+ * against the file header's claim before anything is allocated: CAUSTIC_IMAGE_MEMORY in bytes
+ * (suffix K, M or G for KiB, MiB, GiB), default IMAGE_MEMORY_DEFAULT (1 GiB). 0 with a message
+ * in err when the variable is not a size. */
+#define IMAGE_MEMORY_DEFAULT (1ULL << 30)
+unsigned long long image_memory_limit(char *err, size_t errlen);
+
 typedef struct image {
   int width, height;
   float *rgb; /* linear RGB, 3 floats/pixel, row-major, top row first */
@@ -63,6 +70,12 @@ int image_save_png8(const unsigned char *rgb8, int width, int height, const char
  * IMAGE_MAX_PIXELS in total fail with a one-line message in err. Returns 0 or -1. */
 int image_load(image *img, const char *path, char *err, size_t errlen);
 
+/* An 8-bit sRGB file (PNG of at most 8 bits a sample, JPEG) as its codes, RGB, 3 bytes a pixel
+ * (textures keep them: a quarter of the floats' memory): 1 with *rgb8 (malloc'd) and the size, 0
+ * when the file is of another kind (nothing allocated: read it with image_load), -1 with a
+ * message as image_load gives. The same limits as image_load. */
+int image_load_srgb8(const char *path, int *width, int *height, unsigned char **rgb8, char *err, size_t errlen);
+
 /* Image comparison metrics, computed on the 8-bit sRGB-encoded values (image_quantize8),
  * i.e. what a viewer of the PNG sees. See docs/image-metrics.md and metrics.c:
  *   ae   number of pixels where any of R,G,B differs (ImageMagick `compare -metric AE`,
@@ -88,6 +101,20 @@ float image_srgb_decode(float srgb);
 /* Linear value -> 8-bit sRGB code, exactly as the PNG writer does it: NaN -> 0,
  * clamp to [0,1], sRGB OETF, round to nearest. */
 unsigned char image_quantize8(float linear);
+
+/* The 256 codes of an 8-bit sRGB file decoded to linear, as every 8-bit reader decodes them (and
+ * 8-bit textures on lookup). */
+const float *image_srgb8_table(void);
+
+/* Values that no light or reflectance can have, in an image used as a texture or environment:
+ * non-finite and negative values are counted and replaced by 0 (image_sanitize); values above
+ * IMAGE_HUGE_VALUE are counted (a warning: they are legal but usually a broken file). */
+#define IMAGE_HUGE_VALUE 1e6f
+typedef struct image_value_report {
+  size_t nonfinite, negative, huge;
+  float largest;   /* the largest finite value */
+} image_value_report;
+void image_sanitize(image *img, image_value_report *r);
 
 /* Mean Rec.709 luminance (0.2126 R + 0.7152 G + 0.0722 B) of the linear pixels;
  * 0 for an empty image. */

@@ -19,6 +19,16 @@ void image__set_err(char *err, size_t errlen, const char *fmt, ...) IMAGE_PRINTF
 /* 1 if width x height is within IMAGE_MAX_DIM / IMAGE_MAX_PIXELS and positive. */
 int image__size_ok(long long width, long long height);
 
+/* Before a reader allocates anything for a w x h image that its header claims: the size is in
+ * range (image__size_ok), the decode (mem_per_pixel bytes a pixel: the float image plus the
+ * decoder's own buffers) fits the memory cap (image_memory_limit), and a file of file_bytes can
+ * hold that many pixels at the format's best compression (max_pixels_per_byte; 0: no bound).
+ * 0, or -1 with "PATH: FORMAT ..." in err. */
+int image__claim_ok(const char *path, const char *format, long long w, long long h, double mem_per_pixel,
+                    long long file_bytes, double max_pixels_per_byte, char *err, size_t errlen);
+/* The size of the open file f (-1 if unknown). */
+long long image__file_size(FILE *f);
+
 /* Writers: write img to the open file f (positioned at 0). path is only used in messages.
  * They do not close f. Return 0 or -1 (+ message). */
 int image__png_write(FILE *f, const image *img, const char *path, char *err, size_t errlen);
@@ -38,5 +48,11 @@ int image__pfm_read(FILE *f, image *img, const char *path, char *err, size_t err
 int image__hdr_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
 /* JPEG (image_jpeg.c, libjpeg): f open at offset 0; sRGB decoded to linear. */
 int image__jpeg_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
+/* The same keeping the 8-bit sRGB codes (image_load_srgb8): 1 with *rgb8 (malloc'd), 0 for a
+ * file that is not 8-bit (16-bit PNG), -1 with a message. */
+int image__png_read8(FILE *f, int *width, int *height, unsigned char **rgb8, const char *path, char *err,
+                     size_t errlen);
+int image__jpeg_read8(FILE *f, int *width, int *height, unsigned char **rgb8, const char *path, char *err,
+                      size_t errlen);
 
 #endif

@@ -99,12 +99,6 @@ int image__pfm_read(FILE *f, image *img, const char *path, char *err, size_t err
     image__set_err(err, errlen, "%s: malformed PFM size '%s %s'", path, tw, th);
     return -1;
   }
-  if (!image__size_ok(w, h)) {
-    image__set_err(err, errlen,
-                   "%s: unsupported PFM size %lldx%lld (max %d per side, %lld pixels)", path,
-                   w, h, IMAGE_MAX_DIM, (long long)IMAGE_MAX_PIXELS);
-    return -1;
-  }
   char *end = NULL;
   errno = 0;
   double scale = strtod(ts, &end);
@@ -113,6 +107,11 @@ int image__pfm_read(FILE *f, image *img, const char *path, char *err, size_t err
     return -1;
   }
   int little = scale < 0.0;
+  /* raw floats: the data must be in the file before a byte of it is allocated */
+  long long size = image__file_size(f), at = ftell(f);
+  if (image__claim_ok(path, "PFM", w, h, 12.0, size >= 0 && at >= 0 ? size - at : -1, 1.0 / (4.0 * channels), err,
+                      errlen))
+    return -1;
 
   if (image_init(img, (int)w, (int)h) != 0) {
     image__set_err(err, errlen, "%s: out of memory for %lldx%lld image", path, w, h);

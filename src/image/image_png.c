@@ -18,6 +18,9 @@ typedef struct png_ctx {
   unsigned char *buf;  /* decoded/encoded rows */
   png_bytep *rows;     /* row pointers into buf (read) */
   char msg[256];       /* last libpng error */
+  int claim_refused;   /* image__claim_ok refused the header's size: err is set */
+  int want8;           /* keep 8-bit codes (image_load_srgb8): no float image */
+  int not8;            /* want8, but the file has 16-bit samples */
 } png_ctx;
 
 static void on_png_error(png_structp png, png_const_charp msg) {
@@ -91,12 +94,18 @@ static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, c
 
   png_uint_32 w = png_get_image_width(ctx->png, ctx->info);
   png_uint_32 h = png_get_image_height(ctx->png, ctx->info);
-  if (!image__size_ok((long long)w, (long long)h)) {
-    snprintf(ctx->msg, sizeof ctx->msg, "unsupported size %lux%lu (max %d per side, %lld pixels)",
-             (unsigned long)w, (unsigned long)h, IMAGE_MAX_DIM, (long long)IMAGE_MAX_PIXELS);
+  int depth = png_get_bit_depth(ctx->png, ctx->info);
+  if (ctx->want8 && depth == 16) {
+    ctx->not8 = 1;
     return -1;
   }
-  int depth = png_get_bit_depth(ctx->png, ctx->info);
+  /* the float image (none when 8-bit codes are kept) and the decoded rows (3 or 6 bytes a
+   * pixel); deflate packs at most 1032 bytes into one, and a 1-bit image 8 pixels into a byte */
+  if (image__claim_ok(path, "PNG", (long long)w, (long long)h, (ctx->want8 ? 0.0 : 12.0) + (depth == 16 ? 6.0 : 3.0),
+                      image__file_size(f), 8.0 * 1032.0, err, errlen)) {
+    ctx->claim_refused = 1;
+    return -1;
+  }
   int ctype = png_get_color_type(ctx->png, ctx->info);
 
   /* normalise to 8- or 16-bit RGB without alpha */
@@ -123,7 +132,7 @@ static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, c
 
   ctx->buf = malloc(rowbytes * (size_t)h);
   ctx->rows = malloc(sizeof(png_bytep) * (size_t)h);
-  if (!ctx->buf || !ctx->rows || image_init(img, (int)w, (int)h) != 0) {
+  if (!ctx->buf || !ctx->rows || (!ctx->want8 && image_init(img, (int)w, (int)h) != 0)) {
     snprintf(ctx->msg, sizeof ctx->msg, "out of memory for %lux%lu image", (unsigned long)w,
              (unsigned long)h);
     return -1;
@@ -131,13 +140,17 @@ static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, c
   for (png_uint_32 y = 0; y < h; y++) ctx->rows[y] = ctx->buf + rowbytes * y;
   png_read_image(ctx->png, ctx->rows);
   png_read_end(ctx->png, NULL);
-  (void)path, (void)err, (void)errlen;
+  img->width = (int)w;
+  img->height = (int)h;
   return 0;
 }
 
-int image__png_read(FILE *f, image *img, const char *path, char *err, size_t errlen) {
+/* Both readers: float (image__png_read) or 8-bit codes kept (rgb8 != NULL: 1 with *rgb8, or 0
+ * for a 16-bit file). */
+static int png_read(FILE *f, image *img, unsigned char **rgb8, const char *path, char *err, size_t errlen) {
   png_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
+  ctx.want8 = rgb8 != NULL;
   img->width = img->height = 0;
   img->rgb = NULL;
   ctx.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_png_error, on_png_warning);
@@ -149,9 +162,17 @@ int image__png_read(FILE *f, image *img, const char *path, char *err, size_t err
   }
   int is16 = 0;
   int rc = png_read_inner(&ctx, f, img, path, err, errlen, &is16);
-  if (rc != 0) {
+  if (rc != 0 && ctx.not8) {
+    rc = 0;   /* 16-bit: the caller reads it as floats */
+  } else if (rc == 0 && rgb8) {
+    *rgb8 = ctx.buf;   /* the decoded 8-bit RGB rows, handed over */
+    ctx.buf = NULL;
+    rc = 1;
+  } else if (rc != 0) {
     const char *m = ctx.msg[0] ? ctx.msg : "unknown error";
-    if (strcmp(m, "Read Error") == 0)
+    if (ctx.claim_refused)
+      ;
+    else if (strcmp(m, "Read Error") == 0)
       image__set_err(err, errlen, "%s: truncated or unreadable PNG data (%s)", path, m);
     else
       image__set_err(err, errlen, "%s: PNG decode error: %s", path, m);
@@ -164,13 +185,26 @@ int image__png_read(FILE *f, image *img, const char *path, char *err, size_t err
         img->rgb[i] = image_srgb_decode((float)((double)v / 65535.0));
       }
     } else {
-      float lut[256];
-      for (int i = 0; i < 256; i++) lut[i] = image_srgb_decode((float)((double)i / 255.0));
+      const float *lut = image_srgb8_table();
       for (size_t i = 0; i < n; i++) img->rgb[i] = lut[ctx.buf[i]];
     }
   }
   png_destroy_read_struct(&ctx.png, &ctx.info, NULL);
   free(ctx.buf);
   free(ctx.rows);
+  return rc;
+}
+
+int image__png_read(FILE *f, image *img, const char *path, char *err, size_t errlen) {
+  return png_read(f, img, NULL, path, err, errlen);
+}
+
+int image__png_read8(FILE *f, int *width, int *height, unsigned char **rgb8, const char *path, char *err,
+                     size_t errlen) {
+  image size = {0, 0, NULL};
+  *rgb8 = NULL;
+  int rc = png_read(f, &size, rgb8, path, err, errlen);
+  *width = size.width;
+  *height = size.height;
   return rc;
 }

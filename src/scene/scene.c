@@ -43,7 +43,7 @@ void scene_destroy(scene *s) {
     free(s->spheres); free(s->quads); free(s->materials);
     for (size_t i = 0; i < s->nmaterials; ++i) free(s->material_names[i]);
     free(s->material_names);
-    free(s->textures); free(s->texels); free(s->output_name);
+    free(s->textures); free(s->texels); free(s->texels8); free(s->srgb8_lut); free(s->output_name);
     bvh_free(&s->bvh);
     for (int i = 0; i < s->nbvh_cache; ++i) bvh_free(&s->bvh_cache[i]);
     free(s->lights); free(s->light_cdf); free(s->prim_light);
@@ -103,6 +103,45 @@ int scene_add_image_texture(scene *s, int width, int height, const float *rgb) {
     t.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
     t.b = t.a;
     return scene_add_texture(s, t, rgb);
+}
+
+int scene_add_image_texture8(scene *s, int width, int height, const uint8_t *rgb8, const float *lut) {
+    size_t n = (size_t)width * (size_t)height * 3u;
+    if (s->ntexels8 + n > (size_t)UINT32_MAX) return -2;
+    if (!s->srgb8_lut) {
+        s->srgb8_lut = malloc(256 * sizeof(float));
+        if (!s->srgb8_lut) return -1;
+        memcpy(s->srgb8_lut, lut, 256 * sizeof(float));
+    }
+    texture t;
+    memset(&t, 0, sizeof t);
+    t.kind = TEX_IMAGE;
+    t.width = width;
+    t.height = height;
+    t.scale = 1.0f;
+    t.srgb8 = 1;
+    double sum[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i += 3)
+        for (int c = 0; c < 3; ++c) sum[c] += s->srgb8_lut[rgb8[i + (size_t)c]];
+    double np = n ? (double)(n / 3u) : 1.0;
+    t.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
+    t.b = t.a;
+    if (GROW(s->textures, s->cap_textures, s->ntextures + 1)) return -1;
+    if (GROW(s->texels8, s->cap_texels8, s->ntexels8 + n)) return -1;
+    memcpy(s->texels8 + s->ntexels8, rgb8, n);
+    t.offset = (uint32_t)s->ntexels8;
+    s->ntexels8 += n;
+    s->textures[s->ntextures] = t;
+    return (int)s->ntextures++;
+}
+
+vec3 scene_texel(const scene *s, const texture *t, size_t i) {
+    if (t->srgb8) {
+        const uint8_t *q = s->texels8 + t->offset + 3 * i;
+        return v3(s->srgb8_lut[q[0]], s->srgb8_lut[q[1]], s->srgb8_lut[q[2]]);
+    }
+    const float *p = s->texels + t->offset + 3 * i;
+    return v3(p[0], p[1], p[2]);
 }
 
 /* ---- transforms ---------------------------------------------------------------------------- */
@@ -472,8 +511,8 @@ static int build_env_distribution(scene *s, char *err, size_t errlen) {
     }
     double total = 0.0, maxlum = 0.0;
     for (size_t i = 0; i < w * h; ++i) {
-        const float *p = s->texels + t->offset + 3 * i;
-        double l = 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+        vec3 p = scene_texel(s, t, i);
+        double l = 0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z;
         if (l > maxlum) maxlum = l;
     }
     double floor_lum = maxlum > 0.0 ? 1e-4 * maxlum : 1.0;
@@ -483,8 +522,8 @@ static int build_env_distribution(scene *s, char *err, size_t errlen) {
         double acc = 0.0;
         cols[0] = 0.0f;
         for (size_t x = 0; x < w; ++x) {
-            const float *p = s->texels + t->offset + 3 * (y * w + x);
-            double l = 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+            vec3 p = scene_texel(s, t, y * w + x);
+            double l = 0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z;
             if (!(l > floor_lum)) l = floor_lum;   /* also catches NaN */
             acc += l * st;
             cols[x + 1] = (float)acc;
@@ -563,6 +602,7 @@ static void fill_kscene(scene *s) {
     k->nmaterials = (uint32_t)s->nmaterials;
     k->ntextures = (uint32_t)s->ntextures;
     k->ntexels = s->ntexels;
+    k->ntexels8 = s->ntexels8;
     if (s->env_tex >= 0) {
         const texture *t = &s->textures[s->env_tex];
         k->nenv_cdf_rows = (uint64_t)t->height + 1u;
@@ -587,11 +627,6 @@ int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen) {
     /* the camera of the file, checked here so that a bad one is reported at load */
     camera cam;
     if (scene_camera(s, s->camera.width, s->camera.height, &cam, err, errlen)) return -1;
-    /* the CPU's leaf test loads 16 bytes per vertex position: keep one vertex of slack */
-    if (s->nvertices && reserve_mesh(s, 1, 0)) {
-        snprintf(err, errlen, "out of memory preparing %zu primitives", nprims);
-        return -1;
-    }
     if (build_lights(s, nprims, err, errlen)) return -1;
     if (build_env_distribution(s, err, errlen)) return -1;
     fill_kscene(s);
@@ -617,6 +652,7 @@ int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen) {
     s->k.nodes = s->bvh.wnodes;
     s->k.nnodes = (uint32_t)s->bvh.nwnodes;
     s->k.leaves = s->bvh.leaves;
+    s->k.leaf_pos = s->bvh.leaf_pos;
     s->k.nleaf4 = (uint32_t)s->bvh.nleaf4;
     s->prepared = 1;
     return 0;

@@ -32,6 +32,8 @@ typedef struct scene {
     material *materials; char **material_names; size_t nmaterials, cap_materials;
     texture *textures; size_t ntextures, cap_textures;
     float *texels; size_t ntexels, cap_texels;
+    uint8_t *texels8; size_t ntexels8, cap_texels8;   /* 8-bit sRGB image textures (texture.srgb8) */
+    float *srgb8_lut;        /* the 256 sRGB codes decoded (image_srgb8_table), with the first texels8 */
     light *punctual; size_t npunctual, cap_punctual;   /* point and directional lights */
     vec3 env_radiance;       /* constant sky colour, or the scale of env_tex */
     int env_tex;             /* lat-long environment map texture, or -1 */
@@ -71,6 +73,12 @@ int scene_add_texture(scene *s, texture t, const float *texels);
 /* An image texture from width*height*3 linear floats; its mean colour is what the kernel returns
  * for non-finite uvs. Returns the index, -1 when out of memory, -2 past the 2^32-texel limit. */
 int scene_add_image_texture(scene *s, int width, int height, const float *rgb);
+/* The same from width*height*3 8-bit sRGB codes, kept at that precision (3 bytes a texel instead
+ * of 12) and decoded on lookup through lut (256 values: image_srgb8_table, so that the texture
+ * looks up exactly what image_load would have given). */
+int scene_add_image_texture8(scene *s, int width, int height, const uint8_t *rgb8, const float *lut);
+/* Texel i (row-major) of an image texture, linear RGB, whatever its precision. */
+vec3 scene_texel(const scene *s, const texture *t, size_t i);
 
 /* Affine transforms, CIS 5650 convention: M = T * Rx * Ry * Rz * S, angles in degrees. */
 xform xform_identity(void);

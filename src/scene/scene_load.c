@@ -5,6 +5,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include "caustic.h"
 #include "scene/scene.h"
 #include "util/array.h"
 #include "util/file.h"
@@ -27,7 +28,7 @@
 #define MAX_SCALE 1e7
 #define MAX_ANGLE 1e6
 #define MAX_RADIANCE 1e7
-#define MAX_SPP (1 << 30)
+#define MAX_SPP CAUSTIC_MAX_SPP
 #define MAX_DEPTH 1024
 #define MAX_SCENE_FILE (256L << 20)
 #define SENSOR_HEIGHT_MM 36.0 /* FOCAL_LENGTH -> field of view convention (docs) */
@@ -82,8 +83,28 @@ static int fail(loader *L, const char *jpath, const char *fmt, ...) {
     return -1;
 }
 
-/* A dialect mapping the user should know about: an error under --strict, otherwise one warning
- * per `dedup` key ("Materials.*.SIGMA_A"), the first place it occurred named in full. */
+/* One warning per `dedup` key ("Materials.*.SIGMA_A"), the first place it occurred named in
+ * full; later ones are counted. */
+static void note(loader *L, const char *dedup, const char *jpath, const char *msg) {
+    for (size_t i = 0; i < L->nwarnings; ++i)
+        if (strcmp(L->warnings[i].key, dedup) == 0) { L->warnings[i].more++; return; }
+    char line[1100];
+    if (jpath && *jpath) snprintf(line, sizeof line, "%s: %s: %s", L->src, jpath, msg);
+    else snprintf(line, sizeof line, "%s: %s", L->src, msg);
+    text_one_line(line);
+    pending_warning *grown = realloc(L->warnings, (L->nwarnings + 1) * sizeof *grown);
+    if (!grown) return; /* a warning lost to memory pressure is not worth failing the load */
+    L->warnings = grown;
+    pending_warning *w = &L->warnings[L->nwarnings];
+    w->key = strdup(dedup);
+    w->message = strdup(line);
+    w->more = 0;
+    if (!w->key || !w->message) { free(w->key); free(w->message); return; }
+    L->nwarnings++;
+}
+
+/* A dialect mapping the user should know about: an error under --strict, otherwise a warning
+ * (note). */
 static int warn(loader *L, const char *dedup, const char *jpath, const char *fmt, ...) {
     char msg[768];
     va_list ap;
@@ -91,21 +112,7 @@ static int warn(loader *L, const char *dedup, const char *jpath, const char *fmt
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (L->strict) return fail(L, jpath, "%s (an error with --strict)", msg);
-    for (size_t i = 0; i < L->nwarnings; ++i)
-        if (strcmp(L->warnings[i].key, dedup) == 0) { L->warnings[i].more++; return 0; }
-    char line[1100];
-    if (jpath && *jpath) snprintf(line, sizeof line, "%s: %s: %s", L->src, jpath, msg);
-    else snprintf(line, sizeof line, "%s: %s", L->src, msg);
-    text_one_line(line);
-    pending_warning *grown = realloc(L->warnings, (L->nwarnings + 1) * sizeof *grown);
-    if (!grown) return 0; /* a warning lost to memory pressure is not worth failing the load */
-    L->warnings = grown;
-    pending_warning *w = &L->warnings[L->nwarnings];
-    w->key = strdup(dedup);
-    w->message = strdup(line);
-    w->more = 0;
-    if (!w->key || !w->message) { free(w->key); free(w->message); return 0; }
-    L->nwarnings++;
+    note(L, dedup, jpath, msg);
     return 0;
 }
 
@@ -447,7 +454,8 @@ static int ends_with_ci(const char *s, const char *suffix) {
 
 /* ---- textures -------------------------------------------------------------------------------- */
 /* Loads the image named by the string `f` (at JSON path `p`, relative to the scene file) as an
- * image texture: linear RGB texels (image_load decodes sRGB PNGs). */
+ * image texture: an 8-bit sRGB file (PNG, JPEG) keeps its codes, decoded on lookup; any other as
+ * linear float RGB, its invalid values reported and zeroed. */
 static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out_index) {
     const char *file = "";
     if (read_string(L, f, p, &file)) return -1;
@@ -465,15 +473,46 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
         free(full);
         return -1;
     }
-    image img;
     char ierr[512];
-    if (image_load(&img, full, ierr, sizeof ierr)) {
+    int w = 0, h = 0, idx;
+    unsigned char *rgb8 = NULL;
+    int is8 = image_load_srgb8(full, &w, &h, &rgb8, ierr, sizeof ierr);
+    if (is8 < 0) {
         free(full);
         return fail(L, p, "%s", ierr);
     }
-    free(full);
-    int idx = scene_add_image_texture(L->s, img.width, img.height, img.rgb);
-    image_free(&img);
+    if (is8) {
+        /* 8-bit sRGB stays 8-bit (a quarter of the memory); its codes are all valid values */
+        free(full);
+        idx = scene_add_image_texture8(L->s, w, h, rgb8, image_srgb8_table());
+        free(rgb8);
+    } else {
+        image img;
+        if (image_load(&img, full, ierr, sizeof ierr)) {
+            free(full);
+            return fail(L, p, "%s", ierr);
+        }
+        /* values no light or reflectance has: said once per file, replaced by 0 (refused with --strict) */
+        image_value_report vr;
+        image_sanitize(&img, &vr);
+        int bad = 0;
+        char key[1100];
+        snprintf(key, sizeof key, "invalid texels %s", full);
+        if (vr.nonfinite || vr.negative)
+            bad = warn(L, key, p, "%s: %zu non-finite and %zu negative values replaced by 0", full, vr.nonfinite,
+                       vr.negative);
+        if (!bad && vr.huge) {
+            char msg[768];
+            snprintf(msg, sizeof msg, "%s: %zu values above %g (largest %g): a broken file?", full, vr.huge,
+                     (double)IMAGE_HUGE_VALUE, (double)vr.largest);
+            snprintf(key, sizeof key, "huge texels %s", full);
+            note(L, key, p, msg);
+        }
+        free(full);
+        if (bad) { image_free(&img); return -1; }
+        idx = scene_add_image_texture(L->s, img.width, img.height, img.rgb);
+        image_free(&img);
+    }
     if (idx == -2) return fail(L, p, "too many texels in the scene");
     if (idx < 0) return fail(L, p, "out of memory");
     *out_index = idx;

@@ -1,7 +1,9 @@
 /* util/file.h: whole-file reading, atomic replacement, the error-line format. */
 #include "util/file.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,7 +50,55 @@ char *file_read_all(const char *path, long long max, size_t *size, char *why, si
     return text;
 }
 
+/* path's directory ("." for a bare name) into dir, and where its file name starts. */
+static const char *split_dir(const char *path, char *dir, size_t n) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) { snprintf(dir, n, "."); return path; }
+    size_t len = slash == path ? 1 : (size_t)(slash - path);
+    snprintf(dir, n, "%.*s", (int)len, path);
+    return slash + 1;
+}
+
+int file_remove_stale_temps(const char *path) {
+    char dir[4096];
+    const char *base = split_dir(path, dir, sizeof dir);
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        /* BASE.tmp.PID, PID all digits, of a process that is gone (kill 0: ESRCH) */
+        const char *n = e->d_name;
+        if (strncmp(n, base, blen) != 0 || strncmp(n + blen, ".tmp.", 5) != 0) continue;
+        const char *digits = n + blen + 5;
+        char *end;
+        errno = 0;
+        long pid = strtol(digits, &end, 10);
+        if (digits[0] < '0' || digits[0] > '9' || *end || errno || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char full[8192];
+        snprintf(full, sizeof full, "%s/%s", dir, n);
+        removed += remove(full) == 0;
+    }
+    closedir(d);
+    return removed;
+}
+
+int file_check_writable(const char *path, const char *what, char *err, size_t errlen) {
+    char dir[4096];
+    split_dir(path, dir, sizeof dir);
+    struct stat st;
+    if (stat(dir, &st) != 0) return file_error(err, errlen, path, 0, "%s: directory %s: %s", what, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return file_error(err, errlen, path, 0, "%s: %s is not a directory", what, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return file_error(err, errlen, path, 0, "%s: directory %s: %s", what, dir, strerror(errno));
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return file_error(err, errlen, path, 0, "%s: is a directory", what);
+    return 0;
+}
+
 int file_write_atomic(const char *path, const char *what, file_write_fn write, void *user, char *err, size_t errlen) {
+    file_remove_stale_temps(path);
     size_t tlen = strlen(path) + 32;
     char *tmp = malloc(tlen);
     if (!tmp) return file_error(err, errlen, path, 0, "%s: out of memory", what);

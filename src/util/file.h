@@ -20,6 +20,13 @@ char *file_read_all(const char *path, long long max, size_t *size, char *why, si
  * "PATH: <what>: <reason>" (what: e.g. "cannot write checkpoint"). */
 typedef int (*file_write_fn)(FILE *f, void *user, char *err, size_t errlen);
 int file_write_atomic(const char *path, const char *what, file_write_fn write, void *user, char *err, size_t errlen);
+/* Removes PATH.tmp.PID files that file_write_atomic of a process that no longer exists left
+ * behind (killed mid-write); file_write_atomic calls it. Returns how many it removed. */
+int file_remove_stale_temps(const char *path);
+
+/* Before a long job: can path be written (replaced atomically) later? Its directory must exist
+ * and be writable, and path must not be a directory. 0, or -1 with "PATH: <what>: <reason>". */
+int file_check_writable(const char *path, const char *what, char *err, size_t errlen);
 
 /* The parsers' error line: "PATH:LINE: problem" ("PATH: problem" for line 0), made one printable
  * line whatever the path holds. err may be NULL (errlen 0). Returns -1, for `return file_error(...)`. */

@@ -1,0 +1,163 @@
+/* Checkpoint files: writing, and a reader that checks every byte before the render trusts it
+ * (api/checkpoint.h, docs/checkpoint.md). */
+#include "api/checkpoint.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+#include <zlib.h>
+
+#define CKPT_PIXEL_BYTES (3 * sizeof(double) + sizeof(uint32_t) + sizeof(double))
+_Static_assert(CKPT_PIXEL_BYTES == 36, "docs/checkpoint.md: 36 bytes per pixel");
+_Static_assert(sizeof(film_real) == sizeof(double), "the host film is double");
+
+static uint32_t film_crc(const kfilm *film, size_t n) {
+    uLong c = crc32_z(0L, Z_NULL, 0);
+    c = crc32_z(c, (const Bytef *)film->sum, 3 * n * sizeof(double));
+    c = crc32_z(c, (const Bytef *)film->count, n * sizeof(uint32_t));
+    c = crc32_z(c, (const Bytef *)film->lum2, n * sizeof(double));
+    return (uint32_t)c;
+}
+
+static uint32_t header_crc(const ckpt_header *h) {
+    return (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), (const Bytef *)h, offsetof(ckpt_header, header_crc));
+}
+
+int ckpt_write(FILE *f, const ckpt_settings *settings, const ckpt_state *state, const kfilm *film) {
+    size_t n = (size_t)film->width * (size_t)film->height;
+    ckpt_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 1);
+    h.header_bytes = (uint32_t)sizeof h;
+    h.width = film->width;
+    h.height = film->height;
+    h.settings = *settings;
+    h.state = *state;
+    h.film_bytes = (uint64_t)n * CKPT_PIXEL_BYTES;
+    h.film_crc = film_crc(film, n);
+    h.header_crc = header_crc(&h);
+    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(film->sum, sizeof(double), 3 * n, f) == 3 * n &&
+             fwrite(film->count, sizeof(uint32_t), n, f) == n && fwrite(film->lum2, sizeof(double), n, f) == n;
+    return ok ? 0 : -1;
+}
+
+/* The header's own checks: what it is, that it is intact, and that it belongs to this render. */
+static int check_header(const ckpt_header *h, const char *name, const ckpt_settings *want, const kfilm *film,
+                        int spp_target, char *err, size_t errlen) {
+    if (memcmp(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 3) != 0) {
+        snprintf(err, errlen, "%s: not a caustic checkpoint", name);
+        return -1;
+    }
+    /* the version is the magic's last field: an older caustic's checkpoint says so */
+    if (memcmp(h->magic, CKPT_MAGIC, sizeof(CKPT_MAGIC)) != 0) {
+        char v = h->magic[sizeof(CKPT_MAGIC) - 3];
+        snprintf(err, errlen, "%s: checkpoint written by another version of caustic (format %c, this one reads %c)",
+                 name, v >= '0' && v <= '9' ? v : '?', CKPT_MAGIC[sizeof(CKPT_MAGIC) - 3]);
+        return -1;
+    }
+    if (h->header_bytes != sizeof *h) {
+        snprintf(err, errlen, "%s: checkpoint header of %u bytes, expected %zu (written on another platform?)", name,
+                 h->header_bytes, sizeof *h);
+        return -1;
+    }
+    if (h->header_crc != header_crc(h)) {
+        snprintf(err, errlen, "%s: checkpoint header is corrupt (CRC-32 mismatch)", name);
+        return -1;
+    }
+    if (h->width != film->width || h->height != film->height) {
+        snprintf(err, errlen, "%s: checkpoint is %dx%d, this render %dx%d", name, h->width, h->height, film->width,
+                 film->height);
+        return -1;
+    }
+    if (memcmp(&h->settings, want, sizeof *want) != 0) {
+        snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
+                 "resume with the same scene and options", name, h->settings.pass.cam.width,
+                 h->settings.pass.cam.height, h->settings.pass.max_depth, h->settings.pass.seed);
+        return -1;
+    }
+    const ckpt_state *s = &h->state;
+    if (s->spp_target < 1 || s->spp_target > CKPT_MAX_SPP || s->spp_done < 0 || s->spp_done > s->spp_target) {
+        snprintf(err, errlen, "%s: checkpoint records %d of %d spp (expected 0 <= done <= target <= %d)", name,
+                 s->spp_done, s->spp_target, CKPT_MAX_SPP);
+        return -1;
+    }
+    if (s->spp_done > spp_target) {
+        snprintf(err, errlen, "%s: checkpoint holds %d spp, more than this render's target of %d (raise --spp)", name,
+                 s->spp_done, spp_target);
+        return -1;
+    }
+    if (!isfinite(s->seconds) || s->seconds < 0.0) {
+        snprintf(err, errlen, "%s: checkpoint records a render time of %g s", name, s->seconds);
+        return -1;
+    }
+    size_t n = (size_t)film->width * (size_t)film->height;
+    if (h->film_bytes != (uint64_t)n * CKPT_PIXEL_BYTES) {
+        snprintf(err, errlen, "%s: checkpoint film of %llu bytes, expected %llu for %dx%d", name,
+                 (unsigned long long)h->film_bytes, (unsigned long long)n * CKPT_PIXEL_BYTES, film->width,
+                 film->height);
+        return -1;
+    }
+    return 0;
+}
+
+/* Values a render can produce: finite sums, non-negative squared luminance, and counts between
+ * the whole passes done (every pixel takes each pass's samples unless adaptive sampling stopped
+ * it) and the target (a distributed render saves finished work units beyond its last pass). */
+static int check_film(const kfilm *film, const ckpt_header *h, const char *name, char *err, size_t errlen) {
+    size_t n = (size_t)film->width * (size_t)film->height;
+    uint32_t lo = h->settings.pass.adaptive_threshold > 0.0f ? 0u : (uint32_t)h->state.spp_done;
+    uint32_t hi = (uint32_t)h->state.spp_target;
+    for (size_t i = 0; i < n; ++i) {
+        const double *s = film->sum + 3 * i;
+        int x = (int)(i % (size_t)film->width), y = (int)(i / (size_t)film->width);
+        if (!isfinite(s[0]) || !isfinite(s[1]) || !isfinite(s[2]) || !isfinite(film->lum2[i]) || film->lum2[i] < 0.0) {
+            snprintf(err, errlen, "%s: checkpoint film holds a non-finite or negative value at pixel (%d, %d)", name, x, y);
+            return -1;
+        }
+        if (film->count[i] < lo || film->count[i] > hi) {
+            snprintf(err, errlen, "%s: checkpoint pixel (%d, %d) holds %u samples, expected %u..%u", name, x, y,
+                     film->count[i], lo, hi);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_film(FILE *f, const ckpt_header *h, const char *name, kfilm *film, char *err, size_t errlen) {
+    size_t n = (size_t)film->width * (size_t)film->height;
+    if (fread(film->sum, sizeof(double), 3 * n, f) != 3 * n || fread(film->count, sizeof(uint32_t), n, f) != n ||
+        fread(film->lum2, sizeof(double), n, f) != n) {
+        snprintf(err, errlen, "%s: checkpoint is truncated", name);
+        return -1;
+    }
+    if (fgetc(f) != EOF) {
+        snprintf(err, errlen, "%s: checkpoint has data after its film", name);
+        return -1;
+    }
+    if (film_crc(film, n) != h->film_crc) {
+        snprintf(err, errlen, "%s: checkpoint film is corrupt (CRC-32 mismatch)", name);
+        return -1;
+    }
+    return check_film(film, h, name, err, errlen);
+}
+
+int ckpt_read(FILE *f, const char *name, const ckpt_settings *want, int spp_target, kfilm *film, ckpt_state *state,
+              char *err, size_t errlen) {
+    ckpt_header h;
+    size_t got = fread(&h, 1, sizeof h, f);
+    if (got < sizeof h) {
+        int ours = got >= sizeof(CKPT_MAGIC) - 3 && memcmp(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 3) == 0;
+        snprintf(err, errlen, ours ? "%s: checkpoint is truncated (in its header)" : "%s: not a caustic checkpoint", name);
+        return -1;
+    }
+    if (check_header(&h, name, want, film, spp_target, err, errlen)) return -1;
+    if (read_film(f, &h, name, film, err, errlen)) {
+        size_t n = (size_t)film->width * (size_t)film->height;
+        memset(film->sum, 0, 3 * n * sizeof(double));
+        memset(film->count, 0, n * sizeof(uint32_t));
+        memset(film->lum2, 0, n * sizeof(double));
+        return -1;
+    }
+    *state = h.state;
+    return 0;
+}
