@@ -65,6 +65,8 @@ typedef enum caustic_integrator {
 /* The largest spp target: scene files (ITERATIONS), --spp and checkpoints share it. */
 #define CAUSTIC_MAX_SPP (1 << 30)
 
+#define CAUSTIC_MAX_GPUS 16
+
 /* Zero/negative fields mean "take it from the scene file" (or the default). */
 typedef struct caustic_options {
     int width, height;        /* resolution */
@@ -94,6 +96,10 @@ typedef struct caustic_options {
                                  contributions are weighted by path length so that the image at
                                  the spp target is unbiased (docs/architecture.md). Path tracing
                                  only; not with adaptive sampling */
+    int ngpus;                /* CUDA devices by index, gpus[0..ngpus): --device cuda:0,2 (a device
+                                 may repeat); 0 = every visible device (several: one host thread
+                                 each, pulling work from one queue) */
+    int gpus[CAUSTIC_MAX_GPUS];
 } caustic_options;
 
 typedef struct caustic_scene_stats {
@@ -166,6 +172,8 @@ void caustic_options_init(caustic_options *opt);
 int caustic_parse_schedule(const char *name, caustic_schedule *out);
 int caustic_parse_sampler(const char *name, caustic_sampler *out);
 int caustic_parse_device(const char *name, caustic_device *out);
+/* --device's value into o: auto | cpu | cuda | cuda:I,J,... (CUDA devices by index); -1 if malformed. */
+int caustic_options_set_device(caustic_options *o, const char *spec);
 int caustic_parse_integrator(const char *name, caustic_integrator *out);   /* pt lt bdpt ppm bpm vcm */
 int caustic_parse_gpu_mode(const char *name, caustic_gpu_mode *out);      /* mega wavefront */
 int caustic_parse_gpu_bvh(const char *name, caustic_gpu_bvh *out);        /* sah lbvh cwbvh */

@@ -23,6 +23,7 @@ static int rebuild_threads(scene *s, int lanes, int width, int threads) {
     int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, threads, lanes, width);
     s->k.nodes = s->bvh.wnodes;
     s->k.leaves = s->bvh.leaves;
+    s->k.leaf_pos = s->bvh.leaf_pos;
     s->k.nnodes = (uint32_t)s->bvh.nwnodes;
     free(lo); free(hi); free(ids);
     return rc;
@@ -231,11 +232,14 @@ static void check_other_builds(scene *s, uint64_t seed) {
 
 /* The compressed 8-wide layout (the GPU's --gpu-bvh cwbvh) of the scene's tree rebuilt at width
  * 8 with the given SAH lanes: every used slot's meta byte gives back its stack word, its
- * dequantised box (as the traversal computes it) contains the child's float box and hence every
+ * dequantised box (in exact arithmetic) contains the child's float box and hence every
  * primitive of a leaf child (a primitive's whole box where the build split no reference, else
  * the part inside the float box), unused slots are marked so; then the shared traversal over
  * the compressed nodes finds the same hits as brute force (check_traversal), and `extra` (may be
  * NULL) runs over them too. Leaves the scene at this kernel's width. */
+static int dbox_contains(const double lo[3], const double hi[3], vec3 plo, vec3 phi_) {
+    return plo.x >= lo[0] && plo.y >= lo[1] && plo.z >= lo[2] && phi_.x <= hi[0] && phi_.y <= hi[1] && phi_.z <= hi[2];
+}
 static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *)) {
     CHECK(rebuild(s, lanes, BVH8_WIDTH) == 0, "build at width 8 with %d SAH lanes", lanes);
     char err[256];
@@ -256,10 +260,12 @@ static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *)
             used_off += used != (int)(c->used >> i & 1u);
             if (!used) continue;
             words_off += cw8_word(m, (uint32_t)i) != n->ref[i];
-            vec3 lo, hi, flo = v3(n->lo_x[i], n->lo_y[i], n->lo_z[i]), fhi = v3(n->hi_x[i], n->hi_y[i], n->hi_z[i]);
-            cw8_child_box(c, i, &lo, &hi);
-            boxes_off += !box_contains(lo, hi, flo, fhi);
-            slack += (double)vlen(vsub(hi, lo)) / fmax((double)vlen(vsub(fhi, flo)), 1e-30);
+            vec3 flo = v3(n->lo_x[i], n->lo_y[i], n->lo_z[i]), fhi = v3(n->hi_x[i], n->hi_y[i], n->hi_z[i]);
+            double lo[3], hi[3];
+            cw8_child_box(c, i, lo, hi);
+            boxes_off += !dbox_contains(lo, hi, flo, fhi);
+            slack += sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2])) /
+                     fmax((double)vlen(vsub(fhi, flo)), 1e-30);
             nslots++;
             uint32_t cnt = n->ref[i] & BVH_MAX_LEAF_BLOCKS, first = n->ref[i] >> BVH_COUNT_BITS;
             for (uint32_t b = 0; b < cnt; ++b)
@@ -269,7 +275,7 @@ static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *)
                     vec3 plo, phi_;
                     kscene_prim_bounds_of(&s->k, id, &plo, &phi_);
                     if (split) { plo = vmax(plo, flo); phi_ = vmin(phi_, fhi); }
-                    prims_off += !box_contains(lo, hi, plo, phi_);
+                    prims_off += !dbox_contains(lo, hi, plo, phi_);
                 }
         }
     }

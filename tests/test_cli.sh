@@ -44,11 +44,15 @@ expect_fail "garbage res" "--res" render "$T/good.json" --res 10by10 -o "$T/out.
 expect_fail "bad schedule" "--schedule" render "$T/good.json" --schedule random -o "$T/out.png"
 expect_fail "bad sampler" "--sampler" render "$T/good.json" --sampler halton -o "$T/out.png"
 "$CAUSTIC" render "$T/good.json" --device gpu -o "$T/out.png" >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "bad --device value"
+expect_fail "malformed device list" "cuda:I,J" render "$T/good.json" --device cuda:0,x -o "$T/out.png"
+expect_fail "empty device list" "cuda:I,J" render "$T/good.json" --device cuda: -o "$T/out.png"
 if "$CAUSTIC" devices | grep -q "^no CUDA"; then
   expect_fail "cuda without a device" "no CUDA" render "$T/good.json" --device cuda -o "$T/out.png"
   expect_fail "vcm on cuda without a device" "no CUDA" render "$T/good.json" --integrator vcm --device cuda -o "$T/out.png"
 else
   "$CAUSTIC" render "$T/good.json" --device cuda --spp 2 --quiet -o "$T/gpu.png" | grep -q "device=cuda" && ok || bad "cuda render"
+  "$CAUSTIC" render "$T/good.json" --device cuda --gpu-bvh cwbvh --spp 2 --quiet -o "$T/gpucw.png" | grep -q "device=cuda" \
+    && ok || bad "cuda render through the compressed BVH"
   "$CAUSTIC" render "$T/good.json" --integrator vcm --device cuda --spp 2 --quiet -o "$T/gpuvcm.png" | grep -q "device=cuda" \
     && ok || bad "cuda vcm render"
   "$CAUSTIC" render "$T/good.json" --integrator bdpt --spp 2 --quiet -o "$T/gpubdpt.png" | grep -q "device=cuda" \
@@ -56,6 +60,8 @@ else
 fi
 expect_fail "bad gpu mode" "--gpu-mode" render "$T/good.json" --gpu-mode hybrid -o "$T/out.png"
 expect_fail "bad gpu bvh" "--gpu-bvh" render "$T/good.json" --gpu-bvh kd -o "$T/out.png"
+"$CAUSTIC" render "$T/good.json" --device cpu --gpu-bvh cwbvh --spp 1 --quiet -o "$T/cw.png" >/dev/null 2>&1 && ok \
+  || bad "--gpu-bvh cwbvh is a known value"
 expect_fail "bench bad gpu mode" "--gpu-mode" bench --device cuda --gpu-mode x
 expect_fail "bad threads" "--threads" render "$T/good.json" --threads 0 -o "$T/out.png"
 expect_fail "bad integrator" "--integrator" render "$T/good.json" --integrator mlt -o "$T/out.png"

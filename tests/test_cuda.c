@@ -116,10 +116,13 @@ static void check_lbvh(const char *name, scene *s) {
         ks.nodes = sah.wnodes;
         ks.nnodes = (uint32_t)sah.nwnodes;
         ks.leaves = sah.leaves;
+        ks.leaf_pos = sah.leaf_pos;
         kscene k = s->k;
         k.nodes = o.nodes;
         k.nnodes = (uint32_t)o.nnodes;
         k.leaves = o.leaves;
+        float *lbvh_pos = bvh_leaf_positions(o.leaves, o.nleaf4, s->positions);
+        k.leaf_pos = lbvh_pos;
         pcg32 rng = pcg32_seed(7u, 3u);
         vec3 c = vscale(vadd(s->bounds_lo, s->bounds_hi), 0.5f), e = vsub(s->bounds_hi, s->bounds_lo);
         int differ = 0, hits = 0;
@@ -139,6 +142,7 @@ static void check_lbvh(const char *name, scene *s) {
          * tree's slab test and not by the other's (other boxes): allow 1 in 2000 */
         CHECK(differ <= 20, "%s: %d of 40000 queries differ through the LBVH (%d hits)", name, differ, hits);
         if (differ) printf("%s: %d of 40000 queries differ between LBVH and SAH\n", name, differ);
+        free(lbvh_pos);
     }
     bvh_free(&sah);
     printf("%s: %zu primitives, %zu 4-wide nodes, depth %d, GPU %.3f ms, collapse %.3f ms\n", name, np, o.nnodes,
@@ -212,7 +216,8 @@ static void check_cw8_trace(const char *name, scene *s) {
             cw8_node *cw = malloc((tree->nwnodes + 1) * sizeof(cw8_node));
             CHECK(bvh_compress8(tree->wnodes, tree->nwnodes, cw, err, sizeof err) == 0, "%s: compress: %s", name, err);
             kscene k = s->k;
-            k.nodes = cw; k.leaves = tree->leaves; k.nnodes = (uint32_t)tree->nwnodes; k.node_layout = KNODES_CW8;
+            k.nodes = cw; k.leaves = tree->leaves; k.leaf_pos = tree->leaf_pos; k.nnodes = (uint32_t)tree->nwnodes;
+            k.node_layout = KNODES_CW8;
             uint64_t cpu_hits = 0;
             double cpu_tsum = 0.0;
             for (int i = 0; i < N; ++i) {

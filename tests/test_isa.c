@@ -28,6 +28,7 @@ static int rebuild(scene *s, int width) {
     int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, 2, BVH_LEAF_WIDTH, width);
     s->k.nodes = s->bvh.wnodes;
     s->k.leaves = s->bvh.leaves;
+    s->k.leaf_pos = s->bvh.leaf_pos;
     s->k.nnodes = (uint32_t)s->bvh.nwnodes;
     free(lo); free(hi); free(ids);
     return rc;

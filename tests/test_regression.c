@@ -1,8 +1,8 @@
 /* Regression: the default scene rendered now matches a stored high-spp reference, judged
  * against the noise actually measured (independent seeds), block by block. With the argument
  * "cuda" the image is rendered on the GPU against the CPU-rendered reference: CPU/GPU parity
- * (skipped, exit 77, without a CUDA device); "cuda-wavefront" and "cuda-lbvh" check the wavefront
- * pipeline and the GPU-built LBVH the same way. A third argument "adaptive-depth" renders with
+ * (skipped, exit 77, without a CUDA device); "cuda-wavefront", "cuda-lbvh" and "cuda-cwbvh" check
+ * the wavefront pipeline, the GPU-built LBVH and the compressed 8-wide BVH the same way. A third argument "adaptive-depth" renders with
  * --adaptive-depth (32 spp, which reach the scene's depth 8), which must match the same
  * reference (CPU, or CPU/GPU parity with a GPU device).
  * Regenerate the reference after an intended change of the image:
@@ -27,6 +27,7 @@ int main(int argc, char **argv) {
     /* cuda-wavefront / cuda-lbvh: the GPU's wavefront pipeline / GPU-built LBVH */
     if (argc > 2 && !strcmp(argv[2], "cuda-wavefront")) { device = CAUSTIC_DEVICE_CUDA; mode = CAUSTIC_GPU_WAVEFRONT; }
     else if (argc > 2 && !strcmp(argv[2], "cuda-lbvh")) { device = CAUSTIC_DEVICE_CUDA; gbvh = CAUSTIC_GPU_BVH_LBVH; }
+    else if (argc > 2 && !strcmp(argv[2], "cuda-cwbvh")) { device = CAUSTIC_DEVICE_CUDA; gbvh = CAUSTIC_GPU_BVH_CWBVH; }
     else if (argc > 2 && caustic_parse_device(argv[2], &device)) { fprintf(stderr, "bad device %s\n", argv[2]); return 2; }
     if (device == CAUSTIC_DEVICE_CUDA) {
         char buf[512];

@@ -136,7 +136,13 @@ static void limits(void) {
               b->write_film && b->threads && b->free, "backend %d (%s) lacks an operation", i, b->name ? b->name : "?");
         n += b->device != NULL;
     }
-    CHECK(n == 4, "%d device backends, expected cpu/cuda x pt/bidir", n);
+    CHECK(n == 5, "%d device backends, expected cpu/cuda x pt/bidir and several GPUs", n);
+    /* --device's lists: malformed ones refused; several GPUs where there are none: the reason */
+    CHECK(caustic_options_set_device(&o, "cuda:1,x") != 0 && caustic_options_set_device(&o, "cuda:") != 0 &&
+              caustic_options_set_device(&o, "cuda:-1") != 0, "malformed device lists are refused");
+    CHECK(caustic_options_set_device(&o, "cuda:0,2,0") == 0 && o.device == CAUSTIC_DEVICE_CUDA && o.ngpus == 3 &&
+              o.gpus[1] == 2 && o.gpus[2] == 0, "cuda:0,2,0 is three devices");
+    CHECK(caustic_options_set_device(&o, "cpu") == 0 && o.device == CAUSTIC_DEVICE_CPU && o.ngpus == 0, "cpu");
     caustic_scene_free(cs);
 }
 

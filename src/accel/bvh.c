@@ -612,13 +612,37 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     if (!out->wnodes) { bvh_free(out); return -1; }
     bvh_leaf4 *shrunkl = realloc(out->leaves, out->nleaf4 * sizeof(bvh_leaf4));
     if (shrunkl) out->leaves = shrunkl;
+    if (positions && out->nleaf4) {
+        out->leaf_pos = bvh_leaf_positions(out->leaves, out->nleaf4, positions);
+        if (!out->leaf_pos) { bvh_free(out); return -1; }
+    }
     /* references beyond BVH_MAX_REF do not fit a traversal stack entry (2^29 nodes: 64 GiB) */
     if (out->nwnodes > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) { bvh_free(out); return -1; }
     return 0;
 }
 
+float *bvh_leaf_positions(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *positions) {
+    size_t bytes = (nleaf4 * BVH_LEAF_POS_FLOATS * sizeof(float) + 63) / 64 * 64;
+    float *out = aligned_alloc(64, bytes ? bytes : 64);
+    if (!out) return NULL;
+    for (size_t i = 0; i < nleaf4; ++i) {
+        float *row = out + i * BVH_LEAF_POS_FLOATS;
+        const uint32_t *v[3] = {leaves[i].v0, leaves[i].v1, leaves[i].v2};
+        /* unused and non-triangle lanes hold vertex 0 (their indices), as a gather would read */
+        for (int c = 0; c < 3; ++c)
+            for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+                vec3 p = positions[v[c][j]];
+                row[(3 * c + 0) * BVH_LEAF_WIDTH + j] = p.x;
+                row[(3 * c + 1) * BVH_LEAF_WIDTH + j] = p.y;
+                row[(3 * c + 2) * BVH_LEAF_WIDTH + j] = p.z;
+            }
+    }
+    return out;
+}
+
 void bvh_free(bvh *b) {
     free(b->nodes);
+    free(b->leaf_pos);
     free(b->wnodes);
     free(b->leaves);
     free(b->prim_ids);

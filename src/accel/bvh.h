@@ -13,6 +13,9 @@ typedef struct bvh {
     uint32_t *prim_ids; size_t nprims;   /* references in the binary tree's leaf order: a
                                             triangle split by spatial splits has several (nprims >= input) */
     bvh_leaf4 *leaves; size_t nleaf4;    /* the wide tree's leaf blocks (kernel layout) */
+    float *leaf_pos;                     /* the blocks' vertex positions for the CPU's leaf test
+                                            (kscene.leaf_pos, bvh_leaf_positions), or NULL
+                                            when built without positions */
     /* statistics */
     double build_seconds, sah_cost;
     int max_depth, max_leaf;
@@ -44,12 +47,15 @@ size_t bvh_build_count(void);
  * the GPU LBVH builder (src/cuda/lbvh.cu). */
 size_t bvh_collapse(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, int width, void *out,
                     bvh_leaf4 *leaves, size_t *nleaf4);
+/* The vertex positions of nleaf4 leaf blocks as the CPU's leaf test reads them (kscene.leaf_pos:
+ * BVH_LEAF_POS_FLOATS floats per block), 64-byte aligned (free()); NULL when out of memory. */
+float *bvh_leaf_positions(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *positions);
 /* The compressed 8-wide layout of an 8-wide tree (nnodes bvh8_nodes at wide, as bvh_collapse
  * lays them out) into out (nnodes cw8_nodes, the same indices; src/accel/bvh_compress.c).
  * Returns -1 with a message when a box is not finite or a node's children lie too far apart. */
 int bvh_compress8(const void *wide, size_t nnodes, cw8_node *out, char *err, size_t errlen);
-/* The dequantised box of a compressed node's slot, as the traversal computes it (tests). */
-void cw8_child_box(const cw8_node *n, int slot, vec3 *lo, vec3 *hi);
+/* The dequantised box of a compressed node's slot, in exact arithmetic (tests). */
+void cw8_child_box(const cw8_node *n, int slot, double lo[3], double hi[3]);
 /* Bytes of one node of the given width. */
 static inline size_t bvh_wnode_size(int width) { return width == BVH8_WIDTH ? sizeof(bvh8_node) : sizeof(bvh4_node); }
 /* Leaf blocks that a tree of nleaves leaves over nprims primitives needs at most. */

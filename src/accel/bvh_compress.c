@@ -1,11 +1,15 @@
 /* The compressed 8-wide layout (cw8_node, kernel/types.h) from an 8-wide tree of bvh8_nodes:
- * node i stays node i, each child box quantised conservatively (its dequantised planes, computed
- * as the traversal computes them, contain the float box). */
+ * node i stays node i, each child box quantised conservatively: its planes, in exact arithmetic
+ * (the traversal's rounding is its own to bound: bvh_traverse.h, cw8_visit), contain the float box. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "accel/bvh.h"
+
+/* Plane q of a grid at p with spacing sp, in double: exact (sp * q has at most 8 significant bits)
+ * unless p's exponent exceeds sp's by more than 44, when it is within 2^-53 relative. */
+static double plane(float p, float sp, uint32_t q) { return (double)p + (double)sp * (double)q; }
 
 /* Quantises one axis of a node's used slots (lo/hi rows) into qlo/qhi on a grid at p; returns the
  * exponent bits of the spacing, or -1 when the planes are not finite. */
@@ -27,13 +31,13 @@ static int quantise_axis(const float *lo, const float *hi, uint32_t used, float 
             if (!(used >> i & 1u)) { qlo[i] = 255; qhi[i] = 0; continue; }
             double fl = floor(((double)lo[i] - p) / sp), ce = ceil(((double)hi[i] - p) / sp);
             uint32_t a = fl < 0 ? 0u : fl > 255 ? 255u : (uint32_t)fl;
-            while (a > 0 && cw8_plane(p, sp, a) > lo[i]) --a;
-            if (cw8_plane(p, sp, a) > lo[i]) { ok = 0; break; }   /* cannot happen: plane 0 is p */
+            while (a > 0 && plane(p, sp, a) > lo[i]) --a;
+            if (plane(p, sp, a) > lo[i]) { ok = 0; break; }   /* cannot happen: plane 0 is p */
             double bq = ce < 0 ? 0 : ce;
             if (bq > 255) { ok = 0; break; }
             uint32_t b = (uint32_t)bq;
-            while (b < 255 && cw8_plane(p, sp, b) < hi[i]) ++b;
-            if (cw8_plane(p, sp, b) < hi[i]) { ok = 0; break; }
+            while (b < 255 && plane(p, sp, b) < hi[i]) ++b;
+            if (plane(p, sp, b) < hi[i]) { ok = 0; break; }
             qlo[i] = (uint8_t)a; qhi[i] = (uint8_t)b;
         }
         if (ok) { *p_out = p; return e; }
@@ -81,13 +85,10 @@ int bvh_compress8(const void *wide, size_t nnodes, cw8_node *out, char *err, siz
     return 0;
 }
 
-void cw8_child_box(const cw8_node *n, int slot, vec3 *lo, vec3 *hi) {
-    float l[3], h[3];
+void cw8_child_box(const cw8_node *n, int slot, double lo[3], double hi[3]) {
     for (int a = 0; a < 3; ++a) {
         float sp = cw8_spacing(n->e[a]);
-        l[a] = cw8_plane(n->p[a], sp, n->qlo[a][slot]);
-        h[a] = cw8_plane(n->p[a], sp, n->qhi[a][slot]);
+        lo[a] = plane(n->p[a], sp, n->qlo[a][slot]);
+        hi[a] = plane(n->p[a], sp, n->qhi[a][slot]);
     }
-    *lo = v3(l[0], l[1], l[2]);
-    *hi = v3(h[0], h[1], h[2]);
 }

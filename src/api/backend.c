@@ -4,13 +4,14 @@
 #include <stdio.h>
 
 /* The distributed layer first (it supports a render only under mpirun with several ranks, and
- * renders through the entries after it on every rank); then the GPU entries: with --device auto a
- * GPU renders when one works, else the CPU entry after. */
+ * renders through the entries after it on every rank); then the layer over several GPUs of the
+ * process (only where --device names or finds more than one), over the GPU entries after it; then
+ * the GPU entries: with --device auto a GPU renders when one works, else the CPU entry after. */
 const backend_ops *const backend_table[] = {
 #ifdef CAUSTIC_HAVE_MPI
     &backend_dist,
 #endif
-    &backend_cuda_pt, &backend_cuda_bidir, &backend_cpu_pt, &backend_cpu_bidir, NULL};
+    &backend_multi, &backend_cuda_pt, &backend_cuda_bidir, &backend_cpu_pt, &backend_cpu_bidir, NULL};
 
 int backend_bidir_limits(const backend_desc *d, char *err, size_t errlen) {
     const caustic_options *o = d->opt;

@@ -24,6 +24,8 @@ typedef struct backend_desc {
     int width, height;
     camera cam;                  /* for width x height */
     int max_depth;
+    int gpu;                     /* the CUDA device of a GPU backend (an index; backend_multi
+                                    creates one backend per device of the list) */
     /* caustic_cancel's flag: a pass ends early at its next safe point (a finished tile of path
      * tracing, a finished iteration of the bidirectional integrators) once it is set; NULL: never */
     const atomic_int *cancel;
@@ -53,7 +55,8 @@ typedef struct backend_ops {
     /* Optional (NULL where not offered). Path tracing into a tile's own film: samples
      * [p->sample_begin, p->sample_end) of the pixels [x0, x0 + tile->width) x [y0, y0 +
      * tile->height), each continuing from the sums and count the tile holds (a distributed work
-     * unit; the backend's own film is untouched). */
+     * unit; the backend's own film is untouched). Safe to call from any thread, one call at a time
+     * per backend (backend_multi drives one backend per device from a thread of its own). */
     int (*pass_tile)(void *b, const kpass *p, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
                      size_t errlen);
     /* A layer over several processes (src/dist): 1 on the process that coordinates (the caller
@@ -68,7 +71,8 @@ typedef struct backend_ops {
 /* In order of preference; NULL-terminated. */
 extern const backend_ops *const backend_table[];
 
-extern const backend_ops backend_cpu_pt, backend_cpu_bidir, backend_cuda_pt, backend_cuda_bidir, backend_dist;
+extern const backend_ops backend_cpu_pt, backend_cpu_bidir, backend_cuda_pt, backend_cuda_bidir, backend_dist,
+    backend_multi;
 
 /* The bidirectional integrators' limits, the same on every device (vcm.h): 0, or -1 and why. */
 int backend_bidir_limits(const backend_desc *d, char *err, size_t errlen);

@@ -16,9 +16,19 @@ typedef struct cuda_backend {
     const atomic_int *cancel;  /* caustic_cancel's flag (backend_desc) */
 } cuda_backend;
 
-/* No device: the reason, as --device cuda reports it. */
-static int need_device(char *err, size_t errlen) {
-    if (cuda_device_count() > 0) return 1;
+/* No device (or not the one asked for): the reason, as --device cuda reports it. */
+static int need_device(const backend_desc *d, char *err, size_t errlen) {
+    int n = cuda_device_count();
+    if (n > 0) {
+        /* this backend's device and every other the list names (backend_multi renders those) */
+        int bad = d->gpu >= 0 && d->gpu < n ? -1 : d->gpu;
+        for (int i = 0; i < d->opt->ngpus && bad < 0; ++i)
+            if (d->opt->gpus[i] < 0 || d->opt->gpus[i] >= n) bad = d->opt->gpus[i];
+        if (bad < 0) return 1;
+        snprintf(err, errlen, "--device cuda:%d: there %s %d CUDA device%s (0..%d)", bad, n == 1 ? "is" : "are", n,
+                 n == 1 ? "" : "s", n - 1);
+        return -1;
+    }
     char why[256];
     cuda_describe_devices(why, sizeof why);
     why[strcspn(why, "\n")] = 0;
@@ -46,6 +56,7 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
     cfg.bvh = d->opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH    ? CUDA_BVH_LBVH
             : d->opt->gpu_bvh == CAUSTIC_GPU_BVH_CWBVH ? CUDA_BVH_CW8
                                                        : CUDA_BVH_SAH;
+    cfg.device = d->gpu;
     const bvh *tree = NULL;
     if (cfg.bvh != CUDA_BVH_LBVH) {
         /* the scene's tree for the GPU (4-wide, or 8-wide to be compressed), built once for every
@@ -77,7 +88,7 @@ static int cuda_threads(const void *p) { (void)p; return 0; }
 /* ---- path tracing ---------------------------------------------------------------------------- */
 static int pt_supports(const backend_desc *d, char *err, size_t errlen) {
     if (d->opt->integrator != CAUSTIC_INTEGRATOR_PT) return 0;
-    return need_device(err, errlen);
+    return need_device(d, err, errlen);
 }
 
 static void *pt_create(const backend_desc *d, char *err, size_t errlen) { return cuda_create(d, 0, err, errlen); }
@@ -86,16 +97,22 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
     return cuda_renderer_pass(((cuda_backend *)p)->gpu, pass, &st->rays, &st->bad_samples, &st->samples, err, errlen);
 }
 
+static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
+                        size_t errlen) {
+    return cuda_renderer_pass_tile(((cuda_backend *)p)->gpu, pass, tile->sum, tile->count, tile->lum2, tile->width,
+                                   tile->height, x0, y0, &st->rays, &st->bad_samples, &st->samples, err, errlen);
+}
+
 const backend_ops backend_cuda_pt = {
     "cuda-pt", "cuda", pt_supports, pt_create, pt_pass, cuda_read_film, cuda_write_film, cuda_tonemap8, cuda_threads,
-    cuda_free_backend, NULL, NULL, 0.0, cuda_clear,
+    cuda_free_backend, pt_pass_tile, NULL, 0.0, cuda_clear,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
 static int bidir_supports(const backend_desc *d, char *err, size_t errlen) {
     if (d->opt->integrator == CAUSTIC_INTEGRATOR_PT) return 0;
     if (backend_bidir_limits(d, err, errlen)) return -1;
-    return need_device(err, errlen);
+    return need_device(d, err, errlen);
 }
 
 static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {

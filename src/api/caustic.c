@@ -224,6 +224,30 @@ int caustic_parse_device(const char *n, caustic_device *out) {
     return 0;
 }
 
+int caustic_options_set_device(caustic_options *o, const char *spec) {
+    if (strncmp(spec, "cuda:", 5) != 0) {
+        if (caustic_parse_device(spec, &o->device)) return -1;
+        o->ngpus = 0;
+        return 0;
+    }
+    int gpus[CAUSTIC_MAX_GPUS], n = 0;
+    const char *c = spec + 5;
+    for (;;) {
+        char *end;
+        if (*c < '0' || *c > '9' || n == CAUSTIC_MAX_GPUS) return -1;
+        long g = strtol(c, &end, 10);
+        if (g > 4096) return -1;
+        gpus[n++] = (int)g;
+        if (*end == 0) break;
+        if (*end != ',') return -1;
+        c = end + 1;
+    }
+    o->device = CAUSTIC_DEVICE_CUDA;
+    o->ngpus = n;
+    memcpy(o->gpus, gpus, (size_t)n * sizeof(int));
+    return 0;
+}
+
 void caustic_describe_devices(char *buf, size_t n) { cuda_describe_devices(buf, n); }
 
 const char *caustic_cpu_isa(char *err, size_t errlen) {
@@ -352,6 +376,7 @@ static void desc_of(const caustic_renderer *r, const camera *cam, backend_desc *
     d->height = cam->height;
     d->cam = *cam;
     d->max_depth = r->max_depth;
+    d->gpu = r->opt.ngpus > 0 ? r->opt.gpus[0] : 0;
     d->cancel = &r->cancel;
 }
 

@@ -59,7 +59,7 @@ static const char *usage_render =
     "                         image at --spp is unbiased; unfinished renders are darker (pt only)\n"
     "  --schedule S           tiles (default) | rows | rows-static | pixels\n"
     "  --sampler S            sobol (default) | stratified | random\n"
-    "  --device D             auto (default: the GPU when there is one) | cpu | cuda\n"
+    "  --device D             auto (default: any GPUs) | cpu | cuda (all GPUs) | cuda:0,1\n"
     "  --gpu-mode M           CUDA: mega (default; one thread per pixel) | wavefront (path pool,\n"
     "                         one kernel per stage, material-sorted shade queues)\n"
     "  --gpu-bvh B            CUDA: sah (default, 4-wide) | cwbvh (8-wide, compressed) | lbvh\n"
@@ -307,7 +307,8 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_double(v, 1e-6, 1e30, &d)) return usage_error("render", "--clamp: '%s' is not a positive luminance", v);
                 opt.clamp = (float)d;
             } else if (!strcmp(a, "--device")) {
-                if (caustic_parse_device(v, &opt.device)) return usage_error("render", "--device: '%s' is not one of auto, cpu, cuda", v);
+                if (caustic_options_set_device(&opt, v))
+                    return usage_error("render", "--device: '%s' is not one of auto, cpu, cuda, cuda:I,J,...", v);
             } else if (!strcmp(a, "--gpu-mode")) {
                 if (caustic_parse_gpu_mode(v, &opt.gpu_mode)) return usage_error("render", "--gpu-mode: '%s' is not one of mega, wavefront", v);
             } else if (!strcmp(a, "--gpu-bvh")) {

@@ -611,8 +611,8 @@ static void readout(viewer *v, char *buf, size_t n) {
              v->denoise ? " | denoised" : "");
 }
 
-/* --bench: the loop without a window, moving (an orbit of 1 degree per frame) then still, and
- * caustic_render over a fresh renderer on the same camera for as long. */
+/* --bench: the loop without a window, moving (an orbit of 1 degree per frame) then still at the
+ * starting camera, and caustic_render over a fresh renderer on that camera for as long. */
 static int bench(viewer *v, int frames, double seconds, char *err, size_t errlen) {
     double t0 = cli_now();
     long long spp_moving = 0;
@@ -622,7 +622,11 @@ static int bench(viewer *v, int frames, double seconds, char *err, size_t errlen
         spp_moving += caustic_renderer_spp(v->r);   /* each frame starts a new image */
     }
     double moving_s = cli_now() - t0;
-    /* still: the camera stays; frames keep coming with the still budget */
+    /* still: back at the starting camera (the one caustic render sees without --camera), frames
+     * keep coming with the still budget */
+    v->cam = v->home;
+    changed(v);
+    if (frame(v, NULL, MOVING_BUDGET, err, errlen)) return -1;
     v->last_change = cli_now() - 1.0;
     int spp0 = caustic_renderer_spp(v->r), nframes = 0;
     double t1 = cli_now();
@@ -633,7 +637,8 @@ static int bench(viewer *v, int frames, double seconds, char *err, size_t errlen
     double still_s = cli_now() - t1;
     double px = (double)v->width * v->height;
     double view_rate = still_s > 0.0 ? (caustic_renderer_spp(v->r) - spp0) * px / still_s : 0.0;
-    /* caustic render's loop on the same camera, options and device */
+    /* caustic render's loop on the same camera, options and device (time_limit 0 would be none) */
+    if (seconds <= 0.0) seconds = 1e-3;
     caustic_options o = v->opt;
     o.width = v->width;
     o.height = v->height;

@@ -38,9 +38,13 @@ struct cuda_renderer {
     size_t pinned_bytes;
     unsigned char *rgb8;       // device: tonemapped 8-bit image
     film_pixel *slices;        // small images: per slice of a pass and pixel, the slice's sums (megakernel_pass)
-    uint32_t nslices;          // slices the buffer holds (of width*height pixels each)
+    size_t slice_items;        // film_pixel entries the buffer holds
     unsigned *next;            // the sliced megakernel's work counter
     unsigned mega_blocks;      // resident blocks of the sliced megakernel (0 = not asked yet)
+    float *tile_accum;         // tile passes: the tile's film on the device (grown as needed)
+    uint32_t *tile_count;
+    float *tile_lum2;
+    size_t tile_pixels;
     int width, height;
     cuda_config cfg;
     cudaStream_t stream;
@@ -56,6 +60,9 @@ struct cuda_renderer {
             return -1;                                                                              \
         }                                                                                           \
     } while (0)
+
+// Makes the renderer's device the calling thread's current one (every entry point does).
+#define CUDA_USE_DEVICE(r) CUDA_TRY(cudaSetDevice((r)->cfg.device))
 
 int wavefront_create(cuda_renderer *r, char *err, size_t errlen);
 void wavefront_free(cuda_renderer *r);

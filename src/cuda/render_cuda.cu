@@ -31,7 +31,13 @@ extern "C" {
 // until about this many (pixel, slice) items exist, so that an image smaller than a few waves of
 // resident threads still fills the GPU (issue 21: at 512x384 one thread per pixel was 1.16 waves
 // of the H100's 169k resident threads, 0.42x the samples/s of 1080p). The split depends on the
-// image size and the pass only, never on the device, so a seed gives the same image everywhere.
+// size of what a pass covers (the image, or a tile of it: cuda_renderer_pass_tile) and the pass
+// only, never on the device, so a seed gives the same image everywhere. A tile is split as an
+// image of its size (a 1080p band of 1/8 split as the whole image left 3 items per resident
+// thread, and the last, each half a pass long, idled the GPU: several GPUs, GPU ranks); its
+// slices sum in another order in double than the whole image's, which the float film almost
+// never shows (and never where both splits give one slice per sample: images under 2^22 / spp
+// pixels).
 // 2^22 (168 MB of slice sums at most) was measured best of 2^20..2^22 on the H100
 // (docs/PERFORMANCE.md): more items shorten the tail of each pass; 1080p gets 2 slices too.
 #ifndef MEGA_FILL_ITEMS
@@ -91,6 +97,7 @@ static int upload(cuda_renderer *r, const void *host, size_t bytes, const void *
 
 extern "C" void cuda_renderer_free(cuda_renderer *r) {
     if (!r) return;
+    cudaSetDevice(r->cfg.device);
     for (int i = 0; i < r->nbuffers; ++i) cudaFree(r->buffers[i]);
     wavefront_free(r);
     cudaFreeHost(r->pinned);
@@ -102,6 +109,9 @@ extern "C" void cuda_renderer_free(cuda_renderer *r) {
     cudaFree(r->counters);
     cudaFree(r->slices);
     cudaFree(r->next);
+    cudaFree(r->tile_accum);
+    cudaFree(r->tile_count);
+    cudaFree(r->tile_lum2);
     if (r->stream) cudaStreamDestroy(r->stream);
     free(r);
 }
@@ -111,7 +121,13 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     *k = *h;   // the counts; every pointer is replaced by a device copy below
     k->nodes = NULL;
     k->leaves = NULL;
+    k->leaf_pos = NULL;
     k->nnodes = k->nleaf4 = 0;
+    if (r->cfg.device < 0 || r->cfg.device >= cuda_device_count()) {
+        snprintf(err, errlen, "CUDA: no device %d (%d found)", r->cfg.device, cuda_device_count());
+        return -1;
+    }
+    CUDA_USE_DEVICE(r);
     CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
     if (r->cfg.bvh == CUDA_BVH_LBVH) {
         if (lbvh_build_device(r, h, NULL, err, errlen)) return -1;
@@ -186,7 +202,7 @@ extern "C" cuda_renderer *cuda_renderer_create(const kscene *k, const bvh *tree,
 // run-time value they cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md).
 template <bool ADAPTIVE_DEPTH>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
-pt_megakernel(kscene k, kpass pass, kfilm film, unsigned long long *counters) {
+pt_megakernel(kscene k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
     uint32_t rays = 0, bad = 0, taken = 0;
     if (x < film.width && y < film.height) {
@@ -196,7 +212,7 @@ pt_megakernel(kscene k, kpass pass, kfilm film, unsigned long long *counters) {
             kpass p = pass;
             if (!ADAPTIVE_DEPTH) p.depth_start = 0;
             uint32_t n0 = f.n;
-            film_trace_pixel(&k, &p, x, y, &f, &rays, &bad);
+            film_trace_pixel(&k, &p, x0 + x, y0 + y, &f, &rays, &bad);
             film_pixel_store(&film, pix, &f);
             taken = f.n - n0;
         }
@@ -233,8 +249,8 @@ __device__ uint32_t slice_start(uint32_t spp, uint32_t slices, uint32_t c) {
 
 template <bool ADAPTIVE_DEPTH>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
-pt_megakernel_sliced(kscene k, kpass pass, kfilm film, uint32_t slices, film_pixel *part, unsigned *next,
-                     unsigned long long *counters) {
+pt_megakernel_sliced(kscene k, kpass pass, kfilm film, int x0, int y0, uint32_t slices, film_pixel *part,
+                     unsigned *next, unsigned long long *counters) {
     const unsigned lane = threadIdx.x & 31u;
     const size_t npix = (size_t)film.width * (size_t)film.height;
     const unsigned groups = (unsigned)((npix + 31u) / 32u), units = groups * slices;
@@ -254,8 +270,8 @@ pt_megakernel_sliced(kscene k, kpass pass, kfilm film, uint32_t slices, film_pix
                 if (!ADAPTIVE_DEPTH) p.depth_start = 0;
                 p.sample_begin = pass.sample_begin + slice_start(spp, slices, slice);
                 p.sample_end = pass.sample_begin + slice_start(spp, slices, slice + 1u);
-                film_trace_pixel(&k, &p, (int)(pix % (size_t)film.width), (int)(pix / (size_t)film.width), &f, &rays,
-                                 &bad);
+                film_trace_pixel(&k, &p, x0 + (int)(pix % (size_t)film.width), y0 + (int)(pix / (size_t)film.width), &f,
+                                 &rays, &bad);
                 taken += f.n;
             }
             part[(size_t)slice * npix + pix] = f;
@@ -282,66 +298,134 @@ __global__ void film_merge_slices(kfilm film, uint32_t slices, const film_pixel 
     film_pixel_store(&film, pix, &f);
 }
 
-// Slices per pixel for a pass: 1 (one thread per pixel) unless the image is too small to fill
-// the GPU and the pass has several samples and no adaptive sampling.
-static uint32_t pass_slices(const cuda_renderer *r, const kpass *p) {
-    size_t npix = (size_t)r->width * (size_t)r->height;
+// Slices per pixel for a pass over npix pixels: 1 (one thread per pixel) unless they are too few
+// to fill the GPU and the pass has several samples and no adaptive sampling.
+static uint32_t pass_slices(size_t npix, const kpass *p) {
     uint32_t spp = p->sample_end - p->sample_begin;
     if (p->adaptive_threshold > 0.0f || npix == 0 || npix >= MEGA_FILL_ITEMS) return 1;
     size_t s = MEGA_FILL_ITEMS / npix;
     return s < spp ? (uint32_t)s : spp;
 }
 
-static int megakernel_pass(cuda_renderer *r, const kpass *p, char *err, size_t errlen) {
-    uint32_t slices = pass_slices(r, p);
+// A pass over `film` (the renderer's, or a tile's), whose pixel (0, 0) is the image's (x0, y0).
+static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0, int y0, char *err, size_t errlen) {
+    size_t npix = (size_t)film.width * (size_t)film.height;
+    uint32_t slices = pass_slices(npix, p);
     if (slices <= 1) {
-        dim3 block(BLOCK_X, BLOCK_Y), grid((r->width + BLOCK_X - 1) / BLOCK_X, (r->height + BLOCK_Y - 1) / BLOCK_Y);
+        dim3 block(BLOCK_X, BLOCK_Y), grid((film.width + BLOCK_X - 1) / BLOCK_X, (film.height + BLOCK_Y - 1) / BLOCK_Y);
         auto kernel = p->depth_start > 0 ? pt_megakernel<true> : pt_megakernel<false>;
-        kernel<<<grid, block, 0, r->stream>>>(r->k, *p, cuda_film(r), r->counters);
+        kernel<<<grid, block, 0, r->stream>>>(r->k, *p, film, x0, y0, r->counters);
         CUDA_TRY(cudaGetLastError());
         return 0;
     }
-    size_t npix = (size_t)r->width * (size_t)r->height;
-    if (r->nslices < slices) {   // grows to the largest split asked for (at most MEGA_FILL_ITEMS items)
+    if (r->slice_items < (size_t)slices * npix) {   // grows to the largest split asked for (<= MEGA_FILL_ITEMS)
         CUDA_TRY(cudaStreamSynchronize(r->stream));
         cudaFree(r->slices);
         r->slices = NULL;
-        r->nslices = 0;
+        r->slice_items = 0;
         CUDA_TRY(cudaMalloc(&r->slices, (size_t)slices * npix * sizeof(film_pixel)));
-        r->nslices = slices;
+        r->slice_items = (size_t)slices * npix;
     }
     if (!r->next) CUDA_TRY(cudaMalloc(&r->next, sizeof(unsigned)));
     auto kernel = p->depth_start > 0 ? pt_megakernel_sliced<true> : pt_megakernel_sliced<false>;
     if (r->mega_blocks == 0) {   // resident blocks of the sliced kernel on the whole device
-        int dev = 0, sms = 0, per_sm = 0;
-        CUDA_TRY(cudaGetDevice(&dev));
-        CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        int sms = 0, per_sm = 0;
+        CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, r->cfg.device));
         CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK_X * BLOCK_Y, 0));
         r->mega_blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
     }
     CUDA_TRY(cudaMemsetAsync(r->next, 0, sizeof(unsigned), r->stream));
-    kernel<<<r->mega_blocks, BLOCK_X * BLOCK_Y, 0, r->stream>>>(r->k, *p, cuda_film(r), slices, r->slices, r->next,
+    kernel<<<r->mega_blocks, BLOCK_X * BLOCK_Y, 0, r->stream>>>(r->k, *p, film, x0, y0, slices, r->slices, r->next,
                                                                  r->counters);
     CUDA_TRY(cudaGetLastError());
-    film_merge_slices<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(cuda_film(r), slices, r->slices);
+    film_merge_slices<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(film, slices, r->slices);
     CUDA_TRY(cudaGetLastError());
     return 0;
 }
 
-extern "C" int cuda_renderer_pass(cuda_renderer *r, const kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
-                                  char *err, size_t errlen) {
-    CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
-    if (r->cfg.mode == CUDA_MODE_WAVEFRONT) {
-        if (wavefront_pass(r, p, err, errlen)) return -1;
-    } else if (megakernel_pass(r, p, err, errlen)) {
-        return -1;
-    }
+// The pass's statistics (counters) to the host; waits for the pass.
+static int read_counters(cuda_renderer *r, uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err,
+                         size_t errlen) {
     unsigned long long *c = r->host_counters;
     CUDA_TRY(cudaMemcpyAsync(c, r->counters, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, r->stream));
     CUDA_TRY(cudaStreamSynchronize(r->stream));
     *rays = c[0];
     *bad = c[1];
     *samples = c[2];
+    return 0;
+}
+
+extern "C" int cuda_renderer_pass(cuda_renderer *r, const kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
+                                  char *err, size_t errlen) {
+    CUDA_USE_DEVICE(r);
+    CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
+    if (r->cfg.mode == CUDA_MODE_WAVEFRONT) {
+        if (wavefront_pass(r, p, err, errlen)) return -1;
+    } else if (megakernel_pass(r, p, cuda_film(r), 0, 0, err, errlen)) {
+        return -1;
+    }
+    return read_counters(r, rays, bad, samples, err, errlen);
+}
+
+// Host <-> device through the pinned buffer, converting between the host's double sums and the
+// device's float ones (exact both ways for sums that came from the device).
+static int tile_up(cuda_renderer *r, float *dev, const double *host, size_t n, char *err, size_t errlen) {
+    float *tmp = (float *)r->pinned;
+    CUDA_TRY(cudaStreamSynchronize(r->stream));   // the staging buffer is free again
+    for (size_t i = 0; i < n; ++i) tmp[i] = (float)host[i];
+    CUDA_TRY(cudaMemcpyAsync(dev, tmp, n * sizeof(float), cudaMemcpyHostToDevice, r->stream));
+    return 0;
+}
+
+static int tile_down(cuda_renderer *r, double *host, const float *dev, size_t n, char *err, size_t errlen) {
+    const float *tmp = (const float *)r->pinned;
+    CUDA_TRY(cudaMemcpyAsync(r->pinned, dev, n * sizeof(float), cudaMemcpyDeviceToHost, r->stream));
+    CUDA_TRY(cudaStreamSynchronize(r->stream));
+    for (size_t i = 0; i < n; ++i) host[i] = tmp[i];
+    return 0;
+}
+
+extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double *sum, uint32_t *count, double *lum2,
+                                       int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad,
+                                       uint64_t *samples, char *err, size_t errlen) {
+    if (tw <= 0 || th <= 0 || x0 < 0 || y0 < 0 || x0 + tw > r->width || y0 + th > r->height) {
+        snprintf(err, errlen, "CUDA: a %dx%d tile at (%d, %d) outside the %dx%d image", tw, th, x0, y0, r->width,
+                 r->height);
+        return -1;
+    }
+    CUDA_USE_DEVICE(r);
+    size_t n = (size_t)tw * (size_t)th;
+    if (n > r->tile_pixels) {
+        CUDA_TRY(cudaStreamSynchronize(r->stream));
+        cudaFree(r->tile_accum);
+        cudaFree(r->tile_count);
+        cudaFree(r->tile_lum2);
+        r->tile_accum = NULL;
+        r->tile_count = NULL;
+        r->tile_lum2 = NULL;
+        r->tile_pixels = 0;
+        CUDA_TRY(cudaMalloc(&r->tile_accum, 3 * n * sizeof(float)));
+        CUDA_TRY(cudaMalloc(&r->tile_count, n * sizeof(uint32_t)));
+        CUDA_TRY(cudaMalloc(&r->tile_lum2, n * sizeof(float)));
+        r->tile_pixels = n;
+    }
+    if (tile_up(r, r->tile_accum, sum, 3 * n, err, errlen) || tile_up(r, r->tile_lum2, lum2, n, err, errlen)) return -1;
+    CUDA_TRY(cudaStreamSynchronize(r->stream));
+    memcpy(r->pinned, count, n * sizeof(uint32_t));
+    CUDA_TRY(cudaMemcpyAsync(r->tile_count, r->pinned, n * sizeof(uint32_t), cudaMemcpyHostToDevice, r->stream));
+    CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
+    kfilm f;
+    f.sum = r->tile_accum;
+    f.count = r->tile_count;
+    f.lum2 = r->tile_lum2;
+    f.width = tw;
+    f.height = th;
+    if (megakernel_pass(r, p, f, x0, y0, err, errlen) || read_counters(r, rays, bad, samples, err, errlen) ||
+        tile_down(r, sum, r->tile_accum, 3 * n, err, errlen) || tile_down(r, lum2, r->tile_lum2, n, err, errlen))
+        return -1;
+    CUDA_TRY(cudaMemcpyAsync(r->pinned, r->tile_count, n * sizeof(uint32_t), cudaMemcpyDeviceToHost, r->stream));
+    CUDA_TRY(cudaStreamSynchronize(r->stream));
+    memcpy(count, r->pinned, n * sizeof(uint32_t));
     return 0;
 }
 
@@ -355,6 +439,7 @@ static int read_pinned(cuda_renderer *r, void *host, const void *dev, size_t byt
 
 extern "C" int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err,
                                   size_t errlen) {
+    CUDA_USE_DEVICE(r);
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     const float *tmp = (const float *)r->pinned;
     CUDA_TRY(cudaMemcpyAsync(r->pinned, r->accum, n * sizeof(float), cudaMemcpyDeviceToHost, r->stream));
@@ -390,6 +475,7 @@ __global__ void tonemap8_kernel(const float *accum, const uint32_t *count, unsig
 
 extern "C" int cuda_renderer_tonemap8(cuda_renderer *r, int op, float scale, unsigned char *rgb8, char *err,
                                       size_t errlen) {
+    CUDA_USE_DEVICE(r);
     size_t npix = (size_t)r->width * (size_t)r->height;
     if (!r->rgb8) CUDA_TRY(cudaMalloc(&r->rgb8, 3 * npix));
     tonemap8_kernel<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(r->accum, r->count, r->rgb8, npix, op,
@@ -399,6 +485,7 @@ extern "C" int cuda_renderer_tonemap8(cuda_renderer *r, int op, float scale, uns
 }
 
 extern "C" int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen) {
+    CUDA_USE_DEVICE(r);
     size_t npix = (size_t)r->width * (size_t)r->height;
     CUDA_TRY(cudaMemsetAsync(r->accum, 0, 3 * npix * sizeof(float), r->stream));
     CUDA_TRY(cudaMemsetAsync(r->count, 0, npix * sizeof(uint32_t), r->stream));
@@ -410,6 +497,7 @@ extern "C" double cuda_renderer_bvh_seconds(const cuda_renderer *r) { return r->
 
 extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2,
                                    char *err, size_t errlen) {
+    CUDA_USE_DEVICE(r);
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     CUDA_TRY(cudaStreamSynchronize(r->stream));
     float *tmp = (float *)calloc(n, sizeof(float));
@@ -454,8 +542,12 @@ trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsign
             ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]),
                              tmax[i]);
             hit h;
-            if (any_hit) nhits += (unsigned)trace_ray_inline(&k, r, &h, 1, 0);
-            else if (trace_ray_inline(&k, r, &h, 0, 0)) { nhits++; t += h.t; }
+            // the loop specialised per node layout and ray kind (uniform branches)
+            int got = k.node_layout == KNODES_CW8
+                          ? (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_CW8) : trace_ray_inline(&k, r, &h, 0, 0, KNODES_CW8))
+                          : (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_WIDE) : trace_ray_inline(&k, r, &h, 0, 0, KNODES_WIDE));
+            if (any_hit) nhits += (unsigned)got;
+            else if (got) { nhits++; t += h.t; }
         }
     }
     for (int off = 16; off > 0; off >>= 1) {
@@ -479,6 +571,7 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     int rc = -1;
     double times[64];
     if (runs > 64) runs = 64;
+    CUDA_USE_DEVICE(r);
 #define TRY(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
         snprintf(err, errlen, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_)); goto done; } } while (0)
     TRY(cudaMalloc(&dev_o, n * 3 * sizeof(float)));

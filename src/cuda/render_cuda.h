@@ -27,6 +27,9 @@ typedef struct cuda_config {
     int bvh;         /* CUDA_BVH_*: SAH = the host's 4-wide build uploaded; LBVH = built on the GPU;
                         CW8 = the host's 8-wide build, compressed (cw8_node) */
     uint32_t pool;   /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
+    int device;      /* the CUDA device (index); every call on the renderer makes it the calling
+                        thread's current device, so one host thread per device can drive its own
+                        renderer, and several renderers may share a device */
 } cuda_config;
 
 /* --gpu-bvh sah: the host's binned SAH build with the leaf cost counted per primitive (a GPU
@@ -73,6 +76,17 @@ int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen);
 /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film on the GPU. */
 int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
                        char *err, size_t errlen);
+/* Path tracing into a tile's film on the host: samples [p->sample_begin, p->sample_end) of the
+ * image pixels [x0, x0 + tw) x [y0, y0 + th), each continuing from the sums and count the tile
+ * holds (sum: tw*th*3, count, lum2: tw*th; row-major, continued in place). The renderer's own
+ * film is untouched. Per pixel the arithmetic of cuda_renderer_pass (float sums between passes,
+ * the pass's samples summed in double), with the sample split of an image of the tile's size
+ * (render_cuda.cu, MEGA_FILL_ITEMS): tiles of a pass give the whole-image pass's image bit for
+ * bit where both splits are one slice per sample, else within double rounding of its sums.
+ * Always the megakernel. */
+int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2,
+                            int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples,
+                            char *err, size_t errlen);
 /* Copies the accumulation (width*height*3 sums), the per-pixel sample counts and squared
  * luminance sums to / from the host. */
 int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err, size_t errlen);

@@ -17,6 +17,14 @@ int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, 
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
+int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2,
+                            int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples,
+                            char *err, size_t errlen) {
+    (void)r; (void)p; (void)sum; (void)count; (void)lum2; (void)tw; (void)th; (void)x0; (void)y0; (void)rays;
+    (void)bad; (void)samples;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}
 int cuda_renderer_read(cuda_renderer *r, double *a, uint32_t *c, double *l, char *err, size_t errlen) {
     (void)r; (void)a; (void)c; (void)l;
     snprintf(err, errlen, "no CUDA backend");

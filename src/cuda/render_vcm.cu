@@ -83,6 +83,7 @@ static int dev_alloc(void **p, size_t bytes, const char *what, char *err, size_t
 
 extern "C" void cuda_vcm_free(cuda_vcm *v) {
     if (!v) return;
+    if (v->r) cudaSetDevice(v->r->cfg.device);
     if (v->r && v->r->stream) cudaStreamSynchronize(v->r->stream);
     if (v->profile && v->profiled) {
         char line[512];
@@ -108,6 +109,10 @@ extern "C" void cuda_vcm_free(cuda_vcm *v) {
 extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int algorithm, int max_path_length,
                                      float radius, float alpha, int merge_everywhere, uint32_t seed, char *err,
                                      size_t errlen) {
+    if (cudaSetDevice(r->cfg.device) != cudaSuccess) {
+        snprintf(err, errlen, "CUDA: cannot use device %d", r->cfg.device);
+        return NULL;
+    }
     cuda_vcm *v = (cuda_vcm *)calloc(1, sizeof(cuda_vcm));
     if (!v) { snprintf(err, errlen, "out of memory"); return NULL; }
     v->r = r;
@@ -379,6 +384,7 @@ extern "C" int cuda_vcm_run(cuda_vcm *v, const camera *cam, uint32_t first, uint
         return -1;
     }
     v->cam = *cam;
+    CUDA_USE_DEVICE(v->r);
     cudaStream_t st = v->r->stream;
     CUDA_TRY(cudaMemsetAsync(v->counters, 0, sizeof(unsigned long long), st));
     for (uint32_t it = first; it < first + count; ++it)

@@ -7,7 +7,9 @@
  * sums and counts from rank 0's film and comes back with them continued, so every pixel still sums
  * its samples in index order, exactly as one process does (kernel_cpu.c's render_rect): the image
  * is bit-identical to a single-process render on CPUs, for any number of ranks and any split.
- * Tiles of one pass are independent; a tile's next range is handed out in the next pass.
+ * Tiles of one pass are independent. A rank whose measured speed would take longer than
+ * UNIT_SECONDS for a tile's whole range gets the first part of it only (a CPU rank beside GPU
+ * ranks); the rest of the range follows once that part is back, so the sums stay in order.
  * Bidirectional integrators: a unit is one iteration (the rank traces its own light paths and
  * builds its own merge grid; the radius and random streams follow the global iteration index,
  * vcm.h); it comes back as the iteration's image (floats, as the drivers add it) and rank 0 adds
@@ -182,6 +184,7 @@ typedef struct dist {
     int threads;                 /* rank 0: every rank's threads, summed */
     char *ready;                 /* rank 0: per rank, said hello */
     double slowest;              /* rank 0: the slowest unit so far (seconds), for the time-out */
+    double *rate;                /* rank 0: per rank, samples per second in its last unit */
     /* rank 0, what the other ranks' units cost beyond rendering (CAUSTIC_DIST_STATS=1 prints it):
      * the round trip (packing, sending, receiving, unpacking) less the rank's rendering time */
     uint64_t units_local, units_remote, bytes;
@@ -208,7 +211,7 @@ static const backend_ops *inner_ops(const backend_desc *d, char *err, size_t err
         if (sup == 0) continue;
         if (sup < 0) { snprintf(err, errlen, "%s", why); continue; }
         if (d->opt->integrator == CAUSTIC_INTEGRATOR_PT && !ops->pass_tile) {
-            /* the GPU path tracer has no tile passes yet: distributed path tracing runs on the CPU */
+            /* a backend without tile passes cannot take path tracing's units */
             snprintf(err, errlen, "distributed path tracing needs tile passes, which backend %s lacks", ops->name);
             if (want) return NULL;
             continue;
@@ -275,6 +278,7 @@ static void dist_free(void *p) {
     film_free(&b->scratch);
     free(b->buf);
     free(b->ready);
+    free(b->rate);
     free(b->local_in);
     free(b->local_out);
     free(b);
@@ -329,15 +333,20 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
     }
     if (g.rank == 0) {
         /* about eight tiles per rank: units long enough that messages cost little, enough of
-         * them that ranks of different speeds finish a pass together */
-        int t = 256;
-        while (t > 16 && (int64_t)((d->width + t - 1) / t) * ((d->height + t - 1) / t) < 8 * g.size) t /= 2;
+         * them that ranks of different speeds finish a pass together; a GPU (rank 0's backend has
+         * no CPU threads) needs larger tiles to fill it, four per rank. CAUSTIC_DIST_TILE sets
+         * the side. */
+        const char *e = getenv("CAUSTIC_DIST_TILE");
+        int gpu = b->inner->threads(b->ib) == 0, t = gpu ? 1024 : 256, per_rank = gpu ? 4 : 8;
+        while (t > 16 && (int64_t)((d->width + t - 1) / t) * ((d->height + t - 1) / t) < per_rank * g.size) t /= 2;
+        if (e && atoi(e) >= 8) t = atoi(e);
         b->tile = t;
         b->ready = calloc((size_t)g.size, 1);
+        b->rate = calloc((size_t)g.size, sizeof(double));
         b->threads = b->inner->threads(b->ib);
         pthread_mutex_init(&b->lock, NULL);
         pthread_cond_init(&b->wake, NULL);
-        if (!b->ready || pthread_create(&b->local, NULL, local_main, b) != 0) {
+        if (!b->ready || !b->rate || pthread_create(&b->local, NULL, local_main, b) != 0) {
             pthread_mutex_destroy(&b->lock);
             pthread_cond_destroy(&b->wake);
             snprintf(err, errlen, "out of memory");
@@ -350,7 +359,13 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
 }
 
 /* ---- rank 0 ----------------------------------------------------------------------------------- */
-typedef struct job { int x0, y0, w, h; uint32_t begin, end; } job;
+/* A tile and the samples of the pass it still needs, [begin, end); a unit in flight renders
+ * [begin, cut). Bidirectional: one iteration. */
+typedef struct job { int x0, y0, w, h; uint32_t begin, end, cut; int busy; } job;
+
+/* The longest a unit should take on the rank that gets it, at that rank's measured speed: the
+ * slowest ranks then hold up the end of a pass for at most this long. */
+#define UNIT_SECONDS 0.3
 
 static double unit_timeout(const dist *b) {
     const char *e = getenv("CAUSTIC_DIST_TIMEOUT");
@@ -374,7 +389,7 @@ static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size
     memset(&u, 0, sizeof u);
     u.pass = *pass;
     u.pass.sample_begin = j->begin;
-    u.pass.sample_end = j->end;
+    u.pass.sample_end = j->cut;
     u.id = (int32_t)k;
     u.x0 = j->x0; u.y0 = j->y0; u.w = j->w; u.h = j->h;
     memcpy(*buf, &u, sizeof u);
@@ -386,21 +401,41 @@ static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size
 }
 
 typedef struct pass_state {
-    const job *jobs;
+    job *jobs;
     size_t njobs, applied;
+    double *rate;                /* per rank: samples per second (0 = not measured yet) */
     float **pending;             /* bidirectional: iterations that came before their predecessors */
     int *holds;                  /* per rank: the job it renders, or -1 */
 } pass_state;
 
-/* Takes a result (from rank r) into the film: 0, or -1 with err. */
+/* The next unit for rank r: the first tile that needs samples and has none in flight, cut to
+ * what rank r renders in UNIT_SECONDS; its index, or -1. */
+static int next_unit(const dist *b, pass_state *ps, int r) {
+    for (size_t k = 0; k < ps->njobs; ++k) {
+        job *j = &ps->jobs[k];
+        if (j->busy || j->begin >= j->end) continue;
+        uint32_t n = j->end - j->begin;
+        if (!b->bidir && ps->rate[r] > 0.0) {
+            double most = ps->rate[r] * UNIT_SECONDS / ((double)j->w * j->h);
+            if (most < (double)n) n = most < 1.0 ? 1u : (uint32_t)most;
+        }
+        j->cut = j->begin + n;
+        j->busy = 1;
+        return (int)k;
+    }
+    return -1;
+}
+
+/* Takes a result (from rank r) into the film: 0 (*finished: the unit's job needs no more
+ * samples), or -1 with err. */
 static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg, size_t len, backend_stats *st,
-                       char *err, size_t errlen) {
+                       int *finished, char *err, size_t errlen) {
     result_msg res;
     if (len < sizeof res) { snprintf(err, errlen, "rank %d sent a short result (%zu bytes)", r, len); return -1; }
     memcpy(&res, msg, sizeof res);
     if (res.status) { snprintf(err, errlen, "rank %d: %s", r, res.err); return -1; }
     if (res.id != ps->holds[r]) { snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, ps->holds[r]); return -1; }
-    const job *j = &ps->jobs[res.id];
+    job *j = &ps->jobs[res.id];
     size_t npix = (size_t)b->width * b->height;
     size_t want = sizeof res + (b->bidir ? 3 * npix * sizeof(float) : tile_bytes(j->w, j->h));
     if (len != want) { snprintf(err, errlen, "rank %d returned %zu bytes, not %zu", r, len, want); return -1; }
@@ -423,6 +458,10 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
     st->bad_samples += res.bad;
     st->samples += res.samples;
     if (res.seconds > b->slowest) b->slowest = res.seconds;
+    if (res.seconds > 0.0 && res.samples > 0) ps->rate[r] = (double)res.samples / res.seconds;
+    j->begin = j->cut;
+    j->busy = 0;
+    *finished = j->begin >= j->end;
     ps->holds[r] = -1;
     return 0;
 }
@@ -448,7 +487,7 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         uint32_t first = f->count[0] > pass->sample_begin ? f->count[0] : pass->sample_begin;
         jobs = calloc(first < pass->sample_end ? pass->sample_end - first : 1, sizeof *jobs);
         for (uint32_t i = first; jobs && i < pass->sample_end; ++i) {
-            job j = {0, 0, b->width, b->height, i, i + 1};
+            job j = {0, 0, b->width, b->height, i, i + 1, i + 1, 0};
             jobs[njobs++] = j;
         }
     } else {
@@ -469,7 +508,8 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
                     least = c < least ? c : least;
                 }
             j.begin = least > pass->sample_begin ? least : pass->sample_begin;
-            j.end = pass->sample_end;
+            j.end = j.cut = pass->sample_end;
+            j.busy = 0;
             if (j.begin < j.end) jobs[njobs++] = j;
         }
     }
@@ -479,8 +519,9 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
     ps.applied = 0;
     ps.pending = b->bidir ? calloc(njobs ? njobs : 1, sizeof(float *)) : NULL;
     ps.holds = malloc((size_t)g.size * sizeof(int));
+    ps.rate = b->rate;
     double *since = malloc((size_t)g.size * sizeof(double));
-    size_t next = 0, done = 0;
+    size_t done = 0;
     int rc = 0;
     if (!jobs || !ps.holds || !since || (b->bidir && !ps.pending)) { snprintf(err, errlen, "out of memory"); rc = -1; }
     for (int r = 0; rc == 0 && r < g.size; ++r) ps.holds[r] = -1;
@@ -492,28 +533,30 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         if (local_done) {
             b->local_done = 0;   /* the thread is idle: it touches nothing until it gets a unit */
             if (b->local_out_len == 0) { snprintf(err, errlen, "rank 0: out of memory for a result"); rc = -1; break; }
-            if (take_result(b, &ps, 0, b->local_out, b->local_out_len, st, err, errlen)) { rc = -1; break; }
+            int finished = 0;
+            if (take_result(b, &ps, 0, b->local_out, b->local_out_len, st, &finished, err, errlen)) { rc = -1; break; }
             b->units_local++;
-            done++;
+            done += (size_t)finished;
             continue;
         }
-        if (local_idle && ps.holds[0] < 0 && next < njobs) {
-            size_t len = unit_write(b, pass, jobs, next, &b->local_in, &b->local_in_cap);
+        int k;
+        if (local_idle && ps.holds[0] < 0 && (k = next_unit(b, &ps, 0)) >= 0) {
+            size_t len = unit_write(b, pass, jobs, (size_t)k, &b->local_in, &b->local_in_cap);
             if (!len) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
-            ps.holds[0] = (int)next++;
+            ps.holds[0] = k;
             pthread_mutex_lock(&b->lock);
             b->local_has_unit = 1;
             pthread_cond_signal(&b->wake);
             pthread_mutex_unlock(&b->lock);
         }
         /* hand out units to the ranks that wait */
-        for (int r = 1; r < g.size && next < njobs && rc == 0; ++r) {
-            if (!b->ready[r] || ps.holds[r] >= 0) continue;
+        for (int r = 1; r < g.size && rc == 0; ++r) {
+            if (!b->ready[r] || ps.holds[r] >= 0 || (k = next_unit(b, &ps, r)) < 0) continue;
             since[r] = timer_now();
-            size_t len = unit_write(b, pass, jobs, next, &b->buf, &b->cap);
+            size_t len = unit_write(b, pass, jobs, (size_t)k, &b->buf, &b->cap);
             if (!len) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
             if (send_until(b->buf, len, r, TAG_UNIT, unit_timeout(b), err, errlen)) { rc = -1; break; }
-            ps.holds[r] = (int)next++;
+            ps.holds[r] = k;
             b->bytes += len;
         }
         if (rc) break;
@@ -560,12 +603,13 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         result_msg res;
         memset(&res, 0, sizeof res);
         if (len >= sizeof res) memcpy(&res, b->buf, sizeof res);
-        if (take_result(b, &ps, r, b->buf, len, st, err, errlen)) { rc = -1; break; }
+        int finished = 0;
+        if (take_result(b, &ps, r, b->buf, len, st, &finished, err, errlen)) { rc = -1; break; }
         b->units_remote++;
         b->bytes += len;
         b->overhead += timer_now() - since[r] - res.seconds;
         b->rendering += res.seconds;
-        done++;
+        done += (size_t)finished;
     }
     if (rc) g.failed = 1;
     if (ps.pending) {

@@ -11,7 +11,9 @@
  * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h), an SSE and a scalar
  * body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
  * over 8 lanes with AVX2 (leaf8_intersect), else one at a time with leaf4_intersect, which has an
- * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The scalar
+ * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The SIMD
+ * bodies load a block's vertex positions as rows from kscene.leaf_pos (no gather through the
+ * vertex indices, which they read only for the rare edge fallback). The scalar
  * bodies read a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit
  * loads on the GPU) and keep everything in registers: the child order comes from a sorting
  * network over (distance, slot) keys, with no array indexed at run time (which would go to local
@@ -124,9 +126,29 @@ KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_
  * child, pushes the others farthest first, returns 1; else returns 0. */
 #if KERNEL_SIMD_AVX512
 /* AVX-512: the AVX2 body's slab tests into a mask register, and the hit children's stack entries
- * built as eight 64-bit lanes and compressed to the front (no per-child extraction loop): the
- * same entries in the same slot order, pushed, sorted and popped as the AVX2 body does, so the
- * same traversal order. */
+ * built as eight 64-bit lanes and compressed to the front (no per-child extraction loop), three
+ * or more sorted by a network in registers (bvh_sort8_desc): the same entries pushed and popped
+ * in the same order as the AVX2 body, so the same traversal order. */
+/* One layer of a sorting network over eight 64-bit lanes: lane i meets lane perm[i]; the lanes
+ * in minl keep the smaller value, the others the larger. */
+KFN __m512i bvh_sort_layer(__m512i v, __m512i perm, __mmask8 minl) {
+    __m512i p = _mm512_permutexvar_epi64(perm, v);
+    return _mm512_mask_blend_epi64(minl, _mm512_max_epu64(v, p), _mm512_min_epu64(v, p));
+}
+/* The eight lanes in descending order: Batcher's odd-even merge sort (19 comparators in six
+ * layers), in registers and without branches, which the insertion sort of the AVX2 body
+ * mispredicts on incoherent rays. Stack entries compare as their distances (then refs: all
+ * distinct), so the order is the insertion sort's. */
+KFN __m512i bvh_sort8_desc(__m512i v) {
+    v = bvh_sort_layer(v, _mm512_set_epi64(6, 7, 4, 5, 2, 3, 0, 1), 0xaa);
+    v = bvh_sort_layer(v, _mm512_set_epi64(5, 4, 7, 6, 1, 0, 3, 2), 0xcc);
+    v = bvh_sort_layer(v, _mm512_set_epi64(7, 5, 6, 4, 3, 1, 2, 0), 0x44);
+    v = bvh_sort_layer(v, _mm512_set_epi64(3, 2, 1, 0, 7, 6, 5, 4), 0xf0);
+    v = bvh_sort_layer(v, _mm512_set_epi64(7, 6, 3, 2, 5, 4, 1, 0), 0x30);
+    v = bvh_sort_layer(v, _mm512_set_epi64(7, 5, 6, 3, 4, 1, 2, 0), 0x54);
+    return v;
+}
+
 KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
                   uint32_t *ref, uint32_t *cnt) {
     const float *f = (const float *)n;
@@ -150,17 +172,11 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
         uint64_t e1 = (uint64_t)_mm_extract_epi64(_mm512_castsi512_si128(c), 1);
         if (!any && e1 < e) { uint64_t x = e; e = e1; e1 = x; }
         st->e[(*sp)++] = e1;
-    } else if (k > 2) {  /* push all, sort farthest first (any-hit rays: not), pop the nearest */
-        int base = *sp;
-        _mm512_mask_storeu_epi64(st->e + base, (__mmask8)((1u << k) - 1u), c);
-        *sp += k;
-        for (int i = base + 1; !any && i < *sp; ++i) {
-            uint64_t x = st->e[i];
-            int j = i;
-            while (j > base && st->e[j - 1] < x) { st->e[j] = st->e[j - 1]; --j; }
-            st->e[j] = x;
-        }
-        e = st->e[--*sp];
+    } else if (k > 2) {  /* push all but the nearest farthest first (any-hit rays: in slot order) */
+        if (!any) c = bvh_sort8_desc(_mm512_maskz_mov_epi64((__mmask8)mask, ent));
+        _mm512_mask_storeu_epi64(st->e + *sp, (__mmask8)((1u << (k - 1)) - 1u), c);
+        *sp += k - 1;
+        e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(k - 1), c)));
     }
     *ref = (uint32_t)e >> BVH_COUNT_BITS;
     *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
@@ -333,11 +349,17 @@ KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh
 
 /* ---- helper 1b: one compressed 8-wide node (cw8_node, types.h) -------------------------------
  * The same contract as bvh_visit, on every target (scalar: the GPU's layout; the CPU reads it
- * only in tests). Each plane is dequantised as the builder checked it (cw8_plane: one rounding,
- * so the box contains the child's float box), then the slab test of the float nodes. The hit
- * children's keys (entry distance, slot in the low 3 bits) are sorted by a network of integer
- * min/max in registers; a slot's stack word comes from its meta byte by shifts and selects. */
+ * only in tests). Per node and axis, a plane q lies at distance q * a + b along the ray, with
+ * a = spacing / d (exact: a power-of-two scaling) and b = (p - o) / d, so a plane costs one
+ * conversion and one multiply-add (Ylitie et al.'s formulation). Its rounding (of p - o, of b,
+ * of q * a + b: at most 2^-22 (|b| + |t|)) is paid for by moving each axis's near planes
+ * |b| * 2^-20 nearer and far planes as much farther (folded into b, per node), and the slab
+ * test's relative margin on the exit distance; the builder made the exact planes contain the
+ * child's box, so the box test stays conservative. The hit children's keys (entry distance,
+ * slot in the low 3 bits) are sorted by a network of integer min/max in registers; a slot's stack
+ * word comes from its meta byte by shifts and selects. */
 #define CW8_KEY_SORT2(a, b) do { uint32_t lo_ = kminu(a, b); b = kmaxu(a, b); a = lo_; } while (0)
+#define CW8_T_SLACK 9.5367431640625e-07f   /* 2^-20 */
 KFN uint32_t cw8_byte(uint32_t w0, uint32_t w1, uint32_t slot) { return ((slot & 4u ? w1 : w0) >> ((slot & 3u) * 8u)) & 0xffu; }
 /* The stack word (ref << BVH_COUNT_BITS | count) of the slot whose meta byte is in m (bases, meta). */
 KFN uint32_t cw8_word(ku4 m, uint32_t slot) {
@@ -349,24 +371,27 @@ KFN int cw8_visit(const cw8_node *n, const bvh_ray *r, float tmax, bvh_stack *st
                   uint32_t *cnt) {
     const uint32_t *w = (const uint32_t *)n;
     ku4 h = kload_u4(w), m = kload_u4(w + 4), qa = kload_u4(w + 8), qb = kload_u4(w + 12), qc = kload_u4(w + 16);
-    float px = kbits_float(h.v[0]), py = kbits_float(h.v[1]), pz = kbits_float(h.v[2]);
-    float ex = cw8_spacing(h.v[3] & 0xffu), ey = cw8_spacing(h.v[3] >> 8 & 0xffu), ez = cw8_spacing(h.v[3] >> 16 & 0xffu);
+    vec3 inv_d = r->inv_d;
+    float ax = cw8_spacing(h.v[3] & 0xffu) * inv_d.x, ay = cw8_spacing(h.v[3] >> 8 & 0xffu) * inv_d.y;
+    float az = cw8_spacing(h.v[3] >> 16 & 0xffu) * inv_d.z;
+    float bx = (kbits_float(h.v[0]) - r->o.x) * inv_d.x, by = (kbits_float(h.v[1]) - r->o.y) * inv_d.y;
+    float bz = (kbits_float(h.v[2]) - r->o.z) * inv_d.z;
+    float bnx = bx - fabsf(bx) * CW8_T_SLACK, bfx = bx + fabsf(bx) * CW8_T_SLACK;
+    float bny = by - fabsf(by) * CW8_T_SLACK, bfy = by + fabsf(by) * CW8_T_SLACK;
+    float bnz = bz - fabsf(bz) * CW8_T_SLACK, bfz = bz + fabsf(bz) * CW8_T_SLACK;
     uint32_t used = h.v[3] >> 24;
     /* the near and far plane rows of each axis (two words of four slots), by the ray's signs */
-    int sx = signbit(r->inv_d.x), sy = signbit(r->inv_d.y), sz = signbit(r->inv_d.z);
+    int sx = signbit(inv_d.x), sy = signbit(inv_d.y), sz = signbit(inv_d.z);
     uint32_t nx0 = sx ? qb.v[2] : qa.v[0], nx1 = sx ? qb.v[3] : qa.v[1], fx0 = sx ? qa.v[0] : qb.v[2], fx1 = sx ? qa.v[1] : qb.v[3];
     uint32_t ny0 = sy ? qc.v[0] : qa.v[2], ny1 = sy ? qc.v[1] : qa.v[3], fy0 = sy ? qa.v[2] : qc.v[0], fy1 = sy ? qa.v[3] : qc.v[1];
     uint32_t nz0 = sz ? qc.v[2] : qb.v[0], nz1 = sz ? qc.v[3] : qb.v[1], fz0 = sz ? qb.v[0] : qc.v[2], fz1 = sz ? qb.v[1] : qc.v[3];
-    vec3 o = r->o, inv_d = r->inv_d;
     uint32_t key[CW8_WIDTH];
     KUNROLL
     for (uint32_t i = 0; i < CW8_WIDTH; ++i) {
-        float tnr = kmax(kmax((cw8_plane(px, ex, cw8_byte(nx0, nx1, i)) - o.x) * inv_d.x,
-                              (cw8_plane(py, ey, cw8_byte(ny0, ny1, i)) - o.y) * inv_d.y),
-                         kmax((cw8_plane(pz, ez, cw8_byte(nz0, nz1, i)) - o.z) * inv_d.z, 0.0f));
-        float tfr = kmin(kmin((cw8_plane(px, ex, cw8_byte(fx0, fx1, i)) - o.x) * inv_d.x,
-                              (cw8_plane(py, ey, cw8_byte(fy0, fy1, i)) - o.y) * inv_d.y),
-                         kmin((cw8_plane(pz, ez, cw8_byte(fz0, fz1, i)) - o.z) * inv_d.z, tmax));
+        float tnr = kmax(kmax((float)cw8_byte(nx0, nx1, i) * ax + bnx, (float)cw8_byte(ny0, ny1, i) * ay + bny),
+                         kmax((float)cw8_byte(nz0, nz1, i) * az + bnz, 0.0f));
+        float tfr = kmin(kmin((float)cw8_byte(fx0, fx1, i) * ax + bfx, (float)cw8_byte(fy0, fy1, i) * ay + bfy),
+                         kmin((float)cw8_byte(fz0, fz1, i) * az + bfz, tmax));
         key[i] = (used >> i & 1u) && tnr <= tfr * 1.00000024f && tnr < K_INF ? (kfloat_bits(tnr) & ~7u) | i
                                                                                : BVH_KEY_NONE;
     }
@@ -403,16 +428,12 @@ KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
 }
 
 #if KERNEL_SIMD_SSE
-/* Four vertex positions (16-byte loads: kscene.positions has a readable float past the end)
- * transposed to x, y, z lanes, relative to the ray origin. */
-KFN void leaf4_gather(const float *p, const uint32_t *idx, const bvh_ray *r, __m128 *x, __m128 *y, __m128 *z) {
-    __m128 a = _mm_loadu_ps(p + 3 * (size_t)idx[0]), b = _mm_loadu_ps(p + 3 * (size_t)idx[1]);
-    __m128 c = _mm_loadu_ps(p + 3 * (size_t)idx[2]), d = _mm_loadu_ps(p + 3 * (size_t)idx[3]);
-    __m128 t0 = _mm_unpacklo_ps(a, b), t1 = _mm_unpacklo_ps(c, d);
-    __m128 t2 = _mm_unpackhi_ps(a, b), t3 = _mm_unpackhi_ps(c, d);
-    *x = _mm_sub_ps(_mm_movelh_ps(t0, t1), r->ox);
-    *y = _mm_sub_ps(_mm_movehl_ps(t1, t0), r->oy);
-    *z = _mm_sub_ps(_mm_movelh_ps(t2, t3), r->oz);
+/* One vertex of a block's four triangle lanes (its x, y, z rows of kscene.leaf_pos), relative to
+ * the ray origin. */
+KFN void leaf4_rows(const float *row, const bvh_ray *r, __m128 *x, __m128 *y, __m128 *z) {
+    *x = _mm_sub_ps(_mm_load_ps(row), r->ox);
+    *y = _mm_sub_ps(_mm_load_ps(row + BVH_LEAF_WIDTH), r->oy);
+    *z = _mm_sub_ps(_mm_load_ps(row + 2 * BVH_LEAF_WIDTH), r->oz);
 }
 
 /* The watertight test (intersect_triangle) on four triangles whose origin-relative vertices are
@@ -454,11 +475,11 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
     int tri = _mm_movemask_ps(trim);
     int found = 0;
     if (tri) {
-        const float *p = (const float *)s->positions;
+        const float *p = s->leaf_pos + (size_t)(b - s->leaves) * BVH_LEAF_POS_FLOATS;
         __m128 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1, b2, ok;
-        leaf4_gather(p, b->v0, r, &x0, &y0, &z0);
-        leaf4_gather(p, b->v1, r, &x1, &y1, &z1);
-        leaf4_gather(p, b->v2, r, &x2, &y2, &z2);
+        leaf4_rows(p, r, &x0, &y0, &z0);
+        leaf4_rows(p + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
+        leaf4_rows(p + 6 * BVH_LEAF_WIDTH, r, &x2, &y2, &z2);
         int edge;
         switch (r->sh.kz) {  /* the same for a whole ray: predicted */
         case 0: ok = leaf4_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1, &b2, &edge); break;
@@ -505,19 +526,13 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 /* Two leaf blocks at once: the SSE functions above over 8 lanes (lanes 0-3 block b0, 4-7 b1),
  * the same float operations in the same order, so the hits are the same as testing the blocks
  * one after the other (up to exact ties of two primitives' distances). */
-KFN __m256 leaf8_load(const float *p, uint32_t i0, uint32_t i1) {
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 3 * (size_t)i0)), _mm_loadu_ps(p + 3 * (size_t)i1), 1);
-}
-
-KFN void leaf8_gather(const float *p, const uint32_t *i0, const uint32_t *i1, const bvh_ray *r, __m256 *x, __m256 *y,
-                      __m256 *z) {
-    __m256 a = leaf8_load(p, i0[0], i1[0]), b = leaf8_load(p, i0[1], i1[1]);
-    __m256 c = leaf8_load(p, i0[2], i1[2]), d = leaf8_load(p, i0[3], i1[3]);
-    __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpacklo_ps(c, d);
-    __m256 t2 = _mm256_unpackhi_ps(a, b), t3 = _mm256_unpackhi_ps(c, d);
-    *x = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0)), r->ox8);
-    *y = _mm256_sub_ps(_mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2)), r->oy8);
-    *z = _mm256_sub_ps(_mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0)), r->oz8);
+/* One vertex of two blocks' triangle lanes (rows of kscene.leaf_pos: p0 block b0's, p1 b1's). */
+KFN void leaf8_rows(const float *p0, const float *p1, const bvh_ray *r, __m256 *x, __m256 *y, __m256 *z) {
+    *x = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0)), _mm_load_ps(p1), 1), r->ox8);
+    *y = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0 + BVH_LEAF_WIDTH)),
+                                            _mm_load_ps(p1 + BVH_LEAF_WIDTH), 1), r->oy8);
+    *z = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0 + 2 * BVH_LEAF_WIDTH)),
+                                            _mm_load_ps(p1 + 2 * BVH_LEAF_WIDTH), 1), r->oz8);
 }
 
 KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, __m256 bx, __m256 by, __m256 bz,
@@ -558,11 +573,12 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
     int tri = _mm256_movemask_ps(trim);
     int found = 0;
     if (tri) {
-        const float *p = (const float *)s->positions;
+        const float *p0 = s->leaf_pos + (size_t)(b0 - s->leaves) * BVH_LEAF_POS_FLOATS;
+        const float *p1 = s->leaf_pos + (size_t)(b1 - s->leaves) * BVH_LEAF_POS_FLOATS;
         __m256 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1v, b2v, ok;
-        leaf8_gather(p, b0->v0, b1->v0, r, &x0, &y0, &z0);
-        leaf8_gather(p, b0->v1, b1->v1, r, &x1, &y1, &z1);
-        leaf8_gather(p, b0->v2, b1->v2, r, &x2, &y2, &z2);
+        leaf8_rows(p0, p1, r, &x0, &y0, &z0);
+        leaf8_rows(p0 + 3 * BVH_LEAF_WIDTH, p1 + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
+        leaf8_rows(p0 + 6 * BVH_LEAF_WIDTH, p1 + 6 * BVH_LEAF_WIDTH, r, &x2, &y2, &z2);
         int edge;
         switch (r->sh.kz) {  /* the same for a whole ray: predicted */
         case 0: ok = leaf8_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1v, &b2v, &edge); break;
@@ -686,8 +702,10 @@ KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_
 }
 
 /* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays); `compact`
- * (a constant at each call site) selects leaf4_intersect's rolled lane loop. */
-KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
+ * (a constant at each call site) selects leaf4_intersect's rolled lane loop; `layout` (KNODES_*:
+ * kscene.node_layout, or a constant where the caller specialises the loop per layout) the node
+ * visitor. */
+KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, uint32_t layout) {
     h->t = r.tmax;
     h->prim = PRIM_NONE;
     h->b1 = h->b2 = 0.0f;  /* set with every hit; initialised so compilers can see it */
@@ -710,7 +728,7 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
                 if (lcnt > 0) break;  /* a second leaf: after the waiting one */
                 lref = ref; lcnt = cnt; have = 0;
             } else {
-                have = s->node_layout == KNODES_CW8
+                have = layout == KNODES_CW8
                            ? cw8_visit((const cw8_node *)s->nodes + ref, &br, h->t, &st, &sp, &ref, &cnt)
                            : bvh_visit((const bvh_wnode *)s->nodes + ref, &br, h->t, any, &st, &sp, &ref, &cnt);
             }
@@ -721,10 +739,27 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact) {
     }
 }
 
-/* The traversal's entry point: one real function in the CUDA megakernel (KFN_TRACE, compat.h),
- * inlined elsewhere, with compact leaves; the trace-only kernel calls trace_ray_inline with
- * unrolled leaves. */
-KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any) { return trace_ray_inline(s, r, h, any, 1); }
+/* The traversal's entry point, with compact leaves; the trace-only kernel calls trace_ray_inline
+ * with unrolled leaves. In the CUDA megakernel the loop is one real function per node layout
+ * (KFN_TRACE, compat.h), each specialised to its visitor, so that the 4-wide layout's registers
+ * are not shared with the compressed one's (the megakernel runs at 48: one function for both
+ * spilled more and cost the 4-wide layout 1-5 %, docs/PERFORMANCE.md); elsewhere one inlined
+ * loop reads the layout at run time. */
+#if defined(__CUDA_ARCH__)
+KFN_TRACE int trace_ray_wide(const kscene *s, ray r, hit *h, int any) {
+    return trace_ray_inline(s, r, h, any, 1, KNODES_WIDE);
+}
+KFN_TRACE int trace_ray_cw8(const kscene *s, ray r, hit *h, int any) {
+    return trace_ray_inline(s, r, h, any, 1, KNODES_CW8);
+}
+KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
+    return s->node_layout == KNODES_CW8 ? trace_ray_cw8(s, r, h, any) : trace_ray_wide(s, r, h, any);
+}
+#else
+KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any) {
+    return trace_ray_inline(s, r, h, any, 1, s->node_layout);
+}
+#endif
 
 /* Alpha-masked surfaces (material alpha_cutoff > 0, glTF alphaMode MASK): a hit where the mask
  * cuts the surface out is not a hit. Only scenes that have such materials pay for it

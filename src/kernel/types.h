@@ -175,8 +175,8 @@ typedef struct bvh8_node {
 /* Compressed 8-wide node (80 bytes; after Ylitie, Karras & Laine 2017, "Efficient incoherent
  * ray traversal on GPUs through compressed wide BVHs"): the same children as a bvh8_node, their
  * boxes quantised to 8 bits per plane on a per-axis grid with origin p[a] and spacing
- * 2^(e[a] - 127) (cw8_plane: p + spacing * q, exact up to one rounding, so the builder can check
- * that every dequantised box contains its child's float box: src/accel/bvh_compress.c). A node's
+ * 2^(e[a] - 127): plane q of axis a is at p[a] + spacing * q, and the builder makes every such box
+ * contain its child's float box in exact arithmetic (src/accel/bvh_compress.c). A node's
  * inner children are consecutive nodes from child_base and its leaves' blocks consecutive from
  * leaf_base (bvh_collapse lays them out so), so a slot needs one byte, meta[i] = count << 5 |
  * offset: count 0 an inner node at child_base + offset, else a leaf of count blocks at
@@ -194,9 +194,8 @@ typedef struct cw8_node {
 } cw8_node;
 /* Which node layout kscene.nodes holds: the traversal width's float nodes (bvh_wnode) or cw8_node. */
 enum { KNODES_WIDE = 0, KNODES_CW8 = 1 };
-/* Grid spacing of exponent bits e and one dequantised plane (the kernel and the builder share them). */
+/* Grid spacing of exponent bits e (the kernel and the builder share it). */
 KFN float cw8_spacing(uint32_t e) { return kbits_float(e << 23); }
-KFN float cw8_plane(float p, float spacing, uint32_t q) { return p + spacing * (float)q; }
 
 /* The width this translation unit's traversal reads (a compile-time constant per target and
  * CPU ISA build, src/cpu/isa.h): the host builds the tree at the width of the kernel that
@@ -221,6 +220,12 @@ typedef struct bvh_leaf4 {
     uint32_t v0[BVH_LEAF_WIDTH], v1[BVH_LEAF_WIDTH], v2[BVH_LEAF_WIDTH];
     uint32_t prim[BVH_LEAF_WIDTH];
 } bvh_leaf4;
+/* The CPU's copy of a block's vertex positions (kscene.leaf_pos): nine rows of BVH_LEAF_WIDTH
+ * floats, x, y, z of vertex 0, then of 1 and 2, lane j of each row the block's lane j (vertex 0
+ * of the scene in unused and non-triangle lanes). The SIMD leaf test loads its rows directly
+ * instead of gathering twelve positions through the vertex indices (a dependent load per
+ * vertex on incoherent rays: docs/PERFORMANCE.md, 2026-11-27). */
+#define BVH_LEAF_POS_FLOATS (9 * BVH_LEAF_WIDTH)
 
 /* ---- everything a kernel needs ------------------------------------------------------------ */
 /* The scene's arrays, declared once: X(element type, name, element count). The count is an
@@ -231,8 +236,7 @@ typedef struct bvh_leaf4 {
  * layout depends on the width of the kernel that traverses it, and each backend brings its own. */
 #define KSCENE_ARRAYS(X)                                                                       \
     X(triangle, triangles, k->ntriangles)                                                      \
-    X(vec3, positions, k->nvertices) /* the CPU reads 16 bytes at each vertex: the host keeps \
-                                        one vertex of slack */                                 \
+    X(vec3, positions, k->nvertices)                                                            \
     X(vec3, normals, k->nvertices)   /* per vertex, or NULL */                                 \
     X(vec2, uvs, k->nvertices)       /* per vertex, or NULL */                                 \
     X(float, tangents, 4u * k->nvertices) /* per vertex xyz + handedness w (+-1; 0 = none:    \
@@ -258,6 +262,8 @@ typedef struct kscene {
     const void *nodes;       /* root at 0; bvh4_node or bvh8_node: the width of the kernel that
                                 traverses it (BVH_WIDTH there), or cw8_node (node_layout) */
     const bvh_leaf4 *leaves; /* leaf blocks the nodes' leaf slots point to */
+    const float *leaf_pos;   /* the CPU's: BVH_LEAF_POS_FLOATS per leaf block (NULL on the GPU,
+                                whose lanes read positions through the indices) */
     uint32_t nnodes, nleaf4;
     uint32_t node_layout;    /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)

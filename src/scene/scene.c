@@ -627,11 +627,6 @@ int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen) {
     /* the camera of the file, checked here so that a bad one is reported at load */
     camera cam;
     if (scene_camera(s, s->camera.width, s->camera.height, &cam, err, errlen)) return -1;
-    /* the CPU's leaf test loads 16 bytes per vertex position: keep one vertex of slack */
-    if (s->nvertices && reserve_mesh(s, 1, 0)) {
-        snprintf(err, errlen, "out of memory preparing %zu primitives", nprims);
-        return -1;
-    }
     if (build_lights(s, nprims, err, errlen)) return -1;
     if (build_env_distribution(s, err, errlen)) return -1;
     fill_kscene(s);
@@ -657,6 +652,7 @@ int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen) {
     s->k.nodes = s->bvh.wnodes;
     s->k.nnodes = (uint32_t)s->bvh.nwnodes;
     s->k.leaves = s->bvh.leaves;
+    s->k.leaf_pos = s->bvh.leaf_pos;
     s->k.nleaf4 = (uint32_t)s->bvh.nleaf4;
     s->prepared = 1;
     return 0;

@@ -46,7 +46,7 @@ static const char *usage_rays =
     "                of 4096 rays within a run, so both see the same machine load (shared boxes)\n"
     "  --device D    cpu (default; with Embree side by side) or cuda (the same rays on the GPU)\n"
     "  --gpu-bvh B   cuda: sah (default; the host's 4-wide build), cwbvh (its 8-wide build compressed),\n"
-    "                lbvh (built on the GPU), a comma-separated list of them, or all\n"
+    "                lbvh (built on the GPU), a comma-separated list of them, both (sah,lbvh) or all\n"
     "  --json        one JSON object per line instead of a table\n";
 
 typedef struct job {
@@ -254,11 +254,12 @@ int cmd_bench_rays(int argc, char **argv) {
                 size_t l = strcspn(t, ",");
                 unsigned bit = l == 3 && !strncmp(t, "sah", 3) ? 1u << CUDA_BVH_SAH
                              : l == 4 && !strncmp(t, "lbvh", 4) ? 1u << CUDA_BVH_LBVH
-                             : l == 5 && !strncmp(t, "cwbvh", 5) ? 1u << CUDA_BVH_CW8 : l == 3 && !strncmp(t, "all", 3) ? 7u : 0u;
+                             : l == 5 && !strncmp(t, "cwbvh", 5) ? 1u << CUDA_BVH_CW8 : l == 3 && !strncmp(t, "all", 3) ? 7u
+                             : l == 4 && !strncmp(t, "both", 4) ? 1u << CUDA_BVH_SAH | 1u << CUDA_BVH_LBVH : 0u;
                 if (!bit) { bvh_set = 0; break; }
                 bvh_set |= bit;
             }
-            if (!bvh_set) { fprintf(stderr, "caustic-bench-rays: --gpu-bvh: expected a list of sah, lbvh, cwbvh or all\n"); return EXIT_USAGE; }
+            if (!bvh_set) { fprintf(stderr, "caustic-bench-rays: --gpu-bvh: expected a list of sah, lbvh, cwbvh, both or all\n"); return EXIT_USAGE; }
             i++;
             continue;
         }
@@ -346,10 +347,11 @@ int cmd_bench_rays(int argc, char **argv) {
         base = base ? base + 1 : meshes[m];
         if (!json)
             fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu %d-wide nodes built in %.3f s, SAH %.1f, "
-                    "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks + triangles + positions)\n",
+                    "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks and their positions + triangles + positions)\n",
                     base, s->ntriangles, load_s, s->bvh.nwnodes, s->bvh.width, s->bvh.build_seconds, s->bvh.sah_cost,
                     s->bvh.nleaf4,
-                    (double)(s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) + s->bvh.nleaf4 * sizeof(bvh_leaf4) +
+                    (double)(s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) +
+                             s->bvh.nleaf4 * (sizeof(bvh_leaf4) + (s->bvh.leaf_pos ? BVH_LEAF_POS_FLOATS * sizeof(float) : 0)) +
                              s->ntriangles * sizeof(triangle) +
                              s->nvertices * sizeof(vec3)) / (double)s->ntriangles);
         for (int k = 0; k < 3; ++k) {
