@@ -243,6 +243,7 @@ static void *multi_create(const backend_desc *d, char *err, size_t errlen) {
     for (int i = 0; i < n; ++i) {
         backend_desc dd = *d;
         dd.gpu = m->gpu[i] = gpus[i];
+        dd.cancel = NULL;   /* a unit is finished whole (caustic_cancel stops between passes) */
         char why[512];
         m->ib[i] = m->inner->create(&dd, why, sizeof why);
         if (!m->ib[i]) {

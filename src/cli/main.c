@@ -150,7 +150,18 @@ static void on_signal(int sig) {
         return;
     }
     if (g_rendering) caustic_cancel(g_rendering);
-    if (sig == SIGINT) say("\ncaustic: stopping at the next tile; the image and checkpoint will be written\n");
+    if (sig == SIGINT) say("\ncaustic: stopping now; the image and checkpoint will be written\n");
+}
+/* sigaction, not signal(): in strict C11/POSIX mode glibc's signal() resets the handler after the
+ * first signal (System V semantics), so a second Ctrl-C killed the process with nothing written. */
+static void set_handler(void (*fn)(int)) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 typedef struct render_ctx {
@@ -421,8 +432,7 @@ static int cmd_render(int argc, char **argv) {
     if (preview_every > 0.0 && !quiet) fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
     out.last_preview = cli_now();
     g_rendering = r;
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    set_handler(on_signal);
     int failed = caustic_render(r, on_progress, &ctx, err, sizeof err) != 0;
     if (failed) fprintf(stderr, "caustic: %s\n", err);
     progress_finish(&ctx.pb);
@@ -452,11 +462,6 @@ static int cmd_render(int argc, char **argv) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
     }
-    /* only now: a second signal (mpirun repeats SIGTERM when a rank died) must not end the
-     * process before the checkpoint and the image are written */
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    g_rendering = NULL;
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
     if (g_interrupted && !failed) {
@@ -474,6 +479,11 @@ static int cmd_render(int argc, char **argv) {
            st.threads, st.width, st.height, written ? " output=" : "", written ? output : "", extra);
     if (nranks > 1) printf(" ranks=%d", nranks);
     printf("\n");
+    fflush(stdout);
+    /* only now: a later signal (a second Ctrl-C, mpirun repeating SIGTERM when a rank died) must
+     * not end the process before the checkpoint, the image and the summary are out */
+    set_handler(SIG_DFL);
+    g_rendering = NULL;
     caustic_renderer_free(r);
     caustic_scene_free(scene);
     caustic_dist_stop(failed);

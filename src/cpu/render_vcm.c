@@ -37,6 +37,7 @@ typedef struct chunk_buf {
 
 struct vcm_renderer {
     const kscene *s;
+    const atomic_int *cancel;    /* caustic_cancel's flag during vcm_renderer_run, or NULL */
     camera cam;
     int algorithm, max_path_length;
     float radius, alpha;
@@ -67,6 +68,10 @@ struct vcm_renderer {
     uint32_t iteration;
 };
 
+/* caustic_cancel: the jobs of an iteration that was cancelled do nothing, and the iteration is
+ * dropped whole (the film keeps whole iterations: every pixel the same count). */
+static int cancelled(const vcm_renderer *v) { return v->cancel && atomic_load_explicit(v->cancel, memory_order_relaxed); }
+
 static void light_job(void *ctx, unsigned chunk, int thread) {
     (void)thread;
     vcm_renderer *v = ctx;
@@ -74,6 +79,7 @@ static void light_job(void *ctx, unsigned chunk, int thread) {
     c->nverts = c->nsplats = c->nphotons = 0;
     c->rays = 0;
     c->oom = 0;
+    if (cancelled(v)) return;
     int maxv = v->max_path_length + 1;
     uint32_t end = (chunk + 1) * CHUNK < v->npaths ? (chunk + 1) * CHUNK : v->npaths;
     uint64_t seed = vcm_iteration_seed(v->seed, v->iteration);
@@ -113,6 +119,7 @@ static void camera_job(void *ctx, unsigned job, int thread) {
     camera_buf *cb = &v->cams[job];
     cb->nqueries = 0;
     cb->oom = 0;
+    if (cancelled(v)) return;
     uint32_t nq = 0;
     int merging = v->params.use_vm && v->grid.ncells > 0;
     int y1 = (int)(job + 1) * ROWS_PER_JOB < v->h ? (int)(job + 1) * ROWS_PER_JOB : v->h;
@@ -289,6 +296,7 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
         if (v->chunks[c].oom) return -1;
         *rays += v->chunks[c].rays;
     }
+    if (cancelled(v)) return 0;
     /* the camera jobs read each path's vertices where its light job left them (path_start) */
     for (uint32_t c = 0; c < v->nchunks; ++c) {
         const chunk_buf *b = &v->chunks[c];
@@ -302,6 +310,7 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
 
     cpu_pool_parallel_for(pool, v->ncams, camera_job, v);
     for (unsigned j = 0; j < v->ncams; ++j) *rays += v->cams[j].rays;
+    if (cancelled(v)) return 0;
     return merge_pass(v, pool);
 }
 
@@ -309,9 +318,11 @@ int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *
                                  const atomic_int *cancel, const kfilm *film, uint64_t *rays) {
     if (cam->width != v->w || cam->height != v->h) return -1;
     v->cam = *cam;
-    /* an iteration (one sample of every pixel) is the safe point: it is never cut */
-    for (uint32_t it = first; it < first + count && !(cancel && atomic_load(cancel)); ++it) {
+    v->cancel = cancel;
+    /* an iteration (one sample of every pixel) is the safe point: a cancelled one is dropped */
+    for (uint32_t it = first; it < first + count && !cancelled(v); ++it) {
         if (run_iteration(v, pool, it, rays)) return -1;
+        if (cancelled(v)) break;
         for (uint32_t i = 0; i < v->npaths; ++i) {
             const float *c = v->image + 3u * i;
             film_add_iteration(film, i, v3(c[0], c[1], c[2]));
