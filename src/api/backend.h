@@ -23,6 +23,7 @@ typedef struct backend_desc {
     int width, height;
     camera cam;                  /* for width x height */
     int max_depth;
+    int aov;                     /* the film needs AOV planes (kfilm.aov, kernel/aov.h) */
 } backend_desc;
 
 typedef struct backend_stats { uint64_t rays, bad_samples, samples; } backend_stats;
@@ -36,7 +37,8 @@ typedef struct backend_ops {
     void *(*create)(const backend_desc *d, char *err, size_t errlen);
     /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film. */
     int (*pass)(void *b, const kpass *p, backend_stats *st, char *err, size_t errlen);
-    /* The film as host sums (dst: width x height, double). */
+    /* The film as host sums (dst: width x height, double; its AOV planes when dst->aov is set,
+     * which it is exactly when the backend was created with desc.aov). */
     int (*read_film)(void *b, const kfilm *dst, char *err, size_t errlen);
     int (*write_film)(void *b, const kfilm *src, char *err, size_t errlen);
     /* The mean, tonemapped to 8-bit sRGB where the film lives (image_quantize8's rule); NULL: the

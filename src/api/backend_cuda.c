@@ -42,6 +42,7 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
     /* the bidirectional integrators have their own kernels: no wavefront pool for them */
     cfg.mode = d->opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT && !bidir ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
     cfg.bvh = d->opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH ? CUDA_BVH_LBVH : CUDA_BVH_SAH;
+    cfg.aov = d->aov;
     const bvh *tree = NULL;
     if (cfg.bvh == CUDA_BVH_SAH) {
         /* the scene's 4-wide tree for the GPU, built once for every renderer over the scene */
@@ -54,11 +55,11 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
 }
 
 static int cuda_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
-    return cuda_renderer_read(((cuda_backend *)p)->gpu, dst->sum, dst->count, dst->lum2, err, errlen);
+    return cuda_renderer_read(((cuda_backend *)p)->gpu, dst->sum, dst->count, dst->lum2, dst->aov, err, errlen);
 }
 
 static int cuda_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
-    return cuda_renderer_write(((cuda_backend *)p)->gpu, src->sum, src->count, src->lum2, err, errlen);
+    return cuda_renderer_write(((cuda_backend *)p)->gpu, src->sum, src->count, src->lum2, src->aov, err, errlen);
 }
 
 static int cuda_tonemap8(void *p, unsigned char *rgb8, char *err, size_t errlen) {

@@ -26,6 +26,7 @@ typedef struct cuda_config {
     int mode;        /* CUDA_MODE_* */
     int bvh;         /* CUDA_BVH_*: SAH = the host's build uploaded; LBVH = built on the GPU */
     uint32_t pool;   /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
+    int aov;         /* the film has AOV planes (kernel/aov.h) */
 } cuda_config;
 
 /* --gpu-bvh sah: the host's binned SAH build with the leaf cost counted per primitive (a GPU
@@ -68,11 +69,13 @@ int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, siz
 /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film on the GPU. */
 int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
                        char *err, size_t errlen);
-/* Copies the accumulation (width*height*3 sums), the per-pixel sample counts and squared
- * luminance sums to / from the host. */
-int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err, size_t errlen);
-int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2, char *err,
-                        size_t errlen);
+/* Copies the accumulation (width*height*3 sums), the per-pixel sample counts, squared
+ * luminance sums and, where the film has them and aov is not NULL, the AOV sums
+ * (width*height*AOV_FLOATS) to / from the host. */
+int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, double *aov, char *err,
+                       size_t errlen);
+int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2,
+                        const double *aov, char *err, size_t errlen);
 void cuda_renderer_free(cuda_renderer *r);
 
 /* The bidirectional integrators on the GPU (render_vcm.cu): the shared kernel's vcm.h run one
