@@ -293,7 +293,11 @@ static int start_backend(caustic_renderer *r, const backend_desc *d, char *err, 
         char why[512];
         int sup = ops->supports(d, why, sizeof why);
         if (sup == 0) continue;
-        if (sup < 0) { snprintf(err, errlen, "%s", why); continue; }
+        if (sup < 0) {
+            snprintf(err, errlen, "%s", why);
+            if (!ops->device) return -1;   /* a layer over all (MPI ranks) cannot be bypassed */
+            continue;
+        }
         r->backend = ops->create(d, why, sizeof why);
         if (r->backend) { r->ops = ops; return 0; }
         snprintf(err, errlen, "%s", why);

@@ -326,6 +326,12 @@ static int cmd_render(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (rank != 0) { quiet = 1; checkpoint = NULL; resume = 0; heatmap = NULL; dump = NULL; }
+    if (nranks > 1 && opt.aovs != aovs) {
+        /* the guides --denoise added: work units do not carry AOV planes yet */
+        opt.aovs = aovs;
+        out.denoise_guides = 0;
+        if (rank == 0) fprintf(stderr, "caustic: --denoise: no AOV guides in distributed renders yet; denoising the image alone\n");
+    }
     caustic_scene *scene;
     caustic_load_options lo;
     caustic_load_options_init(&lo);
