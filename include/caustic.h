@@ -232,6 +232,155 @@ int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, si
 int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen);
 void caustic_renderer_free(caustic_renderer *r);
 
+/* ---- steering: camera, resolution, accumulation, passes (an interactive viewer's loop) --------
+ *
+ *   caustic_camera c; caustic_renderer_get_camera(r, &c);
+ *   c.eye[0] += 1; caustic_renderer_set_camera(r, &c, err, sizeof err);  // restarts accumulation
+ *   caustic_render_passes(r, 1, 4, err, sizeof err);                      // 4 more spp, then back
+ *   caustic_image_rgb8(r, &look, pixels, err, sizeof err);                // on the GPU when there */
+typedef struct caustic_camera {
+    double eye[3], lookat[3], up[3];
+    double fov_y;             /* full vertical field of view, degrees, in (0, 180) */
+    double lens_radius;       /* thin lens: aperture radius in scene units (0 = pinhole) */
+    double focus_distance;    /* thin lens: distance to the plane in focus (0 = |lookat - eye|) */
+} caustic_camera;
+
+/* The scene's camera: what renderers created afterwards start with. */
+void caustic_scene_get_camera(const caustic_scene *s, caustic_camera *c);
+int caustic_scene_set_camera(caustic_scene *s, const caustic_camera *c, char *err, size_t errlen);
+/* Reads the "Camera" object of a scene file (any dialect; what caustic_camera_to_json writes) into
+ * the scene's camera and resolution. */
+int caustic_scene_load_camera(caustic_scene *s, const char *path, char *err, size_t errlen);
+/* The camera as a scene file's {"Camera": {...}} for an image of width x height; returns the
+ * length snprintf would (the text is cut to n - 1 characters). */
+int caustic_camera_to_json(const caustic_camera *c, int width, int height, char *buf, size_t n);
+void caustic_renderer_get_camera(const caustic_renderer *r, caustic_camera *c);
+/* Moves this renderer's camera (other renderers over the scene keep theirs) and restarts the
+ * accumulation. Refused, keeping the old camera, when the camera is degenerate (eye == lookat, up
+ * along the view) or the backend cannot render it (a lens with a bidirectional integrator). */
+int caustic_renderer_set_camera(caustic_renderer *r, const caustic_camera *c, char *err, size_t errlen);
+/* A new image size (the backend is restarted; accumulation starts again). */
+int caustic_renderer_set_resolution(caustic_renderer *r, int width, int height, char *err, size_t errlen);
+/* Drops the samples taken: the next pass starts a new image (statistics restart too). */
+int caustic_renderer_reset(caustic_renderer *r, char *err, size_t errlen);
+/* Runs `passes` passes of `spp` samples per pixel each (never beyond the spp target) and returns:
+ * the samples per pixel added (0 once the target is reached), or -1 with err. Distributed
+ * renderers render with caustic_render only. */
+int caustic_render_passes(caustic_renderer *r, int passes, int spp, char *err, size_t errlen);
+/* Samples per pixel taken so far (the same as caustic_render_stats's spp). */
+int caustic_renderer_spp(const caustic_renderer *r);
+/* Distance along the camera's forward axis to the first surface seen through pixel (x, y) (the
+ * pixel's centre): click-to-focus. 0 with *depth set, or -1 when the pixel sees no surface. */
+int caustic_renderer_pick_depth(caustic_renderer *r, int x, int y, double *depth);
+
+/* ---- display images: exposure and tone map (kernel/tonemap.h, the same on CPU and GPU) ------- */
+typedef enum caustic_tonemap {
+    CAUSTIC_TONEMAP_CLAMP = 0,   /* identity, values above 1 clip (the default) */
+    CAUSTIC_TONEMAP_ACES = 1,    /* Hill's fit of ACES (filmic) */
+    CAUSTIC_TONEMAP_AGX = 2      /* AgX, Blender's default view */
+} caustic_tonemap;
+typedef struct caustic_look {
+    caustic_tonemap tonemap;
+    float exposure;              /* EV: the linear image is scaled by 2^exposure first */
+} caustic_look;
+void caustic_look_init(caustic_look *l);   /* clamp, 0 EV */
+int caustic_parse_tonemap(const char *name, caustic_tonemap *out);   /* clamp aces agx */
+const char *caustic_tonemap_name(caustic_tonemap t);
+/* The current estimate as width*height*3 bytes of sRGB through `look` (NULL: clamp, 0 EV).
+ * Rendering on the GPU, the tone map runs there and only the bytes come back. */
+int caustic_image_rgb8(caustic_renderer *r, const caustic_look *look, unsigned char *rgb8, char *err, size_t errlen);
+/* caustic_save_image through `look` (8-bit formats only; .exr/.pfm stay linear). */
+int caustic_save_image_look(caustic_renderer *r, const char *path, const caustic_look *look, char *err, size_t errlen);
+
+/* ---- images on their own (files, comparison, tone mapping, denoising) ------------------------ */
+typedef struct caustic_rgb_image {
+    int width, height;
+    float *rgb;                  /* linear RGB, 3 floats per pixel, row-major, top row first */
+} caustic_rgb_image;
+int caustic_image_init(caustic_rgb_image *img, int width, int height, char *err, size_t errlen);   /* zeroed */
+void caustic_image_free(caustic_rgb_image *img);
+/* .png, .exr, .pfm (and what stb_image reads), the format from the content; PNGs are decoded to linear. */
+int caustic_image_load(caustic_rgb_image *img, const char *path, char *err, size_t errlen);
+/* By extension: .png through `look` (NULL: clamp, 0 EV), .exr (half; exr_float: 32-bit) or .pfm
+ * linear. Atomic (temp file + rename). */
+int caustic_image_save(const caustic_rgb_image *img, const char *path, const caustic_look *look, int exr_float, char *err,
+                       size_t errlen);
+/* width*height*3 bytes as a PNG, atomically. */
+int caustic_image_save_rgb8(const unsigned char *rgb8, int width, int height, const char *path, char *err,
+                            size_t errlen);
+/* npixels linear RGB pixels -> 8-bit sRGB through look (NULL: clamp, 0 EV). */
+void caustic_tonemap_rgb8(const caustic_look *look, const float *rgb, size_t npixels, unsigned char *out);
+/* On the 8-bit sRGB values a viewer sees (docs/image-metrics.md): pixels that differ, RMSE in
+ * 8-bit units, PSNR (dB; infinite for equal images), mean SSIM. */
+typedef struct caustic_image_metrics { double ae, rmse, psnr, ssim; } caustic_image_metrics;
+int caustic_image_compare(const caustic_rgb_image *a, const caustic_rgb_image *b, caustic_image_metrics *m, char *err,
+                          size_t errlen);
+
+/* Intel Open Image Denoise, loaded at run time: caustic_denoise_load says why it is missing. */
+typedef struct caustic_denoiser caustic_denoiser;
+int caustic_denoise_load(char *err, size_t errlen);
+caustic_denoiser *caustic_denoiser_create(char *err, size_t errlen);   /* OIDN's device: GPU if any, else CPU */
+typedef enum caustic_denoise_device {
+    CAUSTIC_DENOISE_AUTO = 0,   /* OIDN's choice: a supported GPU if any, else the CPU */
+    CAUSTIC_DENOISE_CPU = 1,
+    CAUSTIC_DENOISE_CUDA = 2    /* OIDN's CUDA device; NULL with err where it does not load */
+} caustic_denoise_device;
+caustic_denoiser *caustic_denoiser_create_on(caustic_denoise_device device, char *err, size_t errlen);
+/* color (and the optional guides albedo and normal, NULL = none; a normal needs an albedo):
+ * width*height*3 floats; out (may equal color) gets the denoised image. */
+int caustic_denoise(caustic_denoiser *d, const float *color, const float *albedo, const float *normal, int width,
+                    int height, float *out, char *err, size_t errlen);
+const char *caustic_denoiser_device(const caustic_denoiser *d);   /* "cpu", "cuda", ... */
+void caustic_denoiser_free(caustic_denoiser *d);
+
+/* ---- scenes built in code ---------------------------------------------------------------------
+ * An empty scene (camera at (0,0,5) looking at the origin, 45 degrees, 800x800, no environment);
+ * add materials, then shapes and lights, then create renderers. Area lights are shapes with an
+ * emitting material. Shapes and lights cannot be added once a renderer was created on it. */
+typedef enum caustic_material_kind {
+    CAUSTIC_MATERIAL_DIFFUSE = 0,     /* Lambertian: color */
+    CAUSTIC_MATERIAL_MIRROR = 1,      /* perfect mirror: color as reflectance */
+    CAUSTIC_MATERIAL_CONDUCTOR = 2,   /* rough metal (GGX): color as F0, roughness */
+    CAUSTIC_MATERIAL_GLASS = 3,       /* smooth dielectric: ior, color as tint */
+    CAUSTIC_MATERIAL_EMITTER = 4,     /* emits `emission`, reflects nothing */
+    CAUSTIC_MATERIAL_PHONG = 5,       /* Lambertian color + Phong lobe (specular, exponent) */
+    CAUSTIC_MATERIAL_PBR = 6,         /* glTF metallic-roughness: color, metallic, roughness */
+    CAUSTIC_MATERIAL_ROUGH_GLASS = 7  /* rough dielectric (GGX): ior, roughness, color as tint */
+} caustic_material_kind;
+typedef struct caustic_material {
+    caustic_material_kind kind;
+    float color[3];
+    float emission[3];           /* radiance; nonzero on any kind makes its shapes area lights */
+    float roughness;             /* conductor, pbr, rough glass: in [0, 1] */
+    float ior;                   /* glass */
+    float metallic;              /* pbr */
+    float specular[3];           /* phong */
+    float exponent;              /* phong */
+    int two_sided;               /* emission from both sides of a surface */
+} caustic_material;
+void caustic_material_init(caustic_material *m);   /* diffuse grey 0.8, ior 1.5, roughness 0.5 */
+int caustic_scene_create(caustic_scene **out, char *err, size_t errlen);
+/* Each add returns the new item's index (>= 0), or -1 with err. */
+int caustic_scene_add_material(caustic_scene *s, const caustic_material *m, char *err, size_t errlen);
+int caustic_scene_add_sphere(caustic_scene *s, const double center[3], double radius, int material, char *err,
+                             size_t errlen);
+/* The parallelogram corner, corner + u, corner + u + v, corner + v; it faces u x v. */
+int caustic_scene_add_quad(caustic_scene *s, const double corner[3], const double u[3], const double v[3], int material,
+                           char *err, size_t errlen);
+/* A triangle mesh from arrays: nvertices xyz positions (normals: nvertices xyz or NULL for flat
+ * shading, uvs: nvertices uv or NULL), 3 indices per triangle. */
+int caustic_scene_add_mesh(caustic_scene *s, const float *positions, const float *normals, const float *uvs,
+                           size_t nvertices, const uint32_t *indices, size_t ntriangles, int material, char *err,
+                           size_t errlen);
+/* A point light of radiant intensity rgb (W/sr). */
+int caustic_scene_add_point_light(caustic_scene *s, const double position[3], const double intensity[3], char *err,
+                                  size_t errlen);
+/* A constant sky of radiance rgb (0 0 0: none). */
+int caustic_scene_set_environment(caustic_scene *s, const double radiance[3], char *err, size_t errlen);
+/* The defaults renderers take where caustic_options leaves them 0: resolution, spp, depth. */
+int caustic_scene_set_render_defaults(caustic_scene *s, int width, int height, int spp, int max_depth, char *err,
+                                      size_t errlen);
+
 /* Distributed rendering over MPI (libcaustic built with Open MPI; docs/architecture.md). Call
  * once before loading scenes: when the process was started by mpirun (OMPI_COMM_WORLD_SIZE or
  * PMIX_RANK in the environment) it joins the job and returns its rank and the number of ranks,

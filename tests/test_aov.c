@@ -3,7 +3,7 @@
  * surface it reflects, the depth of a plane at a known distance; the bidirectional integrators
  * give the same first-hit AOVs; samples and variance; the multi-layer EXR holds the named
  * channels with the AOVs' values; files beside a PFM; checkpoints keep the AOV planes and refuse
- * a render with other AOVs. */
+ * a render with other AOVs; a reset clears them. */
 #include <string.h>
 #include <unistd.h>
 
@@ -330,6 +330,14 @@ static void test_checkpoint(void) {
             CHECK(x && y && !memcmp(x, y, sizeof(float) * (size_t)ch * 24 * 24), "%s differs after resuming",
                   caustic_aov_name((caustic_aov)a));
         }
+    }
+    /* a reset (the viewer's restart) clears the AOV planes with the image */
+    CHECK(resumed && caustic_renderer_reset(resumed, err, sizeof err) == 0, "reset: %s", err);
+    CHECK(resumed && caustic_render(resumed, NULL, NULL, err, sizeof err) == 0, "render after reset: %s", err);
+    if (full && resumed) {
+        const float *x = caustic_aov_image(full, CAUSTIC_AOV_ALBEDO, NULL);
+        const float *y = caustic_aov_image(resumed, CAUSTIC_AOV_ALBEDO, NULL);
+        CHECK(x && y && !memcmp(x, y, sizeof(float) * 3 * 24 * 24), "albedo differs after a reset");
     }
     o.aovs = CAUSTIC_AOV_MASK(CAUSTIC_AOV_SAMPLES);   /* no AOV planes */
     caustic_renderer *other = caustic_renderer_create(cs, &o, err, sizeof err);

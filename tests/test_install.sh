@@ -33,4 +33,8 @@ ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror "$SRC/examples/render.c" $FL
     || fail "examples/render.c does not build against the installed library ($FLAGS)"
 (cd "$T" && ./render "$T/out.png") || fail "examples/render.c failed"
 [ -s "$T/out.png" ] || fail "no image written"
+${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror "$SRC/examples/orbit.c" $FLAGS -lm -o "$T/orbit" \
+    || fail "examples/orbit.c does not build against the installed library ($FLAGS)"
+(cd "$T" && ./orbit "$T" 3 > "$T/orbit.log") || { cat "$T/orbit.log" >&2; fail "examples/orbit.c failed"; }
+[ -s "$T/orbit.002.png" ] || fail "examples/orbit.c wrote no frames"
 echo "test_install: ok"

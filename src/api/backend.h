@@ -41,9 +41,10 @@ typedef struct backend_ops {
      * which it is exactly when the backend was created with desc.aov). */
     int (*read_film)(void *b, const kfilm *dst, char *err, size_t errlen);
     int (*write_film)(void *b, const kfilm *src, char *err, size_t errlen);
-    /* The mean, tonemapped to 8-bit sRGB where the film lives (image_quantize8's rule); NULL: the
-     * caller tonemaps what read_film returns. */
-    int (*tonemap8)(void *b, unsigned char *rgb8, char *err, size_t errlen);
+    /* The mean times `scale` (2^exposure) through tone map `op` (kernel/tonemap.h) to 8-bit sRGB
+     * where the film lives (image_quantize8's rule); NULL: the caller tonemaps what read_film
+     * returns. */
+    int (*tonemap8)(void *b, int op, float scale, unsigned char *rgb8, char *err, size_t errlen);
     int (*threads)(const void *b);   /* CPU worker threads, 0 for a GPU */
     void (*free)(void *b);
     /* Optional (NULL where not offered). Path tracing into a tile's own film: samples
@@ -57,6 +58,8 @@ typedef struct backend_ops {
      * render, then returns 0 (or -1 with err). */
     int (*serve)(void *b, char *err, size_t errlen);
     double pass_seconds;         /* how long a pass should take; 0: the renderer's default */
+    /* Empties the film (a camera moved); NULL: the renderer writes an empty film instead. */
+    int (*clear)(void *b, char *err, size_t errlen);
 } backend_ops;
 
 /* In order of preference; NULL-terminated. */

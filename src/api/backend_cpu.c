@@ -77,6 +77,17 @@ static int cpu_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
     return 0;
 }
 
+static int cpu_clear(void *p, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    cpu_backend *b = p;
+    size_t n = film_pixels(&b->film);
+    memset(b->film.sum, 0, 3 * n * sizeof(double));
+    memset(b->film.count, 0, n * sizeof(uint32_t));
+    memset(b->film.lum2, 0, n * sizeof(double));
+    if (b->film.aov) memset(b->film.aov, 0, AOV_FLOATS * n * sizeof(double));
+    return 0;
+}
+
 static int cpu_threads(const void *p) { return cpu_pool_threads(((const cpu_backend *)p)->pool); }
 
 /* ---- path tracing ---------------------------------------------------------------------------- */
@@ -125,7 +136,7 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
 
 const backend_ops backend_cpu_pt = {
     "cpu-pt", "cpu", pt_supports, pt_create, pt_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads, cpu_free,
-    pt_pass_tile, NULL, 0.0,
+    pt_pass_tile, NULL, 0.0, cpu_clear,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -173,5 +184,5 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 
 const backend_ops backend_cpu_bidir = {
     "cpu-bidir", "cpu", bidir_supports, bidir_create, bidir_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads,
-    cpu_free, NULL, NULL, 0.0,
+    cpu_free, NULL, NULL, 0.0, cpu_clear,
 };

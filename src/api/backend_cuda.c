@@ -62,9 +62,11 @@ static int cuda_write_film(void *p, const kfilm *src, char *err, size_t errlen) 
     return cuda_renderer_write(((cuda_backend *)p)->gpu, src->sum, src->count, src->lum2, src->aov, err, errlen);
 }
 
-static int cuda_tonemap8(void *p, unsigned char *rgb8, char *err, size_t errlen) {
-    return cuda_renderer_tonemap8(((cuda_backend *)p)->gpu, rgb8, err, errlen);
+static int cuda_tonemap8(void *p, int op, float scale, unsigned char *rgb8, char *err, size_t errlen) {
+    return cuda_renderer_tonemap8(((cuda_backend *)p)->gpu, op, scale, rgb8, err, errlen);
 }
+
+static int cuda_clear(void *p, char *err, size_t errlen) { return cuda_renderer_clear(((cuda_backend *)p)->gpu, err, errlen); }
 
 static int cuda_threads(const void *p) { (void)p; return 0; }
 
@@ -82,7 +84,7 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
 
 const backend_ops backend_cuda_pt = {
     "cuda-pt", "cuda", pt_supports, pt_create, pt_pass, cuda_read_film, cuda_write_film, cuda_tonemap8, cuda_threads,
-    cuda_free_backend, NULL, NULL, 0.0,
+    cuda_free_backend, NULL, NULL, 0.0, cuda_clear,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -115,5 +117,5 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 
 const backend_ops backend_cuda_bidir = {
     "cuda-bidir", "cuda", bidir_supports, bidir_create, bidir_pass, cuda_read_film, cuda_write_film, cuda_tonemap8,
-    cuda_threads, cuda_free_backend, NULL, NULL, 0.0,
+    cuda_threads, cuda_free_backend, NULL, NULL, 0.0, cuda_clear,
 };

@@ -15,7 +15,9 @@
 #include "cpu/render_cpu.h"
 #include "cuda/render_cuda.h"
 #include "image/image.h"
+#include "image/tonemap.h"
 #include "kernel/adaptive_depth.h"
+#include "kernel/camera.h"
 #include "kernel/sampler.h"
 #include "kernel/vcm.h"
 #include "scene/scene.h"
@@ -33,6 +35,7 @@ struct caustic_renderer {
     caustic_scene *scene;
     caustic_options opt;     /* resolved (defaults filled in) */
     int width, height, spp_target, max_depth;
+    camera_desc camera;      /* this renderer's camera (the scene's at creation) */
     kpass pass;              /* every pass's settings; the sample range is set per pass */
     const backend_ops *ops;  /* the backend that renders (backend_table) */
     void *backend;
@@ -68,7 +71,7 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
         lib_log_fn log_fn = lib_log_get(&log_user);
         int own = o && o->warning;
         scene_load_opts so = {o ? o->strict : 0, own ? o->warning : log_fn, own ? o->warning_user : log_user,
-                              o && o->dump_scene ? &json : NULL};
+                              o && o->dump_scene ? &json : NULL, 0};
         rc = scene_load_file(&s, path, &so, err, errlen);
         if (rc == 0 && json && scene_dump_json(o->dump_scene, json, err, errlen)) rc = -1;
         free(json);
@@ -87,20 +90,26 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
     return caustic_scene_wrap(out, s, err, errlen);
 }
 
-int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) {
+int caustic_scene_wrap_unprepared(caustic_scene **out, scene *s, char *err, size_t errlen) {
     *out = NULL;
     /* a CAUSTIC_ISA this CPU or build lacks: refused here, before any kernel is chosen */
     if (cpu_isa_check(err, errlen)) { scene_destroy(s); return -1; }
     caustic_scene *cs = malloc(sizeof(*cs));
     if (!cs) { scene_destroy(s); snprintf(err, errlen, "out of memory"); return -1; }
     cs->s = s;
+    *out = cs;
+    return 0;
+}
+
+int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) {
+    if (caustic_scene_wrap_unprepared(out, s, err, errlen)) return -1;
     /* Once per scene: its BVH at the width of the CPU kernels that trace it (every renderer over
      * the scene shares it; the GPU's tree is built on first use, scene_bvh). */
     if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) {
-        caustic_scene_free(cs);
+        caustic_scene_free(*out);
+        *out = NULL;
         return -1;
     }
-    *out = cs;
     return 0;
 }
 
@@ -307,9 +316,13 @@ static int start_backend(caustic_renderer *r, const backend_desc *d, char *err, 
     return -1;
 }
 
+static int start_film(caustic_renderer *r, char *err, size_t errlen);
+
 caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_options *opt, char *err, size_t errlen) {
     scene *s = cs->s;
     if (cpu_isa_check(err, errlen)) return NULL;
+    /* a scene built in code is prepared by its first renderer (loaded scenes at load) */
+    if (!s->prepared && scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) return NULL;
     caustic_renderer *r = calloc(1, sizeof(*r));
     if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
     r->scene = cs;
@@ -325,7 +338,8 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         return NULL;
     }
     kpass *p = &r->pass;
-    if (scene_camera(s, r->width, r->height, &p->cam, err, errlen)) { free(r); return NULL; }
+    r->camera = s->camera;
+    if (camera_from_desc(&r->camera, r->width, r->height, &p->cam, err, errlen)) { free(r); return NULL; }
     if ((int)opt->integrator < 0 || (int)opt->integrator > CAUSTIC_INTEGRATOR_VCM) {
         snprintf(err, errlen, "unknown integrator %d", (int)opt->integrator);
         free(r);
@@ -357,6 +371,47 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     p->adaptive_threshold = r->opt.adaptive;
     p->adaptive_min = (uint32_t)(r->opt.adaptive_min_spp > 0 ? r->opt.adaptive_min_spp : 0);
 
+    if (start_film(r, err, errlen)) {
+        caustic_renderer_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void desc_of(const caustic_renderer *r, const camera *cam, backend_desc *d) {
+    d->scene = r->scene->s;
+    d->opt = &r->opt;
+    d->width = cam->width;
+    d->height = cam->height;
+    d->cam = *cam;
+    d->max_depth = r->max_depth;
+    d->aov = r->film.aov != NULL;
+}
+
+static void free_film(caustic_renderer *r) {
+    if (r->backend) r->ops->free(r->backend);
+    r->backend = NULL;
+    free(r->film.sum);
+    free(r->film.count);
+    free(r->film.lum2);
+    free(r->film.aov);
+    free(r->image);
+    for (int a = 0; a < CAUSTIC_AOV_COUNT; ++a) free(r->aov_out[a]);
+    memset(r->aov_out, 0, sizeof r->aov_out);
+    r->film.sum = r->film.lum2 = r->film.aov = NULL;
+    r->film.count = NULL;
+    r->image = NULL;
+}
+
+static void clear_stats(caustic_renderer *r) {
+    r->spp_done = 0;
+    r->seconds = 0.0;
+    r->rays = r->bad = r->samples = 0;
+    r->film_stale = 0;
+}
+
+/* The host film and a backend for r->width x r->height (r->pass.cam): a new, empty image. */
+static int start_film(caustic_renderer *r, char *err, size_t errlen) {
     size_t n = (size_t)r->width * (size_t)r->height;
     r->film.width = r->width;
     r->film.height = r->height;
@@ -364,25 +419,133 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     r->film.count = calloc(n, sizeof(uint32_t));
     r->film.lum2 = calloc(n, sizeof(double));
     r->image = calloc(3 * n, sizeof(float));
-    if (opt->aovs & AOV_TRACED) r->film.aov = calloc(AOV_FLOATS * n, sizeof(double));
-    if (!r->film.sum || !r->film.count || !r->film.lum2 || !r->image || ((opt->aovs & AOV_TRACED) && !r->film.aov)) {
+    if (r->opt.aovs & AOV_TRACED) r->film.aov = calloc(AOV_FLOATS * n, sizeof(double));
+    if (!r->film.sum || !r->film.count || !r->film.lum2 || !r->image || ((r->opt.aovs & AOV_TRACED) && !r->film.aov)) {
         snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
-        caustic_renderer_free(r);
-        return NULL;
+        return -1;
     }
+    clear_stats(r);
     backend_desc d;
-    d.scene = s;
-    d.opt = &r->opt;
-    d.width = r->width;
-    d.height = r->height;
-    d.cam = p->cam;
-    d.max_depth = r->max_depth;
-    d.aov = r->film.aov != NULL;
-    if (start_backend(r, &d, err, errlen)) {
-        caustic_renderer_free(r);
-        return NULL;
+    desc_of(r, &r->pass.cam, &d);
+    return start_backend(r, &d, err, errlen);
+}
+
+/* One backend pass of `spp` samples per pixel after those taken. */
+static int run_pass(caustic_renderer *r, int spp, char *err, size_t errlen) {
+    kpass p = r->pass;
+    p.sample_begin = (uint32_t)r->spp_done;
+    p.sample_end = (uint32_t)(r->spp_done + spp);
+    backend_stats ps;
+    memset(&ps, 0, sizeof ps);
+    char why[512];
+    if (r->ops->pass(r->backend, &p, &ps, why, sizeof why)) {
+        if (errlen) snprintf(err, errlen, "%s", why);
+        return -1;
     }
-    return r;
+    r->film_stale = 1;
+    r->spp_done += spp;
+    r->rays += ps.rays;
+    r->bad += ps.bad_samples;
+    r->samples += ps.samples;
+    return 0;
+}
+
+int caustic_render_passes(caustic_renderer *r, int passes, int spp, char *err, size_t errlen) {
+    if (r->ops->serve) {
+        snprintf(err, errlen, "a distributed renderer renders with caustic_render");
+        return -1;
+    }
+    if (passes < 0 || spp < 1) {
+        snprintf(err, errlen, "caustic_render_passes: %d passes of %d spp", passes, spp);
+        return -1;
+    }
+    int added = 0;
+    for (int i = 0; i < passes && r->spp_done < r->spp_target; ++i) {
+        int n = spp < r->spp_target - r->spp_done ? spp : r->spp_target - r->spp_done;
+        double t0 = timer_now();
+        if (run_pass(r, n, err, errlen)) return -1;
+        r->seconds += timer_now() - t0;
+        added += n;
+    }
+    return added;
+}
+
+int caustic_renderer_spp(const caustic_renderer *r) { return r->spp_done; }
+
+int caustic_renderer_reset(caustic_renderer *r, char *err, size_t errlen) {
+    size_t n = (size_t)r->width * (size_t)r->height;
+    memset(r->film.sum, 0, 3 * n * sizeof(double));
+    memset(r->film.count, 0, n * sizeof(uint32_t));
+    memset(r->film.lum2, 0, n * sizeof(double));
+    if (r->film.aov) memset(r->film.aov, 0, AOV_FLOATS * n * sizeof(double));
+    clear_stats(r);
+    /* an empty film written is the reset every backend supports; clear is the fast path */
+    if (r->ops->clear) return r->ops->clear(r->backend, err, errlen);
+    return r->ops->write_film(r->backend, &r->film, err, errlen);
+}
+
+static void vec_of(vec3 *v, const double a[3]) { *v = v3((float)a[0], (float)a[1], (float)a[2]); }
+static void array_of(double a[3], vec3 v) { a[0] = v.x; a[1] = v.y; a[2] = v.z; }
+
+void api_camera_public(const camera_desc *d, caustic_camera *c) {
+    array_of(c->eye, d->eye);
+    array_of(c->lookat, d->lookat);
+    array_of(c->up, d->up);
+    c->fov_y = d->fovy_deg;
+    c->lens_radius = d->aperture_radius;
+    c->focus_distance = d->focus_distance;
+}
+
+void api_camera_internal(const caustic_camera *c, camera_desc *d) {
+    vec_of(&d->eye, c->eye);
+    vec_of(&d->lookat, c->lookat);
+    vec_of(&d->up, c->up);
+    d->fovy_deg = (float)c->fov_y;
+    d->aperture_radius = (float)c->lens_radius;
+    d->focus_distance = (float)c->focus_distance;
+}
+
+void caustic_renderer_get_camera(const caustic_renderer *r, caustic_camera *c) { api_camera_public(&r->camera, c); }
+
+int caustic_renderer_set_camera(caustic_renderer *r, const caustic_camera *c, char *err, size_t errlen) {
+    camera_desc d = r->camera;
+    api_camera_internal(c, &d);
+    camera cam;
+    if (camera_from_desc(&d, r->width, r->height, &cam, err, errlen)) return -1;
+    backend_desc bd;
+    desc_of(r, &cam, &bd);
+    if (r->ops->supports(&bd, err, errlen) <= 0) return -1;   /* e.g. a lens for VCM */
+    r->camera = d;
+    r->pass.cam = cam;
+    return caustic_renderer_reset(r, err, errlen);
+}
+
+int caustic_renderer_set_resolution(caustic_renderer *r, int width, int height, char *err, size_t errlen) {
+    if (width <= 0 || height <= 0 || width > 16384 || height > 16384 || (int64_t)width * height > (1 << 26)) {
+        snprintf(err, errlen, "resolution %dx%d is out of range (1..16384 per side, at most 2^26 pixels)", width, height);
+        return -1;
+    }
+    if (width == r->width && height == r->height) return caustic_renderer_reset(r, err, errlen);
+    camera cam;
+    if (camera_from_desc(&r->camera, width, height, &cam, err, errlen)) return -1;
+    free_film(r);
+    r->width = width;
+    r->height = height;
+    r->pass.cam = cam;
+    /* on failure the renderer has no backend: only caustic_renderer_free may follow */
+    return start_film(r, err, errlen);
+}
+
+int caustic_renderer_pick_depth(caustic_renderer *r, int x, int y, double *depth) {
+    camera cam = r->pass.cam;
+    if (x < 0 || y < 0 || x >= cam.width || y >= cam.height) return -1;
+    cam.lens_radius = 0.0f;   /* the ray through the lens centre */
+    ray ray_ = camera_ray(&cam, x, y, v2(0.5f, 0.5f), v2(0.5f, 0.5f));
+    hit h;
+    surface sf;
+    if (!cpu_kernels_get()->closest_surface(&r->scene->s->k, ray_, &h, &sf)) return -1;
+    *depth = h.t * vdot(ray_.d, cam.forward);
+    return 0;
 }
 
 int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user, char *err, size_t errlen) {
@@ -408,24 +571,9 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
             if (pass < 1) pass = 1;
         }
         if (pass > r->spp_target - r->spp_done) pass = r->spp_target - r->spp_done;
-        kpass p = r->pass;
-        p.sample_begin = (uint32_t)r->spp_done;
-        p.sample_end = (uint32_t)(r->spp_done + pass);
-        backend_stats ps;
-        memset(&ps, 0, sizeof ps);
         double t0 = timer_now();
-        char why[512];
-        if (r->ops->pass(r->backend, &p, &ps, why, sizeof why)) {
-            if (errlen) snprintf(err, errlen, "%s", why);
-            return -1;
-        }
-        r->film_stale = 1;
-        double dt = timer_now() - t0;
-        per_sample = dt / pass;
-        r->spp_done += pass;
-        r->rays += ps.rays;
-        r->bad += ps.bad_samples;
-        r->samples += ps.samples;
+        if (run_pass(r, pass, err, errlen)) return -1;
+        per_sample = (timer_now() - t0) / pass;
         r->seconds = prior + (timer_now() - t_start);
         if (progress) {
             caustic_progress pr;
@@ -596,27 +744,41 @@ int caustic_save_aovs(caustic_renderer *r, const char *path, unsigned mask, char
     return rc;
 }
 
-int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t errlen) {
-    if (image_format_from_path(path) == IMAGE_FMT_UNKNOWN) {
+int caustic_image_rgb8(caustic_renderer *r, const caustic_look *look, unsigned char *rgb8, char *err, size_t errlen) {
+    tonemap_settings ts;
+    api_look_internal(look, &ts);
+    if (r->ops->tonemap8)   /* where the film lives (the GPU): only the bytes come back */
+        return r->ops->tonemap8(r->backend, ts.op, exp2f(ts.exposure), rgb8, err, errlen);
+    const float *rgb = caustic_image(r, NULL, NULL);
+    tonemap_to_rgb8(&ts, rgb, (size_t)r->width * (size_t)r->height, rgb8);
+    return 0;
+}
+
+int caustic_save_image_look(caustic_renderer *r, const char *path, const caustic_look *look, char *err, size_t errlen) {
+    image_format f = image_format_from_path(path);
+    if (f == IMAGE_FMT_UNKNOWN) {
         snprintf(err, errlen, "%s: unknown image format (use .png, .exr or .pfm)", path);
         return -1;
     }
-    if (r->opt.aovs && image_format_from_path(path) == IMAGE_FMT_EXR) return save_exr_layers(r, path, err, errlen);
-    if (r->ops->tonemap8 && image_format_from_path(path) == IMAGE_FMT_PNG) {
-        /* PNG where the backend tonemaps (the GPU): only the 8-bit image comes back */
+    if (f == IMAGE_FMT_PNG) {
         size_t n = (size_t)r->width * (size_t)r->height * 3u;
         unsigned char *rgb8 = malloc(n);
         if (!rgb8) { snprintf(err, errlen, "out of memory"); return -1; }
-        int rc = r->ops->tonemap8(r->backend, rgb8, err, errlen);
+        int rc = caustic_image_rgb8(r, look, rgb8, err, errlen);
         if (rc == 0) rc = image_save_png8(rgb8, r->width, r->height, path, err, errlen);
         free(rgb8);
         return rc;
     }
+    if (r->opt.aovs && f == IMAGE_FMT_EXR) return save_exr_layers(r, path, err, errlen);
     image img;
     img.width = r->width;
     img.height = r->height;
     img.rgb = (float *)caustic_image(r, NULL, NULL);
     return image_save(&img, path, 0, err, errlen);
+}
+
+int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t errlen) {
+    return caustic_save_image_look(r, path, NULL, err, errlen);
 }
 
 /* ---- checkpoints: header + the film's sums; written to a temp file and renamed --------------- */
@@ -745,12 +907,6 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
 
 void caustic_renderer_free(caustic_renderer *r) {
     if (!r) return;
-    if (r->backend) r->ops->free(r->backend);
-    free(r->film.sum);
-    free(r->film.count);
-    free(r->film.lum2);
-    free(r->film.aov);
-    free(r->image);
-    for (int a = 0; a < CAUSTIC_AOV_COUNT; ++a) free(r->aov_out[a]);
+    free_film(r);
     free(r);
 }

@@ -1,9 +1,12 @@
 /* Argument parsing shared by the CLI's commands (cli/args.h). */
-#include "cli/args.h"
+#include "args.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
 
 int parse_int(const char *s, long lo, long hi, long *out) {
     if (!s || !*s) return -1;
@@ -23,4 +26,16 @@ int parse_double(const char *s, double lo, double hi, double *out) {
     if (errno || *end || !isfinite(v) || v < lo || v > hi) return -1;
     *out = v;
     return 0;
+}
+
+int has_image_extension(const char *path) {
+    size_t n = strlen(path);
+    const char *ext = n >= 4 ? path + n - 4 : "";
+    return !strcasecmp(ext, ".png") || !strcasecmp(ext, ".exr") || !strcasecmp(ext, ".pfm");
+}
+
+double cli_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/args.h"
-#include "cli/cli.h"
+#include "args.h"
+#include "cli.h"
 
 static const char *usage_bench =
     "usage: caustic bench [options]\n"

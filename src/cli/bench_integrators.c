@@ -15,9 +15,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cli/args.h"
-#include "cli/cli.h"
-#include "image/image.h"
+#include "args.h"
+#include "cli.h"
 
 static const char *usage =
     "usage: caustic bench --integrator LIST [options]\n"
@@ -104,13 +103,13 @@ static float *reference(caustic_scene *sc, const char *name, int w, int h, int t
     size_t len = strlen(stem);
     if (len > 5 && !strcmp(stem + len - 5, ".json")) len -= 5;
     snprintf(path, sizeof path, "%s/%.*s_%dx%d.pfm", dir, (int)len, stem, w, h);
-    image img;
-    if (image_load(&img, path, err, sizeof err) == 0) {
+    caustic_rgb_image img;
+    if (caustic_image_load(&img, path, err, sizeof err) == 0) {
         if (img.width == w && img.height == h) {
             fprintf(stderr, "caustic bench: reference %s\n", path);
             return img.rgb;
         }
-        image_free(&img);
+        caustic_image_free(&img);
     }
     fprintf(stderr, "caustic bench: rendering the reference %s (vcm, %.0f s)\n", path, seconds);
     run_result r;
@@ -118,7 +117,7 @@ static float *reference(caustic_scene *sc, const char *name, int w, int h, int t
     if (run_once(sc, vcm, w, h, threads, seconds, 1 << 24, 0x5eedu, &r)) return NULL;
     mkdir(dir, 0777);
     img.width = w; img.height = h; img.rgb = r.img;
-    if (image_save(&img, path, 1, err, sizeof err)) fprintf(stderr, "caustic bench: %s (reference not cached)\n", err);
+    if (caustic_image_save(&img, path, NULL, 1, err, sizeof err)) fprintf(stderr, "caustic bench: %s (reference not cached)\n", err);
     return r.img;
 }
 

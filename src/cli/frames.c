@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 /* This process's rank and the job's size as mpirun states them (no MPI needed: frames are
  * independent, the split is fixed), else 0 of 1. */

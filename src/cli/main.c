@@ -9,11 +9,9 @@
 #include <sys/stat.h>
 
 #include "caustic.h"
-#include "cli/args.h"
-#include "cli/cli.h"
-#include "cli/render_output.h"
-#include "image/image.h"
-#include "util/timer.h"
+#include "args.h"
+#include "cli.h"
+#include "render_output.h"
 
 static const char *usage_main =
     "caustic - a physically based renderer\n"
@@ -134,12 +132,12 @@ typedef struct render_ctx {
 static int on_progress(void *user, const caustic_progress *p) {
     render_ctx *c = user;
     progress_update(&c->pb, p);
-    if (c->checkpoint && timer_now() - c->last_checkpoint > 30.0) {
+    if (c->checkpoint && cli_now() - c->last_checkpoint > 30.0) {
         char err[512];
         if (caustic_checkpoint_save(c->r, c->checkpoint, err, sizeof err)) fprintf(stderr, "\ncaustic: %s\n", err);
-        c->last_checkpoint = timer_now();
+        c->last_checkpoint = cli_now();
     }
-    render_output_preview(c->out, c->r, timer_now());
+    render_output_preview(c->out, c->r, cli_now());
     return g_interrupted;
 }
 
@@ -161,14 +159,14 @@ static void default_output(const char *scene, char *out, size_t n) {
 static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_t errlen) {
     int w, h;
     const uint32_t *count = caustic_sample_counts(r, &w, &h);
-    image img;
-    if (image_init(&img, w, h)) { snprintf(err, errlen, "out of memory for the heat map"); return -1; }
+    caustic_rgb_image img;
+    if (caustic_image_init(&img, w, h, err, errlen)) return -1;
     uint32_t mx = 1;
     for (int i = 0; i < w * h; ++i) mx = count[i] > mx ? count[i] : mx;
     for (int i = 0; i < w * h; ++i)
         img.rgb[3 * i] = img.rgb[3 * i + 1] = img.rgb[3 * i + 2] = (float)count[i] / (float)mx;
-    int rc = image_save(&img, path, 0, err, errlen);
-    image_free(&img);
+    int rc = caustic_image_save(&img, path, NULL, 0, err, errlen);
+    caustic_image_free(&img);
     return rc;
 }
 
@@ -189,8 +187,8 @@ static int cmd_render(int argc, char **argv) {
     const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL;
     int quiet = 0, resume = 0, strict = 0, denoise = 0, denoise_guides = 1;
     unsigned aovs = 0;
-    tonemap_settings look;
-    tonemap_settings_init(&look);
+    caustic_look look;
+    caustic_look_init(&look);
     double preview_every = 0.0, orbit = 0.0;
     const char *scenes[64];
     int nscenes = 0, frames = 1;
@@ -253,7 +251,7 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_double(v, -64.0, 64.0, &d)) return usage_error("render", "--exposure: '%s' is not a number of stops in -64..64", v);
                 look.exposure = (float)d;
             } else if (!strcmp(a, "--tonemap")) {
-                if (tonemap_parse(v, &look.op)) return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
+                if (caustic_parse_tonemap(v, &look.tonemap)) return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
             } else if (!strcmp(a, "--preview-every")) {
                 if (parse_double(v, 0.01, 1e7, &d)) return usage_error("render", "--preview-every: '%s' is not a number of seconds >= 0.01", v);
                 preview_every = d;
@@ -297,7 +295,7 @@ static int cmd_render(int argc, char **argv) {
         return render_frames(argc, argv, scenes, nscenes, frames, output, render_one_frame);
     }
     if (resume && !checkpoint) return usage_error("render", "%s needs --checkpoint FILE", "--resume");
-    if (heatmap && image_format_from_path(heatmap) == IMAGE_FMT_UNKNOWN)
+    if (heatmap && !has_image_extension(heatmap))
         return usage_error("render", "heatmap '%s' must end in .png, .exr or .pfm", heatmap);
     if (!scene_path) scene_path = "cornell";
     char default_out[1024];
@@ -379,10 +377,10 @@ static int cmd_render(int argc, char **argv) {
     progress_init(&ctx.pb, "render", quiet);
     ctx.r = r;
     ctx.checkpoint = checkpoint;
-    ctx.last_checkpoint = timer_now();
+    ctx.last_checkpoint = cli_now();
     ctx.out = &out;
     if (preview_every > 0.0 && !quiet) fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
-    out.last_preview = timer_now();
+    out.last_preview = cli_now();
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     int failed = caustic_render(r, on_progress, &ctx, err, sizeof err) != 0;
@@ -475,18 +473,18 @@ static int cmd_info(int argc, char **argv) {
 static int cmd_compare(int argc, char **argv) {
     if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) { fputs(usage_compare, stdout); return 0; }
     if (argc != 2) return usage_error("compare", "%s", "needs exactly two images");
-    image a, b;
+    caustic_rgb_image a, b;
     char err[1024];
-    if (image_load(&a, argv[0], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
-    if (image_load(&b, argv[1], err, sizeof err)) {
+    if (caustic_image_load(&a, argv[0], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+    if (caustic_image_load(&b, argv[1], err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
-        image_free(&a);
+        caustic_image_free(&a);
         return EXIT_USAGE;
     }
-    image_metrics m;
-    int rc = image_compare(&a, &b, &m, err, sizeof err);
-    image_free(&a);
-    image_free(&b);
+    caustic_image_metrics m;
+    int rc = caustic_image_compare(&a, &b, &m, err, sizeof err);
+    caustic_image_free(&a);
+    caustic_image_free(&b);
     if (rc) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
     printf("AE=%.0f PSNR=", m.ae);
     if (isinf(m.psnr)) printf("inf"); else printf("%.3f", m.psnr);

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "util/timer.h"
+#include "args.h"
+#include "cli.h"
 
 void progress_init(progress_bar *pb, const char *label, int quiet) {
     pb->tty = isatty(STDERR_FILENO);
@@ -14,7 +14,7 @@ void progress_init(progress_bar *pb, const char *label, int quiet) {
 
 void progress_update(progress_bar *pb, const caustic_progress *p) {
     if (pb->quiet) return;
-    double now = timer_now();
+    double now = cli_now();
     /* terminals: up to 10 redraws/s; logs: one line every 2 s */
     if (now - pb->last_print < (pb->tty ? 0.1 : 2.0) && p->fraction < 1.0) return;
     pb->last_print = now;

@@ -1,19 +1,17 @@
 /* The output side of `caustic render`: display images, previews, the denoised image. */
-#include "cli/render_output.h"
+#include "render_output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "image/denoise.h"
-#include "image/image.h"
-#include "util/timer.h"
+#include "args.h"
 
 void render_output_init(render_output *o, const char *path) {
     memset(o, 0, sizeof *o);
     o->path = path;
-    tonemap_settings_init(&o->look);
-    o->last_preview = timer_now();
+    caustic_look_init(&o->look);
+    o->last_preview = cli_now();
     o->denoise_guides = 1;
 }
 
@@ -24,27 +22,16 @@ int render_output_set_denoise(render_output *o, caustic_options *opt) {
     if (n < 0 || (size_t)n >= sizeof o->denoised_path) return -1;
     /* say it before the render, not after it */
     char why[1024];
-    if (denoise_load(why, sizeof why)) fprintf(stderr, "caustic: --denoise: %s; rendering without denoising\n", why);
+    if (caustic_denoise_load(why, sizeof why)) fprintf(stderr, "caustic: --denoise: %s; rendering without denoising\n", why);
     else o->denoise = 1;
     if (o->denoise && o->denoise_guides)
         opt->aovs |= CAUSTIC_AOV_MASK(CAUSTIC_AOV_ALBEDO) | CAUSTIC_AOV_MASK(CAUSTIC_AOV_NORMAL);
     return 0;
 }
 
-/* The renderer's current image as an image (not owned: the renderer's buffer). */
-static image current(caustic_renderer *r) {
-    image img;
-    img.rgb = (float *)caustic_image(r, &img.width, &img.height);
-    return img;
-}
-
-/* clamp at 0 EV through the library (a GPU render tone-maps on the GPU), as are linear outputs
- * (an EXR with its AOV layers), other looks here */
+/* through the library: a GPU render is tone-mapped on the GPU */
 static int save(const render_output *o, caustic_renderer *r, const char *path, char *err, size_t errlen) {
-    if (tonemap_is_identity(&o->look) || image_format_from_path(path) != IMAGE_FMT_PNG)
-        return caustic_save_image(r, path, err, errlen);
-    image img = current(r);
-    return tonemap_save(&img, path, &o->look, err, errlen);
+    return caustic_save_image_look(r, path, &o->look, err, errlen);
 }
 
 void render_output_preview(render_output *o, caustic_renderer *r, double now) {
@@ -54,49 +41,46 @@ void render_output_preview(render_output *o, caustic_renderer *r, double now) {
         if (!o->preview_failed) fprintf(stderr, "\ncaustic: preview: %s\n", err);
         o->preview_failed = 1;
     } else o->previews++;
-    o->last_preview = timer_now();
-    o->denoise_guides = 1;
+    o->last_preview = cli_now();
 }
 
 /* OIDN on the GPU where the render ran there (its CUDA device), else (or when that device does
  * not load: said once) on the CPU. */
-static denoiser *open_denoiser(caustic_renderer *r, char *why, size_t n) {
+static caustic_denoiser *open_denoiser(caustic_renderer *r, char *why, size_t n) {
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
     if (st.device && !strcmp(st.device, "cuda")) {
-        denoiser *d = denoiser_create(DENOISE_DEVICE_CUDA, why, n);
+        caustic_denoiser *d = caustic_denoiser_create_on(CAUSTIC_DENOISE_CUDA, why, n);
         if (d) return d;
         fprintf(stderr, "caustic: --denoise: %s; denoising on the CPU\n", why);
     }
-    return denoiser_create(DENOISE_DEVICE_CPU, why, n);
+    return caustic_denoiser_create_on(CAUSTIC_DENOISE_CPU, why, n);
 }
 
 static int save_denoised(render_output *o, caustic_renderer *r, char *err, size_t errlen) {
     char why[1024];
-    denoiser *d = open_denoiser(r, why, sizeof why);
+    caustic_denoiser *d = open_denoiser(r, why, sizeof why);
     if (!d) {
         fprintf(stderr, "caustic: --denoise: %s; wrote the noisy image only\n", why);
         return 0;
     }
-    denoise_guides g = {NULL, NULL};
-    if (o->denoise_guides) {
-        g.albedo = caustic_aov_image(r, CAUSTIC_AOV_ALBEDO, NULL);
-        g.normal = caustic_aov_image(r, CAUSTIC_AOV_NORMAL, NULL);
-    }
-    image noisy = current(r), clean;
-    if (image_init(&clean, noisy.width, noisy.height)) {
-        denoiser_free(d);
-        snprintf(err, errlen, "out of memory for the denoised image");
+    caustic_rgb_image clean;
+    int w, h;
+    const float *noisy = caustic_image(r, &w, &h);
+    if (caustic_image_init(&clean, w, h, err, errlen)) {
+        caustic_denoiser_free(d);
         return -1;
     }
-    double t0 = timer_now();
-    int rc = denoiser_run(d, noisy.rgb, g.albedo ? &g : NULL, noisy.width, noisy.height, clean.rgb, err, errlen);
-    o->denoise_seconds = timer_now() - t0;
-    snprintf(o->denoise_device, sizeof o->denoise_device, "%s", denoiser_device_name(d));
-    denoiser_free(d);
-    if (rc == 0) rc = tonemap_save(&clean, o->denoised_path, &o->look, err, errlen);
+    double t0 = cli_now();
+    const float *albedo = o->denoise_guides ? caustic_aov_image(r, CAUSTIC_AOV_ALBEDO, NULL) : NULL;
+    const float *normal = albedo ? caustic_aov_image(r, CAUSTIC_AOV_NORMAL, NULL) : NULL;
+    int rc = caustic_denoise(d, noisy, albedo, normal, w, h, clean.rgb, err, errlen);
+    o->denoise_seconds = cli_now() - t0;
+    snprintf(o->denoise_device, sizeof o->denoise_device, "%s", caustic_denoiser_device(d));
+    caustic_denoiser_free(d);
+    if (rc == 0) rc = caustic_image_save(&clean, o->denoised_path, &o->look, 0, err, errlen);
     if (rc == 0) o->denoised = 1;
-    image_free(&clean);
+    caustic_image_free(&clean);
     return rc;
 }
 

@@ -8,11 +8,10 @@
 #include <stddef.h>
 
 #include "caustic.h"
-#include "image/tonemap.h"
 
 typedef struct render_output {
     const char *path;          /* the output image (-o) */
-    tonemap_settings look;     /* --exposure, --tonemap */
+    caustic_look look;         /* --exposure, --tonemap */
     double preview_every;      /* seconds between previews (0 = none) */
     double last_preview;       /* timer_now() of the last preview (or of the start) */
     int previews;              /* previews written */
@@ -32,7 +31,7 @@ void render_output_init(render_output *o, const char *path);
  * the name does not fit. With guides, the AOVs it needs are added to opt->aovs. */
 int render_output_set_denoise(render_output *o, caustic_options *opt);
 /* Called between passes: writes the current image to the output path (atomically: temp file +
- * rename) when preview_every seconds have passed since the last one. */
+ * rename) when preview_every seconds have passed since the last one (now: cli_now()). */
 void render_output_preview(render_output *o, caustic_renderer *r, double now);
 /* The final image, the AOVs asked for beside it (PNG, PFM; an EXR holds them as layers) (and,
  * with denoise, the denoised one, guided by the albedo and normal AOVs, on the GPU where the

@@ -3,11 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-#include "cli/args.h"
-#include "cli/cli.h"
-#include "image/image.h"
-#include "image/tonemap.h"
+#include "args.h"
+#include "cli.h"
 
 static const char *usage_tonemap =
     "usage: caustic tonemap IN OUT.png [--exposure EV] [--tonemap T[,T...]]\n"
@@ -41,38 +40,40 @@ int cmd_tonemap(int argc, char **argv) {
         else return fail("unexpected argument '%s'", a);
     }
     if (!in || !out) return fail("%s", "needs IN and OUT");
-    if (image_format_from_path(out) != IMAGE_FMT_PNG) return fail("output '%s' must end in .png", out);
-    int op[TONEMAP_COUNT * 4], nop = 0;
+    size_t olen = strlen(out);
+    if (olen < 4 || strcasecmp(out + olen - 4, ".png")) return fail("output '%s' must end in .png", out);
+    caustic_tonemap op[12];
+    int nop = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", ops);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (nop == (int)(sizeof op / sizeof op[0])) return fail("--tonemap: too many operators in '%s'", ops);
-        if (tonemap_parse(t, &op[nop++])) return fail("--tonemap: '%s' is not one of clamp, aces, agx", t);
+        if (caustic_parse_tonemap(t, &op[nop++])) return fail("--tonemap: '%s' is not one of clamp, aces, agx", t);
     }
     if (nop == 0) return fail("--tonemap: '%s' names no operator", ops);
 
     char err[1024];
-    image src;
-    if (image_load(&src, in, err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+    caustic_rgb_image src;
+    if (caustic_image_load(&src, in, err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
     int w = src.width, h = src.height;
-    if ((long long)w * nop > IMAGE_MAX_DIM) { image_free(&src); return fail("%s: too wide for that many panels", in); }
+    if ((long long)w * nop > 65536) { caustic_image_free(&src); return fail("%s: too wide for that many panels", in); }
     unsigned char *strip = malloc((size_t)w * nop * h * 3), *panel = malloc((size_t)w * h * 3);
     int rc = 0;
     if (!strip || !panel) { fprintf(stderr, "caustic: out of memory\n"); rc = EXIT_RUNTIME; }
     for (int k = 0; !rc && k < nop; ++k) {
-        tonemap_settings s;
-        s.op = op[k];
-        s.exposure = (float)ev;
-        tonemap_to_rgb8(&s, src.rgb, (size_t)w * h, panel);
+        caustic_look look;
+        look.tonemap = op[k];
+        look.exposure = (float)ev;
+        caustic_tonemap_rgb8(&look, src.rgb, (size_t)w * h, panel);
         for (int y = 0; y < h; ++y)
             memcpy(strip + ((size_t)y * w * nop + (size_t)k * w) * 3, panel + (size_t)y * w * 3, (size_t)w * 3);
     }
-    if (!rc && image_save_png8(strip, w * nop, h, out, err, sizeof err)) {
+    if (!rc && caustic_image_save_rgb8(strip, w * nop, h, out, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         rc = EXIT_RUNTIME;
     }
     free(strip);
     free(panel);
-    image_free(&src);
+    caustic_image_free(&src);
     return rc;
 }

@@ -10,6 +10,7 @@
 // always-inlined trace_ray_inline.
 #define KERNEL_TRACE_NOINLINE 1
 #include "cuda/cuda_internal.h"
+#include "kernel/tonemap.h"
 extern "C" {
 #include "accel/bvh.h"
 }
@@ -393,19 +394,36 @@ __device__ unsigned char quantize8(float linear) {
     return v >= 255.0 ? (unsigned char)255 : (unsigned char)v;
 }
 
-__global__ void tonemap8_kernel(const float *accum, const uint32_t *count, unsigned char *out, size_t n) {
+// One pixel per thread: the mean, exposure and tone map (kernel/tonemap.h, as the host's
+// tonemap_to_rgb8), then quantize8.
+__global__ void tonemap8_kernel(const float *accum, const uint32_t *count, unsigned char *out, size_t npix, int op,
+                                float scale) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    uint32_t c = count[i / 3u];
-    out[i] = quantize8(c ? accum[i] / (float)c : 0.0f);
+    if (i >= npix) return;
+    uint32_t c = count[i];
+    float m[3], d[3];
+    for (int k = 0; k < 3; ++k) m[k] = c ? accum[3 * i + k] / (float)c : 0.0f;
+    tonemap_pixel(op, scale, m, d);
+    for (int k = 0; k < 3; ++k) out[3 * i + k] = quantize8(d[k]);
 }
 
-extern "C" int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen) {
-    size_t n = (size_t)r->width * (size_t)r->height * 3u;
-    if (!r->rgb8) CUDA_TRY(cudaMalloc(&r->rgb8, n));
-    tonemap8_kernel<<<(unsigned)((n + 255) / 256), 256, 0, r->stream>>>(r->accum, r->count, r->rgb8, n);
+extern "C" int cuda_renderer_tonemap8(cuda_renderer *r, int op, float scale, unsigned char *rgb8, char *err,
+                                      size_t errlen) {
+    size_t npix = (size_t)r->width * (size_t)r->height;
+    if (!r->rgb8) CUDA_TRY(cudaMalloc(&r->rgb8, 3 * npix));
+    tonemap8_kernel<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(r->accum, r->count, r->rgb8, npix, op,
+                                                                            scale);
     CUDA_TRY(cudaGetLastError());
-    return read_pinned(r, rgb8, r->rgb8, n, err, errlen);
+    return read_pinned(r, rgb8, r->rgb8, 3 * npix, err, errlen);
+}
+
+extern "C" int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen) {
+    size_t npix = (size_t)r->width * (size_t)r->height;
+    CUDA_TRY(cudaMemsetAsync(r->accum, 0, 3 * npix * sizeof(float), r->stream));
+    CUDA_TRY(cudaMemsetAsync(r->count, 0, npix * sizeof(uint32_t), r->stream));
+    CUDA_TRY(cudaMemsetAsync(r->lum2, 0, npix * sizeof(float), r->stream));
+    if (r->aov) CUDA_TRY(cudaMemsetAsync(r->aov, 0, AOV_FLOATS * npix * sizeof(float), r->stream));
+    return 0;
 }
 
 extern "C" double cuda_renderer_bvh_seconds(const cuda_renderer *r) { return r->bvh_build_seconds; }

@@ -63,9 +63,12 @@ cuda_renderer *cuda_renderer_create(const struct kscene *k, const struct bvh *tr
 double cuda_renderer_bvh_seconds(const cuda_renderer *r);
 /* Builds an LBVH for the scene on the GPU and returns it on the host (for tests). */
 int cuda_lbvh_build(const struct kscene *k, cuda_bvh_out *out, char *err, size_t errlen);
-/* Tonemaps the current estimate on the GPU (mean, clamp, sRGB, 8 bits: image_quantize8's rule)
- * and copies it through pinned memory into rgb8 (width*height*3 bytes). */
-int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen);
+/* Tonemaps the current estimate on the GPU (mean times `scale`, tone map `op` of kernel/tonemap.h,
+ * sRGB, 8 bits: image_quantize8's rule) and copies it through pinned memory on the renderer's
+ * non-blocking stream into rgb8 (width*height*3 bytes). */
+int cuda_renderer_tonemap8(cuda_renderer *r, int op, float scale, unsigned char *rgb8, char *err, size_t errlen);
+/* Empties the film on the GPU (ordered on the renderer's stream before the next pass). */
+int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen);
 /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film on the GPU. */
 int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
                        char *err, size_t errlen);

@@ -42,8 +42,13 @@ int cuda_lbvh_build(const struct kscene *k, cuda_bvh_out *out, char *err, size_t
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
-int cuda_renderer_tonemap8(cuda_renderer *r, unsigned char *rgb8, char *err, size_t errlen) {
-    (void)r; (void)rgb8;
+int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen) {
+    (void)r;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}
+int cuda_renderer_tonemap8(cuda_renderer *r, int op, float scale, unsigned char *rgb8, char *err, size_t errlen) {
+    (void)r; (void)op; (void)scale; (void)rgb8;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }

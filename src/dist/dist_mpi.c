@@ -698,5 +698,5 @@ static int dist_serve(void *p, char *err, size_t errlen) {
 
 const backend_ops backend_dist = {
     "dist", NULL, dist_supports, dist_create, dist_pass, dist_read_film, dist_write_film, NULL, dist_threads,
-    dist_free, NULL, dist_serve, 2.0,
+    dist_free, NULL, dist_serve, 2.0, NULL,
 };

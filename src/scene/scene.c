@@ -623,8 +623,17 @@ int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen) {
 }
 
 int scene_camera(const scene *s, int width, int height, camera *c, char *err, size_t errlen) {
-    const camera_desc *cd = &s->camera;
+    return camera_from_desc(&s->camera, width, height, c, err, errlen);
+}
+
+int camera_from_desc(const camera_desc *cd, int width, int height, camera *c, char *err, size_t errlen) {
     memset(c, 0, sizeof *c);
+    if (!(cd->fovy_deg > 0.0f && cd->fovy_deg < 180.0f) || !(cd->aperture_radius >= 0.0f) ||
+        !(cd->focus_distance >= 0.0f) || !vis_finite(cd->eye) || !vis_finite(cd->lookat) || !vis_finite(cd->up)) {
+        snprintf(err, errlen, "camera: FOVY must be in (0, 180) degrees, APERTURE and FOCUS_DISTANCE >= 0, "
+                 "positions finite");
+        return -1;
+    }
     c->width = width;
     c->height = height;
     c->pos = cd->eye;

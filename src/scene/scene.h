@@ -113,6 +113,8 @@ const bvh *scene_bvh(scene *s, int width, int sah_lanes, char *err, size_t errle
 /* The camera of the scene file for an image of width x height. Returns 0, or -1 with a message
  * (EYE == LOOKAT, UP parallel to the view). */
 int scene_camera(const scene *s, int width, int height, camera *c, char *err, size_t errlen);
+/* The same for any camera description (a renderer's own camera, src/api). */
+int camera_from_desc(const camera_desc *cd, int width, int height, camera *c, char *err, size_t errlen);
 /* Bounds and primitive ids of every primitive of a prepared scene in flat order (triangles,
  * spheres, quads; kscene_prim_bounds): the input of the BVH builders (arrays of ntriangles +
  * nspheres + nquads entries). */
@@ -134,6 +136,7 @@ typedef struct scene_load_opts {
     char **json_out;   /* if set: receives the scene as caustic JSON (malloc'd; the input itself
                           for JSON files, the converted scene for the course's text format and
                           for quick-look models) */
+    int camera_only;   /* JSON: read the "Camera" object alone (a camera file: the viewer's) */
 } scene_load_opts;
 
 /* Any scene file: JSON, the CIS 565 text format, or a model (OBJ, PLY) for a quick look; other

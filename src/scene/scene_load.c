@@ -60,6 +60,7 @@ typedef struct loader {
     char *err;
     size_t errlen;
     int strict;           /* warnings are errors */
+    int camera_only;      /* scene_load_opts.camera_only */
     pending_warning *warnings;
     size_t nwarnings;
     const cJSON *mesh_table; /* top-level "Meshes": name -> file */
@@ -1350,13 +1351,15 @@ static int parse_root(loader *L, cJSON *root) {
     cJSON *meshes = cJSON_GetObjectItemCaseSensitive(root, "Meshes"), *imports = cJSON_GetObjectItemCaseSensitive(root, "Imports");
     if (meshes && !cJSON_IsObject(meshes)) return fail(L, "Meshes", "expected an object (name -> file), got %s", jtype(meshes));
     L->mesh_table = meshes;
+    if (!cam && L->camera_only) return fail(L, NULL, "missing required key \"Camera\"");
     if (!cam) {
         if (!objs && !ms) return fail(L, NULL, "missing required key \"Camera\": not a CIS 5650 scene (top-level keys: %s)", keys_seen);
         return fail(L, NULL, "missing required key \"Camera\"");
     }
     /* materials first: objects refer to them by name, wherever they appear in the file */
-    if (ms && parse_materials(L, ms)) return -1;
+    if (ms && !L->camera_only && parse_materials(L, ms)) return -1;
     if (parse_camera(L, cam)) return -1;
+    if (L->camera_only) return 0;
     if (env && parse_environment(L, env)) return -1;
     cJSON *lights = cJSON_GetObjectItemCaseSensitive(root, "Lights");
     if (lights && parse_lights(L, lights)) return -1;
@@ -1426,6 +1429,7 @@ int scene_load_json_text_opts(scene **out, const char *text, const char *source_
     if (opts) {
         L.s->warn = opts->warn;
         L.s->warn_user = opts->warn_user;
+        L.camera_only = opts->camera_only;
     }
     int rc = parse_root(&L, root);
     cJSON_Delete(root);
