@@ -59,8 +59,12 @@ KFN aov_sample aov_trace(const kscene *s, ray r, uint32_t u) {
         if (material_two_sided(&mat) && vdot(wo_world, ng) < 0.0f) { ng = vneg(ng); ns = vneg(ns); }
         frame fr = frame_from_normal(ns);
         bsdf_sample bs;
+        /* one draw per statement: the order of a call's arguments is unspecified (and differs
+         * between the CPU's and the GPU's compilers) */
         float u_lobe = pcg32_float(&rng);
-        vec2 u_dir = v2(pcg32_float(&rng), pcg32_float(&rng));
+        float u_x = pcg32_float(&rng);
+        float u_y = pcg32_float(&rng);
+        vec2 u_dir = v2(u_x, u_y);
         if (!bsdf_sample_dir(&mat, albedo, frame_to_local(fr, wo_world), u_lobe, u_dir, &bs)) break;
         vec3 wi = frame_to_world(fr, bs.wi);
         tp = vmul(tp, bs.weight);
@@ -83,9 +87,10 @@ KFN aov_sample aov_pass_sample(const kscene *s, const kpass *p, int px, int py, 
 KFN aov_sample aov_camera_sample(const kscene *s, const camera *cam, int px, int py, uint32_t it, uint32_t seed) {
     uint32_t h = hash_combine(hash_combine((uint32_t)py * (uint32_t)cam->width + (uint32_t)px, it), seed);
     pcg32 rng = pcg32_seed(h, 0x0a0e1u);
-    vec2 u_pixel = v2(pcg32_float(&rng), pcg32_float(&rng));
-    vec2 u_lens = v2(pcg32_float(&rng), pcg32_float(&rng));
-    return aov_trace(s, camera_ray(cam, px, py, u_pixel, u_lens), pcg32_next(&rng));
+    float u[4];
+    for (int k = 0; k < 4; ++k) u[k] = pcg32_float(&rng);   /* in order (see aov_trace) */
+    uint32_t chain = pcg32_next(&rng);
+    return aov_trace(s, camera_ray(cam, px, py, v2(u[0], u[1]), v2(u[2], u[3])), chain);
 }
 
 #endif
