@@ -100,7 +100,30 @@ typedef struct caustic_options {
                                  may repeat); 0 = every visible device (several: one host thread
                                  each, pulling work from one queue) */
     int gpus[CAUSTIC_MAX_GPUS];
+    unsigned aovs;            /* AOVs to compute: CAUSTIC_AOV_MASK(...) of caustic_aov, 0 = none */
 } caustic_options;
+
+/* AOVs (arbitrary output variables), per pixel next to the image: what denoisers take as guides
+ * and compositing uses. Albedo, normal and depth are traced per sample along a camera ray
+ * through the pixel (path tracing: the path's own camera ray; the bidirectional integrators: a
+ * camera ray of its own per iteration, jittered in the pixel) and averaged over the pixel's
+ * samples: first-hit albedo and shading normal, followed through perfect mirrors and glass (the
+ * material's own sampling picks reflection or refraction) to the first surface that is not a
+ * perfect specular, whose albedo is multiplied by the chain's tint. Where the ray leaves the
+ * scene: the environment's radiance clamped to [0, 1] as albedo, a zero normal. Samples and
+ * variance come from the film's own sums. Every backend computes them on CPU and GPU, except
+ * distributed renders over several MPI ranks (refused). */
+typedef enum caustic_aov {
+    CAUSTIC_AOV_ALBEDO = 0,   /* 3 channels: linear RGB reflectance in [0, 1] */
+    CAUSTIC_AOV_NORMAL = 1,   /* 3: world-space shading normal (facing the surface's outside) */
+    CAUSTIC_AOV_DEPTH = 2,    /* 1: distance from the camera to the first hit, mean over the
+                                 samples that hit something; +infinity where none did */
+    CAUSTIC_AOV_SAMPLES = 3,  /* 1: samples taken */
+    CAUSTIC_AOV_VARIANCE = 4, /* 1: variance of the pixel's mean luminance (sample variance over
+                                 the sample count; 0 below 2 samples) */
+    CAUSTIC_AOV_COUNT = 5
+} caustic_aov;
+#define CAUSTIC_AOV_MASK(a) (1u << (unsigned)(a))
 
 typedef struct caustic_scene_stats {
     size_t triangles, spheres, quads, primitives, materials, textures, lights, vertices;
@@ -202,8 +225,26 @@ const float *caustic_image(caustic_renderer *r, int *width, int *height);
 /* Samples taken per pixel (differs between pixels with adaptive sampling). */
 const uint32_t *caustic_sample_counts(caustic_renderer *r, int *width, int *height);
 void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *st);
-/* .png (8-bit sRGB), .exr (linear half) or .pfm (linear float); written atomically. */
+/* .png (8-bit sRGB), .exr (linear half) or .pfm (linear float); written atomically. An .exr
+ * also holds the AOVs the renderer computes as layers: albedo.R/G/B, normal.X/Y/Z, depth.Z,
+ * samples.Y, variance.Y (32-bit float). */
 int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t errlen);
+/* Comma-separated AOV names (albedo, normal, depth, samples, variance) to a mask; -1 on an
+ * unknown or empty name. */
+int caustic_parse_aovs(const char *list, unsigned *mask);
+const char *caustic_aov_name(caustic_aov a);   /* "albedo", ...; "?" for others */
+int caustic_aov_channels(caustic_aov a);       /* 3 or 1; 0 for others */
+/* The current mean of an AOV the renderer computes (options.aovs): width*height*channels
+ * floats, row-major, top row first, valid until the next call for the same AOV; NULL if it was
+ * not asked for. */
+const float *caustic_aov_image(caustic_renderer *r, caustic_aov a, int *channels);
+/* Writes each AOV of `mask` that the renderer computes beside an output path that holds one
+ * image (.png, .pfm): PATH with ".NAME" before the extension (out.png -> out.albedo.png, out.normal.png,
+ * ...). PNG shows albedo as a colour (sRGB), the normal as (n + 1) / 2, depth, samples and
+ * variance as grey scaled by their largest finite value (depth: nearer is darker; where
+ * nothing was hit, white); PFM holds the values. An .exr path writes nothing (its layers hold
+ * them, caustic_save_image). */
+int caustic_save_aovs(caustic_renderer *r, const char *path, unsigned mask, char *err, size_t errlen);
 /* Checkpoints hold the raw accumulation, so a resumed render equals an uninterrupted one. */
 int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen);
 int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen);
@@ -300,6 +341,12 @@ int caustic_image_compare(const caustic_rgb_image *a, const caustic_rgb_image *b
 typedef struct caustic_denoiser caustic_denoiser;
 int caustic_denoise_load(char *err, size_t errlen);
 caustic_denoiser *caustic_denoiser_create(char *err, size_t errlen);   /* OIDN's device: GPU if any, else CPU */
+typedef enum caustic_denoise_device {
+    CAUSTIC_DENOISE_AUTO = 0,   /* OIDN's choice: a supported GPU if any, else the CPU */
+    CAUSTIC_DENOISE_CPU = 1,
+    CAUSTIC_DENOISE_CUDA = 2    /* OIDN's CUDA device; NULL with err where it does not load */
+} caustic_denoise_device;
+caustic_denoiser *caustic_denoiser_create_on(caustic_denoise_device device, char *err, size_t errlen);
 /* color (and the optional guides albedo and normal, NULL = none; a normal needs an albedo):
  * width*height*3 floats; out (may equal color) gets the denoised image. */
 int caustic_denoise(caustic_denoiser *d, const float *color, const float *albedo, const float *normal, int width,

@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
     b = copy_of(good); memcpy(b.data, "GARBAGE-GARBAGE", 15);
     expect("not-a-checkpoint", b, 0, FIXTURE_SPP, 0, "not a caustic checkpoint");
     b = copy_of(good); b.data[13] = '7';
-    expect("old-version", b, 0, FIXTURE_SPP, 0, "another version of caustic (format 7, this one reads 8)");
+    expect("old-version", b, 0, FIXTURE_SPP, 0, "another version of caustic (format 7, this one reads 9)");
 
     /* a flipped bit anywhere in the header or the film: the CRCs */
     b = copy_of(good); b.data[offsetof(ckpt_header, state) + offsetof(ckpt_state, seconds) + 3] ^= 0x10;

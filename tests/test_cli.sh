@@ -197,7 +197,7 @@ else bad "good render failed: $(cat "$T/stderr")"; fi
 # a checkpoint of another format version (the magic's last digit) is refused as such, not as garbage
 sed '1s/^CAUSTIC-CKPT-[0-9]/CAUSTIC-CKPT-0/' "$T/ck" > "$T/ck0"
 expect_fail "old checkpoint" "another version of caustic" render "$T/good.json" --spp 8 --checkpoint "$T/ck0" --resume -o "$T/out.png"
-# a checkpoint that lies is refused, never resumed: every byte is under a CRC-32 (format 8)
+# a checkpoint that lies is refused, never resumed: every byte is under a CRC-32 (format 9)
 size=$(stat -c %s "$T/ck")
 cp "$T/ck" "$T/ckfilm"; printf '\377' | dd of="$T/ckfilm" bs=1 seek=$((size - 3)) conv=notrunc 2>/dev/null
 expect_fail "flipped bit in the film" "checkpoint film is corrupt" render "$T/good.json" --spp 8 --checkpoint "$T/ckfilm" --resume -o "$T/out.png"

@@ -39,8 +39,9 @@ interrupt() {
 }
 interrupt pt --res 64x48 --spp 3000 --threads 2
 interrupt bdpt --res 64x48 --spp 400 --threads 2 --integrator bdpt --device cpu
-# an iteration of seconds (the 2000x2000 BDPT): the second Ctrl-C drops the one in flight
-interrupt bdpt-long --res 640x480 --spp 3 --threads 1 --integrator bdpt --device cpu
+# an iteration of seconds (the 2000x2000 BDPT; long enough that the first Ctrl-C cannot end
+# it before the second arrives): the second Ctrl-C drops the one in flight
+interrupt bdpt-long --res 1280x960 --spp 3 --threads 1 --integrator bdpt --device cpu
 grep -q "stopping now" "$T/bdpt-long.err"; check $? "bdpt-long: the second Ctrl-C was caught, not fatal"
 
 # a third SIGINT during the writes changes nothing: still exit 130 with both files

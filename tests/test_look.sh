@@ -2,8 +2,10 @@
 # What `caustic render` writes: live previews (--preview-every: the output file appears during the
 # render, is a complete image whenever it is read, no temp files are left), exposure and tone
 # maps (--exposure/--tonemap: 8-bit files change, linear files do not; `caustic tonemap` gives
-# the same bytes), and --denoise (the denoised file beside the noisy one, or one message and
-# the noisy image where Open Image Denoise is missing).
+# the same bytes), --aov (files beside a PNG, none that were not asked for, bad lists refused
+# with nothing written; a checkpoint resumed only with the same AOV planes) and --denoise (the
+# denoised file beside the noisy one, guided by albedo and normal unless --denoise-guides off,
+# or one message and the noisy image where Open Image Denoise is missing).
 set -u
 CAUSTIC=${1:?usage: test_look.sh path/to/caustic [source dir]}
 SRC=${2:-$(dirname "$0")/..}
@@ -71,6 +73,29 @@ done
 "$CAUSTIC" tonemap "$T/lin.exr" "$T/bad.exr" >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "tonemap to .exr accepted"
 "$CAUSTIC" tonemap "$T/nope.exr" "$T/x.png" >/dev/null 2>"$T/e"; [ $? -eq 2 ] && grep -q nope.exr "$T/e" && ok || bad "tonemap of a missing file"
 
+# ---- AOVs --------------------------------------------------------------------------------------
+"$CAUSTIC" render cornell-glass --device cpu --res 24x16 --spp 2 --aov albedo,normal,depth,samples,variance \
+  -o "$T/a.png" --quiet >"$T/a.out" 2>"$T/a.err" && ok || bad "--aov render: $(cat "$T/a.err")"
+for a in albedo normal depth samples variance; do
+  valid "$T/a.$a.png" && ok || bad "--aov: $T/a.$a.png missing or not an image"
+done
+grep -q "aovs=albedo,normal,depth,samples,variance" "$T/a.out" && ok || bad "--aov: the summary does not list them: $(cat "$T/a.out")"
+"$CAUSTIC" render cornell --device cpu --res 24x16 --spp 2 --aov depth -o "$T/b.pfm" --quiet >/dev/null 2>&1 && valid "$T/b.depth.pfm" \
+  && [ ! -e "$T/b.albedo.pfm" ] && ok || bad "--aov depth: only b.depth.pfm expected"
+"$CAUSTIC" render cornell --device cpu --res 24x16 --spp 2 --aov depth -o "$T/c.exr" --quiet >/dev/null 2>&1 && valid "$T/c.exr" \
+  && [ ! -e "$T/c.depth.exr" ] && ok || bad "--aov with an EXR: one file (layers) expected"
+for v in "" "albedo,,depth" "colour" "albedo,"; do
+  "$CAUSTIC" render cornell --device cpu --res 8x8 --spp 1 --aov "$v" -o "$T/x.png" --quiet >/dev/null 2>"$T/x.err"
+  rc=$?
+  [ $rc -eq 2 ] && [ ! -e "$T/x.png" ] && grep -q -- "--aov" "$T/x.err" && ok || bad "--aov '$v': exit $rc, $(cat "$T/x.err")"
+done
+"$CAUSTIC" render cornell --device cpu --res 16x16 --spp 2 --aov albedo --checkpoint "$T/k.ckpt" -o "$T/k.png" --quiet >/dev/null 2>&1
+"$CAUSTIC" render cornell --device cpu --res 16x16 --spp 4 --checkpoint "$T/k.ckpt" --resume -o "$T/k2.png" --quiet \
+  >/dev/null 2>"$T/k.err"; rc=$?
+[ $rc -ne 0 ] && grep -q "AOV" "$T/k.err" && ok || bad "resume without the checkpoint's AOVs: exit $rc, $(cat "$T/k.err")"
+"$CAUSTIC" render cornell --device cpu --res 16x16 --spp 4 --aov albedo --checkpoint "$T/k.ckpt" --resume -o "$T/k3.png" \
+  --quiet >/dev/null 2>"$T/k.err" && valid "$T/k3.albedo.png" && ok || bad "resume with the same AOVs: $(cat "$T/k.err")"
+
 # ---- denoise -----------------------------------------------------------------------------------
 CAUSTIC_OIDN_LIB=none "$CAUSTIC" render cornell --device cpu --res 32x32 --spp 2 --denoise -o "$T/d.png" --quiet \
   >"$T/d.out" 2>"$T/d.err"; rc=$?
@@ -79,6 +104,10 @@ CAUSTIC_OIDN_LIB=none "$CAUSTIC" render cornell --device cpu --res 32x32 --spp 2
 if "$CAUSTIC" render cornell --device cpu --res 32x32 --spp 2 --denoise -o "$T/e.exr" --quiet >"$T/e.out" 2>"$T/e.err"; then
   if grep -q "denoised=$T/e.denoised.exr" "$T/e.out"; then
     valid "$T/e.exr" && valid "$T/e.denoised.exr" && ok || bad "denoised EXR"
+    grep -q "denoise_guides=albedo,normal" "$T/e.out" && ok || bad "--denoise without its guides: $(cat "$T/e.out")"
+    "$CAUSTIC" render cornell --device cpu --res 32x32 --spp 2 --denoise --denoise-guides off -o "$T/f.png" --quiet \
+      >"$T/f.out" 2>&1 && grep -q "denoise_guides=none" "$T/f.out" && valid "$T/f.denoised.png" && ok \
+      || bad "--denoise-guides off: $(cat "$T/f.out")"
   else
     grep -q "Open Image Denoise" "$T/e.err" && echo "note: Open Image Denoise not installed; denoised output not checked" || bad "--denoise: $(cat "$T/e.out" "$T/e.err")"
   fi

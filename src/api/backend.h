@@ -29,6 +29,7 @@ typedef struct backend_desc {
     /* caustic_cancel's flag: a pass ends early at its next safe point (a finished tile of path
      * tracing, a finished iteration of the bidirectional integrators) once it is set; NULL: never */
     const atomic_int *cancel;
+    int aov;                     /* the film needs AOV planes (kfilm.aov, kernel/aov.h) */
 } backend_desc;
 
 typedef struct backend_stats { uint64_t rays, bad_samples, samples; } backend_stats;
@@ -43,7 +44,8 @@ typedef struct backend_ops {
     /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film (fewer where
      * desc->cancel stopped it: each pixel's count says what it holds). */
     int (*pass)(void *b, const kpass *p, backend_stats *st, char *err, size_t errlen);
-    /* The film as host sums (dst: width x height, double). */
+    /* The film as host sums (dst: width x height, double; its AOV planes when dst->aov is set,
+     * which it is exactly when the backend was created with desc.aov). */
     int (*read_film)(void *b, const kfilm *dst, char *err, size_t errlen);
     int (*write_film)(void *b, const kfilm *src, char *err, size_t errlen);
     /* The mean times `scale` (2^exposure) through tone map `op` (kernel/tonemap.h) to 8-bit sRGB

@@ -30,6 +30,7 @@ static void cpu_free(void *p) {
     free(b->film.sum);
     free(b->film.count);
     free(b->film.lum2);
+    free(b->film.aov);
     free(b);
 }
 
@@ -45,9 +46,10 @@ static cpu_backend *cpu_create(const backend_desc *d, char *err, size_t errlen) 
         b->film.sum = calloc(3 * n, sizeof(double));
         b->film.count = calloc(n, sizeof(uint32_t));
         b->film.lum2 = calloc(n, sizeof(double));
+        if (d->aov) b->film.aov = calloc(AOV_FLOATS * n, sizeof(double));
         b->pool = cpu_pool_create(d->opt->threads);
     }
-    if (!b || !b->film.sum || !b->film.count || !b->film.lum2 || !b->pool) {
+    if (!b || !b->film.sum || !b->film.count || !b->film.lum2 || (d->aov && !b->film.aov) || !b->pool) {
         snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
         cpu_free(b);
         return NULL;
@@ -62,6 +64,7 @@ static int cpu_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
     memcpy(dst->sum, b->film.sum, 3 * n * sizeof(double));
     memcpy(dst->count, b->film.count, n * sizeof(uint32_t));
     memcpy(dst->lum2, b->film.lum2, n * sizeof(double));
+    if (dst->aov && b->film.aov) memcpy(dst->aov, b->film.aov, AOV_FLOATS * n * sizeof(double));
     return 0;
 }
 
@@ -72,6 +75,7 @@ static int cpu_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
     memcpy(b->film.sum, src->sum, 3 * n * sizeof(double));
     memcpy(b->film.count, src->count, n * sizeof(uint32_t));
     memcpy(b->film.lum2, src->lum2, n * sizeof(double));
+    if (src->aov && b->film.aov) memcpy(b->film.aov, src->aov, AOV_FLOATS * n * sizeof(double));
     return 0;
 }
 
@@ -82,6 +86,7 @@ static int cpu_clear(void *p, char *err, size_t errlen) {
     memset(b->film.sum, 0, 3 * n * sizeof(double));
     memset(b->film.count, 0, n * sizeof(uint32_t));
     memset(b->film.lum2, 0, n * sizeof(double));
+    if (b->film.aov) memset(b->film.aov, 0, AOV_FLOATS * n * sizeof(double));
     return 0;
 }
 

@@ -57,6 +57,7 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
             : d->opt->gpu_bvh == CAUSTIC_GPU_BVH_CWBVH ? CUDA_BVH_CW8
                                                        : CUDA_BVH_SAH;
     cfg.device = d->gpu;
+    cfg.aov = d->aov;
     const bvh *tree = NULL;
     if (cfg.bvh != CUDA_BVH_LBVH) {
         /* the scene's tree for the GPU (4-wide, or 8-wide to be compressed), built once for every
@@ -70,11 +71,11 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
 }
 
 static int cuda_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
-    return cuda_renderer_read(((cuda_backend *)p)->gpu, dst->sum, dst->count, dst->lum2, err, errlen);
+    return cuda_renderer_read(((cuda_backend *)p)->gpu, dst->sum, dst->count, dst->lum2, dst->aov, err, errlen);
 }
 
 static int cuda_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
-    return cuda_renderer_write(((cuda_backend *)p)->gpu, src->sum, src->count, src->lum2, err, errlen);
+    return cuda_renderer_write(((cuda_backend *)p)->gpu, src->sum, src->count, src->lum2, src->aov, err, errlen);
 }
 
 static int cuda_tonemap8(void *p, int op, float scale, unsigned char *rgb8, char *err, size_t errlen) {

@@ -23,6 +23,7 @@
 
 #include "api/backend.h"
 #include "cuda/render_cuda.h"
+#include "util/log.h"
 
 typedef struct multi multi;
 
@@ -97,6 +98,11 @@ static const backend_ops *inner_ops(const backend_desc *d, const int *gpus, int 
 static int multi_supports(const backend_desc *d, char *err, size_t errlen) {
     int gpus[CAUSTIC_MAX_GPUS];
     if (d->opt->device == CAUSTIC_DEVICE_CPU || device_list(d, gpus) < 2) return 0;
+    if (d->aov) {   /* tile films carry no AOV planes yet: the next entry renders on the first GPU */
+        lib_log("caustic: AOVs (--aov, --denoise's guides) on several GPUs are not supported yet; rendering on "
+                "GPU %d alone", gpus[0]);
+        return 0;
+    }
     return inner_ops(d, gpus, device_list(d, gpus), err, errlen) ? 1 : -1;
 }
 

@@ -44,6 +44,7 @@ struct caustic_renderer {
     kfilm film;              /* host copy of the backend's film (images, checkpoints) */
     int film_stale;          /* the backend has samples that the host copy lacks */
     float *image;            /* current mean, refreshed by caustic_image */
+    float *aov_out[CAUSTIC_AOV_COUNT];   /* current AOV means, refreshed by caustic_aov_image */
     int spp_done;
     double seconds;          /* rendering time across calls */
     uint64_t rays, bad;
@@ -177,6 +178,7 @@ static const char *const gpu_mode_names[] = {"mega", "wavefront"};
 static const char *const gpu_bvh_names[] = {"sah", "lbvh", "cwbvh"};
 static const char *const integrator_names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
 static const char *const sampler_names[] = {"random", "stratified", "sobol"};
+static const char *const aov_names[] = {"albedo", "normal", "depth", "samples", "variance"};
 #define NAMES(a) (a), (int)(sizeof(a) / sizeof((a)[0]))
 #define COUNT(a) (int)(sizeof(a) / sizeof((a)[0]))
 _Static_assert(COUNT(schedule_names) == CAUSTIC_SCHEDULE_PIXELS + 1, "a name per caustic_schedule");
@@ -185,6 +187,7 @@ _Static_assert(COUNT(gpu_mode_names) == CAUSTIC_GPU_WAVEFRONT + 1, "a name per c
 _Static_assert(COUNT(gpu_bvh_names) == CAUSTIC_GPU_BVH_CWBVH + 1, "a name per caustic_gpu_bvh");
 _Static_assert(COUNT(integrator_names) == CAUSTIC_INTEGRATOR_VCM + 1, "a name per caustic_integrator");
 _Static_assert(COUNT(sampler_names) == CAUSTIC_SAMPLER_SOBOL + 1, "a name per caustic_sampler");
+_Static_assert(COUNT(aov_names) == CAUSTIC_AOV_COUNT, "a name per caustic_aov");
 
 /* The public enums are passed to the library's internals by value (a cast): each pair agrees
  * member by member. */
@@ -282,6 +285,36 @@ const char *caustic_integrator_name(caustic_integrator i) {
     return (int)i >= 0 && (int)i < (int)(sizeof integrator_names / sizeof integrator_names[0]) ? integrator_names[i] : "?";
 }
 
+/* ---- AOVs ------------------------------------------------------------------------------------ */
+/* The AOVs traced per sample into the film's AOV planes (kernel/aov.h); the others come from the
+ * film's sums and counts. */
+#define AOV_TRACED (CAUSTIC_AOV_MASK(CAUSTIC_AOV_ALBEDO) | CAUSTIC_AOV_MASK(CAUSTIC_AOV_NORMAL) | \
+                    CAUSTIC_AOV_MASK(CAUSTIC_AOV_DEPTH))
+
+int caustic_parse_aovs(const char *list, unsigned *mask) {
+    unsigned m = 0;
+    const char *p = list;
+    if (!p) return -1;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        int found = -1;
+        for (int i = 0; i < CAUSTIC_AOV_COUNT; ++i)
+            if (strlen(aov_names[i]) == len && !strncmp(p, aov_names[i], len)) found = i;
+        if (found < 0) return -1;
+        m |= CAUSTIC_AOV_MASK(found);
+        if (!p[len]) break;
+        p += len + 1;
+    }
+    *mask = m;
+    return 0;
+}
+
+const char *caustic_aov_name(caustic_aov a) { return (int)a >= 0 && a < CAUSTIC_AOV_COUNT ? aov_names[a] : "?"; }
+
+int caustic_aov_channels(caustic_aov a) {
+    return a == CAUSTIC_AOV_ALBEDO || a == CAUSTIC_AOV_NORMAL ? 3 : (int)a >= 0 && a < CAUSTIC_AOV_COUNT ? 1 : 0;
+}
+
 int caustic_parse_sampler(const char *n, caustic_sampler *out) {
     int i = parse_name(n, NAMES(sampler_names));
     if (i < 0) return -1;
@@ -301,7 +334,11 @@ static int start_backend(caustic_renderer *r, const backend_desc *d, char *err, 
         char why[512];
         int sup = ops->supports(d, why, sizeof why);
         if (sup == 0) continue;
-        if (sup < 0) { snprintf(err, errlen, "%s", why); continue; }
+        if (sup < 0) {
+            snprintf(err, errlen, "%s", why);
+            if (!ops->device) return -1;   /* a layer over all (MPI ranks) cannot be bypassed */
+            continue;
+        }
         r->backend = ops->create(d, why, sizeof why);
         if (r->backend) { r->ops = ops; return 0; }
         snprintf(err, errlen, "%s", why);
@@ -352,6 +389,11 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
         return NULL;
     }
     if (r->opt.adaptive > 0.0f && r->opt.adaptive_min_spp <= 0) r->opt.adaptive_min_spp = 16;
+    if (opt->aovs >= CAUSTIC_AOV_MASK(CAUSTIC_AOV_COUNT)) {
+        snprintf(err, errlen, "unknown AOV in mask 0x%x", opt->aovs);
+        free(r);
+        return NULL;
+    }
     p->sampler = (int32_t)r->opt.sampler;
     p->seed = r->opt.seed;
     p->spp_total = (uint32_t)r->spp_target;
@@ -378,6 +420,7 @@ static void desc_of(const caustic_renderer *r, const camera *cam, backend_desc *
     d->max_depth = r->max_depth;
     d->gpu = r->opt.ngpus > 0 ? r->opt.gpus[0] : 0;
     d->cancel = &r->cancel;
+    d->aov = r->film.aov != NULL;
 }
 
 static void free_film(caustic_renderer *r) {
@@ -386,8 +429,11 @@ static void free_film(caustic_renderer *r) {
     free(r->film.sum);
     free(r->film.count);
     free(r->film.lum2);
+    free(r->film.aov);
     free(r->image);
-    r->film.sum = r->film.lum2 = NULL;
+    for (int a = 0; a < CAUSTIC_AOV_COUNT; ++a) free(r->aov_out[a]);
+    memset(r->aov_out, 0, sizeof r->aov_out);
+    r->film.sum = r->film.lum2 = r->film.aov = NULL;
     r->film.count = NULL;
     r->image = NULL;
 }
@@ -408,7 +454,8 @@ static int start_film(caustic_renderer *r, char *err, size_t errlen) {
     r->film.count = calloc(n, sizeof(uint32_t));
     r->film.lum2 = calloc(n, sizeof(double));
     r->image = calloc(3 * n, sizeof(float));
-    if (!r->film.sum || !r->film.count || !r->film.lum2 || !r->image) {
+    if (r->opt.aovs & AOV_TRACED) r->film.aov = calloc(AOV_FLOATS * n, sizeof(double));
+    if (!r->film.sum || !r->film.count || !r->film.lum2 || !r->image || ((r->opt.aovs & AOV_TRACED) && !r->film.aov)) {
         snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
         return -1;
     }
@@ -465,6 +512,7 @@ int caustic_renderer_reset(caustic_renderer *r, char *err, size_t errlen) {
     memset(r->film.sum, 0, 3 * n * sizeof(double));
     memset(r->film.count, 0, n * sizeof(uint32_t));
     memset(r->film.lum2, 0, n * sizeof(double));
+    if (r->film.aov) memset(r->film.aov, 0, AOV_FLOATS * n * sizeof(double));
     clear_stats(r);
     /* an empty film written is the reset every backend supports; clear is the fast path */
     if (r->ops->clear) return r->ops->clear(r->backend, err, errlen);
@@ -628,6 +676,118 @@ void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *s
     st->height = r->height;
 }
 
+const float *caustic_aov_image(caustic_renderer *r, caustic_aov a, int *channels) {
+    if ((int)a < 0 || a >= CAUSTIC_AOV_COUNT || !(r->opt.aovs & CAUSTIC_AOV_MASK(a))) return NULL;
+    size_t n = (size_t)r->width * (size_t)r->height;
+    int nc = caustic_aov_channels(a);
+    if (!r->aov_out[a] && !(r->aov_out[a] = malloc(n * (size_t)nc * sizeof(float)))) {
+        lib_log("caustic: out of memory for the %s AOV", aov_names[a]);
+        return NULL;
+    }
+    char err[512];
+    if (sync_film(r, err, sizeof err)) lib_log("caustic: %s", err);
+    float *out = r->aov_out[a];
+    const double *v = r->film.aov;
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t c = r->film.count[i];
+        switch (a) {
+        case CAUSTIC_AOV_ALBEDO:
+        case CAUSTIC_AOV_NORMAL: {
+            int at = a == CAUSTIC_AOV_ALBEDO ? AOV_ALBEDO : AOV_NORMAL;
+            for (int k = 0; k < 3; ++k) out[3 * i + k] = c ? (float)(v[AOV_FLOATS * i + at + k] / c) : 0.0f;
+            break;
+        }
+        case CAUSTIC_AOV_DEPTH: {
+            double hits = v[AOV_FLOATS * i + AOV_HITS];
+            out[i] = hits > 0.0 ? (float)(v[AOV_FLOATS * i + AOV_DEPTH] / hits) : INFINITY;
+            break;
+        }
+        case CAUSTIC_AOV_SAMPLES: out[i] = (float)c; break;
+        case CAUSTIC_AOV_VARIANCE: {
+            double mean = c ? luminance_d(r->film.sum[3 * i], r->film.sum[3 * i + 1], r->film.sum[3 * i + 2]) / c : 0.0;
+            double var = c >= 2 ? (r->film.lum2[i] - c * mean * mean) / ((double)c * (c - 1.0)) : 0.0;
+            out[i] = var > 0.0 ? (float)var : 0.0f;
+            break;
+        }
+        case CAUSTIC_AOV_COUNT: break;
+        }
+    }
+    if (channels) *channels = nc;
+    return out;
+}
+
+/* EXR channel letters of each AOV's layer */
+static const char *const aov_channels[] = {"RGB", "XYZ", "Z", "Y", "Y"};
+_Static_assert(COUNT(aov_channels) == CAUSTIC_AOV_COUNT, "channel letters per caustic_aov");
+
+/* The image and every AOV the renderer computes in one EXR. */
+static int save_exr_layers(caustic_renderer *r, const char *path, char *err, size_t errlen) {
+    image_layer layers[CAUSTIC_AOV_COUNT];
+    int nl = 0;
+    for (int a = 0; a < CAUSTIC_AOV_COUNT; ++a) {
+        if (!(r->opt.aovs & CAUSTIC_AOV_MASK(a))) continue;
+        layers[nl].name = aov_names[a];
+        layers[nl].channels = aov_channels[a];
+        if (!(layers[nl].data = caustic_aov_image(r, (caustic_aov)a, NULL))) {
+            snprintf(err, errlen, "%s: out of memory for the %s AOV", path, aov_names[a]);
+            return -1;
+        }
+        nl++;
+    }
+    image img;
+    img.width = r->width;
+    img.height = r->height;
+    img.rgb = (float *)caustic_image(r, NULL, NULL);
+    return image_save_exr_layers(&img, layers, nl, path, err, errlen);
+}
+
+/* An AOV as a display image (caustic_save_aovs): 3 channels, in [0, 1] for PNG. */
+static void aov_display(caustic_aov a, const float *v, size_t n, int png, float *rgb) {
+    float top = 0.0f;   /* the largest finite value of a one-channel AOV */
+    if (caustic_aov_channels(a) == 1)
+        for (size_t i = 0; i < n; ++i)
+            if (isfinite(v[i]) && v[i] > top) top = v[i];
+    for (size_t i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) {
+            float x = caustic_aov_channels(a) == 3 ? v[3 * i + k] : v[i];
+            if (png && a == CAUSTIC_AOV_NORMAL) x = 0.5f * (x + 1.0f);
+            else if (png && caustic_aov_channels(a) == 1) x = isfinite(x) ? (top > 0.0f ? x / top : 0.0f) : 1.0f;
+            /* PNG encodes sRGB: the normal and the grey scales are stored as their code values */
+            rgb[3 * i + k] = png && a != CAUSTIC_AOV_ALBEDO ? image_srgb_decode(x) : x;
+        }
+    }
+}
+
+int caustic_save_aovs(caustic_renderer *r, const char *path, unsigned mask, char *err, size_t errlen) {
+    image_format fmt = image_format_from_path(path);
+    if (fmt == IMAGE_FMT_UNKNOWN) {
+        snprintf(err, errlen, "%s: unknown image format (use .png, .exr or .pfm)", path);
+        return -1;
+    }
+    mask &= r->opt.aovs;
+    if (fmt == IMAGE_FMT_EXR || !mask) return 0;
+    const char *dot = strrchr(path, '.');
+    size_t stem = (size_t)(dot - path);
+    image img;
+    if (image_init(&img, r->width, r->height)) {
+        snprintf(err, errlen, "out of memory for the AOV images");
+        return -1;
+    }
+    int rc = 0;
+    for (int a = 0; a < CAUSTIC_AOV_COUNT && rc == 0; ++a) {
+        if (!(mask & CAUSTIC_AOV_MASK(a))) continue;
+        const float *v = caustic_aov_image(r, (caustic_aov)a, NULL);
+        if (!v) { snprintf(err, errlen, "out of memory for the %s AOV", aov_names[a]); rc = -1; break; }
+        char name[4096];
+        int len = snprintf(name, sizeof name, "%.*s.%s%s", (int)stem, path, aov_names[a], dot);
+        if (len < 0 || (size_t)len >= sizeof name) { snprintf(err, errlen, "%s: name too long", path); rc = -1; break; }
+        aov_display((caustic_aov)a, v, (size_t)r->width * (size_t)r->height, fmt == IMAGE_FMT_PNG, img.rgb);
+        rc = image_save(&img, name, 0, err, errlen);
+    }
+    image_free(&img);
+    return rc;
+}
+
 int caustic_image_rgb8(caustic_renderer *r, const caustic_look *look, unsigned char *rgb8, char *err, size_t errlen) {
     tonemap_settings ts;
     api_look_internal(look, &ts);
@@ -653,6 +813,7 @@ int caustic_save_image_look(caustic_renderer *r, const char *path, const caustic
         free(rgb8);
         return rc;
     }
+    if (r->opt.aovs && f == IMAGE_FMT_EXR) return save_exr_layers(r, path, err, errlen);
     image img;
     img.width = r->width;
     img.height = r->height;
@@ -676,6 +837,7 @@ static void ckpt_settings_of(const caustic_renderer *r, ckpt_settings *st) {
     st->merge_radius = r->opt.merge_radius;
     st->merge_alpha = r->opt.merge_alpha;
     st->merge_everywhere = r->opt.merge_everywhere;
+    st->aov_planes = r->film.aov != NULL;
 }
 
 static int write_checkpoint(FILE *f, void *user, char *err, size_t errlen) {

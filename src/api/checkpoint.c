@@ -11,12 +11,25 @@
 _Static_assert(CKPT_PIXEL_BYTES == 36, "docs/checkpoint.md: 36 bytes per pixel");
 _Static_assert(sizeof(film_real) == sizeof(double), "the host film is double");
 
+/* Bytes of the film that follows the header: the AOV planes only where the film has them. */
+static uint64_t film_bytes(const kfilm *film, size_t n) {
+    return (uint64_t)n * (CKPT_PIXEL_BYTES + (film->aov ? AOV_FLOATS * sizeof(double) : 0));
+}
+
 static uint32_t film_crc(const kfilm *film, size_t n) {
     uLong c = crc32_z(0L, Z_NULL, 0);
     c = crc32_z(c, (const Bytef *)film->sum, 3 * n * sizeof(double));
     c = crc32_z(c, (const Bytef *)film->count, n * sizeof(uint32_t));
     c = crc32_z(c, (const Bytef *)film->lum2, n * sizeof(double));
+    if (film->aov) c = crc32_z(c, (const Bytef *)film->aov, AOV_FLOATS * n * sizeof(double));
     return (uint32_t)c;
+}
+
+static void film_zero(kfilm *film, size_t n) {
+    memset(film->sum, 0, 3 * n * sizeof(double));
+    memset(film->count, 0, n * sizeof(uint32_t));
+    memset(film->lum2, 0, n * sizeof(double));
+    if (film->aov) memset(film->aov, 0, AOV_FLOATS * n * sizeof(double));
 }
 
 static uint32_t header_crc(const ckpt_header *h) {
@@ -33,11 +46,12 @@ int ckpt_write(FILE *f, const ckpt_settings *settings, const ckpt_state *state, 
     h.height = film->height;
     h.settings = *settings;
     h.state = *state;
-    h.film_bytes = (uint64_t)n * CKPT_PIXEL_BYTES;
+    h.film_bytes = film_bytes(film, n);
     h.film_crc = film_crc(film, n);
     h.header_crc = header_crc(&h);
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(film->sum, sizeof(double), 3 * n, f) == 3 * n &&
-             fwrite(film->count, sizeof(uint32_t), n, f) == n && fwrite(film->lum2, sizeof(double), n, f) == n;
+             fwrite(film->count, sizeof(uint32_t), n, f) == n && fwrite(film->lum2, sizeof(double), n, f) == n &&
+             (!film->aov || fwrite(film->aov, sizeof(double), AOV_FLOATS * n, f) == AOV_FLOATS * n);
     return ok ? 0 : -1;
 }
 
@@ -69,6 +83,11 @@ static int check_header(const ckpt_header *h, const char *name, const ckpt_setti
                  film->height);
         return -1;
     }
+    if (h->settings.aov_planes != want->aov_planes) {
+        snprintf(err, errlen, "%s: checkpoint was made %s AOV planes (albedo, normal, depth); resume with the same "
+                 "--aov (and --denoise) as the render that wrote it", name, h->settings.aov_planes ? "with" : "without");
+        return -1;
+    }
     if (memcmp(&h->settings, want, sizeof *want) != 0) {
         snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
                  "resume with the same scene and options", name, h->settings.pass.cam.width,
@@ -91,9 +110,9 @@ static int check_header(const ckpt_header *h, const char *name, const ckpt_setti
         return -1;
     }
     size_t n = (size_t)film->width * (size_t)film->height;
-    if (h->film_bytes != (uint64_t)n * CKPT_PIXEL_BYTES) {
+    if (h->film_bytes != film_bytes(film, n)) {
         snprintf(err, errlen, "%s: checkpoint film of %llu bytes, expected %llu for %dx%d", name,
-                 (unsigned long long)h->film_bytes, (unsigned long long)n * CKPT_PIXEL_BYTES, film->width,
+                 (unsigned long long)h->film_bytes, (unsigned long long)film_bytes(film, n), film->width,
                  film->height);
         return -1;
     }
@@ -119,6 +138,11 @@ static int check_film(const kfilm *film, const ckpt_header *h, const char *name,
                      film->count[i], lo, hi);
             return -1;
         }
+        for (int k = 0; film->aov && k < AOV_FLOATS; ++k)
+            if (!isfinite(film->aov[AOV_FLOATS * i + (size_t)k])) {
+                snprintf(err, errlen, "%s: checkpoint AOV planes hold a non-finite value at pixel (%d, %d)", name, x, y);
+                return -1;
+            }
     }
     return 0;
 }
@@ -126,7 +150,8 @@ static int check_film(const kfilm *film, const ckpt_header *h, const char *name,
 static int read_film(FILE *f, const ckpt_header *h, const char *name, kfilm *film, char *err, size_t errlen) {
     size_t n = (size_t)film->width * (size_t)film->height;
     if (fread(film->sum, sizeof(double), 3 * n, f) != 3 * n || fread(film->count, sizeof(uint32_t), n, f) != n ||
-        fread(film->lum2, sizeof(double), n, f) != n) {
+        fread(film->lum2, sizeof(double), n, f) != n ||
+        (film->aov && fread(film->aov, sizeof(double), AOV_FLOATS * n, f) != AOV_FLOATS * n)) {
         snprintf(err, errlen, "%s: checkpoint is truncated", name);
         return -1;
     }
@@ -152,10 +177,7 @@ int ckpt_read(FILE *f, const char *name, const ckpt_settings *want, int spp_targ
     }
     if (check_header(&h, name, want, film, spp_target, err, errlen)) return -1;
     if (read_film(f, &h, name, film, err, errlen)) {
-        size_t n = (size_t)film->width * (size_t)film->height;
-        memset(film->sum, 0, 3 * n * sizeof(double));
-        memset(film->count, 0, n * sizeof(uint32_t));
-        memset(film->lum2, 0, n * sizeof(double));
+        film_zero(film, (size_t)film->width * (size_t)film->height);
         return -1;
     }
     *state = h.state;

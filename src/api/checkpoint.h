@@ -1,4 +1,4 @@
-/* Checkpoint files (format 8, docs/checkpoint.md): a fixed header with CRC-32s over itself and
+/* Checkpoint files (format 9, docs/checkpoint.md): a fixed header with CRC-32s over itself and
  * over the film that follows it. The reader trusts nothing: every field is checked against the
  * renderer that resumes, and a failed check is an error naming the file and the field. */
 #ifndef CAUSTIC_API_CHECKPOINT_H
@@ -11,7 +11,7 @@
 #include "kernel/film.h"
 
 /* The format version is the magic's last digit. */
-#define CKPT_MAGIC "CAUSTIC-CKPT-8\n"
+#define CKPT_MAGIC "CAUSTIC-CKPT-9\n"
 
 /* Everything that shapes the image: a checkpoint resumes only under the same settings. */
 typedef struct ckpt_settings {
@@ -19,6 +19,7 @@ typedef struct ckpt_settings {
     int32_t integrator;
     float merge_radius, merge_alpha;
     int32_t merge_everywhere;
+    int32_t aov_planes;      /* 1: the film's AOV planes (AOV_FLOATS doubles per pixel) follow lum2 */
 } ckpt_settings;
 
 /* The render's progress as the checkpoint records it. */
@@ -35,7 +36,8 @@ typedef struct ckpt_header {
     int32_t width, height;
     ckpt_settings settings;  /* zero padding: written from a memset struct */
     ckpt_state state;
-    uint64_t film_bytes;     /* 36 bytes per pixel: sums (3 double), count (uint32), lum2 (double) */
+    uint64_t film_bytes;     /* 36 bytes per pixel: sums (3 double), count (uint32), lum2 (double);
+                                plus AOV_FLOATS doubles per pixel with aov_planes */
     uint32_t film_crc;       /* CRC-32 (zlib) of the film bytes */
     uint32_t header_crc;     /* CRC-32 of every header byte before this field */
 } ckpt_header;

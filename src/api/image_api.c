@@ -113,9 +113,17 @@ struct caustic_denoiser { denoiser *d; };
 int caustic_denoise_load(char *err, size_t errlen) { return denoise_load(err, errlen); }
 
 caustic_denoiser *caustic_denoiser_create(char *err, size_t errlen) {
+    return caustic_denoiser_create_on(CAUSTIC_DENOISE_AUTO, err, errlen);
+}
+
+_Static_assert((int)CAUSTIC_DENOISE_AUTO == (int)DENOISE_DEVICE_AUTO && (int)CAUSTIC_DENOISE_CPU == (int)DENOISE_DEVICE_CPU &&
+                   (int)CAUSTIC_DENOISE_CUDA == (int)DENOISE_DEVICE_CUDA,
+               "caustic_denoise_device == denoise_device");
+
+caustic_denoiser *caustic_denoiser_create_on(caustic_denoise_device device, char *err, size_t errlen) {
     caustic_denoiser *cd = malloc(sizeof *cd);
     if (!cd) { snprintf(err, errlen, "out of memory"); return NULL; }
-    cd->d = denoiser_create(DENOISE_DEVICE_AUTO, err, errlen);
+    cd->d = denoiser_create((denoise_device)device, err, errlen);
     if (!cd->d) { free(cd); return NULL; }
     return cd;
 }

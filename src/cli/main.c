@@ -74,7 +74,9 @@ static const char *usage_render =
     "                         its mean is below E (e.g. 0.01); --spp is then the maximum\n"
     "  --adaptive-min N       ... but not before N samples (default 16)\n"
     "  --heatmap FILE         also write the samples taken per pixel as an image (white = most)\n"
-    "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n"
+    "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n";
+/* (two strings: ISO C compilers need only support string literals of 4095 characters) */
+static const char *usage_render_output =
     "  --resume               continue from --checkpoint FILE if it exists\n"
     "  --force                replace an existing --checkpoint FILE (without it, and without\n"
     "                         --resume, an existing checkpoint is an error)\n"
@@ -83,11 +85,15 @@ static const char *usage_render =
     "                         agx (Blender's default view); .exr/.pfm stay linear\n"
     "  --preview-every SEC    during the render, write the current image to the output file every\n"
     "                         SEC seconds (atomically: open it at any time)\n"
+    "  --aov LIST             also write AOVs, any of albedo,normal,depth,samples,variance: layers\n"
+    "                         of an .exr OUTPUT, else files beside it (out.albedo.png, ...); albedo\n"
+    "                         and normal of the first surface seen through mirrors and glass,\n"
+    "                         depth = distance to the first hit (README: AOVs)\n"
     "  --denoise              also write a denoised image, OUTPUT with .denoised before the\n"
-    "                         extension (Open Image Denoise; the noisy image is kept)\n"
-    "  --quiet                no progress bar\n";
-/* (two strings: C11 compilers need support only 4095 characters in one literal) */
-static const char *usage_render_more =
+    "                         extension (Open Image Denoise, guided by the albedo and normal AOVs,\n"
+    "                         computed for it; on the GPU after a GPU render; the noisy image is kept)\n"
+    "  --denoise-guides on|off  off: denoise the image alone, without AOV guides (default on)\n"
+    "  --quiet                no progress bar\n"
     "Ctrl-C once: finish the current pass, then write the image (and checkpoint); twice: stop\n"
     "at the next tile or iteration and write them.\n"
     "\n"
@@ -228,7 +234,8 @@ static int cmd_render(int argc, char **argv) {
     caustic_options opt;
     caustic_options_init(&opt);
     const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL, *camera = NULL;
-    int quiet = 0, resume = 0, force = 0, strict = 0, denoise = 0;
+    int quiet = 0, resume = 0, force = 0, strict = 0, denoise = 0, denoise_guides = 1;
+    unsigned aovs = 0;
     caustic_look look;
     caustic_look_init(&look);
     double preview_every = 0.0, orbit = 0.0;
@@ -239,7 +246,7 @@ static int cmd_render(int argc, char **argv) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
         double d;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); fputs(usage_render_more, stdout); return 0; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); fputs(usage_render_output, stdout); return 0; }
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--resume")) resume = 1;
         else if (!strcmp(a, "--force")) force = 1;
@@ -248,7 +255,7 @@ static int cmd_render(int argc, char **argv) {
         else if (!strcmp(a, "--merge-everywhere")) opt.merge_everywhere = 1;
         else if (!strcmp(a, "--denoise")) denoise = 1;
         else if (a[0] == '-' && a[1] != 0) {
-            if (!v) return usage_error("render", takes_value(usage_render, a) || takes_value(usage_render_more, a) ? "option %s needs a value" : "unknown option '%s'", a);
+            if (!v) return usage_error("render", takes_value(usage_render, a) || takes_value(usage_render_output, a) ? "option %s needs a value" : "unknown option '%s'", a);
             i++;
             if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = v;
             else if (!strcmp(a, "--frames")) {
@@ -321,6 +328,12 @@ static int cmd_render(int argc, char **argv) {
             } else if (!strcmp(a, "--alpha")) {
                 if (parse_double(v, 1e-3, 1.0, &d)) return usage_error("render", "--alpha: '%s' is not in (0, 1]", v);
                 opt.merge_alpha = (float)d;
+            } else if (!strcmp(a, "--aov")) {
+                if (caustic_parse_aovs(v, &aovs))
+                    return usage_error("render", "--aov: '%s' is not a comma-separated list of albedo, normal, depth, samples, variance", v);
+            } else if (!strcmp(a, "--denoise-guides")) {
+                if (strcmp(v, "on") && strcmp(v, "off")) return usage_error("render", "--denoise-guides: '%s' is not on or off", v);
+                denoise_guides = !strcmp(v, "on");
             } else if (!strcmp(a, "--sampler")) {
                 if (caustic_parse_sampler(v, &opt.sampler)) return usage_error("render", "--sampler: '%s' is not one of sobol, stratified, random", v);
             } else {
@@ -364,7 +377,10 @@ static int cmd_render(int argc, char **argv) {
     render_output_init(&out, output);
     out.look = look;
     out.preview_every = preview_every;
-    if (denoise && render_output_set_denoise(&out)) return usage_error("render", "output name '%s' is too long", output);
+    out.aovs = aovs;
+    out.denoise_guides = denoise_guides;
+    opt.aovs = aovs;
+    if (denoise && render_output_set_denoise(&out, &opt)) return usage_error("render", "output name '%s' is too long", output);
 
     char err[1024];
     /* under mpirun: every rank runs this command; rank 0 coordinates and writes, the others render */
@@ -374,6 +390,12 @@ static int cmd_render(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (rank != 0) { quiet = 1; checkpoint = NULL; resume = 0; heatmap = NULL; dump = NULL; }
+    if (nranks > 1 && opt.aovs != aovs) {
+        /* the guides --denoise added: work units do not carry AOV planes yet */
+        opt.aovs = aovs;
+        out.denoise_guides = 0;
+        if (rank == 0) fprintf(stderr, "caustic: --denoise: no AOV guides in distributed renders yet; denoising the image alone\n");
+    }
     caustic_scene *scene;
     caustic_load_options lo;
     caustic_load_options_init(&lo);

@@ -12,9 +12,10 @@ void render_output_init(render_output *o, const char *path) {
     o->path = path;
     caustic_look_init(&o->look);
     o->last_preview = cli_now();
+    o->denoise_guides = 1;
 }
 
-int render_output_set_denoise(render_output *o) {
+int render_output_set_denoise(render_output *o, caustic_options *opt) {
     const char *dot = strrchr(o->path, '.'), *slash = strrchr(o->path, '/');
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - o->path) : strlen(o->path);
     int n = snprintf(o->denoised_path, sizeof o->denoised_path, "%.*s.denoised%s", (int)stem, o->path, o->path + stem);
@@ -23,6 +24,8 @@ int render_output_set_denoise(render_output *o) {
     char why[1024];
     if (caustic_denoise_load(why, sizeof why)) fprintf(stderr, "caustic: --denoise: %s; rendering without denoising\n", why);
     else o->denoise = 1;
+    if (o->denoise && o->denoise_guides)
+        opt->aovs |= CAUSTIC_AOV_MASK(CAUSTIC_AOV_ALBEDO) | CAUSTIC_AOV_MASK(CAUSTIC_AOV_NORMAL);
     return 0;
 }
 
@@ -41,9 +44,22 @@ void render_output_preview(render_output *o, caustic_renderer *r, double now) {
     o->last_preview = cli_now();
 }
 
+/* OIDN on the GPU where the render ran there (its CUDA device), else (or when that device does
+ * not load: said once) on the CPU. */
+static caustic_denoiser *open_denoiser(caustic_renderer *r, char *why, size_t n) {
+    caustic_render_stats st;
+    caustic_render_stats_get(r, &st);
+    if (st.device && !strcmp(st.device, "cuda")) {
+        caustic_denoiser *d = caustic_denoiser_create_on(CAUSTIC_DENOISE_CUDA, why, n);
+        if (d) return d;
+        fprintf(stderr, "caustic: --denoise: %s; denoising on the CPU\n", why);
+    }
+    return caustic_denoiser_create_on(CAUSTIC_DENOISE_CPU, why, n);
+}
+
 static int save_denoised(render_output *o, caustic_renderer *r, char *err, size_t errlen) {
     char why[1024];
-    caustic_denoiser *d = caustic_denoiser_create(why, sizeof why);
+    caustic_denoiser *d = open_denoiser(r, why, sizeof why);
     if (!d) {
         fprintf(stderr, "caustic: --denoise: %s; wrote the noisy image only\n", why);
         return 0;
@@ -56,7 +72,9 @@ static int save_denoised(render_output *o, caustic_renderer *r, char *err, size_
         return -1;
     }
     double t0 = cli_now();
-    int rc = caustic_denoise(d, noisy, NULL, NULL, w, h, clean.rgb, err, errlen);
+    const float *albedo = o->denoise_guides ? caustic_aov_image(r, CAUSTIC_AOV_ALBEDO, NULL) : NULL;
+    const float *normal = albedo ? caustic_aov_image(r, CAUSTIC_AOV_NORMAL, NULL) : NULL;
+    int rc = caustic_denoise(d, noisy, albedo, normal, w, h, clean.rgb, err, errlen);
     o->denoise_seconds = cli_now() - t0;
     snprintf(o->denoise_device, sizeof o->denoise_device, "%s", caustic_denoiser_device(d));
     caustic_denoiser_free(d);
@@ -68,6 +86,7 @@ static int save_denoised(render_output *o, caustic_renderer *r, char *err, size_
 
 int render_output_save(render_output *o, caustic_renderer *r, char *err, size_t errlen) {
     int rc = save(o, r, o->path, err, errlen);
+    if (rc == 0 && o->aovs) rc = caustic_save_aovs(r, o->path, o->aovs, err, errlen);
     if (o->denoise) {
         char err2[1024];
         if (save_denoised(o, r, err2, sizeof err2)) {
@@ -83,7 +102,12 @@ void render_output_summary(const render_output *o, char *buf, size_t n) {
     size_t used = 0;
     buf[0] = 0;
     if (o->preview_every > 0.0) used += (size_t)snprintf(buf + used, n - used, " previews=%d", o->previews);
+    for (int a = 0, first = 1; a < CAUSTIC_AOV_COUNT && used < n; ++a)
+        if (o->aovs & CAUSTIC_AOV_MASK(a)) {
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", first ? " aovs=" : ",", caustic_aov_name((caustic_aov)a));
+            first = 0;
+        }
     if (o->denoised && used < n)
-        snprintf(buf + used, n - used, " denoised=%s denoise_s=%.3f denoise_device=%s", o->denoised_path,
-                 o->denoise_seconds, o->denoise_device);
+        snprintf(buf + used, n - used, " denoised=%s denoise_s=%.3f denoise_device=%s denoise_guides=%s",
+                 o->denoised_path, o->denoise_seconds, o->denoise_device, o->denoise_guides ? "albedo,normal" : "none");
 }

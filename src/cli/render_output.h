@@ -16,7 +16,9 @@ typedef struct render_output {
     double last_preview;       /* timer_now() of the last preview (or of the start) */
     int previews;              /* previews written */
     int preview_failed;        /* a preview failed: said once, not again */
+    unsigned aovs;             /* --aov: the AOVs written (caustic_aov mask) */
     int denoise;               /* --denoise */
+    int denoise_guides;        /* --denoise-guides on (default): albedo and normal AOVs guide it */
     char denoised_path[1024];  /* out.png -> out.denoised.png (when denoise) */
     int denoised;              /* the denoised image was written */
     double denoise_seconds;
@@ -26,12 +28,14 @@ typedef struct render_output {
 void render_output_init(render_output *o, const char *path);
 /* Names the denoised file: the output's name with ".denoised" before the extension, and loads
  * Open Image Denoise; where it is missing, says so (once, now) and leaves denoising off. -1 if
- * the name does not fit. */
-int render_output_set_denoise(render_output *o);
+ * the name does not fit. With guides, the AOVs it needs are added to opt->aovs. */
+int render_output_set_denoise(render_output *o, caustic_options *opt);
 /* Called between passes: writes the current image to the output path (atomically: temp file +
  * rename) when preview_every seconds have passed since the last one (now: cli_now()). */
 void render_output_preview(render_output *o, caustic_renderer *r, double now);
-/* The final image (and, with denoise, the denoised one; where Open Image Denoise is missing this
+/* The final image, the AOVs asked for beside it (PNG, PFM; an EXR holds them as layers) (and,
+ * with denoise, the denoised one, guided by the albedo and normal AOVs, on the GPU where the
+ * render ran there and OIDN's CUDA device loads, else on the CPU; where Open Image Denoise is missing this
  * says so once and writes the noisy image only). 0, or -1 with the message in err. */
 int render_output_save(render_output *o, caustic_renderer *r, char *err, size_t errlen);
 /* Extra fields for the summary line: " previews=N denoised=PATH denoise_s=S", or "". */

@@ -21,8 +21,11 @@ static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint6
             if (f.n < p->pass.sample_begin) continue; /* adaptive sampling stopped this pixel earlier */
             uint32_t n0 = f.n, r = 0, b = 0;
             pass.sample_begin = f.n;
-            film_trace_pixel(p->scene, &pass, x, y, &f, &r, &b);
+            film_aov a;
+            if (film.aov) film_aov_load(&film, pix, &a);
+            film_trace_pixel(p->scene, &pass, x, y, &f, film.aov ? &a : NULL, &r, &b);
             film_pixel_store(&film, pix, &f);
+            if (film.aov) film_aov_store(&film, pix, &a);
             *samples += f.n - n0;
             *bad += b;
             *rays += r;

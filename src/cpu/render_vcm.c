@@ -314,6 +314,22 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
     return merge_pass(v, pool);
 }
 
+/* One row of an iteration into the film (rows in parallel: each pixel's sums stay in order). */
+typedef struct film_job { vcm_renderer *v; const kfilm *film; uint32_t it; } film_job;
+
+static void film_row_job(void *ctx, unsigned y, int thread) {
+    (void)thread;
+    const film_job *j = ctx;
+    const vcm_renderer *v = j->v;
+    for (int x = 0; x < v->w; ++x) {
+        uint32_t i = y * (uint32_t)v->w + (uint32_t)x;
+        const float *c = v->image + 3u * i;
+        aov_sample a;
+        if (j->film->aov) a = aov_camera_sample(v->s, &v->cam, x, (int)y, j->it, v->seed);
+        film_add_iteration(j->film, i, v3(c[0], c[1], c[2]), j->film->aov ? &a : NULL);
+    }
+}
+
 int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
                                  const atomic_int *cancel, const kfilm *film, uint64_t *rays) {
     if (cam->width != v->w || cam->height != v->h) return -1;
@@ -323,10 +339,8 @@ int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *
     for (uint32_t it = first; it < first + count && !cancelled(v); ++it) {
         if (run_iteration(v, pool, it, rays)) return -1;
         if (cancelled(v)) break;
-        for (uint32_t i = 0; i < v->npaths; ++i) {
-            const float *c = v->image + 3u * i;
-            film_add_iteration(film, i, v3(c[0], c[1], c[2]));
-        }
+        film_job j = {v, film, it};
+        cpu_pool_parallel_for(pool, (unsigned)v->h, film_row_job, &j);
     }
     return 0;
 }

@@ -32,6 +32,8 @@ struct cuda_renderer {
     float *accum;              // the film (cuda_film): width*height*3 sums, on the device
     uint32_t *count;           // samples per pixel
     float *lum2;               // per pixel: sum of squared sample luminance (adaptive sampling)
+    float *aov;                // per pixel AOV_FLOATS sums (cfg.aov), else NULL
+    film_aov *slices_aov;      // small images with AOVs: per slice and pixel, the slice's AOV sums
     unsigned long long *counters;  // rays, bad samples, samples
     unsigned long long *host_counters;  // pinned
     void *pinned;              // pinned staging buffer for readbacks
@@ -74,6 +76,7 @@ static inline kfilm cuda_film(const cuda_renderer *r) {
     f.sum = r->accum;
     f.count = r->count;
     f.lum2 = r->lum2;
+    f.aov = r->aov;
     f.width = r->width;
     f.height = r->height;
     return f;

@@ -106,6 +106,8 @@ extern "C" void cuda_renderer_free(cuda_renderer *r) {
     cudaFree(r->accum);
     cudaFree(r->count);
     cudaFree(r->lum2);
+    cudaFree(r->aov);
+    cudaFree(r->slices_aov);
     cudaFree(r->counters);
     cudaFree(r->slices);
     cudaFree(r->next);
@@ -169,10 +171,14 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     CUDA_TRY(cudaMemset(r->count, 0, n / 3u * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc(&r->lum2, n / 3u * sizeof(float)));
     CUDA_TRY(cudaMemset(r->lum2, 0, n / 3u * sizeof(float)));
+    if (r->cfg.aov) {
+        CUDA_TRY(cudaMalloc(&r->aov, n / 3u * AOV_FLOATS * sizeof(float)));
+        CUDA_TRY(cudaMemset(r->aov, 0, n / 3u * AOV_FLOATS * sizeof(float)));
+    }
     CUDA_TRY(cudaMalloc(&r->counters, 3 * sizeof(unsigned long long)));
     CUDA_TRY(cudaMallocHost((void **)&r->host_counters, 3 * sizeof(unsigned long long)));
     // readbacks (float sums, 8-bit images) go through one pinned buffer on the non-blocking stream
-    r->pinned_bytes = n * sizeof(float);
+    r->pinned_bytes = (r->cfg.aov ? n / 3u * AOV_FLOATS : n) * sizeof(float);
     CUDA_TRY(cudaMallocHost(&r->pinned, r->pinned_bytes));
     if (r->cfg.mode == CUDA_MODE_WAVEFRONT && wavefront_create(r, err, errlen)) return -1;
     // the uploads and memsets above ran on the legacy stream, which the renderer's non-blocking
@@ -199,8 +205,9 @@ extern "C" cuda_renderer *cuda_renderer_create(const kscene *k, const bvh *tree,
 // Megakernel: one thread per pixel; the pass's samples are summed in sample order in registers
 // (film_trace_pixel) and added to the float film. --adaptive-depth is a template argument:
 // without it the pass's depth_start is the constant 0 and the depth weights fold away (as a
-// run-time value they cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md).
-template <bool ADAPTIVE_DEPTH>
+// run-time value they cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md). So are AOVs:
+// without them the AOV sums take no registers.
+template <bool ADAPTIVE_DEPTH, bool AOV>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
 pt_megakernel(kscene k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
@@ -212,8 +219,11 @@ pt_megakernel(kscene k, kpass pass, kfilm film, int x0, int y0, unsigned long lo
             kpass p = pass;
             if (!ADAPTIVE_DEPTH) p.depth_start = 0;
             uint32_t n0 = f.n;
-            film_trace_pixel(&k, &p, x0 + x, y0 + y, &f, &rays, &bad);
+            film_aov a;
+            if (AOV) film_aov_load(&film, pix, &a);
+            film_trace_pixel(&k, &p, x0 + x, y0 + y, &f, AOV ? &a : NULL, &rays, &bad);
             film_pixel_store(&film, pix, &f);
+            if (AOV) film_aov_store(&film, pix, &a);
             taken = f.n - n0;
         }
     }
@@ -247,9 +257,10 @@ __device__ uint32_t slice_start(uint32_t spp, uint32_t slices, uint32_t c) {
 #endif
 }
 
-template <bool ADAPTIVE_DEPTH>
+template <bool ADAPTIVE_DEPTH, bool AOV>
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
 pt_megakernel_sliced(kscene k, kpass pass, kfilm film, int x0, int y0, uint32_t slices, film_pixel *part,
+                     film_aov *part_aov,
                      unsigned *next, unsigned long long *counters) {
     const unsigned lane = threadIdx.x & 31u;
     const size_t npix = (size_t)film.width * (size_t)film.height;
@@ -265,16 +276,19 @@ pt_megakernel_sliced(kscene k, kpass pass, kfilm film, int x0, int y0, uint32_t 
         size_t pix = (size_t)(u % groups) * 32u + lane;
         if (pix < npix) {
             film_pixel f = {0.0, 0.0, 0.0, 0.0, 0u};
+            film_aov a;
+            if (AOV) film_aov_zero(&a);
             if (film.count[pix] >= pass.sample_begin) {   // else stopped by adaptive sampling earlier
                 kpass p = pass;
                 if (!ADAPTIVE_DEPTH) p.depth_start = 0;
                 p.sample_begin = pass.sample_begin + slice_start(spp, slices, slice);
                 p.sample_end = pass.sample_begin + slice_start(spp, slices, slice + 1u);
                 film_trace_pixel(&k, &p, x0 + (int)(pix % (size_t)film.width), y0 + (int)(pix / (size_t)film.width), &f,
-                                 &rays, &bad);
+                                 AOV ? &a : NULL, &rays, &bad);
                 taken += f.n;
             }
             part[(size_t)slice * npix + pix] = f;
+            if (AOV) part_aov[(size_t)slice * npix + pix] = a;
         }
     }
     for (int o = 16; o > 0; o >>= 1) {
@@ -289,13 +303,19 @@ pt_megakernel_sliced(kscene k, kpass pass, kfilm film, int x0, int y0, uint32_t 
     }
 }
 
-__global__ void film_merge_slices(kfilm film, uint32_t slices, const film_pixel *part) {
+__global__ void film_merge_slices(kfilm film, uint32_t slices, const film_pixel *part, const film_aov *part_aov) {
     const size_t npix = (size_t)film.width * (size_t)film.height;
     size_t pix = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (pix >= npix) return;
     film_pixel f = film_pixel_load(&film, pix);
     for (uint32_t s = 0; s < slices; ++s) film_pixel_merge(&f, &part[(size_t)s * npix + pix]);
     film_pixel_store(&film, pix, &f);
+    if (film.aov) {
+        film_aov a;
+        film_aov_load(&film, pix, &a);
+        for (uint32_t s = 0; s < slices; ++s) film_aov_merge(&a, &part_aov[(size_t)s * npix + pix]);
+        film_aov_store(&film, pix, &a);
+    }
 }
 
 // Slices per pixel for a pass over npix pixels: 1 (one thread per pixel) unless they are too few
@@ -311,9 +331,11 @@ static uint32_t pass_slices(size_t npix, const kpass *p) {
 static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0, int y0, char *err, size_t errlen) {
     size_t npix = (size_t)film.width * (size_t)film.height;
     uint32_t slices = pass_slices(npix, p);
+    const bool aov = film.aov != NULL;   // a tile's film (backend_multi) has no AOV planes
     if (slices <= 1) {
         dim3 block(BLOCK_X, BLOCK_Y), grid((film.width + BLOCK_X - 1) / BLOCK_X, (film.height + BLOCK_Y - 1) / BLOCK_Y);
-        auto kernel = p->depth_start > 0 ? pt_megakernel<true> : pt_megakernel<false>;
+        auto kernel = aov ? (p->depth_start > 0 ? pt_megakernel<true, true> : pt_megakernel<false, true>)
+                          : (p->depth_start > 0 ? pt_megakernel<true, false> : pt_megakernel<false, false>);
         kernel<<<grid, block, 0, r->stream>>>(r->k, *p, film, x0, y0, r->counters);
         CUDA_TRY(cudaGetLastError());
         return 0;
@@ -321,13 +343,17 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
     if (r->slice_items < (size_t)slices * npix) {   // grows to the largest split asked for (<= MEGA_FILL_ITEMS)
         CUDA_TRY(cudaStreamSynchronize(r->stream));
         cudaFree(r->slices);
+        cudaFree(r->slices_aov);
         r->slices = NULL;
+        r->slices_aov = NULL;
         r->slice_items = 0;
         CUDA_TRY(cudaMalloc(&r->slices, (size_t)slices * npix * sizeof(film_pixel)));
+        if (r->aov) CUDA_TRY(cudaMalloc(&r->slices_aov, (size_t)slices * npix * sizeof(film_aov)));
         r->slice_items = (size_t)slices * npix;
     }
     if (!r->next) CUDA_TRY(cudaMalloc(&r->next, sizeof(unsigned)));
-    auto kernel = p->depth_start > 0 ? pt_megakernel_sliced<true> : pt_megakernel_sliced<false>;
+    auto kernel = aov ? (p->depth_start > 0 ? pt_megakernel_sliced<true, true> : pt_megakernel_sliced<false, true>)
+                         : (p->depth_start > 0 ? pt_megakernel_sliced<true, false> : pt_megakernel_sliced<false, false>);
     if (r->mega_blocks == 0) {   // resident blocks of the sliced kernel on the whole device
         int sms = 0, per_sm = 0;
         CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, r->cfg.device));
@@ -335,10 +361,10 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
         r->mega_blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
     }
     CUDA_TRY(cudaMemsetAsync(r->next, 0, sizeof(unsigned), r->stream));
-    kernel<<<r->mega_blocks, BLOCK_X * BLOCK_Y, 0, r->stream>>>(r->k, *p, film, x0, y0, slices, r->slices, r->next,
-                                                                 r->counters);
+    kernel<<<r->mega_blocks, BLOCK_X * BLOCK_Y, 0, r->stream>>>(r->k, *p, film, x0, y0, slices, r->slices,
+                                                                 r->slices_aov, r->next, r->counters);
     CUDA_TRY(cudaGetLastError());
-    film_merge_slices<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(film, slices, r->slices);
+    film_merge_slices<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(film, slices, r->slices, r->slices_aov);
     CUDA_TRY(cudaGetLastError());
     return 0;
 }
@@ -418,6 +444,7 @@ extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double 
     f.sum = r->tile_accum;
     f.count = r->tile_count;
     f.lum2 = r->tile_lum2;
+    f.aov = NULL;   // backend_multi refuses AOVs
     f.width = tw;
     f.height = th;
     if (megakernel_pass(r, p, f, x0, y0, err, errlen) || read_counters(r, rays, bad, samples, err, errlen) ||
@@ -437,8 +464,8 @@ static int read_pinned(cuda_renderer *r, void *host, const void *dev, size_t byt
     return 0;
 }
 
-extern "C" int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err,
-                                  size_t errlen) {
+extern "C" int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, double *aov,
+                                  char *err, size_t errlen) {
     CUDA_USE_DEVICE(r);
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     const float *tmp = (const float *)r->pinned;
@@ -448,6 +475,12 @@ extern "C" int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *cou
     CUDA_TRY(cudaMemcpyAsync(r->pinned, r->lum2, n / 3u * sizeof(float), cudaMemcpyDeviceToHost, r->stream));
     CUDA_TRY(cudaStreamSynchronize(r->stream));
     for (size_t i = 0; i < n / 3u; ++i) lum2[i] = tmp[i];
+    if (aov && r->aov) {
+        size_t m = n / 3u * AOV_FLOATS;
+        CUDA_TRY(cudaMemcpyAsync(r->pinned, r->aov, m * sizeof(float), cudaMemcpyDeviceToHost, r->stream));
+        CUDA_TRY(cudaStreamSynchronize(r->stream));
+        for (size_t i = 0; i < m; ++i) aov[i] = tmp[i];
+    }
     return read_pinned(r, count, r->count, n / 3u * sizeof(uint32_t), err, errlen);
 }
 
@@ -490,17 +523,18 @@ extern "C" int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen) {
     CUDA_TRY(cudaMemsetAsync(r->accum, 0, 3 * npix * sizeof(float), r->stream));
     CUDA_TRY(cudaMemsetAsync(r->count, 0, npix * sizeof(uint32_t), r->stream));
     CUDA_TRY(cudaMemsetAsync(r->lum2, 0, npix * sizeof(float), r->stream));
+    if (r->aov) CUDA_TRY(cudaMemsetAsync(r->aov, 0, AOV_FLOATS * npix * sizeof(float), r->stream));
     return 0;
 }
 
 extern "C" double cuda_renderer_bvh_seconds(const cuda_renderer *r) { return r->bvh_build_seconds; }
 
 extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2,
-                                   char *err, size_t errlen) {
+                                   const double *aov, char *err, size_t errlen) {
     CUDA_USE_DEVICE(r);
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     CUDA_TRY(cudaStreamSynchronize(r->stream));
-    float *tmp = (float *)calloc(n, sizeof(float));
+    float *tmp = (float *)calloc(r->aov ? n / 3u * AOV_FLOATS : n, sizeof(float));
     if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
     for (size_t i = 0; i < n; ++i) tmp[i] = (float)accum[i];
     cudaError_t e = cudaMemcpy(r->accum, tmp, n * sizeof(float), cudaMemcpyHostToDevice);
@@ -509,6 +543,10 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
         e = cudaMemcpy(r->lum2, tmp, n / 3u * sizeof(float), cudaMemcpyHostToDevice);
     }
     if (e == cudaSuccess) e = cudaMemcpy(r->count, count, n / 3u * sizeof(uint32_t), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess && aov && r->aov) {
+        for (size_t i = 0; i < n / 3u * AOV_FLOATS; ++i) tmp[i] = (float)aov[i];
+        e = cudaMemcpy(r->aov, tmp, n / 3u * AOV_FLOATS * sizeof(float), cudaMemcpyHostToDevice);
+    }
     free(tmp);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e != cudaSuccess) { snprintf(err, errlen, "CUDA: restoring the image: %s", cudaGetErrorString(e)); return -1; }

@@ -30,6 +30,7 @@ typedef struct cuda_config {
     int device;      /* the CUDA device (index); every call on the renderer makes it the calling
                         thread's current device, so one host thread per device can drive its own
                         renderer, and several renderers may share a device */
+    int aov;         /* the film has AOV planes (kernel/aov.h) */
 } cuda_config;
 
 /* --gpu-bvh sah: the host's binned SAH build with the leaf cost counted per primitive (a GPU
@@ -83,15 +84,17 @@ int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, 
  * the pass's samples summed in double), with the sample split of an image of the tile's size
  * (render_cuda.cu, MEGA_FILL_ITEMS): tiles of a pass give the whole-image pass's image bit for
  * bit where both splits are one slice per sample, else within double rounding of its sums.
- * Always the megakernel. */
+ * Always the megakernel; no AOV planes (backend_multi refuses AOVs). */
 int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2,
                             int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples,
                             char *err, size_t errlen);
-/* Copies the accumulation (width*height*3 sums), the per-pixel sample counts and squared
- * luminance sums to / from the host. */
-int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, char *err, size_t errlen);
-int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2, char *err,
-                        size_t errlen);
+/* Copies the accumulation (width*height*3 sums), the per-pixel sample counts, squared
+ * luminance sums and, where the film has them and aov is not NULL, the AOV sums
+ * (width*height*AOV_FLOATS) to / from the host. */
+int cuda_renderer_read(cuda_renderer *r, double *accum, uint32_t *count, double *lum2, double *aov, char *err,
+                       size_t errlen);
+int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2,
+                        const double *aov, char *err, size_t errlen);
 void cuda_renderer_free(cuda_renderer *r);
 
 /* The bidirectional integrators on the GPU (render_vcm.cu): the shared kernel's vcm.h run one

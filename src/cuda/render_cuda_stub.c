@@ -25,13 +25,14 @@ int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
-int cuda_renderer_read(cuda_renderer *r, double *a, uint32_t *c, double *l, char *err, size_t errlen) {
-    (void)r; (void)a; (void)c; (void)l;
+int cuda_renderer_read(cuda_renderer *r, double *a, uint32_t *c, double *l, double *v, char *err, size_t errlen) {
+    (void)r; (void)a; (void)c; (void)l; (void)v;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
-int cuda_renderer_write(cuda_renderer *r, const double *a, const uint32_t *c, const double *l, char *err, size_t errlen) {
-    (void)r; (void)a; (void)c; (void)l;
+int cuda_renderer_write(cuda_renderer *r, const double *a, const uint32_t *c, const double *l, const double *v,
+                        char *err, size_t errlen) {
+    (void)r; (void)a; (void)c; (void)l; (void)v;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }

@@ -243,11 +243,15 @@ vcm_merge_kernel(kscene k, vcm_params p, vcm_grid g, uint32_t npaths, int maxq, 
     cam_img[3u * pix] += acc.x; cam_img[3u * pix + 1] += acc.y; cam_img[3u * pix + 2] += acc.z;
 }
 
-__global__ void vcm_accumulate_kernel(uint32_t npaths, const float *splat_img, const float *cam_img, kfilm film) {
+// One iteration into the film; its AOVs through a camera ray of their own (aov_camera_sample).
+__global__ void vcm_accumulate_kernel(kscene k, camera cam, uint32_t it, uint32_t seed, uint32_t npaths,
+                                      const float *splat_img, const float *cam_img, kfilm film) {
     uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
     if (pix >= npaths) return;
     const float *s = splat_img + 3u * pix, *c = cam_img + 3u * pix;
-    film_add_iteration(&film, pix, v3(s[0] + c[0], s[1] + c[1], s[2] + c[2]));
+    aov_sample a;
+    if (film.aov) a = aov_camera_sample(&k, &cam, (int)(pix % (uint32_t)cam.width), (int)(pix / (uint32_t)cam.width), it, seed);
+    film_add_iteration(&film, pix, v3(s[0] + c[0], s[1] + c[1], s[2] + c[2]), film.aov ? &a : NULL);
 }
 
 // ---- host -------------------------------------------------------------------------------------
@@ -362,7 +366,8 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
         CUDA_TRY(cudaGetLastError());
     }
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_ACCUM], st));
-    vcm_accumulate_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(v->npaths, v->splat_img, v->cam_img, cuda_film(r));
+    vcm_accumulate_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, v->cam, iteration, v->seed, v->npaths, v->splat_img,
+                                                              v->cam_img, cuda_film(r));
     CUDA_TRY(cudaGetLastError());
     if (v->profile) {
         CUDA_TRY(cudaEventRecord(v->ev[VCM_NPASS], st));

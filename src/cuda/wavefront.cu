@@ -41,9 +41,11 @@ __device__ __forceinline__ void wf_push(const wf_args &a, int q, uint32_t v) {
 }
 
 // Finished paths: add the radiance to their pixel (atomics: the order of samples is not fixed,
-// so float sums may differ in the last bits from the megakernel's), count rays and samples.
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args a, kfilm film, float clamp,
-                                                           unsigned long long *counters) {
+// so float sums may differ in the last bits from the megakernel's), and the sample's AOVs where
+// the film has them (traced here, along the path's camera ray: aov_pass_sample), count rays and
+// samples.
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args a, kscene k, kpass pass,
+                                                           kfilm film, unsigned long long *counters) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t rays = 0, bad = 0, taken = 0;
     if (i < a.counts[WF_Q_DONE]) {
@@ -54,7 +56,15 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args
             rays = a.soa.rays[p];
             taken = 1;
             atomicAdd(&film.count[pix], 1u);
-            if (!film_sample(&l, clamp)) bad = 1;
+            if (film.aov) {
+                film_aov s;
+                film_aov_zero(&s);
+                aov_sample as = aov_pass_sample(&k, &pass, (int)(pix % (uint32_t)film.width),
+                                                (int)(pix / (uint32_t)film.width), a.soa.smp[p].index);
+                film_aov_add(&s, &as);
+                for (int c = 0; c < AOV_FLOATS; ++c) atomicAdd(&film.aov[(size_t)AOV_FLOATS * pix + c], (float)s.v[c]);
+            }
+            if (!film_sample(&l, pass.clamp)) bad = 1;
             else {
                 atomicAdd(&film.sum[3 * pix], l.x);
                 atomicAdd(&film.sum[3 * pix + 1], l.y);
@@ -209,7 +219,7 @@ static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active,
     wf_reset<<<grid, WF_BLOCK, 0, st>>>(a);
     CUDA_TRY(cudaGetLastError());
     for (;;) {
-        wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, film, p.clamp, r->counters);
+        wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->k, p, film, r->counters);
         wf_generate<<<grid, WF_BLOCK, 0, st>>>(a, p, active, nact, njobs, r->width);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemsetAsync(a.counts + WF_Q_SHADOW, 0, (WF_NQ - WF_Q_SHADOW) * sizeof(uint32_t), st));
@@ -225,7 +235,7 @@ static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active,
         if (w->host_counts[WF_Q_ISECT] == 0 && (uint64_t)w->host_counts[C_JOB] >= njobs) break;
     }
     // the last finished paths
-    wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, film, p.clamp, r->counters);
+    wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->k, p, film, r->counters);
     CUDA_TRY(cudaGetLastError());
     return 0;
 }

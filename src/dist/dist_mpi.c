@@ -99,6 +99,7 @@ static kfilm tile_view(unsigned char *p, int w, int h) {
     f.sum = (double *)p;
     f.lum2 = (double *)(p + 3 * n * sizeof(double));
     f.count = (uint32_t *)(p + 4 * n * sizeof(double));
+    f.aov = NULL;
     f.width = w;
     f.height = h;
     return f;
@@ -223,6 +224,11 @@ static const backend_ops *inner_ops(const backend_desc *d, char *err, size_t err
 
 static int dist_supports(const backend_desc *d, char *err, size_t errlen) {
     if (!g.started || g.size < 2) return 0;
+    if (d->aov) {
+        /* work units carry the radiance sums only */
+        snprintf(err, errlen, "--aov (and --denoise's guides) are not supported in distributed renders yet");
+        return -1;
+    }
     return inner_ops(d, err, errlen) ? 1 : -1;
 }
 
@@ -239,6 +245,7 @@ static int film_alloc(kfilm *f, int w, int h) {
     f->sum = calloc(3 * n, sizeof(double));
     f->lum2 = calloc(n, sizeof(double));
     f->count = calloc(n, sizeof(uint32_t));
+    f->aov = NULL;
     return f->sum && f->lum2 && f->count ? 0 : -1;
 }
 
@@ -446,7 +453,7 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
         /* iterations reach the film in index order, as in one process (film_add_iteration) */
         for (; ps->applied < ps->njobs && ps->pending[ps->applied]; ++ps->applied) {
             const float *c = ps->pending[ps->applied];
-            for (size_t i = 0; i < npix; ++i) film_add_iteration(&b->film, i, v3(c[3 * i], c[3 * i + 1], c[3 * i + 2]));
+            for (size_t i = 0; i < npix; ++i) film_add_iteration(&b->film, i, v3(c[3 * i], c[3 * i + 1], c[3 * i + 2]), NULL);
             free(ps->pending[ps->applied]);
             ps->pending[ps->applied] = NULL;
         }

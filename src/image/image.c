@@ -194,10 +194,24 @@ double image_luminance_mean(const image *img) {
 /* ---- save ---------------------------------------------------------------------------- */
 
 static int save_impl(const image *img, const unsigned char *rgb8, const char *path, int exr_float,
-                     char *err, size_t errlen);
+                     const image_layer *layers, int nlayers, char *err, size_t errlen);
 
 int image_save(const image *img, const char *path, int exr_float, char *err, size_t errlen) {
-  return save_impl(img, NULL, path, exr_float, err, errlen);
+  return save_impl(img, NULL, path, exr_float, NULL, 0, err, errlen);
+}
+
+int image_save_exr_layers(const image *img, const image_layer *layers, int nlayers, const char *path, char *err,
+                          size_t errlen) {
+  if (image_format_from_path(path ? path : "") != IMAGE_FMT_EXR) {
+    image__set_err(err, errlen, "%s: layers are written to .exr files only", path ? path : "");
+    return -1;
+  }
+  for (int l = 0; l < nlayers; l++)
+    if (!layers[l].name || !*layers[l].name || !layers[l].channels || !*layers[l].channels || !layers[l].data) {
+      image__set_err(err, errlen, "%s: layer %d has no name, channels or data", path, l);
+      return -1;
+    }
+  return save_impl(img, NULL, path, 0, layers, nlayers, err, errlen);
 }
 
 int image_save_png8(const unsigned char *rgb8, int width, int height, const char *path, char *err,
@@ -210,7 +224,7 @@ int image_save_png8(const unsigned char *rgb8, int width, int height, const char
   img.width = width;
   img.height = height;
   img.rgb = NULL;
-  return save_impl(&img, rgb8, path, 0, err, errlen);
+  return save_impl(&img, rgb8, path, 0, NULL, 0, err, errlen);
 }
 
 /* The encoder's half of save_impl: fills the temporary file that file_write_atomic renames. */
@@ -219,6 +233,8 @@ typedef struct image_writer {
   const unsigned char *rgb8;
   const char *path;
   int exr_float;
+  const image_layer *layers;
+  int nlayers;
   image_format fmt;
 } image_writer;
 
@@ -226,13 +242,13 @@ static int write_image(FILE *f, void *user, char *err, size_t errlen) {
   const image_writer *w = user;
   switch (w->fmt) {
   case IMAGE_FMT_PNG: return image__png_write8(f, w->img, w->rgb8, w->path, err, errlen);
-  case IMAGE_FMT_EXR: return image__exr_write(f, w->img, w->exr_float, w->path, err, errlen);
+  case IMAGE_FMT_EXR: return image__exr_write(f, w->img, w->exr_float, w->layers, w->nlayers, w->path, err, errlen);
   default: return image__pfm_write(f, w->img, w->path, err, errlen);
   }
 }
 
 static int save_impl(const image *img, const unsigned char *rgb8, const char *path, int exr_float,
-                     char *err, size_t errlen) {
+                     const image_layer *layers, int nlayers, char *err, size_t errlen) {
   if (!path || !*path) {
     image__set_err(err, errlen, "image_save: empty output path");
     return -1;
@@ -248,7 +264,7 @@ static int save_impl(const image *img, const unsigned char *rgb8, const char *pa
     return -1;
   }
 
-  image_writer w = {img, rgb8, path, exr_float, fmt};
+  image_writer w = {img, rgb8, path, exr_float, layers, nlayers, fmt};
   return file_write_atomic(path, "cannot write image", write_image, &w, err, errlen);
 }
 

@@ -55,6 +55,20 @@ image_format image_format_from_path(const char *path);
  * Returns 0, or -1 with a one-line message in err. */
 int image_save(const image *img, const char *path, int exr_float, char *err, size_t errlen);
 
+/* A layer of a multi-layer EXR: channels "NAME.C" for each character C of `channels` (e.g.
+ * name "albedo", channels "RGB": albedo.R, albedo.G, albedo.B), from data holding
+ * strlen(channels) interleaved floats per pixel, stored as 32-bit float. */
+typedef struct image_layer {
+  const char *name;
+  const char *channels;
+  const float *data;
+} image_layer;
+
+/* Writes img (channels R, G, B, half) and the layers into one EXR file, atomically like
+ * image_save. path must end in .exr. */
+int image_save_exr_layers(const image *img, const image_layer *layers, int nlayers, const char *path, char *err,
+                          size_t errlen);
+
 /* Writes an already quantised 8-bit RGB image (width*height*3 bytes, e.g. tonemapped on the
  * GPU with image_quantize8's rule) as PNG, atomically like image_save. */
 int image_save_png8(const unsigned char *rgb8, int width, int height, const char *path, char *err, size_t errlen);

@@ -13,46 +13,73 @@
 
 /* ---- write --------------------------------------------------------------------------- */
 
-int image__exr_write(FILE *f, const image *img, int use_float, const char *path, char *err,
-                     size_t errlen) {
-  size_t n = (size_t)img->width * (size_t)img->height;
-  float *planes = malloc(n * 3u * sizeof(float));
-  if (!planes) {
-    image__set_err(err, errlen, "%s: out of memory (EXR writer)", path);
-    return -1;
-  }
-  /* EXR readers expect channels sorted by name: B, G, R */
-  float *pb = planes, *pg = planes + n, *pr = planes + 2 * n;
-  for (size_t i = 0; i < n; i++) {
-    pr[i] = img->rgb[3 * i];
-    pg[i] = img->rgb[3 * i + 1];
-    pb[i] = img->rgb[3 * i + 2];
-  }
-  unsigned char *ptrs[3] = {(unsigned char *)pb, (unsigned char *)pg, (unsigned char *)pr};
+/* One channel as the writer hands it to tinyexr. */
+typedef struct exr_channel {
+  char name[256];
+  const float *src; /* interleaved: src[stride * i] */
+  int stride, use_float;
+} exr_channel;
 
-  EXRChannelInfo ch[3];
-  memset(ch, 0, sizeof ch);
-  const char *names[3] = {"B", "G", "R"};
-  int pixel_types[3], requested[3];
+static int channel_order(const void *a, const void *b) {
+  return strcmp(((const exr_channel *)a)->name, ((const exr_channel *)b)->name);
+}
+
+int image__exr_write(FILE *f, const image *img, int use_float, const image_layer *layers, int nlayers,
+                     const char *path, char *err, size_t errlen) {
+  size_t n = (size_t)img->width * (size_t)img->height;
+  int nch = 3;
+  for (int l = 0; l < nlayers; l++) nch += (int)strlen(layers[l].channels);
+  exr_channel *chs = calloc((size_t)nch, sizeof *chs);
+  float *planes = malloc(n * (size_t)nch * sizeof(float));
+  EXRChannelInfo *info = calloc((size_t)nch, sizeof *info);
+  int *types = malloc((size_t)nch * sizeof(int)), *requested = malloc((size_t)nch * sizeof(int));
+  unsigned char **ptrs = malloc((size_t)nch * sizeof *ptrs);
+  int rc = -1;
+  if (!chs || !planes || !info || !types || !requested || !ptrs) {
+    image__set_err(err, errlen, "%s: out of memory (EXR writer)", path);
+    goto done;
+  }
+  /* the colour as R, G, B; each layer's channels as LAYER.C */
   for (int c = 0; c < 3; c++) {
-    snprintf(ch[c].name, sizeof ch[c].name, "%s", names[c]);
-    ch[c].pixel_type = use_float ? TINYEXR_PIXELTYPE_FLOAT : TINYEXR_PIXELTYPE_HALF;
-    ch[c].x_sampling = ch[c].y_sampling = 1;
-    pixel_types[c] = TINYEXR_PIXELTYPE_FLOAT; /* what we hand over */
-    requested[c] = use_float ? TINYEXR_PIXELTYPE_FLOAT : TINYEXR_PIXELTYPE_HALF; /* stored */
+    snprintf(chs[c].name, sizeof chs[c].name, "%c", "RGB"[c]);
+    chs[c].src = img->rgb + c;
+    chs[c].stride = 3;
+    chs[c].use_float = use_float;
+  }
+  int k = 3;
+  for (int l = 0; l < nlayers; l++) {
+    int lc = (int)strlen(layers[l].channels);
+    for (int c = 0; c < lc; c++, k++) {
+      snprintf(chs[k].name, sizeof chs[k].name, "%s.%c", layers[l].name, layers[l].channels[c]);
+      chs[k].src = layers[l].data + c;
+      chs[k].stride = lc;
+      chs[k].use_float = 1;
+    }
+  }
+  /* EXR readers expect channels sorted by name */
+  qsort(chs, (size_t)nch, sizeof *chs, channel_order);
+  for (int c = 0; c < nch; c++) {
+    float *plane = planes + (size_t)c * n;
+    for (size_t i = 0; i < n; i++) plane[i] = chs[c].src[(size_t)chs[c].stride * i];
+    ptrs[c] = (unsigned char *)plane;
+    snprintf(info[c].name, sizeof info[c].name, "%s", chs[c].name);
+    info[c].pixel_type = chs[c].use_float ? TINYEXR_PIXELTYPE_FLOAT : TINYEXR_PIXELTYPE_HALF;
+    info[c].x_sampling = info[c].y_sampling = 1;
+    types[c] = TINYEXR_PIXELTYPE_FLOAT;                                                  /* what we hand over */
+    requested[c] = chs[c].use_float ? TINYEXR_PIXELTYPE_FLOAT : TINYEXR_PIXELTYPE_HALF; /* stored */
   }
 
   EXRHeader hdr;
   InitEXRHeader(&hdr);
-  hdr.num_channels = 3;
-  hdr.channels = ch;
-  hdr.pixel_types = pixel_types;
+  hdr.num_channels = nch;
+  hdr.channels = info;
+  hdr.pixel_types = types;
   hdr.requested_pixel_types = requested;
   hdr.compression_type = TINYEXR_COMPRESSIONTYPE_ZIP;
 
   EXRImage ex;
   InitEXRImage(&ex);
-  ex.num_channels = 3;
+  ex.num_channels = nch;
   ex.images = ptrs;
   ex.width = img->width;
   ex.height = img->height;
@@ -61,20 +88,27 @@ int image__exr_write(FILE *f, const image *img, int use_float, const char *path,
   const char *xerr = NULL;
   size_t size = SaveEXRImageToMemory(&ex, &hdr, &mem, &xerr);
   /* hdr/ex point at our own arrays: never FreeEXRHeader/FreeEXRImage them */
-  free(planes);
   if (size == 0 || !mem) {
     image__set_err(err, errlen, "%s: EXR encode error: %s", path, xerr ? xerr : "unknown");
     if (xerr) FreeEXRErrorMessage(xerr);
     free(mem);
-    return -1;
+    goto done;
   }
   int ok = fwrite(mem, 1, size, f) == size;
   free(mem);
   if (!ok) {
     image__set_err(err, errlen, "%s: write error: %s", path, strerror(errno));
-    return -1;
+    goto done;
   }
-  return 0;
+  rc = 0;
+done:
+  free(chs);
+  free(planes);
+  free(info);
+  free(types);
+  free(requested);
+  free(ptrs);
+  return rc;
 }
 
 /* ---- read ---------------------------------------------------------------------------- */

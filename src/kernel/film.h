@@ -1,5 +1,5 @@
 /* The film: per pixel running sums of the samples (RGB), of their squared luminance (adaptive
- * sampling) and the sample count. This header is the one place where samples reach it: the CPU
+ * sampling), the sample count and, when AOVs are asked for, the sums of the samples' AOVs (aov.h). This header is the one place where samples reach it: the CPU
  * path tracer, the GPU megakernel and wavefront, and both bidirectional drivers call it. Sums are
  * double on the CPU and float on the GPU (memory, atomics); within a pass a pixel's sums are
  * kept in double either way, in sample order. */
@@ -7,6 +7,7 @@
 #define CAUSTIC_KERNEL_FILM_H
 
 #include "adaptive.h"
+#include "aov.h"
 #include "integrator_pt.h"
 #include "pass.h"
 
@@ -21,6 +22,7 @@ typedef struct kfilm {
     film_real *sum;       /* width*height*3 running sums */
     uint32_t *count;      /* samples per pixel (non-finite samples count, adaptive sampling stops it) */
     film_real *lum2;      /* per pixel: sum of squared sample luminance */
+    film_real *aov;       /* NULL (no AOVs), or per pixel AOV_FLOATS sums of AOV samples, one per counted sample */
     int32_t width, height;
 } kfilm;
 
@@ -41,6 +43,32 @@ KFN void film_pixel_store(const kfilm *f, size_t pix, const film_pixel *p) {
     f->count[pix] = p->n;
 }
 
+/* One pixel's AOV sums while a pass adds to them (aov.h's order). */
+typedef struct film_aov { double v[AOV_FLOATS]; } film_aov;
+
+KFN void film_aov_zero(film_aov *a) {
+    for (int k = 0; k < AOV_FLOATS; ++k) a->v[k] = 0.0;
+}
+
+KFN void film_aov_load(const kfilm *f, size_t pix, film_aov *a) {
+    for (int k = 0; k < AOV_FLOATS; ++k) a->v[k] = f->aov[AOV_FLOATS * pix + k];
+}
+
+KFN void film_aov_store(const kfilm *f, size_t pix, const film_aov *a) {
+    for (int k = 0; k < AOV_FLOATS; ++k) f->aov[AOV_FLOATS * pix + k] = (film_real)a->v[k];
+}
+
+KFN void film_aov_add(film_aov *a, const aov_sample *s) {
+    a->v[AOV_ALBEDO] += s->albedo.x; a->v[AOV_ALBEDO + 1] += s->albedo.y; a->v[AOV_ALBEDO + 2] += s->albedo.z;
+    a->v[AOV_NORMAL] += s->normal.x; a->v[AOV_NORMAL + 1] += s->normal.y; a->v[AOV_NORMAL + 2] += s->normal.z;
+    a->v[AOV_DEPTH] += s->depth;
+    a->v[AOV_HITS] += s->hit;
+}
+
+KFN void film_aov_merge(film_aov *dst, const film_aov *src) {
+    for (int k = 0; k < AOV_FLOATS; ++k) dst->v[k] += src->v[k];
+}
+
 /* A sample as the film takes it: 0 for a non-finite one (dropped, and counted by the caller),
  * else 1 with *l scaled down to the firefly clamp (clamp_sample; clamp <= 0: off). */
 KFN int film_sample(vec3 *l, float clamp) {
@@ -56,12 +84,17 @@ KFN double film_lum2(vec3 l) {
 }
 
 /* Path tracing: takes the pass's samples of pixel (x, y) in index order into *px until adaptive
- * sampling stops it (its decision depends on the pixel's own sums only). */
-KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, uint32_t *rays,
-                          uint32_t *bad) {
+ * sampling stops it (its decision depends on the pixel's own sums only), and each sample's AOVs
+ * into *aov unless it is NULL. */
+KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, film_aov *aov,
+                          uint32_t *rays, uint32_t *bad) {
     for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++px->n) {
         if (adaptive_done(px->n, p->adaptive_min, p->adaptive_threshold, luminance_d(px->r, px->g, px->b), px->lum2))
             break;
+        if (aov) {
+            aov_sample a = aov_pass_sample(s, p, x, y, i);
+            film_aov_add(aov, &a);
+        }
         vec3 l = path_trace_sample(s, p, x, y, i, rays);
         if (!film_sample(&l, p->clamp)) { (*bad)++; continue; }
         px->r += l.x; px->g += l.y; px->b += l.z;
@@ -79,10 +112,18 @@ KFN void film_pixel_merge(film_pixel *dst, const film_pixel *slice) {
     dst->n += slice->n;
 }
 
-/* The bidirectional integrators: one iteration's estimate c of pixel pix (one sample). */
-KFN void film_add_iteration(const kfilm *f, size_t pix, vec3 c) {
+/* The bidirectional integrators: one iteration's estimate c of pixel pix (one sample), and its
+ * AOVs a where the film has AOV planes (a may be NULL otherwise). */
+KFN void film_add_iteration(const kfilm *f, size_t pix, vec3 c, const aov_sample *a) {
     f->sum[3 * pix] += c.x; f->sum[3 * pix + 1] += c.y; f->sum[3 * pix + 2] += c.z;
+    f->lum2[pix] += (film_real)film_lum2(c);
     f->count[pix] += 1u;
+    if (f->aov && a) {
+        film_aov s;
+        film_aov_load(f, pix, &s);
+        film_aov_add(&s, a);
+        film_aov_store(f, pix, &s);
+    }
 }
 
 #endif
