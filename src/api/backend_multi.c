@@ -153,7 +153,7 @@ static int run_unit(multi *m, worker *w, size_t j, backend_stats *st, char *err,
         /* a band of whole rows of the target: contiguous in it */
         int y = (int)j * m->rows, h = y + m->rows <= m->target.height ? m->rows : m->target.height - y;
         size_t off = (size_t)y * m->target.width;
-        kfilm band = {m->target.sum + 3 * off, m->target.count + off, m->target.lum2 + off, m->target.width, h};
+        kfilm band = {m->target.sum + 3 * off, m->target.count + off, m->target.lum2 + off, NULL, m->target.width, h};
         return m->inner->pass_tile(b, &p, &band, m->x0, m->y0 + y, st, err, errlen);
     }
     p.sample_begin = m->first + (uint32_t)j * m->block;
