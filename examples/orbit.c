@@ -30,7 +30,9 @@ static int material(caustic_scene *s, caustic_material_kind kind, float r, float
     caustic_material m;
     caustic_material_init(&m);
     m.kind = kind;
-    m.color[0] = r; m.color[1] = g; m.color[2] = b;
+    m.color[0] = r;
+    m.color[1] = g;
+    m.color[2] = b;
     m.emission[0] = m.emission[1] = m.emission[2] = emit;
     return caustic_scene_add_material(s, &m, err, errlen);
 }
@@ -69,7 +71,9 @@ static int build_scene(caustic_scene **out, char *err, size_t errlen) {
     if (caustic_scene_add_point_light(s, bulb, power, err, errlen) < 0) goto fail;
     caustic_camera cam;
     caustic_scene_get_camera(s, &cam);
-    cam.eye[0] = 0.0; cam.eye[1] = 0.0; cam.eye[2] = 3.4;
+    cam.eye[0] = 0.0;
+    cam.eye[1] = 0.0;
+    cam.eye[2] = 3.4;
     cam.lookat[0] = cam.lookat[1] = cam.lookat[2] = 0.0;
     cam.fov_y = 45.0;
     if (caustic_scene_set_camera(s, &cam, err, errlen)) goto fail;
@@ -99,15 +103,21 @@ int main(int argc, char **argv) {
 
     caustic_options opt;
     caustic_options_init(&opt);
-    opt.width = W / 2;   /* changed below with caustic_renderer_set_resolution */
+    opt.width = W / 2; /* changed below with caustic_renderer_set_resolution */
     opt.height = H / 2;
-    opt.spp = 1 << 20;   /* no target in sight: the frames decide how many samples */
+    opt.spp = 1 << 20; /* no target in sight: the frames decide how many samples */
     opt.max_depth = 6;
     opt.device = CAUSTIC_DEVICE_CPU;
     caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
-    if (!r) { caustic_scene_free(scene); return fail("renderer", err); }
+    if (!r) {
+        caustic_scene_free(scene);
+        return fail("renderer", err);
+    }
     int rc = 0;
-    if (caustic_renderer_set_resolution(r, W, H, err, sizeof err)) { rc = fail("resolution", err); goto done; }
+    if (caustic_renderer_set_resolution(r, W, H, err, sizeof err)) {
+        rc = fail("resolution", err);
+        goto done;
+    }
 
     caustic_camera start;
     caustic_renderer_get_camera(r, &start);
@@ -116,7 +126,10 @@ int main(int argc, char **argv) {
     look.tonemap = CAUSTIC_TONEMAP_AGX;
     look.exposure = 0.5f;
     unsigned char *rgb8 = malloc((size_t)W * H * 3), *first = malloc((size_t)W * H * 3);
-    if (!rgb8 || !first) { rc = fail("memory", "out of memory"); goto done_buffers; }
+    if (!rgb8 || !first) {
+        rc = fail("memory", "out of memory");
+        goto done_buffers;
+    }
     for (int f = 0; f < frames; ++f) {
         /* turn the eye about the up axis (y here) around the look-at point: +-20 degrees */
         double a = (f - (frames - 1) * 0.5) / (frames - 1) * (40.0 * 3.14159265358979 / 180.0);
@@ -124,25 +137,51 @@ int main(int argc, char **argv) {
         double dx = start.eye[0] - start.lookat[0], dz = start.eye[2] - start.lookat[2];
         c.eye[0] = start.lookat[0] + dx * cos(a) + dz * sin(a);
         c.eye[2] = start.lookat[2] - dx * sin(a) + dz * cos(a);
-        if (caustic_renderer_set_camera(r, &c, err, sizeof err)) { rc = fail("camera", err); break; }
-        if (caustic_renderer_spp(r) != 0) { rc = fail("camera", "moving the camera did not restart the image"); break; }
+        if (caustic_renderer_set_camera(r, &c, err, sizeof err)) {
+            rc = fail("camera", err);
+            break;
+        }
+        if (caustic_renderer_spp(r) != 0) {
+            rc = fail("camera", "moving the camera did not restart the image");
+            break;
+        }
         /* 4 passes of 2 spp: the call returns after them with 8 spp taken */
         int added = caustic_render_passes(r, 4, 2, err, sizeof err);
-        if (added < 0) { rc = fail("render", err); break; }
-        if (added != 8 || caustic_renderer_spp(r) != 8) { rc = fail("render", "4 passes of 2 spp did not give 8 spp"); break; }
-        if (caustic_image_rgb8(r, &look, rgb8, err, sizeof err)) { rc = fail("image", err); break; }
+        if (added < 0) {
+            rc = fail("render", err);
+            break;
+        }
+        if (added != 8 || caustic_renderer_spp(r) != 8) {
+            rc = fail("render", "4 passes of 2 spp did not give 8 spp");
+            break;
+        }
+        if (caustic_image_rgb8(r, &look, rgb8, err, sizeof err)) {
+            rc = fail("image", err);
+            break;
+        }
         double m = mean_byte(rgb8, (size_t)W * H * 3);
-        if (m < 5.0) { rc = fail("image", "the frame is black"); break; }
-        if (f == 0) memcpy(first, rgb8, (size_t)W * H * 3);
-        else if (!memcmp(first, rgb8, (size_t)W * H * 3)) { rc = fail("image", "the camera moved but the frame did not"); break; }
+        if (m < 5.0) {
+            rc = fail("image", "the frame is black");
+            break;
+        }
+        if (f == 0)
+            memcpy(first, rgb8, (size_t)W * H * 3);
+        else if (!memcmp(first, rgb8, (size_t)W * H * 3)) {
+            rc = fail("image", "the camera moved but the frame did not");
+            break;
+        }
         char path[1024];
         snprintf(path, sizeof path, "%s/orbit.%03d.png", dir, f);
-        if (caustic_image_save_rgb8(rgb8, W, H, path, err, sizeof err)) { rc = fail("save", err); break; }
+        if (caustic_image_save_rgb8(rgb8, W, H, path, err, sizeof err)) {
+            rc = fail("save", err);
+            break;
+        }
         printf("%s: %dx%d, %d spp, mean %.1f/255\n", path, W, H, caustic_renderer_spp(r), m);
     }
     /* the same camera again after a reset renders the same pixels: one seed, one image */
-    if (rc == 0 && !caustic_renderer_reset(r, err, sizeof err) && caustic_render_passes(r, 1, 8, err, sizeof err) == 8 &&
-        !caustic_image_rgb8(r, &look, first, err, sizeof err) && memcmp(first, rgb8, (size_t)W * H * 3))
+    if (rc == 0 && !caustic_renderer_reset(r, err, sizeof err) &&
+        caustic_render_passes(r, 1, 8, err, sizeof err) == 8 && !caustic_image_rgb8(r, &look, first, err, sizeof err) &&
+        memcmp(first, rgb8, (size_t)W * H * 3))
         rc = fail("reset", "the image after a reset differs from the first render of the same camera");
 done_buffers:
     free(rgb8);

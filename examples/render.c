@@ -27,8 +27,10 @@ int main(int argc, char **argv) {
     opt.device = CAUSTIC_DEVICE_CPU;
     caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
     int rc = !r || caustic_render(r, NULL, NULL, err, sizeof err) || caustic_save_image(r, out, err, sizeof err);
-    if (rc) fprintf(stderr, "%s\n", err);
-    else printf("%s: 64x64, 4 spp (caustic %s)\n", out, caustic_version());
+    if (rc)
+        fprintf(stderr, "%s\n", err);
+    else
+        printf("%s: 64x64, 4 spp (caustic %s)\n", out, caustic_version());
     if (r) caustic_renderer_free(r);
     caustic_scene_free(scene);
     return rc;

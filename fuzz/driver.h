@@ -27,7 +27,11 @@ static int run_file(const char *path) {
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap) break;
         uint8_t *nb = realloc(buf, cap * 2);
-        if (!nb) { free(buf); fclose(f); return -1; }
+        if (!nb) {
+            free(buf);
+            fclose(f);
+            return -1;
+        }
         buf = nb;
         cap *= 2;
     }
@@ -52,7 +56,10 @@ int main(int argc, char **argv) {
             continue;
         }
         DIR *d = opendir(argv[i]);
-        if (!d) { ++errors; continue; }
+        if (!d) {
+            ++errors;
+            continue;
+        }
         struct dirent *e;
         while ((e = readdir(d))) {
             if (e->d_name[0] == '.') continue;

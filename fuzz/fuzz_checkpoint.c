@@ -13,7 +13,7 @@
  * what a render can produce (finite sums, non-negative lum2, counts within the recorded spp, spp
  * within the target); a refusal must be one line naming the file, with the film left zeroed. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* fmemopen */
+#define _GNU_SOURCE /* fmemopen */
 #endif
 #include <math.h>
 #include <stddef.h>
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (mode & 4) reseal(file, size - 1);
     FILE *f = fmemopen(file, size - 1 ? size - 1 : 1, "rb");
     if (!f) abort();
-    if (size == 1) fgetc(f);   /* an empty file: fmemopen cannot open 0 bytes */
+    if (size == 1) fgetc(f); /* an empty file: fmemopen cannot open 0 bytes */
     enum { N = FIXTURE_W * FIXTURE_H };
     double sum[3 * N], lum2[N];
     uint32_t count[N];
@@ -64,14 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             st.seconds < 0.0)
             abort();
         for (int i = 0; i < N; ++i) {
-            if (!isfinite(sum[3 * i]) || !isfinite(sum[3 * i + 1]) || !isfinite(sum[3 * i + 2]) ||
-                !isfinite(lum2[i]) || lum2[i] < 0.0 || count[i] > (uint32_t)st.spp_target)
+            if (!isfinite(sum[3 * i]) || !isfinite(sum[3 * i + 1]) || !isfinite(sum[3 * i + 2]) || !isfinite(lum2[i]) ||
+                lum2[i] < 0.0 || count[i] > (uint32_t)st.spp_target)
                 abort();
             if (!(mode & 1) && count[i] < (uint32_t)st.spp_done) abort();
         }
     } else {
         if (rc != -1 || !err[0] || strchr(err, '\n') || strncmp(err, "fuzz.ckpt: ", 11) != 0) abort();
-        for (int i = 0; i < N; ++i)   /* a refused film is not half-loaded */
+        for (int i = 0; i < N; ++i) /* a refused film is not half-loaded */
             if ((sum[3 * i] != 0.0 && sum[3 * i] != 9.0) || (count[i] != 0 && count[i] != 9)) abort();
     }
     free(file);

@@ -26,8 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cmsg_status st = cmsg_open(frame, size, version, &h);
     cmsg_status ps = cmsg_peek_header(frame, size, &p);
     if (st == CMSG_OK) {
-        if (ps != CMSG_OK || h.payload_bytes != size - CMSG_HEADER_BYTES || p.seq != h.seq ||
-            p.sender != h.sender || p.kind != h.kind || p.version != version)
+        if (ps != CMSG_OK || h.payload_bytes != size - CMSG_HEADER_BYTES || p.seq != h.seq || p.sender != h.sender ||
+            p.kind != h.kind || p.version != version)
             abort();
         uint8_t *again = malloc(size);
         memcpy(again + CMSG_HEADER_BYTES, frame + CMSG_HEADER_BYTES, size - CMSG_HEADER_BYTES);

@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const uint8_t selected[3] = {1, 1, 0};
     uint32_t answered[3] = {0, data[0] & 4 ? 4 : 0, 0};
     static const float global[5] = {0.5f, -0.25f, 0, 1, 2};
-    update_rules r = {4, 3, 4, 1 + (data[0] & 3) % 3, 5, shard_n, selected, answered, global, 100.0f,
-                      data[0] & 8 ? 50.0f : 0.0f};
+    update_rules r = {4,        3,      4,      1 + (data[0] & 3) % 3,     5, shard_n, selected,
+                      answered, global, 100.0f, data[0] & 8 ? 50.0f : 0.0f};
     /* a copy: the decoder must not need more than the bytes it is given */
     uint8_t *frame = malloc(size - 1 ? size - 1 : 1);
     memcpy(frame, data + 1, size - 1);

@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!s) return 0;
     char err[1024];
     err[0] = '\0';
-    int rc = scene_load_gltf_memory(s, data, size, "fuzz.gltf", xform_identity(), -1, GLTF_CAMERA | GLTF_LIGHTS, err, sizeof err);
+    int rc = scene_load_gltf_memory(s, data, size, "fuzz.gltf", xform_identity(), -1, GLTF_CAMERA | GLTF_LIGHTS, err,
+                                    sizeof err);
     if (rc == 0) {
         if (s->ntriangles == 0 || s->nmaterials == 0) abort();
         for (size_t t = 0; t < s->ntriangles; ++t) {

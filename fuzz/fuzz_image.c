@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             abort();
         size_t n = (size_t)img.width * (size_t)img.height * 3u;
         volatile float sink = 0.0f;
-        for (size_t i = 0; i < n; ++i) sink += img.rgb[i] * 0.0f;   /* every pixel readable (ASan) */
+        for (size_t i = 0; i < n; ++i) sink += img.rgb[i] * 0.0f; /* every pixel readable (ASan) */
         (void)sink;
         image_free(&img);
     } else if (rc != -1 || !err[0] || strchr(err, '\n') || strncmp(err, path, strlen(path)) != 0 || img.rgb ||

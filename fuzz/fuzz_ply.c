@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world,
-                          int material, char *err, size_t errlen);
+int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
+                          char *err, size_t errlen);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

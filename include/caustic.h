@@ -33,33 +33,35 @@ typedef enum caustic_schedule {
 } caustic_schedule;
 
 typedef enum caustic_device {
-    CAUSTIC_DEVICE_AUTO = 0,  /* the GPU when one is present, else the CPU */
+    CAUSTIC_DEVICE_AUTO = 0, /* the GPU when one is present, else the CPU */
     CAUSTIC_DEVICE_CPU = 1,
     CAUSTIC_DEVICE_CUDA = 2
 } caustic_device;
 
 typedef enum caustic_gpu_mode {
-    CAUSTIC_GPU_MEGA = 0,       /* one thread per pixel runs whole paths (default) */
-    CAUSTIC_GPU_WAVEFRONT = 1   /* a pool of paths, one kernel per stage, queues between them */
+    CAUSTIC_GPU_MEGA = 0,     /* one thread per pixel runs whole paths (default) */
+    CAUSTIC_GPU_WAVEFRONT = 1 /* a pool of paths, one kernel per stage, queues between them */
 } caustic_gpu_mode;
 
 typedef enum caustic_gpu_bvh {
-    CAUSTIC_GPU_BVH_SAH = 0,    /* the host's binned-SAH BVH, uploaded (default) */
-    CAUSTIC_GPU_BVH_LBVH = 1,   /* a linear BVH built on the GPU (Morton codes, Karras 2012) */
-    CAUSTIC_GPU_BVH_CWBVH = 2   /* the host's SAH BVH as compressed 8-wide nodes (Ylitie et al. 2017) */
+    CAUSTIC_GPU_BVH_SAH = 0,  /* the host's binned-SAH BVH, uploaded (default) */
+    CAUSTIC_GPU_BVH_LBVH = 1, /* a linear BVH built on the GPU (Morton codes, Karras 2012) */
+    CAUSTIC_GPU_BVH_CWBVH = 2 /* the host's SAH BVH as compressed 8-wide nodes (Ylitie et al. 2017) */
 } caustic_gpu_bvh;
 
 typedef enum caustic_sampler {
-    CAUSTIC_SAMPLER_RANDOM = 0, CAUSTIC_SAMPLER_STRATIFIED = 1, CAUSTIC_SAMPLER_SOBOL = 2
+    CAUSTIC_SAMPLER_RANDOM = 0,
+    CAUSTIC_SAMPLER_STRATIFIED = 1,
+    CAUSTIC_SAMPLER_SOBOL = 2
 } caustic_sampler;
 
 typedef enum caustic_integrator {
-    CAUSTIC_INTEGRATOR_PT = 0,    /* path tracing with NEE and MIS (CPU and GPU) */
-    CAUSTIC_INTEGRATOR_LT = 1,    /* light tracing: particles connected to the camera */
-    CAUSTIC_INTEGRATOR_BDPT = 2,  /* bidirectional path tracing, MIS over all connections */
-    CAUSTIC_INTEGRATOR_PPM = 3,   /* progressive photon mapping */
-    CAUSTIC_INTEGRATOR_BPM = 4,   /* bidirectional photon mapping */
-    CAUSTIC_INTEGRATOR_VCM = 5    /* vertex connection and merging */
+    CAUSTIC_INTEGRATOR_PT = 0,   /* path tracing with NEE and MIS (CPU and GPU) */
+    CAUSTIC_INTEGRATOR_LT = 1,   /* light tracing: particles connected to the camera */
+    CAUSTIC_INTEGRATOR_BDPT = 2, /* bidirectional path tracing, MIS over all connections */
+    CAUSTIC_INTEGRATOR_PPM = 3,  /* progressive photon mapping */
+    CAUSTIC_INTEGRATOR_BPM = 4,  /* bidirectional photon mapping */
+    CAUSTIC_INTEGRATOR_VCM = 5   /* vertex connection and merging */
 } caustic_integrator;
 
 /* The largest spp target: scene files (ITERATIONS), --spp and checkpoints share it. */
@@ -69,38 +71,38 @@ typedef enum caustic_integrator {
 
 /* Zero/negative fields mean "take it from the scene file" (or the default). */
 typedef struct caustic_options {
-    int width, height;        /* resolution */
-    int spp;                  /* samples per pixel */
-    double time_limit;        /* seconds; stops after the pass that crosses it (0 = none) */
-    int threads;              /* worker threads (0 = all cores) */
-    uint32_t seed;            /* results depend only on the seed */
-    int max_depth;            /* maximum bounces (-1 = scene) */
+    int width, height; /* resolution */
+    int spp;           /* samples per pixel */
+    double time_limit; /* seconds; stops after the pass that crosses it (0 = none) */
+    int threads;       /* worker threads (0 = all cores) */
+    uint32_t seed;     /* results depend only on the seed */
+    int max_depth;     /* maximum bounces (-1 = scene) */
     caustic_schedule schedule;
     caustic_sampler sampler;
     caustic_device device;
-    float clamp;              /* firefly clamp: max luminance of one sample (0 = off; biased) */
-    float adaptive;           /* adaptive sampling: stop a pixel when the relative standard error
+    float clamp;                   /* firefly clamp: max luminance of one sample (0 = off; biased) */
+    float adaptive;                /* adaptive sampling: stop a pixel when the relative standard error
                                  of its mean luminance is below this (0 = off), */
-    int adaptive_min_spp;     /* but not before this many samples (0 = 16) */
-    caustic_integrator integrator;  /* GPU or CPU (device); for all but PT spp counts iterations
+    int adaptive_min_spp;          /* but not before this many samples (0 = 16) */
+    caustic_integrator integrator; /* GPU or CPU (device); for all but PT spp counts iterations
                                  (one light and one camera sub-path per pixel each) */
-    float merge_radius;       /* PPM/BPM/VCM initial radius as a fraction of the scene's
+    float merge_radius;            /* PPM/BPM/VCM initial radius as a fraction of the scene's
                                  bounding-sphere radius (0 = 0.003) */
-    float merge_alpha;        /* radius reduction r_i = r_1 i^((alpha-1)/2) (0 = 0.75) */
-    int merge_everywhere;     /* VCM: merge at every non-specular vertex, as SmallVCM does, not
+    float merge_alpha;             /* radius reduction r_i = r_1 i^((alpha-1)/2) (0 = 0.75) */
+    int merge_everywhere;          /* VCM: merge at every non-specular vertex, as SmallVCM does, not
                                  only between two glossy ones (docs/architecture.md) */
-    caustic_gpu_mode gpu_mode;  /* CUDA backend: megakernel or wavefront */
-    caustic_gpu_bvh gpu_bvh;    /* CUDA backend: which BVH the GPU traces */
-    int adaptive_depth;       /* nonzero: the first samples of a pixel trace shorter paths, the
+    caustic_gpu_mode gpu_mode;     /* CUDA backend: megakernel or wavefront */
+    caustic_gpu_bvh gpu_bvh;       /* CUDA backend: which BVH the GPU traces */
+    int adaptive_depth;            /* nonzero: the first samples of a pixel trace shorter paths, the
                                  depth limit growing from 4 with each doubling of the sample count;
                                  contributions are weighted by path length so that the image at
                                  the spp target is unbiased (docs/architecture.md). Path tracing
                                  only; not with adaptive sampling */
-    int ngpus;                /* CUDA devices by index, gpus[0..ngpus): --device cuda:0,2 (a device
+    int ngpus;                     /* CUDA devices by index, gpus[0..ngpus): --device cuda:0,2 (a device
                                  may repeat); 0 = every visible device (several: one host thread
                                  each, pulling work from one queue) */
     int gpus[CAUSTIC_MAX_GPUS];
-    unsigned aovs;            /* AOVs to compute: CAUSTIC_AOV_MASK(...) of caustic_aov, 0 = none */
+    unsigned aovs; /* AOVs to compute: CAUSTIC_AOV_MASK(...) of caustic_aov, 0 = none */
 } caustic_options;
 
 /* AOVs (arbitrary output variables), per pixel next to the image: what denoisers take as guides
@@ -129,26 +131,26 @@ typedef struct caustic_scene_stats {
     size_t triangles, spheres, quads, primitives, materials, textures, lights, vertices;
     float bounds_lo[3], bounds_hi[3];
     size_t bvh_nodes, bvh_leaves;
-    int bvh_width;            /* 4 or 8: the CPU kernel's (caustic_cpu_isa) */
+    int bvh_width; /* 4 or 8: the CPU kernel's (caustic_cpu_isa) */
     int bvh_max_depth, bvh_max_leaf;
     double bvh_sah_cost, bvh_build_seconds;
-    size_t memory_bytes;      /* kernel-side scene data incl. BVH */
-    int width, height, spp, max_depth;   /* the scene file's render settings */
+    size_t memory_bytes;               /* kernel-side scene data incl. BVH */
+    int width, height, spp, max_depth; /* the scene file's render settings */
 } caustic_scene_stats;
 
 typedef struct caustic_progress {
     int spp_done, spp_target;
-    double elapsed, time_limit;   /* seconds */
-    double fraction;              /* 0..1, whichever of spp/time is nearer to done */
+    double elapsed, time_limit; /* seconds */
+    double fraction;            /* 0..1, whichever of spp/time is nearer to done */
     double samples_per_second;
 } caustic_progress;
 
 typedef struct caustic_render_stats {
     double seconds;
     int spp;
-    uint64_t samples, rays, bad_samples;   /* bad: NaN/Inf samples caught and dropped */
+    uint64_t samples, rays, bad_samples; /* bad: NaN/Inf samples caught and dropped */
     int threads, width, height;
-    const char *device;                    /* "cpu" or "cuda" */
+    const char *device; /* "cpu" or "cuda" */
 } caustic_render_stats;
 
 /* Return nonzero to stop rendering after the current pass. */
@@ -177,14 +179,14 @@ typedef struct caustic_load_options {
     int strict;                 /* every warning is an error */
     caustic_warning_fn warning; /* NULL: warnings go to the log callback (caustic_set_log) */
     void *warning_user;
-    const char *dump_scene;     /* if set: write the scene read as caustic JSON to this file (the
+    const char *dump_scene; /* if set: write the scene read as caustic JSON to this file (the
                                    quick look's generated scene, a converted text scene, or the
                                    JSON file itself), replacing it atomically */
 } caustic_load_options;
 void caustic_load_options_init(caustic_load_options *o);
 int caustic_scene_load_ex(caustic_scene **out, const char *path_or_name, const caustic_load_options *o, char *err,
                           size_t errlen);
-const char *const *caustic_builtin_scenes(void);   /* NULL-terminated */
+const char *const *caustic_builtin_scenes(void); /* NULL-terminated */
 /* Turns the scene's camera about its up direction around its look-at point by `degrees` (the
  * turntable path of `caustic render --frames`); renderers created afterwards see it. */
 int caustic_scene_orbit(caustic_scene *s, double degrees, char *err, size_t errlen);
@@ -197,9 +199,9 @@ int caustic_parse_sampler(const char *name, caustic_sampler *out);
 int caustic_parse_device(const char *name, caustic_device *out);
 /* --device's value into o: auto | cpu | cuda | cuda:I,J,... (CUDA devices by index); -1 if malformed. */
 int caustic_options_set_device(caustic_options *o, const char *spec);
-int caustic_parse_integrator(const char *name, caustic_integrator *out);   /* pt lt bdpt ppm bpm vcm */
-int caustic_parse_gpu_mode(const char *name, caustic_gpu_mode *out);      /* mega wavefront */
-int caustic_parse_gpu_bvh(const char *name, caustic_gpu_bvh *out);        /* sah lbvh cwbvh */
+int caustic_parse_integrator(const char *name, caustic_integrator *out); /* pt lt bdpt ppm bpm vcm */
+int caustic_parse_gpu_mode(const char *name, caustic_gpu_mode *out);     /* mega wavefront */
+int caustic_parse_gpu_bvh(const char *name, caustic_gpu_bvh *out);       /* sah lbvh cwbvh */
 const char *caustic_integrator_name(caustic_integrator i);
 /* The CPU kernels' ISA level in use, e.g. "avx2 (AVX2+FMA, 8-wide BVH)": the best the CPU
  * supports, or the environment's CAUSTIC_ISA (sse | avx2). NULL with the reason in err when
@@ -232,8 +234,8 @@ int caustic_save_image(caustic_renderer *r, const char *path, char *err, size_t 
 /* Comma-separated AOV names (albedo, normal, depth, samples, variance) to a mask; -1 on an
  * unknown or empty name. */
 int caustic_parse_aovs(const char *list, unsigned *mask);
-const char *caustic_aov_name(caustic_aov a);   /* "albedo", ...; "?" for others */
-int caustic_aov_channels(caustic_aov a);       /* 3 or 1; 0 for others */
+const char *caustic_aov_name(caustic_aov a); /* "albedo", ...; "?" for others */
+int caustic_aov_channels(caustic_aov a);     /* 3 or 1; 0 for others */
 /* The current mean of an AOV the renderer computes (options.aovs): width*height*channels
  * floats, row-major, top row first, valid until the next call for the same AOV; NULL if it was
  * not asked for. */
@@ -261,9 +263,9 @@ void caustic_renderer_free(caustic_renderer *r);
  *   caustic_image_rgb8(r, &look, pixels, err, sizeof err);                // on the GPU when there */
 typedef struct caustic_camera {
     double eye[3], lookat[3], up[3];
-    double fov_y;             /* full vertical field of view, degrees, in (0, 180) */
-    double lens_radius;       /* thin lens: aperture radius in scene units (0 = pinhole) */
-    double focus_distance;    /* thin lens: distance to the plane in focus (0 = |lookat - eye|) */
+    double fov_y;          /* full vertical field of view, degrees, in (0, 180) */
+    double lens_radius;    /* thin lens: aperture radius in scene units (0 = pinhole) */
+    double focus_distance; /* thin lens: distance to the plane in focus (0 = |lookat - eye|) */
 } caustic_camera;
 
 /* The scene's camera: what renderers created afterwards start with. */
@@ -296,16 +298,16 @@ int caustic_renderer_pick_depth(caustic_renderer *r, int x, int y, double *depth
 
 /* ---- display images: exposure and tone map (kernel/tonemap.h, the same on CPU and GPU) ------- */
 typedef enum caustic_tonemap {
-    CAUSTIC_TONEMAP_CLAMP = 0,   /* identity, values above 1 clip (the default) */
-    CAUSTIC_TONEMAP_ACES = 1,    /* Hill's fit of ACES (filmic) */
-    CAUSTIC_TONEMAP_AGX = 2      /* AgX, Blender's default view */
+    CAUSTIC_TONEMAP_CLAMP = 0, /* identity, values above 1 clip (the default) */
+    CAUSTIC_TONEMAP_ACES = 1,  /* Hill's fit of ACES (filmic) */
+    CAUSTIC_TONEMAP_AGX = 2    /* AgX, Blender's default view */
 } caustic_tonemap;
 typedef struct caustic_look {
     caustic_tonemap tonemap;
-    float exposure;              /* EV: the linear image is scaled by 2^exposure first */
+    float exposure; /* EV: the linear image is scaled by 2^exposure first */
 } caustic_look;
-void caustic_look_init(caustic_look *l);   /* clamp, 0 EV */
-int caustic_parse_tonemap(const char *name, caustic_tonemap *out);   /* clamp aces agx */
+void caustic_look_init(caustic_look *l);                           /* clamp, 0 EV */
+int caustic_parse_tonemap(const char *name, caustic_tonemap *out); /* clamp aces agx */
 const char *caustic_tonemap_name(caustic_tonemap t);
 /* The current estimate as width*height*3 bytes of sRGB through `look` (NULL: clamp, 0 EV).
  * Rendering on the GPU, the tone map runs there and only the bytes come back. */
@@ -316,16 +318,16 @@ int caustic_save_image_look(caustic_renderer *r, const char *path, const caustic
 /* ---- images on their own (files, comparison, tone mapping, denoising) ------------------------ */
 typedef struct caustic_rgb_image {
     int width, height;
-    float *rgb;                  /* linear RGB, 3 floats per pixel, row-major, top row first */
+    float *rgb; /* linear RGB, 3 floats per pixel, row-major, top row first */
 } caustic_rgb_image;
-int caustic_image_init(caustic_rgb_image *img, int width, int height, char *err, size_t errlen);   /* zeroed */
+int caustic_image_init(caustic_rgb_image *img, int width, int height, char *err, size_t errlen); /* zeroed */
 void caustic_image_free(caustic_rgb_image *img);
 /* .png, .exr, .pfm (and what stb_image reads), the format from the content; PNGs are decoded to linear. */
 int caustic_image_load(caustic_rgb_image *img, const char *path, char *err, size_t errlen);
 /* By extension: .png through `look` (NULL: clamp, 0 EV), .exr (half; exr_float: 32-bit) or .pfm
  * linear. Atomic (temp file + rename). */
-int caustic_image_save(const caustic_rgb_image *img, const char *path, const caustic_look *look, int exr_float, char *err,
-                       size_t errlen);
+int caustic_image_save(const caustic_rgb_image *img, const char *path, const caustic_look *look, int exr_float,
+                       char *err, size_t errlen);
 /* width*height*3 bytes as a PNG, atomically. */
 int caustic_image_save_rgb8(const unsigned char *rgb8, int width, int height, const char *path, char *err,
                             size_t errlen);
@@ -333,25 +335,27 @@ int caustic_image_save_rgb8(const unsigned char *rgb8, int width, int height, co
 void caustic_tonemap_rgb8(const caustic_look *look, const float *rgb, size_t npixels, unsigned char *out);
 /* On the 8-bit sRGB values a viewer sees (docs/image-metrics.md): pixels that differ, RMSE in
  * 8-bit units, PSNR (dB; infinite for equal images), mean SSIM. */
-typedef struct caustic_image_metrics { double ae, rmse, psnr, ssim; } caustic_image_metrics;
+typedef struct caustic_image_metrics {
+    double ae, rmse, psnr, ssim;
+} caustic_image_metrics;
 int caustic_image_compare(const caustic_rgb_image *a, const caustic_rgb_image *b, caustic_image_metrics *m, char *err,
                           size_t errlen);
 
 /* Intel Open Image Denoise, loaded at run time: caustic_denoise_load says why it is missing. */
 typedef struct caustic_denoiser caustic_denoiser;
 int caustic_denoise_load(char *err, size_t errlen);
-caustic_denoiser *caustic_denoiser_create(char *err, size_t errlen);   /* OIDN's device: GPU if any, else CPU */
+caustic_denoiser *caustic_denoiser_create(char *err, size_t errlen); /* OIDN's device: GPU if any, else CPU */
 typedef enum caustic_denoise_device {
-    CAUSTIC_DENOISE_AUTO = 0,   /* OIDN's choice: a supported GPU if any, else the CPU */
+    CAUSTIC_DENOISE_AUTO = 0, /* OIDN's choice: a supported GPU if any, else the CPU */
     CAUSTIC_DENOISE_CPU = 1,
-    CAUSTIC_DENOISE_CUDA = 2    /* OIDN's CUDA device; NULL with err where it does not load */
+    CAUSTIC_DENOISE_CUDA = 2 /* OIDN's CUDA device; NULL with err where it does not load */
 } caustic_denoise_device;
 caustic_denoiser *caustic_denoiser_create_on(caustic_denoise_device device, char *err, size_t errlen);
 /* color (and the optional guides albedo and normal, NULL = none; a normal needs an albedo):
  * width*height*3 floats; out (may equal color) gets the denoised image. */
 int caustic_denoise(caustic_denoiser *d, const float *color, const float *albedo, const float *normal, int width,
                     int height, float *out, char *err, size_t errlen);
-const char *caustic_denoiser_device(const caustic_denoiser *d);   /* "cpu", "cuda", ... */
+const char *caustic_denoiser_device(const caustic_denoiser *d); /* "cpu", "cuda", ... */
 void caustic_denoiser_free(caustic_denoiser *d);
 
 /* ---- scenes built in code ---------------------------------------------------------------------
@@ -359,27 +363,27 @@ void caustic_denoiser_free(caustic_denoiser *d);
  * add materials, then shapes and lights, then create renderers. Area lights are shapes with an
  * emitting material. Shapes and lights cannot be added once a renderer was created on it. */
 typedef enum caustic_material_kind {
-    CAUSTIC_MATERIAL_DIFFUSE = 0,     /* Lambertian: color */
-    CAUSTIC_MATERIAL_MIRROR = 1,      /* perfect mirror: color as reflectance */
-    CAUSTIC_MATERIAL_CONDUCTOR = 2,   /* rough metal (GGX): color as F0, roughness */
-    CAUSTIC_MATERIAL_GLASS = 3,       /* smooth dielectric: ior, color as tint */
-    CAUSTIC_MATERIAL_EMITTER = 4,     /* emits `emission`, reflects nothing */
-    CAUSTIC_MATERIAL_PHONG = 5,       /* Lambertian color + Phong lobe (specular, exponent) */
-    CAUSTIC_MATERIAL_PBR = 6,         /* glTF metallic-roughness: color, metallic, roughness */
-    CAUSTIC_MATERIAL_ROUGH_GLASS = 7  /* rough dielectric (GGX): ior, roughness, color as tint */
+    CAUSTIC_MATERIAL_DIFFUSE = 0,    /* Lambertian: color */
+    CAUSTIC_MATERIAL_MIRROR = 1,     /* perfect mirror: color as reflectance */
+    CAUSTIC_MATERIAL_CONDUCTOR = 2,  /* rough metal (GGX): color as F0, roughness */
+    CAUSTIC_MATERIAL_GLASS = 3,      /* smooth dielectric: ior, color as tint */
+    CAUSTIC_MATERIAL_EMITTER = 4,    /* emits `emission`, reflects nothing */
+    CAUSTIC_MATERIAL_PHONG = 5,      /* Lambertian color + Phong lobe (specular, exponent) */
+    CAUSTIC_MATERIAL_PBR = 6,        /* glTF metallic-roughness: color, metallic, roughness */
+    CAUSTIC_MATERIAL_ROUGH_GLASS = 7 /* rough dielectric (GGX): ior, roughness, color as tint */
 } caustic_material_kind;
 typedef struct caustic_material {
     caustic_material_kind kind;
     float color[3];
-    float emission[3];           /* radiance; nonzero on any kind makes its shapes area lights */
-    float roughness;             /* conductor, pbr, rough glass: in [0, 1] */
-    float ior;                   /* glass */
-    float metallic;              /* pbr */
-    float specular[3];           /* phong */
-    float exponent;              /* phong */
-    int two_sided;               /* emission from both sides of a surface */
+    float emission[3]; /* radiance; nonzero on any kind makes its shapes area lights */
+    float roughness;   /* conductor, pbr, rough glass: in [0, 1] */
+    float ior;         /* glass */
+    float metallic;    /* pbr */
+    float specular[3]; /* phong */
+    float exponent;    /* phong */
+    int two_sided;     /* emission from both sides of a surface */
 } caustic_material;
-void caustic_material_init(caustic_material *m);   /* diffuse grey 0.8, ior 1.5, roughness 0.5 */
+void caustic_material_init(caustic_material *m); /* diffuse grey 0.8, ior 1.5, roughness 0.5 */
 int caustic_scene_create(caustic_scene **out, char *err, size_t errlen);
 /* Each add returns the new item's index (>= 0), or -1 with err. */
 int caustic_scene_add_material(caustic_scene *s, const caustic_material *m, char *err, size_t errlen);

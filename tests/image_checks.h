@@ -18,7 +18,10 @@ static inline double block_error(const float *a, const float *b, int w, int h) {
             for (int c = 0; c < 3; ++c) {
                 double sa = 0, sb = 0;
                 for (int y = by; y < by + 4; ++y)
-                    for (int x = bx; x < bx + 4; ++x) { sa += a[3 * (y * w + x) + c]; sb += b[3 * (y * w + x) + c]; }
+                    for (int x = bx; x < bx + 4; ++x) {
+                        sa += a[3 * (y * w + x) + c];
+                        sb += b[3 * (y * w + x) + c];
+                    }
                 num += fabs(sa - sb);
                 den += sb;
             }

@@ -9,7 +9,7 @@
 __attribute__((constructor)) static void isa_guard(void) {
     const char *want = getenv("CAUSTIC_ISA");
 #if defined(ISA_GUARD_REQUIRE)
-    if (!want) want = ISA_GUARD_REQUIRE;  /* a test binary compiled for that level */
+    if (!want) want = ISA_GUARD_REQUIRE; /* a test binary compiled for that level */
 #endif
     if (want && *want && !cpu_kernels_find(want)) {
         printf("SKIP: CPU kernel level '%s' is not available on this CPU / in this build\n", want);

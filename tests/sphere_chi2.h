@@ -7,12 +7,12 @@
 #include "testing.h"
 
 #define CHI2_THETA 16
-#define CHI2_PHI 32
+#define CHI2_PHI   32
 #define CHI2_CELLS (CHI2_THETA * CHI2_PHI + 1) /* last cell: "no sample produced" */
 /* Sub-grid per cell for integrating the pdf; raise it for pdfs with edges inside cells. */
 static int g_chi2_sub = 16;
 
-typedef int (*chi2_sample_fn)(void *ctx, vec2 u, float u1, vec3 *dir);  /* 0 = no sample */
+typedef int (*chi2_sample_fn)(void *ctx, vec2 u, float u1, vec3 *dir); /* 0 = no sample */
 typedef double (*chi2_pdf_fn)(void *ctx, vec3 dir);
 
 static inline int chi2_cell(vec3 d) {
@@ -36,7 +36,10 @@ static inline double sphere_chi2(void *ctx, chi2_sample_fn sample, chi2_pdf_fn p
         vec2 u = v2(pcg32_float(&r), pcg32_float(&r));
         float u1 = pcg32_float(&r);
         vec3 d;
-        if (!sample(ctx, u, u1, &d)) { obs[CHI2_CELLS - 1] += 1; continue; }
+        if (!sample(ctx, u, u1, &d)) {
+            obs[CHI2_CELLS - 1] += 1;
+            continue;
+        }
         obs[chi2_cell(d)] += 1;
     }
     const int sub = g_chi2_sub;

@@ -18,7 +18,10 @@
 static material mat(int kind, vec3 albedo) {
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = kind; m.albedo_tex = -1; m.albedo = albedo; m.ior = 1.5f;
+    m.kind = kind;
+    m.albedo_tex = -1;
+    m.albedo = albedo;
+    m.ior = 1.5f;
     return m;
 }
 
@@ -33,8 +36,14 @@ static caustic_renderer *render(caustic_scene *cs, int w, int h, int spp, causti
                                 unsigned aovs) {
     caustic_options o;
     caustic_options_init(&o);
-    o.width = w; o.height = h; o.spp = spp; o.threads = 2; o.device = CAUSTIC_DEVICE_CPU;
-    o.integrator = integrator; o.aovs = aovs; o.max_depth = 4;
+    o.width = w;
+    o.height = h;
+    o.spp = spp;
+    o.threads = 2;
+    o.device = CAUSTIC_DEVICE_CPU;
+    o.integrator = integrator;
+    o.aovs = aovs;
+    o.max_depth = 4;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
@@ -72,14 +81,18 @@ static void test_plane(void) {
         CHECK(smp && ch == 1, "samples AOV");
         const float *var = caustic_aov_image(r, CAUSTIC_AOV_VARIANCE, &ch);
         CHECK(var && ch == 1, "variance AOV");
-        if (!alb || !nrm || !dep || !smp || !var) { caustic_renderer_free(r); continue; }
+        if (!alb || !nrm || !dep || !smp || !var) {
+            caustic_renderer_free(r);
+            continue;
+        }
         double worst_a = 0, worst_n = 0, worst_d = 0;
         int bad_s = 0, bad_v = 0;
         float tan_half = tanf(fovy * (float)K_PI / 360.0f);
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x) {
                 int i = y * w + x;
-                worst_a = fmax(worst_a, fabs(alb[3 * i] - c.x) + fabs(alb[3 * i + 1] - c.y) + fabs(alb[3 * i + 2] - c.z));
+                worst_a =
+                    fmax(worst_a, fabs(alb[3 * i] - c.x) + fabs(alb[3 * i + 1] - c.y) + fabs(alb[3 * i + 2] - c.z));
                 worst_n = fmax(worst_n, fabs(nrm[3 * i]) + fabs(nrm[3 * i + 1]) + fabs(nrm[3 * i + 2] - 1.0f));
                 /* the pixel centre's ray; the jitter within the pixel changes the distance by
                  * far less than 1e-3 of it at this resolution */
@@ -160,7 +173,8 @@ static void test_sphere_normals(void) {
                 int i = y * w + x;
                 if (inner == 5) {
                     inside++;
-                    worst = fmax(worst, fabs(nrm[3 * i] - n0.x) + fabs(nrm[3 * i + 1] - n0.y) + fabs(nrm[3 * i + 2] - n0.z));
+                    worst = fmax(worst,
+                                 fabs(nrm[3 * i] - n0.x) + fabs(nrm[3 * i + 1] - n0.y) + fabs(nrm[3 * i + 2] - n0.z));
                     worst_d = fmax(worst_d, fabs(dep[i] - t0));
                 } else if (!outer) {
                     outside++;
@@ -204,13 +218,17 @@ static void test_mirror(void) {
         if (alb && nrm && dep) {
             double worst_a = 0, worst_n = 0, dmin = 1e9;
             for (int i = 0; i < 16 * 16; ++i) {
-                worst_a = fmax(worst_a, fabs(alb[3 * i] - c.x) + fabs(alb[3 * i + 1] - c.y) + fabs(alb[3 * i + 2] - c.z));
+                worst_a =
+                    fmax(worst_a, fabs(alb[3 * i] - c.x) + fabs(alb[3 * i + 1] - c.y) + fabs(alb[3 * i + 2] - c.z));
                 worst_n = fmax(worst_n, fabs(nrm[3 * i]) + fabs(nrm[3 * i + 1]) + fabs(nrm[3 * i + 2] + 1.0f));
                 dmin = fmin(dmin, dep[i]);
             }
-            CHECK(worst_a < 1e-5, "%s: albedo through the mirror off the wall's by %g", caustic_integrator_name(ig), worst_a);
-            CHECK(worst_n < 1e-5, "%s: normal through the mirror off the wall's by %g", caustic_integrator_name(ig), worst_n);
-            CHECK(dmin > 0.999 && dmin < 1.01, "%s: nearest depth %g, the mirror is at 1", caustic_integrator_name(ig), dmin);
+            CHECK(worst_a < 1e-5, "%s: albedo through the mirror off the wall's by %g", caustic_integrator_name(ig),
+                  worst_a);
+            CHECK(worst_n < 1e-5, "%s: normal through the mirror off the wall's by %g", caustic_integrator_name(ig),
+                  worst_n);
+            CHECK(dmin > 0.999 && dmin < 1.01, "%s: nearest depth %g, the mirror is at 1", caustic_integrator_name(ig),
+                  dmin);
         }
         caustic_renderer_free(r);
     }
@@ -241,8 +259,8 @@ static void test_exr_layers(void) {
     int ok = ParseEXRVersionFromFile(&version, path) == TINYEXR_SUCCESS &&
              ParseEXRHeaderFromFile(&hdr, &version, path, &xerr) == TINYEXR_SUCCESS;
     CHECK(ok, "parse %s: %s", path, xerr ? xerr : "?");
-    static const char *const want[] = {"B", "G", "R", "albedo.B", "albedo.G", "albedo.R", "depth.Z", "normal.X",
-                                       "normal.Y", "normal.Z", "samples.Y", "variance.Y"};
+    static const char *const want[] = {"B",       "G",        "R",        "albedo.B", "albedo.G",  "albedo.R",
+                                       "depth.Z", "normal.X", "normal.Y", "normal.Z", "samples.Y", "variance.Y"};
     const int nwant = (int)(sizeof want / sizeof want[0]);
     if (ok) {
         CHECK(hdr.num_channels == nwant, "%d channels, expected %d", hdr.num_channels, nwant);
@@ -276,7 +294,8 @@ static void test_exr_layers(void) {
     unlink(path);
     /* one image per file: the AOVs asked for beside it */
     CHECK(r && caustic_save_aovs(r, pfm, CAUSTIC_AOV_MASK(CAUSTIC_AOV_ALBEDO) | CAUSTIC_AOV_MASK(CAUSTIC_AOV_DEPTH),
-                                 err, sizeof err) == 0, "save aovs: %s", err);
+                                 err, sizeof err) == 0,
+          "save aovs: %s", err);
     char name[96];
     snprintf(name, sizeof name, "/tmp/test_aov_%d.albedo.pfm", (int)getpid());
     image img;
@@ -311,7 +330,12 @@ static void test_checkpoint(void) {
     if (!cs) return;
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 24; o.height = 24; o.spp = 8; o.threads = 2; o.device = CAUSTIC_DEVICE_CPU; o.aovs = ALL_AOVS;
+    o.width = 24;
+    o.height = 24;
+    o.spp = 8;
+    o.threads = 2;
+    o.device = CAUSTIC_DEVICE_CPU;
+    o.aovs = ALL_AOVS;
     caustic_renderer *full = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(full && caustic_render(full, NULL, NULL, err, sizeof err) == 0, "full: %s", err);
     o.spp = 4;
@@ -339,7 +363,7 @@ static void test_checkpoint(void) {
         const float *y = caustic_aov_image(resumed, CAUSTIC_AOV_ALBEDO, NULL);
         CHECK(x && y && !memcmp(x, y, sizeof(float) * 3 * 24 * 24), "albedo differs after a reset");
     }
-    o.aovs = CAUSTIC_AOV_MASK(CAUSTIC_AOV_SAMPLES);   /* no AOV planes */
+    o.aovs = CAUSTIC_AOV_MASK(CAUSTIC_AOV_SAMPLES); /* no AOV planes */
     caustic_renderer *other = caustic_renderer_create(cs, &o, err, sizeof err);
     err[0] = 0;
     CHECK(other && caustic_checkpoint_load(other, path, err, sizeof err) != 0 && strstr(err, "AOV"),

@@ -6,7 +6,12 @@
 
 #define ALPHA 1e-3
 
-typedef struct bsdf_ctx { material m; vec3 wo; int weight_errors; float tol; } bsdf_ctx;
+typedef struct bsdf_ctx {
+    material m;
+    vec3 wo;
+    int weight_errors;
+    float tol;
+} bsdf_ctx;
 
 static int s_bsdf(void *c, vec2 u, float u1, vec3 *d) {
     bsdf_ctx *b = c;
@@ -21,12 +26,19 @@ static int s_bsdf(void *c, vec2 u, float u1, vec3 *d) {
     *d = bs.wi;
     return 1;
 }
-static double p_bsdf(void *c, vec3 d) { bsdf_ctx *b = c; return bsdf_pdf(&b->m, b->wo, d); }
+static double p_bsdf(void *c, vec3 d) {
+    bsdf_ctx *b = c;
+    return bsdf_pdf(&b->m, b->wo, d);
+}
 
 static material make_material(int kind, float alpha, vec3 albedo) {
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = kind; m.albedo_tex = -1; m.albedo = albedo; m.alpha = alpha; m.ior = 1.5f;
+    m.kind = kind;
+    m.albedo_tex = -1;
+    m.albedo = albedo;
+    m.alpha = alpha;
+    m.ior = 1.5f;
     return m;
 }
 
@@ -55,7 +67,8 @@ static void test_lobes(void) {
             p = sphere_chi2(&c, s_bsdf, p_bsdf, 200000, 200 + t * 10 + a, &integral);
             if (alphas[a] >= 0.05f)
                 CHECK(p > ALPHA, "GGX alpha=%g theta=%g: p = %g (pdf integral %g)", alphas[a], thetas[t], p, integral);
-            CHECK(c.weight_errors == 0, "GGX alpha=%g theta=%g: weight != eval/pdf (%d)", alphas[a], thetas[t], c.weight_errors);
+            CHECK(c.weight_errors == 0, "GGX alpha=%g theta=%g: weight != eval/pdf (%d)", alphas[a], thetas[t],
+                  c.weight_errors);
             CHECK(integral <= 1.0 + 5e-3, "GGX pdf integrates to %g > 1", integral);
         }
         g_chi2_sub = 16;
@@ -87,7 +100,7 @@ static void test_conductor_albedo(void) {
             for (int b = 0; b < g; ++b) {
                 double c = (a + 0.5) / g, phi = 2 * K_PI * (b + 0.5) / g, s = sqrt(1 - c * c);
                 vec3 wi = v3((float)(s * cos(phi)), (float)(s * sin(phi)), (float)c);
-                quad += bsdf_eval(&m, m.albedo, wo, wi).x;   /* eval includes the cosine */
+                quad += bsdf_eval(&m, m.albedo, wo, wi).x; /* eval includes the cosine */
             }
         quad *= 2 * K_PI / ((double)g * g);
         CHECK(fabs(mean - quad) < 5 * se + 2e-3, "GGX albedo at theta %g: sampled %g vs integrated %g", th, mean, quad);
@@ -169,10 +182,10 @@ static void test_new_lobes(void) {
                 c.tol = 1e-3f;
                 double integral;
                 double p = sphere_chi2(&c, s_bsdf, p_bsdf, 200000, 300 + t * 10 + a * 3 + r, &integral);
-                CHECK(p > ALPHA, "pbr metallic %g roughness %g theta %g: p = %g (pdf integral %g)", metals[a], roughs[r],
-                      thetas[t], p, integral);
-                CHECK(c.weight_errors == 0, "pbr metallic %g roughness %g: weight != eval/pdf (%d)", metals[a], roughs[r],
-                      c.weight_errors);
+                CHECK(p > ALPHA, "pbr metallic %g roughness %g theta %g: p = %g (pdf integral %g)", metals[a],
+                      roughs[r], thetas[t], p, integral);
+                CHECK(c.weight_errors == 0, "pbr metallic %g roughness %g: weight != eval/pdf (%d)", metals[a],
+                      roughs[r], c.weight_errors);
                 CHECK(integral <= 1.0 + 5e-3, "pbr pdf integrates to %g > 1", integral);
             }
     }
@@ -190,9 +203,10 @@ static void test_new_lobes(void) {
             g_chi2_sub = 96;
             double integral;
             double p = sphere_chi2(&c, s_bsdf, p_bsdf, 200000, 400 + t * 10 + a, &integral);
-            CHECK(p > ALPHA, "rough glass alpha %g theta %g: p = %g (pdf integral %g)", galphas[a], gthetas[t], p, integral);
-            CHECK(c.weight_errors == 0, "rough glass alpha %g theta %g: weight != eval/pdf (%d)", galphas[a], gthetas[t],
-                  c.weight_errors);
+            CHECK(p > ALPHA, "rough glass alpha %g theta %g: p = %g (pdf integral %g)", galphas[a], gthetas[t], p,
+                  integral);
+            CHECK(c.weight_errors == 0, "rough glass alpha %g theta %g: weight != eval/pdf (%d)", galphas[a],
+                  gthetas[t], c.weight_errors);
             CHECK(integral <= 1.0 + 5e-3, "rough glass pdf integrates to %g > 1", integral);
         }
     }
@@ -201,8 +215,9 @@ static void test_new_lobes(void) {
     material sm = make_material(MAT_ROUGH_GLASS, 1e-4f, v3s(1.0f));
     bsdf_sample bs;
     memset(&bs, 0, sizeof bs);
-    CHECK(material_is_delta(&sm) && bsdf_sample_dir(&sm, sm.albedo, v3(0, 0, 1), 0.9f, v2(0.3f, 0.3f), &bs) && bs.delta &&
-          bs.wi.z < -0.999f, "smooth rough glass refracts as smooth glass");
+    CHECK(material_is_delta(&sm) && bsdf_sample_dir(&sm, sm.albedo, v3(0, 0, 1), 0.9f, v2(0.3f, 0.3f), &bs) &&
+              bs.delta && bs.wi.z < -0.999f,
+          "smooth rough glass refracts as smooth glass");
 }
 
 /* Directional albedo of a BSDF at wo: mean sample weight (with its standard error) and the
@@ -246,10 +261,11 @@ static void test_albedo_table(void) {
             vec3 wo = v3(sqrtf(1 - mus[i] * mus[i]), 0, mus[i]);
             double se, e = albedo_sampled(&m, wo, TRANSPORT_RADIANCE, 100000, 50 + i * 5 + j, &se);
             double t = ggx_albedo(mus[i], m.alpha);
-            CHECK(fabs(e - t) < 4 * se + 0.01, "GGX albedo table at mu %g roughness %g: %g, sampled %g", mus[i], roughs[j], t, e);
+            CHECK(fabs(e - t) < 4 * se + 0.01, "GGX albedo table at mu %g roughness %g: %g, sampled %g", mus[i],
+                  roughs[j], t, e);
         }
-    CHECK(ggx_albedo_avg(1.0f) > 0.4f && ggx_albedo_avg(1.0f) < 0.5f && ggx_albedo_avg(1e-4f) > 0.999f, "E_avg ends: %g, %g",
-          ggx_albedo_avg(1.0f), ggx_albedo_avg(1e-4f));
+    CHECK(ggx_albedo_avg(1.0f) > 0.4f && ggx_albedo_avg(1.0f) < 0.5f && ggx_albedo_avg(1e-4f) > 0.999f,
+          "E_avg ends: %g, %g", ggx_albedo_avg(1.0f), ggx_albedo_avg(1e-4f));
 }
 
 /* White furnace: a white metallic-roughness surface reflects at most what arrives, for a sweep
@@ -268,24 +284,30 @@ static void test_furnace(void) {
                 double se, e = albedo_sampled(&m, wo, TRANSPORT_RADIANCE, 100000, 900 + a * 100 + r * 10 + t, &se);
                 CHECK(e <= 1.0 + 4 * se + 1e-4, "furnace: metallic %g roughness %g theta %g reflects %g > 1 (se %g)",
                       metals[a], roughs[r], thetas[t], e, se);
-                if (roughs[r] >= 0.5f && thetas[t] < 1.2f) {   /* what a 400 x 400 quadrature resolves */
+                if (roughs[r] >= 0.5f && thetas[t] < 1.2f) { /* what a 400 x 400 quadrature resolves */
                     double q = albedo_quadrature(&m, wo, TRANSPORT_RADIANCE, 400);
-                    CHECK(fabs(q - e) < 5 * se + 5e-3, "furnace: metallic %g roughness %g theta %g: sampled %g vs integrated %g",
-                          metals[a], roughs[r], thetas[t], e, q);
+                    CHECK(fabs(q - e) < 5 * se + 5e-3,
+                          "furnace: metallic %g roughness %g theta %g: sampled %g vs integrated %g", metals[a],
+                          roughs[r], thetas[t], e, q);
                 }
                 /* with the multiple-scattering compensation a white metal loses nothing */
                 if (metals[a] == 1.0f)
-                    CHECK(fabs(e - 1.0) < 0.02 + 4 * se, "furnace: white metal roughness %g theta %g reflects %g, not 1", roughs[r],
-                          thetas[t], e);
-                if (e > worst) { worst = e; worst_m = metals[a]; worst_r = roughs[r]; }
+                    CHECK(fabs(e - 1.0) < 0.02 + 4 * se,
+                          "furnace: white metal roughness %g theta %g reflects %g, not 1", roughs[r], thetas[t], e);
+                if (e > worst) {
+                    worst = e;
+                    worst_m = metals[a];
+                    worst_r = roughs[r];
+                }
             }
-    printf("furnace: largest white metallic-roughness albedo %.4f (metallic %g, roughness %g)\n", worst, worst_m, worst_r);
+    printf("furnace: largest white metallic-roughness albedo %.4f (metallic %g, roughness %g)\n", worst, worst_m,
+           worst_r);
     /* the test can fail: a plain sum of the specular lobe and the Lambertian (no Fresnel weights
      * on the diffuse part) gains energy, and the quadrature sees it */
     {
-        material spec = make_pbr(1.0f, 0.3f, v3s(PBR_DIELECTRIC_F0));   /* a 0.04 specular alone */
+        material spec = make_pbr(1.0f, 0.3f, v3s(PBR_DIELECTRIC_F0)); /* a 0.04 specular alone */
         vec3 wo = v3(sinf(1.1f), 0, cosf(1.1f));
-        double naive = albedo_quadrature(&spec, wo, TRANSPORT_RADIANCE, 400) + 1.0;   /* + white Lambertian */
+        double naive = albedo_quadrature(&spec, wo, TRANSPORT_RADIANCE, 400) + 1.0; /* + white Lambertian */
         CHECK(naive > 1.0 + 0.02, "the naive sum should gain energy (%g)", naive);
     }
     const float galphas[3] = {0.05f, 0.3f, 0.8f};
@@ -295,11 +317,12 @@ static void test_furnace(void) {
             material m = make_material(MAT_ROUGH_GLASS, galphas[a], v3s(1.0f));
             vec3 wo = v3(sinf(gthetas[t]), 0, cosf(gthetas[t]));
             double se, e = albedo_sampled(&m, wo, TRANSPORT_IMPORTANCE, 100000, 1900 + a * 10 + t, &se);
-            CHECK(e <= 1.0 + 4 * se + 1e-4, "furnace: rough glass alpha %g theta %g passes %g > 1", galphas[a], gthetas[t], e);
+            CHECK(e <= 1.0 + 4 * se + 1e-4, "furnace: rough glass alpha %g theta %g passes %g > 1", galphas[a],
+                  gthetas[t], e);
             if (galphas[a] >= 0.5f) {
                 double q = albedo_quadrature(&m, wo, TRANSPORT_IMPORTANCE, 500);
-                CHECK(fabs(q - e) < 5 * se + 1e-2, "rough glass alpha %g theta %g: sampled %g vs integrated %g", galphas[a],
-                      gthetas[t], e, q);
+                CHECK(fabs(q - e) < 5 * se + 1e-2, "rough glass alpha %g theta %g: sampled %g vs integrated %g",
+                      galphas[a], gthetas[t], e, q);
             }
         }
 }

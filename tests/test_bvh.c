@@ -25,7 +25,9 @@ static int rebuild_threads(scene *s, int lanes, int width, int threads) {
     s->k.leaves = s->bvh.leaves;
     s->k.leaf_pos = s->bvh.leaf_pos;
     s->k.nnodes = (uint32_t)s->bvh.nwnodes;
-    free(lo); free(hi); free(ids);
+    free(lo);
+    free(hi);
+    free(ids);
     return rc;
 }
 static int rebuild(scene *s, int lanes, int width) { return rebuild_threads(s, lanes, width, 2); }
@@ -34,7 +36,10 @@ static int rebuild(scene *s, int lanes, int width) { return rebuild_threads(s, l
  * CAUSTIC_NO_AVX2 or CAUSTIC_NO_SIMD this file's kernel may read another) */
 static int prepare(scene *s) {
     char err[256];
-    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err)) { fprintf(stderr, "prepare: %s\n", err); return -1; }
+    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err)) {
+        fprintf(stderr, "prepare: %s\n", err);
+        return -1;
+    }
     return s->bvh.width == BVH_WIDTH ? 0 : rebuild(s, BVH_LEAF_WIDTH, BVH_WIDTH);
 }
 
@@ -57,8 +62,10 @@ static scene *random_scene(uint64_t seed, int ntris, int nspheres, int nquads) {
     free(pos);
     free(idx);
     for (int i = 0; i < nspheres; ++i)
-        scene_add_sphere(s, xform_trs(v3(RND(-10, 10), RND(-10, 10), RND(-10, 10)), v3(RND(0, 90), RND(0, 90), 0),
-                                      v3(RND(0.2f, 2), RND(0.2f, 2), RND(0.2f, 2))), mat);
+        scene_add_sphere(s,
+                         xform_trs(v3(RND(-10, 10), RND(-10, 10), RND(-10, 10)), v3(RND(0, 90), RND(0, 90), 0),
+                                   v3(RND(0.2f, 2), RND(0.2f, 2), RND(0.2f, 2))),
+                         mat);
     for (int i = 0; i < nquads; ++i)
         scene_add_quad(s, v3(RND(-10, 10), RND(-10, 10), RND(-10, 10)), v3(RND(-2, 2), RND(-2, 2), RND(-2, 2)),
                        v3(RND(-2, 2), RND(-2, 2), RND(-2, 2)), mat);
@@ -124,7 +131,10 @@ static void check_invariants(const scene *s) {
         }
         for (int c = 0; c < W; ++c) {
             if (child[c] == 0 && count[c] == 0) continue; /* empty slot */
-            if (count[c] == 0) { if (sp < 512) stack[sp++] = child[c]; continue; }
+            if (count[c] == 0) {
+                if (sp < 512) stack[sp++] = child[c];
+                continue;
+            }
             vec3 blo = v3(f[c], f[W + c], f[2 * W + c]), bhi = v3(f[3 * W + c], f[4 * W + c], f[5 * W + c]);
             CHECK(child[c] + count[c] <= b->nleaf4, "leaf blocks in range");
             if (child[c] + count[c] > b->nleaf4) continue;
@@ -147,7 +157,8 @@ static void check_invariants(const scene *s) {
                         vec3 p0 = s->positions[t->v[0]], p1 = s->positions[t->v[1]], p2 = s->positions[t->v[2]];
                         /* a split reference's box holds a part of its triangle */
                         vec3 tlo = vmax(blo, vmin(p0, vmin(p1, p2))), thi = vmin(bhi, vmax(p0, vmax(p1, p2)));
-                        CHECK(tlo.x <= thi.x && tlo.y <= thi.y && tlo.z <= thi.z, "leaf slot box meets triangle %x", id);
+                        CHECK(tlo.x <= thi.x && tlo.y <= thi.y && tlo.z <= thi.z, "leaf slot box meets triangle %x",
+                              id);
                         CHECK(l->v0[j] == t->v[0] && l->v1[j] == t->v[1] && l->v2[j] == t->v[2],
                               "leaf block vertex indices of prim %x", id);
                     }
@@ -161,7 +172,10 @@ static void check_invariants(const scene *s) {
     CHECK(reached_once == b->nwnodes, "%zu of %zu %d-wide nodes reached exactly once", reached_once, b->nwnodes, W);
     once = 0;
     size_t split = 0;
-    for (size_t i = 0; i < nprims; ++i) { once += seen[i] >= 1; split += seen[i] > 1; }
+    for (size_t i = 0; i < nprims; ++i) {
+        once += seen[i] >= 1;
+        split += seen[i] > 1;
+    }
     CHECK(once == nprims && leaf_entries >= nprims && leaf_entries <= b->nprims,
           "%d-wide: %zu of %zu primitives in a leaf (%zu entries)", W, once, nprims, leaf_entries);
     /* only triangles are split */
@@ -194,8 +208,9 @@ static void check_traversal(const scene *s, uint64_t seed) {
         size_t nprims = s->ntriangles + s->nspheres + s->nquads;
         for (size_t f = 0; f < nprims; ++f) {
             uint32_t id = f < s->ntriangles ? prim_id(PRIM_TRIANGLE, (uint32_t)f)
-                        : f < s->ntriangles + s->nspheres ? prim_id(PRIM_SPHERE, (uint32_t)(f - s->ntriangles))
-                        : prim_id(PRIM_QUAD, (uint32_t)(f - s->ntriangles - s->nspheres));
+                          : f < s->ntriangles + s->nspheres
+                              ? prim_id(PRIM_SPHERE, (uint32_t)(f - s->ntriangles))
+                              : prim_id(PRIM_QUAD, (uint32_t)(f - s->ntriangles - s->nspheres));
             intersect_prim(k, id, o, d, &sh, &bf);
         }
         int expect = bf.prim != PRIM_NONE;
@@ -218,7 +233,7 @@ static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *)
 static void check_other_builds(scene *s, uint64_t seed) {
     for (int lanes = 1; lanes <= BVH_LEAF_WIDTH; lanes += BVH_LEAF_WIDTH - 1)
         for (int width = BVH4_WIDTH; width <= BVH8_WIDTH; width *= 2) {
-            if (lanes == BVH_LEAF_WIDTH && width == BVH_WIDTH) continue;  /* the main test's build */
+            if (lanes == BVH_LEAF_WIDTH && width == BVH_WIDTH) continue; /* the main test's build */
             int rc = rebuild(s, lanes, width);
             CHECK(rc == 0 && s->bvh.width == width, "build with %d SAH lanes at width %d", lanes, width);
             if (rc) continue;
@@ -248,7 +263,7 @@ static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *)
     const bvh8_node *wide = s->bvh.wnodes;
     int split = s->bvh.nprims > kscene_nprims(&s->k);
     int words_off = 0, boxes_off = 0, prims_off = 0, used_off = 0;
-    double slack = 0.0;   /* mean growth of a child's box diagonal by the quantisation */
+    double slack = 0.0; /* mean growth of a child's box diagonal by the quantisation */
     size_t nslots = 0;
     for (size_t ni = 0; ni < s->bvh.nwnodes; ++ni) {
         const cw8_node *c = &cw[ni];
@@ -264,7 +279,8 @@ static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *)
             double lo[3], hi[3];
             cw8_child_box(c, i, lo, hi);
             boxes_off += !dbox_contains(lo, hi, flo, fhi);
-            slack += sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2])) /
+            slack += sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                          (hi[2] - lo[2]) * (hi[2] - lo[2])) /
                      fmax((double)vlen(vsub(fhi, flo)), 1e-30);
             nslots++;
             uint32_t cnt = n->ref[i] & BVH_MAX_LEAF_BLOCKS, first = n->ref[i] >> BVH_COUNT_BITS;
@@ -274,7 +290,10 @@ static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *)
                     if (id == PRIM_NONE) continue;
                     vec3 plo, phi_;
                     kscene_prim_bounds_of(&s->k, id, &plo, &phi_);
-                    if (split) { plo = vmax(plo, flo); phi_ = vmin(phi_, fhi); }
+                    if (split) {
+                        plo = vmax(plo, flo);
+                        phi_ = vmin(phi_, fhi);
+                    }
                     prims_off += !dbox_contains(lo, hi, plo, phi_);
                 }
         }
@@ -313,8 +332,12 @@ static void check_edges(void) {
     for (int y = 0; y < N; ++y)
         for (int x = 0; x < N; ++x) {
             uint32_t a = (uint32_t)(y * (N + 1) + x), b = a + 1, c = a + N + 1, d = c + 1;
-            idx[t++] = a; idx[t++] = b; idx[t++] = d;
-            idx[t++] = a; idx[t++] = d; idx[t++] = c;
+            idx[t++] = a;
+            idx[t++] = b;
+            idx[t++] = d;
+            idx[t++] = a;
+            idx[t++] = d;
+            idx[t++] = c;
         }
     scene_add_mesh(s, pos, NULL, NULL, (N + 1) * (N + 1), idx, NULL, N * N * 2, xform_identity(), mat);
     CHECK(prepare(s) == 0, "prepare grid");
@@ -338,7 +361,8 @@ static void grid_rays(scene *s) {
                 bf.t = K_INF;
                 bf.prim = PRIM_NONE;
                 ray_shear sh = make_ray_shear(r.d);
-                for (size_t f = 0; f < s->ntriangles; ++f) intersect_prim(&s->k, prim_id(PRIM_TRIANGLE, (uint32_t)f), o, r.d, &sh, &bf);
+                for (size_t f = 0; f < s->ntriangles; ++f)
+                    intersect_prim(&s->k, prim_id(PRIM_TRIANGLE, (uint32_t)f), o, r.d, &sh, &bf);
                 mismatches += got != (bf.prim != PRIM_NONE) || h.t != bf.t;
                 misses += !trace_occluded(&s->k, r);
             }
@@ -358,8 +382,10 @@ static void check_spatial_splits(void) {
     uint32_t *idx = malloc(sizeof(uint32_t) * 3 * (NSLIVER + NSMALL));
     for (int t = 0; t < NSLIVER + NSMALL; ++t) {
         vec3 c = v3(20.0f * pcg32_float(&r) - 10.0f, 20.0f * pcg32_float(&r) - 10.0f, 20.0f * pcg32_float(&r) - 10.0f);
-        if (t < NSLIVER) {   /* 20 units long along x, 0.2 wide */
-            pos[3 * t] = v3(-10.0f, c.y, c.z); pos[3 * t + 1] = v3(10.0f, c.y, c.z); pos[3 * t + 2] = v3(10.0f, c.y + 0.2f, c.z);
+        if (t < NSLIVER) { /* 20 units long along x, 0.2 wide */
+            pos[3 * t] = v3(-10.0f, c.y, c.z);
+            pos[3 * t + 1] = v3(10.0f, c.y, c.z);
+            pos[3 * t + 2] = v3(10.0f, c.y + 0.2f, c.z);
         } else {
             for (int k = 0; k < 3; ++k)
                 pos[3 * t + k] = vadd(c, v3(0.3f * pcg32_float(&r), 0.3f * pcg32_float(&r), 0.3f * pcg32_float(&r)));
@@ -370,7 +396,8 @@ static void check_spatial_splits(void) {
     free(pos);
     free(idx);
     CHECK(prepare(s) == 0, "prepare slivers");
-    CHECK(s->bvh.nprims > s->ntriangles, "spatial splits: %zu references of %zu triangles", s->bvh.nprims, s->ntriangles);
+    CHECK(s->bvh.nprims > s->ntriangles, "spatial splits: %zu references of %zu triangles", s->bvh.nprims,
+          s->ntriangles);
     check_invariants(s);
     check_traversal(s, 21);
     check_cw8(s, 1, 22, NULL);
@@ -379,8 +406,8 @@ static void check_spatial_splits(void) {
     memcpy(one, s->bvh.wnodes, nbytes);
     for (int threads = 1; threads <= 4; threads *= 4) {
         CHECK(rebuild_threads(s, BVH_LEAF_WIDTH, BVH_WIDTH, threads) == 0, "rebuild with %d threads", threads);
-        CHECK(s->bvh.nwnodes == nwnodes && memcmp(one, s->bvh.wnodes, nbytes) == 0,
-              "the same tree with %d threads", threads);
+        CHECK(s->bvh.nwnodes == nwnodes && memcmp(one, s->bvh.wnodes, nbytes) == 0, "the same tree with %d threads",
+              threads);
     }
     free(one);
     scene_destroy(s);
@@ -402,7 +429,8 @@ int main(void) {
     scene *s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1;
+    m.kind = MAT_DIFFUSE;
+    m.albedo_tex = -1;
     int mat = scene_add_material(s, "m", m);
     for (int i = 0; i < 300; ++i) scene_add_sphere(s, xform_trs(v3s(0), v3s(0), v3s(1.0f + 0.001f * i)), mat);
     CHECK(prepare(s) == 0, "prepare coincident");

@@ -1,7 +1,7 @@
 /* The checkpoint reader against every corruption class: each is refused with its own message,
  * the film left zeroed; an intact checkpoint round-trips exactly. With --write-seeds DIR it also
  * writes these files as the seed corpus of fuzz/fuzz_checkpoint.c (first byte: the mode). */
-#define _GNU_SOURCE   /* open_memstream, fmemopen */
+#define _GNU_SOURCE /* open_memstream, fmemopen */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +15,10 @@
 
 enum { N = FIXTURE_W * FIXTURE_H, SPP_DONE = 53 };
 
-typedef struct blob { uint8_t *data; size_t size; } blob;
+typedef struct blob {
+    uint8_t *data;
+    size_t size;
+} blob;
 
 /* A checkpoint of 53 spp of a 64-spp render, every pixel holding plausible sums. */
 static blob make_checkpoint(int adaptive) {
@@ -89,7 +92,10 @@ static void expect(const char *name, blob b, int adaptive, int spp_target, int r
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", seed_dir, name);
         FILE *s = fopen(path, "wb");
-        if (!s) { perror(path); exit(1); }
+        if (!s) {
+            perror(path);
+            exit(1);
+        }
         uint8_t mode = (uint8_t)((adaptive ? 1 : 0) | (spp_target == FIXTURE_SPP ? 2 : 0) | (resealed ? 4 : 0));
         fputc(mode, s);
         fwrite(b.data, 1, b.size, s);
@@ -110,56 +116,91 @@ int main(int argc, char **argv) {
     expect("intact-lower-target", copy_of(good), 0, SPP_DONE, 0, NULL);
     expect("adaptive-as-plain", make_checkpoint(1), 0, FIXTURE_SPP, 0, "other settings");
 
-    blob b = copy_of(good); b.size = 0;
+    blob b = copy_of(good);
+    b.size = 0;
     expect("empty", b, 0, FIXTURE_SPP, 0, "not a caustic checkpoint");
-    b = copy_of(good); b.size = H / 2;
+    b = copy_of(good);
+    b.size = H / 2;
     expect("truncated-header", b, 0, FIXTURE_SPP, 0, "truncated");
-    b = copy_of(good); b.size -= 5;
+    b = copy_of(good);
+    b.size -= 5;
     expect("truncated-film", b, 0, FIXTURE_SPP, 0, "truncated");
-    b = copy_of(good); b.data[b.size] = 0; b.size += 1;
+    b = copy_of(good);
+    b.data[b.size] = 0;
+    b.size += 1;
     expect("trailing-data", b, 0, FIXTURE_SPP, 0, "data after its film");
 
-    b = copy_of(good); memcpy(b.data, "GARBAGE-GARBAGE", 15);
+    b = copy_of(good);
+    memcpy(b.data, "GARBAGE-GARBAGE", 15);
     expect("not-a-checkpoint", b, 0, FIXTURE_SPP, 0, "not a caustic checkpoint");
-    b = copy_of(good); b.data[13] = '7';
+    b = copy_of(good);
+    b.data[13] = '7';
     expect("old-version", b, 0, FIXTURE_SPP, 0, "another version of caustic (format 7, this one reads 9)");
 
     /* a flipped bit anywhere in the header or the film: the CRCs */
-    b = copy_of(good); b.data[offsetof(ckpt_header, state) + offsetof(ckpt_state, seconds) + 3] ^= 0x10;
+    b = copy_of(good);
+    b.data[offsetof(ckpt_header, state) + offsetof(ckpt_state, seconds) + 3] ^= 0x10;
     expect("flipped-bit-header", b, 0, FIXTURE_SPP, 0, "header is corrupt");
-    b = copy_of(good); b.data[H + 8 * 7 + 6] ^= 0x01;
+    b = copy_of(good);
+    b.data[H + 8 * 7 + 6] ^= 0x01;
     expect("flipped-bit-film", b, 0, FIXTURE_SPP, 0, "film is corrupt");
-    b = copy_of(good); header_of(&b)->state.spp_done = 255;
+    b = copy_of(good);
+    header_of(&b)->state.spp_done = 255;
     expect("spp-done-changed", b, 0, FIXTURE_SPP, 0, "header is corrupt");
-    b = copy_of(good); film_sum(&b)[4] = NAN;
+    b = copy_of(good);
+    film_sum(&b)[4] = NAN;
     expect("nan-in-film", b, 0, FIXTURE_SPP, 0, "film is corrupt");
 
     /* the same edits with both CRCs made right again (a crafted file): the field checks */
-    b = copy_of(good); header_of(&b)->state.spp_done = 60; reseal(&b);
+    b = copy_of(good);
+    header_of(&b)->state.spp_done = 60;
+    reseal(&b);
     expect("spp-done-changed-resealed", b, 0, FIXTURE_SPP, 1, "holds 53 samples, expected 60..64");
-    b = copy_of(good); header_of(&b)->state.spp_done = 255; reseal(&b);
+    b = copy_of(good);
+    header_of(&b)->state.spp_done = 255;
+    reseal(&b);
     expect("spp-done-over-target-resealed", b, 0, FIXTURE_SPP, 1, "records 255 of 64 spp");
-    b = copy_of(good); header_of(&b)->state.spp_done = header_of(&b)->state.spp_target = 2147483647; reseal(&b);
+    b = copy_of(good);
+    header_of(&b)->state.spp_done = header_of(&b)->state.spp_target = 2147483647;
+    reseal(&b);
     expect("spp-done-int-max-resealed", b, 0, FIXTURE_SPP, 1, "records 2147483647 of 2147483647 spp");
-    b = copy_of(good); header_of(&b)->state.spp_done = -1; reseal(&b);
+    b = copy_of(good);
+    header_of(&b)->state.spp_done = -1;
+    reseal(&b);
     expect("spp-done-negative-resealed", b, 0, FIXTURE_SPP, 1, "records -1 of 64 spp");
     b = copy_of(good);
     expect("spp-done-over-resume-target", b, 0, 32, 0, "more than this render's target of 32");
-    b = copy_of(good); film_sum(&b)[4] = NAN; reseal(&b);
+    b = copy_of(good);
+    film_sum(&b)[4] = NAN;
+    reseal(&b);
     expect("nan-in-film-resealed", b, 0, FIXTURE_SPP, 1, "non-finite or negative value at pixel (1, 0)");
-    b = copy_of(good); ((uint32_t *)(film_sum(&b) + 3 * N))[2] = 1000; reseal(&b);
+    b = copy_of(good);
+    ((uint32_t *)(film_sum(&b) + 3 * N))[2] = 1000;
+    reseal(&b);
     expect("count-over-target-resealed", b, 0, FIXTURE_SPP, 1, "pixel (2, 0) holds 1000 samples");
-    b = copy_of(good); ((double *)(b.data + H + 28 * N))[3] = -1.0; reseal(&b);
+    b = copy_of(good);
+    ((double *)(b.data + H + 28 * N))[3] = -1.0;
+    reseal(&b);
     expect("negative-lum2-resealed", b, 0, FIXTURE_SPP, 1, "non-finite or negative value at pixel (3, 0)");
-    b = copy_of(good); header_of(&b)->state.seconds = INFINITY; reseal(&b);
+    b = copy_of(good);
+    header_of(&b)->state.seconds = INFINITY;
+    reseal(&b);
     expect("infinite-seconds-resealed", b, 0, FIXTURE_SPP, 1, "render time of inf");
-    b = copy_of(good); header_of(&b)->header_bytes = 4; reseal(&b);
+    b = copy_of(good);
+    header_of(&b)->header_bytes = 4;
+    reseal(&b);
     expect("header-size-resealed", b, 0, FIXTURE_SPP, 1, "header of 4 bytes");
-    b = copy_of(good); header_of(&b)->width = 3; reseal(&b);
+    b = copy_of(good);
+    header_of(&b)->width = 3;
+    reseal(&b);
     expect("resolution-resealed", b, 0, FIXTURE_SPP, 1, "checkpoint is 3x3, this render 4x3");
-    b = copy_of(good); header_of(&b)->settings.pass.seed = 8; reseal(&b);
+    b = copy_of(good);
+    header_of(&b)->settings.pass.seed = 8;
+    reseal(&b);
     expect("other-seed-resealed", b, 0, FIXTURE_SPP, 1, "other settings");
-    b = copy_of(good); header_of(&b)->film_bytes = 1ull << 62; reseal(&b);
+    b = copy_of(good);
+    header_of(&b)->film_bytes = 1ull << 62;
+    reseal(&b);
     expect("film-bytes-resealed", b, 0, FIXTURE_SPP, 1, "checkpoint film of 4611686018427387904 bytes");
     free(good.data);
     return test_result("test_checkpoint");

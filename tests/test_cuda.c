@@ -26,8 +26,8 @@
 #include "testing.h"
 
 static int box_contains(const bvh4_node *n, int i, vec3 lo, vec3 hi) {
-    return n->lo_x[i] <= lo.x && n->lo_y[i] <= lo.y && n->lo_z[i] <= lo.z && n->hi_x[i] >= hi.x &&
-           n->hi_y[i] >= hi.y && n->hi_z[i] >= hi.z;
+    return n->lo_x[i] <= lo.x && n->lo_y[i] <= lo.y && n->lo_z[i] <= lo.z && n->hi_x[i] >= hi.x && n->hi_y[i] >= hi.y &&
+           n->hi_z[i] >= hi.z;
 }
 
 static void check_lbvh(const char *name, scene *s) {
@@ -48,7 +48,10 @@ static void check_lbvh(const char *name, scene *s) {
     int perm_ok = 1;
     for (size_t i = 0; i < np; ++i) {
         uint32_t f = prim_flat_index(&s->k, o.prim_ids[i]);
-        if (f >= np || ids[f] != o.prim_ids[i] || seen_prim[f]) { perm_ok = 0; break; }
+        if (f >= np || ids[f] != o.prim_ids[i] || seen_prim[f]) {
+            perm_ok = 0;
+            break;
+        }
         seen_prim[f] = 1;
     }
     CHECK(perm_ok, "%s: prim_ids is not a permutation of the primitives", name);
@@ -58,19 +61,25 @@ static void check_lbvh(const char *name, scene *s) {
     stack[sp++] = 0;
     while (sp > 0 && perm_ok) {
         uint32_t ni = stack[--sp];
-        if (ni >= o.nnodes || seen_node[ni]) { once_ok = 0; break; }
+        if (ni >= o.nnodes || seen_node[ni]) {
+            once_ok = 0;
+            break;
+        }
         seen_node[ni] = 1;
         reached++;
         const bvh4_node *n = &o.nodes[ni];
         for (int c = 0; c < BVH4_WIDTH; ++c) {
-            if (n->count[c] > BVH_MAX_LEAF_BLOCKS) once_ok = 0;   /* the traversal stack's count field */
+            if (n->count[c] > BVH_MAX_LEAF_BLOCKS) once_ok = 0; /* the traversal stack's count field */
             if (n->count[c] > 0) {
                 for (uint32_t k = n->child[c]; k < n->child[c] + n->count[c]; ++k) {
-                    if (k >= o.nleaf4 || seen_block[k]) { once_ok = 0; continue; }
+                    if (k >= o.nleaf4 || seen_block[k]) {
+                        once_ok = 0;
+                        continue;
+                    }
                     seen_block[k] = 1;
                     blocks++;
                     const bvh_leaf4 *l = &o.leaves[k];
-                    if (l->prim[0] == PRIM_NONE) lanes_ok = 0;   /* no empty block */
+                    if (l->prim[0] == PRIM_NONE) lanes_ok = 0; /* no empty block */
                     for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
                         uint32_t id = l->prim[j];
                         if (id == PRIM_NONE) {
@@ -78,7 +87,10 @@ static void check_lbvh(const char *name, scene *s) {
                             continue;
                         }
                         uint32_t f = prim_flat_index(&s->k, id);
-                        if (f >= np || ids[f] != id || seen_lane[f]) { once_ok = 0; continue; }
+                        if (f >= np || ids[f] != id || seen_lane[f]) {
+                            once_ok = 0;
+                            continue;
+                        }
                         seen_lane[f] = 1;
                         covered++;
                         if (prim_id_kind(id) == PRIM_TRIANGLE) {
@@ -91,12 +103,15 @@ static void check_lbvh(const char *name, scene *s) {
             } else if (n->child[c] != 0) {
                 const bvh4_node *ch = &o.nodes[n->child[c]];
                 for (int d = 0; d < BVH4_WIDTH; ++d) {
-                    if (ch->count[d] == 0 && ch->child[d] == 0) continue;   /* empty slot */
-                    vec3 clo = v3(ch->lo_x[d], ch->lo_y[d], ch->lo_z[d]), chi = v3(ch->hi_x[d], ch->hi_y[d], ch->hi_z[d]);
+                    if (ch->count[d] == 0 && ch->child[d] == 0) continue; /* empty slot */
+                    vec3 clo = v3(ch->lo_x[d], ch->lo_y[d], ch->lo_z[d]),
+                         chi = v3(ch->hi_x[d], ch->hi_y[d], ch->hi_z[d]);
                     if (!box_contains(n, c, clo, chi)) contain_ok = 0;
                 }
-                if (sp < o.nnodes) stack[sp++] = n->child[c];
-                else once_ok = 0;
+                if (sp < o.nnodes)
+                    stack[sp++] = n->child[c];
+                else
+                    once_ok = 0;
             }
         }
     }
@@ -150,7 +165,14 @@ static void check_lbvh(const char *name, scene *s) {
     bvh_free(&sah);
     printf("%s: %zu primitives, %zu 4-wide nodes, depth %d, GPU %.3f ms, collapse %.3f ms\n", name, np, o.nnodes,
            o.max_depth, o.gpu_seconds * 1e3, o.collapse_seconds * 1e3);
-    free(lo); free(hi); free(ids); free(seen_prim); free(seen_lane); free(seen_block); free(seen_node); free(stack);
+    free(lo);
+    free(hi);
+    free(ids);
+    free(seen_prim);
+    free(seen_lane);
+    free(seen_block);
+    free(seen_node);
+    free(stack);
     cuda_bvh_out_free(&o);
 }
 
@@ -174,7 +196,10 @@ static scene *soup(size_t ntris) {
     free(p);
     free(idx);
     char err[256];
-    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err)) { fprintf(stderr, "%s\n", err); exit(1); }
+    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
     return s;
 }
 
@@ -185,8 +210,14 @@ static void check_cw8_trace(const char *name, scene *s) {
     enum { N = 40000 };
     float *o = malloc(3 * N * sizeof(float)), *d = malloc(3 * N * sizeof(float)), *tmax = malloc(N * sizeof(float));
     vec3 lo = v3s(INFINITY), hi = v3s(-INFINITY);
-    for (uint32_t v = 0; v < s->k.nvertices; ++v) { lo = vmin(lo, s->k.positions[v]); hi = vmax(hi, s->k.positions[v]); }
-    if (s->k.nvertices == 0) { lo = v3s(-1); hi = v3s(1); }
+    for (uint32_t v = 0; v < s->k.nvertices; ++v) {
+        lo = vmin(lo, s->k.positions[v]);
+        hi = vmax(hi, s->k.positions[v]);
+    }
+    if (s->k.nvertices == 0) {
+        lo = v3s(-1);
+        hi = v3s(1);
+    }
     pcg32 rng = pcg32_seed(17u, 3u);
     for (int i = 0; i < N; ++i) {
         vec3 u = v3(pcg32_float(&rng), pcg32_float(&rng), pcg32_float(&rng));
@@ -212,20 +243,27 @@ static void check_cw8_trace(const char *name, scene *s) {
         for (int any = 0; any < 2; ++any) {
             double sec;
             CHECK(cuda_trace_rays(g, o, d, tmax, N, 0, any, 1, &sec, &hits[layout][any], &tsum[layout][any], err,
-                                  sizeof err) == 0, "%s: trace: %s", name, err);
+                                  sizeof err) == 0,
+                  "%s: trace: %s", name, err);
         }
         cuda_renderer_free(g);
-        if (layout) {   /* the CPU's traversal of the same compressed nodes */
+        if (layout) { /* the CPU's traversal of the same compressed nodes */
             cw8_node *cw = malloc((tree->nwnodes + 1) * sizeof(cw8_node));
             CHECK(bvh_compress8(tree->wnodes, tree->nwnodes, cw, err, sizeof err) == 0, "%s: compress: %s", name, err);
             kscene k = s->k;
-            k.nodes = cw; k.leaves = tree->leaves; k.leaf_pos = tree->leaf_pos; k.nnodes = (uint32_t)tree->nwnodes;
+            k.nodes = cw;
+            k.leaves = tree->leaves;
+            k.leaf_pos = tree->leaf_pos;
+            k.nnodes = (uint32_t)tree->nwnodes;
             k.node_layout = KNODES_CW8;
             uint64_t cpu_hits = 0;
             double cpu_tsum = 0.0;
             for (int i = 0; i < N; ++i) {
                 hit h;
-                if (trace_closest(&k, make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]), &h)) {
+                if (trace_closest(&k,
+                                  make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]),
+                                           v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]),
+                                  &h)) {
                     cpu_hits++;
                     cpu_tsum += h.t;
                 }
@@ -242,19 +280,29 @@ static void check_cw8_trace(const char *name, scene *s) {
               (unsigned long long)hits[0][any], tsum[0][any], (unsigned long long)hits[1][any], tsum[1][any]);
     printf("%s: compressed 8-wide BVH: %llu of %d rays hit, as through the 4-wide tree and on the CPU\n", name,
            (unsigned long long)hits[1][0], N);
-    free(o); free(d); free(tmax);
+    free(o);
+    free(d);
+    free(tmax);
 }
 
 static caustic_renderer *render_bvh(caustic_scene *cs, caustic_gpu_mode mode, caustic_gpu_bvh bvh, float adaptive,
                                     int spp) {
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 64; o.height = 64; o.spp = spp; o.seed = 3; o.device = CAUSTIC_DEVICE_CUDA; o.gpu_mode = mode;
+    o.width = 64;
+    o.height = 64;
+    o.spp = spp;
+    o.seed = 3;
+    o.device = CAUSTIC_DEVICE_CUDA;
+    o.gpu_mode = mode;
     o.gpu_bvh = bvh;
     o.adaptive = adaptive;
     char err[512];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
-    if (!r) { fprintf(stderr, "%s\n", err); exit(1); }
+    if (!r) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
     caustic_render(r, NULL, NULL, NULL, 0);
     return r;
 }
@@ -276,7 +324,8 @@ static void check_cw8_render(const char *name) {
     int off = 0;
     double ma = 0, mb = 0;
     for (int i = 0; i < 64 * 64 * 3; ++i) {
-        ma += ia[i]; mb += ib[i];
+        ma += ia[i];
+        mb += ib[i];
         if (fabsf(ia[i] - ib[i]) > 1e-3f * (fabsf(ia[i]) + 1e-2f)) off++;
     }
     CHECK(off <= 64 * 64 * 3 / 100, "%s: 4-wide vs compressed BVH: %d of %d values differ", name, off, 64 * 64 * 3);
@@ -290,7 +339,8 @@ static void check_wavefront(const char *name, float adaptive) {
     char err[512];
     caustic_scene *cs;
     CHECK(caustic_scene_load(&cs, name, err, sizeof err) == 0, "load %s: %s", name, err);
-    caustic_renderer *a = render(cs, CAUSTIC_GPU_MEGA, adaptive, 64), *b = render(cs, CAUSTIC_GPU_WAVEFRONT, adaptive, 64);
+    caustic_renderer *a = render(cs, CAUSTIC_GPU_MEGA, adaptive, 64),
+                     *b = render(cs, CAUSTIC_GPU_WAVEFRONT, adaptive, 64);
     caustic_render_stats sa, sb;
     caustic_render_stats_get(a, &sa);
     caustic_render_stats_get(b, &sb);
@@ -299,7 +349,8 @@ static void check_wavefront(const char *name, float adaptive) {
     int off = 0, counts_off = 0;
     double ma = 0, mb = 0;
     for (int i = 0; i < 64 * 64 * 3; ++i) {
-        ma += ia[i]; mb += ib[i];
+        ma += ia[i];
+        mb += ib[i];
         if (fabsf(ia[i] - ib[i]) > 1e-3f * (fabsf(ia[i]) + 1e-2f)) off++;
     }
     for (int i = 0; i < 64 * 64; ++i) counts_off += ca[i] != cb[i];
@@ -307,7 +358,8 @@ static void check_wavefront(const char *name, float adaptive) {
      * path may branch differently on a last-bit difference */
     CHECK(off <= 64 * 64 * 3 / 100, "%s adaptive %g: %d of %d values differ", name, adaptive, off, 64 * 64 * 3);
     CHECK(fabs(ma - mb) <= 1e-3 * fabs(ma), "%s: image sums %.6f vs %.6f", name, ma, mb);
-    CHECK(counts_off <= 64 * 64 / 100, "%s adaptive %g: %d pixels took other sample counts", name, adaptive, counts_off);
+    CHECK(counts_off <= 64 * 64 / 100, "%s adaptive %g: %d pixels took other sample counts", name, adaptive,
+          counts_off);
     CHECK(sa.samples == sb.samples || adaptive > 0, "%s: samples %llu vs %llu", name, (unsigned long long)sa.samples,
           (unsigned long long)sb.samples);
     CHECK(sa.rays > 0 && llabs((long long)sa.rays - (long long)sb.rays) <= (long long)(sa.rays / 100),
@@ -321,7 +373,10 @@ static void check_wavefront(const char *name, float adaptive) {
  * whatever order they come (render_cuda.cu, MEGA_FILL_ITEMS; a 64x64 image is always split) and
  * merges them in slice order: the same seed and the same passes give the same image, bit for bit.
  * Passes are sized by time, so the two renders' pass boundaries are recorded and compared too. */
-typedef struct pass_log { int n; int done[64]; } pass_log;
+typedef struct pass_log {
+    int n;
+    int done[64];
+} pass_log;
 
 static int log_pass(void *user, const caustic_progress *p) {
     pass_log *l = user;
@@ -332,10 +387,18 @@ static int log_pass(void *user, const caustic_progress *p) {
 static caustic_renderer *render_logged(caustic_scene *cs, pass_log *l) {
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 64; o.height = 64; o.spp = 64; o.seed = 3; o.device = CAUSTIC_DEVICE_CUDA; o.gpu_mode = CAUSTIC_GPU_MEGA;
+    o.width = 64;
+    o.height = 64;
+    o.spp = 64;
+    o.seed = 3;
+    o.device = CAUSTIC_DEVICE_CUDA;
+    o.gpu_mode = CAUSTIC_GPU_MEGA;
     char err[512];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
-    if (!r) { fprintf(stderr, "%s\n", err); exit(1); }
+    if (!r) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
     memset(l, 0, sizeof *l);
     caustic_render(r, log_pass, l, NULL, 0);
     return r;
@@ -383,7 +446,8 @@ static void check_tonemap(void) {
         if (a != b) differ++;
         if (abs(a - b) > worst) worst = abs(a - b);
     }
-    CHECK(differ == 0, "GPU tonemap: %d of %d bytes differ from image_quantize8 (worst %d)", differ, 64 * 64 * 3, worst);
+    CHECK(differ == 0, "GPU tonemap: %d of %d bytes differ from image_quantize8 (worst %d)", differ, 64 * 64 * 3,
+          worst);
     image_free(&png);
     remove(path);
     caustic_renderer_free(r);
@@ -395,8 +459,16 @@ static caustic_renderer *render_aovs(caustic_scene *cs, caustic_device dev, caus
                                      caustic_integrator integ, float adaptive) {
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 64; o.height = 48; o.spp = 16; o.seed = 5; o.threads = 2; o.device = dev; o.gpu_mode = mode;
-    o.integrator = integ; o.adaptive = adaptive; o.adaptive_min_spp = 4;
+    o.width = 64;
+    o.height = 48;
+    o.spp = 16;
+    o.seed = 5;
+    o.threads = 2;
+    o.device = dev;
+    o.gpu_mode = mode;
+    o.integrator = integ;
+    o.adaptive = adaptive;
+    o.adaptive_min_spp = 4;
     o.aovs = CAUSTIC_AOV_MASK(CAUSTIC_AOV_COUNT) - 1u;
     char err[512];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
@@ -438,8 +510,8 @@ static void check_aov_agreement(const char *name, caustic_gpu_mode mode, caustic
             }
             /* adaptive sampling stops on float vs double sums: a few pixels take other counts */
             double allowed = adaptive > 0.0f ? 0.05 : 0.01;
-            CHECK((double)off <= allowed * (double)n, "%s %s %s: %zu of %zu values differ by more than 1e-3",
-                  name, caustic_integrator_name(integ), caustic_aov_name(aovs[k]), off, n);
+            CHECK((double)off <= allowed * (double)n, "%s %s %s: %zu of %zu values differ by more than 1e-3", name,
+                  caustic_integrator_name(integ), caustic_aov_name(aovs[k]), off, n);
             CHECK(sum / (double)n < 2e-3, "%s %s %s: mean difference %g", name, caustic_integrator_name(integ),
                   caustic_aov_name(aovs[k]), sum / (double)n);
         }

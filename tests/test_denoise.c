@@ -32,11 +32,14 @@ static int cmp_double(const void *a, const void *b) {
 
 static int bench(int w, int h, int n, denoise_device dev, int guided) {
     char err[1024];
-    if (denoise_load(err, sizeof err)) { printf("SKIP: %s\n", err); return 77; }
+    if (denoise_load(err, sizeof err)) {
+        printf("SKIP: %s\n", err);
+        return 77;
+    }
     float *img = malloc(sizeof(float) * 3 * (size_t)w * h), *out = malloc(sizeof(float) * 3 * (size_t)w * h);
     if (!img || !out || n < 1 || n > 1000) return 2;
     uint32_t state = 1;
-    for (size_t i = 0; i < 3 * (size_t)w * h; ++i) {   /* a gradient with heavy per-pixel noise */
+    for (size_t i = 0; i < 3 * (size_t)w * h; ++i) { /* a gradient with heavy per-pixel noise */
         state = state * 1664525u + 1013904223u;
         img[i] = (float)(i % (3 * (size_t)w)) / (3.0f * w) * (float)(state >> 8) / (float)(1u << 23);
     }
@@ -45,24 +48,34 @@ static int bench(int w, int h, int n, denoise_device dev, int guided) {
     if (!alb || !nrm) return 2;
     for (size_t i = 0; i < (size_t)w * h; ++i) {
         float u = (float)(i % (size_t)w) / (float)w;
-        alb[3 * i] = 0.2f + 0.6f * u; alb[3 * i + 1] = 0.5f; alb[3 * i + 2] = 0.8f - 0.6f * u;
-        nrm[3 * i] = u - 0.5f; nrm[3 * i + 1] = 0.0f; nrm[3 * i + 2] = sqrtf(1.0f - (u - 0.5f) * (u - 0.5f));
+        alb[3 * i] = 0.2f + 0.6f * u;
+        alb[3 * i + 1] = 0.5f;
+        alb[3 * i + 2] = 0.8f - 0.6f * u;
+        nrm[3 * i] = u - 0.5f;
+        nrm[3 * i + 1] = 0.0f;
+        nrm[3 * i + 2] = sqrtf(1.0f - (u - 0.5f) * (u - 0.5f));
     }
     denoise_guides g = {alb, nrm};
     const denoise_guides *gp = guided ? &g : NULL;
     double t0 = timer_now();
     denoiser *d = denoiser_create(dev, err, sizeof err);
-    if (!d || denoiser_run(d, img, gp, w, h, out, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    if (!d || denoiser_run(d, img, gp, w, h, out, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
     double first = timer_now() - t0;
     double *t = malloc(sizeof(double) * (size_t)n);
     for (int i = 0; i < n; ++i) {
         double a = timer_now();
-        if (denoiser_run(d, img, gp, w, h, out, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+        if (denoiser_run(d, img, gp, w, h, out, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
         t[i] = timer_now() - a;
     }
     qsort(t, (size_t)n, sizeof *t, cmp_double);
-    printf("denoise %dx%d%s on %s: first call (with set-up) %.3f s, then median of %d %.3f s (min %.3f, max %.3f)\n",
-           w, h, guided ? " guided" : "", denoiser_device_name(d), first, n, t[n / 2], t[0], t[n - 1]);
+    printf("denoise %dx%d%s on %s: first call (with set-up) %.3f s, then median of %d %.3f s (min %.3f, max %.3f)\n", w,
+           h, guided ? " guided" : "", denoiser_device_name(d), first, n, t[n / 2], t[0], t[n - 1]);
     denoiser_free(d);
     free(t);
     free(alb);
@@ -87,24 +100,37 @@ int main(int argc, char **argv) {
         printf("missing OIDN reported as: %s\n", err);
         return test_result("test_denoise --expect-missing");
     }
-    if (argc < 2) { fprintf(stderr, "usage: test_denoise REFERENCE.pfm | --expect-missing\n"); return 2; }
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_denoise REFERENCE.pfm | --expect-missing\n");
+        return 2;
+    }
     if (denoise_load(err, sizeof err)) {
         printf("SKIP: %s\n", err);
         return 77;
     }
     printf("OIDN: %s\n", denoise_library_path());
     image ref;
-    if (image_load(&ref, argv[1], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    if (image_load(&ref, argv[1], err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
     const int W = ref.width, H = ref.height;
 
     caustic_scene *cs;
     CHECK(caustic_scene_load(&cs, "cornell", err, sizeof err) == 0, "load: %s", err);
     caustic_options o;
     caustic_options_init(&o);
-    o.width = W; o.height = H; o.spp = 4; o.seed = 7; o.device = CAUSTIC_DEVICE_CPU;
+    o.width = W;
+    o.height = H;
+    o.spp = 4;
+    o.seed = 7;
+    o.device = CAUSTIC_DEVICE_CPU;
     o.aovs = CAUSTIC_AOV_MASK(CAUSTIC_AOV_ALBEDO) | CAUSTIC_AOV_MASK(CAUSTIC_AOV_NORMAL);
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
-    if (!r) { fprintf(stderr, "%s\n", err); return 1; }
+    if (!r) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
     caustic_render(r, NULL, NULL, NULL, 0);
     image noisy, clean;
     CHECK(image_init(&noisy, W, H) == 0 && image_init(&clean, W, H) == 0, "image_init");
@@ -123,8 +149,8 @@ int main(int argc, char **argv) {
         image_metrics mn, md;
         CHECK(image_compare(&noisy, &ref, &mn, err, sizeof err) == 0, "%s", err);
         CHECK(image_compare(&clean, &ref, &md, err, sizeof err) == 0, "%s", err);
-        printf("4 spp %dx%d: noisy PSNR %.2f dB SSIM %.4f; denoised PSNR %.2f dB SSIM %.4f (%.1f ms)\n", W, H,
-               mn.psnr, mn.ssim, md.psnr, md.ssim, (t1 - t0) * 1e3);
+        printf("4 spp %dx%d: noisy PSNR %.2f dB SSIM %.4f; denoised PSNR %.2f dB SSIM %.4f (%.1f ms)\n", W, H, mn.psnr,
+               mn.ssim, md.psnr, md.ssim, (t1 - t0) * 1e3);
         CHECK(md.psnr > mn.psnr + 5.0, "denoising gained only %.2f dB", md.psnr - mn.psnr);
         CHECK(md.ssim > mn.ssim + 0.1, "SSIM %.4f -> %.4f", mn.ssim, md.ssim);
         /* the mean brightness survives (a denoiser must not darken or brighten the image) */
@@ -136,7 +162,8 @@ int main(int argc, char **argv) {
          * then the plain call again after reconfiguring */
         image out2;
         CHECK(image_init(&out2, W, H) == 0, "init");
-        denoise_guides g = {caustic_aov_image(r, CAUSTIC_AOV_ALBEDO, NULL), caustic_aov_image(r, CAUSTIC_AOV_NORMAL, NULL)};
+        denoise_guides g = {caustic_aov_image(r, CAUSTIC_AOV_ALBEDO, NULL),
+                            caustic_aov_image(r, CAUSTIC_AOV_NORMAL, NULL)};
         CHECK(g.albedo && g.normal, "albedo and normal AOVs");
         CHECK(denoiser_run(d, noisy.rgb, &g, W, H, out2.rgb, err, sizeof err) == 0, "denoise with guides: %s", err);
         image_metrics mg;

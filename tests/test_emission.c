@@ -81,12 +81,15 @@ int main(int argc, char **argv) {
     if (!two || !one) return test_result("test_emission");
     /* iterations: light tracing and photon mapping see the sphere only through the light paths
      * that reach the part of it in view, so they need many more than path tracing */
-    static const struct { caustic_integrator i; int spp; } runs[] = {
-        {CAUSTIC_INTEGRATOR_PT, 64},    {CAUSTIC_INTEGRATOR_LT, 3000},  {CAUSTIC_INTEGRATOR_BDPT, 256},
-        {CAUSTIC_INTEGRATOR_PPM, 3000}, {CAUSTIC_INTEGRATOR_BPM, 3000}, {CAUSTIC_INTEGRATOR_VCM, 256}};
+    static const struct {
+        caustic_integrator i;
+        int spp;
+    } runs[] = {{CAUSTIC_INTEGRATOR_PT, 64},    {CAUSTIC_INTEGRATOR_LT, 3000},  {CAUSTIC_INTEGRATOR_BDPT, 256},
+                {CAUSTIC_INTEGRATOR_PPM, 3000}, {CAUSTIC_INTEGRATOR_BPM, 3000}, {CAUSTIC_INTEGRATOR_VCM, 256}};
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
         double m = render_mean(two, runs[k].i, runs[k].spp, dev);
-        printf("%-4s %s two-sided: %.5f (expected 0.5)\n", caustic_integrator_name(runs[k].i), cuda ? "cuda" : "cpu", m);
+        printf("%-4s %s two-sided: %.5f (expected 0.5)\n", caustic_integrator_name(runs[k].i), cuda ? "cuda" : "cpu",
+               m);
         CHECK(fabs(m - 0.5) < 0.005, "%s: sphere in a two-sided emitting box reads %.5f, expected 0.5 +- 1 %%",
               caustic_integrator_name(runs[k].i), m);
     }

@@ -31,7 +31,10 @@ static void write_bytes(const char *name, const void *data, size_t n) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", g_tmp, name);
     FILE *f = fopen(path, "wb");
-    if (!f) { fprintf(stderr, "cannot write %s\n", path); exit(2); }
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(2);
+    }
     fwrite(data, 1, n, f);
     fclose(f);
 }
@@ -65,13 +68,17 @@ static char *base64(const unsigned char *d, size_t n) {
 static void make_bin(unsigned char *b) {
     float pos[12] = {-0.5f, -0.5f, 0, 0.5f, -0.5f, 0, 0.5f, 0.5f, 0, -0.5f, 0.5f, 0};
     float nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
-    float uv[8] = {0, 1, 1, 1, 1, 0, 0, 0};   /* glTF: v down the image */
+    float uv[8] = {0, 1, 1, 1, 1, 0, 0, 0}; /* glTF: v down the image */
     float tan[16] = {1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1};
     uint16_t idx[6] = {0, 1, 2, 0, 2, 3};
     float lone[9] = {0, 0, 1, 1, 0, 1, 0, 1, 1};
     memset(b, 0, BIN_SIZE);
-    memcpy(b, pos, 48); memcpy(b + 48, nrm, 48); memcpy(b + 96, uv, 32); memcpy(b + 128, tan, 64);
-    memcpy(b + 192, idx, 12); memcpy(b + 204, lone, 36);
+    memcpy(b, pos, 48);
+    memcpy(b + 48, nrm, 48);
+    memcpy(b + 96, uv, 32);
+    memcpy(b + 128, tan, 64);
+    memcpy(b + 192, idx, 12);
+    memcpy(b + 204, lone, 36);
 }
 
 /* The JSON of the test model; BUFFER is the buffers array. Node 0 (matrix: translate z -2) has
@@ -126,11 +133,16 @@ static scene *load_ok(const char *path, int material, int flags, const char *wha
     char err[1024] = "";
     int rc = scene_load_gltf(s, path, xform_identity(), material, flags, err, sizeof err);
     CHECK(rc == 0, "%s: expected to load, got: %s", what, err);
-    if (rc) { scene_destroy(s); return NULL; }
+    if (rc) {
+        scene_destroy(s);
+        return NULL;
+    }
     return s;
 }
 
-static int near3(vec3 a, vec3 b, float tol) { return fabsf(a.x - b.x) < tol && fabsf(a.y - b.y) < tol && fabsf(a.z - b.z) < tol; }
+static int near3(vec3 a, vec3 b, float tol) {
+    return fabsf(a.x - b.x) < tol && fabsf(a.y - b.y) < tol && fabsf(a.z - b.z) < tol;
+}
 static int has_vertex(const scene *s, vec3 p) {
     for (size_t i = 0; i < s->nvertices; ++i)
         if (near3(s->positions[i], p, 1e-5f)) return (int)i;
@@ -139,23 +151,28 @@ static int has_vertex(const scene *s, vec3 p) {
 
 static void check_model(scene *s, const char *what) {
     if (!s) return;
-    CHECK(s->ntriangles == 3 && s->nvertices == 7, "%s: %zu triangles, %zu vertices (want 3, 7)", what, s->ntriangles, s->nvertices);
+    CHECK(s->ntriangles == 3 && s->nvertices == 7, "%s: %zu triangles, %zu vertices (want 3, 7)", what, s->ntriangles,
+          s->nvertices);
     /* (0.5, 0.5, 0) -> scale 2 -> rot z 90 -> (-1, 1, 0) -> + (1,0,0) -> parent z - 2 */
     int v = has_vertex(s, v3(0, 1, -2));
     CHECK(v >= 0, "%s: node transforms: vertex (0,1,-2) missing", what);
     if (v >= 0) {
-        CHECK(fabsf(s->uvs[v].x - 1) < 1e-6f && fabsf(s->uvs[v].y - 1) < 1e-6f, "%s: uv (1,0) should read (1,1) (v flipped)", what);
+        CHECK(fabsf(s->uvs[v].x - 1) < 1e-6f && fabsf(s->uvs[v].y - 1) < 1e-6f,
+              "%s: uv (1,0) should read (1,1) (v flipped)", what);
         CHECK(near3(s->normals[v], v3(0, 0, 1), 1e-5f), "%s: normal", what);
-        CHECK(s->has_tangents && near3(v3(s->tangents[4 * v], s->tangents[4 * v + 1], s->tangents[4 * v + 2]), v3(0, 1, 0), 1e-5f) &&
-              s->tangents[4 * v + 3] == 1.0f, "%s: tangent rotated to +y, handedness +1", what);
+        CHECK(s->has_tangents &&
+                  near3(v3(s->tangents[4 * v], s->tangents[4 * v + 1], s->tangents[4 * v + 2]), v3(0, 1, 0), 1e-5f) &&
+                  s->tangents[4 * v + 3] == 1.0f,
+              "%s: tangent rotated to +y, handedness +1", what);
     }
     /* the lone triangle: (1,0,1) -> scale 2 -> (2,0,2) -> rot -> (0,2,2) -> (1,2,2) -> (1,2,0) */
     CHECK(has_vertex(s, v3(1, 2, 0)) >= 0, "%s: non-indexed primitive's vertex", what);
     CHECK(s->nmaterials == 2, "%s: %zu materials", what, s->nmaterials);
     if (s->nmaterials == 2) {
         const material *a = &s->materials[0], *b = &s->materials[1];
-        CHECK(a->kind == MAT_PBR && near3(a->albedo, v3(0.5f, 0.6f, 0.7f), 1e-6f) && fabsf(a->metallic - 0.2f) < 1e-6f &&
-              fabsf(a->alpha - 0.16f) < 1e-6f, "%s: metallic-roughness factors", what);
+        CHECK(a->kind == MAT_PBR && near3(a->albedo, v3(0.5f, 0.6f, 0.7f), 1e-6f) &&
+                  fabsf(a->metallic - 0.2f) < 1e-6f && fabsf(a->alpha - 0.16f) < 1e-6f,
+              "%s: metallic-roughness factors", what);
         CHECK(near3(a->emission, v3(3, 1.5f, 0), 1e-5f), "%s: emissive x KHR_materials_emissive_strength", what);
         CHECK(b->kind == MAT_ROUGH_GLASS && fabsf(b->ior - 1.33f) < 1e-6f && fabsf(b->alpha - 0.09f) < 1e-6f,
               "%s: transmission + ior -> rough glass", what);
@@ -181,7 +198,9 @@ static void test_buffers(void) {
     sprintf(ebuf, "{\"byteLength\":%d,\"uri\":\"data:application/octet-stream;base64,%s\"}", BIN_SIZE, b64);
     j = model_json(ebuf, k_materials, "", "");
     write_bytes("embedded.gltf", j, strlen(j));
-    free(j); free(ebuf); free(b64);
+    free(j);
+    free(ebuf);
+    free(b64);
     s = load_ok(tmp_path("embedded.gltf"), -1, 0, "embedded buffer");
     check_model(s, "embedded buffer");
     scene_destroy(s);
@@ -198,36 +217,44 @@ static void test_buffers(void) {
     s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
+    m.kind = MAT_DIFFUSE;
+    m.albedo_tex = -1;
+    m.albedo = v3s(0.5f);
     scene_add_material(s, "mine", m);
     char err[512] = "";
     CHECK(scene_load_gltf(s, tmp_path("model.glb"), xform_identity(), 0, 0, err, sizeof err) == 0, "override: %s", err);
-    CHECK(s->nmaterials == 1 && s->triangles[0].material == 0 && s->triangles[2].material == 0, "override: every triangle 'mine'");
+    CHECK(s->nmaterials == 1 && s->triangles[0].material == 0 && s->triangles[2].material == 0,
+          "override: every triangle 'mine'");
     CHECK(scene_load_gltf(s, tmp_path("model.glb"), xform_identity(), -1, 0, err, sizeof err) == 0 &&
-          scene_load_gltf(s, tmp_path("model.glb"), xform_trs(v3(5, 0, 0), v3s(0), v3s(1)), -1, 0, err, sizeof err) == 0,
+              scene_load_gltf(s, tmp_path("model.glb"), xform_trs(v3(5, 0, 0), v3s(0), v3s(1)), -1, 0, err,
+                              sizeof err) == 0,
           "placed twice: %s", err);
-    CHECK(s->nmaterials == 3 && s->ntriangles == 9, "placed twice: %zu materials (want 3), %zu triangles", s->nmaterials, s->ntriangles);
+    CHECK(s->nmaterials == 3 && s->ntriangles == 9, "placed twice: %zu materials (want 3), %zu triangles",
+          s->nmaterials, s->ntriangles);
     scene_destroy(s);
 
     /* a triangle strip of 4 vertices is 2 triangles */
     static const char strip[] =
-        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"mesh\":0}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},"
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"mesh\":0}],\"meshes\":[{\"primitives\":[{\"attributes\":{"
+        "\"POSITION\":0},"
         "\"mode\":5}]}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"}],"
         "\"bufferViews\":[{\"buffer\":0,\"byteLength\":48}],\"buffers\":[{\"byteLength\":240,\"uri\":\"quad.bin\"}]}";
     write_bytes("strip.gltf", strip, strlen(strip));
     s = load_ok(tmp_path("strip.gltf"), -1, 0, "strip, no scene, no material");
     if (s) {
-        CHECK(s->ntriangles == 2 && s->nmaterials == 1 && s->materials[0].kind == MAT_PBR && s->materials[0].metallic == 1.0f &&
-              s->materials[0].alpha == 1.0f, "strip: 2 triangles with glTF's default material (metallic 1, roughness 1)");
+        CHECK(s->ntriangles == 2 && s->nmaterials == 1 && s->materials[0].kind == MAT_PBR &&
+                  s->materials[0].metallic == 1.0f && s->materials[0].alpha == 1.0f,
+              "strip: 2 triangles with glTF's default material (metallic 1, roughness 1)");
         scene_destroy(s);
     }
 }
 
 static void test_camera_lights(void) {
-    static const char nodes[] =
-        ",{\"camera\":0,\"translation\":[0,0,5]},{\"translation\":[1,2,3],\"extensions\":{\"KHR_lights_punctual\":{\"light\":0}}},"
-        "{\"translation\":[0,4,0],\"rotation\":[-0.70710678,0,0,0.70710678],\"extensions\":{\"KHR_lights_punctual\":{\"light\":1}}},"
-        "{\"extensions\":{\"KHR_lights_punctual\":{\"light\":2}}}";
+    static const char nodes[] = ",{\"camera\":0,\"translation\":[0,0,5]},{\"translation\":[1,2,3],\"extensions\":{"
+                                "\"KHR_lights_punctual\":{\"light\":0}}},"
+                                "{\"translation\":[0,4,0],\"rotation\":[-0.70710678,0,0,0.70710678],\"extensions\":{"
+                                "\"KHR_lights_punctual\":{\"light\":1}}},"
+                                "{\"extensions\":{\"KHR_lights_punctual\":{\"light\":2}}}";
     static const char extra[] =
         ",\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":0.5,\"aspectRatio\":2,\"znear\":0.1}}],"
         "\"extensionsUsed\":[\"KHR_lights_punctual\"],\"extensions\":{\"KHR_lights_punctual\":{\"lights\":["
@@ -242,17 +269,20 @@ static void test_camera_lights(void) {
     scene *s = load_ok(tmp_path("lights.gltf"), -1, GLTF_CAMERA | GLTF_LIGHTS, "camera and lights");
     if (!s) return;
     const camera_desc *c = &s->camera;
-    CHECK(near3(c->eye, v3(0, 0, 5), 1e-5f) && near3(c->lookat, v3(0, 0, 4), 1e-5f) && fabsf(c->fovy_deg - 28.6479f) < 1e-3f &&
-          c->width == 800 && c->height == 400, "camera: eye (%g %g %g) fovy %g %dx%d", c->eye.x, c->eye.y, c->eye.z, c->fovy_deg,
-          c->width, c->height);
+    CHECK(near3(c->eye, v3(0, 0, 5), 1e-5f) && near3(c->lookat, v3(0, 0, 4), 1e-5f) &&
+              fabsf(c->fovy_deg - 28.6479f) < 1e-3f && c->width == 800 && c->height == 400,
+          "camera: eye (%g %g %g) fovy %g %dx%d", c->eye.x, c->eye.y, c->eye.z, c->fovy_deg, c->width, c->height);
     CHECK(s->npunctual == 3, "%zu lights", s->npunctual);
     if (s->npunctual == 3) {
         const light *p = &s->punctual[0], *sp = &s->punctual[1], *d = &s->punctual[2];
-        CHECK(p->kind == LIGHT_POINT && near3(p->p, v3(1, 2, 3), 1e-5f) && near3(p->intensity, v3(10, 5, 2.5f), 1e-5f), "point light");
+        CHECK(p->kind == LIGHT_POINT && near3(p->p, v3(1, 2, 3), 1e-5f) && near3(p->intensity, v3(10, 5, 2.5f), 1e-5f),
+              "point light");
         /* rotated -90 degrees about x: -z turns to -y; pointing down from (0,4,0) */
         CHECK(sp->kind == LIGHT_SPOT && near3(sp->p, v3(0, 4, 0), 1e-5f) && near3(sp->axis, v3(0, -1, 0), 1e-5f) &&
-              fabsf(sp->cos_inner - cosf(0.2f)) < 1e-5f && fabsf(sp->cos_outer - cosf(0.5f)) < 1e-5f, "spot light");
-        CHECK(d->kind == LIGHT_DIRECTIONAL && near3(d->p, v3(0, 0, -1), 1e-5f) && near3(d->intensity, v3s(3), 1e-5f), "directional light");
+                  fabsf(sp->cos_inner - cosf(0.2f)) < 1e-5f && fabsf(sp->cos_outer - cosf(0.5f)) < 1e-5f,
+              "spot light");
+        CHECK(d->kind == LIGHT_DIRECTIONAL && near3(d->p, v3(0, 0, -1), 1e-5f) && near3(d->intensity, v3s(3), 1e-5f),
+              "directional light");
     }
     scene_destroy(s);
     /* the whole-scene loader uses the camera and lights, and adds no environment */
@@ -260,7 +290,8 @@ static void test_camera_lights(void) {
     char err[512] = "";
     CHECK(scene_load_gltf_scene(&w, tmp_path("lights.gltf"), err, sizeof err) == 0 && w, "whole scene: %s", err);
     if (w) {
-        CHECK(w->npunctual == 3 && vis_black(w->env_radiance) && w->camera.height == 400, "whole scene keeps camera and lights");
+        CHECK(w->npunctual == 3 && vis_black(w->env_radiance) && w->camera.height == 400,
+              "whole scene keeps camera and lights");
         scene_destroy(w);
     }
     CHECK(scene_load_gltf_scene(&w, tmp_path("external.gltf"), err, sizeof err) == 0 && w, "whole scene: %s", err);
@@ -276,7 +307,8 @@ static void expect_fail(const char *name, const char *content, size_t len, const
     scene *s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1;
+    m.kind = MAT_DIFFUSE;
+    m.albedo_tex = -1;
     scene_add_material(s, "keep", m);
     scene_add_cube(s, xform_identity(), 0);
     char err[1024];
@@ -284,10 +316,10 @@ static void expect_fail(const char *name, const char *content, size_t len, const
     err[sizeof err - 1] = 0;
     int rc = scene_load_gltf(s, tmp_path(name), xform_identity(), -1, GLTF_CAMERA | GLTF_LIGHTS, err, sizeof err);
     CHECK(rc == -1, "%s: expected failure", name);
-    CHECK(strncmp(err, tmp_path(name), strlen(tmp_path(name))) == 0 && !strchr(err, '\n'), "%s: message '%s' should start with the path",
-          name, err);
-    CHECK(strstr(err, n1) && (!n2 || strstr(err, n2)), "%s: message '%s' should name '%s'%s%s", name, err, n1, n2 ? " and " : "",
-          n2 ? n2 : "");
+    CHECK(strncmp(err, tmp_path(name), strlen(tmp_path(name))) == 0 && !strchr(err, '\n'),
+          "%s: message '%s' should start with the path", name, err);
+    CHECK(strstr(err, n1) && (!n2 || strstr(err, n2)), "%s: message '%s' should name '%s'%s%s", name, err, n1,
+          n2 ? " and " : "", n2 ? n2 : "");
     CHECK(s->ntriangles == 12 && s->nvertices == 8 && s->nmaterials == 1 && s->ntextures == 0 && s->npunctual == 0,
           "%s: nothing may be left behind", name);
     scene_destroy(s);
@@ -301,10 +333,12 @@ static void test_bad(void) {
         {"count.gltf", "\"count\":4,\"type\":\"VEC3\"}", "\"count\":40,\"type\":\"VEC3\"}", "accessors[0]"},
         {"index.gltf", "\"material\":0}", "\"material\":7}", "material 7"},
         {"buffer.gltf", "quad.bin", "nothere.bin", "nothere.bin"},
-        {"view.gltf", "\"byteOffset\":204,\"byteLength\":36", "\"byteOffset\":204,\"byteLength\":3600", "bufferViews[2]"},
+        {"view.gltf", "\"byteOffset\":204,\"byteLength\":36", "\"byteOffset\":204,\"byteLength\":3600",
+         "bufferViews[2]"},
         {"mode.gltf", "\"indices\":4,", "\"indices\":0,", "indices"},
         {"cycle.gltf", "\"mesh\":0}", "\"mesh\":0,\"children\":[0]}", "cycle"},
-        {"required.gltf", "\"scene\":0,", "\"scene\":0,\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],", "KHR_draco"},
+        {"required.gltf", "\"scene\":0,", "\"scene\":0,\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],",
+         "KHR_draco"},
         {"quat.gltf", "[0,0,0.70710678,0.70710678]", "[0,0,0,0]", "rotation"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -328,7 +362,8 @@ static void test_bad(void) {
     expect_fail("short.glb", glb_short, 12, "glTF", NULL);
     char err[256];
     scene *s = scene_create();
-    CHECK(scene_load_gltf(s, tmp_path("absent.gltf"), xform_identity(), -1, 0, err, sizeof err) == -1 && strstr(err, "absent.gltf"),
+    CHECK(scene_load_gltf(s, tmp_path("absent.gltf"), xform_identity(), -1, 0, err, sizeof err) == -1 &&
+              strstr(err, "absent.gltf"),
           "a missing file: %s", err);
     scene_destroy(s);
 }
@@ -345,20 +380,22 @@ static void test_textures_and_cutout(void) {
         "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0},\"metallicFactor\":0,\"roughnessFactor\":1},"
         "\"alphaMode\":\"MASK\",\"alphaCutoff\":0.5},"
         "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":1}}}";
-    static const char extra[] =
-        ",\"textures\":[{\"source\":0,\"sampler\":0},{\"source\":1}],\"images\":[{\"uri\":\"mask.png\"},{\"uri\":\"missing.png\"}],"
-        "\"samplers\":[{\"wrapS\":33071,\"wrapT\":33648}]";
+    static const char extra[] = ",\"textures\":[{\"source\":0,\"sampler\":0},{\"source\":1}],\"images\":[{\"uri\":"
+                                "\"mask.png\"},{\"uri\":\"missing.png\"}],"
+                                "\"samplers\":[{\"wrapS\":33071,\"wrapT\":33648}]";
     char *j = model_json(buf, mats, "", extra);
     write_bytes("mask.gltf", j, strlen(j));
     free(j);
     scene *s = load_ok(tmp_path("mask.gltf"), -1, 0, "textures");
     if (!s) return;
     CHECK(s->nmaterials == 2 && s->materials[0].albedo_tex >= 0 && (s->materials[0].maps & MAP_OPACITY) &&
-          s->materials[0].alpha_cutoff == 0.5f, "mask material");
+              s->materials[0].alpha_cutoff == 0.5f,
+          "mask material");
     CHECK(s->materials[1].albedo_tex == -1, "a missing image leaves the factor");
     if (s->materials[0].albedo_tex >= 0) {
         const texture *t = &s->textures[s->materials[0].albedo_tex];
-        CHECK(t->width == 2 && t->height == 1 && t->wrap_u == TEX_WRAP_CLAMP && t->wrap_v == TEX_WRAP_MIRROR, "texture and sampler");
+        CHECK(t->width == 2 && t->height == 1 && t->wrap_u == TEX_WRAP_CLAMP && t->wrap_v == TEX_WRAP_MIRROR,
+              "texture and sampler");
     }
     /* look at the quad (world: centre (1,0,-2), 2 units wide, facing +z; its uv u runs along +y)
      * from between it and the lone (glass) triangle at z = 0, in front of a white sky: where
@@ -373,7 +410,11 @@ static void test_textures_and_cutout(void) {
     CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 8; o.height = 8; o.spp = 16; o.threads = 2; o.max_depth = 8;
+    o.width = 8;
+    o.height = 8;
+    o.spp = 16;
+    o.threads = 2;
+    o.max_depth = 8;
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
     if (r) {
@@ -382,7 +423,10 @@ static void test_textures_and_cutout(void) {
         /* image x runs along the camera's right = -y... compare the two halves */
         double a = 0, b = 0;
         for (int y = 2; y < 6; ++y)
-            for (int x = 0; x < 4; ++x) { a += img[3 * (y * 8 + x)]; b += img[3 * (y * 8 + 7 - x)]; }
+            for (int x = 0; x < 4; ++x) {
+                a += img[3 * (y * 8 + x)];
+                b += img[3 * (y * 8 + 7 - x)];
+            }
         double lo = fmin(a, b) / 16, hi = fmax(a, b) / 16;
         CHECK(hi > 0.95 && lo < 0.3, "cutout: one half shows the sky (%g), the other the dark quad (%g)", hi, lo);
         caustic_renderer_free(r);
@@ -395,7 +439,12 @@ static void test_textures_and_cutout(void) {
 static double furnace_mean(caustic_scene *cs, caustic_integrator integ, int spp) {
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 16; o.height = 16; o.spp = spp; o.threads = 2; o.max_depth = 64; o.integrator = integ;
+    o.width = 16;
+    o.height = 16;
+    o.spp = spp;
+    o.threads = 2;
+    o.max_depth = 64;
+    o.integrator = integ;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
@@ -413,15 +462,24 @@ static void test_render_furnace(void) {
         scene *s = scene_create();
         material m;
         memset(&m, 0, sizeof m);
-        m.albedo_tex = -1; m.albedo = v3s(1.0f); m.ior = 1.5f; m.opacity = 1.0f;
-        if (k < 9) { m.kind = MAT_PBR; m.metallic = metals[k / 3]; m.alpha = roughs[k % 3] * roughs[k % 3]; }
-        else { m.kind = MAT_ROUGH_GLASS; m.alpha = 0.25f; }
+        m.albedo_tex = -1;
+        m.albedo = v3s(1.0f);
+        m.ior = 1.5f;
+        m.opacity = 1.0f;
+        if (k < 9) {
+            m.kind = MAT_PBR;
+            m.metallic = metals[k / 3];
+            m.alpha = roughs[k % 3] * roughs[k % 3];
+        } else {
+            m.kind = MAT_ROUGH_GLASS;
+            m.alpha = 0.25f;
+        }
         scene_add_material(s, "white", m);
         scene_add_sphere(s, xform_trs(v3s(0), v3s(0), v3s(2.0f)), 0);
         s->env_radiance = v3s(1.0f);
         s->camera.eye = v3(0, 0, 4);
         s->camera.lookat = v3(0, 0, 0);
-        s->camera.fovy_deg = 20.0f;   /* the sphere fills the view */
+        s->camera.fovy_deg = 20.0f; /* the sphere fills the view */
         caustic_scene *cs;
         char err[256];
         CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
@@ -430,10 +488,10 @@ static void test_render_furnace(void) {
         double vc = furnace_mean(cs, CAUSTIC_INTEGRATOR_VCM, 256);
         const char *what = k < 9 ? "pbr" : "rough glass";
         CHECK(pt <= 1.0 + 0.01 && pt > 0.3, "%s furnace %d: pt %g should be in (0.3, 1]", what, k, pt);
-        CHECK(fabs(bd - pt) < 0.02 * pt + 0.005 && fabs(vc - pt) < 0.02 * pt + 0.005, "%s furnace %d: pt %g, bdpt %g, vcm %g disagree",
-              what, k, pt, bd, vc);
-        printf("furnace %-11s metallic %.2f roughness %.2f: pt %.4f bdpt %.4f vcm %.4f\n", what, k < 9 ? metals[k / 3] : 0.0,
-               k < 9 ? roughs[k % 3] : 0.5, pt, bd, vc);
+        CHECK(fabs(bd - pt) < 0.02 * pt + 0.005 && fabs(vc - pt) < 0.02 * pt + 0.005,
+              "%s furnace %d: pt %g, bdpt %g, vcm %g disagree", what, k, pt, bd, vc);
+        printf("furnace %-11s metallic %.2f roughness %.2f: pt %.4f bdpt %.4f vcm %.4f\n", what,
+               k < 9 ? metals[k / 3] : 0.0, k < 9 ? roughs[k % 3] : 0.5, pt, bd, vc);
         caustic_scene_free(cs);
     }
 }
@@ -443,23 +501,32 @@ static void test_render_furnace(void) {
 static void test_samples(void) {
     const char *dir = "/work/shared/assets/gltf";
     struct stat st;
-    if (stat(dir, &st) != 0) { printf("test_gltf: %s absent, samples skipped\n", dir); return; }
+    if (stat(dir, &st) != 0) {
+        printf("test_gltf: %s absent, samples skipped\n", dir);
+        return;
+    }
     const char *names[3] = {"Suzanne", "BoomBox", "Lantern"};
     for (int i = 0; i < 3; ++i) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s/%s.gltf", dir, names[i], names[i]);
-        if (stat(path, &st) != 0) { printf("test_gltf: %s absent, skipped\n", path); continue; }
+        if (stat(path, &st) != 0) {
+            printf("test_gltf: %s absent, skipped\n", path);
+            continue;
+        }
         caustic_scene *cs = NULL;
         char err[512] = "";
         CHECK(caustic_scene_load(&cs, path, err, sizeof err) == 0, "%s: %s", names[i], err);
         if (!cs) continue;
         caustic_scene_stats stt;
         caustic_scene_stats_get(cs, &stt);
-        CHECK(stt.triangles > 1000 && stt.textures >= 2, "%s: %llu triangles, %d textures", names[i], (unsigned long long)stt.triangles,
-              (int)stt.textures);
+        CHECK(stt.triangles > 1000 && stt.textures >= 2, "%s: %llu triangles, %d textures", names[i],
+              (unsigned long long)stt.triangles, (int)stt.textures);
         caustic_options o;
         caustic_options_init(&o);
-        o.width = 24; o.height = 24; o.spp = 4; o.threads = 2;
+        o.width = 24;
+        o.height = 24;
+        o.spp = 4;
+        o.threads = 2;
         caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
         CHECK(r != NULL, "%s renderer: %s", names[i], err);
         if (r) {
@@ -467,7 +534,10 @@ static void test_samples(void) {
             const float *img = caustic_image(r, NULL, NULL);
             double sum = 0;
             int finite = 1;
-            for (int k = 0; k < 24 * 24 * 3; ++k) { sum += img[k]; finite &= isfinite(img[k]) != 0; }
+            for (int k = 0; k < 24 * 24 * 3; ++k) {
+                sum += img[k];
+                finite &= isfinite(img[k]) != 0;
+            }
             CHECK(finite && sum > 0, "%s: image finite and not black (sum %g)", names[i], sum);
             caustic_renderer_free(r);
         }
@@ -476,9 +546,15 @@ static void test_samples(void) {
 }
 
 int main(void) {
-    if (!scene_gltf_supported()) { printf("test_gltf: built without tinygltf, skipped\n"); return 77; }
+    if (!scene_gltf_supported()) {
+        printf("test_gltf: built without tinygltf, skipped\n");
+        return 77;
+    }
     snprintf(g_tmp, sizeof g_tmp, "/tmp/test_gltf_XXXXXX");
-    if (!mkdtemp(g_tmp)) { perror("mkdtemp"); return 2; }
+    if (!mkdtemp(g_tmp)) {
+        perror("mkdtemp");
+        return 2;
+    }
     test_buffers();
     test_camera_lights();
     test_bad();
@@ -486,10 +562,10 @@ int main(void) {
     test_render_furnace();
     test_samples();
     if (!g_failures) {
-        const char *files[] = {"quad.bin", "external.gltf", "embedded.gltf", "model.glb", "strip.gltf", "lights.gltf",
-                               "count.gltf", "index.gltf", "buffer.gltf", "view.gltf", "mode.gltf", "cycle.gltf",
-                               "required.gltf", "quat.gltf", "broken.gltf", "nul.gltf", "notbin.glb", "empty.gltf",
-                               "short.glb", "mask.png", "mask.gltf"};
+        const char *files[] = {
+            "quad.bin",    "external.gltf", "embedded.gltf", "model.glb",  "strip.gltf", "lights.gltf",   "count.gltf",
+            "index.gltf",  "buffer.gltf",   "view.gltf",     "mode.gltf",  "cycle.gltf", "required.gltf", "quat.gltf",
+            "broken.gltf", "nul.gltf",      "notbin.glb",    "empty.gltf", "short.glb",  "mask.png",      "mask.gltf"};
         for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) unlink(tmp_path(files[i]));
         rmdir(g_tmp);
     }

@@ -60,7 +60,8 @@ static void expect(const char *name, int w, int h, const char *want) {
     int rc = image_load(&img, p, err, sizeof err);
     long grew = max_rss_kb() - before;
     if (!want) {
-        CHECK(rc == 0 && img.width == w && img.height == h, "%s: rc %d %dx%d: %s", name, rc, img.width, img.height, err);
+        CHECK(rc == 0 && img.width == w && img.height == h, "%s: rc %d %dx%d: %s", name, rc, img.width, img.height,
+              err);
     } else {
         CHECK(rc == -1 && strstr(err, want) && !strncmp(err, p, strlen(p)) && !img.rgb,
               "%s: rc %d, message '%s', expected '%s'", name, rc, err, want);
@@ -98,7 +99,8 @@ static void write_png(const char *name, unsigned w, unsigned h, int depth, int c
     png_infop info = png_create_info_struct(png);
     if (!f || !png || !info || setjmp(png_jmpbuf(png))) abort();
     png_init_io(png, f);
-    png_set_IHDR(png, info, w, h, depth, ctype, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(png, info, w, h, depth, ctype, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
     if (ctype == PNG_COLOR_TYPE_PALETTE) {
         png_color pal[2] = {{0, 0, 0}, {255, 128, 0}};
         png_set_PLTE(png, info, pal, 2);
@@ -165,8 +167,9 @@ static void write_hdr(const char *name, int w, int h, int rle) {
 static void patch_png_size(const char *from, const char *to, uint32_t w, uint32_t h) {
     size_t n;
     unsigned char *b = read_bytes(from, &n);
-    unsigned char *ihdr = b + 8;   /* length(4) "IHDR" w(4) h(4) ... crc */
-    for (int i = 0; i < 4; ++i) ihdr[8 + i] = (unsigned char)(w >> (24 - 8 * i)), ihdr[12 + i] = (unsigned char)(h >> (24 - 8 * i));
+    unsigned char *ihdr = b + 8; /* length(4) "IHDR" w(4) h(4) ... crc */
+    for (int i = 0; i < 4; ++i)
+        ihdr[8 + i] = (unsigned char)(w >> (24 - 8 * i)), ihdr[12 + i] = (unsigned char)(h >> (24 - 8 * i));
     uint32_t crc = (uint32_t)crc32(0, ihdr + 4, 17);
     for (int i = 0; i < 4; ++i) ihdr[21 + i] = (unsigned char)(crc >> (24 - 8 * i));
     write_bytes(to, b, n);
@@ -182,35 +185,57 @@ int main(int argc, char **argv) {
     unsetenv("CAUSTIC_IMAGE_MEMORY");
 
     /* every format loads at its size */
-    save("rgb8.png", 5, 3, 0);              expect("rgb8.png", 5, 3, NULL);
-    save("half.exr", 4, 3, 0);              expect("half.exr", 4, 3, NULL);
-    save("float.exr", 3, 2, 1);             expect("float.exr", 3, 2, NULL);
-    save("rgb.pfm", 4, 2, 0);               expect("rgb.pfm", 4, 2, NULL);
-    write_bytes("gray.pfm", "Pf\n2 1\n-1\n\0\0\200?\0\0\0?", 19); expect("gray.pfm", 2, 1, NULL);
-    write_png("gray1.png", 9, 3, 1, PNG_COLOR_TYPE_GRAY);          expect("gray1.png", 9, 3, NULL);
-    write_png("rgb16.png", 3, 2, 16, PNG_COLOR_TYPE_RGB);          expect("rgb16.png", 3, 2, NULL);
-    write_png("rgba8.png", 3, 2, 8, PNG_COLOR_TYPE_RGB_ALPHA);     expect("rgba8.png", 3, 2, NULL);
-    write_png("palette.png", 4, 4, 1, PNG_COLOR_TYPE_PALETTE);     expect("palette.png", 4, 4, NULL);
-    write_jpeg("rgb.jpg", 9, 7, 0);         expect("rgb.jpg", 9, 7, NULL);
-    write_jpeg("gray.jpg", 16, 8, 1);       expect("gray.jpg", 16, 8, NULL);
-    write_hdr("flat.hdr", 3, 2, 0);         expect("flat.hdr", 3, 2, NULL);
-    write_hdr("rle.hdr", 130, 2, 1);        expect("rle.hdr", 130, 2, NULL);
+    save("rgb8.png", 5, 3, 0);
+    expect("rgb8.png", 5, 3, NULL);
+    save("half.exr", 4, 3, 0);
+    expect("half.exr", 4, 3, NULL);
+    save("float.exr", 3, 2, 1);
+    expect("float.exr", 3, 2, NULL);
+    save("rgb.pfm", 4, 2, 0);
+    expect("rgb.pfm", 4, 2, NULL);
+    write_bytes("gray.pfm", "Pf\n2 1\n-1\n\0\0\200?\0\0\0?", 19);
+    expect("gray.pfm", 2, 1, NULL);
+    write_png("gray1.png", 9, 3, 1, PNG_COLOR_TYPE_GRAY);
+    expect("gray1.png", 9, 3, NULL);
+    write_png("rgb16.png", 3, 2, 16, PNG_COLOR_TYPE_RGB);
+    expect("rgb16.png", 3, 2, NULL);
+    write_png("rgba8.png", 3, 2, 8, PNG_COLOR_TYPE_RGB_ALPHA);
+    expect("rgba8.png", 3, 2, NULL);
+    write_png("palette.png", 4, 4, 1, PNG_COLOR_TYPE_PALETTE);
+    expect("palette.png", 4, 4, NULL);
+    write_jpeg("rgb.jpg", 9, 7, 0);
+    expect("rgb.jpg", 9, 7, NULL);
+    write_jpeg("gray.jpg", 16, 8, 1);
+    expect("gray.jpg", 16, 8, NULL);
+    write_hdr("flat.hdr", 3, 2, 0);
+    expect("flat.hdr", 3, 2, NULL);
+    write_hdr("rle.hdr", 130, 2, 1);
+    expect("rle.hdr", 130, 2, NULL);
 
     /* headers that claim more than the file holds: refused before the pixels are allocated */
-    write_bytes("claim.pfm", "PF\n20000 13421\n-1\n", 18);   /* 3.2 GB of floats in an 18-byte file */
+    write_bytes("claim.pfm", "PF\n20000 13421\n-1\n", 18); /* 3.2 GB of floats in an 18-byte file */
     expect("claim.pfm", 0, 0, "more than a file of 0 bytes can hold");
     patch_png_size("rgb8.png", "claim.png", 16000, 16000);
     expect("claim.png", 0, 0, "PNG header claims 16000x16000 pixels, more than a file of");
     write_bytes("claim.hdr", "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 16000 +X 16000\n\2\2\76\200", 56);
     expect("claim.hdr", 0, 0, "Radiance HDR header claims 16000x16000 pixels");
     /* a run-length scanline that ends early: stb_image 2022 looped forever on it (fuzz_image) */
-    write_bytes("rle-hang.hdr", "\043\077\122\101\104\111\101\116\103\105\012\106\117\122\115\101\124\075\063\062\055\142\151\164\137\162\154\145\137\162\147\142\145\012\012\055\131\040\062\040\053\130\040\061\063\060\012\002\002\000\202\043\377\074\203\074\377\144\203\144\377\214\203\214\377\201\203\201\002\002\000\202\013\303\174\074\005\233\174\233\377\214\203\267\377\201\203\201", 88);
+    write_bytes("rle-hang.hdr",
+                "\043\077\122\101\104\111\101\116\103\105\012\106\117\122\115\101\124\075\063\062\055\142\151\164\137"
+                "\162\154\145\137\162\147\142\145\012\012\055\131\040\062\040\053\130\040\061\063\060\012\002\002\000"
+                "\202\043\377\074\203\074\377\144\203\144\377\214\203\214\377\201\203\201\002\002\000\202\013\303\174"
+                "\074\005\233\174\233\377\214\203\267\377\201\203\201",
+                88);
     expect("rle-hang.hdr", 0, 0, "corrupt or truncated run-length data in Radiance HDR");
-    {   /* JPEG: SOF0's height and width fields (after FF C0, length, precision) */
+    { /* JPEG: SOF0's height and width fields (after FF C0, length, precision) */
         size_t n;
         unsigned char *b = read_bytes("gray.jpg", &n);
         for (size_t i = 0; i + 9 < n; ++i)
-            if (b[i] == 0xFF && b[i + 1] == 0xC0) { b[i + 5] = b[i + 7] = 0x3E; b[i + 6] = b[i + 8] = 0x80; break; }
+            if (b[i] == 0xFF && b[i + 1] == 0xC0) {
+                b[i + 5] = b[i + 7] = 0x3E;
+                b[i + 6] = b[i + 8] = 0x80;
+                break;
+            }
         write_bytes("claim.jpg", b, n);
         free(b);
         expect("claim.jpg", 0, 0, "JPEG header claims 16000x16000 pixels");
@@ -227,7 +252,7 @@ int main(int argc, char **argv) {
     setenv("CAUSTIC_IMAGE_MEMORY", "1M", 1);
     expect("float.exr", 3, 2, NULL);
     unsetenv("CAUSTIC_IMAGE_MEMORY");
-    if (seed_dir) {   /* the big image is no seed: a fuzzer wants small inputs */
+    if (seed_dir) { /* the big image is no seed: a fuzzer wants small inputs */
         snprintf(cmd, sizeof cmd, "rm -f %s/big1bit.png", seed_dir);
         if (system(cmd)) return 1;
     }

@@ -16,8 +16,8 @@
 #include "testing.h"
 
 #define NRAYS 200000
-#define RES 32
-#define SPP 16
+#define RES   32
+#define SPP   16
 
 static int rebuild(scene *s, int width) {
     size_t np = s->ntriangles + s->nspheres + s->nquads;
@@ -30,7 +30,9 @@ static int rebuild(scene *s, int width) {
     s->k.leaves = s->bvh.leaves;
     s->k.leaf_pos = s->bvh.leaf_pos;
     s->k.nnodes = (uint32_t)s->bvh.nwnodes;
-    free(lo); free(hi); free(ids);
+    free(lo);
+    free(hi);
+    free(ids);
     return rc;
 }
 
@@ -51,19 +53,27 @@ static scene *soup(void) {
         }
     }
     scene_add_mesh(s, pos, NULL, NULL, 3 * (size_t)ntris, idx, NULL, (size_t)ntris, xform_identity(), mat);
-    free(pos); free(idx);
+    free(pos);
+    free(idx);
     for (int i = 0; i < 50; ++i)
-        scene_add_sphere(s, xform_trs(v3(RND(-10, 10), RND(-10, 10), RND(-10, 10)), v3(0, 0, 0), v3s(RND(0.2f, 1))), mat);
+        scene_add_sphere(s, xform_trs(v3(RND(-10, 10), RND(-10, 10), RND(-10, 10)), v3(0, 0, 0), v3s(RND(0.2f, 1))),
+                         mat);
     for (int i = 0; i < 50; ++i)
         scene_add_quad(s, v3(RND(-10, 10), RND(-10, 10), RND(-10, 10)), v3(RND(-2, 2), RND(-2, 2), RND(-2, 2)),
                        v3(RND(-2, 2), RND(-2, 2), RND(-2, 2)), mat);
 #undef RND
     char err[256];
-    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err)) { fprintf(stderr, "prepare: %s\n", err); scene_destroy(s); return NULL; }
+    if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err)) {
+        fprintf(stderr, "prepare: %s\n", err);
+        scene_destroy(s);
+        return NULL;
+    }
     return s;
 }
 
-typedef struct rays { float *o, *d, *tmax; } rays;
+typedef struct rays {
+    float *o, *d, *tmax;
+} rays;
 
 static void compare_hits(const char *what, const hit *a, const hit *b, const char *na, const char *nb) {
     size_t differ = 0, ties = 0;
@@ -83,10 +93,11 @@ static void compare_hits(const char *what, const hit *a, const hit *b, const cha
 }
 
 static void trace_all(const cpu_kernels *k, scene *s, const rays *r, hit *closest, hit *shadow) {
-    CHECK(rebuild(s, k->bvh_width) == 0 && s->bvh.width == k->bvh_width, "%s: build at width %d", k->name, k->bvh_width);
+    CHECK(rebuild(s, k->bvh_width) == 0 && s->bvh.width == k->bvh_width, "%s: build at width %d", k->name,
+          k->bvh_width);
     double tsum = 0;
     k->trace_rays(&s->k, 0, r->o, r->d, r->tmax, 0, NRAYS, &tsum, closest);
-    for (size_t i = 0; i < NRAYS; ++i) r->tmax[i] = 4.0f;  /* shadow rays of length 4 */
+    for (size_t i = 0; i < NRAYS; ++i) r->tmax[i] = 4.0f; /* shadow rays of length 4 */
     k->trace_rays(&s->k, 1, r->o, r->d, r->tmax, 0, NRAYS, &tsum, shadow);
     for (size_t i = 0; i < NRAYS; ++i) r->tmax[i] = K_INF;
 }
@@ -100,14 +111,25 @@ static void render(const cpu_kernels *k, scene *s, int sampler, double *accum) {
     memset(&p, 0, sizeof p);
     char err[256];
     CHECK(scene_camera(s, RES, RES, &p.pass.cam, err, sizeof err) == 0, "camera: %s", err);
-    p.scene = &s->k; p.pass.sampler = sampler; p.pass.seed = 3; p.pass.spp_total = SPP;
-    p.pass.max_depth = 8; p.pass.rr_depth = KPASS_RR_DEPTH; p.pass.sample_begin = 0; p.pass.sample_end = SPP;
-    p.film.width = RES; p.film.height = RES; p.film.sum = accum; p.film.count = count; p.film.lum2 = lum2;
+    p.scene = &s->k;
+    p.pass.sampler = sampler;
+    p.pass.seed = 3;
+    p.pass.spp_total = SPP;
+    p.pass.max_depth = 8;
+    p.pass.rr_depth = KPASS_RR_DEPTH;
+    p.pass.sample_begin = 0;
+    p.pass.sample_end = SPP;
+    p.film.width = RES;
+    p.film.height = RES;
+    p.film.sum = accum;
+    p.film.count = count;
+    p.film.lum2 = lum2;
     uint64_t nrays = 0, bad = 0, samples = 0;
     k->render_rect(&p, 0, 0, RES, RES, &nrays, &bad, &samples);
     CHECK(bad == 0 && samples == RES * RES * SPP, "%s: %llu samples, %llu bad", k->name, (unsigned long long)samples,
           (unsigned long long)bad);
-    free(count); free(lum2);
+    free(count);
+    free(lum2);
 }
 
 int main(void) {
@@ -120,7 +142,10 @@ int main(void) {
     printf("CPU kernel levels run here:");
     for (int i = 0; i < n; ++i) printf(" %s (%s)", lv[i]->name, lv[i]->desc);
     printf("\n");
-    if (n < 2) { printf("SKIP: only one CPU kernel level on this CPU / build\n"); return 77; }
+    if (n < 2) {
+        printf("SKIP: only one CPU kernel level on this CPU / build\n");
+        return 77;
+    }
 
     scene *s = soup();
     CHECK(s != NULL, "soup scene");
@@ -136,7 +161,8 @@ int main(void) {
     }
     hit *c[4], *sh[4];
     for (int i = 0; i < n; ++i) {
-        c[i] = malloc(NRAYS * sizeof(hit)); sh[i] = malloc(NRAYS * sizeof(hit));
+        c[i] = malloc(NRAYS * sizeof(hit));
+        sh[i] = malloc(NRAYS * sizeof(hit));
         trace_all(lv[i], s, &r, c[i], sh[i]);
     }
     for (int i = 1; i < n; ++i) {
@@ -146,8 +172,13 @@ int main(void) {
         for (size_t j = 0; j < NRAYS; ++j) differ += (sh[0][j].prim != PRIM_NONE) != (sh[i][j].prim != PRIM_NONE);
         CHECK(differ == 0, "shadow: %zu rays disagree between %s and %s", differ, lv[0]->name, lv[i]->name);
     }
-    for (int i = 0; i < n; ++i) { free(c[i]); free(sh[i]); }
-    free(r.o); free(r.d); free(r.tmax);
+    for (int i = 0; i < n; ++i) {
+        free(c[i]);
+        free(sh[i]);
+    }
+    free(r.o);
+    free(r.d);
+    free(r.tmax);
     scene_destroy(s);
 
     char err[256];
@@ -155,21 +186,24 @@ int main(void) {
     CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     /* the random sampler, and Sobol, whose draws run over SIMD lanes at the avx2 and avx512 levels */
     for (int smp = SAMPLER_RANDOM; smp <= SAMPLER_SOBOL; smp += SAMPLER_SOBOL) {
-    double *img[4];
-    for (int i = 0; i < n; ++i) { img[i] = malloc(RES * RES * 3 * sizeof(double)); render(lv[i], s, smp, img[i]); }
-    for (int i = 1; i < n; ++i) {
-        double maxd = 0, sum = 0;
-        for (int j = 0; j < RES * RES * 3; ++j) {
-            double d = fabs(img[i][j] - img[0][j]) / (1.0 + fabs(img[0][j]));
-            maxd = d > maxd ? d : maxd;
-            sum += img[0][j];
+        double *img[4];
+        for (int i = 0; i < n; ++i) {
+            img[i] = malloc(RES * RES * 3 * sizeof(double));
+            render(lv[i], s, smp, img[i]);
         }
-        printf("cornell %dx%d, %d spp, %s sampler: %s vs %s: max relative difference %.3g (mean %.6g)\n", RES, RES,
-               SPP, smp == SAMPLER_SOBOL ? "sobol" : "random", lv[0]->name, lv[i]->name, maxd,
-               sum / (RES * RES * 3 * SPP));
-        CHECK(maxd < 1e-4, "images of %s and %s differ by %.3g", lv[0]->name, lv[i]->name, maxd);
-    }
-    for (int i = 0; i < n; ++i) free(img[i]);
+        for (int i = 1; i < n; ++i) {
+            double maxd = 0, sum = 0;
+            for (int j = 0; j < RES * RES * 3; ++j) {
+                double d = fabs(img[i][j] - img[0][j]) / (1.0 + fabs(img[0][j]));
+                maxd = d > maxd ? d : maxd;
+                sum += img[0][j];
+            }
+            printf("cornell %dx%d, %d spp, %s sampler: %s vs %s: max relative difference %.3g (mean %.6g)\n", RES, RES,
+                   SPP, smp == SAMPLER_SOBOL ? "sobol" : "random", lv[0]->name, lv[i]->name, maxd,
+                   sum / (RES * RES * 3 * SPP));
+            CHECK(maxd < 1e-4, "images of %s and %s differ by %.3g", lv[0]->name, lv[i]->name, maxd);
+        }
+        for (int i = 0; i < n; ++i) free(img[i]);
     }
     scene_destroy(s);
     return test_result("test_isa");

@@ -15,7 +15,8 @@ static void test_vectors(void) {
     /* orthonormal frames for many normals, including the z = -1 singularity of naive methods */
     pcg32 r = pcg32_seed(7, 1);
     for (int i = 0; i < 1000; ++i) {
-        vec3 n = i == 0 ? v3(0, 0, -1) : (i == 1 ? v3(0, 0, 1) : sample_uniform_sphere(v2(pcg32_float(&r), pcg32_float(&r))));
+        vec3 n = i == 0 ? v3(0, 0, -1)
+                        : (i == 1 ? v3(0, 0, 1) : sample_uniform_sphere(v2(pcg32_float(&r), pcg32_float(&r))));
         frame f = frame_from_normal(n);
         CHECK(fabsf(vdot(f.t, f.b)) < 1e-5f && fabsf(vdot(f.t, f.n)) < 1e-5f && fabsf(vdot(f.b, f.n)) < 1e-5f,
               "frame not orthogonal for n=(%g,%g,%g)", n.x, n.y, n.z);

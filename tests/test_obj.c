@@ -80,8 +80,7 @@ static void load_bad(const char *name, const char *text, size_t len, const char 
     int rc = load(s, name, -1, NULL, err, sizeof err);
     CHECK(rc == -1, "%s: expected failure", name);
     CHECK(s->ntriangles == 0 && s->nvertices == 0, "%s: a failed load must not add geometry", name);
-    CHECK(contains(err, n1) && contains(err, n2), "%s: message lacks \"%s\" / \"%s\": %s", name, n1,
-          n2 ? n2 : "", err);
+    CHECK(contains(err, n1) && contains(err, n2), "%s: message lacks \"%s\" / \"%s\": %s", name, n1, n2 ? n2 : "", err);
     CHECK(!strchr(err, '\n'), "%s: message must be one line", name);
     scene_destroy(s);
 }
@@ -152,8 +151,8 @@ static void test_geometry(void) {
         }
         fclose(f);
     }
-    CHECK(lines == 1 && contains(buf, "degen.obj") && contains(buf, "3 degenerate"), "one warning line: %d: %s",
-          lines, buf);
+    CHECK(lines == 1 && contains(buf, "degen.obj") && contains(buf, "3 degenerate"), "one warning line: %d: %s", lines,
+          buf);
 }
 
 /* ---- normals -------------------------------------------------------------------------------- */
@@ -296,27 +295,27 @@ static void test_materials(void) {
     image_free(&img);
     const unsigned char col[3] = {255, 255, 255};
     write_jpeg("mat/Tex/Stone.JPG", 8, 8, col, 0);
-    write_text("mat/a.mtl",
-               "# first library\n"
-               "Ka 1 1 1\n" /* before any newmtl: ignored, counted */
-               "newmtl diffuse\nKd 0.5 0.25 0.125\nKs 0 0 0\nillum 2\n"
-               "newmtl lamp\nKd 0 0 0\nKe 17 12 4\n"
-               "newmtl glass\nKd 0.01 0.01 0.01\nNi 1.33\nillum 7\nTf 0.1 0.1 0.1\n"
-               "newmtl clear\nNi 1.6\nd 0.2\n"
-               "newmtl gold\nKd 1 0.8 0.3\nPm 1\nPr 0.5\nmap_Pr Tex/rough.png\n"
-               "newmtl chrome\nKd 0.9 0.9 0.9\nPm 0.9\n"
-               "newmtl mirror\nKd 0.01 0.01 0.01\nKs 0.95 0.95 0.95\nillum 5\n"
-               "newmtl polished\nKd 0.2 0.2 0.2\nKs 0.8 0.7 0.6\nillum 3\n"
-               "newmtl wood\nKd 1 1 1\nmap_Kd -bm 1 -o 0 0 -s 1 1 1 Tex\\wood.png\nmap_bump Tex/none.png\n"
-               "newmtl stone\r\nKd 0.8 0.8 0.8\r\nmap_Kd tex/stone.jpg\r\n"
-               "newmtl missing\nKd 0.3 0.6 0.9\nmap_Kd Tex/nothere.png\n"
-               "newmtl bright\nKd 2 -1 0.5\n");
+    write_text("mat/a.mtl", "# first library\n"
+                            "Ka 1 1 1\n" /* before any newmtl: ignored, counted */
+                            "newmtl diffuse\nKd 0.5 0.25 0.125\nKs 0 0 0\nillum 2\n"
+                            "newmtl lamp\nKd 0 0 0\nKe 17 12 4\n"
+                            "newmtl glass\nKd 0.01 0.01 0.01\nNi 1.33\nillum 7\nTf 0.1 0.1 0.1\n"
+                            "newmtl clear\nNi 1.6\nd 0.2\n"
+                            "newmtl gold\nKd 1 0.8 0.3\nPm 1\nPr 0.5\nmap_Pr Tex/rough.png\n"
+                            "newmtl chrome\nKd 0.9 0.9 0.9\nPm 0.9\n"
+                            "newmtl mirror\nKd 0.01 0.01 0.01\nKs 0.95 0.95 0.95\nillum 5\n"
+                            "newmtl polished\nKd 0.2 0.2 0.2\nKs 0.8 0.7 0.6\nillum 3\n"
+                            "newmtl wood\nKd 1 1 1\nmap_Kd -bm 1 -o 0 0 -s 1 1 1 Tex\\wood.png\nmap_bump Tex/none.png\n"
+                            "newmtl stone\r\nKd 0.8 0.8 0.8\r\nmap_Kd tex/stone.jpg\r\n"
+                            "newmtl missing\nKd 0.3 0.6 0.9\nmap_Kd Tex/nothere.png\n"
+                            "newmtl bright\nKd 2 -1 0.5\n");
     write_text("mat/b.mtl", "newmtl other\nKd 0.1 0.2 0.3\nnewmtl diffuse\nKd 0.7 0.7 0.7\n");
-    const char *names[] = {"diffuse", "lamp", "glass", "clear", "gold", "chrome", "mirror", "polished",
-                           "wood", "stone", "missing", "bright", "other", "undefined"};
+    const char *names[] = {"diffuse",  "lamp", "glass", "clear",   "gold",   "chrome", "mirror",
+                           "polished", "wood", "stone", "missing", "bright", "other",  "undefined"};
     char obj[4096];
-    int k = snprintf(obj, sizeof obj, "mtllib mat/a.mtl\nmtllib mat/b.mtl mat/a.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\n"
-                                      "vt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n");
+    int k = snprintf(obj, sizeof obj,
+                     "mtllib mat/a.mtl\nmtllib mat/b.mtl mat/a.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\n"
+                     "vt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n");
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
         k += snprintf(obj + k, sizeof obj - (size_t)k, "usemtl %s\nf 1/1 2/2 3/3\n", names[i]);
     obj_options o;
@@ -393,8 +392,8 @@ static void test_materials(void) {
     scene_destroy(s);
     /* MTL syntax errors name the MTL file and line */
     write_text("bad.mtl", "newmtl a\nKd 0.5 0.5 0.5\nKd 0.5 abc 0.5\n");
-    load_bad("badmtl.obj", "mtllib bad.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "bad.mtl:3:",
-             "\"abc\" is not a number");
+    load_bad("badmtl.obj", "mtllib bad.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0,
+             "bad.mtl:3:", "\"abc\" is not a number");
     write_text("nan.mtl", "newmtl a\nNi nan\n");
     load_bad("nanmtl.obj", "mtllib nan.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "nan.mtl:2:", "Ni");
     write_file("nul.mtl", "newmtl a\nKd 1 \0 1\n", 18);
@@ -427,8 +426,7 @@ static void test_bad(void) {
     mkdir(p, 0700);
     scene *s = scene_create();
     char err[512] = "";
-    CHECK(load(s, "adir.obj", -1, NULL, err, sizeof err) == -1 && contains(err, "not a regular file"), "dir: %s",
-          err);
+    CHECK(load(s, "adir.obj", -1, NULL, err, sizeof err) == -1 && contains(err, "not a regular file"), "dir: %s", err);
     CHECK(scene_load_obj(s, "/nonexistent/x.obj", xform_identity(), -1, err, sizeof err) == -1 &&
               contains(err, "x.obj") && contains(err, "cannot open"),
           "missing: %s", err);
@@ -464,11 +462,12 @@ static void test_json(void) {
     write_text("sc/m/box.mtl", "newmtl lamp\nKd 0.5 0.5 0.5\nKe 5 5 5\nnewmtl wall\nKd 0.2 0.4 0.6\n");
     write_text("sc/m/box.obj", "mtllib box.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nusemtl wall\nf 1 2 3\n"
                                "usemtl lamp\nf 2 4 3\n");
-    write_text("sc/scene.json",
-               "{\"Materials\": {\"white\": {\"TYPE\": \"Diffuse\", \"RGB\": [1,1,1]}},\n"
-               " \"Camera\": {\"RES\": [8,8], \"FOVY\": 30, \"EYE\": [0,0,5], \"LOOKAT\": [0,0,0]},\n"
-               " \"Objects\": [{\"TYPE\": \"mesh\", \"FILE\": \"m/box.obj\"},\n"
-               "             {\"TYPE\": \"mesh\", \"FILE\": \"m/box.obj\", \"MATERIAL\": \"white\", \"TRANS\": [3,0,0]}]}\n");
+    write_text(
+        "sc/scene.json",
+        "{\"Materials\": {\"white\": {\"TYPE\": \"Diffuse\", \"RGB\": [1,1,1]}},\n"
+        " \"Camera\": {\"RES\": [8,8], \"FOVY\": 30, \"EYE\": [0,0,5], \"LOOKAT\": [0,0,0]},\n"
+        " \"Objects\": [{\"TYPE\": \"mesh\", \"FILE\": \"m/box.obj\"},\n"
+        "             {\"TYPE\": \"mesh\", \"FILE\": \"m/box.obj\", \"MATERIAL\": \"white\", \"TRANS\": [3,0,0]}]}\n");
     tpath(p, sizeof p, "sc/scene.json");
     scene *s = NULL;
     char err[512] = "";
@@ -481,7 +480,8 @@ static void test_json(void) {
         CHECK(s->materials[s->triangles[1].material].emission.x == 5.0f, "json: MTL emitter kept");
         CHECK(s->triangles[2].material == white && s->triangles[3].material == white, "json: MATERIAL overrides");
         char perr[256];
-        CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, perr, sizeof perr) == 0 && s->nlights == 1, "json: the Ke face is a light");
+        CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, perr, sizeof perr) == 0 && s->nlights == 1,
+              "json: the Ke face is a light");
         scene_destroy(s);
     }
     /* a cube without MATERIAL is still an error */
@@ -520,7 +520,12 @@ static void test_assets(void) {
         printf("test_obj: shared assets not found (set CAUSTIC_ASSETS): asset checks skipped\n");
         return;
     }
-    static const struct { const char *file; size_t tris; int textures; int lights; } A[] = {
+    static const struct {
+        const char *file;
+        size_t tris;
+        int textures;
+        int lights;
+    } A[] = {
         {"bunny/bunny.obj", 69451, 0, 0},
         {"teapot/teapot.obj", 15704, 1, 0},
         {"teapot/teapot-newell.obj", 6320, 0, 0},
@@ -551,12 +556,10 @@ static void test_assets(void) {
         double t1 = now_ms();
         CHECK(rc == 0, "%s: %s", A[i].file, err);
         CHECK(s->ntriangles == A[i].tris, "%s: %zu triangles, want %zu", A[i].file, s->ntriangles, A[i].tris);
-        CHECK((int)s->ntextures == A[i].textures, "%s: %zu textures, want %d", A[i].file, s->ntextures,
-              A[i].textures);
+        CHECK((int)s->ntextures == A[i].textures, "%s: %zu textures, want %d", A[i].file, s->ntextures, A[i].textures);
         CHECK(o.warn_missing_texture == 0, "%s: missing textures", A[i].file);
         int lights = 0;
-        for (size_t t = 0; t < s->ntriangles; ++t)
-            lights += tri_mat(s, t)->emission.x > 0.0f;
+        for (size_t t = 0; t < s->ntriangles; ++t) lights += tri_mat(s, t)->emission.x > 0.0f;
         CHECK(lights == A[i].lights, "%s: %d emissive triangles, want %d", A[i].file, lights, A[i].lights);
         int finite = 1;
         for (size_t v = 0; v < s->nvertices; ++v)
@@ -577,9 +580,9 @@ static void test_assets(void) {
     tpath(sp, sizeof sp, "sp");
     mkdir(sp, 0700);
     char src[1200], dst[1200];
-    const char *tex[] = {"00_skap.JPG", "01_STUB.JPG", "01_S_ba.JPG", "01_S_kap.JPG", "01_St_kp.JPG", "KAMEN-stup.JPG",
-                         "KAMEN.JPG", "prozor1.JPG", "reljef.JPG", "sp_luk.JPG", "vrata_ko.JPG", "vrata_kr.JPG",
-                         "x01_st.JPG", "sponza.obj", NULL};
+    const char *tex[] = {"00_skap.JPG",    "01_STUB.JPG",  "01_S_ba.JPG", "01_S_kap.JPG", "01_St_kp.JPG",
+                         "KAMEN-stup.JPG", "KAMEN.JPG",    "prozor1.JPG", "reljef.JPG",   "sp_luk.JPG",
+                         "vrata_ko.JPG",   "vrata_kr.JPG", "x01_st.JPG",  "sponza.obj",   NULL};
     for (int i = 0; tex[i]; ++i) {
         snprintf(src, sizeof src, "%s/sponza/%s", dir, tex[i]);
         snprintf(dst, sizeof dst, "%s/%s", sp, tex[i]);
@@ -595,8 +598,8 @@ static void test_assets(void) {
     char err[512] = "";
     snprintf(dst, sizeof dst, "%s/sponza.obj", sp);
     CHECK(scene_load_obj_ex(s, dst, xform_identity(), -1, &o, err, sizeof err) == 0, "sponza-original: %s", err);
-    CHECK(s->ntextures == 12 && o.warn_missing_texture == 0, "sponza-original: %zu textures, %zu missing",
-          s->ntextures, o.warn_missing_texture);
+    CHECK(s->ntextures == 12 && o.warn_missing_texture == 0, "sponza-original: %zu textures, %zu missing", s->ntextures,
+          o.warn_missing_texture);
     scene_destroy(s);
 }
 

@@ -13,30 +13,48 @@
 #include "image/image.h"
 #include "testing.h"
 
-#define W 64
-#define B 8          /* block size */
+#define W     64
+#define B     8 /* block size */
 #define SEEDS 16
-#define SPP 8
+#define SPP   8
 
 int main(int argc, char **argv) {
-    if (argc < 2) { fprintf(stderr, "usage: test_regression reference.pfm [cpu|cuda] [adaptive-depth]\n"); return 2; }
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_regression reference.pfm [cpu|cuda] [adaptive-depth]\n");
+        return 2;
+    }
     int adaptive_depth = argc > 3 && !strcmp(argv[3], "adaptive-depth");
     caustic_device device = CAUSTIC_DEVICE_CPU;
     caustic_gpu_mode mode = CAUSTIC_GPU_MEGA;
     caustic_gpu_bvh gbvh = CAUSTIC_GPU_BVH_SAH;
     /* cuda-wavefront / cuda-lbvh: the GPU's wavefront pipeline / GPU-built LBVH */
-    if (argc > 2 && !strcmp(argv[2], "cuda-wavefront")) { device = CAUSTIC_DEVICE_CUDA; mode = CAUSTIC_GPU_WAVEFRONT; }
-    else if (argc > 2 && !strcmp(argv[2], "cuda-lbvh")) { device = CAUSTIC_DEVICE_CUDA; gbvh = CAUSTIC_GPU_BVH_LBVH; }
-    else if (argc > 2 && !strcmp(argv[2], "cuda-cwbvh")) { device = CAUSTIC_DEVICE_CUDA; gbvh = CAUSTIC_GPU_BVH_CWBVH; }
-    else if (argc > 2 && caustic_parse_device(argv[2], &device)) { fprintf(stderr, "bad device %s\n", argv[2]); return 2; }
+    if (argc > 2 && !strcmp(argv[2], "cuda-wavefront")) {
+        device = CAUSTIC_DEVICE_CUDA;
+        mode = CAUSTIC_GPU_WAVEFRONT;
+    } else if (argc > 2 && !strcmp(argv[2], "cuda-lbvh")) {
+        device = CAUSTIC_DEVICE_CUDA;
+        gbvh = CAUSTIC_GPU_BVH_LBVH;
+    } else if (argc > 2 && !strcmp(argv[2], "cuda-cwbvh")) {
+        device = CAUSTIC_DEVICE_CUDA;
+        gbvh = CAUSTIC_GPU_BVH_CWBVH;
+    } else if (argc > 2 && caustic_parse_device(argv[2], &device)) {
+        fprintf(stderr, "bad device %s\n", argv[2]);
+        return 2;
+    }
     if (device == CAUSTIC_DEVICE_CUDA) {
         char buf[512];
         caustic_describe_devices(buf, sizeof buf);
-        if (!strncmp(buf, "no CUDA", 7)) { printf("SKIP: %s", buf); return 77; }
+        if (!strncmp(buf, "no CUDA", 7)) {
+            printf("SKIP: %s", buf);
+            return 77;
+        }
     }
     image ref;
     char err[512];
-    if (image_load(&ref, argv[1], err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    if (image_load(&ref, argv[1], err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
     CHECK(ref.width == W && ref.height == W, "reference is %dx%d", ref.width, ref.height);
     caustic_scene *cs;
     CHECK(caustic_scene_load(&cs, "cornell", err, sizeof err) == 0, "load: %s", err);
@@ -45,11 +63,19 @@ int main(int argc, char **argv) {
     for (int s = 0; s < SEEDS; ++s) {
         caustic_options o;
         caustic_options_init(&o);
-        o.width = W; o.height = W; o.spp = adaptive_depth ? 4 * SPP : SPP; o.seed = 1000 + (uint32_t)s; o.device = device;
+        o.width = W;
+        o.height = W;
+        o.spp = adaptive_depth ? 4 * SPP : SPP;
+        o.seed = 1000 + (uint32_t)s;
+        o.device = device;
         o.adaptive_depth = adaptive_depth;
-        o.gpu_mode = mode; o.gpu_bvh = gbvh;
+        o.gpu_mode = mode;
+        o.gpu_bvh = gbvh;
         caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
-        if (!r) { fprintf(stderr, "%s\n", err); return 1; }
+        if (!r) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
         caustic_render(r, NULL, NULL, NULL, 0);
         const float *img = caustic_image(r, NULL, NULL);
         for (int b = 0; b < NB; ++b) {

@@ -9,12 +9,17 @@
 static material mat(int kind, vec3 albedo, vec3 emission) {
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = kind; m.albedo_tex = -1; m.albedo = albedo; m.emission = emission; m.alpha = 0.1f; m.ior = 1.5f;
+    m.kind = kind;
+    m.albedo_tex = -1;
+    m.albedo = albedo;
+    m.emission = emission;
+    m.alpha = 0.1f;
+    m.ior = 1.5f;
     return m;
 }
 
-static float g_clamp = 0.0f;    /* firefly clamp for render_mean */
-static float g_adaptive = 0.0f; /* adaptive sampling threshold for render_mean / render_image */
+static float g_clamp = 0.0f;     /* firefly clamp for render_mean */
+static float g_adaptive = 0.0f;  /* adaptive sampling threshold for render_mean / render_image */
 static int g_adaptive_depth = 0; /* --adaptive-depth for render_mean / render_image */
 static int g_max_depth = 200;    /* render_mean's depth */
 
@@ -25,7 +30,12 @@ static double render_mean(caustic_scene *cs, int sampler, int spp, int w, int h,
     o.clamp = g_clamp;
     o.adaptive = g_adaptive;
     o.adaptive_depth = g_adaptive_depth;
-    o.width = w; o.height = h; o.spp = spp; o.sampler = (caustic_sampler)sampler; o.threads = 2; o.max_depth = g_max_depth;
+    o.width = w;
+    o.height = h;
+    o.spp = spp;
+    o.sampler = (caustic_sampler)sampler;
+    o.threads = 2;
+    o.max_depth = g_max_depth;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer: %s", err);
@@ -71,9 +81,11 @@ static void test_furnace(void) {
     float *img = NULL;
     double clamped = render_mean(cs, 2, 16, 32, 32, NULL, &img);
     double maxpix = 0;
-    for (int i = 0; i < 32 * 32; ++i) maxpix = fmax(maxpix, 0.2126 * img[3 * i] + 0.7152 * img[3 * i + 1] + 0.0722 * img[3 * i + 2]);
+    for (int i = 0; i < 32 * 32; ++i)
+        maxpix = fmax(maxpix, 0.2126 * img[3 * i] + 0.7152 * img[3 * i + 1] + 0.0722 * img[3 * i + 2]);
     free(img);
-    CHECK(maxpix <= 1.8 + 1e-4 && clamped < 1.8 && clamped > 1.0, "clamped furnace: mean %g, max pixel %g", clamped, maxpix);
+    CHECK(maxpix <= 1.8 + 1e-4 && clamped < 1.8 && clamped > 1.0, "clamped furnace: mean %g, max pixel %g", clamped,
+          maxpix);
     g_clamp = 1e6f;
     double loose = render_mean(cs, 2, 16, 32, 32, NULL, NULL);
     g_clamp = 0.0f;
@@ -99,9 +111,11 @@ static void test_sky_sphere(void) {
             for (int i = 0; i < 16 * 8 * 3; ++i) texels[i] = 0.5f;
             texture t;
             memset(&t, 0, sizeof t);
-            t.kind = TEX_IMAGE; t.width = 16; t.height = 8;
+            t.kind = TEX_IMAGE;
+            t.width = 16;
+            t.height = 8;
             s->env_tex = scene_add_texture(s, t, texels);
-            s->env_radiance = v3s(2.0f * le);   /* scale * texel = le */
+            s->env_radiance = v3s(2.0f * le); /* scale * texel = le */
         }
         s->camera.eye = v3(0, 0, 3);
         s->camera.lookat = v3(0, 0, 0);
@@ -145,19 +159,32 @@ static caustic_scene *mixed_scene(void) {
     s->camera.fovy_deg = 50;
     caustic_scene *cs;
     char err[256];
-    if (caustic_scene_wrap(&cs, s, err, sizeof err)) { CHECK(0, "wrap: %s", err); return NULL; }
+    if (caustic_scene_wrap(&cs, s, err, sizeof err)) {
+        CHECK(0, "wrap: %s", err);
+        return NULL;
+    }
     return cs;
 }
 
-static int stop_now(void *user, const caustic_progress *p) { (void)user; (void)p; return 1; }
+static int stop_now(void *user, const caustic_progress *p) {
+    (void)user;
+    (void)p;
+    return 1;
+}
 
 /* interrupt: stop after the first pass and write a checkpoint; resume_from: continue one. */
 static float *render_image_ex(caustic_scene *cs, int threads, int schedule, int sampler, int spp,
                               const char *resume_from, int interrupt) {
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 61; o.height = 37; o.spp = spp; o.threads = threads; o.schedule = (caustic_schedule)schedule;
-    o.sampler = (caustic_sampler)sampler; o.seed = 42; o.max_depth = 8;
+    o.width = 61;
+    o.height = 37;
+    o.spp = spp;
+    o.threads = threads;
+    o.schedule = (caustic_schedule)schedule;
+    o.sampler = (caustic_sampler)sampler;
+    o.seed = 42;
+    o.max_depth = 8;
     o.device = CAUSTIC_DEVICE_CPU; /* bit-exactness is a CPU promise (the GPU sums in float) */
     o.adaptive = g_adaptive;
     o.adaptive_depth = g_adaptive_depth;
@@ -178,7 +205,8 @@ static float *render_image_ex(caustic_scene *cs, int threads, int schedule, int 
     return img;
 }
 
-static float *render_image(caustic_scene *cs, int threads, int schedule, int sampler, int spp, const char *resume_from) {
+static float *render_image(caustic_scene *cs, int threads, int schedule, int sampler, int spp,
+                           const char *resume_from) {
     return render_image_ex(cs, threads, schedule, sampler, spp, resume_from, 0);
 }
 
@@ -191,7 +219,8 @@ static void test_determinism(void) {
         for (int threads = 1; threads <= 3; ++threads)
             for (int sc = 0; sc < 4; ++sc) {
                 float *img = render_image(cs, threads, sc, smp, 6, NULL);
-                CHECK(img && memcmp(ref, img, bytes) == 0, "sampler %d, %d threads, schedule %d differs", smp, threads, sc);
+                CHECK(img && memcmp(ref, img, bytes) == 0, "sampler %d, %d threads, schedule %d differs", smp, threads,
+                      sc);
                 free(img);
             }
         /* interrupted after one pass, checkpointed, resumed: identical to an uninterrupted render */
@@ -201,7 +230,10 @@ static void test_determinism(void) {
         free(resumed);
         /* and the image is not trivially constant */
         double mn = 1e30, mx = -1e30;
-        for (int i = 0; i < 3 * 61 * 37; ++i) { mn = fmin(mn, ref[i]); mx = fmax(mx, ref[i]); }
+        for (int i = 0; i < 3 * 61 * 37; ++i) {
+            mn = fmin(mn, ref[i]);
+            mx = fmax(mx, ref[i]);
+        }
         CHECK(mx > mn + 0.1, "image has content");
         free(ref);
     }
@@ -218,7 +250,11 @@ static void test_adaptive(void) {
     caustic_scene *cs = mixed_scene();
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 61; o.height = 37; o.spp = 256; o.adaptive = 0.2f; o.device = CAUSTIC_DEVICE_CPU;
+    o.width = 61;
+    o.height = 37;
+    o.spp = 256;
+    o.adaptive = 0.2f;
+    o.device = CAUSTIC_DEVICE_CPU;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     caustic_render(r, NULL, NULL, NULL, 0);
@@ -227,14 +263,18 @@ static void test_adaptive(void) {
     const uint32_t *count = caustic_sample_counts(r, NULL, NULL);
     uint64_t sum = 0;
     uint32_t mn = UINT32_MAX, mx = 0;
-    for (int i = 0; i < 61 * 37; ++i) { sum += count[i]; mn = count[i] < mn ? count[i] : mn; mx = count[i] > mx ? count[i] : mx; }
+    for (int i = 0; i < 61 * 37; ++i) {
+        sum += count[i];
+        mn = count[i] < mn ? count[i] : mn;
+        mx = count[i] > mx ? count[i] : mx;
+    }
     CHECK(sum == st.samples, "stats count the samples taken (%llu vs %llu)", (unsigned long long)sum,
           (unsigned long long)st.samples);
     CHECK(mn >= 16 && mx == 256 && sum < (uint64_t)256 * 61 * 37 * 3 / 4, "adaptive: %u..%u spp, %llu samples", mn, mx,
           (unsigned long long)sum);
     caustic_renderer_free(r);
     caustic_scene_free(cs);
-    test_furnace();   /* with g_adaptive set: the furnace must still be right within 1 % */
+    test_furnace(); /* with g_adaptive set: the furnace must still be right within 1 % */
     g_adaptive = 0.0f;
 }
 
@@ -274,7 +314,7 @@ static void test_adaptive_depth(void) {
     double at8 = le * (1 - pow(a, 9)) / (1 - a), truncated = 0;
     for (uint32_t i = 0; i < 16; ++i) truncated += le * (1 - pow(a, limit[i] + 1)) / (1 - a) / 16;
     g_adaptive_depth = 1;
-    for (int maxd = 8; maxd <= 20; maxd += 12) {   /* 16 spp reach depth 8 in both */
+    for (int maxd = 8; maxd <= 20; maxd += 12) { /* 16 spp reach depth 8 in both */
         g_max_depth = maxd;
         double mean = render_mean(cs, 2, 16, 32, 32, NULL, NULL);
         CHECK(fabs(mean - at8) < 0.01 * at8, "adaptive depth, max %d, 16 spp: %g, expected %g (truncated: %g)", maxd,
@@ -294,7 +334,9 @@ static void test_adaptive_depth(void) {
     cs = mixed_scene();
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 8; o.height = 8; o.adaptive_depth = 1;
+    o.width = 8;
+    o.height = 8;
+    o.adaptive_depth = 1;
     o.adaptive = 0.1f;
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(!r && strstr(err, "--adaptive-depth"), "--adaptive-depth with --adaptive refused: %s", r ? "created" : err);
@@ -313,7 +355,11 @@ static void test_seed(void) {
     float *a = render_image(cs, 2, 0, 2, 2, NULL);
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 61; o.height = 37; o.spp = 2; o.seed = 43; o.max_depth = 8;
+    o.width = 61;
+    o.height = 37;
+    o.spp = 2;
+    o.seed = 43;
+    o.max_depth = 8;
     char err[256];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     caustic_render(r, NULL, NULL, NULL, 0);

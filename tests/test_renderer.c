@@ -14,7 +14,12 @@
 static caustic_renderer *make(caustic_scene *cs, int w, int h, int spp, caustic_device dev) {
     caustic_options o;
     caustic_options_init(&o);
-    o.width = w; o.height = h; o.spp = spp; o.seed = 5; o.threads = 2; o.device = dev;
+    o.width = w;
+    o.height = h;
+    o.spp = spp;
+    o.seed = 5;
+    o.threads = 2;
+    o.device = dev;
     char err[512];
     caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
     CHECK(r != NULL, "renderer %dx%d: %s", w, h, err);
@@ -79,7 +84,7 @@ static void two_cameras(void) {
     CHECK(caustic_scene_load(&cs, "cornell", err, sizeof err) == 0, "load: %s", err);
     scene *s = caustic_scene_internal(cs);
     caustic_renderer *a = make(cs, 32, 32, 8, CAUSTIC_DEVICE_CPU);
-    s->camera.eye.z += 3.0f;   /* the second renderer's camera: further back (a = the file's) */
+    s->camera.eye.z += 3.0f; /* the second renderer's camera: further back (a = the file's) */
     caustic_renderer *b = make(cs, 48, 24, 8, CAUSTIC_DEVICE_CPU);
     caustic_renderer *ra = alone(&ca, 32, 32, 0.0f, 8), *rb = alone(&cb, 48, 24, 3.0f, 8);
     if (a && b && ra && rb) {
@@ -114,7 +119,9 @@ static void limits(void) {
     caustic_scene_internal(cs)->camera.aperture_radius = 0.1f;
     caustic_options o;
     caustic_options_init(&o);
-    o.width = o.height = 8; o.spp = 1; o.integrator = CAUSTIC_INTEGRATOR_VCM;
+    o.width = o.height = 8;
+    o.spp = 1;
+    o.integrator = CAUSTIC_INTEGRATOR_VCM;
     for (int dev = CAUSTIC_DEVICE_AUTO; dev <= CAUSTIC_DEVICE_CUDA; ++dev) {
         o.device = (caustic_device)dev;
         err[0] = 0;
@@ -133,15 +140,18 @@ static void limits(void) {
     for (int i = 0; backend_table[i]; ++i) {
         const backend_ops *b = backend_table[i];
         CHECK(b->name && (b->device || b->serve) && b->supports && b->create && b->pass && b->read_film &&
-              b->write_film && b->threads && b->free, "backend %d (%s) lacks an operation", i, b->name ? b->name : "?");
+                  b->write_film && b->threads && b->free,
+              "backend %d (%s) lacks an operation", i, b->name ? b->name : "?");
         n += b->device != NULL;
     }
     CHECK(n == 5, "%d device backends, expected cpu/cuda x pt/bidir and several GPUs", n);
     /* --device's lists: malformed ones refused; several GPUs where there are none: the reason */
     CHECK(caustic_options_set_device(&o, "cuda:1,x") != 0 && caustic_options_set_device(&o, "cuda:") != 0 &&
-              caustic_options_set_device(&o, "cuda:-1") != 0, "malformed device lists are refused");
+              caustic_options_set_device(&o, "cuda:-1") != 0,
+          "malformed device lists are refused");
     CHECK(caustic_options_set_device(&o, "cuda:0,2,0") == 0 && o.device == CAUSTIC_DEVICE_CUDA && o.ngpus == 3 &&
-              o.gpus[1] == 2 && o.gpus[2] == 0, "cuda:0,2,0 is three devices");
+              o.gpus[1] == 2 && o.gpus[2] == 0,
+          "cuda:0,2,0 is three devices");
     CHECK(caustic_options_set_device(&o, "cpu") == 0 && o.device == CAUSTIC_DEVICE_CPU && o.ngpus == 0, "cpu");
     caustic_scene_free(cs);
 }

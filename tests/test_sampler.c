@@ -107,7 +107,7 @@ static float dim_sobol(uint32_t pixel, uint32_t index, uint32_t dim) {
  * der Corput sequence, so two dimensions are functions of each other. */
 static float dim_unshuffled(uint32_t pixel, uint32_t index, uint32_t dim) {
     sampler s = sampler_start(SAMPLER_SOBOL, pixel, 1, index, 5, 0);
-    return sobol_x(&s, dim, index);  /* the index itself, as sobol_shuffled gives draw 0 */
+    return sobol_x(&s, dim, index); /* the index itself, as sobol_shuffled gives draw 0 */
 }
 
 static void test_dimensions_independent(void) {
@@ -128,7 +128,7 @@ static void test_batches(void) {
         for (uint32_t i = 0; i < 3000; ++i) {
             sampler a = sampler_start(type, i % 61, i / 61, i * 7u + 3u, 11, 64);
             sampler b = a;
-            if (i % 3 == 2) {  /* a camera after other draws, a bounce first */
+            if (i % 3 == 2) { /* a camera after other draws, a bounce first */
                 a.dim = b.dim = i % 7;
             } else {
                 vec2 p0, l0;
@@ -166,7 +166,7 @@ static double estimator_variance(int type) {
         double sum = 0.0;
         for (int i = 0; i < spp; ++i) {
             sampler s = sampler_start(type, (uint32_t)p, 3, (uint32_t)i, 11, spp);
-            sampler_2d(&s);  /* skip a pair, like the camera does */
+            sampler_2d(&s); /* skip a pair, like the camera does */
             vec2 u = sampler_2d(&s);
             sum += u.x * u.y * exp(u.x);
         }

@@ -9,12 +9,32 @@
 /* Significance per test; with a dozen tests a correct sampler fails with probability < 1%. */
 #define ALPHA 1e-3
 
-static int s_cosine(void *c, vec2 u, float u1, vec3 *d) { (void)c; (void)u1; *d = sample_cosine_hemisphere(u); return 1; }
-static double p_cosine(void *c, vec3 d) { (void)c; return pdf_cosine_hemisphere(d.z); }
-static int s_sphere(void *c, vec2 u, float u1, vec3 *d) { (void)c; (void)u1; *d = sample_uniform_sphere(u); return 1; }
-static double p_sphere(void *c, vec3 d) { (void)c; (void)d; return pdf_uniform_sphere(); }
+static int s_cosine(void *c, vec2 u, float u1, vec3 *d) {
+    (void)c;
+    (void)u1;
+    *d = sample_cosine_hemisphere(u);
+    return 1;
+}
+static double p_cosine(void *c, vec3 d) {
+    (void)c;
+    return pdf_cosine_hemisphere(d.z);
+}
+static int s_sphere(void *c, vec2 u, float u1, vec3 *d) {
+    (void)c;
+    (void)u1;
+    *d = sample_uniform_sphere(u);
+    return 1;
+}
+static double p_sphere(void *c, vec3 d) {
+    (void)c;
+    (void)d;
+    return pdf_uniform_sphere();
+}
 /* A deliberately wrong pdf: the test must reject it. */
-static double p_wrong(void *c, vec3 d) { (void)c; return d.z > 0 ? (1.0 + 0.3 * d.z) / (K_PI * (1.0 + 0.2)) * d.z : 0.0; }
+static double p_wrong(void *c, vec3 d) {
+    (void)c;
+    return d.z > 0 ? (1.0 + 0.3 * d.z) / (K_PI * (1.0 + 0.2)) * d.z : 0.0;
+}
 
 static void test_warps(void) {
     double integral;
@@ -64,7 +84,10 @@ static void test_warps(void) {
 }
 
 /* ---- light sampling: directions from NEE vs light_pdf over the sphere -------------------------- */
-typedef struct light_ctx { scene *s; vec3 ref; } light_ctx;
+typedef struct light_ctx {
+    scene *s;
+    vec3 ref;
+} light_ctx;
 static int s_light(void *c, vec2 u, float u1, vec3 *d) {
     light_ctx *lc = c;
     light_sample ls;
@@ -89,7 +112,9 @@ static void test_light_sampling(int with_env) {
     scene *s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_BLACK; m.albedo_tex = -1; m.emission = v3(4, 4, 4);
+    m.kind = MAT_BLACK;
+    m.albedo_tex = -1;
+    m.emission = v3(4, 4, 4);
     int lm = scene_add_material(s, "light", m);
     m.emission = v3(1, 2, 0.5f);
     int lm2 = scene_add_material(s, "light2", m);
@@ -119,9 +144,11 @@ static void test_sphere_light(void) {
     scene *s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_BLACK; m.albedo_tex = -1; m.emission = v3(1, 1, 1);
+    m.kind = MAT_BLACK;
+    m.albedo_tex = -1;
+    m.emission = v3(1, 1, 1);
     int lm = scene_add_material(s, "light", m);
-    scene_add_sphere(s, xform_trs(v3(0, 0, -4), v3s(0), v3s(2)), lm);            /* R = 1, D = 4 */
+    scene_add_sphere(s, xform_trs(v3(0, 0, -4), v3s(0), v3s(2)), lm);             /* R = 1, D = 4 */
     scene_add_sphere(s, xform_trs(v3(5, 0, 0), v3(30, 10, 50), v3(1, 2, 3)), lm); /* ellipsoid */
     char err[256];
     CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
@@ -141,7 +168,10 @@ static void test_sphere_light(void) {
         vec3 pt, nn;
         prim_sample_point(k, id, u, &pt, &nn);
         vec3 po = xform_point(&k->spheres[prim_id_index(id)].to_object, pt);
-        if (!first) { obs[chi2_cell(vnorm(po))] += 1; n++; }
+        if (!first) {
+            obs[chi2_cell(vnorm(po))] += 1;
+            n++;
+        }
         light_sample ls;
         if (!sample_light(k, ref, us, u, &ls)) continue;
         accepted += first;
@@ -171,27 +201,34 @@ static void test_sphere_light(void) {
 }
 
 /* ---- environment map importance sampling ---------------------------------------------------- */
-static int s_env(void *c, vec2 u, float u1, vec3 *d) { (void)u1; *d = env_sample_dir(&((scene *)c)->k, u); return 1; }
+static int s_env(void *c, vec2 u, float u1, vec3 *d) {
+    (void)u1;
+    *d = env_sample_dir(&((scene *)c)->k, u);
+    return 1;
+}
 static double p_env(void *c, vec3 d) { return env_dir_pdf(&((scene *)c)->k, d); }
 
 static void test_env_map(void) {
     scene *s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1;
+    m.kind = MAT_DIFFUSE;
+    m.albedo_tex = -1;
     scene_add_material(s, "m", m);
     enum { EW = 64, EH = 32 };
     static float texels[EW * EH * 3];
     for (int y = 0; y < EH; ++y)
         for (int x = 0; x < EW; ++x) {
-            float v = 0.2f + (float)x / EW;                        /* gradient */
-            if (abs(x - 40) < 3 && abs(y - 10) < 2) v = 200.0f;     /* a sun */
-            if (y > EH - 4) v = 0.0f;                               /* black ground band */
+            float v = 0.2f + (float)x / EW;                     /* gradient */
+            if (abs(x - 40) < 3 && abs(y - 10) < 2) v = 200.0f; /* a sun */
+            if (y > EH - 4) v = 0.0f;                           /* black ground band */
             for (int c = 0; c < 3; ++c) texels[3 * (y * EW + x) + c] = v * (c == 0 ? 1.0f : 0.8f);
         }
     texture t;
     memset(&t, 0, sizeof t);
-    t.kind = TEX_IMAGE; t.width = EW; t.height = EH;
+    t.kind = TEX_IMAGE;
+    t.width = EW;
+    t.height = EH;
     s->env_tex = scene_add_texture(s, t, texels);
     s->env_radiance = v3s(1.0f);
     char err[256];

@@ -30,7 +30,10 @@ static void write_file(const char *name, const char *content, size_t len) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", g_tmp, name);
     FILE *f = fopen(path, "wb");
-    if (!f) { fprintf(stderr, "cannot write %s\n", path); exit(2); }
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(2);
+    }
     fwrite(content, 1, len, f);
     fclose(f);
 }
@@ -80,15 +83,16 @@ static int xform_near(const xform *a, const xform *b, float tol) {
 }
 
 /* ---- common fragments for small scenes ----------------------------------------------------- */
-#define MATS "\"Materials\":{\"white\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.8,0.8,0.8]}," \
-             "\"lamp\":{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"EMITTANCE\":4}}"
-#define CAM "\"Camera\":{\"RES\":[64,48],\"FOVY\":30,\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0]}"
-#define BALL "{\"TYPE\":\"sphere\",\"MATERIAL\":\"white\"}"
-#define LAMP "{\"TYPE\":\"cube\",\"MATERIAL\":\"lamp\",\"TRANS\":[0,3,0]}"
+#define MATS                                                                                                           \
+    "\"Materials\":{\"white\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.8,0.8,0.8]},"                                           \
+    "\"lamp\":{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"EMITTANCE\":4}}"
+#define CAM             "\"Camera\":{\"RES\":[64,48],\"FOVY\":30,\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0]}"
+#define BALL            "{\"TYPE\":\"sphere\",\"MATERIAL\":\"white\"}"
+#define LAMP            "{\"TYPE\":\"cube\",\"MATERIAL\":\"lamp\",\"TRANS\":[0,3,0]}"
 #define SCENE_OBJ(objs) "{" MATS "," CAM ",\"Objects\":[" objs "]}"
-#define SCENE_CAM(cam) "{" MATS ",\"Camera\":{" cam "},\"Objects\":[" BALL "]}"
-#define SCENE_MAT(mat) "{\"Materials\":{\"m\":" mat "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"m\"}]}"
-#define CAMBASE "\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0]"
+#define SCENE_CAM(cam)  "{" MATS ",\"Camera\":{" cam "},\"Objects\":[" BALL "]}"
+#define SCENE_MAT(mat)  "{\"Materials\":{\"m\":" mat "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"m\"}]}"
+#define CAMBASE         "\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0]"
 
 /* ---- the course's stock scene ----------------------------------------------------------------- */
 static void test_cornell_file(void) {
@@ -99,8 +103,8 @@ static void test_cornell_file(void) {
     CHECK(rc == 0 && s, "stock cornell.json: %s", err);
     if (!s) return;
     CHECK(s->nmaterials == 5, "materials %zu", s->nmaterials);
-    CHECK(s->ntriangles == 72 && s->nspheres == 1 && s->nquads == 0, "prims %zu/%zu/%zu", s->ntriangles,
-          s->nspheres, s->nquads);
+    CHECK(s->ntriangles == 72 && s->nspheres == 1 && s->nquads == 0, "prims %zu/%zu/%zu", s->ntriangles, s->nspheres,
+          s->nquads);
     const material *light = &s->materials[find_mat(s, "light")];
     CHECK(light->kind == MAT_BLACK, "light kind %d", light->kind);
     CHECK_NEAR(light->emission.x, 5.0, 1e-6, "light radiance = RGB * EMITTANCE");
@@ -121,13 +125,20 @@ static void test_cornell_file(void) {
     CHECK(xform_near(&s->spheres[0].to_world, &want, 1e-6f), "sphere transform T*R*S");
     /* light cube: [-0.5,0.5]^3 scaled (3,0.3,3) at y = 10 */
     vec3 lo = v3s(1e9f), hi = v3s(-1e9f);
-    for (int i = 0; i < 8; ++i) { lo = vmin(lo, s->positions[i]); hi = vmax(hi, s->positions[i]); }
+    for (int i = 0; i < 8; ++i) {
+        lo = vmin(lo, s->positions[i]);
+        hi = vmax(hi, s->positions[i]);
+    }
     CHECK_NEAR(lo.x, -1.5, 1e-5, "light x min");
     CHECK_NEAR(hi.y, 10.15, 1e-5, "light y max");
     CHECK_NEAR(lo.y, 9.85, 1e-5, "light y min");
     /* ceiling: scale (0.01,10,10) rotated 90 degrees about z becomes a thin horizontal slab */
-    lo = v3s(1e9f); hi = v3s(-1e9f);
-    for (int i = 16; i < 24; ++i) { lo = vmin(lo, s->positions[i]); hi = vmax(hi, s->positions[i]); }
+    lo = v3s(1e9f);
+    hi = v3s(-1e9f);
+    for (int i = 16; i < 24; ++i) {
+        lo = vmin(lo, s->positions[i]);
+        hi = vmax(hi, s->positions[i]);
+    }
     CHECK_NEAR(hi.y - lo.y, 0.01, 1e-4, "ceiling thickness after ROTAT z 90");
     CHECK_NEAR(hi.x - lo.x, 10.0, 1e-4, "ceiling width after ROTAT z 90");
     check_prepares(s, "cornell.json");
@@ -138,7 +149,8 @@ static void test_cornell_file(void) {
     CHECK(rc == 0 && b, "builtin cornell: %s", err);
     if (b) {
         CHECK(b->nmaterials == s->nmaterials && b->ntriangles == s->ntriangles && b->nspheres == s->nspheres &&
-                  b->nvertices == s->nvertices, "builtin cornell counts differ from cornell.json");
+                  b->nvertices == s->nvertices,
+              "builtin cornell counts differ from cornell.json");
         for (size_t i = 0; i < b->nmaterials && i < s->nmaterials; ++i) {
             CHECK(strcmp(b->material_names[i], s->material_names[i]) == 0, "material %zu name", i);
             CHECK(memcmp(&b->materials[i], &s->materials[i], sizeof(material)) == 0, "material %zu differs", i);
@@ -250,25 +262,30 @@ static void test_example_scenes(void) {
 /* Lights without geometry and the Phong material: values reach the scene; lights join the
  * power-weighted light table after the area lights. */
 static void test_lights_and_phong(void) {
-    scene *s = load_text("{\"Materials\":{\"floor\":{\"TYPE\":\"Phong\",\"RGB\":[0.1,0.2,0.3],\"SPECRGB\":[0.5,0.4,0.3],"
-                         "\"EXPONENT\":90},\"lamp\":{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"EMITTANCE\":4}},"
-                         "\"Camera\":{\"RES\":[8,8],\"FOVY\":30,\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0],\"UP\":[0,1,0]},"
-                         "\"Lights\":[{\"TYPE\":\"point\",\"POSITION\":[1,2,3],\"RGB\":[1,2,3],\"EMITTANCE\":2},"
-                         "{\"TYPE\":\"directional\",\"DIRECTION\":[0,-2,0],\"RGB\":[4,4,4]}],"
-                         "\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"floor\"},{\"TYPE\":\"sphere\",\"MATERIAL\":\"lamp\",\"TRANS\":[0,3,0]}]}",
-                         "lights and phong");
+    scene *s =
+        load_text("{\"Materials\":{\"floor\":{\"TYPE\":\"Phong\",\"RGB\":[0.1,0.2,0.3],\"SPECRGB\":[0.5,0.4,0.3],"
+                  "\"EXPONENT\":90},\"lamp\":{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"EMITTANCE\":4}},"
+                  "\"Camera\":{\"RES\":[8,8],\"FOVY\":30,\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0],\"UP\":[0,1,0]},"
+                  "\"Lights\":[{\"TYPE\":\"point\",\"POSITION\":[1,2,3],\"RGB\":[1,2,3],\"EMITTANCE\":2},"
+                  "{\"TYPE\":\"directional\",\"DIRECTION\":[0,-2,0],\"RGB\":[4,4,4]}],"
+                  "\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"floor\"},{\"TYPE\":\"sphere\",\"MATERIAL\":"
+                  "\"lamp\",\"TRANS\":[0,3,0]}]}",
+                  "lights and phong");
     if (!s) return;
     const material *m = &s->materials[scene_find_material(s, "floor")];
     CHECK(m->kind == MAT_PHONG && m->exponent == 90.0f && m->specular.x == 0.5f && m->albedo.z == 0.3f, "phong values");
     CHECK(s->npunctual == 2, "2 punctual lights, got %zu", s->npunctual);
     if (s->npunctual == 2) {
-        CHECK(s->punctual[0].kind == LIGHT_POINT && s->punctual[0].p.z == 3.0f && s->punctual[0].intensity.z == 6.0f, "point light");
-        CHECK(s->punctual[1].kind == LIGHT_DIRECTIONAL && s->punctual[1].p.y == -1.0f && s->punctual[1].intensity.x == 4.0f,
+        CHECK(s->punctual[0].kind == LIGHT_POINT && s->punctual[0].p.z == 3.0f && s->punctual[0].intensity.z == 6.0f,
+              "point light");
+        CHECK(s->punctual[1].kind == LIGHT_DIRECTIONAL && s->punctual[1].p.y == -1.0f &&
+                  s->punctual[1].intensity.x == 4.0f,
               "directional light (direction normalised)");
     }
     check_prepares(s, "lights and phong");
     CHECK(s->nlights == 3 && s->lights[0].kind == LIGHT_AREA && s->lights[1].kind == LIGHT_POINT &&
-          s->lights[2].kind == LIGHT_DIRECTIONAL, "light table: area, point, directional");
+              s->lights[2].kind == LIGHT_DIRECTIONAL,
+          "light table: area, point, directional");
     float sum = 0.0f;
     for (size_t i = 0; i < s->nlights; ++i) sum += s->lights[i].pmf;
     CHECK(fabsf(sum - 1.0f) < 1e-5f, "light pmfs sum to 1 (%g)", sum);
@@ -278,8 +295,8 @@ static void test_lights_and_phong(void) {
 /* The scenes that use the shared test meshes (they expect them at scenes/assets): each loads and
  * prepares with the meshes found beside the checkout (../shared/assets); skipped without them. */
 static void test_asset_scenes(void) {
-    const char *files[] = {"bunny.json", "teapot.json", "dragon.json", "sponza.json", "lucy.json",
-                           "cornellbox-original.json"};
+    const char *files[] = {"bunny.json",  "teapot.json", "dragon.json",
+                           "sponza.json", "lucy.json",   "cornellbox-original.json"};
     char assets[1200];
     snprintf(assets, sizeof assets, "%s/../shared/assets", g_root);
     struct stat st;
@@ -334,7 +351,8 @@ static void test_semantics(void) {
     }
     /* TYPE values are case-insensitive; rotation order T*Rx*Ry*Rz*S in degrees */
     if ((s = load_text(SCENE_OBJ("{\"TYPE\":\"SPHERE\",\"MATERIAL\":\"white\",\"TRANS\":[1,2,3],"
-                                 "\"ROTAT\":[10,20,30],\"SCALE\":[1,2,3]}"), "transform"))) {
+                                 "\"ROTAT\":[10,20,30],\"SCALE\":[1,2,3]}"),
+                       "transform"))) {
         xform want = xform_trs(v3(1, 2, 3), v3(10, 20, 30), v3(1, 2, 3));
         CHECK(xform_near(&s->spheres[0].to_world, &want, 1e-6f), "TRS");
         /* independent check of the order: Rx(90) applied last maps the Rz(90)-rotated x axis */
@@ -348,20 +366,21 @@ static void test_semantics(void) {
         scene_destroy(s);
     }
     /* materials */
-    const char *mats =
-        "{\"Materials\":{"
-        "\"c\":{\"TYPE\":\"Conductor\",\"RGB\":[0.9,0.8,0.7],\"ROUGHNESS\":0.5},"
-        "\"m\":{\"TYPE\":\"metal\",\"RGB\":[0.9,0.8,0.7]},"
-        "\"g\":{\"TYPE\":\"Glass\",\"RGB\":[1,1,1],\"IOR\":1.33},"
-        "\"r\":{\"TYPE\":\"Refractive\",\"RGB\":[1,1,1]},"
-        "\"d\":{\"TYPE\":\"Dielectric\",\"RGB\":[1,1,1],\"IOR\":2.4},"
-        "\"e\":{\"TYPE\":\"Emitting\",\"RGB\":[2,3,4]},"
-        "\"de\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,0.25,1],\"EMITTANCE\":2},"
-        "\"sp\":{\"TYPE\":\"Specular\",\"RGB\":[0.5,0.5,0.5],\"ROUGHNESS\":0.3,\"IOR\":1.55},"
-        "\"mi\":{\"TYPE\":\"Mirror\",\"RGB\":[0.5,0.5,0.5]},"
-        "\"t\":{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,0,0],\"RGB2\":[0,0,1],\"SCALE\":4,\"SPACE\":\"uv\"}},"
-        "\"tw\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,0.5,0.5],\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1],\"RGB2\":[0,0,0]}}"
-        "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"e\"}]}";
+    const char *mats = "{\"Materials\":{"
+                       "\"c\":{\"TYPE\":\"Conductor\",\"RGB\":[0.9,0.8,0.7],\"ROUGHNESS\":0.5},"
+                       "\"m\":{\"TYPE\":\"metal\",\"RGB\":[0.9,0.8,0.7]},"
+                       "\"g\":{\"TYPE\":\"Glass\",\"RGB\":[1,1,1],\"IOR\":1.33},"
+                       "\"r\":{\"TYPE\":\"Refractive\",\"RGB\":[1,1,1]},"
+                       "\"d\":{\"TYPE\":\"Dielectric\",\"RGB\":[1,1,1],\"IOR\":2.4},"
+                       "\"e\":{\"TYPE\":\"Emitting\",\"RGB\":[2,3,4]},"
+                       "\"de\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,0.25,1],\"EMITTANCE\":2},"
+                       "\"sp\":{\"TYPE\":\"Specular\",\"RGB\":[0.5,0.5,0.5],\"ROUGHNESS\":0.3,\"IOR\":1.55},"
+                       "\"mi\":{\"TYPE\":\"Mirror\",\"RGB\":[0.5,0.5,0.5]},"
+                       "\"t\":{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,0,0],\"RGB2\":[0,0,1]"
+                       ",\"SCALE\":4,\"SPACE\":\"uv\"}},"
+                       "\"tw\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,0.5,0.5],\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":["
+                       "1,1,1],\"RGB2\":[0,0,0]}}"
+                       "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"e\"}]}";
     if ((s = load_text(mats, "materials"))) {
         const material *m = &s->materials[find_mat(s, "c")];
         CHECK(m->kind == MAT_CONDUCTOR && fabsf(m->alpha - 0.25f) < 1e-7f, "Conductor alpha = ROUGHNESS^2");
@@ -391,14 +410,16 @@ static void test_semantics(void) {
         m = &s->materials[find_mat(s, "tw")];
         if (m->albedo_tex >= 0) {
             const texture *t = &s->textures[m->albedo_tex];
-            CHECK(t->uv_space == 0 && t->scale == 1.0f && m->albedo.x == 0.5f, "checker defaults: world space, scale 1");
+            CHECK(t->uv_space == 0 && t->scale == 1.0f && m->albedo.x == 0.5f,
+                  "checker defaults: world space, scale 1");
         }
         scene_destroy(s);
     }
     /* camera extensions */
     if ((s = load_text(SCENE_CAM("\"RES\":[10,10],\"FOCAL_LENGTH\":50,\"FSTOP\":2.8,\"FOCUS_DISTANCE\":3," CAMBASE),
                        "fstop"))) {
-        CHECK_NEAR(s->camera.fovy_deg, 2.0 * atan(18.0 / 50.0) * 180.0 / 3.14159265358979323846, 1e-4, "36 mm sensor height");
+        CHECK_NEAR(s->camera.fovy_deg, 2.0 * atan(18.0 / 50.0) * 180.0 / 3.14159265358979323846, 1e-4,
+                   "36 mm sensor height");
         CHECK_NEAR(s->camera.aperture_radius, 50.0 / (2.0 * 2.8) / 1000.0, 1e-7, "f/2.8 radius in metres");
         CHECK(s->camera.focus_distance == 3.0f, "focus distance");
         scene_destroy(s);
@@ -424,8 +445,8 @@ static void test_semantics(void) {
         CHECK(s->nquads == 3, "3 quads");
         if (s->nquads == 3) {
             const quad *q = &s->quads[0];
-            CHECK(q->o.x == 0.0f && q->o.y == 0.0f && q->o.z == 3.0f, "quad origin = M*(-0.5,-0.5,0): %g %g %g",
-                  q->o.x, q->o.y, q->o.z);
+            CHECK(q->o.x == 0.0f && q->o.y == 0.0f && q->o.z == 3.0f, "quad origin = M*(-0.5,-0.5,0): %g %g %g", q->o.x,
+                  q->o.y, q->o.z);
             CHECK(q->u.x == 2.0f && q->v.y == 4.0f && q->n.z == 1.0f, "quad edges and +z normal");
             q = &s->quads[1];
             CHECK(q->o.y == 1.0f && q->v.z == -2.0f && fabsf(q->n.y - 1.0f) < 1e-6f, "ORIGIN/U/V, normal U x V");
@@ -466,12 +487,14 @@ static void test_semantics(void) {
                            "\"tex.png\"}}}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"m\"}]}",
                            "image texture"))) {
             CHECK(s->ntextures == 1 && s->textures[0].kind == TEX_IMAGE && s->textures[0].width == 2 &&
-                      s->textures[0].height == 1, "image texture header");
+                      s->textures[0].height == 1,
+                  "image texture header");
             /* an 8-bit PNG stays 8-bit: 3 bytes a texel, decoded on lookup */
             const texture *t = &s->textures[0];
             vec3 t0 = scene_texel(s, t, 0), t1 = scene_texel(s, t, 1);
             CHECK(t->srgb8 && s->ntexels8 == 6 && s->ntexels == 0 && fabsf(t0.x - 1.0f) < 1e-3f && t0.y < 1e-3f &&
-                      fabsf(t1.z - 1.0f) < 1e-3f, "image texels");
+                      fabsf(t1.z - 1.0f) < 1e-3f,
+                  "image texels");
             scene_destroy(s);
         }
     }
@@ -489,7 +512,7 @@ static void test_semantics(void) {
             CHECK(image_load(&img, path, ierr, sizeof ierr) == 0, "%s", ierr);
             int f = scene_add_image_texture(s, img.width, img.height, img.rgb);
             image_free(&img);
-            check_prepares(s, "8-bit texture");   /* the kernel scene, with the float copy added */
+            check_prepares(s, "8-bit texture"); /* the kernel scene, with the float copy added */
             const kscene *k = &s->k;
             int same = f == 1 && s->textures[0].srgb8 && !s->textures[1].srgb8;
             for (int i = 0; i < 500 && same; ++i) {
@@ -525,7 +548,7 @@ static void test_kind_tables(void) {
         scene_destroy(s);
     }
     for (int k = 0; k < LIGHT_KIND_COUNT; ++k) {
-        if (k == LIGHT_AREA || k == LIGHT_SPOT) continue;   /* emissive materials; spots come from glTF (test_gltf) */
+        if (k == LIGHT_AREA || k == LIGHT_SPOT) continue; /* emissive materials; spots come from glTF (test_gltf) */
         char json[512];
         snprintf(json, sizeof json,
                  "{\"Materials\":{\"m\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,0.5,0.5]}},"
@@ -537,7 +560,8 @@ static void test_kind_tables(void) {
                  light_kind_name(k), k == LIGHT_POINT ? "POSITION" : "DIRECTION");
         scene *s = load_text(json, light_kind_name(k));
         if (!s) continue;
-        CHECK(s->npunctual == 1 && s->punctual[0].kind == k, "light TYPE %s: not read as kind %d", light_kind_name(k), k);
+        CHECK(s->npunctual == 1 && s->punctual[0].kind == k, "light TYPE %s: not read as kind %d", light_kind_name(k),
+              k);
         scene_destroy(s);
     }
 }
@@ -554,32 +578,47 @@ static void test_bad_json(void) {
                 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
                 "malformed JSON", NULL);
     /* structure and keys */
-    expect_fail("unknown top key", "{" MATS "," CAM ",\"Objects\":[],\"Lighting\":[]}", "bad.json: Lighting: unknown key", NULL);
-    expect_fail("light without RGB", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"point\",\"POSITION\":[0,1,0]}]}",
+    expect_fail("unknown top key", "{" MATS "," CAM ",\"Objects\":[],\"Lighting\":[]}",
+                "bad.json: Lighting: unknown key", NULL);
+    expect_fail("light without RGB",
+                "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"point\",\"POSITION\":[0,1,0]}]}",
                 "bad.json: Lights[0]: missing required key \"RGB\"", NULL);
-    expect_fail("light bad type", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"spot\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1]}]}",
+    expect_fail("light bad type",
+                "{" MATS "," CAM
+                ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"spot\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1]}]}",
                 "bad.json: Lights[0].TYPE", NULL);
-    expect_fail("lights not an array", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":{}}", "bad.json: Lights: expected an array", NULL);
-    expect_fail("negative light colour", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"directional\",\"DIRECTION\":[0,-1,0],\"RGB\":[1,-1,1]}]}",
+    expect_fail("lights not an array", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":{}}",
+                "bad.json: Lights: expected an array", NULL);
+    expect_fail("negative light colour",
+                "{" MATS "," CAM
+                ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"directional\",\"DIRECTION\":[0,-1,0],\"RGB\":[1,-1,1]}]}",
                 "bad.json: Lights[0].RGB", NULL);
-    expect_fail("phong without exponent", "{\"Materials\":{\"p\":{\"TYPE\":\"Phong\",\"RGB\":[0.1,0.1,0.1],\"SPECRGB\":[0.5,0.5,0.5]}}," CAM ",\"Objects\":[]}",
+    expect_fail("phong without exponent",
+                "{\"Materials\":{\"p\":{\"TYPE\":\"Phong\",\"RGB\":[0.1,0.1,0.1],\"SPECRGB\":[0.5,0.5,0.5]}}," CAM
+                ",\"Objects\":[]}",
                 "bad.json: Materials.p: missing required key \"EXPONENT\"", NULL);
-    expect_fail("specrgb not a colour", "{\"Materials\":{\"p\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.1,0.1,0.1],\"SPECRGB\":\"x\"}}," CAM ",\"Objects\":[]}",
+    expect_fail("specrgb not a colour",
+                "{\"Materials\":{\"p\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.1,0.1,0.1],\"SPECRGB\":\"x\"}}," CAM
+                ",\"Objects\":[]}",
                 "bad.json: Materials.p.SPECRGB: expected an array", NULL);
-    expect_fail("top key typo", "{" MATS "," CAM ",\"Objectz\":[]}", "Objectz: unknown key", "did you mean \"Objects\"");
+    expect_fail("top key typo", "{" MATS "," CAM ",\"Objectz\":[]}", "Objectz: unknown key",
+                "did you mean \"Objects\"");
     expect_fail("missing camera", "{" MATS ",\"Objects\":[]}", "missing required key \"Camera\"", NULL);
     expect_fail("missing objects", "{" MATS "," CAM "}", "missing required key \"Objects\"", NULL);
     expect_fail("objects not array", "{" MATS "," CAM ",\"Objects\":{}}", "Objects: expected an array", NULL);
-    expect_fail("materials not object", "{\"Materials\":[]," CAM ",\"Objects\":[]}", "Materials: expected an object", NULL);
+    expect_fail("materials not object", "{\"Materials\":[]," CAM ",\"Objects\":[]}", "Materials: expected an object",
+                NULL);
     expect_fail("object key typo",
                 SCENE_OBJ(BALL "," BALL "," BALL ",{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"SCLAE\":[1,1,1]}"),
                 "bad.json: Objects[3].SCLAE: unknown key", "did you mean \"SCALE\"");
     expect_fail("duplicate key", SCENE_OBJ("{\"TYPE\":\"cube\",\"TYPE\":\"sphere\",\"MATERIAL\":\"white\"}"),
                 "Objects[0].TYPE: duplicate key", NULL);
     expect_fail("duplicate material",
-                "{\"Materials\":{\"a\":{\"TYPE\":\"Diffuse\",\"RGB\":[1,1,1]},\"a\":{\"TYPE\":\"Diffuse\",\"RGB\":[1,1,1]}},"
-                CAM ",\"Objects\":[]}", "Materials.a: duplicate material name", NULL);
-    expect_fail("odd material name in path", "{\"Materials\":{\"my mat\":{\"TYPE\":\"Difuse\",\"RGB\":[1,1,1]}}," CAM ",\"Objects\":[]}",
+                "{\"Materials\":{\"a\":{\"TYPE\":\"Diffuse\",\"RGB\":[1,1,1]},\"a\":{\"TYPE\":\"Diffuse\",\"RGB\":[1,1,"
+                "1]}}," CAM ",\"Objects\":[]}",
+                "Materials.a: duplicate material name", NULL);
+    expect_fail("odd material name in path",
+                "{\"Materials\":{\"my mat\":{\"TYPE\":\"Difuse\",\"RGB\":[1,1,1]}}," CAM ",\"Objects\":[]}",
                 "Materials[\"my mat\"].TYPE", "did you mean \"Diffuse\"");
     expect_fail("object not object", SCENE_OBJ("3"), "Objects[0]: expected an object, got a number", NULL);
     /* types and references */
@@ -627,23 +666,27 @@ static void test_bad_json(void) {
     expect_fail("scalar not array", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"SCALE\":2}"),
                 "Objects[0].SCALE: expected an array of 3 numbers, got a number", NULL);
     expect_fail("null", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"SCALE\":null}"), "got null", NULL);
-    expect_fail("rgb negative", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,-0.1,0.5]}"), "Materials.m.RGB[1]", "out of range");
+    expect_fail("rgb negative", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,-0.1,0.5]}"), "Materials.m.RGB[1]",
+                "out of range");
     expect_fail("albedo above 1", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"RGB\":[255,0,0]}"), "Materials.m.RGB[0]", "<= 1");
     expect_fail("emittance negative", SCENE_MAT("{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"EMITTANCE\":-5}"),
                 "Materials.m.EMITTANCE", "out of range");
     expect_fail("roughness above 1", SCENE_MAT("{\"TYPE\":\"Metal\",\"RGB\":[1,1,1],\"ROUGHNESS\":2}"),
                 "Materials.m.ROUGHNESS", "<= 1");
     expect_fail("ior zero", SCENE_MAT("{\"TYPE\":\"Glass\",\"RGB\":[1,1,1],\"IOR\":0}"), "Materials.m.IOR", "> 0");
-    expect_fail("emitter texture", SCENE_MAT("{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"TEXTURE\":{\"TYPE\":\"checker\"}}"),
+    expect_fail("emitter texture",
+                SCENE_MAT("{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"TEXTURE\":{\"TYPE\":\"checker\"}}"),
                 "Materials.m.TEXTURE", "cannot have a TEXTURE");
     /* camera */
     expect_fail("res zero", SCENE_CAM("\"RES\":[0,10],\"FOVY\":45," CAMBASE), "Camera.RES[0]: 0 is out of range", NULL);
     expect_fail("res negative", SCENE_CAM("\"RES\":[10,-10],\"FOVY\":45," CAMBASE), "Camera.RES[1]", "out of range");
     expect_fail("res side", SCENE_CAM("\"RES\":[20000,10],\"FOVY\":45," CAMBASE), "Camera.RES[0]", "16384");
     expect_fail("res pixels", SCENE_CAM("\"RES\":[16000,16000],\"FOVY\":45," CAMBASE), "Camera.RES", "too many pixels");
-    expect_fail("res fraction", SCENE_CAM("\"RES\":[640.5,480],\"FOVY\":45," CAMBASE), "Camera.RES[0]: expected an integer", NULL);
+    expect_fail("res fraction", SCENE_CAM("\"RES\":[640.5,480],\"FOVY\":45," CAMBASE),
+                "Camera.RES[0]: expected an integer", NULL);
     expect_fail("res length", SCENE_CAM("\"RES\":[640],\"FOVY\":45," CAMBASE), "Camera.RES: expected 2 integers", NULL);
-    expect_fail("res strings", SCENE_CAM("\"RES\":[\"640\",\"480\"],\"FOVY\":45," CAMBASE), "Camera.RES[0]: expected an integer", NULL);
+    expect_fail("res strings", SCENE_CAM("\"RES\":[\"640\",\"480\"],\"FOVY\":45," CAMBASE),
+                "Camera.RES[0]: expected an integer", NULL);
     expect_fail("res missing", SCENE_CAM("\"FOVY\":45," CAMBASE), "Camera: missing required key \"RES\"", NULL);
     expect_fail("fovy missing", SCENE_CAM("\"RES\":[8,8]," CAMBASE), "missing required key \"FOVY\"", NULL);
     expect_fail("fovy zero", SCENE_CAM("\"RES\":[8,8],\"FOVY\":0," CAMBASE), "Camera.FOVY", "> 0");
@@ -652,13 +695,18 @@ static void test_bad_json(void) {
                 "Camera.FOCAL_LENGTH", "give only one");
     expect_fail("fstop without focal", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"FSTOP\":2," CAMBASE), "Camera.FSTOP",
                 "needs FOCAL_LENGTH");
-    expect_fail("aperture and fstop", SCENE_CAM("\"RES\":[8,8],\"FOCAL_LENGTH\":50,\"FSTOP\":2,\"APERTURE\":1," CAMBASE),
-                "Camera.FSTOP", "give only one");
-    expect_fail("aperture negative", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"APERTURE\":-1," CAMBASE), "Camera.APERTURE", NULL);
-    expect_fail("focus zero", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"FOCUS_DISTANCE\":0," CAMBASE), "Camera.FOCUS_DISTANCE", NULL);
-    expect_fail("iterations zero", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"ITERATIONS\":0," CAMBASE), "Camera.ITERATIONS", NULL);
+    expect_fail("aperture and fstop",
+                SCENE_CAM("\"RES\":[8,8],\"FOCAL_LENGTH\":50,\"FSTOP\":2,\"APERTURE\":1," CAMBASE), "Camera.FSTOP",
+                "give only one");
+    expect_fail("aperture negative", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"APERTURE\":-1," CAMBASE), "Camera.APERTURE",
+                NULL);
+    expect_fail("focus zero", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"FOCUS_DISTANCE\":0," CAMBASE),
+                "Camera.FOCUS_DISTANCE", NULL);
+    expect_fail("iterations zero", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"ITERATIONS\":0," CAMBASE),
+                "Camera.ITERATIONS", NULL);
     expect_fail("depth huge", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"DEPTH\":1e9," CAMBASE), "Camera.DEPTH", NULL);
-    expect_fail("file number", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"FILE\":3," CAMBASE), "Camera.FILE: expected a string", NULL);
+    expect_fail("file number", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"FILE\":3," CAMBASE),
+                "Camera.FILE: expected a string", NULL);
     expect_fail("eye = lookat", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"EYE\":[1,1,1],\"LOOKAT\":[1,1,1]"),
                 "Camera.LOOKAT", "same point");
     expect_fail("up parallel", SCENE_CAM("\"RES\":[8,8],\"FOVY\":45,\"UP\":[0,0,2]," CAMBASE), "Camera.UP", "parallel");
@@ -672,18 +720,23 @@ static void test_bad_json(void) {
     expect_fail("env negative", "{" MATS "," CAM ",\"Environment\":{\"RGB\":[1,1,-1]},\"Objects\":[]}",
                 "Environment.RGB[2]", NULL);
     /* quads */
-    expect_fail("quad parallel", SCENE_OBJ("{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0],\"U\":[1,0,0],\"V\":[2,0,0]}"),
+    expect_fail("quad parallel",
+                SCENE_OBJ("{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0],\"U\":[1,0,0],\"V\":[2,0,0]}"),
                 "Objects[0].V", "parallel");
-    expect_fail("quad partial", SCENE_OBJ("{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0],\"U\":[1,0,0]}"),
+    expect_fail("quad partial",
+                SCENE_OBJ("{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0],\"U\":[1,0,0]}"),
                 "Objects[0]: missing required key \"V\"", NULL);
-    expect_fail("quad both forms", SCENE_OBJ("{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0],\"U\":[1,0,0],\"V\":[0,1,0],\"SCALE\":[1,1,1]}"),
+    expect_fail("quad both forms",
+                SCENE_OBJ("{\"TYPE\":\"quad\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0],\"U\":[1,0,0],\"V\":[0,1,0],"
+                          "\"SCALE\":[1,1,1]}"),
                 "Objects[0].SCALE", "not both");
     expect_fail("origin on cube", SCENE_OBJ("{\"TYPE\":\"cube\",\"MATERIAL\":\"white\",\"ORIGIN\":[0,0,0]}"),
                 "Objects[0].ORIGIN", "only used by quad");
     expect_fail("file on sphere", SCENE_OBJ("{\"TYPE\":\"sphere\",\"MATERIAL\":\"white\",\"FILE\":\"a.obj\"}"),
                 "Objects[0].FILE", "only used by mesh");
     /* meshes */
-    expect_fail("mesh no file", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\"}"), "Objects[0]: missing required key \"FILE\"", NULL);
+    expect_fail("mesh no file", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\"}"),
+                "Objects[0]: missing required key \"FILE\"", NULL);
     expect_fail("mesh missing file", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"nope.obj\"}"),
                 "Objects[0].FILE", "nope.obj: cannot open");
     expect_fail("mesh format", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"bunny.stl\"}"),
@@ -692,10 +745,11 @@ static void test_bad_json(void) {
     expect_fail("mesh bad index", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"bad_index.obj\"}"),
                 "Objects[0].FILE", "bad_index.obj:4: face corner \"4\": vertex index 4 out of range");
     mkdir("/tmp/caustic_test_not_a_file.obj", 0700);
-    expect_fail("mesh directory", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"/tmp/caustic_test_not_a_file.obj\"}"),
+    expect_fail("mesh directory",
+                SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"FILE\":\"/tmp/caustic_test_not_a_file.obj\"}"),
                 "Objects[0].FILE", "not a regular file");
     rmdir("/tmp/caustic_test_not_a_file.obj");
-    {   /* a FIFO would block fopen forever: refused before opening */
+    { /* a FIFO would block fopen forever: refused before opening */
         char fifo[512];
         snprintf(fifo, sizeof fifo, "%s/fifo.obj", g_tmp);
         if (mkfifo(fifo, 0600) == 0)
@@ -705,18 +759,27 @@ static void test_bad_json(void) {
     /* textures */
     expect_fail("texture type", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"chekcer\"}}"),
                 "Materials.m.TEXTURE.TYPE", "did you mean \"checker\"");
-    expect_fail("checker missing rgb2", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1]}}"),
+    expect_fail("checker missing rgb2",
+                SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1]}}"),
                 "Materials.m.TEXTURE: missing required key \"RGB2\"", NULL);
-    expect_fail("checker space", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1],\"RGB2\":[0,0,0],\"SPACE\":\"object\"}}"),
+    expect_fail("checker space",
+                SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1],\"RGB2\":[0,0,0],"
+                          "\"SPACE\":\"object\"}}"),
                 "Materials.m.TEXTURE.SPACE", "unknown texture SPACE");
-    expect_fail("checker scale", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1],\"RGB2\":[0,0,0],\"SCALE\":-1}}"),
-                "Materials.m.TEXTURE.SCALE", NULL);
-    expect_fail("image missing", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"nope.png\"}}"),
+    expect_fail(
+        "checker scale",
+        SCENE_MAT(
+            "{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1],\"RGB2\":[0,0,0],\"SCALE\":-1}}"),
+        "Materials.m.TEXTURE.SCALE", NULL);
+    expect_fail("image missing",
+                SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"nope.png\"}}"),
                 "Materials.m.TEXTURE.FILE", "nope.png");
     write_text("garbage.png", "this is not a png");
-    expect_fail("image garbage", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"garbage.png\"}}"),
+    expect_fail("image garbage",
+                SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"garbage.png\"}}"),
                 "Materials.m.TEXTURE.FILE", "garbage.png");
-    expect_fail("image with checker key", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"x.png\",\"SCALE\":2}}"),
+    expect_fail("image with checker key",
+                SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"x.png\",\"SCALE\":2}}"),
                 "Materials.m.TEXTURE.SCALE", "only used by checker");
     expect_fail("texture file missing", SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":\"wood.png\"}"),
                 "Materials.m.TEXTURE", "wood.png: No such file");
@@ -771,8 +834,10 @@ static void obj_ok(const char *name, const char *content, size_t tris, size_t ve
     CHECK(rc == 0, "%s: %s", name, err);
     CHECK(s->ntriangles == tris, "%s: %zu triangles, want %zu", name, s->ntriangles, tris);
     CHECK(s->nvertices == verts, "%s: %zu vertices, want %zu", name, s->nvertices, verts);
-    if (keep) *keep = s;
-    else scene_destroy(s);
+    if (keep)
+        *keep = s;
+    else
+        scene_destroy(s);
 }
 
 static void obj_bad(const char *name, const char *content, const char *n1, const char *n2) {
@@ -832,8 +897,10 @@ static void test_obj(void) {
     obj_bad("range.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n", "range.obj:4:", "vertex index 9 out of range");
     obj_bad("negrange.obj", "v 0 0 0\nf -1 -2 -3\n", "negrange.obj:2:", "out of range");
     obj_bad("zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", "zero.obj:4:", "index 0 is invalid");
-    obj_bad("vtrange.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1 2/1 3/1\n", "vtrange.obj:4:", "texture coordinate index 1 out of range");
-    obj_bad("vnrange.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//2 3//1\n", "vnrange.obj:5:", "normal index 2");
+    obj_bad("vtrange.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1 2/1 3/1\n",
+            "vtrange.obj:4:", "texture coordinate index 1 out of range");
+    obj_bad("vnrange.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//2 3//1\n",
+            "vnrange.obj:5:", "normal index 2");
     obj_bad("garbage.obj", "v 0 0 0\nv 1 abc 0\n", "garbage.obj:2:", "\"abc\" is not a number");
     obj_bad("glued.obj", "v 0 0 0\nv 1 2x 0\n", "glued.obj:2:", "not a number");
     obj_bad("nan.obj", "v 0 0 0\nv nan 0 0\n", "nan.obj:2:", "not a finite");
@@ -861,9 +928,11 @@ static void test_obj(void) {
         scene *b = obj_scene();
         char err[512] = "";
         CHECK(scene_load_obj(b, "/nonexistent.obj", xform_identity(), 0, err, sizeof err) == -1 &&
-                  contains(err, "/nonexistent.obj: cannot open"), "missing obj: %s", err);
+                  contains(err, "/nonexistent.obj: cannot open"),
+              "missing obj: %s", err);
         CHECK(scene_load_obj(b, "/dev/zero", xform_identity(), 0, err, sizeof err) == -1 &&
-                  contains(err, "/dev/zero: not a regular file"), "device obj: %s", err);
+                  contains(err, "/dev/zero: not a regular file"),
+              "device obj: %s", err);
         /* a singular transform is refused by the builder */
         xform z;
         memset(&z, 0, sizeof z);
@@ -880,7 +949,10 @@ static void test_mutations(void) {
     char path[1200];
     snprintf(path, sizeof path, "%s/scenes/cornell.json", g_root);
     FILE *f = fopen(path, "rb");
-    if (!f) { CHECK(0, "cannot read %s", path); return; }
+    if (!f) {
+        CHECK(0, "cannot read %s", path);
+        return;
+    }
     char base[8192];
     size_t n = fread(base, 1, sizeof base - 1, f);
     fclose(f);
@@ -904,8 +976,7 @@ static void test_mutations(void) {
                 len -= k;
                 break;
             }
-            default: /* digit noise inside numbers makes range errors */
-                buf[at] = (char)('0' + pcg32_bounded(&r, 10));
+            default: /* digit noise inside numbers makes range errors */ buf[at] = (char)('0' + pcg32_bounded(&r, 10));
             }
         }
         scene *s = NULL;
@@ -922,7 +993,10 @@ static void test_mutations(void) {
 }
 
 /* ---- course dialects (tests/data/dialects: our own scenes, one per dialect class) ---------------- */
-typedef struct warnings { int n; char text[8192]; } warnings;
+typedef struct warnings {
+    int n;
+    char text[8192];
+} warnings;
 static void collect_warning(void *user, const char *msg) {
     warnings *w = user;
     w->n++;
@@ -959,33 +1033,40 @@ static void test_dialects(void) {
     if (s) {
         const material *m = mat_named(s, "lamp");
         CHECK(m->kind == MAT_BLACK && fabsf(m->emission.x - 6.0f) < 1e-5f && m->two_sided, "Emissive/COLOR/INTENSITY");
-        CHECK(mat_named(s, "wall")->kind == MAT_DIFFUSE && fabsf(mat_named(s, "wall")->albedo.x - 0.7f) < 1e-6f, "LAMBERTIAN/ALBEDO");
+        CHECK(mat_named(s, "wall")->kind == MAT_DIFFUSE && fabsf(mat_named(s, "wall")->albedo.x - 0.7f) < 1e-6f,
+              "LAMBERTIAN/ALBEDO");
         CHECK(mat_named(s, "mirror")->kind == MAT_MIRROR, "PureReflection is a mirror");
         m = mat_named(s, "flags");
-        CHECK(m->kind == MAT_DIELECTRIC && fabsf(m->ior - 1.33f) < 1e-6f, "Specular + REFRACTIVE flag is glass, INDEXOFREFRACTION");
+        CHECK(m->kind == MAT_DIELECTRIC && fabsf(m->ior - 1.33f) < 1e-6f,
+              "Specular + REFRACTIVE flag is glass, INDEXOFREFRACTION");
         m = mat_named(s, "glass");
         CHECK(m->kind == MAT_DIELECTRIC && fabsf(m->ior - 1.7f) < 1e-6f, "Transmissive with ETA");
         m = mat_named(s, "prism");
         CHECK(m->kind == MAT_DIELECTRIC && fabsf(m->ior - 1.6f) < 1e-6f, "per-channel REFRACTION: the middle value");
         m = mat_named(s, "gold");
-        CHECK(m->kind == MAT_PBR && m->metallic == 1.0f && fabsf(m->alpha - 0.16f) < 1e-6f && fabsf(m->albedo.y - 0.76f) < 1e-6f,
+        CHECK(m->kind == MAT_PBR && m->metallic == 1.0f && fabsf(m->alpha - 0.16f) < 1e-6f &&
+                  fabsf(m->albedo.y - 0.76f) < 1e-6f,
               "PBR: metallic-roughness, alpha = roughness^2, base colour BASE_COLOR");
         m = mat_named(s, "plastic");
-        CHECK(m->kind == MAT_PBR && m->metallic == 0.0f && fabsf(m->alpha - 0.09f) < 1e-6f, "Microfacet: metallic-roughness");
+        CHECK(m->kind == MAT_PBR && m->metallic == 0.0f && fabsf(m->alpha - 0.09f) < 1e-6f,
+              "Microfacet: metallic-roughness");
         m = mat_named(s, "steel");
         CHECK(m->kind == MAT_CONDUCTOR && fabsf(m->alpha - 0.25f) < 1e-6f, "Metallic type");
         m = mat_named(s, "shiny");
         CHECK(m->kind == MAT_PHONG && fabsf(m->exponent - 40.0f) < 1e-6f && fabsf(m->specular.x - 0.6f) < 1e-6f,
               "GLOSSY with SPECEX is Phong");
-        CHECK(mat_named(s, "wax")->kind == MAT_DIFFUSE && fabsf(mat_named(s, "wax")->albedo.z - 0.6f) < 1e-6f, "Subsurface: base colour");
+        CHECK(mat_named(s, "wax")->kind == MAT_DIFFUSE && fabsf(mat_named(s, "wax")->albedo.z - 0.6f) < 1e-6f,
+              "Subsurface: base colour");
         m = mat_named(s, "marble");
         CHECK(m->kind == MAT_DIFFUSE && fabsf(m->albedo.x - 0.5f) < 1e-6f, "Marble: the mean of RGB1 and RGB2");
         CHECK(!mat_named(s, "oneside")->two_sided, "TWO_SIDED false");
         CHECK(s->nspheres == 9 && s->nquads == 2, "objects: %zu spheres, %zu quads", s->nspheres, s->nquads);
         /* one warning per key: prism's IOR + ABBE, plastic's normal map, wax's SIGMA_A and type, marble's
          * OCTAVES and type */
-        CHECK(contains(w.text, "materials.json: Materials.prism.ABBE: dispersion is not supported"), "ABBE warning:\n%s", w.text);
-        CHECK(contains(w.text, "Materials.plastic.NORMAL_MAP: normal and bump maps are not supported"), "normal map warning:\n%s", w.text);
+        CHECK(contains(w.text, "materials.json: Materials.prism.ABBE: dispersion is not supported"),
+              "ABBE warning:\n%s", w.text);
+        CHECK(contains(w.text, "Materials.plastic.NORMAL_MAP: normal and bump maps are not supported"),
+              "normal map warning:\n%s", w.text);
         CHECK(contains(w.text, "Materials.wax.SIGMA_A: unknown key, ignored"), "SIGMA_A warning:\n%s", w.text);
         CHECK(contains(w.text, "Materials.wax.TYPE: material TYPE \"Subsurface\""), "subsurface warning:\n%s", w.text);
         CHECK(!contains(w.text, "PBR"), "PBR types are read, not approximated:\n%s", w.text);

@@ -11,7 +11,9 @@
 static inline int add_grey_diffuse(scene *s) {
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
+    m.kind = MAT_DIFFUSE;
+    m.albedo_tex = -1;
+    m.albedo = v3s(0.5f);
     return scene_add_material(s, "m", m);
 }
 
@@ -31,8 +33,16 @@ static inline void add_inward_sphere(scene *s, float radius, int material) {
             uint32_t a = (uint32_t)(t * NP + p), b = (uint32_t)(t * NP + (p + 1) % NP);
             uint32_t c = a + NP, d = b + NP;
             /* wound so that normals point to the centre; degenerate pole triangles skipped */
-            if (t > 0) { idx[ni++] = a; idx[ni++] = c; idx[ni++] = b; }
-            if (t < NT - 1) { idx[ni++] = b; idx[ni++] = c; idx[ni++] = d; }
+            if (t > 0) {
+                idx[ni++] = a;
+                idx[ni++] = c;
+                idx[ni++] = b;
+            }
+            if (t < NT - 1) {
+                idx[ni++] = b;
+                idx[ni++] = c;
+                idx[ni++] = d;
+            }
         }
     scene_add_mesh(s, pos, NULL, NULL, nv, idx, NULL, ni / 3, xform_identity(), material);
 }

@@ -88,7 +88,7 @@ static void test_camera_and_passes(void) {
     EXPECT(memcmp(f8, g8, 3 * 40 * 30) == 0);
     caustic_look_init(&look);
     EXPECT(caustic_image_rgb8(a, &look, g8, err, sizeof err) == 0);
-    EXPECT(memcmp(f8, g8, 3 * 40 * 30) != 0);   /* the look matters */
+    EXPECT(memcmp(f8, g8, 3 * 40 * 30) != 0); /* the look matters */
 
     /* a new size: a new, empty image of that size */
     EXPECT(caustic_renderer_set_resolution(a, 24, 18, err, sizeof err) == 0);
@@ -161,9 +161,10 @@ static void test_camera_json(void) {
     EXPECT(caustic_scene_load_camera(t, path, err, sizeof err) == 0);
     caustic_scene_get_camera(t, &back);
     /* exact: the camera is float inside and %.9g round-trips a float */
-    for (int i = 0; i < 3; ++i) EXPECT((float)back.eye[i] == (float)c.eye[i] && (float)back.lookat[i] == (float)c.lookat[i]);
+    for (int i = 0; i < 3; ++i)
+        EXPECT((float)back.eye[i] == (float)c.eye[i] && (float)back.lookat[i] == (float)c.lookat[i]);
     EXPECT((float)back.fov_y == (float)c.fov_y && (float)back.lens_radius == (float)c.lens_radius &&
-          (float)back.focus_distance == (float)c.focus_distance);
+           (float)back.focus_distance == (float)c.focus_distance);
     caustic_scene_stats st;
     caustic_scene_stats_get(t, &st);
     EXPECT(st.width == 320 && st.height == 200);
@@ -195,7 +196,7 @@ static void test_scene_in_code(void) {
     EXPECT(caustic_scene_add_sphere(s, c, -1.0, grey, err, sizeof err) < 0);
     EXPECT(caustic_scene_add_sphere(s, c, 1.0, 7, err, sizeof err) < 0);
     EXPECT(strstr(err, "material 7") != NULL);
-    EXPECT(caustic_scene_add_quad(s, o, u, v, lamp, err, sizeof err) == 0);   /* faces down: u x v = -y */
+    EXPECT(caustic_scene_add_quad(s, o, u, v, lamp, err, sizeof err) == 0); /* faces down: u x v = -y */
     EXPECT(caustic_scene_add_quad(s, o, u, u, lamp, err, sizeof err) < 0);
     const float pos[] = {-3, -1, -3, 3, -1, -3, 3, -1, 3, -3, -1, 3};
     const uint32_t idx[] = {0, 2, 1, 0, 3, 2}, bad_idx[] = {0, 2, 9};

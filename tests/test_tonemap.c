@@ -21,7 +21,7 @@ static void check_monotone_bounded(void) {
         float prev = -1.0f;
         int bad = 0, outside = 0;
         for (int i = 0; i <= 4000; ++i) {
-            float v = 1e-6f * powf(10.0f, 10.0f * (float)i / 4000.0f);   /* 1e-6 .. 1e4 */
+            float v = 1e-6f * powf(10.0f, 10.0f * (float)i / 4000.0f); /* 1e-6 .. 1e4 */
             float o[3];
             grey(op, 0.0f, v, o);
             if (o[1] < prev - 1e-7f) bad++;
@@ -73,7 +73,8 @@ static void check_clamp_and_exposure(void) {
     for (int op = 0; op < TONEMAP_COUNT; ++op) {
         float in[3] = {NAN, -3.0f, INFINITY};
         tonemap_pixel(op, 1.0f, in, o);
-        for (int c = 0; c < 3; ++c) CHECK(o[c] >= 0.0f && o[c] <= 1.0f, "%s: bad input channel %d -> %g", tonemap_name(op), c, o[c]);
+        for (int c = 0; c < 3; ++c)
+            CHECK(o[c] >= 0.0f && o[c] <= 1.0f, "%s: bad input channel %d -> %g", tonemap_name(op), c, o[c]);
         float inb[3] = {NAN, NAN, NAN};
         tonemap_pixel(op, 1.0f, inb, o);
         CHECK(o[0] <= 1e-3f && o[1] <= 1e-3f && o[2] <= 1e-3f, "%s: NaN is not black (%g)", tonemap_name(op), o[0]);
@@ -172,13 +173,16 @@ static void check_host_module(void) {
         }
         CHECK(worst == 0, "PNG bytes differ from the tone map by %d codes", worst);
         image_free(&back);
-    } else CHECK(0, "load png: %s", err);
+    } else
+        CHECK(0, "load png: %s", err);
     if (image_load(&back, exr, err, sizeof err) == 0) {
         double maxerr = 0;
-        for (int i = 0; i < 8 * 4 * 3; ++i) maxerr = fmax(maxerr, fabs(back.rgb[i] - img.rgb[i]) / fmax(img.rgb[i], 1e-3));
+        for (int i = 0; i < 8 * 4 * 3; ++i)
+            maxerr = fmax(maxerr, fabs(back.rgb[i] - img.rgb[i]) / fmax(img.rgb[i], 1e-3));
         CHECK(maxerr < 1e-3, "EXR is not the linear image (relative error %g)", maxerr);
         image_free(&back);
-    } else CHECK(0, "load exr: %s", err);
+    } else
+        CHECK(0, "load exr: %s", err);
     unlink(png);
     unlink(exr);
     rmdir(dir);

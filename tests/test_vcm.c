@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
-#include "cpu/isa.h"  /* traces through the dispatched kernel: the scene's BVH has its width */
+#include "cpu/isa.h" /* traces through the dispatched kernel: the scene's BVH has its width */
 #include "kernel/vcm.h"
 #include "image_checks.h"
 #include "sphere_chi2.h"
@@ -20,11 +20,11 @@
  * computed with the integrator's own recursive quantities, exactly as vcm.h uses them. */
 typedef struct rpath {
     int k;
-    float d2[16];          /* squared length of segment i (x_i, x_i+1) */
-    float cf[16], cb[16];  /* cos at x_i towards x_i+1 (cf) and towards x_i-1 (cb) */
-    float pf[16], pb[16];  /* at x_i: pdf of sampling towards x_i+1 / towards x_i-1 */
+    float d2[16];         /* squared length of segment i (x_i, x_i+1) */
+    float cf[16], cb[16]; /* cos at x_i towards x_i+1 (cf) and towards x_i-1 (cb) */
+    float pf[16], pb[16]; /* at x_i: pdf of sampling towards x_i+1 / towards x_i-1 */
     float cam_pdf_w, pick, pdf_area, pe_dir;
-    int glossy[16];        /* x_i's material is not Lambertian (0 at the camera x0 and the light xk) */
+    int glossy[16]; /* x_i's material is not Lambertian (0 at the camera x0 and the light xk) */
 } rpath;
 
 static float rnd(pcg32 *r, float lo, float hi) { return lo + (hi - lo) * pcg32_float(r); }
@@ -36,7 +36,10 @@ static vcm_mis_state camera_state_at(const vcm_params *p, const rpath *q, int j,
                                      int *pending_after) {
     vcm_mis_state m = vcm_mis_camera_start(p, q->cam_pdf_w), pend = {0, 0, 0};
     vcm_mis_after_hit(&m, &pend, q->d2[0], q->cb[1], 1);
-    if (pending) { *pending = pend; *pending_after = 0; }
+    if (pending) {
+        *pending = pend;
+        *pending_after = 0;
+    }
     for (int i = 1; i < j; ++i) {
         vcm_mis_after_scatter(&m, &pend, p, q->cf[i], q->pf[i], q->pb[i], 0);
         vcm_mis_after_hit(&m, &pend, q->d2[i], q->cb[i + 1], 1);
@@ -89,18 +92,21 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
         ls.pdf_emit = q->pdf_area * q->pe_dir;
         ls.cos_light = q->cb[k];
         ls.finite = 1;
-        sum += vcm_weight_nee(p, &c, vcm_merges_between(p, q->glossy[k - 2], 0), &ls, q->cf[k - 1], q->pf[k - 1], q->pb[k - 1]);
+        sum += vcm_weight_nee(p, &c, vcm_merges_between(p, q->glossy[k - 2], 0), &ls, q->cf[k - 1], q->pf[k - 1],
+                              q->pb[k - 1]);
         /* 2 <= s <= k-1: connect camera vertex x_t-1 to light vertex x_t */
         for (int t = 2; t <= k - 1; ++t) {
             vcm_mis_state cs = camera_state_at(p, q, t - 1, NULL, NULL), ls2 = light_state_at(p, q, t);
             float d2 = q->d2[t - 1];
-            sum += vcm_weight_connect(p, &cs, vcm_merges_between(p, q->glossy[t - 2], q->glossy[t]), &ls2,
-                                      vcm_merges_between(p, q->glossy[t + 1], q->glossy[t - 1]),
-                                      q->pf[t - 1] * q->cb[t] / d2, q->pb[t - 1], q->pb[t] * q->cf[t - 1] / d2, q->pf[t]);
+            sum +=
+                vcm_weight_connect(p, &cs, vcm_merges_between(p, q->glossy[t - 2], q->glossy[t]), &ls2,
+                                   vcm_merges_between(p, q->glossy[t + 1], q->glossy[t - 1]),
+                                   q->pf[t - 1] * q->cb[t] / d2, q->pb[t - 1], q->pb[t] * q->cf[t - 1] / d2, q->pf[t]);
         }
         /* s = k: light vertex x_1 to the camera */
         vcm_mis_state l1 = light_state_at(p, q, 1);
-        sum += vcm_weight_to_camera(p, &l1, vcm_merges_between(p, q->glossy[2], 0), q->cam_pdf_w * q->cb[1] / q->d2[0], q->pf[1]);
+        sum += vcm_weight_to_camera(p, &l1, vcm_merges_between(p, q->glossy[2], 0), q->cam_pdf_w * q->cb[1] / q->d2[0],
+                                    q->pf[1]);
     }
     if (p->use_vm) /* merging at every interior vertex where it is a strategy */
         for (int i = 1; i <= k - 1; ++i) {
@@ -155,11 +161,22 @@ static void test_mis_weights_sum_to_one(void) {
     /* and the test can fail: a strategy left out does not sum to one */
     rpath q;
     q.k = 3;
-    for (int i = 0; i <= 3; ++i) { q.d2[i] = 1; q.cf[i] = q.cb[i] = 0.7f; q.pf[i] = q.pb[i] = 0.5f; q.glossy[i] = 0; }
-    q.cam_pdf_w = 1e4f; q.pick = 1; q.pdf_area = 1; q.pe_dir = 0.7f * K_INV_PI;
+    for (int i = 0; i <= 3; ++i) {
+        q.d2[i] = 1;
+        q.cf[i] = q.cb[i] = 0.7f;
+        q.pf[i] = q.pb[i] = 0.5f;
+        q.glossy[i] = 0;
+    }
+    q.cam_pdf_w = 1e4f;
+    q.pick = 1;
+    q.pdf_area = 1;
+    q.pe_dir = 0.7f * K_INV_PI;
     vcm_params p;
     memset(&p, 0, sizeof p);
-    p.use_vc = 1; p.max_path_length = 64; p.light_paths = 1e4f; p.merge_all = 1;
+    p.use_vc = 1;
+    p.max_path_length = 64;
+    p.light_paths = 1e4f;
+    p.merge_all = 1;
     double full = weight_sum(&p, &q);
     vcm_mis_state l1 = light_state_at(&p, &q, 1);
     double lt = vcm_weight_to_camera(&p, &l1, 0, q.cam_pdf_w * q.cb[1] / q.d2[0], q.pf[1]);
@@ -167,7 +184,10 @@ static void test_mis_weights_sum_to_one(void) {
     /* ... and so would the merges that VCM's weights leave out if they were counted: with x1
      * glossy and x2 Lambertian, neither x1 (next to the camera and x2) nor x2 (next to the
      * light) lies between two glossy vertices */
-    p.use_vm = 1; p.mis_vm = 2.0f; p.mis_vc = 0.5f; p.merge_all = 0;
+    p.use_vm = 1;
+    p.mis_vm = 2.0f;
+    p.mis_vc = 0.5f;
+    p.merge_all = 0;
     q.glossy[1] = 1;
     double vcm = weight_sum(&p, &q);
     vcm_mis_state c2 = camera_state_at(&p, &q, 2, NULL, NULL), l2 = light_state_at(&p, &q, 2);
@@ -182,7 +202,11 @@ static void test_mis_weights_sum_to_one(void) {
 static material mat(int kind, vec3 albedo, vec3 emission) {
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = kind; m.albedo_tex = -1; m.albedo = albedo; m.emission = emission; m.ior = 1.5f;
+    m.kind = kind;
+    m.albedo_tex = -1;
+    m.albedo = albedo;
+    m.emission = emission;
+    m.ior = 1.5f;
     return m;
 }
 
@@ -201,8 +225,15 @@ static int s_emit_sky(void *c, vec2 u, float u1, vec3 *d) {
     return 1;
 }
 static double p_env_dir(void *c, vec3 d) { return env_dir_pdf(&((scene *)c)->k, d); }
-static double p_quad_cosine(void *c, vec3 d) { (void)c; return d.z > 0 ? d.z * K_INV_PI : 0.0; }
-static double p_uniform(void *c, vec3 d) { (void)c; (void)d; return K_INV_4PI; }
+static double p_quad_cosine(void *c, vec3 d) {
+    (void)c;
+    return d.z > 0 ? d.z * K_INV_PI : 0.0;
+}
+static double p_uniform(void *c, vec3 d) {
+    (void)c;
+    (void)d;
+    return K_INV_4PI;
+}
 
 static void test_emission(void) {
     char err[256];
@@ -246,10 +277,12 @@ static void test_emission(void) {
     light_emission e;
     memset(&e, 0, sizeof e);
     CHECK(light_emit(&s->k, 0.5f, v2(0.1f, 0.2f), v2(0.3f, 0.4f), &e) && e.delta && e.finite &&
-          fabsf(e.weight.x - 8.0f * K_PI) < 1e-3f, "point light weight 4 pi I");
+              fabsf(e.weight.x - 8.0f * K_PI) < 1e-3f,
+          "point light weight 4 pi I");
     light_sample ls;
     CHECK(sample_light(&s->k, v3(0, 0, -2), 0.5f, v2(0.5f, 0.5f), &ls) && ls.delta && fabsf(ls.le.x - 0.5f) < 1e-6f &&
-          fabsf(ls.pdf - 1.0f) < 1e-6f && fabsf(ls.dist - 2.0f) < 1e-6f, "point light NEE");
+              fabsf(ls.pdf - 1.0f) < 1e-6f && fabsf(ls.dist - 2.0f) < 1e-6f,
+          "point light NEE");
     scene_destroy(s);
 
     /* an image environment: particle directions follow the map's distribution; their pdf is
@@ -265,7 +298,9 @@ static void test_emission(void) {
                 texels[3 * (y * EW + x) + c] = (abs(x - 20) < 3 && abs(y - 5) < 2) ? 50.0f : 0.3f + (float)x / EW;
     texture t;
     memset(&t, 0, sizeof t);
-    t.kind = TEX_IMAGE; t.width = EW; t.height = EH;
+    t.kind = TEX_IMAGE;
+    t.width = EW;
+    t.height = EH;
     s->env_tex = scene_add_texture(s, t, texels);
     s->env_radiance = v3s(1.0f);
     CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
@@ -279,7 +314,8 @@ static void test_emission(void) {
         CHECK(light_emit(&s->k, 0.0f, v2(0.2f, 0.7f), v2(0.4f, 0.3f), &ee) && !ee.finite, "sky emits");
         float rr = s->k.scene_radius;
         float pd = env_dir_pdf(&s->k, vneg(ee.d));
-        CHECK(fabsf(ee.pdf_emit - pd / (K_PI * rr * rr)) < 1e-4f * ee.pdf_emit && fabsf(ee.pdf_direct - pd) < 1e-4f * pd,
+        CHECK(fabsf(ee.pdf_emit - pd / (K_PI * rr * rr)) < 1e-4f * ee.pdf_emit &&
+                  fabsf(ee.pdf_direct - pd) < 1e-4f * pd,
               "sky emission pdfs");
         /* the particle starts upstream of the scene's bounding sphere */
         CHECK(vdot(vsub(ee.p, s->k.scene_center), ee.d) < -0.99f * rr, "sky particle starts outside the scene");
@@ -290,7 +326,8 @@ static void test_emission(void) {
      * E * pi R^2; NEE arrives from -direction */
     s = scene_create();
     scene_add_directional_light(s, v3(0, 0, -2), v3(1, 1, 1));
-    scene_add_quad(s, v3(-1, -1, 0), v3(2, 0, 0), v3(0, 2, 0), scene_add_material(s, "w", mat(MAT_DIFFUSE, v3s(0.5f), v3s(0))));
+    scene_add_quad(s, v3(-1, -1, 0), v3(2, 0, 0), v3(0, 2, 0),
+                   scene_add_material(s, "w", mat(MAT_DIFFUSE, v3s(0.5f), v3s(0))));
     CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     float R = s->k.scene_radius;
     int hits = 0, n = 20000;
@@ -299,7 +336,8 @@ static void test_emission(void) {
         hit h;
         surface sf;
         hits += cpu_kernels_get()->closest_surface(&s->k, make_ray(e.p, e.d, K_INF), &h, &sf);
-        if (i == 0) CHECK(fabsf(e.d.z + 1.0f) < 1e-6f && fabsf(e.weight.x - K_PI * R * R) < 1e-3f * R * R, "sun particle");
+        if (i == 0)
+            CHECK(fabsf(e.d.z + 1.0f) < 1e-6f && fabsf(e.weight.x - K_PI * R * R) < 1e-3f * R * R, "sun particle");
     }
     /* the fraction of particles that hit the 2x2 quad is its share of the disk */
     double f = (double)hits / n, expect = 4.0 / (K_PI * R * R);
@@ -311,14 +349,18 @@ static void test_emission(void) {
 /* Merging radius (fraction of the scene radius): at these tiny resolutions there are few light
  * paths per iteration, so the photon density estimates need a larger radius than the default. */
 static float g_radius = 0.03f;
-static int g_merge_everywhere = 0;   /* VCM with SmallVCM's strategies */
+static int g_merge_everywhere = 0; /* VCM with SmallVCM's strategies */
 
 static float *render(caustic_scene *cs, int integrator, int spp, int w, int h, int threads, int max_depth) {
     caustic_options o;
     caustic_options_init(&o);
     o.merge_radius = g_radius;
     o.merge_everywhere = g_merge_everywhere;
-    o.width = w; o.height = h; o.spp = spp; o.threads = threads; o.max_depth = max_depth;
+    o.width = w;
+    o.height = h;
+    o.spp = spp;
+    o.threads = threads;
+    o.max_depth = max_depth;
     o.integrator = (caustic_integrator)integrator;
     o.device = CAUSTIC_DEVICE_CPU;
     o.seed = 7;
@@ -410,7 +452,8 @@ static void test_agreement(void) {
         float *img = render(cs, i, 128, W, H, 2, 9);
         if (!img || !ref) continue;
         double e = block_error(img, ref, W, H), rm = image_mean(img, W * H) / image_mean(ref, W * H);
-        CHECK(e < 0.06 && fabs(rm - 1.0) < 0.015, "smallvcm1 %s vs pt: block error %.4f, mean ratio %.4f", names[i], e, rm);
+        CHECK(e < 0.06 && fabs(rm - 1.0) < 0.015, "smallvcm1 %s vs pt: block error %.4f, mean ratio %.4f", names[i], e,
+              rm);
         free(img);
     }
     free(ref);
@@ -423,7 +466,7 @@ static void test_agreement(void) {
     mirror->kind = MAT_DIFFUSE;
     mirror->albedo = v3(0.6f, 0.5f, 0.3f);
     ref = render(cs, 0, 1024, W, H, 2, 9);
-    float *lt = render(cs, 1, 1024, W, H, 2, 9);  /* 256 iterations: 1-2 % noise in the mean */
+    float *lt = render(cs, 1, 1024, W, H, 2, 9); /* 256 iterations: 1-2 % noise in the mean */
     if (ref && lt) {
         double e = block_error(lt, ref, W, H), rm = image_mean(lt, W * H) / image_mean(ref, W * H);
         CHECK(e < 0.08 && fabs(rm - 1.0) < 0.015, "diffuse box lt vs pt: block error %.4f, mean ratio %.4f", e, rm);
@@ -456,7 +499,10 @@ static void test_point_light_caustics(void) {
         CHECK(mp / mb < 0.985, "point light: pt %g should miss caustics that bdpt %g finds", mp, mb);
         CHECK(mp / mb > 0.9, "point light: pt %g too far below bdpt %g", mp, mb);
     }
-    free(pt); free(bdpt); free(vcm); free(vcm_all);
+    free(pt);
+    free(bdpt);
+    free(vcm);
+    free(vcm_all);
     caustic_scene_free(cs);
 }
 
@@ -469,7 +515,7 @@ static void test_convergence(void) {
     double prev = 1e30;
     const int its[3] = {4, 32, 256};
     for (int i = 0; i < 3; ++i) {
-        float *img = render(cs, 4, its[i], W, H, 2, 9);   /* BPM: merging only */
+        float *img = render(cs, 4, its[i], W, H, 2, 9); /* BPM: merging only */
         if (!img || !ref) continue;
         double e = block_error(img, ref, W, H);
         CHECK(e < prev, "bpm error must fall with iterations: %d iterations %.4f (before %.4f)", its[i], e, prev);
@@ -480,7 +526,11 @@ static void test_convergence(void) {
     caustic_scene_free(cs);
 }
 
-static int stop_now(void *user, const caustic_progress *p) { (void)user; (void)p; return 1; }
+static int stop_now(void *user, const caustic_progress *p) {
+    (void)user;
+    (void)p;
+    return 1;
+}
 
 /* Stopping, checkpointing and resuming gives the image of an uninterrupted render. */
 static void test_resume(void) {
@@ -488,7 +538,11 @@ static void test_resume(void) {
     if (!cs) return;
     caustic_options o;
     caustic_options_init(&o);
-    o.width = 20; o.height = 16; o.spp = 6; o.threads = 2; o.integrator = CAUSTIC_INTEGRATOR_VCM;
+    o.width = 20;
+    o.height = 16;
+    o.spp = 6;
+    o.threads = 2;
+    o.integrator = CAUSTIC_INTEGRATOR_VCM;
     o.device = CAUSTIC_DEVICE_CPU;
     char err[256];
     float *whole = render(cs, 5, 6, 20, 16, 2, 9);
@@ -512,7 +566,8 @@ static void test_resume(void) {
         caustic_renderer_free(r);
         o.integrator = CAUSTIC_INTEGRATOR_BDPT;
         r = caustic_renderer_create(cs, &o, err, sizeof err);
-        CHECK(r && caustic_checkpoint_load(r, "test_vcm.ckpt", err, sizeof err) != 0, "checkpoint of another integrator refused");
+        CHECK(r && caustic_checkpoint_load(r, "test_vcm.ckpt", err, sizeof err) != 0,
+              "checkpoint of another integrator refused");
     }
     caustic_renderer_free(r);
     remove("test_vcm.ckpt");
@@ -528,7 +583,8 @@ static void test_determinism(void) {
         float *a = render(cs, i, 2, 40, 24, 1, 9);
         float *b = render(cs, i, 2, 40, 24, 2, 9);
         if (a && b) CHECK(memcmp(a, b, sizeof(float) * 3 * 40 * 24) == 0, "%s: 1 and 2 threads differ", names[i]);
-        free(a); free(b);
+        free(a);
+        free(b);
     }
     caustic_scene_free(cs);
 }
@@ -546,7 +602,10 @@ static void test_grid_ranges(void) {
     uint32_t *start = malloc(sizeof(uint32_t) * (8192 + 1));
     uint32_t *cursor = malloc(sizeof(uint32_t) * 8192);
     int *mark = malloc(sizeof(int) * (size_t)n);
-    if (!pts || !sorted || !bucket || !start || !cursor || !mark) { CHECK(0, "out of memory"); return; }
+    if (!pts || !sorted || !bucket || !start || !cursor || !mark) {
+        CHECK(0, "out of memory");
+        return;
+    }
     const uint32_t sizes[] = {1, 8, 64, 1024, 8192};
     const float radii[] = {0.02f, 0.1f, 0.5f};
     int missed = 0, extra = 0, found = 0;
@@ -554,8 +613,10 @@ static void test_grid_ranges(void) {
         uint32_t ncells = sizes[t % 5];
         float radius = radii[t / 5];
         for (int i = 0; i < n; ++i) {
-            if (i % 3 == 0) pts[i] = v3(rnd(&r, -0.2f, 0.2f), rnd(&r, 1.0f, 1.3f), rnd(&r, -0.1f, 0.1f));   /* cluster */
-            else pts[i] = v3(rnd(&r, -3, 3), rnd(&r, -2, 4), rnd(&r, -1, 5));
+            if (i % 3 == 0)
+                pts[i] = v3(rnd(&r, -0.2f, 0.2f), rnd(&r, 1.0f, 1.3f), rnd(&r, -0.1f, 0.1f)); /* cluster */
+            else
+                pts[i] = v3(rnd(&r, -3, 3), rnd(&r, -2, 4), rnd(&r, -1, 5));
         }
         vcm_grid g;
         memset(&g, 0, sizeof g);
@@ -564,19 +625,30 @@ static void test_grid_ranges(void) {
         g.inv_cell = 1.0f / (VCM_CELL_RADII * radius);
         g.ncells = ncells;
         memset(start, 0, sizeof(uint32_t) * (ncells + 1));
-        for (int i = 0; i < n; ++i) { bucket[i] = vcm_grid_cell_of(&g, pts[i]); start[bucket[i] + 1]++; }
+        for (int i = 0; i < n; ++i) {
+            bucket[i] = vcm_grid_cell_of(&g, pts[i]);
+            start[bucket[i] + 1]++;
+        }
         for (uint32_t c = 0; c < ncells; ++c) start[c + 1] += start[c];
         memcpy(cursor, start, sizeof(uint32_t) * ncells);
         int *idx = malloc(sizeof(int) * (size_t)n);
-        if (!idx) { CHECK(0, "out of memory"); break; }
-        for (int i = 0; i < n; ++i) { uint32_t q = cursor[bucket[i]]++; sorted[q] = pts[i]; idx[q] = i; }
+        if (!idx) {
+            CHECK(0, "out of memory");
+            break;
+        }
+        for (int i = 0; i < n; ++i) {
+            uint32_t q = cursor[bucket[i]]++;
+            sorted[q] = pts[i];
+            idx[q] = i;
+        }
         g.cell_start = start;
         g.positions = sorted;
         float r2 = radius * radius;
         for (int k = 0; k < 400; ++k) {
             vec3 q = (k % 2) ? pts[pcg32_next(&r) % (uint32_t)n]
                              : v3(rnd(&r, -3.2f, 3.2f), rnd(&r, -2.2f, 4.2f), rnd(&r, -1.2f, 5.2f));
-            if (k % 4 == 1) q = vadd(q, v3(rnd(&r, -radius, radius), rnd(&r, -radius, radius), rnd(&r, -radius, radius)));
+            if (k % 4 == 1)
+                q = vadd(q, v3(rnd(&r, -radius, radius), rnd(&r, -radius, radius), rnd(&r, -radius, radius)));
             memset(mark, 0, sizeof(int) * (size_t)n);
             uint32_t b[8], e[8];
             int nr = vcm_grid_ranges(&g, q, r2, b, e);
@@ -586,15 +658,20 @@ static void test_grid_ranges(void) {
             for (int i = 0; i < n; ++i) {
                 int inside = vlen2(vsub(pts[i], q)) <= r2;
                 if (inside && mark[i] == 0) missed++;
-                if (mark[i] > (inside ? 1 : 0)) extra++;   /* visited twice or outside */
+                if (mark[i] > (inside ? 1 : 0)) extra++; /* visited twice or outside */
                 found += inside;
             }
         }
         free(idx);
     }
-    CHECK(missed == 0 && extra == 0 && found > 1000, "grid ranges: %d missed, %d extra of %d within the radius",
-          missed, extra, found);
-    free(pts); free(sorted); free(bucket); free(start); free(cursor); free(mark);
+    CHECK(missed == 0 && extra == 0 && found > 1000, "grid ranges: %d missed, %d extra of %d within the radius", missed,
+          extra, found);
+    free(pts);
+    free(sorted);
+    free(bucket);
+    free(start);
+    free(cursor);
+    free(mark);
 }
 
 /* Deferred merging: several blocks of merge queries (more than MERGE_BLOCK camera vertices),
@@ -606,7 +683,8 @@ static void test_merge_determinism(void) {
         float *a = render(cs, i, 2, 96, 64, 1, 9);
         float *b = render(cs, i, 2, 96, 64, 2, 9);
         if (a && b) CHECK(memcmp(a, b, sizeof(float) * 3 * 96 * 64) == 0, "%s 96x64: 1 and 2 threads differ", names[i]);
-        free(a); free(b);
+        free(a);
+        free(b);
     }
     caustic_scene_free(cs);
 }

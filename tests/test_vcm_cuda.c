@@ -25,8 +25,12 @@ static float *render(caustic_scene *cs, int integrator, int spp, caustic_device 
                      const char *ckpt_out, uint32_t seed) {
     caustic_options o;
     caustic_options_init(&o);
-    o.merge_radius = 0.03f;   /* few light paths per iteration at 64x64: a larger radius (test_vcm) */
-    o.width = W; o.height = H; o.spp = spp; o.threads = 0; o.max_depth = 9;
+    o.merge_radius = 0.03f; /* few light paths per iteration at 64x64: a larger radius (test_vcm) */
+    o.width = W;
+    o.height = H;
+    o.spp = spp;
+    o.threads = 0;
+    o.max_depth = 9;
     o.integrator = (caustic_integrator)integrator;
     o.device = device;
     o.seed = seed;
@@ -95,12 +99,16 @@ static void test_checkpoint(void) {
     if (half && resumed && whole && again) {
         double e = block_error(resumed, whole, W, H), e2 = block_error(again, whole, W, H);
         printf("vcm checkpoint split vs whole: block error %.6f; two runs: %.6f\n", e, e2);
-        CHECK(e < 0.01 && fabs(image_mean(resumed, W * H) / image_mean(whole, W * H) - 1.0) < 1e-3, "resumed vs whole: block error %.5f", e);
+        CHECK(e < 0.01 && fabs(image_mean(resumed, W * H) / image_mean(whole, W * H) - 1.0) < 1e-3,
+              "resumed vs whole: block error %.5f", e);
         CHECK(e2 < 0.01, "two GPU runs: block error %.5f", e2);
         CHECK(block_error(half, whole, W, H) > e, "the resumed render must have added iterations");
     }
     remove(path);
-    free(half); free(resumed); free(whole); free(again);
+    free(half);
+    free(resumed);
+    free(whole);
+    free(again);
     caustic_scene_free(cs);
 }
 

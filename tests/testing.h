@@ -8,20 +8,20 @@
 
 static int g_failures = 0, g_checks = 0;
 
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        g_checks++;                                                                 \
-        if (!(cond)) {                                                              \
-            g_failures++;                                                           \
-            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);      \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fputc('\n', stderr);                                                    \
-        }                                                                           \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        g_checks++;                                                                                                    \
+        if (!(cond)) {                                                                                                 \
+            g_failures++;                                                                                              \
+            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);                                         \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_NEAR(a, b, tol, what)                                                 \
-    CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s: %.9g vs %.9g (tol %.3g)", what, \
-          (double)(a), (double)(b), (double)(tol))
+#define CHECK_NEAR(a, b, tol, what)                                                                                    \
+    CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s: %.9g vs %.9g (tol %.3g)", what, (double)(a), (double)(b),     \
+          (double)(tol))
 
 static inline int test_result(const char *name) {
     printf("%s: %d checks, %d failed\n", name, g_checks, g_failures);
@@ -66,10 +66,17 @@ static inline double chi2_test(const double *observed, const double *expected, i
     int dof = 0;
     for (int i = 0; i < n; ++i) {
         if (expected[i] <= 0.0) {
-            if (observed[i] > 0.0) { if (dof_out) *dof_out = -1; return 0.0; }
+            if (observed[i] > 0.0) {
+                if (dof_out) *dof_out = -1;
+                return 0.0;
+            }
             continue;
         }
-        if (expected[i] < 5.0) { pool_obs += observed[i]; pool_exp += expected[i]; continue; }
+        if (expected[i] < 5.0) {
+            pool_obs += observed[i];
+            pool_exp += expected[i];
+            continue;
+        }
         chi2 += (observed[i] - expected[i]) * (observed[i] - expected[i]) / expected[i];
         dof++;
     }

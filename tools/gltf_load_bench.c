@@ -11,7 +11,10 @@
 #include <time.h>
 
 int main(int argc, char **argv) {
-    if (argc != 2) { fprintf(stderr, "usage: gltf_load_bench FILE.glb|FILE.gltf|FILE.obj\n"); return 2; }
+    if (argc != 2) {
+        fprintf(stderr, "usage: gltf_load_bench FILE.glb|FILE.gltf|FILE.obj\n");
+        return 2;
+    }
     const char *path = argv[1];
     size_t n = strlen(path);
     int obj = n > 4 && strcmp(path + n - 4, ".obj") == 0;
@@ -23,19 +26,24 @@ int main(int argc, char **argv) {
     if (obj) {
         material m;
         memset(&m, 0, sizeof m);
-        m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.8f);
+        m.kind = MAT_DIFFUSE;
+        m.albedo_tex = -1;
+        m.albedo = v3s(0.8f);
         scene_add_material(s, "grey", m);
         rc = scene_load_obj(s, path, xform_identity(), 0, err, sizeof err);
     } else {
         rc = scene_load_gltf(s, path, xform_identity(), -1, 0, err, sizeof err);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (rc) { fprintf(stderr, "%s\n", err); return 1; }
+    if (rc) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("load_s=%.3f peak_rss_mib=%.1f triangles=%zu vertices=%zu\n",
-           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), ru.ru_maxrss / 1024.0, s->ntriangles,
-           s->nvertices);
+           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), ru.ru_maxrss / 1024.0,
+           s->ntriangles, s->nvertices);
     scene_destroy(s);
     return 0;
 }

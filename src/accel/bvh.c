@@ -15,33 +15,45 @@
 
 #include "util/timer.h"
 
-#define BINS 64                    /* 32: 10-25 % more tests per ray on Sponza (docs/PERFORMANCE.md) */
-#define MAX_LEAF 8                 /* primitives; a leaf is ceil(count / 4) leaf blocks */
+#define BINS     64 /* 32: 10-25 % more tests per ray on Sponza (docs/PERFORMANCE.md) */
+#define MAX_LEAF 8  /* primitives; a leaf is ceil(count / 4) leaf blocks */
 /* the traversal packs a leaf's block count into BVH_COUNT_BITS of a stack entry */
 _Static_assert(MAX_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "leaf too large for the traversal stack");
-#define PARALLEL_MIN_PRIMS 20000   /* smaller subtrees are not worth a thread */
-#define MAX_DEPTH (BVH_MAX_DEPTH - 1)  /* the traversal stack is sized for this */
-#define COST_TRAVERSE 1.0f
-#define COST_INTERSECT 1.0f        /* per leaf block: its four lanes are tested together */
+#define PARALLEL_MIN_PRIMS  20000               /* smaller subtrees are not worth a thread */
+#define MAX_DEPTH           (BVH_MAX_DEPTH - 1) /* the traversal stack is sized for this */
+#define COST_TRAVERSE       1.0f
+#define COST_INTERSECT      1.0f /* per leaf block: its four lanes are tested together */
 /* Spatial splits: at most SPATIAL_BUDGET extra references (a fraction of the primitives; each
  * costs about a leaf lane, 16 bytes), tried where an object split's children overlap by more
  * than SPATIAL_MIN_OVERLAP of the scene's surface area. Stich et al. use 1e-5; on Sponza 1e-3
  * finds the same SAH cost, and on meshes of even triangles it skips most of the clipping, which
  * made their builds 7x slower at 1e-5 for no gain (docs/PERFORMANCE.md). */
-#define SPATIAL_BUDGET 0.15
+#define SPATIAL_BUDGET      0.15
 #define SPATIAL_MIN_OVERLAP 1e-3f
 
 /* SAH cost of a leaf of n primitives in units of `lanes` primitives tested together: the CPU
  * tests the four lanes of a block at once (BVH_LEAF_WIDTH), the GPU one lane at a time (1). */
 static float leaf_cost_of(uint32_t n, int lanes) { return (float)((n + (uint32_t)lanes - 1) / (uint32_t)lanes); }
 /* ... where only triangles share a test: spheres and quads are tested one by one (scalar). */
-static float leaf_cost_mixed(uint32_t ntri, uint32_t nother, int lanes) { return leaf_cost_of(ntri, lanes) + (float)nother; }
+static float leaf_cost_mixed(uint32_t ntri, uint32_t nother, int lanes) {
+    return leaf_cost_of(ntri, lanes) + (float)nother;
+}
 static float leaf_blocks(uint32_t n) { return leaf_cost_of(n, BVH_LEAF_WIDTH); }
 
-typedef struct box { vec3 lo, hi; } box;
+typedef struct box {
+    vec3 lo, hi;
+} box;
 
-static box box_empty(void) { box b; b.lo = v3s(INFINITY); b.hi = v3s(-INFINITY); return b; }
-static void box_grow(box *b, vec3 lo, vec3 hi) { b->lo = vmin(b->lo, lo); b->hi = vmax(b->hi, hi); }
+static box box_empty(void) {
+    box b;
+    b.lo = v3s(INFINITY);
+    b.hi = v3s(-INFINITY);
+    return b;
+}
+static void box_grow(box *b, vec3 lo, vec3 hi) {
+    b->lo = vmin(b->lo, lo);
+    b->hi = vmax(b->hi, hi);
+}
 static float box_area(box b) {
     vec3 d = vsub(b.hi, b.lo);
     if (d.x < 0.0f) return 0.0f;
@@ -50,24 +62,30 @@ static float box_area(box b) {
 
 /* A reference: a primitive, or the part of a split triangle inside `lo..hi`. The build works on
  * a range of references with room to grow behind it (spatial splits duplicate references). */
-typedef struct bref { vec3 lo, hi; uint32_t id; } bref;
+typedef struct bref {
+    vec3 lo, hi;
+    uint32_t id;
+} bref;
 
 /* Shared by the build threads: each subtree works on its own range of `refs` and its own
  * nodes; only node allocation and the statistics are shared (atomics / per-task merge). */
 typedef struct builder {
     bref *refs;
-    const triangle *tris;  /* with positions: to clip split triangles (NULL: boxes are clipped) */
+    const triangle *tris; /* with positions: to clip split triangles (NULL: boxes are clipped) */
     const vec3 *positions;
     bvh_node *nodes;
     atomic_size_t nnodes;
-    int spawn_depth;       /* subtrees above this depth may be built on their own thread */
-    int sah_lanes;         /* primitives the SAH counts as one leaf test (leaf_cost_of) */
-    float min_overlap;     /* spatial splits are tried where the object split's children overlap
+    int spawn_depth;   /* subtrees above this depth may be built on their own thread */
+    int sah_lanes;     /* primitives the SAH counts as one leaf test (leaf_cost_of) */
+    float min_overlap; /* spatial splits are tried where the object split's children overlap
                               by more than this area (SPATIAL_MIN_OVERLAP of the root's) */
 } builder;
 
 /* Statistics of one build task, merged when its thread is joined. */
-typedef struct build_stats { int max_depth, max_leaf; size_t nleaves; } build_stats;
+typedef struct build_stats {
+    int max_depth, max_leaf;
+    size_t nleaves;
+} build_stats;
 
 /* Bin of a coordinate, clamped before the float-to-int conversion. */
 static int bin_of(float c, float origin, float scale) {
@@ -88,14 +106,16 @@ static void split_bounds(const vec3 v[3], box bx, int axis, float s, box *left, 
 static void clip_ref(const builder *b, const bref *r, box part, int axis, float s, box *left, box *right) {
     const triangle *t = &b->tris[prim_id_index(r->id)];
     vec3 v[3];
-    v[0] = b->positions[t->v[0]]; v[1] = b->positions[t->v[1]]; v[2] = b->positions[t->v[2]];
+    v[0] = b->positions[t->v[0]];
+    v[1] = b->positions[t->v[1]];
+    v[2] = b->positions[t->v[2]];
     split_bounds(v, part, axis, s, left, right);
 }
 
 /* A split candidate: object (partition by centroid bin) or spatial (straddling triangles are
  * clipped into both children), on `axis` between bins `bin` and bin + 1. */
 typedef struct split {
-    float cost;            /* SAH numerator: sum of child area x child leaf cost */
+    float cost; /* SAH numerator: sum of child area x child leaf cost */
     int axis, bin, spatial;
     float origin, scale;
     box left, right;
@@ -143,10 +163,16 @@ static void bins_sweep(const builder *b, const bins *bn, int axis, float origin,
                      box_area(right_box[k + 1]) *
                          leaf_cost_mixed(right_tri[k + 1], right_count[k + 1] - right_tri[k + 1], b->sah_lanes);
         if (cost < best->cost) {
-            best->cost = cost; best->axis = axis; best->bin = k; best->spatial = spatial;
-            best->origin = origin; best->scale = scale;
-            best->left = acc; best->right = right_box[k + 1];
-            best->nleft = n; best->nright = right_count[k + 1];
+            best->cost = cost;
+            best->axis = axis;
+            best->bin = k;
+            best->spatial = spatial;
+            best->origin = origin;
+            best->scale = scale;
+            best->left = acc;
+            best->right = right_box[k + 1];
+            best->nleft = n;
+            best->nright = right_count[k + 1];
         }
     }
 }
@@ -165,8 +191,10 @@ static void object_split(const builder *b, uint32_t start, uint32_t count, box c
             const bref *r = &b->refs[i];
             int k = bin_of(centroid_of(r, axis), origin, scale);
             uint32_t tri = (uint32_t)is_tri(r);
-            bn.enter[k]++; bn.enter_tri[k] += tri;
-            bn.leave[k]++; bn.leave_tri[k] += tri;
+            bn.enter[k]++;
+            bn.enter_tri[k] += tri;
+            bn.leave[k]++;
+            bn.leave_tri[k] += tri;
             box_grow(&bn.box[k], r->lo, r->hi);
         }
         bins_sweep(b, &bn, axis, origin, scale, count, 0, best);
@@ -197,11 +225,18 @@ static void spatial_split(const builder *b, uint32_t start, uint32_t count, box 
         for (uint32_t i = start; i < start + count; ++i) {
             const bref *r = &b->refs[i];
             int k0, k1, tri = is_tri(r);
-            if (tri) { k0 = bin_of(vcomp(r->lo, axis), origin, scale); k1 = bin_of(vcomp(r->hi, axis), origin, scale); }
-            else k0 = k1 = bin_of(centroid_of(r, axis), origin, scale);
-            bn.enter[k0]++; bn.enter_tri[k0] += (uint32_t)tri;
-            bn.leave[k1]++; bn.leave_tri[k1] += (uint32_t)tri;
-            box rest; rest.lo = r->lo; rest.hi = r->hi;
+            if (tri) {
+                k0 = bin_of(vcomp(r->lo, axis), origin, scale);
+                k1 = bin_of(vcomp(r->hi, axis), origin, scale);
+            } else
+                k0 = k1 = bin_of(centroid_of(r, axis), origin, scale);
+            bn.enter[k0]++;
+            bn.enter_tri[k0] += (uint32_t)tri;
+            bn.leave[k1]++;
+            bn.leave_tri[k1] += (uint32_t)tri;
+            box rest;
+            rest.lo = r->lo;
+            rest.hi = r->hi;
             for (int k = k0; k < k1; ++k) {
                 box l, rr;
                 clip_ref(b, r, rest, axis, origin + (float)(k + 1) * width, &l, &rr);
@@ -219,8 +254,13 @@ static void spatial_split(const builder *b, uint32_t start, uint32_t count, box 
 static uint32_t object_partition(builder *b, uint32_t start, uint32_t count, const split *sp) {
     uint32_t i = start, j = start + count;
     while (i < j) {
-        if (bin_of(centroid_of(&b->refs[i], sp->axis), sp->origin, sp->scale) <= sp->bin) i++;
-        else { bref t = b->refs[i]; b->refs[i] = b->refs[--j]; b->refs[j] = t; }
+        if (bin_of(centroid_of(&b->refs[i], sp->axis), sp->origin, sp->scale) <= sp->bin)
+            i++;
+        else {
+            bref t = b->refs[i];
+            b->refs[i] = b->refs[--j];
+            b->refs[j] = t;
+        }
     }
     return i - start;
 }
@@ -236,9 +276,16 @@ static int spatial_partition(builder *b, uint32_t start, uint32_t count, const s
     while (mid < hi) {
         int side = spatial_side(&r[mid], sp->axis, sp->bin, sp->origin, sp->scale);
         bref t = r[mid];
-        if (side < 0) { r[mid] = r[lo]; r[lo] = t; lo++; mid++; }
-        else if (side > 0) { r[mid] = r[--hi]; r[hi] = t; }
-        else mid++;
+        if (side < 0) {
+            r[mid] = r[lo];
+            r[lo] = t;
+            lo++;
+            mid++;
+        } else if (side > 0) {
+            r[mid] = r[--hi];
+            r[hi] = t;
+        } else
+            mid++;
     }
     uint32_t nstraddle = hi - lo, nright = count - hi;
     bref *both = malloc((nstraddle ? 2 * nstraddle : 1) * sizeof(bref)), *rparts = both + nstraddle;
@@ -248,11 +295,22 @@ static int spatial_partition(builder *b, uint32_t start, uint32_t count, const s
     uint32_t left = lo, nparts = 0;
     for (uint32_t k = 0; k < nstraddle; ++k) {
         box part, l, rr;
-        part.lo = both[k].lo; part.hi = both[k].hi;
+        part.lo = both[k].lo;
+        part.hi = both[k].hi;
         clip_ref(b, &both[k], part, sp->axis, s, &l, &rr);
-        if (!box_valid(l) && !box_valid(rr)) l = part;   /* rounding: keep it whole, on the left */
-        if (box_valid(l)) { r[left] = both[k]; r[left].lo = l.lo; r[left].hi = l.hi; left++; }
-        if (box_valid(rr)) { rparts[nparts] = both[k]; rparts[nparts].lo = rr.lo; rparts[nparts].hi = rr.hi; nparts++; }
+        if (!box_valid(l) && !box_valid(rr)) l = part; /* rounding: keep it whole, on the left */
+        if (box_valid(l)) {
+            r[left] = both[k];
+            r[left].lo = l.lo;
+            r[left].hi = l.hi;
+            left++;
+        }
+        if (box_valid(rr)) {
+            rparts[nparts] = both[k];
+            rparts[nparts].lo = rr.lo;
+            rparts[nparts].hi = rr.hi;
+            nparts++;
+        }
     }
     /* right: the clipped parts, then the references that lay right of the plane */
     memmove(r + left + nparts, r + hi, nright * sizeof(bref));
@@ -301,7 +359,10 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
     b->nodes[node].lo = bounds.lo;
     b->nodes[node].hi = bounds.hi;
     if (depth > st->max_depth) st->max_depth = depth;
-    if (count <= 1 || depth >= MAX_DEPTH) { make_leaf(b, st, node, start, count); return; }
+    if (count <= 1 || depth >= MAX_DEPTH) {
+        make_leaf(b, st, node, start, count);
+        return;
+    }
 
     split best;
     best.cost = INFINITY;
@@ -312,7 +373,8 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
         box ov;
         ov.lo = vmax(best.left.lo, best.right.lo);
         ov.hi = vmin(best.left.hi, best.right.hi);
-        if (box_valid(ov) && box_area(ov) > b->min_overlap) spatial_split(b, start, count, bounds, limit - start, &best);
+        if (box_valid(ov) && box_area(ov) > b->min_overlap)
+            spatial_split(b, start, count, bounds, limit - start, &best);
     }
     float parent_area = box_area(bounds);
     float split_cost = parent_area > 0.0f ? COST_TRAVERSE + COST_INTERSECT * best.cost / parent_area : INFINITY;
@@ -322,10 +384,14 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
     if (best.axis >= 0 && !(split_cost >= leaf_cost && count <= MAX_LEAF)) {
         if (!best.spatial || spatial_partition(b, start, count, &best, &nl, &nr)) {
             if (best.spatial) { /* out of memory: the object split instead */
-                best.cost = INFINITY; best.axis = -1;
+                best.cost = INFINITY;
+                best.axis = -1;
                 object_split(b, start, count, cbounds, &best);
             }
-            if (best.axis >= 0) { nl = object_partition(b, start, count, &best); nr = count - nl; }
+            if (best.axis >= 0) {
+                nl = object_partition(b, start, count, &best);
+                nr = count - nl;
+            }
         }
     } else if (count <= MAX_LEAF) {
         make_leaf(b, st, node, start, count);
@@ -350,7 +416,12 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
     build_task task;
     int spawned = 0;
     if (depth < b->spawn_depth && count > PARALLEL_MIN_PRIMS) {
-        task.b = b; task.node = left; task.start = start; task.count = nl; task.limit = rstart; task.depth = depth + 1;
+        task.b = b;
+        task.node = left;
+        task.start = start;
+        task.count = nl;
+        task.limit = rstart;
+        task.depth = depth + 1;
         memset(&task.st, 0, sizeof task.st);
         spawned = pthread_create(&th, NULL, build_task_main, &task) == 0;
     }
@@ -368,31 +439,48 @@ static void build_node(builder *b, build_stats *st, uint32_t node, uint32_t star
  * bvh4_node and bvh8_node start with the same six rows of W floats (the boxes); then bvh4_node
  * has a child and a count row, bvh8_node one row of both packed. One collapse writes either. */
 _Static_assert(offsetof(bvh8_node, ref) == 6 * BVH8_WIDTH * sizeof(float) &&
-               offsetof(bvh4_node, child) == 6 * BVH4_WIDTH * sizeof(float) &&
-               offsetof(bvh4_node, count) == 7 * BVH4_WIDTH * sizeof(float), "node rows");
+                   offsetof(bvh4_node, child) == 6 * BVH4_WIDTH * sizeof(float) &&
+                   offsetof(bvh4_node, count) == 7 * BVH4_WIDTH * sizeof(float),
+               "node rows");
 #define BVH_MAX_WIDTH BVH8_WIDTH
 
 /* One node of width W: its box rows and where its slots' references go. */
-typedef struct wnode { float *lo[3], *hi[3]; uint32_t *refs; int width; } wnode;
+typedef struct wnode {
+    float *lo[3], *hi[3];
+    uint32_t *refs;
+    int width;
+} wnode;
 
 static wnode wnode_at(void *base, int width, size_t at) {
     wnode w;
     float *f = (float *)((char *)base + at * bvh_wnode_size(width));
-    for (int a = 0; a < 3; ++a) { w.lo[a] = f + a * width; w.hi[a] = f + (3 + a) * width; }
+    for (int a = 0; a < 3; ++a) {
+        w.lo[a] = f + a * width;
+        w.hi[a] = f + (3 + a) * width;
+    }
     w.refs = (uint32_t *)(f + 6 * width);
     w.width = width;
     return w;
 }
 
 static void set_ref(wnode *n, int i, uint32_t child, uint32_t count) {
-    if (n->width == BVH8_WIDTH) n->refs[i] = child << BVH_COUNT_BITS | count;
-    else { n->refs[i] = child; n->refs[BVH4_WIDTH + i] = count; }
+    if (n->width == BVH8_WIDTH)
+        n->refs[i] = child << BVH_COUNT_BITS | count;
+    else {
+        n->refs[i] = child;
+        n->refs[BVH4_WIDTH + i] = count;
+    }
 }
 
 typedef struct collapser {
-    const bvh_node *bin; void *out; int width; size_t n;
-    const uint32_t *prim_ids; const triangle *tris;
-    bvh_leaf4 *leaves; size_t nleaves;
+    const bvh_node *bin;
+    void *out;
+    int width;
+    size_t n;
+    const uint32_t *prim_ids;
+    const triangle *tris;
+    bvh_leaf4 *leaves;
+    size_t nleaves;
 } collapser;
 
 /* Appends the leaf blocks of binary leaf `b` (its primitives in leaf order, each once: split
@@ -406,13 +494,18 @@ static uint32_t emit_leaf(collapser *c, const bvh_node *b, uint32_t *nblocks) {
         if (dup) continue;
         if (lane == BVH_LEAF_WIDTH) {
             l = &c->leaves[c->nleaves++];
-            for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) { l->v0[j] = l->v1[j] = l->v2[j] = 0; l->prim[j] = PRIM_NONE; }
+            for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) {
+                l->v0[j] = l->v1[j] = l->v2[j] = 0;
+                l->prim[j] = PRIM_NONE;
+            }
             lane = 0;
         }
         l->prim[lane] = id;
         if (prim_id_kind(id) == PRIM_TRIANGLE) {
             const triangle *t = &c->tris[prim_id_index(id)];
-            l->v0[lane] = t->v[0]; l->v1[lane] = t->v[1]; l->v2[lane] = t->v[2];
+            l->v0[lane] = t->v[0];
+            l->v1[lane] = t->v[1];
+            l->v2[lane] = t->v[2];
         }
         lane++;
     }
@@ -421,7 +514,10 @@ static uint32_t emit_leaf(collapser *c, const bvh_node *b, uint32_t *nblocks) {
 }
 
 static void set_slot(wnode *n, int i, const bvh_node *b) {
-    for (int a = 0; a < 3; ++a) { n->lo[a][i] = vcomp(b->lo, a); n->hi[a][i] = vcomp(b->hi, a); }
+    for (int a = 0; a < 3; ++a) {
+        n->lo[a][i] = vcomp(b->lo, a);
+        n->hi[a][i] = vcomp(b->hi, a);
+    }
 }
 
 /* Emits the wide node for binary node `b` at out[at]: its children are the binary node's
@@ -430,17 +526,27 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
     uint32_t kids[BVH_MAX_WIDTH];
     int nk = 0;
     const bvh_node *bn = &c->bin[b];
-    if (bn->count > 0) { kids[nk++] = b; }           /* a leaf root: one leaf child */
-    else { kids[nk++] = bn->index; kids[nk++] = bn->index + 1; }
+    if (bn->count > 0) {
+        kids[nk++] = b;
+    } /* a leaf root: one leaf child */
+    else {
+        kids[nk++] = bn->index;
+        kids[nk++] = bn->index + 1;
+    }
     while (nk < c->width) {
         int best = -1;
         float best_area = -1.0f;
         for (int i = 0; i < nk; ++i) {
             const bvh_node *k = &c->bin[kids[i]];
             if (k->count > 0) continue;
-            box bx; bx.lo = k->lo; bx.hi = k->hi;
+            box bx;
+            bx.lo = k->lo;
+            bx.hi = k->hi;
             float a = box_area(bx);
-            if (a > best_area) { best_area = a; best = i; }
+            if (a > best_area) {
+                best_area = a;
+                best = i;
+            }
         }
         if (best < 0) break;
         uint32_t open = kids[best];
@@ -474,8 +580,14 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
 size_t bvh_collapse(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, int width, void *out,
                     bvh_leaf4 *leaves, size_t *nleaf4) {
     collapser c;
-    c.bin = bin; c.out = out; c.width = width; c.n = 1;
-    c.prim_ids = prim_ids; c.tris = tris; c.leaves = leaves; c.nleaves = 0;
+    c.bin = bin;
+    c.out = out;
+    c.width = width;
+    c.n = 1;
+    c.prim_ids = prim_ids;
+    c.tris = tris;
+    c.leaves = leaves;
+    c.nleaves = 0;
     collapse(&c, 0, 0);
     *nleaf4 = c.nleaves;
     return c.n;
@@ -483,7 +595,9 @@ size_t bvh_collapse(const bvh_node *bin, const uint32_t *prim_ids, const triangl
 
 static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
     const bvh_node *n = &nodes[node];
-    box bx; bx.lo = n->lo; bx.hi = n->hi;
+    box bx;
+    bx.lo = n->lo;
+    bx.hi = n->hi;
     double a = root_area > 0.0f ? box_area(bx) / root_area : 0.0;
     if (n->count > 0) return a * COST_INTERSECT * leaf_blocks(n->count);
     return a * COST_TRAVERSE + sah_of(nodes, n->index, root_area) + sah_of(nodes, n->index + 1, root_area);
@@ -505,19 +619,33 @@ static void split_bounds(const vec3 v[3], box bx, int axis, float s, box *left, 
         if ((ca < s && cb > s) || (ca > s && cb < s)) {
             float t = (s - ca) / (cb - ca);
             vec3 p = vadd(a, vscale(vsub(b, a), t));
-            if (axis == 0) p.x = s; else if (axis == 1) p.y = s; else p.z = s;
+            if (axis == 0)
+                p.x = s;
+            else if (axis == 1)
+                p.y = s;
+            else
+                p.z = s;
             box_grow(left, p, p);
             box_grow(right, p, p);
         }
     }
-    left->lo = vmax(left->lo, bx.lo); left->hi = vmin(left->hi, bx.hi);
-    right->lo = vmax(right->lo, bx.lo); right->hi = vmin(right->hi, bx.hi);
-    if (axis == 0) { left->hi.x = kmin(left->hi.x, s); right->lo.x = kmax(right->lo.x, s); }
-    else if (axis == 1) { left->hi.y = kmin(left->hi.y, s); right->lo.y = kmax(right->lo.y, s); }
-    else { left->hi.z = kmin(left->hi.z, s); right->lo.z = kmax(right->lo.z, s); }
+    left->lo = vmax(left->lo, bx.lo);
+    left->hi = vmin(left->hi, bx.hi);
+    right->lo = vmax(right->lo, bx.lo);
+    right->hi = vmin(right->hi, bx.hi);
+    if (axis == 0) {
+        left->hi.x = kmin(left->hi.x, s);
+        right->lo.x = kmax(right->lo.x, s);
+    } else if (axis == 1) {
+        left->hi.y = kmin(left->hi.y, s);
+        right->lo.y = kmax(right->lo.y, s);
+    } else {
+        left->hi.z = kmin(left->hi.z, s);
+        right->lo.z = kmax(right->lo.z, s);
+    }
 }
 
-static atomic_size_t builds;   /* bvh_build_count */
+static atomic_size_t builds; /* bvh_build_count */
 
 size_t bvh_build_count(void) { return atomic_load(&builds); }
 
@@ -563,10 +691,16 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     b.positions = positions;
     b.refs = malloc(cap * sizeof(bref));
     b.nodes = malloc((2 * cap) * sizeof(bvh_node));
-    if (!b.refs || !b.nodes) { free(b.refs); free(b.nodes); return -1; }
+    if (!b.refs || !b.nodes) {
+        free(b.refs);
+        free(b.nodes);
+        return -1;
+    }
     box root = box_empty();
     for (size_t i = 0; i < n; ++i) {
-        b.refs[i].lo = lo[i]; b.refs[i].hi = hi[i]; b.refs[i].id = ids[i];
+        b.refs[i].lo = lo[i];
+        b.refs[i].hi = hi[i];
+        b.refs[i].id = ids[i];
         box_grow(&root, lo[i], hi[i]);
     }
     if (!tris || !positions) b.tris = NULL;
@@ -582,7 +716,11 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     build_node(&b, &st, 0, 0, (uint32_t)n, (uint32_t)cap, 0);
     size_t nnodes = atomic_load(&b.nnodes);
     out->prim_ids = malloc(cap * sizeof(uint32_t));
-    if (!out->prim_ids) { free(b.refs); free(b.nodes); return -1; }
+    if (!out->prim_ids) {
+        free(b.refs);
+        free(b.nodes);
+        return -1;
+    }
     n = compact_leaves(b.nodes, 0, b.refs, out->prim_ids, 0);
     free(b.refs);
     uint32_t *shrunk_ids = realloc(out->prim_ids, n * sizeof(uint32_t));
@@ -594,7 +732,8 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     out->max_depth = st.max_depth;
     out->max_leaf = st.max_leaf;
     out->nleaves = st.nleaves;
-    root.lo = out->nodes[0].lo; root.hi = out->nodes[0].hi;
+    root.lo = out->nodes[0].lo;
+    root.hi = out->nodes[0].hi;
     out->sah_cost = sah_of(out->nodes, 0, box_area(root));
     /* every wide node absorbs at least one binary inner node (a full binary tree of nnodes has
      * nnodes / 2 of them; a leaf root makes one wide node) */
@@ -603,21 +742,34 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     /* each leaf needs ceil(count / 4) <= count / 4 + 1 blocks */
     size_t max_blocks = bvh_leaf4_bound(st.nleaves, n);
     out->leaves = malloc(max_blocks * sizeof(bvh_leaf4));
-    if (!wide || !out->leaves) { free(wide); bvh_free(out); return -1; }
+    if (!wide || !out->leaves) {
+        free(wide);
+        bvh_free(out);
+        return -1;
+    }
     out->nwnodes = bvh_collapse(out->nodes, out->prim_ids, tris, out->width, wide, out->leaves, &out->nleaf4);
     /* the final copy on cache-line boundaries: a node is read as whole lines */
     out->wnodes = aligned_alloc(64, (out->nwnodes * wsize + 63) / 64 * 64);
     if (out->wnodes) memcpy(out->wnodes, wide, out->nwnodes * wsize);
     free(wide);
-    if (!out->wnodes) { bvh_free(out); return -1; }
+    if (!out->wnodes) {
+        bvh_free(out);
+        return -1;
+    }
     bvh_leaf4 *shrunkl = realloc(out->leaves, out->nleaf4 * sizeof(bvh_leaf4));
     if (shrunkl) out->leaves = shrunkl;
     if (positions && out->nleaf4) {
         out->leaf_pos = bvh_leaf_positions(out->leaves, out->nleaf4, positions);
-        if (!out->leaf_pos) { bvh_free(out); return -1; }
+        if (!out->leaf_pos) {
+            bvh_free(out);
+            return -1;
+        }
     }
     /* references beyond BVH_MAX_REF do not fit a traversal stack entry (2^29 nodes: 64 GiB) */
-    if (out->nwnodes > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) { bvh_free(out); return -1; }
+    if (out->nwnodes > (size_t)BVH_MAX_REF + 1 || out->nleaf4 > (size_t)BVH_MAX_REF + 1) {
+        bvh_free(out);
+        return -1;
+    }
     return 0;
 }
 

@@ -6,14 +6,18 @@
 #include "kernel/types.h"
 
 typedef struct bvh {
-    bvh_node *nodes; size_t nnodes;      /* binary SAH tree */
-    int width;                           /* of the collapsed tree: 4 or 8 */
-    void *wnodes; size_t nwnodes;        /* the same tree collapsed to `width`-wide nodes
+    bvh_node *nodes;
+    size_t nnodes; /* binary SAH tree */
+    int width;     /* of the collapsed tree: 4 or 8 */
+    void *wnodes;
+    size_t nwnodes; /* the same tree collapsed to `width`-wide nodes
                                             (bvh4_node / bvh8_node, 64-byte aligned) */
-    uint32_t *prim_ids; size_t nprims;   /* references in the binary tree's leaf order: a
+    uint32_t *prim_ids;
+    size_t nprims; /* references in the binary tree's leaf order: a
                                             triangle split by spatial splits has several (nprims >= input) */
-    bvh_leaf4 *leaves; size_t nleaf4;    /* the wide tree's leaf blocks (kernel layout) */
-    float *leaf_pos;                     /* the blocks' vertex positions for the CPU's leaf test
+    bvh_leaf4 *leaves;
+    size_t nleaf4;   /* the wide tree's leaf blocks (kernel layout) */
+    float *leaf_pos; /* the blocks' vertex positions for the CPU's leaf test
                                             (kscene.leaf_pos, bvh_leaf_positions), or NULL
                                             when built without positions */
     /* statistics */

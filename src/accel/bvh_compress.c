@@ -16,31 +16,51 @@ static double plane(float p, float sp, uint32_t q) { return (double)p + (double)
 static int quantise_axis(const float *lo, const float *hi, uint32_t used, float *p_out, uint8_t *qlo, uint8_t *qhi) {
     float p = INFINITY, top = -INFINITY;
     for (int i = 0; i < CW8_WIDTH; ++i)
-        if (used >> i & 1u) { p = fminf(p, lo[i]); top = fmaxf(top, hi[i]); }
+        if (used >> i & 1u) {
+            p = fminf(p, lo[i]);
+            top = fmaxf(top, hi[i]);
+        }
     if (!isfinite(p) || !isfinite(top)) return -1;
     /* the smallest power-of-two spacing that spans the node in 255 steps, raised while rounding
      * pushes some child's upper plane past 255 */
     int e2;
-    frexpf((top - p) / 255.0f, &e2);   /* (top - p) / 255 < 2^e2 */
+    frexpf((top - p) / 255.0f, &e2); /* (top - p) / 255 < 2^e2 */
     int e = e2 + 127;
     if (e < 1) e = 1;
     for (; e <= 254; ++e) {
         float sp = cw8_spacing((uint32_t)e);
         int ok = 1;
         for (int i = 0; i < CW8_WIDTH && ok; ++i) {
-            if (!(used >> i & 1u)) { qlo[i] = 255; qhi[i] = 0; continue; }
+            if (!(used >> i & 1u)) {
+                qlo[i] = 255;
+                qhi[i] = 0;
+                continue;
+            }
             double fl = floor(((double)lo[i] - p) / sp), ce = ceil(((double)hi[i] - p) / sp);
             uint32_t a = fl < 0 ? 0u : fl > 255 ? 255u : (uint32_t)fl;
             while (a > 0 && plane(p, sp, a) > lo[i]) --a;
-            if (plane(p, sp, a) > lo[i]) { ok = 0; break; }   /* cannot happen: plane 0 is p */
+            if (plane(p, sp, a) > lo[i]) {
+                ok = 0;
+                break;
+            } /* cannot happen: plane 0 is p */
             double bq = ce < 0 ? 0 : ce;
-            if (bq > 255) { ok = 0; break; }
+            if (bq > 255) {
+                ok = 0;
+                break;
+            }
             uint32_t b = (uint32_t)bq;
             while (b < 255 && plane(p, sp, b) < hi[i]) ++b;
-            if (plane(p, sp, b) < hi[i]) { ok = 0; break; }
-            qlo[i] = (uint8_t)a; qhi[i] = (uint8_t)b;
+            if (plane(p, sp, b) < hi[i]) {
+                ok = 0;
+                break;
+            }
+            qlo[i] = (uint8_t)a;
+            qhi[i] = (uint8_t)b;
         }
-        if (ok) { *p_out = p; return e; }
+        if (ok) {
+            *p_out = p;
+            return e;
+        }
     }
     return -1;
 }
@@ -53,7 +73,7 @@ int bvh_compress8(const void *wide, size_t nnodes, cw8_node *out, char *err, siz
         memset(c, 0, sizeof *c);
         uint32_t used = 0, child_base = UINT32_MAX, leaf_base = UINT32_MAX;
         for (int i = 0; i < CW8_WIDTH; ++i) {
-            if (n->lo_x[i] == INFINITY) continue;   /* an empty slot (bvh_collapse) */
+            if (n->lo_x[i] == INFINITY) continue; /* an empty slot (bvh_collapse) */
             used |= 1u << i;
             uint32_t cnt = n->ref[i] & BVH_MAX_LEAF_BLOCKS, ref = n->ref[i] >> BVH_COUNT_BITS;
             uint32_t *base = cnt ? &leaf_base : &child_base;

@@ -15,11 +15,11 @@ const backend_ops *const backend_table[] = {
 
 int backend_bidir_limits(const backend_desc *d, char *err, size_t errlen) {
     const caustic_options *o = d->opt;
-    const char *why = o->adaptive > 0.0f ? "does not support adaptive sampling"
-                    : o->adaptive_depth ? "does not support --adaptive-depth"
-                    : o->clamp > 0.0f ? "does not support the firefly clamp"
-                    : d->cam.lens_radius > 0.0f ? "supports pinhole cameras only (the scene has an APERTURE)"
-                    : NULL;
+    const char *why = o->adaptive > 0.0f          ? "does not support adaptive sampling"
+                      : o->adaptive_depth         ? "does not support --adaptive-depth"
+                      : o->clamp > 0.0f           ? "does not support the firefly clamp"
+                      : d->cam.lens_radius > 0.0f ? "supports pinhole cameras only (the scene has an APERTURE)"
+                                                  : NULL;
     if (!why) return 0;
     snprintf(err, errlen, "--integrator %s %s", caustic_integrator_name(o->integrator), why);
     return -1;

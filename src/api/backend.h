@@ -19,24 +19,26 @@
 
 /* What a renderer asks of a backend. */
 typedef struct backend_desc {
-    scene *scene;                /* prepared; shared by every renderer over it */
-    const caustic_options *opt;  /* resolved: integrator, merge settings, threads, device, ... */
+    scene *scene;               /* prepared; shared by every renderer over it */
+    const caustic_options *opt; /* resolved: integrator, merge settings, threads, device, ... */
     int width, height;
-    camera cam;                  /* for width x height */
+    camera cam; /* for width x height */
     int max_depth;
-    int gpu;                     /* the CUDA device of a GPU backend (an index; backend_multi
+    int gpu; /* the CUDA device of a GPU backend (an index; backend_multi
                                     creates one backend per device of the list) */
     /* caustic_cancel's flag: a pass ends early at its next safe point (a finished tile of path
      * tracing, a finished iteration of the bidirectional integrators) once it is set; NULL: never */
     const atomic_int *cancel;
-    int aov;                     /* the film needs AOV planes (kfilm.aov, kernel/aov.h) */
+    int aov; /* the film needs AOV planes (kfilm.aov, kernel/aov.h) */
 } backend_desc;
 
-typedef struct backend_stats { uint64_t rays, bad_samples, samples; } backend_stats;
+typedef struct backend_stats {
+    uint64_t rays, bad_samples, samples;
+} backend_stats;
 
 typedef struct backend_ops {
-    const char *name;            /* "cpu-pt", "cpu-bidir", "cuda-pt", "cuda-bidir" */
-    const char *device;          /* "cpu" | "cuda" (caustic_device's names) */
+    const char *name;   /* "cpu-pt", "cpu-bidir", "cuda-pt", "cuda-bidir" */
+    const char *device; /* "cpu" | "cuda" (caustic_device's names) */
     /* 1: this backend renders d; 0: not its integrator (silently skipped); -1: it refuses, with
      * the reason in err (a setting it does not support, no device). */
     int (*supports)(const backend_desc *d, char *err, size_t errlen);
@@ -52,7 +54,7 @@ typedef struct backend_ops {
      * where the film lives (image_quantize8's rule); NULL: the caller tonemaps what read_film
      * returns. */
     int (*tonemap8)(void *b, int op, float scale, unsigned char *rgb8, char *err, size_t errlen);
-    int (*threads)(const void *b);   /* CPU worker threads, 0 for a GPU */
+    int (*threads)(const void *b); /* CPU worker threads, 0 for a GPU */
     void (*free)(void *b);
     /* Optional (NULL where not offered). Path tracing into a tile's own film: samples
      * [p->sample_begin, p->sample_end) of the pixels [x0, x0 + tile->width) x [y0, y0 +
@@ -65,7 +67,7 @@ typedef struct backend_ops {
      * runs passes as usual); elsewhere it serves work units until the coordinator ends the
      * render, then returns 0 (or -1 with err). */
     int (*serve)(void *b, char *err, size_t errlen);
-    double pass_seconds;         /* how long a pass should take; 0: the renderer's default */
+    double pass_seconds; /* how long a pass should take; 0: the renderer's default */
     /* Empties the film (a camera moved); NULL: the renderer writes an empty film instead. */
     int (*clear)(void *b, char *err, size_t errlen);
 } backend_ops;

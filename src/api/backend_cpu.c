@@ -14,9 +14,9 @@
 typedef struct cpu_backend {
     const kscene *k;
     cpu_pool *pool;
-    vcm_renderer *vcm;       /* bidirectional only */
+    vcm_renderer *vcm; /* bidirectional only */
     int schedule;
-    const atomic_int *cancel;  /* caustic_cancel's flag (backend_desc) */
+    const atomic_int *cancel; /* caustic_cancel's flag (backend_desc) */
     kfilm film;
 } cpu_backend;
 
@@ -58,7 +58,8 @@ static cpu_backend *cpu_create(const backend_desc *d, char *err, size_t errlen) 
 }
 
 static int cpu_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     const cpu_backend *b = p;
     size_t n = film_pixels(&b->film);
     memcpy(dst->sum, b->film.sum, 3 * n * sizeof(double));
@@ -69,7 +70,8 @@ static int cpu_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
 }
 
 static int cpu_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     cpu_backend *b = p;
     size_t n = film_pixels(&b->film);
     memcpy(b->film.sum, src->sum, 3 * n * sizeof(double));
@@ -80,7 +82,8 @@ static int cpu_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
 }
 
 static int cpu_clear(void *p, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     cpu_backend *b = p;
     size_t n = film_pixels(&b->film);
     memset(b->film.sum, 0, 3 * n * sizeof(double));
@@ -94,14 +97,16 @@ static int cpu_threads(const void *p) { return cpu_pool_threads(((const cpu_back
 
 /* ---- path tracing ---------------------------------------------------------------------------- */
 static int pt_supports(const backend_desc *d, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     return d->opt->integrator == CAUSTIC_INTEGRATOR_PT;
 }
 
 static void *pt_create(const backend_desc *d, char *err, size_t errlen) { return cpu_create(d, err, errlen); }
 
 static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     cpu_backend *b = p;
     cpu_pass cp;
     cp.scene = b->k;
@@ -120,7 +125,8 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
 
 static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
                         size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     cpu_backend *b = p;
     cpu_pass cp;
     cp.scene = b->k;
@@ -129,7 +135,7 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
     cp.x0 = x0;
     cp.y0 = y0;
     cp.schedule = b->schedule;
-    cp.cancel = NULL;   /* a work unit is finished whole: its owner counts it as done */
+    cp.cancel = NULL; /* a work unit is finished whole: its owner counts it as done */
     cpu_pass_stats ps;
     cpu_pool_run(b->pool, &cp, &ps);
     st->rays = ps.rays;
@@ -139,8 +145,8 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
 }
 
 const backend_ops backend_cpu_pt = {
-    "cpu-pt", "cpu", pt_supports, pt_create, pt_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads, cpu_free,
-    pt_pass_tile, NULL, 0.0, cpu_clear,
+    "cpu-pt", "cpu",       pt_supports, pt_create,    pt_pass, cpu_read_film, cpu_write_film,
+    NULL,     cpu_threads, cpu_free,    pt_pass_tile, NULL,    0.0,           cpu_clear,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -178,8 +184,8 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
                  b->film.height);
         return -1;
     }
-    if (iterations && cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, first, iterations, b->cancel, &b->film,
-                                                 &st->rays)) {
+    if (iterations &&
+        cpu_kernels_get()->vcm_run(b->vcm, b->pool, &pass->cam, first, iterations, b->cancel, &b->film, &st->rays)) {
         snprintf(err, errlen, "out of memory for light vertices");
         return -1;
     }
@@ -190,6 +196,6 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 }
 
 const backend_ops backend_cpu_bidir = {
-    "cpu-bidir", "cpu", bidir_supports, bidir_create, bidir_pass, cpu_read_film, cpu_write_film, NULL, cpu_threads,
-    cpu_free, NULL, NULL, 0.0, cpu_clear,
+    "cpu-bidir", "cpu",       bidir_supports, bidir_create, bidir_pass, cpu_read_film, cpu_write_film,
+    NULL,        cpu_threads, cpu_free,       NULL,         NULL,       0.0,           cpu_clear,
 };

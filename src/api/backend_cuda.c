@@ -11,9 +11,9 @@
 
 typedef struct cuda_backend {
     cuda_renderer *gpu;
-    cuda_vcm *vcm;           /* bidirectional only */
+    cuda_vcm *vcm; /* bidirectional only */
     uint64_t pixels;
-    const atomic_int *cancel;  /* caustic_cancel's flag (backend_desc) */
+    const atomic_int *cancel; /* caustic_cancel's flag (backend_desc) */
 } cuda_backend;
 
 /* No device (or not the one asked for): the reason, as --device cuda reports it. */
@@ -46,7 +46,10 @@ static void cuda_free_backend(void *p) {
 
 static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, size_t errlen) {
     cuda_backend *b = calloc(1, sizeof *b);
-    if (!b) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!b) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     b->pixels = (uint64_t)d->width * (uint64_t)d->height;
     b->cancel = d->cancel;
     cuda_config cfg;
@@ -54,8 +57,8 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
     /* the bidirectional integrators have their own kernels: no wavefront pool for them */
     cfg.mode = d->opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT && !bidir ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
     cfg.bvh = d->opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH    ? CUDA_BVH_LBVH
-            : d->opt->gpu_bvh == CAUSTIC_GPU_BVH_CWBVH ? CUDA_BVH_CW8
-                                                       : CUDA_BVH_SAH;
+              : d->opt->gpu_bvh == CAUSTIC_GPU_BVH_CWBVH ? CUDA_BVH_CW8
+                                                         : CUDA_BVH_SAH;
     cfg.device = d->gpu;
     cfg.aov = d->aov;
     const bvh *tree = NULL;
@@ -63,10 +66,16 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
         /* the scene's tree for the GPU (4-wide, or 8-wide to be compressed), built once for every
          * renderer over the scene */
         tree = scene_bvh(d->scene, cfg.bvh == CUDA_BVH_CW8 ? BVH8_WIDTH : BVH4_WIDTH, CUDA_SAH_LANES, err, errlen);
-        if (!tree) { free(b); return NULL; }
+        if (!tree) {
+            free(b);
+            return NULL;
+        }
     }
     b->gpu = cuda_renderer_create(&d->scene->k, tree, d->width, d->height, &cfg, err, errlen);
-    if (!b->gpu) { free(b); return NULL; }
+    if (!b->gpu) {
+        free(b);
+        return NULL;
+    }
     return b;
 }
 
@@ -82,9 +91,14 @@ static int cuda_tonemap8(void *p, int op, float scale, unsigned char *rgb8, char
     return cuda_renderer_tonemap8(((cuda_backend *)p)->gpu, op, scale, rgb8, err, errlen);
 }
 
-static int cuda_clear(void *p, char *err, size_t errlen) { return cuda_renderer_clear(((cuda_backend *)p)->gpu, err, errlen); }
+static int cuda_clear(void *p, char *err, size_t errlen) {
+    return cuda_renderer_clear(((cuda_backend *)p)->gpu, err, errlen);
+}
 
-static int cuda_threads(const void *p) { (void)p; return 0; }
+static int cuda_threads(const void *p) {
+    (void)p;
+    return 0;
+}
 
 /* ---- path tracing ---------------------------------------------------------------------------- */
 static int pt_supports(const backend_desc *d, char *err, size_t errlen) {
@@ -105,8 +119,20 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
 }
 
 const backend_ops backend_cuda_pt = {
-    "cuda-pt", "cuda", pt_supports, pt_create, pt_pass, cuda_read_film, cuda_write_film, cuda_tonemap8, cuda_threads,
-    cuda_free_backend, pt_pass_tile, NULL, 0.0, cuda_clear,
+    "cuda-pt",
+    "cuda",
+    pt_supports,
+    pt_create,
+    pt_pass,
+    cuda_read_film,
+    cuda_write_film,
+    cuda_tonemap8,
+    cuda_threads,
+    cuda_free_backend,
+    pt_pass_tile,
+    NULL,
+    0.0,
+    cuda_clear,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -124,7 +150,10 @@ static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
     b->vcm = cuda_vcm_create(b->gpu, &d->cam, (int)o->integrator - 1, d->max_depth + 1,
                              o->merge_radius * d->scene->k.scene_radius, o->merge_alpha, o->merge_everywhere, o->seed,
                              err, errlen);
-    if (!b->vcm) { cuda_free_backend(b); return NULL; }
+    if (!b->vcm) {
+        cuda_free_backend(b);
+        return NULL;
+    }
     return b;
 }
 
@@ -141,6 +170,18 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 }
 
 const backend_ops backend_cuda_bidir = {
-    "cuda-bidir", "cuda", bidir_supports, bidir_create, bidir_pass, cuda_read_film, cuda_write_film, cuda_tonemap8,
-    cuda_threads, cuda_free_backend, NULL, NULL, 0.0, cuda_clear,
+    "cuda-bidir",
+    "cuda",
+    bidir_supports,
+    bidir_create,
+    bidir_pass,
+    cuda_read_film,
+    cuda_write_film,
+    cuda_tonemap8,
+    cuda_threads,
+    cuda_free_backend,
+    NULL,
+    NULL,
+    0.0,
+    cuda_clear,
 };

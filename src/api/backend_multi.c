@@ -29,32 +29,32 @@ typedef struct multi multi;
 
 typedef struct worker {
     multi *m;
-    int index;                   /* which backend (device) it drives */
+    int index; /* which backend (device) it drives */
     pthread_t thread;
-    kfilm scratch;               /* bidirectional: one block's film */
+    kfilm scratch; /* bidirectional: one block's film */
 } worker;
 
 struct multi {
     const backend_ops *inner;
     int n, bidir, width, height;
     void *ib[CAUSTIC_MAX_GPUS];
-    int gpu[CAUSTIC_MAX_GPUS];   /* the CUDA device of each */
+    int gpu[CAUSTIC_MAX_GPUS]; /* the CUDA device of each */
     worker w[CAUSTIC_MAX_GPUS];
-    int started;                 /* threads running */
-    kfilm film;                  /* every sample */
-    kfilm zero;                  /* bidirectional, where the backend has no clear: an empty film */
+    int started; /* threads running */
+    kfilm film;  /* every sample */
+    kfilm zero;  /* bidirectional, where the backend has no clear: an empty film */
     /* the current units (guarded by lock): a pass's bands over `target` (whose pixel (0, 0) is
      * the image's (x0, y0)) or its iterations [first, first + njobs) */
     pthread_mutex_t lock;
     pthread_cond_t wake, idle_cv, applied_cv;
-    unsigned generation;         /* a new set of units */
+    unsigned generation; /* a new set of units */
     int quit, idle, failed;
     kpass pass;
     kfilm target;
-    int x0, y0, rows;            /* path tracing: rows per band */
-    uint32_t first, end, block;  /* bidirectional: iterations [first, end) in blocks */
+    int x0, y0, rows;           /* path tracing: rows per band */
+    uint32_t first, end, block; /* bidirectional: iterations [first, end) in blocks */
     size_t njobs, next, applied;
-    double **pending;            /* bidirectional: blocks' sums that came before their predecessors */
+    double **pending; /* bidirectional: blocks' sums that came before their predecessors */
     backend_stats st;
     char err[640];
 };
@@ -98,9 +98,10 @@ static const backend_ops *inner_ops(const backend_desc *d, const int *gpus, int 
 static int multi_supports(const backend_desc *d, char *err, size_t errlen) {
     int gpus[CAUSTIC_MAX_GPUS];
     if (d->opt->device == CAUSTIC_DEVICE_CPU || device_list(d, gpus) < 2) return 0;
-    if (d->aov) {   /* tile films carry no AOV planes yet: the next entry renders on the first GPU */
+    if (d->aov) { /* tile films carry no AOV planes yet: the next entry renders on the first GPU */
         lib_log("caustic: AOVs (--aov, --denoise's guides) on several GPUs are not supported yet; rendering on "
-                "GPU %d alone", gpus[0]);
+                "GPU %d alone",
+                gpus[0]);
         return 0;
     }
     return inner_ops(d, gpus, device_list(d, gpus), err, errlen) ? 1 : -1;
@@ -159,9 +160,7 @@ static int run_unit(multi *m, worker *w, size_t j, backend_stats *st, char *err,
     p.sample_begin = m->first + (uint32_t)j * m->block;
     p.sample_end = m->end - p.sample_begin > m->block ? p.sample_begin + m->block : m->end;
     int empty = m->inner->clear ? m->inner->clear(b, err, errlen) : m->inner->write_film(b, &m->zero, err, errlen);
-    return empty || m->inner->pass(b, &p, st, err, errlen) || m->inner->read_film(b, &w->scratch, err, errlen)
-               ? -1
-               : 0;
+    return empty || m->inner->pass(b, &p, st, err, errlen) || m->inner->read_film(b, &w->scratch, err, errlen) ? -1 : 0;
 }
 
 /* Bidirectional, with the lock held: block j's sums (worker w's scratch) into the queue, then
@@ -228,7 +227,10 @@ static void *worker_main(void *p) {
 static void *multi_create(const backend_desc *d, char *err, size_t errlen) {
     int gpus[CAUSTIC_MAX_GPUS], n = device_list(d, gpus);
     multi *m = calloc(1, sizeof *m);
-    if (!m) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!m) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     pthread_mutex_init(&m->lock, NULL);
     pthread_cond_init(&m->wake, NULL);
     pthread_cond_init(&m->idle_cv, NULL);
@@ -238,7 +240,10 @@ static void *multi_create(const backend_desc *d, char *err, size_t errlen) {
     m->width = d->width;
     m->height = d->height;
     m->inner = inner_ops(d, gpus, n, err, errlen);
-    if (!m->inner) { multi_free(m); return NULL; }
+    if (!m->inner) {
+        multi_free(m);
+        return NULL;
+    }
     if (film_alloc(&m->film, d->width, d->height) ||
         (m->bidir && !m->inner->clear && film_alloc(&m->zero, d->width, d->height))) {
         snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
@@ -249,7 +254,7 @@ static void *multi_create(const backend_desc *d, char *err, size_t errlen) {
     for (int i = 0; i < n; ++i) {
         backend_desc dd = *d;
         dd.gpu = m->gpu[i] = gpus[i];
-        dd.cancel = NULL;   /* a unit is finished whole (caustic_cancel stops between passes) */
+        dd.cancel = NULL; /* a unit is finished whole (caustic_cancel stops between passes) */
         char why[512];
         m->ib[i] = m->inner->create(&dd, why, sizeof why);
         if (!m->ib[i]) {
@@ -294,8 +299,8 @@ static int run_units(multi *m, backend_stats *st, char *err, size_t errlen) {
 
 /* Path tracing over target (pixel (0, 0) = the image's (x0, y0)) in bands of rows: `per_device`
  * bands per device, so that a device that finishes early takes another. */
-static int pt_units(multi *m, const kpass *pass, const kfilm *target, int x0, int y0, int per_device,
-                    backend_stats *st, char *err, size_t errlen) {
+static int pt_units(multi *m, const kpass *pass, const kfilm *target, int x0, int y0, int per_device, backend_stats *st,
+                    char *err, size_t errlen) {
     int bands = per_device * m->n;
     if (bands > target->height) bands = target->height;
     m->pass = *pass;
@@ -322,7 +327,10 @@ static int multi_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
     m->block = (m->end - first + 2 * (uint32_t)m->n - 1) / (2 * (uint32_t)m->n);
     m->njobs = (m->end - first + m->block - 1) / m->block;
     m->pending = calloc(m->njobs, sizeof(double *));
-    if (!m->pending) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!m->pending) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     int rc = run_units(m, st, err, errlen);
     for (size_t i = 0; i < m->njobs; ++i) free(m->pending[i]);
     free(m->pending);
@@ -331,16 +339,20 @@ static int multi_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 }
 
 /* A distributed render's unit: the tile split between the devices, a band each. */
-static int multi_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, int y0, backend_stats *st,
-                           char *err, size_t errlen) {
+static int multi_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
+                           size_t errlen) {
     multi *m = p;
     memset(st, 0, sizeof *st);
-    if (m->bidir) { snprintf(err, errlen, "tile passes are path tracing only"); return -1; }
+    if (m->bidir) {
+        snprintf(err, errlen, "tile passes are path tracing only");
+        return -1;
+    }
     return pt_units(m, pass, tile, x0, y0, 1, st, err, errlen);
 }
 
 static int multi_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     const multi *m = p;
     size_t n = (size_t)m->width * m->height;
     memcpy(dst->sum, m->film.sum, 3 * n * sizeof(double));
@@ -350,7 +362,8 @@ static int multi_read_film(void *p, const kfilm *dst, char *err, size_t errlen) 
 }
 
 static int multi_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     multi *m = p;
     size_t n = (size_t)m->width * m->height;
     memcpy(m->film.sum, src->sum, 3 * n * sizeof(double));
@@ -360,7 +373,8 @@ static int multi_write_film(void *p, const kfilm *src, char *err, size_t errlen)
 }
 
 static int multi_clear(void *p, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     multi *m = p;
     size_t n = (size_t)m->width * m->height;
     memset(m->film.sum, 0, 3 * n * sizeof(double));
@@ -369,11 +383,14 @@ static int multi_clear(void *p, char *err, size_t errlen) {
     return 0;
 }
 
-static int multi_threads(const void *p) { (void)p; return 0; }
+static int multi_threads(const void *p) {
+    (void)p;
+    return 0;
+}
 
 /* Passes of about two seconds (pass_seconds, as the distributed layer's): each unit's transfers
  * (a band's sums up and down, a block's whole film) cost little beside its rendering. */
 const backend_ops backend_multi = {
-    "cuda-multi", "cuda", multi_supports, multi_create, multi_pass, multi_read_film, multi_write_film, NULL,
-    multi_threads, multi_free, multi_pass_tile, NULL, 2.0, multi_clear,
+    "cuda-multi",  "cuda",     multi_supports,  multi_create, multi_pass, multi_read_film, multi_write_film, NULL,
+    multi_threads, multi_free, multi_pass_tile, NULL,         2.0,        multi_clear,
 };

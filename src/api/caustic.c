@@ -27,29 +27,31 @@
 #include "util/log.h"
 #include "util/timer.h"
 
-#define CAUSTIC_VERSION "0.1.0"
+#define CAUSTIC_VERSION     "0.1.0"
 /* A pass should take about this long: short enough for responsive progress and time limits. */
 #define PASS_TARGET_SECONDS 0.25
 
-struct caustic_scene { scene *s; };
+struct caustic_scene {
+    scene *s;
+};
 
 struct caustic_renderer {
     caustic_scene *scene;
-    caustic_options opt;     /* resolved (defaults filled in) */
+    caustic_options opt; /* resolved (defaults filled in) */
     int width, height, spp_target, max_depth;
-    camera_desc camera;      /* this renderer's camera (the scene's at creation) */
-    kpass pass;              /* every pass's settings; the sample range is set per pass */
-    const backend_ops *ops;  /* the backend that renders (backend_table) */
+    camera_desc camera;     /* this renderer's camera (the scene's at creation) */
+    kpass pass;             /* every pass's settings; the sample range is set per pass */
+    const backend_ops *ops; /* the backend that renders (backend_table) */
     void *backend;
-    kfilm film;              /* host copy of the backend's film (images, checkpoints) */
-    int film_stale;          /* the backend has samples that the host copy lacks */
-    float *image;            /* current mean, refreshed by caustic_image */
-    float *aov_out[CAUSTIC_AOV_COUNT];   /* current AOV means, refreshed by caustic_aov_image */
+    kfilm film;                        /* host copy of the backend's film (images, checkpoints) */
+    int film_stale;                    /* the backend has samples that the host copy lacks */
+    float *image;                      /* current mean, refreshed by caustic_image */
+    float *aov_out[CAUSTIC_AOV_COUNT]; /* current AOV means, refreshed by caustic_aov_image */
     int spp_done;
-    double seconds;          /* rendering time across calls */
+    double seconds; /* rendering time across calls */
     uint64_t rays, bad;
-    uint64_t samples;        /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
-    atomic_int cancel;       /* caustic_cancel: the backends stop at their next safe point */
+    uint64_t samples;  /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
+    atomic_int cancel; /* caustic_cancel: the backends stop at their next safe point */
 };
 
 const char *caustic_version(void) { return CAUSTIC_VERSION; }
@@ -90,20 +92,31 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
             snprintf(err, errlen, "%s: %s", path, strerror(stat_errno));
             return -1;
         } else {
-            snprintf(err, errlen, "%s: no such file or built-in scene (built-ins: cornell, cornell-glass, rtow, smallvcm0-3)", path);
+            snprintf(err, errlen,
+                     "%s: no such file or built-in scene (built-ins: cornell, cornell-glass, rtow, smallvcm0-3)", path);
             return -1;
         }
     }
-    if (rc) { scene_destroy(s); return -1; }
+    if (rc) {
+        scene_destroy(s);
+        return -1;
+    }
     return caustic_scene_wrap(out, s, err, errlen);
 }
 
 int caustic_scene_wrap_unprepared(caustic_scene **out, scene *s, char *err, size_t errlen) {
     *out = NULL;
     /* a CAUSTIC_ISA this CPU or build lacks: refused here, before any kernel is chosen */
-    if (cpu_isa_check(err, errlen)) { scene_destroy(s); return -1; }
+    if (cpu_isa_check(err, errlen)) {
+        scene_destroy(s);
+        return -1;
+    }
     caustic_scene *cs = malloc(sizeof(*cs));
-    if (!cs) { scene_destroy(s); snprintf(err, errlen, "out of memory"); return -1; }
+    if (!cs) {
+        scene_destroy(s);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     cs->s = s;
     *out = cs;
     return 0;
@@ -140,8 +153,12 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->textures = s->ntextures;
     st->lights = s->nlights + (vis_black(s->env_radiance) ? 0 : 1);
     st->vertices = s->nvertices;
-    st->bounds_lo[0] = s->bounds_lo.x; st->bounds_lo[1] = s->bounds_lo.y; st->bounds_lo[2] = s->bounds_lo.z;
-    st->bounds_hi[0] = s->bounds_hi.x; st->bounds_hi[1] = s->bounds_hi.y; st->bounds_hi[2] = s->bounds_hi.z;
+    st->bounds_lo[0] = s->bounds_lo.x;
+    st->bounds_lo[1] = s->bounds_lo.y;
+    st->bounds_lo[2] = s->bounds_lo.z;
+    st->bounds_hi[0] = s->bounds_hi.x;
+    st->bounds_hi[1] = s->bounds_hi.y;
+    st->bounds_hi[2] = s->bounds_hi.z;
     st->bvh_nodes = s->bvh.nwnodes;
     st->bvh_leaves = s->bvh.nleaves;
     st->bvh_width = s->bvh.width;
@@ -151,7 +168,7 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->bvh_build_seconds = s->bvh.build_seconds;
     const kscene *k = &s->k;
     size_t bytes = s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) + s->bvh.nleaf4 * sizeof(bvh_leaf4);
-#define ARRAY_BYTES(type, name, count) \
+#define ARRAY_BYTES(type, name, count)                                                                                 \
     if (k->name) bytes += (size_t)(count) * sizeof(type);
     KSCENE_ARRAYS(ARRAY_BYTES)
 #undef ARRAY_BYTES
@@ -282,14 +299,15 @@ int caustic_parse_integrator(const char *n, caustic_integrator *out) {
     return 0;
 }
 const char *caustic_integrator_name(caustic_integrator i) {
-    return (int)i >= 0 && (int)i < (int)(sizeof integrator_names / sizeof integrator_names[0]) ? integrator_names[i] : "?";
+    return (int)i >= 0 && (int)i < (int)(sizeof integrator_names / sizeof integrator_names[0]) ? integrator_names[i]
+                                                                                               : "?";
 }
 
 /* ---- AOVs ------------------------------------------------------------------------------------ */
 /* The AOVs traced per sample into the film's AOV planes (kernel/aov.h); the others come from the
  * film's sums and counts. */
-#define AOV_TRACED (CAUSTIC_AOV_MASK(CAUSTIC_AOV_ALBEDO) | CAUSTIC_AOV_MASK(CAUSTIC_AOV_NORMAL) | \
-                    CAUSTIC_AOV_MASK(CAUSTIC_AOV_DEPTH))
+#define AOV_TRACED                                                                                                     \
+    (CAUSTIC_AOV_MASK(CAUSTIC_AOV_ALBEDO) | CAUSTIC_AOV_MASK(CAUSTIC_AOV_NORMAL) | CAUSTIC_AOV_MASK(CAUSTIC_AOV_DEPTH))
 
 int caustic_parse_aovs(const char *list, unsigned *mask) {
     unsigned m = 0;
@@ -322,25 +340,29 @@ int caustic_parse_sampler(const char *n, caustic_sampler *out) {
     return 0;
 }
 
-
 /* Picks the first backend of the table that supports the renderer and starts it. A GPU backend
  * that fails to start hands over to the next entry unless the device was asked for. */
 static int start_backend(caustic_renderer *r, const backend_desc *d, char *err, size_t errlen) {
-    const char *want = r->opt.device == CAUSTIC_DEVICE_CPU ? "cpu" : r->opt.device == CAUSTIC_DEVICE_CUDA ? "cuda" : NULL;
+    const char *want = r->opt.device == CAUSTIC_DEVICE_CPU    ? "cpu"
+                       : r->opt.device == CAUSTIC_DEVICE_CUDA ? "cuda"
+                                                              : NULL;
     snprintf(err, errlen, "no backend renders --integrator %s", caustic_integrator_name(r->opt.integrator));
     for (int i = 0; backend_table[i]; ++i) {
         const backend_ops *ops = backend_table[i];
-        if (want && ops->device && strcmp(ops->device, want)) continue;   /* device NULL: a layer over all */
+        if (want && ops->device && strcmp(ops->device, want)) continue; /* device NULL: a layer over all */
         char why[512];
         int sup = ops->supports(d, why, sizeof why);
         if (sup == 0) continue;
         if (sup < 0) {
             snprintf(err, errlen, "%s", why);
-            if (!ops->device) return -1;   /* a layer over all (MPI ranks) cannot be bypassed */
+            if (!ops->device) return -1; /* a layer over all (MPI ranks) cannot be bypassed */
             continue;
         }
         r->backend = ops->create(d, why, sizeof why);
-        if (r->backend) { r->ops = ops; return 0; }
+        if (r->backend) {
+            r->ops = ops;
+            return 0;
+        }
         snprintf(err, errlen, "%s", why);
         if (want) return -1;
         if (backend_table[i + 1]) lib_log("caustic: %s; rendering on the CPU", why);
@@ -356,7 +378,10 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     /* a scene built in code is prepared by its first renderer (loaded scenes at load) */
     if (!s->prepared && scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) return NULL;
     caustic_renderer *r = calloc(1, sizeof(*r));
-    if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     atomic_init(&r->cancel, 0);
     r->scene = cs;
     r->opt = *opt;
@@ -366,13 +391,17 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     r->max_depth = opt->max_depth >= 0 ? opt->max_depth : s->max_depth;
     if (r->width <= 0 || r->height <= 0 || r->width > 16384 || r->height > 16384 ||
         (int64_t)r->width * r->height > (1 << 26)) {
-        snprintf(err, errlen, "resolution %dx%d is out of range (1..16384 per side, at most 2^26 pixels)", r->width, r->height);
+        snprintf(err, errlen, "resolution %dx%d is out of range (1..16384 per side, at most 2^26 pixels)", r->width,
+                 r->height);
         free(r);
         return NULL;
     }
     kpass *p = &r->pass;
     r->camera = s->camera;
-    if (camera_from_desc(&r->camera, r->width, r->height, &p->cam, err, errlen)) { free(r); return NULL; }
+    if (camera_from_desc(&r->camera, r->width, r->height, &p->cam, err, errlen)) {
+        free(r);
+        return NULL;
+    }
     if ((int)opt->integrator < 0 || (int)opt->integrator > CAUSTIC_INTEGRATOR_VCM) {
         snprintf(err, errlen, "unknown integrator %d", (int)opt->integrator);
         free(r);
@@ -520,7 +549,11 @@ int caustic_renderer_reset(caustic_renderer *r, char *err, size_t errlen) {
 }
 
 static void vec_of(vec3 *v, const double a[3]) { *v = v3((float)a[0], (float)a[1], (float)a[2]); }
-static void array_of(double a[3], vec3 v) { a[0] = v.x; a[1] = v.y; a[2] = v.z; }
+static void array_of(double a[3], vec3 v) {
+    a[0] = v.x;
+    a[1] = v.y;
+    a[2] = v.z;
+}
 
 void api_camera_public(const camera_desc *d, caustic_camera *c) {
     array_of(c->eye, d->eye);
@@ -549,7 +582,7 @@ int caustic_renderer_set_camera(caustic_renderer *r, const caustic_camera *c, ch
     if (camera_from_desc(&d, r->width, r->height, &cam, err, errlen)) return -1;
     backend_desc bd;
     desc_of(r, &cam, &bd);
-    if (r->ops->supports(&bd, err, errlen) <= 0) return -1;   /* e.g. a lens for VCM */
+    if (r->ops->supports(&bd, err, errlen) <= 0) return -1; /* e.g. a lens for VCM */
     r->camera = d;
     r->pass.cam = cam;
     return caustic_renderer_reset(r, err, errlen);
@@ -557,7 +590,8 @@ int caustic_renderer_set_camera(caustic_renderer *r, const caustic_camera *c, ch
 
 int caustic_renderer_set_resolution(caustic_renderer *r, int width, int height, char *err, size_t errlen) {
     if (width <= 0 || height <= 0 || width > 16384 || height > 16384 || (int64_t)width * height > (1 << 26)) {
-        snprintf(err, errlen, "resolution %dx%d is out of range (1..16384 per side, at most 2^26 pixels)", width, height);
+        snprintf(err, errlen, "resolution %dx%d is out of range (1..16384 per side, at most 2^26 pixels)", width,
+                 height);
         return -1;
     }
     if (width == r->width && height == r->height) return caustic_renderer_reset(r, err, errlen);
@@ -574,7 +608,7 @@ int caustic_renderer_set_resolution(caustic_renderer *r, int width, int height, 
 int caustic_renderer_pick_depth(caustic_renderer *r, int x, int y, double *depth) {
     camera cam = r->pass.cam;
     if (x < 0 || y < 0 || x >= cam.width || y >= cam.height) return -1;
-    cam.lens_radius = 0.0f;   /* the ray through the lens centre */
+    cam.lens_radius = 0.0f; /* the ray through the lens centre */
     ray ray_ = camera_ray(&cam, x, y, v2(0.5f, 0.5f), v2(0.5f, 0.5f));
     hit h;
     surface sf;
@@ -592,7 +626,7 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
     const double pass_target = r->ops->pass_seconds > 0.0 ? r->ops->pass_seconds : PASS_TARGET_SECONDS;
     const double t_start = timer_now();
     const double prior = r->seconds;
-    double per_sample = 0.0;   /* seconds per image-wide sample, measured */
+    double per_sample = 0.0; /* seconds per image-wide sample, measured */
     while (r->spp_done < r->spp_target && !atomic_load(&r->cancel)) {
         double elapsed = prior + (timer_now() - t_start);
         if (r->opt.time_limit > 0.0 && elapsed >= r->opt.time_limit) break;
@@ -743,15 +777,17 @@ static int save_exr_layers(caustic_renderer *r, const char *path, char *err, siz
 
 /* An AOV as a display image (caustic_save_aovs): 3 channels, in [0, 1] for PNG. */
 static void aov_display(caustic_aov a, const float *v, size_t n, int png, float *rgb) {
-    float top = 0.0f;   /* the largest finite value of a one-channel AOV */
+    float top = 0.0f; /* the largest finite value of a one-channel AOV */
     if (caustic_aov_channels(a) == 1)
         for (size_t i = 0; i < n; ++i)
             if (isfinite(v[i]) && v[i] > top) top = v[i];
     for (size_t i = 0; i < n; ++i) {
         for (int k = 0; k < 3; ++k) {
             float x = caustic_aov_channels(a) == 3 ? v[3 * i + k] : v[i];
-            if (png && a == CAUSTIC_AOV_NORMAL) x = 0.5f * (x + 1.0f);
-            else if (png && caustic_aov_channels(a) == 1) x = isfinite(x) ? (top > 0.0f ? x / top : 0.0f) : 1.0f;
+            if (png && a == CAUSTIC_AOV_NORMAL)
+                x = 0.5f * (x + 1.0f);
+            else if (png && caustic_aov_channels(a) == 1)
+                x = isfinite(x) ? (top > 0.0f ? x / top : 0.0f) : 1.0f;
             /* PNG encodes sRGB: the normal and the grey scales are stored as their code values */
             rgb[3 * i + k] = png && a != CAUSTIC_AOV_ALBEDO ? image_srgb_decode(x) : x;
         }
@@ -777,10 +813,18 @@ int caustic_save_aovs(caustic_renderer *r, const char *path, unsigned mask, char
     for (int a = 0; a < CAUSTIC_AOV_COUNT && rc == 0; ++a) {
         if (!(mask & CAUSTIC_AOV_MASK(a))) continue;
         const float *v = caustic_aov_image(r, (caustic_aov)a, NULL);
-        if (!v) { snprintf(err, errlen, "out of memory for the %s AOV", aov_names[a]); rc = -1; break; }
+        if (!v) {
+            snprintf(err, errlen, "out of memory for the %s AOV", aov_names[a]);
+            rc = -1;
+            break;
+        }
         char name[4096];
         int len = snprintf(name, sizeof name, "%.*s.%s%s", (int)stem, path, aov_names[a], dot);
-        if (len < 0 || (size_t)len >= sizeof name) { snprintf(err, errlen, "%s: name too long", path); rc = -1; break; }
+        if (len < 0 || (size_t)len >= sizeof name) {
+            snprintf(err, errlen, "%s: name too long", path);
+            rc = -1;
+            break;
+        }
         aov_display((caustic_aov)a, v, (size_t)r->width * (size_t)r->height, fmt == IMAGE_FMT_PNG, img.rgb);
         rc = image_save(&img, name, 0, err, errlen);
     }
@@ -791,7 +835,7 @@ int caustic_save_aovs(caustic_renderer *r, const char *path, unsigned mask, char
 int caustic_image_rgb8(caustic_renderer *r, const caustic_look *look, unsigned char *rgb8, char *err, size_t errlen) {
     tonemap_settings ts;
     api_look_internal(look, &ts);
-    if (r->ops->tonemap8)   /* where the film lives (the GPU): only the bytes come back */
+    if (r->ops->tonemap8) /* where the film lives (the GPU): only the bytes come back */
         return r->ops->tonemap8(r->backend, ts.op, exp2f(ts.exposure), rgb8, err, errlen);
     const float *rgb = caustic_image(r, NULL, NULL);
     tonemap_to_rgb8(&ts, rgb, (size_t)r->width * (size_t)r->height, rgb8);
@@ -807,7 +851,10 @@ int caustic_save_image_look(caustic_renderer *r, const char *path, const caustic
     if (f == IMAGE_FMT_PNG) {
         size_t n = (size_t)r->width * (size_t)r->height * 3u;
         unsigned char *rgb8 = malloc(n);
-        if (!rgb8) { snprintf(err, errlen, "out of memory"); return -1; }
+        if (!rgb8) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         int rc = caustic_image_rgb8(r, look, rgb8, err, errlen);
         if (rc == 0) rc = image_save_png8(rgb8, r->width, r->height, path, err, errlen);
         free(rgb8);
@@ -841,12 +888,13 @@ static void ckpt_settings_of(const caustic_renderer *r, ckpt_settings *st) {
 }
 
 static int write_checkpoint(FILE *f, void *user, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     const caustic_renderer *r = user;
     ckpt_settings st;
     ckpt_settings_of(r, &st);
     ckpt_state state = {r->spp_done, r->spp_target, r->seconds, r->rays, r->bad, r->samples};
-    return ckpt_write(f, &st, &state, &r->film);   /* the flush that follows names an error */
+    return ckpt_write(f, &st, &state, &r->film); /* the flush that follows names an error */
 }
 
 int caustic_checkpoint_save(caustic_renderer *r, const char *path, char *err, size_t errlen) {
@@ -860,7 +908,10 @@ int caustic_check_writable(const char *path, const char *what, char *err, size_t
 
 int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: cannot open checkpoint: %s", path, strerror(errno)); return -1; }
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open checkpoint: %s", path, strerror(errno));
+        return -1;
+    }
     ckpt_settings mine;
     ckpt_settings_of(r, &mine);
     ckpt_state st;

@@ -84,14 +84,18 @@ static int check_header(const ckpt_header *h, const char *name, const ckpt_setti
         return -1;
     }
     if (h->settings.aov_planes != want->aov_planes) {
-        snprintf(err, errlen, "%s: checkpoint was made %s AOV planes (albedo, normal, depth); resume with the same "
-                 "--aov (and --denoise) as the render that wrote it", name, h->settings.aov_planes ? "with" : "without");
+        snprintf(err, errlen,
+                 "%s: checkpoint was made %s AOV planes (albedo, normal, depth); resume with the same "
+                 "--aov (and --denoise) as the render that wrote it",
+                 name, h->settings.aov_planes ? "with" : "without");
         return -1;
     }
     if (memcmp(&h->settings, want, sizeof *want) != 0) {
-        snprintf(err, errlen, "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
-                 "resume with the same scene and options", name, h->settings.pass.cam.width,
-                 h->settings.pass.cam.height, h->settings.pass.max_depth, h->settings.pass.seed);
+        snprintf(err, errlen,
+                 "%s: checkpoint was made with other settings (%dx%d, depth %d, seed %u); "
+                 "resume with the same scene and options",
+                 name, h->settings.pass.cam.width, h->settings.pass.cam.height, h->settings.pass.max_depth,
+                 h->settings.pass.seed);
         return -1;
     }
     const ckpt_state *s = &h->state;
@@ -112,8 +116,7 @@ static int check_header(const ckpt_header *h, const char *name, const ckpt_setti
     size_t n = (size_t)film->width * (size_t)film->height;
     if (h->film_bytes != film_bytes(film, n)) {
         snprintf(err, errlen, "%s: checkpoint film of %llu bytes, expected %llu for %dx%d", name,
-                 (unsigned long long)h->film_bytes, (unsigned long long)film_bytes(film, n), film->width,
-                 film->height);
+                 (unsigned long long)h->film_bytes, (unsigned long long)film_bytes(film, n), film->width, film->height);
         return -1;
     }
     return 0;
@@ -130,7 +133,8 @@ static int check_film(const kfilm *film, const ckpt_header *h, const char *name,
         const double *s = film->sum + 3 * i;
         int x = (int)(i % (size_t)film->width), y = (int)(i / (size_t)film->width);
         if (!isfinite(s[0]) || !isfinite(s[1]) || !isfinite(s[2]) || !isfinite(film->lum2[i]) || film->lum2[i] < 0.0) {
-            snprintf(err, errlen, "%s: checkpoint film holds a non-finite or negative value at pixel (%d, %d)", name, x, y);
+            snprintf(err, errlen, "%s: checkpoint film holds a non-finite or negative value at pixel (%d, %d)", name, x,
+                     y);
             return -1;
         }
         if (film->count[i] < lo || film->count[i] > hi) {
@@ -140,7 +144,8 @@ static int check_film(const kfilm *film, const ckpt_header *h, const char *name,
         }
         for (int k = 0; film->aov && k < AOV_FLOATS; ++k)
             if (!isfinite(film->aov[AOV_FLOATS * i + (size_t)k])) {
-                snprintf(err, errlen, "%s: checkpoint AOV planes hold a non-finite value at pixel (%d, %d)", name, x, y);
+                snprintf(err, errlen, "%s: checkpoint AOV planes hold a non-finite value at pixel (%d, %d)", name, x,
+                         y);
                 return -1;
             }
     }
@@ -172,7 +177,8 @@ int ckpt_read(FILE *f, const char *name, const ckpt_settings *want, int spp_targ
     size_t got = fread(&h, 1, sizeof h, f);
     if (got < sizeof h) {
         int ours = got >= sizeof(CKPT_MAGIC) - 3 && memcmp(h.magic, CKPT_MAGIC, sizeof(CKPT_MAGIC) - 3) == 0;
-        snprintf(err, errlen, ours ? "%s: checkpoint is truncated (in its header)" : "%s: not a caustic checkpoint", name);
+        snprintf(err, errlen, ours ? "%s: checkpoint is truncated (in its header)" : "%s: not a caustic checkpoint",
+                 name);
         return -1;
     }
     if (check_header(&h, name, want, film, spp_target, err, errlen)) return -1;

@@ -15,11 +15,11 @@
 
 /* Everything that shapes the image: a checkpoint resumes only under the same settings. */
 typedef struct ckpt_settings {
-    kpass pass;              /* no sample range; spp_total only where it shapes the samples */
+    kpass pass; /* no sample range; spp_total only where it shapes the samples */
     int32_t integrator;
     float merge_radius, merge_alpha;
     int32_t merge_everywhere;
-    int32_t aov_planes;      /* 1: the film's AOV planes (AOV_FLOATS doubles per pixel) follow lum2 */
+    int32_t aov_planes; /* 1: the film's AOV planes (AOV_FLOATS doubles per pixel) follow lum2 */
 } ckpt_settings;
 
 /* The render's progress as the checkpoint records it. */
@@ -32,14 +32,14 @@ typedef struct ckpt_state {
 /* The header as stored (host byte order; the CRCs make another machine's file an error). */
 typedef struct ckpt_header {
     char magic[16];
-    uint32_t header_bytes;   /* sizeof(ckpt_header): a layout guard */
+    uint32_t header_bytes; /* sizeof(ckpt_header): a layout guard */
     int32_t width, height;
-    ckpt_settings settings;  /* zero padding: written from a memset struct */
+    ckpt_settings settings; /* zero padding: written from a memset struct */
     ckpt_state state;
-    uint64_t film_bytes;     /* 36 bytes per pixel: sums (3 double), count (uint32), lum2 (double);
+    uint64_t film_bytes; /* 36 bytes per pixel: sums (3 double), count (uint32), lum2 (double);
                                 plus AOV_FLOATS doubles per pixel with aov_planes */
-    uint32_t film_crc;       /* CRC-32 (zlib) of the film bytes */
-    uint32_t header_crc;     /* CRC-32 of every header byte before this field */
+    uint32_t film_crc;   /* CRC-32 (zlib) of the film bytes */
+    uint32_t header_crc; /* CRC-32 of every header byte before this field */
 } ckpt_header;
 
 /* Largest spp a checkpoint may record (the scene file's and --spp's limit). */

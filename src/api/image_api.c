@@ -81,8 +81,8 @@ int caustic_image_load(caustic_rgb_image *img, const char *path, char *err, size
     return rc;
 }
 
-int caustic_image_save(const caustic_rgb_image *img, const char *path, const caustic_look *look, int exr_float, char *err,
-                       size_t errlen) {
+int caustic_image_save(const caustic_rgb_image *img, const char *path, const caustic_look *look, int exr_float,
+                       char *err, size_t errlen) {
     image i = internal_of(img);
     if (image_format_from_path(path) != IMAGE_FMT_PNG) return image_save(&i, path, exr_float, err, errlen);
     tonemap_settings ts;
@@ -108,7 +108,9 @@ int caustic_image_compare(const caustic_rgb_image *a, const caustic_rgb_image *b
 }
 
 /* ---- denoising ------------------------------------------------------------------------------ */
-struct caustic_denoiser { denoiser *d; };
+struct caustic_denoiser {
+    denoiser *d;
+};
 
 int caustic_denoise_load(char *err, size_t errlen) { return denoise_load(err, errlen); }
 
@@ -116,15 +118,22 @@ caustic_denoiser *caustic_denoiser_create(char *err, size_t errlen) {
     return caustic_denoiser_create_on(CAUSTIC_DENOISE_AUTO, err, errlen);
 }
 
-_Static_assert((int)CAUSTIC_DENOISE_AUTO == (int)DENOISE_DEVICE_AUTO && (int)CAUSTIC_DENOISE_CPU == (int)DENOISE_DEVICE_CPU &&
+_Static_assert((int)CAUSTIC_DENOISE_AUTO == (int)DENOISE_DEVICE_AUTO &&
+                   (int)CAUSTIC_DENOISE_CPU == (int)DENOISE_DEVICE_CPU &&
                    (int)CAUSTIC_DENOISE_CUDA == (int)DENOISE_DEVICE_CUDA,
                "caustic_denoise_device == denoise_device");
 
 caustic_denoiser *caustic_denoiser_create_on(caustic_denoise_device device, char *err, size_t errlen) {
     caustic_denoiser *cd = malloc(sizeof *cd);
-    if (!cd) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!cd) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     cd->d = denoiser_create((denoise_device)device, err, errlen);
-    if (!cd->d) { free(cd); return NULL; }
+    if (!cd->d) {
+        free(cd);
+        return NULL;
+    }
     return cd;
 }
 

@@ -65,8 +65,8 @@ int caustic_camera_to_json(const caustic_camera *c, int width, int height, char 
     int len = snprintf(buf, n,
                        "{\"Camera\": {\"RES\": [%d, %d], \"FOVY\": %.9g, \"EYE\": [%.9g, %.9g, %.9g], "
                        "\"LOOKAT\": [%.9g, %.9g, %.9g], \"UP\": [%.9g, %.9g, %.9g]",
-                       width, height, 0.5 * d.fovy_deg, d.eye.x, d.eye.y, d.eye.z, d.lookat.x, d.lookat.y,
-                       d.lookat.z, d.up.x, d.up.y, d.up.z);
+                       width, height, 0.5 * d.fovy_deg, d.eye.x, d.eye.y, d.eye.z, d.lookat.x, d.lookat.y, d.lookat.z,
+                       d.up.x, d.up.y, d.up.z);
     if (len >= 0 && d.aperture_radius > 0.0f)
         len += snprintf(buf + ((size_t)len < n ? (size_t)len : n), (size_t)len < n ? n - (size_t)len : 0,
                         ", \"APERTURE\": %.9g", d.aperture_radius);
@@ -81,8 +81,11 @@ int caustic_camera_to_json(const caustic_camera *c, int width, int height, char 
 int caustic_scene_create(caustic_scene **out, char *err, size_t errlen) {
     *out = NULL;
     scene *s = scene_create();
-    if (!s) { snprintf(err, errlen, "out of memory"); return -1; }
-    s->spp = 64;   /* a scene file's ITERATIONS default is for offline renders: keep first images quick */
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    s->spp = 64; /* a scene file's ITERATIONS default is for offline renders: keep first images quick */
     return caustic_scene_wrap_unprepared(out, s, err, errlen);
 }
 
@@ -126,7 +129,7 @@ int caustic_scene_add_material(caustic_scene *cs, const caustic_material *cm, ch
     m.albedo_tex = -1;
     m.albedo = col;
     m.emission = em;
-    m.alpha = cm->roughness * cm->roughness;   /* perceptual roughness, as the scene format's ROUGHNESS */
+    m.alpha = cm->roughness * cm->roughness; /* perceptual roughness, as the scene format's ROUGHNESS */
     m.ior = cm->ior;
     m.metallic = cm->metallic;
     m.specular = spec;
@@ -220,8 +223,7 @@ int caustic_scene_add_point_light(caustic_scene *cs, const double position[3], c
     scene *s = caustic_scene_internal(cs);
     if (open_for_adds(s, err, errlen)) return -1;
     size_t id = s->npunctual;
-    if (!finite3(position) || !finite3(intensity) ||
-        scene_add_point_light(s, vec_of(position), vec_of(intensity))) {
+    if (!finite3(position) || !finite3(intensity) || scene_add_point_light(s, vec_of(position), vec_of(intensity))) {
         snprintf(err, errlen, "point light: position and intensity must be finite, intensity >= 0");
         return -1;
     }

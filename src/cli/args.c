@@ -35,7 +35,7 @@ int parse_size(const char *s, long lo, long hi, int *w, int *h) {
     if (!x || (size_t)(x - s) >= sizeof first) return -1;
     memcpy(first, s, (size_t)(x - s));
     first[x - s] = 0;
-    if (first[0] < '0' || first[0] > '9' || x[1] < '0' || x[1] > '9') return -1;   /* no sign, no space */
+    if (first[0] < '0' || first[0] > '9' || x[1] < '0' || x[1] > '9') return -1; /* no sign, no space */
     if (parse_int(first, lo, hi, &a) || parse_int(x + 1, lo, hi, &b)) return -1;
     *w = (int)a;
     *h = (int)b;

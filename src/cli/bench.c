@@ -31,7 +31,9 @@ static long core_count(void) {
     return n > 0 ? n : 1;
 }
 
-typedef struct result { double msamples, mrays, seconds; } result;
+typedef struct result {
+    double msamples, mrays, seconds;
+} result;
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -43,7 +45,10 @@ static int measure(caustic_scene *scene, caustic_options opt, int runs, result *
     char err[512];
     for (int i = 0; i < runs; ++i) {
         caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
-        if (!r) { fprintf(stderr, "caustic bench: %s\n", err); return -1; }
+        if (!r) {
+            fprintf(stderr, "caustic bench: %s\n", err);
+            return -1;
+        }
         caustic_render(r, NULL, NULL, NULL, 0);
         caustic_render_stats st;
         caustic_render_stats_get(r, &st);
@@ -61,8 +66,8 @@ static int measure(caustic_scene *scene, caustic_options opt, int runs, result *
     return 0;
 }
 
-static void report(int json, const char *scene, const char *schedule, int threads, const caustic_options *o,
-                   int runs, const result *r) {
+static void report(int json, const char *scene, const char *schedule, int threads, const caustic_options *o, int runs,
+                   const result *r) {
     if (json)
         printf("{\"scene\":\"%s\",\"schedule\":\"%s\",\"threads\":%d,\"res\":\"%dx%d\",\"spp\":%d,\"runs\":%d,"
                "\"median_seconds\":%.4f,\"msamples_per_s\":%.4f,\"mrays_per_s\":%.4f}\n",
@@ -90,41 +95,91 @@ int cmd_bench(int argc, char **argv) {
         if (!strcmp(argv[i], "--integrator")) return cmd_bench_integrators(argc, argv);
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_bench, stdout); return 0; }
-        if (!strcmp(a, "--json")) { json = 1; continue; }
-        if (!v) { fprintf(stderr, "caustic bench: unknown option or missing value: %s\n", a); return EXIT_USAGE; }
-        i++;
-        if (!strcmp(a, "--scenes")) scenes = v;
-        else if (!strcmp(a, "--runs")) { if (parse_int(v, 1, 63, &runs)) { fprintf(stderr, "caustic bench: --runs: '%s' is not in 1..63\n", v); return EXIT_USAGE; } }
-        else if (!strcmp(a, "--spp")) { if (parse_int(v, 1, 1 << 20, &spp)) { fprintf(stderr, "caustic bench: --spp: '%s' is not a positive integer\n", v); return EXIT_USAGE; } }
-        else if (!strcmp(a, "--device")) { if (caustic_parse_device(v, &device)) { fprintf(stderr, "caustic bench: --device: '%s' is not cpu or cuda\n", v); return EXIT_USAGE; } }
-        else if (!strcmp(a, "--gpu-mode")) {
-            caustic_gpu_mode m;
-            if (!strcmp(v, "both")) { modes[0] = CAUSTIC_GPU_MEGA; modes[1] = CAUSTIC_GPU_WAVEFRONT; }
-            else if (caustic_parse_gpu_mode(v, &m)) { fprintf(stderr, "caustic bench: --gpu-mode: '%s' is not mega, wavefront or both\n", v); return EXIT_USAGE; }
-            else { modes[0] = (int)m; modes[1] = -1; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_bench, stdout);
+            return 0;
         }
-        else if (!strcmp(a, "--gpu-bvh")) { if (caustic_parse_gpu_bvh(v, &gpu_bvh)) { fprintf(stderr, "caustic bench: --gpu-bvh: '%s' is not sah, lbvh or cwbvh\n", v); return EXIT_USAGE; } }
-        else if (!strcmp(a, "--sampler")) { if (caustic_parse_sampler(v, &sampler)) { fprintf(stderr, "caustic bench: --sampler: '%s' is not one of sobol, stratified, random\n", v); return EXIT_USAGE; } sampler_set = 1; }
-        else if (!strcmp(a, "--max-threads")) { if (parse_int(v, 1, 1024, &max_threads)) { fprintf(stderr, "caustic bench: --max-threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
-        else if (!strcmp(a, "--res")) {
+        if (!strcmp(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "caustic bench: unknown option or missing value: %s\n", a);
+            return EXIT_USAGE;
+        }
+        i++;
+        if (!strcmp(a, "--scenes"))
+            scenes = v;
+        else if (!strcmp(a, "--runs")) {
+            if (parse_int(v, 1, 63, &runs)) {
+                fprintf(stderr, "caustic bench: --runs: '%s' is not in 1..63\n", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--spp")) {
+            if (parse_int(v, 1, 1 << 20, &spp)) {
+                fprintf(stderr, "caustic bench: --spp: '%s' is not a positive integer\n", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--device")) {
+            if (caustic_parse_device(v, &device)) {
+                fprintf(stderr, "caustic bench: --device: '%s' is not cpu or cuda\n", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--gpu-mode")) {
+            caustic_gpu_mode m;
+            if (!strcmp(v, "both")) {
+                modes[0] = CAUSTIC_GPU_MEGA;
+                modes[1] = CAUSTIC_GPU_WAVEFRONT;
+            } else if (caustic_parse_gpu_mode(v, &m)) {
+                fprintf(stderr, "caustic bench: --gpu-mode: '%s' is not mega, wavefront or both\n", v);
+                return EXIT_USAGE;
+            } else {
+                modes[0] = (int)m;
+                modes[1] = -1;
+            }
+        } else if (!strcmp(a, "--gpu-bvh")) {
+            if (caustic_parse_gpu_bvh(v, &gpu_bvh)) {
+                fprintf(stderr, "caustic bench: --gpu-bvh: '%s' is not sah, lbvh or cwbvh\n", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--sampler")) {
+            if (caustic_parse_sampler(v, &sampler)) {
+                fprintf(stderr, "caustic bench: --sampler: '%s' is not one of sobol, stratified, random\n", v);
+                return EXIT_USAGE;
+            }
+            sampler_set = 1;
+        } else if (!strcmp(a, "--max-threads")) {
+            if (parse_int(v, 1, 1024, &max_threads)) {
+                fprintf(stderr, "caustic bench: --max-threads: '%s' is not in 1..1024\n", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--res")) {
             if (parse_size(v, 1, 16384, &w, &h)) {
                 fprintf(stderr, "caustic bench: --res: '%s' is not WxH\n", v);
                 return EXIT_USAGE;
             }
-        } else { fprintf(stderr, "caustic bench: unknown option '%s'\n", a); return EXIT_USAGE; }
+        } else {
+            fprintf(stderr, "caustic bench: unknown option '%s'\n", a);
+            return EXIT_USAGE;
+        }
     }
     static const char *sched_names[4] = {"tiles", "rows", "rows-static", "pixels"};
-    if (!json) printf("%-14s %-12s %7s %10s %12s %10s\n", "scene", "schedule", "threads", "median_s", "Msamples/s", "Mrays/s");
+    if (!json)
+        printf("%-14s %-12s %7s %10s %12s %10s\n", "scene", "schedule", "threads", "median_s", "Msamples/s", "Mrays/s");
     char list[1024];
     snprintf(list, sizeof list, "%s", scenes);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         char err[1024];
         caustic_scene *scene;
-        if (caustic_scene_load(&scene, name, err, sizeof err)) { fprintf(stderr, "caustic bench: %s\n", err); return EXIT_USAGE; }
+        if (caustic_scene_load(&scene, name, err, sizeof err)) {
+            fprintf(stderr, "caustic bench: %s\n", err);
+            return EXIT_USAGE;
+        }
         caustic_options o;
         caustic_options_init(&o);
-        o.width = w; o.height = h; o.spp = (int)spp;
+        o.width = w;
+        o.height = h;
+        o.spp = (int)spp;
         if (sampler_set) o.sampler = sampler;
         o.device = device == CAUSTIC_DEVICE_CUDA ? CAUSTIC_DEVICE_CUDA : CAUSTIC_DEVICE_CPU;
         result one = {0, 0, 0}, r;
@@ -132,7 +187,10 @@ int cmd_bench(int argc, char **argv) {
             o.gpu_bvh = gpu_bvh;
             for (int mi = 0; mi < 2 && modes[mi] >= 0; ++mi) {
                 o.gpu_mode = (caustic_gpu_mode)modes[mi];
-                if (measure(scene, o, (int)runs, &r)) { caustic_scene_free(scene); return EXIT_RUNTIME; }
+                if (measure(scene, o, (int)runs, &r)) {
+                    caustic_scene_free(scene);
+                    return EXIT_RUNTIME;
+                }
                 report(json, name, o.gpu_mode == CAUSTIC_GPU_WAVEFRONT ? "cuda-wavefront" : "cuda-mega", 0, &o,
                        (int)runs, &r);
             }
@@ -142,7 +200,10 @@ int cmd_bench(int argc, char **argv) {
         for (int t = 1; t <= max_threads; ++t) {
             o.threads = t;
             o.schedule = CAUSTIC_SCHEDULE_TILES;
-            if (measure(scene, o, (int)runs, &r)) { caustic_scene_free(scene); return EXIT_RUNTIME; }
+            if (measure(scene, o, (int)runs, &r)) {
+                caustic_scene_free(scene);
+                return EXIT_RUNTIME;
+            }
             if (t == 1) one = r;
             report(json, name, "tiles", t, &o, (int)runs, &r);
         }
@@ -152,7 +213,10 @@ int cmd_bench(int argc, char **argv) {
         o.threads = (int)max_threads;
         for (int sc = 0; sc < 4; ++sc) {
             o.schedule = (caustic_schedule)sc;
-            if (measure(scene, o, (int)runs, &by_sched[sc])) { caustic_scene_free(scene); return EXIT_RUNTIME; }
+            if (measure(scene, o, (int)runs, &by_sched[sc])) {
+                caustic_scene_free(scene);
+                return EXIT_RUNTIME;
+            }
             report(json, name, sched_names[sc], (int)max_threads, &o, (int)runs, &by_sched[sc]);
         }
         if (!json)

@@ -45,7 +45,11 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-typedef struct run_result { double seconds, cpu_seconds, iterations, rays; int threads; float *img; } run_result;
+typedef struct run_result {
+    double seconds, cpu_seconds, iterations, rays;
+    int threads;
+    float *img;
+} run_result;
 
 static double cpu_now(void) {
     struct timespec ts;
@@ -61,18 +65,25 @@ typedef struct bench_integrator {
     caustic_device device;
 } bench_integrator;
 
-static int run_once(caustic_scene *sc, bench_integrator integ, int w, int h, int threads, double time_limit,
-                    int spp, uint32_t seed, run_result *out) {
+static int run_once(caustic_scene *sc, bench_integrator integ, int w, int h, int threads, double time_limit, int spp,
+                    uint32_t seed, run_result *out) {
     caustic_options o;
     caustic_options_init(&o);
-    o.width = w; o.height = h; o.threads = threads; o.integrator = integ.integ; o.seed = seed;
+    o.width = w;
+    o.height = h;
+    o.threads = threads;
+    o.integrator = integ.integ;
+    o.seed = seed;
     o.merge_everywhere = integ.merge_everywhere;
     o.device = integ.device;
     o.time_limit = time_limit;
     o.spp = spp;
     char err[512];
     caustic_renderer *r = caustic_renderer_create(sc, &o, err, sizeof err);
-    if (!r) { fprintf(stderr, "caustic bench: %s\n", err); return -1; }
+    if (!r) {
+        fprintf(stderr, "caustic bench: %s\n", err);
+        return -1;
+    }
     double c0 = cpu_now();
     caustic_render(r, NULL, NULL, NULL, 0);
     out->cpu_seconds = cpu_now() - c0;
@@ -116,8 +127,11 @@ static float *reference(caustic_scene *sc, const char *name, int w, int h, int t
     bench_integrator vcm = {CAUSTIC_INTEGRATOR_VCM, 0, "vcm", device};
     if (run_once(sc, vcm, w, h, threads, seconds, 1 << 24, 0x5eedu, &r)) return NULL;
     mkdir(dir, 0777);
-    img.width = w; img.height = h; img.rgb = r.img;
-    if (caustic_image_save(&img, path, NULL, 1, err, sizeof err)) fprintf(stderr, "caustic bench: %s (reference not cached)\n", err);
+    img.width = w;
+    img.height = h;
+    img.rgb = r.img;
+    if (caustic_image_save(&img, path, NULL, 1, err, sizeof err))
+        fprintf(stderr, "caustic bench: %s (reference not cached)\n", err);
     return r.img;
 }
 
@@ -129,33 +143,65 @@ int cmd_bench_integrators(int argc, char **argv) {
     caustic_device device = CAUSTIC_DEVICE_CPU;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage, stdout); return 0; }
-        if (!strcmp(a, "--json")) { json = 1; continue; }
-        if (!v) { fprintf(stderr, "caustic bench: option %s needs a value\n", a); return EXIT_USAGE; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "caustic bench: option %s needs a value\n", a);
+            return EXIT_USAGE;
+        }
         i++;
-        if (!strcmp(a, "--integrator")) list = v;
-        else if (!strcmp(a, "--scenes")) scenes = v;
-        else if (!strcmp(a, "--reference-dir")) dir = v;
+        if (!strcmp(a, "--integrator"))
+            list = v;
+        else if (!strcmp(a, "--scenes"))
+            scenes = v;
+        else if (!strcmp(a, "--reference-dir"))
+            dir = v;
         else if (!strcmp(a, "--device")) {
             if (caustic_parse_device(v, &device) || device == CAUSTIC_DEVICE_AUTO) {
                 fprintf(stderr, "caustic bench: --device: '%s' is not cpu or cuda\n", v);
                 return EXIT_USAGE;
             }
-        }
-        else if (!strcmp(a, "--clock")) {
-            if (strcmp(v, "cpu") && strcmp(v, "wall")) { fprintf(stderr, "caustic bench: --clock: '%s' is not cpu or wall\n", v); return EXIT_USAGE; }
+        } else if (!strcmp(a, "--clock")) {
+            if (strcmp(v, "cpu") && strcmp(v, "wall")) {
+                fprintf(stderr, "caustic bench: --clock: '%s' is not cpu or wall\n", v);
+                return EXIT_USAGE;
+            }
             wall = !strcmp(v, "wall");
-        }
-        else if (!strcmp(a, "--runs")) { if (parse_int(v, 1, 63, &runs)) { fprintf(stderr, "caustic bench: --runs: '%s' is not in 1..63\n", v); return EXIT_USAGE; } }
-        else if (!strcmp(a, "--threads")) { if (parse_int(v, 1, 1024, &threads)) { fprintf(stderr, "caustic bench: --threads: '%s' is not in 1..1024\n", v); return EXIT_USAGE; } }
-        else if (!strcmp(a, "--time")) { if (parse_double(v, 0.01, 1e6, &tbudget)) { fprintf(stderr, "caustic bench: --time: '%s' is not a positive number of seconds\n", v); return EXIT_USAGE; } }
-        else if (!strcmp(a, "--reference-time")) { if (parse_double(v, 0.01, 1e7, &tref)) { fprintf(stderr, "caustic bench: --reference-time: '%s' is not a positive number of seconds\n", v); return EXIT_USAGE; } }
-        else if (!strcmp(a, "--res")) {
+        } else if (!strcmp(a, "--runs")) {
+            if (parse_int(v, 1, 63, &runs)) {
+                fprintf(stderr, "caustic bench: --runs: '%s' is not in 1..63\n", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--threads")) {
+            if (parse_int(v, 1, 1024, &threads)) {
+                fprintf(stderr, "caustic bench: --threads: '%s' is not in 1..1024\n", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--time")) {
+            if (parse_double(v, 0.01, 1e6, &tbudget)) {
+                fprintf(stderr, "caustic bench: --time: '%s' is not a positive number of seconds\n", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--reference-time")) {
+            if (parse_double(v, 0.01, 1e7, &tref)) {
+                fprintf(stderr, "caustic bench: --reference-time: '%s' is not a positive number of seconds\n", v);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--res")) {
             if (parse_size(v, 1, 16384, &w, &h)) {
                 fprintf(stderr, "caustic bench: --res: '%s' is not WxH\n", v);
                 return EXIT_USAGE;
             }
-        } else { fprintf(stderr, "caustic bench: unknown option '%s'\n", a); return EXIT_USAGE; }
+        } else {
+            fprintf(stderr, "caustic bench: unknown option '%s'\n", a);
+            return EXIT_USAGE;
+        }
     }
     bench_integrator integ[8];
     int ninteg = 0;
@@ -166,15 +212,19 @@ int cmd_bench_integrators(int argc, char **argv) {
         b->merge_everywhere = !strcmp(n, "vcm-all");
         if (ninteg == 8 || (b->merge_everywhere ? caustic_parse_integrator("vcm", &b->integ)
                                                 : caustic_parse_integrator(n, &b->integ))) {
-            fprintf(stderr, "caustic bench: --integrator: '%s' is not a list of pt, lt, bdpt, ppm, bpm, vcm, vcm-all\n", list);
+            fprintf(stderr, "caustic bench: --integrator: '%s' is not a list of pt, lt, bdpt, ppm, bpm, vcm, vcm-all\n",
+                    list);
             return EXIT_USAGE;
         }
         b->name = b->merge_everywhere ? "vcm-all" : caustic_integrator_name(b->integ);
         b->device = device;
         ninteg++;
     }
-    if (device == CAUSTIC_DEVICE_CUDA) wall = 1;   /* the host's CPU time says nothing of the GPU's */
-    if (!ninteg) { fprintf(stderr, "caustic bench: --integrator needs a list\n"); return EXIT_USAGE; }
+    if (device == CAUSTIC_DEVICE_CUDA) wall = 1; /* the host's CPU time says nothing of the GPU's */
+    if (!ninteg) {
+        fprintf(stderr, "caustic bench: --integrator needs a list\n");
+        return EXIT_USAGE;
+    }
 
     if (!json)
         printf("%-10s %-7s %5s %9s %9s %12s %12s %10s %11s %9s\n", "scene", "integ", "runs", "iter/s", "s/iter/thr",
@@ -184,10 +234,16 @@ int cmd_bench_integrators(int argc, char **argv) {
     for (char *save = NULL, *name = strtok_r(slist, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         char err[1024];
         caustic_scene *sc;
-        if (caustic_scene_load(&sc, name, err, sizeof err)) { fprintf(stderr, "caustic bench: %s\n", err); return EXIT_USAGE; }
+        if (caustic_scene_load(&sc, name, err, sizeof err)) {
+            fprintf(stderr, "caustic bench: %s\n", err);
+            return EXIT_USAGE;
+        }
         int nthreads = threads > 0 ? (int)threads : 0;
         float *ref = reference(sc, name, w, h, nthreads, tref, device, dir);
-        if (!ref) { caustic_scene_free(sc); return EXIT_RUNTIME; }
+        if (!ref) {
+            caustic_scene_free(sc);
+            return EXIT_RUNTIME;
+        }
         double pt_rmse = 0.0;
         for (int k = 0; k < ninteg; ++k) {
             double ips[64], rm[64], mr[64];
@@ -219,7 +275,7 @@ int cmd_bench_integrators(int argc, char **argv) {
                 ips[i] = r.iterations / secs;
                 mr[i] = r.rays / secs * 1e-6;
                 rm[i] = rmse(r.img, ref, (size_t)w * (size_t)h);
-                nt = device == CAUSTIC_DEVICE_CUDA ? 1 : r.threads;   /* s/iter/thr: per GPU */
+                nt = device == CAUSTIC_DEVICE_CUDA ? 1 : r.threads; /* s/iter/thr: per GPU */
                 free(r.img);
             }
             double it_s = median(ips, (int)runs), e = median(rm, (int)runs), mrays = median(mr, (int)runs);
@@ -231,13 +287,15 @@ int cmd_bench_integrators(int argc, char **argv) {
             const char *in = integ[k].name;
             if (json)
                 printf("{\"scene\":\"%s\",\"integrator\":\"%s\",\"res\":\"%dx%d\",\"threads\":%d,\"runs\":%ld,"
-                       "\"time_budget_s\":%.3f,\"clock\":\"%s\",\"iterations_per_s\":%.4f,\"seconds_per_iteration_per_thread\":%.4f,"
+                       "\"time_budget_s\":%.3f,\"clock\":\"%s\",\"iterations_per_s\":%.4f,\"seconds_per_iteration_per_"
+                       "thread\":%.4f,"
                        "\"light_paths_per_s\":%.0f,\"camera_paths_per_s\":%.0f,\"mrays_per_s\":%.3f,\"rmse\":%.6g,"
                        "\"rmse_vs_pt\":%.4g}\n",
-                       name, in, w, h, nt, runs, tbudget, wall ? "wall" : "cpu", it_s, nt / it_s, light_ps, cam_ps, mrays, e, ratio);
+                       name, in, w, h, nt, runs, tbudget, wall ? "wall" : "cpu", it_s, nt / it_s, light_ps, cam_ps,
+                       mrays, e, ratio);
             else
-                printf("%-10s %-7s %5ld %9.3f %9.3f %12.0f %12.0f %10.3f %11.5f %9.3f\n", name, in, runs, it_s, nt / it_s,
-                       light_ps, cam_ps, mrays, e, ratio);
+                printf("%-10s %-7s %5ld %9.3f %9.3f %12.0f %12.0f %10.3f %11.5f %9.3f\n", name, in, runs, it_s,
+                       nt / it_s, light_ps, cam_ps, mrays, e, ratio);
             fflush(stdout);
         }
         free(ref);

@@ -24,8 +24,8 @@ int progress_line(const caustic_progress *p, const char *label, int columns, cha
 void progress_format_time(double seconds, char *buf, size_t n);
 
 int cmd_bench(int argc, char **argv);
-int cmd_bench_integrators(int argc, char **argv);   /* caustic bench --integrator */
-int cmd_tonemap(int argc, char **argv);             /* caustic tonemap (tonemap_cmd.c) */
+int cmd_bench_integrators(int argc, char **argv); /* caustic bench --integrator */
+int cmd_tonemap(int argc, char **argv);           /* caustic tonemap (tonemap_cmd.c) */
 /* Several scenes or --frames: each rank of an mpirun job renders its share of the frames by
  * calling render_one with one frame's arguments (frames.c). */
 int render_frames(int argc, char **argv, const char *const *scenes, int nscenes, int frames, const char *output,

@@ -14,14 +14,19 @@ static void job_rank(int *rank, int *size) {
     if (!r) r = getenv("PMIX_RANK");
     *rank = r ? atoi(r) : 0;
     *size = n ? atoi(n) : 1;
-    if (*size < 1 || *rank < 0 || *rank >= *size) { *rank = 0; *size = 1; }
+    if (*size < 1 || *rank < 0 || *rank >= *size) {
+        *rank = 0;
+        *size = 1;
+    }
 }
 
 /* OUTPUT (or the scene's name + .png) with the frame number before the extension. */
 static int frame_name(const char *output, const char *scene, int frame, int frames, char *out, size_t n) {
     char base[1024];
-    if (output) snprintf(base, sizeof base, "%s", output);
-    else frames_default_output(scene, base, sizeof base);
+    if (output)
+        snprintf(base, sizeof base, "%s", output);
+    else
+        frames_default_output(scene, base, sizeof base);
     if (frames <= 1) return snprintf(out, n, "%s", base) >= (int)n ? -1 : 0;
     const char *dot = strrchr(base, '.');
     int stem = dot ? (int)(dot - base) : (int)strlen(base);
@@ -38,7 +43,10 @@ int render_frames(int argc, char **argv, const char *const *scenes, int nscenes,
     job_rank(&rank, &size);
     /* the arguments of one frame: the shared options, then --orbit DEG -o NAME SCENE */
     char **av = malloc(((size_t)argc + 6) * sizeof *av);
-    if (!av) { fprintf(stderr, "caustic: out of memory\n"); return EXIT_RUNTIME; }
+    if (!av) {
+        fprintf(stderr, "caustic: out of memory\n");
+        return EXIT_RUNTIME;
+    }
     int status = 0, total = nscenes * frames;
     for (int job = rank; job < total; job += size) {
         int s = job / frames, f = job % frames, n = 0;
@@ -46,7 +54,10 @@ int render_frames(int argc, char **argv, const char *const *scenes, int nscenes,
             int is_scene = 0;
             for (int k = 0; k < nscenes; ++k) is_scene |= argv[i] == scenes[k];
             if (is_scene) continue;
-            if (!strcmp(argv[i], "--frames") || !strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) { ++i; continue; }
+            if (!strcmp(argv[i], "--frames") || !strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+                ++i;
+                continue;
+            }
             av[n++] = argv[i];
         }
         char deg[64], name[1100];

@@ -103,12 +103,10 @@ static const char *usage_render_output =
     "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
-static const char *usage_compare =
-    "usage: caustic compare A B\n"
-    "\n"
-    "Compares two images of the same size (.png, .exr, .pfm) and prints\n"
-    "AE (pixels that differ in 8-bit sRGB), PSNR (dB), RMSE (8-bit units) and SSIM.\n";
-
+static const char *usage_compare = "usage: caustic compare A B\n"
+                                   "\n"
+                                   "Compares two images of the same size (.png, .exr, .pfm) and prints\n"
+                                   "AE (pixels that differ in 8-bit sRGB), PSNR (dB), RMSE (8-bit units) and SSIM.\n";
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg) {
     fprintf(stderr, "caustic %s: ", cmd);
@@ -124,7 +122,7 @@ static int takes_value(const char *usage, const char *a) {
     for (const char *p = strstr(usage, a); p; p = strstr(p + 1, a)) {
         if (p == usage || p[-1] != ' ') continue;
         const char *q = p + n;
-        if (*q == ',') {   /* "-o, --output FILE": the long form's value */
+        if (*q == ',') { /* "-o, --output FILE": the long form's value */
             for (++q; *q == ' '; ++q) {}
             while (*q && *q != ' ' && *q != '\n') ++q;
         }
@@ -148,7 +146,10 @@ static void print_log(void *user, const char *message) {
  * the process is never ended by these signals while it renders or writes. */
 static volatile sig_atomic_t g_interrupted = 0;
 static caustic_renderer *volatile g_rendering = NULL;
-static void say(const char *m) { ssize_t rc = write(STDERR_FILENO, m, strlen(m)); (void)rc; }
+static void say(const char *m) {
+    ssize_t rc = write(STDERR_FILENO, m, strlen(m));
+    (void)rc;
+}
 static void on_signal(int sig) {
     if (!g_interrupted) {
         g_interrupted = 1;
@@ -221,7 +222,7 @@ static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_
 
 void frames_default_output(const char *scene, char *out, size_t n) { default_output(scene, out, n); }
 
-static int in_frame_job = 0;   /* a frame of render_frames: one process, no distributed layer */
+static int in_frame_job = 0; /* a frame of render_frames: one process, no distributed layer */
 static int cmd_render(int argc, char **argv);
 static int render_one_frame(int argc, char **argv) {
     in_frame_job = 1;
@@ -246,102 +247,146 @@ static int cmd_render(int argc, char **argv) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
         double d;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_render, stdout); fputs(usage_render_output, stdout); return 0; }
-        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
-        else if (!strcmp(a, "--resume")) resume = 1;
-        else if (!strcmp(a, "--force")) force = 1;
-        else if (!strcmp(a, "--strict")) strict = 1;
-        else if (!strcmp(a, "--adaptive-depth")) opt.adaptive_depth = 1;
-        else if (!strcmp(a, "--merge-everywhere")) opt.merge_everywhere = 1;
-        else if (!strcmp(a, "--denoise")) denoise = 1;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_render, stdout);
+            fputs(usage_render_output, stdout);
+            return 0;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+            quiet = 1;
+        else if (!strcmp(a, "--resume"))
+            resume = 1;
+        else if (!strcmp(a, "--force"))
+            force = 1;
+        else if (!strcmp(a, "--strict"))
+            strict = 1;
+        else if (!strcmp(a, "--adaptive-depth"))
+            opt.adaptive_depth = 1;
+        else if (!strcmp(a, "--merge-everywhere"))
+            opt.merge_everywhere = 1;
+        else if (!strcmp(a, "--denoise"))
+            denoise = 1;
         else if (a[0] == '-' && a[1] != 0) {
-            if (!v) return usage_error("render", takes_value(usage_render, a) || takes_value(usage_render_output, a) ? "option %s needs a value" : "unknown option '%s'", a);
+            if (!v)
+                return usage_error("render",
+                                   takes_value(usage_render, a) || takes_value(usage_render_output, a)
+                                       ? "option %s needs a value"
+                                       : "unknown option '%s'",
+                                   a);
             i++;
-            if (!strcmp(a, "-o") || !strcmp(a, "--output")) output = v;
+            if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+                output = v;
             else if (!strcmp(a, "--frames")) {
-                if (parse_int(v, 1, 100000, &n)) return usage_error("render", "--frames: '%s' is not an integer in 1..100000", v);
+                if (parse_int(v, 1, 100000, &n))
+                    return usage_error("render", "--frames: '%s' is not an integer in 1..100000", v);
                 frames = (int)n;
             } else if (!strcmp(a, "--orbit")) {
-                if (parse_double(v, -1e6, 1e6, &d)) return usage_error("render", "--orbit: '%s' is not a number of degrees", v);
+                if (parse_double(v, -1e6, 1e6, &d))
+                    return usage_error("render", "--orbit: '%s' is not a number of degrees", v);
                 orbit = d;
-            }
-            else if (!strcmp(a, "--checkpoint")) checkpoint = v;
-            else if (!strcmp(a, "--dump-scene")) dump = v;
-            else if (!strcmp(a, "--camera")) camera = v;
+            } else if (!strcmp(a, "--checkpoint"))
+                checkpoint = v;
+            else if (!strcmp(a, "--dump-scene"))
+                dump = v;
+            else if (!strcmp(a, "--camera"))
+                camera = v;
             else if (!strcmp(a, "--spp")) {
-                if (parse_int(v, 1, CAUSTIC_MAX_SPP, &n)) return usage_error("render", "--spp: '%s' is not an integer in 1..1073741824", v);
+                if (parse_int(v, 1, CAUSTIC_MAX_SPP, &n))
+                    return usage_error("render", "--spp: '%s' is not an integer in 1..1073741824", v);
                 opt.spp = (int)n;
             } else if (!strcmp(a, "--time-limit")) {
-                if (parse_double(v, 1e-3, 1e7, &d)) return usage_error("render", "--time-limit: '%s' is not a positive number of seconds", v);
+                if (parse_double(v, 1e-3, 1e7, &d))
+                    return usage_error("render", "--time-limit: '%s' is not a positive number of seconds", v);
                 opt.time_limit = d;
             } else if (!strcmp(a, "--threads")) {
-                if (parse_int(v, 1, 1024, &n)) return usage_error("render", "--threads: '%s' is not an integer in 1..1024", v);
+                if (parse_int(v, 1, 1024, &n))
+                    return usage_error("render", "--threads: '%s' is not an integer in 1..1024", v);
                 opt.threads = (int)n;
                 long cores = sysconf(_SC_NPROCESSORS_ONLN);
                 if (cores > 0 && n > cores)
-                    fprintf(stderr, "caustic: warning: --threads %ld is more than the %ld cores of this machine\n", n, cores);
+                    fprintf(stderr, "caustic: warning: --threads %ld is more than the %ld cores of this machine\n", n,
+                            cores);
             } else if (!strcmp(a, "--seed")) {
-                if (parse_int(v, 0, 4294967295L, &n)) return usage_error("render", "--seed: '%s' is not an integer in 0..4294967295", v);
+                if (parse_int(v, 0, 4294967295L, &n))
+                    return usage_error("render", "--seed: '%s' is not an integer in 0..4294967295", v);
                 opt.seed = (uint32_t)n;
             } else if (!strcmp(a, "--max-depth")) {
-                if (parse_int(v, 0, 1000, &n)) return usage_error("render", "--max-depth: '%s' is not an integer in 0..1000", v);
+                if (parse_int(v, 0, 1000, &n))
+                    return usage_error("render", "--max-depth: '%s' is not an integer in 0..1000", v);
                 opt.max_depth = (int)n;
             } else if (!strcmp(a, "--res")) {
                 int w, h;
                 if (parse_size(v, 1, 16384, &w, &h) || (long long)w * h > (1LL << 26))
-                    return usage_error("render", "--res: '%s' is not WxH with 1..16384 per side (at most 2^26 pixels)", v);
+                    return usage_error("render", "--res: '%s' is not WxH with 1..16384 per side (at most 2^26 pixels)",
+                                       v);
                 opt.width = w;
                 opt.height = h;
             } else if (!strcmp(a, "--schedule")) {
-                if (caustic_parse_schedule(v, &opt.schedule)) return usage_error("render", "--schedule: '%s' is not one of tiles, rows, rows-static, pixels", v);
+                if (caustic_parse_schedule(v, &opt.schedule))
+                    return usage_error("render", "--schedule: '%s' is not one of tiles, rows, rows-static, pixels", v);
             } else if (!strcmp(a, "--adaptive")) {
-                if (parse_double(v, 1e-6, 10.0, &d)) return usage_error("render", "--adaptive: '%s' is not a relative error in (0, 10]", v);
+                if (parse_double(v, 1e-6, 10.0, &d))
+                    return usage_error("render", "--adaptive: '%s' is not a relative error in (0, 10]", v);
                 opt.adaptive = (float)d;
             } else if (!strcmp(a, "--adaptive-min")) {
-                if (parse_int(v, 2, CAUSTIC_MAX_SPP, &n)) return usage_error("render", "--adaptive-min: '%s' is not an integer in 2..1073741824", v);
+                if (parse_int(v, 2, CAUSTIC_MAX_SPP, &n))
+                    return usage_error("render", "--adaptive-min: '%s' is not an integer in 2..1073741824", v);
                 opt.adaptive_min_spp = (int)n;
             } else if (!strcmp(a, "--exposure")) {
-                if (parse_double(v, -64.0, 64.0, &d)) return usage_error("render", "--exposure: '%s' is not a number of stops in -64..64", v);
+                if (parse_double(v, -64.0, 64.0, &d))
+                    return usage_error("render", "--exposure: '%s' is not a number of stops in -64..64", v);
                 look.exposure = (float)d;
             } else if (!strcmp(a, "--tonemap")) {
-                if (caustic_parse_tonemap(v, &look.tonemap)) return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
+                if (caustic_parse_tonemap(v, &look.tonemap))
+                    return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
             } else if (!strcmp(a, "--preview-every")) {
-                if (parse_double(v, 0.01, 1e7, &d)) return usage_error("render", "--preview-every: '%s' is not a number of seconds >= 0.01", v);
+                if (parse_double(v, 0.01, 1e7, &d))
+                    return usage_error("render", "--preview-every: '%s' is not a number of seconds >= 0.01", v);
                 preview_every = d;
             } else if (!strcmp(a, "--heatmap")) {
                 heatmap = v;
             } else if (!strcmp(a, "--clamp")) {
-                if (parse_double(v, 1e-6, 1e30, &d)) return usage_error("render", "--clamp: '%s' is not a positive luminance", v);
+                if (parse_double(v, 1e-6, 1e30, &d))
+                    return usage_error("render", "--clamp: '%s' is not a positive luminance", v);
                 opt.clamp = (float)d;
             } else if (!strcmp(a, "--device")) {
                 if (caustic_options_set_device(&opt, v))
                     return usage_error("render", "--device: '%s' is not one of auto, cpu, cuda, cuda:I,J,...", v);
             } else if (!strcmp(a, "--gpu-mode")) {
-                if (caustic_parse_gpu_mode(v, &opt.gpu_mode)) return usage_error("render", "--gpu-mode: '%s' is not one of mega, wavefront", v);
+                if (caustic_parse_gpu_mode(v, &opt.gpu_mode))
+                    return usage_error("render", "--gpu-mode: '%s' is not one of mega, wavefront", v);
             } else if (!strcmp(a, "--gpu-bvh")) {
-                if (caustic_parse_gpu_bvh(v, &opt.gpu_bvh)) return usage_error("render", "--gpu-bvh: '%s' is not one of sah, lbvh, cwbvh", v);
+                if (caustic_parse_gpu_bvh(v, &opt.gpu_bvh))
+                    return usage_error("render", "--gpu-bvh: '%s' is not one of sah, lbvh, cwbvh", v);
             } else if (!strcmp(a, "--integrator")) {
-                if (caustic_parse_integrator(v, &opt.integrator)) return usage_error("render", "--integrator: '%s' is not one of pt, lt, bdpt, ppm, bpm, vcm", v);
+                if (caustic_parse_integrator(v, &opt.integrator))
+                    return usage_error("render", "--integrator: '%s' is not one of pt, lt, bdpt, ppm, bpm, vcm", v);
             } else if (!strcmp(a, "--radius")) {
-                if (parse_double(v, 1e-7, 1.0, &d)) return usage_error("render", "--radius: '%s' is not a fraction in (0, 1]", v);
+                if (parse_double(v, 1e-7, 1.0, &d))
+                    return usage_error("render", "--radius: '%s' is not a fraction in (0, 1]", v);
                 opt.merge_radius = (float)d;
             } else if (!strcmp(a, "--alpha")) {
                 if (parse_double(v, 1e-3, 1.0, &d)) return usage_error("render", "--alpha: '%s' is not in (0, 1]", v);
                 opt.merge_alpha = (float)d;
             } else if (!strcmp(a, "--aov")) {
                 if (caustic_parse_aovs(v, &aovs))
-                    return usage_error("render", "--aov: '%s' is not a comma-separated list of albedo, normal, depth, samples, variance", v);
+                    return usage_error(
+                        "render",
+                        "--aov: '%s' is not a comma-separated list of albedo, normal, depth, samples, variance", v);
             } else if (!strcmp(a, "--denoise-guides")) {
-                if (strcmp(v, "on") && strcmp(v, "off")) return usage_error("render", "--denoise-guides: '%s' is not on or off", v);
+                if (strcmp(v, "on") && strcmp(v, "off"))
+                    return usage_error("render", "--denoise-guides: '%s' is not on or off", v);
                 denoise_guides = !strcmp(v, "on");
             } else if (!strcmp(a, "--sampler")) {
-                if (caustic_parse_sampler(v, &opt.sampler)) return usage_error("render", "--sampler: '%s' is not one of sobol, stratified, random", v);
+                if (caustic_parse_sampler(v, &opt.sampler))
+                    return usage_error("render", "--sampler: '%s' is not one of sobol, stratified, random", v);
             } else {
                 i--;
                 return usage_error("render", "unknown option '%s'", a);
             }
-        } else if (nscenes < 64) scenes[nscenes++] = scene_path = a;
-        else return usage_error("render", "too many scenes ('%s': at most 64)", a);
+        } else if (nscenes < 64)
+            scenes[nscenes++] = scene_path = a;
+        else
+            return usage_error("render", "too many scenes ('%s': at most 64)", a);
     }
     if (nscenes > 1 || frames > 1) {
         if (in_frame_job) return usage_error("render", "%s", "a frame of --frames renders one scene");
@@ -353,7 +398,10 @@ static int cmd_render(int argc, char **argv) {
         return usage_error("render", "heatmap '%s' must end in .png, .exr or .pfm", heatmap);
     if (!scene_path) scene_path = "cornell";
     char default_out[1024];
-    if (!output) { default_output(scene_path, default_out, sizeof default_out); output = default_out; }
+    if (!output) {
+        default_output(scene_path, default_out, sizeof default_out);
+        output = default_out;
+    }
     {
         /* validate the output name before spending time rendering */
         size_t len = strlen(output);
@@ -370,8 +418,8 @@ static int cmd_render(int argc, char **argv) {
             return usage_error("render", "%s", werr);
         struct stat cst;
         if (checkpoint && !resume && !force && stat(checkpoint, &cst) == 0)
-            return usage_error("render", "checkpoint '%s' exists: continue it with --resume, or replace it with --force",
-                               checkpoint);
+            return usage_error(
+                "render", "checkpoint '%s' exists: continue it with --resume, or replace it with --force", checkpoint);
     }
     render_output out;
     render_output_init(&out, output);
@@ -380,7 +428,8 @@ static int cmd_render(int argc, char **argv) {
     out.aovs = aovs;
     out.denoise_guides = denoise_guides;
     opt.aovs = aovs;
-    if (denoise && render_output_set_denoise(&out, &opt)) return usage_error("render", "output name '%s' is too long", output);
+    if (denoise && render_output_set_denoise(&out, &opt))
+        return usage_error("render", "output name '%s' is too long", output);
 
     char err[1024];
     /* under mpirun: every rank runs this command; rank 0 coordinates and writes, the others render */
@@ -389,12 +438,20 @@ static int cmd_render(int argc, char **argv) {
         fprintf(stderr, "caustic: %s\n", err);
         return EXIT_USAGE;
     }
-    if (rank != 0) { quiet = 1; checkpoint = NULL; resume = 0; heatmap = NULL; dump = NULL; }
+    if (rank != 0) {
+        quiet = 1;
+        checkpoint = NULL;
+        resume = 0;
+        heatmap = NULL;
+        dump = NULL;
+    }
     if (nranks > 1 && opt.aovs != aovs) {
         /* the guides --denoise added: work units do not carry AOV planes yet */
         opt.aovs = aovs;
         out.denoise_guides = 0;
-        if (rank == 0) fprintf(stderr, "caustic: --denoise: no AOV guides in distributed renders yet; denoising the image alone\n");
+        if (rank == 0)
+            fprintf(stderr,
+                    "caustic: --denoise: no AOV guides in distributed renders yet; denoising the image alone\n");
     }
     caustic_scene *scene;
     caustic_load_options lo;
@@ -411,8 +468,10 @@ static int cmd_render(int argc, char **argv) {
     caustic_scene_stats sst;
     caustic_scene_stats_get(scene, &sst);
     if (sst.lights == 0 && rank == 0)
-        fprintf(stderr, "caustic: warning: %s has no light (no emitting surface, light or environment): the image will be black\n",
-                scene_path);
+        fprintf(
+            stderr,
+            "caustic: warning: %s has no light (no emitting surface, light or environment): the image will be black\n",
+            scene_path);
     if (!dump && !quiet && is_model_file(scene_path))
         fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
                 scene_path);
@@ -451,7 +510,8 @@ static int cmd_render(int argc, char **argv) {
     ctx.checkpoint = checkpoint;
     ctx.last_checkpoint = cli_now();
     ctx.out = &out;
-    if (preview_every > 0.0 && !quiet) fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
+    if (preview_every > 0.0 && !quiet)
+        fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
     out.last_preview = cli_now();
     g_rendering = r;
     set_handler(on_signal);
@@ -467,9 +527,10 @@ static int cmd_render(int argc, char **argv) {
         caustic_dist_stop(failed);
         return status;
     }
-    if (failed) fprintf(stderr, "caustic: the render stopped early; %s\n",
-                        checkpoint ? "the checkpoint keeps every finished work unit (continue with --resume)"
-                                   : "the image holds what was finished");
+    if (failed)
+        fprintf(stderr, "caustic: the render stopped early; %s\n",
+                checkpoint ? "the checkpoint keeps every finished work unit (continue with --resume)"
+                           : "the image holds what was finished");
     if (checkpoint && caustic_checkpoint_save(r, checkpoint, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
@@ -514,7 +575,10 @@ static int cmd_render(int argc, char **argv) {
 
 /* ---- info ------------------------------------------------------------------------------------ */
 static int cmd_info(int argc, char **argv) {
-    if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) { fputs(usage_info, stdout); return 0; }
+    if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
+        fputs(usage_info, stdout);
+        return 0;
+    }
     if (argc != 1) return usage_error("info", "%s", argc == 0 ? "missing SCENE" : "too many arguments");
     if (argv[0][0] == '-') return usage_error("info", "unknown option '%s'", argv[0]);
     char err[1024];
@@ -534,11 +598,12 @@ static int cmd_info(int argc, char **argv) {
            s.spheres, s.quads, s.vertices);
     printf("materials:   %zu, textures: %zu\n", s.materials, s.textures);
     printf("lights:      %zu\n", s.lights);
-    printf("bounds:      (%g, %g, %g) - (%g, %g, %g)\n", s.bounds_lo[0], s.bounds_lo[1], s.bounds_lo[2],
-           s.bounds_hi[0], s.bounds_hi[1], s.bounds_hi[2]);
+    printf("bounds:      (%g, %g, %g) - (%g, %g, %g)\n", s.bounds_lo[0], s.bounds_lo[1], s.bounds_lo[2], s.bounds_hi[0],
+           s.bounds_hi[1], s.bounds_hi[2]);
     printf("cpu kernel:  %s\n", caustic_cpu_isa(err, sizeof err));
     printf("bvh:         %zu %d-wide nodes, %zu leaves, depth %d, max leaf %d, SAH cost %.2f, built in %.3f ms\n",
-           s.bvh_nodes, s.bvh_width, s.bvh_leaves, s.bvh_max_depth, s.bvh_max_leaf, s.bvh_sah_cost, s.bvh_build_seconds * 1e3);
+           s.bvh_nodes, s.bvh_width, s.bvh_leaves, s.bvh_max_depth, s.bvh_max_leaf, s.bvh_sah_cost,
+           s.bvh_build_seconds * 1e3);
     printf("memory:      %.2f MiB (%.1f bytes/primitive)\n", s.memory_bytes / 1048576.0,
            s.primitives ? (double)s.memory_bytes / s.primitives : 0.0);
     caustic_scene_free(scene);
@@ -547,11 +612,17 @@ static int cmd_info(int argc, char **argv) {
 
 /* ---- compare --------------------------------------------------------------------------------- */
 static int cmd_compare(int argc, char **argv) {
-    if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) { fputs(usage_compare, stdout); return 0; }
+    if (argc >= 1 && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
+        fputs(usage_compare, stdout);
+        return 0;
+    }
     if (argc != 2) return usage_error("compare", "%s", "needs exactly two images");
     caustic_rgb_image a, b;
     char err[1024];
-    if (caustic_image_load(&a, argv[0], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+    if (caustic_image_load(&a, argv[0], err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        return EXIT_USAGE;
+    }
     if (caustic_image_load(&b, argv[1], err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         caustic_image_free(&a);
@@ -561,9 +632,15 @@ static int cmd_compare(int argc, char **argv) {
     int rc = caustic_image_compare(&a, &b, &m, err, sizeof err);
     caustic_image_free(&a);
     caustic_image_free(&b);
-    if (rc) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+    if (rc) {
+        fprintf(stderr, "caustic: %s\n", err);
+        return EXIT_USAGE;
+    }
     printf("AE=%.0f PSNR=", m.ae);
-    if (isinf(m.psnr)) printf("inf"); else printf("%.3f", m.psnr);
+    if (isinf(m.psnr))
+        printf("inf");
+    else
+        printf("%.3f", m.psnr);
     printf(" RMSE=%.4f SSIM=%.5f\n", m.rmse, m.ssim);
     return 0;
 }
@@ -573,10 +650,16 @@ int main(int argc, char **argv) {
         fputs(usage_main, argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : 0;
     }
-    if (!strcmp(argv[1], "--version")) { printf("caustic %s\n", caustic_version()); return 0; }
+    if (!strcmp(argv[1], "--version")) {
+        printf("caustic %s\n", caustic_version());
+        return 0;
+    }
     caustic_set_log(print_log, NULL);
     char isa_err[256];
-    if (!caustic_cpu_isa(isa_err, sizeof isa_err)) { fprintf(stderr, "caustic: %s\n", isa_err); return EXIT_USAGE; }
+    if (!caustic_cpu_isa(isa_err, sizeof isa_err)) {
+        fprintf(stderr, "caustic: %s\n", isa_err);
+        return EXIT_USAGE;
+    }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "view")) return cmd_view(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);

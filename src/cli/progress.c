@@ -16,7 +16,10 @@ void progress_init(progress_bar *pb, const char *label, int quiet) {
 
 /* Seconds as h:mm:ss ("-:--:--" when unknown or absurd). */
 void progress_format_time(double s, char *buf, size_t n) {
-    if (!(s >= 0.0) || s > 359999999.0) { snprintf(buf, n, "-:--:--"); return; }
+    if (!(s >= 0.0) || s > 359999999.0) {
+        snprintf(buf, n, "-:--:--");
+        return;
+    }
     long t = (long)(s + 0.5);
     snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
 }
@@ -33,11 +36,11 @@ int progress_line(const caustic_progress *p, const char *label, int columns, cha
     progress_format_time(p->elapsed, el, sizeof el);
     progress_format_time(p->fraction > 0.0 ? p->elapsed * (1.0 - p->fraction) / p->fraction : -1.0, eta, sizeof eta);
     char info[160];
-    int ilen = snprintf(info, sizeof info, " %5.1f%% %d/%d spp %s ETA %s %.2f Ms/s", 100.0 * p->fraction,
-                        p->spp_done, p->spp_target, el, eta, p->samples_per_second * 1e-6);
+    int ilen = snprintf(info, sizeof info, " %5.1f%% %d/%d spp %s ETA %s %.2f Ms/s", 100.0 * p->fraction, p->spp_done,
+                        p->spp_target, el, eta, p->samples_per_second * 1e-6);
     if (columns <= 0) return snprintf(out, n, "%s%s", label, info);
     /* the last column stays empty: writing into it wraps some terminals to a new line */
-    int room = columns - 1 - (int)strlen(label) - ilen - 3;   /* " [" + "]" */
+    int room = columns - 1 - (int)strlen(label) - ilen - 3; /* " [" + "]" */
     if (room >= 10) {
         int width = room > 40 ? 40 : room;
         int filled = (int)(p->fraction * width + 0.5);
@@ -49,7 +52,10 @@ int progress_line(const caustic_progress *p, const char *label, int columns, cha
     /* narrow: no bar, and the line cut to fit */
     int len = snprintf(out, n, "%s%s", label, info);
     int max = columns - 1 > 0 ? columns - 1 : 0;
-    if (len > max && (size_t)max < n) { out[max] = 0; len = max; }
+    if (len > max && (size_t)max < n) {
+        out[max] = 0;
+        len = max;
+    }
     return len;
 }
 

@@ -22,8 +22,10 @@ int render_output_set_denoise(render_output *o, caustic_options *opt) {
     if (n < 0 || (size_t)n >= sizeof o->denoised_path) return -1;
     /* say it before the render, not after it */
     char why[1024];
-    if (caustic_denoise_load(why, sizeof why)) fprintf(stderr, "caustic: --denoise: %s; rendering without denoising\n", why);
-    else o->denoise = 1;
+    if (caustic_denoise_load(why, sizeof why))
+        fprintf(stderr, "caustic: --denoise: %s; rendering without denoising\n", why);
+    else
+        o->denoise = 1;
     if (o->denoise && o->denoise_guides)
         opt->aovs |= CAUSTIC_AOV_MASK(CAUSTIC_AOV_ALBEDO) | CAUSTIC_AOV_MASK(CAUSTIC_AOV_NORMAL);
     return 0;
@@ -40,7 +42,8 @@ void render_output_preview(render_output *o, caustic_renderer *r, double now) {
     if (save(o, r, o->path, err, sizeof err)) {
         if (!o->preview_failed) fprintf(stderr, "\ncaustic: preview: %s\n", err);
         o->preview_failed = 1;
-    } else o->previews++;
+    } else
+        o->previews++;
     o->last_preview = cli_now();
 }
 
@@ -90,8 +93,10 @@ int render_output_save(render_output *o, caustic_renderer *r, char *err, size_t 
     if (o->denoise) {
         char err2[1024];
         if (save_denoised(o, r, err2, sizeof err2)) {
-            if (rc == 0) snprintf(err, errlen, "%s", err2);
-            else fprintf(stderr, "caustic: %s\n", err2);
+            if (rc == 0)
+                snprintf(err, errlen, "%s", err2);
+            else
+                fprintf(stderr, "caustic: %s\n", err2);
             rc = -1;
         }
     }
@@ -104,7 +109,8 @@ void render_output_summary(const render_output *o, char *buf, size_t n) {
     if (o->preview_every > 0.0) used += (size_t)snprintf(buf + used, n - used, " previews=%d", o->previews);
     for (int a = 0, first = 1; a < CAUSTIC_AOV_COUNT && used < n; ++a)
         if (o->aovs & CAUSTIC_AOV_MASK(a)) {
-            used += (size_t)snprintf(buf + used, n - used, "%s%s", first ? " aovs=" : ",", caustic_aov_name((caustic_aov)a));
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", first ? " aovs=" : ",",
+                                     caustic_aov_name((caustic_aov)a));
             first = 0;
         }
     if (o->denoised && used < n)

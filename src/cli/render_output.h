@@ -10,17 +10,17 @@
 #include "caustic.h"
 
 typedef struct render_output {
-    const char *path;          /* the output image (-o) */
-    caustic_look look;         /* --exposure, --tonemap */
-    double preview_every;      /* seconds between previews (0 = none) */
-    double last_preview;       /* timer_now() of the last preview (or of the start) */
-    int previews;              /* previews written */
-    int preview_failed;        /* a preview failed: said once, not again */
-    unsigned aovs;             /* --aov: the AOVs written (caustic_aov mask) */
-    int denoise;               /* --denoise */
-    int denoise_guides;        /* --denoise-guides on (default): albedo and normal AOVs guide it */
-    char denoised_path[1024];  /* out.png -> out.denoised.png (when denoise) */
-    int denoised;              /* the denoised image was written */
+    const char *path;         /* the output image (-o) */
+    caustic_look look;        /* --exposure, --tonemap */
+    double preview_every;     /* seconds between previews (0 = none) */
+    double last_preview;      /* timer_now() of the last preview (or of the start) */
+    int previews;             /* previews written */
+    int preview_failed;       /* a preview failed: said once, not again */
+    unsigned aovs;            /* --aov: the AOVs written (caustic_aov mask) */
+    int denoise;              /* --denoise */
+    int denoise_guides;       /* --denoise-guides on (default): albedo and normal AOVs guide it */
+    char denoised_path[1024]; /* out.png -> out.denoised.png (when denoise) */
+    int denoised;             /* the denoised image was written */
     double denoise_seconds;
     char denoise_device[16];
 } render_output;

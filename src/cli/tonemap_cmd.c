@@ -27,17 +27,26 @@ int cmd_tonemap(int argc, char **argv) {
     double ev = 0.0;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_tonemap, stdout); return 0; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_tonemap, stdout);
+            return 0;
+        }
         if (!strcmp(a, "--exposure") || !strcmp(a, "--tonemap")) {
             if (!v) return fail("option %s needs a value", a);
             i++;
             if (a[2] == 'e') {
-                if (parse_double(v, -64.0, 64.0, &ev)) return fail("--exposure: '%s' is not a number of stops in -64..64", v);
-            } else ops = v;
-        } else if (a[0] == '-' && a[1]) return fail("unknown option '%s'", a);
-        else if (!in) in = a;
-        else if (!out) out = a;
-        else return fail("unexpected argument '%s'", a);
+                if (parse_double(v, -64.0, 64.0, &ev))
+                    return fail("--exposure: '%s' is not a number of stops in -64..64", v);
+            } else
+                ops = v;
+        } else if (a[0] == '-' && a[1])
+            return fail("unknown option '%s'", a);
+        else if (!in)
+            in = a;
+        else if (!out)
+            out = a;
+        else
+            return fail("unexpected argument '%s'", a);
     }
     if (!in || !out) return fail("%s", "needs IN and OUT");
     size_t olen = strlen(out);
@@ -54,12 +63,21 @@ int cmd_tonemap(int argc, char **argv) {
 
     char err[1024];
     caustic_rgb_image src;
-    if (caustic_image_load(&src, in, err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+    if (caustic_image_load(&src, in, err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        return EXIT_USAGE;
+    }
     int w = src.width, h = src.height;
-    if ((long long)w * nop > 65536) { caustic_image_free(&src); return fail("%s: too wide for that many panels", in); }
+    if ((long long)w * nop > 65536) {
+        caustic_image_free(&src);
+        return fail("%s: too wide for that many panels", in);
+    }
     unsigned char *strip = malloc((size_t)w * nop * h * 3), *panel = malloc((size_t)w * h * 3);
     int rc = 0;
-    if (!strip || !panel) { fprintf(stderr, "caustic: out of memory\n"); rc = EXIT_RUNTIME; }
+    if (!strip || !panel) {
+        fprintf(stderr, "caustic: out of memory\n");
+        rc = EXIT_RUNTIME;
+    }
     for (int k = 0; !rc && k < nop; ++k) {
         caustic_look look;
         look.tonemap = op[k];

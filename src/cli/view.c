@@ -57,26 +57,38 @@ static const char *usage_view =
     "  --quiet                no messages on stdout\n"
     "Without a display (and without --bench) it exits with status 2.\n";
 
-#define MOVING_BUDGET (1.0 / 60.0)  /* seconds of rendering per frame while the camera moves */
-#define STILL_BUDGET 0.1            /* ... and when it is still: fewer frames, more samples */
-#define STILL_AFTER 0.25            /* seconds without a change before the view counts as still */
+#define MOVING_BUDGET (1.0 / 60.0) /* seconds of rendering per frame while the camera moves */
+#define STILL_BUDGET  0.1          /* ... and when it is still: fewer frames, more samples */
+#define STILL_AFTER   0.25         /* seconds without a change before the view counts as still */
 
 /* ---- input scripts ------------------------------------------------------------------------------ */
 typedef enum { SC_FRAMES, SC_SPP, SC_KEY, SC_HOLD, SC_DRAG, SC_CLICK, SC_WHEEL, SC_RESIZE, SC_QUIT } script_op;
-typedef struct script_cmd { script_op op; int key, button, a, b, c, line; } script_cmd;
+typedef struct script_cmd {
+    script_op op;
+    int key, button, a, b, c, line;
+} script_cmd;
 typedef struct script {
     const char *path;
     script_cmd *cmds;
     int n, pos;
     int wait_frames, wait_spp;
-    int hold_key, hold_frames;       /* a held key, released after hold_frames */
+    int hold_key, hold_frames; /* a held key, released after hold_frames */
     int drag_step, drag_steps, drag_dx, drag_dy, drag_button, drag_x0, drag_y0;
 } script;
 
 static int key_named(const char *s, int *key) {
-    if (!strcmp(s, "escape") || !strcmp(s, "esc")) { *key = VIEW_KEY_ESCAPE; return 0; }
-    if (!strcmp(s, "space")) { *key = ' '; return 0; }
-    if (strlen(s) == 1 && s[0] > 32 && s[0] < 127) { *key = s[0] >= 'A' && s[0] <= 'Z' ? s[0] + 32 : s[0]; return 0; }
+    if (!strcmp(s, "escape") || !strcmp(s, "esc")) {
+        *key = VIEW_KEY_ESCAPE;
+        return 0;
+    }
+    if (!strcmp(s, "space")) {
+        *key = ' ';
+        return 0;
+    }
+    if (strlen(s) == 1 && s[0] > 32 && s[0] < 127) {
+        *key = s[0] >= 'A' && s[0] <= 'Z' ? s[0] + 32 : s[0];
+        return 0;
+    }
     return -1;
 }
 
@@ -89,7 +101,10 @@ static int script_load(script *sc, const char *path, char *err, size_t errlen) {
     memset(sc, 0, sizeof *sc);
     sc->path = path;
     FILE *f = fopen(path, "r");
-    if (!f) { snprintf(err, errlen, "%s: cannot open the input script", path); return -1; }
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open the input script", path);
+        return -1;
+    }
     char line[512];
     int ln = 0, cap = 0;
     while (fgets(line, sizeof line, f)) {
@@ -104,10 +119,18 @@ static int script_load(script *sc, const char *path, char *err, size_t errlen) {
         c.line = ln;
         long v1 = 0, v2 = 0, v3 = 1;
         int ok = 1;
-        if (!strcmp(w[0], "frames") && n == 2) { c.op = SC_FRAMES; ok = !parse_int(w[1], 0, 1000000, &v1); c.a = (int)v1; }
-        else if (!strcmp(w[0], "spp") && n == 2) { c.op = SC_SPP; ok = !parse_int(w[1], 1, 1 << 24, &v1); c.a = (int)v1; }
-        else if (!strcmp(w[0], "key") && n == 2) { c.op = SC_KEY; ok = !key_named(w[1], &c.key); }
-        else if (!strcmp(w[0], "hold") && n == 3) {
+        if (!strcmp(w[0], "frames") && n == 2) {
+            c.op = SC_FRAMES;
+            ok = !parse_int(w[1], 0, 1000000, &v1);
+            c.a = (int)v1;
+        } else if (!strcmp(w[0], "spp") && n == 2) {
+            c.op = SC_SPP;
+            ok = !parse_int(w[1], 1, 1 << 24, &v1);
+            c.a = (int)v1;
+        } else if (!strcmp(w[0], "key") && n == 2) {
+            c.op = SC_KEY;
+            ok = !key_named(w[1], &c.key);
+        } else if (!strcmp(w[0], "hold") && n == 3) {
             c.op = SC_HOLD;
             ok = !key_named(w[1], &c.key) && !parse_int(w[2], 1, 1000000, &v1);
             c.a = (int)v1;
@@ -116,21 +139,32 @@ static int script_load(script *sc, const char *path, char *err, size_t errlen) {
             c.button = button_named(w[1]);
             ok = c.button && !parse_int(w[2], -100000, 100000, &v1) && !parse_int(w[3], -100000, 100000, &v2) &&
                  (n == 4 || !parse_int(w[4], 1, 10000, &v3));
-            c.a = (int)v1; c.b = (int)v2; c.c = (int)v3;
+            c.a = (int)v1;
+            c.b = (int)v2;
+            c.c = (int)v3;
         } else if (!strcmp(w[0], "click") && n == 3) {
             c.op = SC_CLICK;
             ok = !parse_int(w[1], 0, 65535, &v1) && !parse_int(w[2], 0, 65535, &v2);
-            c.a = (int)v1; c.b = (int)v2;
-        } else if (!strcmp(w[0], "wheel") && n == 2) { c.op = SC_WHEEL; ok = !parse_int(w[1], -1000, 1000, &v1); c.a = (int)v1; }
-        else if (!strcmp(w[0], "resize") && n == 3) {
+            c.a = (int)v1;
+            c.b = (int)v2;
+        } else if (!strcmp(w[0], "wheel") && n == 2) {
+            c.op = SC_WHEEL;
+            ok = !parse_int(w[1], -1000, 1000, &v1);
+            c.a = (int)v1;
+        } else if (!strcmp(w[0], "resize") && n == 3) {
             c.op = SC_RESIZE;
             ok = !parse_int(w[1], 1, 16384, &v1) && !parse_int(w[2], 1, 16384, &v2);
-            c.a = (int)v1; c.b = (int)v2;
-        } else if (!strcmp(w[0], "quit") && n == 1) c.op = SC_QUIT;
-        else ok = 0;
+            c.a = (int)v1;
+            c.b = (int)v2;
+        } else if (!strcmp(w[0], "quit") && n == 1)
+            c.op = SC_QUIT;
+        else
+            ok = 0;
         if (!ok) {
-            snprintf(err, errlen, "%s:%d: expected one of: frames N, spp N, key K, hold K N, drag left|middle|right "
-                     "DX DY [STEPS], click X Y, wheel N, resize W H, quit", path, ln);
+            snprintf(err, errlen,
+                     "%s:%d: expected one of: frames N, spp N, key K, hold K N, drag left|middle|right "
+                     "DX DY [STEPS], click X Y, wheel N, resize W H, quit",
+                     path, ln);
             fclose(f);
             free(sc->cmds);
             return -1;
@@ -138,7 +172,12 @@ static int script_load(script *sc, const char *path, char *err, size_t errlen) {
         if (sc->n == cap) {
             cap = cap ? 2 * cap : 32;
             script_cmd *grown = realloc(sc->cmds, (size_t)cap * sizeof *grown);
-            if (!grown) { fclose(f); free(sc->cmds); snprintf(err, errlen, "out of memory"); return -1; }
+            if (!grown) {
+                fclose(f);
+                free(sc->cmds);
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
             sc->cmds = grown;
         }
         sc->cmds[sc->n++] = c;
@@ -150,25 +189,25 @@ static int script_load(script *sc, const char *path, char *err, size_t errlen) {
 /* ---- the viewer ----------------------------------------------------------------------------- */
 typedef struct viewer {
     caustic_scene *scene;
-    caustic_options opt;         /* the renderer's options (the integrator changes) */
-    int adaptive_depth;          /* wanted for path tracing */
+    caustic_options opt; /* the renderer's options (the integrator changes) */
+    int adaptive_depth;  /* wanted for path tracing */
     caustic_renderer *r;
     caustic_camera cam, home;
     int width, height;
     caustic_look look;
     int heatmap, denoise;
     caustic_denoiser *dn;
-    int denoised_spp;            /* spp of the image in `den` (0: none for this view) */
+    int denoised_spp; /* spp of the image in `den` (0: none for this view) */
     float *den;
     unsigned char *rgb8;
-    size_t cap;                  /* pixels the buffers hold */
+    size_t cap; /* pixels the buffers hold */
     int cam_dirty, display_dirty, quit;
     double last_change;
     int held[128];
     int button, press_x, press_y, last_x, last_y, dragged;
     const char *stem;
     int saves;
-    double sec_per_spp;          /* measured, for sizing passes */
+    double sec_per_spp; /* measured, for sizing passes */
     int last_pass;
     int quiet;
     view_window *win;
@@ -190,7 +229,11 @@ static double dist3(const double a[3], const double b[3]) {
 
 static void normalize3(double v[3]) {
     double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (l > 0.0) { v[0] /= l; v[1] /= l; v[2] /= l; }
+    if (l > 0.0) {
+        v[0] /= l;
+        v[1] /= l;
+        v[2] /= l;
+    }
 }
 
 static void cross3(const double a[3], const double b[3], double o[3]) {
@@ -230,7 +273,7 @@ static void orbit(viewer *v, double dx, double dy) {
     for (int i = 0; i < 3; ++i) off[i] = c->eye[i] - c->lookat[i];
     rotate3(off, up, -dx * 0.005);
     double pitch = -dy * 0.005, cosang = -(f[0] * up[0] + f[1] * up[1] + f[2] * up[2]);
-    double elev = asin(fmax(-1.0, fmin(1.0, cosang)));   /* the eye's elevation above the horizon */
+    double elev = asin(fmax(-1.0, fmin(1.0, cosang))); /* the eye's elevation above the horizon */
     if (elev + pitch > 1.5) pitch = 1.5 - elev;
     if (elev + pitch < -1.5) pitch = -1.5 - elev;
     double rr[3];
@@ -288,7 +331,10 @@ static int ensure_buffers(viewer *v, char *err, size_t errlen) {
     if (rgb8) v->rgb8 = rgb8;
     float *den = realloc(v->den, 3 * n * sizeof(float));
     if (den) v->den = den;
-    if (!rgb8 || !den) { snprintf(err, errlen, "out of memory for a %dx%d frame", v->width, v->height); return -1; }
+    if (!rgb8 || !den) {
+        snprintf(err, errlen, "out of memory for a %dx%d frame", v->width, v->height);
+        return -1;
+    }
     v->cap = n;
     return 0;
 }
@@ -303,7 +349,8 @@ static int start_renderer(viewer *v, char *err, size_t errlen) {
     int pt = o.integrator == CAUSTIC_INTEGRATOR_PT;
     o.adaptive_depth = pt && v->adaptive_depth && o.adaptive <= 0.0f;
     if (!pt) {
-        if (o.adaptive > 0.0f || o.clamp > 0.0f) say(v, "view: %s: no adaptive sampling or clamp", caustic_integrator_name(o.integrator));
+        if (o.adaptive > 0.0f || o.clamp > 0.0f)
+            say(v, "view: %s: no adaptive sampling or clamp", caustic_integrator_name(o.integrator));
         o.adaptive = 0.0f;
         o.clamp = 0.0f;
         if (v->cam.lens_radius > 0.0) {
@@ -313,7 +360,10 @@ static int start_renderer(viewer *v, char *err, size_t errlen) {
     }
     caustic_renderer *r = caustic_renderer_create(v->scene, &o, err, errlen);
     if (!r) return -1;
-    if (caustic_renderer_set_camera(r, &v->cam, err, errlen)) { caustic_renderer_free(r); return -1; }
+    if (caustic_renderer_set_camera(r, &v->cam, err, errlen)) {
+        caustic_renderer_free(r);
+        return -1;
+    }
     caustic_renderer_free(v->r);
     v->r = r;
     v->sec_per_spp = 0.0;
@@ -337,14 +387,15 @@ static void next_integrator(viewer *v) {
     }
     say(v, "view: integrator %s", caustic_integrator_name(v->opt.integrator));
     changed(v);
-    v->cam_dirty = 0;   /* start_renderer set the camera */
+    v->cam_dirty = 0; /* start_renderer set the camera */
 }
 
 static void save_image(viewer *v) {
     char png[1100], exr[1100], err[1024];
     snprintf(png, sizeof png, "%s.%03d.png", v->stem, v->saves);
     snprintf(exr, sizeof exr, "%s.%03d.exr", v->stem, v->saves);
-    if (caustic_save_image_look(v->r, png, &v->look, err, sizeof err) || caustic_save_image(v->r, exr, err, sizeof err)) {
+    if (caustic_save_image_look(v->r, png, &v->look, err, sizeof err) ||
+        caustic_save_image(v->r, exr, err, sizeof err)) {
         say(v, "view: %s", err);
         return;
     }
@@ -370,7 +421,10 @@ static void write_camera(viewer *v) {
 
 static void focus_at(viewer *v, int x, int y) {
     double depth;
-    if (caustic_renderer_pick_depth(v->r, x, y, &depth)) { say(v, "view: %s", "nothing to focus on there"); return; }
+    if (caustic_renderer_pick_depth(v->r, x, y, &depth)) {
+        say(v, "view: %s", "nothing to focus on there");
+        return;
+    }
     v->cam.focus_distance = depth;
     char msg[64];
     snprintf(msg, sizeof msg, "%.4g", depth);
@@ -383,25 +437,58 @@ static void key_pressed(viewer *v, int key) {
     double d = dist3(c->eye, c->lookat);
     switch (key) {
     case VIEW_KEY_ESCAPE: v->quit = 1; break;
-    case '[': c->fov_y = fmax(5.0, c->fov_y / 1.1); changed(v); break;
-    case ']': c->fov_y = fmin(150.0, c->fov_y * 1.1); changed(v); break;
-    case ',': c->lens_radius = c->lens_radius / 1.5 < 0.002 * d ? 0.0 : c->lens_radius / 1.5; changed(v); break;
+    case '[':
+        c->fov_y = fmax(5.0, c->fov_y / 1.1);
+        changed(v);
+        break;
+    case ']':
+        c->fov_y = fmin(150.0, c->fov_y * 1.1);
+        changed(v);
+        break;
+    case ',':
+        c->lens_radius = c->lens_radius / 1.5 < 0.002 * d ? 0.0 : c->lens_radius / 1.5;
+        changed(v);
+        break;
     case '.':
-        if (v->opt.integrator != CAUSTIC_INTEGRATOR_PT) { say(v, "view: %s", "a lens needs the pt integrator"); break; }
+        if (v->opt.integrator != CAUSTIC_INTEGRATOR_PT) {
+            say(v, "view: %s", "a lens needs the pt integrator");
+            break;
+        }
         c->lens_radius = c->lens_radius > 0.0 ? c->lens_radius * 1.5 : 0.005 * d;
         changed(v);
         break;
-    case ';': c->focus_distance = (c->focus_distance > 0.0 ? c->focus_distance : d) / 1.1; changed(v); break;
-    case '\'': c->focus_distance = (c->focus_distance > 0.0 ? c->focus_distance : d) * 1.1; changed(v); break;
-    case '-': v->look.exposure -= 0.5f; v->display_dirty = 1; break;
-    case '=': v->look.exposure += 0.5f; v->display_dirty = 1; break;
-    case 't': v->look.tonemap = (caustic_tonemap)(((int)v->look.tonemap + 1) % 3); v->display_dirty = 1; break;
-    case 'h': v->heatmap = !v->heatmap; v->display_dirty = 1; break;
+    case ';':
+        c->focus_distance = (c->focus_distance > 0.0 ? c->focus_distance : d) / 1.1;
+        changed(v);
+        break;
+    case '\'':
+        c->focus_distance = (c->focus_distance > 0.0 ? c->focus_distance : d) * 1.1;
+        changed(v);
+        break;
+    case '-':
+        v->look.exposure -= 0.5f;
+        v->display_dirty = 1;
+        break;
+    case '=':
+        v->look.exposure += 0.5f;
+        v->display_dirty = 1;
+        break;
+    case 't':
+        v->look.tonemap = (caustic_tonemap)(((int)v->look.tonemap + 1) % 3);
+        v->display_dirty = 1;
+        break;
+    case 'h':
+        v->heatmap = !v->heatmap;
+        v->display_dirty = 1;
+        break;
     case 'n':
         if (!v->denoise && !v->dn) {
             char err[1024];
             v->dn = caustic_denoiser_create(err, sizeof err);
-            if (!v->dn) { say(v, "view: denoiser: %s", err); break; }
+            if (!v->dn) {
+                say(v, "view: denoiser: %s", err);
+                break;
+            }
         }
         v->denoise = !v->denoise;
         v->denoised_spp = 0;
@@ -410,7 +497,10 @@ static void key_pressed(viewer *v, int key) {
     case 'i': next_integrator(v); break;
     case 'p': save_image(v); break;
     case 'c': write_camera(v); break;
-    case 'r': v->cam = v->home; changed(v); break;
+    case 'r':
+        v->cam = v->home;
+        changed(v);
+        break;
     default: break;
     }
 }
@@ -426,7 +516,10 @@ static void resize(viewer *v, int w, int h) {
         v->width = ow;
         v->height = oh;
         /* a failed restart leaves no backend: start one at the old size */
-        if (start_renderer(v, err, sizeof err)) { say(v, "view: %s", err); v->quit = 1; }
+        if (start_renderer(v, err, sizeof err)) {
+            say(v, "view: %s", err);
+            v->quit = 1;
+        }
         return;
     }
     v->sec_per_spp = 0.0;
@@ -460,8 +553,10 @@ static void handle(viewer *v, const view_event *e) {
             int dx = e->x - v->last_x, dy = e->y - v->last_y;
             if (abs(e->x - v->press_x) + abs(e->y - v->press_y) > 2) v->dragged = 1;
             if (v->dragged && (dx || dy)) {
-                if (v->button == 1) orbit(v, dx, dy);
-                else pan(v, dx, dy);
+                if (v->button == 1)
+                    orbit(v, dx, dy);
+                else
+                    pan(v, dx, dy);
             }
         }
         v->last_x = e->x;
@@ -476,7 +571,10 @@ static void handle(viewer *v, const view_event *e) {
 /* The script's events for this frame; 1 while it waits or has more to say. */
 static void script_step(viewer *v, script *sc) {
     if (!sc || !sc->cmds) return;
-    if (sc->wait_frames > 0) { sc->wait_frames--; return; }
+    if (sc->wait_frames > 0) {
+        sc->wait_frames--;
+        return;
+    }
     if (sc->wait_spp) {
         if (caustic_renderer_spp(v->r) < sc->wait_spp && caustic_renderer_spp(v->r) < v->opt.spp) return;
         sc->wait_spp = 0;
@@ -488,8 +586,12 @@ static void script_step(viewer *v, script *sc) {
     }
     if (sc->drag_steps) {
         ++sc->drag_step;
-        view_event e = {VIEW_EV_MOTION, 0, 0, sc->drag_x0 + sc->drag_dx * sc->drag_step / sc->drag_steps,
-                        sc->drag_y0 + sc->drag_dy * sc->drag_step / sc->drag_steps, 0};
+        view_event e = {VIEW_EV_MOTION,
+                        0,
+                        0,
+                        sc->drag_x0 + sc->drag_dx * sc->drag_step / sc->drag_steps,
+                        sc->drag_y0 + sc->drag_dy * sc->drag_step / sc->drag_steps,
+                        0};
         handle(v, &e);
         if (sc->drag_step < sc->drag_steps) return;
         e.type = VIEW_EV_BUTTON_UP;
@@ -502,14 +604,25 @@ static void script_step(viewer *v, script *sc) {
         view_event e;
         memset(&e, 0, sizeof e);
         switch (c->op) {
-        case SC_FRAMES: sc->wait_frames = c->a; if (c->a) { sc->wait_frames--; return; } break;
+        case SC_FRAMES:
+            sc->wait_frames = c->a;
+            if (c->a) {
+                sc->wait_frames--;
+                return;
+            }
+            break;
         case SC_SPP: sc->wait_spp = c->a; return;
         case SC_KEY:
-            e.type = VIEW_EV_KEY_DOWN; e.key = c->key; handle(v, &e);
-            e.type = VIEW_EV_KEY_UP; handle(v, &e);
+            e.type = VIEW_EV_KEY_DOWN;
+            e.key = c->key;
+            handle(v, &e);
+            e.type = VIEW_EV_KEY_UP;
+            handle(v, &e);
             break;
         case SC_HOLD:
-            e.type = VIEW_EV_KEY_DOWN; e.key = c->key; handle(v, &e);
+            e.type = VIEW_EV_KEY_DOWN;
+            e.key = c->key;
+            handle(v, &e);
             sc->hold_key = c->key;
             sc->hold_frames = c->a;
             return;
@@ -521,14 +634,26 @@ static void script_step(viewer *v, script *sc) {
             sc->drag_steps = c->c;
             sc->drag_step = 0;
             sc->drag_button = c->button;
-            e.type = VIEW_EV_BUTTON_DOWN; e.button = c->button; e.x = sc->drag_x0; e.y = sc->drag_y0;
+            e.type = VIEW_EV_BUTTON_DOWN;
+            e.button = c->button;
+            e.x = sc->drag_x0;
+            e.y = sc->drag_y0;
             handle(v, &e);
             return;
         case SC_CLICK:
-            e.type = VIEW_EV_BUTTON_DOWN; e.button = 1; e.x = c->a; e.y = c->b; handle(v, &e);
-            e.type = VIEW_EV_BUTTON_UP; handle(v, &e);
+            e.type = VIEW_EV_BUTTON_DOWN;
+            e.button = 1;
+            e.x = c->a;
+            e.y = c->b;
+            handle(v, &e);
+            e.type = VIEW_EV_BUTTON_UP;
+            handle(v, &e);
             break;
-        case SC_WHEEL: e.type = VIEW_EV_WHEEL; e.dy = c->a; handle(v, &e); break;
+        case SC_WHEEL:
+            e.type = VIEW_EV_WHEEL;
+            e.dy = c->a;
+            handle(v, &e);
+            break;
         case SC_RESIZE:
             if (v->win) view_window_resize(v->win, c->a, c->b);
             resize(v, c->a, c->b);
@@ -579,7 +704,7 @@ static int frame(viewer *v, script *sc, double budget, char *err, size_t errlen)
             caustic_renderer_get_camera(v->r, &v->cam);
         }
         v->cam_dirty = 0;
-        v->denoised_spp = 0;   /* (the pass size carries over: the next view costs about the same) */
+        v->denoised_spp = 0; /* (the pass size carries over: the next view costs about the same) */
     }
     if (budget <= 0.0) budget = moving ? MOVING_BUDGET : STILL_BUDGET;
     /* passes sized from the time per sample, growing at most 2x a frame (the first samples after
@@ -617,9 +742,9 @@ static int bench(viewer *v, int frames, double seconds, char *err, size_t errlen
     double t0 = cli_now();
     long long spp_moving = 0;
     for (int f = 0; f < frames; ++f) {
-        orbit(v, 3.49, 0.0);   /* 0.005 rad per pixel of drag: ~1 degree */
+        orbit(v, 3.49, 0.0); /* 0.005 rad per pixel of drag: ~1 degree */
         if (frame(v, NULL, MOVING_BUDGET, err, errlen)) return -1;
-        spp_moving += caustic_renderer_spp(v->r);   /* each frame starts a new image */
+        spp_moving += caustic_renderer_spp(v->r); /* each frame starts a new image */
     }
     double moving_s = cli_now() - t0;
     /* still: back at the starting camera (the one caustic render sees without --camera), frames
@@ -688,10 +813,15 @@ int cmd_view(int argc, char **argv) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
         double d;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_view, stdout); return 0; }
-        else if (!strcmp(a, "--bench")) run_bench = 1;
-        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) v.quiet = 1;
-        else if (!strcmp(a, "--no-adaptive-depth")) v.adaptive_depth = 0;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_view, stdout);
+            return 0;
+        } else if (!strcmp(a, "--bench"))
+            run_bench = 1;
+        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+            v.quiet = 1;
+        else if (!strcmp(a, "--no-adaptive-depth"))
+            v.adaptive_depth = 0;
         else if (a[0] == '-' && a[1]) {
             if (!val) return usage_fail("option %s needs a value", a);
             i++;
@@ -702,51 +832,69 @@ int cmd_view(int argc, char **argv) {
                 v.opt.width = w;
                 v.opt.height = h;
             } else if (!strcmp(a, "--device")) {
-                if (caustic_parse_device(val, &v.opt.device)) return usage_fail("--device: '%s' is not one of auto, cpu, cuda", val);
+                if (caustic_parse_device(val, &v.opt.device))
+                    return usage_fail("--device: '%s' is not one of auto, cpu, cuda", val);
             } else if (!strcmp(a, "--integrator")) {
                 if (caustic_parse_integrator(val, &v.opt.integrator))
                     return usage_fail("--integrator: '%s' is not one of pt, lt, bdpt, ppm, bpm, vcm", val);
             } else if (!strcmp(a, "--spp")) {
-                if (parse_int(val, 1, 1 << 24, &n)) return usage_fail("--spp: '%s' is not an integer in 1..16777216", val);
+                if (parse_int(val, 1, 1 << 24, &n))
+                    return usage_fail("--spp: '%s' is not an integer in 1..16777216", val);
                 v.opt.spp = (int)n;
             } else if (!strcmp(a, "--max-depth")) {
-                if (parse_int(val, 0, 1000, &n)) return usage_fail("--max-depth: '%s' is not an integer in 0..1000", val);
+                if (parse_int(val, 0, 1000, &n))
+                    return usage_fail("--max-depth: '%s' is not an integer in 0..1000", val);
                 v.opt.max_depth = (int)n;
             } else if (!strcmp(a, "--seed")) {
-                if (parse_int(val, 0, 4294967295L, &n)) return usage_fail("--seed: '%s' is not an integer in 0..4294967295", val);
+                if (parse_int(val, 0, 4294967295L, &n))
+                    return usage_fail("--seed: '%s' is not an integer in 0..4294967295", val);
                 v.opt.seed = (uint32_t)n;
             } else if (!strcmp(a, "--threads")) {
                 if (parse_int(val, 1, 1024, &n)) return usage_fail("--threads: '%s' is not an integer in 1..1024", val);
                 v.opt.threads = (int)n;
             } else if (!strcmp(a, "--sampler")) {
-                if (caustic_parse_sampler(val, &v.opt.sampler)) return usage_fail("--sampler: '%s' is not one of sobol, stratified, random", val);
+                if (caustic_parse_sampler(val, &v.opt.sampler))
+                    return usage_fail("--sampler: '%s' is not one of sobol, stratified, random", val);
             } else if (!strcmp(a, "--adaptive")) {
-                if (parse_double(val, 1e-6, 10.0, &d)) return usage_fail("--adaptive: '%s' is not a relative error in (0, 10]", val);
+                if (parse_double(val, 1e-6, 10.0, &d))
+                    return usage_fail("--adaptive: '%s' is not a relative error in (0, 10]", val);
                 v.opt.adaptive = (float)d;
             } else if (!strcmp(a, "--exposure")) {
-                if (parse_double(val, -64.0, 64.0, &d)) return usage_fail("--exposure: '%s' is not a number of stops in -64..64", val);
+                if (parse_double(val, -64.0, 64.0, &d))
+                    return usage_fail("--exposure: '%s' is not a number of stops in -64..64", val);
                 v.look.exposure = (float)d;
             } else if (!strcmp(a, "--tonemap")) {
-                if (caustic_parse_tonemap(val, &v.look.tonemap)) return usage_fail("--tonemap: '%s' is not one of clamp, aces, agx", val);
-            } else if (!strcmp(a, "--camera")) camera_path = val;
-            else if (!strcmp(a, "-o") || !strcmp(a, "--output")) stem = val;
-            else if (!strcmp(a, "--input-script")) script_path = val;
+                if (caustic_parse_tonemap(val, &v.look.tonemap))
+                    return usage_fail("--tonemap: '%s' is not one of clamp, aces, agx", val);
+            } else if (!strcmp(a, "--camera"))
+                camera_path = val;
+            else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+                stem = val;
+            else if (!strcmp(a, "--input-script"))
+                script_path = val;
             else if (!strcmp(a, "--bench-frames")) {
-                if (parse_int(val, 0, 1000000, &n)) return usage_fail("--bench-frames: '%s' is not an integer in 0..1000000", val);
+                if (parse_int(val, 0, 1000000, &n))
+                    return usage_fail("--bench-frames: '%s' is not an integer in 0..1000000", val);
                 bench_frames = (int)n;
             } else if (!strcmp(a, "--bench-seconds")) {
-                if (parse_double(val, 0.0, 3600.0, &d)) return usage_fail("--bench-seconds: '%s' is not a number of seconds in 0..3600", val);
+                if (parse_double(val, 0.0, 3600.0, &d))
+                    return usage_fail("--bench-seconds: '%s' is not a number of seconds in 0..3600", val);
                 bench_seconds = d;
-            } else return usage_fail("unknown option '%s'", a);
-        } else scene_path = a;
+            } else
+                return usage_fail("unknown option '%s'", a);
+        } else
+            scene_path = a;
     }
     char err[1024];
     script sc;
     memset(&sc, 0, sizeof sc);
-    if (script_path && script_load(&sc, script_path, err, sizeof err)) { fprintf(stderr, "caustic view: %s\n", err); return EXIT_USAGE; }
+    if (script_path && script_load(&sc, script_path, err, sizeof err)) {
+        fprintf(stderr, "caustic view: %s\n", err);
+        return EXIT_USAGE;
+    }
     char stem_buf[1024];
     if (!stem) {
-        frames_default_output(scene_path, stem_buf, sizeof stem_buf);   /* NAME.png */
+        frames_default_output(scene_path, stem_buf, sizeof stem_buf); /* NAME.png */
         char *dot = strrchr(stem_buf, '.');
         if (dot) snprintf(dot, sizeof stem_buf - (size_t)(dot - stem_buf), ".view");
         stem = stem_buf;
@@ -769,16 +917,29 @@ int cmd_view(int argc, char **argv) {
     v.home = v.cam;
     if (!run_bench) {
         v.win = view_window_open(v.width, v.height, "caustic view", err, sizeof err);
-        if (!v.win) { fprintf(stderr, "caustic view: %s\n", err); goto out; }
+        if (!v.win) {
+            fprintf(stderr, "caustic view: %s\n", err);
+            goto out;
+        }
     }
-    if (start_renderer(&v, err, sizeof err)) { fprintf(stderr, "caustic view: %s\n", err); goto out; }
+    if (start_renderer(&v, err, sizeof err)) {
+        fprintf(stderr, "caustic view: %s\n", err);
+        goto out;
+    }
     rc = EXIT_RUNTIME;
     v.last_change = cli_now();
     if (run_bench) {
         /* an input script runs first (to set the view up), then the measurement */
-        while (!v.quit && sc.cmds && (sc.pos < sc.n || sc.wait_frames || sc.wait_spp || sc.drag_steps || sc.hold_frames))
-            if (frame(&v, &sc, 0.0, err, sizeof err)) { fprintf(stderr, "caustic view: %s\n", err); goto out; }
-        if (bench(&v, bench_frames, bench_seconds, err, sizeof err)) { fprintf(stderr, "caustic view: %s\n", err); goto out; }
+        while (!v.quit && sc.cmds &&
+               (sc.pos < sc.n || sc.wait_frames || sc.wait_spp || sc.drag_steps || sc.hold_frames))
+            if (frame(&v, &sc, 0.0, err, sizeof err)) {
+                fprintf(stderr, "caustic view: %s\n", err);
+                goto out;
+            }
+        if (bench(&v, bench_frames, bench_seconds, err, sizeof err)) {
+            fprintf(stderr, "caustic view: %s\n", err);
+            goto out;
+        }
         rc = 0;
         goto out;
     }
@@ -787,9 +948,10 @@ int cmd_view(int argc, char **argv) {
         while (view_window_poll(v.win, &e)) handle(&v, &e);
         if (v.quit) break;
         int at_target = caustic_renderer_spp(v.r) >= v.opt.spp && !v.cam_dirty && !v.display_dirty;
-        int script_busy = sc.cmds && (sc.pos < sc.n || sc.wait_frames || sc.wait_spp || sc.drag_steps || sc.hold_frames);
-        if (at_target && !script_busy && !v.held['w'] && !v.held['a'] && !v.held['s'] && !v.held['d'] &&
-            !v.held['q'] && !v.held['e']) {
+        int script_busy =
+            sc.cmds && (sc.pos < sc.n || sc.wait_frames || sc.wait_spp || sc.drag_steps || sc.hold_frames);
+        if (at_target && !script_busy && !v.held['w'] && !v.held['a'] && !v.held['s'] && !v.held['d'] && !v.held['q'] &&
+            !v.held['e']) {
             /* converged: nothing to render, so wait for input rather than spin */
             struct timespec ts = {0, 10 * 1000 * 1000};
             nanosleep(&ts, NULL);

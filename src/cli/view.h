@@ -7,13 +7,13 @@
 /* One input event, from the window or from an --input-script line. */
 typedef enum view_event_type {
     VIEW_EV_NONE = 0,
-    VIEW_EV_KEY_DOWN,     /* key: a lower-case letter, or one of the VIEW_KEY_* below */
+    VIEW_EV_KEY_DOWN, /* key: a lower-case letter, or one of the VIEW_KEY_* below */
     VIEW_EV_KEY_UP,
-    VIEW_EV_BUTTON_DOWN,  /* button 1 left, 2 middle, 3 right; at x, y */
+    VIEW_EV_BUTTON_DOWN, /* button 1 left, 2 middle, 3 right; at x, y */
     VIEW_EV_BUTTON_UP,
-    VIEW_EV_MOTION,       /* the pointer moved to x, y */
-    VIEW_EV_WHEEL,        /* dy notches (positive: away from the user, zoom in) */
-    VIEW_EV_RESIZE,       /* the window's drawable is now x by y pixels */
+    VIEW_EV_MOTION, /* the pointer moved to x, y */
+    VIEW_EV_WHEEL,  /* dy notches (positive: away from the user, zoom in) */
+    VIEW_EV_RESIZE, /* the window's drawable is now x by y pixels */
     VIEW_EV_QUIT
 } view_event_type;
 

@@ -23,13 +23,16 @@ view_window *view_window_open(int width, int height, const char *title, char *er
     /* without a display SDL may still start a driver that draws nowhere (KMS, offscreen) and the
      * viewer would run unseen: refuse unless a display (or a driver, explicitly) is named */
     if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("SDL_VIDEODRIVER")) {
-        snprintf(err, errlen, "no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set); "
+        snprintf(err, errlen,
+                 "no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set); "
                  "run the loop without a window with --bench");
         return NULL;
     }
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        snprintf(err, errlen, "no display to open a window on (SDL: %s); set DISPLAY, or run the loop without a "
-                 "window with --bench", SDL_GetError());
+        snprintf(err, errlen,
+                 "no display to open a window on (SDL: %s); set DISPLAY, or run the loop without a "
+                 "window with --bench",
+                 SDL_GetError());
         return NULL;
     }
     const char *driver = SDL_GetCurrentVideoDriver();
@@ -41,9 +44,13 @@ view_window *view_window_open(int width, int height, const char *title, char *er
         return NULL;
     }
     view_window *w = calloc(1, sizeof *w);
-    if (!w) { SDL_Quit(); snprintf(err, errlen, "out of memory"); return NULL; }
-    w->win = SDL_CreateWindow(title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, width, height,
-                              SDL_WINDOW_RESIZABLE);
+    if (!w) {
+        SDL_Quit();
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->win =
+        SDL_CreateWindow(title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, width, height, SDL_WINDOW_RESIZABLE);
     /* vsync off: the render loop sets the pace, not the display */
     if (w->win) w->ren = SDL_CreateRenderer(w->win, -1, 0);
     if (!w->ren && w->win) w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);
@@ -57,7 +64,7 @@ view_window *view_window_open(int width, int height, const char *title, char *er
 
 static int key_of(SDL_Keycode k) {
     if (k == SDLK_ESCAPE) return VIEW_KEY_ESCAPE;
-    if (k >= 32 && k < 127) return (int)k;   /* SDL's keycodes for printable keys are their ASCII */
+    if (k >= 32 && k < 127) return (int)k; /* SDL's keycodes for printable keys are their ASCII */
     return VIEW_KEY_OTHER;
 }
 
@@ -108,7 +115,10 @@ int view_window_present(view_window *w, const unsigned char *rgb8, int width, in
     if (!w->tex || w->tex_w != width || w->tex_h != height) {
         if (w->tex) SDL_DestroyTexture(w->tex);
         w->tex = SDL_CreateTexture(w->ren, SDL_PIXELFORMAT_RGB24, SDL_TEXTUREACCESS_STREAMING, width, height);
-        if (!w->tex) { snprintf(err, errlen, "SDL: %s", SDL_GetError()); return -1; }
+        if (!w->tex) {
+            snprintf(err, errlen, "SDL: %s", SDL_GetError());
+            return -1;
+        }
         w->tex_w = width;
         w->tex_h = height;
     }

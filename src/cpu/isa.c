@@ -34,7 +34,7 @@ static int supported(const cpu_kernels *k) {
     }
 #endif
     (void)k;
-    return 1;  /* the baseline: what the whole binary is compiled for */
+    return 1; /* the baseline: what the whole binary is compiled for */
 }
 
 const cpu_kernels *const *cpu_kernels_all(int *n) {
@@ -56,8 +56,11 @@ static void choose(void) {
     if (want && *want) {
         for (int i = 0; i < NALL; ++i)
             if (!strcmp(all[i]->name, want)) {
-                if (supported(all[i])) chosen = all[i];
-                else snprintf(chosen_err, sizeof chosen_err, "CAUSTIC_ISA=%s: this CPU lacks that level (%s)", want, all[i]->desc);
+                if (supported(all[i]))
+                    chosen = all[i];
+                else
+                    snprintf(chosen_err, sizeof chosen_err, "CAUSTIC_ISA=%s: this CPU lacks that level (%s)", want,
+                             all[i]->desc);
                 return;
             }
         snprintf(chosen_err, sizeof chosen_err, "CAUSTIC_ISA=%s: not a CPU kernel level of this build (", want);

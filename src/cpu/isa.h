@@ -24,13 +24,13 @@
 /* Inside a kernel TU: the name of an exported entry point of this ISA's build. CMake defines
  * one of CAUSTIC_ISA_BUILD_SSE / _AVX2 / _AVX512 for the per-ISA object libraries (nothing: portable). */
 #if defined(CAUSTIC_ISA_BUILD_AVX512)
-#  define CPU_ISA_FN(name) name##_avx512
+#define CPU_ISA_FN(name) name##_avx512
 #elif defined(CAUSTIC_ISA_BUILD_AVX2)
-#  define CPU_ISA_FN(name) name##_avx2
+#define CPU_ISA_FN(name) name##_avx2
 #elif defined(CAUSTIC_ISA_BUILD_SSE)
-#  define CPU_ISA_FN(name) name##_sse
+#define CPU_ISA_FN(name) name##_sse
 #else
-#  define CPU_ISA_FN(name) name##_portable
+#define CPU_ISA_FN(name) name##_portable
 #endif
 
 /* render_vcm.c's entry points in the kernel TU being compiled (their tables hold them) */
@@ -41,9 +41,9 @@ int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *
 void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v);
 
 typedef struct cpu_kernels {
-    const char *name;        /* "sse", "avx2", "portable" */
-    const char *desc;        /* e.g. "AVX2+FMA, 8-wide BVH" */
-    int bvh_width;           /* node width its traversal reads (BVH4_WIDTH / BVH8_WIDTH) */
+    const char *name; /* "sse", "avx2", "portable" */
+    const char *desc; /* e.g. "AVX2+FMA, 8-wide BVH" */
+    int bvh_width;    /* node width its traversal reads (BVH4_WIDTH / BVH8_WIDTH) */
     /* path tracing of pixels [x0,x1) x [y0,y1) of a pass (src/cpu/render_cpu.c's pool) */
     void (*render_rect)(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad,
                         uint64_t *samples);
@@ -57,8 +57,8 @@ typedef struct cpu_kernels {
     /* rays [begin, end) of arrays o, d (3 floats each) and tmax: closest hits (any_hit: occlusion
      * only); returns the hit count, adds hit distances to *tsum, stores each ray's hit in
      * out[i - begin] when out is not NULL (bench --rays, tests) */
-    size_t (*trace_rays)(const kscene *k, int any_hit, const float *o, const float *d, const float *tmax,
-                         size_t begin, size_t end, double *tsum, hit *out);
+    size_t (*trace_rays)(const kscene *k, int any_hit, const float *o, const float *d, const float *tmax, size_t begin,
+                         size_t end, double *tsum, hit *out);
     /* closest hit along r and its surface; 0 on a miss */
     int (*closest_surface)(const kscene *k, ray r, hit *h, surface *sf);
 } cpu_kernels;

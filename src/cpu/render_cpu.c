@@ -15,18 +15,21 @@ struct cpu_pool {
     pthread_t *threads;
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
-    uint64_t generation;      /* bumped for every pass */
-    int pending;              /* workers still busy with the current pass */
+    uint64_t generation; /* bumped for every pass */
+    int pending;         /* workers still busy with the current pass */
     int quit;
-    const cpu_pass *pass;     /* a render pass, or */
-    cpu_job_fn job;           /* a parallel-for over job_n items */
+    const cpu_pass *pass; /* a render pass, or */
+    cpu_job_fn job;       /* a parallel-for over job_n items */
     void *job_ctx;
     unsigned job_n;
-    atomic_uint next_item;    /* dynamic schedules: next work item */
+    atomic_uint next_item;       /* dynamic schedules: next work item */
     uint64_t rays, bad, samples; /* summed under lock */
 };
 
-typedef struct worker_arg { cpu_pool *pool; int index; } worker_arg;
+typedef struct worker_arg {
+    cpu_pool *pool;
+    int index;
+} worker_arg;
 
 int cpu_core_count(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -35,7 +38,8 @@ int cpu_core_count(void) {
 
 static void run_worker(cpu_pool *pool, int index) {
     if (pool->job) {
-        for (unsigned i; (i = atomic_fetch_add(&pool->next_item, 1u)) < pool->job_n;) pool->job(pool->job_ctx, i, index);
+        for (unsigned i; (i = atomic_fetch_add(&pool->next_item, 1u)) < pool->job_n;)
+            pool->job(pool->job_ctx, i, index);
         pthread_mutex_lock(&pool->lock);
         if (--pool->pending == 0) pthread_cond_signal(&pool->done);
         pthread_mutex_unlock(&pool->lock);
@@ -52,7 +56,8 @@ static void run_worker(cpu_pool *pool, int index) {
     switch (p->schedule) {
     case CPU_ROWS_STATIC: {
         int y0 = (int)((int64_t)h * index / pool->nthreads), y1 = (int)((int64_t)h * (index + 1) / pool->nthreads);
-        for (int y = y0; y < y1 && !CANCELLED; ++y) render_rect(p, ox, oy + y, ox + w, oy + y + 1, &rays, &bad, &samples);
+        for (int y = y0; y < y1 && !CANCELLED; ++y)
+            render_rect(p, ox, oy + y, ox + w, oy + y + 1, &rays, &bad, &samples);
         break;
     }
     case CPU_ROWS:
@@ -91,7 +96,10 @@ static void *worker_main(void *arg) {
     for (;;) {
         pthread_mutex_lock(&pool->lock);
         while (!pool->quit && pool->generation == seen) pthread_cond_wait(&pool->wake, &pool->lock);
-        if (pool->quit) { pthread_mutex_unlock(&pool->lock); return NULL; }
+        if (pool->quit) {
+            pthread_mutex_unlock(&pool->lock);
+            return NULL;
+        }
         seen = pool->generation;
         pthread_mutex_unlock(&pool->lock);
         run_worker(pool, a.index);
@@ -103,13 +111,19 @@ cpu_pool *cpu_pool_create(int threads) {
     if (!pool) return NULL;
     pool->nthreads = threads > 0 ? threads : cpu_core_count();
     pool->threads = calloc((size_t)pool->nthreads, sizeof(pthread_t));
-    if (!pool->threads) { free(pool); return NULL; }
+    if (!pool->threads) {
+        free(pool);
+        return NULL;
+    }
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->wake, NULL);
     pthread_cond_init(&pool->done, NULL);
     for (int i = 0; i < pool->nthreads; ++i) {
         worker_arg *a = malloc(sizeof(*a));
-        if (a) { a->pool = pool; a->index = i; }
+        if (a) {
+            a->pool = pool;
+            a->index = i;
+        }
         if (!a || pthread_create(&pool->threads[i], NULL, worker_main, a) != 0) {
             free(a);
             pool->nthreads = i;

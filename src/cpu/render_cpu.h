@@ -15,16 +15,18 @@ typedef enum cpu_schedule { CPU_TILES = 0, CPU_ROWS = 1, CPU_ROWS_STATIC = 2, CP
 typedef struct cpu_pass {
     const kscene *scene;
     kpass pass;
-    kfilm film;              /* host sums (double), added in sample order */
-    int x0, y0;              /* the film's top-left pixel in the image (0, 0 but for a tile's film) */
-    int schedule;            /* cpu_schedule */
+    kfilm film;               /* host sums (double), added in sample order */
+    int x0, y0;               /* the film's top-left pixel in the image (0, 0 but for a tile's film) */
+    int schedule;             /* cpu_schedule */
     const atomic_int *cancel; /* set: no further tiles (rows, pixels) are started; NULL: never */
 } cpu_pass;
 
-typedef struct cpu_pass_stats { uint64_t rays, bad_samples, samples; } cpu_pass_stats;
+typedef struct cpu_pass_stats {
+    uint64_t rays, bad_samples, samples;
+} cpu_pass_stats;
 
 typedef struct cpu_pool cpu_pool;
-cpu_pool *cpu_pool_create(int threads);   /* threads <= 0: all cores */
+cpu_pool *cpu_pool_create(int threads); /* threads <= 0: all cores */
 int cpu_pool_threads(const cpu_pool *p);
 void cpu_pool_run(cpu_pool *p, const cpu_pass *pass, cpu_pass_stats *stats);
 /* Runs fn(ctx, item, thread) for item = 0..n-1 on the pool's threads, items handed out in

@@ -11,33 +11,39 @@
 /* Light sub-paths are traced in fixed chunks of path indices; each chunk keeps its vertices (the
  * camera jobs read them there) and its splats are added in chunk order afterwards, so the result
  * is independent of which thread traced which chunk. */
-#define CHUNK 256
+#define CHUNK        256
 #define ROWS_PER_JOB 4
-#define MERGE_BLOCK 1024   /* sorted merge queries per job of the merge pass */
+#define MERGE_BLOCK  1024 /* sorted merge queries per job of the merge pass */
 
 /* What one camera job (ROWS_PER_JOB rows) leaves for the merge pass: its merge queries in
  * camera order, with the grid bucket of each (the sort key). */
 typedef struct camera_buf {
-    vcm_merge_query *queries; size_t cap;
-    uint32_t *bucket; size_t cap_bucket;
+    vcm_merge_query *queries;
+    size_t cap;
+    uint32_t *bucket;
+    size_t cap_bucket;
     uint32_t nqueries;
     uint64_t rays;
     int oom;
 } camera_buf;
 
 typedef struct chunk_buf {
-    vcm_vertex *verts; size_t nverts, cap_verts;
-    vcm_splat *splats; size_t nsplats, cap_splats;
+    vcm_vertex *verts;
+    size_t nverts, cap_verts;
+    vcm_splat *splats;
+    size_t nsplats, cap_splats;
     /* the vertices that merge (vcm_vertex_merges), as the grid stores them: a few of all */
-    vec3 *ppos; size_t cap_ppos;
-    vcm_photon *photons; size_t nphotons, cap_photons;
+    vec3 *ppos;
+    size_t cap_ppos;
+    vcm_photon *photons;
+    size_t nphotons, cap_photons;
     uint64_t rays;
     int oom;
 } chunk_buf;
 
 struct vcm_renderer {
     const kscene *s;
-    const atomic_int *cancel;    /* caustic_cancel's flag during vcm_renderer_run, or NULL */
+    const atomic_int *cancel; /* caustic_cancel's flag during vcm_renderer_run, or NULL */
     camera cam;
     int algorithm, max_path_length;
     float radius, alpha;
@@ -46,22 +52,32 @@ struct vcm_renderer {
     int w, h;
     uint32_t npaths, nchunks;
     chunk_buf *chunks;
-    uint32_t *path_count;        /* light vertices per path */
-    uint32_t *path_start;        /* where each path's vertices start in its chunk's verts */
-    uint32_t *cell_start; size_t cap_cells;
-    vec3 *cell_pos; size_t cap_pos;              /* the grid's positions and photons, bucket order */
-    vcm_photon *cell_photons; size_t cap_photons;
-    float *image;                /* this iteration's estimate */
-    camera_buf *cams;            /* per camera job (ROWS_PER_JOB rows) */
+    uint32_t *path_count; /* light vertices per path */
+    uint32_t *path_start; /* where each path's vertices start in its chunk's verts */
+    uint32_t *cell_start;
+    size_t cap_cells;
+    vec3 *cell_pos;
+    size_t cap_pos; /* the grid's positions and photons, bucket order */
+    vcm_photon *cell_photons;
+    size_t cap_photons;
+    float *image;     /* this iteration's estimate */
+    camera_buf *cams; /* per camera job (ROWS_PER_JOB rows) */
     unsigned ncams;
     /* deferred merging: the camera jobs' queries, sorted by grid bucket */
-    vcm_merge_query *queries; size_t nqueries, cap_queries;   /* sorted by bucket */
-    uint32_t *query_pixel; size_t cap_query_pixel;     /* pixel of each query, original order */
-    uint32_t *query_order; size_t cap_query_order;     /* original index of each sorted query */
-    vec3 *query_result; size_t cap_query_result;       /* per query, original order */
-    uint32_t *bucket_count; size_t cap_bucket_count;   /* counting sort of the queries */
-    uint32_t *photon_bucket; size_t cap_photon_bucket; /* grid bucket of each merging vertex */
-    uint32_t *cursor; size_t cap_cursor;               /* grid scatter */
+    vcm_merge_query *queries;
+    size_t nqueries, cap_queries; /* sorted by bucket */
+    uint32_t *query_pixel;
+    size_t cap_query_pixel; /* pixel of each query, original order */
+    uint32_t *query_order;
+    size_t cap_query_order; /* original index of each sorted query */
+    vec3 *query_result;
+    size_t cap_query_result; /* per query, original order */
+    uint32_t *bucket_count;
+    size_t cap_bucket_count; /* counting sort of the queries */
+    uint32_t *photon_bucket;
+    size_t cap_photon_bucket; /* grid bucket of each merging vertex */
+    uint32_t *cursor;
+    size_t cap_cursor; /* grid scatter */
     /* per iteration */
     vcm_params params;
     vcm_grid grid;
@@ -70,7 +86,9 @@ struct vcm_renderer {
 
 /* caustic_cancel: the jobs of an iteration that was cancelled do nothing, and the iteration is
  * dropped whole (the film keeps whole iterations: every pixel the same count). */
-static int cancelled(const vcm_renderer *v) { return v->cancel && atomic_load_explicit(v->cancel, memory_order_relaxed); }
+static int cancelled(const vcm_renderer *v) {
+    return v->cancel && atomic_load_explicit(v->cancel, memory_order_relaxed);
+}
 
 static void light_job(void *ctx, unsigned chunk, int thread) {
     (void)thread;
@@ -134,12 +152,14 @@ static void camera_job(void *ctx, unsigned job, int thread) {
             }
             pcg32 rng = vcm_camera_rng(seed, pix);
             uint32_t rays = 0;
-            vec3 c = vcm_trace_camera_path(v->s, &v->params, &rng, x, y, v->chunks[pix / CHUNK].verts + v->path_start[pix],
-                                           (int)v->path_count[pix], &v->grid, cb->queries, &nq,
-                                           merging ? (uint32_t)cb->cap : 0u, &rays);
+            vec3 c = vcm_trace_camera_path(v->s, &v->params, &rng, x, y,
+                                           v->chunks[pix / CHUNK].verts + v->path_start[pix], (int)v->path_count[pix],
+                                           &v->grid, cb->queries, &nq, merging ? (uint32_t)cb->cap : 0u, &rays);
             if (vis_finite(c)) {
                 float *o = v->image + 3u * pix;
-                o[0] += c.x; o[1] += c.y; o[2] += c.z;
+                o[0] += c.x;
+                o[1] += c.y;
+                o[2] += c.z;
             }
             rays_total += rays;
         }
@@ -174,8 +194,8 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool) {
     v->nqueries = 0;
     if (total == 0) return 0;
     if (total > UINT32_MAX || GROW(v->queries, v->cap_queries, total) ||
-        GROW(v->query_pixel, v->cap_query_pixel, total) ||
-        GROW(v->query_order, v->cap_query_order, total) || GROW(v->query_result, v->cap_query_result, total) ||
+        GROW(v->query_pixel, v->cap_query_pixel, total) || GROW(v->query_order, v->cap_query_order, total) ||
+        GROW(v->query_result, v->cap_query_result, total) ||
         GROW(v->bucket_count, v->cap_bucket_count, (size_t)v->grid.ncells + 1))
         return -1;
     uint32_t ncells = v->grid.ncells;
@@ -207,7 +227,9 @@ static int merge_pass(vcm_renderer *v, cpu_pool *pool) {
     for (size_t i = 0; i < total; ++i) {
         vec3 c = v->query_result[i];
         float *o = v->image + 3u * v->query_pixel[i];
-        o[0] += c.x; o[1] += c.y; o[2] += c.z;
+        o[0] += c.x;
+        o[1] += c.y;
+        o[2] += c.z;
     }
     return 0;
 }
@@ -228,7 +250,7 @@ static int build_grid(vcm_renderer *v, float radius) {
         return -1;
     memset(v->cell_start, 0, ((size_t)g->ncells + 1) * sizeof(uint32_t));
     size_t k = 0;
-    for (uint32_t c = 0; c < v->nchunks; ++c) {   /* each vertex hashed once */
+    for (uint32_t c = 0; c < v->nchunks; ++c) { /* each vertex hashed once */
         const chunk_buf *b = &v->chunks[c];
         for (size_t i = 0; i < b->nphotons; ++i, ++k) {
             uint32_t h = vcm_grid_cell_of(g, b->ppos[i]);
@@ -286,8 +308,8 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, const camera *cam
 
 static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, uint64_t *rays) {
     float radius = vcm_iteration_radius(v->radius, v->alpha, iteration);
-    v->params = vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, v->merge_everywhere,
-                                &v->cam);
+    v->params =
+        vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, v->merge_everywhere, &v->cam);
     v->iteration = iteration;
     memset(v->image, 0, (size_t)v->npaths * 3u * sizeof(float));
 
@@ -303,7 +325,9 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
         /* splats in path order: deterministic sums */
         for (size_t k = 0; k < b->nsplats; ++k) {
             float *o = v->image + 3u * b->splats[k].pixel;
-            o[0] += b->splats[k].value.x; o[1] += b->splats[k].value.y; o[2] += b->splats[k].value.z;
+            o[0] += b->splats[k].value.x;
+            o[1] += b->splats[k].value.y;
+            o[2] += b->splats[k].value.z;
         }
     }
     if (build_grid(v, radius)) return -1;
@@ -315,7 +339,11 @@ static int run_iteration(vcm_renderer *v, cpu_pool *pool, uint32_t iteration, ui
 }
 
 /* One row of an iteration into the film (rows in parallel: each pixel's sums stay in order). */
-typedef struct film_job { vcm_renderer *v; const kfilm *film; uint32_t it; } film_job;
+typedef struct film_job {
+    vcm_renderer *v;
+    const kfilm *film;
+    uint32_t it;
+} film_job;
 
 static void film_row_job(void *ctx, unsigned y, int thread) {
     (void)thread;
@@ -350,7 +378,10 @@ void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     if (v->chunks)
         for (uint32_t c = 0; c < v->nchunks; ++c) {
             chunk_buf *b = &v->chunks[c];
-            free(b->verts); free(b->splats); free(b->ppos); free(b->photons);
+            free(b->verts);
+            free(b->splats);
+            free(b->ppos);
+            free(b->photons);
         }
     free(v->chunks);
     free(v->path_count);
@@ -360,7 +391,10 @@ void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     free(v->cell_pos);
     free(v->image);
     if (v->cams)
-        for (unsigned j = 0; j < v->ncams; ++j) { free(v->cams[j].queries); free(v->cams[j].bucket); }
+        for (unsigned j = 0; j < v->ncams; ++j) {
+            free(v->cams[j].queries);
+            free(v->cams[j].bucket);
+        }
     free(v->cams);
     free(v->queries);
     free(v->query_order);

@@ -10,40 +10,40 @@
 
 // Wavefront pipeline: a fixed pool of in-flight paths (SoA over PATH_STATE_FIELDS) and the
 // queues of path indices between the stages.
-#define WF_MATERIAL_KINDS MAT_KIND_COUNT   // one shade queue per material kind (types.h, MATERIAL_KINDS)
+#define WF_MATERIAL_KINDS MAT_KIND_COUNT // one shade queue per material kind (types.h, MATERIAL_KINDS)
 enum { WF_Q_ISECT = 0, WF_Q_SHADOW = 1, WF_Q_DONE = 2, WF_Q_SHADE = 3, WF_NQ = WF_Q_SHADE + WF_MATERIAL_KINDS };
 
 struct wavefront {
-    uint32_t pool;             // paths in flight at most
-    path_soa soa;              // device arrays, one per field of path_state
-    uint32_t *pixel;           // per path: pixel index it belongs to
-    uint32_t *queue[WF_NQ];    // device: path indices per queue, `pool` entries each
-    uint32_t *counts;          // device: WF_NQ queue lengths + job counter + free-slot counter
-    uint32_t *host_counts;     // pinned mirror of counts
-    uint32_t *active;          // pixels taking samples in the current chunk (adaptive sampling)
+    uint32_t pool;          // paths in flight at most
+    path_soa soa;           // device arrays, one per field of path_state
+    uint32_t *pixel;        // per path: pixel index it belongs to
+    uint32_t *queue[WF_NQ]; // device: path indices per queue, `pool` entries each
+    uint32_t *counts;       // device: WF_NQ queue lengths + job counter + free-slot counter
+    uint32_t *host_counts;  // pinned mirror of counts
+    uint32_t *active;       // pixels taking samples in the current chunk (adaptive sampling)
     void *fields[32];
     int nfields;
 };
 
 struct cuda_renderer {
-    kscene k;                  // device pointers, passed to kernels by value
-    void *buffers[24];         // KSCENE_ARRAYS and the BVH
+    kscene k;          // device pointers, passed to kernels by value
+    void *buffers[24]; // KSCENE_ARRAYS and the BVH
     int nbuffers;
-    float *accum;              // the film (cuda_film): width*height*3 sums, on the device
-    uint32_t *count;           // samples per pixel
-    float *lum2;               // per pixel: sum of squared sample luminance (adaptive sampling)
-    float *aov;                // per pixel AOV_FLOATS sums (cfg.aov), else NULL
-    film_aov *slices_aov;      // small images with AOVs: per slice and pixel, the slice's AOV sums
-    unsigned long long *counters;  // rays, bad samples, samples
-    unsigned long long *host_counters;  // pinned
-    void *pinned;              // pinned staging buffer for readbacks
+    float *accum;                      // the film (cuda_film): width*height*3 sums, on the device
+    uint32_t *count;                   // samples per pixel
+    float *lum2;                       // per pixel: sum of squared sample luminance (adaptive sampling)
+    float *aov;                        // per pixel AOV_FLOATS sums (cfg.aov), else NULL
+    film_aov *slices_aov;              // small images with AOVs: per slice and pixel, the slice's AOV sums
+    unsigned long long *counters;      // rays, bad samples, samples
+    unsigned long long *host_counters; // pinned
+    void *pinned;                      // pinned staging buffer for readbacks
     size_t pinned_bytes;
-    unsigned char *rgb8;       // device: tonemapped 8-bit image
-    film_pixel *slices;        // small images: per slice of a pass and pixel, the slice's sums (megakernel_pass)
-    size_t slice_items;        // film_pixel entries the buffer holds
-    unsigned *next;            // the sliced megakernel's work counter
-    unsigned mega_blocks;      // resident blocks of the sliced megakernel (0 = not asked yet)
-    float *tile_accum;         // tile passes: the tile's film on the device (grown as needed)
+    unsigned char *rgb8;  // device: tonemapped 8-bit image
+    film_pixel *slices;   // small images: per slice of a pass and pixel, the slice's sums (megakernel_pass)
+    size_t slice_items;   // film_pixel entries the buffer holds
+    unsigned *next;       // the sliced megakernel's work counter
+    unsigned mega_blocks; // resident blocks of the sliced megakernel (0 = not asked yet)
+    float *tile_accum;    // tile passes: the tile's film on the device (grown as needed)
     uint32_t *tile_count;
     float *tile_lum2;
     size_t tile_pixels;
@@ -51,16 +51,16 @@ struct cuda_renderer {
     cuda_config cfg;
     cudaStream_t stream;
     struct wavefront wf;
-    double bvh_build_seconds;  // LBVH: GPU build time (kernels), collapse included
+    double bvh_build_seconds; // LBVH: GPU build time (kernels), collapse included
 };
 
-#define CUDA_TRY(call)                                                                              \
-    do {                                                                                            \
-        cudaError_t e_ = (call);                                                                    \
-        if (e_ != cudaSuccess) {                                                                    \
-            snprintf(err, errlen, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_));            \
-            return -1;                                                                              \
-        }                                                                                           \
+#define CUDA_TRY(call)                                                                                                 \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) {                                                                                       \
+            snprintf(err, errlen, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_));                               \
+            return -1;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 // Makes the renderer's device the calling thread's current one (every entry point does).

@@ -35,7 +35,7 @@ __global__ void lbvh_morton(const vec3 *lo, const vec3 *hi, uint32_t n, vec3 ori
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     vec3 c = vscale(vadd(lo[i], hi[i]), 0.5f);
-    float q = 2097151.0f;   // 2^21 - 1
+    float q = 2097151.0f; // 2^21 - 1
     uint64_t x = (uint64_t)kclamp((c.x - origin.x) * scale.x * q, 0.0f, q);
     uint64_t y = (uint64_t)kclamp((c.y - origin.y) * scale.y * q, 0.0f, q);
     uint64_t z = (uint64_t)kclamp((c.z - origin.z) * scale.z * q, 0.0f, q);
@@ -73,8 +73,12 @@ __global__ void lbvh_hierarchy(const uint64_t *k, int n, int *left, int *right, 
     int lo = i < j ? i : j, hi = i < j ? j : i;
     int lc = lo == gamma ? (n - 1) + gamma : gamma;
     int rc = hi == gamma + 1 ? (n - 1) + gamma + 1 : gamma + 1;
-    left[i] = lc; right[i] = rc; first[i] = lo; last[i] = hi;
-    parent[lc] = i; parent[rc] = i;
+    left[i] = lc;
+    right[i] = rc;
+    first[i] = lo;
+    last[i] = hi;
+    parent[lc] = i;
+    parent[rc] = i;
 }
 
 // Leaf j starts at its primitive's box and climbs; at each inner node the first arrival stops,
@@ -86,7 +90,12 @@ __global__ void lbvh_bounds(const vec3 *plo, const vec3 *phi, const uint32_t *or
     int node = (n - 1) + j;
     vec3 a = plo[order[j]], b = phi[order[j]];
     float *o = nb + 6 * (size_t)node;
-    o[0] = a.x; o[1] = a.y; o[2] = a.z; o[3] = b.x; o[4] = b.y; o[5] = b.z;
+    o[0] = a.x;
+    o[1] = a.y;
+    o[2] = a.z;
+    o[3] = b.x;
+    o[4] = b.y;
+    o[5] = b.z;
     while (node != 0) {
         int p = parent[node];
         __threadfence();
@@ -131,21 +140,35 @@ struct dev_bufs {
     void *temp = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     ~dev_bufs() {
-        cudaFree(lo); cudaFree(hi); cudaFree(keys); cudaFree(keys2); cudaFree(vals); cudaFree(vals2);
-        cudaFree(left); cudaFree(right); cudaFree(first); cudaFree(last); cudaFree(parent); cudaFree(flags);
-        cudaFree(nb); cudaFree(temp);
+        cudaFree(lo);
+        cudaFree(hi);
+        cudaFree(keys);
+        cudaFree(keys2);
+        cudaFree(vals);
+        cudaFree(vals2);
+        cudaFree(left);
+        cudaFree(right);
+        cudaFree(first);
+        cudaFree(last);
+        cudaFree(parent);
+        cudaFree(flags);
+        cudaFree(nb);
+        cudaFree(temp);
         if (e0) cudaEventDestroy(e0);
         if (e1) cudaEventDestroy(e1);
     }
 };
-}  // namespace
+} // namespace
 
 // Builds the LBVH into host arrays (4-wide nodes, leaf blocks, primitive ids in leaf order).
 static int lbvh_build_host(const kscene *s, cudaStream_t st, cuda_bvh_out *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     size_t np = kscene_nprims(s);
     if (np == 0) return 0;
-    if (np >= (1u << 30)) { snprintf(err, errlen, "LBVH: too many primitives (%zu)", np); return -1; }
+    if (np >= (1u << 30)) {
+        snprintf(err, errlen, "LBVH: too many primitives (%zu)", np);
+        return -1;
+    }
     int n = (int)np;
     std::vector<vec3> lo(np), hi(np);
     std::vector<uint32_t> ids(np);
@@ -218,9 +241,9 @@ static int lbvh_build_host(const kscene *s, cudaStream_t st, cuda_bvh_out *out, 
     std::vector<bvh_node> bin;
     bin.reserve(2 * np);
     bin.resize(1);
-    std::vector<std::pair<int, uint32_t>> stack;   // (Karras node, slot)
+    std::vector<std::pair<int, uint32_t>> stack; // (Karras node, slot)
     size_t nleaves = 0;
-    int root = n > 1 ? 0 : (n - 1);                // a single primitive: the root is leaf 0
+    int root = n > 1 ? 0 : (n - 1); // a single primitive: the root is leaf 0
     stack.push_back(std::make_pair(root, 0u));
     while (!stack.empty()) {
         int x = stack.back().first;
@@ -230,11 +253,15 @@ static int lbvh_build_host(const kscene *s, cudaStream_t st, cuda_bvh_out *out, 
         bvh_node bn;
         bn.lo = v3(b[0], b[1], b[2]);
         bn.hi = v3(b[3], b[4], b[5]);
-        if (x >= n - 1) { bn.index = (uint32_t)(x - (n - 1)); bn.count = 1; nleaves++; }
-        else if (last[x] - first[x] + 1 <= LBVH_LEAF) {
-            bn.index = (uint32_t)first[x]; bn.count = (uint32_t)(last[x] - first[x] + 1); nleaves++;
-        }
-        else {
+        if (x >= n - 1) {
+            bn.index = (uint32_t)(x - (n - 1));
+            bn.count = 1;
+            nleaves++;
+        } else if (last[x] - first[x] + 1 <= LBVH_LEAF) {
+            bn.index = (uint32_t)first[x];
+            bn.count = (uint32_t)(last[x] - first[x] + 1);
+            nleaves++;
+        } else {
             uint32_t c = (uint32_t)bin.size();
             bin.resize(bin.size() + 2);
             bn.index = c;
@@ -253,7 +280,8 @@ static int lbvh_build_host(const kscene *s, cudaStream_t st, cuda_bvh_out *out, 
         return -1;
     }
     for (size_t i = 0; i < np; ++i) out->prim_ids[i] = ids[order[i]];
-    out->nnodes = bvh_collapse(bin.data(), out->prim_ids, s->triangles, BVH4_WIDTH, out->nodes, out->leaves, &out->nleaf4);
+    out->nnodes =
+        bvh_collapse(bin.data(), out->prim_ids, s->triangles, BVH4_WIDTH, out->nodes, out->leaves, &out->nleaf4);
     out->nprims = np;
     out->max_depth = depth4(out->nodes, 0);
     out->collapse_seconds = timer_now() - tc;
@@ -275,7 +303,10 @@ static int lbvh_build_host(const kscene *s, cudaStream_t st, cuda_bvh_out *out, 
 
 extern "C" int cuda_lbvh_build(const kscene *s, cuda_bvh_out *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
-    if (cuda_device_count() == 0) { snprintf(err, errlen, "no CUDA device available"); return -1; }
+    if (cuda_device_count() == 0) {
+        snprintf(err, errlen, "no CUDA device available");
+        return -1;
+    }
     cudaStream_t st;
     CUDA_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     int rc = lbvh_build_host(s, st, out, err, errlen);
@@ -307,7 +338,9 @@ int lbvh_build_device(cuda_renderer *r, const kscene *s, cuda_bvh_out *out_host,
     r->k.nleaf4 = (uint32_t)o.nleaf4;
     r->bvh_build_seconds = timer_now() - t0;
     o.total_seconds = r->bvh_build_seconds;
-    if (out_host) *out_host = o;
-    else cuda_bvh_out_free(&o);
+    if (out_host)
+        *out_host = o;
+    else
+        cuda_bvh_out_free(&o);
     return 0;
 }

@@ -16,8 +16,8 @@ extern "C" {
 }
 #include "util/timer.h"
 
-#define BLOCK_X 32
-#define BLOCK_Y 4
+#define BLOCK_X     32
+#define BLOCK_Y     4
 #define TRACE_BLOCK 128
 // Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
 // docs/PERFORMANCE.md).
@@ -62,7 +62,10 @@ extern "C" {
 
 extern "C" int cuda_device_count(void) {
     int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) { cudaGetLastError(); return 0; }
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
     return n;
 }
 
@@ -120,7 +123,7 @@ extern "C" void cuda_renderer_free(cuda_renderer *r) {
 
 static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err, size_t errlen) {
     kscene *k = &r->k;
-    *k = *h;   // the counts; every pointer is replaced by a device copy below
+    *k = *h; // the counts; every pointer is replaced by a device copy below
     k->nodes = NULL;
     k->leaves = NULL;
     k->leaf_pos = NULL;
@@ -144,8 +147,14 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         cw8_node *packed = NULL;
         if (cw) {
             packed = (cw8_node *)malloc(tree->nwnodes * sizeof(cw8_node) + 1);
-            if (!packed) { snprintf(err, errlen, "out of memory"); return -1; }
-            if (bvh_compress8(tree->wnodes, tree->nwnodes, packed, err, errlen)) { free(packed); return -1; }
+            if (!packed) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            if (bvh_compress8(tree->wnodes, tree->nwnodes, packed, err, errlen)) {
+                free(packed);
+                return -1;
+            }
             k->node_layout = KNODES_CW8;
         }
         int up = cw ? upload(r, packed, tree->nwnodes * sizeof(cw8_node), (const void **)&k->nodes, err, errlen)
@@ -160,7 +169,7 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         return -1;
     }
     // the scene's arrays (counts from the copy of h in *k)
-#define UP(type, name, count)                                                                        \
+#define UP(type, name, count)                                                                                          \
     if (upload(r, h->name, (size_t)(count) * sizeof(type), (const void **)&k->name, err, errlen)) return -1;
     KSCENE_ARRAYS(UP)
 #undef UP
@@ -194,11 +203,17 @@ extern "C" cuda_renderer *cuda_renderer_create(const kscene *k, const bvh *tree,
         return NULL;
     }
     cuda_renderer *r = (cuda_renderer *)calloc(1, sizeof(cuda_renderer));
-    if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     r->width = width;
     r->height = height;
     if (cfg) r->cfg = *cfg;
-    if (create(r, k, tree, err, errlen)) { cuda_renderer_free(r); return NULL; }
+    if (create(r, k, tree, err, errlen)) {
+        cuda_renderer_free(r);
+        return NULL;
+    }
     return r;
 }
 
@@ -208,14 +223,14 @@ extern "C" cuda_renderer *cuda_renderer_create(const kscene *k, const bvh *tree,
 // run-time value they cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md). So are AOVs:
 // without them the AOV sums take no registers.
 template <bool ADAPTIVE_DEPTH, bool AOV>
-__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
-pt_megakernel(kscene k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
+__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
+    pt_megakernel(kscene k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
     uint32_t rays = 0, bad = 0, taken = 0;
     if (x < film.width && y < film.height) {
         size_t pix = (size_t)y * film.width + x;
         film_pixel f = film_pixel_load(&film, pix);
-        if (f.n >= pass.sample_begin) {   // else adaptive sampling stopped this pixel in an earlier pass
+        if (f.n >= pass.sample_begin) { // else adaptive sampling stopped this pixel in an earlier pass
             kpass p = pass;
             if (!ADAPTIVE_DEPTH) p.depth_start = 0;
             uint32_t n0 = f.n;
@@ -258,10 +273,9 @@ __device__ uint32_t slice_start(uint32_t spp, uint32_t slices, uint32_t c) {
 }
 
 template <bool ADAPTIVE_DEPTH, bool AOV>
-__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y, MEGA_MIN_BLOCKS)
-pt_megakernel_sliced(kscene k, kpass pass, kfilm film, int x0, int y0, uint32_t slices, film_pixel *part,
-                     film_aov *part_aov,
-                     unsigned *next, unsigned long long *counters) {
+__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
+    pt_megakernel_sliced(kscene k, kpass pass, kfilm film, int x0, int y0, uint32_t slices, film_pixel *part,
+                         film_aov *part_aov, unsigned *next, unsigned long long *counters) {
     const unsigned lane = threadIdx.x & 31u;
     const size_t npix = (size_t)film.width * (size_t)film.height;
     const unsigned groups = (unsigned)((npix + 31u) / 32u), units = groups * slices;
@@ -278,7 +292,7 @@ pt_megakernel_sliced(kscene k, kpass pass, kfilm film, int x0, int y0, uint32_t 
             film_pixel f = {0.0, 0.0, 0.0, 0.0, 0u};
             film_aov a;
             if (AOV) film_aov_zero(&a);
-            if (film.count[pix] >= pass.sample_begin) {   // else stopped by adaptive sampling earlier
+            if (film.count[pix] >= pass.sample_begin) { // else stopped by adaptive sampling earlier
                 kpass p = pass;
                 if (!ADAPTIVE_DEPTH) p.depth_start = 0;
                 p.sample_begin = pass.sample_begin + slice_start(spp, slices, slice);
@@ -331,7 +345,7 @@ static uint32_t pass_slices(size_t npix, const kpass *p) {
 static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0, int y0, char *err, size_t errlen) {
     size_t npix = (size_t)film.width * (size_t)film.height;
     uint32_t slices = pass_slices(npix, p);
-    const bool aov = film.aov != NULL;   // a tile's film (backend_multi) has no AOV planes
+    const bool aov = film.aov != NULL; // a tile's film (backend_multi) has no AOV planes
     if (slices <= 1) {
         dim3 block(BLOCK_X, BLOCK_Y), grid((film.width + BLOCK_X - 1) / BLOCK_X, (film.height + BLOCK_Y - 1) / BLOCK_Y);
         auto kernel = aov ? (p->depth_start > 0 ? pt_megakernel<true, true> : pt_megakernel<false, true>)
@@ -340,7 +354,7 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
         CUDA_TRY(cudaGetLastError());
         return 0;
     }
-    if (r->slice_items < (size_t)slices * npix) {   // grows to the largest split asked for (<= MEGA_FILL_ITEMS)
+    if (r->slice_items < (size_t)slices * npix) { // grows to the largest split asked for (<= MEGA_FILL_ITEMS)
         CUDA_TRY(cudaStreamSynchronize(r->stream));
         cudaFree(r->slices);
         cudaFree(r->slices_aov);
@@ -353,8 +367,8 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
     }
     if (!r->next) CUDA_TRY(cudaMalloc(&r->next, sizeof(unsigned)));
     auto kernel = aov ? (p->depth_start > 0 ? pt_megakernel_sliced<true, true> : pt_megakernel_sliced<false, true>)
-                         : (p->depth_start > 0 ? pt_megakernel_sliced<true, false> : pt_megakernel_sliced<false, false>);
-    if (r->mega_blocks == 0) {   // resident blocks of the sliced kernel on the whole device
+                      : (p->depth_start > 0 ? pt_megakernel_sliced<true, false> : pt_megakernel_sliced<false, false>);
+    if (r->mega_blocks == 0) { // resident blocks of the sliced kernel on the whole device
         int sms = 0, per_sm = 0;
         CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, r->cfg.device));
         CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK_X * BLOCK_Y, 0));
@@ -362,7 +376,7 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
     }
     CUDA_TRY(cudaMemsetAsync(r->next, 0, sizeof(unsigned), r->stream));
     kernel<<<r->mega_blocks, BLOCK_X * BLOCK_Y, 0, r->stream>>>(r->k, *p, film, x0, y0, slices, r->slices,
-                                                                 r->slices_aov, r->next, r->counters);
+                                                                r->slices_aov, r->next, r->counters);
     CUDA_TRY(cudaGetLastError());
     film_merge_slices<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(film, slices, r->slices, r->slices_aov);
     CUDA_TRY(cudaGetLastError());
@@ -370,8 +384,7 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
 }
 
 // The pass's statistics (counters) to the host; waits for the pass.
-static int read_counters(cuda_renderer *r, uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err,
-                         size_t errlen) {
+static int read_counters(cuda_renderer *r, uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err, size_t errlen) {
     unsigned long long *c = r->host_counters;
     CUDA_TRY(cudaMemcpyAsync(c, r->counters, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, r->stream));
     CUDA_TRY(cudaStreamSynchronize(r->stream));
@@ -397,7 +410,7 @@ extern "C" int cuda_renderer_pass(cuda_renderer *r, const kpass *p, uint64_t *ra
 // device's float ones (exact both ways for sums that came from the device).
 static int tile_up(cuda_renderer *r, float *dev, const double *host, size_t n, char *err, size_t errlen) {
     float *tmp = (float *)r->pinned;
-    CUDA_TRY(cudaStreamSynchronize(r->stream));   // the staging buffer is free again
+    CUDA_TRY(cudaStreamSynchronize(r->stream)); // the staging buffer is free again
     for (size_t i = 0; i < n; ++i) tmp[i] = (float)host[i];
     CUDA_TRY(cudaMemcpyAsync(dev, tmp, n * sizeof(float), cudaMemcpyHostToDevice, r->stream));
     return 0;
@@ -412,8 +425,8 @@ static int tile_down(cuda_renderer *r, double *host, const float *dev, size_t n,
 }
 
 extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double *sum, uint32_t *count, double *lum2,
-                                       int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad,
-                                       uint64_t *samples, char *err, size_t errlen) {
+                                       int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples,
+                                       char *err, size_t errlen) {
     if (tw <= 0 || th <= 0 || x0 < 0 || y0 < 0 || x0 + tw > r->width || y0 + th > r->height) {
         snprintf(err, errlen, "CUDA: a %dx%d tile at (%d, %d) outside the %dx%d image", tw, th, x0, y0, r->width,
                  r->height);
@@ -444,7 +457,7 @@ extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double 
     f.sum = r->tile_accum;
     f.count = r->tile_count;
     f.lum2 = r->tile_lum2;
-    f.aov = NULL;   // backend_multi refuses AOVs
+    f.aov = NULL; // backend_multi refuses AOVs
     f.width = tw;
     f.height = th;
     if (megakernel_pass(r, p, f, x0, y0, err, errlen) || read_counters(r, rays, bad, samples, err, errlen) ||
@@ -512,7 +525,7 @@ extern "C" int cuda_renderer_tonemap8(cuda_renderer *r, int op, float scale, uns
     size_t npix = (size_t)r->width * (size_t)r->height;
     if (!r->rgb8) CUDA_TRY(cudaMalloc(&r->rgb8, 3 * npix));
     tonemap8_kernel<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(r->accum, r->count, r->rgb8, npix, op,
-                                                                            scale);
+                                                                           scale);
     CUDA_TRY(cudaGetLastError());
     return read_pinned(r, rgb8, r->rgb8, 3 * npix, err, errlen);
 }
@@ -535,7 +548,10 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
     size_t n = (size_t)r->width * (size_t)r->height * 3u;
     CUDA_TRY(cudaStreamSynchronize(r->stream));
     float *tmp = (float *)calloc(r->aov ? n / 3u * AOV_FLOATS : n, sizeof(float));
-    if (!tmp) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < n; ++i) tmp[i] = (float)accum[i];
     cudaError_t e = cudaMemcpy(r->accum, tmp, n * sizeof(float), cudaMemcpyHostToDevice);
     if (e == cudaSuccess) {
@@ -549,7 +565,10 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
     }
     free(tmp);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) { snprintf(err, errlen, "CUDA: restoring the image: %s", cudaGetErrorString(e)); return -1; }
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "CUDA: restoring the image: %s", cudaGetErrorString(e));
+        return -1;
+    }
     return 0;
 }
 
@@ -558,8 +577,8 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
 // takes the next 32 rays from a global counter until none are left, so that no warp waits for
 // a new block to be scheduled behind a slow one.
 __global__ void __launch_bounds__(TRACE_BLOCK, TRACE_MIN_BLOCKS)
-trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsigned n, unsigned width, int any_hit,
-             unsigned *next, unsigned long long *hits, float *tsum) {
+    trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsigned n, unsigned width, int any_hit,
+                 unsigned *next, unsigned long long *hits, float *tsum) {
     unsigned lane = threadIdx.x & 31u, nhits = 0;
     float t = 0.0f;
     for (;;) {
@@ -577,15 +596,20 @@ trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsign
         }
 #endif
         if (i < n) {
-            ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]),
-                             tmax[i]);
+            ray r =
+                make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]);
             hit h;
             // the loop specialised per node layout and ray kind (uniform branches)
-            int got = k.node_layout == KNODES_CW8
-                          ? (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_CW8) : trace_ray_inline(&k, r, &h, 0, 0, KNODES_CW8))
-                          : (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_WIDE) : trace_ray_inline(&k, r, &h, 0, 0, KNODES_WIDE));
-            if (any_hit) nhits += (unsigned)got;
-            else if (got) { nhits++; t += h.t; }
+            int got = k.node_layout == KNODES_CW8 ? (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_CW8)
+                                                             : trace_ray_inline(&k, r, &h, 0, 0, KNODES_CW8))
+                                                  : (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_WIDE)
+                                                             : trace_ray_inline(&k, r, &h, 0, 0, KNODES_WIDE));
+            if (any_hit)
+                nhits += (unsigned)got;
+            else if (got) {
+                nhits++;
+                t += h.t;
+            }
         }
     }
     for (int off = 16; off > 0; off >>= 1) {
@@ -594,13 +618,13 @@ trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsign
     }
     if (lane == 0) {
         atomicAdd(hits, (unsigned long long)nhits);
-        atomicAdd(&tsum[(blockIdx.x * (TRACE_BLOCK / 32) + threadIdx.x / 32) & 1023], t);   // spread
+        atomicAdd(&tsum[(blockIdx.x * (TRACE_BLOCK / 32) + threadIdx.x / 32) & 1023], t); // spread
     }
 }
 
 extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n,
-                               unsigned width, int any_hit, int runs, double *seconds, uint64_t *hits, double *tsum, char *err,
-                               size_t errlen) {
+                               unsigned width, int any_hit, int runs, double *seconds, uint64_t *hits, double *tsum,
+                               char *err, size_t errlen) {
     float *dev_o = NULL, *dev_d = NULL, *dev_t = NULL, *dev_sum = NULL;
     unsigned long long *dev_hits = NULL;
     unsigned *dev_next = NULL;
@@ -610,8 +634,14 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     double times[64];
     if (runs > 64) runs = 64;
     CUDA_USE_DEVICE(r);
-#define TRY(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-        snprintf(err, errlen, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_)); goto done; } } while (0)
+#define TRY(call)                                                                                                      \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) {                                                                                       \
+            snprintf(err, errlen, "CUDA: %s failed: %s", #call, cudaGetErrorString(e_));                               \
+            goto done;                                                                                                 \
+        }                                                                                                              \
+    } while (0)
     TRY(cudaMalloc(&dev_o, n * 3 * sizeof(float)));
     TRY(cudaMalloc(&dev_d, n * 3 * sizeof(float)));
     TRY(cudaMalloc(&dev_t, n * sizeof(float)));
@@ -622,7 +652,10 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, trace_kernel, TRACE_BLOCK, 0));
     if (per_sm < 1) per_sm = 1;
-    if (!TRACE_PERSISTENT) { sms = (int)((n + TRACE_BLOCK - 1) / TRACE_BLOCK); per_sm = 1; }
+    if (!TRACE_PERSISTENT) {
+        sms = (int)((n + TRACE_BLOCK - 1) / TRACE_BLOCK);
+        per_sm = 1;
+    }
     TRY(cudaMemcpy(dev_o, o, n * 3 * sizeof(float), cudaMemcpyHostToDevice));
     TRY(cudaMemcpy(dev_d, d, n * 3 * sizeof(float), cudaMemcpyHostToDevice));
     TRY(cudaMemcpy(dev_t, tmax, n * sizeof(float), cudaMemcpyHostToDevice));
@@ -633,8 +666,8 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
         TRY(cudaMemset(dev_hits, 0, sizeof(unsigned long long)));
         TRY(cudaMemset(dev_next, 0, sizeof(unsigned)));
         TRY(cudaEventRecord(e0));
-        trace_kernel<<<(unsigned)(sms * per_sm), TRACE_BLOCK>>>(r->k, dev_o, dev_d, dev_t, (unsigned)n, width, any_hit, dev_next,
-                                                               dev_hits, dev_sum);
+        trace_kernel<<<(unsigned)(sms * per_sm), TRACE_BLOCK>>>(r->k, dev_o, dev_d, dev_t, (unsigned)n, width, any_hit,
+                                                                dev_next, dev_hits, dev_sum);
         TRY(cudaGetLastError());
         TRY(cudaEventRecord(e1));
         TRY(cudaEventSynchronize(e1));
@@ -649,8 +682,12 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
         TRY(cudaMemcpy(sums, dev_sum, sizeof sums, cudaMemcpyDeviceToHost));
         double total = 0.0;
         for (int i = 0; i < 1024; ++i) total += sums[i];
-        for (int i = 1; i < runs; ++i)   // median
-            for (int j = i; j > 0 && times[j - 1] > times[j]; --j) { double x = times[j]; times[j] = times[j - 1]; times[j - 1] = x; }
+        for (int i = 1; i < runs; ++i) // median
+            for (int j = i; j > 0 && times[j - 1] > times[j]; --j) {
+                double x = times[j];
+                times[j] = times[j - 1];
+                times[j - 1] = x;
+            }
         *seconds = times[runs / 2];
         *hits = h;
         *tsum = total;
@@ -658,7 +695,12 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     }
 #undef TRY
 done:
-    cudaFree(dev_o); cudaFree(dev_d); cudaFree(dev_t); cudaFree(dev_sum); cudaFree(dev_hits); cudaFree(dev_next);
+    cudaFree(dev_o);
+    cudaFree(dev_d);
+    cudaFree(dev_t);
+    cudaFree(dev_sum);
+    cudaFree(dev_hits);
+    cudaFree(dev_next);
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
     return rc;

@@ -23,14 +23,14 @@ typedef struct cuda_renderer cuda_renderer;
 enum { CUDA_MODE_MEGA = 0, CUDA_MODE_WAVEFRONT = 1 };
 enum { CUDA_BVH_SAH = 0, CUDA_BVH_LBVH = 1, CUDA_BVH_CW8 = 2 };
 typedef struct cuda_config {
-    int mode;        /* CUDA_MODE_* */
-    int bvh;         /* CUDA_BVH_*: SAH = the host's 4-wide build uploaded; LBVH = built on the GPU;
+    int mode;      /* CUDA_MODE_* */
+    int bvh;       /* CUDA_BVH_*: SAH = the host's 4-wide build uploaded; LBVH = built on the GPU;
                         CW8 = the host's 8-wide build, compressed (cw8_node) */
-    uint32_t pool;   /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
-    int device;      /* the CUDA device (index); every call on the renderer makes it the calling
+    uint32_t pool; /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
+    int device;    /* the CUDA device (index); every call on the renderer makes it the calling
                         thread's current device, so one host thread per device can drive its own
                         renderer, and several renderers may share a device */
-    int aov;         /* the film has AOV planes (kernel/aov.h) */
+    int aov;       /* the film has AOV planes (kernel/aov.h) */
 } cuda_config;
 
 /* --gpu-bvh sah: the host's binned SAH build with the leaf cost counted per primitive (a GPU
@@ -43,13 +43,16 @@ typedef struct cuda_config {
 
 /* An LBVH built on the GPU, copied to the host (tests, statistics). Free with cuda_bvh_out_free. */
 typedef struct cuda_bvh_out {
-    struct bvh4_node *nodes; size_t nnodes;
-    uint32_t *prim_ids; size_t nprims;   /* leaf order of the binary tree's leaves */
-    struct bvh_leaf4 *leaves; size_t nleaf4;   /* the 4-wide nodes' leaf blocks */
-    int max_depth;               /* of the 4-wide tree */
-    double gpu_seconds;          /* Morton codes, sort, hierarchy, bounds (CUDA events) */
-    double collapse_seconds;     /* binary tree -> 4-wide nodes (host, shared with the SAH builder) */
-    double total_seconds;        /* bounds upload to 4-wide nodes ready on the GPU (wall clock) */
+    struct bvh4_node *nodes;
+    size_t nnodes;
+    uint32_t *prim_ids;
+    size_t nprims; /* leaf order of the binary tree's leaves */
+    struct bvh_leaf4 *leaves;
+    size_t nleaf4;           /* the 4-wide nodes' leaf blocks */
+    int max_depth;           /* of the 4-wide tree */
+    double gpu_seconds;      /* Morton codes, sort, hierarchy, bounds (CUDA events) */
+    double collapse_seconds; /* binary tree -> 4-wide nodes (host, shared with the SAH builder) */
+    double total_seconds;    /* bounds upload to 4-wide nodes ready on the GPU (wall clock) */
 } cuda_bvh_out;
 void cuda_bvh_out_free(cuda_bvh_out *o);
 
@@ -85,9 +88,9 @@ int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, 
  * (render_cuda.cu, MEGA_FILL_ITEMS): tiles of a pass give the whole-image pass's image bit for
  * bit where both splits are one slice per sample, else within double rounding of its sums.
  * Always the megakernel; no AOV planes (backend_multi refuses AOVs). */
-int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2,
-                            int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples,
-                            char *err, size_t errlen);
+int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2, int tw,
+                            int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err,
+                            size_t errlen);
 /* Copies the accumulation (width*height*3 sums), the per-pixel sample counts, squared
  * luminance sums and, where the film has them and aov is not NULL, the AOV sums
  * (width*height*AOV_FLOATS) to / from the host. */
@@ -115,8 +118,7 @@ void cuda_vcm_free(cuda_vcm *v);
  * rays are uploaded once, before timing), the hit count and the sum of hit distances. width > 0:
  * the rays are an image of that width in row-major order (a warp then takes an 8x4 tile). */
 int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n, unsigned width,
-                    int any_hit,
-                    int runs, double *seconds, uint64_t *hits, double *tsum, char *err, size_t errlen);
+                    int any_hit, int runs, double *seconds, uint64_t *hits, double *tsum, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -37,15 +37,15 @@ struct cuda_vcm {
     int algorithm, max_path_length, merge_everywhere;
     float radius, alpha;
     uint32_t seed, npaths;
-    int maxv;                     // light vertex (and splat) slots per light sub-path
-    int maxq;                     // merge query slots per camera sub-path (0 without merging)
-    vcm_vertex *verts;            // npaths * maxv
-    int32_t *nverts;              // per light sub-path
-    vcm_splat *splats;            // npaths * maxv, each thread's until it has added them
-    float *splat_img;             // 3 * npaths: light tracing's splats (atomics)
-    float *cam_img;               // 3 * npaths: camera sub-paths and merges (one thread per pixel)
-    vcm_merge_query *queries;     // npaths * maxq
-    uint32_t *nqueries;           // per pixel
+    int maxv;                 // light vertex (and splat) slots per light sub-path
+    int maxq;                 // merge query slots per camera sub-path (0 without merging)
+    vcm_vertex *verts;        // npaths * maxv
+    int32_t *nverts;          // per light sub-path
+    vcm_splat *splats;        // npaths * maxv, each thread's until it has added them
+    float *splat_img;         // 3 * npaths: light tracing's splats (atomics)
+    float *cam_img;           // 3 * npaths: camera sub-paths and merges (one thread per pixel)
+    vcm_merge_query *queries; // npaths * maxq
+    uint32_t *nqueries;       // per pixel
     // merging vertices (position + photon), their buckets, and the grid's copies in bucket order
     vec3 *ppos;
     vcm_photon *photons;
@@ -53,12 +53,12 @@ struct cuda_vcm {
     vec3 *cell_pos;
     vcm_photon *cell_photons;
     size_t cap_photons;
-    uint32_t *cell_count, *cell_start, *cursor;   // ncells + 1 each
+    uint32_t *cell_count, *cell_start, *cursor; // ncells + 1 each
     size_t cap_cells;
     void *scan_tmp;
     size_t scan_tmp_bytes;
-    unsigned long long *counters;       // rays, merging vertices
-    unsigned long long *host_counters;  // pinned
+    unsigned long long *counters;      // rays, merging vertices
+    unsigned long long *host_counters; // pinned
     // CAUSTIC_VCM_PROFILE=1: CUDA events around each pass, the per-iteration means printed at
     // the end (the host waits for every iteration then, so only for measuring)
     int profile;
@@ -94,12 +94,21 @@ extern "C" void cuda_vcm_free(cuda_vcm *v) {
     }
     for (int k = 0; k <= VCM_NPASS; ++k)
         if (v->ev[k]) cudaEventDestroy(v->ev[k]);
-    cudaFree(v->verts); cudaFree(v->nverts); cudaFree(v->splats);
-    cudaFree(v->splat_img); cudaFree(v->cam_img);
-    cudaFree(v->queries); cudaFree(v->nqueries);
-    cudaFree(v->ppos); cudaFree(v->photons); cudaFree(v->photon_bucket);
-    cudaFree(v->cell_pos); cudaFree(v->cell_photons);
-    cudaFree(v->cell_count); cudaFree(v->cell_start); cudaFree(v->cursor);
+    cudaFree(v->verts);
+    cudaFree(v->nverts);
+    cudaFree(v->splats);
+    cudaFree(v->splat_img);
+    cudaFree(v->cam_img);
+    cudaFree(v->queries);
+    cudaFree(v->nqueries);
+    cudaFree(v->ppos);
+    cudaFree(v->photons);
+    cudaFree(v->photon_bucket);
+    cudaFree(v->cell_pos);
+    cudaFree(v->cell_photons);
+    cudaFree(v->cell_count);
+    cudaFree(v->cell_start);
+    cudaFree(v->cursor);
     cudaFree(v->scan_tmp);
     cudaFree(v->counters);
     cudaFreeHost(v->host_counters);
@@ -114,7 +123,10 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int al
         return NULL;
     }
     cuda_vcm *v = (cuda_vcm *)calloc(1, sizeof(cuda_vcm));
-    if (!v) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     v->r = r;
     v->cam = *cam;
     v->algorithm = algorithm;
@@ -135,8 +147,8 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int al
         dev_alloc((void **)&v->splat_img, 3 * n * sizeof(float), "iteration image", err, errlen) ||
         dev_alloc((void **)&v->cam_img, 3 * n * sizeof(float), "iteration image", err, errlen) ||
         dev_alloc((void **)&v->nqueries, n * sizeof(uint32_t), "merge query counts", err, errlen) ||
-        (v->maxq && dev_alloc((void **)&v->queries, n * (size_t)v->maxq * sizeof(vcm_merge_query), "merge queries",
-                              err, errlen)) ||
+        (v->maxq && dev_alloc((void **)&v->queries, n * (size_t)v->maxq * sizeof(vcm_merge_query), "merge queries", err,
+                              errlen)) ||
         dev_alloc((void **)&v->counters, 2 * sizeof(unsigned long long), "counters", err, errlen)) {
         cuda_vcm_free(v);
         return NULL;
@@ -151,15 +163,19 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int al
     if (prof && *prof && strcmp(prof, "0")) {
         v->profile = 1;
         for (int k = 0; k <= VCM_NPASS; ++k)
-            if (cudaEventCreate(&v->ev[k]) != cudaSuccess) { cudaGetLastError(); v->ev[k] = NULL; v->profile = 0; }
+            if (cudaEventCreate(&v->ev[k]) != cudaSuccess) {
+                cudaGetLastError();
+                v->ev[k] = NULL;
+                v->profile = 0;
+            }
     }
     return v;
 }
 
 // ---- kernels ----------------------------------------------------------------------------------
 __global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
-vcm_light_kernel(kscene k, vcm_params p, uint64_t seed, uint32_t npaths, int maxv, vcm_vertex *verts, int32_t *nverts,
-                 vcm_splat *splats, float *splat_img, unsigned long long *counters) {
+    vcm_light_kernel(kscene k, vcm_params p, uint64_t seed, uint32_t npaths, int maxv, vcm_vertex *verts,
+                     int32_t *nverts, vcm_splat *splats, float *splat_img, unsigned long long *counters) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= npaths) return;
     pcg32 rng = vcm_light_rng(seed, i);
@@ -213,9 +229,9 @@ __global__ void vcm_scatter_kernel(uint32_t n, const uint32_t *bucket, const vec
 }
 
 __global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
-vcm_camera_kernel(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, uint32_t npaths, int maxv,
-                  const vcm_vertex *verts, const int32_t *nverts, int maxq, vcm_merge_query *queries,
-                  uint32_t *nqueries, float *cam_img, unsigned long long *counters) {
+    vcm_camera_kernel(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, uint32_t npaths, int maxv,
+                      const vcm_vertex *verts, const int32_t *nverts, int maxq, vcm_merge_query *queries,
+                      uint32_t *nqueries, float *cam_img, unsigned long long *counters) {
     uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
     if (pix >= npaths) return;
     int x = (int)(pix % (uint32_t)width), y = (int)(pix / (uint32_t)width);
@@ -224,7 +240,9 @@ vcm_camera_kernel(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, 
     vec3 c = vcm_trace_camera_path(&k, &p, &rng, x, y, verts + (size_t)pix * maxv, nverts[pix], &g,
                                    queries + (size_t)pix * maxq, &nq, (uint32_t)maxq, &rays);
     if (!vis_finite(c)) c = v3s(0.0f);
-    cam_img[3u * pix] = c.x; cam_img[3u * pix + 1] = c.y; cam_img[3u * pix + 2] = c.z;
+    cam_img[3u * pix] = c.x;
+    cam_img[3u * pix + 1] = c.y;
+    cam_img[3u * pix + 2] = c.z;
     nqueries[pix] = nq;
     atomicAdd(&counters[0], (unsigned long long)rays);
 }
@@ -232,15 +250,18 @@ vcm_camera_kernel(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, 
 // One thread per pixel evaluates its own camera sub-path's merge queries (no atomics: the pixel
 // is the thread's own).
 __global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
-vcm_merge_kernel(kscene k, vcm_params p, vcm_grid g, uint32_t npaths, int maxq, const vcm_merge_query *queries,
-                 const uint32_t *nqueries, float *cam_img) {
+    vcm_merge_kernel(kscene k, vcm_params p, vcm_grid g, uint32_t npaths, int maxq, const vcm_merge_query *queries,
+                     const uint32_t *nqueries, float *cam_img) {
     uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
     if (pix >= npaths) return;
     uint32_t nq = nqueries[pix];
     if (nq == 0) return;
     vec3 acc = v3s(0.0f);
-    for (uint32_t j = 0; j < nq; ++j) acc = vadd(acc, vcm_merge_query_eval(&k, &g, &p, &queries[(size_t)pix * maxq + j]));
-    cam_img[3u * pix] += acc.x; cam_img[3u * pix + 1] += acc.y; cam_img[3u * pix + 2] += acc.z;
+    for (uint32_t j = 0; j < nq; ++j)
+        acc = vadd(acc, vcm_merge_query_eval(&k, &g, &p, &queries[(size_t)pix * maxq + j]));
+    cam_img[3u * pix] += acc.x;
+    cam_img[3u * pix + 1] += acc.y;
+    cam_img[3u * pix + 2] += acc.z;
 }
 
 // One iteration into the film; its AOVs through a camera ray of their own (aov_camera_sample).
@@ -250,7 +271,8 @@ __global__ void vcm_accumulate_kernel(kscene k, camera cam, uint32_t it, uint32_
     if (pix >= npaths) return;
     const float *s = splat_img + 3u * pix, *c = cam_img + 3u * pix;
     aov_sample a;
-    if (film.aov) a = aov_camera_sample(&k, &cam, (int)(pix % (uint32_t)cam.width), (int)(pix / (uint32_t)cam.width), it, seed);
+    if (film.aov)
+        a = aov_camera_sample(&k, &cam, (int)(pix % (uint32_t)cam.width), (int)(pix / (uint32_t)cam.width), it, seed);
     film_add_iteration(&film, pix, v3(s[0] + c[0], s[1] + c[1], s[2] + c[2]), film.aov ? &a : NULL);
 }
 
@@ -263,7 +285,11 @@ static int reserve_photons(cuda_vcm *v, size_t n, char *err, size_t errlen) {
     if (n <= v->cap_photons) return 0;
     size_t cap = n + n / 4;
     cudaStreamSynchronize(v->r->stream);
-    cudaFree(v->ppos); cudaFree(v->photons); cudaFree(v->photon_bucket); cudaFree(v->cell_pos); cudaFree(v->cell_photons);
+    cudaFree(v->ppos);
+    cudaFree(v->photons);
+    cudaFree(v->photon_bucket);
+    cudaFree(v->cell_pos);
+    cudaFree(v->cell_photons);
     v->ppos = v->cell_pos = NULL;
     v->photons = v->cell_photons = NULL;
     v->photon_bucket = NULL;
@@ -281,12 +307,16 @@ static int reserve_photons(cuda_vcm *v, size_t n, char *err, size_t errlen) {
 static int reserve_cells(cuda_vcm *v, size_t ncells, char *err, size_t errlen) {
     if (ncells + 1 > v->cap_cells) {
         cudaStreamSynchronize(v->r->stream);
-        cudaFree(v->cell_count); cudaFree(v->cell_start); cudaFree(v->cursor); cudaFree(v->scan_tmp);
+        cudaFree(v->cell_count);
+        cudaFree(v->cell_start);
+        cudaFree(v->cursor);
+        cudaFree(v->scan_tmp);
         v->cell_count = v->cell_start = v->cursor = NULL;
         v->scan_tmp = NULL;
         v->cap_cells = 0;
         size_t bytes = (ncells + 1) * sizeof(uint32_t), tmp = 0;
-        CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, tmp, (const uint32_t *)NULL, (uint32_t *)NULL, (int64_t)(ncells + 1)));
+        CUDA_TRY(
+            cub::DeviceScan::ExclusiveSum(NULL, tmp, (const uint32_t *)NULL, (uint32_t *)NULL, (int64_t)(ncells + 1)));
         if (dev_alloc((void **)&v->cell_count, bytes, "merge grid", err, errlen) ||
             dev_alloc((void **)&v->cell_start, bytes, "merge grid", err, errlen) ||
             dev_alloc((void **)&v->cursor, bytes, "merge grid", err, errlen) ||
@@ -306,15 +336,18 @@ static int build_grid(cuda_vcm *v, const vcm_params *p, float radius, vcm_grid *
     unsigned long long n = 0;
     for (int attempt = 0; attempt < 2; ++attempt) {
         CUDA_TRY(cudaMemsetAsync(&v->counters[1], 0, sizeof(unsigned long long), st));
-        vcm_collect_kernel<<<blocks_for(v->npaths), VCM_BLOCK, 0, st>>>(*p, v->npaths, v->maxv, v->verts, v->nverts,
-                                                                      v->ppos, v->photons, v->cap_photons, v->counters);
+        vcm_collect_kernel<<<blocks_for(v->npaths), VCM_BLOCK, 0, st>>>(
+            *p, v->npaths, v->maxv, v->verts, v->nverts, v->ppos, v->photons, v->cap_photons, v->counters);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemcpyAsync(&v->host_counters[1], &v->counters[1], sizeof(unsigned long long),
                                  cudaMemcpyDeviceToHost, st));
         CUDA_TRY(cudaStreamSynchronize(st));
         n = v->host_counters[1];
         if (n <= v->cap_photons) break;
-        if (n > UINT32_MAX / 2) { snprintf(err, errlen, "too many merging vertices (%llu)", n); return -1; }
+        if (n > UINT32_MAX / 2) {
+            snprintf(err, errlen, "too many merging vertices (%llu)", n);
+            return -1;
+        }
         if (reserve_photons(v, (size_t)n, err, errlen)) return -1;
     }
     if (n == 0) return 0;
@@ -326,9 +359,10 @@ static int build_grid(cuda_vcm *v, const vcm_params *p, float radius, vcm_grid *
     CUDA_TRY(cudaGetLastError());
     size_t tmp = v->scan_tmp_bytes;
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(v->scan_tmp, tmp, v->cell_count, v->cell_start, (int64_t)g->ncells + 1, st));
-    CUDA_TRY(cudaMemcpyAsync(v->cursor, v->cell_start, (size_t)g->ncells * sizeof(uint32_t), cudaMemcpyDeviceToDevice, st));
+    CUDA_TRY(
+        cudaMemcpyAsync(v->cursor, v->cell_start, (size_t)g->ncells * sizeof(uint32_t), cudaMemcpyDeviceToDevice, st));
     vcm_scatter_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>((uint32_t)n, v->photon_bucket, v->ppos, v->photons,
-                                                          v->cursor, v->cell_pos, v->cell_photons);
+                                                            v->cursor, v->cell_pos, v->cell_photons);
     CUDA_TRY(cudaGetLastError());
     g->cell_start = v->cell_start;
     g->positions = v->cell_pos;
@@ -340,14 +374,14 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
     cuda_renderer *r = v->r;
     cudaStream_t st = r->stream;
     float radius = vcm_iteration_radius(v->radius, v->alpha, iteration);
-    vcm_params p = vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, v->merge_everywhere,
-                                   &v->cam);
+    vcm_params p =
+        vcm_make_params(v->algorithm, v->max_path_length, radius, (float)v->npaths, v->merge_everywhere, &v->cam);
     uint64_t seed = vcm_iteration_seed(v->seed, iteration);
     size_t n = v->npaths;
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_LIGHT], st));
     CUDA_TRY(cudaMemsetAsync(v->splat_img, 0, 3 * n * sizeof(float), st));
     vcm_light_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, p, seed, v->npaths, v->maxv, v->verts, v->nverts,
-                                                        v->splats, v->splat_img, v->counters);
+                                                          v->splats, v->splat_img, v->counters);
     CUDA_TRY(cudaGetLastError());
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_GRID], st));
     vcm_grid g;
@@ -356,18 +390,18 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
     int merging = p.use_vm && g.ncells > 0;
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_CAMERA], st));
     vcm_camera_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, p, g, seed, r->width, v->npaths, v->maxv, v->verts,
-                                                         v->nverts, merging ? v->maxq : 0, v->queries, v->nqueries,
-                                                         v->cam_img, v->counters);
+                                                           v->nverts, merging ? v->maxq : 0, v->queries, v->nqueries,
+                                                           v->cam_img, v->counters);
     CUDA_TRY(cudaGetLastError());
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_MERGE], st));
     if (merging) {
         vcm_merge_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, p, g, v->npaths, v->maxq, v->queries, v->nqueries,
-                                                            v->cam_img);
+                                                              v->cam_img);
         CUDA_TRY(cudaGetLastError());
     }
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_ACCUM], st));
-    vcm_accumulate_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, v->cam, iteration, v->seed, v->npaths, v->splat_img,
-                                                              v->cam_img, cuda_film(r));
+    vcm_accumulate_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, v->cam, iteration, v->seed, v->npaths,
+                                                               v->splat_img, v->cam_img, cuda_film(r));
     CUDA_TRY(cudaGetLastError());
     if (v->profile) {
         CUDA_TRY(cudaEventRecord(v->ev[VCM_NPASS], st));

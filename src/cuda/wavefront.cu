@@ -14,7 +14,7 @@
 
 #define WF_BLOCK 128
 #ifndef WF_MIN_BLOCKS
-#define WF_MIN_BLOCKS 1   // a cap of 8 (64 registers) measured 5 % slower (docs/PERFORMANCE.md)
+#define WF_MIN_BLOCKS 1 // a cap of 8 (64 registers) measured 5 % slower (docs/PERFORMANCE.md)
 #endif
 #define WF_EMPTY 0xffffffffu
 enum { C_JOB = WF_NQ, C_NCOUNTS = WF_NQ + 1 };
@@ -22,7 +22,7 @@ enum { C_JOB = WF_NQ, C_NCOUNTS = WF_NQ + 1 };
 struct wf_args {
     path_soa soa;
     uint32_t *pixel;
-    uint32_t *queues;   // WF_NQ queues of `pool` entries each
+    uint32_t *queues; // WF_NQ queues of `pool` entries each
     uint32_t *counts;
     uint32_t pool;
 };
@@ -44,8 +44,8 @@ __device__ __forceinline__ void wf_push(const wf_args &a, int q, uint32_t v) {
 // so float sums may differ in the last bits from the megakernel's), and the sample's AOVs where
 // the film has them (traced here, along the path's camera ray: aov_pass_sample), count rays and
 // samples.
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args a, kscene k, kpass pass,
-                                                           kfilm film, unsigned long long *counters) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
+    wf_accumulate(wf_args a, kscene k, kpass pass, kfilm film, unsigned long long *counters) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t rays = 0, bad = 0, taken = 0;
     if (i < a.counts[WF_Q_DONE]) {
@@ -64,7 +64,8 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args
                 film_aov_add(&s, &as);
                 for (int c = 0; c < AOV_FLOATS; ++c) atomicAdd(&film.aov[(size_t)AOV_FLOATS * pix + c], (float)s.v[c]);
             }
-            if (!film_sample(&l, pass.clamp)) bad = 1;
+            if (!film_sample(&l, pass.clamp))
+                bad = 1;
             else {
                 atomicAdd(&film.sum[3 * pix], l.x);
                 atomicAdd(&film.sum[3 * pix + 1], l.y);
@@ -87,8 +88,8 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_accumulate(wf_args
 
 // Free slots (the done queue) take the next jobs: job j is sample p.sample_begin + j / nact of
 // active pixel j % nact, so neighbouring threads start neighbouring pixels (coherent camera rays).
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a, kpass p, const uint32_t *active,
-                                                         uint32_t nact, uint64_t njobs, int width) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
+    wf_generate(wf_args a, kpass p, const uint32_t *active, uint32_t nact, uint64_t njobs, int width) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.counts[WF_Q_DONE] || a.counts[C_JOB] >= njobs) return;
     uint32_t slot = wf_queue(a, WF_Q_DONE)[i];
@@ -98,7 +99,7 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_generate(wf_args a
     if (lane == leader) base = atomicAdd(&a.counts[C_JOB], (uint32_t)__popc(m));
     base = __shfl_sync(m, base, leader);
     uint64_t job = (uint64_t)base + (uint64_t)__popc(m & ((1u << lane) - 1u));
-    if (job >= njobs) return;   // the slot stays empty
+    if (job >= njobs) return; // the slot stays empty
     uint32_t pix = active ? active[job % nact] : (uint32_t)(job % nact);
     uint32_t index = p.sample_begin + (uint32_t)(job / nact);
     path_state ps;
@@ -114,12 +115,12 @@ __device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, const
     path_state ps;
     path_soa_load(&a.soa, p, &ps);
     int next = stage == STAGE_INTERSECT ? stage_intersect(&ps, &k, &pass)
-             : stage == STAGE_SHADE     ? stage_shade(&ps, &k, &pass)
+               : stage == STAGE_SHADE   ? stage_shade(&ps, &k, &pass)
                                         : stage_shadow(&ps, &k);
     path_soa_store(&a.soa, p, &ps);
     int q = next == STAGE_INTERSECT ? WF_Q_ISECT
-          : next == STAGE_SHADE     ? WF_Q_SHADE + hit_material_kind(&k, ps.h.prim)
-          : next == STAGE_SHADOW    ? WF_Q_SHADOW
+            : next == STAGE_SHADE   ? WF_Q_SHADE + hit_material_kind(&k, ps.h.prim)
+            : next == STAGE_SHADOW  ? WF_Q_SHADOW
                                     : WF_Q_DONE;
     wf_push(a, q, p);
 }
@@ -131,8 +132,7 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_intersect(wf_args 
 }
 
 // One launch over all shade queues, one after another: a warp shades one material kind.
-__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
-wf_shade(wf_args a, kscene k, kpass p) {
+__global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shade(wf_args a, kscene k, kpass p) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     int q = WF_Q_SHADE;
     for (; q < WF_NQ; ++q) {
@@ -153,7 +153,10 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS) wf_shadow(wf_args a, 
 // Pass start: every slot is free.
 __global__ void wf_reset(wf_args a) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < a.pool) { a.pixel[i] = WF_EMPTY; wf_queue(a, WF_Q_DONE)[i] = i; }
+    if (i < a.pool) {
+        a.pixel[i] = WF_EMPTY;
+        wf_queue(a, WF_Q_DONE)[i] = i;
+    }
     if (i == 0) {
         for (int q = 0; q < C_NCOUNTS; ++q) a.counts[q] = 0;
         a.counts[WF_Q_DONE] = a.pool;
@@ -182,8 +185,8 @@ int wavefront_create(cuda_renderer *r, char *err, size_t errlen) {
     uint32_t npix = (uint32_t)r->width * (uint32_t)r->height;
     w->pool = r->cfg.pool ? r->cfg.pool : (npix < (1u << 20) ? (npix < 4096u ? 4096u : npix) : (1u << 20));
     w->pool = (w->pool + 31u) & ~31u;
-#define WF_ALLOC(type, name)                                                        \
-    CUDA_TRY(cudaMalloc((void **)&w->soa.name, (size_t)w->pool * sizeof(type)));     \
+#define WF_ALLOC(type, name)                                                                                           \
+    CUDA_TRY(cudaMalloc((void **)&w->soa.name, (size_t)w->pool * sizeof(type)));                                       \
     w->fields[w->nfields++] = (void *)w->soa.name;
     PATH_STATE_FIELDS(WF_ALLOC)
 #undef WF_ALLOC
@@ -273,10 +276,10 @@ int wavefront_pass(cuda_renderer *r, const kpass *p, char *err, size_t errlen) {
         uint32_t *nact_dev = w->counts + C_NCOUNTS;
         CUDA_TRY(cudaMemsetAsync(nact_dev, 0, sizeof(uint32_t), r->stream));
         wf_mark<<<(npix + 255) / 256, 256, 0, r->stream>>>(w->active, nact_dev, cuda_film(r), npix, b,
-                                                             p->adaptive_threshold, p->adaptive_min);
+                                                           p->adaptive_threshold, p->adaptive_min);
         CUDA_TRY(cudaGetLastError());
-        CUDA_TRY(cudaMemcpyAsync(w->host_counts + C_NCOUNTS, nact_dev, sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                 r->stream));
+        CUDA_TRY(
+            cudaMemcpyAsync(w->host_counts + C_NCOUNTS, nact_dev, sizeof(uint32_t), cudaMemcpyDeviceToHost, r->stream));
         CUDA_TRY(cudaStreamSynchronize(r->stream));
         uint32_t nact = w->host_counts[C_NCOUNTS];
         if (nact == 0) break;

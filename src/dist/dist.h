@@ -5,8 +5,6 @@
 #include <stdlib.h>
 
 /* Whether the environment says mpirun (Open MPI, or any PMIx launcher) started this process. */
-static inline int dist_launched(void) {
-    return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL;
-}
+static inline int dist_launched(void) { return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL; }
 
 #endif

@@ -39,7 +39,7 @@ enum { TAG_HELLO = 1, TAG_UNIT, TAG_RESULT, TAG_STOP };
 
 static struct {
     int started, rank, size;
-    int failed;                  /* a pass failed: the job ends (caustic_dist_stop aborts it) */
+    int failed; /* a pass failed: the job ends (caustic_dist_stop aborts it) */
     volatile sig_atomic_t *interrupt;
 } g;
 
@@ -71,24 +71,27 @@ void caustic_dist_stop(int failed) {
     /* after a failure only rank 0, which has saved what was finished, ends the job (the others
      * may wait on a rank that is gone); a failed worker just exits: an abort from it could kill
      * rank 0 before it has written the checkpoint */
-    else if (g.rank == 0 && g.size > 1) MPI_Abort(MPI_COMM_WORLD, 3);
+    else if (g.rank == 0 && g.size > 1)
+        MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
 /* ---- messages: a fixed header, then the unit's pixels ----------------------------------------- */
 typedef struct unit_msg {
-    kpass pass;                  /* the sample range: [begin, end) of the tile, or one iteration */
-    int32_t id, x0, y0, w, h;    /* the tile (the whole image for an iteration) */
+    kpass pass;               /* the sample range: [begin, end) of the tile, or one iteration */
+    int32_t id, x0, y0, w, h; /* the tile (the whole image for an iteration) */
     int32_t pad;
 } unit_msg;
 
 typedef struct result_msg {
-    int32_t id, status;          /* status != 0: the rank failed, why in err */
+    int32_t id, status; /* status != 0: the rank failed, why in err */
     uint64_t rays, bad, samples;
     double seconds;
     char err[240];
 } result_msg;
 
-typedef struct hello_msg { int32_t threads, pad; } hello_msg;
+typedef struct hello_msg {
+    int32_t threads, pad;
+} hello_msg;
 
 /* A tile's film packed after a header: sums, squared luminance (double), counts. */
 static size_t tile_bytes(int w, int h) { return (size_t)w * h * (4 * sizeof(double) + sizeof(uint32_t)); }
@@ -145,8 +148,10 @@ static int send_until(const void *buf, size_t n, int dest, int tag, double secon
         if (done) return 0;
         if (timer_now() > t_end || interrupted()) {
             MPI_Cancel(&rq);
-            if (interrupted()) snprintf(err, errlen, "rank %d: interrupted while sending to rank %d", g.rank, dest);
-            else snprintf(err, errlen, "rank %d did not take a message within %.0f s", dest, seconds);
+            if (interrupted())
+                snprintf(err, errlen, "rank %d: interrupted while sending to rank %d", g.rank, dest);
+            else
+                snprintf(err, errlen, "rank %d did not take a message within %.0f s", dest, seconds);
             return -1;
         }
         nap();
@@ -159,7 +164,10 @@ static int recv_probed(const MPI_Status *st, unsigned char **buf, size_t *cap, s
     MPI_Get_count(st, MPI_BYTE, &n);
     if ((size_t)n > *cap) {
         unsigned char *p = realloc(*buf, (size_t)n);
-        if (!p) { snprintf(err, errlen, "out of memory for a %d-byte message", n); return -1; }
+        if (!p) {
+            snprintf(err, errlen, "out of memory for a %d-byte message", n);
+            return -1;
+        }
         *buf = p;
         *cap = (size_t)n;
     }
@@ -175,17 +183,17 @@ static int recv_probed(const MPI_Status *st, unsigned char **buf, size_t *cap, s
 /* ---- the layer -------------------------------------------------------------------------------- */
 typedef struct dist {
     int bidir, width, height;
-    const backend_ops *inner;    /* the local backend (every rank renders) */
+    const backend_ops *inner; /* the local backend (every rank renders) */
     void *ib;
-    kfilm film;                  /* rank 0: every sample */
-    kfilm scratch;               /* bidirectional: an empty film for one iteration */
-    unsigned char *buf;          /* messages */
+    kfilm film;         /* rank 0: every sample */
+    kfilm scratch;      /* bidirectional: an empty film for one iteration */
+    unsigned char *buf; /* messages */
     size_t cap;
-    int tile;                    /* rank 0, path tracing: tile side */
-    int threads;                 /* rank 0: every rank's threads, summed */
-    char *ready;                 /* rank 0: per rank, said hello */
-    double slowest;              /* rank 0: the slowest unit so far (seconds), for the time-out */
-    double *rate;                /* rank 0: per rank, samples per second in its last unit */
+    int tile;       /* rank 0, path tracing: tile side */
+    int threads;    /* rank 0: every rank's threads, summed */
+    char *ready;    /* rank 0: per rank, said hello */
+    double slowest; /* rank 0: the slowest unit so far (seconds), for the time-out */
+    double *rate;   /* rank 0: per rank, samples per second in its last unit */
     /* rank 0, what the other ranks' units cost beyond rendering (CAUSTIC_DIST_STATS=1 prints it):
      * the round trip (packing, sending, receiving, unpacking) less the rank's rendering time */
     uint64_t units_local, units_remote, bytes;
@@ -202,7 +210,9 @@ typedef struct dist {
 
 /* The local backend: the first entry after this layer that renders d on the device asked for. */
 static const backend_ops *inner_ops(const backend_desc *d, char *err, size_t errlen) {
-    const char *want = d->opt->device == CAUSTIC_DEVICE_CPU ? "cpu" : d->opt->device == CAUSTIC_DEVICE_CUDA ? "cuda" : NULL;
+    const char *want = d->opt->device == CAUSTIC_DEVICE_CPU    ? "cpu"
+                       : d->opt->device == CAUSTIC_DEVICE_CUDA ? "cuda"
+                                                               : NULL;
     snprintf(err, errlen, "no backend renders --integrator %s", caustic_integrator_name(d->opt->integrator));
     for (int i = 0; backend_table[i]; ++i) {
         const backend_ops *ops = backend_table[i];
@@ -210,7 +220,10 @@ static const backend_ops *inner_ops(const backend_desc *d, char *err, size_t err
         char why[512];
         int sup = ops->supports(d, why, sizeof why);
         if (sup == 0) continue;
-        if (sup < 0) { snprintf(err, errlen, "%s", why); continue; }
+        if (sup < 0) {
+            snprintf(err, errlen, "%s", why);
+            continue;
+        }
         if (d->opt->integrator == CAUSTIC_INTEGRATOR_PT && !ops->pass_tile) {
             /* a backend without tile passes cannot take path tracing's units */
             snprintf(err, errlen, "distributed path tracing needs tile passes, which backend %s lacks", ops->name);
@@ -262,10 +275,11 @@ static void dist_free(void *p) {
         return;
     }
     if (g.rank == 0 && getenv("CAUSTIC_DIST_STATS") && b->units_remote)
-        fprintf(stderr, "caustic: dist: %llu units on rank 0, %llu on the other ranks: %.1f MiB moved, overhead "
-                "%.3f ms per unit (%.2f %% of their rendering time)\n", (unsigned long long)b->units_local,
-                (unsigned long long)b->units_remote, b->bytes / 1048576.0, 1e3 * b->overhead / b->units_remote,
-                b->rendering > 0 ? 100.0 * b->overhead / b->rendering : 0.0);
+        fprintf(stderr,
+                "caustic: dist: %llu units on rank 0, %llu on the other ranks: %.1f MiB moved, overhead "
+                "%.3f ms per unit (%.2f %% of their rendering time)\n",
+                (unsigned long long)b->units_local, (unsigned long long)b->units_remote, b->bytes / 1048576.0,
+                1e3 * b->overhead / b->units_remote, b->rendering > 0 ? 100.0 * b->overhead / b->rendering : 0.0);
     if (g.rank == 0 && !g.failed) {
         /* the render is over: the other ranks' caustic_render returns */
         char err[256];
@@ -315,7 +329,10 @@ static void *local_main(void *p) {
 
 static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
     dist *b = calloc(1, sizeof *b);
-    if (!b) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!b) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     b->bidir = d->opt->integrator != CAUSTIC_INTEGRATOR_PT;
     b->width = d->width;
     b->height = d->height;
@@ -368,7 +385,11 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
 /* ---- rank 0 ----------------------------------------------------------------------------------- */
 /* A tile and the samples of the pass it still needs, [begin, end); a unit in flight renders
  * [begin, cut). Bidirectional: one iteration. */
-typedef struct job { int x0, y0, w, h; uint32_t begin, end, cut; int busy; } job;
+typedef struct job {
+    int x0, y0, w, h;
+    uint32_t begin, end, cut;
+    int busy;
+} job;
 
 /* The longest a unit should take on the rank that gets it, at that rank's measured speed: the
  * slowest ranks then hold up the end of a pass for at most this long. */
@@ -398,7 +419,10 @@ static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size
     u.pass.sample_begin = j->begin;
     u.pass.sample_end = j->cut;
     u.id = (int32_t)k;
-    u.x0 = j->x0; u.y0 = j->y0; u.w = j->w; u.h = j->h;
+    u.x0 = j->x0;
+    u.y0 = j->y0;
+    u.w = j->w;
+    u.h = j->h;
     memcpy(*buf, &u, sizeof u);
     if (!b->bidir) {
         kfilm tv = tile_view(*buf + sizeof u, j->w, j->h);
@@ -410,9 +434,9 @@ static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size
 typedef struct pass_state {
     job *jobs;
     size_t njobs, applied;
-    double *rate;                /* per rank: samples per second (0 = not measured yet) */
-    float **pending;             /* bidirectional: iterations that came before their predecessors */
-    int *holds;                  /* per rank: the job it renders, or -1 */
+    double *rate;    /* per rank: samples per second (0 = not measured yet) */
+    float **pending; /* bidirectional: iterations that came before their predecessors */
+    int *holds;      /* per rank: the job it renders, or -1 */
 } pass_state;
 
 /* The next unit for rank r: the first tile that needs samples and has none in flight, cut to
@@ -438,22 +462,38 @@ static int next_unit(const dist *b, pass_state *ps, int r) {
 static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg, size_t len, backend_stats *st,
                        int *finished, char *err, size_t errlen) {
     result_msg res;
-    if (len < sizeof res) { snprintf(err, errlen, "rank %d sent a short result (%zu bytes)", r, len); return -1; }
+    if (len < sizeof res) {
+        snprintf(err, errlen, "rank %d sent a short result (%zu bytes)", r, len);
+        return -1;
+    }
     memcpy(&res, msg, sizeof res);
-    if (res.status) { snprintf(err, errlen, "rank %d: %s", r, res.err); return -1; }
-    if (res.id != ps->holds[r]) { snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, ps->holds[r]); return -1; }
+    if (res.status) {
+        snprintf(err, errlen, "rank %d: %s", r, res.err);
+        return -1;
+    }
+    if (res.id != ps->holds[r]) {
+        snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, ps->holds[r]);
+        return -1;
+    }
     job *j = &ps->jobs[res.id];
     size_t npix = (size_t)b->width * b->height;
     size_t want = sizeof res + (b->bidir ? 3 * npix * sizeof(float) : tile_bytes(j->w, j->h));
-    if (len != want) { snprintf(err, errlen, "rank %d returned %zu bytes, not %zu", r, len, want); return -1; }
+    if (len != want) {
+        snprintf(err, errlen, "rank %d returned %zu bytes, not %zu", r, len, want);
+        return -1;
+    }
     if (b->bidir) {
         ps->pending[res.id] = malloc(3 * npix * sizeof(float));
-        if (!ps->pending[res.id]) { snprintf(err, errlen, "out of memory"); return -1; }
+        if (!ps->pending[res.id]) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         memcpy(ps->pending[res.id], msg + sizeof res, 3 * npix * sizeof(float));
         /* iterations reach the film in index order, as in one process (film_add_iteration) */
         for (; ps->applied < ps->njobs && ps->pending[ps->applied]; ++ps->applied) {
             const float *c = ps->pending[ps->applied];
-            for (size_t i = 0; i < npix; ++i) film_add_iteration(&b->film, i, v3(c[3 * i], c[3 * i + 1], c[3 * i + 2]), NULL);
+            for (size_t i = 0; i < npix; ++i)
+                film_add_iteration(&b->film, i, v3(c[3 * i], c[3 * i + 1], c[3 * i + 2]), NULL);
             free(ps->pending[ps->applied]);
             ps->pending[ps->applied] = NULL;
         }
@@ -530,7 +570,10 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
     double *since = malloc((size_t)g.size * sizeof(double));
     size_t done = 0;
     int rc = 0;
-    if (!jobs || !ps.holds || !since || (b->bidir && !ps.pending)) { snprintf(err, errlen, "out of memory"); rc = -1; }
+    if (!jobs || !ps.holds || !since || (b->bidir && !ps.pending)) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
     for (int r = 0; rc == 0 && r < g.size; ++r) ps.holds[r] = -1;
     while (rc == 0 && done < njobs) {
         /* rank 0's own thread: take its result, give it the next unit */
@@ -538,10 +581,17 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         int local_done = b->local_done, local_idle = !b->local_has_unit;
         pthread_mutex_unlock(&b->lock);
         if (local_done) {
-            b->local_done = 0;   /* the thread is idle: it touches nothing until it gets a unit */
-            if (b->local_out_len == 0) { snprintf(err, errlen, "rank 0: out of memory for a result"); rc = -1; break; }
+            b->local_done = 0; /* the thread is idle: it touches nothing until it gets a unit */
+            if (b->local_out_len == 0) {
+                snprintf(err, errlen, "rank 0: out of memory for a result");
+                rc = -1;
+                break;
+            }
             int finished = 0;
-            if (take_result(b, &ps, 0, b->local_out, b->local_out_len, st, &finished, err, errlen)) { rc = -1; break; }
+            if (take_result(b, &ps, 0, b->local_out, b->local_out_len, st, &finished, err, errlen)) {
+                rc = -1;
+                break;
+            }
             b->units_local++;
             done += (size_t)finished;
             continue;
@@ -549,7 +599,11 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         int k;
         if (local_idle && ps.holds[0] < 0 && (k = next_unit(b, &ps, 0)) >= 0) {
             size_t len = unit_write(b, pass, jobs, (size_t)k, &b->local_in, &b->local_in_cap);
-            if (!len) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
+            if (!len) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
             ps.holds[0] = k;
             pthread_mutex_lock(&b->lock);
             b->local_has_unit = 1;
@@ -561,8 +615,15 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             if (!b->ready[r] || ps.holds[r] >= 0 || (k = next_unit(b, &ps, r)) < 0) continue;
             since[r] = timer_now();
             size_t len = unit_write(b, pass, jobs, (size_t)k, &b->buf, &b->cap);
-            if (!len) { snprintf(err, errlen, "out of memory"); rc = -1; break; }
-            if (send_until(b->buf, len, r, TAG_UNIT, unit_timeout(b), err, errlen)) { rc = -1; break; }
+            if (!len) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
+            if (send_until(b->buf, len, r, TAG_UNIT, unit_timeout(b), err, errlen)) {
+                rc = -1;
+                break;
+            }
             ps.holds[r] = k;
             b->bytes += len;
         }
@@ -577,7 +638,8 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         }
         if (!flag) {
             if (interrupted()) {
-                snprintf(err, errlen, "interrupted while ranks rendered (a rank that ended makes mpirun stop the job: "
+                snprintf(err, errlen,
+                         "interrupted while ranks rendered (a rank that ended makes mpirun stop the job: "
                          "its message names the rank)");
                 rc = -1;
                 break;
@@ -585,15 +647,20 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             double now = timer_now(), limit = unit_timeout(b);
             for (int r = 1; r < g.size && !rc; ++r)
                 if (ps.holds[r] >= 0 && now - since[r] > limit) {
-                    snprintf(err, errlen, "rank %d stopped answering (no result for %.0f s); stopping with the %zu "
-                             "work units that came back", r, now - since[r], done);
+                    snprintf(err, errlen,
+                             "rank %d stopped answering (no result for %.0f s); stopping with the %zu "
+                             "work units that came back",
+                             r, now - since[r], done);
                     rc = -1;
                 }
             if (!rc) nap();
             continue;
         }
         size_t len;
-        if (recv_probed(&ms, &b->buf, &b->cap, &len, err, errlen)) { rc = -1; break; }
+        if (recv_probed(&ms, &b->buf, &b->cap, &len, err, errlen)) {
+            rc = -1;
+            break;
+        }
         int r = ms.MPI_SOURCE;
         if (ms.MPI_TAG == TAG_HELLO && len >= sizeof(hello_msg)) {
             hello_msg h;
@@ -611,7 +678,10 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         memset(&res, 0, sizeof res);
         if (len >= sizeof res) memcpy(&res, b->buf, sizeof res);
         int finished = 0;
-        if (take_result(b, &ps, r, b->buf, len, st, &finished, err, errlen)) { rc = -1; break; }
+        if (take_result(b, &ps, r, b->buf, len, st, &finished, err, errlen)) {
+            rc = -1;
+            break;
+        }
         b->units_remote++;
         b->bytes += len;
         b->overhead += timer_now() - since[r] - res.seconds;
@@ -630,7 +700,8 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
 }
 
 static int dist_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     const dist *b = p;
     size_t n = (size_t)b->width * b->height;
     memcpy(dst->sum, b->film.sum, 3 * n * sizeof(double));
@@ -641,7 +712,10 @@ static int dist_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
 
 static int dist_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
     dist *b = p;
-    if (g.rank != 0) { snprintf(err, errlen, "only rank 0 holds the film"); return -1; }
+    if (g.rank != 0) {
+        snprintf(err, errlen, "only rank 0 holds the film");
+        return -1;
+    }
     size_t n = (size_t)b->width * b->height;
     memcpy(b->film.sum, src->sum, 3 * n * sizeof(double));
     memcpy(b->film.lum2, src->lum2, n * sizeof(double));
@@ -724,12 +798,19 @@ static int dist_serve(void *p, char *err, size_t errlen) {
             break;
         }
         if (!flag) {
-            if (interrupted()) { snprintf(err, errlen, "rank %d: interrupted", g.rank); rc = -1; break; }
+            if (interrupted()) {
+                snprintf(err, errlen, "rank %d: interrupted", g.rank);
+                rc = -1;
+                break;
+            }
             nap();
             continue;
         }
         size_t len;
-        if (recv_probed(&ms, &b->buf, &b->cap, &len, err, errlen)) { rc = -1; break; }
+        if (recv_probed(&ms, &b->buf, &b->cap, &len, err, errlen)) {
+            rc = -1;
+            break;
+        }
         if (ms.MPI_TAG == TAG_STOP) break;
         if (ms.MPI_TAG != TAG_UNIT || len < sizeof(unit_msg)) continue;
         if (render_unit(b, b->buf, len, &out, &outcap, &outlen)) {
@@ -738,13 +819,16 @@ static int dist_serve(void *p, char *err, size_t errlen) {
             break;
         }
         /* rank 0 polls for results; a generous deadline, since it may be writing a checkpoint */
-        if (send_until(out, outlen, 0, TAG_RESULT, 600.0, err, errlen)) { rc = -1; break; }
+        if (send_until(out, outlen, 0, TAG_RESULT, 600.0, err, errlen)) {
+            rc = -1;
+            break;
+        }
     }
     free(out);
     return rc;
 }
 
 const backend_ops backend_dist = {
-    "dist", NULL, dist_supports, dist_create, dist_pass, dist_read_film, dist_write_film, NULL, dist_threads,
-    dist_free, NULL, dist_serve, 2.0, NULL,
+    "dist",       NULL,      dist_supports, dist_create, dist_pass, dist_read_film, dist_write_film, NULL,
+    dist_threads, dist_free, NULL,          dist_serve,  2.0,       NULL,
 };

@@ -12,8 +12,10 @@ int caustic_dist_start(int *rank, int *size, volatile sig_atomic_t *interrupt, c
     *size = 1;
     const char *n = getenv("OMPI_COMM_WORLD_SIZE");
     if (dist_launched() && n && atoi(n) > 1) {
-        snprintf(err, errlen, "started by mpirun with %s ranks, but this caustic was built without MPI "
-                 "(install libopenmpi-dev and rebuild)", n);
+        snprintf(err, errlen,
+                 "started by mpirun with %s ranks, but this caustic was built without MPI "
+                 "(install libopenmpi-dev and rebuild)",
+                 n);
         return -1;
     }
     return 0;

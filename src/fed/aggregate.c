@@ -5,9 +5,13 @@
 #include <string.h>
 
 int aggregator_parse(const char *s, aggregator_kind *out) {
-    static const struct { const char *name; aggregator_kind k; } tab[] = {
-        {"fedavg", AGG_FEDAVG}, {"fedavg-weighted", AGG_FEDAVG_WEIGHTED},
-        {"fedavgm", AGG_FEDAVGM}, {"fedprox", AGG_FEDPROX}};
+    static const struct {
+        const char *name;
+        aggregator_kind k;
+    } tab[] = {{"fedavg", AGG_FEDAVG},
+               {"fedavg-weighted", AGG_FEDAVG_WEIGHTED},
+               {"fedavgm", AGG_FEDAVGM},
+               {"fedprox", AGG_FEDPROX}};
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
         if (strcmp(s, tab[i].name) == 0) {
             *out = tab[i].k;
@@ -26,8 +30,7 @@ const char *aggregator_name(aggregator_kind k) {
     return "?";
 }
 
-void aggregate_mean(const float *const *updates, const double *weights, int k, size_t n,
-                    float *out) {
+void aggregate_mean(const float *const *updates, const double *weights, int k, size_t n, float *out) {
     double wsum = 0.0;
     for (int i = 0; i < k; i++) wsum += weights ? weights[i] : 1.0;
     /* Blocks keep the double accumulator in cache. */
@@ -45,8 +48,8 @@ void aggregate_mean(const float *const *updates, const double *weights, int k, s
     }
 }
 
-void aggregate_server_step(aggregator_kind k, float *global, const float *avg, float *momentum,
-                           float beta, float server_lr, size_t n) {
+void aggregate_server_step(aggregator_kind k, float *global, const float *avg, float *momentum, float beta,
+                           float server_lr, size_t n) {
     if (k != AGG_FEDAVGM || !momentum) {
         memcpy(global, avg, sizeof(float) * n);
         return;
@@ -83,8 +86,7 @@ static int cmp_float(const void *a, const void *b) {
 }
 
 /* Per coordinate: sort the k client values, drop `cut` at each end, mean the rest. */
-static void sorted_combine(const float *const *updates, int k, size_t n, int cut, int median,
-                           float *out) {
+static void sorted_combine(const float *const *updates, int k, size_t n, int cut, int median, float *out) {
     float *v = malloc(sizeof(float) * (size_t)k);
     if (!v) { /* cannot happen for k <= 4096 clients in practice; fall back to the mean */
         aggregate_mean(updates, NULL, k, n, out);
@@ -123,8 +125,7 @@ double aggregate_clip(float *update, const float *global, size_t n, float max_no
     double norm = sqrt(s);
     if (max_norm > 0 && norm > max_norm) {
         double f = max_norm / norm;
-        for (size_t i = 0; i < n; i++)
-            update[i] = (float)(global[i] + f * ((double)update[i] - global[i]));
+        for (size_t i = 0; i < n; i++) update[i] = (float)(global[i] + f * ((double)update[i] - global[i]));
     }
     return norm;
 }

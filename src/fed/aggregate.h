@@ -13,8 +13,7 @@ const char *aggregator_name(aggregator_kind k);
 
 /* out = sum_i w_i * u_i / sum_i w_i, accumulated in double so the order of clients
  * hardly matters; weights NULL means a plain mean. k must be >= 1. */
-void aggregate_mean(const float *const *updates, const double *weights, int k, size_t n,
-                    float *out);
+void aggregate_mean(const float *const *updates, const double *weights, int k, size_t n, float *out);
 
 /* Robust combination of client models (--robust): the plain/weighted mean, the coordinate-
  * wise median, or the coordinate-wise mean after dropping the `trim` fraction of largest and
@@ -31,7 +30,7 @@ double aggregate_clip(float *update, const float *global, size_t n, float max_no
 /* Applies the averaged client models to the global model.
  * fedavg, fedavg-weighted, fedprox: global = avg.
  * fedavgm: m = beta*m + (global - avg); global -= server_lr * m. */
-void aggregate_server_step(aggregator_kind k, float *global, const float *avg, float *momentum,
-                           float beta, float server_lr, size_t n);
+void aggregate_server_step(aggregator_kind k, float *global, const float *avg, float *momentum, float beta,
+                           float server_lr, size_t n);
 
 #endif

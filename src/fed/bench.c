@@ -57,8 +57,8 @@ static double run_torch(const fed_config *cfg, char *version, size_t vlen, char 
     for (int i = 0; i < cfg->nsizes; i++)
         snprintf(layers + strlen(layers), sizeof layers - strlen(layers), "%s%d", i ? "," : "", cfg->sizes[i]);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 '%s' %s %s %d %g 2>&1", cfg->python,
-             script, layers, cfg->batch, cfg->bench_seconds);
+    snprintf(cmd, sizeof cmd, "OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 '%s' %s %s %d %g 2>&1", cfg->python, script, layers,
+             cfg->batch, cfg->bench_seconds);
     FILE *p = popen(cmd, "r");
     double sps = -1;
     char line[512];
@@ -88,8 +88,7 @@ int run_bench(fed_config *cfg) {
     for (int i = 0; i < n; i++) d.y[i] = (uint8_t)rng_below(&r, (uint32_t)cfg->sizes[cfg->nsizes - 1]);
     mlp m;
     mlp_work w;
-    if (mlp_create(&m, cfg->sizes, cfg->nsizes, 1) != 0 || mlp_work_create(&w, &m, cfg->batch) != 0)
-        return 2;
+    if (mlp_create(&m, cfg->sizes, cfg->nsizes, 1) != 0 || mlp_work_create(&w, &m, cfg->batch) != 0) return 2;
     float *vel = calloc(m.nparams, sizeof(float));
     sgd_config opt = {0.01f, 0.9f, 0.0f, 0.0f};
     train_stats ts;
@@ -108,10 +107,10 @@ int run_bench(fed_config *cfg) {
     flops *= 3.0; /* forward + two backward products per layer (approx.) */
     printf("fedtrain bench: layers");
     for (int i = 0; i < cfg->nsizes; i++) printf("%c%d", i ? '-' : ' ', cfg->sizes[i]);
-    printf(", batch %d, SGD+momentum, %d BLAS thread(s), OpenBLAS core %s\n", cfg->batch,
-           cfg->threads, openblas_get_corename());
-    printf("  fedtrain (C, OpenBLAS sgemm): %10.0f samples/s per core  (~%.1f GFLOP/s)\n",
-           sps / cfg->threads, sps * flops / 1e9);
+    printf(", batch %d, SGD+momentum, %d BLAS thread(s), OpenBLAS core %s\n", cfg->batch, cfg->threads,
+           openblas_get_corename());
+    printf("  fedtrain (C, OpenBLAS sgemm): %10.0f samples/s per core  (~%.1f GFLOP/s)\n", sps / cfg->threads,
+           sps * flops / 1e9);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "batch", cfg->batch);
     cJSON_AddNumberToObject(o, "threads", cfg->threads);
@@ -198,16 +197,22 @@ int run_comm_bench(fed_config *cfg) {
         t0 = MPI_Wtime();
         MPI_Gather(frame, (int)fb, MPI_BYTE, all, (int)fb, MPI_BYTE, 0, MPI_COMM_WORLD);
         double d = MPI_Wtime() - t0;
-        if (it >= 0) { t[0] += a; t[1] += b; t[2] += c; t[3] += d; }
+        if (it >= 0) {
+            t[0] += a;
+            t[1] += b;
+            t[2] += c;
+            t[3] += d;
+        }
     }
     if (rank == 0) {
         double mb = (double)fb * (ranks - 1) / 1e6;
         const char *names[4] = {"broadcast: MPI_Bcast", "broadcast: loop of MPI_Send", "gather: MPI_Probe+MPI_Recv",
                                 "gather: MPI_Gather"};
-        printf("fedtrain bench --comm: %d ranks, frame %zu bytes (%zu parameters), %d repetitions\n", ranks, fb, np, reps);
+        printf("fedtrain bench --comm: %d ranks, frame %zu bytes (%zu parameters), %d repetitions\n", ranks, fb, np,
+               reps);
         for (int k = 0; k < 4; k++)
-            printf("  %-30s %8.3f ms  (%7.1f MB/s, %.2f MB moved)\n", names[k], 1e3 * t[k] / reps,
-                   mb / (t[k] / reps), mb);
+            printf("  %-30s %8.3f ms  (%7.1f MB/s, %.2f MB moved)\n", names[k], 1e3 * t[k] / reps, mb / (t[k] / reps),
+                   mb);
     }
     free(frame);
     free(all);

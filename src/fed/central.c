@@ -14,8 +14,7 @@
 
 /* Training pool: the clean training set, or (--central-set paper) the six transformed
  * shards of the paper partition pooled together. */
-static int build_pool(const fed_config *cfg, const dataset *train, dataset *pool, char *err,
-                      size_t errlen) {
+static int build_pool(const fed_config *cfg, const dataset *train, dataset *pool, char *err, size_t errlen) {
     if (strcmp(cfg->central_set, "paper") != 0) return dataset_gather(train, NULL, NULL, train->n, pool);
     client_shard shards[TF_COUNT];
     partition_spec spec = {PART_PAPER, 0};
@@ -124,20 +123,18 @@ int run_central(fed_config *cfg) {
     }
     int status = 0;
     for (int e = start + 1; e <= cfg->epochs; e++) {
-        sgd_config opt = {cfg->lr * powf(cfg->lr_decay, (float)(e - 1)), cfg->momentum,
-                          cfg->weight_decay, 0.0f};
+        sgd_config opt = {cfg->lr * powf(cfg->lr_decay, (float)(e - 1)), cfg->momentum, cfg->weight_decay, 0.0f};
         train_stats ts;
-        train_epochs(&model, &w, &tr, 1, cfg->batch, &opt, velocity, NULL,
-                     rng_mix(cfg->seed, 0xCE, (uint64_t)e), &ts);
+        train_epochs(&model, &w, &tr, 1, cfg->batch, &opt, velocity, NULL, rng_mix(cfg->seed, 0xCE, (uint64_t)e), &ts);
         eval_result ev, et, ex;
         evaluate(&model, &we, &val, &ev);
         evaluate(&model, &we, &es.clean, &et);
         evaluate(&model, &we, &es.transformed, &ex);
-        tb_printf(&log.buf, "%d,%.6g,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.0f\n", e, opt.lr,
-                  ts.loss, ts.acc, ev.loss, ev.acc, et.loss, et.acc, ex.acc, ts.seconds,
-                  ts.seconds > 0 ? ts.samples / ts.seconds : 0.0);
-        checkpoint ck = {CKPT_CENTRAL, (uint32_t)e, fp, model.nlayers, {0}, model.nparams,
-                         model.params, velocity, elapsed_before + now_seconds() - t_start};
+        tb_printf(&log.buf, "%d,%.6g,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.0f\n", e, opt.lr, ts.loss, ts.acc,
+                  ev.loss, ev.acc, et.loss, et.acc, ex.acc, ts.seconds, ts.seconds > 0 ? ts.samples / ts.seconds : 0.0);
+        checkpoint ck = {CKPT_CENTRAL,  (uint32_t)e, fp,
+                         model.nlayers, {0},         model.nparams,
+                         model.params,  velocity,    elapsed_before + now_seconds() - t_start};
         memcpy(ck.sizes, model.sizes, sizeof ck.sizes);
         if (csvlog_flush(&log, err, sizeof err) != 0 || ckpt_save(ckpt_path, &ck, err, sizeof err) != 0) {
             fprintf(stderr, "fedtrain: %s\n", err);
@@ -160,16 +157,15 @@ int run_central(fed_config *cfg) {
         u.seconds = elapsed_before + now_seconds() - t_start;
         cJSON_AddNumberToObject(u.section, "train_samples", tr.n);
         cJSON_AddNumberToObject(u.section, "validation_samples", val.n);
-        checkpoint ck = {CKPT_MODEL, (uint32_t)cfg->epochs, fp, model.nlayers, {0}, model.nparams,
-                         model.params, NULL, 0.0}; /* no timing: equal models give equal files */
+        checkpoint ck = {CKPT_MODEL, (uint32_t)cfg->epochs, fp, model.nlayers, {0}, model.nparams, model.params, NULL,
+                         0.0}; /* no timing: equal models give equal files */
         memcpy(ck.sizes, model.sizes, sizeof ck.sizes);
-        if (ckpt_save(model_path, &ck, err, sizeof err) != 0 ||
-            summary_write(cfg->out_dir, &u, err, sizeof err) != 0) {
+        if (ckpt_save(model_path, &ck, err, sizeof err) != 0 || summary_write(cfg->out_dir, &u, err, sizeof err) != 0) {
             fprintf(stderr, "fedtrain: %s\n", err);
             status = 2;
         } else {
-            fprintf(stderr, "CENTRAL_TEST %.4f  CENTRAL_TRANSFORMED %.4f  (%.1fs)  -> %s/summary.json\n",
-                    u.acc_test, u.acc_transformed, u.seconds, cfg->out_dir);
+            fprintf(stderr, "CENTRAL_TEST %.4f  CENTRAL_TRANSFORMED %.4f  (%.1fs)  -> %s/summary.json\n", u.acc_test,
+                    u.acc_transformed, u.seconds, cfg->out_dir);
         }
     }
     csvlog_close(&log);

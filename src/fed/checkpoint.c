@@ -53,8 +53,7 @@ int ckpt_save(const char *path, const checkpoint *c, char *err, size_t errlen) {
 
 /* Every field is range-checked and the size is compared without overflow: a CRC only proves
  * that the bytes are what some writer wrote, not that a writer of this program wrote them. */
-int ckpt_parse(const uint8_t *buf, size_t n, const char *path, checkpoint *c, char *err,
-               size_t errlen) {
+int ckpt_parse(const uint8_t *buf, size_t n, const char *path, checkpoint *c, char *err, size_t errlen) {
     memset(c, 0, sizeof *c);
     const uint8_t *p = buf;
     uint32_t u, has_state, crc;
@@ -69,26 +68,38 @@ int ckpt_parse(const uint8_t *buf, size_t n, const char *path, checkpoint *c, ch
         return -1;
     }
     p += 8;
-    memcpy(&c->kind, p, 4); p += 4;
-    memcpy(&c->steps_done, p, 4); p += 4;
-    memcpy(&c->config_crc, p, 4); p += 4;
-    memcpy(&u, p, 4); p += 4;
+    memcpy(&c->kind, p, 4);
+    p += 4;
+    memcpy(&c->steps_done, p, 4);
+    p += 4;
+    memcpy(&c->config_crc, p, 4);
+    p += 4;
+    memcpy(&u, p, 4);
+    p += 4;
     uint32_t nlayers = u;
     uint32_t sizes[MLP_MAX_LAYERS + 1];
     for (int i = 0; i <= MLP_MAX_LAYERS; i++) {
-        memcpy(&sizes[i], p, 4); p += 4;
+        memcpy(&sizes[i], p, 4);
+        p += 4;
     }
-    memcpy(&np, p, 8); p += 8;
-    memcpy(&has_state, p, 4); p += 4;
-    memcpy(&c->elapsed, p, 8); p += 8;
+    memcpy(&np, p, 8);
+    p += 8;
+    memcpy(&has_state, p, 4);
+    p += 4;
+    memcpy(&c->elapsed, p, 8);
+    p += 8;
     const char *why = NULL;
     uint64_t expect_np = 0;
     if (c->kind != CKPT_CENTRAL && c->kind != CKPT_FEDERATED && c->kind != CKPT_MODEL)
         why = "unknown kind";
-    else if (c->steps_done > CKPT_MAX_STEPS) why = "rounds/epochs done out of range";
-    else if (nlayers < 1 || nlayers > MLP_MAX_LAYERS) why = "layer count out of range";
-    else if (has_state > 1) why = "bad state flag";
-    else if (!(c->elapsed >= 0.0 && c->elapsed <= CKPT_MAX_SECONDS)) why = "elapsed time out of range";
+    else if (c->steps_done > CKPT_MAX_STEPS)
+        why = "rounds/epochs done out of range";
+    else if (nlayers < 1 || nlayers > MLP_MAX_LAYERS)
+        why = "layer count out of range";
+    else if (has_state > 1)
+        why = "bad state flag";
+    else if (!(c->elapsed >= 0.0 && c->elapsed <= CKPT_MAX_SECONDS))
+        why = "elapsed time out of range";
     else {
         for (uint32_t i = 0; i <= MLP_MAX_LAYERS && !why; i++) {
             if (i <= nlayers ? sizes[i] < 1 || sizes[i] > MLP_MAX_WIDTH : sizes[i] != 0)
@@ -97,7 +108,8 @@ int ckpt_parse(const uint8_t *buf, size_t n, const char *path, checkpoint *c, ch
                 expect_np += (uint64_t)sizes[i] * sizes[i + 1] + sizes[i + 1];
         }
         /* sizes are <= 65536, so expect_np < 2^36: the products below cannot overflow */
-        if (!why && np != expect_np) why = "parameter count does not match the layer sizes";
+        if (!why && np != expect_np)
+            why = "parameter count does not match the layer sizes";
         else if (!why && (n - CKPT_FIXED - 4) != (uint64_t)sizeof(float) * np * (has_state ? 2 : 1))
             why = "file size does not match the parameter count";
     }

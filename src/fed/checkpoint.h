@@ -27,7 +27,7 @@ typedef struct {
 } checkpoint;
 
 /* Reader limits: --rounds/--epochs allow at most 100000; layer widths as --layers. */
-#define CKPT_MAX_STEPS 100000u
+#define CKPT_MAX_STEPS   100000u
 #define CKPT_MAX_SECONDS 1e9
 
 int ckpt_save(const char *path, const checkpoint *c, char *err, size_t errlen);
@@ -35,8 +35,7 @@ int ckpt_save(const char *path, const checkpoint *c, char *err, size_t errlen);
  * magic or CRC, any field out of range, a size that does not match, non-finite values. */
 int ckpt_load(const char *path, checkpoint *c, char *err, size_t errlen);
 /* The same on a file image in memory. */
-int ckpt_parse(const uint8_t *buf, size_t n, const char *path, checkpoint *c, char *err,
-               size_t errlen);
+int ckpt_parse(const uint8_t *buf, size_t n, const char *path, checkpoint *c, char *err, size_t errlen);
 void ckpt_free(checkpoint *c);
 
 #endif

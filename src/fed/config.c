@@ -20,34 +20,33 @@ const char *mode_name(run_mode m) {
 }
 
 void config_usage(void) {
-    fputs(
-        "usage: fedtrain central   --data DIR --out RUN_DIR [options]\n"
-        "       mpirun -np N+1 fedtrain federated --data DIR --out RUN_DIR [options]\n"
-        "       fedtrain report RUN_DIR [--central CENTRAL_RUN_DIR]\n"
-        "       fedtrain bench [--batch B] [--seconds S] [--torch auto|on|off]\n"
-        "       mpirun -np N fedtrain bench --comm   (model exchange: Bcast/Send/Recv vs collectives)\n"
-        "\n"
-        "data:   --data DIR  (finds *train-images*, *train-labels*, *t10k-images*|*test-images*,\n"
-        "                     *t10k-labels*|*test-labels*, raw or .gz)\n"
-        "        --train-images F --train-labels F --test-images F --test-labels F\n"
-        "        --limit-train N --limit-test N   use only the first N samples\n"
-        "model:  --layers 784,256,128,10   --seed S   --threads T (BLAS threads per rank, 1)\n"
-        "        --device cpu|cuda (cpu; cuda: local training with cuBLAS on a GPU)\n"
-        "mpi:    --idle-sleep-us U (100; 0 = wait inside MPI, which spins)\n"
-        "sgd:    --lr X (0.03) --lr-decay G (0.97, per round/epoch) --batch B (16; bench 32)\n"
-        "        --momentum M (0.9) --weight-decay W (0)\n"
-        "central: --epochs N (30)  --central-set clean|paper (train on clean or pooled transformed)\n"
-        "federated: --rounds N (30) --local-epochs L (3) --clients N (ranks-1)\n"
-        "        --partition paper|iid|dirichlet:ALPHA  --client-fraction F (1)\n"
-        "        --aggregator fedavg|fedavg-weighted|fedavgm|fedprox (fedavgm)\n"
-        "        --server-momentum B (0.7) --server-lr X (1) --prox-mu MU (0)\n"
-        "        --round-timeout SEC (0 = none): skip clients that have not answered by then\n"
-        "        --robust mean|median|trimmed:F (mean)  --clip-norm C (0 = off)\n"
-        "        --max-param V (1e4)  --max-update-norm N (0 = off)   refuse updates beyond these\n"
-        "        --preset paper   the paper's plain setting (SGD lr 0.01, no momentum, fedavg)\n"
-        "data:   --normalize none|standard  (standard: pixels minus the training mean, over its std)\n"
-        "run:    --out RUN_DIR  --resume  --quiet\n",
-        stderr);
+    fputs("usage: fedtrain central   --data DIR --out RUN_DIR [options]\n"
+          "       mpirun -np N+1 fedtrain federated --data DIR --out RUN_DIR [options]\n"
+          "       fedtrain report RUN_DIR [--central CENTRAL_RUN_DIR]\n"
+          "       fedtrain bench [--batch B] [--seconds S] [--torch auto|on|off]\n"
+          "       mpirun -np N fedtrain bench --comm   (model exchange: Bcast/Send/Recv vs collectives)\n"
+          "\n"
+          "data:   --data DIR  (finds *train-images*, *train-labels*, *t10k-images*|*test-images*,\n"
+          "                     *t10k-labels*|*test-labels*, raw or .gz)\n"
+          "        --train-images F --train-labels F --test-images F --test-labels F\n"
+          "        --limit-train N --limit-test N   use only the first N samples\n"
+          "model:  --layers 784,256,128,10   --seed S   --threads T (BLAS threads per rank, 1)\n"
+          "        --device cpu|cuda (cpu; cuda: local training with cuBLAS on a GPU)\n"
+          "mpi:    --idle-sleep-us U (100; 0 = wait inside MPI, which spins)\n"
+          "sgd:    --lr X (0.03) --lr-decay G (0.97, per round/epoch) --batch B (16; bench 32)\n"
+          "        --momentum M (0.9) --weight-decay W (0)\n"
+          "central: --epochs N (30)  --central-set clean|paper (train on clean or pooled transformed)\n"
+          "federated: --rounds N (30) --local-epochs L (3) --clients N (ranks-1)\n"
+          "        --partition paper|iid|dirichlet:ALPHA  --client-fraction F (1)\n"
+          "        --aggregator fedavg|fedavg-weighted|fedavgm|fedprox (fedavgm)\n"
+          "        --server-momentum B (0.7) --server-lr X (1) --prox-mu MU (0)\n"
+          "        --round-timeout SEC (0 = none): skip clients that have not answered by then\n"
+          "        --robust mean|median|trimmed:F (mean)  --clip-norm C (0 = off)\n"
+          "        --max-param V (1e4)  --max-update-norm N (0 = off)   refuse updates beyond these\n"
+          "        --preset paper   the paper's plain setting (SGD lr 0.01, no momentum, fedavg)\n"
+          "data:   --normalize none|standard  (standard: pixels minus the training mean, over its std)\n"
+          "run:    --out RUN_DIR  --resume  --quiet\n",
+          stderr);
 }
 
 static void set_defaults(fed_config *c) {
@@ -115,8 +114,7 @@ static int parse_int(const char *flag, const char *s, long lo, long hi, int *out
     return 0;
 }
 
-static int parse_float(const char *flag, const char *s, double lo, double hi, int lo_open,
-                       float *out) {
+static int parse_float(const char *flag, const char *s, double lo, double hi, int lo_open, float *out) {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -143,10 +141,14 @@ int config_parse(int argc, char **argv, fed_config *c) {
         return argc < 2 ? 2 : 1;
     }
     const char *m = argv[1];
-    if (strcmp(m, "central") == 0) c->mode = MODE_CENTRAL;
-    else if (strcmp(m, "federated") == 0) c->mode = MODE_FEDERATED;
-    else if (strcmp(m, "report") == 0) c->mode = MODE_REPORT;
-    else if (strcmp(m, "bench") == 0) c->mode = MODE_BENCH;
+    if (strcmp(m, "central") == 0)
+        c->mode = MODE_CENTRAL;
+    else if (strcmp(m, "federated") == 0)
+        c->mode = MODE_FEDERATED;
+    else if (strcmp(m, "report") == 0)
+        c->mode = MODE_REPORT;
+    else if (strcmp(m, "bench") == 0)
+        c->mode = MODE_BENCH;
     else {
         fprintf(stderr, "fedtrain: unknown command '%s' (expected central, federated, report or bench)\n", m);
         return 2;
@@ -155,7 +157,8 @@ int config_parse(int argc, char **argv, fed_config *c) {
     /* The preset is applied first so that explicit flags override it. */
     for (int i = 2; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--preset") == 0) {
-            if (strcmp(argv[i + 1], "paper") == 0) apply_paper_preset(c);
+            if (strcmp(argv[i + 1], "paper") == 0)
+                apply_paper_preset(c);
             else if (strcmp(argv[i + 1], "default") != 0)
                 return bad("--preset", argv[i + 1], "expected paper or default");
         }
@@ -167,9 +170,18 @@ int config_parse(int argc, char **argv, fed_config *c) {
             config_usage();
             return 1;
         }
-        if (strcmp(f, "--resume") == 0) { c->resume = 1; continue; }
-        if (strcmp(f, "--quiet") == 0) { c->quiet = 1; continue; }
-        if (strcmp(f, "--comm") == 0 && c->mode == MODE_BENCH) { c->bench_comm = 1; continue; }
+        if (strcmp(f, "--resume") == 0) {
+            c->resume = 1;
+            continue;
+        }
+        if (strcmp(f, "--quiet") == 0) {
+            c->quiet = 1;
+            continue;
+        }
+        if (strcmp(f, "--comm") == 0 && c->mode == MODE_BENCH) {
+            c->bench_comm = 1;
+            continue;
+        }
         if (f[0] != '-') {
             if (c->mode == MODE_REPORT && !c->out_dir[0]) {
                 if ((rc = copy_str("RUN_DIR", f, c->out_dir, sizeof c->out_dir))) return rc;
@@ -183,46 +195,74 @@ int config_parse(int argc, char **argv, fed_config *c) {
             return 2;
         }
         const char *v = argv[++i];
-        if (strcmp(f, "--data") == 0) rc = copy_str(f, v, c->data_dir, sizeof c->data_dir);
-        else if (strcmp(f, "--train-images") == 0) rc = copy_str(f, v, c->paths.train_images, 1024);
-        else if (strcmp(f, "--train-labels") == 0) rc = copy_str(f, v, c->paths.train_labels, 1024);
-        else if (strcmp(f, "--test-images") == 0) rc = copy_str(f, v, c->paths.test_images, 1024);
-        else if (strcmp(f, "--test-labels") == 0) rc = copy_str(f, v, c->paths.test_labels, 1024);
-        else if (strcmp(f, "--out") == 0) rc = copy_str(f, v, c->out_dir, sizeof c->out_dir);
+        if (strcmp(f, "--data") == 0)
+            rc = copy_str(f, v, c->data_dir, sizeof c->data_dir);
+        else if (strcmp(f, "--train-images") == 0)
+            rc = copy_str(f, v, c->paths.train_images, 1024);
+        else if (strcmp(f, "--train-labels") == 0)
+            rc = copy_str(f, v, c->paths.train_labels, 1024);
+        else if (strcmp(f, "--test-images") == 0)
+            rc = copy_str(f, v, c->paths.test_images, 1024);
+        else if (strcmp(f, "--test-labels") == 0)
+            rc = copy_str(f, v, c->paths.test_labels, 1024);
+        else if (strcmp(f, "--out") == 0)
+            rc = copy_str(f, v, c->out_dir, sizeof c->out_dir);
         else if (strcmp(f, "--central") == 0 && c->mode == MODE_REPORT)
             rc = copy_str(f, v, c->central_dir, sizeof c->central_dir);
-        else if (strcmp(f, "--preset") == 0) rc = 0;
-        else if (strcmp(f, "--epochs") == 0) rc = parse_int(f, v, 0, 100000, &c->epochs);
-        else if (strcmp(f, "--rounds") == 0) rc = parse_int(f, v, 1, 100000, &c->rounds);
-        else if (strcmp(f, "--local-epochs") == 0) rc = parse_int(f, v, 1, 10000, &c->local_epochs);
-        else if (strcmp(f, "--clients") == 0) rc = parse_int(f, v, 1, 4096, &c->clients);
+        else if (strcmp(f, "--preset") == 0)
+            rc = 0;
+        else if (strcmp(f, "--epochs") == 0)
+            rc = parse_int(f, v, 0, 100000, &c->epochs);
+        else if (strcmp(f, "--rounds") == 0)
+            rc = parse_int(f, v, 1, 100000, &c->rounds);
+        else if (strcmp(f, "--local-epochs") == 0)
+            rc = parse_int(f, v, 1, 10000, &c->local_epochs);
+        else if (strcmp(f, "--clients") == 0)
+            rc = parse_int(f, v, 1, 4096, &c->clients);
         else if (strcmp(f, "--partition") == 0) {
             rc = copy_str(f, v, c->partition_str, sizeof c->partition_str);
             if (!rc && partition_parse(v, &c->partition) != 0)
                 rc = bad(f, v, "expected paper, iid or dirichlet:ALPHA with ALPHA > 0");
         } else if (strcmp(f, "--central-set") == 0) {
-            if (strcmp(v, "clean") && strcmp(v, "paper")) rc = bad(f, v, "expected clean or paper");
-            else rc = copy_str(f, v, c->central_set, sizeof c->central_set);
-        } else if (strcmp(f, "--lr") == 0) rc = parse_float(f, v, 0, 10, 1, &c->lr);
-        else if (strcmp(f, "--lr-decay") == 0) rc = parse_float(f, v, 0, 1, 1, &c->lr_decay);
-        else if (strcmp(f, "--momentum") == 0) rc = parse_float(f, v, 0, 0.999, 0, &c->momentum);
-        else if (strcmp(f, "--weight-decay") == 0) rc = parse_float(f, v, 0, 1, 0, &c->weight_decay);
-        else if (strcmp(f, "--batch") == 0) rc = parse_int(f, v, 1, 65536, &c->batch);
+            if (strcmp(v, "clean") && strcmp(v, "paper"))
+                rc = bad(f, v, "expected clean or paper");
+            else
+                rc = copy_str(f, v, c->central_set, sizeof c->central_set);
+        } else if (strcmp(f, "--lr") == 0)
+            rc = parse_float(f, v, 0, 10, 1, &c->lr);
+        else if (strcmp(f, "--lr-decay") == 0)
+            rc = parse_float(f, v, 0, 1, 1, &c->lr_decay);
+        else if (strcmp(f, "--momentum") == 0)
+            rc = parse_float(f, v, 0, 0.999, 0, &c->momentum);
+        else if (strcmp(f, "--weight-decay") == 0)
+            rc = parse_float(f, v, 0, 1, 0, &c->weight_decay);
+        else if (strcmp(f, "--batch") == 0)
+            rc = parse_int(f, v, 1, 65536, &c->batch);
         else if (strcmp(f, "--aggregator") == 0) {
-            rc = aggregator_parse(v, &c->aggregator) ? bad(f, v, "expected fedavg, fedavg-weighted, fedavgm or fedprox") : 0;
-        } else if (strcmp(f, "--server-momentum") == 0) rc = parse_float(f, v, 0, 0.999, 0, &c->server_momentum);
-        else if (strcmp(f, "--server-lr") == 0) rc = parse_float(f, v, 0, 10, 1, &c->server_lr);
-        else if (strcmp(f, "--prox-mu") == 0) rc = parse_float(f, v, 0, 100, 0, &c->prox_mu);
-        else if (strcmp(f, "--client-fraction") == 0) rc = parse_float(f, v, 0, 1, 1, &c->client_fraction);
+            rc = aggregator_parse(v, &c->aggregator) ? bad(f, v, "expected fedavg, fedavg-weighted, fedavgm or fedprox")
+                                                     : 0;
+        } else if (strcmp(f, "--server-momentum") == 0)
+            rc = parse_float(f, v, 0, 0.999, 0, &c->server_momentum);
+        else if (strcmp(f, "--server-lr") == 0)
+            rc = parse_float(f, v, 0, 10, 1, &c->server_lr);
+        else if (strcmp(f, "--prox-mu") == 0)
+            rc = parse_float(f, v, 0, 100, 0, &c->prox_mu);
+        else if (strcmp(f, "--client-fraction") == 0)
+            rc = parse_float(f, v, 0, 1, 1, &c->client_fraction);
         else if (strcmp(f, "--round-timeout") == 0) {
             float t;
             rc = parse_float(f, v, 0, 86400, 0, &t);
             c->round_timeout = t;
         } else if (strcmp(f, "--robust") == 0) {
-            rc = robust_parse(v, &c->robust, &c->trim) ? bad(f, v, "expected mean, median or trimmed:F with F in [0,0.5)") : 0;
-        } else if (strcmp(f, "--clip-norm") == 0) rc = parse_float(f, v, 0, 1e30, 0, &c->clip_norm);
-        else if (strcmp(f, "--max-param") == 0) rc = parse_float(f, v, 0, 1e30, 1, &c->max_param);
-        else if (strcmp(f, "--max-update-norm") == 0) rc = parse_float(f, v, 0, 1e30, 0, &c->max_update_norm);
+            rc = robust_parse(v, &c->robust, &c->trim)
+                     ? bad(f, v, "expected mean, median or trimmed:F with F in [0,0.5)")
+                     : 0;
+        } else if (strcmp(f, "--clip-norm") == 0)
+            rc = parse_float(f, v, 0, 1e30, 0, &c->clip_norm);
+        else if (strcmp(f, "--max-param") == 0)
+            rc = parse_float(f, v, 0, 1e30, 1, &c->max_param);
+        else if (strcmp(f, "--max-update-norm") == 0)
+            rc = parse_float(f, v, 0, 1e30, 0, &c->max_update_norm);
         else if (strcmp(f, "--seed") == 0) {
             char *end;
             errno = 0;
@@ -233,31 +273,46 @@ int config_parse(int argc, char **argv, fed_config *c) {
             int n = mlp_parse_layers(v, c->sizes, MLP_MAX_LAYERS + 1);
             rc = n < 2 ? bad(f, v, "expected 2 to 9 comma-separated sizes in 1..65536, e.g. 784,256,128,10") : 0;
             if (!rc) c->nsizes = n;
-        } else if (strcmp(f, "--limit-train") == 0) rc = parse_int(f, v, 1, 100000000, &c->limit_train);
-        else if (strcmp(f, "--limit-test") == 0) rc = parse_int(f, v, 1, 100000000, &c->limit_test);
+        } else if (strcmp(f, "--limit-train") == 0)
+            rc = parse_int(f, v, 1, 100000000, &c->limit_train);
+        else if (strcmp(f, "--limit-test") == 0)
+            rc = parse_int(f, v, 1, 100000000, &c->limit_test);
         else if (strcmp(f, "--normalize") == 0) {
-            if (!strcmp(v, "none")) c->normalize = 0;
-            else if (!strcmp(v, "standard")) c->normalize = 1;
-            else return bad(f, v, "expected none or standard");
+            if (!strcmp(v, "none"))
+                c->normalize = 0;
+            else if (!strcmp(v, "standard"))
+                c->normalize = 1;
+            else
+                return bad(f, v, "expected none or standard");
             rc = 0;
         } else if (strcmp(f, "--device") == 0) {
-            if (!strcmp(v, "cpu")) c->device = 0;
-            else if (!strcmp(v, "cuda")) c->device = 1;
-            else return bad(f, v, "expected cpu or cuda");
+            if (!strcmp(v, "cpu"))
+                c->device = 0;
+            else if (!strcmp(v, "cuda"))
+                c->device = 1;
+            else
+                return bad(f, v, "expected cpu or cuda");
             rc = 0;
-        } else if (strcmp(f, "--idle-sleep-us") == 0) rc = parse_int(f, v, 0, 100000, &c->idle_sleep_us);
-        else if (strcmp(f, "--threads") == 0) rc = parse_int(f, v, 1, 256, &c->threads);
+        } else if (strcmp(f, "--idle-sleep-us") == 0)
+            rc = parse_int(f, v, 0, 100000, &c->idle_sleep_us);
+        else if (strcmp(f, "--threads") == 0)
+            rc = parse_int(f, v, 1, 256, &c->threads);
         else if (strcmp(f, "--seconds") == 0) {
             float s;
             rc = parse_float(f, v, 0, 3600, 1, &s);
             c->bench_seconds = s;
         } else if (strcmp(f, "--torch") == 0) {
-            if (!strcmp(v, "auto")) c->torch = -1;
-            else if (!strcmp(v, "on")) c->torch = 1;
-            else if (!strcmp(v, "off")) c->torch = 0;
-            else return bad(f, v, "expected auto, on or off");
+            if (!strcmp(v, "auto"))
+                c->torch = -1;
+            else if (!strcmp(v, "on"))
+                c->torch = 1;
+            else if (!strcmp(v, "off"))
+                c->torch = 0;
+            else
+                return bad(f, v, "expected auto, on or off");
             rc = 0;
-        } else if (strcmp(f, "--python") == 0) rc = copy_str(f, v, c->python, sizeof c->python);
+        } else if (strcmp(f, "--python") == 0)
+            rc = copy_str(f, v, c->python, sizeof c->python);
         else if (strcmp(f, "--inject-fault") == 0) {
             /* testing hook: KIND:CLIENT, the client corrupts every update it sends */
             char kind[16];
@@ -267,13 +322,19 @@ int config_parse(int argc, char **argv, fed_config *c) {
             else {
                 rc = 0;
                 c->fault_client = client;
-                if (!strcmp(kind, "nan")) c->fault = FAULT_NAN;
-                else if (!strcmp(kind, "inf")) c->fault = FAULT_INF;
-                else if (!strcmp(kind, "size")) c->fault = FAULT_SIZE;
-                else if (!strcmp(kind, "checksum")) c->fault = FAULT_CHECKSUM;
-                else rc = bad(f, v, "expected nan|inf|size|checksum:CLIENT");
+                if (!strcmp(kind, "nan"))
+                    c->fault = FAULT_NAN;
+                else if (!strcmp(kind, "inf"))
+                    c->fault = FAULT_INF;
+                else if (!strcmp(kind, "size"))
+                    c->fault = FAULT_SIZE;
+                else if (!strcmp(kind, "checksum"))
+                    c->fault = FAULT_CHECKSUM;
+                else
+                    rc = bad(f, v, "expected nan|inf|size|checksum:CLIENT");
             }
-        } else if (strcmp(f, "--kill-after") == 0) rc = parse_int(f, v, 1, 100000, &c->kill_after);
+        } else if (strcmp(f, "--kill-after") == 0)
+            rc = parse_int(f, v, 1, 100000, &c->kill_after);
         else {
             fprintf(stderr, "fedtrain: unknown flag '%s' (see fedtrain --help)\n", f);
             return 2;
@@ -304,15 +365,13 @@ int config_parse(int argc, char **argv, fed_config *c) {
 
 uint32_t config_fingerprint(const fed_config *c) {
     char buf[1024];
-    int n = snprintf(buf, sizeof buf,
-                     "%d|%d|%d|%s|%s|%.9g|%.9g|%.9g|%.9g|%d|%d|%.9g|%.9g|%.9g|%.9g|%llu|%d|%d|%d|",
-                     (int)c->mode, c->local_epochs, c->clients, c->partition_str, c->central_set,
-                     c->lr, c->lr_decay, c->momentum, c->weight_decay, c->batch, (int)c->aggregator,
-                     c->server_momentum, c->server_lr, c->prox_mu, c->client_fraction,
-                     (unsigned long long)c->seed, c->limit_train, c->limit_test, c->normalize);
+    int n = snprintf(buf, sizeof buf, "%d|%d|%d|%s|%s|%.9g|%.9g|%.9g|%.9g|%d|%d|%.9g|%.9g|%.9g|%.9g|%llu|%d|%d|%d|",
+                     (int)c->mode, c->local_epochs, c->clients, c->partition_str, c->central_set, c->lr, c->lr_decay,
+                     c->momentum, c->weight_decay, c->batch, (int)c->aggregator, c->server_momentum, c->server_lr,
+                     c->prox_mu, c->client_fraction, (unsigned long long)c->seed, c->limit_train, c->limit_test,
+                     c->normalize);
     if (c->robust != ROBUST_MEAN || c->clip_norm > 0)
-        n += snprintf(buf + n, sizeof buf - (size_t)n, "robust%d:%.9g:%.9g|", (int)c->robust, c->trim,
-                      c->clip_norm);
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "robust%d:%.9g:%.9g|", (int)c->robust, c->trim, c->clip_norm);
     for (int i = 0; i < c->nsizes && n < (int)sizeof buf - 8; i++)
         n += snprintf(buf + n, sizeof buf - (size_t)n, "%d,", c->sizes[i]);
     return cmsg_crc32(buf, (size_t)n);

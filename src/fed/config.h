@@ -19,10 +19,10 @@ typedef struct {
     char out_dir[1024];
     char central_dir[1024]; /* report --central DIR: central baseline from another run directory */
     char preset[16];
-    int epochs;       /* central */
-    int rounds;       /* federated */
+    int epochs; /* central */
+    int rounds; /* federated */
     int local_epochs;
-    int clients;      /* 0: MPI ranks - 1 (or 6 in a single process) */
+    int clients; /* 0: MPI ranks - 1 (or 6 in a single process) */
     char partition_str[64];
     partition_spec partition;
     char central_set[16]; /* clean | paper (pooled transformed shards) */
@@ -31,20 +31,20 @@ typedef struct {
     aggregator_kind aggregator;
     float server_momentum, server_lr, prox_mu, client_fraction;
     /* failure handling (docs/fedtrain.md, "Failure model") */
-    double round_timeout; /* seconds the server waits for a round's updates; 0 = no deadline */
-    robust_kind robust;   /* how accepted client models are combined */
-    float trim;           /* trimmed mean: fraction dropped at each end */
-    float clip_norm;      /* clip ||update - global|| to this; 0 = off */
-    float max_param;      /* refuse updates with |parameter| above this */
+    double round_timeout;  /* seconds the server waits for a round's updates; 0 = no deadline */
+    robust_kind robust;    /* how accepted client models are combined */
+    float trim;            /* trimmed mean: fraction dropped at each end */
+    float clip_norm;       /* clip ||update - global|| to this; 0 = off */
+    float max_param;       /* refuse updates with |parameter| above this */
     float max_update_norm; /* refuse updates with ||update - global|| above this; 0 = off */
     uint64_t seed;
     int resume;
     int sizes[MLP_MAX_LAYERS + 1];
     int nsizes;
     int limit_train, limit_test;
-    int normalize; /* 1: standardise pixels with the training set's scalar mean and std */
-    int threads; /* BLAS threads per rank */
-    int device;  /* --device: 0 cpu, 1 cuda (train_epochs runs on the GPU, see mlp_cuda.h) */
+    int normalize;     /* 1: standardise pixels with the training set's scalar mean and std */
+    int threads;       /* BLAS threads per rank */
+    int device;        /* --device: 0 cpu, 1 cuda (train_epochs runs on the GPU, see mlp_cuda.h) */
     int idle_sleep_us; /* MPI waits: poll with sleeps of this length (0 = block/spin in MPI) */
     int quiet;
     /* testing hooks */
@@ -54,7 +54,7 @@ typedef struct {
     /* bench */
     double bench_seconds;
     int bench_comm; /* bench --comm: time model exchange patterns over MPI instead */
-    int torch; /* -1 auto, 0 off, 1 required */
+    int torch;      /* -1 auto, 0 off, 1 required */
     char python[256];
 } fed_config;
 

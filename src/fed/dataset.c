@@ -42,10 +42,8 @@ int data_find_files(const char *dir, data_paths *p, char *err, size_t errlen) {
                 if (preset[k] || !name_matches(e->d_name, pats[k])) continue;
                 size_t len = strlen(e->d_name);
                 int is_gz = len > 3 && strcmp(e->d_name + len - 3, ".gz") == 0;
-                int best_gz = best[k][0] && strlen(best[k]) > 3 &&
-                              strcmp(best[k] + strlen(best[k]) - 3, ".gz") == 0;
-                if (!best[k][0] || (best_gz && !is_gz) ||
-                    (best_gz == is_gz && strcmp(e->d_name, best[k]) < 0))
+                int best_gz = best[k][0] && strlen(best[k]) > 3 && strcmp(best[k] + strlen(best[k]) - 3, ".gz") == 0;
+                if (!best[k][0] || (best_gz && !is_gz) || (best_gz == is_gz && strcmp(e->d_name, best[k]) < 0))
                     snprintf(best[k], sizeof best[k], "%s", e->d_name);
             }
         }
@@ -63,8 +61,9 @@ int data_find_files(const char *dir, data_paths *p, char *err, size_t errlen) {
             if (dir && *dir)
                 snprintf(err, errlen, "--data %s: no file matching %s", dir, what[k]);
             else
-                snprintf(err, errlen, "no data: give --data DIR or all four of --train-images, "
-                                      "--train-labels, --test-images, --test-labels");
+                snprintf(err, errlen,
+                         "no data: give --data DIR or all four of --train-images, "
+                         "--train-labels, --test-images, --test-labels");
             return -1;
         }
     }
@@ -73,8 +72,7 @@ int data_find_files(const char *dir, data_paths *p, char *err, size_t errlen) {
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
-int dataset_load(const char *images, const char *labels, uint32_t max_items, dataset *out,
-                 char *err, size_t errlen) {
+int dataset_load(const char *images, const char *labels, uint32_t max_items, dataset *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     idx_array im, lb;
     if (idx_load(images, 3, max_items, &im, err, errlen) != 0) return -1;
@@ -83,8 +81,7 @@ int dataset_load(const char *images, const char *labels, uint32_t max_items, dat
         return -1;
     }
     if (im.declared != lb.declared) {
-        snprintf(err, errlen, "%s has %u images but %s has %u labels", images, im.declared, labels,
-                 lb.declared);
+        snprintf(err, errlen, "%s has %u images but %s has %u labels", images, im.declared, labels, lb.declared);
         goto fail;
     }
     for (uint32_t i = 0; i < lb.count; i++) {
@@ -131,9 +128,18 @@ const char *transform_name(int t) {
 static int source_pixel(int t, int rows, int cols, int r, int c) {
     int sr = r, sc = c;
     switch (t) {
-    case TF_ROT90: sr = rows - 1 - c; sc = r; break;
-    case TF_ROT180: sr = rows - 1 - r; sc = cols - 1 - c; break;
-    case TF_ROT270: sr = c; sc = cols - 1 - r; break;
+    case TF_ROT90:
+        sr = rows - 1 - c;
+        sc = r;
+        break;
+    case TF_ROT180:
+        sr = rows - 1 - r;
+        sc = cols - 1 - c;
+        break;
+    case TF_ROT270:
+        sr = c;
+        sc = cols - 1 - r;
+        break;
     case TF_HFLIP: sc = cols - 1 - c; break;
     case TF_VFLIP: sr = rows - 1 - r; break;
     default: break;
@@ -169,8 +175,8 @@ int dataset_gather(const dataset *src, const int *idx, const int *tf, int n, dat
     }
     for (int k = 0; k < n; k++) {
         int i = idx ? idx[k] : k;
-        transform_apply(tf ? tf[k] : TF_IDENTITY, src->rows, src->cols,
-                        src->x + (size_t)i * src->dim, out->x + (size_t)k * src->dim);
+        transform_apply(tf ? tf[k] : TF_IDENTITY, src->rows, src->cols, src->x + (size_t)i * src->dim,
+                        out->x + (size_t)k * src->dim);
         out->y[k] = src->y[i];
     }
     return 0;
@@ -199,16 +205,14 @@ int partition_parse(const char *s, partition_spec *out) {
     return -1;
 }
 
-int partition_make(const partition_spec *spec, const dataset *train, int nclients, uint64_t seed,
-                   client_shard *shards, char *err, size_t errlen) {
+int partition_make(const partition_spec *spec, const dataset *train, int nclients, uint64_t seed, client_shard *shards,
+                   char *err, size_t errlen) {
     if (nclients < 1 || nclients > train->n) {
-        snprintf(err, errlen, "--clients %d: need between 1 and %d (training samples)", nclients,
-                 train->n);
+        snprintf(err, errlen, "--clients %d: need between 1 and %d (training samples)", nclients, train->n);
         return -1;
     }
     if (spec->kind == PART_PAPER && train->rows != train->cols) {
-        snprintf(err, errlen, "--partition paper: rotations need square images, got %dx%d",
-                 train->rows, train->cols);
+        snprintf(err, errlen, "--partition paper: rotations need square images, got %dx%d", train->rows, train->cols);
         return -1;
     }
     memset(shards, 0, sizeof(client_shard) * (size_t)nclients);
@@ -265,7 +269,8 @@ int partition_make(const partition_spec *spec, const dataset *train, int nclient
         if (shards[c].n == 0) {
             snprintf(err, errlen,
                      "--partition dirichlet:%g: client %d received no samples; use a larger alpha "
-                     "or fewer clients", spec->alpha, c);
+                     "or fewer clients",
+                     spec->alpha, c);
             partition_free(shards, nclients);
             return -1;
         }

@@ -9,11 +9,11 @@
 #define NUM_CLASSES 10
 
 typedef struct {
-    int n;        /* samples */
+    int n; /* samples */
     int rows, cols;
-    int dim;      /* rows*cols */
-    float *x;     /* n*dim, pixels scaled to [0,1] */
-    uint8_t *y;   /* n labels in 0..9 */
+    int dim;    /* rows*cols */
+    float *x;   /* n*dim, pixels scaled to [0,1] */
+    uint8_t *y; /* n labels in 0..9 */
 } dataset;
 
 typedef struct {
@@ -26,10 +26,8 @@ int data_find_files(const char *dir, data_paths *p, char *err, size_t errlen);
 
 /* Loads an image file and its label file; checks counts agree and labels are 0..9.
  * max_items > 0 loads only the first max_items samples (reading stops there). */
-int dataset_load(const char *images, const char *labels, uint32_t max_items, dataset *out,
-                 char *err, size_t errlen);
+int dataset_load(const char *images, const char *labels, uint32_t max_items, dataset *out, char *err, size_t errlen);
 void dataset_free(dataset *d);
-
 
 /* ---- transforms (the paper's Table I) ------------------------------------------------ */
 typedef enum { TF_IDENTITY, TF_ROT90, TF_ROT180, TF_ROT270, TF_HFLIP, TF_VFLIP, TF_COUNT } transform_id;
@@ -58,8 +56,8 @@ typedef struct {
 /* Splits n_train samples among nclients; deterministic in seed. Shards are disjoint.
  * paper: equal shards, client c gets transform c % 6. iid: equal shards, identity.
  * dirichlet: per-class proportions ~ Dir(alpha), identity. */
-int partition_make(const partition_spec *spec, const dataset *train, int nclients, uint64_t seed,
-                   client_shard *shards, char *err, size_t errlen);
+int partition_make(const partition_spec *spec, const dataset *train, int nclients, uint64_t seed, client_shard *shards,
+                   char *err, size_t errlen);
 void partition_free(client_shard *shards, int nclients);
 
 /* Test set split into six equal consecutive parts, part k transformed with transform k. */

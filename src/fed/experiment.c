@@ -11,20 +11,22 @@ int experiment_load(fed_config *cfg, dataset *train, dataset *test, char *err, s
     memset(train, 0, sizeof *train);
     memset(test, 0, sizeof *test);
     if (data_find_files(cfg->data_dir, &cfg->paths, err, errlen) != 0) return -1;
-    if (dataset_load(cfg->paths.train_images, cfg->paths.train_labels, (uint32_t)cfg->limit_train, train, err, errlen) != 0)
+    if (dataset_load(cfg->paths.train_images, cfg->paths.train_labels, (uint32_t)cfg->limit_train, train, err,
+                     errlen) != 0)
         return -1;
-    if (dataset_load(cfg->paths.test_images, cfg->paths.test_labels, (uint32_t)cfg->limit_test, test, err, errlen) != 0) {
+    if (dataset_load(cfg->paths.test_images, cfg->paths.test_labels, (uint32_t)cfg->limit_test, test, err, errlen) !=
+        0) {
         dataset_free(train);
         return -1;
     }
     if (train->dim != test->dim || train->rows != test->rows) {
-        snprintf(err, errlen, "%s is %dx%d but %s is %dx%d", cfg->paths.train_images, train->rows,
-                 train->cols, cfg->paths.test_images, test->rows, test->cols);
+        snprintf(err, errlen, "%s is %dx%d but %s is %dx%d", cfg->paths.train_images, train->rows, train->cols,
+                 cfg->paths.test_images, test->rows, test->cols);
         goto fail;
     }
     if (train->dim != cfg->sizes[0]) {
-        snprintf(err, errlen, "--layers: input size %d does not match the %dx%d images of %s",
-                 cfg->sizes[0], train->rows, train->cols, cfg->paths.train_images);
+        snprintf(err, errlen, "--layers: input size %d does not match the %dx%d images of %s", cfg->sizes[0],
+                 train->rows, train->cols, cfg->paths.train_images);
         goto fail;
     }
     /* --limit-train/--limit-test were applied while loading (reading stops there) */

@@ -9,9 +9,9 @@
 #include "train.h"
 
 typedef struct {
-    dataset clean;               /* test set as is */
-    dataset transformed;         /* six parts, one transform each */
-    dataset per_tf[TF_COUNT];    /* whole test set under each transform */
+    dataset clean;            /* test set as is */
+    dataset transformed;      /* six parts, one transform each */
+    dataset per_tf[TF_COUNT]; /* whole test set under each transform */
 } eval_sets;
 
 /* Resolves --data / explicit paths (writing them back into cfg), loads and truncates. */

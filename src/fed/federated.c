@@ -27,9 +27,9 @@
 typedef struct {
     int nclients, ranks, rank;
     client_shard *shards;
-    int *hosted;      /* clients this rank trains */
+    int *hosted; /* clients this rank trains */
     int nhosted;
-    dataset *local;   /* local data per hosted client (index into hosted[]) */
+    dataset *local; /* local data per hosted client (index into hosted[]) */
 } fed_layout;
 
 /* Which clients take part in round r: same answer on every rank, from the seed alone. */
@@ -52,14 +52,11 @@ static int select_clients(const fed_config *cfg, int nclients, int round, uint8_
     return k;
 }
 
-static float round_lr(const fed_config *cfg, int round) {
-    return cfg->lr * powf(cfg->lr_decay, (float)(round - 1));
-}
+static float round_lr(const fed_config *cfg, int round) { return cfg->lr * powf(cfg->lr_decay, (float)(round - 1)); }
 
 /* Trains one client on the global model and writes a sealed update frame into *frame. */
-static size_t client_update(const fed_config *cfg, const fed_layout *L, int h, const float *global,
-                            mlp *local, mlp_work *w, float *velocity, int round, uint8_t **frame,
-                            size_t *cap) {
+static size_t client_update(const fed_config *cfg, const fed_layout *L, int h, const float *global, mlp *local,
+                            mlp_work *w, float *velocity, int round, uint8_t **frame, size_t *cap) {
     int c = L->hosted[h];
     const dataset *d = &L->local[h];
     memcpy(local->params, global, sizeof(float) * local->nparams);
@@ -80,8 +77,8 @@ static size_t client_update(const fed_config *cfg, const fed_layout *L, int h, c
         *frame = nb;
         *cap = need;
     }
-    update_meta meta = {(uint32_t)c, (uint32_t)d->n, (uint32_t)np, 0, (float)ts.loss,
-                        (float)ts.acc, (float)ts.seconds, opt.lr};
+    update_meta meta = {(uint32_t)c,    (uint32_t)d->n, (uint32_t)np,      0,
+                        (float)ts.loss, (float)ts.acc,  (float)ts.seconds, opt.lr};
     if (faulty && (cfg->fault == FAULT_NAN || cfg->fault == FAULT_INF))
         local->params[np / 2] = cfg->fault == FAULT_NAN ? NAN : INFINITY;
     size_t n = update_encode(*frame, (uint32_t)round, &meta, local->params);
@@ -94,18 +91,18 @@ enum { ST_NONE, ST_ACCEPTED, ST_REJECTED, ST_TIMEOUT, ST_BUSY };
 static const char *status_name[] = {"none", "accepted", "rejected", "timeout", "busy"};
 
 typedef struct {
-    uint8_t *status;     /* per client, ST_* */
-    uint32_t *answered;  /* per client: last round whose answer was taken (0 = none) */
+    uint8_t *status;    /* per client, ST_* */
+    uint32_t *answered; /* per client: last round whose answer was taken (0 = none) */
     uint32_t round;
-    uint8_t *waiting;    /* per client: the server expects an answer this round */
-    float **slots;       /* per client: accepted parameters */
-    float *scratch;      /* decoding target, swapped into a slot on acceptance */
+    uint8_t *waiting; /* per client: the server expects an answer this round */
+    float **slots;    /* per client: accepted parameters */
+    float *scratch;   /* decoding target, swapped into a slot on acceptance */
     update_meta *meta;
     int accepted, rejected, skipped;
 } round_state;
 
-static void server_take(const fed_config *cfg, const update_rules *rules, round_state *rs,
-                        const uint8_t *frame, size_t bytes) {
+static void server_take(const fed_config *cfg, const update_rules *rules, round_state *rs, const uint8_t *frame,
+                        size_t bytes) {
     int c, counts;
     update_meta meta;
     const char *why = update_accept(frame, bytes, rules, rs->scratch, &meta, &c, &counts);
@@ -143,14 +140,12 @@ static void list_waiting(const round_state *rs, int nclients, char *buf, size_t 
             n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? ", " : "", c);
 }
 
-static int layout_build(const fed_config *cfg, fed_layout *L, dataset *train, char *err,
-                        size_t errlen) {
+static int layout_build(const fed_config *cfg, fed_layout *L, dataset *train, char *err, size_t errlen) {
     L->shards = calloc((size_t)L->nclients, sizeof(client_shard));
     L->hosted = calloc((size_t)L->nclients, sizeof(int));
     L->local = calloc((size_t)L->nclients, sizeof(dataset));
     if (!L->shards || !L->hosted || !L->local) return -1;
-    if (partition_make(&cfg->partition, train, L->nclients, cfg->seed, L->shards, err, errlen) != 0)
-        return -1;
+    if (partition_make(&cfg->partition, train, L->nclients, cfg->seed, L->shards, err, errlen) != 0) return -1;
     for (int c = 0; c < L->nclients; c++) {
         if (fed_host_rank(c, L->ranks) != L->rank) continue;
         int h = L->nhosted++;
@@ -281,8 +276,7 @@ int run_federated(fed_config *cfg) {
                     "bcast_seconds,gather_seconds,max_client_train_seconds,comm_seconds,"
                     "bytes_down,bytes_up,skipped",
                     cfg->resume ? start : -1);
-        csvlog_open(&clog, clients_csv,
-                    "round,client,transform,samples,train_loss,train_acc,train_seconds,status",
+        csvlog_open(&clog, clients_csv, "round,client,transform,samples,train_loss,train_acc,train_seconds,status",
                     cfg->resume ? start : -1);
         rs.status = calloc((size_t)L.nclients, 1);
         rs.answered = calloc((size_t)L.nclients, sizeof(uint32_t));
@@ -334,12 +328,14 @@ int run_federated(fed_config *cfg) {
                 if (cmsg_mpi_recv(&gframe, &gcap, &gbytes, 0, TAG_GLOBAL, comm, NULL) != MPI_SUCCESS) break;
                 stale++;
             }
-            if (stale) fprintf(stderr, "fedtrain: rank %d: fell behind, skipped %d stale global model(s)\n", rank, stale);
+            if (stale)
+                fprintf(stderr, "fedtrain: rank %d: fell behind, skipped %d stale global model(s)\n", rank, stale);
             cmsg_header gh;
             cmsg_status gst = cmsg_open(gframe, gbytes, FED_PROTO_VERSION, &gh);
             if (gst == CMSG_OK && gh.kind == MSG_STOP) break;
             int gok = gst == CMSG_OK && gh.kind == MSG_GLOBAL && gh.payload_bytes == sizeof(float) * nparams;
-            if (gok) round = (int)gh.seq; /* clients follow the server's numbering */
+            if (gok)
+                round = (int)gh.seq; /* clients follow the server's numbering */
             else {
                 cmsg_header ph;
                 round = cmsg_peek_header(gframe, gbytes, &ph) == CMSG_OK ? (int)ph.seq : round + 1;
@@ -384,8 +380,9 @@ int run_federated(fed_config *cfg) {
         rs.round = (uint32_t)round;
         memset(rs.waiting, 0, (size_t)L.nclients);
         rs.accepted = rs.rejected = rs.skipped = 0;
-        update_rules rules = {(uint32_t)round, L.nclients, ranks, 0, nparams, shard_n, part,
-                              rs.answered, global.params, cfg->max_param, cfg->max_update_norm};
+        update_rules rules = {
+            (uint32_t)round, L.nclients,          ranks, 0, nparams, shard_n, part, rs.answered, global.params,
+            cfg->max_param,  cfg->max_update_norm};
         double t_bcast = 0, t_gather = 0, bytes_up = 0, bytes_down = 0;
         if (ranks == 1) {
             /* single process: the server trains every client itself, same frames, same checks */
@@ -398,8 +395,7 @@ int run_federated(fed_config *cfg) {
         } else {
             /* -- publish the global model to every rank that has taken the previous one -- */
             memcpy(cmsg_payload(gframe), global.params, sizeof(float) * nparams);
-            gbytes = cmsg_seal(gframe, FED_PROTO_VERSION, MSG_GLOBAL, (uint32_t)round, 0,
-                               sizeof(float) * nparams);
+            gbytes = cmsg_seal(gframe, FED_PROTO_VERSION, MSG_GLOBAL, (uint32_t)round, 0, sizeof(float) * nparams);
             double t0 = MPI_Wtime();
             cmsg_outbox_progress(outbox);
             int ndests = 0;
@@ -412,8 +408,10 @@ int run_federated(fed_config *cfg) {
                     if (part[c] && fed_host_rank(c, ranks) == r) {
                         rs.status[c] = ST_BUSY;
                         rs.skipped++;
-                        fprintf(stderr, "fedtrain: round %d: client %d skipped: rank %d has not taken "
-                                        "an earlier global model yet\n", round, c, r);
+                        fprintf(stderr,
+                                "fedtrain: round %d: client %d skipped: rank %d has not taken "
+                                "an earlier global model yet\n",
+                                round, c, r);
                     }
             }
             if (cmsg_outbox_post(outbox, gframe, gbytes, dests, ndests) != MPI_SUCCESS) {
@@ -436,8 +434,10 @@ int run_federated(fed_config *cfg) {
                 if (st == CMSG_RX_TIMEOUT) {
                     if (deadline >= 0 && MPI_Wtime() >= deadline) break;
                     list_waiting(&rs, L.nclients, who, sizeof who);
-                    fprintf(stderr, "fedtrain: round %d: still waiting for client(s) %s after %.0f s "
-                                    "(--round-timeout sets a deadline)\n", round, who, MPI_Wtime() - t0);
+                    fprintf(stderr,
+                            "fedtrain: round %d: still waiting for client(s) %s after %.0f s "
+                            "(--round-timeout sets a deadline)\n",
+                            round, who, MPI_Wtime() - t0);
                     notice = MPI_Wtime() + 60;
                     continue;
                 }
@@ -471,8 +471,10 @@ int run_federated(fed_config *cfg) {
                 }
             if (deadline >= 0 && still_waiting(&rs, L.nclients)) {
                 list_waiting(&rs, L.nclients, who, sizeof who);
-                fprintf(stderr, "fedtrain: round %d: no answer from client(s) %s within --round-timeout "
-                                "%g s: skipped this round\n", round, who, cfg->round_timeout);
+                fprintf(stderr,
+                        "fedtrain: round %d: no answer from client(s) %s within --round-timeout "
+                        "%g s: skipped this round\n",
+                        round, who, cfg->round_timeout);
             }
             t_gather = MPI_Wtime() - t1;
         }
@@ -489,11 +491,14 @@ int run_federated(fed_config *cfg) {
             k++;
         }
         if (k > 0) {
-            if (cfg->robust == ROBUST_MEDIAN) aggregate_median(accepted, k, nparams, avg);
-            else if (cfg->robust == ROBUST_TRIMMED) aggregate_trimmed_mean(accepted, k, nparams, cfg->trim, avg);
-            else aggregate_mean(accepted, cfg->aggregator != AGG_FEDAVG ? weights : NULL, k, nparams, avg);
-            aggregate_server_step(cfg->aggregator, global.params, avg, server_mom,
-                                  cfg->server_momentum, cfg->server_lr, nparams);
+            if (cfg->robust == ROBUST_MEDIAN)
+                aggregate_median(accepted, k, nparams, avg);
+            else if (cfg->robust == ROBUST_TRIMMED)
+                aggregate_trimmed_mean(accepted, k, nparams, cfg->trim, avg);
+            else
+                aggregate_mean(accepted, cfg->aggregator != AGG_FEDAVG ? weights : NULL, k, nparams, avg);
+            aggregate_server_step(cfg->aggregator, global.params, avg, server_mom, cfg->server_momentum, cfg->server_lr,
+                                  nparams);
         } else {
             fprintf(stderr, "fedtrain: round %d: no usable update, global model unchanged\n", round);
         }
@@ -507,22 +512,28 @@ int run_federated(fed_config *cfg) {
         comm_total += comm_s;
         bytes_total += bytes_down + bytes_up;
         tb_printf(&rlog.buf, "%d,%.6g,%.6f,%.6f,%.6f,%d,%d,%.4f,%.6f,%.4f,%.4f,%.6f,%.0f,%.0f,%d\n", round,
-                  round_lr(cfg, round), et.loss, et.acc, ex.acc, rs.accepted, rs.rejected, round_s,
-                  t_bcast, t_gather, max_train, comm_s, bytes_down, bytes_up, rs.skipped);
+                  round_lr(cfg, round), et.loss, et.acc, ex.acc, rs.accepted, rs.rejected, round_s, t_bcast, t_gather,
+                  max_train, comm_s, bytes_down, bytes_up, rs.skipped);
         for (int c = 0; c < L.nclients; c++) {
             if (!part[c]) continue;
             const update_meta *m = &rs.meta[c];
             if (rs.status[c] == ST_ACCEPTED)
                 tb_printf(&clog.buf, "%d,%d,%s,%u,%.6f,%.6f,%.4f,accepted\n", round, c,
-                          transform_name(L.shards[c].transform), m->n_samples, m->train_loss,
-                          m->train_acc, m->train_seconds);
+                          transform_name(L.shards[c].transform), m->n_samples, m->train_loss, m->train_acc,
+                          m->train_seconds);
             else
-                tb_printf(&clog.buf, "%d,%d,%s,%d,,,,%s\n", round, c,
-                          transform_name(L.shards[c].transform), L.shards[c].n,
-                          status_name[rs.status[c] == ST_NONE ? ST_REJECTED : rs.status[c]]);
+                tb_printf(&clog.buf, "%d,%d,%s,%d,,,,%s\n", round, c, transform_name(L.shards[c].transform),
+                          L.shards[c].n, status_name[rs.status[c] == ST_NONE ? ST_REJECTED : rs.status[c]]);
         }
-        checkpoint ck = {CKPT_FEDERATED, (uint32_t)round, fp, global.nlayers, {0}, nparams,
-                         global.params, server_mom, elapsed_before + now_seconds() - t_start};
+        checkpoint ck = {CKPT_FEDERATED,
+                         (uint32_t)round,
+                         fp,
+                         global.nlayers,
+                         {0},
+                         nparams,
+                         global.params,
+                         server_mom,
+                         elapsed_before + now_seconds() - t_start};
         memcpy(ck.sizes, global.sizes, sizeof ck.sizes);
         if (csvlog_flush(&rlog, err, sizeof err) || csvlog_flush(&clog, err, sizeof err) ||
             ckpt_save(ckpt_path, &ck, err, sizeof err)) {
@@ -533,8 +544,8 @@ int run_federated(fed_config *cfg) {
             fprintf(stderr,
                     "round %3d/%d  clients %d/%d ok (%d rejected, %d skipped)  test %.4f  transformed %.4f  "
                     "%.2fs (comm %.3fs, %.1f MB)\n",
-                    round, cfg->rounds, rs.accepted, nsel, rs.rejected, rs.skipped, et.acc, ex.acc, round_s,
-                    comm_s, (bytes_down + bytes_up) / 1e6);
+                    round, cfg->rounds, rs.accepted, nsel, rs.rejected, rs.skipped, et.acc, ex.acc, round_s, comm_s,
+                    (bytes_down + bytes_up) / 1e6);
         if (cfg->kill_after == round) raise(SIGKILL); /* testing hook: die like a killed job */
     }
 
@@ -557,16 +568,14 @@ int run_federated(fed_config *cfg) {
             cJSON_AddStringToObject(o, "transform", transform_name(L.shards[c].transform));
             cJSON_AddItemToArray(cl, o);
         }
-        checkpoint ck = {CKPT_MODEL, (uint32_t)cfg->rounds, fp, global.nlayers, {0}, nparams,
-                         global.params, NULL, 0.0}; /* no timing: equal models give equal files */
+        checkpoint ck = {CKPT_MODEL, (uint32_t)cfg->rounds, fp, global.nlayers, {0}, nparams, global.params, NULL,
+                         0.0}; /* no timing: equal models give equal files */
         memcpy(ck.sizes, global.sizes, sizeof ck.sizes);
-        if (ckpt_save(model_path, &ck, err, sizeof err) != 0 ||
-            summary_write(cfg->out_dir, &u, err, sizeof err) != 0) {
+        if (ckpt_save(model_path, &ck, err, sizeof err) != 0 || summary_write(cfg->out_dir, &u, err, sizeof err) != 0) {
             fprintf(stderr, "fedtrain: %s\n", err);
             status = 2;
         } else {
-            fprintf(stderr,
-                    "FEDERATED_TEST %.4f  FEDERATED_TRANSFORMED %.4f  (%.1fs, %d ranks)  -> %s/summary.json\n",
+            fprintf(stderr, "FEDERATED_TEST %.4f  FEDERATED_TRANSFORMED %.4f  (%.1fs, %d ranks)  -> %s/summary.json\n",
                     u.acc_test, u.acc_transformed, u.seconds, ranks, cfg->out_dir);
         }
         csvlog_close(&rlog);
@@ -589,8 +598,9 @@ int run_federated(fed_config *cfg) {
             }
             int left = cmsg_outbox_progress(outbox);
             if (left > 0) {
-                fprintf(stderr, "fedtrain: %d client rank(s) did not take the stop message within %g s "
-                                "(stopped or hung); the results in %s are complete; ending the job\n",
+                fprintf(stderr,
+                        "fedtrain: %d client rank(s) did not take the stop message within %g s "
+                        "(stopped or hung); the results in %s are complete; ending the job\n",
                         left, limit, cfg->out_dir);
                 MPI_Abort(MPI_COMM_WORLD, 3);
             }

@@ -23,7 +23,7 @@ int mkdir_p(const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "%s: path too long", path);
         return -1;
     }
-    for (char *p = tmp + 1; ; p++) {
+    for (char *p = tmp + 1;; p++) {
         if (*p == '/' || *p == 0) {
             char c = *p;
             *p = 0;

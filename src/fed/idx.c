@@ -10,7 +10,7 @@
 
 /* Limits well above any MNIST-like set; they reject absurd headers before allocating. */
 #define IDX_MAX_COUNT 100000000u
-#define IDX_MAX_SIDE 4096u
+#define IDX_MAX_SIDE  4096u
 #define IDX_MAX_BYTES (8ull << 30)
 
 enum { RD_OK = 0, RD_CORRUPT = -1, RD_TRAILING = -2, RD_GZ_TRUNCATED = -3, RD_IO = -4 };
@@ -85,8 +85,10 @@ static int gz_read(source *s, uint8_t *dst, size_t n, size_t *got) {
         s->zs.avail_out = (uInt)want;
         int r = inflate(&s->zs, Z_NO_FLUSH);
         *got += want - s->zs.avail_out;
-        if (r == Z_STREAM_END) s->member_done = 1;
-        else if (r != Z_OK && r != Z_BUF_ERROR) return RD_CORRUPT;
+        if (r == Z_STREAM_END)
+            s->member_done = 1;
+        else if (r != Z_OK && r != Z_BUF_ERROR)
+            return RD_CORRUPT;
     }
     return RD_OK;
 }
@@ -108,8 +110,7 @@ static uint32_t be32(const uint8_t *p) {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
-static int parse(source *s, const char *path, int ndims, uint32_t max_items, idx_array *out,
-                 char *err, size_t errlen) {
+static int parse(source *s, const char *path, int ndims, uint32_t max_items, idx_array *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     s->gz = lookahead(s, 2) >= 2 && s->in[0] == 0x1f && s->in[1] == 0x8b;
     if (s->gz) {
@@ -140,8 +141,7 @@ static int parse(source *s, const char *path, int ndims, uint32_t max_items, idx
         return -1;
     }
     if (hdr[0] != 0 || hdr[1] != 0) {
-        snprintf(err, errlen, "%s: not an IDX file (bad magic %02x%02x%02x%02x)", path, hdr[0],
-                 hdr[1], hdr[2], hdr[3]);
+        snprintf(err, errlen, "%s: not an IDX file (bad magic %02x%02x%02x%02x)", path, hdr[0], hdr[1], hdr[2], hdr[3]);
         return -1;
     }
     if (hdr[2] != 0x08) {
@@ -149,8 +149,8 @@ static int parse(source *s, const char *path, int ndims, uint32_t max_items, idx
         return -1;
     }
     if (hdr[3] != ndims) {
-        snprintf(err, errlen, "%s: IDX file has %d dimensions, expected %d (%s)", path, hdr[3],
-                 ndims, ndims == 3 ? "images" : "labels");
+        snprintf(err, errlen, "%s: IDX file has %d dimensions, expected %d (%s)", path, hdr[3], ndims,
+                 ndims == 3 ? "images" : "labels");
         return -1;
     }
     rc = src_read(s, hdr + 4, hdr_bytes - 4, &got);
@@ -177,16 +177,22 @@ static int parse(source *s, const char *path, int ndims, uint32_t max_items, idx
     /* The claim against the bytes available, before allocating anything. */
     if (!s->gz && s->size != hdr_bytes + n) {
         if (s->size < hdr_bytes + n)
-            snprintf(err, errlen, "%s: truncated: header promises %u items (%llu data bytes) but the "
-                     "file holds only %llu", path, dims[0], n, s->size - hdr_bytes);
+            snprintf(err, errlen,
+                     "%s: truncated: header promises %u items (%llu data bytes) but the "
+                     "file holds only %llu",
+                     path, dims[0], n, s->size - hdr_bytes);
         else
-            snprintf(err, errlen, "%s: unexpected trailing data: %llu bytes after the %u items the "
-                     "header declares", path, s->size - hdr_bytes - n, dims[0]);
+            snprintf(err, errlen,
+                     "%s: unexpected trailing data: %llu bytes after the %u items the "
+                     "header declares",
+                     path, s->size - hdr_bytes - n, dims[0]);
         return -1;
     }
     if (s->gz && hdr_bytes + n > s->size * IDX_GZ_MAX_RATIO) {
-        snprintf(err, errlen, "%s: truncated: header promises %u items (%llu data bytes), more than a "
-                 "gzip file of %llu bytes can hold", path, dims[0], n, s->size);
+        snprintf(err, errlen,
+                 "%s: truncated: header promises %u items (%llu data bytes), more than a "
+                 "gzip file of %llu bytes can hold",
+                 path, dims[0], n, s->size);
         return -1;
     }
     uint32_t keep = max_items && max_items < dims[0] ? max_items : dims[0];
@@ -221,8 +227,8 @@ static int parse(source *s, const char *path, int ndims, uint32_t max_items, idx
         return -1;
     }
     if (have < need) {
-        snprintf(err, errlen, "%s: truncated: header promises %u items (%llu data bytes) but only %zu %s",
-                 path, dims[0], n, have, rc == RD_GZ_TRUNCATED ? "could be decoded (truncated gzip stream)" : "are present");
+        snprintf(err, errlen, "%s: truncated: header promises %u items (%llu data bytes) but only %zu %s", path,
+                 dims[0], n, have, rc == RD_GZ_TRUNCATED ? "could be decoded (truncated gzip stream)" : "are present");
         return -1;
     }
     if (keep == dims[0]) { /* all of it read: nothing may follow */
@@ -249,8 +255,7 @@ static int finish(source *s, int rc, idx_array *out) {
     return rc;
 }
 
-int idx_load(const char *path, int ndims, uint32_t max_items, idx_array *out, char *err,
-             size_t errlen) {
+int idx_load(const char *path, int ndims, uint32_t max_items, idx_array *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     source *s = calloc(1, sizeof *s);
     if (!s) {
@@ -271,8 +276,8 @@ int idx_load(const char *path, int ndims, uint32_t max_items, idx_array *out, ch
     return finish(s, parse(s, path, ndims, max_items, out, err, errlen), out);
 }
 
-int idx_load_mem(const char *name, const uint8_t *bytes, size_t len, int ndims, uint32_t max_items,
-                 idx_array *out, char *err, size_t errlen) {
+int idx_load_mem(const char *name, const uint8_t *bytes, size_t len, int ndims, uint32_t max_items, idx_array *out,
+                 char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     source *s = calloc(1, sizeof *s);
     if (!s) {

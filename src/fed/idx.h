@@ -15,11 +15,11 @@
 #define IDX_GZ_MAX_RATIO 1032u
 
 typedef struct {
-    uint32_t count;   /* items loaded (<= declared when max_items cut it) */
+    uint32_t count;    /* items loaded (<= declared when max_items cut it) */
     uint32_t declared; /* items the header declares */
-    uint32_t rows;    /* 1 for label files */
-    uint32_t cols;    /* 1 for label files */
-    uint8_t *data;    /* count*rows*cols bytes */
+    uint32_t rows;     /* 1 for label files */
+    uint32_t cols;     /* 1 for label files */
+    uint8_t *data;     /* count*rows*cols bytes */
 } idx_array;
 
 /* Loads an unsigned-byte IDX file with `ndims` dimensions (3 for images, 1 for labels).
@@ -27,11 +27,10 @@ typedef struct {
  * integrity and that nothing but further gzip members follows it. max_items > 0 keeps only the
  * first max_items items and stops reading there (a gzip file's remainder is then not checked).
  * Returns 0 on success; otherwise writes a message naming the file into err. */
-int idx_load(const char *path, int ndims, uint32_t max_items, idx_array *out, char *err,
-             size_t errlen);
+int idx_load(const char *path, int ndims, uint32_t max_items, idx_array *out, char *err, size_t errlen);
 /* The same on a file image in memory; `name` is used in messages (fuzzing, tests). */
-int idx_load_mem(const char *name, const uint8_t *bytes, size_t len, int ndims, uint32_t max_items,
-                 idx_array *out, char *err, size_t errlen);
+int idx_load_mem(const char *name, const uint8_t *bytes, size_t len, int ndims, uint32_t max_items, idx_array *out,
+                 char *err, size_t errlen);
 void idx_free(idx_array *a);
 
 #endif

@@ -23,9 +23,7 @@ int main(int argc, char **argv) {
             return rc;
         }
         return run_bench(&cfg);
-    case MODE_CENTRAL:
-        blas_set_threads(cfg.threads);
-        return run_central(&cfg);
+    case MODE_CENTRAL: blas_set_threads(cfg.threads); return run_central(&cfg);
     case MODE_FEDERATED: {
         MPI_Init(&argc, &argv);
         blas_set_threads(cfg.threads);

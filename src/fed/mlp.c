@@ -48,8 +48,10 @@ int mlp_parse_layers(const char *s, int *sizes, int max) {
         long v = strtol(p, &end, 10);
         if (end == p || v < 1 || v > MLP_MAX_WIDTH || n >= max) return -1;
         sizes[n++] = (int)v;
-        if (*end == ',') end++;
-        else if (*end) return -1;
+        if (*end == ',')
+            end++;
+        else if (*end)
+            return -1;
         p = end;
     }
     return n >= 2 ? n : -1;
@@ -91,8 +93,7 @@ void mlp_forward(const mlp *m, mlp_work *w, const float *x, int B) {
         float *out = w->act[l + 1];
         const float *W = m->params + m->w_off[l], *b = m->params + m->b_off[l];
         for (int i = 0; i < B; i++) memcpy(out + (size_t)i * nout, b, sizeof(float) * nout);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, nout, nin, 1.0f, in, nin, W,
-                    nout, 1.0f, out, nout);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, nout, nin, 1.0f, in, nin, W, nout, 1.0f, out, nout);
         if (l + 1 < m->nlayers) {
             size_t n = (size_t)B * nout;
             for (size_t i = 0; i < n; i++) out[i] = out[i] > 0.0f ? out[i] : 0.0f;
@@ -100,8 +101,7 @@ void mlp_forward(const mlp *m, mlp_work *w, const float *x, int B) {
     }
 }
 
-double softmax_xent(const float *logits, const uint8_t *y, int B, int C, float *dlogits,
-                    int *correct) {
+double softmax_xent(const float *logits, const uint8_t *y, int B, int C, float *dlogits, int *correct) {
     double loss = 0.0;
     int hits = 0;
     for (int i = 0; i < B; i++) {
@@ -125,13 +125,12 @@ double softmax_xent(const float *logits, const uint8_t *y, int B, int C, float *
     return loss;
 }
 
-double mlp_backward(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B,
-                    int *correct) {
+double mlp_backward(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B, int *correct) {
     return mlp_backward_into(m, w, x, y, B, correct, w->grad, 1.0f, 0.0f);
 }
 
-double mlp_backward_into(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B,
-                         int *correct, float *out, float scale, float beta) {
+double mlp_backward_into(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B, int *correct, float *out,
+                         float scale, float beta) {
     int L = m->nlayers;
     double loss = softmax_xent(w->act[L], y, B, m->sizes[L], w->delta[L], correct);
     float alpha = scale / (float)B;
@@ -143,15 +142,14 @@ double mlp_backward_into(const mlp *m, mlp_work *w, const float *x, const uint8_
             /* gradient for the layer below, through its ReLU; computed before this layer's
              * weights are touched, so out may be the parameters themselves */
             float *dprev = w->delta[l];
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, nin, nout, 1.0f, dl, nout,
-                        m->params + m->w_off[l], nout, 0.0f, dprev, nin);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, nin, nout, 1.0f, dl, nout, m->params + m->w_off[l],
+                        nout, 0.0f, dprev, nin);
             const float *a = w->act[l];
             size_t n = (size_t)B * nin;
             for (size_t i = 0; i < n; i++) dprev[i] = a[i] > 0.0f ? dprev[i] : 0.0f;
         }
         float *gW = out + m->w_off[l], *gb = out + m->b_off[l];
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nin, nout, B, alpha, in, nin, dl,
-                    nout, beta, gW, nout);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nin, nout, B, alpha, in, nin, dl, nout, beta, gW, nout);
         float *colsum = w->act[0]; /* scratch of nout floats, see mlp_work_create */
         for (int j = 0; j < nout; j++) colsum[j] = 0.0f;
         for (int i = 0; i < B; i++) {

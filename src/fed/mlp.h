@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MLP_MAX_LAYERS 8 /* weight layers */
-#define MLP_MAX_WIDTH 65536 /* units per layer (--layers, checkpoints) */
+#define MLP_MAX_LAYERS 8     /* weight layers */
+#define MLP_MAX_WIDTH  65536 /* units per layer (--layers, checkpoints) */
 
 typedef struct {
-    int nlayers;                    /* weight layers; sizes has nlayers+1 entries */
+    int nlayers; /* weight layers; sizes has nlayers+1 entries */
     int sizes[MLP_MAX_LAYERS + 1];
     size_t w_off[MLP_MAX_LAYERS], b_off[MLP_MAX_LAYERS];
     size_t nparams;
@@ -43,18 +43,16 @@ void mlp_forward(const mlp *m, mlp_work *w, const float *x, int B);
 /* Softmax cross-entropy of B rows of C logits. Writes d loss_i / d logits (p - onehot, not
  * divided by B) into dlogits if non-NULL and the count of argmax hits into *correct.
  * Returns the summed loss. Numerically stable for large logits. */
-double softmax_xent(const float *logits, const uint8_t *y, int B, int C, float *dlogits,
-                    int *correct);
+double softmax_xent(const float *logits, const uint8_t *y, int B, int C, float *dlogits, int *correct);
 
 /* After mlp_forward on the same x: fills w->grad with the gradient of the mean loss.
  * Returns the summed loss; *correct counts right predictions. */
-double mlp_backward(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B,
-                    int *correct);
+double mlp_backward(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B, int *correct);
 
 /* Fused form: out = beta*out + scale*gradient. With out = velocity, scale 1, beta = momentum
  * this is the momentum update; with out = params, scale = -lr, beta = 1 plain SGD, saving
  * a pass over the parameters. out may alias m->params. */
-double mlp_backward_into(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B,
-                         int *correct, float *out, float scale, float beta);
+double mlp_backward_into(const mlp *m, mlp_work *w, const float *x, const uint8_t *y, int B, int *correct, float *out,
+                         float scale, float beta);
 
 #endif

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NSLOTS 2
+#define NSLOTS      2
 #define RED_THREADS 256
 
 struct mlp_cuda {
@@ -25,20 +25,20 @@ struct mlp_cuda {
     int device;
     cudaStream_t stream;
     cublasHandle_t blas;
-    float *params, *vel, *ref, *grad;          /* device, nparams each */
-    float *act[MLP_MAX_LAYERS + 1];            /* act[0]: the input batch */
+    float *params, *vel, *ref, *grad; /* device, nparams each */
+    float *act[MLP_MAX_LAYERS + 1];   /* act[0]: the input batch */
     float *delta[MLP_MAX_LAYERS + 1];
-    uint8_t *y;                                /* device labels */
-    double *rowloss;                           /* per-row loss of the last batch */
+    uint8_t *y;      /* device labels */
+    double *rowloss; /* per-row loss of the last batch */
     int *rowhit;
-    double *acc_loss;                          /* device accumulators */
+    double *acc_loss; /* device accumulators */
     long long *acc_hits;
     int have_ref;
     /* pinned host memory */
     float *hx[NSLOTS];
     uint8_t *hy[NSLOTS];
     cudaEvent_t slot_free[NSLOTS];
-    int slot;      /* slot handed out by the last mlp_cuda_stage, -1 if none */
+    int slot; /* slot handed out by the last mlp_cuda_stage, -1 if none */
     int next_slot;
     float *hparams, *hvel; /* nparams each, staging for store */
     double *hacc_loss;
@@ -55,19 +55,17 @@ static int fail(char *err, size_t n, const char *fmt, ...) {
     return -1;
 }
 
-#define CK(call)                                                                            \
-    do {                                                                                    \
-        cudaError_t e_ = (call);                                                            \
-        if (e_ != cudaSuccess)                                                              \
-            return fail(err, errlen, "CUDA error %s (%s) in %s", cudaGetErrorName(e_),      \
-                        cudaGetErrorString(e_), #call);                                     \
+#define CK(call)                                                                                                       \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess)                                                                                         \
+            return fail(err, errlen, "CUDA error %s (%s) in %s", cudaGetErrorName(e_), cudaGetErrorString(e_), #call); \
     } while (0)
-#define CB(call)                                                                            \
-    do {                                                                                    \
-        cublasStatus_t s_ = (call);                                                         \
-        if (s_ != CUBLAS_STATUS_SUCCESS)                                                    \
-            return fail(err, errlen, "cuBLAS error %s in %s", cublasGetStatusString(s_),    \
-                        #call);                                                             \
+#define CB(call)                                                                                                       \
+    do {                                                                                                               \
+        cublasStatus_t s_ = (call);                                                                                    \
+        if (s_ != CUBLAS_STATUS_SUCCESS)                                                                               \
+            return fail(err, errlen, "cuBLAS error %s in %s", cublasGetStatusString(s_), #call);                       \
     } while (0)
 #define CKLAUNCH(what) CK(cudaPeekAtLastError())
 
@@ -81,8 +79,7 @@ static unsigned blocks_for(size_t n, unsigned threads) {
 /* out[i, j] += b[j], then ReLU if relu. */
 __global__ void k_bias_act(float *out, const float *b, int rows, int cols, int relu) {
     size_t n = (size_t)rows * cols;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         float v = out[i] + b[i % cols];
         out[i] = relu ? fmaxf(v, 0.0f) : v;
     }
@@ -90,14 +87,13 @@ __global__ void k_bias_act(float *out, const float *b, int rows, int cols, int r
 
 /* d[i] = 0 where the ReLU output a[i] was not positive. */
 __global__ void k_relu_mask(float *d, const float *a, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         if (!(a[i] > 0.0f)) d[i] = 0.0f;
 }
 
 /* One thread per row: argmax, log-sum-exp in double (max shift), d logits = p - onehot. */
-__global__ void k_softmax_xent(const float *z, const uint8_t *y, int B, int C, float *dz,
-                               double *rowloss, int *rowhit) {
+__global__ void k_softmax_xent(const float *z, const uint8_t *y, int B, int C, float *dz, double *rowloss,
+                               int *rowhit) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= B) return;
     const float *r = z + (size_t)i * C;
@@ -116,8 +112,7 @@ __global__ void k_softmax_xent(const float *z, const uint8_t *y, int B, int C, f
 }
 
 /* Single block, fixed order: deterministic sum of the batch's row losses and hits. */
-__global__ void k_reduce_stats(const double *rowloss, const int *rowhit, int B, double *acc_loss,
-                               long long *acc_hits) {
+__global__ void k_reduce_stats(const double *rowloss, const int *rowhit, int B, double *acc_loss, long long *acc_hits) {
     __shared__ double sl[RED_THREADS];
     __shared__ long long sh[RED_THREADS];
     double l = 0.0;
@@ -152,10 +147,9 @@ __global__ void k_colsum(const float *d, int rows, int cols, float scale, float 
 }
 
 /* optim.c's sgd_step. */
-__global__ void k_sgd(float *w, float *v, const float *g, const float *ref, size_t n, float lr,
-                      float mom, float wd, float mu) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
+__global__ void k_sgd(float *w, float *v, const float *g, const float *ref, size_t n, float lr, float mom, float wd,
+                      float mu) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         float ge = g[i];
         if (wd != 0.0f) ge += wd * w[i];
         if (mu != 0.0f) ge += mu * (w[i] - ref[i]);
@@ -315,15 +309,17 @@ extern "C" int mlp_cuda_fits(const mlp_cuda *g, const mlp *m, int cap) {
     return 1;
 }
 
-extern "C" int mlp_cuda_load(mlp_cuda *g, const float *params, const float *velocity,
-                             const float *prox_ref, char *err, size_t errlen) {
+extern "C" int mlp_cuda_load(mlp_cuda *g, const float *params, const float *velocity, const float *prox_ref, char *err,
+                             size_t errlen) {
     size_t np = g->nparams * sizeof(float);
     CK(cudaSetDevice(g->device));
     /* synchronous copies from pageable memory: the host arrays may change right after */
     CK(cudaStreamSynchronize(g->stream));
     CK(cudaMemcpy(g->params, params, np, cudaMemcpyHostToDevice));
-    if (velocity) CK(cudaMemcpy(g->vel, velocity, np, cudaMemcpyHostToDevice));
-    else CK(cudaMemset(g->vel, 0, np));
+    if (velocity)
+        CK(cudaMemcpy(g->vel, velocity, np, cudaMemcpyHostToDevice));
+    else
+        CK(cudaMemset(g->vel, 0, np));
     g->have_ref = prox_ref != NULL;
     if (prox_ref) CK(cudaMemcpy(g->ref, prox_ref, np, cudaMemcpyHostToDevice));
     CK(cudaMemset(g->acc_loss, 0, sizeof(double)));
@@ -332,8 +328,7 @@ extern "C" int mlp_cuda_load(mlp_cuda *g, const float *params, const float *velo
     return 0;
 }
 
-extern "C" int mlp_cuda_store(mlp_cuda *g, float *params, float *velocity, char *err,
-                              size_t errlen) {
+extern "C" int mlp_cuda_store(mlp_cuda *g, float *params, float *velocity, char *err, size_t errlen) {
     size_t np = g->nparams * sizeof(float);
     CK(cudaSetDevice(g->device));
     CK(cudaMemcpyAsync(g->hparams, g->params, np, cudaMemcpyDeviceToHost, g->stream));
@@ -361,19 +356,19 @@ static int upload_forward(mlp_cuda *g, int B, int need_labels, char *err, size_t
     int s = g->slot;
     g->slot = -1;
     g->next_slot = (s + 1) % NSLOTS;
-    CK(cudaMemcpyAsync(g->act[0], g->hx[s], sizeof(float) * (size_t)B * g->sizes[0],
-                       cudaMemcpyHostToDevice, g->stream));
+    CK(cudaMemcpyAsync(g->act[0], g->hx[s], sizeof(float) * (size_t)B * g->sizes[0], cudaMemcpyHostToDevice,
+                       g->stream));
     if (need_labels) CK(cudaMemcpyAsync(g->y, g->hy[s], (size_t)B, cudaMemcpyHostToDevice, g->stream));
     CK(cudaEventRecord(g->slot_free[s], g->stream));
     const float one = 1.0f, zero = 0.0f;
     for (int l = 0; l < g->nlayers; l++) {
         int nin = g->sizes[l], nout = g->sizes[l + 1];
         /* out (B x nout) = in (B x nin) W (nin x nout):  out^T = W^T in^T */
-        CB(cublasSgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, nout, B, nin, &one,
-                       g->params + g->w_off[l], nout, g->act[l], nin, &zero, g->act[l + 1], nout));
+        CB(cublasSgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, nout, B, nin, &one, g->params + g->w_off[l], nout, g->act[l],
+                       nin, &zero, g->act[l + 1], nout));
         size_t n = (size_t)B * nout;
-        k_bias_act<<<blocks_for(n, 256), 256, 0, g->stream>>>(g->act[l + 1], g->params + g->b_off[l], B,
-                                                              nout, l + 1 < g->nlayers);
+        k_bias_act<<<blocks_for(n, 256), 256, 0, g->stream>>>(g->act[l + 1], g->params + g->b_off[l], B, nout,
+                                                              l + 1 < g->nlayers);
         CKLAUNCH("bias_act");
     }
     return 0;
@@ -382,21 +377,17 @@ static int upload_forward(mlp_cuda *g, int B, int need_labels, char *err, size_t
 extern "C" int mlp_cuda_forward(mlp_cuda *g, int B, float *logits, char *err, size_t errlen) {
     if (upload_forward(g, B, 0, err, errlen)) return -1;
     int C = g->sizes[g->nlayers];
-    CK(cudaMemcpyAsync(logits, g->act[g->nlayers], sizeof(float) * (size_t)B * C,
-                       cudaMemcpyDeviceToHost, g->stream));
+    CK(cudaMemcpyAsync(logits, g->act[g->nlayers], sizeof(float) * (size_t)B * C, cudaMemcpyDeviceToHost, g->stream));
     CK(cudaStreamSynchronize(g->stream));
     return 0;
 }
 
-extern "C" int mlp_cuda_step(mlp_cuda *g, int B, const sgd_config *opt, int use_velocity,
-                             char *err, size_t errlen) {
+extern "C" int mlp_cuda_step(mlp_cuda *g, int B, const sgd_config *opt, int use_velocity, char *err, size_t errlen) {
     if (upload_forward(g, B, 1, err, errlen)) return -1;
     int L = g->nlayers, C = g->sizes[L];
-    k_softmax_xent<<<(B + 127) / 128, 128, 0, g->stream>>>(g->act[L], g->y, B, C, g->delta[L],
-                                                           g->rowloss, g->rowhit);
+    k_softmax_xent<<<(B + 127) / 128, 128, 0, g->stream>>>(g->act[L], g->y, B, C, g->delta[L], g->rowloss, g->rowhit);
     CKLAUNCH("softmax_xent");
-    k_reduce_stats<<<1, RED_THREADS, 0, g->stream>>>(g->rowloss, g->rowhit, B, g->acc_loss,
-                                                     g->acc_hits);
+    k_reduce_stats<<<1, RED_THREADS, 0, g->stream>>>(g->rowloss, g->rowhit, B, g->acc_loss, g->acc_hits);
     CKLAUNCH("reduce_stats");
     const float one = 1.0f, zero = 0.0f, invB = 1.0f / (float)B;
     for (int l = L - 1; l >= 0; l--) {
@@ -404,29 +395,27 @@ extern "C" int mlp_cuda_step(mlp_cuda *g, int B, const sgd_config *opt, int use_
         const float *dl = g->delta[l + 1];
         if (l > 0) {
             /* dprev (B x nin) = dl (B x nout) W^T:  dprev^T = W dl^T */
-            CB(cublasSgemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, nin, B, nout, &one,
-                           g->params + g->w_off[l], nout, dl, nout, &zero, g->delta[l], nin));
+            CB(cublasSgemm(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, nin, B, nout, &one, g->params + g->w_off[l], nout, dl,
+                           nout, &zero, g->delta[l], nin));
             size_t n = (size_t)B * nin;
             k_relu_mask<<<blocks_for(n, 256), 256, 0, g->stream>>>(g->delta[l], g->act[l], n);
             CKLAUNCH("relu_mask");
         }
         /* gW (nin x nout) = in^T dl / B:  gW^T = dl^T in / B */
-        CB(cublasSgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, nout, nin, B, &invB, dl, nout,
-                       g->act[l], nin, &zero, g->grad + g->w_off[l], nout));
+        CB(cublasSgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, nout, nin, B, &invB, dl, nout, g->act[l], nin, &zero,
+                       g->grad + g->w_off[l], nout));
         k_colsum<<<(nout + 127) / 128, 128, 0, g->stream>>>(dl, B, nout, invB, g->grad + g->b_off[l]);
         CKLAUNCH("colsum");
     }
     float mom = use_velocity ? opt->momentum : 0.0f;
     float mu = g->have_ref ? opt->prox_mu : 0.0f;
-    k_sgd<<<blocks_for(g->nparams, 256), 256, 0, g->stream>>>(g->params, g->vel, g->grad, g->ref,
-                                                              g->nparams, opt->lr, mom,
-                                                              opt->weight_decay, mu);
+    k_sgd<<<blocks_for(g->nparams, 256), 256, 0, g->stream>>>(g->params, g->vel, g->grad, g->ref, g->nparams, opt->lr,
+                                                              mom, opt->weight_decay, mu);
     CKLAUNCH("sgd");
     return 0;
 }
 
-extern "C" int mlp_cuda_take_stats(mlp_cuda *g, double *loss, long *hits, char *err,
-                                   size_t errlen) {
+extern "C" int mlp_cuda_take_stats(mlp_cuda *g, double *loss, long *hits, char *err, size_t errlen) {
     CK(cudaSetDevice(g->device));
     CK(cudaMemcpyAsync(g->hacc_loss, g->acc_loss, sizeof(double), cudaMemcpyDeviceToHost, g->stream));
     CK(cudaMemcpyAsync(g->hacc_hits, g->acc_hits, sizeof(long long), cudaMemcpyDeviceToHost, g->stream));

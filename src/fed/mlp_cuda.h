@@ -39,8 +39,8 @@ int mlp_cuda_fits(const mlp_cuda *g, const mlp *m, int cap);
 
 /* Copies nparams parameters to the device; velocity NULL zeroes the device momentum buffer;
  * prox_ref NULL leaves the proximal anchor unset (steps then ignore prox_mu). */
-int mlp_cuda_load(mlp_cuda *g, const float *params, const float *velocity,
-                  const float *prox_ref, char *err, size_t errlen);
+int mlp_cuda_load(mlp_cuda *g, const float *params, const float *velocity, const float *prox_ref, char *err,
+                  size_t errlen);
 /* Waits for all queued work and copies parameters (and velocity if non-NULL) back. The host
  * arrays are written only if every copy succeeded. */
 int mlp_cuda_store(mlp_cuda *g, float *params, float *velocity, char *err, size_t errlen);
@@ -52,8 +52,7 @@ int mlp_cuda_stage(mlp_cuda *g, float **x, uint8_t **y, char *err, size_t errlen
  *   g_eff = grad + wd*w + mu*(w - ref);  v = mom*v + g_eff;  w -= lr*v  (or lr*g_eff)
  * with momentum used only if use_velocity, the proximal term only if a prox_ref was loaded.
  * Summed loss and hit count accumulate on the device (mlp_cuda_take_stats). Asynchronous. */
-int mlp_cuda_step(mlp_cuda *g, int B, const sgd_config *opt, int use_velocity, char *err,
-                  size_t errlen);
+int mlp_cuda_step(mlp_cuda *g, int B, const sgd_config *opt, int use_velocity, char *err, size_t errlen);
 /* Summed loss and hits since the last call (synchronises), then resets them. */
 int mlp_cuda_take_stats(mlp_cuda *g, double *loss, long *hits, char *err, size_t errlen);
 

@@ -26,7 +26,8 @@ uint32_t rng_below(rng_t *r, uint32_t n) {
     /* Rejection keeps the draw unbiased for any n. */
     uint64_t limit = UINT64_MAX - UINT64_MAX % n;
     uint64_t x;
-    do x = rng_next(r); while (x >= limit);
+    do x = rng_next(r);
+    while (x >= limit);
     return (uint32_t)(x % n);
 }
 

@@ -43,8 +43,10 @@ cJSON *config_to_json(const fed_config *c, int nclients, int ranks) {
         cJSON_AddNumberToObject(o, "prox_mu", c->prox_mu);
         cJSON_AddNumberToObject(o, "client_fraction", c->client_fraction);
         cJSON_AddNumberToObject(o, "round_timeout", c->round_timeout);
-        cJSON_AddStringToObject(o, "robust", c->robust == ROBUST_MEDIAN ? "median"
-                                             : c->robust == ROBUST_TRIMMED ? "trimmed" : "mean");
+        cJSON_AddStringToObject(o, "robust",
+                                c->robust == ROBUST_MEDIAN    ? "median"
+                                : c->robust == ROBUST_TRIMMED ? "trimmed"
+                                                              : "mean");
         cJSON_AddNumberToObject(o, "trim", c->trim);
         cJSON_AddNumberToObject(o, "clip_norm", c->clip_norm);
         cJSON_AddNumberToObject(o, "max_param", c->max_param);
@@ -92,8 +94,10 @@ cJSON *eval_to_json(const eval_result *r) {
 }
 
 static void set_item(cJSON *o, const char *key, cJSON *v) {
-    if (cJSON_HasObjectItem(o, key)) cJSON_ReplaceItemInObject(o, key, v);
-    else cJSON_AddItemToObject(o, key, v);
+    if (cJSON_HasObjectItem(o, key))
+        cJSON_ReplaceItemInObject(o, key, v);
+    else
+        cJSON_AddItemToObject(o, key, v);
 }
 
 int summary_write(const char *out_dir, summary_update *u, char *err, size_t errlen) {

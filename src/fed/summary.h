@@ -15,12 +15,12 @@ cJSON *config_to_json(const fed_config *c, int nclients, int ranks);
 cJSON *eval_to_json(const eval_result *r);
 
 typedef struct {
-    run_mode mode;            /* central or federated */
+    run_mode mode; /* central or federated */
     double acc_test, acc_transformed;
-    eval_result test;         /* clean test set: drives the top-level F1 keys */
-    cJSON *section;           /* mode's full details; ownership passes to summary_write */
-    cJSON *per_transform;     /* object transform -> accuracy; ownership passes */
-    cJSON *config;            /* ownership passes */
+    eval_result test;     /* clean test set: drives the top-level F1 keys */
+    cJSON *section;       /* mode's full details; ownership passes to summary_write */
+    cJSON *per_transform; /* object transform -> accuracy; ownership passes */
+    cJSON *config;        /* ownership passes */
     double seconds;
 } summary_update;
 

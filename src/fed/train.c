@@ -23,9 +23,8 @@ int train_use_cuda(int on, char *err, size_t errlen) {
 
 /* Same batches (same shuffles) and the same update as the CPU loop below, on the GPU. The host
  * parameters and velocity are written only at the end, after every step succeeded. */
-static int train_epochs_cuda(mlp *m, const dataset *d, int epochs, int batch,
-                             const sgd_config *opt, float *velocity, const float *prox_ref,
-                             uint64_t seed, train_stats *out, char *err, size_t errlen) {
+static int train_epochs_cuda(mlp *m, const dataset *d, int epochs, int batch, const sgd_config *opt, float *velocity,
+                             const float *prox_ref, uint64_t seed, train_stats *out, char *err, size_t errlen) {
     if (!mlp_cuda_fits(gpu, m, batch)) {
         mlp_cuda_free(gpu);
         gpu = mlp_cuda_create(m, batch, err, errlen);
@@ -52,8 +51,7 @@ static int train_epochs_cuda(mlp *m, const dataset *d, int epochs, int batch,
             uint8_t *yb;
             if (mlp_cuda_stage(gpu, &xb, &yb, err, errlen)) goto done;
             for (int i = 0; i < B; i++) {
-                memcpy(xb + (size_t)i * d->dim, d->x + (size_t)order[s + i] * d->dim,
-                       sizeof(float) * d->dim);
+                memcpy(xb + (size_t)i * d->dim, d->x + (size_t)order[s + i] * d->dim, sizeof(float) * d->dim);
                 yb[i] = d->y[order[s + i]];
             }
             if (mlp_cuda_step(gpu, B, opt, use_velocity, err, errlen)) goto done;
@@ -73,16 +71,13 @@ done:
     return rc;
 }
 
-int train_epochs(mlp *m, mlp_work *w, const dataset *d, int epochs, int batch,
-                 const sgd_config *opt, float *velocity, const float *prox_ref, uint64_t seed,
-                 train_stats *out) {
+int train_epochs(mlp *m, mlp_work *w, const dataset *d, int epochs, int batch, const sgd_config *opt, float *velocity,
+                 const float *prox_ref, uint64_t seed, train_stats *out) {
     memset(out, 0, sizeof *out);
     if (batch > w->cap) batch = w->cap;
     if (use_cuda && d->dim == m->sizes[0]) {
         char err[256];
-        if (train_epochs_cuda(m, d, epochs, batch, opt, velocity, prox_ref, seed, out, err,
-                              sizeof err) == 0)
-            return 0;
+        if (train_epochs_cuda(m, d, epochs, batch, opt, velocity, prox_ref, seed, out, err, sizeof err) == 0) return 0;
         /* the host model is untouched: redo this call on the CPU and stay there */
         fprintf(stderr, "fedtrain: CUDA training failed, continuing on the CPU: %s\n", err);
         mlp_cuda_free(gpu);
@@ -94,7 +89,9 @@ int train_epochs(mlp *m, mlp_work *w, const dataset *d, int epochs, int batch,
     float *xb = malloc(sizeof(float) * (size_t)batch * d->dim);
     uint8_t *yb = malloc((size_t)batch);
     if (!order || !xb || !yb) {
-        free(order); free(xb); free(yb);
+        free(order);
+        free(xb);
+        free(yb);
         return -1;
     }
     rng_t r;
@@ -113,8 +110,7 @@ int train_epochs(mlp *m, mlp_work *w, const dataset *d, int epochs, int batch,
         for (int s = 0; s < d->n; s += batch) {
             int B = d->n - s < batch ? d->n - s : batch;
             for (int i = 0; i < B; i++) {
-                memcpy(xb + (size_t)i * d->dim, d->x + (size_t)order[s + i] * d->dim,
-                       sizeof(float) * d->dim);
+                memcpy(xb + (size_t)i * d->dim, d->x + (size_t)order[s + i] * d->dim, sizeof(float) * d->dim);
                 yb[i] = d->y[order[s + i]];
             }
             int correct = 0;

@@ -6,9 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-size_t update_frame_bytes(size_t nparams) {
-    return cmsg_frame_bytes(sizeof(update_meta) + sizeof(float) * nparams);
-}
+size_t update_frame_bytes(size_t nparams) { return cmsg_frame_bytes(sizeof(update_meta) + sizeof(float) * nparams); }
 
 size_t update_encode(uint8_t *frame, uint32_t round, const update_meta *m, const float *params) {
     uint8_t *p = cmsg_payload(frame);
@@ -18,8 +16,8 @@ size_t update_encode(uint8_t *frame, uint32_t round, const update_meta *m, const
                      sizeof *m + sizeof(float) * (uint64_t)m->nparams);
 }
 
-const char *update_accept(const uint8_t *frame, size_t bytes, const update_rules *r, float *dst,
-                          update_meta *meta, int *client, int *counts) {
+const char *update_accept(const uint8_t *frame, size_t bytes, const update_rules *r, float *dst, update_meta *meta,
+                          int *client, int *counts) {
     static _Thread_local char why[160];
     *client = -1;
     *counts = 0;
@@ -28,8 +26,8 @@ const char *update_accept(const uint8_t *frame, size_t bytes, const update_rules
     cmsg_status st = cmsg_open(frame, bytes, FED_PROTO_VERSION, &h);
     /* A damaged payload under an intact header of this version still tells who sent it, so
      * that the round need not wait for that client; anything else is anonymous. */
-    int damaged = (st == CMSG_BAD_LENGTH || st == CMSG_BAD_PAYLOAD_CRC) &&
-                  cmsg_peek_header(frame, bytes, &h) == CMSG_OK;
+    int damaged =
+        (st == CMSG_BAD_LENGTH || st == CMSG_BAD_PAYLOAD_CRC) && cmsg_peek_header(frame, bytes, &h) == CMSG_OK;
     if (st != CMSG_OK && !damaged) return cmsg_status_str(st);
     /* Who sent it: the header's sender, which must be a client hosted by the sending rank. */
     if (h.sender >= (uint32_t)r->nclients) return "unknown client id";
@@ -59,8 +57,7 @@ const char *update_accept(const uint8_t *frame, size_t bytes, const update_rules
     if (pbytes % sizeof(float) || meta->nparams != pbytes / sizeof(float) || meta->nparams != r->nparams)
         return "wrong number of parameters";
     if (meta->n_samples != (uint32_t)r->shard_n[c]) {
-        snprintf(why, sizeof why, "claims %u training samples, its shard has %d", meta->n_samples,
-                 r->shard_n[c]);
+        snprintf(why, sizeof why, "claims %u training samples, its shard has %d", meta->n_samples, r->shard_n[c]);
         return why;
     }
     if (!isfinite(meta->train_loss) || !isfinite(meta->train_acc) || !isfinite(meta->train_seconds) ||
@@ -73,16 +70,14 @@ const char *update_accept(const uint8_t *frame, size_t bytes, const update_rules
         if (isnan(v)) return "contains NaN";
         if (isinf(v)) return "contains Inf";
         if (fabsf(v) > r->max_abs) {
-            snprintf(why, sizeof why, "parameter %zu = %g exceeds --max-param %g", i, (double)v,
-                     (double)r->max_abs);
+            snprintf(why, sizeof why, "parameter %zu = %g exceeds --max-param %g", i, (double)v, (double)r->max_abs);
             return why;
         }
         double d = (double)v - (double)r->global[i];
         norm2 += d * d;
     }
     if (r->max_norm > 0 && sqrt(norm2) > r->max_norm) {
-        snprintf(why, sizeof why, "update norm %.4g exceeds --max-update-norm %g", sqrt(norm2),
-                 (double)r->max_norm);
+        snprintf(why, sizeof why, "update norm %.4g exceeds --max-update-norm %g", sqrt(norm2), (double)r->max_norm);
         return why;
     }
     return NULL;

@@ -15,17 +15,17 @@
 #include <stddef.h>
 
 typedef enum denoise_device {
-  DENOISE_DEVICE_AUTO = 0,  /* OIDN's choice: a supported GPU when there is one, else the CPU */
-  DENOISE_DEVICE_CPU = 1,
-  DENOISE_DEVICE_CUDA = 2
+    DENOISE_DEVICE_AUTO = 0, /* OIDN's choice: a supported GPU when there is one, else the CPU */
+    DENOISE_DEVICE_CPU = 1,
+    DENOISE_DEVICE_CUDA = 2
 } denoise_device;
 
 /* Optional guides (NULL = none), each width*height*3 floats like the colour: the first-hit
  * albedo in [0, 1] and the first-hit shading normal in [-1, 1]^3, followed through perfect
  * mirrors and glass. A normal guide needs the albedo guide (OIDN's rule). */
 typedef struct denoise_guides {
-  const float *albedo;
-  const float *normal;
+    const float *albedo;
+    const float *normal;
 } denoise_guides;
 
 typedef struct denoiser denoiser;
@@ -38,8 +38,8 @@ const char *denoise_library_path(void);
 denoiser *denoiser_create(denoise_device device, char *err, size_t errlen);
 /* color: width*height scene-linear RGB floats (HDR); out (may equal color) receives the
  * denoised image. guides may be NULL. 0, or -1 with OIDN's message in err. */
-int denoiser_run(denoiser *d, const float *color, const denoise_guides *guides, int width, int height,
-                 float *out, char *err, size_t errlen);
+int denoiser_run(denoiser *d, const float *color, const denoise_guides *guides, int width, int height, float *out,
+                 char *err, size_t errlen);
 /* "cpu", "cuda", ... : the device OIDN chose */
 const char *denoiser_device_name(const denoiser *d);
 void denoiser_free(denoiser *d);

@@ -18,7 +18,7 @@ extern "C" {
 
 /* Largest accepted image: per side and in total. Anything larger is rejected by
  * image_init and image_load (protects against absurd headers and size overflow). */
-#define IMAGE_MAX_DIM 65536
+#define IMAGE_MAX_DIM    65536
 #define IMAGE_MAX_PIXELS (1LL << 28)
 
 /* The memory one decoded image may take (the float image and the decoder's buffers), checked
@@ -29,8 +29,8 @@ extern "C" {
 unsigned long long image_memory_limit(char *err, size_t errlen);
 
 typedef struct image {
-  int width, height;
-  float *rgb; /* linear RGB, 3 floats/pixel, row-major, top row first */
+    int width, height;
+    float *rgb; /* linear RGB, 3 floats/pixel, row-major, top row first */
 } image;
 
 /* Allocates width*height zeroed pixels. Returns 0, or -1 on a bad size (<= 0, larger than
@@ -59,9 +59,9 @@ int image_save(const image *img, const char *path, int exr_float, char *err, siz
  * name "albedo", channels "RGB": albedo.R, albedo.G, albedo.B), from data holding
  * strlen(channels) interleaved floats per pixel, stored as 32-bit float. */
 typedef struct image_layer {
-  const char *name;
-  const char *channels;
-  const float *data;
+    const char *name;
+    const char *channels;
+    const float *data;
 } image_layer;
 
 /* Writes img (channels R, G, B, half) and the layers into one EXR file, atomically like
@@ -100,7 +100,7 @@ int image_load_srgb8(const char *path, int *width, int *height, unsigned char **
  *   ssim mean SSIM (Wang et al. 2004; 11x11 Gaussian window, sigma 1.5, K1 0.01, K2 0.03,
  *        L 255, windows fully inside the image), computed per channel, averaged over R,G,B */
 typedef struct image_metrics {
-  double ae, rmse, psnr, ssim;
+    double ae, rmse, psnr, ssim;
 } image_metrics;
 
 /* Compares two images of the same size; -1 with a message if sizes differ or an image is
@@ -125,8 +125,8 @@ const float *image_srgb8_table(void);
  * IMAGE_HUGE_VALUE are counted (a warning: they are legal but usually a broken file). */
 #define IMAGE_HUGE_VALUE 1e6f
 typedef struct image_value_report {
-  size_t nonfinite, negative, huge;
-  float largest;   /* the largest finite value */
+    size_t nonfinite, negative, huge;
+    float largest; /* the largest finite value */
 } image_value_report;
 void image_sanitize(image *img, image_value_report *r);
 

@@ -10,22 +10,27 @@
  * scanlines are walked here first, as stb will read them: 0 if one would hang it. */
 static int hdr_runs_ok(const unsigned char *b, size_t n, int w, int h) {
     const unsigned char *end = b + n, *p = NULL;
-    for (size_t i = 0; i + 1 < n; ++i)   /* the header ends at an empty line; then "-Y H +X W\n" */
-        if (b[i] == '\n' && b[i + 1] == '\n') { p = b + i + 2; break; }
-    if (!p) return 1;   /* stb refuses it itself */
+    for (size_t i = 0; i + 1 < n; ++i) /* the header ends at an empty line; then "-Y H +X W\n" */
+        if (b[i] == '\n' && b[i + 1] == '\n') {
+            p = b + i + 2;
+            break;
+        }
+    if (!p) return 1; /* stb refuses it itself */
     while (p < end && *p != '\n') ++p;
     ++p;
-    if (w < 8 || w >= 32768) return 1;   /* flat pixels: stb reads them without counts */
+    if (w < 8 || w >= 32768) return 1; /* flat pixels: stb reads them without counts */
     for (int y = 0; y < h; ++y) {
         if (end - p < 4 || p[0] != 2 || p[1] != 2 || (p[2] & 0x80) || ((p[2] << 8) | p[3]) != w)
-            return 1;   /* flat from here on, or stb's own error */
+            return 1; /* flat from here on, or stb's own error */
         p += 4;
         for (int k = 0; k < 4; ++k)
             for (int x = 0; x < w;) {
                 if (p >= end) return 0;
                 int count = *p++;
-                if (count > 128) count -= 128, ++p;
-                else p += count;
+                if (count > 128)
+                    count -= 128, ++p;
+                else
+                    p += count;
                 if (count == 0 || count > w - x) return 0;
                 x += count;
             }
@@ -43,7 +48,7 @@ int image__hdr_read(FILE *f, image *img, const char *path, char *err, size_t err
      * a pixel); a run-length scanline spends at least 2 bytes on 127 pixels of each of 4 components */
     long long size = image__file_size(f);
     if (image__claim_ok(path, "Radiance HDR", w, h, 16.0, size, 127.0 / 8.0, err, errlen)) return -1;
-    long long most = (long long)w * h * 4 + 65536;   /* header and flat pixels: stb reads no more */
+    long long most = (long long)w * h * 4 + 65536; /* header and flat pixels: stb reads no more */
     if (size > most) size = most;
     unsigned char *bytes = size > 0 ? malloc((size_t)size) : NULL;
     if (!bytes || fread(bytes, 1, (size_t)size, f) != (size_t)size) {

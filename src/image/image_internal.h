@@ -33,11 +33,10 @@ long long image__file_size(FILE *f);
  * They do not close f. Return 0 or -1 (+ message). */
 int image__png_write(FILE *f, const image *img, const char *path, char *err, size_t errlen);
 /* rgb8 != NULL: writes those bytes instead of quantising img->rgb (img gives the size) */
-int image__png_write8(FILE *f, const image *img, const unsigned char *rgb8, const char *path, char *err,
-                      size_t errlen);
+int image__png_write8(FILE *f, const image *img, const unsigned char *rgb8, const char *path, char *err, size_t errlen);
 /* EXR: the colour (R, G, B; half unless use_float) and nlayers layers (32-bit float) */
-int image__exr_write(FILE *f, const image *img, int use_float, const image_layer *layers, int nlayers,
-                     const char *path, char *err, size_t errlen);
+int image__exr_write(FILE *f, const image *img, int use_float, const image_layer *layers, int nlayers, const char *path,
+                     char *err, size_t errlen);
 int image__pfm_write(FILE *f, const image *img, const char *path, char *err, size_t errlen);
 
 /* Readers: f is open at offset 0 (PNG, PFM); the EXR reader works on the path. On success

@@ -13,198 +13,193 @@
 #include "image_internal.h"
 
 typedef struct png_ctx {
-  png_structp png;
-  png_infop info;
-  unsigned char *buf;  /* decoded/encoded rows */
-  png_bytep *rows;     /* row pointers into buf (read) */
-  char msg[256];       /* last libpng error */
-  int claim_refused;   /* image__claim_ok refused the header's size: err is set */
-  int want8;           /* keep 8-bit codes (image_load_srgb8): no float image */
-  int not8;            /* want8, but the file has 16-bit samples */
+    png_structp png;
+    png_infop info;
+    unsigned char *buf; /* decoded/encoded rows */
+    png_bytep *rows;    /* row pointers into buf (read) */
+    char msg[256];      /* last libpng error */
+    int claim_refused;  /* image__claim_ok refused the header's size: err is set */
+    int want8;          /* keep 8-bit codes (image_load_srgb8): no float image */
+    int not8;           /* want8, but the file has 16-bit samples */
 } png_ctx;
 
 static void on_png_error(png_structp png, png_const_charp msg) {
-  png_ctx *ctx = (png_ctx *)png_get_error_ptr(png);
-  if (ctx) snprintf(ctx->msg, sizeof ctx->msg, "%s", msg ? msg : "unknown error");
-  png_longjmp(png, 1);
+    png_ctx *ctx = (png_ctx *)png_get_error_ptr(png);
+    if (ctx) snprintf(ctx->msg, sizeof ctx->msg, "%s", msg ? msg : "unknown error");
+    png_longjmp(png, 1);
 }
 
 static void on_png_warning(png_structp png, png_const_charp msg) {
-  (void)png, (void)msg; /* warnings (e.g. odd ancillary chunks) are not errors: stay quiet */
+    (void)png, (void)msg; /* warnings (e.g. odd ancillary chunks) are not errors: stay quiet */
 }
 
 /* ---- write --------------------------------------------------------------------------- */
 
 static int png_write_inner(png_ctx *ctx, FILE *f, const image *img, const unsigned char *rgb8) {
-  if (setjmp(png_jmpbuf(ctx->png))) return -1;
-  png_init_io(ctx->png, f);
-  png_set_IHDR(ctx->png, ctx->info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
-               PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  png_set_sRGB_gAMA_and_cHRM(ctx->png, ctx->info, PNG_sRGB_INTENT_PERCEPTUAL);
-  png_write_info(ctx->png, ctx->info);
-  size_t n = (size_t)img->width * 3u;
-  for (int y = 0; y < img->height; y++) {
-    if (rgb8) memcpy(ctx->buf, rgb8 + (size_t)y * n, n);
-    else {
-      const float *src = img->rgb + (size_t)y * n;
-      for (size_t i = 0; i < n; i++) ctx->buf[i] = image_quantize8(src[i]);
+    if (setjmp(png_jmpbuf(ctx->png))) return -1;
+    png_init_io(ctx->png, f);
+    png_set_IHDR(ctx->png, ctx->info, (png_uint_32)img->width, (png_uint_32)img->height, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_sRGB_gAMA_and_cHRM(ctx->png, ctx->info, PNG_sRGB_INTENT_PERCEPTUAL);
+    png_write_info(ctx->png, ctx->info);
+    size_t n = (size_t)img->width * 3u;
+    for (int y = 0; y < img->height; y++) {
+        if (rgb8)
+            memcpy(ctx->buf, rgb8 + (size_t)y * n, n);
+        else {
+            const float *src = img->rgb + (size_t)y * n;
+            for (size_t i = 0; i < n; i++) ctx->buf[i] = image_quantize8(src[i]);
+        }
+        png_write_row(ctx->png, ctx->buf);
     }
-    png_write_row(ctx->png, ctx->buf);
-  }
-  png_write_end(ctx->png, NULL);
-  return 0;
+    png_write_end(ctx->png, NULL);
+    return 0;
 }
 
 int image__png_write(FILE *f, const image *img, const char *path, char *err, size_t errlen) {
-  return image__png_write8(f, img, NULL, path, err, errlen);
+    return image__png_write8(f, img, NULL, path, err, errlen);
 }
 
 int image__png_write8(FILE *f, const image *img, const unsigned char *rgb8, const char *path, char *err,
                       size_t errlen) {
-  png_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  ctx.buf = malloc((size_t)img->width * 3u);
-  ctx.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &ctx, on_png_error, on_png_warning);
-  if (ctx.png) ctx.info = png_create_info_struct(ctx.png);
-  if (!ctx.buf || !ctx.png || !ctx.info) {
-    image__set_err(err, errlen, "%s: out of memory (PNG writer)", path);
-    png_destroy_write_struct(ctx.png ? &ctx.png : NULL, ctx.info ? &ctx.info : NULL);
+    png_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.buf = malloc((size_t)img->width * 3u);
+    ctx.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &ctx, on_png_error, on_png_warning);
+    if (ctx.png) ctx.info = png_create_info_struct(ctx.png);
+    if (!ctx.buf || !ctx.png || !ctx.info) {
+        image__set_err(err, errlen, "%s: out of memory (PNG writer)", path);
+        png_destroy_write_struct(ctx.png ? &ctx.png : NULL, ctx.info ? &ctx.info : NULL);
+        free(ctx.buf);
+        return -1;
+    }
+    int rc = png_write_inner(&ctx, f, img, rgb8);
+    if (rc != 0) image__set_err(err, errlen, "%s: PNG encode error: %s", path, ctx.msg);
+    png_destroy_write_struct(&ctx.png, &ctx.info);
     free(ctx.buf);
-    return -1;
-  }
-  int rc = png_write_inner(&ctx, f, img, rgb8);
-  if (rc != 0) image__set_err(err, errlen, "%s: PNG encode error: %s", path, ctx.msg);
-  png_destroy_write_struct(&ctx.png, &ctx.info);
-  free(ctx.buf);
-  return rc;
+    return rc;
 }
 
 /* ---- read ---------------------------------------------------------------------------- */
 
 /* Reads header and pixels into ctx; the output image is filled by the caller. */
-static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, char *err,
-                          size_t errlen, int *is16) {
-  if (setjmp(png_jmpbuf(ctx->png))) return -1;
-  png_init_io(ctx->png, f);
-  /* lift libpng's own per-side limit (1e6) to the format maximum so that every oversized
+static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, char *err, size_t errlen, int *is16) {
+    if (setjmp(png_jmpbuf(ctx->png))) return -1;
+    png_init_io(ctx->png, f);
+    /* lift libpng's own per-side limit (1e6) to the format maximum so that every oversized
    * image gets our explicit size check and message below */
-  png_set_user_limits(ctx->png, 0x7fffffffu, 0x7fffffffu);
-  png_read_info(ctx->png, ctx->info);
+    png_set_user_limits(ctx->png, 0x7fffffffu, 0x7fffffffu);
+    png_read_info(ctx->png, ctx->info);
 
-  png_uint_32 w = png_get_image_width(ctx->png, ctx->info);
-  png_uint_32 h = png_get_image_height(ctx->png, ctx->info);
-  int depth = png_get_bit_depth(ctx->png, ctx->info);
-  if (ctx->want8 && depth == 16) {
-    ctx->not8 = 1;
-    return -1;
-  }
-  /* the float image (none when 8-bit codes are kept) and the decoded rows (3 or 6 bytes a
+    png_uint_32 w = png_get_image_width(ctx->png, ctx->info);
+    png_uint_32 h = png_get_image_height(ctx->png, ctx->info);
+    int depth = png_get_bit_depth(ctx->png, ctx->info);
+    if (ctx->want8 && depth == 16) {
+        ctx->not8 = 1;
+        return -1;
+    }
+    /* the float image (none when 8-bit codes are kept) and the decoded rows (3 or 6 bytes a
    * pixel); deflate packs at most 1032 bytes into one, and a 1-bit image 8 pixels into a byte */
-  if (image__claim_ok(path, "PNG", (long long)w, (long long)h, (ctx->want8 ? 0.0 : 12.0) + (depth == 16 ? 6.0 : 3.0),
-                      image__file_size(f), 8.0 * 1032.0, err, errlen)) {
-    ctx->claim_refused = 1;
-    return -1;
-  }
-  int ctype = png_get_color_type(ctx->png, ctx->info);
+    if (image__claim_ok(path, "PNG", (long long)w, (long long)h, (ctx->want8 ? 0.0 : 12.0) + (depth == 16 ? 6.0 : 3.0),
+                        image__file_size(f), 8.0 * 1032.0, err, errlen)) {
+        ctx->claim_refused = 1;
+        return -1;
+    }
+    int ctype = png_get_color_type(ctx->png, ctx->info);
 
-  /* normalise to 8- or 16-bit RGB without alpha */
-  if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(ctx->png);
-  if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(ctx->png);
-  if (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA)
-    png_set_gray_to_rgb(ctx->png);
-  /* alpha (including a tRNS chunk, which palette expansion turns into alpha) is dropped */
-  if ((ctype & PNG_COLOR_MASK_ALPHA) || png_get_valid(ctx->png, ctx->info, PNG_INFO_tRNS))
-    png_set_strip_alpha(ctx->png);
-  png_set_interlace_handling(ctx->png);
-  png_read_update_info(ctx->png, ctx->info);
+    /* normalise to 8- or 16-bit RGB without alpha */
+    if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(ctx->png);
+    if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(ctx->png);
+    if (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(ctx->png);
+    /* alpha (including a tRNS chunk, which palette expansion turns into alpha) is dropped */
+    if ((ctype & PNG_COLOR_MASK_ALPHA) || png_get_valid(ctx->png, ctx->info, PNG_INFO_tRNS))
+        png_set_strip_alpha(ctx->png);
+    png_set_interlace_handling(ctx->png);
+    png_read_update_info(ctx->png, ctx->info);
 
-  int odepth = png_get_bit_depth(ctx->png, ctx->info);
-  int ochan = png_get_channels(ctx->png, ctx->info);
-  size_t rowbytes = png_get_rowbytes(ctx->png, ctx->info);
-  if ((odepth != 8 && odepth != 16) || ochan != 3 ||
-      rowbytes != (size_t)w * 3u * (size_t)(odepth / 8)) {
-    snprintf(ctx->msg, sizeof ctx->msg, "unsupported pixel layout (depth %d, %d channels)",
-             odepth, ochan);
-    return -1;
-  }
-  *is16 = odepth == 16;
+    int odepth = png_get_bit_depth(ctx->png, ctx->info);
+    int ochan = png_get_channels(ctx->png, ctx->info);
+    size_t rowbytes = png_get_rowbytes(ctx->png, ctx->info);
+    if ((odepth != 8 && odepth != 16) || ochan != 3 || rowbytes != (size_t)w * 3u * (size_t)(odepth / 8)) {
+        snprintf(ctx->msg, sizeof ctx->msg, "unsupported pixel layout (depth %d, %d channels)", odepth, ochan);
+        return -1;
+    }
+    *is16 = odepth == 16;
 
-  ctx->buf = malloc(rowbytes * (size_t)h);
-  ctx->rows = malloc(sizeof(png_bytep) * (size_t)h);
-  if (!ctx->buf || !ctx->rows || (!ctx->want8 && image_init(img, (int)w, (int)h) != 0)) {
-    snprintf(ctx->msg, sizeof ctx->msg, "out of memory for %lux%lu image", (unsigned long)w,
-             (unsigned long)h);
-    return -1;
-  }
-  for (png_uint_32 y = 0; y < h; y++) ctx->rows[y] = ctx->buf + rowbytes * y;
-  png_read_image(ctx->png, ctx->rows);
-  png_read_end(ctx->png, NULL);
-  img->width = (int)w;
-  img->height = (int)h;
-  return 0;
+    ctx->buf = malloc(rowbytes * (size_t)h);
+    ctx->rows = malloc(sizeof(png_bytep) * (size_t)h);
+    if (!ctx->buf || !ctx->rows || (!ctx->want8 && image_init(img, (int)w, (int)h) != 0)) {
+        snprintf(ctx->msg, sizeof ctx->msg, "out of memory for %lux%lu image", (unsigned long)w, (unsigned long)h);
+        return -1;
+    }
+    for (png_uint_32 y = 0; y < h; y++) ctx->rows[y] = ctx->buf + rowbytes * y;
+    png_read_image(ctx->png, ctx->rows);
+    png_read_end(ctx->png, NULL);
+    img->width = (int)w;
+    img->height = (int)h;
+    return 0;
 }
 
 /* Both readers: float (image__png_read) or 8-bit codes kept (rgb8 != NULL: 1 with *rgb8, or 0
  * for a 16-bit file). */
 static int png_read(FILE *f, image *img, unsigned char **rgb8, const char *path, char *err, size_t errlen) {
-  png_ctx ctx;
-  memset(&ctx, 0, sizeof ctx);
-  ctx.want8 = rgb8 != NULL;
-  img->width = img->height = 0;
-  img->rgb = NULL;
-  ctx.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_png_error, on_png_warning);
-  if (ctx.png) ctx.info = png_create_info_struct(ctx.png);
-  if (!ctx.png || !ctx.info) {
-    image__set_err(err, errlen, "%s: out of memory (PNG reader)", path);
-    png_destroy_read_struct(ctx.png ? &ctx.png : NULL, ctx.info ? &ctx.info : NULL, NULL);
-    return -1;
-  }
-  int is16 = 0;
-  int rc = png_read_inner(&ctx, f, img, path, err, errlen, &is16);
-  if (rc != 0 && ctx.not8) {
-    rc = 0;   /* 16-bit: the caller reads it as floats */
-  } else if (rc == 0 && rgb8) {
-    *rgb8 = ctx.buf;   /* the decoded 8-bit RGB rows, handed over */
-    ctx.buf = NULL;
-    rc = 1;
-  } else if (rc != 0) {
-    const char *m = ctx.msg[0] ? ctx.msg : "unknown error";
-    if (ctx.claim_refused)
-      ;
-    else if (strcmp(m, "Read Error") == 0)
-      image__set_err(err, errlen, "%s: truncated or unreadable PNG data (%s)", path, m);
-    else
-      image__set_err(err, errlen, "%s: PNG decode error: %s", path, m);
-    image_free(img);
-  } else {
-    size_t n = (size_t)img->width * (size_t)img->height * 3u;
-    if (is16) {
-      for (size_t i = 0; i < n; i++) {
-        unsigned v = (unsigned)ctx.buf[2 * i] << 8 | ctx.buf[2 * i + 1]; /* big-endian */
-        img->rgb[i] = image_srgb_decode((float)((double)v / 65535.0));
-      }
-    } else {
-      const float *lut = image_srgb8_table();
-      for (size_t i = 0; i < n; i++) img->rgb[i] = lut[ctx.buf[i]];
+    png_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.want8 = rgb8 != NULL;
+    img->width = img->height = 0;
+    img->rgb = NULL;
+    ctx.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_png_error, on_png_warning);
+    if (ctx.png) ctx.info = png_create_info_struct(ctx.png);
+    if (!ctx.png || !ctx.info) {
+        image__set_err(err, errlen, "%s: out of memory (PNG reader)", path);
+        png_destroy_read_struct(ctx.png ? &ctx.png : NULL, ctx.info ? &ctx.info : NULL, NULL);
+        return -1;
     }
-  }
-  png_destroy_read_struct(&ctx.png, &ctx.info, NULL);
-  free(ctx.buf);
-  free(ctx.rows);
-  return rc;
+    int is16 = 0;
+    int rc = png_read_inner(&ctx, f, img, path, err, errlen, &is16);
+    if (rc != 0 && ctx.not8) {
+        rc = 0; /* 16-bit: the caller reads it as floats */
+    } else if (rc == 0 && rgb8) {
+        *rgb8 = ctx.buf; /* the decoded 8-bit RGB rows, handed over */
+        ctx.buf = NULL;
+        rc = 1;
+    } else if (rc != 0) {
+        const char *m = ctx.msg[0] ? ctx.msg : "unknown error";
+        if (ctx.claim_refused)
+            ;
+        else if (strcmp(m, "Read Error") == 0)
+            image__set_err(err, errlen, "%s: truncated or unreadable PNG data (%s)", path, m);
+        else
+            image__set_err(err, errlen, "%s: PNG decode error: %s", path, m);
+        image_free(img);
+    } else {
+        size_t n = (size_t)img->width * (size_t)img->height * 3u;
+        if (is16) {
+            for (size_t i = 0; i < n; i++) {
+                unsigned v = (unsigned)ctx.buf[2 * i] << 8 | ctx.buf[2 * i + 1]; /* big-endian */
+                img->rgb[i] = image_srgb_decode((float)((double)v / 65535.0));
+            }
+        } else {
+            const float *lut = image_srgb8_table();
+            for (size_t i = 0; i < n; i++) img->rgb[i] = lut[ctx.buf[i]];
+        }
+    }
+    png_destroy_read_struct(&ctx.png, &ctx.info, NULL);
+    free(ctx.buf);
+    free(ctx.rows);
+    return rc;
 }
 
 int image__png_read(FILE *f, image *img, const char *path, char *err, size_t errlen) {
-  return png_read(f, img, NULL, path, err, errlen);
+    return png_read(f, img, NULL, path, err, errlen);
 }
 
 int image__png_read8(FILE *f, int *width, int *height, unsigned char **rgb8, const char *path, char *err,
                      size_t errlen) {
-  image size = {0, 0, NULL};
-  *rgb8 = NULL;
-  int rc = png_read(f, &size, rgb8, path, err, errlen);
-  *width = size.width;
-  *height = size.height;
-  return rc;
+    image size = {0, 0, NULL};
+    *rgb8 = NULL;
+    int rc = png_read(f, &size, rgb8, path, err, errlen);
+    *width = size.width;
+    *height = size.height;
+    return rc;
 }

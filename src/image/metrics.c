@@ -35,129 +35,127 @@
 #include "image_internal.h"
 
 #define SSIM_WINDOW 11
-#define SSIM_SIGMA 1.5
-#define SSIM_K1 0.01
-#define SSIM_K2 0.03
-#define SSIM_L 255.0
+#define SSIM_SIGMA  1.5
+#define SSIM_K1     0.01
+#define SSIM_K2     0.03
+#define SSIM_L      255.0
 
 static void gauss_weights(int n, double *w) {
-  double c = 0.5 * (n - 1), sum = 0.0;
-  for (int i = 0; i < n; i++) {
-    double d = i - c;
-    w[i] = exp(-d * d / (2.0 * SSIM_SIGMA * SSIM_SIGMA));
-    sum += w[i];
-  }
-  for (int i = 0; i < n; i++) w[i] /= sum;
+    double c = 0.5 * (n - 1), sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        double d = i - c;
+        w[i] = exp(-d * d / (2.0 * SSIM_SIGMA * SSIM_SIGMA));
+        sum += w[i];
+    }
+    for (int i = 0; i < n; i++) w[i] /= sum;
 }
 
 /* Mean SSIM of channel `ch` of two interleaved 8-bit RGB images. The separable Gaussian is
  * applied horizontally into a ring of `wy` rows, then vertically. Returns NaN on OOM. */
-static double ssim_channel(const unsigned char *qa, const unsigned char *qb, int W, int H,
-                           int ch) {
-  int wx = W < SSIM_WINDOW ? W : SSIM_WINDOW;
-  int wy = H < SSIM_WINDOW ? H : SSIM_WINDOW;
-  double gx[SSIM_WINDOW], gy[SSIM_WINDOW];
-  gauss_weights(wx, gx);
-  gauss_weights(wy, gy);
-  size_t ox = (size_t)(W - wx + 1);
-  size_t plane = (size_t)wy * ox;
-  double *ring = malloc(5 * plane * sizeof(double)); /* mu_a, mu_b, E[a^2], E[b^2], E[ab] */
-  if (!ring) return NAN;
-  const double C1 = (SSIM_K1 * SSIM_L) * (SSIM_K1 * SSIM_L);
-  const double C2 = (SSIM_K2 * SSIM_L) * (SSIM_K2 * SSIM_L);
-  double total = 0.0;
-  size_t count = 0;
+static double ssim_channel(const unsigned char *qa, const unsigned char *qb, int W, int H, int ch) {
+    int wx = W < SSIM_WINDOW ? W : SSIM_WINDOW;
+    int wy = H < SSIM_WINDOW ? H : SSIM_WINDOW;
+    double gx[SSIM_WINDOW], gy[SSIM_WINDOW];
+    gauss_weights(wx, gx);
+    gauss_weights(wy, gy);
+    size_t ox = (size_t)(W - wx + 1);
+    size_t plane = (size_t)wy * ox;
+    double *ring = malloc(5 * plane * sizeof(double)); /* mu_a, mu_b, E[a^2], E[b^2], E[ab] */
+    if (!ring) return NAN;
+    const double C1 = (SSIM_K1 * SSIM_L) * (SSIM_K1 * SSIM_L);
+    const double C2 = (SSIM_K2 * SSIM_L) * (SSIM_K2 * SSIM_L);
+    double total = 0.0;
+    size_t count = 0;
 
-  for (int y = 0; y < H; y++) {
-    size_t slot = (size_t)(y % wy) * ox;
-    const unsigned char *ra = qa + (size_t)y * (size_t)W * 3u + ch;
-    const unsigned char *rb = qb + (size_t)y * (size_t)W * 3u + ch;
-    for (size_t x = 0; x < ox; x++) {
-      double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
-      for (int i = 0; i < wx; i++) {
-        double a = ra[3 * (x + (size_t)i)], b = rb[3 * (x + (size_t)i)], g = gx[i];
-        sa += g * a;
-        sb += g * b;
-        saa += g * a * a;
-        sbb += g * b * b;
-        sab += g * a * b;
-      }
-      ring[0 * plane + slot + x] = sa;
-      ring[1 * plane + slot + x] = sb;
-      ring[2 * plane + slot + x] = saa;
-      ring[3 * plane + slot + x] = sbb;
-      ring[4 * plane + slot + x] = sab;
+    for (int y = 0; y < H; y++) {
+        size_t slot = (size_t)(y % wy) * ox;
+        const unsigned char *ra = qa + (size_t)y * (size_t)W * 3u + ch;
+        const unsigned char *rb = qb + (size_t)y * (size_t)W * 3u + ch;
+        for (size_t x = 0; x < ox; x++) {
+            double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+            for (int i = 0; i < wx; i++) {
+                double a = ra[3 * (x + (size_t)i)], b = rb[3 * (x + (size_t)i)], g = gx[i];
+                sa += g * a;
+                sb += g * b;
+                saa += g * a * a;
+                sbb += g * b * b;
+                sab += g * a * b;
+            }
+            ring[0 * plane + slot + x] = sa;
+            ring[1 * plane + slot + x] = sb;
+            ring[2 * plane + slot + x] = saa;
+            ring[3 * plane + slot + x] = sbb;
+            ring[4 * plane + slot + x] = sab;
+        }
+        if (y < wy - 1) continue;
+        int top = y - wy + 1; /* first image row of the window */
+        for (size_t x = 0; x < ox; x++) {
+            double m[5] = {0, 0, 0, 0, 0};
+            for (int j = 0; j < wy; j++) {
+                size_t s = (size_t)((top + j) % wy) * ox + x;
+                for (int q = 0; q < 5; q++) m[q] += gy[j] * ring[(size_t)q * plane + s];
+            }
+            double mua = m[0], mub = m[1];
+            double va = m[2] - mua * mua, vb = m[3] - mub * mub, cov = m[4] - mua * mub;
+            double num = (2.0 * mua * mub + C1) * (2.0 * cov + C2);
+            double den = (mua * mua + mub * mub + C1) * (va + vb + C2);
+            total += num / den;
+            count++;
+        }
     }
-    if (y < wy - 1) continue;
-    int top = y - wy + 1; /* first image row of the window */
-    for (size_t x = 0; x < ox; x++) {
-      double m[5] = {0, 0, 0, 0, 0};
-      for (int j = 0; j < wy; j++) {
-        size_t s = (size_t)((top + j) % wy) * ox + x;
-        for (int q = 0; q < 5; q++) m[q] += gy[j] * ring[(size_t)q * plane + s];
-      }
-      double mua = m[0], mub = m[1];
-      double va = m[2] - mua * mua, vb = m[3] - mub * mub, cov = m[4] - mua * mub;
-      double num = (2.0 * mua * mub + C1) * (2.0 * cov + C2);
-      double den = (mua * mua + mub * mub + C1) * (va + vb + C2);
-      total += num / den;
-      count++;
-    }
-  }
-  free(ring);
-  return total / (double)count;
+    free(ring);
+    return total / (double)count;
 }
 
 int image_compare(const image *a, const image *b, image_metrics *m, char *err, size_t errlen) {
-  if (!a || !b || !m || !a->rgb || !b->rgb || a->width <= 0 || a->height <= 0 ||
-      b->width <= 0 || b->height <= 0) {
-    image__set_err(err, errlen, "image_compare: empty image or NULL argument");
-    return -1;
-  }
-  if (a->width != b->width || a->height != b->height) {
-    image__set_err(err, errlen, "image_compare: image sizes differ: %dx%d vs %dx%d", a->width,
-                   a->height, b->width, b->height);
-    return -1;
-  }
-  int W = a->width, H = a->height;
-  size_t npix = (size_t)W * (size_t)H, n = npix * 3u;
-  unsigned char *qa = malloc(n), *qb = malloc(n);
-  if (!qa || !qb) {
+    if (!a || !b || !m || !a->rgb || !b->rgb || a->width <= 0 || a->height <= 0 || b->width <= 0 || b->height <= 0) {
+        image__set_err(err, errlen, "image_compare: empty image or NULL argument");
+        return -1;
+    }
+    if (a->width != b->width || a->height != b->height) {
+        image__set_err(err, errlen, "image_compare: image sizes differ: %dx%d vs %dx%d", a->width, a->height, b->width,
+                       b->height);
+        return -1;
+    }
+    int W = a->width, H = a->height;
+    size_t npix = (size_t)W * (size_t)H, n = npix * 3u;
+    unsigned char *qa = malloc(n), *qb = malloc(n);
+    if (!qa || !qb) {
+        free(qa);
+        free(qb);
+        image__set_err(err, errlen, "image_compare: out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        qa[i] = image_quantize8(a->rgb[i]);
+        qb[i] = image_quantize8(b->rgb[i]);
+    }
+
+    uint64_t ae = 0, sq = 0;
+    for (size_t p = 0; p < npix; p++) {
+        int diff = 0;
+        for (int c = 0; c < 3; c++) {
+            int d = (int)qa[3 * p + c] - (int)qb[3 * p + c];
+            sq += (uint64_t)(d * d);
+            diff |= d != 0;
+        }
+        ae += (uint64_t)diff;
+    }
+    double rmse = sqrt((double)sq / (double)n);
+
+    double ssim = 0.0;
+    for (int c = 0; c < 3; c++) ssim += ssim_channel(qa, qb, W, H, c);
+    ssim /= 3.0;
     free(qa);
     free(qb);
-    image__set_err(err, errlen, "image_compare: out of memory");
-    return -1;
-  }
-  for (size_t i = 0; i < n; i++) {
-    qa[i] = image_quantize8(a->rgb[i]);
-    qb[i] = image_quantize8(b->rgb[i]);
-  }
-
-  uint64_t ae = 0, sq = 0;
-  for (size_t p = 0; p < npix; p++) {
-    int diff = 0;
-    for (int c = 0; c < 3; c++) {
-      int d = (int)qa[3 * p + c] - (int)qb[3 * p + c];
-      sq += (uint64_t)(d * d);
-      diff |= d != 0;
+    if (isnan(ssim)) {
+        image__set_err(err, errlen, "image_compare: out of memory (SSIM)");
+        return -1;
     }
-    ae += (uint64_t)diff;
-  }
-  double rmse = sqrt((double)sq / (double)n);
 
-  double ssim = 0.0;
-  for (int c = 0; c < 3; c++) ssim += ssim_channel(qa, qb, W, H, c);
-  ssim /= 3.0;
-  free(qa);
-  free(qb);
-  if (isnan(ssim)) {
-    image__set_err(err, errlen, "image_compare: out of memory (SSIM)");
-    return -1;
-  }
-
-  m->ae = (double)ae;
-  m->rmse = rmse;
-  m->psnr = sq == 0 ? INFINITY : 20.0 * log10(SSIM_L / rmse);
-  m->ssim = ssim;
-  return 0;
+    m->ae = (double)ae;
+    m->rmse = rmse;
+    m->psnr = sq == 0 ? INFINITY : 20.0 * log10(SSIM_L / rmse);
+    m->ssim = ssim;
+    return 0;
 }

@@ -11,8 +11,8 @@
 #include "kernel/tonemap.h"
 
 typedef struct tonemap_settings {
-  int op;          /* TONEMAP_CLAMP (default), TONEMAP_ACES, TONEMAP_AGX */
-  float exposure;  /* EV: the scene-linear image is multiplied by 2^exposure (default 0) */
+    int op;         /* TONEMAP_CLAMP (default), TONEMAP_ACES, TONEMAP_AGX */
+    float exposure; /* EV: the scene-linear image is multiplied by 2^exposure (default 0) */
 } tonemap_settings;
 
 void tonemap_settings_init(tonemap_settings *s);

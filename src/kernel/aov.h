@@ -42,13 +42,17 @@ KFN aov_sample aov_trace(const kscene *s, ray r, uint32_t u) {
         hit h;
         if (!trace_closest(s, r, &h)) {
             vec3 e = env_eval(s, r.d);
-            a.albedo = vmul(tp, v3(kmin(kmax(e.x, 0.0f), 1.0f), kmin(kmax(e.y, 0.0f), 1.0f), kmin(kmax(e.z, 0.0f), 1.0f)));
+            a.albedo =
+                vmul(tp, v3(kmin(kmax(e.x, 0.0f), 1.0f), kmin(kmax(e.y, 0.0f), 1.0f), kmin(kmax(e.z, 0.0f), 1.0f)));
             break;
         }
         surface sf = surface_at(s, r, &h);
         material mat = material_at(s, &s->materials[sf.material], sf.uv, sf.p);
         vec3 albedo = material_albedo(s, &mat, sf.uv, sf.p);
-        if (bounce == 0) { a.depth = h.t; a.hit = 1.0f; }
+        if (bounce == 0) {
+            a.depth = h.t;
+            a.hit = 1.0f;
+        }
         if (!material_is_delta(&mat) || bounce == AOV_MAX_CHAIN) {
             a.albedo = vmul(tp, albedo);
             a.normal = sf.ns;
@@ -56,7 +60,10 @@ KFN aov_sample aov_trace(const kscene *s, ray r, uint32_t u) {
         }
         /* a perfect specular: continue along the direction its BSDF samples */
         vec3 wo_world = vneg(r.d), ns = sf.ns, ng = sf.ng;
-        if (material_two_sided(&mat) && vdot(wo_world, ng) < 0.0f) { ng = vneg(ng); ns = vneg(ns); }
+        if (material_two_sided(&mat) && vdot(wo_world, ng) < 0.0f) {
+            ng = vneg(ng);
+            ns = vneg(ns);
+        }
         frame fr = frame_from_normal(ns);
         bsdf_sample bs;
         /* one draw per statement: the order of a call's arguments is unspecified (and differs
@@ -78,8 +85,7 @@ KFN aov_sample aov_pass_sample(const kscene *s, const kpass *p, int px, int py, 
     sampler smp = sampler_start(p->sampler, (uint32_t)px, (uint32_t)py, index, p->seed, p->spp_total);
     vec2 u_pixel, u_lens;
     sampler_camera(&smp, &u_pixel, &u_lens);
-    return aov_trace(s, camera_ray(&p->cam, px, py, u_pixel, u_lens),
-                     hash_combine(smp.pixel_seed, index));
+    return aov_trace(s, camera_ray(&p->cam, px, py, u_pixel, u_lens), hash_combine(smp.pixel_seed, index));
 }
 
 /* The bidirectional integrators: iteration `it` of pixel (px, py) through a camera ray of its
@@ -88,7 +94,7 @@ KFN aov_sample aov_camera_sample(const kscene *s, const camera *cam, int px, int
     uint32_t h = hash_combine(hash_combine((uint32_t)py * (uint32_t)cam->width + (uint32_t)px, it), seed);
     pcg32 rng = pcg32_seed(h, 0x0a0e1u);
     float u[4];
-    for (int k = 0; k < 4; ++k) u[k] = pcg32_float(&rng);   /* in order (see aov_trace) */
+    for (int k = 0; k < 4; ++k) u[k] = pcg32_float(&rng); /* in order (see aov_trace) */
     uint32_t chain = pcg32_next(&rng);
     return aov_trace(s, camera_ray(cam, px, py, v2(u[0], u[1]), v2(u[2], u[3])), chain);
 }

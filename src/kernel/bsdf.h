@@ -12,9 +12,9 @@
 #define GGX_MIN_ALPHA 1e-3f
 
 typedef struct bsdf_sample {
-    vec3 wi;       /* local */
-    vec3 weight;   /* f * |cos| / pdf */
-    float pdf;     /* solid angle; for delta lobes the discrete probability */
+    vec3 wi;     /* local */
+    vec3 weight; /* f * |cos| / pdf */
+    float pdf;   /* solid angle; for delta lobes the discrete probability */
     int delta;
 } bsdf_sample;
 
@@ -27,7 +27,10 @@ KFN vec3 fresnel_schlick(vec3 f0, float cos_theta) {
 /* Unpolarised dielectric Fresnel reflectance; eta = n_transmitted / n_incident. */
 KFN float fresnel_dielectric(float cos_i, float eta) {
     cos_i = kclamp(cos_i, -1.0f, 1.0f);
-    if (cos_i < 0.0f) { eta = 1.0f / eta; cos_i = -cos_i; }
+    if (cos_i < 0.0f) {
+        eta = 1.0f / eta;
+        cos_i = -cos_i;
+    }
     float sin2_t = (1.0f - cos_i * cos_i) / (eta * eta);
     if (sin2_t >= 1.0f) return 1.0f; /* total internal reflection */
     float cos_t = ksafe_sqrt(1.0f - sin2_t);
@@ -51,7 +54,9 @@ KFN float ggx_lambda(vec3 w, float alpha) {
     return 0.5f * (-1.0f + sqrtf(1.0f + alpha * alpha * t2));
 }
 KFN float ggx_g1(vec3 w, float alpha) { return 1.0f / (1.0f + ggx_lambda(w, alpha)); }
-KFN float ggx_g2(vec3 wo, vec3 wi, float alpha) { return 1.0f / (1.0f + ggx_lambda(wo, alpha) + ggx_lambda(wi, alpha)); }
+KFN float ggx_g2(vec3 wo, vec3 wi, float alpha) {
+    return 1.0f / (1.0f + ggx_lambda(wo, alpha) + ggx_lambda(wi, alpha));
+}
 
 /* Visible-normal sampling (Heitz 2018): stretch, sample the projected hemisphere, unstretch. */
 KFN vec3 ggx_sample_vndf(vec3 wo, float alpha, vec2 u) {
@@ -81,11 +86,14 @@ KFN int material_is_delta(const material *m) {
            ((m->kind == MAT_CONDUCTOR || m->kind == MAT_ROUGH_GLASS) && m->alpha < GGX_MIN_ALPHA);
 }
 /* The table's columns (types.h, MATERIAL_KINDS) as functions of a material. */
+/* clang-format 14 joins a `case` macro with the next #define: keep these as written. */
+/* clang-format off */
 #define MATERIAL_CASE_TWO_SIDED(kind, name, glossy, interior) case kind: return !(interior);
 #define MATERIAL_CASE_GLOSSY(kind, name, glossy, interior) case kind: return (glossy);
+/* clang-format on */
 /* Materials whose two sides behave alike (shading frame flips to face wo): no interior. */
 KFN int material_two_sided(const material *m) {
-    switch ((material_kind)m->kind) { MATERIAL_KINDS(MATERIAL_CASE_TWO_SIDED) case MAT_KIND_COUNT: break; }
+    switch ((material_kind)m->kind) { MATERIAL_KINDS(MATERIAL_CASE_TWO_SIDED) case MAT_KIND_COUNT : break; }
     return 1;
 }
 /* Materials with a non-delta transmission lobe (wi on the other side of the surface than wo). */
@@ -105,7 +113,7 @@ KFN int bsdf_sides_agree(const material *m, vec3 wo, vec3 wi, vec3 wo_w, vec3 wi
  * kernel/vcm.h and docs/architecture.md) or as Lambertian (connections cover it)? The material
  * table's glossy column (types.h), every kind stated there. */
 KFN int material_is_glossy(const material *m) {
-    switch ((material_kind)m->kind) { MATERIAL_KINDS(MATERIAL_CASE_GLOSSY) case MAT_KIND_COUNT: break; }
+    switch ((material_kind)m->kind) { MATERIAL_KINDS(MATERIAL_CASE_GLOSSY) case MAT_KIND_COUNT : break; }
     return 0;
 }
 
@@ -127,7 +135,7 @@ KFN float phong_lobe_pdf(float c, float n) { return (n + 1.0f) * K_INV_2PI * pow
  *     diffuse part weighted by what the dielectric interface lets through on the way in and out.
  * Every term is reciprocal; the sum never exceeds 1 (white-furnace test, tests/test_bsdf.c). */
 #define PBR_DIELECTRIC_F0 0.04f
-#define PBR_MIN_ALPHA 2e-3f   /* smoother surfaces are clamped here: the lobe is never delta */
+#define PBR_MIN_ALPHA     2e-3f /* smoother surfaces are clamped here: the lobe is never delta */
 static const float ggx_albedo_e_host[GGX_ALBEDO_N * GGX_ALBEDO_N] = {GGX_ALBEDO_E_DATA};
 static const float ggx_albedo_avg_host[GGX_ALBEDO_N] = {GGX_ALBEDO_AVG_DATA};
 #if defined(__CUDACC__)
@@ -230,7 +238,11 @@ KFN float pbr_pdf(const material *m, vec3 wo, vec3 wi) {
  * the side n faces; returns 0 on total internal reflection. *etap: n_t / n_i of this crossing. */
 KFN int refract_about(vec3 w, vec3 n, float eta, float *etap, vec3 *wt) {
     float ci = vdot(n, w);
-    if (ci < 0.0f) { eta = 1.0f / eta; ci = -ci; n = vneg(n); }
+    if (ci < 0.0f) {
+        eta = 1.0f / eta;
+        ci = -ci;
+        n = vneg(n);
+    }
     float s2t = kmax(0.0f, 1.0f - ci * ci) / (eta * eta);
     if (s2t >= 1.0f) return 0;
     float ct = ksafe_sqrt(1.0f - s2t);
@@ -261,19 +273,20 @@ KFN float ggx_visible_pdf(vec3 wo, vec3 wm, float alpha) {
     return ggx_g1(wo, alpha) / co * ggx_d(wm, alpha) * fabsf(vdot(wo, wm));
 }
 KFN vec3 rough_glass_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi, int radiance) {
-    vec3 wm; float etap;
+    vec3 wm;
+    float etap;
     if (!rough_glass_half(m, wo, wi, &wm, &etap)) return v3s(0.0f);
     float f = fresnel_dielectric(vdot(wo, wm), m->ior);
     float d = ggx_d(wm, m->alpha), g = ggx_g2(wo, wi, m->alpha);
-    if (etap == 1.0f && wo.z * wi.z > 0.0f)
-        return vscale(albedo, f * d * g / (4.0f * fabsf(wo.z)));   /* f * |cos_i| */
+    if (etap == 1.0f && wo.z * wi.z > 0.0f) return vscale(albedo, f * d * g / (4.0f * fabsf(wo.z))); /* f * |cos_i| */
     float den = vdot(wi, wm) + vdot(wo, wm) / etap;
     float ft = (1.0f - f) * d * g * fabsf(vdot(wi, wm) * vdot(wo, wm) / (fabsf(wo.z) * den * den));
-    if (radiance) ft /= etap * etap;   /* radiance is compressed into the denser medium */
+    if (radiance) ft /= etap * etap; /* radiance is compressed into the denser medium */
     return vscale(albedo, ft);
 }
 KFN float rough_glass_pdf(const material *m, vec3 wo, vec3 wi) {
-    vec3 wm; float etap;
+    vec3 wm;
+    float etap;
     if (!rough_glass_half(m, wo, wi, &wm, &etap)) return 0.0f;
     float f = fresnel_dielectric(vdot(wo, wm), m->ior);
     vec3 wo_up = wo.z < 0.0f ? vneg(wo) : wo;
@@ -292,8 +305,7 @@ KFN vec3 bsdf_eval_mode(const material *m, vec3 albedo, vec3 wo, vec3 wi, int mo
     if (m->kind == MAT_ROUGH_GLASS) return rough_glass_eval(m, albedo, wo, wi, mode == TRANSPORT_RADIANCE);
     if (wo.z <= 0.0f || wi.z <= 0.0f) return v3s(0.0f);
     switch ((material_kind)m->kind) {
-    case MAT_DIFFUSE:
-        return vscale(albedo, K_INV_PI * wi.z);
+    case MAT_DIFFUSE: return vscale(albedo, K_INV_PI * wi.z);
     case MAT_PHONG: {
         float c = phong_cos_lobe(wo, wi);
         float spec = c > 0.0f ? (m->exponent + 2.0f) * K_INV_2PI * powf(c, m->exponent) : 0.0f;
@@ -303,12 +315,15 @@ KFN vec3 bsdf_eval_mode(const material *m, vec3 albedo, vec3 wo, vec3 wi, int mo
         vec3 wm = vnorm(vadd(wo, wi));
         float d = ggx_d(wm, m->alpha), g = ggx_g2(wo, wi, m->alpha);
         vec3 f = fresnel_schlick(albedo, vdot(wo, wm));
-        return vscale(f, d * g / (4.0f * wo.z));   /* f*cos = D G F / (4 cos_o) */
+        return vscale(f, d * g / (4.0f * wo.z)); /* f*cos = D G F / (4 cos_o) */
     }
-    case MAT_PBR:
-        return pbr_eval(m, albedo, wo, wi);
+    case MAT_PBR: return pbr_eval(m, albedo, wo, wi);
     /* no non-delta lobe; rough glass returned above */
-    case MAT_MIRROR: case MAT_DIELECTRIC: case MAT_BLACK: case MAT_ROUGH_GLASS: case MAT_KIND_COUNT: break;
+    case MAT_MIRROR:
+    case MAT_DIELECTRIC:
+    case MAT_BLACK:
+    case MAT_ROUGH_GLASS:
+    case MAT_KIND_COUNT: break;
     }
     return v3s(0.0f);
 }
@@ -333,7 +348,11 @@ KFN float bsdf_pdf(const material *m, vec3 wo, vec3 wi) {
     }
     case MAT_PBR: return pbr_pdf(m, wo, wi);
     /* no non-delta lobe; rough glass returned above */
-    case MAT_MIRROR: case MAT_DIELECTRIC: case MAT_BLACK: case MAT_ROUGH_GLASS: case MAT_KIND_COUNT: break;
+    case MAT_MIRROR:
+    case MAT_DIELECTRIC:
+    case MAT_BLACK:
+    case MAT_ROUGH_GLASS:
+    case MAT_KIND_COUNT: break;
     }
     return 0.0f;
 }
@@ -370,12 +389,17 @@ KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, 
     }
     case MAT_MIRROR:
         if (wo.z <= 0.0f) return 0;
-        bs->wi = reflect_local(wo); bs->pdf = 1.0f; bs->delta = 1; bs->weight = albedo;
+        bs->wi = reflect_local(wo);
+        bs->pdf = 1.0f;
+        bs->delta = 1;
+        bs->weight = albedo;
         return 1;
     case MAT_CONDUCTOR: {
         if (wo.z <= 0.0f) return 0;
         if (m->alpha < GGX_MIN_ALPHA) {
-            bs->wi = reflect_local(wo); bs->pdf = 1.0f; bs->delta = 1;
+            bs->wi = reflect_local(wo);
+            bs->pdf = 1.0f;
+            bs->delta = 1;
             bs->weight = fresnel_schlick(albedo, wo.z);
             return 1;
         }
@@ -444,7 +468,8 @@ KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, 
         bs->weight = mode == TRANSPORT_RADIANCE ? vscale(albedo, 1.0f / (eta * eta)) : albedo;
         return 1;
     }
-    case MAT_BLACK: case MAT_KIND_COUNT: break;   /* absorbs */
+    case MAT_BLACK:
+    case MAT_KIND_COUNT: break; /* absorbs */
     }
     return 0;
 }
@@ -463,7 +488,10 @@ KFN float bsdf_continuation(const material *m, vec3 albedo) {
     /* a black or dark metal still reflects at grazing angles (Schlick): never 0 */
     case MAT_PBR: return kclamp(kmax(vmaxc(albedo), 0.5f), 0.0f, 1.0f);
     case MAT_PHONG: return kclamp(vmaxc(vadd(albedo, m->specular)), 0.0f, 1.0f);
-    case MAT_DIFFUSE: case MAT_MIRROR: case MAT_CONDUCTOR: case MAT_KIND_COUNT: break;
+    case MAT_DIFFUSE:
+    case MAT_MIRROR:
+    case MAT_CONDUCTOR:
+    case MAT_KIND_COUNT: break;
     }
     return kclamp(vmaxc(albedo), 0.0f, 1.0f);
 }

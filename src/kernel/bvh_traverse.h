@@ -32,14 +32,13 @@
  * compressed nodes on every target); the build caps the binary tree's depth at BVH_MAX_DEPTH
  * levels (src/accel/bvh.c) and a wide node takes at least one of them, so
  * (W - 1) * BVH_MAX_DEPTH entries always suffice. */
-#define BVH_MAX_DEPTH 42
+#define BVH_MAX_DEPTH  42
 #define BVH_STACK_SIZE ((CW8_WIDTH - 1) * BVH_MAX_DEPTH + 2)
 
 KFN vec3 safe_reciprocal(vec3 d) {
     /* Zero components become huge (signed) values so slab tests stay well defined. */
     const float big = 1e30f;
-    return v3(d.x != 0.0f ? 1.0f / d.x : copysignf(big, d.x),
-              d.y != 0.0f ? 1.0f / d.y : copysignf(big, d.y),
+    return v3(d.x != 0.0f ? 1.0f / d.x : copysignf(big, d.x), d.y != 0.0f ? 1.0f / d.y : copysignf(big, d.y),
               d.z != 0.0f ? 1.0f / d.z : copysignf(big, d.z));
 }
 
@@ -47,13 +46,13 @@ KFN vec3 safe_reciprocal(vec3 d) {
 typedef struct bvh_ray {
     vec3 o, d, inv_d;
     ray_shear sh;
-    int near_x, near_y, near_z;      /* float offsets of the near planes in a bvh_wnode */
+    int near_x, near_y, near_z; /* float offsets of the near planes in a bvh_wnode */
 #if KERNEL_SIMD_SSE
-    __m128 ox, oy, oz, ix, iy, iz;   /* broadcast origin and reciprocal direction */
-    __m128 sx, sy, sz;               /* shear with (kx, ky) = the two axes after kz, cyclically */
+    __m128 ox, oy, oz, ix, iy, iz; /* broadcast origin and reciprocal direction */
+    __m128 sx, sy, sz;             /* shear with (kx, ky) = the two axes after kz, cyclically */
 #endif
 #if KERNEL_SIMD_AVX2
-    __m256 ox8, oy8, oz8, ix8, iy8, iz8;  /* the same, 8 lanes (node tests, pairs of leaf blocks) */
+    __m256 ox8, oy8, oz8, ix8, iy8, iz8; /* the same, 8 lanes (node tests, pairs of leaf blocks) */
     __m256 sx8, sy8, sz8;
 #endif
 } bvh_ray;
@@ -71,8 +70,12 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.near_y = signbit(b.inv_d.y) ? 4 * BVH_WIDTH : BVH_WIDTH;
     b.near_z = signbit(b.inv_d.z) ? 5 * BVH_WIDTH : 2 * BVH_WIDTH;
 #if KERNEL_SIMD_SSE
-    b.ox = _mm_set1_ps(r.o.x); b.oy = _mm_set1_ps(r.o.y); b.oz = _mm_set1_ps(r.o.z);
-    b.ix = _mm_set1_ps(b.inv_d.x); b.iy = _mm_set1_ps(b.inv_d.y); b.iz = _mm_set1_ps(b.inv_d.z);
+    b.ox = _mm_set1_ps(r.o.x);
+    b.oy = _mm_set1_ps(r.o.y);
+    b.oz = _mm_set1_ps(r.o.z);
+    b.ix = _mm_set1_ps(b.inv_d.x);
+    b.iy = _mm_set1_ps(b.inv_d.y);
+    b.iz = _mm_set1_ps(b.inv_d.z);
     /* The scalar test swaps kx and ky for a negative d[kz] to keep the winding; that negates u,
      * v, w, det and the scaled t exactly and changes no result, so the SIMD test skips it. */
     int kz = b.sh.kz, kx = kz == 2 ? 0 : kz + 1, ky = kx == 2 ? 0 : kx + 1;
@@ -82,9 +85,15 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.sz = _mm_set1_ps(sz);
 #endif
 #if KERNEL_SIMD_AVX2
-    b.ox8 = _mm256_set1_ps(r.o.x); b.oy8 = _mm256_set1_ps(r.o.y); b.oz8 = _mm256_set1_ps(r.o.z);
-    b.ix8 = _mm256_set1_ps(b.inv_d.x); b.iy8 = _mm256_set1_ps(b.inv_d.y); b.iz8 = _mm256_set1_ps(b.inv_d.z);
-    b.sx8 = _mm256_set1_ps(vcomp(r.d, kx) * sz); b.sy8 = _mm256_set1_ps(vcomp(r.d, ky) * sz); b.sz8 = _mm256_set1_ps(sz);
+    b.ox8 = _mm256_set1_ps(r.o.x);
+    b.oy8 = _mm256_set1_ps(r.o.y);
+    b.oz8 = _mm256_set1_ps(r.o.z);
+    b.ix8 = _mm256_set1_ps(b.inv_d.x);
+    b.iy8 = _mm256_set1_ps(b.inv_d.y);
+    b.iz8 = _mm256_set1_ps(b.inv_d.z);
+    b.sx8 = _mm256_set1_ps(vcomp(r.d, kx) * sz);
+    b.sy8 = _mm256_set1_ps(vcomp(r.d, ky) * sz);
+    b.sz8 = _mm256_set1_ps(sz);
 #endif
     return b;
 }
@@ -94,7 +103,9 @@ KFN bvh_ray make_bvh_ray(ray r) {
  * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count (types.h), so that a push is
  * one store and a pop one load (local memory on the GPU). A node pushes at most BVH_WIDTH - 1
  * entries per level. */
-typedef struct bvh_stack { uint64_t e[BVH_STACK_SIZE]; } bvh_stack;
+typedef struct bvh_stack {
+    uint64_t e[BVH_STACK_SIZE];
+} bvh_stack;
 /* A missed child's sort key in the scalar node visitors: sorts last. */
 #define BVH_KEY_NONE 0xffffffffu
 
@@ -149,8 +160,8 @@ KFN __m512i bvh_sort8_desc(__m512i v) {
     return v;
 }
 
-KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
-                  uint32_t *ref, uint32_t *cnt) {
+KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                  uint32_t *cnt) {
     const float *f = (const float *)n;
     __m256 tnx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_x), r->ox8), r->ix8);
     __m256 tny = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_y), r->oy8), r->iy8);
@@ -161,18 +172,23 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
     __m256 tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, _mm256_setzero_ps()));
     __m256 tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
     __mmask8 finite = _mm256_cmp_ps_mask(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ);
-    uint32_t mask = _mm256_mask_cmp_ps_mask(finite, tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ);
+    uint32_t mask =
+        _mm256_mask_cmp_ps_mask(finite, tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ);
     if (!mask) return 0;
     __m512i ent = _mm512_or_si512(_mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)n->ref)),
                                   _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_castps_si256(tnear)), 32));
     __m512i c = _mm512_maskz_compress_epi64((__mmask8)mask, ent);
     uint64_t e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(c));
     int k = __builtin_popcount(mask);
-    if (k == 2) {  /* push the farther (any-hit rays: the second) */
+    if (k == 2) { /* push the farther (any-hit rays: the second) */
         uint64_t e1 = (uint64_t)_mm_extract_epi64(_mm512_castsi512_si128(c), 1);
-        if (!any && e1 < e) { uint64_t x = e; e = e1; e1 = x; }
+        if (!any && e1 < e) {
+            uint64_t x = e;
+            e = e1;
+            e1 = x;
+        }
         st->e[(*sp)++] = e1;
-    } else if (k > 2) {  /* push all but the nearest farthest first (any-hit rays: in slot order) */
+    } else if (k > 2) { /* push all but the nearest farthest first (any-hit rays: in slot order) */
         if (!any) c = bvh_sort8_desc(_mm512_maskz_mov_epi64((__mmask8)mask, ent));
         _mm512_mask_storeu_epi64(st->e + *sp, (__mmask8)((1u << (k - 1)) - 1u), c);
         *sp += k - 1;
@@ -183,8 +199,8 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
     return 1;
 }
 #elif KERNEL_SIMD_AVX2
-KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
-                  uint32_t *ref, uint32_t *cnt) {
+KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                  uint32_t *cnt) {
     const float *f = (const float *)n;
     __m256 tnx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_x), r->ox8), r->ix8);
     __m256 tny = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_y), r->oy8), r->iy8);
@@ -210,8 +226,12 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
     if (mask) {
         uint64_t e1 = ent[kctz(mask)];
         mask &= mask - 1;
-        if (mask == 0) {  /* two: push the farther (any-hit rays: the second) */
-            if (!any && e1 < e) { uint64_t x = e; e = e1; e1 = x; }
+        if (mask == 0) { /* two: push the farther (any-hit rays: the second) */
+            if (!any && e1 < e) {
+                uint64_t x = e;
+                e = e1;
+                e1 = x;
+            }
             st->e[(*sp)++] = e1;
         } else {
             /* three or more: push them all, sort the pushed entries farthest first (entries
@@ -226,7 +246,10 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
             for (int i = base + 1; !any && i < *sp; ++i) {
                 uint64_t x = st->e[i];
                 int j = i;
-                while (j > base && st->e[j - 1] < x) { st->e[j] = st->e[j - 1]; --j; }
+                while (j > base && st->e[j - 1] < x) {
+                    st->e[j] = st->e[j - 1];
+                    --j;
+                }
                 st->e[j] = x;
             }
             e = st->e[--*sp];
@@ -253,34 +276,47 @@ KFN uint32_t bvh4_hit_children(const bvh4_node *n, const bvh_ray *r, float tmax,
     return (uint32_t)_mm_movemask_ps(hitm);
 }
 
-KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
-                   uint32_t *ref, uint32_t *cnt) {
+KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                   uint32_t *cnt) {
     float tn[BVH4_WIDTH];
     uint32_t mask = bvh4_hit_children(n, r, tmax, tn);
     if (!mask) return 0;
     int c0 = kctz(mask);
     mask &= mask - 1;
-    if (mask == 0) {  /* one child hit: descend */
-        *ref = n->child[c0]; *cnt = n->count[c0];
+    if (mask == 0) { /* one child hit: descend */
+        *ref = n->child[c0];
+        *cnt = n->count[c0];
         return 1;
     }
     int c1 = kctz(mask);
     mask &= mask - 1;
-    if (mask == 0) {  /* two: push the farther (any-hit rays: the second) */
-        if (!any && tn[c1] < tn[c0]) { int c = c0; c0 = c1; c1 = c; }
+    if (mask == 0) { /* two: push the farther (any-hit rays: the second) */
+        if (!any && tn[c1] < tn[c0]) {
+            int c = c0;
+            c0 = c1;
+            c1 = c;
+        }
         bvh_push(st, sp, n->child[c1], n->count[c1], tn[c1]);
-        *ref = n->child[c0]; *cnt = n->count[c0];
+        *ref = n->child[c0];
+        *cnt = n->count[c0];
         return 1;
     }
     /* three or four: order near to far (insertion sort; any-hit rays skip it) */
     int order[BVH4_WIDTH], nhit = 2;
-    order[0] = c0; order[1] = c1;
-    if (!any && tn[c1] < tn[c0]) { order[0] = c1; order[1] = c0; }
+    order[0] = c0;
+    order[1] = c1;
+    if (!any && tn[c1] < tn[c0]) {
+        order[0] = c1;
+        order[1] = c0;
+    }
     while (mask) {
         int i = kctz(mask);
         mask &= mask - 1;
         int j = nhit++;
-        while (!any && j > 0 && tn[order[j - 1]] > tn[i]) { order[j] = order[j - 1]; --j; }
+        while (!any && j > 0 && tn[order[j - 1]] > tn[i]) {
+            order[j] = order[j - 1];
+            --j;
+        }
         order[j] = i;
     }
     /* push all but the nearest, farthest first, then descend into the nearest */
@@ -299,11 +335,16 @@ KFN uint32_t ku4_lane(ku4 a, uint32_t slot) {
     return slot & 2u ? hi : lo;
 }
 /* compare-exchange of two keys */
-#define BVH_KEY_SORT2(a, b) do { uint32_t lo_ = kminu(a, b); b = kmaxu(a, b); a = lo_; } while (0)
+#define BVH_KEY_SORT2(a, b)                                                                                            \
+    do {                                                                                                               \
+        uint32_t lo_ = kminu(a, b);                                                                                    \
+        b = kmaxu(a, b);                                                                                               \
+        a = lo_;                                                                                                       \
+    } while (0)
 
-KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
-                   uint32_t *ref, uint32_t *cnt) {
-    (void)any;  /* the sort costs a few integer min/max: any-hit rays take the same order */
+KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                   uint32_t *cnt) {
+    (void)any; /* the sort costs a few integer min/max: any-hit rays take the same order */
     const float *f = (const float *)n;
     kf4 nx = kload_f4(f + r->near_x), ny = kload_f4(f + r->near_y), nz = kload_f4(f + r->near_z);
     kf4 fx = kload_f4(f + (r->near_x ^ 12)), fy = kload_f4(f + (r->near_y ^ 20)), fz = kload_f4(f + (r->near_z ^ 28));
@@ -313,15 +354,17 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     uint32_t key[BVH4_WIDTH];
     KUNROLL
     for (int i = 0; i < BVH4_WIDTH; ++i) {
-        float tnr = kmax(kmax((nx.v[i] - o.x) * inv_d.x, (ny.v[i] - o.y) * inv_d.y),
-                         kmax((nz.v[i] - o.z) * inv_d.z, 0.0f));
-        float tfr = kmin(kmin((fx.v[i] - o.x) * inv_d.x, (fy.v[i] - o.y) * inv_d.y),
-                         kmin((fz.v[i] - o.z) * inv_d.z, tmax));
+        float tnr =
+            kmax(kmax((nx.v[i] - o.x) * inv_d.x, (ny.v[i] - o.y) * inv_d.y), kmax((nz.v[i] - o.z) * inv_d.z, 0.0f));
+        float tfr =
+            kmin(kmin((fx.v[i] - o.x) * inv_d.x, (fy.v[i] - o.y) * inv_d.y), kmin((fz.v[i] - o.z) * inv_d.z, tmax));
         key[i] = tnr <= tfr * 1.00000024f && tnr < K_INF ? (kfloat_bits(tnr) & ~3u) | (uint32_t)i : BVH_KEY_NONE;
     }
     uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
-    BVH_KEY_SORT2(k0, k1); BVH_KEY_SORT2(k2, k3);
-    BVH_KEY_SORT2(k0, k2); BVH_KEY_SORT2(k1, k3);
+    BVH_KEY_SORT2(k0, k1);
+    BVH_KEY_SORT2(k2, k3);
+    BVH_KEY_SORT2(k0, k2);
+    BVH_KEY_SORT2(k1, k3);
     BVH_KEY_SORT2(k1, k2);
     if (k0 == BVH_KEY_NONE) return 0;
     ku4 child = kload_u4(n->child), count = kload_u4(n->count), word;
@@ -341,8 +384,8 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
 #undef BVH_KEY_SORT2
 #endif
 #if !KERNEL_SIMD_AVX2
-KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp,
-                  uint32_t *ref, uint32_t *cnt) {
+KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                  uint32_t *cnt) {
     return bvh4_visit(n, r, tmax, any, st, sp, ref, cnt);
 }
 #endif
@@ -358,9 +401,16 @@ KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh
  * child's box, so the box test stays conservative. The hit children's keys (entry distance,
  * slot in the low 3 bits) are sorted by a network of integer min/max in registers; a slot's stack
  * word comes from its meta byte by shifts and selects. */
-#define CW8_KEY_SORT2(a, b) do { uint32_t lo_ = kminu(a, b); b = kmaxu(a, b); a = lo_; } while (0)
-#define CW8_T_SLACK 9.5367431640625e-07f   /* 2^-20 */
-KFN uint32_t cw8_byte(uint32_t w0, uint32_t w1, uint32_t slot) { return ((slot & 4u ? w1 : w0) >> ((slot & 3u) * 8u)) & 0xffu; }
+#define CW8_KEY_SORT2(a, b)                                                                                            \
+    do {                                                                                                               \
+        uint32_t lo_ = kminu(a, b);                                                                                    \
+        b = kmaxu(a, b);                                                                                               \
+        a = lo_;                                                                                                       \
+    } while (0)
+#define CW8_T_SLACK 9.5367431640625e-07f /* 2^-20 */
+KFN uint32_t cw8_byte(uint32_t w0, uint32_t w1, uint32_t slot) {
+    return ((slot & 4u ? w1 : w0) >> ((slot & 3u) * 8u)) & 0xffu;
+}
 /* The stack word (ref << BVH_COUNT_BITS | count) of the slot whose meta byte is in m (bases, meta). */
 KFN uint32_t cw8_word(ku4 m, uint32_t slot) {
     uint32_t b = cw8_byte(m.v[2], m.v[3], slot), c = b >> CW8_META_COUNT_SHIFT;
@@ -382,9 +432,12 @@ KFN int cw8_visit(const cw8_node *n, const bvh_ray *r, float tmax, bvh_stack *st
     uint32_t used = h.v[3] >> 24;
     /* the near and far plane rows of each axis (two words of four slots), by the ray's signs */
     int sx = signbit(inv_d.x), sy = signbit(inv_d.y), sz = signbit(inv_d.z);
-    uint32_t nx0 = sx ? qb.v[2] : qa.v[0], nx1 = sx ? qb.v[3] : qa.v[1], fx0 = sx ? qa.v[0] : qb.v[2], fx1 = sx ? qa.v[1] : qb.v[3];
-    uint32_t ny0 = sy ? qc.v[0] : qa.v[2], ny1 = sy ? qc.v[1] : qa.v[3], fy0 = sy ? qa.v[2] : qc.v[0], fy1 = sy ? qa.v[3] : qc.v[1];
-    uint32_t nz0 = sz ? qc.v[2] : qb.v[0], nz1 = sz ? qc.v[3] : qb.v[1], fz0 = sz ? qb.v[0] : qc.v[2], fz1 = sz ? qb.v[1] : qc.v[3];
+    uint32_t nx0 = sx ? qb.v[2] : qa.v[0], nx1 = sx ? qb.v[3] : qa.v[1], fx0 = sx ? qa.v[0] : qb.v[2],
+             fx1 = sx ? qa.v[1] : qb.v[3];
+    uint32_t ny0 = sy ? qc.v[0] : qa.v[2], ny1 = sy ? qc.v[1] : qa.v[3], fy0 = sy ? qa.v[2] : qc.v[0],
+             fy1 = sy ? qa.v[3] : qc.v[1];
+    uint32_t nz0 = sz ? qc.v[2] : qb.v[0], nz1 = sz ? qc.v[3] : qb.v[1], fz0 = sz ? qb.v[0] : qc.v[2],
+             fz1 = sz ? qb.v[1] : qc.v[3];
     uint32_t key[CW8_WIDTH];
     KUNROLL
     for (uint32_t i = 0; i < CW8_WIDTH; ++i) {
@@ -392,17 +445,30 @@ KFN int cw8_visit(const cw8_node *n, const bvh_ray *r, float tmax, bvh_stack *st
                          kmax((float)cw8_byte(nz0, nz1, i) * az + bnz, 0.0f));
         float tfr = kmin(kmin((float)cw8_byte(fx0, fx1, i) * ax + bfx, (float)cw8_byte(fy0, fy1, i) * ay + bfy),
                          kmin((float)cw8_byte(fz0, fz1, i) * az + bfz, tmax));
-        key[i] = (used >> i & 1u) && tnr <= tfr * 1.00000024f && tnr < K_INF ? (kfloat_bits(tnr) & ~7u) | i
-                                                                               : BVH_KEY_NONE;
+        key[i] =
+            (used >> i & 1u) && tnr <= tfr * 1.00000024f && tnr < K_INF ? (kfloat_bits(tnr) & ~7u) | i : BVH_KEY_NONE;
     }
     uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3], k4 = key[4], k5 = key[5], k6 = key[6], k7 = key[7];
     /* Batcher's odd-even merge sort of eight keys (19 compare-exchanges) */
-    CW8_KEY_SORT2(k0, k1); CW8_KEY_SORT2(k2, k3); CW8_KEY_SORT2(k4, k5); CW8_KEY_SORT2(k6, k7);
-    CW8_KEY_SORT2(k0, k2); CW8_KEY_SORT2(k1, k3); CW8_KEY_SORT2(k4, k6); CW8_KEY_SORT2(k5, k7);
-    CW8_KEY_SORT2(k1, k2); CW8_KEY_SORT2(k5, k6);
-    CW8_KEY_SORT2(k0, k4); CW8_KEY_SORT2(k1, k5); CW8_KEY_SORT2(k2, k6); CW8_KEY_SORT2(k3, k7);
-    CW8_KEY_SORT2(k2, k4); CW8_KEY_SORT2(k3, k5);
-    CW8_KEY_SORT2(k1, k2); CW8_KEY_SORT2(k3, k4); CW8_KEY_SORT2(k5, k6);
+    CW8_KEY_SORT2(k0, k1);
+    CW8_KEY_SORT2(k2, k3);
+    CW8_KEY_SORT2(k4, k5);
+    CW8_KEY_SORT2(k6, k7);
+    CW8_KEY_SORT2(k0, k2);
+    CW8_KEY_SORT2(k1, k3);
+    CW8_KEY_SORT2(k4, k6);
+    CW8_KEY_SORT2(k5, k7);
+    CW8_KEY_SORT2(k1, k2);
+    CW8_KEY_SORT2(k5, k6);
+    CW8_KEY_SORT2(k0, k4);
+    CW8_KEY_SORT2(k1, k5);
+    CW8_KEY_SORT2(k2, k6);
+    CW8_KEY_SORT2(k3, k7);
+    CW8_KEY_SORT2(k2, k4);
+    CW8_KEY_SORT2(k3, k5);
+    CW8_KEY_SORT2(k1, k2);
+    CW8_KEY_SORT2(k3, k4);
+    CW8_KEY_SORT2(k5, k6);
     if (k0 == BVH_KEY_NONE) return 0;
     /* push all but the nearest, farthest first (distance rounded down), descend into the nearest */
     if (k7 != BVH_KEY_NONE) bvh_push_word(st, sp, k7 & ~7u, cw8_word(m, k7 & 7u));
@@ -423,7 +489,10 @@ KFN int cw8_visit(const cw8_node *n, const bvh_ray *r, float tmax, bvh_stack *st
  * Intersects the primitives of block b; updates *h with the nearest hit closer than h->t and
  * returns 1 if there was one (with `any`, as soon as there is one). */
 KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
-    h->t = t; h->prim = id; h->b1 = b1; h->b2 = b2;
+    h->t = t;
+    h->prim = id;
+    h->b1 = b1;
+    h->b2 = b2;
     return 1;
 }
 
@@ -441,11 +510,14 @@ KFN void leaf4_rows(const float *row, const bvh_ray *r, __m128 *x, __m128 *y, __
  * an edge function is exactly zero are excluded and flagged in *edge (the scalar test decides
  * them in double precision). */
 KFN __m128 leaf4_watertight(const bvh_ray *r, __m128 ax, __m128 ay, __m128 az, __m128 bx, __m128 by, __m128 bz,
-                         __m128 cx, __m128 cy, __m128 cz, float tmax, __m128 *t_out, __m128 *b1_out,
-                         __m128 *b2_out, int *edge) {
-    ax = _mm_sub_ps(ax, _mm_mul_ps(r->sx, az)); ay = _mm_sub_ps(ay, _mm_mul_ps(r->sy, az));
-    bx = _mm_sub_ps(bx, _mm_mul_ps(r->sx, bz)); by = _mm_sub_ps(by, _mm_mul_ps(r->sy, bz));
-    cx = _mm_sub_ps(cx, _mm_mul_ps(r->sx, cz)); cy = _mm_sub_ps(cy, _mm_mul_ps(r->sy, cz));
+                            __m128 cx, __m128 cy, __m128 cz, float tmax, __m128 *t_out, __m128 *b1_out, __m128 *b2_out,
+                            int *edge) {
+    ax = _mm_sub_ps(ax, _mm_mul_ps(r->sx, az));
+    ay = _mm_sub_ps(ay, _mm_mul_ps(r->sy, az));
+    bx = _mm_sub_ps(bx, _mm_mul_ps(r->sx, bz));
+    by = _mm_sub_ps(by, _mm_mul_ps(r->sy, bz));
+    cx = _mm_sub_ps(cx, _mm_mul_ps(r->sx, cz));
+    cy = _mm_sub_ps(cy, _mm_mul_ps(r->sy, cz));
     __m128 u = _mm_sub_ps(_mm_mul_ps(cx, by), _mm_mul_ps(cy, bx));
     __m128 v = _mm_sub_ps(_mm_mul_ps(ax, cy), _mm_mul_ps(ay, cx));
     __m128 w = _mm_sub_ps(_mm_mul_ps(bx, ay), _mm_mul_ps(by, ax));
@@ -481,7 +553,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
         leaf4_rows(p + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
         leaf4_rows(p + 6 * BVH_LEAF_WIDTH, r, &x2, &y2, &z2);
         int edge;
-        switch (r->sh.kz) {  /* the same for a whole ray: predicted */
+        switch (r->sh.kz) { /* the same for a whole ray: predicted */
         case 0: ok = leaf4_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1, &b2, &edge); break;
         case 1: ok = leaf4_watertight(r, z0, x0, y0, z1, x1, y1, z2, x2, y2, h->t, &t, &b1, &b2, &edge); break;
         default: ok = leaf4_watertight(r, x0, y0, z0, x1, y1, z1, x2, y2, z2, h->t, &t, &b1, &b2, &edge); break;
@@ -496,23 +568,25 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
             mn = _mm_min_ps(mn, _mm_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 0, 3, 2)));
             int j = kctz((uint32_t)(_mm_movemask_ps(_mm_cmpeq_ps(tm, mn)) & m));
             float tl[4], b1l[4], b2l[4];
-            _mm_storeu_ps(tl, t); _mm_storeu_ps(b1l, b1); _mm_storeu_ps(b2l, b2);
+            _mm_storeu_ps(tl, t);
+            _mm_storeu_ps(b1l, b1);
+            _mm_storeu_ps(b2l, b2);
             found = leaf_hit(h, tl[j], b->prim[j], b1l[j], b2l[j]);
             if (any) return 1;
         }
-        while (edge) {  /* rare: a ray through an edge or vertex */
+        while (edge) { /* rare: a ray through an edge or vertex */
             int j = kctz((uint32_t)edge);
             edge &= edge - 1;
             float tt, bb1, bb2;
-            if (intersect_triangle(r->o, &r->sh, s->positions[b->v0[j]], s->positions[b->v1[j]],
-                                   s->positions[b->v2[j]], h->t, &tt, &bb1, &bb2)) {
+            if (intersect_triangle(r->o, &r->sh, s->positions[b->v0[j]], s->positions[b->v1[j]], s->positions[b->v2[j]],
+                                   h->t, &tt, &bb1, &bb2)) {
                 found = leaf_hit(h, tt, b->prim[j], bb1, bb2);
                 if (any) return 1;
             }
         }
     }
     int other = valid & ~tri;
-    while (other) {  /* spheres and quads */
+    while (other) { /* spheres and quads */
         int j = kctz((uint32_t)other);
         other &= other - 1;
         if (intersect_prim(s, b->prim[j], r->o, r->d, &r->sh, h)) {
@@ -530,17 +604,22 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 KFN void leaf8_rows(const float *p0, const float *p1, const bvh_ray *r, __m256 *x, __m256 *y, __m256 *z) {
     *x = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0)), _mm_load_ps(p1), 1), r->ox8);
     *y = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0 + BVH_LEAF_WIDTH)),
-                                            _mm_load_ps(p1 + BVH_LEAF_WIDTH), 1), r->oy8);
+                                            _mm_load_ps(p1 + BVH_LEAF_WIDTH), 1),
+                       r->oy8);
     *z = _mm256_sub_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p0 + 2 * BVH_LEAF_WIDTH)),
-                                            _mm_load_ps(p1 + 2 * BVH_LEAF_WIDTH), 1), r->oz8);
+                                            _mm_load_ps(p1 + 2 * BVH_LEAF_WIDTH), 1),
+                       r->oz8);
 }
 
 KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, __m256 bx, __m256 by, __m256 bz,
-                            __m256 cx, __m256 cy, __m256 cz, float tmax, __m256 *t_out, __m256 *b1_out,
-                            __m256 *b2_out, int *edge) {
-    ax = _mm256_sub_ps(ax, _mm256_mul_ps(r->sx8, az)); ay = _mm256_sub_ps(ay, _mm256_mul_ps(r->sy8, az));
-    bx = _mm256_sub_ps(bx, _mm256_mul_ps(r->sx8, bz)); by = _mm256_sub_ps(by, _mm256_mul_ps(r->sy8, bz));
-    cx = _mm256_sub_ps(cx, _mm256_mul_ps(r->sx8, cz)); cy = _mm256_sub_ps(cy, _mm256_mul_ps(r->sy8, cz));
+                            __m256 cx, __m256 cy, __m256 cz, float tmax, __m256 *t_out, __m256 *b1_out, __m256 *b2_out,
+                            int *edge) {
+    ax = _mm256_sub_ps(ax, _mm256_mul_ps(r->sx8, az));
+    ay = _mm256_sub_ps(ay, _mm256_mul_ps(r->sy8, az));
+    bx = _mm256_sub_ps(bx, _mm256_mul_ps(r->sx8, bz));
+    by = _mm256_sub_ps(by, _mm256_mul_ps(r->sy8, bz));
+    cx = _mm256_sub_ps(cx, _mm256_mul_ps(r->sx8, cz));
+    cy = _mm256_sub_ps(cy, _mm256_mul_ps(r->sy8, cz));
     __m256 u = _mm256_sub_ps(_mm256_mul_ps(cx, by), _mm256_mul_ps(cy, bx));
     __m256 v = _mm256_sub_ps(_mm256_mul_ps(ax, cy), _mm256_mul_ps(ay, cx));
     __m256 w = _mm256_sub_ps(_mm256_mul_ps(bx, ay), _mm256_mul_ps(by, ax));
@@ -552,12 +631,13 @@ KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, _
     __m256 pos = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(u, zero, _CMP_GT_OQ), _mm256_cmp_ps(v, zero, _CMP_GT_OQ)),
                               _mm256_cmp_ps(w, zero, _CMP_GT_OQ));
     __m256 det = _mm256_add_ps(_mm256_add_ps(u, v), w);
-    __m256 ts = _mm256_mul_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(u, az), _mm256_mul_ps(v, bz)), _mm256_mul_ps(w, cz)),
-                              r->sz8);
+    __m256 ts = _mm256_mul_ps(
+        _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(u, az), _mm256_mul_ps(v, bz)), _mm256_mul_ps(w, cz)), r->sz8);
     __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), det);
     __m256 t = _mm256_mul_ps(ts, inv);
     __m256 ok = _mm256_andnot_ps(_mm256_or_ps(_mm256_and_ps(neg, pos), on_edge), _mm256_cmp_ps(det, zero, _CMP_NEQ_UQ));
-    ok = _mm256_and_ps(ok, _mm256_and_ps(_mm256_cmp_ps(t, zero, _CMP_GT_OQ), _mm256_cmp_ps(t, _mm256_set1_ps(tmax), _CMP_LT_OQ)));
+    ok = _mm256_and_ps(
+        ok, _mm256_and_ps(_mm256_cmp_ps(t, zero, _CMP_GT_OQ), _mm256_cmp_ps(t, _mm256_set1_ps(tmax), _CMP_LT_OQ)));
     *t_out = t;
     *b1_out = _mm256_mul_ps(v, inv);
     *b2_out = _mm256_mul_ps(w, inv);
@@ -568,8 +648,10 @@ KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, _
 KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b1, const bvh_ray *r, hit *h, int any) {
     __m256i ids = _mm256_insertf128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)b0->prim)),
                                           _mm_loadu_si128((const __m128i *)b1->prim), 1);
-    int valid = 0xff & ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(ids, _mm256_set1_epi32((int)PRIM_NONE))));
-    __m256 trim = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_srli_epi32(ids, PRIM_KIND_SHIFT), _mm256_setzero_si256()));
+    int valid =
+        0xff & ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(ids, _mm256_set1_epi32((int)PRIM_NONE))));
+    __m256 trim =
+        _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_srli_epi32(ids, PRIM_KIND_SHIFT), _mm256_setzero_si256()));
     int tri = _mm256_movemask_ps(trim);
     int found = 0;
     if (tri) {
@@ -580,7 +662,7 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
         leaf8_rows(p0 + 3 * BVH_LEAF_WIDTH, p1 + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
         leaf8_rows(p0 + 6 * BVH_LEAF_WIDTH, p1 + 6 * BVH_LEAF_WIDTH, r, &x2, &y2, &z2);
         int edge;
-        switch (r->sh.kz) {  /* the same for a whole ray: predicted */
+        switch (r->sh.kz) { /* the same for a whole ray: predicted */
         case 0: ok = leaf8_watertight(r, y0, z0, x0, y1, z1, x1, y2, z2, x2, h->t, &t, &b1v, &b2v, &edge); break;
         case 1: ok = leaf8_watertight(r, z0, x0, y0, z1, x1, y1, z2, x2, y2, h->t, &t, &b1v, &b2v, &edge); break;
         default: ok = leaf8_watertight(r, x0, y0, z0, x1, y1, z1, x2, y2, z2, h->t, &t, &b1v, &b2v, &edge); break;
@@ -596,25 +678,27 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
             mn = _mm256_min_ps(mn, _mm256_shuffle_ps(mn, mn, _MM_SHUFFLE(1, 0, 3, 2)));
             int j = kctz((uint32_t)(_mm256_movemask_ps(_mm256_cmp_ps(tm, mn, _CMP_EQ_OQ)) & m));
             float tl[8], b1l[8], b2l[8];
-            _mm256_storeu_ps(tl, t); _mm256_storeu_ps(b1l, b1v); _mm256_storeu_ps(b2l, b2v);
+            _mm256_storeu_ps(tl, t);
+            _mm256_storeu_ps(b1l, b1v);
+            _mm256_storeu_ps(b2l, b2v);
             found = leaf_hit(h, tl[j], (j < 4 ? b0 : b1)->prim[j & 3], b1l[j], b2l[j]);
             if (any) return 1;
         }
-        while (edge) {  /* rare: a ray through an edge or vertex */
+        while (edge) { /* rare: a ray through an edge or vertex */
             int j = kctz((uint32_t)edge);
             edge &= edge - 1;
             const bvh_leaf4 *b = j < 4 ? b0 : b1;
             int l = j & 3;
             float tt, bb1, bb2;
-            if (intersect_triangle(r->o, &r->sh, s->positions[b->v0[l]], s->positions[b->v1[l]],
-                                   s->positions[b->v2[l]], h->t, &tt, &bb1, &bb2)) {
+            if (intersect_triangle(r->o, &r->sh, s->positions[b->v0[l]], s->positions[b->v1[l]], s->positions[b->v2[l]],
+                                   h->t, &tt, &bb1, &bb2)) {
                 found = leaf_hit(h, tt, b->prim[l], bb1, bb2);
                 if (any) return 1;
             }
         }
     }
     int other = valid & ~tri;
-    while (other) {  /* spheres and quads */
+    while (other) { /* spheres and quads */
         int j = kctz((uint32_t)other);
         other &= other - 1;
         if (intersect_prim(s, (j < 4 ? b0 : b1)->prim[j & 3], r->o, r->d, &r->sh, h)) {
@@ -659,7 +743,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 #endif
         for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) {
             uint32_t id = ku4_lane(prim, j);
-            if (id == PRIM_NONE) break;  /* unused lanes come last */
+            if (id == PRIM_NONE) break; /* unused lanes come last */
             if (leaf_lane(s, r, h, id, ku4_lane(v0, j), ku4_lane(v1, j), ku4_lane(v2, j))) {
                 found = 1;
                 if (any) return 1;
@@ -682,8 +766,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 
 /* The lcnt blocks of a leaf from block lref on: with AVX2 two at a time (leaf8_intersect), else
  * one by one. Returns 1 if some hit was found (with `any`: as soon as there is one). */
-KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_ray *r, hit *h, int any,
-                       int compact) {
+KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_ray *r, hit *h, int any, int compact) {
     int found = 0;
     uint32_t k = 0;
 #if KERNEL_SIMD_AVX2
@@ -708,13 +791,13 @@ KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_
 KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, uint32_t layout) {
     h->t = r.tmax;
     h->prim = PRIM_NONE;
-    h->b1 = h->b2 = 0.0f;  /* set with every hit; initialised so compilers can see it */
+    h->b1 = h->b2 = 0.0f; /* set with every hit; initialised so compilers can see it */
     /* a non-finite origin or direction hits nothing (the slab tests would let NaN through) */
     if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
     bvh_ray br = make_bvh_ray(r);
     bvh_stack st;
     int sp = 0;
-    uint32_t ref = 0, cnt = 0;  /* the entry to visit next (`have`): first the root node */
+    uint32_t ref = 0, cnt = 0; /* the entry to visit next (`have`): first the root node */
     int have = 1;
     for (;;) {
         /* inner nodes until a leaf is reached (or nothing is left). The leaf waits in lref/lcnt;
@@ -725,8 +808,10 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
         for (;;) {
             if (!have && !(have = bvh_pop(&st, &sp, h->t, &ref, &cnt))) break;
             if (cnt > 0) {
-                if (lcnt > 0) break;  /* a second leaf: after the waiting one */
-                lref = ref; lcnt = cnt; have = 0;
+                if (lcnt > 0) break; /* a second leaf: after the waiting one */
+                lref = ref;
+                lcnt = cnt;
+                have = 0;
             } else {
                 have = layout == KNODES_CW8
                            ? cw8_visit((const cw8_node *)s->nodes + ref, &br, h->t, &st, &sp, &ref, &cnt)
@@ -734,7 +819,7 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
             }
             if (kwarp_all(lcnt > 0)) break;
         }
-        if (lcnt == 0) return h->prim != PRIM_NONE;  /* nothing left */
+        if (lcnt == 0) return h->prim != PRIM_NONE; /* nothing left */
         if (leaf_intersect(s, lref, lcnt, &br, h, any, compact) && any) return 1;
     }
 }

@@ -7,15 +7,15 @@
 #include <stdint.h>
 
 #if defined(__CUDACC__)
-#  define KERNEL_TARGET_CUDA 1
-#  define KFN __host__ __device__ static inline __attribute__((always_inline))
-#  define KCONST __constant__
-#  include <math.h>
+#define KERNEL_TARGET_CUDA 1
+#define KFN                __host__ __device__ static inline __attribute__((always_inline))
+#define KCONST             __constant__
+#include <math.h>
 #else
-#  define KERNEL_TARGET_CPU 1
-#  define KFN static inline __attribute__((always_inline))
-#  define KCONST static const
-#  include <math.h>
+#define KERNEL_TARGET_CPU 1
+#define KFN               static inline __attribute__((always_inline))
+#define KCONST            static const
+#include <math.h>
 #endif
 
 /* The traversal's entry point (trace_ray, bvh_traverse.h). A CUDA translation unit whose kernel
@@ -25,16 +25,16 @@
  * made the megakernel's code larger and spilled its path state inside the traversal loop:
  * docs/PERFORMANCE.md). Everywhere else it is inlined. */
 #if defined(__CUDACC__) && defined(KERNEL_TRACE_NOINLINE)
-#  define KFN_TRACE __host__ __device__ static __noinline__
+#define KFN_TRACE __host__ __device__ static __noinline__
 #else
-#  define KFN_TRACE KFN
+#define KFN_TRACE KFN
 #endif
 
 /* A compile-time check in either language (C11 _Static_assert, C++ static_assert). */
 #if defined(__cplusplus)
-#  define KSTATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#define KSTATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #else
-#  define KSTATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#define KSTATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 
 #define K_PI      3.14159265358979323846f
@@ -48,11 +48,11 @@
 KFN float kmin(float a, float b) { return a < b ? a : b; }
 KFN float kmax(float a, float b) { return a > b ? a : b; }
 KFN float kclamp(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
-KFN int   kmini(int a, int b) { return a < b ? a : b; }
-KFN int   kmaxi(int a, int b) { return a > b ? a : b; }
+KFN int kmini(int a, int b) { return a < b ? a : b; }
+KFN int kmaxi(int a, int b) { return a > b ? a : b; }
 KFN float ksqr(float x) { return x * x; }
 KFN float ksafe_sqrt(float x) { return sqrtf(kmax(x, 0.0f)); }
-KFN int   kfinite(float x) { return isfinite(x) ? 1 : 0; }
+KFN int kfinite(float x) { return isfinite(x) ? 1 : 0; }
 
 /* Index of the lowest set bit of a nonzero mask. */
 KFN int kctz(uint32_t x) {
@@ -80,29 +80,49 @@ KFN uint32_t kfloat_bits(float x) {
 #if defined(__CUDA_ARCH__)
     return (uint32_t)__float_as_uint(x);
 #else
-    union { float f; uint32_t u; } v; v.f = x; return v.u;
+    union {
+        float f;
+        uint32_t u;
+    } v;
+    v.f = x;
+    return v.u;
 #endif
 }
 KFN float kbits_float(uint32_t x) {
 #if defined(__CUDA_ARCH__)
     return __uint_as_float(x);
 #else
-    union { float f; uint32_t u; } v; v.u = x; return v.f;
+    union {
+        float f;
+        uint32_t u;
+    } v;
+    v.u = x;
+    return v.f;
 #endif
 }
 
 /* Four floats / uints at a 16-byte aligned address (a row of a bvh4_node, of a bvh_leaf4): one
  * 128-bit load through the read-only cache on the GPU, four plain loads elsewhere. Kernels index
  * .v only with constants (KUNROLL loops), so the copies stay in registers. */
-typedef struct kf4 { float v[4]; } kf4;
-typedef struct ku4 { uint32_t v[4]; } ku4;
+typedef struct kf4 {
+    float v[4];
+} kf4;
+typedef struct ku4 {
+    uint32_t v[4];
+} ku4;
 KFN kf4 kload_f4(const float *p) {
     kf4 r;
 #if defined(__CUDA_ARCH__)
     float4 q = __ldg((const float4 *)p);
-    r.v[0] = q.x; r.v[1] = q.y; r.v[2] = q.z; r.v[3] = q.w;
+    r.v[0] = q.x;
+    r.v[1] = q.y;
+    r.v[2] = q.z;
+    r.v[3] = q.w;
 #else
-    r.v[0] = p[0]; r.v[1] = p[1]; r.v[2] = p[2]; r.v[3] = p[3];
+    r.v[0] = p[0];
+    r.v[1] = p[1];
+    r.v[2] = p[2];
+    r.v[3] = p[3];
 #endif
     return r;
 }
@@ -110,46 +130,52 @@ KFN ku4 kload_u4(const uint32_t *p) {
     ku4 r;
 #if defined(__CUDA_ARCH__)
     uint4 q = __ldg((const uint4 *)p);
-    r.v[0] = q.x; r.v[1] = q.y; r.v[2] = q.z; r.v[3] = q.w;
+    r.v[0] = q.x;
+    r.v[1] = q.y;
+    r.v[2] = q.z;
+    r.v[3] = q.w;
 #else
-    r.v[0] = p[0]; r.v[1] = p[1]; r.v[2] = p[2]; r.v[3] = p[3];
+    r.v[0] = p[0];
+    r.v[1] = p[1];
+    r.v[2] = p[2];
+    r.v[3] = p[3];
 #endif
     return r;
 }
 /* Full unrolling of a short constant-trip loop (so that array indices become constants). */
 #if defined(__CUDA_ARCH__)
-#  define KUNROLL _Pragma("unroll")
+#define KUNROLL _Pragma("unroll")
 #elif defined(__CUDACC__)
-#  define KUNROLL  /* nvcc's host pass */
+#define KUNROLL /* nvcc's host pass */
 #elif defined(__clang__)
-#  define KUNROLL _Pragma("clang loop unroll(full)")
+#define KUNROLL _Pragma("clang loop unroll(full)")
 #elif defined(__GNUC__)
-#  define KUNROLL _Pragma("GCC unroll 4")
+#define KUNROLL _Pragma("GCC unroll 4")
 #else
-#  define KUNROLL
+#define KUNROLL
 #endif
 
 /* SIMD helpers of the CPU (Cycles style: the traversal loop is one, a few helpers in
  * bvh_traverse.h have an SSE body here and a scalar body on the GPU). SSE2 is part of x86-64, so
  * every x86-64 build has it; define CAUSTIC_NO_SIMD to test the scalar bodies on the CPU. */
 #if defined(KERNEL_TARGET_CPU) && defined(__SSE2__) && !defined(CAUSTIC_NO_SIMD)
-#  define KERNEL_SIMD_SSE 1
-#  include <emmintrin.h>
+#define KERNEL_SIMD_SSE 1
+#include <emmintrin.h>
 #endif
 /* AVX2 (the avx2 CPU kernel level, compiled with -mavx2 -mfma and chosen at run time:
  * src/cpu/isa.h): the traversal uses 8-wide nodes and tests them with 256-bit slabs (types.h:
  * BVH_WIDTH). CAUSTIC_NO_AVX2 keeps the SSE 4-wide path (the sse level defines it; so do
  * test_bvh_sse and test_cuda). */
 #if defined(KERNEL_SIMD_SSE) && defined(__AVX2__) && !defined(CAUSTIC_NO_AVX2)
-#  define KERNEL_SIMD_AVX2 1
-#  include <immintrin.h>
+#define KERNEL_SIMD_AVX2 1
+#include <immintrin.h>
 #endif
 /* AVX-512 (the avx512 level: AVX-512 F/VL/BW/DQ + GFNI, src/cpu/isa.h): the same 8-wide nodes and
  * 256-bit vectors as AVX2, with mask registers, compress and GFNI where they win (bvh_visit's
  * pushes, the sampler's bit reversal). CAUSTIC_NO_AVX512 keeps the AVX2 bodies. */
-#if defined(KERNEL_SIMD_AVX2) && defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__) && \
+#if defined(KERNEL_SIMD_AVX2) && defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__) &&             \
     defined(__AVX512DQ__) && defined(__GFNI__) && !defined(CAUSTIC_NO_AVX512)
-#  define KERNEL_SIMD_AVX512 1
+#define KERNEL_SIMD_AVX512 1
 #endif
 
 #endif

@@ -55,7 +55,10 @@ KFN float cdf_sample_continuous(const float *cdf, uint32_t n, float u, uint32_t 
     uint32_t lo = 0, hi = n;
     while (lo + 1 < hi) {
         uint32_t mid = (lo + hi) >> 1;
-        if (cdf[mid] <= u) lo = mid; else hi = mid;
+        if (cdf[mid] <= u)
+            lo = mid;
+        else
+            hi = mid;
     }
     *index = lo;
     float w = cdf[lo + 1] - cdf[lo];

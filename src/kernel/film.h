@@ -19,32 +19,41 @@ typedef double film_real;
 
 /* A film of width x height pixels (host or device pointers), passed by value like kscene. */
 typedef struct kfilm {
-    film_real *sum;       /* width*height*3 running sums */
-    uint32_t *count;      /* samples per pixel (non-finite samples count, adaptive sampling stops it) */
-    film_real *lum2;      /* per pixel: sum of squared sample luminance */
-    film_real *aov;       /* NULL (no AOVs), or per pixel AOV_FLOATS sums of AOV samples, one per counted sample */
+    film_real *sum;  /* width*height*3 running sums */
+    uint32_t *count; /* samples per pixel (non-finite samples count, adaptive sampling stops it) */
+    film_real *lum2; /* per pixel: sum of squared sample luminance */
+    film_real *aov;  /* NULL (no AOVs), or per pixel AOV_FLOATS sums of AOV samples, one per counted sample */
     int32_t width, height;
 } kfilm;
 
 /* One pixel's sums while a pass adds to them. */
-typedef struct film_pixel { double r, g, b, lum2; uint32_t n; } film_pixel;
+typedef struct film_pixel {
+    double r, g, b, lum2;
+    uint32_t n;
+} film_pixel;
 
 KFN film_pixel film_pixel_load(const kfilm *f, size_t pix) {
     film_pixel p;
-    p.r = f->sum[3 * pix]; p.g = f->sum[3 * pix + 1]; p.b = f->sum[3 * pix + 2];
+    p.r = f->sum[3 * pix];
+    p.g = f->sum[3 * pix + 1];
+    p.b = f->sum[3 * pix + 2];
     p.lum2 = f->lum2[pix];
     p.n = f->count[pix];
     return p;
 }
 
 KFN void film_pixel_store(const kfilm *f, size_t pix, const film_pixel *p) {
-    f->sum[3 * pix] = (film_real)p->r; f->sum[3 * pix + 1] = (film_real)p->g; f->sum[3 * pix + 2] = (film_real)p->b;
+    f->sum[3 * pix] = (film_real)p->r;
+    f->sum[3 * pix + 1] = (film_real)p->g;
+    f->sum[3 * pix + 2] = (film_real)p->b;
     f->lum2[pix] = (film_real)p->lum2;
     f->count[pix] = p->n;
 }
 
 /* One pixel's AOV sums while a pass adds to them (aov.h's order). */
-typedef struct film_aov { double v[AOV_FLOATS]; } film_aov;
+typedef struct film_aov {
+    double v[AOV_FLOATS];
+} film_aov;
 
 KFN void film_aov_zero(film_aov *a) {
     for (int k = 0; k < AOV_FLOATS; ++k) a->v[k] = 0.0;
@@ -59,8 +68,12 @@ KFN void film_aov_store(const kfilm *f, size_t pix, const film_aov *a) {
 }
 
 KFN void film_aov_add(film_aov *a, const aov_sample *s) {
-    a->v[AOV_ALBEDO] += s->albedo.x; a->v[AOV_ALBEDO + 1] += s->albedo.y; a->v[AOV_ALBEDO + 2] += s->albedo.z;
-    a->v[AOV_NORMAL] += s->normal.x; a->v[AOV_NORMAL + 1] += s->normal.y; a->v[AOV_NORMAL + 2] += s->normal.z;
+    a->v[AOV_ALBEDO] += s->albedo.x;
+    a->v[AOV_ALBEDO + 1] += s->albedo.y;
+    a->v[AOV_ALBEDO + 2] += s->albedo.z;
+    a->v[AOV_NORMAL] += s->normal.x;
+    a->v[AOV_NORMAL + 1] += s->normal.y;
+    a->v[AOV_NORMAL + 2] += s->normal.z;
     a->v[AOV_DEPTH] += s->depth;
     a->v[AOV_HITS] += s->hit;
 }
@@ -86,8 +99,8 @@ KFN double film_lum2(vec3 l) {
 /* Path tracing: takes the pass's samples of pixel (x, y) in index order into *px until adaptive
  * sampling stops it (its decision depends on the pixel's own sums only), and each sample's AOVs
  * into *aov unless it is NULL. */
-KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, film_aov *aov,
-                          uint32_t *rays, uint32_t *bad) {
+KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, film_aov *aov, uint32_t *rays,
+                          uint32_t *bad) {
     for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++px->n) {
         if (adaptive_done(px->n, p->adaptive_min, p->adaptive_threshold, luminance_d(px->r, px->g, px->b), px->lum2))
             break;
@@ -96,8 +109,13 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
             film_aov_add(aov, &a);
         }
         vec3 l = path_trace_sample(s, p, x, y, i, rays);
-        if (!film_sample(&l, p->clamp)) { (*bad)++; continue; }
-        px->r += l.x; px->g += l.y; px->b += l.z;
+        if (!film_sample(&l, p->clamp)) {
+            (*bad)++;
+            continue;
+        }
+        px->r += l.x;
+        px->g += l.y;
+        px->b += l.z;
         px->lum2 += film_lum2(l);
     }
 }
@@ -107,7 +125,9 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
  * a small image into slices taken by different threads and merges them in slice order, so the
  * result does not depend on which thread finished first. */
 KFN void film_pixel_merge(film_pixel *dst, const film_pixel *slice) {
-    dst->r += slice->r; dst->g += slice->g; dst->b += slice->b;
+    dst->r += slice->r;
+    dst->g += slice->g;
+    dst->b += slice->b;
     dst->lum2 += slice->lum2;
     dst->n += slice->n;
 }
@@ -115,7 +135,9 @@ KFN void film_pixel_merge(film_pixel *dst, const film_pixel *slice) {
 /* The bidirectional integrators: one iteration's estimate c of pixel pix (one sample), and its
  * AOVs a where the film has AOV planes (a may be NULL otherwise). */
 KFN void film_add_iteration(const kfilm *f, size_t pix, vec3 c, const aov_sample *a) {
-    f->sum[3 * pix] += c.x; f->sum[3 * pix + 1] += c.y; f->sum[3 * pix + 2] += c.z;
+    f->sum[3 * pix] += c.x;
+    f->sum[3 * pix + 1] += c.y;
+    f->sum[3 * pix + 2] += c.z;
     f->lum2[pix] += (film_real)film_lum2(c);
     f->count[pix] += 1u;
     if (f->aov && a) {

@@ -67,7 +67,10 @@ KFN int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const 
     if (ps->depth >= adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth)) return STAGE_DONE;
 
     /* Two-sided materials shade the side the ray arrived on. */
-    if (material_two_sided(m) && vdot(wo_world, sf.ng) < 0.0f) { sf.ng = vneg(sf.ng); sf.ns = vneg(sf.ns); }
+    if (material_two_sided(m) && vdot(wo_world, sf.ng) < 0.0f) {
+        sf.ng = vneg(sf.ng);
+        sf.ns = vneg(sf.ns);
+    }
     frame fr = frame_from_normal(sf.ns);
     vec3 wo = frame_to_local(fr, wo_world);
     vec3 albedo = material_albedo(s, m, sf.uv, sf.p);
@@ -112,8 +115,10 @@ KFN int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const 
             next = STAGE_INTERSECT;
             if (ps->depth >= p->rr_depth) {
                 float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
-                if (u_rr < q) next = STAGE_DONE;
-                else ps->throughput = vscale(ps->throughput, 1.0f / (1.0f - q));
+                if (u_rr < q)
+                    next = STAGE_DONE;
+                else
+                    ps->throughput = vscale(ps->throughput, 1.0f / (1.0f - q));
             }
             if (vis_black(ps->throughput)) next = STAGE_DONE;
         }
@@ -138,7 +143,8 @@ KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
 KFN int hit_material_kind(const kscene *s, uint32_t prim) {
     uint32_t i = prim_id_index(prim);
     int32_t m = prim_id_kind(prim) == PRIM_TRIANGLE ? s->triangles[i].material
-              : prim_id_kind(prim) == PRIM_SPHERE ? s->spheres[i].material : s->quads[i].material;
+                : prim_id_kind(prim) == PRIM_SPHERE ? s->spheres[i].material
+                                                    : s->quads[i].material;
     return s->materials[m].kind;
 }
 
@@ -169,7 +175,7 @@ KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint
         case STAGE_SHADE: {
 #if KERNEL_TARGET_CPU
             bounce_samples u = next;
-            ps.depth++;  /* the next shade's depth, if this one continues the path */
+            ps.depth++; /* the next shade's depth, if this one continues the path */
             if (shade_draws(&ps, p)) next = sampler_bounce(&ps.smp);
             ps.depth--;
             stage = stage_shade_with(&ps, s, p, &u);

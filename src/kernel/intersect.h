@@ -6,7 +6,10 @@
 
 /* Per-ray constants of the watertight test (Woop, Benthin, Wald 2013): the axis where the
  * direction is largest becomes z, and a shear maps the ray onto +z. */
-typedef struct ray_shear { int kx, ky, kz; float sx, sy, sz; } ray_shear;
+typedef struct ray_shear {
+    int kx, ky, kz;
+    float sx, sy, sz;
+} ray_shear;
 
 KFN ray_shear make_ray_shear(vec3 d) {
     ray_shear r;
@@ -14,7 +17,11 @@ KFN ray_shear make_ray_shear(vec3 d) {
     r.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
     r.kx = r.kz == 2 ? 0 : r.kz + 1;
     r.ky = r.kx == 2 ? 0 : r.kx + 1;
-    if (vcomp(d, r.kz) < 0.0f) { int t = r.kx; r.kx = r.ky; r.ky = t; } /* keep winding */
+    if (vcomp(d, r.kz) < 0.0f) {
+        int t = r.kx;
+        r.kx = r.ky;
+        r.ky = t;
+    } /* keep winding */
     r.sz = 1.0f / vcomp(d, r.kz);
     r.sx = vcomp(d, r.kx) * r.sz;
     r.sy = vcomp(d, r.ky) * r.sz;
@@ -23,8 +30,8 @@ KFN ray_shear make_ray_shear(vec3 d) {
 
 /* Returns 1 and sets *t, *b1, *b2 on a hit with tmin < t < tmax. Edges shared by two
  * triangles are never both missed (watertight). */
-KFN int intersect_triangle(vec3 o, const ray_shear *sh, vec3 p0, vec3 p1, vec3 p2, float tmax,
-                           float *t_out, float *b1_out, float *b2_out) {
+KFN int intersect_triangle(vec3 o, const ray_shear *sh, vec3 p0, vec3 p1, vec3 p2, float tmax, float *t_out,
+                           float *b1_out, float *b2_out) {
     vec3 a = vsub(p0, o), b = vsub(p1, o), c = vsub(p2, o);
     float az = vcomp(a, sh->kz), bz = vcomp(b, sh->kz), cz = vcomp(c, sh->kz);
     float ax = vcomp(a, sh->kx) - sh->sx * az, ay = vcomp(a, sh->ky) - sh->sy * az;
@@ -64,13 +71,24 @@ KFN int intersect_sphere(const sphere *s, vec3 o, vec3 d, float tmin, float tmax
     float sq = sqrtf(disc);
     float q = half_b < 0.0f ? -half_b + sq : -half_b - sq;
     float t0 = c / q, t1 = q / a;
-    if (t0 > t1) { float tmp = t0; t0 = t1; t1 = tmp; }
-    if (t0 > tmin && t0 < tmax) { *t_out = t0; return 1; }
-    if (t1 > tmin && t1 < tmax) { *t_out = t1; return 1; }
+    if (t0 > t1) {
+        float tmp = t0;
+        t0 = t1;
+        t1 = tmp;
+    }
+    if (t0 > tmin && t0 < tmax) {
+        *t_out = t0;
+        return 1;
+    }
+    if (t1 > tmin && t1 < tmax) {
+        *t_out = t1;
+        return 1;
+    }
     return 0;
 }
 
-KFN int intersect_quad(const quad *q, vec3 o, vec3 d, float tmin, float tmax, float *t_out, float *s_out, float *u_out) {
+KFN int intersect_quad(const quad *q, vec3 o, vec3 d, float tmin, float tmax, float *t_out, float *s_out,
+                       float *u_out) {
     vec3 nn = vcross(q->u, q->v);
     float denom = vdot(nn, d);
     if (denom == 0.0f) return 0;
@@ -82,7 +100,9 @@ KFN int intersect_quad(const quad *q, vec3 o, vec3 d, float tmin, float tmax, fl
     float a = vdot(vcross(p, q->v), nn) * inv;
     float b = vdot(vcross(q->u, p), nn) * inv;
     if (a < 0.0f || a > 1.0f || b < 0.0f || b > 1.0f) return 0;
-    *t_out = t; *s_out = a; *u_out = b;
+    *t_out = t;
+    *s_out = a;
+    *u_out = b;
     return 1;
 }
 
@@ -104,8 +124,9 @@ KFN int intersect_prim(const kscene *s, uint32_t id, vec3 o, vec3 d, const ray_s
     switch (prim_id_kind(id)) {
     case PRIM_TRIANGLE: {
         const triangle *tr = &s->triangles[i];
-        if (!intersect_triangle(o, sh, s->positions[tr->v[0]], s->positions[tr->v[1]],
-                                s->positions[tr->v[2]], h->t, &t, &b1, &b2)) return 0;
+        if (!intersect_triangle(o, sh, s->positions[tr->v[0]], s->positions[tr->v[1]], s->positions[tr->v[2]], h->t, &t,
+                                &b1, &b2))
+            return 0;
         break;
     }
     case PRIM_SPHERE:
@@ -115,20 +136,25 @@ KFN int intersect_prim(const kscene *s, uint32_t id, vec3 o, vec3 d, const ray_s
         if (!intersect_quad(&s->quads[i], o, d, 0.0f, h->t, &t, &b1, &b2)) return 0;
         break;
     }
-    h->t = t; h->prim = id; h->b1 = b1; h->b2 = b2;
+    h->t = t;
+    h->prim = id;
+    h->b1 = b1;
+    h->b2 = b2;
     return 1;
 }
 
 /* Tangent-space normal mapping of triangle tr at barycentrics (b0, b1, b2): the tangent is the
  * vertices' (glTF TANGENT, xyz and handedness w) where they have one, otherwise dp/du of the
  * triangle with the handedness of its uv parametrisation; the bitangent is w * (n x t). */
-KFN vec3 normal_mapped(const kscene *s, const material *m, const triangle *tr, float b0, float b1, float b2,
-                       vec3 n, vec2 uv, vec3 p) {
+KFN vec3 normal_mapped(const kscene *s, const material *m, const triangle *tr, float b0, float b1, float b2, vec3 n,
+                       vec2 uv, vec3 p) {
     vec3 t;
     float w = 0.0f;
     if (s->tangents && s->tangents[4u * tr->v[0] + 3u] != 0.0f) {
-        const float *t0 = s->tangents + 4u * tr->v[0], *t1 = s->tangents + 4u * tr->v[1], *t2 = s->tangents + 4u * tr->v[2];
-        t = v3(b0 * t0[0] + b1 * t1[0] + b2 * t2[0], b0 * t0[1] + b1 * t1[1] + b2 * t2[1], b0 * t0[2] + b1 * t1[2] + b2 * t2[2]);
+        const float *t0 = s->tangents + 4u * tr->v[0], *t1 = s->tangents + 4u * tr->v[1],
+                    *t2 = s->tangents + 4u * tr->v[2];
+        t = v3(b0 * t0[0] + b1 * t1[0] + b2 * t2[0], b0 * t0[1] + b1 * t1[1] + b2 * t2[1],
+               b0 * t0[2] + b1 * t1[2] + b2 * t2[2]);
         w = t0[3] < 0.0f ? -1.0f : 1.0f;
     } else {
         if (!s->uvs) return n;
@@ -142,7 +168,7 @@ KFN vec3 normal_mapped(const kscene *s, const material *m, const triangle *tr, f
         vec3 b = vscale(vsub(vscale(e2, du1), vscale(e1, du2)), 1.0f / det);
         w = vdot(vcross(n, t), b) < 0.0f ? -1.0f : 1.0f;
     }
-    t = vsub(t, vscale(n, vdot(n, t)));   /* Gram-Schmidt against the interpolated normal */
+    t = vsub(t, vscale(n, vdot(n, t))); /* Gram-Schmidt against the interpolated normal */
     float tl = vlen2(t);
     if (!(tl > 0.0f) || !kfinite(tl)) return n;
     t = vscale(t, 1.0f / sqrtf(tl));

@@ -9,18 +9,18 @@
 #include "texture.h"
 
 typedef struct light_sample {
-    vec3 wi;      /* from the shading point towards the light, unit */
-    float dist;   /* distance to the light point (K_INF for the environment and the sun) */
-    vec3 le;      /* radiance arriving along -wi; for delta lights the irradiance term, so that
+    vec3 wi;    /* from the shading point towards the light, unit */
+    float dist; /* distance to the light point (K_INF for the environment and the sun) */
+    vec3 le;    /* radiance arriving along -wi; for delta lights the irradiance term, so that
                      le * f * cos / pdf is the estimate either way */
-    float pdf;    /* solid-angle pdf including the light selection probability (delta: the
+    float pdf;  /* solid-angle pdf including the light selection probability (delta: the
                      selection probability alone) */
-    int delta;    /* point or directional light: BSDF sampling can never hit it */
+    int delta;  /* point or directional light: BSDF sampling can never hit it */
     /* for bidirectional MIS: */
-    float pick;       /* selection probability */
-    float pdf_emit;   /* pdf (w.r.t. area x solid angle) that the light emits this particle, pick excluded */
-    float cos_light;  /* cosine at the light (1 for point, directional and environment) */
-    int finite;       /* area and point lights; not the environment or the sun */
+    float pick;      /* selection probability */
+    float pdf_emit;  /* pdf (w.r.t. area x solid angle) that the light emits this particle, pick excluded */
+    float cos_light; /* cosine at the light (1 for point, directional and environment) */
+    int finite;      /* area and point lights; not the environment or the sun */
 } light_sample;
 
 /* Cosine between an emitter's normal n and the direction d light leaves it along, as far as the
@@ -73,10 +73,9 @@ KFN float prim_area_pdf(const kscene *s, uint32_t id, vec3 p) {
         const sphere *sp = &s->spheres[i];
         vec3 po = xform_point(&sp->to_object, p);
         po = vscale(vnorm(po), 0.5f);
-        return 1.0f / (K_PI * sphere_area_jacobian(sp, po));   /* object sphere area = pi */
+        return 1.0f / (K_PI * sphere_area_jacobian(sp, po)); /* object sphere area = pi */
     }
-    default:
-        return 1.0f / vlen(vcross(s->quads[i].u, s->quads[i].v));
+    default: return 1.0f / vlen(vcross(s->quads[i].u, s->quads[i].v));
     }
 }
 
@@ -134,7 +133,10 @@ KFN uint32_t cdf_find(const float *cdf, uint32_t n, float u) {
     uint32_t lo = 0, hi = n;
     while (lo + 1 < hi) {
         uint32_t mid = (lo + hi) >> 1;
-        if (cdf[mid] <= u) lo = mid; else hi = mid;
+        if (cdf[mid] <= u)
+            lo = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -156,7 +158,8 @@ KFN float env_pdf(const kscene *s, vec3 d) { return s->env_pmf * env_dir_pdf(s, 
 KFN int32_t prim_material_of(const kscene *s, uint32_t id) {
     uint32_t i = prim_id_index(id);
     return prim_id_kind(id) == PRIM_TRIANGLE ? s->triangles[i].material
-         : prim_id_kind(id) == PRIM_SPHERE ? s->spheres[i].material : s->quads[i].material;
+           : prim_id_kind(id) == PRIM_SPHERE ? s->spheres[i].material
+                                             : s->quads[i].material;
 }
 
 /* Selection probability of light li, and of the environment. */
@@ -320,8 +323,12 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
     prim_sample_point_uv(s, l->prim, u_pos, &e->p, &n, &uv);
     const material *m = &s->materials[prim_material_of(s, l->prim)];
     if (m->two_sided) { /* pick a side with the first number, reused for the direction */
-        if (u_dir.x < 0.5f) u_dir.x *= 2.0f;
-        else { u_dir.x = 2.0f * u_dir.x - 1.0f; n = vneg(n); }
+        if (u_dir.x < 0.5f)
+            u_dir.x *= 2.0f;
+        else {
+            u_dir.x = 2.0f * u_dir.x - 1.0f;
+            n = vneg(n);
+        }
     }
     vec3 dl = sample_cosine_hemisphere(u_dir);
     if (!(dl.z > 0.0f)) return 0;

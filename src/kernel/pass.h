@@ -10,17 +10,17 @@
 #define KPASS_RR_DEPTH 3
 
 typedef struct kpass {
-    camera cam;                 /* for the image's resolution (cam.width x cam.height) */
-    int32_t sampler;            /* sampler_type */
+    camera cam;      /* for the image's resolution (cam.width x cam.height) */
+    int32_t sampler; /* sampler_type */
     uint32_t seed;
-    uint32_t spp_total;         /* the spp target: strata of the stratified sampler, --adaptive-depth's weights */
+    uint32_t spp_total; /* the spp target: strata of the stratified sampler, --adaptive-depth's weights */
     int32_t max_depth;
-    int32_t rr_depth;           /* Russian roulette starts after this many bounces (KPASS_RR_DEPTH) */
-    int32_t depth_start;        /* --adaptive-depth: the first samples' depth limit (adaptive_depth.h), 0 = off */
-    float clamp;                /* firefly clamp: max sample luminance, 0 = off */
-    float adaptive_threshold;   /* adaptive sampling's relative error (adaptive.h), 0 = off */
-    uint32_t adaptive_min;      /* ... and the samples a pixel takes before it may stop */
-    uint32_t sample_begin, sample_end;   /* sample indices [begin, end) of every pixel */
+    int32_t rr_depth;         /* Russian roulette starts after this many bounces (KPASS_RR_DEPTH) */
+    int32_t depth_start;      /* --adaptive-depth: the first samples' depth limit (adaptive_depth.h), 0 = off */
+    float clamp;              /* firefly clamp: max sample luminance, 0 = off */
+    float adaptive_threshold; /* adaptive sampling's relative error (adaptive.h), 0 = off */
+    uint32_t adaptive_min;    /* ... and the samples a pixel takes before it may stop */
+    uint32_t sample_begin, sample_end; /* sample indices [begin, end) of every pixel */
 } kpass;
 
 #endif

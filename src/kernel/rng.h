@@ -4,7 +4,9 @@
 
 #include "compat.h"
 
-typedef struct pcg32 { uint64_t state, inc; } pcg32;
+typedef struct pcg32 {
+    uint64_t state, inc;
+} pcg32;
 
 KFN uint32_t pcg32_next(pcg32 *r) {
     uint64_t old = r->state;
@@ -36,8 +38,10 @@ KFN uint32_t pcg32_bounded(pcg32 *r, uint32_t bound) {
 
 /* 32-bit integer mixer (lowbias32 by C. Wellons) and a 64-bit finaliser (splitmix64). */
 KFN uint32_t hash_u32(uint32_t x) {
-    x ^= x >> 16; x *= 0x7feb352dU;
-    x ^= x >> 15; x *= 0x846ca68bU;
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
     x ^= x >> 16;
     return x;
 }
@@ -47,6 +51,8 @@ KFN uint64_t hash_u64(uint64_t x) {
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
     return x ^ (x >> 31);
 }
-KFN uint32_t hash_combine(uint32_t a, uint32_t b) { return hash_u32(a ^ (hash_u32(b) + 0x9e3779b9U + (a << 6) + (a >> 2))); }
+KFN uint32_t hash_combine(uint32_t a, uint32_t b) {
+    return hash_u32(a ^ (hash_u32(b) + 0x9e3779b9U + (a << 6) + (a >> 2)));
+}
 
 #endif

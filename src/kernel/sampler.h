@@ -36,12 +36,12 @@ KFN uint32_t reverse_bits32(uint32_t x) {
 #if defined(__CUDA_ARCH__)
     return __brev(x);
 #else
-#  if defined(__GNUC__)
+#if defined(__GNUC__)
     x = __builtin_bswap32(x);
-#  else
+#else
     x = (x << 16) | (x >> 16);
     x = ((x & 0x00ff00ffu) << 8) | ((x & 0xff00ff00u) >> 8);
-#  endif
+#endif
     x = ((x & 0x0f0f0f0fu) << 4) | ((x & 0xf0f0f0f0u) >> 4);
     x = ((x & 0x33333333u) << 2) | ((x & 0xccccccccu) >> 2);
     x = ((x & 0x55555555u) << 1) | ((x & 0xaaaaaaaau) >> 1);
@@ -57,8 +57,11 @@ KFN sampler sampler_start(int type, uint32_t px, uint32_t py, uint32_t index, ui
     s.rev_index = reverse_bits32(index);
     s.dim = 0;
     s.spp = spp > 0 ? spp : 1;
-    if (type == SAMPLER_SOBOL) { s.rng.state = 0u; s.rng.inc = 0u; }
-    else s.rng = pcg32_seed(hash_u64(((uint64_t)s.pixel_seed << 32) | index), s.pixel_seed);
+    if (type == SAMPLER_SOBOL) {
+        s.rng.state = 0u;
+        s.rng.inc = 0u;
+    } else
+        s.rng = pcg32_seed(hash_u64(((uint64_t)s.pixel_seed << 32) | index), s.pixel_seed);
     return s;
 }
 
@@ -92,17 +95,15 @@ KFN uint32_t nested_perm(uint32_t x, uint32_t seed) {
     return x;
 }
 /* Owen scramble of a fixed-point value (bit 31 the first digit). */
-KFN uint32_t owen_scramble(uint32_t x, uint32_t seed) {
-    return reverse_bits32(nested_perm(reverse_bits32(x), seed));
-}
+KFN uint32_t owen_scramble(uint32_t x, uint32_t seed) { return reverse_bits32(nested_perm(reverse_bits32(x), seed)); }
 
 /* A Sobol draw's randomness: hashes of (pixel, dimension), independent of the sample index:
  * one seeds the index shuffle, one the x coordinate's value scramble and a hash of that one the
  * y coordinate's (two hashes of keys that differ by a constant xor were not independent enough:
  * the coordinates of one unshuffled sample across pixels must be jointly uniform, test_sampler). */
 #define SOBOL_DIM_KEY 0x9e3779b9u
-#define SOBOL_SEED_X 0x2c1b3c6du
-#define SOBOL_SEED_Y 0x297a2d39u
+#define SOBOL_SEED_X  0x2c1b3c6du
+#define SOBOL_SEED_Y  0x297a2d39u
 KFN uint32_t sobol_draw_key(const sampler *s, uint32_t dim) { return s->pixel_seed ^ (dim * SOBOL_DIM_KEY); }
 KFN uint32_t sobol_draw_hash(const sampler *s, uint32_t dim) { return hash_u32(sobol_draw_key(s, dim)); }
 /* The shuffled index, bit-reversed: Burley's nested uniform scramble of the index (so every
@@ -127,10 +128,14 @@ KFN float sobol_y(const sampler *s, uint32_t dim, uint32_t idx) {
 KFN uint32_t permute_index(uint32_t i, uint32_t n, uint32_t seed) {
     if (n <= 1u) return 0u;
     uint32_t w = n - 1u;
-    w |= w >> 1; w |= w >> 2; w |= w >> 4; w |= w >> 8; w |= w >> 16;
+    w |= w >> 1;
+    w |= w >> 2;
+    w |= w >> 4;
+    w |= w >> 8;
+    w |= w >> 16;
     do {
         i ^= seed & w;
-        i = (i * 0x9e3779b1u) & w;        /* odd multiplier: bijective mod 2^k */
+        i = (i * 0x9e3779b1u) & w; /* odd multiplier: bijective mod 2^k */
         i ^= (i & w) >> 3;
         i = (i + (seed >> 8)) & w;
         i = (i * 0x2c1b3c6du + 0x12345u) & w; /* odd: bijective */
@@ -178,7 +183,10 @@ KFN float sampler_1d(sampler *s) {
         uint32_t d = s->dim++;
         return sobol_x(s, d, sobol_shuffled(s, d, sobol_draw_hash(s, d)));
     }
-    if (s->type == SAMPLER_RANDOM) { s->dim++; return pcg32_float(&s->rng); }
+    if (s->type == SAMPLER_RANDOM) {
+        s->dim++;
+        return pcg32_float(&s->rng);
+    }
     return sampler_2d(s).x;
 }
 
@@ -189,17 +197,17 @@ KFN float sampler_1d(sampler *s) {
  * coordinate (x or y) of draw s->dim + off[l] with the scalar draws' integer operations. */
 #if KERNEL_SIMD_AVX2
 KFN __m256i simd_reverse_bits32(__m256i x) {
-    const __m256i bswap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
-                                           3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+    const __m256i bswap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
+                                           11, 10, 9, 8, 15, 14, 13, 12);
 #if KERNEL_SIMD_AVX512
     /* GFNI: each byte's bits reversed by one affine transform (the anti-diagonal bit matrix) */
     x = _mm256_gf2p8affine_epi64_epi8(x, _mm256_set1_epi64x((long long)0x8040201008040201ULL), 0);
     return _mm256_shuffle_epi8(x, bswap);
 #endif
     /* byte swap within each lane, then each byte's bits by two nibble lookups */
-    const __m256i rev_hi = _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15,
-                                            0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15);
-    const __m256i rev_lo = _mm256_slli_epi16(rev_hi, 4);  /* no carries: entries < 16 */
+    const __m256i rev_hi = _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15, 0, 8, 4, 12, 2, 10, 6,
+                                            14, 1, 9, 5, 13, 3, 11, 7, 15);
+    const __m256i rev_lo = _mm256_slli_epi16(rev_hi, 4); /* no carries: entries < 16 */
     const __m256i nib = _mm256_set1_epi8(0x0f);
     x = _mm256_shuffle_epi8(x, bswap);
     __m256i lo = _mm256_and_si256(x, nib), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
@@ -214,7 +222,7 @@ KFN __m256i simd_nested_perm(__m256i x, __m256i seed) {
     x = _mm256_xor_si256(x, simd_mul32(x, 0x05526c56u));
     return _mm256_xor_si256(x, simd_mul32(x, 0x53a22864u));
 }
-KFN __m256i simd_hash(__m256i x) {  /* hash_u32 */
+KFN __m256i simd_hash(__m256i x) { /* hash_u32 */
     x = simd_mul32(simd_xorshr(x, 16), 0x7feb352du);
     x = simd_mul32(simd_xorshr(x, 15), 0x846ca68bu);
     return simd_xorshr(x, 16);
@@ -228,13 +236,19 @@ KFN void sobol_lanes(const sampler *s, __m256i off, __m256i ymask, float *out) {
     vseed = _mm256_blendv_epi8(vseed, simd_hash(_mm256_xor_si256(vseed, _mm256_set1_epi32((int)SOBOL_SEED_Y))), ymask);
     __m256i idx = simd_reverse_bits32(simd_nested_perm(_mm256_set1_epi32((int)s->rev_index), h));
     if (s->dim == 0u)
-        idx = _mm256_blendv_epi8(idx, _mm256_set1_epi32((int)s->index), _mm256_cmpeq_epi32(off, _mm256_setzero_si256()));
+        idx =
+            _mm256_blendv_epi8(idx, _mm256_set1_epi32((int)s->index), _mm256_cmpeq_epi32(off, _mm256_setzero_si256()));
     /* y lanes: sobol_dim1_rev (masked steps leave the x lanes alone) */
-    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 1), _mm256_and_si256(ymask, _mm256_set1_epi32(0x55555555))));
-    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 2), _mm256_and_si256(ymask, _mm256_set1_epi32(0x33333333))));
-    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 4), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0f0f0f0f))));
-    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 8), _mm256_and_si256(ymask, _mm256_set1_epi32(0x00ff00ff))));
-    idx = _mm256_xor_si256(idx, _mm256_and_si256(_mm256_srli_epi32(idx, 16), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0000ffff))));
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 1), _mm256_and_si256(ymask, _mm256_set1_epi32(0x55555555))));
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 2), _mm256_and_si256(ymask, _mm256_set1_epi32(0x33333333))));
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 4), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0f0f0f0f))));
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 8), _mm256_and_si256(ymask, _mm256_set1_epi32(0x00ff00ff))));
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 16), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0000ffff))));
     __m256i v = simd_reverse_bits32(simd_nested_perm(idx, vseed));
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 8)), _mm256_set1_ps(1.0f / 16777216.0f));
     _mm256_storeu_ps(out, f);

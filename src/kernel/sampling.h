@@ -9,8 +9,13 @@ KFN vec2 sample_disk_concentric(vec2 u) {
     float ox = 2.0f * u.x - 1.0f, oy = 2.0f * u.y - 1.0f;
     if (ox == 0.0f && oy == 0.0f) return v2(0.0f, 0.0f);
     float r, theta;
-    if (fabsf(ox) > fabsf(oy)) { r = ox; theta = (K_PI * 0.25f) * (oy / ox); }
-    else { r = oy; theta = K_PI * 0.5f - (K_PI * 0.25f) * (ox / oy); }
+    if (fabsf(ox) > fabsf(oy)) {
+        r = ox;
+        theta = (K_PI * 0.25f) * (oy / ox);
+    } else {
+        r = oy;
+        theta = K_PI * 0.5f - (K_PI * 0.25f) * (ox / oy);
+    }
     return v2(r * cosf(theta), r * sinf(theta));
 }
 

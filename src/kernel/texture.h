@@ -17,7 +17,7 @@ KFN vec3 texel_fetch(const kscene *s, const texture *t, int x, int y) {
     x = texel_wrap(x, t->width, t->wrap_u);
     y = texel_wrap(y, t->height, t->wrap_v);
     uint32_t i = t->offset + 3u * ((uint32_t)y * (uint32_t)t->width + (uint32_t)x);
-    if (t->srgb8) {   /* one texture path for both precisions: 8-bit codes decoded here */
+    if (t->srgb8) { /* one texture path for both precisions: 8-bit codes decoded here */
         const uint8_t *q = s->texels8 + i;
         return v3(s->srgb8_lut[q[0]], s->srgb8_lut[q[1]], s->srgb8_lut[q[2]]);
     }
@@ -44,8 +44,7 @@ KFN vec3 texture_eval(const kscene *s, int32_t index, vec2 uv, vec3 p) {
         vec3 c01 = texel_fetch(s, t, ix, iy + 1), c11 = texel_fetch(s, t, ix + 1, iy + 1);
         return vlerp(vlerp(c00, c10, ax), vlerp(c01, c11, ax), ay);
     }
-    default:
-        return t->a;
+    default: return t->a;
     }
 }
 
@@ -60,7 +59,7 @@ KFN material material_at(const kscene *s, const material *m, vec2 uv, vec3 p) {
     material r = *m;
     if (m->maps & MAP_METALLIC_ROUGHNESS) {
         vec3 t = texture_eval(s, m->mr_tex, uv, p);
-        r.alpha = m->alpha * t.y * t.y;   /* alpha = roughness^2 */
+        r.alpha = m->alpha * t.y * t.y; /* alpha = roughness^2 */
         r.metallic = m->metallic * t.z;
     }
     return r;

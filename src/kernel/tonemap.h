@@ -20,14 +20,14 @@
 #include "kernel/compat.h"
 
 #define TONEMAP_CLAMP 0
-#define TONEMAP_ACES 1
-#define TONEMAP_AGX 2
+#define TONEMAP_ACES  1
+#define TONEMAP_AGX   2
 #define TONEMAP_COUNT 3
 
 /* out = M v, M given row by row. (The matrices are literals at the call sites, not constant
  * arrays: a __constant__ array in a header would be defined once per CUDA translation unit.) */
-KFN void tonemap_mat3(float m00, float m01, float m02, float m10, float m11, float m12, float m20, float m21,
-                      float m22, const float *v, float *out) {
+KFN void tonemap_mat3(float m00, float m01, float m02, float m10, float m11, float m12, float m20, float m21, float m22,
+                      const float *v, float *out) {
     float r = m00 * v[0] + m01 * v[1] + m02 * v[2];
     float g = m10 * v[0] + m11 * v[1] + m12 * v[2];
     float b = m20 * v[0] + m21 * v[1] + m22 * v[2];
@@ -52,29 +52,26 @@ KFN void tonemap_aces(const float *in, float *out) {
     s[1] = in[1] * TONEMAP_ACES_PRESCALE;
     s[2] = in[2] * TONEMAP_ACES_PRESCALE;
     /* sRGB -> the RRT's working space with its saturation step folded in */
-    tonemap_mat3(0.59719f, 0.35458f, 0.04823f,
-                 0.07600f, 0.90834f, 0.01566f,
-                 0.02840f, 0.13383f, 0.83777f, s, v);
+    tonemap_mat3(0.59719f, 0.35458f, 0.04823f, 0.07600f, 0.90834f, 0.01566f, 0.02840f, 0.13383f, 0.83777f, s, v);
     v[0] = tonemap_aces_curve(v[0]);
     v[1] = tonemap_aces_curve(v[1]);
     v[2] = tonemap_aces_curve(v[2]);
     /* ... and back to sRGB (the ODT's saturation, XYZ, D60 -> D65) */
-    tonemap_mat3(1.60475f, -0.53108f, -0.07367f,
-                 -0.10208f, 1.10813f, -0.00605f,
-                 -0.00327f, -0.07276f, 1.07602f, v, out);
+    tonemap_mat3(1.60475f, -0.53108f, -0.07367f, -0.10208f, 1.10813f, -0.00605f, -0.00327f, -0.07276f, 1.07602f, v,
+                 out);
     out[0] = kclamp(out[0], 0.0f, 1.0f);
     out[1] = kclamp(out[1], 0.0f, 1.0f);
     out[2] = kclamp(out[2], 0.0f, 1.0f);
 }
 
 /* ---- AgX ----------------------------------------------------------------------------------- */
-#define TONEMAP_AGX_EV_MIN (-10.0f)     /* stops below middle grey mapped to 0 */
-#define TONEMAP_AGX_EV_MAX 6.5f         /* stops above middle grey mapped to 1 */
-#define TONEMAP_AGX_GREY 0.18f
-#define TONEMAP_AGX_SLOPE 2.4f          /* the sigmoid's slope at the pivot */
-#define TONEMAP_AGX_TOE_POWER 1.5f
+#define TONEMAP_AGX_EV_MIN         (-10.0f) /* stops below middle grey mapped to 0 */
+#define TONEMAP_AGX_EV_MAX         6.5f     /* stops above middle grey mapped to 1 */
+#define TONEMAP_AGX_GREY           0.18f
+#define TONEMAP_AGX_SLOPE          2.4f /* the sigmoid's slope at the pivot */
+#define TONEMAP_AGX_TOE_POWER      1.5f
 #define TONEMAP_AGX_SHOULDER_POWER 1.5f
-#define TONEMAP_AGX_DISPLAY_POWER 2.4f  /* the curve's output is display-encoded with this power */
+#define TONEMAP_AGX_DISPLAY_POWER  2.4f /* the curve's output is display-encoded with this power */
 
 /* The tunable sigmoid's half on one side of the pivot: g(t) = t / (1 + t^p)^(1/p) scaled so that
  * it has slope `slope` at the pivot and covers dy over dx (from the pivot to (0,0) or (1,1)):
@@ -104,14 +101,11 @@ KFN float tonemap_agx_log(float v) {
 KFN void tonemap_agx(const float *in, float *out) {
     float v[3];
     /* SB2383's inset for Rec.709 input (rows sum to 1 within 1.4e-4) */
-    tonemap_mat3(0.842479062253094f, 0.0784335999999992f, 0.0792237451477643f,
-                 0.0423282422610123f, 0.878468636469772f, 0.0791661274605434f,
-                 0.0423756549057051f, 0.0784336f, 0.879142973793104f, in, v);
-    for (int c = 0; c < 3; ++c)
-        v[c] = powf(tonemap_agx_curve(tonemap_agx_log(v[c])), TONEMAP_AGX_DISPLAY_POWER);
+    tonemap_mat3(0.842479062253094f, 0.0784335999999992f, 0.0792237451477643f, 0.0423282422610123f, 0.878468636469772f,
+                 0.0791661274605434f, 0.0423756549057051f, 0.0784336f, 0.879142973793104f, in, v);
+    for (int c = 0; c < 3; ++c) v[c] = powf(tonemap_agx_curve(tonemap_agx_log(v[c])), TONEMAP_AGX_DISPLAY_POWER);
     /* the outset: the inset's inverse */
-    tonemap_mat3(1.1968790051f, -0.0980208811f, -0.0990297441f,
-                 -0.0528968518f, 1.1519031299f, -0.0989611768f,
+    tonemap_mat3(1.1968790051f, -0.0980208811f, -0.0990297441f, -0.0528968518f, 1.1519031299f, -0.0989611768f,
                  -0.0529716355f, -0.0980434501f, 1.1510736726f, v, out);
     out[0] = kclamp(out[0], 0.0f, 1.0f);
     out[1] = kclamp(out[1], 0.0f, 1.0f);
@@ -124,10 +118,12 @@ KFN void tonemap_pixel(int op, float scale, const float *in, float *out) {
     float s[3];
     for (int c = 0; c < 3; ++c) {
         float v = in[c] * scale;
-        s[c] = v > 0.0f ? kmin(v, 1e18f) : 0.0f;   /* NaN -> 0; +inf -> finite for ACES's v^2 */
+        s[c] = v > 0.0f ? kmin(v, 1e18f) : 0.0f; /* NaN -> 0; +inf -> finite for ACES's v^2 */
     }
-    if (op == TONEMAP_ACES) tonemap_aces(s, out);
-    else if (op == TONEMAP_AGX) tonemap_agx(s, out);
+    if (op == TONEMAP_ACES)
+        tonemap_aces(s, out);
+    else if (op == TONEMAP_AGX)
+        tonemap_agx(s, out);
     else {
         out[0] = kmin(s[0], 1.0f);
         out[1] = kmin(s[1], 1.0f);

@@ -11,22 +11,25 @@
  * cases in intersect.h, lights.h, bvh_traverse.h and hit_material_kind (integrator_pt.h); those
  * switches end in `default:` for the last kind (quads), so a new kind must be placed before it.
  * A primitive id packs its kind in the top 2 bits and its index in that kind's array. */
-#define PRIM_KINDS(X) \
-    X(PRIM_TRIANGLE, "triangle") \
-    X(PRIM_SPHERE, "sphere") \
+#define PRIM_KINDS(X)                                                                                                  \
+    X(PRIM_TRIANGLE, "triangle")                                                                                       \
+    X(PRIM_SPHERE, "sphere")                                                                                           \
     X(PRIM_QUAD, "quad")
 #define PRIM_ENUM_ROW(kind, name) kind,
 typedef enum prim_kind { PRIM_KINDS(PRIM_ENUM_ROW) PRIM_KIND_COUNT } prim_kind;
 #define PRIM_KIND_SHIFT 30u
 #define PRIM_INDEX_MASK 0x3fffffffu
-#define PRIM_NONE 0xffffffffu
+#define PRIM_NONE       0xffffffffu
 KSTATIC_ASSERT(PRIM_KIND_COUNT <= (1 << (32 - PRIM_KIND_SHIFT)), "a primitive id has 2 bits for the kind");
 KFN uint32_t prim_id(int kind, uint32_t index) { return ((uint32_t)kind << PRIM_KIND_SHIFT) | index; }
 KFN int prim_id_kind(uint32_t id) { return (int)(id >> PRIM_KIND_SHIFT); }
 KFN uint32_t prim_id_index(uint32_t id) { return id & PRIM_INDEX_MASK; }
 
 /* Triangle: indices into the shared vertex arrays. Normals/UVs are optional per vertex. */
-typedef struct triangle { uint32_t v[3]; int32_t material; } triangle;
+typedef struct triangle {
+    uint32_t v[3];
+    int32_t material;
+} triangle;
 
 /* Sphere of radius 0.5 at the origin under an affine transform (an ellipsoid in general), as
  * the CIS 5650 scene format defines it. `area` is the world-space surface area. */
@@ -37,20 +40,23 @@ typedef struct sphere {
 } sphere;
 
 /* Parallelogram p = o + s*u + t*v, s,t in [0,1]; emits/faces along normalize(u x v). */
-typedef struct quad { vec3 o, u, v, n; int32_t material; } quad;
+typedef struct quad {
+    vec3 o, u, v, n;
+    int32_t material;
+} quad;
 
 /* ---- textures --------------------------------------------------------------------------- */
 typedef enum texture_kind { TEX_CONSTANT = 0, TEX_CHECKER = 1, TEX_IMAGE = 2 } texture_kind;
 typedef struct texture {
     int32_t kind;
-    vec3 a, b;          /* constant colour / checker colours */
-    float scale;        /* checker cells per unit (uv or world, see uv_space) */
-    int32_t uv_space;   /* checker: 1 = in uv, 0 = in world position */
+    vec3 a, b;        /* constant colour / checker colours */
+    float scale;      /* checker cells per unit (uv or world, see uv_space) */
+    int32_t uv_space; /* checker: 1 = in uv, 0 = in world position */
     int32_t width, height;
-    uint32_t offset;    /* first texel: in kscene.texels (linear RGB, 3 floats each), or for srgb8
+    uint32_t offset;        /* first texel: in kscene.texels (linear RGB, 3 floats each), or for srgb8
                            textures in kscene.texels8 (8-bit sRGB, 3 bytes each) */
     int32_t wrap_u, wrap_v; /* image: TEX_WRAP_* (0, the default, repeats) */
-    int32_t srgb8;      /* image: texels kept as the file's 8-bit sRGB codes, decoded on lookup */
+    int32_t srgb8;          /* image: texels kept as the file's 8-bit sRGB codes, decoded on lookup */
 } texture;
 enum texture_wrap { TEX_WRAP_REPEAT = 0, TEX_WRAP_CLAMP = 1, TEX_WRAP_MIRROR = 2 };
 
@@ -65,32 +71,31 @@ enum texture_wrap { TEX_WRAP_REPEAT = 0, TEX_WRAP_CLAMP = 1, TEX_WRAP_MIRROR = 2
  *             whose lobe depends on its parameters may read them from `m` (const material *)
  *   interior  1 = the surface separates an inside from an outside (a dielectric): the shading
  *             frame is not flipped to face the incoming direction; 0 = both sides behave alike */
-#define MATERIAL_KINDS(X) \
-    X(MAT_DIFFUSE, "Diffuse", 0, 0)       /* Lambertian */ \
-    X(MAT_MIRROR, "Mirror", 1, 0)         /* perfect specular reflection, colour as reflectance */ \
-    X(MAT_CONDUCTOR, "Conductor", 1, 0)   /* rough GGX conductor, Schlick Fresnel with F0 = colour */ \
-    X(MAT_DIELECTRIC, "Dielectric", 1, 1) /* smooth glass: Fresnel reflection/refraction with IOR, colour as tint */ \
-    X(MAT_BLACK, "Emitting", 0, 0)        /* no reflection (pure emitters) */ \
-    X(MAT_PHONG, "Phong", 1, 0)           /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */ \
+#define MATERIAL_KINDS(X)                                                                                              \
+    X(MAT_DIFFUSE, "Diffuse", 0, 0)       /* Lambertian */                                                             \
+    X(MAT_MIRROR, "Mirror", 1, 0)         /* perfect specular reflection, colour as reflectance */                     \
+    X(MAT_CONDUCTOR, "Conductor", 1, 0)   /* rough GGX conductor, Schlick Fresnel with F0 = colour */                  \
+    X(MAT_DIELECTRIC, "Dielectric", 1, 1) /* smooth glass: Fresnel reflection/refraction with IOR, colour as tint */   \
+    X(MAT_BLACK, "Emitting", 0, 0)        /* no reflection (pure emitters) */                                          \
+    X(MAT_PHONG, "Phong", 1, 0) /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */        \
     /* glTF 2.0 metallic-roughness: GGX specular (Schlick F0 = mix(0.04, colour, metallic)) over a \
-     * Fresnel-weighted Lambertian for the dielectric part; glossy where the specular lobe dominates */ \
-    X(MAT_PBR, "PBR", (m->metallic > 0.5f || m->alpha < 0.25f), 0) \
-    X(MAT_ROUGH_GLASS, "RoughGlass", 1, 1) /* rough dielectric: GGX reflection and transmission with IOR, colour as tint */
+     * Fresnel-weighted Lambertian for the dielectric part; glossy where the specular lobe dominates */                   \
+    X(MAT_PBR, "PBR", (m->metallic > 0.5f || m->alpha < 0.25f), 0)                                                     \
+    X(MAT_ROUGH_GLASS, "RoughGlass", 1,                                                                                \
+      1) /* rough dielectric: GGX reflection and transmission with IOR, colour as tint */
 #define MATERIAL_ENUM_ROW(kind, name, glossy, interior) kind,
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
-enum material_map {
-    MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8
-};
+enum material_map { MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8 };
 typedef struct material {
     int32_t kind;
     int32_t albedo_tex; /* index into textures, or -1 to use `albedo` */
     vec3 albedo;
-    vec3 emission;      /* emitted radiance; nonzero makes every surface using it a light */
-    float alpha;        /* GGX roughness parameter (roughness^2) */
+    vec3 emission; /* emitted radiance; nonzero makes every surface using it a light */
+    float alpha;   /* GGX roughness parameter (roughness^2) */
     float ior;
-    vec3 specular;      /* Phong lobe reflectance */
-    float exponent;     /* Phong exponent */
-    int32_t two_sided;  /* emission leaves both sides of the surface (the CIS 5650 convention);
+    vec3 specular;     /* Phong lobe reflectance */
+    float exponent;    /* Phong exponent */
+    int32_t two_sided; /* emission leaves both sides of the surface (the CIS 5650 convention);
                            0: only the side the geometric normal faces */
     /* metallic-roughness and texture maps. A map is used only where its bit is set in `maps`,
      * so a zero-initialised material has none (texture index 0 is a valid texture). */
@@ -100,9 +105,9 @@ typedef struct material {
     int32_t normal_tex; /* MAP_NORMAL: tangent-space normal map (linear RGB in [0,1]) */
     float normal_scale;
     int32_t emission_tex; /* MAP_EMISSION: multiplies `emission` */
-    int32_t alpha_tex;  /* MAP_OPACITY: opacity in R (= G = B), times `opacity` */
-    float opacity;      /* glTF baseColorFactor's alpha (read only with alpha_cutoff > 0) */
-    float alpha_cutoff; /* > 0: where opacity < alpha_cutoff there is no surface (rays pass) */
+    int32_t alpha_tex;    /* MAP_OPACITY: opacity in R (= G = B), times `opacity` */
+    float opacity;        /* glTF baseColorFactor's alpha (read only with alpha_cutoff > 0) */
+    float alpha_cutoff;   /* > 0: where opacity < alpha_cutoff there is no surface (rays pass) */
 } material;
 
 /* ---- lights ----------------------------------------------------------------------------- */
@@ -112,26 +117,26 @@ typedef struct material {
 /* One row per light kind: X(KIND, name); the name is the light's TYPE in the scene format
  * (docs/architecture.md, "How to add a light": sample_light and light_emit in lights.h need a
  * branch for a new kind). */
-#define LIGHT_KINDS(X) \
-    X(LIGHT_AREA, "area") \
-    X(LIGHT_POINT, "point") \
-    X(LIGHT_DIRECTIONAL, "directional") \
+#define LIGHT_KINDS(X)                                                                                                 \
+    X(LIGHT_AREA, "area")                                                                                              \
+    X(LIGHT_POINT, "point")                                                                                            \
+    X(LIGHT_DIRECTIONAL, "directional")                                                                                \
     X(LIGHT_SPOT, "spot")
 #define LIGHT_ENUM_ROW(kind, name) kind,
 typedef enum light_kind { LIGHT_KINDS(LIGHT_ENUM_ROW) LIGHT_KIND_COUNT } light_kind;
 typedef struct light {
     int32_t kind;
-    uint32_t prim;      /* area: the emitting primitive */
-    vec3 p;             /* point, spot: position; directional: unit direction the light travels */
-    vec3 intensity;     /* point, spot: radiant intensity on the axis (W/sr); directional: irradiance (W/m^2) */
-    float pmf;          /* selection probability among the non-environment lights */
-    vec3 axis;          /* spot: unit direction of the cone's axis */
+    uint32_t prim;              /* area: the emitting primitive */
+    vec3 p;                     /* point, spot: position; directional: unit direction the light travels */
+    vec3 intensity;             /* point, spot: radiant intensity on the axis (W/sr); directional: irradiance (W/m^2) */
+    float pmf;                  /* selection probability among the non-environment lights */
+    vec3 axis;                  /* spot: unit direction of the cone's axis */
     float cos_inner, cos_outer; /* spot: full intensity inside cos_inner, none outside cos_outer */
 } light;
 
 /* ---- camera ----------------------------------------------------------------------------- */
 typedef struct camera {
-    vec3 pos, right, up, forward;   /* orthonormal, right-handed view frame */
+    vec3 pos, right, up, forward; /* orthonormal, right-handed view frame */
     float tan_half_fovy, aspect;
     float lens_radius, focus_distance;
     int32_t width, height;
@@ -140,7 +145,12 @@ typedef struct camera {
 /* ---- BVH -------------------------------------------------------------------------------- */
 /* Binary node of the SAH build (host side; 32 bytes). Inner: `index` = first child (the second
  * is index+1), count = 0. Leaf: `index` = first entry in bvh.prim_ids, count > 0. */
-typedef struct bvh_node { vec3 lo; uint32_t index; vec3 hi; uint32_t count; } bvh_node;
+typedef struct bvh_node {
+    vec3 lo;
+    uint32_t index;
+    vec3 hi;
+    uint32_t count;
+} bvh_node;
 
 /* Wide nodes that traversal uses: the child boxes in structure-of-arrays form so one slab test
  * covers all children (SIMD on the CPU, plain loops on the GPU). 4-wide (128 bytes) on the GPU
@@ -152,10 +162,10 @@ typedef struct bvh_node { vec3 lo; uint32_t index; vec3 hi; uint32_t count; } bv
 /* Block counts take BVH_COUNT_BITS bits next to a reference in a traversal stack entry
  * (bvh_traverse.h) and in bvh8_node.ref, so references stay below BVH_MAX_REF + 1 and leaves at
  * most BVH_MAX_LEAF_BLOCKS blocks (src/accel/bvh.c, src/cuda/lbvh.cu check both). */
-#define BVH_COUNT_BITS 3u
+#define BVH_COUNT_BITS      3u
 #define BVH_MAX_LEAF_BLOCKS ((1u << BVH_COUNT_BITS) - 1u)
-#define BVH_MAX_REF ((1u << (32u - BVH_COUNT_BITS)) - 1u)
-#define BVH4_WIDTH 4
+#define BVH_MAX_REF         ((1u << (32u - BVH_COUNT_BITS)) - 1u)
+#define BVH4_WIDTH          4
 typedef struct bvh4_node {
     float lo_x[BVH4_WIDTH], lo_y[BVH4_WIDTH], lo_z[BVH4_WIDTH];
     float hi_x[BVH4_WIDTH], hi_y[BVH4_WIDTH], hi_z[BVH4_WIDTH];
@@ -182,9 +192,9 @@ typedef struct bvh8_node {
  * offset: count 0 an inner node at child_base + offset, else a leaf of count blocks at
  * leaf_base + offset. used: bit i set for an occupied slot. Five 16-byte rows: p/e/used,
  * bases/meta, then the quantised planes row by row (qlo x, y, z, qhi x, y, z; 8 slots each). */
-#define CW8_WIDTH 8
+#define CW8_WIDTH            8
 #define CW8_META_COUNT_SHIFT 5u
-#define CW8_MAX_OFFSET 31u
+#define CW8_MAX_OFFSET       31u
 typedef struct cw8_node {
     float p[3];
     uint8_t e[3], used;
@@ -234,26 +244,26 @@ typedef struct bvh_leaf4 {
  * (src/cuda/render_cuda.cu) and the memory count (src/api). An optional array (normals, uvs, the
  * environment map's cdfs) is NULL when absent. The BVH (nodes, leaves) is not in the list: its
  * layout depends on the width of the kernel that traverses it, and each backend brings its own. */
-#define KSCENE_ARRAYS(X)                                                                       \
-    X(triangle, triangles, k->ntriangles)                                                      \
-    X(vec3, positions, k->nvertices)                                                            \
-    X(vec3, normals, k->nvertices)   /* per vertex, or NULL */                                 \
-    X(vec2, uvs, k->nvertices)       /* per vertex, or NULL */                                 \
+#define KSCENE_ARRAYS(X)                                                                                               \
+    X(triangle, triangles, k->ntriangles)                                                                              \
+    X(vec3, positions, k->nvertices)                                                                                   \
+    X(vec3, normals, k->nvertices)        /* per vertex, or NULL */                                                    \
+    X(vec2, uvs, k->nvertices)            /* per vertex, or NULL */                                                    \
     X(float, tangents, 4u * k->nvertices) /* per vertex xyz + handedness w (+-1; 0 = none:    \
-                                             derived from uvs), or NULL */                      \
-    X(sphere, spheres, k->nspheres)                                                            \
-    X(quad, quads, k->nquads)                                                                  \
-    X(material, materials, k->nmaterials)                                                      \
-    X(texture, textures, k->ntextures)                                                         \
-    X(float, texels, k->ntexels)                                                               \
-    X(uint8_t, texels8, k->ntexels8) /* 8-bit sRGB texels (texture.srgb8) */                   \
-    X(float, srgb8_lut, k->ntexels8 ? 256u : 0u) /* sRGB code -> linear, for texels8 */        \
-    X(light, lights, k->nlights)                                                               \
-    X(float, light_cdf, k->nlights + 1u)  /* light_cdf[nlights] == 1 */                        \
+                                             derived from uvs), or NULL */                        \
+    X(sphere, spheres, k->nspheres)                                                                                    \
+    X(quad, quads, k->nquads)                                                                                          \
+    X(material, materials, k->nmaterials)                                                                              \
+    X(texture, textures, k->ntextures)                                                                                 \
+    X(float, texels, k->ntexels)                                                                                       \
+    X(uint8_t, texels8, k->ntexels8)             /* 8-bit sRGB texels (texture.srgb8) */                               \
+    X(float, srgb8_lut, k->ntexels8 ? 256u : 0u) /* sRGB code -> linear, for texels8 */                                \
+    X(light, lights, k->nlights)                                                                                       \
+    X(float, light_cdf, k->nlights + 1u)     /* light_cdf[nlights] == 1 */                                             \
     X(int32_t, prim_light, kscene_nprims(k)) /* per primitive id order: triangles, spheres,    \
-                                                quads -> light index or -1 */                  \
+                                                quads -> light index or -1 */                       \
     X(float, env_cdf_rows, k->nenv_cdf_rows) /* env map: env_h + 1 entries, marginal cdf over  \
-                                                rows (top first) */                            \
+                                                rows (top first) */                       \
     X(float, env_cdf_cols, k->nenv_cdf_cols) /* env map: env_h * (env_w + 1), conditional cdf  \
                                                 within each row */
 
@@ -265,15 +275,15 @@ typedef struct kscene {
     const float *leaf_pos;   /* the CPU's: BVH_LEAF_POS_FLOATS per leaf block (NULL on the GPU,
                                 whose lanes read positions through the indices) */
     uint32_t nnodes, nleaf4;
-    uint32_t node_layout;    /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
+    uint32_t node_layout; /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
     uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures;
     uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols;
-    vec3 env_radiance;       /* constant environment, or the scale of the environment map; black = none */
-    int32_t env_tex;         /* lat-long environment map (texture index), or -1 */
-    float env_pmf;           /* probability NEE picks the environment instead of an area light */
-    int32_t has_cutouts;     /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
-    float scene_radius;      /* bounding-sphere radius, for environment sampling */
+    vec3 env_radiance;   /* constant environment, or the scale of the environment map; black = none */
+    int32_t env_tex;     /* lat-long environment map (texture index), or -1 */
+    float env_pmf;       /* probability NEE picks the environment instead of an area light */
+    int32_t has_cutouts; /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
+    float scene_radius;  /* bounding-sphere radius, for environment sampling */
     vec3 scene_center;
 } kscene;
 #undef KSCENE_ARRAY_MEMBER
@@ -339,7 +349,7 @@ KFN void kscene_prim_bounds(const kscene *s, vec3 *lo, vec3 *hi, uint32_t *ids) 
 typedef struct hit {
     float t;
     uint32_t prim;
-    float b1, b2;   /* triangle barycentrics / quad (s,t) / unused for spheres */
+    float b1, b2; /* triangle barycentrics / quad (s,t) / unused for spheres */
 } hit;
 
 typedef struct surface {

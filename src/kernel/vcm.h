@@ -38,7 +38,7 @@ typedef struct vcm_params {
     camera cam;               /* the pass's camera (kpass.cam) */
 } vcm_params;
 
-KFN float vcm_mis(float x) { return x; }   /* balance heuristic */
+KFN float vcm_mis(float x) { return x; } /* balance heuristic */
 
 /* Two uniform numbers, drawn in this order. Not v2(pcg32_float(rng), pcg32_float(rng)): the
  * arguments of a call are evaluated in an unspecified order, and gcc and nvcc's device code
@@ -97,13 +97,17 @@ KFN float vcm_iteration_radius(float radius1, float alpha, uint32_t iteration) {
 KFN uint64_t vcm_iteration_seed(uint32_t seed, uint32_t iteration) {
     return hash_u64(((uint64_t)seed << 32) ^ iteration);
 }
-KFN pcg32 vcm_light_rng(uint64_t iteration_seed, uint32_t path) { return pcg32_seed(iteration_seed, 2u * (uint64_t)path); }
+KFN pcg32 vcm_light_rng(uint64_t iteration_seed, uint32_t path) {
+    return pcg32_seed(iteration_seed, 2u * (uint64_t)path);
+}
 KFN pcg32 vcm_camera_rng(uint64_t iteration_seed, uint32_t pixel) {
     return pcg32_seed(iteration_seed, 2u * (uint64_t)pixel + 1u);
 }
 
 /* ---- MIS bookkeeping ([tech. rep.] equations in brackets) --------------------------------- */
-typedef struct vcm_mis_state { float dvcm, dvc, dvm; } vcm_mis_state;
+typedef struct vcm_mis_state {
+    float dvcm, dvc, dvm;
+} vcm_mis_state;
 
 /* Light sub-path start (31-33). */
 KFN vcm_mis_state vcm_mis_light_start(const vcm_params *p, const light_emission *e) {
@@ -186,10 +190,12 @@ KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, int merg
  * that vertex is a strategy, *_dir_pdf_a the area pdfs of each side sampling the other vertex,
  * *_rev_pdf the solid-angle pdfs of sampling backwards. */
 KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, int cam_merges, const vcm_mis_state *lig,
-                             int light_merges,
-                             float cam_dir_pdf_a, float cam_rev_pdf, float light_dir_pdf_a, float light_rev_pdf) {
-    float w_light = vcm_mis(cam_dir_pdf_a) * (vcm_eta_if(p, light_merges) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
-    float w_camera = vcm_mis(light_dir_pdf_a) * (vcm_eta_if(p, cam_merges) + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
+                             int light_merges, float cam_dir_pdf_a, float cam_rev_pdf, float light_dir_pdf_a,
+                             float light_rev_pdf) {
+    float w_light =
+        vcm_mis(cam_dir_pdf_a) * (vcm_eta_if(p, light_merges) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    float w_camera =
+        vcm_mis(light_dir_pdf_a) * (vcm_eta_if(p, cam_merges) + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
     return 1.0f / (w_light + 1.0f + w_camera);
 }
 /* Weight of connecting a light vertex to the camera (46-47): merges, whether merging at the
@@ -203,8 +209,8 @@ KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, in
     return 1.0f / (w_light + 1.0f);
 }
 /* Weight of merging a camera vertex with a light vertex (37-39). */
-KFN float vcm_weight_merge(const vcm_params *p, const vcm_mis_state *cam, const vcm_mis_state *lig,
-                           float cam_dir_pdf, float cam_rev_pdf) {
+KFN float vcm_weight_merge(const vcm_params *p, const vcm_mis_state *cam, const vcm_mis_state *lig, float cam_dir_pdf,
+                           float cam_rev_pdf) {
     if (p->ppm) return 1.0f;
     float w_light = lig->dvcm * p->mis_vc + lig->dvm * vcm_mis(cam_dir_pdf);
     float w_camera = cam->dvcm * p->mis_vc + cam->dvm * vcm_mis(cam_rev_pdf);
@@ -226,14 +232,14 @@ KFN int vcm_counts_emission(const vcm_params *p, int len, int specular_path) {
 typedef struct vcm_bsdf {
     int32_t material;
     vec3 albedo;
-    frame fr;        /* shading frame, normal on the side of wo for two-sided materials */
-    vec3 ng;         /* geometric normal, flipped with the frame */
-    vec3 wo;         /* world direction towards the previous vertex of the sub-path */
-    vec3 wo_l;       /* the same in the shading frame */
-    float cont;      /* roulette continuation probability */
+    frame fr;              /* shading frame, normal on the side of wo for two-sided materials */
+    vec3 ng;               /* geometric normal, flipped with the frame */
+    vec3 wo;               /* world direction towards the previous vertex of the sub-path */
+    vec3 wo_l;             /* the same in the shading frame */
+    float cont;            /* roulette continuation probability */
     float alpha, metallic; /* the material's, with its metallic-roughness map applied here */
     int32_t delta;
-    int32_t glossy;  /* a non-Lambertian scatterer (specular or glossy): merging next to it is a strategy */
+    int32_t glossy; /* a non-Lambertian scatterer (specular or glossy): merging next to it is a strategy */
 } vcm_bsdf;
 
 /* Returns 0 where the sub-path must end (grazing arrival). */
@@ -241,7 +247,10 @@ KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b)
     material mat = material_at(s, &s->materials[sf->material], sf->uv, sf->p);
     const material *m = &mat;
     vec3 ns = sf->ns, ng = sf->ng;
-    if (material_two_sided(m) && vdot(wo, ng) < 0.0f) { ns = vneg(ns); ng = vneg(ng); }
+    if (material_two_sided(m) && vdot(wo, ng) < 0.0f) {
+        ns = vneg(ns);
+        ng = vneg(ng);
+    }
     b->material = sf->material;
     b->albedo = material_albedo(s, m, sf->uv, sf->p);
     b->fr = frame_from_normal(ns);
@@ -252,7 +261,7 @@ KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b)
     b->alpha = m->alpha;
     b->metallic = m->metallic;
     b->delta = material_is_delta(m);
-    b->glossy = material_is_glossy(m);   /* the material table's glossy column (types.h) */
+    b->glossy = material_is_glossy(m); /* the material table's glossy column (types.h) */
     return fabsf(b->wo_l.z) > 1e-6f;
 }
 
@@ -272,7 +281,8 @@ KFN material vcm_bsdf_material(const kscene *s, const vcm_bsdf *b) {
     return m;
 }
 
-KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, float *cos_wi, float *pdf_dir, float *pdf_rev) {
+KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, float *cos_wi, float *pdf_dir,
+                       float *pdf_rev) {
     material mat = vcm_bsdf_material(s, b);
     const material *m = &mat;
     vec3 wi_l = frame_to_local(b->fr, wi);
@@ -280,8 +290,7 @@ KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, fl
     *pdf_dir = *pdf_rev = 0.0f;
     /* the non-delta lobes: reflection, or transmission where the material has it, agreeing with
      * the geometric sides (no light leaks) */
-    if (b->delta || *cos_wi < 1e-6f || !bsdf_sides_agree(m, b->wo_l, wi_l, b->wo, wi, b->ng))
-        return v3s(0.0f);
+    if (b->delta || *cos_wi < 1e-6f || !bsdf_sides_agree(m, b->wo_l, wi_l, b->wo, wi, b->ng)) return v3s(0.0f);
     vec3 fc = bsdf_eval_mode(m, b->albedo, b->wo_l, wi_l, mode);
     *pdf_dir = bsdf_pdf(m, b->wo_l, wi_l) * b->cont;
     *pdf_rev = bsdf_pdf(m, wi_l, b->wo_l) * b->cont;
@@ -293,11 +302,11 @@ KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, fl
 /* ---- light vertices, splats, hash grid ------------------------------------------------------ */
 typedef struct vcm_vertex {
     vec3 p;
-    vec3 throughput;       /* light sub-path weight arriving here */
+    vec3 throughput; /* light sub-path weight arriving here */
     vcm_bsdf bsdf;
     vcm_mis_state mis;
-    int32_t path_length;   /* segments from the light */
-    int32_t after_glossy;  /* the previous vertex (towards the light) is glossy */
+    int32_t path_length;  /* segments from the light */
+    int32_t after_glossy; /* the previous vertex (towards the light) is glossy */
 } vcm_vertex;
 
 /* Does merging with this light vertex count anywhere? (Its camera-side neighbour is the camera
@@ -310,13 +319,16 @@ KFN int vcm_vertex_merges(const vcm_params *p, const vcm_vertex *v) { return p->
 #define VCM_CELL_RADII 4.0f
 #endif
 
-typedef struct vcm_splat { uint32_t pixel; vec3 value; } vcm_splat;
+typedef struct vcm_splat {
+    uint32_t pixel;
+    vec3 value;
+} vcm_splat;
 
 /* What merging reads of a light vertex (besides its position), copied into bucket order so that
  * the vertices a query accepts lie together instead of anywhere in the light-vertex array. */
 typedef struct vcm_photon {
-    vec3 wo;               /* towards the previous vertex of the light sub-path */
-    float cont;            /* its roulette continuation probability */
+    vec3 wo;    /* towards the previous vertex of the light sub-path */
+    float cont; /* its roulette continuation probability */
     vec3 throughput;
     int32_t path_length;
     vcm_mis_state mis;
@@ -324,8 +336,11 @@ typedef struct vcm_photon {
 
 KFN vcm_photon vcm_photon_of(const vcm_vertex *v) {
     vcm_photon ph;
-    ph.wo = v->bsdf.wo; ph.cont = v->bsdf.cont; ph.throughput = v->throughput;
-    ph.path_length = v->path_length; ph.mis = v->mis;
+    ph.wo = v->bsdf.wo;
+    ph.cont = v->bsdf.cont;
+    ph.throughput = v->throughput;
+    ph.path_length = v->path_length;
+    ph.mis = v->mis;
     return ph;
 }
 
@@ -334,9 +349,9 @@ KFN vcm_photon vcm_photon_of(const vcm_vertex *v) {
 typedef struct vcm_grid {
     vec3 lo;
     float inv_cell;
-    uint32_t ncells;         /* a power of two */
+    uint32_t ncells; /* a power of two */
     const uint32_t *cell_start;
-    const vec3 *positions;   /* compact, for the range test */
+    const vec3 *positions; /* compact, for the range test */
     const vcm_photon *photons;
 } vcm_grid;
 
@@ -346,7 +361,7 @@ typedef struct vcm_grid {
  * buckets (a query's 2x2x2 cells read nearby memory, and queries sorted by bucket walk the photon
  * array nearly in order). ncells is a power of two: the bucket is a mask, not a division. */
 #define VCM_GRID_BLOCK_BITS 2
-#define VCM_GRID_BLOCK (1 << VCM_GRID_BLOCK_BITS)
+#define VCM_GRID_BLOCK      (1 << VCM_GRID_BLOCK_BITS)
 KFN uint32_t vcm_morton3(uint32_t x, uint32_t y, uint32_t z) {
     uint32_t m = 0;
     for (int i = 0; i < VCM_GRID_BLOCK_BITS; ++i)
@@ -400,14 +415,18 @@ KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, float radius2, uint32_t *begi
     int n = 0;
     for (int k = 0; k < 8; ++k) {
         float dist2 = ((k & 1) ? d2[0] : 0.0f) + ((k & 2) ? d2[1] : 0.0f) + ((k & 4) ? d2[2] : 0.0f);
-        if (dist2 > radius2 * 1.0001f) continue;   /* slack: face distances are rounded */
-        uint32_t h = vcm_grid_hash(cx + ((k & 1) ? ox : 0), cy + ((k & 2) ? oy : 0), cz + ((k & 4) ? oz : 0), g->ncells);
+        if (dist2 > radius2 * 1.0001f) continue; /* slack: face distances are rounded */
+        uint32_t h =
+            vcm_grid_hash(cx + ((k & 1) ? ox : 0), cy + ((k & 2) ? oy : 0), cz + ((k & 4) ? oz : 0), g->ncells);
         /* distinct cells can share a bucket: walk each bucket once. Scalar loops with an early
          * exit, on purpose: vectorised, they reload bucket[] as one vector right after its scalar
          * stores, and the failed store forwarding cost a fifth of the merge pass. */
         int seen = 0;
         for (int j = 0; j < n; ++j)
-            if (bucket[j] == h) { seen = 1; break; }
+            if (bucket[j] == h) {
+                seen = 1;
+                break;
+            }
         if (seen) continue;
         bucket[n] = h;
         begin[n] = g->cell_start[h];
@@ -422,23 +441,23 @@ KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, float radius2, uint32_t *begi
  * grid inline, the backend sorts them by grid bucket (queries reading the same photons run
  * together) and evaluates them with vcm_merge_query_eval; results go to the pixel afterwards. */
 typedef struct vcm_merge_query {
-    vec3 p;                /* camera vertex position */
-    vec3 throughput;       /* camera sub-path throughput (vm_norm applied at evaluation) */
+    vec3 p;          /* camera vertex position */
+    vec3 throughput; /* camera sub-path throughput (vm_norm applied at evaluation) */
     /* the vertex's (non-delta) vcm_bsdf, compactly: the frame and wo_l are rebuilt from n, wo */
     vec3 albedo;
-    vec3 n;                /* shading normal (the frame's n) */
+    vec3 n; /* shading normal (the frame's n) */
     vec3 ng;
     vec3 wo;
     float cont;
     float alpha, metallic;
     int32_t material;
-    vcm_mis_state mis;     /* camera sub-path MIS state at the vertex */
+    vcm_mis_state mis; /* camera sub-path MIS state at the vertex */
     uint32_t pixel;
-    int32_t len;           /* camera sub-path segments */
+    int32_t len; /* camera sub-path segments */
 } vcm_merge_query;
 
-KFN void vcm_merge_query_set(vcm_merge_query *q, vec3 p, vec3 throughput, const vcm_bsdf *b,
-                             const vcm_mis_state *mis, uint32_t pixel, int len) {
+KFN void vcm_merge_query_set(vcm_merge_query *q, vec3 p, vec3 throughput, const vcm_bsdf *b, const vcm_mis_state *mis,
+                             uint32_t pixel, int len) {
     q->p = p;
     q->throughput = throughput;
     q->albedo = b->albedo;
@@ -466,7 +485,7 @@ KFN vcm_bsdf vcm_merge_query_bsdf(const vcm_merge_query *q) {
     b.alpha = q->alpha;
     b.metallic = q->metallic;
     b.delta = 0;
-    b.glossy = 0;   /* not read by merging */
+    b.glossy = 0; /* not read by merging */
     return b;
 }
 
@@ -570,10 +589,11 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
     if (!light_emit(s, u_sel, u_pos, u_dir, &e)) return;
     vec3 throughput = e.weight;
     vcm_mis_state mis = vcm_mis_light_start(p, &e), pending = {0.0f, 0.0f, 0.0f};
-    int prev_glossy = 0;      /* the previous vertex is glossy (the light is not) */
-    int pending_after = 0;    /* ... and the one before it: pending's merge needs both */
+    int prev_glossy = 0;   /* the previous vertex is glossy (the light is not) */
+    int pending_after = 0; /* ... and the one before it: pending's merge needs both */
     ray r = make_ray(e.p, e.d, K_INF);
-    if (e.finite && !e.delta) r.o = vmadd(e.p, e.d, K_RAY_EPS * (1.0f + vmaxc(v3(fabsf(e.p.x), fabsf(e.p.y), fabsf(e.p.z)))));
+    if (e.finite && !e.delta)
+        r.o = vmadd(e.p, e.d, K_RAY_EPS * (1.0f + vmaxc(v3(fabsf(e.p.x), fabsf(e.p.y), fabsf(e.p.z)))));
     int finite = e.finite;
     for (int len = 1;; ++len) {
         hit h;
@@ -607,7 +627,8 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
                     if (!vis_black(f)) {
                         float cam_pdf_w = vcm_camera_pdf_w(p, cos_cam);
                         float cam_pdf_a = cam_pdf_w * cos_s / dist2;
-                        float w = vcm_weight_to_camera(p, &mis, vcm_merges_between(p, prev_glossy, 0), cam_pdf_a, pdf_rev);
+                        float w =
+                            vcm_weight_to_camera(p, &mis, vcm_merges_between(p, prev_glossy, 0), cam_pdf_a, pdf_rev);
                         vec3 c = vscale(vmul(throughput, f), w * cam_pdf_a / p->light_paths);
                         if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, p->cam.pos, dir, rays)) {
                             splats[*nsplats].pixel = pixel;
@@ -630,18 +651,18 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
  * own/nown: the vertices of the light sub-path with this pixel's index; grid: every light vertex
  * (only whether it has cells is read here). Where merging applies, a merge query is appended to
  * queries (capacity cap, count *nqueries; the caller leaves room for max_path_length of them). */
-KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng, int px, int py,
-                               const vcm_vertex *own, int nown, const vcm_grid *grid,
-                               vcm_merge_query *queries, uint32_t *nqueries, uint32_t cap, uint32_t *rays) {
+KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng, int px, int py, const vcm_vertex *own,
+                               int nown, const vcm_grid *grid, vcm_merge_query *queries, uint32_t *nqueries,
+                               uint32_t cap, uint32_t *rays) {
     vec3 color = v3s(0.0f);
     vec2 u_pix = vcm_rand2(rng);
     ray r = camera_ray(&p->cam, px, py, u_pix, v2(0.5f, 0.5f));
     float cos_cam = vdot(p->cam.forward, r.d);
     vcm_mis_state mis = vcm_mis_camera_start(p, vcm_camera_pdf_w(p, cos_cam)), pending = {0.0f, 0.0f, 0.0f};
     vec3 throughput = v3s(1.0f);
-    int prev_glossy = 0;     /* the previous vertex is glossy (the camera is not) */
-    int pending_after = 0;   /* ... and the one before it: pending's merge needs both */
-    int specular_path = 1;   /* every bounce so far was specular */
+    int prev_glossy = 0;   /* the previous vertex is glossy (the camera is not) */
+    int pending_after = 0; /* ... and the one before it: pending's merge needs both */
+    int specular_path = 1; /* every bounce so far was specular */
     for (int len = 1;; ++len) {
         hit h;
         (*rays)++;
@@ -682,7 +703,8 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 float cos_l, pdf_dir, pdf_rev;
                 vec3 f = vcm_bsdf_eval(s, &b, ls.wi, TRANSPORT_RADIANCE, &cos_l, &pdf_dir, &pdf_rev);
                 if (!vis_black(f)) {
-                    float w = vcm_weight_nee(p, &mis, vcm_merges_between(p, prev_glossy, 0), &ls, cos_l, pdf_dir, pdf_rev);
+                    float w =
+                        vcm_weight_nee(p, &mis, vcm_merges_between(p, prev_glossy, 0), &ls, cos_l, pdf_dir, pdf_rev);
                     vec3 c = vscale(vmul(vmul(throughput, f), ls.le), w * cos_l / ls.pdf);
                     if (vis_finite(c) && !vis_black(c)) {
                         vec3 o = offset_origin(sf.p, b.ng, ls.wi);

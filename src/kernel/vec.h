@@ -4,13 +4,30 @@
 
 #include "compat.h"
 
-typedef struct vec2 { float x, y; } vec2;
-typedef struct vec3 { float x, y, z; } vec3;
+typedef struct vec2 {
+    float x, y;
+} vec2;
+typedef struct vec3 {
+    float x, y, z;
+} vec3;
 /* Affine 3x4 transform: rows m[0..2] of [R|t]. */
-typedef struct xform { float m[3][4]; } xform;
+typedef struct xform {
+    float m[3][4];
+} xform;
 
-KFN vec2 v2(float x, float y) { vec2 r; r.x = x; r.y = y; return r; }
-KFN vec3 v3(float x, float y, float z) { vec3 r; r.x = x; r.y = y; r.z = z; return r; }
+KFN vec2 v2(float x, float y) {
+    vec2 r;
+    r.x = x;
+    r.y = y;
+    return r;
+}
+KFN vec3 v3(float x, float y, float z) {
+    vec3 r;
+    r.x = x;
+    r.y = y;
+    r.z = z;
+    return r;
+}
 KFN vec3 v3s(float s) { return v3(s, s, s); }
 KFN vec3 vadd(vec3 a, vec3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 KFN vec3 vsub(vec3 a, vec3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
@@ -20,9 +37,7 @@ KFN vec3 vscale(vec3 a, float s) { return v3(a.x * s, a.y * s, a.z * s); }
 KFN vec3 vmadd(vec3 a, vec3 b, float s) { return v3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s); }
 KFN vec3 vneg(vec3 a) { return v3(-a.x, -a.y, -a.z); }
 KFN float vdot(vec3 a, vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-KFN vec3 vcross(vec3 a, vec3 b) {
-    return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-}
+KFN vec3 vcross(vec3 a, vec3 b) { return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
 KFN float vlen2(vec3 a) { return vdot(a, a); }
 KFN float vlen(vec3 a) { return sqrtf(vdot(a, a)); }
 KFN vec3 vnorm(vec3 a) { return vscale(a, 1.0f / vlen(a)); }
@@ -30,13 +45,15 @@ KFN vec3 vmin(vec3 a, vec3 b) { return v3(kmin(a.x, b.x), kmin(a.y, b.y), kmin(a
 KFN vec3 vmax(vec3 a, vec3 b) { return v3(kmax(a.x, b.x), kmax(a.y, b.y), kmax(a.z, b.z)); }
 KFN float vmaxc(vec3 a) { return kmax(a.x, kmax(a.y, a.z)); }
 KFN float vcomp(vec3 a, int axis) { return axis == 0 ? a.x : (axis == 1 ? a.y : a.z); }
-KFN int   vis_black(vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
-KFN int   vis_finite(vec3 a) { return kfinite(a.x) && kfinite(a.y) && kfinite(a.z); }
+KFN int vis_black(vec3 a) { return a.x == 0.0f && a.y == 0.0f && a.z == 0.0f; }
+KFN int vis_finite(vec3 a) { return kfinite(a.x) && kfinite(a.y) && kfinite(a.z); }
 KFN float vluminance(vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
 KFN vec3 vlerp(vec3 a, vec3 b, float t) { return vadd(vscale(a, 1.0f - t), vscale(b, t)); }
 
 /* Orthonormal basis around unit n (Duff et al. 2017, branchless). */
-typedef struct frame { vec3 t, b, n; } frame;
+typedef struct frame {
+    vec3 t, b, n;
+} frame;
 KFN frame frame_from_normal(vec3 n) {
     frame f;
     float s = copysignf(1.0f, n.z);
@@ -48,9 +65,7 @@ KFN frame frame_from_normal(vec3 n) {
     return f;
 }
 KFN vec3 frame_to_local(frame f, vec3 v) { return v3(vdot(v, f.t), vdot(v, f.b), vdot(v, f.n)); }
-KFN vec3 frame_to_world(frame f, vec3 v) {
-    return vadd(vadd(vscale(f.t, v.x), vscale(f.b, v.y)), vscale(f.n, v.z));
-}
+KFN vec3 frame_to_world(frame f, vec3 v) { return vadd(vadd(vscale(f.t, v.x), vscale(f.b, v.y)), vscale(f.n, v.z)); }
 
 KFN vec3 xform_point(const xform *x, vec3 p) {
     return v3(x->m[0][0] * p.x + x->m[0][1] * p.y + x->m[0][2] * p.z + x->m[0][3],
@@ -69,8 +84,17 @@ KFN vec3 xform_normal_by_inverse(const xform *inv, vec3 n) {
               inv->m[0][2] * n.x + inv->m[1][2] * n.y + inv->m[2][2] * n.z);
 }
 
-typedef struct ray { vec3 o, d; float tmax; } ray;
-KFN ray make_ray(vec3 o, vec3 d, float tmax) { ray r; r.o = o; r.d = d; r.tmax = tmax; return r; }
+typedef struct ray {
+    vec3 o, d;
+    float tmax;
+} ray;
+KFN ray make_ray(vec3 o, vec3 d, float tmax) {
+    ray r;
+    r.o = o;
+    r.d = d;
+    r.tmax = tmax;
+    return r;
+}
 KFN vec3 ray_at(ray r, float t) { return vmadd(r.o, r.d, t); }
 
 /* Origin offset along the geometric normal, towards the side `dir` leaves on. Scale-aware so

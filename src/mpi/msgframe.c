@@ -3,9 +3,16 @@
 #include <string.h>
 #include <zlib.h>
 
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static void put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static void put16(uint8_t *p, uint16_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
 static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static uint32_t get32(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
@@ -55,15 +62,13 @@ cmsg_status cmsg_peek_header(const uint8_t *frame, size_t frame_bytes, cmsg_head
     return CMSG_OK;
 }
 
-cmsg_status cmsg_open(const uint8_t *frame, size_t frame_bytes, uint16_t expected_version,
-                      cmsg_header *hdr) {
+cmsg_status cmsg_open(const uint8_t *frame, size_t frame_bytes, uint16_t expected_version, cmsg_header *hdr) {
     cmsg_header h;
     cmsg_status st = cmsg_peek_header(frame, frame_bytes, &h);
     if (st != CMSG_OK) return st;
     if (h.version != expected_version) return CMSG_BAD_VERSION;
     if (h.payload_bytes != (uint64_t)(frame_bytes - CMSG_HEADER_BYTES)) return CMSG_BAD_LENGTH;
-    if (cmsg_crc32(frame + CMSG_HEADER_BYTES, (size_t)h.payload_bytes) != h.payload_crc)
-        return CMSG_BAD_PAYLOAD_CRC;
+    if (cmsg_crc32(frame + CMSG_HEADER_BYTES, (size_t)h.payload_bytes) != h.payload_crc) return CMSG_BAD_PAYLOAD_CRC;
     if (hdr) *hdr = h;
     return CMSG_OK;
 }

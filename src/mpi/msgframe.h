@@ -12,14 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CMSG_MAGIC 0x47534d43u /* "CMSG" read as little-endian */
+#define CMSG_MAGIC        0x47534d43u /* "CMSG" read as little-endian */
 #define CMSG_HEADER_BYTES 32
 
 typedef struct {
-    uint16_t version;   /* protocol version of the application */
-    uint16_t kind;      /* application-defined message type */
-    uint32_t seq;       /* sequence number, e.g. training round */
-    uint32_t sender;    /* application-level sender id */
+    uint16_t version; /* protocol version of the application */
+    uint16_t kind;    /* application-defined message type */
+    uint32_t seq;     /* sequence number, e.g. training round */
+    uint32_t sender;  /* application-level sender id */
     uint64_t payload_bytes;
     uint32_t payload_crc;
 } cmsg_header;
@@ -46,8 +46,7 @@ size_t cmsg_seal(uint8_t *frame, uint16_t version, uint16_t kind, uint32_t seq, 
 
 /* Checks magic, header CRC, version, length against frame_bytes and payload CRC.
  * On CMSG_OK fills *hdr. */
-cmsg_status cmsg_open(const uint8_t *frame, size_t frame_bytes, uint16_t expected_version,
-                      cmsg_header *hdr);
+cmsg_status cmsg_open(const uint8_t *frame, size_t frame_bytes, uint16_t expected_version, cmsg_header *hdr);
 
 /* Reads the header alone (magic and header CRC checked, nothing else): lets a receiver tell
  * who sent a frame whose payload is damaged. Returns CMSG_OK or why not. */

@@ -44,8 +44,7 @@ int cmsg_mpi_send(const uint8_t *frame, size_t bytes, int dest, int tag, MPI_Com
     return rc == MPI_SUCCESS ? wait_request(&req) : rc;
 }
 
-int cmsg_mpi_recv(uint8_t **buf, size_t *cap, size_t *bytes, int source, int tag, MPI_Comm comm,
-                  int *from) {
+int cmsg_mpi_recv(uint8_t **buf, size_t *cap, size_t *bytes, int source, int tag, MPI_Comm comm, int *from) {
     MPI_Status st;
     int rc, found = 0;
     if (idle_sleep_us == 0) {
@@ -138,8 +137,7 @@ cmsg_rx_status cmsg_inbox_next(cmsg_inbox *ib, double deadline, cmsg_rx *rx) {
         int found = 0;
         MPI_Message msg;
         MPI_Status st;
-        if (MPI_Improbe(MPI_ANY_SOURCE, ib->tag, ib->comm, &found, &msg, &st) != MPI_SUCCESS)
-            return CMSG_RX_ERROR;
+        if (MPI_Improbe(MPI_ANY_SOURCE, ib->tag, ib->comm, &found, &msg, &st) != MPI_SUCCESS) return CMSG_RX_ERROR;
         if (found) {
             int count = 0;
             MPI_Get_count(&st, MPI_BYTE, &count);
@@ -178,8 +176,10 @@ void cmsg_inbox_free(cmsg_inbox *ib) {
         MPI_Cancel(&ib->slots[i].req);
         int done = 0;
         MPI_Test(&ib->slots[i].req, &done, MPI_STATUS_IGNORE);
-        if (done) free(ib->slots[i].buf);
-        else MPI_Request_free(&ib->slots[i].req);
+        if (done)
+            free(ib->slots[i].buf);
+        else
+            MPI_Request_free(&ib->slots[i].req);
     }
     free(ib->slots);
     free(ib->last);

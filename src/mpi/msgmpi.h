@@ -16,8 +16,7 @@ int cmsg_mpi_send(const uint8_t *frame, size_t bytes, int dest, int tag, MPI_Com
 /* Waits for a frame from `source` (may be MPI_ANY_SOURCE) with `tag` and receives it into
  * *buf, growing it (realloc) to fit. Returns the MPI error code, or MPI_ERR_NO_MEM.
  * *bytes is the received size, *from the actual source rank. */
-int cmsg_mpi_recv(uint8_t **buf, size_t *cap, size_t *bytes, int source, int tag, MPI_Comm comm,
-                  int *from);
+int cmsg_mpi_recv(uint8_t **buf, size_t *cap, size_t *bytes, int source, int tag, MPI_Comm comm, int *from);
 
 /* Broadcasts a frame of size known only at the root: the size goes first, then the bytes.
  * Non-root ranks get their buffer grown as needed. */

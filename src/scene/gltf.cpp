@@ -33,11 +33,11 @@ extern "C" {
 
 namespace {
 
-const size_t MAX_FILE_BYTES = size_t(1) << 31;      // buffers and images read from disk
+const size_t MAX_FILE_BYTES = size_t(1) << 31; // buffers and images read from disk
 const int MAX_IMAGE_SIDE = 16384;
 const size_t MAX_IMAGE_PIXELS = size_t(1) << 27;
 const int MAX_NODE_DEPTH = 256;
-const size_t MAX_NODE_VISITS = size_t(1) << 22;     // a DAG that instances a node many times
+const size_t MAX_NODE_VISITS = size_t(1) << 22; // a DAG that instances a node many times
 
 struct load_error {
     std::string msg;
@@ -87,8 +87,8 @@ bool fs_write(std::string *err, const std::string &, const std::vector<unsigned 
 /* Images: decoded by stb_image (Debian's libstb) to 8-bit RGBA after checking the size, so a
  * crafted header cannot ask for gigabytes. A failure leaves the image empty (the material then
  * renders with its factors, with a warning) instead of failing the whole file. */
-bool image_loader(tinygltf::Image *img, const int, std::string *, std::string *, int, int,
-                  const unsigned char *bytes, int size, void *) {
+bool image_loader(tinygltf::Image *img, const int, std::string *, std::string *, int, int, const unsigned char *bytes,
+                  int size, void *) {
     img->image.clear();
     img->width = img->height = -1;
     int w = 0, h = 0, c = 0;
@@ -110,9 +110,12 @@ bool image_loader(tinygltf::Image *img, const int, std::string *, std::string *,
 /* ---- accessors ---------------------------------------------------------------------------- */
 int component_bytes(int type) {
     switch (type) {
-    case TINYGLTF_COMPONENT_TYPE_BYTE: case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
-    case TINYGLTF_COMPONENT_TYPE_SHORT: case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
-    case TINYGLTF_COMPONENT_TYPE_INT: case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+    case TINYGLTF_COMPONENT_TYPE_BYTE:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
+    case TINYGLTF_COMPONENT_TYPE_SHORT:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
+    case TINYGLTF_COMPONENT_TYPE_INT:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
     case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
     default: return 0;
     }
@@ -153,14 +156,16 @@ view accessor_view(const tinygltf::Model &m, int index, const std::string &where
     v.base = nullptr;
     v.stride = elem;
     if (a.bufferView < 0) return v;
-    if (size_t(a.bufferView) >= m.bufferViews.size()) fail(ap + ": bufferView " + std::to_string(a.bufferView) + " does not exist");
+    if (size_t(a.bufferView) >= m.bufferViews.size())
+        fail(ap + ": bufferView " + std::to_string(a.bufferView) + " does not exist");
     const tinygltf::BufferView &bv = m.bufferViews[size_t(a.bufferView)];
     std::string bp = str_index("bufferViews", size_t(a.bufferView));
-    if (bv.buffer < 0 || size_t(bv.buffer) >= m.buffers.size()) fail(bp + ": buffer " + std::to_string(bv.buffer) + " does not exist");
+    if (bv.buffer < 0 || size_t(bv.buffer) >= m.buffers.size())
+        fail(bp + ": buffer " + std::to_string(bv.buffer) + " does not exist");
     const tinygltf::Buffer &b = m.buffers[size_t(bv.buffer)];
     if (bv.byteOffset > b.data.size() || bv.byteLength > b.data.size() - bv.byteOffset)
-        fail(bp + ": byteOffset + byteLength (" + std::to_string(bv.byteOffset) + " + " + std::to_string(bv.byteLength) +
-             ") exceed the buffer's " + std::to_string(b.data.size()) + " bytes");
+        fail(bp + ": byteOffset + byteLength (" + std::to_string(bv.byteOffset) + " + " +
+             std::to_string(bv.byteLength) + ") exceed the buffer's " + std::to_string(b.data.size()) + " bytes");
     if (bv.byteStride != 0) {
         if (bv.byteStride < elem || bv.byteStride > 252 || bv.byteStride % size_t(cb) != 0)
             fail(bp + ": byteStride " + std::to_string(bv.byteStride) + " does not fit " + ap + "'s elements");
@@ -181,24 +186,51 @@ view accessor_view(const tinygltf::Model &m, int index, const std::string &where
 
 float read_component(const unsigned char *p, int ctype, bool normalized) {
     switch (ctype) {
-    case TINYGLTF_COMPONENT_TYPE_FLOAT: { float f; std::memcpy(&f, p, 4); return f; }
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: {
+        float f;
+        std::memcpy(&f, p, 4);
+        return f;
+    }
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return normalized ? float(p[0]) / 255.0f : float(p[0]);
-    case TINYGLTF_COMPONENT_TYPE_BYTE: { float f = float(int8_t(p[0])); return normalized ? std::fmax(f / 127.0f, -1.0f) : f; }
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: { uint16_t u; std::memcpy(&u, p, 2); return normalized ? float(u) / 65535.0f : float(u); }
-    case TINYGLTF_COMPONENT_TYPE_SHORT: { int16_t u; std::memcpy(&u, p, 2); return normalized ? std::fmax(float(u) / 32767.0f, -1.0f) : float(u); }
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: { uint32_t u; std::memcpy(&u, p, 4); return float(u); }
-    default: { int32_t u; std::memcpy(&u, p, 4); return float(u); }
+    case TINYGLTF_COMPONENT_TYPE_BYTE: {
+        float f = float(int8_t(p[0]));
+        return normalized ? std::fmax(f / 127.0f, -1.0f) : f;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+        uint16_t u;
+        std::memcpy(&u, p, 2);
+        return normalized ? float(u) / 65535.0f : float(u);
+    }
+    case TINYGLTF_COMPONENT_TYPE_SHORT: {
+        int16_t u;
+        std::memcpy(&u, p, 2);
+        return normalized ? std::fmax(float(u) / 32767.0f, -1.0f) : float(u);
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
+        uint32_t u;
+        std::memcpy(&u, p, 4);
+        return float(u);
+    }
+    default: {
+        int32_t u;
+        std::memcpy(&u, p, 4);
+        return float(u);
+    }
     }
 }
 
 /* Reads an attribute of `ncomp` components per element as floats (floats, or normalized integers
  * where the glTF spec allows them). */
-std::vector<float> read_floats(const tinygltf::Model &m, int index, int ncomp, bool allow_normalized, const std::string &where) {
+std::vector<float> read_floats(const tinygltf::Model &m, int index, int ncomp, bool allow_normalized,
+                               const std::string &where) {
     view v = accessor_view(m, index, where);
-    if (v.ncomp != ncomp) fail(where + ": expected " + std::to_string(ncomp) + " components, the accessor has " + std::to_string(v.ncomp));
-    if (v.ctype != TINYGLTF_COMPONENT_TYPE_FLOAT && !(allow_normalized && v.normalized &&
-        (v.ctype == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE || v.ctype == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT ||
-         v.ctype == TINYGLTF_COMPONENT_TYPE_BYTE || v.ctype == TINYGLTF_COMPONENT_TYPE_SHORT)))
+    if (v.ncomp != ncomp)
+        fail(where + ": expected " + std::to_string(ncomp) + " components, the accessor has " +
+             std::to_string(v.ncomp));
+    if (v.ctype != TINYGLTF_COMPONENT_TYPE_FLOAT &&
+        !(allow_normalized && v.normalized &&
+          (v.ctype == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE || v.ctype == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT ||
+           v.ctype == TINYGLTF_COMPONENT_TYPE_BYTE || v.ctype == TINYGLTF_COMPONENT_TYPE_SHORT)))
         fail(where + ": unsupported component type " + std::to_string(v.ctype));
     std::vector<float> out(v.count * size_t(ncomp), 0.0f);
     if (!v.base) return out;
@@ -214,16 +246,22 @@ std::vector<float> read_floats(const tinygltf::Model &m, int index, int ncomp, b
 
 std::vector<uint32_t> read_indices(const tinygltf::Model &m, int index, const std::string &where) {
     view v = accessor_view(m, index, where);
-    if (v.ncomp != 1 || (v.ctype != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && v.ctype != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
-                         v.ctype != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT))
+    if (v.ncomp != 1 ||
+        (v.ctype != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && v.ctype != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+         v.ctype != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT))
         fail(where + ": indices must be unsigned byte, short or int scalars");
     std::vector<uint32_t> out(v.count, 0u);
     if (!v.base) return out;
     for (size_t i = 0; i < v.count; ++i) {
         const unsigned char *p = v.base + i * v.stride;
-        if (v.ctype == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE) out[i] = p[0];
-        else if (v.ctype == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT) { uint16_t u; std::memcpy(&u, p, 2); out[i] = u; }
-        else std::memcpy(&out[i], p, 4);
+        if (v.ctype == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE)
+            out[i] = p[0];
+        else if (v.ctype == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT) {
+            uint16_t u;
+            std::memcpy(&u, p, 2);
+            out[i] = u;
+        } else
+            std::memcpy(&out[i], p, 4);
     }
     return out;
 }
@@ -237,12 +275,18 @@ xform node_local(const tinygltf::Node &n, const std::string &where) {
     } else {
         if (!n.matrix.empty()) fail(where + ".matrix: expected 16 numbers");
         double t[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, s[3] = {1, 1, 1};
-        if (n.translation.size() == 3) for (int i = 0; i < 3; ++i) t[i] = n.translation[size_t(i)];
-        else if (!n.translation.empty()) fail(where + ".translation: expected 3 numbers");
-        if (n.rotation.size() == 4) for (int i = 0; i < 4; ++i) q[i] = n.rotation[size_t(i)];
-        else if (!n.rotation.empty()) fail(where + ".rotation: expected 4 numbers");
-        if (n.scale.size() == 3) for (int i = 0; i < 3; ++i) s[i] = n.scale[size_t(i)];
-        else if (!n.scale.empty()) fail(where + ".scale: expected 3 numbers");
+        if (n.translation.size() == 3)
+            for (int i = 0; i < 3; ++i) t[i] = n.translation[size_t(i)];
+        else if (!n.translation.empty())
+            fail(where + ".translation: expected 3 numbers");
+        if (n.rotation.size() == 4)
+            for (int i = 0; i < 4; ++i) q[i] = n.rotation[size_t(i)];
+        else if (!n.rotation.empty())
+            fail(where + ".rotation: expected 4 numbers");
+        if (n.scale.size() == 3)
+            for (int i = 0; i < 3; ++i) s[i] = n.scale[size_t(i)];
+        else if (!n.scale.empty())
+            fail(where + ".scale: expected 3 numbers");
         double ql = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         if (!(ql > 0.0) || !std::isfinite(ql)) fail(where + ".rotation: not a unit quaternion");
         double X = q[0] / ql, Y = q[1] / ql, Z = q[2] / ql, W = q[3] / ql;
@@ -264,14 +308,14 @@ xform node_local(const tinygltf::Node &n, const std::string &where) {
 struct importer {
     scene *s;
     const tinygltf::Model &m;
-    std::string name;            // the file, for messages and material names
+    std::string name; // the file, for messages and material names
     xform to_world;
-    int override_material;       // >= 0: every triangle gets it
+    int override_material; // >= 0: every triangle gets it
     int flags;
-    std::map<long long, int> textures;   // (texture index, usage) -> scene texture
-    std::map<int, int> materials;        // glTF material (-1: default) -> scene material
+    std::map<long long, int> textures; // (texture index, usage) -> scene texture
+    std::map<int, int> materials;      // glTF material (-1: default) -> scene material
     std::vector<bool> warned_image;
-    std::vector<bool> on_path;           // nodes on the current path from the root (cycles)
+    std::vector<bool> on_path; // nodes on the current path from the root (cycles)
     size_t visits = 0;
     int lights = 0;
     bool have_camera = false;
@@ -281,22 +325,26 @@ struct importer {
     /* to the loader's warning sink where a JSON scene set one, else to the library's log callback
      * (caustic_set_log): never printed here */
     void warn(const std::string &w) const {
-        if (s->warn) scene_warn(s, "%s: %s", name.c_str(), w.c_str());
-        else lib_log("caustic: warning: %s: %s", name.c_str(), w.c_str());
+        if (s->warn)
+            scene_warn(s, "%s: %s", name.c_str(), w.c_str());
+        else
+            lib_log("caustic: warning: %s: %s", name.c_str(), w.c_str());
     }
 
     enum usage { USE_SRGB = 0, USE_LINEAR = 1, USE_ALPHA = 2 };
     /* A scene texture for glTF texture `ti` (sRGB colour, linear data or the alpha channel), or -1
      * with a warning when its image is missing. */
     int texture(int ti, int use, const std::string &where) {
-        if (ti < 0 || size_t(ti) >= m.textures.size()) fail(where + ".index: texture " + std::to_string(ti) + " does not exist");
+        if (ti < 0 || size_t(ti) >= m.textures.size())
+            fail(where + ".index: texture " + std::to_string(ti) + " does not exist");
         long long key = (long long)ti * 4 + use;
         auto it = textures.find(key);
         if (it != textures.end()) return it->second;
         const tinygltf::Texture &t = m.textures[size_t(ti)];
         int src = t.source;
         if (src < 0 || size_t(src) >= m.images.size()) {
-            warn(str_index("textures", size_t(ti)) + " has no image (KHR texture extensions are not supported); using the material's factors");
+            warn(str_index("textures", size_t(ti)) +
+                 " has no image (KHR texture extensions are not supported); using the material's factors");
             return textures[key] = -1;
         }
         const tinygltf::Image &img = m.images[size_t(src)];
@@ -305,7 +353,8 @@ struct importer {
             if (warned_image.size() < m.images.size()) warned_image.resize(m.images.size(), false);
             if (!warned_image[size_t(src)]) {
                 warned_image[size_t(src)] = true;
-                warn(str_index("images", size_t(src)) + (img.uri.empty() ? std::string(" (embedded)") : " \"" + img.uri + "\"") +
+                warn(str_index("images", size_t(src)) +
+                     (img.uri.empty() ? std::string(" (embedded)") : " \"" + img.uri + "\"") +
                      " is missing or could not be decoded; rendering with the material's factors");
             }
             return textures[key] = -1;
@@ -335,8 +384,9 @@ struct importer {
         if (t.sampler >= 0 && size_t(t.sampler) < m.samplers.size()) {
             const tinygltf::Sampler &sm = m.samplers[size_t(t.sampler)];
             auto wrap = [](int w) {
-                return w == TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE ? TEX_WRAP_CLAMP
-                     : w == TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT ? TEX_WRAP_MIRROR : TEX_WRAP_REPEAT;
+                return w == TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE     ? TEX_WRAP_CLAMP
+                       : w == TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT ? TEX_WRAP_MIRROR
+                                                                    : TEX_WRAP_REPEAT;
             };
             tx.wrap_u = wrap(sm.wrapS);
             tx.wrap_v = wrap(sm.wrapT);
@@ -364,7 +414,7 @@ struct importer {
         if (it != materials.end()) return it->second;
         std::string mname = name + "#" + (mi < 0 ? std::string("default") : std::to_string(mi));
         int found = scene_find_material(s, mname.c_str());
-        if (found >= 0) return materials[mi] = found;   // the same file placed again
+        if (found >= 0) return materials[mi] = found; // the same file placed again
         ::material mat;
         std::memset(&mat, 0, sizeof mat);
         mat.kind = MAT_PBR;
@@ -400,7 +450,10 @@ struct importer {
                 std::string w = mp + ".pbrMetallicRoughness.metallicRoughnessTexture";
                 texcoord(pbr.metallicRoughnessTexture.texCoord, w);
                 int t = texture(pbr.metallicRoughnessTexture.index, USE_LINEAR, w);
-                if (t >= 0) { mat.mr_tex = t; mat.maps |= MAP_METALLIC_ROUGHNESS; }
+                if (t >= 0) {
+                    mat.mr_tex = t;
+                    mat.maps |= MAP_METALLIC_ROUGHNESS;
+                }
             }
             if (g.normalTexture.index >= 0) {
                 std::string w = mp + ".normalTexture";
@@ -413,37 +466,49 @@ struct importer {
                 }
             }
             double strength = ext_number(g.extensions, "KHR_materials_emissive_strength", "emissiveStrength", 1.0);
-            if (!(strength >= 0.0) || !(strength <= 1e7)) fail(mp + ": emissiveStrength " + std::to_string(strength) + " is out of range");
+            if (!(strength >= 0.0) || !(strength <= 1e7))
+                fail(mp + ": emissiveStrength " + std::to_string(strength) + " is out of range");
             if (g.emissiveFactor.size() == 3) {
-                vec3 e = v3(float(clamp01(g.emissiveFactor[0]) * strength), float(clamp01(g.emissiveFactor[1]) * strength),
-                            float(clamp01(g.emissiveFactor[2]) * strength));
+                vec3 e =
+                    v3(float(clamp01(g.emissiveFactor[0]) * strength), float(clamp01(g.emissiveFactor[1]) * strength),
+                       float(clamp01(g.emissiveFactor[2]) * strength));
                 mat.emission = e;
             }
             if (!vis_black(mat.emission) && g.emissiveTexture.index >= 0) {
                 std::string w = mp + ".emissiveTexture";
                 texcoord(g.emissiveTexture.texCoord, w);
                 int t = texture(g.emissiveTexture.index, USE_SRGB, w);
-                if (t >= 0) { mat.emission_tex = t; mat.maps |= MAP_EMISSION; }
+                if (t >= 0) {
+                    mat.emission_tex = t;
+                    mat.maps |= MAP_EMISSION;
+                }
             }
             if (g.alphaMode == "MASK" || g.alphaMode == "BLEND") {
                 if (g.alphaMode == "BLEND")
                     warn(mp + ".alphaMode BLEND is rendered as MASK with alphaCutoff 0.5 (no blending)");
                 double cut = g.alphaMode == "MASK" ? g.alphaCutoff : 0.5;
-                if (!(cut >= 0.0) || !std::isfinite(cut)) fail(mp + ".alphaCutoff " + std::to_string(cut) + " is out of range");
+                if (!(cut >= 0.0) || !std::isfinite(cut))
+                    fail(mp + ".alphaCutoff " + std::to_string(cut) + " is out of range");
                 if (cut > 0.0) {
                     mat.alpha_cutoff = float(cut);
                     if (pbr.baseColorTexture.index >= 0) {
-                        int t = texture(pbr.baseColorTexture.index, USE_ALPHA, mp + ".pbrMetallicRoughness.baseColorTexture");
-                        if (t >= 0) { mat.alpha_tex = t; mat.maps |= MAP_OPACITY; }
+                        int t = texture(pbr.baseColorTexture.index, USE_ALPHA,
+                                        mp + ".pbrMetallicRoughness.baseColorTexture");
+                        if (t >= 0) {
+                            mat.alpha_tex = t;
+                            mat.maps |= MAP_OPACITY;
+                        }
                     }
                 }
             }
             double transmission = ext_number(g.extensions, "KHR_materials_transmission", "transmissionFactor", 0.0);
             if (transmission > 0.0) {
                 double ior = ext_number(g.extensions, "KHR_materials_ior", "ior", 1.5);
-                if (!(ior >= 1.0) || !(ior <= 10.0)) fail(mp + ": KHR_materials_ior ior " + std::to_string(ior) + " is out of range [1, 10]");
+                if (!(ior >= 1.0) || !(ior <= 10.0))
+                    fail(mp + ": KHR_materials_ior ior " + std::to_string(ior) + " is out of range [1, 10]");
                 if (transmission < 1.0)
-                    warn(mp + ": transmissionFactor " + std::to_string(transmission) + " is rendered as fully transmissive glass");
+                    warn(mp + ": transmissionFactor " + std::to_string(transmission) +
+                         " is rendered as fully transmissive glass");
                 if (ext_object(g.extensions, "KHR_materials_transmission", "transmissionTexture"))
                     warn(mp + ": transmissionTexture is not read");
                 mat.kind = MAT_ROUGH_GLASS;
@@ -457,7 +522,8 @@ struct importer {
 
     void primitive(const tinygltf::Primitive &p, const xform &world, const std::string &where) {
         int mode = p.mode < 0 ? TINYGLTF_MODE_TRIANGLES : p.mode;
-        if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP && mode != TINYGLTF_MODE_TRIANGLE_FAN) {
+        if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
+            mode != TINYGLTF_MODE_TRIANGLE_FAN) {
             warn(where + ": mode " + std::to_string(mode) + " (points or lines) is skipped");
             return;
         }
@@ -472,8 +538,8 @@ struct importer {
             if (it == p.attributes.end()) return;
             out = read_floats(m, it->second, nc, norm, where + ".attributes." + attr);
             if (out.size() / size_t(nc) != nv)
-                fail(where + ".attributes." + attr + ": " + std::to_string(out.size() / size_t(nc)) + " elements, POSITION has " +
-                     std::to_string(nv));
+                fail(where + ".attributes." + attr + ": " + std::to_string(out.size() / size_t(nc)) +
+                     " elements, POSITION has " + std::to_string(nv));
         };
         get("NORMAL", 3, false, nrm);
         get("TEXCOORD_0", 2, true, uv);
@@ -486,22 +552,28 @@ struct importer {
             for (size_t i = 0; i < nv; ++i) idx[i] = uint32_t(i);
         }
         for (size_t i = 0; i < idx.size(); ++i)
-            if (idx[i] >= nv) fail(where + ".indices: index " + std::to_string(idx[i]) + " >= the " + std::to_string(nv) + " vertices");
+            if (idx[i] >= nv)
+                fail(where + ".indices: index " + std::to_string(idx[i]) + " >= the " + std::to_string(nv) +
+                     " vertices");
         std::vector<uint32_t> tri;
         if (mode == TINYGLTF_MODE_TRIANGLES) {
-            if (idx.size() % 3u) fail(where + ": " + std::to_string(idx.size()) + " indices are not a whole number of triangles");
+            if (idx.size() % 3u)
+                fail(where + ": " + std::to_string(idx.size()) + " indices are not a whole number of triangles");
             tri.swap(idx);
         } else if (idx.size() >= 3) {
             tri.reserve((idx.size() - 2) * 3u);
             for (size_t i = 2; i < idx.size(); ++i) {
                 uint32_t a = mode == TINYGLTF_MODE_TRIANGLE_FAN ? idx[0] : idx[i - 2], b = idx[i - 1], c = idx[i];
                 if (mode == TINYGLTF_MODE_TRIANGLE_STRIP && (i & 1u)) std::swap(a, b);
-                tri.push_back(a); tri.push_back(b); tri.push_back(c);
+                tri.push_back(a);
+                tri.push_back(b);
+                tri.push_back(c);
             }
         }
         size_t nt = tri.size() / 3u;
         if (nt == 0) return;
-        if (s->ntriangles + nt > PRIM_INDEX_MASK) fail(where + ": the scene would exceed " + std::to_string(PRIM_INDEX_MASK) + " triangles");
+        if (s->ntriangles + nt > PRIM_INDEX_MASK)
+            fail(where + ": the scene would exceed " + std::to_string(PRIM_INDEX_MASK) + " triangles");
         int mat = material(p.material);
         std::vector<vec3> P(nv), N;
         std::vector<vec2> UV;
@@ -516,8 +588,8 @@ struct importer {
             for (size_t i = 0; i < nv; ++i) UV[i] = v2(uv[2 * i], 1.0f - uv[2 * i + 1]);
         }
         size_t v0 = s->nvertices;
-        if (scene_add_mesh(s, P.data(), N.empty() ? nullptr : N.data(), UV.empty() ? nullptr : UV.data(), nv, tri.data(),
-                           nullptr, nt, world, mat))
+        if (scene_add_mesh(s, P.data(), N.empty() ? nullptr : N.data(), UV.empty() ? nullptr : UV.data(), nv,
+                           tri.data(), nullptr, nt, world, mat))
             fail(where + ": singular node transform or out of memory");
         /* the glTF default of a positive handedness, where the file gives none for a normal-mapped mesh
          * is left to the kernel (tangents from the uvs) */
@@ -528,15 +600,18 @@ struct importer {
         if (ni < 0 || size_t(ni) >= m.nodes.size()) fail("node " + std::to_string(ni) + " does not exist");
         if (on_path.size() < m.nodes.size()) on_path.resize(m.nodes.size(), false);
         if (on_path[size_t(ni)]) fail(str_index("nodes", size_t(ni)) + ": the node hierarchy has a cycle");
-        if (depth > MAX_NODE_DEPTH) fail(str_index("nodes", size_t(ni)) + ": the node hierarchy is deeper than " +
-                                         std::to_string(MAX_NODE_DEPTH));
-        if (++visits > MAX_NODE_VISITS) fail("the node hierarchy instances more than " + std::to_string(MAX_NODE_VISITS) + " nodes");
+        if (depth > MAX_NODE_DEPTH)
+            fail(str_index("nodes", size_t(ni)) + ": the node hierarchy is deeper than " +
+                 std::to_string(MAX_NODE_DEPTH));
+        if (++visits > MAX_NODE_VISITS)
+            fail("the node hierarchy instances more than " + std::to_string(MAX_NODE_VISITS) + " nodes");
         const tinygltf::Node &n = m.nodes[size_t(ni)];
         std::string np = str_index("nodes", size_t(ni));
         xform local = node_local(n, np);
         xform world = xform_mul(&parent, &local);
         if (n.mesh >= 0) {
-            if (size_t(n.mesh) >= m.meshes.size()) fail(np + ".mesh: mesh " + std::to_string(n.mesh) + " does not exist");
+            if (size_t(n.mesh) >= m.meshes.size())
+                fail(np + ".mesh: mesh " + std::to_string(n.mesh) + " does not exist");
             const tinygltf::Mesh &mesh = m.meshes[size_t(n.mesh)];
             for (size_t i = 0; i < mesh.primitives.size(); ++i)
                 primitive(mesh.primitives[i], world, str_index("meshes", size_t(n.mesh)) + str_index(".primitives", i));
@@ -565,7 +640,9 @@ struct importer {
         d.focus_distance = 0.0f;
         double aspect = c.perspective.aspectRatio;
         d.width = 800;
-        d.height = aspect > 0.0 && std::isfinite(aspect) ? int(std::lround(800.0 / std::fmin(std::fmax(aspect, 0.05), 20.0))) : 800;
+        d.height = aspect > 0.0 && std::isfinite(aspect)
+                       ? int(std::lround(800.0 / std::fmin(std::fmax(aspect, 0.05), 20.0)))
+                       : 800;
         have_camera = true;
     }
 
@@ -575,12 +652,15 @@ struct importer {
         const tinygltf::Value &li = it->second.Get("light");
         if (!li.IsInt() && !li.IsNumber()) fail(where + ".extensions.KHR_lights_punctual.light: not a number");
         int l = li.GetNumberAsInt();
-        if (l < 0 || size_t(l) >= m.lights.size()) fail(where + ".extensions.KHR_lights_punctual.light: light " + std::to_string(l) + " does not exist");
+        if (l < 0 || size_t(l) >= m.lights.size())
+            fail(where + ".extensions.KHR_lights_punctual.light: light " + std::to_string(l) + " does not exist");
         const tinygltf::Light &g = m.lights[size_t(l)];
         std::string lp = "extensions.KHR_lights_punctual" + str_index(".lights", size_t(l));
         vec3 col = v3s(1.0f);
-        if (g.color.size() == 3) col = v3(float(clamp01(g.color[0])), float(clamp01(g.color[1])), float(clamp01(g.color[2])));
-        if (!(g.intensity >= 0.0) || !(g.intensity <= 1e9)) fail(lp + ".intensity " + std::to_string(g.intensity) + " is out of range");
+        if (g.color.size() == 3)
+            col = v3(float(clamp01(g.color[0])), float(clamp01(g.color[1])), float(clamp01(g.color[2])));
+        if (!(g.intensity >= 0.0) || !(g.intensity <= 1e9))
+            fail(lp + ".intensity " + std::to_string(g.intensity) + " is out of range");
         if (g.range > 0.0) warn(lp + ".range is ignored (lights fall off with the inverse square only)");
         vec3 power = vscale(col, float(g.intensity));
         vec3 pos = xform_point(&world, v3s(0.0f)), dir = xform_vector(&world, v3(0, 0, -1));
@@ -635,8 +715,8 @@ struct scene_mark {
     camera_desc cam;
 };
 scene_mark mark(const scene *s) {
-    scene_mark k = {s->ntriangles, s->nvertices, s->nmaterials, s->ntextures, s->ntexels, s->npunctual,
-                    s->has_normals, s->has_uvs, s->has_tangents, s->camera};
+    scene_mark k = {s->ntriangles, s->nvertices,   s->nmaterials, s->ntextures,    s->ntexels,
+                    s->npunctual,  s->has_normals, s->has_uvs,    s->has_tangents, s->camera};
     return k;
 }
 void rollback(scene *s, const scene_mark &k) {
@@ -682,18 +762,21 @@ int import(scene *s, const unsigned char *data, size_t size, const char *path, c
         if (!glb && std::memchr(data, 0, size)) fail("not a glTF file (a NUL byte in JSON text)");
         std::string base = base_dir ? base_dir : "";
         if (glb)
-            ok = loader.LoadBinaryFromMemory(&model, &terr, &twarn, data, unsigned(size), base, tinygltf::REQUIRE_VERSION);
+            ok = loader.LoadBinaryFromMemory(&model, &terr, &twarn, data, unsigned(size), base,
+                                             tinygltf::REQUIRE_VERSION);
         else
-            ok = loader.LoadASCIIFromString(&model, &terr, &twarn, reinterpret_cast<const char *>(data), unsigned(size), base,
-                                            tinygltf::REQUIRE_VERSION);
+            ok = loader.LoadASCIIFromString(&model, &terr, &twarn, reinterpret_cast<const char *>(data), unsigned(size),
+                                            base, tinygltf::REQUIRE_VERSION);
         if (!ok) {
-            for (char &c : terr) if (c == '\n') c = ' ';
+            for (char &c : terr)
+                if (c == '\n') c = ' ';
             while (!terr.empty() && terr.back() == ' ') terr.pop_back();
-            fail(std::string(glb ? "glTF 2.0 binary: " : "glTF: ") + (terr.empty() ? std::string("cannot parse") : terr));
+            fail(std::string(glb ? "glTF 2.0 binary: " : "glTF: ") +
+                 (terr.empty() ? std::string("cannot parse") : terr));
         }
         for (const std::string &e : model.extensionsRequired)
-            if (e != "KHR_lights_punctual" && e != "KHR_materials_emissive_strength" && e != "KHR_materials_transmission" &&
-                e != "KHR_materials_ior")
+            if (e != "KHR_lights_punctual" && e != "KHR_materials_emissive_strength" &&
+                e != "KHR_materials_transmission" && e != "KHR_materials_ior")
                 fail("requires the extension " + e + ", which caustic does not support");
         importer im(s, model);
         im.name = name;
@@ -726,35 +809,42 @@ std::string dir_of(const char *path) {
     return slash == std::string::npos ? std::string("") : p.substr(0, slash + 1);
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int scene_gltf_supported(void) { return 1; }
 
-extern "C" int scene_load_gltf(scene *s, const char *path, xform to_world, int material, int flags, char *err, size_t errlen) {
+extern "C" int scene_load_gltf(scene *s, const char *path, xform to_world, int material, int flags, char *err,
+                               size_t errlen) {
     return import(s, nullptr, 0, path, dir_of(path).c_str(), true, to_world, material, flags, nullptr, err, errlen);
 }
 
-extern "C" int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
-                                      int flags, char *err, size_t errlen) {
-    return import(s, static_cast<const unsigned char *>(data), size, name, "", false, to_world, material, flags, nullptr, err,
-                  errlen);
+extern "C" int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *name, xform to_world,
+                                      int material, int flags, char *err, size_t errlen) {
+    return import(s, static_cast<const unsigned char *>(data), size, name, "", false, to_world, material, flags,
+                  nullptr, err, errlen);
 }
 
 extern "C" int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errlen) {
     *out = nullptr;
     scene *s = scene_create();
-    if (!s) { std::snprintf(err, errlen, "%s: out of memory", path); return -1; }
+    if (!s) {
+        std::snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
     bool lights = false;
     s->camera.width = 0;
-    if (import(s, nullptr, 0, path, dir_of(path).c_str(), true, xform_identity(), -1, GLTF_CAMERA | GLTF_LIGHTS, &lights, err,
-               errlen)) {
+    if (import(s, nullptr, 0, path, dir_of(path).c_str(), true, xform_identity(), -1, GLTF_CAMERA | GLTF_LIGHTS,
+               &lights, err, errlen)) {
         scene_destroy(s);
         return -1;
     }
     if (s->camera.width == 0) {
         /* no camera in the file: frame the bounds from the front (+z), a little above */
         vec3 lo = v3s(INFINITY), hi = v3s(-INFINITY);
-        for (size_t i = 0; i < s->nvertices; ++i) { lo = vmin(lo, s->positions[i]); hi = vmax(hi, s->positions[i]); }
+        for (size_t i = 0; i < s->nvertices; ++i) {
+            lo = vmin(lo, s->positions[i]);
+            hi = vmax(hi, s->positions[i]);
+        }
         vec3 c = vscale(vadd(lo, hi), 0.5f);
         float r = 0.5f * vlen(vsub(hi, lo));
         if (!(r > 0.0f)) r = 1.0f;

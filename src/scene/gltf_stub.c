@@ -9,14 +9,22 @@
 int scene_gltf_supported(void) { return 0; }
 
 int scene_load_gltf(scene *s, const char *path, xform to_world, int material, int flags, char *err, size_t errlen) {
-    (void)s; (void)to_world; (void)material; (void)flags;
+    (void)s;
+    (void)to_world;
+    (void)material;
+    (void)flags;
     snprintf(err, errlen, "%s: %s", path, NO_GLTF);
     return -1;
 }
 
 int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
                            int flags, char *err, size_t errlen) {
-    (void)s; (void)data; (void)size; (void)to_world; (void)material; (void)flags;
+    (void)s;
+    (void)data;
+    (void)size;
+    (void)to_world;
+    (void)material;
+    (void)flags;
     snprintf(err, errlen, "%s: %s", name, NO_GLTF);
     return -1;
 }

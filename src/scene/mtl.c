@@ -35,10 +35,6 @@ static int mtlfail(mtlreader *r, const char *fmt, ...) {
     return -1;
 }
 
-
-
-
-
 /* One number token; returns 0 and advances, or -1 with an error. */
 static int read_number(mtlreader *r, char **pp, const char *what, double lo, double hi, double *out) {
     char *p = text_skip_space(*pp);
@@ -84,9 +80,11 @@ static void note_unknown(mtl_lib *lib, const char *kw, size_t n) {
  * or NULL if there is none. Options take a fixed number of arguments, except -o/-s/-t which take
  * one to three numbers. */
 static char *map_filename(char *p) {
-    static const struct { const char *opt; int nargs; } opts[] = {
-        {"-blendu", 1}, {"-blendv", 1}, {"-bm", 1}, {"-boost", 1}, {"-cc", 1}, {"-clamp", 1}, {"-imfchan", 1},
-        {"-mm", 2}, {"-texres", 1}, {"-type", 1}, {"-o", 3}, {"-s", 3}, {"-t", 3}, {NULL, 0}};
+    static const struct {
+        const char *opt;
+        int nargs;
+    } opts[] = {{"-blendu", 1}, {"-blendv", 1}, {"-bm", 1},   {"-boost", 1}, {"-cc", 1}, {"-clamp", 1}, {"-imfchan", 1},
+                {"-mm", 2},     {"-texres", 1}, {"-type", 1}, {"-o", 3},     {"-s", 3},  {"-t", 3},     {NULL, 0}};
     for (;;) {
         p = text_skip_space(p);
         if (*p != '-') break;
@@ -165,26 +163,36 @@ static int parse_mtl_line(mtlreader *r, char *p, mtl_entry **cur) {
         char what[3] = {kw[0], kw[1], 0};
         vec3 c;
         if (read_color(r, p, what, &c)) return -1;
-        if (KW("Kd")) { e->kd = c; e->has |= MTL_HAS_KD; }
-        else if (KW("Ks")) { e->ks = c; e->has |= MTL_HAS_KS; }
-        else if (KW("Ke")) { e->ke = c; e->has |= MTL_HAS_KE; }
+        if (KW("Kd")) {
+            e->kd = c;
+            e->has |= MTL_HAS_KD;
+        } else if (KW("Ks")) {
+            e->ks = c;
+            e->has |= MTL_HAS_KS;
+        } else if (KW("Ke")) {
+            e->ke = c;
+            e->has |= MTL_HAS_KE;
+        }
         return 0; /* Ka, Tf: accepted, unused */
     }
     if (KW("Ni")) {
         if (read_number(r, &p, "Ni", 0.0, 1000.0, &x)) return -1;
-        e->ni = (float)x; e->has |= MTL_HAS_NI;
+        e->ni = (float)x;
+        e->has |= MTL_HAS_NI;
         return 0;
     }
     if (KW("Ns")) {
         if (read_number(r, &p, "Ns", 0.0, 1e6, &x)) return -1;
-        e->ns = (float)x; e->has |= MTL_HAS_NS;
+        e->ns = (float)x;
+        e->has |= MTL_HAS_NS;
         return 0;
     }
     if (KW("d")) {
         char *q = text_skip_space(p);
         if (strncmp(q, "-halo", 5) == 0) p = q + 5;
         if (read_number(r, &p, "d", 0.0, 1.0, &x)) return -1;
-        e->d = (float)x; e->has |= MTL_HAS_D;
+        e->d = (float)x;
+        e->has |= MTL_HAS_D;
         return 0;
     }
     if (KW("Tr")) { /* transparency = 1 - d; used only when there is no d */
@@ -196,13 +204,19 @@ static int parse_mtl_line(mtlreader *r, char *p, mtl_entry **cur) {
     if (KW("illum")) {
         if (read_number(r, &p, "illum", 0.0, 10.0, &x)) return -1;
         if (x != floor(x)) return mtlfail(r, "illum: %g is not a whole number", x);
-        e->illum = (int)x; e->has |= MTL_HAS_ILLUM;
+        e->illum = (int)x;
+        e->has |= MTL_HAS_ILLUM;
         return 0;
     }
     if (KW("Pr") || KW("Pm")) {
         if (read_number(r, &p, KW("Pr") ? "Pr" : "Pm", 0.0, 1.0, &x)) return -1;
-        if (KW("Pr")) { e->pr = (float)x; e->has |= MTL_HAS_PR; }
-        else { e->pm = (float)x; e->has |= MTL_HAS_PM; }
+        if (KW("Pr")) {
+            e->pr = (float)x;
+            e->has |= MTL_HAS_PR;
+        } else {
+            e->pm = (float)x;
+            e->has |= MTL_HAS_PM;
+        }
         return 0;
     }
     if (KW("map_Kd")) {

@@ -15,19 +15,30 @@ typedef struct mtl_entry {
     vec3 kd, ks, ke;
     float ni, d, pr, pm, ns;
     int illum;
-    unsigned has;          /* MTL_HAS_* bits: which statements were given */
-    char *map_kd;          /* texture path as written (options stripped), or NULL */
-    int map_pr;            /* map_Pr was given (not supported: ignored with a warning) */
-    int line;              /* line of the newmtl statement */
+    unsigned has; /* MTL_HAS_* bits: which statements were given */
+    char *map_kd; /* texture path as written (options stripped), or NULL */
+    int map_pr;   /* map_Pr was given (not supported: ignored with a warning) */
+    int line;     /* line of the newmtl statement */
 } mtl_entry;
 
-enum { MTL_HAS_KD = 1, MTL_HAS_KS = 2, MTL_HAS_KE = 4, MTL_HAS_NI = 8, MTL_HAS_D = 16, MTL_HAS_PR = 32,
-       MTL_HAS_PM = 64, MTL_HAS_ILLUM = 128, MTL_HAS_NS = 256, MTL_HAS_TR = 512 };
+enum {
+    MTL_HAS_KD = 1,
+    MTL_HAS_KS = 2,
+    MTL_HAS_KE = 4,
+    MTL_HAS_NI = 8,
+    MTL_HAS_D = 16,
+    MTL_HAS_PR = 32,
+    MTL_HAS_PM = 64,
+    MTL_HAS_ILLUM = 128,
+    MTL_HAS_NS = 256,
+    MTL_HAS_TR = 512
+};
 
 typedef struct mtl_lib {
-    mtl_entry *entries; size_t n, cap;
-    size_t unknown;        /* statements we do not understand (one warning line lists them) */
-    char unknown_kw[160];  /* the first few distinct unknown keywords, space-separated */
+    mtl_entry *entries;
+    size_t n, cap;
+    size_t unknown;       /* statements we do not understand (one warning line lists them) */
+    char unknown_kw[160]; /* the first few distinct unknown keywords, space-separated */
 } mtl_lib;
 
 /* Parses MTL text (need not be NUL-terminated; `name` is used in "name:line: problem" errors)
@@ -43,9 +54,9 @@ material mtl_to_material(const mtl_entry *e);
 
 /* Options of the OBJ loader, for tests and the fuzzer. Zero-initialised = the defaults. */
 typedef struct obj_options {
-    float smooth_angle_deg;   /* <= 0: OBJ_SMOOTH_ANGLE_DEG */
-    int quiet;                /* no warning lines (scene_warn) */
-    const char *mtl_text;     /* if set, every mtllib reads this text instead of a file */
+    float smooth_angle_deg; /* <= 0: OBJ_SMOOTH_ANGLE_DEG */
+    int quiet;              /* no warning lines (scene_warn) */
+    const char *mtl_text;   /* if set, every mtllib reads this text instead of a file */
     size_t mtl_size;
     /* counters filled in by the loader (for tests) */
     size_t warn_degenerate, warn_unknown, warn_missing_material, warn_missing_texture;

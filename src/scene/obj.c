@@ -36,39 +36,49 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#define OBJ_MAX_FILE (1LL << 30)
-#define MTL_MAX_FILE (64LL << 20)
-#define OBJ_MAX_VERTS (1u << 30)    /* mesh vertices/triangles must fit the kernel's 30-bit ids */
-#define OBJ_MAX_COORD 1e15          /* beyond this a transformed float position overflows */
-#define OBJ_SMOOTH_MAX_DEGREE 1024  /* positions shared by more triangles get face normals */
-#define OBJ_DEFAULT_MATERIAL "obj:default"
+#define OBJ_MAX_FILE          (1LL << 30)
+#define MTL_MAX_FILE          (64LL << 20)
+#define OBJ_MAX_VERTS         (1u << 30) /* mesh vertices/triangles must fit the kernel's 30-bit ids */
+#define OBJ_MAX_COORD         1e15       /* beyond this a transformed float position overflows */
+#define OBJ_SMOOTH_MAX_DEGREE 1024       /* positions shared by more triangles get face normals */
+#define OBJ_DEFAULT_MATERIAL  "obj:default"
 
-typedef struct corner { int32_t v, t, n; } corner;   /* t, n = -1 when absent */
+typedef struct corner {
+    int32_t v, t, n;
+} corner; /* t, n = -1 when absent */
 
 typedef struct objreader {
-    const char *path;       /* for messages */
-    const char *base_dir;   /* directory of the OBJ file (mtllib paths), NULL = cwd */
+    const char *path;     /* for messages */
+    const char *base_dir; /* directory of the OBJ file (mtllib paths), NULL = cwd */
     size_t line;
     char *err;
     size_t errlen;
     obj_options *opt;
     int want_materials;
     /* raw attribute lists, as the file defines them */
-    vec3 *v; size_t nv, cap_v;
-    vec2 *vt; size_t nvt, cap_vt;
-    vec3 *vn; size_t nvn, cap_vn;
+    vec3 *v;
+    size_t nv, cap_v;
+    vec2 *vt;
+    size_t nvt, cap_vt;
+    vec3 *vn;
+    size_t nvn, cap_vn;
     /* triangles as corners, with their usemtl slot (-1 = none) */
-    corner *tc; size_t ntri, cap_tc;
-    int32_t *tslot; size_t cap_tslot;
-    corner *face; size_t cap_face;
+    corner *tc;
+    size_t ntri, cap_tc;
+    int32_t *tslot;
+    size_t cap_tslot;
+    corner *face;
+    size_t cap_face;
     int any_vt, any_missing_n;
     /* usemtl names (slots) and mtllib paths (resolved) */
-    char **slots; size_t nslots, cap_slots;
+    char **slots;
+    size_t nslots, cap_slots;
     int32_t cur_slot;
-    char **libs; size_t nlibs, cap_libs;
+    char **libs;
+    size_t nlibs, cap_libs;
     size_t degenerate, unknown;
     char unknown_kw[120];
-    const scene *s;         /* warnings go to its sink */
+    const scene *s; /* warnings go to its sink */
 } objreader;
 
 static int objfail(objreader *r, const char *fmt, ...) {
@@ -89,11 +99,7 @@ static void objwarn(objreader *r, const char *fmt, ...) {
     scene_warn(r->s, "%s", msg);
 }
 
-
-
-
 /* ---- files and paths ---------------------------------------------------------------------- */
-
 
 /* dir + "/" + rel (rel with '\' turned into '/'; absolute rel kept). Caller frees. */
 static char *join_path(const char *dir, const char *rel) {
@@ -151,7 +157,10 @@ static char *find_case_insensitive(const char *path) {
             comp[m] = '\0';
             out[k] = '\0';
             char *probe = malloc(k + m + 2);
-            if (!probe) { free(out); return NULL; }
+            if (!probe) {
+                free(out);
+                return NULL;
+            }
             memcpy(probe, out, k);
             memcpy(probe + k, comp, m + 1);
             int exists = stat(probe, &st) == 0;
@@ -218,8 +227,7 @@ static long resolve_index(objreader *r, const char *tok, long i, size_t count, c
     if (i == 0) return objfail(r, "face corner \"%.32s\": %s index 0 is invalid (indices start at 1)", tok, what);
     long k = i > 0 ? i - 1 : (long)count + i;
     if (k < 0 || (size_t)k >= count)
-        return objfail(r, "face corner \"%.32s\": %s index %ld out of range (%zu defined so far)", tok, what, i,
-                       count);
+        return objfail(r, "face corner \"%.32s\": %s index %ld out of range (%zu defined so far)", tok, what, i, count);
     return k;
 }
 
@@ -401,8 +409,8 @@ static int parse_line(objreader *r, char *p) {
 /* Per-corner normals: the file's, or generated (see the top of the file). */
 static int corner_normals(objreader *r, vec3 *cn, float cos_thresh) {
     size_t nt = r->ntri;
-    double (*fn)[3] = NULL;   /* area-weighted face normal (twice the area) */
-    vec3 *un = NULL;          /* unit face normal */
+    double(*fn)[3] = NULL; /* area-weighted face normal (twice the area) */
+    vec3 *un = NULL;       /* unit face normal */
     uint32_t *start = NULL, *adj = NULL;
     int rc = -1;
     for (size_t i = 0; i < 3 * nt; ++i)
@@ -454,8 +462,7 @@ static int corner_normals(objreader *r, vec3 *cn, float cos_thresh) {
             s[2] += fn[u][2];
         }
         double len = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-        cn[i] = (len > 0.0 && isfinite(len)) ? v3((float)(s[0] / len), (float)(s[1] / len), (float)(s[2] / len))
-                                              : own;
+        cn[i] = (len > 0.0 && isfinite(len)) ? v3((float)(s[0] / len), (float)(s[1] / len), (float)(s[2] / len)) : own;
     }
     rc = 0;
 done:
@@ -466,7 +473,9 @@ done:
     return rc;
 }
 
-typedef struct vkey { uint32_t v, t, nx, ny, nz; } vkey;
+typedef struct vkey {
+    uint32_t v, t, nx, ny, nz;
+} vkey;
 
 static uint64_t hash_key(const vkey *k) {
     uint64_t h = 1469598103934665603ULL;
@@ -498,7 +507,12 @@ static int build_vertices(objreader *r, const vec3 *cn, vec3 **opos, vec3 **onrm
     vec2 *uv = malloc(nc * sizeof *uv);
     uint32_t *idx = malloc(nc * sizeof *idx);
     if (!keys || !vals || !pos || !nrm || !uv || !idx) {
-        free(keys); free(vals); free(pos); free(nrm); free(uv); free(idx);
+        free(keys);
+        free(vals);
+        free(pos);
+        free(nrm);
+        free(uv);
+        free(idx);
         return -1;
     }
     size_t nv = 0;
@@ -529,7 +543,10 @@ static int build_vertices(objreader *r, const vec3 *cn, vec3 **opos, vec3 **onrm
 
 /* ---- materials ------------------------------------------------------------------------------- */
 
-typedef struct texcache { char *path; int index; } texcache; /* index -1: failed */
+typedef struct texcache {
+    char *path;
+    int index;
+} texcache; /* index -1: failed */
 
 static int default_material(scene *s) {
     int m = scene_find_material(s, OBJ_DEFAULT_MATERIAL);
@@ -545,8 +562,8 @@ static int default_material(scene *s) {
 
 /* Image texture for an MTL map (path relative to the MTL's directory), loaded once per file per
  * OBJ load; -1 (after one warning) when it is missing or unreadable. */
-static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache, size_t *capcache,
-                        const char *mtl_dir, const char *map) {
+static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache, size_t *capcache, const char *mtl_dir,
+                        const char *map) {
     char *full = join_path(mtl_dir, map);
     if (!full) return -1;
     for (size_t i = 0; i < *ncache; ++i) {
@@ -571,7 +588,7 @@ static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache
         unsigned char *rgb8 = NULL;
         int w8 = 0, h8 = 0;
         int is8 = image_load_srgb8(found, &w8, &h8, &rgb8, ierr, sizeof ierr);
-        if (is8 == 1) {   /* 8-bit sRGB stays 8-bit, as in the JSON loader */
+        if (is8 == 1) { /* 8-bit sRGB stays 8-bit, as in the JSON loader */
             index = scene_add_image_texture8(s, w8, h8, rgb8, image_srgb8_table());
             free(rgb8);
             if (index == -2) {
@@ -582,14 +599,14 @@ static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache
             objwarn(r, "%s: texture not loaded, material uses its Kd colour: %s", r->path, ierr);
             r->opt->warn_missing_texture++;
         } else {
-            image_value_report vr;   /* as the JSON loader: said once per file, replaced by 0 */
+            image_value_report vr; /* as the JSON loader: said once per file, replaced by 0 */
             image_sanitize(&img, &vr);
             if (vr.nonfinite || vr.negative)
                 objwarn(r, "%s: texture %s: %zu non-finite and %zu negative values replaced by 0", r->path, found,
                         vr.nonfinite, vr.negative);
             if (vr.huge)
-                objwarn(r, "%s: texture %s: %zu values above %g (largest %g): a broken file?", r->path, found,
-                        vr.huge, (double)IMAGE_HUGE_VALUE, (double)vr.largest);
+                objwarn(r, "%s: texture %s: %zu values above %g (largest %g): a broken file?", r->path, found, vr.huge,
+                        (double)IMAGE_HUGE_VALUE, (double)vr.largest);
             index = scene_add_image_texture(s, img.width, img.height, img.rgb);
             if (index == -2) {
                 objwarn(r, "%s: texture %s: too many texels in the scene (uses Kd)", r->path, found);
@@ -622,7 +639,10 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
         char *text = NULL;
         if (r->opt->mtl_text) {
             text = malloc(r->opt->mtl_size + 1);
-            if (!text) { objfail(r, "out of memory"); goto done; }
+            if (!text) {
+                objfail(r, "out of memory");
+                goto done;
+            }
             if (r->opt->mtl_size) memcpy(text, r->opt->mtl_text, r->opt->mtl_size);
             size = r->opt->mtl_size;
         } else {
@@ -634,8 +654,8 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
                 free(alt);
             }
             if (!text) {
-                objwarn(r, "%s: material library %s: %s (its materials become the default grey)", r->path,
-                        r->libs[i], why);
+                objwarn(r, "%s: material library %s: %s (its materials become the default grey)", r->path, r->libs[i],
+                        why);
                 continue;
             }
         }
@@ -658,21 +678,24 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
         for (size_t i = r->nlibs; i-- > 0 && !e;) /* a later mtllib overrides an earlier one */
             if ((e = mtl_find(&libs[i], r->slots[k]))) li = i;
         if (!e) {
-            objwarn(r, "%s: material \"%.64s\" is not defined in any material library (default grey used)",
-                    r->path, r->slots[k]);
+            objwarn(r, "%s: material \"%.64s\" is not defined in any material library (default grey used)", r->path,
+                    r->slots[k]);
             r->opt->warn_missing_material++;
             slot_mat[k] = -1;
             continue;
         }
         size_t nlen = strlen(r->libs[li]) + strlen(e->name) + 8;
         char *name = malloc(nlen);
-        if (!name) { objfail(r, "out of memory"); goto done; }
+        if (!name) {
+            objfail(r, "out of memory");
+            goto done;
+        }
         snprintf(name, nlen, "mtl:%s:%s", r->libs[li], e->name);
         int m = scene_find_material(s, name);
         if (m < 0) {
             material mat = mtl_to_material(e);
-            if (e->map_kd && (mat.kind == MAT_DIFFUSE || mat.kind == MAT_CONDUCTOR ||
-                              ((e->has & MTL_HAS_PM) && e->pm > 0.5f))) {
+            if (e->map_kd &&
+                (mat.kind == MAT_DIFFUSE || mat.kind == MAT_CONDUCTOR || ((e->has & MTL_HAS_PM) && e->pm > 0.5f))) {
                 char *mdir = dir_of(r->libs[li]);
                 mat.albedo_tex = load_texture(r, s, &cache, &ncache, &capcache, mdir, e->map_kd);
                 free(mdir);
@@ -684,7 +707,10 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
             m = scene_add_material(s, name, mat);
         }
         free(name);
-        if (m < 0) { objfail(r, "out of memory"); goto done; }
+        if (m < 0) {
+            objfail(r, "out of memory");
+            goto done;
+        }
         slot_mat[k] = m;
     }
     rc = 0;
@@ -699,8 +725,12 @@ done:
 /* ---- driver ---------------------------------------------------------------------------------- */
 
 static void objreader_free(objreader *r) {
-    free(r->v); free(r->vt); free(r->vn);
-    free(r->tc); free(r->tslot); free(r->face);
+    free(r->v);
+    free(r->vt);
+    free(r->vn);
+    free(r->tc);
+    free(r->tslot);
+    free(r->face);
     for (size_t i = 0; i < r->nslots; ++i) free(r->slots[i]);
     free(r->slots);
     for (size_t i = 0; i < r->nlibs; ++i) free(r->libs[i]);
@@ -715,8 +745,7 @@ static int load_text(objreader *r, scene *s, char *text, size_t size, xform to_w
         if (!nl) nl = end;
         *nl = '\0'; /* one line at a time: strtod must not run into the next line */
         r->line++;
-        if (memchr(line, '\0', (size_t)(nl - line)))
-            return objfail(r, "NUL byte in the file (not a text OBJ?)");
+        if (memchr(line, '\0', (size_t)(nl - line))) return objfail(r, "NUL byte in the file (not a text OBJ?)");
         if (parse_line(r, line)) return -1;
         line = nl + 1;
     }
@@ -742,20 +771,35 @@ static int load_text(objreader *r, scene *s, char *text, size_t size, xform to_w
     vec2 *uv = NULL;
     uint32_t *idx = NULL;
     size_t nverts = 0;
-    if (!cn || !slot_mat) { objfail(r, "out of memory"); goto done; }
+    if (!cn || !slot_mat) {
+        objfail(r, "out of memory");
+        goto done;
+    }
     float angle = r->opt->smooth_angle_deg > 0.0f ? r->opt->smooth_angle_deg : OBJ_SMOOTH_ANGLE_DEG;
-    if (corner_normals(r, cn, cosf(angle * 3.14159265f / 180.0f))) { objfail(r, "out of memory"); goto done; }
-    if (build_vertices(r, cn, &pos, &nrm, &uv, &nverts, &idx)) { objfail(r, "out of memory"); goto done; }
+    if (corner_normals(r, cn, cosf(angle * 3.14159265f / 180.0f))) {
+        objfail(r, "out of memory");
+        goto done;
+    }
+    if (build_vertices(r, cn, &pos, &nrm, &uv, &nverts, &idx)) {
+        objfail(r, "out of memory");
+        goto done;
+    }
     if (material < 0) {
         if (resolve_materials(r, s, slot_mat)) goto done;
         int def = -1;
         tri_mat = malloc(r->ntri * sizeof *tri_mat);
-        if (!tri_mat) { objfail(r, "out of memory"); goto done; }
+        if (!tri_mat) {
+            objfail(r, "out of memory");
+            goto done;
+        }
         for (size_t t = 0; t < r->ntri; ++t) {
             int32_t sl = r->tslot[t];
             int m = sl >= 0 ? slot_mat[sl] : -1;
             if (m < 0) {
-                if (def < 0 && (def = default_material(s)) < 0) { objfail(r, "out of memory"); goto done; }
+                if (def < 0 && (def = default_material(s)) < 0) {
+                    objfail(r, "out of memory");
+                    goto done;
+                }
                 m = def;
             }
             tri_mat[t] = m;

@@ -29,16 +29,16 @@
 #include <sys/stat.h>
 
 int scene_load_ply(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
-int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world,
-                          int material, char *err, size_t errlen);
+int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
+                          char *err, size_t errlen);
 
-#define PLY_MAX_FILE (1LL << 31)
-#define PLY_MAX_MESH (1u << 30)      /* vertices/triangles must fit the kernel's 30-bit ids */
-#define PLY_MAX_COORD 1e15           /* beyond this a transformed float position overflows */
-#define PLY_MAX_LINE 4096            /* longest header line */
+#define PLY_MAX_FILE     (1LL << 31)
+#define PLY_MAX_MESH     (1u << 30) /* vertices/triangles must fit the kernel's 30-bit ids */
+#define PLY_MAX_COORD    1e15       /* beyond this a transformed float position overflows */
+#define PLY_MAX_LINE     4096       /* longest header line */
 #define PLY_MAX_ELEMENTS 1024
-#define PLY_MAX_PROPS 1024           /* per element */
-#define PLY_NAME 64
+#define PLY_MAX_PROPS    1024 /* per element */
+#define PLY_NAME         64
 
 enum { FMT_NONE = 0, FMT_ASCII, FMT_LE, FMT_BE };
 enum { T_I8 = 1, T_U8, T_I16, T_U16, T_I32, T_U32, T_F32, T_F64 };
@@ -47,8 +47,8 @@ enum { R_NONE = 0, R_X, R_Y, R_Z, R_NX, R_NY, R_NZ, R_U, R_V, R_INDICES, R_COUNT
 enum { E_OTHER = 0, E_VERTEX, E_FACE };
 
 typedef struct plyprop {
-    int type;        /* item type for lists */
-    int count_type;  /* 0 = scalar property */
+    int type;       /* item type for lists */
+    int count_type; /* 0 = scalar property */
     int role;
     char name[PLY_NAME];
 } plyprop;
@@ -65,13 +65,13 @@ typedef struct plyreader {
     const char *path;
     char *err;
     size_t errlen;
-    char *buf;           /* whole file, NUL-terminated at buf[size] */
+    char *buf; /* whole file, NUL-terminated at buf[size] */
     size_t size;
     int format;
-    size_t header_line;  /* nonzero while parsing the header */
+    size_t header_line; /* nonzero while parsing the header */
     plyelem *elems;
     size_t nelems, cap_elems;
-    const plyelem *cur;  /* element being read, for messages */
+    const plyelem *cur; /* element being read, for messages */
     uint64_t rec;
     /* mesh */
     uint64_t nverts;
@@ -104,14 +104,16 @@ static int plyfail(plyreader *r, const char *fmt, ...) {
     return -1;
 }
 
-
 /* ---- header ------------------------------------------------------------------------------- */
 static int parse_type(const char *t) {
-    static const struct { const char *name; int type; } names[] = {
-        {"char", T_I8},     {"int8", T_I8},     {"uchar", T_U8},    {"uint8", T_U8},
-        {"short", T_I16},   {"int16", T_I16},   {"ushort", T_U16},  {"uint16", T_U16},
-        {"int", T_I32},     {"int32", T_I32},   {"uint", T_U32},    {"uint32", T_U32},
-        {"float", T_F32},   {"float32", T_F32}, {"double", T_F64},  {"float64", T_F64},
+    static const struct {
+        const char *name;
+        int type;
+    } names[] = {
+        {"char", T_I8},   {"int8", T_I8},     {"uchar", T_U8},   {"uint8", T_U8},
+        {"short", T_I16}, {"int16", T_I16},   {"ushort", T_U16}, {"uint16", T_U16},
+        {"int", T_I32},   {"int32", T_I32},   {"uint", T_U32},   {"uint32", T_U32},
+        {"float", T_F32}, {"float32", T_F32}, {"double", T_F64}, {"float64", T_F64},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (strcmp(t, names[i].name) == 0) return names[i].type;
@@ -142,10 +144,14 @@ static int header_line(plyreader *r, char *line, int *done) {
     if (strcmp(kw, "format") == 0) {
         if (nt != 3) return plyfail(r, "expected 'format TYPE 1.0'");
         if (r->format) return plyfail(r, "second 'format' line");
-        if (strcmp(tok[1], "ascii") == 0) r->format = FMT_ASCII;
-        else if (strcmp(tok[1], "binary_little_endian") == 0) r->format = FMT_LE;
-        else if (strcmp(tok[1], "binary_big_endian") == 0) r->format = FMT_BE;
-        else return plyfail(r, "unknown format '%.32s'", tok[1]);
+        if (strcmp(tok[1], "ascii") == 0)
+            r->format = FMT_ASCII;
+        else if (strcmp(tok[1], "binary_little_endian") == 0)
+            r->format = FMT_LE;
+        else if (strcmp(tok[1], "binary_big_endian") == 0)
+            r->format = FMT_BE;
+        else
+            return plyfail(r, "unknown format '%.32s'", tok[1]);
         if (strcmp(tok[2], "1.0") != 0 && strcmp(tok[2], "1") != 0)
             return plyfail(r, "unsupported format version '%.32s' (only 1.0)", tok[2]);
         return 0;
@@ -163,8 +169,7 @@ static int header_line(plyreader *r, char *line, int *done) {
         e->count = strtoull(c, NULL, 10);
         e->kind = strcmp(tok[1], "vertex") == 0 ? E_VERTEX : strcmp(tok[1], "face") == 0 ? E_FACE : E_OTHER;
         for (size_t i = 0; i < r->nelems; ++i)
-            if (e->kind != E_OTHER && r->elems[i].kind == e->kind)
-                return plyfail(r, "second '%s' element", e->name);
+            if (e->kind != E_OTHER && r->elems[i].kind == e->kind) return plyfail(r, "second '%s' element", e->name);
         r->nelems++;
         return 0;
     }
@@ -259,7 +264,8 @@ static int parse_header(plyreader *r, size_t *body) {
         ny->role = R_NY;
         nz->role = R_NZ;
     }
-    static const char *const uvnames[4][2] = {{"u", "v"}, {"s", "t"}, {"texture_u", "texture_v"}, {"texture_s", "texture_t"}};
+    static const char *const uvnames[4][2] = {
+        {"u", "v"}, {"s", "t"}, {"texture_u", "texture_v"}, {"texture_s", "texture_t"}};
     for (int k = 0; k < 4; ++k) {
         plyprop *u = find_prop(ve, uvnames[k][0]), *v = find_prop(ve, uvnames[k][1]);
         if (u && v && !u->count_type && !v->count_type) {
@@ -273,7 +279,8 @@ static int parse_header(plyreader *r, size_t *body) {
     if (!vi) return plyfail(r, "element 'face' has no 'vertex_indices' list");
     if (!vi->count_type) return plyfail(r, "face property '%s' is not a list", vi->name);
     vi->role = R_INDICES;
-    if (ve->count > PLY_MAX_MESH) return plyfail(r, "too many vertices (%llu; at most %u)", (unsigned long long)ve->count, PLY_MAX_MESH);
+    if (ve->count > PLY_MAX_MESH)
+        return plyfail(r, "too many vertices (%llu; at most %u)", (unsigned long long)ve->count, PLY_MAX_MESH);
 
     /* every record takes at least this many bytes: no count may promise more than the file holds */
     uint64_t bodysize = (uint64_t)(r->size - *body) + (r->format == FMT_ASCII ? 1 : 0), used = 0;
@@ -281,7 +288,9 @@ static int parse_header(plyreader *r, size_t *body) {
         plyelem *e = &r->elems[i];
         uint64_t minrec = 0;
         for (size_t j = 0; j < e->nprops; ++j)
-            minrec += r->format == FMT_ASCII ? 2 : type_size[e->props[j].count_type ? e->props[j].count_type : e->props[j].type];
+            minrec += r->format == FMT_ASCII
+                          ? 2
+                          : type_size[e->props[j].count_type ? e->props[j].count_type : e->props[j].type];
         if (minrec == 0) continue; /* no properties: nothing to read */
         if (e->count > (bodysize - used) / minrec)
             return plyfail(r, "element '%s' count %llu is more than the file can hold (%llu bytes of data)", e->name,
@@ -299,7 +308,8 @@ static int emit_corner(plyreader *r, double x) {
     }
     if (x != floor(x)) return plyfail(r, "vertex index %.17g is not an integer", x);
     uint32_t v = (uint32_t)x;
-    if (r->fn == 0) r->f0 = v;
+    if (r->fn == 0)
+        r->f0 = v;
     else if (r->fn >= 2) {
         if (r->ntris >= PLY_MAX_MESH) return plyfail(r, "too many triangles (at most %u)", PLY_MAX_MESH);
         if (GROW(r->idx, r->cap_tris, 3 * (r->ntris + 1))) return plyfail(r, "out of memory");
@@ -316,7 +326,8 @@ static int emit_corner(plyreader *r, double x) {
 static int store_vertex(plyreader *r, const double *val) {
     size_t i = (size_t)r->rec;
     for (int k = 0; k < 3; ++k)
-        if (!(fabs(val[R_X + k]) <= PLY_MAX_COORD)) return plyfail(r, "position (%g, %g, %g) is NaN, infinite or out of range", val[R_X], val[R_Y], val[R_Z]);
+        if (!(fabs(val[R_X + k]) <= PLY_MAX_COORD))
+            return plyfail(r, "position (%g, %g, %g) is NaN, infinite or out of range", val[R_X], val[R_Y], val[R_Z]);
     r->pos[i] = v3((float)val[R_X], (float)val[R_Y], (float)val[R_Z]);
     if (r->nrm) {
         float n[3];
@@ -344,17 +355,47 @@ static void end_face(plyreader *r) {
 static double get_scalar(const unsigned char *p, int type, int be) {
     unsigned char b[8];
     size_t n = type_size[type];
-    if (be) for (size_t i = 0; i < n; ++i) b[i] = p[n - 1 - i];
-    else memcpy(b, p, n);
+    if (be)
+        for (size_t i = 0; i < n; ++i) b[i] = p[n - 1 - i];
+    else
+        memcpy(b, p, n);
     switch (type) {
-    case T_I8: { int8_t v; memcpy(&v, b, 1); return v; }
+    case T_I8: {
+        int8_t v;
+        memcpy(&v, b, 1);
+        return v;
+    }
     case T_U8: return b[0];
-    case T_I16: { int16_t v; memcpy(&v, b, 2); return v; }
-    case T_U16: { uint16_t v; memcpy(&v, b, 2); return v; }
-    case T_I32: { int32_t v; memcpy(&v, b, 4); return v; }
-    case T_U32: { uint32_t v; memcpy(&v, b, 4); return v; }
-    case T_F32: { float v; memcpy(&v, b, 4); return v; }
-    default: { double v; memcpy(&v, b, 8); return v; }
+    case T_I16: {
+        int16_t v;
+        memcpy(&v, b, 2);
+        return v;
+    }
+    case T_U16: {
+        uint16_t v;
+        memcpy(&v, b, 2);
+        return v;
+    }
+    case T_I32: {
+        int32_t v;
+        memcpy(&v, b, 4);
+        return v;
+    }
+    case T_U32: {
+        uint32_t v;
+        memcpy(&v, b, 4);
+        return v;
+    }
+    case T_F32: {
+        float v;
+        memcpy(&v, b, 4);
+        return v;
+    }
+    default: {
+        double v;
+        memcpy(&v, b, 8);
+        return v;
+    }
     }
 }
 
@@ -566,8 +607,7 @@ static int load_buffer(plyreader *r, scene *s, xform to_world, int material) {
     if (r->short_faces || r->degenerate) {
         char msg[300];
         int n = 0;
-        if (r->short_faces)
-            n = snprintf(msg, sizeof msg, "%zu faces with fewer than 3 vertices", r->short_faces);
+        if (r->short_faces) n = snprintf(msg, sizeof msg, "%zu faces with fewer than 3 vertices", r->short_faces);
         if (r->degenerate)
             snprintf(msg + n, sizeof msg - (size_t)n, "%s%zu degenerate triangles", n ? ", " : "", r->degenerate);
         scene_warn(s, "%s: skipped %s", r->path, msg);
@@ -575,8 +615,8 @@ static int load_buffer(plyreader *r, scene *s, xform to_world, int material) {
     return 0;
 }
 
-int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world,
-                          int material, char *err, size_t errlen) {
+int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
+                          char *err, size_t errlen) {
     plyreader r;
     memset(&r, 0, sizeof r);
     r.path = name ? name : "(memory)";

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #define MATERIAL_NAME_ROW(kind, name, glossy, interior) [kind] = name,
-#define PRIM_NAME_ROW(kind, name) [kind] = name,
-#define LIGHT_NAME_ROW(kind, name) [kind] = name,
+#define PRIM_NAME_ROW(kind, name)                       [kind] = name,
+#define LIGHT_NAME_ROW(kind, name)                      [kind] = name,
 static const char *const material_names[] = {MATERIAL_KINDS(MATERIAL_NAME_ROW)};
 static const char *const prim_names[] = {PRIM_KINDS(PRIM_NAME_ROW)};
 static const char *const light_names[] = {LIGHT_KINDS(LIGHT_NAME_ROW)};
@@ -20,7 +20,6 @@ _Static_assert(sizeof light_names / sizeof *light_names == LIGHT_KIND_COUNT, "a 
 const char *material_kind_name(int k) { return k >= 0 && k < MAT_KIND_COUNT ? material_names[k] : NULL; }
 const char *prim_kind_name(int k) { return k >= 0 && k < PRIM_KIND_COUNT ? prim_names[k] : NULL; }
 const char *light_kind_name(int k) { return k >= 0 && k < LIGHT_KIND_COUNT ? light_names[k] : NULL; }
-
 
 scene *scene_create(void) {
     scene *s = calloc(1, sizeof(*s));
@@ -39,16 +38,29 @@ scene *scene_create(void) {
 
 void scene_destroy(scene *s) {
     if (!s) return;
-    free(s->triangles); free(s->positions); free(s->normals); free(s->uvs); free(s->tangents);
-    free(s->spheres); free(s->quads); free(s->materials);
+    free(s->triangles);
+    free(s->positions);
+    free(s->normals);
+    free(s->uvs);
+    free(s->tangents);
+    free(s->spheres);
+    free(s->quads);
+    free(s->materials);
     for (size_t i = 0; i < s->nmaterials; ++i) free(s->material_names[i]);
     free(s->material_names);
-    free(s->textures); free(s->texels); free(s->texels8); free(s->srgb8_lut); free(s->output_name);
+    free(s->textures);
+    free(s->texels);
+    free(s->texels8);
+    free(s->srgb8_lut);
+    free(s->output_name);
     bvh_free(&s->bvh);
     for (int i = 0; i < s->nbvh_cache; ++i) bvh_free(&s->bvh_cache[i]);
-    free(s->lights); free(s->light_cdf); free(s->prim_light);
+    free(s->lights);
+    free(s->light_cdf);
+    free(s->prim_light);
     free(s->punctual);
-    free(s->env_cdf_rows); free(s->env_cdf_cols);
+    free(s->env_cdf_rows);
+    free(s->env_cdf_cols);
     free(s);
 }
 
@@ -168,8 +180,10 @@ static xform rotation_axis(int axis, float deg) {
     double a = (double)deg * 3.14159265358979323846 / 180.0;
     float c = (float)cos(a), s = (float)sin(a);
     int i = (axis + 1) % 3, j = (axis + 2) % 3;
-    r.m[i][i] = c; r.m[i][j] = -s;
-    r.m[j][i] = s; r.m[j][j] = c;
+    r.m[i][i] = c;
+    r.m[i][j] = -s;
+    r.m[j][i] = s;
+    r.m[j][j] = c;
     return r;
 }
 
@@ -179,9 +193,13 @@ xform xform_trs(vec3 t, vec3 r, vec3 sc) {
     m = xform_mul(&m, &ry);
     m = xform_mul(&m, &rz);
     for (int i = 0; i < 3; ++i) {
-        m.m[i][0] *= sc.x; m.m[i][1] *= sc.y; m.m[i][2] *= sc.z;
+        m.m[i][0] *= sc.x;
+        m.m[i][1] *= sc.y;
+        m.m[i][2] *= sc.z;
     }
-    m.m[0][3] = t.x; m.m[1][3] = t.y; m.m[2][3] = t.z;
+    m.m[0][3] = t.x;
+    m.m[1][3] = t.y;
+    m.m[2][3] = t.z;
     return m;
 }
 
@@ -189,8 +207,7 @@ int xform_invert(const xform *x, xform *inv) {
     double a[3][3];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) a[i][j] = x->m[i][j];
-    double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-                 a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+    double det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
                  a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
     if (!(fabs(det) > 1e-30) || !isfinite(det)) return -1;
     double id = 1.0 / det, r[3][3];
@@ -241,7 +258,11 @@ int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material) {
     float len = vlen(n);
     if (!(len > 0.0f) || !isfinite(len)) return -1;
     quad q;
-    q.o = o; q.u = u; q.v = v; q.n = vscale(n, 1.0f / len); q.material = material;
+    q.o = o;
+    q.u = u;
+    q.v = v;
+    q.n = vscale(n, 1.0f / len);
+    q.material = material;
     if (GROW(s->quads, s->cap_quads, s->nquads + 1)) return -1;
     s->quads[s->nquads++] = q;
     return 0;
@@ -264,8 +285,8 @@ int scene_add_point_light(scene *s, vec3 position, vec3 intensity) {
 }
 int scene_add_spot_light(scene *s, vec3 position, vec3 axis, vec3 intensity, float inner_deg, float outer_deg) {
     float len = vlen(axis);
-    if (!(len > 0.0f) || !isfinite(len) || !(outer_deg > 0.0f) || !(outer_deg <= 90.0f) ||
-        !(inner_deg >= 0.0f) || !(inner_deg <= outer_deg))
+    if (!(len > 0.0f) || !isfinite(len) || !(outer_deg > 0.0f) || !(outer_deg <= 90.0f) || !(inner_deg >= 0.0f) ||
+        !(inner_deg <= outer_deg))
         return -1;
     if (add_punctual(s, LIGHT_SPOT, position, intensity)) return -1;
     light *l = &s->punctual[s->npunctual - 1];
@@ -307,9 +328,8 @@ static int reserve_mesh(scene *s, size_t nv, size_t nt) {
     return GROW(s->triangles, s->cap_triangles, s->ntriangles + nt);
 }
 
-int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts,
-                   const uint32_t *indices, const int *tri_materials, size_t ntris,
-                   xform to_world, int material) {
+int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts, const uint32_t *indices,
+                   const int *tri_materials, size_t ntris, xform to_world, int material) {
     xform inv;
     if (xform_invert(&to_world, &inv)) return -1;
     if (reserve_mesh(s, nverts, ntris)) return -1;
@@ -345,8 +365,13 @@ int scene_set_tangents(scene *s, size_t v0, const float *tangents, size_t n, xfo
         vec3 w = xform_vector(&to_world, v3(t[0], t[1], t[2]));
         float l = vlen(w);
         float *d = s->tangents + 4u * (v0 + i);
-        if (!(l > 0.0f) || !isfinite(l) || !isfinite(t[3]) || t[3] == 0.0f) { d[0] = d[1] = d[2] = d[3] = 0.0f; continue; }
-        d[0] = w.x / l; d[1] = w.y / l; d[2] = w.z / l;
+        if (!(l > 0.0f) || !isfinite(l) || !isfinite(t[3]) || t[3] == 0.0f) {
+            d[0] = d[1] = d[2] = d[3] = 0.0f;
+            continue;
+        }
+        d[0] = w.x / l;
+        d[1] = w.y / l;
+        d[2] = w.z / l;
         /* a mirroring transform flips the handedness */
         d[3] = (t[3] < 0.0f) != (det < 0.0f) ? -1.0f : 1.0f;
     }
@@ -357,7 +382,7 @@ int scene_set_tangents(scene *s, size_t v0, const float *tangents, size_t n, xfo
 int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world) {
     xform placed_inv, to_inv;
     if (xform_invert(&placed, &placed_inv) || xform_invert(&to_world, &to_inv)) return -1;
-    xform m = xform_mul(&to_world, &placed_inv);      /* from the first placement to the new one */
+    xform m = xform_mul(&to_world, &placed_inv); /* from the first placement to the new one */
     xform m_inv = xform_mul(&placed, &to_inv);
     if (reserve_mesh(s, nv, nt)) return -1;
     size_t base = s->nvertices;
@@ -381,8 +406,8 @@ int scene_add_cube(scene *s, xform to_world, int material) {
     /* 8 corners; faces wound counter-clockwise seen from outside so normals point out. */
     static const float c[8][3] = {{-.5f, -.5f, -.5f}, {.5f, -.5f, -.5f}, {.5f, .5f, -.5f}, {-.5f, .5f, -.5f},
                                   {-.5f, -.5f, .5f},  {.5f, -.5f, .5f},  {.5f, .5f, .5f},  {-.5f, .5f, .5f}};
-    static const uint32_t idx[36] = {0, 3, 2, 0, 2, 1,  4, 5, 6, 4, 6, 7,  0, 1, 5, 0, 5, 4,
-                                     3, 7, 6, 3, 6, 2,  0, 4, 7, 0, 7, 3,  1, 2, 6, 1, 6, 5};
+    static const uint32_t idx[36] = {0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                     3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
     vec3 p[8];
     for (int i = 0; i < 8; ++i) p[i] = v3(c[i][0], c[i][1], c[i][2]);
     /* A mirroring transform (negative determinant) flips winding: swap to keep faces outward. */
@@ -433,8 +458,12 @@ static uint32_t flat_to_prim_id(const scene *s, size_t flat) {
 }
 
 static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
-    free(s->lights); free(s->light_cdf); free(s->prim_light);
-    s->lights = NULL; s->light_cdf = NULL; s->nlights = 0;
+    free(s->lights);
+    free(s->light_cdf);
+    free(s->prim_light);
+    s->lights = NULL;
+    s->light_cdf = NULL;
+    s->nlights = 0;
     s->prim_light = malloc((nprims ? nprims : 1) * sizeof(int32_t));
     if (!s->prim_light) goto oom;
     size_t n = s->npunctual;
@@ -458,8 +487,8 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
         if (vis_black(m->emission) || !(area > 0.0f)) continue;
         /* an emission map counts with its mean colour */
         vec3 le = (m->maps & MAP_EMISSION) ? vmul(m->emission, s->textures[m->emission_tex].a) : m->emission;
-        power[li] = 3.14159265358979323846 * (double)area * (double)kmax(vluminance(le), 1e-6f) *
-                    (m->two_sided ? 2.0 : 1.0);
+        power[li] =
+            3.14159265358979323846 * (double)area * (double)kmax(vluminance(le), 1e-6f) * (m->two_sided ? 2.0 : 1.0);
         s->lights[li].kind = LIGHT_AREA;
         s->lights[li].prim = id;
         s->prim_light[f] = (int32_t)li;
@@ -470,9 +499,9 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
         s->lights[li] = s->punctual[i];
         double lum = (double)kmax(vluminance(s->punctual[i].intensity), 1e-6f);
         const light *l = &s->punctual[i];
-        power[li] = l->kind == LIGHT_POINT ? 4.0 * 3.14159265358979323846 * lum
-                  : l->kind == LIGHT_SPOT ? 2.0 * 3.14159265358979323846 * (1.0 - (double)l->cos_outer) * lum
-                                          : 3.14159265358979323846 * radius * radius * lum;
+        power[li] = l->kind == LIGHT_POINT  ? 4.0 * 3.14159265358979323846 * lum
+                    : l->kind == LIGHT_SPOT ? 2.0 * 3.14159265358979323846 * (1.0 - (double)l->cos_outer) * lum
+                                            : 3.14159265358979323846 * radius * radius * lum;
     }
     for (size_t i = 0; i < n; ++i) total += power[i];
     s->nlights = n;
@@ -496,7 +525,8 @@ oom:
  * area element), as a marginal cdf over rows and a conditional cdf per row. A small floor keeps
  * every texel samplable, so the pdf is never zero where the map is not. */
 static int build_env_distribution(scene *s, char *err, size_t errlen) {
-    free(s->env_cdf_rows); free(s->env_cdf_cols);
+    free(s->env_cdf_rows);
+    free(s->env_cdf_cols);
     s->env_cdf_rows = s->env_cdf_cols = NULL;
     if (s->env_tex < 0) return 0;
     const texture *t = &s->textures[s->env_tex];
@@ -524,7 +554,7 @@ static int build_env_distribution(scene *s, char *err, size_t errlen) {
         for (size_t x = 0; x < w; ++x) {
             vec3 p = scene_texel(s, t, y * w + x);
             double l = 0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z;
-            if (!(l > floor_lum)) l = floor_lum;   /* also catches NaN */
+            if (!(l > floor_lum)) l = floor_lum; /* also catches NaN */
             acc += l * st;
             cols[x + 1] = (float)acc;
         }
@@ -555,7 +585,9 @@ static int build_bvh(const scene *s, bvh *b, int width, int sah_lanes, char *err
         kscene_prim_bounds(&s->k, lo, hi, ids);
         rc = bvh_build_lanes(b, lo, hi, ids, nprims, s->triangles, s->positions, 0, sah_lanes, width);
     }
-    free(lo); free(hi); free(ids);
+    free(lo);
+    free(hi);
+    free(ids);
     if (rc) {
         bvh_free(b);
         snprintf(err, errlen, "out of memory building the BVH over %zu primitives", nprims);
@@ -666,7 +698,8 @@ int camera_from_desc(const camera_desc *cd, int width, int height, camera *c, ch
     memset(c, 0, sizeof *c);
     if (!(cd->fovy_deg > 0.0f && cd->fovy_deg < 180.0f) || !(cd->aperture_radius >= 0.0f) ||
         !(cd->focus_distance >= 0.0f) || !vis_finite(cd->eye) || !vis_finite(cd->lookat) || !vis_finite(cd->up)) {
-        snprintf(err, errlen, "camera: FOVY must be in (0, 180) degrees, APERTURE and FOCUS_DISTANCE >= 0, "
+        snprintf(err, errlen,
+                 "camera: FOVY must be in (0, 180) degrees, APERTURE and FOCUS_DISTANCE >= 0, "
                  "positions finite");
         return -1;
     }

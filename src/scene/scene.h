@@ -9,9 +9,9 @@
 
 typedef struct camera_desc {
     vec3 eye, lookat, up;
-    float fovy_deg;          /* full vertical field of view */
-    float aperture_radius;   /* 0 = pinhole */
-    float focus_distance;    /* 0 = distance from eye to lookat */
+    float fovy_deg;        /* full vertical field of view */
+    float aperture_radius; /* 0 = pinhole */
+    float focus_distance;  /* 0 = distance from eye to lookat */
     int width, height;
 } camera_desc;
 
@@ -20,37 +20,52 @@ typedef void (*scene_warn_fn)(void *user, const char *message);
 
 typedef struct scene {
     /* loader warnings go here while the scene is being built (NULL: dropped) */
-    scene_warn_fn warn; void *warn_user;
+    scene_warn_fn warn;
+    void *warn_user;
     /* geometry */
-    triangle *triangles; size_t ntriangles, cap_triangles;
-    vec3 *positions, *normals; vec2 *uvs; size_t nvertices, cap_vertices;
-    float *tangents;         /* 4 per vertex (xyz, handedness w; w = 0: none), or NULL */
+    triangle *triangles;
+    size_t ntriangles, cap_triangles;
+    vec3 *positions, *normals;
+    vec2 *uvs;
+    size_t nvertices, cap_vertices;
+    float *tangents; /* 4 per vertex (xyz, handedness w; w = 0: none), or NULL */
     int has_normals, has_uvs, has_tangents;
-    sphere *spheres; size_t nspheres, cap_spheres;
-    quad *quads; size_t nquads, cap_quads;
+    sphere *spheres;
+    size_t nspheres, cap_spheres;
+    quad *quads;
+    size_t nquads, cap_quads;
     /* appearance */
-    material *materials; char **material_names; size_t nmaterials, cap_materials;
-    texture *textures; size_t ntextures, cap_textures;
-    float *texels; size_t ntexels, cap_texels;
-    uint8_t *texels8; size_t ntexels8, cap_texels8;   /* 8-bit sRGB image textures (texture.srgb8) */
-    float *srgb8_lut;        /* the 256 sRGB codes decoded (image_srgb8_table), with the first texels8 */
-    light *punctual; size_t npunctual, cap_punctual;   /* point and directional lights */
-    vec3 env_radiance;       /* constant sky colour, or the scale of env_tex */
-    int env_tex;             /* lat-long environment map texture, or -1 */
-    float *env_cdf_rows, *env_cdf_cols;   /* its sampling distribution (scene_prepare) */
+    material *materials;
+    char **material_names;
+    size_t nmaterials, cap_materials;
+    texture *textures;
+    size_t ntextures, cap_textures;
+    float *texels;
+    size_t ntexels, cap_texels;
+    uint8_t *texels8;
+    size_t ntexels8, cap_texels8; /* 8-bit sRGB image textures (texture.srgb8) */
+    float *srgb8_lut;             /* the 256 sRGB codes decoded (image_srgb8_table), with the first texels8 */
+    light *punctual;
+    size_t npunctual, cap_punctual;     /* point and directional lights */
+    vec3 env_radiance;                  /* constant sky colour, or the scale of env_tex */
+    int env_tex;                        /* lat-long environment map texture, or -1 */
+    float *env_cdf_rows, *env_cdf_cols; /* its sampling distribution (scene_prepare) */
     /* view and render defaults from the file */
     camera_desc camera;
-    int spp;          /* ITERATIONS */
-    int max_depth;    /* DEPTH */
-    char *output_name;/* FILE, may be NULL */
+    int spp;           /* ITERATIONS */
+    int max_depth;     /* DEPTH */
+    char *output_name; /* FILE, may be NULL */
     /* prepared (scene_prepare) */
-    struct bvh bvh;          /* the tree of k (the CPU kernels' width); "struct": the member shares
+    struct bvh bvh; /* the tree of k (the CPU kernels' width); "struct": the member shares
                                 the type's name, which C++ (gltf.cpp) allows only so */
     int bvh_built, bvh_lanes;
 #define SCENE_BVH_CACHE 4
-    struct bvh bvh_cache[SCENE_BVH_CACHE];   /* other layouts asked for (scene_bvh): the GPU's */
+    struct bvh bvh_cache[SCENE_BVH_CACHE]; /* other layouts asked for (scene_bvh): the GPU's */
     int bvh_cache_lanes[SCENE_BVH_CACHE], nbvh_cache;
-    light *lights; float *light_cdf; int32_t *prim_light; size_t nlights;
+    light *lights;
+    float *light_cdf;
+    int32_t *prim_light;
+    size_t nlights;
     vec3 bounds_lo, bounds_hi;
     kscene k;
     int prepared;
@@ -84,11 +99,11 @@ vec3 scene_texel(const scene *s, const texture *t, size_t i);
 xform xform_identity(void);
 xform xform_trs(vec3 translate, vec3 rotate_deg, vec3 scale);
 xform xform_mul(const xform *a, const xform *b);
-int xform_invert(const xform *m, xform *inv);   /* 0 on success, -1 if singular */
+int xform_invert(const xform *m, xform *inv); /* 0 on success, -1 if singular */
 
 /* Each returns 0, or -1 on allocation failure / singular transform. */
-int scene_add_sphere(scene *s, xform to_world, int material);   /* diameter 1 before transform */
-int scene_add_cube(scene *s, xform to_world, int material);     /* [-0.5,0.5]^3, 12 triangles */
+int scene_add_sphere(scene *s, xform to_world, int material); /* diameter 1 before transform */
+int scene_add_cube(scene *s, xform to_world, int material);   /* [-0.5,0.5]^3, 12 triangles */
 /* Instancing: places again the triangles [t0, t0+nt) with vertices [v0, v0+nv), which were
  * added with transform `placed`, under transform `to_world` (the mesh file is not re-read). */
 /* Tangents (4 floats per vertex: xyz and handedness w = +-1) for the n vertices from v0, which a
@@ -106,9 +121,8 @@ int scene_add_directional_light(scene *s, vec3 direction, vec3 irradiance);
 int scene_add_spot_light(scene *s, vec3 position, vec3 axis, vec3 intensity, float inner_deg, float outer_deg);
 /* Triangle mesh: positions (and optional normals/uvs) per vertex, 3 indices per triangle,
  * per-triangle materials (or NULL to use `material` for all). Transformed into world space. */
-int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts,
-                   const uint32_t *indices, const int *tri_materials, size_t ntris,
-                   xform to_world, int material);
+int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts, const uint32_t *indices,
+                   const int *tri_materials, size_t ntris, xform to_world, int material);
 
 /* Once, after loading: builds the light tables, fills s->k (the arrays, no render settings) and
  * builds its BVH with nodes of bvh_width (the width of the CPU kernel that traverses s->k; the
@@ -141,10 +155,10 @@ typedef struct scene_load_opts {
     int strict;
     scene_warn_fn warn;
     void *warn_user;
-    char **json_out;   /* if set: receives the scene as caustic JSON (malloc'd; the input itself
+    char **json_out; /* if set: receives the scene as caustic JSON (malloc'd; the input itself
                           for JSON files, the converted scene for the course's text format and
                           for quick-look models) */
-    int camera_only;   /* JSON: read the "Camera" object alone (a camera file: the viewer's) */
+    int camera_only; /* JSON: read the "Camera" object alone (a camera file: the viewer's) */
 } scene_load_opts;
 
 /* Any scene file: JSON, the CIS 565 text format, or a model (OBJ, PLY) for a quick look; other
@@ -159,8 +173,8 @@ int scene_load_json_text_opts(scene **out, const char *text, const char *source_
 /* The CIS 565 text format (MATERIAL/CAMERA/OBJECT blocks) converted to caustic JSON (malloc'd);
  * relative file names become relative to base_dir. Returns NULL with a "FILE:LINE: problem"
  * message on malformed input. */
-char *scene_text_to_json(const char *text, size_t size, const char *source_name, const char *base_dir,
-                         char *err, size_t errlen);
+char *scene_text_to_json(const char *text, size_t size, const char *source_name, const char *base_dir, char *err,
+                         size_t errlen);
 /* A quick-look scene for a model file: caustic JSON with a camera framing bounds lo..hi, a grey
  * environment, a key light and a ground plane (malloc'd). */
 char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi);
@@ -170,18 +184,18 @@ int scene_load_mesh_file(scene *s, const char *path, xform to_world, int materia
 
 /* Loaders (scene_load.c, scene_builtin.c). `path` may be a file or a built-in scene name. */
 int scene_load_json_file(scene **out, const char *path, char *err, size_t errlen);
-int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir,
-                         char *err, size_t errlen);
+int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir, char *err,
+                         size_t errlen);
 int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen);
-const char *const *scene_builtin_names(void);   /* NULL-terminated */
+const char *const *scene_builtin_names(void); /* NULL-terminated */
 /* SmallVCM's Cornell box scene `id` (0..3) into an empty scene (scene_smallvcm.c). */
 int scene_build_smallvcm(scene *s, int id, char *err, size_t errlen);
 
 /* PLY meshes (ply.c): ascii / binary_little_endian / binary_big_endian 1.0; fan-triangulated. */
 int scene_load_ply(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
 /* Same, from a buffer; `name` stands in for the path in messages (fuzzing). */
-int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world,
-                          int material, char *err, size_t errlen);
+int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
+                          char *err, size_t errlen);
 
 /* glTF 2.0 (gltf.cpp through tinygltf; gltf_stub.c where caustic was built without it).
  * scene_load_gltf adds the triangle meshes of a .gltf/.glb file's default scene under `to_world`:
@@ -191,7 +205,7 @@ int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *n
  * KHR_lights_punctual lights. Missing textures give a warning on stderr. Returns 0, or -1 with a
  * one-line message starting with the path; on failure nothing is left in the scene. */
 enum { GLTF_CAMERA = 1, GLTF_LIGHTS = 2 };
-int scene_gltf_supported(void);   /* 0 in builds without tinygltf */
+int scene_gltf_supported(void); /* 0 in builds without tinygltf */
 int scene_load_gltf(scene *s, const char *path, xform to_world, int material, int flags, char *err, size_t errlen);
 /* The same from memory (fuzzing): external files are not read; `name` stands in for the path. */
 int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,

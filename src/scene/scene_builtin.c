@@ -11,64 +11,68 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const builtin_names[] = {"cornell", "cornell-glass", "rtow", "smallvcm0", "smallvcm1",
-                                            "smallvcm2", "smallvcm3", NULL};
+static const char *const builtin_names[] = {"cornell",   "cornell-glass", "rtow",      "smallvcm0",
+                                            "smallvcm1", "smallvcm2",     "smallvcm3", NULL};
 
 const char *const *scene_builtin_names(void) { return builtin_names; }
 
 /* The stock box, as fragments shared by the built-ins: materials of the room, the camera (file
  * name and depth vary), and the light and five walls. */
-#define CORNELL_ROOM_MATERIALS \
-    "    \"light\": {\"TYPE\":\"Emitting\", \"RGB\":[1.0, 1.0, 1.0], \"EMITTANCE\":5.0},\n" \
-    "    \"diffuse_white\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.98, 0.98, 0.98]},\n" \
-    "    \"diffuse_red\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.85, 0.35, 0.35]},\n" \
+#define CORNELL_ROOM_MATERIALS                                                                                         \
+    "    \"light\": {\"TYPE\":\"Emitting\", \"RGB\":[1.0, 1.0, 1.0], \"EMITTANCE\":5.0},\n"                            \
+    "    \"diffuse_white\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.98, 0.98, 0.98]},\n"                                     \
+    "    \"diffuse_red\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.85, 0.35, 0.35]},\n"                                       \
     "    \"diffuse_green\": {\"TYPE\":\"Diffuse\", \"RGB\":[0.35, 0.85, 0.35]},\n"
-#define CORNELL_CAMERA(depth, file) \
-    "  \"Camera\": {\n" \
-    "    \"RES\":[800,800], \"FOVY\":45.0, \"ITERATIONS\":5000, \"DEPTH\":" depth ", \"FILE\":\"" file "\",\n" \
-    "    \"EYE\":[0.0,5.0,10.5], \"LOOKAT\":[0.0,5.0,0.0], \"UP\":[0.0,1.0,0.0]\n" \
+#define CORNELL_CAMERA(depth, file)                                                                                    \
+    "  \"Camera\": {\n"                                                                                                \
+    "    \"RES\":[800,800], \"FOVY\":45.0, \"ITERATIONS\":5000, \"DEPTH\":" depth ", \"FILE\":\"" file "\",\n"         \
+    "    \"EYE\":[0.0,5.0,10.5], \"LOOKAT\":[0.0,5.0,0.0], \"UP\":[0.0,1.0,0.0]\n"                                     \
     "  },\n"
-#define CORNELL_ROOM_OBJECTS \
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"light\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[3.0,0.3,3.0]},\n" \
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,0.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[10.0,0.01,10.0]},\n" \
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,90.0], \"SCALE\":[0.01,10.0,10.0]},\n" \
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,5.0,-5.0], \"ROTAT\":[0.0,90.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n" \
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_red\", \"TRANS\":[-5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n" \
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_green\", \"TRANS\":[5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[0.01,10.0,10.0]},\n"
+#define CORNELL_ROOM_OBJECTS                                                                                           \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"light\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,0.0], "              \
+    "\"SCALE\":[3.0,0.3,3.0]},\n"                                                                                      \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,0.0,0.0], \"ROTAT\":[0.0,0.0,0.0], "       \
+    "\"SCALE\":[10.0,0.01,10.0]},\n"                                                                                   \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,10.0,0.0], \"ROTAT\":[0.0,0.0,90.0], "     \
+    "\"SCALE\":[0.01,10.0,10.0]},\n"                                                                                   \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_white\", \"TRANS\":[0.0,5.0,-5.0], \"ROTAT\":[0.0,90.0,0.0], "     \
+    "\"SCALE\":[0.01,10.0,10.0]},\n"                                                                                   \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_red\", \"TRANS\":[-5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], "        \
+    "\"SCALE\":[0.01,10.0,10.0]},\n"                                                                                   \
+    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"diffuse_green\", \"TRANS\":[5.0,5.0,0.0], \"ROTAT\":[0.0,0.0,0.0], "       \
+    "\"SCALE\":[0.01,10.0,10.0]},\n"
 
 /* Same content as scenes/cornell.json (tests/test_scene_load.c checks they load identically). */
 static const char cornell_json[] =
     "{\n"
-    "  \"Materials\": {\n"
-    CORNELL_ROOM_MATERIALS
+    "  \"Materials\": {\n" CORNELL_ROOM_MATERIALS
     "    \"specular_white\": {\"TYPE\":\"Specular\", \"RGB\":[0.98, 0.98, 0.98], \"ROUGHNESS\":1.0}\n"
-    "  },\n"
-    CORNELL_CAMERA("8", "cornell")
-    "  \"Objects\": [\n"
-    CORNELL_ROOM_OBJECTS
-    "    {\"TYPE\":\"sphere\", \"MATERIAL\":\"specular_white\", \"TRANS\":[-1.0,4.0,-1.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[3.0,3.0,3.0]}\n"
-    "  ]\n"
-    "}\n";
+    "  },\n" CORNELL_CAMERA("8",
+                            "cornell") "  \"Objects\": [\n" CORNELL_ROOM_OBJECTS
+                                       "    {\"TYPE\":\"sphere\", \"MATERIAL\":\"specular_white\", "
+                                       "\"TRANS\":[-1.0,4.0,-1.0], \"ROTAT\":[0.0,0.0,0.0], \"SCALE\":[3.0,3.0,3.0]}\n"
+                                       "  ]\n"
+                                       "}\n";
 
 /* The stock box (walls and light unchanged) showing off the extension materials: a smooth
  * glass sphere, an ideal mirror sphere and a rough GGX gold box. Objects rest 5 mm above the
  * floor slab. */
 static const char cornell_glass_json[] =
     "{\n"
-    "  \"Materials\": {\n"
-    CORNELL_ROOM_MATERIALS
+    "  \"Materials\": {\n" CORNELL_ROOM_MATERIALS
     "    \"glass\": {\"TYPE\":\"Dielectric\", \"RGB\":[1.0, 1.0, 1.0], \"IOR\":1.5},\n"
     "    \"mirror\": {\"TYPE\":\"Specular\", \"RGB\":[0.95, 0.95, 0.95]},\n"
     "    \"rough_gold\": {\"TYPE\":\"Conductor\", \"RGB\":[1.0, 0.78, 0.34], \"ROUGHNESS\":0.35}\n"
-    "  },\n"
-    CORNELL_CAMERA("12", "cornell-glass")
-    "  \"Objects\": [\n"
-    CORNELL_ROOM_OBJECTS
-    "    {\"TYPE\":\"sphere\", \"MATERIAL\":\"glass\", \"TRANS\":[0.3,1.305,1.8], \"SCALE\":[2.6,2.6,2.6]},\n"
-    "    {\"TYPE\":\"sphere\", \"MATERIAL\":\"mirror\", \"TRANS\":[2.4,1.505,-1.5], \"SCALE\":[3.0,3.0,3.0]},\n"
-    "    {\"TYPE\":\"cube\", \"MATERIAL\":\"rough_gold\", \"TRANS\":[-2.2,2.005,-2.2], \"ROTAT\":[0.0,30.0,0.0], \"SCALE\":[2.2,4.0,2.2]}\n"
-    "  ]\n"
-    "}\n";
+    "  },\n" CORNELL_CAMERA(
+        "12", "cornell-glass") "  \"Objects\": [\n" CORNELL_ROOM_OBJECTS
+                               "    {\"TYPE\":\"sphere\", \"MATERIAL\":\"glass\", \"TRANS\":[0.3,1.305,1.8], "
+                               "\"SCALE\":[2.6,2.6,2.6]},\n"
+                               "    {\"TYPE\":\"sphere\", \"MATERIAL\":\"mirror\", \"TRANS\":[2.4,1.505,-1.5], "
+                               "\"SCALE\":[3.0,3.0,3.0]},\n"
+                               "    {\"TYPE\":\"cube\", \"MATERIAL\":\"rough_gold\", \"TRANS\":[-2.2,2.005,-2.2], "
+                               "\"ROTAT\":[0.0,30.0,0.0], \"SCALE\":[2.2,4.0,2.2]}\n"
+                               "  ]\n"
+                               "}\n";
 
 /* ---- Ray Tracing in One Weekend, final scene ---------------------------------------------------
  * Same construction and random-draw order as the book (Shirley, v3/v4): a 22x22 grid of
@@ -107,17 +111,20 @@ static int build_rtow(scene *s, char *err, size_t errlen) {
     s->camera.eye = v3(13.0f, 2.0f, 3.0f);
     s->camera.lookat = v3(0.0f, 0.0f, 0.0f);
     s->camera.up = v3(0.0f, 1.0f, 0.0f);
-    s->camera.fovy_deg = 20.0f;            /* the book's vfov is the full vertical angle */
-    s->camera.aperture_radius = 0.05f;     /* book: aperture 0.1 = lens diameter */
+    s->camera.fovy_deg = 20.0f;        /* the book's vfov is the full vertical angle */
+    s->camera.aperture_radius = 0.05f; /* book: aperture 0.1 = lens diameter */
     s->camera.focus_distance = 10.0f;
-    s->camera.width = 600;                 /* the book's 3:2 frame at half its 1200 width */
+    s->camera.width = 600; /* the book's 3:2 frame at half its 1200 width */
     s->camera.height = 400;
     s->spp = 256;
     s->max_depth = 50;
     s->env_radiance = v3(0.7f, 0.8f, 1.0f);
     const char *fname = "rtow";
     s->output_name = malloc(strlen(fname) + 1);
-    if (!s->output_name) { snprintf(err, errlen, "builtin:rtow: out of memory"); return -1; }
+    if (!s->output_name) {
+        snprintf(err, errlen, "builtin:rtow: out of memory");
+        return -1;
+    }
     memcpy(s->output_name, fname, strlen(fname) + 1);
 
     int ground = add_named(s, "ground", make_mat(MAT_DIFFUSE, v3s(0.5f), 0.0f, 1.5f), err, errlen);

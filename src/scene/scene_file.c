@@ -48,7 +48,8 @@ int scene_load_mesh_file(scene *s, const char *path, xform to_world, int materia
     if (!ends_with_ci(path, ".obj") && !ends_with_ci(path, ".ply") && !ends_with_ci(path, ".gltf") &&
         !ends_with_ci(path, ".glb")) {
         const char *base = strrchr(path, '/');
-        snprintf(err, errlen, "\"%.64s\": unsupported mesh format (use Wavefront .obj, .ply, .gltf or .glb)", base ? base + 1 : path);
+        snprintf(err, errlen, "\"%.64s\": unsupported mesh format (use Wavefront .obj, .ply, .gltf or .glb)",
+                 base ? base + 1 : path);
         text_one_line(err);
         return -1;
     }
@@ -64,7 +65,8 @@ int scene_load_mesh_file(scene *s, const char *path, xform to_world, int materia
     if (ends_with_ci(path, ".gltf") || ends_with_ci(path, ".glb"))
         return scene_load_gltf(s, path, to_world, material, 0, err, errlen);
     const char *base = strrchr(path, '/');
-    snprintf(err, errlen, "\"%.64s\": unsupported mesh format (use Wavefront .obj, .ply, .gltf or .glb)", base ? base + 1 : path);
+    snprintf(err, errlen, "\"%.64s\": unsupported mesh format (use Wavefront .obj, .ply, .gltf or .glb)",
+             base ? base + 1 : path);
     text_one_line(err);
     return -1;
 }
@@ -91,14 +93,29 @@ static char *dir_of(const char *path) {
 
 /* ---- what kind of file ------------------------------------------------------------------------- */
 typedef enum {
-    FMT_JSON, FMT_CIS_TEXT, FMT_OBJ, FMT_PLY, FMT_GLTF, FMT_GLB, FMT_PBRT, FMT_MITSUBA, FMT_LUXCORE, FMT_UNKNOWN
+    FMT_JSON,
+    FMT_CIS_TEXT,
+    FMT_OBJ,
+    FMT_PLY,
+    FMT_GLTF,
+    FMT_GLB,
+    FMT_PBRT,
+    FMT_MITSUBA,
+    FMT_LUXCORE,
+    FMT_UNKNOWN
 } file_format;
 
 static const char *skip_space_and_comments(const char *p, const char *end) {
     for (;;) {
         while (p < end && isspace((unsigned char)*p)) ++p;
-        if (p + 1 < end && p[0] == '/' && p[1] == '/') { while (p < end && *p != '\n') ++p; continue; }
-        if (p < end && *p == '#') { while (p < end && *p != '\n') ++p; continue; }
+        if (p + 1 < end && p[0] == '/' && p[1] == '/') {
+            while (p < end && *p != '\n') ++p;
+            continue;
+        }
+        if (p < end && *p == '#') {
+            while (p < end && *p != '\n') ++p;
+            continue;
+        }
         return p;
     }
 }
@@ -130,10 +147,12 @@ static file_format detect(const char *path, const char *text, size_t n) {
     if (ends_with_ci(path, ".scn") || ends_with_ci(path, ".cfg")) return FMT_LUXCORE;
     const char *end = text + n;
     const char *p = skip_space_and_comments(text, end);
-    if (p < end && *p == '{') return contains_n(text, n, "\"asset\"") && contains_n(text, n, "\"version\"") ? FMT_GLTF : FMT_JSON;
+    if (p < end && *p == '{')
+        return contains_n(text, n, "\"asset\"") && contains_n(text, n, "\"version\"") ? FMT_GLTF : FMT_JSON;
     if (p < end && *p == '<') return contains_n(text, n, "<scene") ? FMT_MITSUBA : FMT_UNKNOWN;
-    static const char *const pbrt_words[] = {"LookAt", "Camera", "WorldBegin", "Film", "Sampler", "Integrator",
-                                             "Shape", "AttributeBegin", "Import", "Include", "Transform", NULL};
+    static const char *const pbrt_words[] = {"LookAt",  "Camera",     "WorldBegin", "Film",
+                                             "Sampler", "Integrator", "Shape",      "AttributeBegin",
+                                             "Import",  "Include",    "Transform",  NULL};
     static const char *const cis_words[] = {"MATERIAL", "CAMERA", "OBJECT", NULL};
     for (int i = 0; cis_words[i]; ++i)
         if (starts_word_ci(p, end, cis_words[i])) return FMT_CIS_TEXT;
@@ -153,9 +172,13 @@ static void json_escape(char *out, size_t n, const char *s) {
     size_t j = 0;
     for (; *s && j + 7 < n; ++s) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') { out[j++] = '\\'; out[j++] = (char)c; }
-        else if (c < 0x20) j += (size_t)snprintf(out + j, n - j, "\\u%04x", c);
-        else out[j++] = (char)c;
+        if (c == '"' || c == '\\') {
+            out[j++] = '\\';
+            out[j++] = (char)c;
+        } else if (c < 0x20)
+            j += (size_t)snprintf(out + j, n - j, "\\u%04x", c);
+        else
+            out[j++] = (char)c;
     }
     out[j] = '\0';
 }
@@ -178,7 +201,8 @@ char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi)
     size_t cap = 8192 + strlen(file);
     char *out = malloc(cap);
     if (!out) return NULL;
-    int n = snprintf(out, cap,
+    int n = snprintf(
+        out, cap,
         "{\n"
         "  \"Materials\": {\n"
         "    \"model\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.7, 0.7, 0.7]},\n"
@@ -195,24 +219,36 @@ char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi)
         "  \"Objects\": [\n"
         "    {\"TYPE\": \"mesh\", \"FILE\": \"%s\"%s}%s",
         eye.x, eye.y, eye.z, c.x, c.y, c.z, file, is_ply ? ", \"MATERIAL\": \"model\"" : "", ground ? ",\n" : "\n");
-    if (n < 0 || (size_t)n >= cap) { free(out); return NULL; }
+    if (n < 0 || (size_t)n >= cap) {
+        free(out);
+        return NULL;
+    }
     if (ground) {
         int m = snprintf(out + n, cap - (size_t)n,
                          "    {\"TYPE\": \"plane\", \"MATERIAL\": \"ground\", \"TRANS\": [%.6g, %.6g, %.6g], "
                          "\"ROTAT\": [-90, 0, 0], \"SCALE\": [%.6g, %.6g, 1]}\n",
                          c.x, gy, c.z, gs, gs);
-        if (m < 0 || (size_t)m >= cap - (size_t)n) { free(out); return NULL; }
+        if (m < 0 || (size_t)m >= cap - (size_t)n) {
+            free(out);
+            return NULL;
+        }
         n += m;
     }
     int m = snprintf(out + n, cap - (size_t)n, "  ]\n}\n");
-    if (m < 0 || (size_t)m >= cap - (size_t)n) { free(out); return NULL; }
+    if (m < 0 || (size_t)m >= cap - (size_t)n) {
+        free(out);
+        return NULL;
+    }
     return out;
 }
 
 /* Bounds of a model file, by loading it into a scratch scene. */
 static int model_bounds(const char *path, const scene_load_opts *opts, vec3 *lo, vec3 *hi, char *err, size_t errlen) {
     scene *t = scene_create();
-    if (!t) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
+    if (!t) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
     (void)opts; /* its warnings come again when the scene itself is loaded */
     material m;
     memset(&m, 0, sizeof m);
@@ -227,7 +263,10 @@ static int model_bounds(const char *path, const scene_load_opts *opts, vec3 *lo,
             *lo = v3(fminf(lo->x, p.x), fminf(lo->y, p.y), fminf(lo->z, p.z));
             *hi = v3(fmaxf(hi->x, p.x), fmaxf(hi->y, p.y), fmaxf(hi->z, p.z));
         }
-        if (t->nvertices == 0) { snprintf(err, errlen, "%s: the model has no vertices", path); rc = -1; }
+        if (t->nvertices == 0) {
+            snprintf(err, errlen, "%s: the model has no vertices", path);
+            rc = -1;
+        }
     }
     scene_destroy(t);
     return rc;
@@ -238,7 +277,10 @@ static int hand_out_json(const scene_load_opts *opts, const char *json, char *er
     if (!opts || !opts->json_out) return 0;
     size_t n = strlen(json);
     *opts->json_out = malloc(n + 1);
-    if (!*opts->json_out) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!*opts->json_out) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     memcpy(*opts->json_out, json, n + 1);
     return 0;
 }
@@ -248,23 +290,32 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
     if (opts && opts->json_out) *opts->json_out = NULL;
     size_t n = 0;
     char *text = read_all(path, &n, err, errlen);
-    if (!text) { text_one_line(err); return -1; }
+    if (!text) {
+        text_one_line(err);
+        return -1;
+    }
     file_format f = detect(path, text, n);
     const char *nul = memchr(text, '\0', n);
     char *dir = dir_of(path);
     int rc = -1;
     switch (f) {
     case FMT_PBRT:
-        snprintf(err, errlen, "%s: this is a pbrt scene; caustic does not read pbrt files (it reads CIS 5650 JSON "
-                 "and text scenes, and OBJ/PLY models)", path);
+        snprintf(err, errlen,
+                 "%s: this is a pbrt scene; caustic does not read pbrt files (it reads CIS 5650 JSON "
+                 "and text scenes, and OBJ/PLY models)",
+                 path);
         break;
     case FMT_MITSUBA:
-        snprintf(err, errlen, "%s: this is a Mitsuba XML scene; caustic does not read Mitsuba files (it reads CIS "
-                 "5650 JSON and text scenes, and OBJ/PLY models)", path);
+        snprintf(err, errlen,
+                 "%s: this is a Mitsuba XML scene; caustic does not read Mitsuba files (it reads CIS "
+                 "5650 JSON and text scenes, and OBJ/PLY models)",
+                 path);
         break;
     case FMT_LUXCORE:
-        snprintf(err, errlen, "%s: this is a LuxCore scene (.scn/.cfg); caustic does not read LuxCore files (it "
-                 "reads CIS 5650 JSON and text scenes, and OBJ/PLY models)", path);
+        snprintf(err, errlen,
+                 "%s: this is a LuxCore scene (.scn/.cfg); caustic does not read LuxCore files (it "
+                 "reads CIS 5650 JSON and text scenes, and OBJ/PLY models)",
+                 path);
         break;
     case FMT_GLB:
     case FMT_GLTF:
@@ -278,9 +329,16 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
         char *abs = realpath(path, NULL);
         char *json = scene_quicklook_json(abs ? abs : path, f == FMT_PLY, lo, hi);
         free(abs);
-        if (!json) { snprintf(err, errlen, "%s: out of memory", path); break; }
+        if (!json) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            break;
+        }
         rc = scene_load_json_text_opts(out, json, path, dir, opts, err, errlen);
-        if (rc == 0 && hand_out_json(opts, json, err, errlen)) { scene_destroy(*out); *out = NULL; rc = -1; }
+        if (rc == 0 && hand_out_json(opts, json, err, errlen)) {
+            scene_destroy(*out);
+            *out = NULL;
+            rc = -1;
+        }
         free(json);
         break;
     }
@@ -292,7 +350,11 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
         char *json = scene_text_to_json(text, n, path, dir, err, errlen);
         if (!json) break;
         rc = scene_load_json_text_opts(out, json, path, dir, opts, err, errlen);
-        if (rc == 0 && hand_out_json(opts, json, err, errlen)) { scene_destroy(*out); *out = NULL; rc = -1; }
+        if (rc == 0 && hand_out_json(opts, json, err, errlen)) {
+            scene_destroy(*out);
+            *out = NULL;
+            rc = -1;
+        }
         free(json);
         break;
     }
@@ -304,7 +366,11 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
         }
         /* cJSON's syntax error names the line; an unknown text format reads as malformed JSON */
         rc = scene_load_json_text_opts(out, text, path, dir, opts, err, errlen);
-        if (rc == 0 && hand_out_json(opts, text, err, errlen)) { scene_destroy(*out); *out = NULL; rc = -1; }
+        if (rc == 0 && hand_out_json(opts, text, err, errlen)) {
+            scene_destroy(*out);
+            *out = NULL;
+            rc = -1;
+        }
         break;
     }
     if (rc && err && errlen) text_one_line(err);
@@ -314,10 +380,11 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
 }
 
 static int write_text(FILE *f, void *user, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     const char *text = user;
     size_t len = strlen(text);
-    return fwrite(text, 1, len, f) == len ? 0 : -1;   /* the flush that follows names the error */
+    return fwrite(text, 1, len, f) == len ? 0 : -1; /* the flush that follows names the error */
 }
 
 int scene_dump_json(const char *path, const char *json, char *err, size_t errlen) {

@@ -22,19 +22,19 @@
 #include <sys/stat.h>
 
 /* Limits that turn absurd input into clear errors instead of overflow or huge allocations. */
-#define MAX_RES_SIDE 16384
-#define MAX_RES_PIXELS (1L << 26)
-#define MAX_COORD 1e7        /* |TRANS|, |EYE|, quad corners: beyond this float precision is gone */
-#define MAX_SCALE 1e7
-#define MAX_ANGLE 1e6
-#define MAX_RADIANCE 1e7
-#define MAX_SPP CAUSTIC_MAX_SPP
-#define MAX_DEPTH 1024
-#define MAX_SCENE_FILE (256L << 20)
-#define SENSOR_HEIGHT_MM 36.0 /* FOCAL_LENGTH -> field of view convention (docs) */
-#define MM_PER_UNIT 1000.0    /* FSTOP/FOCAL_LENGTH: one scene unit is one metre */
+#define MAX_RES_SIDE     16384
+#define MAX_RES_PIXELS   (1L << 26)
+#define MAX_COORD        1e7 /* |TRANS|, |EYE|, quad corners: beyond this float precision is gone */
+#define MAX_SCALE        1e7
+#define MAX_ANGLE        1e6
+#define MAX_RADIANCE     1e7
+#define MAX_SPP          CAUSTIC_MAX_SPP
+#define MAX_DEPTH        1024
+#define MAX_SCENE_FILE   (256L << 20)
+#define SENSOR_HEIGHT_MM 36.0   /* FOCAL_LENGTH -> field of view convention (docs) */
+#define MM_PER_UNIT      1000.0 /* FSTOP/FOCAL_LENGTH: one scene unit is one metre */
 
-#define JPATH 256             /* JSON paths longer than this are truncated in messages */
+#define JPATH 256 /* JSON paths longer than this are truncated in messages */
 
 /* A mesh file already loaded by this scene: later objects with the same FILE and MATERIAL are
  * instances of it (its vertices are transformed again, the file is not re-read). */
@@ -60,8 +60,8 @@ typedef struct loader {
     const char *base_dir; /* relative FILE keys resolve against this; NULL = current dir */
     char *err;
     size_t errlen;
-    int strict;           /* warnings are errors */
-    int camera_only;      /* scene_load_opts.camera_only */
+    int strict;      /* warnings are errors */
+    int camera_only; /* scene_load_opts.camera_only */
     pending_warning *warnings;
     size_t nwarnings;
     const cJSON *mesh_table; /* top-level "Meshes": name -> file */
@@ -75,8 +75,10 @@ static int fail(loader *L, const char *jpath, const char *fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (L->err && L->errlen) {
-        if (jpath && *jpath) snprintf(L->err, L->errlen, "%s: %s: %s", L->src, jpath, msg);
-        else snprintf(L->err, L->errlen, "%s: %s", L->src, msg);
+        if (jpath && *jpath)
+            snprintf(L->err, L->errlen, "%s: %s: %s", L->src, jpath, msg);
+        else
+            snprintf(L->err, L->errlen, "%s: %s", L->src, msg);
         /* names and paths come from the file: keep the message one printable line */
         text_one_line(L->err);
     }
@@ -87,10 +89,15 @@ static int fail(loader *L, const char *jpath, const char *fmt, ...) {
  * full; later ones are counted. */
 static void note(loader *L, const char *dedup, const char *jpath, const char *msg) {
     for (size_t i = 0; i < L->nwarnings; ++i)
-        if (strcmp(L->warnings[i].key, dedup) == 0) { L->warnings[i].more++; return; }
+        if (strcmp(L->warnings[i].key, dedup) == 0) {
+            L->warnings[i].more++;
+            return;
+        }
     char line[1100];
-    if (jpath && *jpath) snprintf(line, sizeof line, "%s: %s: %s", L->src, jpath, msg);
-    else snprintf(line, sizeof line, "%s: %s", L->src, msg);
+    if (jpath && *jpath)
+        snprintf(line, sizeof line, "%s: %s: %s", L->src, jpath, msg);
+    else
+        snprintf(line, sizeof line, "%s: %s", L->src, msg);
     text_one_line(line);
     pending_warning *grown = realloc(L->warnings, (L->nwarnings + 1) * sizeof *grown);
     if (!grown) return; /* a warning lost to memory pressure is not worth failing the load */
@@ -99,7 +106,11 @@ static void note(loader *L, const char *dedup, const char *jpath, const char *ms
     w->key = strdup(dedup);
     w->message = strdup(line);
     w->more = 0;
-    if (!w->key || !w->message) { free(w->key); free(w->message); return; }
+    if (!w->key || !w->message) {
+        free(w->key);
+        free(w->message);
+        return;
+    }
     L->nwarnings++;
 }
 
@@ -120,8 +131,10 @@ static void flush_warnings(loader *L, int report) {
     for (size_t i = 0; i < L->nwarnings; ++i) {
         pending_warning *w = &L->warnings[i];
         if (report && L->s) {
-            if (w->more) scene_warn(L->s, "%s (and %zu more like it)", w->message, w->more);
-            else scene_warn(L->s, "%s", w->message);
+            if (w->more)
+                scene_warn(L->s, "%s (and %zu more like it)", w->message, w->more);
+            else
+                scene_warn(L->s, "%s", w->message);
         }
         free(w->key);
         free(w->message);
@@ -227,11 +240,11 @@ static void join_names(char *out, size_t n, const char *const *names) {
  * warning each (an error with --strict), so is a recognised key caustic cannot honour. */
 enum { WANT_ANY = 0, WANT_STRING = 1, WANT_NONSTRING = 2 };
 typedef struct keyalias {
-    const char *name;     /* caustic's spelling */
-    const char *aliases;  /* other spellings, normalised, '|'-separated (NULL: none) */
-    const char *ignored;  /* non-NULL: recognised but not supported; the warning says this */
-    int exact;            /* only the exact spelling `name` (FOCAL_LENGTH is not FOCALLENGTH) */
-    int want;             /* the value's JSON type decides between two meanings (DIFFUSE) */
+    const char *name;    /* caustic's spelling */
+    const char *aliases; /* other spellings, normalised, '|'-separated (NULL: none) */
+    const char *ignored; /* non-NULL: recognised but not supported; the warning says this */
+    int exact;           /* only the exact spelling `name` (FOCAL_LENGTH is not FOCALLENGTH) */
+    int want;            /* the value's JSON type decides between two meanings (DIFFUSE) */
 } keyalias;
 
 static void normalise_key(const char *k, char *out, size_t n) {
@@ -306,8 +319,10 @@ static int canonicalize(loader *L, cJSON *obj, const char *jpath, const char *ds
                     if (!tab[i].ignored) names[nn++] = tab[i].name;
                 names[nn] = NULL;
                 const char *sug = suggest(k, names);
-                if (sug) rc = warn(L, dk, p, "unknown key, ignored (did you mean \"%s\"?)", sug);
-                else rc = warn(L, dk, p, "unknown key, ignored");
+                if (sug)
+                    rc = warn(L, dk, p, "unknown key, ignored (did you mean \"%s\"?)", sug);
+                else
+                    rc = warn(L, dk, p, "unknown key, ignored");
             }
             if (rc) return -1;
             cJSON_Delete(cJSON_DetachItemViaPointer(obj, c));
@@ -316,7 +331,10 @@ static int canonicalize(loader *L, cJSON *obj, const char *jpath, const char *ds
         /* two spellings of one key: the first table entry of that name is its slot */
         int first = slot;
         for (int i = 0; i < slot; ++i)
-            if (strcmp(tab[i].name, tab[slot].name) == 0) { first = i; break; }
+            if (strcmp(tab[i].name, tab[slot].name) == 0) {
+                first = i;
+                break;
+            }
         if (first < 64) {
             if (seen & (1ull << first)) {
                 if (strcmp(k, tab[slot].name) == 0) return fail(L, p, "duplicate key");
@@ -350,7 +368,8 @@ static int read_range(loader *L, const cJSON *v, const char *p, double lo, int l
     if (!cJSON_IsNumber(v)) return fail(L, p, "expected a number, got %s", jtype(v));
     double x = v->valuedouble;
     if (!isfinite(x)) return fail(L, p, "number is not finite");
-    if (lo_open ? !(x > lo) : !(x >= lo)) return fail(L, p, "%g is out of range: must be %s %g", x, lo_open ? ">" : ">=", lo);
+    if (lo_open ? !(x > lo) : !(x >= lo))
+        return fail(L, p, "%g is out of range: must be %s %g", x, lo_open ? ">" : ">=", lo);
     if (!(x <= hi)) return fail(L, p, "%g is out of range: must be <= %g", x, hi);
     *out = x;
     return 0;
@@ -360,7 +379,8 @@ static int read_int(loader *L, const cJSON *v, const char *p, long lo, long hi, 
     if (!cJSON_IsNumber(v)) return fail(L, p, "expected an integer, got %s", jtype(v));
     double x = v->valuedouble;
     if (!isfinite(x) || x != floor(x)) return fail(L, p, "expected an integer, got %g", x);
-    if (x < (double)lo || x > (double)hi) return fail(L, p, "%g is out of range: must be between %ld and %ld", x, lo, hi);
+    if (x < (double)lo || x > (double)hi)
+        return fail(L, p, "%g is out of range: must be between %ld and %ld", x, lo, hi);
     *out = (long)x;
     return 0;
 }
@@ -388,8 +408,8 @@ static int read_vec3(loader *L, const cJSON *v, const char *p, double lo, int lo
 }
 
 /* Optional vec3 member: leaves *out (the default) alone when absent. */
-static int opt_vec3(loader *L, const cJSON *obj, const char *jpath, const char *key, double lo, int lo_open,
-                    double hi, vec3 *out) {
+static int opt_vec3(loader *L, const cJSON *obj, const char *jpath, const char *key, double lo, int lo_open, double hi,
+                    vec3 *out) {
     const cJSON *v = get(obj, key);
     if (!v) return 0;
     char p[JPATH];
@@ -509,7 +529,10 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
             note(L, key, p, msg);
         }
         free(full);
-        if (bad) { image_free(&img); return -1; }
+        if (bad) {
+            image_free(&img);
+            return -1;
+        }
         idx = scene_add_image_texture(L->s, img.width, img.height, img.rgb);
         image_free(&img);
     }
@@ -584,48 +607,62 @@ static int parse_texture(loader *L, cJSON *t, const char *jpath, int *out_index)
 /* What a material TYPE spelling means. The dialect spellings come from the survey of course
  * projects (docs/scene-format.md, "dialects we read"). */
 enum {
-    MT_EMITTING, MT_DIFFUSE, MT_MIRROR, MT_DIELECTRIC, MT_CONDUCTOR, MT_PHONG,
-    MT_PBR,        /* glTF 2.0 metallic-roughness (MAT_PBR) */
+    MT_EMITTING,
+    MT_DIFFUSE,
+    MT_MIRROR,
+    MT_DIELECTRIC,
+    MT_CONDUCTOR,
+    MT_PHONG,
+    MT_PBR,         /* glTF 2.0 metallic-roughness (MAT_PBR) */
     MT_ROUGH_GLASS, /* rough dielectric (MAT_ROUGH_GLASS) */
-    MT_INFER,      /* no type ("", "N/A"): from the keys, as the course's text format did */
-    MT_FALLBACK    /* known, no caustic counterpart: its base colour as diffuse, with a warning */
+    MT_INFER,       /* no type ("", "N/A"): from the keys, as the course's text format did */
+    MT_FALLBACK     /* known, no caustic counterpart: its base colour as diffuse, with a warning */
 };
-typedef struct mattype { const char *names; int kind; const char *why; } mattype;
+typedef struct mattype {
+    const char *names;
+    int kind;
+    const char *why;
+} mattype;
 static const mattype material_types[] = {
     {"EMITTING|EMISSIVE|EMITTER|EMISSION|LIGHT|AREALIGHT|LIGHTSOURCE", MT_EMITTING, NULL},
     {"DIFFUSE|LAMBERT|LAMBERTIAN|MATTE", MT_DIFFUSE, NULL},
     {"SPECULAR|MIRROR|REFLECT|REFLECTIVE|REFLECTION|PUREREFLECTION|PERFECTSPECULAR|PERFECTMIRROR|"
-     "SPECULARREFLECTION|SPECULARREFLECTIVE", MT_MIRROR, NULL},
+     "SPECULARREFLECTION|SPECULARREFLECTIVE",
+     MT_MIRROR, NULL},
     {"REFRACTIVE|DIELECTRIC|GLASS|TRANSMISSIVE|TRANSPARENT|TRANSMISSION|REFRACT|REFRACTION|FRESNEL|"
-     "PURETRANSMISSION|PUREREFRACTION|SPECULARTRANSMISSION|SPECULARREFRACTION", MT_DIELECTRIC, NULL},
+     "PURETRANSMISSION|PUREREFRACTION|SPECULARTRANSMISSION|SPECULARREFRACTION",
+     MT_DIELECTRIC, NULL},
     {"CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL", MT_CONDUCTOR, NULL},
     {"PHONG|GLOSSY|BLINNPHONG|BLINN", MT_PHONG, NULL},
     {"PBR|MICROFACET|MICROFACETPBR|METALLICROUGHNESS|METALLICWORKFLOW|PRINCIPLED|DISNEY|DISNEYBRDF|GGX|"
-     "COOKTORRANCE|STANDARD|PBRMETALLICROUGHNESS", MT_PBR, NULL},
+     "COOKTORRANCE|STANDARD|PBRMETALLICROUGHNESS",
+     MT_PBR, NULL},
     {"ROUGHGLASS|FROSTEDGLASS|ROUGHDIELECTRIC|ROUGHREFRACTIVE|ROUGHTRANSMISSION", MT_ROUGH_GLASS, NULL},
     {"|N/A|NA|NONE|DEFAULT", MT_INFER, NULL},
     {"PLASTIC|COATED|CLEARCOAT|COATEDDIFFUSE", MT_FALLBACK, "has no coated (plastic) layer yet"},
     {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT", MT_FALLBACK, "has no subsurface scattering"},
-    {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS|HETEROGENEOUS", MT_FALLBACK, "has no participating media"},
+    {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS|HETEROGENEOUS", MT_FALLBACK,
+     "has no participating media"},
     {"MARBLE|WOOD|NOISE|PERLIN|PROCEDURAL|TURBULENCE|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", MT_FALLBACK,
      "has no procedural materials (caustic's checker is a TEXTURE)"},
     {NULL, 0, NULL}};
 /* caustic's own names, for "did you mean" */
-static const char *const material_type_names[] = {"Emitting", "Diffuse", "Specular", "Refractive", "Conductor",
-                                                  "Metal", "Dielectric", "Glass", "Mirror", "Phong", "PBR",
-                                                  "RoughGlass", NULL};
+static const char *const material_type_names[] = {"Emitting", "Diffuse",    "Specular", "Refractive", "Conductor",
+                                                  "Metal",    "Dielectric", "Glass",    "Mirror",     "Phong",
+                                                  "PBR",      "RoughGlass", NULL};
 
 static const keyalias material_keys[] = {
     {"TYPE", "MATERIALTYPE|MATTYPE|KIND|BSDF", NULL, 0, 0},
-    {"RGB", "COLOR|COLOUR|ALBEDO|BASECOLOR|BASECOLOUR|DIFFUSECOLOR|DIFFUSECOLOUR|KD|REFLECTANCE|DIFFUSE",
-     NULL, 0, WANT_NONSTRING},
-    {"TEXTURE", "DIFFUSE|BASECOLOR|BASECOLOUR|ALBEDO|COLOR|COLOUR|DIFFUSEMAP|ALBEDOMAP|BASECOLORMAP|BASECOLORTEXTURE|COLORMAP|DIFFUSETEXTURE|TEX|MAPKD|"
-     "ALBEDOTEXTURE|IMAGE", NULL, 0, 0},
-    {"EMITTANCE", "EMISSION|EMISSIVE|EMISSIVESTRENGTH|EMISSIONSTRENGTH|INTENSITY|STRENGTH|POWER|LUMINANCE",
+    {"RGB", "COLOR|COLOUR|ALBEDO|BASECOLOR|BASECOLOUR|DIFFUSECOLOR|DIFFUSECOLOUR|KD|REFLECTANCE|DIFFUSE", NULL, 0,
+     WANT_NONSTRING},
+    {"TEXTURE",
+     "DIFFUSE|BASECOLOR|BASECOLOUR|ALBEDO|COLOR|COLOUR|DIFFUSEMAP|ALBEDOMAP|BASECOLORMAP|BASECOLORTEXTURE|COLORMAP|"
+     "DIFFUSETEXTURE|TEX|MAPKD|"
+     "ALBEDOTEXTURE|IMAGE",
      NULL, 0, 0},
+    {"EMITTANCE", "EMISSION|EMISSIVE|EMISSIVESTRENGTH|EMISSIONSTRENGTH|INTENSITY|STRENGTH|POWER|LUMINANCE", NULL, 0, 0},
     {"ROUGHNESS", "FUZZ|ROUGH", NULL, 0, 0},
-    {"IOR", "ETA|REFRIOR|INDEXOFREFRACTION|INDEXOFREFLECTION|REFRACTIONINDEX|REFRACTIVEINDEX|REFRACTION|N", NULL,
-     0, 0},
+    {"IOR", "ETA|REFRIOR|INDEXOFREFRACTION|INDEXOFREFLECTION|REFRACTIONINDEX|REFRACTIVEINDEX|REFRACTION|N", NULL, 0, 0},
     {"METALLIC", "METALNESS|METAL", NULL, 0, 0},
     {"SPECRGB", "SPECULARCOLOR|SPECULARCOLOUR|SPECCOLOR|SPECCOLOUR|KS|SPECULARRGB", NULL, 0, 0},
     {"EXPONENT", "SPECEX|SHININESS|NS|SPECULAREXPONENT|SPECEXPONENT|PHONGEXPONENT", NULL, 0, 0},
@@ -639,10 +676,11 @@ static const keyalias material_keys[] = {
     {"DARK_RGB", "DARKCOLOR|DARKCOLOUR", NULL, 0, 0},
     {"NORMAL_MAP", "NORMAL|NORMALMAP|NORMALTEXTURE|BUMP|BUMPMAP|BUMPSCALE|NORMALSCALE|HEIGHTMAP|DISPLACEMENT",
      "normal and bump maps are not supported yet", 0, 0},
-    {"METALLIC_ROUGHNESS", "METALLICROUGHNESSMAP|METALLICROUGHNESSTEXTURE|ROUGHNESSMAP|METALLICMAP|ORM|AOMAP|"
-     "OCCLUSION|EMISSIVEMAP|EMISSIONMAP", "texture maps other than the base colour are not supported yet", 0, 0},
-    {"DISPERSION", "ABBE|ABBENUMBER|CAUCHY|CAUCHYB", "dispersion is not supported (one IOR for all wavelengths)",
-     0, 0},
+    {"METALLIC_ROUGHNESS",
+     "METALLICROUGHNESSMAP|METALLICROUGHNESSTEXTURE|ROUGHNESSMAP|METALLICMAP|ORM|AOMAP|"
+     "OCCLUSION|EMISSIVEMAP|EMISSIONMAP",
+     "texture maps other than the base colour are not supported yet", 0, 0},
+    {"DISPERSION", "ABBE|ABBENUMBER|CAUCHY|CAUCHYB", "dispersion is not supported (one IOR for all wavelengths)", 0, 0},
     {NULL, NULL, NULL, 0, 0}};
 
 /* Materials that objects use without defining one: a neutral grey diffuse. */
@@ -672,7 +710,10 @@ static int read_colour(loader *L, const cJSON *v, const char *p, double hi, vec3
 
 /* A flag given as a boolean or a number (0 = off). */
 static int read_flag(loader *L, const cJSON *v, const char *p, int *out) {
-    if (cJSON_IsBool(v)) { *out = cJSON_IsTrue(v); return 0; }
+    if (cJSON_IsBool(v)) {
+        *out = cJSON_IsTrue(v);
+        return 0;
+    }
     double x;
     if (read_range(L, v, p, -1e30, 0, 1e30, &x)) return fail(L, p, "expected true/false or a number");
     *out = x > 0.0;
@@ -702,7 +743,9 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     snprintf(dk, sizeof dk, "Materials.*.TYPE=%.64s", tnorm);
     if (kind < 0) {
         const char *sug = suggest(tname, material_type_names);
-        int rc = sug ? warn(L, dk, p, "unknown material TYPE \"%.64s\" (did you mean \"%s\"?): rendered as Diffuse with its RGB", tname, sug)
+        int rc = sug ? warn(L, dk, p,
+                            "unknown material TYPE \"%.64s\" (did you mean \"%s\"?): rendered as Diffuse with its RGB",
+                            tname, sug)
                      : warn(L, dk, p, "unknown material TYPE \"%.64s\": rendered as Diffuse with its RGB", tname);
         if (rc) return -1;
         kind = MT_FALLBACK;
@@ -715,8 +758,14 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     double emittance = kind == MT_EMITTING ? 1.0 : 0.0;
     if (opt_number(L, m, jpath, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &emittance)) return -1;
     int reflective = 0, refractive = 0;
-    if (refl_v) { jkey(p, jpath, "REFLECTIVE"); if (read_flag(L, refl_v, p, &reflective)) return -1; }
-    if (refr_v) { jkey(p, jpath, "REFRACTIVE"); if (read_flag(L, refr_v, p, &refractive)) return -1; }
+    if (refl_v) {
+        jkey(p, jpath, "REFLECTIVE");
+        if (read_flag(L, refl_v, p, &reflective)) return -1;
+    }
+    if (refr_v) {
+        jkey(p, jpath, "REFRACTIVE");
+        if (read_flag(L, refr_v, p, &refractive)) return -1;
+    }
     if (kind == MT_INFER) /* the reference shader's order: light, then mirror/glass flags */
         kind = emittance > 0.0 ? MT_EMITTING : refractive ? MT_DIELECTRIC : reflective ? MT_MIRROR : MT_DIFFUSE;
     /* REFRACTIVE/REFLECTIVE flags on a Specular material (a dialect's one "Specular" type for both) */
@@ -741,8 +790,10 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         jkey(p, jpath, "RGB");
         if (read_colour(L, c, p, kind == MT_EMITTING ? MAX_RADIANCE : 1.0, &rgb)) return -1;
     } else if (!tex) {
-        if (kind == MT_FALLBACK && (get(m, "RGB1") || get(m, "LIGHT_RGB"))) rgb = v3s(0.5f);
-        else return missing(L, jpath, "RGB");
+        if (kind == MT_FALLBACK && (get(m, "RGB1") || get(m, "LIGHT_RGB")))
+            rgb = v3s(0.5f);
+        else
+            return missing(L, jpath, "RGB");
     }
     double roughness = 0.0, ior = 1.5, metallic = kind == MT_CONDUCTOR ? 1.0 : 0.0;
     if (opt_number(L, m, jpath, "ROUGHNESS", 0.0, 0, 1.0, &roughness)) return -1;
@@ -793,11 +844,17 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
          * values must still be well-formed */
         const cJSON *sr = get(m, "SPECRGB");
         vec3 unused;
-        if (sr) { jkey(p, jpath, "SPECRGB"); if (read_colour(L, sr, p, 1e30, &unused)) return -1; }
+        if (sr) {
+            jkey(p, jpath, "SPECRGB");
+            if (read_colour(L, sr, p, 1e30, &unused)) return -1;
+        }
         if (opt_number(L, m, jpath, "EXPONENT", 0.0, 0, 1e30, &exponent)) return -1;
     }
     const cJSON *ts = get(m, "TWO_SIDED");
-    if (ts) { jkey(p, jpath, "TWO_SIDED"); if (read_flag(L, ts, p, &mat.two_sided)) return -1; }
+    if (ts) {
+        jkey(p, jpath, "TWO_SIDED");
+        if (read_flag(L, ts, p, &mat.two_sided)) return -1;
+    }
 
     mat.albedo = rgb;
     mat.emission = vscale(rgb, (float)emittance);
@@ -807,13 +864,31 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
      * renders Specular as an ideal mirror (the stock cornell.json has ROUGHNESS 1.0 on its
      * mirror sphere): keep that. Rough metal is the Conductor/Metal extension. */
     case MT_MIRROR: mat.kind = MAT_MIRROR; break;
-    case MT_DIELECTRIC: mat.kind = MAT_DIELECTRIC; mat.ior = (float)ior; break;
-    case MT_PHONG: mat.kind = MAT_PHONG; mat.specular = spec; mat.exponent = (float)exponent; break;
-    case MT_CONDUCTOR: mat.kind = MAT_CONDUCTOR; mat.alpha = (float)(roughness * roughness); break;
+    case MT_DIELECTRIC:
+        mat.kind = MAT_DIELECTRIC;
+        mat.ior = (float)ior;
+        break;
+    case MT_PHONG:
+        mat.kind = MAT_PHONG;
+        mat.specular = spec;
+        mat.exponent = (float)exponent;
+        break;
+    case MT_CONDUCTOR:
+        mat.kind = MAT_CONDUCTOR;
+        mat.alpha = (float)(roughness * roughness);
+        break;
     /* glTF 2.0 metallic-roughness: RGB base colour, METALLIC, ROUGHNESS (perceptual, alpha = r^2) */
-    case MT_PBR: mat.kind = MAT_PBR; mat.metallic = (float)metallic; mat.alpha = (float)(roughness * roughness); break;
+    case MT_PBR:
+        mat.kind = MAT_PBR;
+        mat.metallic = (float)metallic;
+        mat.alpha = (float)(roughness * roughness);
+        break;
     /* frosted glass: GGX reflection and transmission, RGB tints both */
-    case MT_ROUGH_GLASS: mat.kind = MAT_ROUGH_GLASS; mat.ior = (float)ior; mat.alpha = (float)(roughness * roughness); break;
+    case MT_ROUGH_GLASS:
+        mat.kind = MAT_ROUGH_GLASS;
+        mat.ior = (float)ior;
+        mat.alpha = (float)(roughness * roughness);
+        break;
     case MT_FALLBACK: {
         /* procedural two-colour materials: the mean of their colours, tinted by RGB */
         const char *pairs[2][2] = {{"RGB1", "RGB2"}, {"LIGHT_RGB", "DARK_RGB"}};
@@ -872,13 +947,16 @@ static const keyalias camera_keys[] = {
      * "focal length" is the distance in focus (a scene distance), unlike caustic's FOCAL_LENGTH */
     {"APERTURE", "APERTURERADIUS|LENSRADIUS|LENSRAD|LENS|RADIUS", NULL, 0, 0},
     {"FSTOP", "FNUMBER|FSTOPS", NULL, 0, 0},
-    {"FOCUS_DISTANCE", "FOCUSDISTANCE|FOCALDISTANCE|FOCALDIST|FOCUSDIST|FOCALLENGTH|FOCAL|FOCUS|FOCALDEPTH|"
-     "FOCUSPLANE|FOCALPLANE|FOCALPLANEDISTANCE", NULL, 0, 0},
+    {"FOCUS_DISTANCE",
+     "FOCUSDISTANCE|FOCALDISTANCE|FOCALDIST|FOCUSDIST|FOCALLENGTH|FOCAL|FOCUS|FOCALDEPTH|"
+     "FOCUSPLANE|FOCALPLANE|FOCALPLANEDISTANCE",
+     NULL, 0, 0},
     {"EXPOSURE", "EV", "exposure is not applied by the renderer (tone-map the image instead)", 0, 0},
     {"INV_RES", "PIXELLENGTH", NULL, 0, 0},
     {"ANTIALIAS", "AA|ANTIALIASING|SAMPLEWIDTH|JITTER", "caustic always antialiases (jittered samples)", 0, 0},
     {"FRAME", NULL, NULL, 0, 0},
-    {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0, WANT_STRING}, /* a dialect's place for it */
+    {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0,
+     WANT_STRING}, /* a dialect's place for it */
     {NULL, NULL, NULL, 0, 0}};
 
 static int parse_camera(loader *L, cJSON *cam) {
@@ -988,8 +1066,8 @@ static int parse_camera(loader *L, cJSON *cam) {
         jkey(p, jp, "UP");
         vec3 f = vnorm(fwd);
         vec3 alt = fabsf(f.z) < 0.9f ? v3(0.0f, 0.0f, -1.0f) : v3(0.0f, 1.0f, 0.0f);
-        if (warn(L, "Camera.UP", p, "UP is parallel to the viewing direction: using (%g, %g, %g) instead", alt.x,
-                 alt.y, alt.z))
+        if (warn(L, "Camera.UP", p, "UP is parallel to the viewing direction: using (%g, %g, %g) instead", alt.x, alt.y,
+                 alt.z))
             return -1;
         cd->up = alt;
     }
@@ -1033,9 +1111,10 @@ static int parse_camera(loader *L, cJSON *cam) {
     if (radius > 0.0) {
         double in_focus = focus > 0.0 ? focus : (double)vlen(vsub(cd->lookat, cd->eye));
         jkey(p, jp, "APERTURE");
-        if (radius > in_focus &&
-            warn(L, "Camera.APERTURE>focus", p, "lens radius %g is larger than the distance in focus (%g): "
-                 "almost everything will be blurred (APERTURE is a radius in scene units)", radius, in_focus))
+        if (radius > in_focus && warn(L, "Camera.APERTURE>focus", p,
+                                      "lens radius %g is larger than the distance in focus (%g): "
+                                      "almost everything will be blurred (APERTURE is a radius in scene units)",
+                                      radius, in_focus))
             return -1;
     }
     /* an environment map's file name given with the camera (a dialect): as "Environment" */
@@ -1135,9 +1214,12 @@ static int parse_lights(loader *L, cJSON *ls) {
 enum { OT_CUBE, OT_SPHERE, OT_MESH, OT_QUAD, OT_PLANE };
 static const char *const object_types[] = {"cube", "sphere", "mesh", "quad", "plane", NULL};
 /* dialect spellings of the object types, normalised, in object_types order */
-static const char *const object_type_aliases[] = {
-    "CUBE|BOX", "SPHERE|BALL", "MESH|OBJ|TRIMESH|TRIANGLEMESH|MODEL|GLTF|GLB|PLY|POLYMESH",
-    "QUAD|RECT|RECTANGLE|SQUARE|PARALLELOGRAM", "PLANE|GROUND|FLOOR", NULL};
+static const char *const object_type_aliases[] = {"CUBE|BOX",
+                                                  "SPHERE|BALL",
+                                                  "MESH|OBJ|TRIMESH|TRIANGLEMESH|MODEL|GLTF|GLB|PLY|POLYMESH",
+                                                  "QUAD|RECT|RECTANGLE|SQUARE|PARALLELOGRAM",
+                                                  "PLANE|GROUND|FLOOR",
+                                                  NULL};
 
 static const keyalias object_keys[] = {
     {"TYPE", "SHAPE|KIND|GEOMETRY", NULL, 0, 0},
@@ -1150,9 +1232,10 @@ static const keyalias object_keys[] = {
     {"ORIGIN", NULL, NULL, 1, 0},
     {"U", NULL, NULL, 1, 0},
     {"V", NULL, NULL, 1, 0},
-    {"NAME", "LABEL|ID|COMMENT", NULL, 0, 0},              /* a label: no effect */
-    {"BUILD_BVH", "BVH|USEBVH", NULL, 0, 0},               /* caustic always builds one */
-    {"MOTION", "VELOCITY|VEL|MOTIONBLUR|TRANSEND|MOVE", "motion blur is not supported (the object is rendered at rest)", 0, 0},
+    {"NAME", "LABEL|ID|COMMENT", NULL, 0, 0}, /* a label: no effect */
+    {"BUILD_BVH", "BVH|USEBVH", NULL, 0, 0},  /* caustic always builds one */
+    {"MOTION", "VELOCITY|VEL|MOTIONBLUR|TRANSEND|MOVE", "motion blur is not supported (the object is rendered at rest)",
+     0, 0},
     {"FRAME", NULL, NULL, 0, 0},
     {NULL, NULL, NULL, 0, 0}};
 
@@ -1178,9 +1261,12 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
             char dk[120];
             snprintf(dk, sizeof dk, "Objects[].TYPE=%.64s", tn);
             const char *sug = suggest(tname, object_types);
-            int rc = sug ? warn(L, dk, p, "unknown object TYPE \"%.64s\" (did you mean \"%s\"?): object skipped", tname, sug)
-                         : warn(L, dk, p, "unknown object TYPE \"%.64s\" (caustic has cube, sphere, mesh, quad, plane): "
-                                "object skipped", tname);
+            int rc =
+                sug ? warn(L, dk, p, "unknown object TYPE \"%.64s\" (did you mean \"%s\"?): object skipped", tname, sug)
+                    : warn(L, dk, p,
+                           "unknown object TYPE \"%.64s\" (caustic has cube, sphere, mesh, quad, plane): "
+                           "object skipped",
+                           tname);
             return rc;
         }
     }
@@ -1210,14 +1296,18 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
                 int best = 3;
                 for (size_t i = 0; i < L->s->nmaterials; ++i) {
                     int d = edit_distance(mname, L->s->material_names[i]);
-                    if (d < best) { best = d; sug = L->s->material_names[i]; }
+                    if (d < best) {
+                        best = d;
+                        sug = L->s->material_names[i];
+                    }
                 }
             }
             char dk[120];
             snprintf(dk, sizeof dk, "Objects[].MATERIAL=%.64s", mname);
             const char *instead = type == OT_MESH ? "the mesh keeps its own materials" : "rendered grey diffuse";
-            int rc = sug ? warn(L, dk, p, "unknown material \"%.64s\" (did you mean \"%.64s\"?): %s", mname, sug, instead)
-                         : warn(L, dk, p, "unknown material \"%.64s\" (not defined in Materials): %s", mname, instead);
+            int rc =
+                sug ? warn(L, dk, p, "unknown material \"%.64s\" (did you mean \"%.64s\"?): %s", mname, sug, instead)
+                    : warn(L, dk, p, "unknown material \"%.64s\" (not defined in Materials): %s", mname, instead);
             if (rc) return -1;
             if (type != OT_MESH) {
                 mat = default_material(L);
@@ -1226,8 +1316,8 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
         }
     } else if (type != OT_MESH) {
         /* no MATERIAL, or "": a mesh keeps its own materials, anything else is grey */
-        if (warn(L, "Objects[].MATERIAL", mv ? p : jp, mv ? "empty material name: rendered grey diffuse"
-                                                           : "no MATERIAL: rendered grey diffuse"))
+        if (warn(L, "Objects[].MATERIAL", mv ? p : jp,
+                 mv ? "empty material name: rendered grey diffuse" : "no MATERIAL: rendered grey diffuse"))
             return -1;
         mat = default_material(L);
         if (mat < 0) return fail(L, jp, "out of memory");
@@ -1244,7 +1334,10 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
         if (!f) return fail(L, p, "mesh \"%.64s\" is not in the Meshes table", ref);
         if (!cJSON_IsString(f)) return fail(L, p, "Meshes.%.64s: expected a file name, got %s", ref, jtype(f));
         cJSON *copy = cJSON_CreateString(f->valuestring);
-        if (!copy || !cJSON_AddItemToObject(o, "FILE", copy)) { cJSON_Delete(copy); return fail(L, p, "out of memory"); }
+        if (!copy || !cJSON_AddItemToObject(o, "FILE", copy)) {
+            cJSON_Delete(copy);
+            return fail(L, p, "out of memory");
+        }
     }
 
     int is_quad = type == OT_QUAD || type == OT_PLANE;
@@ -1253,7 +1346,10 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
     for (int i = 0; i < 3; ++i) nquad += get(o, quad_keys[i]) != NULL;
     if (nquad && !is_quad) {
         for (int i = 0; i < 3; ++i)
-            if (get(o, quad_keys[i])) { jkey(p, jp, quad_keys[i]); break; }
+            if (get(o, quad_keys[i])) {
+                jkey(p, jp, quad_keys[i]);
+                break;
+            }
         return fail(L, p, "ORIGIN/U/V are only used by quad and plane objects");
     }
     if (get(o, "FILE") && type != OT_MESH) {
@@ -1330,15 +1426,23 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
         size_t v0 = L->s->nvertices, t0 = L->s->ntriangles;
         char merr[512];
         int rc = scene_load_mesh_file(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the file's materials */
-        if (rc) { free(full); return fail(L, p, "%s", merr); }
+        if (rc) {
+            free(full);
+            return fail(L, p, "%s", merr);
+        }
         loaded_mesh *grown = realloc(L->meshes, (L->nmeshes + 1) * sizeof(loaded_mesh));
-        if (!grown) { free(full); return fail(L, p, "out of memory"); }
+        if (!grown) {
+            free(full);
+            return fail(L, p, "out of memory");
+        }
         L->meshes = grown;
         loaded_mesh *lm = &L->meshes[L->nmeshes++];
         lm->path = full;
         lm->material = mat;
-        lm->v0 = v0; lm->nv = L->s->nvertices - v0;
-        lm->t0 = t0; lm->nt = L->s->ntriangles - t0;
+        lm->v0 = v0;
+        lm->nv = L->s->nvertices - v0;
+        lm->t0 = t0;
+        lm->nt = L->s->ntriangles - t0;
         lm->placed = m;
         return 0;
     }
@@ -1367,8 +1471,10 @@ static const keyalias root_keys[] = {
     {"Materials", "MATERIAL|MATS|MATERIALLIST", NULL, 0, 0},
     {"Camera", "CAM", NULL, 0, 0},
     {"Objects", "OBJECT|PRIMITIVES|GEOMETRY|SHAPES", NULL, 0, 0},
-    {"Environment", "ENVIRONMENTMAP|ENVMAP|ENVIRONMENTTEXTURE|ENVIRONMENTLIGHT|ENVLIGHT|BACKGROUND|SKYBOX|SKY|"
-     "HDRI|ENVIRONMENTHDR", NULL, 0, 0},
+    {"Environment",
+     "ENVIRONMENTMAP|ENVMAP|ENVIRONMENTTEXTURE|ENVIRONMENTLIGHT|ENVLIGHT|BACKGROUND|SKYBOX|SKY|"
+     "HDRI|ENVIRONMENTHDR",
+     NULL, 0, 0},
     {"Lights", "LIGHT|PUNCTUALLIGHTS", NULL, 0, 0},
     {"Meshes", "MESHTABLE|MESHLIST", NULL, 0, 0},
     {"Imports", "IMPORT|MODELS|GLTFS|SCENES", NULL, 0, 0},
@@ -1385,14 +1491,20 @@ static int parse_root(loader *L, cJSON *root) {
                                  c->string ? c->string : "");
     text_one_line(keys_seen);
     if (canonicalize(L, root, "", "", root_keys)) return -1;
-    cJSON *ms = cJSON_GetObjectItemCaseSensitive(root, "Materials"), *cam = cJSON_GetObjectItemCaseSensitive(root, "Camera");
-    cJSON *objs = cJSON_GetObjectItemCaseSensitive(root, "Objects"), *env = cJSON_GetObjectItemCaseSensitive(root, "Environment");
-    cJSON *meshes = cJSON_GetObjectItemCaseSensitive(root, "Meshes"), *imports = cJSON_GetObjectItemCaseSensitive(root, "Imports");
-    if (meshes && !cJSON_IsObject(meshes)) return fail(L, "Meshes", "expected an object (name -> file), got %s", jtype(meshes));
+    cJSON *ms = cJSON_GetObjectItemCaseSensitive(root, "Materials"),
+          *cam = cJSON_GetObjectItemCaseSensitive(root, "Camera");
+    cJSON *objs = cJSON_GetObjectItemCaseSensitive(root, "Objects"),
+          *env = cJSON_GetObjectItemCaseSensitive(root, "Environment");
+    cJSON *meshes = cJSON_GetObjectItemCaseSensitive(root, "Meshes"),
+          *imports = cJSON_GetObjectItemCaseSensitive(root, "Imports");
+    if (meshes && !cJSON_IsObject(meshes))
+        return fail(L, "Meshes", "expected an object (name -> file), got %s", jtype(meshes));
     L->mesh_table = meshes;
     if (!cam && L->camera_only) return fail(L, NULL, "missing required key \"Camera\"");
     if (!cam) {
-        if (!objs && !ms) return fail(L, NULL, "missing required key \"Camera\": not a CIS 5650 scene (top-level keys: %s)", keys_seen);
+        if (!objs && !ms)
+            return fail(L, NULL, "missing required key \"Camera\": not a CIS 5650 scene (top-level keys: %s)",
+                        keys_seen);
         return fail(L, NULL, "missing required key \"Camera\"");
     }
     /* materials first: objects refer to them by name, wherever they appear in the file */
@@ -1420,8 +1532,8 @@ static int parse_root(loader *L, cJSON *root) {
 }
 
 /* ---- entry points ---------------------------------------------------------------------------- */
-int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir,
-                         char *err, size_t errlen) {
+int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir, char *err,
+                         size_t errlen) {
     return scene_load_json_text_opts(out, text, source_name, base_dir, NULL, err, errlen);
 }
 
@@ -1446,8 +1558,11 @@ int scene_load_json_text_opts(scene **out, const char *text, const char *source_
         if (!end || end < text) end = text;
         size_t line = 1, col = 1;
         for (const char *c = text; c < end && *c; ++c) {
-            if (*c == '\n') { ++line; col = 1; }
-            else ++col;
+            if (*c == '\n') {
+                ++line;
+                col = 1;
+            } else
+                ++col;
         }
         char near[40];
         size_t j = 0;
@@ -1455,8 +1570,10 @@ int scene_load_json_text_opts(scene **out, const char *text, const char *source_
             near[j++] = (*c == '\n' || *c == '\r' || *c == '\t') ? ' ' : (isprint((unsigned char)*c) ? *c : '?');
         near[j] = '\0';
         if (err && errlen) {
-            if (j) snprintf(err, errlen, "%s:%zu:%zu: malformed JSON near \"%s\"", L.src, line, col, near);
-            else snprintf(err, errlen, "%s:%zu:%zu: malformed JSON: unexpected end of input", L.src, line, col);
+            if (j)
+                snprintf(err, errlen, "%s:%zu:%zu: malformed JSON near \"%s\"", L.src, line, col, near);
+            else
+                snprintf(err, errlen, "%s:%zu:%zu: malformed JSON: unexpected end of input", L.src, line, col);
         }
         return -1;
     }

@@ -36,42 +36,56 @@ int scene_build_smallvcm(scene *s, int id, char *err, size_t errlen) {
     const int light_box = !point; /* SmallVCM drops the light box with the point light */
     int mat[SV_NMAT];
     mat[SV_FLOOR] = add_mat(s, "glossy_floor", MAT_PHONG, v3s(0.1f), v3s(0.7f), 90.0f, 1.0f, v3s(0.0f));
-    mat[SV_GREEN] = add_mat(s, "green", MAT_DIFFUSE, v3(0.156863f, 0.803922f, 0.172549f), v3s(0.0f), 0.0f, 1.0f, v3s(0.0f));
+    mat[SV_GREEN] =
+        add_mat(s, "green", MAT_DIFFUSE, v3(0.156863f, 0.803922f, 0.172549f), v3s(0.0f), 0.0f, 1.0f, v3s(0.0f));
     mat[SV_RED] = add_mat(s, "red", MAT_DIFFUSE, v3(0.803922f, 0.152941f, 0.152941f), v3s(0.0f), 0.0f, 1.0f, v3s(0.0f));
     mat[SV_WHITE] = add_mat(s, "white", MAT_DIFFUSE, v3s(0.803922f), v3s(0.0f), 0.0f, 1.0f, v3s(0.0f));
     mat[SV_MIRROR] = add_mat(s, "mirror", MAT_MIRROR, v3s(1.0f), v3s(0.0f), 0.0f, 1.0f, v3s(0.0f));
     mat[SV_GLASS] = add_mat(s, "glass", MAT_DIELECTRIC, v3s(1.0f), v3s(0.0f), 0.0f, 1.6f, v3s(0.0f));
-    mat[SV_BLUE] = add_mat(s, "blue", MAT_DIFFUSE, v3(0.156863f, 0.172549f, 0.803922f), v3s(0.0f), 0.0f, 1.0f, v3s(0.0f));
+    mat[SV_BLUE] =
+        add_mat(s, "blue", MAT_DIFFUSE, v3(0.156863f, 0.172549f, 0.803922f), v3s(0.0f), 0.0f, 1.0f, v3s(0.0f));
     mat[SV_LIGHT] = add_mat(s, "light", MAT_BLACK, v3s(0.0f), v3s(0.0f), 0.0f, 1.0f, v3s(25.03329895614464f));
     for (int i = 0; i < SV_NMAT; ++i)
         if (mat[i] < 0) goto oom;
 
     /* the room: x from -1.27 to 1.29 (left to right), y from -1.26 (open front) to 1.30 (back),
      * z from -1.28 (floor) to 1.28 (ceiling) */
-    const vec3 cb[8] = {
-        {-1.27029f, 1.30455f, -1.28002f}, {1.28975f, 1.30455f, -1.28002f},
-        {1.28975f, 1.30455f, 1.28002f},   {-1.27029f, 1.30455f, 1.28002f},
-        {-1.27029f, -1.25549f, -1.28002f}, {1.28975f, -1.25549f, -1.28002f},
-        {1.28975f, -1.25549f, 1.28002f},  {-1.27029f, -1.25549f, 1.28002f}};
+    const vec3 cb[8] = {{-1.27029f, 1.30455f, -1.28002f},  {1.28975f, 1.30455f, -1.28002f},
+                        {1.28975f, 1.30455f, 1.28002f},    {-1.27029f, 1.30455f, 1.28002f},
+                        {-1.27029f, -1.25549f, -1.28002f}, {1.28975f, -1.25549f, -1.28002f},
+                        {1.28975f, -1.25549f, 1.28002f},   {-1.27029f, -1.25549f, 1.28002f}};
     /* the light box hanging from the ceiling; its open top touches the ceiling */
-    const vec3 lb[8] = {
-        {-0.25f, 0.25f, 1.26002f}, {0.25f, 0.25f, 1.26002f}, {0.25f, 0.25f, 1.28002f}, {-0.25f, 0.25f, 1.28002f},
-        {-0.25f, -0.25f, 1.26002f}, {0.25f, -0.25f, 1.26002f}, {0.25f, -0.25f, 1.28002f}, {-0.25f, -0.25f, 1.28002f}};
+    const vec3 lb[8] = {{-0.25f, 0.25f, 1.26002f}, {0.25f, 0.25f, 1.26002f},   {0.25f, 0.25f, 1.28002f},
+                        {-0.25f, 0.25f, 1.28002f}, {-0.25f, -0.25f, 1.26002f}, {0.25f, -0.25f, 1.26002f},
+                        {0.25f, -0.25f, 1.28002f}, {-0.25f, -0.25f, 1.28002f}};
     /* triangles as (a, b, c, material); winding gives the front (emitting) side */
-    struct { const vec3 *v; int a, b, c, m; } tris[32];
+    struct {
+        const vec3 *v;
+        int a, b, c, m;
+    } tris[32];
     int nt = 0;
-#define TRI(arr, A, B, C, M) (tris[nt].v = (arr), tris[nt].a = (A), tris[nt].b = (B), tris[nt].c = (C), tris[nt].m = (M), nt++)
-    TRI(cb, 0, 4, 5, SV_FLOOR); TRI(cb, 5, 1, 0, SV_FLOOR);      /* floor */
-    TRI(cb, 0, 1, 2, SV_BLUE);  TRI(cb, 2, 3, 0, SV_BLUE);       /* back wall */
-    TRI(cb, 2, 6, 7, SV_WHITE); TRI(cb, 7, 3, 2, SV_WHITE);      /* ceiling */
-    TRI(cb, 3, 7, 4, SV_GREEN); TRI(cb, 4, 0, 3, SV_GREEN);      /* left wall */
-    TRI(cb, 1, 5, 6, SV_RED);   TRI(cb, 6, 2, 1, SV_RED);        /* right wall */
+#define TRI(arr, A, B, C, M)                                                                                           \
+    (tris[nt].v = (arr), tris[nt].a = (A), tris[nt].b = (B), tris[nt].c = (C), tris[nt].m = (M), nt++)
+    TRI(cb, 0, 4, 5, SV_FLOOR);
+    TRI(cb, 5, 1, 0, SV_FLOOR); /* floor */
+    TRI(cb, 0, 1, 2, SV_BLUE);
+    TRI(cb, 2, 3, 0, SV_BLUE); /* back wall */
+    TRI(cb, 2, 6, 7, SV_WHITE);
+    TRI(cb, 7, 3, 2, SV_WHITE); /* ceiling */
+    TRI(cb, 3, 7, 4, SV_GREEN);
+    TRI(cb, 4, 0, 3, SV_GREEN); /* left wall */
+    TRI(cb, 1, 5, 6, SV_RED);
+    TRI(cb, 6, 2, 1, SV_RED); /* right wall */
     if (light_box) {
-        TRI(lb, 0, 2, 1, SV_WHITE); TRI(lb, 2, 0, 3, SV_WHITE);  /* back */
-        TRI(lb, 3, 4, 7, SV_WHITE); TRI(lb, 4, 3, 0, SV_WHITE);  /* left */
-        TRI(lb, 1, 6, 5, SV_WHITE); TRI(lb, 6, 1, 2, SV_WHITE);  /* right */
-        TRI(lb, 4, 5, 6, SV_WHITE); TRI(lb, 6, 7, 4, SV_WHITE);  /* front */
-        TRI(lb, 0, 5, 4, ceiling ? SV_LIGHT : SV_WHITE);          /* bottom: the emitter */
+        TRI(lb, 0, 2, 1, SV_WHITE);
+        TRI(lb, 2, 0, 3, SV_WHITE); /* back */
+        TRI(lb, 3, 4, 7, SV_WHITE);
+        TRI(lb, 4, 3, 0, SV_WHITE); /* left */
+        TRI(lb, 1, 6, 5, SV_WHITE);
+        TRI(lb, 6, 1, 2, SV_WHITE); /* right */
+        TRI(lb, 4, 5, 6, SV_WHITE);
+        TRI(lb, 6, 7, 4, SV_WHITE);                      /* front */
+        TRI(lb, 0, 5, 4, ceiling ? SV_LIGHT : SV_WHITE); /* bottom: the emitter */
         TRI(lb, 5, 0, 1, ceiling ? SV_LIGHT : SV_WHITE);
     }
 #undef TRI
@@ -114,7 +128,7 @@ int scene_build_smallvcm(scene *s, int id, char *err, size_t errlen) {
     s->camera.fovy_deg = 45.0f;
     s->camera.width = s->camera.height = 512;
     s->spp = 64;
-    s->max_depth = 9;   /* paths of at most 10 segments */
+    s->max_depth = 9; /* paths of at most 10 segments */
     char name[16];
     snprintf(name, sizeof name, "smallvcm%d", id);
     s->output_name = malloc(strlen(name) + 1);

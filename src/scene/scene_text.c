@@ -98,10 +98,15 @@ static int settle_material(cJSON *m) {
     int colour_from_spec = 0;
     const cJSON *spec = cJSON_GetObjectItem(m, "SPECRGB");
     int spec_colour = cJSON_IsArray(spec);
-    if (num_or(m, "EMITTANCE", 0.0) > 0.0) type = "Emitting";
-    else if (num_or(m, "REFR", 0.0) > 0.0) { type = "Refractive"; colour_from_spec = spec_colour; }
-    else if (num_or(m, "REFL", 0.0) > 0.0) { type = "Specular"; colour_from_spec = spec_colour; }
-    else if (num_or(m, "SPECEX", 0.0) > 0.0 && spec_colour) {
+    if (num_or(m, "EMITTANCE", 0.0) > 0.0)
+        type = "Emitting";
+    else if (num_or(m, "REFR", 0.0) > 0.0) {
+        type = "Refractive";
+        colour_from_spec = spec_colour;
+    } else if (num_or(m, "REFL", 0.0) > 0.0) {
+        type = "Specular";
+        colour_from_spec = spec_colour;
+    } else if (num_or(m, "SPECEX", 0.0) > 0.0 && spec_colour) {
         int black = 1;
         for (const cJSON *e = spec->child; e; e = e->next)
             if (cJSON_IsNumber(e) && e->valuedouble > 0.0) black = 0;
@@ -110,14 +115,16 @@ static int settle_material(cJSON *m) {
     if (colour_from_spec) {
         cJSON *copy = cJSON_Duplicate(spec, 1);
         if (!copy) return -1;
-        if (cJSON_GetObjectItem(m, "RGB")) cJSON_ReplaceItemInObject(m, "RGB", copy);
-        else cJSON_AddItemToObject(m, "RGB", copy);
+        if (cJSON_GetObjectItem(m, "RGB"))
+            cJSON_ReplaceItemInObject(m, "RGB", copy);
+        else
+            cJSON_AddItemToObject(m, "RGB", copy);
     }
     return cJSON_AddStringToObject(m, "TYPE", type) ? 0 : -1;
 }
 
-char *scene_text_to_json(const char *text, size_t size, const char *source_name, const char *base_dir,
-                         char *err, size_t errlen) {
+char *scene_text_to_json(const char *text, size_t size, const char *source_name, const char *base_dir, char *err,
+                         size_t errlen) {
     (void)base_dir; /* FILE names stay relative: the JSON loader resolves them against the same directory */
     textconv t = {source_name ? source_name : "<scene>", 0, err, errlen};
     cJSON *root = cJSON_CreateObject();
@@ -128,7 +135,12 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
     int want_type = 0, want_file = 0, nmat = 0;
     size_t object_line = 0; /* where the current OBJECT block started */
     char *copy = malloc(size + 1);
-    if (!root || !mats || !objs || !copy) { cJSON_Delete(root); free(copy); snprintf(err, errlen, "%s: out of memory", t.src); return NULL; }
+    if (!root || !mats || !objs || !copy) {
+        cJSON_Delete(root);
+        free(copy);
+        snprintf(err, errlen, "%s: out of memory", t.src);
+        return NULL;
+    }
     memcpy(copy, text, size);
     copy[size] = '\0';
     int rc = 0;
@@ -144,33 +156,54 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
         int n = 0;
         char *tsave = NULL;
         for (char *p = strtok_r(line, " \t\r\f\v", &tsave); p; p = strtok_r(NULL, " \t\r\f\v", &tsave)) {
-            if (n == MAX_TOKENS) { rc = tfail(&t, "too many values on one line (at most %d)", MAX_TOKENS - 1); break; }
+            if (n == MAX_TOKENS) {
+                rc = tfail(&t, "too many values on one line (at most %d)", MAX_TOKENS - 1);
+                break;
+            }
             tok[n++] = p;
         }
         if (rc || n == 0) continue;
         const char *k = tok[0];
         /* an object's "material N" line is a key, not the start of a material block */
-        int obj_material_key = sec == SEC_OBJECT && ci_eq(k, "MATERIAL") && cur && !cJSON_GetObjectItem(cur, "MATERIAL");
+        int obj_material_key =
+            sec == SEC_OBJECT && ci_eq(k, "MATERIAL") && cur && !cJSON_GetObjectItem(cur, "MATERIAL");
         if (ci_eq(k, "MATERIAL") && !obj_material_key) {
-            if (sec == SEC_MATERIAL && settle_material(cur)) { rc = tfail(&t, "out of memory"); break; }
+            if (sec == SEC_MATERIAL && settle_material(cur)) {
+                rc = tfail(&t, "out of memory");
+                break;
+            }
             char name[64];
-            if (n >= 2) snprintf(name, sizeof name, "%.60s", tok[1]);
-            else snprintf(name, sizeof name, "%d", nmat);
+            if (n >= 2)
+                snprintf(name, sizeof name, "%.60s", tok[1]);
+            else
+                snprintf(name, sizeof name, "%d", nmat);
             nmat++;
-            if (cJSON_GetObjectItemCaseSensitive(mats, name)) { rc = tfail(&t, "material %s is defined twice", name); break; }
+            if (cJSON_GetObjectItemCaseSensitive(mats, name)) {
+                rc = tfail(&t, "material %s is defined twice", name);
+                break;
+            }
             cur = cJSON_AddObjectToObject(mats, name);
             sec = SEC_MATERIAL;
             continue;
         }
         if (ci_eq(k, "CAMERA")) {
-            if (sec == SEC_MATERIAL && settle_material(cur)) { rc = tfail(&t, "out of memory"); break; }
-            if (cam) { rc = tfail(&t, "a second CAMERA block (a scene has one camera)"); break; }
+            if (sec == SEC_MATERIAL && settle_material(cur)) {
+                rc = tfail(&t, "out of memory");
+                break;
+            }
+            if (cam) {
+                rc = tfail(&t, "a second CAMERA block (a scene has one camera)");
+                break;
+            }
             cam = cur = cJSON_AddObjectToObject(root, "Camera");
             sec = SEC_CAMERA;
             continue;
         }
         if (ci_eq(k, "OBJECT")) {
-            if (sec == SEC_MATERIAL && settle_material(cur)) { rc = tfail(&t, "out of memory"); break; }
+            if (sec == SEC_MATERIAL && settle_material(cur)) {
+                rc = tfail(&t, "out of memory");
+                break;
+            }
             if (sec == SEC_OBJECT && want_type) {
                 t.line = object_line;
                 rc = tfail(&t, "this OBJECT has no type line (cube, sphere, mesh)");
@@ -178,28 +211,47 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
             }
             object_line = t.line;
             cur = cJSON_CreateObject();
-            if (!cur || !cJSON_AddItemToArray(objs, cur)) { cJSON_Delete(cur); rc = tfail(&t, "out of memory"); break; }
-            if (n >= 2 && !cJSON_AddStringToObject(cur, "NAME", tok[1])) { rc = tfail(&t, "out of memory"); break; }
+            if (!cur || !cJSON_AddItemToArray(objs, cur)) {
+                cJSON_Delete(cur);
+                rc = tfail(&t, "out of memory");
+                break;
+            }
+            if (n >= 2 && !cJSON_AddStringToObject(cur, "NAME", tok[1])) {
+                rc = tfail(&t, "out of memory");
+                break;
+            }
             sec = SEC_OBJECT;
             want_type = 1;
             want_file = 0;
             continue;
         }
-        if (sec == SEC_NONE) { rc = tfail(&t, "\"%.40s\" outside a MATERIAL, CAMERA or OBJECT block", k); break; }
+        if (sec == SEC_NONE) {
+            rc = tfail(&t, "\"%.40s\" outside a MATERIAL, CAMERA or OBJECT block", k);
+            break;
+        }
         if (sec == SEC_OBJECT && want_type) {
             /* the type line: cube, sphere, mesh [FILE], or a model file name itself */
             want_type = 0;
             int is_file = strchr(k, '.') || strchr(k, '/');
-            if (!cJSON_AddStringToObject(cur, "TYPE", is_file ? "mesh" : k)) { rc = tfail(&t, "out of memory"); break; }
+            if (!cJSON_AddStringToObject(cur, "TYPE", is_file ? "mesh" : k)) {
+                rc = tfail(&t, "out of memory");
+                break;
+            }
             const char *file = is_file ? k : (n >= 2 ? tok[1] : NULL);
-            if (file && !cJSON_AddStringToObject(cur, "FILE", file)) { rc = tfail(&t, "out of memory"); break; }
+            if (file && !cJSON_AddStringToObject(cur, "FILE", file)) {
+                rc = tfail(&t, "out of memory");
+                break;
+            }
             want_file = !file && (ci_eq(k, "mesh") || ci_eq(k, "obj") || ci_eq(k, "gltf"));
             continue;
         }
         if (sec == SEC_OBJECT && want_file) {
             want_file = 0;
             if (n == 1 && (strchr(k, '.') || strchr(k, '/'))) {
-                if (!cJSON_AddStringToObject(cur, "FILE", k)) { rc = tfail(&t, "out of memory"); break; }
+                if (!cJSON_AddStringToObject(cur, "FILE", k)) {
+                    rc = tfail(&t, "out of memory");
+                    break;
+                }
                 continue;
             }
         }
@@ -209,20 +261,38 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
         if (sec == SEC_MATERIAL && ci_eq(key, "TEXTURE") && n == 2 && isdigit((unsigned char)tok[1][0]))
             snprintf(key, sizeof key, "TEXTURE_ID"); /* a texture slot number, not a file */
         if (sec == SEC_OBJECT && ci_eq(key, "MATERIAL")) {
-            if (n < 2) { rc = tfail(&t, "material needs a name or number"); break; }
-            if (!cJSON_AddStringToObject(cur, "MATERIAL", tok[1])) { rc = tfail(&t, "out of memory"); break; }
+            if (n < 2) {
+                rc = tfail(&t, "material needs a name or number");
+                break;
+            }
+            if (!cJSON_AddStringToObject(cur, "MATERIAL", tok[1])) {
+                rc = tfail(&t, "out of memory");
+                break;
+            }
             continue;
         }
-        if (cJSON_GetObjectItem(cur, key)) { rc = tfail(&t, "%.40s is given twice in this block", key); break; }
+        if (cJSON_GetObjectItem(cur, key)) {
+            rc = tfail(&t, "%.40s is given twice in this block", key);
+            break;
+        }
         cJSON *v = value_of(tok + 1, n - 1);
-        if (!v || !cJSON_AddItemToObject(cur, key, v)) { cJSON_Delete(v); rc = tfail(&t, "out of memory"); break; }
+        if (!v || !cJSON_AddItemToObject(cur, key, v)) {
+            cJSON_Delete(v);
+            rc = tfail(&t, "out of memory");
+            break;
+        }
     }
     if (rc == 0 && sec == SEC_MATERIAL && settle_material(cur)) rc = tfail(&t, "out of memory");
     if (rc == 0 && sec == SEC_OBJECT && want_type) {
         t.line = object_line;
         rc = tfail(&t, "this OBJECT has no type line (cube, sphere, mesh)");
     }
-    if (rc == 0 && !cam) { t.line = 0; snprintf(err, errlen, "%s: no CAMERA block (not a CIS 565 text scene?)", t.src); text_one_line(err); rc = -1; }
+    if (rc == 0 && !cam) {
+        t.line = 0;
+        snprintf(err, errlen, "%s: no CAMERA block (not a CIS 565 text scene?)", t.src);
+        text_one_line(err);
+        rc = -1;
+    }
     free(copy);
     char *json = NULL;
     if (rc == 0) {
@@ -234,8 +304,10 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
     /* cJSON_Print's buffer comes from cJSON's allocator (malloc by default): hand out a malloc'd copy */
     size_t len = strlen(json);
     char *out = malloc(len + 1);
-    if (out) memcpy(out, json, len + 1);
-    else snprintf(err, errlen, "%s: out of memory", t.src);
+    if (out)
+        memcpy(out, json, len + 1);
+    else
+        snprintf(err, errlen, "%s: out of memory", t.src);
     cJSON_free(json);
     return out;
 }

@@ -30,7 +30,7 @@ static inline char *text_skip_space(char *p) {
     while (text_is_space(*p)) ++p;
     return p;
 }
-static inline void text_rtrim(char *p) {   /* trailing blanks, in place */
+static inline void text_rtrim(char *p) { /* trailing blanks, in place */
     size_t n = strlen(p);
     while (n && text_is_space(p[n - 1])) p[--n] = '\0';
 }

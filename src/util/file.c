@@ -53,7 +53,10 @@ char *file_read_all(const char *path, long long max, size_t *size, char *why, si
 /* path's directory ("." for a bare name) into dir, and where its file name starts. */
 static const char *split_dir(const char *path, char *dir, size_t n) {
     const char *slash = strrchr(path, '/');
-    if (!slash) { snprintf(dir, n, "."); return path; }
+    if (!slash) {
+        snprintf(dir, n, ".");
+        return path;
+    }
     size_t len = slash == path ? 1 : (size_t)(slash - path);
     snprintf(dir, n, "%.*s", (int)len, path);
     return slash + 1;
@@ -89,11 +92,13 @@ int file_check_writable(const char *path, const char *what, char *err, size_t er
     char dir[4096];
     split_dir(path, dir, sizeof dir);
     struct stat st;
-    if (stat(dir, &st) != 0) return file_error(err, errlen, path, 0, "%s: directory %s: %s", what, dir, strerror(errno));
+    if (stat(dir, &st) != 0)
+        return file_error(err, errlen, path, 0, "%s: directory %s: %s", what, dir, strerror(errno));
     if (!S_ISDIR(st.st_mode)) return file_error(err, errlen, path, 0, "%s: %s is not a directory", what, dir);
     if (access(dir, W_OK | X_OK) != 0)
         return file_error(err, errlen, path, 0, "%s: directory %s: %s", what, dir, strerror(errno));
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return file_error(err, errlen, path, 0, "%s: is a directory", what);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return file_error(err, errlen, path, 0, "%s: is a directory", what);
     return 0;
 }
 
@@ -113,10 +118,19 @@ int file_write_atomic(const char *path, const char *what, file_write_fn write, v
     errno = 0;
     int rc = write(f, user, err, errlen);
     int e = 0;
-    if (rc != 0 && !(err && errlen && err[0])) e = errno ? errno : EIO;   /* a writer without a message */
-    if (rc == 0 && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)) { e = errno ? errno : EIO; rc = -1; }
-    if (fclose(f) != 0 && rc == 0) { e = errno ? errno : EIO; rc = -1; }
-    if (rc == 0 && rename(tmp, path) != 0) { e = errno; rc = -1; }
+    if (rc != 0 && !(err && errlen && err[0])) e = errno ? errno : EIO; /* a writer without a message */
+    if (rc == 0 && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)) {
+        e = errno ? errno : EIO;
+        rc = -1;
+    }
+    if (fclose(f) != 0 && rc == 0) {
+        e = errno ? errno : EIO;
+        rc = -1;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        e = errno;
+        rc = -1;
+    }
     if (rc != 0) {
         remove(tmp);
         if (e) file_error(err, errlen, path, 0, "%s: %s", what, strerror(e));
@@ -129,8 +143,10 @@ int file_error_v(char *err, size_t errlen, const char *path, size_t line, const 
     if (!err || !errlen) return -1;
     char msg[600];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    if (line) snprintf(err, errlen, "%s:%zu: %s", path, line, msg);
-    else snprintf(err, errlen, "%s: %s", path, msg);
+    if (line)
+        snprintf(err, errlen, "%s:%zu: %s", path, line, msg);
+    else
+        snprintf(err, errlen, "%s: %s", path, msg);
     text_one_line(err);
     return -1;
 }

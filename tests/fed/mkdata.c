@@ -8,15 +8,24 @@
 #include <zlib.h>
 
 static void be32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
 }
 
 static int write_set(const char *dir, const char *prefix, int n, int gz, rng_t *r) {
     size_t ib = 16 + (size_t)n * 784, lb = 8 + (size_t)n;
     uint8_t *im = calloc(ib, 1), *lab = calloc(lb, 1);
     if (!im || !lab) return 1;
-    im[2] = 8; im[3] = 3; be32(im + 4, (uint32_t)n); be32(im + 8, 28); be32(im + 12, 28);
-    lab[2] = 8; lab[3] = 1; be32(lab + 4, (uint32_t)n);
+    im[2] = 8;
+    im[3] = 3;
+    be32(im + 4, (uint32_t)n);
+    be32(im + 8, 28);
+    be32(im + 12, 28);
+    lab[2] = 8;
+    lab[3] = 1;
+    be32(lab + 4, (uint32_t)n);
     for (int i = 0; i < n; i++) {
         int k = (int)rng_below(r, 10);
         lab[8 + i] = (uint8_t)k;

@@ -17,7 +17,10 @@ int main(void) {
 
     /* large vectors exercise the blocked accumulation */
     static float big1[10000], big2[10000], bo[10000];
-    for (int i = 0; i < 10000; i++) { big1[i] = (float)i; big2[i] = -(float)i + 2; }
+    for (int i = 0; i < 10000; i++) {
+        big1[i] = (float)i;
+        big2[i] = -(float)i + 2;
+    }
     const float *bu[2] = {big1, big2};
     aggregate_mean(bu, NULL, 2, 10000, bo);
     int allone = 1;
@@ -64,7 +67,7 @@ int main(void) {
     CHECK(g[0] == 0 && g[1] == 2);
     g[0] = g[1] = 1;
     aggregate_server_step(AGG_FEDAVGM, g, avg, m, 0.5f, 1.0f, 2);
-    CHECK_NEAR(m[0], 1, 1e-7);   /* delta = global - avg */
+    CHECK_NEAR(m[0], 1, 1e-7); /* delta = global - avg */
     CHECK_NEAR(g[0], 0, 1e-7);
     aggregate_server_step(AGG_FEDAVGM, g, avg, m, 0.5f, 1.0f, 2);
     /* delta = 0 - 0 = 0; m = 0.5; g = -0.5 (momentum carries on) */

@@ -11,8 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OFF_KIND = 8, OFF_STEPS = 12, OFF_NLAYERS = 20, OFF_SIZES = 24, OFF_NP = 60, OFF_STATE = 68,
-       OFF_ELAPSED = 72, OFF_PARAMS = 80 };
+enum {
+    OFF_KIND = 8,
+    OFF_STEPS = 12,
+    OFF_NLAYERS = 20,
+    OFF_SIZES = 24,
+    OFF_NP = 60,
+    OFF_STATE = 68,
+    OFF_ELAPSED = 72,
+    OFF_PARAMS = 80
+};
 
 static char path[] = "/tmp/fedtest-ckpt-XXXXXX";
 static uint8_t good[4096];
@@ -94,7 +102,7 @@ int main(void) {
     CHECK(refused_with(OFF_NLAYERS, 9, 4, "layer count"));
     CHECK(refused_with(OFF_SIZES + 4, 0, 4, "layer size"));
     CHECK(refused_with(OFF_SIZES + 4, 70000, 4, "layer size"));
-    CHECK(refused_with(OFF_SIZES + 12, 5, 4, "layer size"));         /* beyond nlayers */
+    CHECK(refused_with(OFF_SIZES + 12, 5, 4, "layer size")); /* beyond nlayers */
     CHECK(refused_with(OFF_SIZES + 4, 4, 4, "does not match the layer sizes"));
     CHECK(refused_with(OFF_NP, 54, 8, "does not match"));
     CHECK(refused_with(OFF_STATE, 2, 4, "state flag"));

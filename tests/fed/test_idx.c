@@ -13,7 +13,10 @@
 static char dir[] = "/tmp/fedtest-idx-XXXXXX";
 
 static void be32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
 }
 
 static void write_raw(const char *name, const uint8_t *d, size_t n) {
@@ -34,7 +37,10 @@ static void write_gz(const char *name, const uint8_t *d, size_t n) {
 
 /* images: count x 4 x 4 */
 static size_t make_images(uint8_t *b, uint32_t count, uint32_t declared) {
-    b[0] = 0; b[1] = 0; b[2] = 8; b[3] = 3;
+    b[0] = 0;
+    b[1] = 0;
+    b[2] = 8;
+    b[3] = 3;
     be32(b + 4, declared);
     be32(b + 8, 4);
     be32(b + 12, 4);
@@ -166,8 +172,11 @@ int main(void) {
 #endif
     /* a 25-byte raw file whose header claims 5.5M 28x28 images (4.3 GB) */
     memset(bad, 0, 25);
-    bad[2] = 8; bad[3] = 3;
-    be32(bad + 4, 5500000); be32(bad + 8, 28); be32(bad + 12, 28);
+    bad[2] = 8;
+    bad[3] = 3;
+    be32(bad + 4, 5500000);
+    be32(bad + 8, 28);
+    be32(bad + 12, 28);
     write_raw("claim-images.idx3", bad, 25);
     CHECK(load_fails_with("claim-images.idx3", 3, "holds only 9"));
     /* the same header gzipped: far more than 40-odd compressed bytes can inflate to */
@@ -212,7 +221,8 @@ int main(void) {
     snprintf(sub, sizeof sub, "%s/set", dir);
     {
         char cmd[2048];
-        snprintf(cmd, sizeof cmd, "mkdir -p %s && touch %s/train-images-idx3-ubyte.gz %s/train-labels-idx1-ubyte.gz "
+        snprintf(cmd, sizeof cmd,
+                 "mkdir -p %s && touch %s/train-images-idx3-ubyte.gz %s/train-labels-idx1-ubyte.gz "
                  "%s/t10k-images-idx3-ubyte.gz %s/t10k-labels-idx1-ubyte.gz %s/t10k-labels-idx1-ubyte",
                  sub, sub, sub, sub, sub, sub);
         CHECK(system(cmd) == 0);

@@ -81,10 +81,10 @@ int main(void) {
 
     /* one step under several optimiser settings */
     sgd_config cfgs[] = {
-        {0.05f, 0.0f, 0.0f, 0.0f},   /* plain SGD */
-        {0.05f, 0.9f, 0.0f, 0.0f},   /* momentum, non-zero starting velocity */
-        {0.05f, 0.9f, 0.01f, 0.3f},  /* weight decay + FedProx */
-        {0.05f, 0.0f, 0.02f, 0.5f},  /* weight decay + FedProx without momentum */
+        {0.05f, 0.0f, 0.0f, 0.0f},  /* plain SGD */
+        {0.05f, 0.9f, 0.0f, 0.0f},  /* momentum, non-zero starting velocity */
+        {0.05f, 0.9f, 0.01f, 0.3f}, /* weight decay + FedProx */
+        {0.05f, 0.0f, 0.02f, 0.5f}, /* weight decay + FedProx without momentum */
     };
     float *p_cpu = malloc(sizeof(float) * np), *v_cpu = malloc(sizeof(float) * np);
     float *p_gpu = malloc(sizeof(float) * np), *v_gpu = malloc(sizeof(float) * np);
@@ -115,8 +115,8 @@ int main(void) {
         CHECK(mlp_cuda_take_stats(g, &loss_gpu, &hits_gpu, err, sizeof err) == 0);
         CHECK(mlp_cuda_store(g, p_gpu, use_v ? v_gpu : NULL, err, sizeof err) == 0);
         double dp = max_abs_diff(p_cpu, p_gpu, np);
-        fprintf(stderr, "step %zu: loss cpu %.7f gpu %.7f, hits %d/%ld, max |param diff| %.3g\n", k,
-                loss_cpu, loss_gpu, hits_cpu, hits_gpu, dp);
+        fprintf(stderr, "step %zu: loss cpu %.7f gpu %.7f, hits %d/%ld, max |param diff| %.3g\n", k, loss_cpu, loss_gpu,
+                hits_cpu, hits_gpu, dp);
         CHECK_NEAR(loss_cpu, loss_gpu, 1e-4 * (1.0 + fabs(loss_cpu)));
         CHECK(hits_cpu == hits_gpu);
         CHECK(dp < 1e-5);
@@ -156,8 +156,9 @@ int main(void) {
         double dp = max_abs_diff(p_cpu, p_gpu, np);
         double pmax = 0.0;
         for (size_t i = 0; i < np; i++) pmax = fmax(pmax, fabs(p_cpu[i]));
-        fprintf(stderr, "train 3 epochs: loss cpu %.6f gpu %.6f, acc cpu %.4f gpu %.4f, "
-                        "max |param diff| %.3g (max |param| %.3g)\n",
+        fprintf(stderr,
+                "train 3 epochs: loss cpu %.6f gpu %.6f, acc cpu %.4f gpu %.4f, "
+                "max |param diff| %.3g (max |param| %.3g)\n",
                 sc.loss, sg.loss, sc.acc, sg.acc, dp, pmax);
         CHECK(sc.samples == sg.samples);
         CHECK_NEAR(sc.loss, sg.loss, 1e-3 * (1.0 + sc.loss));
@@ -169,7 +170,13 @@ int main(void) {
         free(d.y);
     }
 
-    free(p_cpu); free(v_cpu); free(p_gpu); free(v_gpu); free(ref); free(v0); free(x);
+    free(p_cpu);
+    free(v_cpu);
+    free(p_gpu);
+    free(v_gpu);
+    free(ref);
+    free(v0);
+    free(x);
     mlp_work_free(&w);
     mlp_free(&m);
     CHECK_DONE();

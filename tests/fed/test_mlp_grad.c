@@ -69,13 +69,19 @@ int main(void) {
         float mom = fused_case == 0 ? 0.9f : 0.0f;
         float *p0 = malloc(sizeof(float) * m.nparams), *v1 = calloc(m.nparams, sizeof(float)),
               *v2 = calloc(m.nparams, sizeof(float));
-        for (size_t i = 0; i < m.nparams; i++) { p0[i] = m.params[i]; v1[i] = v2[i] = 0.01f * (float)(i % 7); }
+        for (size_t i = 0; i < m.nparams; i++) {
+            p0[i] = m.params[i];
+            v1[i] = v2[i] = 0.01f * (float)(i % 7);
+        }
         sgd_config o = {0.05f, mom, 0.0f, 0.0f};
         mlp_forward(&m, &w, x, B);
         mlp_backward(&m, &w, x, y, B, NULL);
         sgd_step(&o, m.params, v1, w.grad, NULL, m.nparams);
         float *p1 = malloc(sizeof(float) * m.nparams);
-        for (size_t i = 0; i < m.nparams; i++) { p1[i] = m.params[i]; m.params[i] = p0[i]; }
+        for (size_t i = 0; i < m.nparams; i++) {
+            p1[i] = m.params[i];
+            m.params[i] = p0[i];
+        }
         mlp_forward(&m, &w, x, B);
         if (mom != 0.0f) {
             mlp_backward_into(&m, &w, x, y, B, NULL, v2, 1.0f, mom);
@@ -89,7 +95,10 @@ int main(void) {
             if (d > maxd) maxd = d;
         }
         CHECK(maxd < 1e-6);
-        free(p0); free(p1); free(v1); free(v2);
+        free(p0);
+        free(p1);
+        free(v1);
+        free(v2);
     }
     free(g);
     mlp_work_free(&w);

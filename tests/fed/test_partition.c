@@ -55,7 +55,8 @@ int main(void) {
     if (partition_make(&sp, &d, 4, 7, sh, err, sizeof err) == 0) {
         int cnt[10] = {0}, mx = 0;
         for (int i = 0; i < sh[0].n; i++) cnt[d.y[sh[0].idx[i]]]++;
-        for (int k = 0; k < 10; k++) if (cnt[k] > mx) mx = cnt[k];
+        for (int k = 0; k < 10; k++)
+            if (cnt[k] > mx) mx = cnt[k];
         CHECK(mx > sh[0].n / 5);
         partition_free(sh, 4);
     }
@@ -63,14 +64,16 @@ int main(void) {
 
     /* transformed test set: six consecutive parts */
     dataset t = {0}, tt;
-    t.n = 12; t.rows = t.cols = 2; t.dim = 4;
+    t.n = 12;
+    t.rows = t.cols = 2;
+    t.dim = 4;
     t.x = malloc(sizeof(float) * 48);
     t.y = calloc(12, 1);
     for (int i = 0; i < 48; i++) t.x[i] = (float)(i % 4);
     CHECK(dataset_transformed_test(&t, &tt) == 0);
-    CHECK(tt.x[0] == 0 && tt.x[1] == 1);          /* part 0 identity */
+    CHECK(tt.x[0] == 0 && tt.x[1] == 1);                       /* part 0 identity */
     CHECK(tt.x[2 * 4 + 0] == 2.0f && tt.x[2 * 4 + 2] == 3.0f); /* part 1 rot90 clockwise */
-    CHECK(tt.x[10 * 4 + 0] == 2.0f);               /* part 5 vflip: (0,0) <- (1,0) */
+    CHECK(tt.x[10 * 4 + 0] == 2.0f);                           /* part 5 vflip: (0,0) <- (1,0) */
     dataset_free(&tt);
     dataset_free(&t);
     dataset_free(&d);

@@ -19,8 +19,8 @@ int main(void) {
     float big[2 * 10];
     uint8_t ys[2] = {1, 2};
     for (int k = 0; k < 10; k++) {
-        big[k] = 1000.0f + (float)k;        /* would overflow exp() without the max shift */
-        big[10 + k] = -1000.0f - (float)k;  /* would underflow */
+        big[k] = 1000.0f + (float)k;       /* would overflow exp() without the max shift */
+        big[10 + k] = -1000.0f - (float)k; /* would underflow */
     }
     float dd[20];
     l = softmax_xent(big, ys, 2, 10, dd, &correct);

@@ -33,9 +33,8 @@ static int outcome(size_t n, const char *needle, int want_client, int want_count
     int ok = needle ? why && strstr(why, needle) : why == NULL;
     ok = ok && c == want_client && counts == want_counts;
     if (!ok)
-        fprintf(stderr, "  got '%s' client %d counts %d; want '%s' client %d counts %d\n",
-                why ? why : "(accepted)", c, counts, needle ? needle : "(accepted)", want_client,
-                want_counts);
+        fprintf(stderr, "  got '%s' client %d counts %d; want '%s' client %d counts %d\n", why ? why : "(accepted)", c,
+                counts, needle ? needle : "(accepted)", want_client, want_counts);
     return ok;
 }
 

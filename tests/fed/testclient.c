@@ -78,13 +78,15 @@ int main(int argc, char **argv) {
             if (!strcmp(a, "unknown")) m.client = 7;
             if (!strcmp(a, "spoof")) m.client = 0;
             if (!strcmp(a, "round")) seq = round + 1;
-            if (!strcmp(a, "huge")) for (size_t i = 0; i < np; i++) params[i] = 3e38f;
+            if (!strcmp(a, "huge"))
+                for (size_t i = 0; i < np; i++) params[i] = 3e38f;
             if (!strcmp(a, "count")) m.n_samples = 4294967295u;
             if (!strcmp(a, "nan")) params[np / 3] = NAN;
             size_t n = update_encode(f, seq, &m, params);
             if (!strcmp(a, "magic")) f[0] ^= 0xFF;
             if (!strcmp(a, "version")) n = cmsg_seal(f, 99, MSG_UPDATE, seq, m.client, n - CMSG_HEADER_BYTES);
-            if (!strcmp(a, "kind")) n = cmsg_seal(f, FED_PROTO_VERSION, MSG_GLOBAL, seq, m.client, n - CMSG_HEADER_BYTES);
+            if (!strcmp(a, "kind"))
+                n = cmsg_seal(f, FED_PROTO_VERSION, MSG_GLOBAL, seq, m.client, n - CMSG_HEADER_BYTES);
             if (!strcmp(a, "length")) {
                 n = cmsg_seal(f, FED_PROTO_VERSION, MSG_UPDATE, seq, m.client, n - CMSG_HEADER_BYTES + 4);
                 n -= 4;

@@ -93,12 +93,17 @@ static double thread_seconds(void) {
 /* Returns seconds; fills hits and the distance checksum. */
 static double run_once(const kscene *k, ext_tracer *ext, const ray_set *rs, int threads, size_t *hits, double *tsum) {
     job j;
-    j.k = k; j.ext = ext; j.rs = rs; j.hits = 0; j.tsum = 0;
+    j.k = k;
+    j.ext = ext;
+    j.rs = rs;
+    j.hits = 0;
+    j.tsum = 0;
     atomic_init(&j.next, 0);
     pthread_mutex_init(&j.lock, NULL);
     pthread_t th[256];
     double t0 = timer_now(), c0 = thread_seconds();
-    if (threads <= 1) worker(&j);
+    if (threads <= 1)
+        worker(&j);
     else {
         for (int i = 0; i < threads; ++i) pthread_create(&th[i], NULL, worker, &j);
         for (int i = 0; i < threads; ++i) pthread_join(th[i], NULL);
@@ -130,8 +135,13 @@ static void interleaved_1t(const kscene *k, ext_tracer *ext, const ray_set *rs, 
     double tc[64], te[64];
     for (int run = 0; run < runs; ++run) {
         job jc, je;
-        memset(&jc, 0, sizeof jc); memset(&je, 0, sizeof je);
-        jc.k = k; jc.rs = rs; je.k = k; je.ext = ext; je.rs = rs;
+        memset(&jc, 0, sizeof jc);
+        memset(&je, 0, sizeof je);
+        jc.k = k;
+        jc.rs = rs;
+        je.k = k;
+        je.ext = ext;
+        je.rs = rs;
         double sc = 0, se = 0, sumc = 0, sume = 0;
         size_t hc = 0, he = 0;
         for (size_t b = 0, c = 0; b < rs->n; b += CHUNK, ++c) {
@@ -139,14 +149,23 @@ static void interleaved_1t(const kscene *k, ext_tracer *ext, const ray_set *rs, 
             for (int w = 0; w < 2; ++w) {
                 int caustic_turn = (int)((c + (size_t)w) & 1);
                 double t0 = use_cpu_time ? thread_seconds() : timer_now();
-                if (caustic_turn) hc += trace_range(&jc, b, e, &sumc);
-                else he += trace_range(&je, b, e, &sume);
+                if (caustic_turn)
+                    hc += trace_range(&jc, b, e, &sumc);
+                else
+                    he += trace_range(&je, b, e, &sume);
                 double dt = (use_cpu_time ? thread_seconds() : timer_now()) - t0;
-                if (caustic_turn) sc += dt; else se += dt;
+                if (caustic_turn)
+                    sc += dt;
+                else
+                    se += dt;
             }
         }
-        tc[run] = sc; te[run] = se;
-        *hits = hc; *tsum = sumc; *ehits = he; *etsum = sume;
+        tc[run] = sc;
+        te[run] = se;
+        *hits = hc;
+        *tsum = sumc;
+        *ehits = he;
+        *etsum = sume;
     }
     qsort(tc, (size_t)runs, sizeof(double), cmpd);
     qsort(te, (size_t)runs, sizeof(double), cmpd);
@@ -155,7 +174,9 @@ static void interleaved_1t(const kscene *k, ext_tracer *ext, const ray_set *rs, 
 }
 
 static int alloc_set(ray_set *rs, const char *name, int any, size_t n) {
-    rs->name = name; rs->any_hit = any; rs->n = 0;
+    rs->name = name;
+    rs->any_hit = any;
+    rs->n = 0;
     rs->o = malloc(n * 3 * sizeof(float));
     rs->d = malloc(n * 3 * sizeof(float));
     rs->tmax = malloc(n * sizeof(float));
@@ -163,11 +184,19 @@ static int alloc_set(ray_set *rs, const char *name, int any, size_t n) {
 }
 static void push(ray_set *rs, vec3 o, vec3 d, float tmax) {
     size_t i = rs->n++;
-    rs->o[3 * i] = o.x; rs->o[3 * i + 1] = o.y; rs->o[3 * i + 2] = o.z;
-    rs->d[3 * i] = d.x; rs->d[3 * i + 1] = d.y; rs->d[3 * i + 2] = d.z;
+    rs->o[3 * i] = o.x;
+    rs->o[3 * i + 1] = o.y;
+    rs->o[3 * i + 2] = o.z;
+    rs->d[3 * i] = d.x;
+    rs->d[3 * i + 1] = d.y;
+    rs->d[3 * i + 2] = d.z;
     rs->tmax[i] = tmax;
 }
-static void free_set(ray_set *rs) { free(rs->o); free(rs->d); free(rs->tmax); }
+static void free_set(ray_set *rs) {
+    free(rs->o);
+    free(rs->d);
+    free(rs->tmax);
+}
 
 static int make_sets(const scene *s, int res, int inside, ray_set sets[3]) {
     const kscene *k = &s->k;
@@ -184,7 +213,8 @@ static int make_sets(const scene *s, int res, int inside, ray_set sets[3]) {
     vec3 fwd = vnorm(vsub(target, eye)), right = vnorm(vcross(fwd, v3(0, 1, 0))), up = vcross(right, fwd);
     float th = tanf(25.0f * K_PI / 180.0f);
     size_t n = (size_t)res * (size_t)res;
-    if (alloc_set(&sets[0], "primary", 0, n) || alloc_set(&sets[1], "diffuse", 0, n) || alloc_set(&sets[2], "shadow", 1, n))
+    if (alloc_set(&sets[0], "primary", 0, n) || alloc_set(&sets[1], "diffuse", 0, n) ||
+        alloc_set(&sets[2], "shadow", 1, n))
         return -1;
     for (int y = 0; y < res; ++y)
         for (int x = 0; x < res; ++x) {
@@ -210,20 +240,30 @@ static int make_sets(const scene *s, int res, int inside, ray_set sets[3]) {
 
 static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
     size_t len = strlen(path);
-    if (len > 5 && !strcasecmp(path + len - 5, ".json")) {   /* a whole scene (the large instanced ones) */
+    if (len > 5 && !strcasecmp(path + len - 5, ".json")) { /* a whole scene (the large instanced ones) */
         if (scene_load_file(out, path, NULL, err, errlen)) return -1;
-        if (scene_prepare(*out, cpu_kernels_get()->bvh_width, err, errlen)) { scene_destroy(*out); return -1; }
+        if (scene_prepare(*out, cpu_kernels_get()->bvh_width, err, errlen)) {
+            scene_destroy(*out);
+            return -1;
+        }
         return 0;
     }
     scene *s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE; m.albedo_tex = -1; m.albedo = v3s(0.5f);
+    m.kind = MAT_DIFFUSE;
+    m.albedo_tex = -1;
+    m.albedo = v3s(0.5f);
     int mat = scene_add_material(s, "default", m);
     int rc;
-    if (len > 4 && !strcasecmp(path + len - 4, ".ply")) rc = scene_load_ply(s, path, xform_identity(), mat, err, errlen);
-    else rc = scene_load_obj(s, path, xform_identity(), mat, err, errlen);
-    if (rc || scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) { scene_destroy(s); return -1; }
+    if (len > 4 && !strcasecmp(path + len - 4, ".ply"))
+        rc = scene_load_ply(s, path, xform_identity(), mat, err, errlen);
+    else
+        rc = scene_load_obj(s, path, xform_identity(), mat, err, errlen);
+    if (rc || scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) {
+        scene_destroy(s);
+        return -1;
+    }
     *out = s;
     return 0;
 }
@@ -231,19 +271,37 @@ static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
 int cmd_bench_rays(int argc, char **argv) {
     long res = 1024, runs = 5, threads = cpu_core_count();
     int json = 0, inside = 0, gpu = 0;
-    unsigned bvh_set = 1u << CUDA_BVH_SAH;   /* the GPU layouts to measure, one bit per CUDA_BVH_* */
+    unsigned bvh_set = 1u << CUDA_BVH_SAH; /* the GPU layouts to measure, one bit per CUDA_BVH_* */
     const char *meshes[64];
     int nmeshes = 0;
     for (int i = 0; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_rays, stdout); return 0; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_rays, stdout);
+            return 0;
+        }
         if (!strcmp(a, "--rays")) continue;
-        if (!strcmp(a, "--json")) { json = 1; continue; }
-        if (!strcmp(a, "--inside")) { inside = 1; continue; }
-        if (!strcmp(a, "--cpu-time")) { use_cpu_time = 1; continue; }
-        if (!strcmp(a, "--interleave")) { interleave = 1; continue; }
+        if (!strcmp(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        if (!strcmp(a, "--inside")) {
+            inside = 1;
+            continue;
+        }
+        if (!strcmp(a, "--cpu-time")) {
+            use_cpu_time = 1;
+            continue;
+        }
+        if (!strcmp(a, "--interleave")) {
+            interleave = 1;
+            continue;
+        }
         if (!strcmp(a, "--device")) {
-            if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) { fprintf(stderr, "caustic-bench-rays: --device: expected cpu or cuda\n"); return EXIT_USAGE; }
+            if (!v || (strcmp(v, "cpu") && strcmp(v, "cuda"))) {
+                fprintf(stderr, "caustic-bench-rays: --device: expected cpu or cuda\n");
+                return EXIT_USAGE;
+            }
             gpu = !strcmp(v, "cuda");
             i++;
             continue;
@@ -252,43 +310,71 @@ int cmd_bench_rays(int argc, char **argv) {
             bvh_set = 0;
             for (const char *t = v; t && *t; t += strcspn(t, ",") + (t[strcspn(t, ",")] == ',')) {
                 size_t l = strcspn(t, ",");
-                unsigned bit = l == 3 && !strncmp(t, "sah", 3) ? 1u << CUDA_BVH_SAH
-                             : l == 4 && !strncmp(t, "lbvh", 4) ? 1u << CUDA_BVH_LBVH
-                             : l == 5 && !strncmp(t, "cwbvh", 5) ? 1u << CUDA_BVH_CW8 : l == 3 && !strncmp(t, "all", 3) ? 7u
-                             : l == 4 && !strncmp(t, "both", 4) ? 1u << CUDA_BVH_SAH | 1u << CUDA_BVH_LBVH : 0u;
-                if (!bit) { bvh_set = 0; break; }
+                unsigned bit = l == 3 && !strncmp(t, "sah", 3)     ? 1u << CUDA_BVH_SAH
+                               : l == 4 && !strncmp(t, "lbvh", 4)  ? 1u << CUDA_BVH_LBVH
+                               : l == 5 && !strncmp(t, "cwbvh", 5) ? 1u << CUDA_BVH_CW8
+                               : l == 3 && !strncmp(t, "all", 3)   ? 7u
+                               : l == 4 && !strncmp(t, "both", 4)  ? 1u << CUDA_BVH_SAH | 1u << CUDA_BVH_LBVH
+                                                                   : 0u;
+                if (!bit) {
+                    bvh_set = 0;
+                    break;
+                }
                 bvh_set |= bit;
             }
-            if (!bvh_set) { fprintf(stderr, "caustic-bench-rays: --gpu-bvh: expected a list of sah, lbvh, cwbvh, both or all\n"); return EXIT_USAGE; }
+            if (!bvh_set) {
+                fprintf(stderr, "caustic-bench-rays: --gpu-bvh: expected a list of sah, lbvh, cwbvh, both or all\n");
+                return EXIT_USAGE;
+            }
             i++;
             continue;
         }
         if (a[0] == '-') {
-            long *dst = !strcmp(a, "--res") ? &res : !strcmp(a, "--runs") ? &runs : !strcmp(a, "--threads") ? &threads : NULL;
+            long *dst = !strcmp(a, "--res")       ? &res
+                        : !strcmp(a, "--runs")    ? &runs
+                        : !strcmp(a, "--threads") ? &threads
+                                                  : NULL;
             long hi = dst == &res ? 8192 : dst == &runs ? 63 : 256;
-            if (!dst) { fprintf(stderr, "caustic-bench-rays: unknown option '%s'\n", a); return EXIT_USAGE; }
-            if (parse_int(v, 1, hi, dst)) { fprintf(stderr, "caustic-bench-rays: %s: '%s' is not in 1..%ld\n", a, v ? v : "", hi); return EXIT_USAGE; }
+            if (!dst) {
+                fprintf(stderr, "caustic-bench-rays: unknown option '%s'\n", a);
+                return EXIT_USAGE;
+            }
+            if (parse_int(v, 1, hi, dst)) {
+                fprintf(stderr, "caustic-bench-rays: %s: '%s' is not in 1..%ld\n", a, v ? v : "", hi);
+                return EXIT_USAGE;
+            }
             i++;
             continue;
         }
         if (nmeshes < 64) meshes[nmeshes++] = a;
     }
-    if (nmeshes == 0) { fprintf(stderr, "caustic-bench-rays: give at least one mesh (.obj or .ply)\n"); return EXIT_USAGE; }
+    if (nmeshes == 0) {
+        fprintf(stderr, "caustic-bench-rays: give at least one mesh (.obj or .ply)\n");
+        return EXIT_USAGE;
+    }
     if (!json && !gpu) {
         const cpu_kernels *ck = cpu_kernels_get();
         printf("# CPU kernel ISA: %s (%s)\n", ck->name, ck->desc);
     }
     if (!json && !gpu)
         printf("%-18s %-8s %9s %9s %16s %10s %10s | %-14s %9s %10s %10s %7s %7s\n", "mesh", "rays", "count", "hits",
-               "t_checksum", "1T_Mray/s", "NT_Mray/s", "reference", "hits", "1T_Mray/s", "NT_Mray/s", "ratio1", "ratioN");
+               "t_checksum", "1T_Mray/s", "NT_Mray/s", "reference", "hits", "1T_Mray/s", "NT_Mray/s", "ratio1",
+               "ratioN");
     for (int m = 0; m < nmeshes; ++m) {
         char err[1024];
         scene *s;
         double t0 = timer_now();
-        if (load_mesh(&s, meshes[m], err, sizeof err)) { fprintf(stderr, "caustic: %s\n", err); return EXIT_USAGE; }
+        if (load_mesh(&s, meshes[m], err, sizeof err)) {
+            fprintf(stderr, "caustic: %s\n", err);
+            return EXIT_USAGE;
+        }
         double load_s = timer_now() - t0;
         ray_set sets[3];
-        if (make_sets(s, (int)res, inside, sets)) { fprintf(stderr, "caustic-bench-rays: out of memory\n"); scene_destroy(s); return EXIT_RUNTIME; }
+        if (make_sets(s, (int)res, inside, sets)) {
+            fprintf(stderr, "caustic-bench-rays: out of memory\n");
+            scene_destroy(s);
+            return EXIT_RUNTIME;
+        }
         if (gpu) {
             char gerr[512];
             static const int order[3] = {CUDA_BVH_SAH, CUDA_BVH_CW8, CUDA_BVH_LBVH};
@@ -301,34 +387,40 @@ int cmd_bench_rays(int argc, char **argv) {
                 cfg.bvh = bv;
                 int width = bv == CUDA_BVH_CW8 ? BVH8_WIDTH : BVH4_WIDTH;
                 const bvh *tree = bv != CUDA_BVH_LBVH ? scene_bvh(s, width, CUDA_SAH_LANES, gerr, sizeof gerr) : NULL;
-                cuda_renderer *g = bv != CUDA_BVH_LBVH && !tree ? NULL
-                                 : cuda_renderer_create(&s->k, tree, 8, 8, &cfg, gerr, sizeof gerr);
-                if (!g) { fprintf(stderr, "caustic: %s\n", gerr); scene_destroy(s); return EXIT_USAGE; }
+                cuda_renderer *g = bv != CUDA_BVH_LBVH && !tree
+                                       ? NULL
+                                       : cuda_renderer_create(&s->k, tree, 8, 8, &cfg, gerr, sizeof gerr);
+                if (!g) {
+                    fprintf(stderr, "caustic: %s\n", gerr);
+                    scene_destroy(s);
+                    return EXIT_USAGE;
+                }
                 if (bv == CUDA_BVH_LBVH)
                     printf("# %s: LBVH built on the GPU in %.2f ms (bounds upload to nodes on the GPU; SAH on the "
-                           "host: %.2f ms)\n", meshes[m], cuda_renderer_bvh_seconds(g) * 1e3, s->bvh.build_seconds * 1e3);
+                           "host: %.2f ms)\n",
+                           meshes[m], cuda_renderer_bvh_seconds(g) * 1e3, s->bvh.build_seconds * 1e3);
                 else {
                     /* the GPU's copy: its node layout and the leaf blocks */
-                    double node_bytes = (double)tree->nwnodes * (bv == CUDA_BVH_CW8 ? sizeof(cw8_node) : sizeof(bvh4_node));
+                    double node_bytes =
+                        (double)tree->nwnodes * (bv == CUDA_BVH_CW8 ? sizeof(cw8_node) : sizeof(bvh4_node));
                     double leaf_bytes = (double)tree->nleaf4 * sizeof(bvh_leaf4);
                     printf("# %s: %s: %zu nodes (%.1f MB) + %zu leaf blocks (%.1f MB) = %.1f bytes per triangle "
-                           "(%zu triangles)\n", meshes[m], bvh_name[bv], tree->nwnodes, node_bytes * 1e-6, tree->nleaf4,
-                           leaf_bytes * 1e-6, (node_bytes + leaf_bytes) / (double)(s->ntriangles ? s->ntriangles : 1),
-                           s->ntriangles);
+                           "(%zu triangles)\n",
+                           meshes[m], bvh_name[bv], tree->nwnodes, node_bytes * 1e-6, tree->nleaf4, leaf_bytes * 1e-6,
+                           (node_bytes + leaf_bytes) / (double)(s->ntriangles ? s->ntriangles : 1), s->ntriangles);
                 }
                 for (int k = 0; k < 3; ++k) {
                     double sec, tsum;
                     uint64_t hits;
                     /* the primary rays are a row-major image (the GPU takes them in tiles) */
                     if (cuda_trace_rays(g, sets[k].o, sets[k].d, sets[k].tmax, sets[k].n, k == 0 ? (unsigned)res : 0u,
-                                        sets[k].any_hit, (int)runs,
-                                        &sec, &hits, &tsum, gerr, sizeof gerr)) {
+                                        sets[k].any_hit, (int)runs, &sec, &hits, &tsum, gerr, sizeof gerr)) {
                         fprintf(stderr, "caustic: %s\n", gerr);
                         break;
                     }
                     printf("%-18s %-8s %9zu %9llu %16.4f  GPU %-5s %10.1f Mrays/s (median of %ld, kernel time)\n",
-                           meshes[m], sets[k].name, sets[k].n, (unsigned long long)hits, tsum,
-                           bvh_name[bv], sets[k].n / sec * 1e-6, runs);
+                           meshes[m], sets[k].name, sets[k].n, (unsigned long long)hits, tsum, bvh_name[bv],
+                           sets[k].n / sec * 1e-6, runs);
                 }
                 cuda_renderer_free(g);
             }
@@ -346,30 +438,37 @@ int cmd_bench_rays(int argc, char **argv) {
         const char *base = strrchr(meshes[m], '/');
         base = base ? base + 1 : meshes[m];
         if (!json)
-            fprintf(stdout, "# %s: %zu triangles, load %.2f s, BVH %zu %d-wide nodes built in %.3f s, SAH %.1f, "
-                    "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks and their positions + triangles + positions)\n",
-                    base, s->ntriangles, load_s, s->bvh.nwnodes, s->bvh.width, s->bvh.build_seconds, s->bvh.sah_cost,
-                    s->bvh.nleaf4,
-                    (double)(s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) +
-                             s->bvh.nleaf4 * (sizeof(bvh_leaf4) + (s->bvh.leaf_pos ? BVH_LEAF_POS_FLOATS * sizeof(float) : 0)) +
-                             s->ntriangles * sizeof(triangle) +
-                             s->nvertices * sizeof(vec3)) / (double)s->ntriangles);
+            fprintf(
+                stdout,
+                "# %s: %zu triangles, load %.2f s, BVH %zu %d-wide nodes built in %.3f s, SAH %.1f, "
+                "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks and their positions + triangles + positions)\n",
+                base, s->ntriangles, load_s, s->bvh.nwnodes, s->bvh.width, s->bvh.build_seconds, s->bvh.sah_cost,
+                s->bvh.nleaf4,
+                (double)(s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) +
+                         s->bvh.nleaf4 *
+                             (sizeof(bvh_leaf4) + (s->bvh.leaf_pos ? BVH_LEAF_POS_FLOATS * sizeof(float) : 0)) +
+                         s->ntriangles * sizeof(triangle) + s->nvertices * sizeof(vec3)) /
+                    (double)s->ntriangles);
         for (int k = 0; k < 3; ++k) {
             size_t hits, ehits = 0;
             double tsum, etsum = 0, e1 = 0, en = 0;
             double r1 = 0;
-            if (interleave && ext) interleaved_1t(&s->k, ext, &sets[k], (int)runs, &r1, &e1, &hits, &tsum, &ehits, &etsum);
-            else r1 = median_mrays(&s->k, NULL, &sets[k], 1, (int)runs, &hits, &tsum);
+            if (interleave && ext)
+                interleaved_1t(&s->k, ext, &sets[k], (int)runs, &r1, &e1, &hits, &tsum, &ehits, &etsum);
+            else
+                r1 = median_mrays(&s->k, NULL, &sets[k], 1, (int)runs, &hits, &tsum);
             double rn = median_mrays(&s->k, NULL, &sets[k], (int)threads, (int)runs, &hits, &tsum);
             if (ext) {
                 if (!interleave) e1 = median_mrays(&s->k, ext, &sets[k], 1, (int)runs, &ehits, &etsum);
                 en = median_mrays(&s->k, ext, &sets[k], (int)threads, (int)runs, &ehits, &etsum);
             }
             if (json)
-                printf("{\"mesh\":\"%s\",\"isa\":\"%s\",\"triangles\":%zu,\"rays\":\"%s\",\"count\":%zu,\"hits\":%zu,\"t_checksum\":%.6f,"
+                printf("{\"mesh\":\"%s\",\"isa\":\"%s\",\"triangles\":%zu,\"rays\":\"%s\",\"count\":%zu,\"hits\":%zu,"
+                       "\"t_checksum\":%.6f,"
                        "\"mrays_1t\":%.3f,\"mrays_nt\":%.3f,\"threads\":%ld,\"reference\":\"%s\",\"ref_hits\":%zu,"
                        "\"ref_t_checksum\":%.6f,\"ref_mrays_1t\":%.3f,\"ref_mrays_nt\":%.3f}\n",
-                       base, cpu_kernels_get()->name, s->ntriangles, sets[k].name, sets[k].n, hits, tsum, r1, rn, threads, ext_name, ehits, etsum, e1, en);
+                       base, cpu_kernels_get()->name, s->ntriangles, sets[k].name, sets[k].n, hits, tsum, r1, rn,
+                       threads, ext_name, ehits, etsum, e1, en);
             else
                 printf("%-18s %-8s %9zu %9zu %16.4f %10.2f %10.2f | %-14s %9zu %10.2f %10.2f %7.2f %7.2f\n", base,
                        sets[k].name, sets[k].n, hits, tsum, r1, rn, ext_name, ehits, e1, en, e1 > 0 ? r1 / e1 : 0.0,

@@ -8,8 +8,8 @@
 #include "kernel/types.h"
 
 typedef struct ray_set {
-    const char *name;    /* "primary", "diffuse", "shadow" */
-    int any_hit;         /* shadow rays: occlusion only */
+    const char *name; /* "primary", "diffuse", "shadow" */
+    int any_hit;      /* shadow rays: occlusion only */
     size_t n;
     float *o, *d, *tmax; /* n*3, n*3, n */
 } ray_set;
