@@ -1,14 +1,8 @@
 /* Fuzz target for the glTF 2.0 importer (src/scene/gltf.cpp), through its in-memory entry point
  * (JSON text or binary .glb; external files are never read from memory).
  *
- * libFuzzer (clang 14), from the repository root:
- *   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Isrc -c src/scene/gltf.cpp \
- *     -o /tmp/gltf.o
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L \
- *     -Isrc -Iinclude fuzz/fuzz_gltf.c src/scene/scene.c src/accel/bvh.c /tmp/gltf.o \
- *     -ltinygltf -lstb -lstdc++ -lm -lpthread -o /tmp/fuzz_gltf
- *   mkdir -p /tmp/fzgltf && /tmp/fuzz_gltf -max_total_time=300 -max_len=16384 -dict=fuzz/gltf.dict \
- *     /tmp/fzgltf fuzz/corpus_gltf
+ * libFuzzer (clang 14), from the repository root: scripts/fuzz.sh gltf [SECONDS] (the importer
+ * compiled with -fsanitize=fuzzer-no-link, linked with every scene source but gltf_stub.c).
  * (tinygltf itself is Debian's shared library, so coverage is that of caustic's importer: accessors,
  * views, node hierarchy, materials, textures, camera and lights.)
  * Standalone (no -fsanitize=fuzzer): without CAUSTIC_LIBFUZZER it builds the driver of driver.h,

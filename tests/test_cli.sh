@@ -229,7 +229,18 @@ expect_fail "bad texels with --strict" "1 non-finite and 1 negative values repla
 # images whose header claims more than the file holds, or than the memory cap allows: refused at once
 printf 'PF\n20000 13421\n-1\n' > "$T/claim.pfm"
 expect_fail "18-byte PFM claiming 3.2 GB" "claim.pfm: PFM header claims 20000x13421 pixels, more than a file of 0 bytes" compare "$T/claim.pfm" "$T/claim.pfm"
-CAUSTIC_IMAGE_MEMORY=1K expect_fail "memory cap" "needs 12 KiB to decode, over the limit of 1 KiB \(raise CAUSTIC_IMAGE_MEMORY" compare "$T/a.png" "$T/a.png"
+CAUSTIC_IMAGE_MEMORY=1K expect_fail "memory cap" "needs 9 KiB to decode, over the limit of 1 KiB \(raise CAUSTIC_IMAGE_MEMORY" compare "$T/a.png" "$T/a.png"
+# render and info follow the same rules for a texture whose header lies (the issue: 6.3 GB each)
+cp "$SRC/fuzz/corpus_image/claim.png" "$T/claim.png"
+scene claimtex.json "{\"Materials\": {\"light\": {\"TYPE\": \"Emitting\", \"RGB\": [1,1,1], \"EMITTANCE\": 5}, \"white\": {\"TYPE\": \"Diffuse\", \"TEXTURE\": {\"TYPE\": \"image\", \"FILE\": \"claim.png\"}}}, $GOOD_CAM, \"Objects\": [$GOOD_OBJ]}"
+expect_fail "texture claiming 16000x16000 (render)" "claim.png: PNG header claims 16000x16000 pixels, more than a file of" render "$T/claimtex.json" -o "$T/out.png"
+expect_fail "texture claiming 16000x16000 (info)" "claim.png: PNG header claims 16000x16000 pixels, more than a file of" info "$T/claimtex.json"
+# an 8-bit environment map's sampling tables count against the cap too (4 bytes a texel more
+# than its 3): a.png fits by itself under the limit below, not with its tables
+scene envcap.json "{$GOOD_MATS, $GOOD_CAM, \"Environment\": {\"FILE\": \"a.png\"}, \"Objects\": [$GOOD_OBJ]}"
+CAUSTIC_IMAGE_MEMORY=5K expect_fail "environment tables over the cap" "Environment.FILE: a.png: a 32x24 environment map \\(8-bit\\) needs 6 KiB with its sampling tables, over the limit of 5 KiB" render "$T/envcap.json" -o "$T/out.png"
+CAUSTIC_IMAGE_MEMORY=5K expect_fail "environment tables over the cap (info)" "needs 6 KiB with its sampling tables" info "$T/envcap.json"
+CAUSTIC_IMAGE_MEMORY=16K "$CAUSTIC" render "$T/envcap.json" --spp 1 --quiet -o "$T/env.png" >/dev/null 2>&1 && ok || bad "environment under a raised cap"
 
 # adaptive sampling with a heat map of the samples per pixel
 "$CAUSTIC" render "$T/good.json" --spp 64 --adaptive 0.3 --heatmap "$T/heat.png" --quiet -o "$T/ad.png" >/dev/null 2>"$T/stderr" \

@@ -12,6 +12,8 @@
 #endif
 #include "caustic.h"
 #include "api/api_internal.h"
+#include "image/image.h"
+#include "kernel/texture.h"
 #include "scene/scene.h"
 #include "testing.h"
 
@@ -434,6 +436,92 @@ static void test_textures_and_cutout(void) {
     caustic_scene_free(cs);
 }
 
+/* Textures stay at the source's 8-bit precision (3 bytes a texel, a quarter of the floats they
+ * replace): base colour and emission decoded as sRGB through image_srgb8_table (what PNG and JPEG
+ * textures of JSON and OBJ scenes give), metallic-roughness, normal and alpha maps as code / 255.
+ * The kernel's lookups (texture_eval, bilinear, wrap modes) are bit-identical to float textures
+ * holding those values; the linear ones to the float conversion the importer used before, the
+ * sRGB ones within 2 ulp of its own pow() table. */
+static float old_srgb(int code) { /* the importer's float path before 8-bit textures */
+    double c = code / 255.0;
+    return (float)(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4));
+}
+static void test_texture_precision(void) {
+    enum { W = 16, H = 16 }; /* every code in every channel */
+    unsigned char px[W * H * 4];
+    for (int i = 0; i < W * H; ++i) {
+        px[4 * i] = (unsigned char)i;
+        px[4 * i + 1] = (unsigned char)(255 - i);
+        px[4 * i + 2] = (unsigned char)(i * 7);
+        px[4 * i + 3] = (unsigned char)(i * 13);
+    }
+    CHECK(stbi_write_png(tmp_path("codes.png"), W, H, 4, px, W * 4) != 0, "writing codes.png");
+    char buf[128];
+    snprintf(buf, sizeof buf, "{\"byteLength\":%d,\"uri\":\"quad.bin\"}", BIN_SIZE);
+    static const char mats[] =
+        "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0},\"metallicRoughnessTexture\":{\"index\":0}},"
+        "\"normalTexture\":{\"index\":0},\"emissiveTexture\":{\"index\":0},\"emissiveFactor\":[1,1,1],"
+        "\"alphaMode\":\"MASK\",\"alphaCutoff\":0.5},{}";
+    static const char extra[] = ",\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\"codes.png\"}]";
+    char *j = model_json(buf, mats, "", extra);
+    write_bytes("codes.gltf", j, strlen(j));
+    free(j);
+    scene *s = load_ok(tmp_path("codes.gltf"), -1, 0, "8-bit textures");
+    if (!s) return;
+    const material *m = &s->materials[0];
+    int tex[4] = {m->albedo_tex, m->mr_tex, m->normal_tex, m->alpha_tex}; /* emission shares albedo's */
+    int enc[4] = {TEXEL8_SRGB, TEXEL8_LINEAR, TEXEL8_LINEAR, TEXEL8_LINEAR};
+    int ok = s->ntextures == 3 && m->emission_tex == m->albedo_tex && m->normal_tex == m->mr_tex;
+    for (int k = 0; k < 4 && ok; ++k) ok = tex[k] >= 0 && s->textures[tex[k]].texel8 == enc[k];
+    CHECK(ok, "8-bit textures: 3 (sRGB colour, linear data, alpha), %zu made", s->ntextures);
+    /* memory: 3 bytes a texel, nothing in the float store (before: 12 bytes a texel there) */
+    CHECK(s->ntexels == 0 && s->ntexels8 == 3u * 3u * W * H, "texel stores: %zu floats, %zu bytes", s->ntexels,
+          s->ntexels8);
+    if (!ok) {
+        scene_destroy(s);
+        return;
+    }
+    /* float references added after them: the values each usage decodes to */
+    const float *srgb = image_srgb8_table();
+    float *ref = malloc(sizeof(float) * 3 * W * H);
+    int ref_index[3], srcs[3] = {m->albedo_tex, m->mr_tex, m->alpha_tex};
+    int max_ulp = 0;
+    for (int k = 0; k < 3; ++k) {
+        for (int i = 0; i < W * H; ++i)
+            for (int c = 0; c < 3; ++c) {
+                int code = px[4 * i + (k == 2 ? 3 : c)];
+                ref[3 * i + c] = k == 0 ? srgb[code] : (float)code / 255.0f;
+                if (k == 0) {
+                    float o = old_srgb(code);
+                    int32_t a, b;
+                    memcpy(&a, &ref[3 * i + c], 4);
+                    memcpy(&b, &o, 4);
+                    if (abs(a - b) > max_ulp) max_ulp = abs(a - b);
+                }
+            }
+        ref_index[k] = scene_add_image_texture(s, W, H, ref);
+    }
+    free(ref);
+    CHECK(max_ulp <= 2, "sRGB decode: %d ulp from the importer's former table", max_ulp);
+    for (int k = 0; k < 3; ++k) {
+        s->textures[ref_index[k]].wrap_u = s->textures[srcs[k]].wrap_u;
+        s->textures[ref_index[k]].wrap_v = s->textures[srcs[k]].wrap_v;
+    }
+    char err[256];
+    CHECK(scene_prepare(s, 4, err, sizeof err) == 0, "prepare: %s", err);
+    const kscene *ks = &s->k;
+    for (int k = 0; k < 3; ++k) {
+        int same = 1;
+        for (int i = 0; i < 2000 && same; ++i) {
+            vec2 uv = {(float)((i * 7919) % 1000) / 373.0f - 0.5f, (float)((i * 104729) % 1000) / 419.0f - 0.7f};
+            vec3 a = texture_eval(ks, srcs[k], uv, v3(0, 0, 0)), b = texture_eval(ks, ref_index[k], uv, v3(0, 0, 0));
+            same = memcmp(&a, &b, sizeof a) == 0;
+        }
+        CHECK(same, "texture %d: 8-bit and float lookups differ", k);
+    }
+    scene_destroy(s);
+}
+
 /* A sphere of a white material in a white sky: every pixel is the directional albedo seen there,
  * never above 1; PT, BDPT and VCM agree. */
 static double furnace_mean(caustic_scene *cs, caustic_integrator integ, int spp) {
@@ -559,13 +647,15 @@ int main(void) {
     test_camera_lights();
     test_bad();
     test_textures_and_cutout();
+    test_texture_precision();
     test_render_furnace();
     test_samples();
     if (!g_failures) {
-        const char *files[] = {
-            "quad.bin",    "external.gltf", "embedded.gltf", "model.glb",  "strip.gltf", "lights.gltf",   "count.gltf",
-            "index.gltf",  "buffer.gltf",   "view.gltf",     "mode.gltf",  "cycle.gltf", "required.gltf", "quat.gltf",
-            "broken.gltf", "nul.gltf",      "notbin.glb",    "empty.gltf", "short.glb",  "mask.png",      "mask.gltf"};
+        const char *files[] = {"quad.bin",    "external.gltf", "embedded.gltf", "model.glb",   "strip.gltf",
+                               "lights.gltf", "count.gltf",    "index.gltf",    "buffer.gltf", "view.gltf",
+                               "mode.gltf",   "cycle.gltf",    "required.gltf", "quat.gltf",   "broken.gltf",
+                               "nul.gltf",    "notbin.glb",    "empty.gltf",    "short.glb",   "mask.png",
+                               "mask.gltf",   "codes.png",     "codes.gltf"};
         for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) unlink(tmp_path(files[i]));
         rmdir(g_tmp);
     }

@@ -199,9 +199,11 @@ static void test_png_roundtrip(void) {
     image_free(&b);
 }
 
-/* writes a PNG with libpng directly (to exercise the loader's format conversions) */
-static int write_png_raw(const char *path, int w, int h, int depth, int ctype, const unsigned char *data,
-                         size_t rowbytes, const png_color *pal, int npal, const unsigned char *trns, int ntrns) {
+/* writes a PNG with libpng directly (to exercise the loader's format conversions), Adam7
+ * interlaced or not */
+static int write_png_il(const char *path, int w, int h, int depth, int ctype, const unsigned char *data,
+                        size_t rowbytes, const png_color *pal, int npal, const unsigned char *trns, int ntrns,
+                        int interlace) {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
@@ -212,15 +214,81 @@ static int write_png_raw(const char *path, int w, int h, int depth, int ctype, c
         return -1;
     }
     png_init_io(png, f);
-    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, depth, ctype, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, depth, ctype,
+                 interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
     if (pal) png_set_PLTE(png, info, pal, npal);
     if (trns) png_set_tRNS(png, info, trns, ntrns, NULL);
     png_write_info(png, info);
-    for (int y = 0; y < h; y++) png_write_row(png, data + (size_t)y * rowbytes);
+    int passes = png_set_interlace_handling(png);
+    for (int pass = 0; pass < passes; pass++)
+        for (int y = 0; y < h; y++) png_write_row(png, data + (size_t)y * rowbytes);
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     return fclose(f) == 0 ? 0 : -1;
+}
+static int write_png_raw(const char *path, int w, int h, int depth, int ctype, const unsigned char *data,
+                         size_t rowbytes, const png_color *pal, int npal, const unsigned char *trns, int ntrns) {
+    return write_png_il(path, w, h, depth, ctype, data, rowbytes, pal, npal, trns, ntrns, 0);
+}
+
+static unsigned char *reserve_malloc(void *ctx, int w, int h) {
+    unsigned char **out = ctx;
+    return *out = malloc((size_t)w * (size_t)h * 3u);
+}
+
+/* The reader decodes row by row into the output; Adam7 files arrive as seven reduced images that
+ * it scatters into place itself: every size (empty passes included), 8- and 16-bit, and the 8-bit
+ * codes kept (image_load_srgb8), must give exactly what the same pixels give non-interlaced. */
+static void test_png_interlaced(void) {
+    static const int sizes[][2] = {{1, 1}, {2, 1}, {1, 3}, {3, 2}, {5, 7}, {8, 8}, {9, 9}, {17, 11}, {33, 2}};
+    char err[256] = "";
+    uint32_t seed = 7;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int w = sizes[k][0], h = sizes[k][1];
+        for (int depth = 8; depth <= 16; depth += 8) {
+            size_t rowbytes = (size_t)w * 3u * (size_t)(depth / 8);
+            unsigned char *data = malloc(rowbytes * (size_t)h);
+            for (size_t i = 0; i < rowbytes * (size_t)h; i++) {
+                seed = seed * 1664525u + 1013904223u;
+                data[i] = (unsigned char)(seed >> 24);
+            }
+            const char *pa = tpath("il_a.png"), *pb = tpath("il_b.png");
+            CHECK(write_png_il(pa, w, h, depth, PNG_COLOR_TYPE_RGB, data, rowbytes, NULL, 0, NULL, 0, 0) == 0 &&
+                      write_png_il(pb, w, h, depth, PNG_COLOR_TYPE_RGB, data, rowbytes, NULL, 0, NULL, 0, 1) == 0,
+                  "writing %dx%d", w, h);
+            image a, b;
+            int la = image_load(&a, pa, err, sizeof err), lb = image_load(&b, pb, err, sizeof err);
+            CHECK(la == 0 && lb == 0 && a.width == w && b.width == w && b.height == h &&
+                      memcmp(a.rgb, b.rgb, sizeof(float) * 3u * (size_t)w * (size_t)h) == 0,
+                  "%dx%d %d-bit interlaced: floats differ (%s)", w, h, depth, err);
+            image_free(&a);
+            image_free(&b);
+            unsigned char *c8 = NULL;
+            int w8 = 0, h8 = 0;
+            int r8 = image_load_srgb8(pb, reserve_malloc, &c8, &w8, &h8, err, sizeof err);
+            if (depth == 8)
+                CHECK(r8 == 1 && w8 == w && h8 == h && c8 && memcmp(c8, data, rowbytes * (size_t)h) == 0,
+                      "%dx%d interlaced: 8-bit codes differ (%d: %s)", w, h, r8, err);
+            else
+                CHECK(r8 == 0 && !c8, "%dx%d 16-bit: not an 8-bit file (%d)", w, h, r8);
+            free(c8);
+            free(data);
+        }
+    }
+    /* a 1-bit gray Adam7 file: pass rows packed 8 pixels a byte, expanded per row */
+    const unsigned char bits[3] = {0xA0 /* 101 */, 0x40 /* 010 */, 0xE0 /* 111 */};
+    const char *p = tpath("il_1bit.png");
+    image b;
+    CHECK(write_png_il(p, 3, 3, 1, PNG_COLOR_TYPE_GRAY, bits, 1, NULL, 0, NULL, 0, 1) == 0, "w");
+    CHECK(image_load(&b, p, err, sizeof err) == 0, "load 1-bit interlaced: %s", err);
+    if (b.rgb) {
+        int bad = 0;
+        for (int y = 0; y < 3; y++)
+            for (int x = 0; x < 3; x++) bad += (px(&b, x, y)[1] == 1.0f) != ((bits[y] >> (7 - x)) & 1);
+        CHECK(bad == 0, "1-bit interlaced: %d pixels wrong", bad);
+    }
+    image_free(&b);
 }
 
 static void test_png_variants(void) {
@@ -777,11 +845,11 @@ static void test_metrics(void) {
 /* ---- main ---------------------------------------------------------------------------- */
 
 static void cleanup_dir(void) {
-    static const char *names[] = {"rt.png",       "g16.png",    "rgba.png",  "pal.png",     "g2.png",  "rt_half.exr",
-                                  "rt_float.exr", "gray.exr",   "rt.pfm",    "gray_be.pfm", "be.pfm",  "src.png",
-                                  "src.exr",      "src.pfm",    "empty.png", "garbage.png", "sig.png", "sig.exr",
-                                  "sig.pfm",      "cut.png",    "cut.exr",   "cut.pfm",     "big.pfm", "many.pfm",
-                                  "neg.pfm",      "zscale.pfm", "wide.png",  "huge.exr",    "over.pfm"};
+    static const char *names[] = {
+        "il_a.png",    "il_b.png",     "il_1bit.png", "rt.png",  "g16.png",     "rgba.png", "pal.png",  "g2.png",
+        "rt_half.exr", "rt_float.exr", "gray.exr",    "rt.pfm",  "gray_be.pfm", "be.pfm",   "src.png",  "src.exr",
+        "src.pfm",     "empty.png",    "garbage.png", "sig.png", "sig.exr",     "sig.pfm",  "cut.png",  "cut.exr",
+        "cut.pfm",     "big.pfm",      "many.pfm",    "neg.pfm", "zscale.pfm",  "wide.png", "huge.exr", "over.pfm"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) remove(tpath(names[i]));
     if (rmdir(g_dir) != 0) fprintf(stderr, "note: could not remove %s: %s\n", g_dir, strerror(errno));
 }
@@ -799,6 +867,7 @@ int main(void) {
     test_luminance();
     test_png_roundtrip();
     test_png_variants();
+    test_png_interlaced();
     test_exr_roundtrip();
     test_pfm();
     test_load_errors();

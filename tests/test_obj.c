@@ -348,8 +348,8 @@ static void test_materials(void) {
         if (m->albedo_tex >= 0) {
             const texture *t = &s->textures[m->albedo_tex];
             CHECK(t->kind == TEX_IMAGE && t->width == 2 && t->height == 2, "png texture");
-            CHECK(t->srgb8 && fabsf(scene_texel(s, t, 0).x - 0.5f) < 0.01f, "8-bit png texels decoded: %g",
-                  scene_texel(s, t, 0).x);
+            CHECK(t->texel8 == TEXEL8_SRGB && fabsf(scene_texel(s, t, 0).x - 0.5f) < 0.01f,
+                  "8-bit png texels decoded: %g", scene_texel(s, t, 0).x);
         }
         m = tri_mat(s, 10);
         CHECK(m->albedo_tex >= 0 && s->textures[m->albedo_tex].width == 8, "jpeg map found case-insensitively");

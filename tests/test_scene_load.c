@@ -492,8 +492,8 @@ static void test_semantics(void) {
             /* an 8-bit PNG stays 8-bit: 3 bytes a texel, decoded on lookup */
             const texture *t = &s->textures[0];
             vec3 t0 = scene_texel(s, t, 0), t1 = scene_texel(s, t, 1);
-            CHECK(t->srgb8 && s->ntexels8 == 6 && s->ntexels == 0 && fabsf(t0.x - 1.0f) < 1e-3f && t0.y < 1e-3f &&
-                      fabsf(t1.z - 1.0f) < 1e-3f,
+            CHECK(t->texel8 == TEXEL8_SRGB && s->ntexels8 == 6 && s->ntexels == 0 && fabsf(t0.x - 1.0f) < 1e-3f &&
+                      t0.y < 1e-3f && fabsf(t1.z - 1.0f) < 1e-3f,
                   "image texels");
             scene_destroy(s);
         }
@@ -514,7 +514,7 @@ static void test_semantics(void) {
             image_free(&img);
             check_prepares(s, "8-bit texture"); /* the kernel scene, with the float copy added */
             const kscene *k = &s->k;
-            int same = f == 1 && s->textures[0].srgb8 && !s->textures[1].srgb8;
+            int same = f == 1 && s->textures[0].texel8 == TEXEL8_SRGB && !s->textures[1].texel8;
             for (int i = 0; i < 500 && same; ++i) {
                 vec2 uv = {(float)((i * 7919) % 1000) / 373.0f - 0.5f, (float)((i * 104729) % 1000) / 419.0f - 0.7f};
                 vec3 a = texture_eval(k, 0, uv, v3(0, 0, 0)), b = texture_eval(k, 1, uv, v3(0, 0, 0));

@@ -81,21 +81,26 @@ int image__claim_ok(const char *path, const char *format, long long w, long long
                        path, format, w, h, file_bytes);
         return -1;
     }
+    char what[128];
+    snprintf(what, sizeof what, "a %lldx%lld %s image", w, h, format);
+    return image_memory_fits(pixels * mem_per_pixel, path, what, "to decode", err, errlen);
+}
+
+int image_memory_fits(double bytes, const char *path, const char *what, const char *purpose, char *err, size_t errlen) {
     char why[256];
     unsigned long long cap = image_memory_limit(why, sizeof why);
     if (!cap) {
         image__set_err(err, errlen, "%s: %s", path, why);
         return -1;
     }
-    double need = pixels * mem_per_pixel;
-    if (need > (double)cap) {
+    if (bytes > (double)cap) {
         char needs[32], limit[32];
-        format_bytes(need, needs, sizeof needs);
+        format_bytes(bytes, needs, sizeof needs);
         format_bytes((double)cap, limit, sizeof limit);
         image__set_err(err, errlen,
-                       "%s: a %lldx%lld %s image needs %s to decode, over the limit of %s "
+                       "%s: %s needs %s %s, over the limit of %s "
                        "(raise CAUSTIC_IMAGE_MEMORY, e.g. CAUSTIC_IMAGE_MEMORY=%.0fM)",
-                       path, w, h, format, needs, limit, ceil(need / 1048576.0));
+                       path, what, needs, purpose, limit, ceil(bytes / 1048576.0));
         return -1;
     }
     return 0;
@@ -280,8 +285,8 @@ static int save_impl(const image *img, const unsigned char *rgb8, const char *pa
 
 /* ---- load ---------------------------------------------------------------------------- */
 
-int image_load_srgb8(const char *path, int *width, int *height, unsigned char **rgb8, char *err, size_t errlen) {
-    *rgb8 = NULL;
+int image_load_srgb8(const char *path, image_reserve8_fn reserve, void *ctx, int *width, int *height, char *err,
+                     size_t errlen) {
     *width = *height = 0;
     FILE *f = path && *path ? fopen(path, "rb") : NULL;
     if (!f) {
@@ -293,9 +298,9 @@ int image_load_srgb8(const char *path, int *width, int *height, unsigned char **
     rewind(f);
     int rc = 0; /* another format: the caller reads it with image_load */
     if (got >= 4 && sig[0] == 0x89 && sig[1] == 'P' && sig[2] == 'N' && sig[3] == 'G')
-        rc = image__png_read8(f, width, height, rgb8, path, err, errlen);
+        rc = image__png_read8(f, reserve, ctx, width, height, path, err, errlen);
     else if (got >= 3 && sig[0] == 0xFF && sig[1] == 0xD8 && sig[2] == 0xFF)
-        rc = image__jpeg_read8(f, width, height, rgb8, path, err, errlen);
+        rc = image__jpeg_read8(f, reserve, ctx, width, height, path, err, errlen);
     fclose(f);
     return rc;
 }

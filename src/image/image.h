@@ -27,6 +27,10 @@ extern "C" {
  * in err when the variable is not a size. */
 #define IMAGE_MEMORY_DEFAULT (1ULL << 30)
 unsigned long long image_memory_limit(char *err, size_t errlen);
+/* The same cap for anything held per pixel of an image besides the image (an environment map's
+ * sampling tables): 0 when `bytes` fit, else -1 with "PATH: WHAT needs N MiB PURPOSE, over the
+ * limit of ..." in err. */
+int image_memory_fits(double bytes, const char *path, const char *what, const char *purpose, char *err, size_t errlen);
 
 typedef struct image {
     int width, height;
@@ -85,10 +89,14 @@ int image_save_png8(const unsigned char *rgb8, int width, int height, const char
 int image_load(image *img, const char *path, char *err, size_t errlen);
 
 /* An 8-bit sRGB file (PNG of at most 8 bits a sample, JPEG) as its codes, RGB, 3 bytes a pixel
- * (textures keep them: a quarter of the floats' memory): 1 with *rgb8 (malloc'd) and the size, 0
- * when the file is of another kind (nothing allocated: read it with image_load), -1 with a
- * message as image_load gives. The same limits as image_load. */
-int image_load_srgb8(const char *path, int *width, int *height, unsigned char **rgb8, char *err, size_t errlen);
+ * (textures keep them: a quarter of the floats' memory), decoded row by row straight to where
+ * reserve(ctx, width, height) says, which is called once the header has passed the checks (the
+ * memory cap counts those 3 bytes a pixel and nothing more) and may return NULL (out of memory).
+ * 1 with the size, 0 when the file is of another kind (nothing reserved: read it with
+ * image_load), -1 with a message as image_load gives; on -1 the reserved bytes hold garbage. */
+typedef unsigned char *(*image_reserve8_fn)(void *ctx, int width, int height);
+int image_load_srgb8(const char *path, image_reserve8_fn reserve, void *ctx, int *width, int *height, char *err,
+                     size_t errlen);
 
 /* Image comparison metrics, computed on the 8-bit sRGB-encoded values (image_quantize8),
  * i.e. what a viewer of the PNG sees. See docs/image-metrics.md and metrics.c:

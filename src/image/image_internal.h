@@ -48,11 +48,11 @@ int image__pfm_read(FILE *f, image *img, const char *path, char *err, size_t err
 int image__hdr_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
 /* JPEG (image_jpeg.c, libjpeg): f open at offset 0; sRGB decoded to linear. */
 int image__jpeg_read(FILE *f, image *img, const char *path, char *err, size_t errlen);
-/* The same keeping the 8-bit sRGB codes (image_load_srgb8): 1 with *rgb8 (malloc'd), 0 for a
- * file that is not 8-bit (16-bit PNG), -1 with a message. */
-int image__png_read8(FILE *f, int *width, int *height, unsigned char **rgb8, const char *path, char *err,
-                     size_t errlen);
-int image__jpeg_read8(FILE *f, int *width, int *height, unsigned char **rgb8, const char *path, char *err,
-                      size_t errlen);
+/* The same keeping the 8-bit sRGB codes (image_load_srgb8): 1 with the codes where reserve put
+ * them, 0 for a file that is not 8-bit (16-bit PNG; nothing reserved), -1 with a message. */
+int image__png_read8(FILE *f, image_reserve8_fn reserve, void *ctx, int *width, int *height, const char *path,
+                     char *err, size_t errlen);
+int image__jpeg_read8(FILE *f, image_reserve8_fn reserve, void *ctx, int *width, int *height, const char *path,
+                      char *err, size_t errlen);
 
 #endif

@@ -43,12 +43,14 @@ typedef struct jpeg_job {
     struct jpeg_decompress_struct cinfo;
     jpeg_guard guard;
     unsigned char *row;
-    unsigned char *out8; /* image_load_srgb8: the 8-bit codes */
+    unsigned char *out8; /* image_load_srgb8: the 8-bit codes, where its reserve callback put them */
     const float *lut;    /* image_srgb8_table */
 } jpeg_job;
 
-/* Decodes to floats (img), or keeps the 8-bit codes (rgb8 != NULL: *rgb8, img gets the size). */
-static int jpeg_read(FILE *f, image *img, unsigned char **rgb8, const char *path, char *err, size_t errlen) {
+/* Decodes to floats (img), or keeps the 8-bit codes (reserve != NULL: where it says; img gets the
+ * size). */
+static int jpeg_read(FILE *f, image *img, image_reserve8_fn reserve, void *ctx, const char *path, char *err,
+                     size_t errlen) {
     img->width = img->height = 0;
     img->rgb = NULL;
     jpeg_job *job = calloc(1, sizeof *job);
@@ -76,7 +78,7 @@ static int jpeg_read(FILE *f, image *img, unsigned char **rgb8, const char *path
     /* the float image, and a progressive file's coefficients (2 bytes a component); a Huffman
    * coded 8x8 block takes at least 2 bits (DC difference and end of block) */
     if (image__claim_ok(path, "JPEG", job->cinfo.image_width, job->cinfo.image_height,
-                        (rgb8 ? 3.0 : 12.0) + (job->cinfo.progressive_mode ? 2.0 * job->cinfo.num_components : 0.0),
+                        (reserve ? 3.0 : 12.0) + (job->cinfo.progressive_mode ? 2.0 * job->cinfo.num_components : 0.0),
                         image__file_size(f), 256.0, err, errlen))
         goto fail;
     int cmyk = job->cinfo.jpeg_color_space == JCS_CMYK || job->cinfo.jpeg_color_space == JCS_YCCK;
@@ -87,7 +89,7 @@ static int jpeg_read(FILE *f, image *img, unsigned char **rgb8, const char *path
         image__set_err(err, errlen, "%s: unsupported JPEG layout (%dx%d, %d components)", path, w, h, nc);
         goto fail;
     }
-    if (rgb8 ? !(job->out8 = malloc((size_t)w * (size_t)h * 3u)) : image_init(img, w, h) != 0) {
+    if (reserve ? !(job->out8 = reserve(ctx, w, h)) : image_init(img, w, h) != 0) {
         image__set_err(err, errlen, "%s: out of memory for a %dx%d image", path, w, h);
         goto fail;
     }
@@ -134,10 +136,8 @@ static int jpeg_read(FILE *f, image *img, unsigned char **rgb8, const char *path
     /* the trailing markers do not matter; skip jpeg_finish_decompress's checks of them */
     jpeg_destroy_decompress(&job->cinfo);
     free(job->row);
-    unsigned char *out8 = job->out8;
     free(job);
-    if (rgb8) {
-        *rgb8 = out8;
+    if (reserve) {
         img->width = w;
         img->height = h;
         return 1;
@@ -147,21 +147,19 @@ static int jpeg_read(FILE *f, image *img, unsigned char **rgb8, const char *path
 fail:
     jpeg_destroy_decompress(&job->cinfo);
     free(job->row);
-    free(job->out8);
     free(job);
     image_free(img);
     return -1;
 }
 
 int image__jpeg_read(FILE *f, image *img, const char *path, char *err, size_t errlen) {
-    return jpeg_read(f, img, NULL, path, err, errlen);
+    return jpeg_read(f, img, NULL, NULL, path, err, errlen);
 }
 
-int image__jpeg_read8(FILE *f, int *width, int *height, unsigned char **rgb8, const char *path, char *err,
-                      size_t errlen) {
+int image__jpeg_read8(FILE *f, image_reserve8_fn reserve, void *ctx, int *width, int *height, const char *path,
+                      char *err, size_t errlen) {
     image size;
-    *rgb8 = NULL;
-    int rc = jpeg_read(f, &size, rgb8, path, err, errlen);
+    int rc = jpeg_read(f, &size, reserve, ctx, path, err, errlen);
     *width = size.width;
     *height = size.height;
     return rc;

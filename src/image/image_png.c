@@ -1,5 +1,6 @@
 /* PNG via libpng. Write: 8-bit RGB, sRGB-encoded. Read: any bit depth / colour type,
- * treated as sRGB-encoded and decoded to linear floats; alpha is dropped.
+ * treated as sRGB-encoded and decoded to linear floats (or kept as 8-bit codes), row by row into
+ * the output; alpha is dropped.
  *
  * libpng reports errors by longjmp. Every resource is owned by a context struct that lives
  * in the caller's frame (not in the frame that calls setjmp), so nothing depends on the
@@ -15,12 +16,13 @@
 typedef struct png_ctx {
     png_structp png;
     png_infop info;
-    unsigned char *buf; /* decoded/encoded rows */
-    png_bytep *rows;    /* row pointers into buf (read) */
-    char msg[256];      /* last libpng error */
-    int claim_refused;  /* image__claim_ok refused the header's size: err is set */
-    int want8;          /* keep 8-bit codes (image_load_srgb8): no float image */
-    int not8;           /* want8, but the file has 16-bit samples */
+    unsigned char *buf;        /* one decoded/encoded row */
+    char msg[256];             /* last libpng error */
+    int claim_refused;         /* image__claim_ok refused the header's size: err is set */
+    image_reserve8_fn reserve; /* keep 8-bit codes (image_load_srgb8): no float image */
+    void *reserve_ctx;
+    unsigned char *out8; /* where reserve put them */
+    int not8;            /* reserve, but the file has 16-bit samples */
 } png_ctx;
 
 static void on_png_error(png_structp png, png_const_charp msg) {
@@ -82,8 +84,36 @@ int image__png_write8(FILE *f, const image *img, const unsigned char *rgb8, cons
 
 /* ---- read ---------------------------------------------------------------------------- */
 
-/* Reads header and pixels into ctx; the output image is filled by the caller. */
-static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, char *err, size_t errlen, int *is16) {
+/* One decoded row (ctx->buf: 8- or 16-bit RGB) of n pixels into the output, the pixels at x0,
+ * x0 + dx, ... of image row y: interlaced files come as Adam7's seven reduced images. */
+static void png_store_row(png_ctx *ctx, image *img, int is16, size_t y, size_t x0, size_t dx, size_t n) {
+    size_t w = (size_t)img->width;
+    const unsigned char *src = ctx->buf;
+    if (ctx->out8) {
+        unsigned char *dst = ctx->out8 + 3u * (y * w + x0);
+        if (dx == 1)
+            memcpy(dst, src, 3u * n);
+        else
+            for (size_t i = 0; i < n; i++, dst += 3u * dx) memcpy(dst, src + 3u * i, 3);
+        return;
+    }
+    float *dst = img->rgb + 3u * (y * w + x0);
+    const float *lut = image_srgb8_table();
+    for (size_t i = 0; i < n; i++, dst += 3u * dx)
+        for (size_t c = 0; c < 3; c++) {
+            if (is16) {
+                const unsigned char *q = src + 6u * i + 2u * c;
+                unsigned v = (unsigned)q[0] << 8 | q[1]; /* big-endian */
+                dst[c] = image_srgb_decode((float)((double)v / 65535.0));
+            } else {
+                dst[c] = lut[src[3u * i + c]];
+            }
+        }
+}
+
+/* Reads the header, then the pixels row by row straight into the output (the float image, or the
+ * 8-bit codes where ctx->reserve says): the only whole-image allocation is the output itself. */
+static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, char *err, size_t errlen) {
     if (setjmp(png_jmpbuf(ctx->png))) return -1;
     png_init_io(ctx->png, f);
     /* lift libpng's own per-side limit (1e6) to the format maximum so that every oversized
@@ -94,14 +124,14 @@ static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, c
     png_uint_32 w = png_get_image_width(ctx->png, ctx->info);
     png_uint_32 h = png_get_image_height(ctx->png, ctx->info);
     int depth = png_get_bit_depth(ctx->png, ctx->info);
-    if (ctx->want8 && depth == 16) {
+    if (ctx->reserve && depth == 16) {
         ctx->not8 = 1;
         return -1;
     }
-    /* the float image (none when 8-bit codes are kept) and the decoded rows (3 or 6 bytes a
-   * pixel); deflate packs at most 1032 bytes into one, and a 1-bit image 8 pixels into a byte */
-    if (image__claim_ok(path, "PNG", (long long)w, (long long)h, (ctx->want8 ? 0.0 : 12.0) + (depth == 16 ? 6.0 : 3.0),
-                        image__file_size(f), 8.0 * 1032.0, err, errlen)) {
+    /* the output (float image or 8-bit codes); one row besides is not counted. Deflate packs at
+   * most 1032 bytes into one, and a 1-bit image 8 pixels into a byte */
+    if (image__claim_ok(path, "PNG", (long long)w, (long long)h, ctx->reserve ? 3.0 : 12.0, image__file_size(f),
+                        8.0 * 1032.0, err, errlen)) {
         ctx->claim_refused = 1;
         return -1;
     }
@@ -114,7 +144,9 @@ static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, c
     /* alpha (including a tRNS chunk, which palette expansion turns into alpha) is dropped */
     if ((ctype & PNG_COLOR_MASK_ALPHA) || png_get_valid(ctx->png, ctx->info, PNG_INFO_tRNS))
         png_set_strip_alpha(ctx->png);
-    png_set_interlace_handling(ctx->png);
+    /* no png_set_interlace_handling: libpng would need the whole image to assemble the passes;
+   * each pass's rows are scattered into place here instead */
+    int interlaced = png_get_interlace_type(ctx->png, ctx->info) == PNG_INTERLACE_ADAM7;
     png_read_update_info(ctx->png, ctx->info);
 
     int odepth = png_get_bit_depth(ctx->png, ctx->info);
@@ -124,28 +156,40 @@ static int png_read_inner(png_ctx *ctx, FILE *f, image *img, const char *path, c
         snprintf(ctx->msg, sizeof ctx->msg, "unsupported pixel layout (depth %d, %d channels)", odepth, ochan);
         return -1;
     }
-    *is16 = odepth == 16;
-
-    ctx->buf = malloc(rowbytes * (size_t)h);
-    ctx->rows = malloc(sizeof(png_bytep) * (size_t)h);
-    if (!ctx->buf || !ctx->rows || (!ctx->want8 && image_init(img, (int)w, (int)h) != 0)) {
+    ctx->buf = malloc(rowbytes);
+    if (ctx->reserve) {
+        ctx->out8 = ctx->buf ? ctx->reserve(ctx->reserve_ctx, (int)w, (int)h) : NULL;
+        img->width = (int)w;
+        img->height = (int)h;
+    }
+    if (!ctx->buf || (ctx->reserve ? !ctx->out8 : image_init(img, (int)w, (int)h) != 0)) {
         snprintf(ctx->msg, sizeof ctx->msg, "out of memory for %lux%lu image", (unsigned long)w, (unsigned long)h);
         return -1;
     }
-    for (png_uint_32 y = 0; y < h; y++) ctx->rows[y] = ctx->buf + rowbytes * y;
-    png_read_image(ctx->png, ctx->rows);
+    for (int pass = 0; pass < (interlaced ? 7 : 1); pass++) {
+        size_t y0 = interlaced ? PNG_PASS_START_ROW(pass) : 0,
+               dy = interlaced ? (size_t)1 << PNG_PASS_ROW_SHIFT(pass) : 1;
+        size_t x0 = interlaced ? PNG_PASS_START_COL(pass) : 0,
+               dx = interlaced ? (size_t)1 << PNG_PASS_COL_SHIFT(pass) : 1;
+        size_t rows = interlaced ? PNG_PASS_ROWS(h, pass) : h, cols = interlaced ? PNG_PASS_COLS(w, pass) : w;
+        if (rows == 0 || cols == 0) continue; /* libpng skips empty passes */
+        for (size_t r = 0; r < rows; r++) {
+            png_read_row(ctx->png, ctx->buf, NULL);
+            png_store_row(ctx, img, odepth == 16, y0 + r * dy, x0, dx, cols);
+        }
+    }
     png_read_end(ctx->png, NULL);
-    img->width = (int)w;
-    img->height = (int)h;
     return 0;
 }
 
-/* Both readers: float (image__png_read) or 8-bit codes kept (rgb8 != NULL: 1 with *rgb8, or 0
- * for a 16-bit file). */
-static int png_read(FILE *f, image *img, unsigned char **rgb8, const char *path, char *err, size_t errlen) {
+/* Both readers: float (image__png_read) or 8-bit codes kept (reserve != NULL: 1 with the codes
+ * where it put them, or 0 for a 16-bit file). */
+static int png_read(FILE *f, image *img, image_reserve8_fn reserve, void *reserve_ctx, const char *path, char *err,
+                    size_t errlen) {
     png_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    ctx.want8 = rgb8 != NULL;
+    ctx.reserve = reserve;
+    ctx.reserve_ctx = reserve_ctx;
     img->width = img->height = 0;
     img->rgb = NULL;
     ctx.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_png_error, on_png_warning);
@@ -155,13 +199,10 @@ static int png_read(FILE *f, image *img, unsigned char **rgb8, const char *path,
         png_destroy_read_struct(ctx.png ? &ctx.png : NULL, ctx.info ? &ctx.info : NULL, NULL);
         return -1;
     }
-    int is16 = 0;
-    int rc = png_read_inner(&ctx, f, img, path, err, errlen, &is16);
+    int rc = png_read_inner(&ctx, f, img, path, err, errlen);
     if (rc != 0 && ctx.not8) {
         rc = 0; /* 16-bit: the caller reads it as floats */
-    } else if (rc == 0 && rgb8) {
-        *rgb8 = ctx.buf; /* the decoded 8-bit RGB rows, handed over */
-        ctx.buf = NULL;
+    } else if (rc == 0 && reserve) {
         rc = 1;
     } else if (rc != 0) {
         const char *m = ctx.msg[0] ? ctx.msg : "unknown error";
@@ -171,35 +212,22 @@ static int png_read(FILE *f, image *img, unsigned char **rgb8, const char *path,
             image__set_err(err, errlen, "%s: truncated or unreadable PNG data (%s)", path, m);
         else
             image__set_err(err, errlen, "%s: PNG decode error: %s", path, m);
-        image_free(img);
-    } else {
-        size_t n = (size_t)img->width * (size_t)img->height * 3u;
-        if (is16) {
-            for (size_t i = 0; i < n; i++) {
-                unsigned v = (unsigned)ctx.buf[2 * i] << 8 | ctx.buf[2 * i + 1]; /* big-endian */
-                img->rgb[i] = image_srgb_decode((float)((double)v / 65535.0));
-            }
-        } else {
-            const float *lut = image_srgb8_table();
-            for (size_t i = 0; i < n; i++) img->rgb[i] = lut[ctx.buf[i]];
-        }
+        if (!reserve) image_free(img);
     }
     png_destroy_read_struct(&ctx.png, &ctx.info, NULL);
     free(ctx.buf);
-    free(ctx.rows);
     return rc;
 }
 
 int image__png_read(FILE *f, image *img, const char *path, char *err, size_t errlen) {
-    return png_read(f, img, NULL, path, err, errlen);
+    return png_read(f, img, NULL, NULL, path, err, errlen);
 }
 
-int image__png_read8(FILE *f, int *width, int *height, unsigned char **rgb8, const char *path, char *err,
-                     size_t errlen) {
+int image__png_read8(FILE *f, image_reserve8_fn reserve, void *ctx, int *width, int *height, const char *path,
+                     char *err, size_t errlen) {
     image size = {0, 0, NULL};
-    *rgb8 = NULL;
-    int rc = png_read(f, &size, rgb8, path, err, errlen);
-    *width = size.width;
-    *height = size.height;
+    int rc = png_read(f, &size, reserve, ctx, path, err, errlen);
+    *width = rc == 1 ? size.width : 0;
+    *height = rc == 1 ? size.height : 0;
     return rc;
 }

@@ -17,9 +17,10 @@ KFN vec3 texel_fetch(const kscene *s, const texture *t, int x, int y) {
     x = texel_wrap(x, t->width, t->wrap_u);
     y = texel_wrap(y, t->height, t->wrap_v);
     uint32_t i = t->offset + 3u * ((uint32_t)y * (uint32_t)t->width + (uint32_t)x);
-    if (t->srgb8) { /* one texture path for both precisions: 8-bit codes decoded here */
+    if (t->texel8) { /* one texture path for both precisions: 8-bit codes decoded here */
         const uint8_t *q = s->texels8 + i;
-        return v3(s->srgb8_lut[q[0]], s->srgb8_lut[q[1]], s->srgb8_lut[q[2]]);
+        const float *lut = s->texel8_lut + 256u * (uint32_t)(t->texel8 - TEXEL8_SRGB);
+        return v3(lut[q[0]], lut[q[1]], lut[q[2]]);
     }
     const float *p = s->texels + i;
     return v3(p[0], p[1], p[2]);

@@ -53,12 +53,18 @@ typedef struct texture {
     float scale;      /* checker cells per unit (uv or world, see uv_space) */
     int32_t uv_space; /* checker: 1 = in uv, 0 = in world position */
     int32_t width, height;
-    uint32_t offset;        /* first texel: in kscene.texels (linear RGB, 3 floats each), or for srgb8
-                           textures in kscene.texels8 (8-bit sRGB, 3 bytes each) */
+    uint32_t offset;        /* first texel: in kscene.texels (linear RGB, 3 floats each), or for 8-bit
+                           textures (texel8) in kscene.texels8 (3 bytes each) */
     int32_t wrap_u, wrap_v; /* image: TEX_WRAP_* (0, the default, repeats) */
-    int32_t srgb8;          /* image: texels kept as the file's 8-bit sRGB codes, decoded on lookup */
+    int32_t texel8;         /* image: TEXEL8_NONE (float texels), or the encoding of the source's 8-bit
+                           codes, kept as they are and decoded on lookup through kscene.texel8_lut */
 } texture;
 enum texture_wrap { TEX_WRAP_REPEAT = 0, TEX_WRAP_CLAMP = 1, TEX_WRAP_MIRROR = 2 };
+/* 8-bit texels: sRGB colour (PNG, JPEG, glTF base colour and emission) or linear data (glTF
+ * metallic-roughness, normal and alpha maps: code / 255). texel8_lut holds 256 decoded values per
+ * encoding, in this order. */
+enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
+#define TEXEL8_LUT_SIZE 512u
 
 /* ---- materials -------------------------------------------------------------------------- */
 /* One row per material kind: X(KIND, name, glossy, interior). The enum (values in row order),
@@ -256,8 +262,8 @@ typedef struct bvh_leaf4 {
     X(material, materials, k->nmaterials)                                                                              \
     X(texture, textures, k->ntextures)                                                                                 \
     X(float, texels, k->ntexels)                                                                                       \
-    X(uint8_t, texels8, k->ntexels8)             /* 8-bit sRGB texels (texture.srgb8) */                               \
-    X(float, srgb8_lut, k->ntexels8 ? 256u : 0u) /* sRGB code -> linear, for texels8 */                                \
+    X(uint8_t, texels8, k->ntexels8)                         /* 8-bit texels (texture.texel8) */                       \
+    X(float, texel8_lut, k->ntexels8 ? TEXEL8_LUT_SIZE : 0u) /* code -> linear, per encoding */                        \
     X(light, lights, k->nlights)                                                                                       \
     X(float, light_cdf, k->nlights + 1u)     /* light_cdf[nlights] == 1 */                                             \
     X(int32_t, prim_light, kscene_nprims(k)) /* per primitive id order: triangles, spheres,    \

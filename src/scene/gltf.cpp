@@ -27,6 +27,7 @@
 #include <stb/stb_image.h>
 
 extern "C" {
+#include "image/image.h"
 #include "scene/scene.h"
 }
 #include "util/log.h"
@@ -85,16 +86,26 @@ bool fs_write(std::string *err, const std::string &, const std::vector<unsigned 
 }
 
 /* Images: decoded by stb_image (Debian's libstb) to 8-bit RGBA after checking the size, so a
- * crafted header cannot ask for gigabytes. A failure leaves the image empty (the material then
- * renders with its factors, with a warning) instead of failing the whole file. */
-bool image_loader(tinygltf::Image *img, const int, std::string *, std::string *, int, int, const unsigned char *bytes,
-                  int size, void *) {
+ * crafted header cannot ask for gigabytes: what the decode and the 8-bit texture take (stb's RGBA,
+ * tinygltf's copy of it, 3 bytes a texel stored) must fit the image memory cap
+ * (CAUSTIC_IMAGE_MEMORY), else the file fails with that message. An image that cannot be decoded
+ * is left empty (the material then renders with its factors, with a warning) instead of failing
+ * the whole file. */
+bool image_loader(tinygltf::Image *img, const int index, std::string *err, std::string *, int, int,
+                  const unsigned char *bytes, int size, void *) {
     img->image.clear();
     img->width = img->height = -1;
     int w = 0, h = 0, c = 0;
     if (size <= 0 || !stbi_info_from_memory(bytes, size, &w, &h, &c)) return true;
     if (w <= 0 || h <= 0 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE || size_t(w) * size_t(h) > MAX_IMAGE_PIXELS)
         return true;
+    char what[96], msg[512];
+    std::snprintf(what, sizeof what, "a %dx%d image", w, h);
+    if (image_memory_fits(double(w) * double(h) * 11.0, str_index("images", size_t(index)).c_str(), what, "to decode",
+                          msg, sizeof msg)) {
+        if (err) *err += std::string(msg) + "\n";
+        return false;
+    }
     unsigned char *p = stbi_load_from_memory(bytes, size, &w, &h, &c, 4);
     if (!p) return true;
     img->image.assign(p, p + size_t(w) * size_t(h) * 4u);
@@ -359,26 +370,17 @@ struct importer {
             }
             return textures[key] = -1;
         }
+        /* kept at the source's precision: the 8-bit codes, sRGB colour or linear data, decoded on
+         * lookup (the alpha channel, for a cutout, in all three) */
         size_t n = size_t(img.width) * size_t(img.height);
-        std::vector<float> rgb(n * 3u);
-        static float srgb_lut[256];
-        static bool lut_done = false;
-        if (!lut_done) {
-            for (int i = 0; i < 256; ++i) {
-                double c = i / 255.0;
-                srgb_lut[i] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
-            }
-            lut_done = true;
-        }
+        if (s->ntexels8 + n * 3u > size_t(UINT32_MAX)) fail("textures exceed the 2^32-texel limit");
+        unsigned char *rgb8 = scene_reserve_texels8(s, img.width, img.height);
+        if (!rgb8) throw std::bad_alloc();
         for (size_t i = 0; i < n; ++i) {
             const unsigned char *p = &img.image[i * 4u];
-            for (int c = 0; c < 3; ++c) {
-                unsigned char v = use == USE_ALPHA ? p[3] : p[c];
-                rgb[i * 3u + size_t(c)] = use == USE_SRGB ? srgb_lut[v] : float(v) / 255.0f;
-            }
+            for (size_t c = 0; c < 3; ++c) rgb8[i * 3u + c] = use == USE_ALPHA ? p[3] : p[c];
         }
-        int idx = scene_add_image_texture(s, img.width, img.height, rgb.data());
-        if (idx == -2) fail("textures exceed the 2^32-texel limit");
+        int idx = scene_add_image_texture8(s, img.width, img.height, use == USE_SRGB ? TEXEL8_SRGB : TEXEL8_LINEAR);
         if (idx < 0) throw std::bad_alloc();
         ::texture &tx = s->textures[idx];
         if (t.sampler >= 0 && size_t(t.sampler) < m.samplers.size()) {
@@ -710,12 +712,12 @@ bool ends_with_ci(const std::string &s, const char *suf) {
 
 /* What a failed load must undo: everything added to the scene after these counts. */
 struct scene_mark {
-    size_t ntriangles, nvertices, nmaterials, ntextures, ntexels, npunctual;
+    size_t ntriangles, nvertices, nmaterials, ntextures, ntexels, ntexels8, npunctual;
     int has_normals, has_uvs, has_tangents;
     camera_desc cam;
 };
 scene_mark mark(const scene *s) {
-    scene_mark k = {s->ntriangles, s->nvertices,   s->nmaterials, s->ntextures,    s->ntexels,
+    scene_mark k = {s->ntriangles, s->nvertices,   s->nmaterials, s->ntextures,    s->ntexels, s->ntexels8,
                     s->npunctual,  s->has_normals, s->has_uvs,    s->has_tangents, s->camera};
     return k;
 }
@@ -726,6 +728,7 @@ void rollback(scene *s, const scene_mark &k) {
     s->nmaterials = k.nmaterials;
     s->ntextures = k.ntextures;
     s->ntexels = k.ntexels;
+    s->ntexels8 = k.ntexels8;
     s->npunctual = k.npunctual;
     s->has_normals = k.has_normals;
     s->has_uvs = k.has_uvs;

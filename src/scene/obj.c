@@ -585,16 +585,11 @@ static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache
     } else {
         image img = {0, 0, NULL};
         char ierr[512];
-        unsigned char *rgb8 = NULL;
         int w8 = 0, h8 = 0;
-        int is8 = image_load_srgb8(found, &w8, &h8, &rgb8, ierr, sizeof ierr);
-        if (is8 == 1) { /* 8-bit sRGB stays 8-bit, as in the JSON loader */
-            index = scene_add_image_texture8(s, w8, h8, rgb8, image_srgb8_table());
-            free(rgb8);
-            if (index == -2) {
-                objwarn(r, "%s: texture %s: too many texels in the scene (uses Kd)", r->path, found);
-                index = -1;
-            }
+        /* 8-bit sRGB stays 8-bit, decoded straight into the scene's store, as in the JSON loader */
+        int is8 = image_load_srgb8(found, scene_reserve_texels8, s, &w8, &h8, ierr, sizeof ierr);
+        if (is8 == 1) {
+            index = scene_add_image_texture8(s, w8, h8, TEXEL8_SRGB);
         } else if (is8 < 0 || image_load(&img, found, ierr, sizeof ierr)) {
             objwarn(r, "%s: texture not loaded, material uses its Kd colour: %s", r->path, ierr);
             r->opt->warn_missing_texture++;
@@ -607,12 +602,11 @@ static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache
             if (vr.huge)
                 objwarn(r, "%s: texture %s: %zu values above %g (largest %g): a broken file?", r->path, found, vr.huge,
                         (double)IMAGE_HUGE_VALUE, (double)vr.largest);
-            index = scene_add_image_texture(s, img.width, img.height, img.rgb);
+            index = scene_take_image_texture(s, &img);
             if (index == -2) {
                 objwarn(r, "%s: texture %s: too many texels in the scene (uses Kd)", r->path, found);
                 index = -1;
             }
-            image_free(&img);
         }
         free(found);
     }

@@ -1,6 +1,7 @@
 /* Scene builder: growable arrays, transforms, primitive helpers, and preparation of the flat
  * kernel layout (BVH, light distribution, camera). */
 #include "scene/scene.h"
+#include "image/image.h"
 #include "util/array.h"
 
 #include <math.h>
@@ -51,7 +52,7 @@ void scene_destroy(scene *s) {
     free(s->textures);
     free(s->texels);
     free(s->texels8);
-    free(s->srgb8_lut);
+    free(s->texel8_lut);
     free(s->output_name);
     bvh_free(&s->bvh);
     for (int i = 0; i < s->nbvh_cache; ++i) bvh_free(&s->bvh_cache[i]);
@@ -91,7 +92,8 @@ int scene_add_texture(scene *s, texture t, const float *texels) {
     if (texels) {
         size_t n = (size_t)t.width * (size_t)t.height * 3u;
         if (GROW(s->texels, s->cap_texels, s->ntexels + n)) return -1;
-        memcpy(s->texels + s->ntexels, texels, n * sizeof(float));
+        if (texels != s->texels + s->ntexels) /* not already in place (scene_take_image_texture) */
+            memcpy(s->texels + s->ntexels, texels, n * sizeof(float));
         t.offset = (uint32_t)s->ntexels;
         s->ntexels += n;
     }
@@ -117,13 +119,33 @@ int scene_add_image_texture(scene *s, int width, int height, const float *rgb) {
     return scene_add_texture(s, t, rgb);
 }
 
-int scene_add_image_texture8(scene *s, int width, int height, const uint8_t *rgb8, const float *lut) {
+int scene_take_image_texture(scene *s, image *img) {
+    if (s->cap_texels == 0 && img->rgb) { /* the first float image becomes the store: no copy */
+        s->texels = img->rgb;
+        s->cap_texels = (size_t)img->width * (size_t)img->height * 3u;
+        img->rgb = NULL;
+    }
+    int idx = scene_add_image_texture(s, img->width, img->height, img->rgb ? img->rgb : s->texels);
+    image_free(img);
+    return idx;
+}
+
+unsigned char *scene_reserve_texels8(void *sv, int width, int height) {
+    scene *s = sv;
     size_t n = (size_t)width * (size_t)height * 3u;
-    if (s->ntexels8 + n > (size_t)UINT32_MAX) return -2;
-    if (!s->srgb8_lut) {
-        s->srgb8_lut = malloc(256 * sizeof(float));
-        if (!s->srgb8_lut) return -1;
-        memcpy(s->srgb8_lut, lut, 256 * sizeof(float));
+    if (width <= 0 || height <= 0 || s->ntexels8 + n > (size_t)UINT32_MAX) return NULL;
+    if (GROW(s->texels8, s->cap_texels8, s->ntexels8 + n)) return NULL;
+    return s->texels8 + s->ntexels8;
+}
+
+int scene_add_image_texture8(scene *s, int width, int height, int encoding) {
+    size_t n = (size_t)width * (size_t)height * 3u;
+    if (!s->texel8_lut) {
+        s->texel8_lut = malloc(TEXEL8_LUT_SIZE * sizeof(float));
+        if (!s->texel8_lut) return -1;
+        memcpy(s->texel8_lut, image_srgb8_table(), 256 * sizeof(float));
+        /* the expression glTF's float textures used, so that linear maps look up the same values */
+        for (int i = 0; i < 256; ++i) s->texel8_lut[256 + i] = (float)i / 255.0f;
     }
     texture t;
     memset(&t, 0, sizeof t);
@@ -131,26 +153,27 @@ int scene_add_image_texture8(scene *s, int width, int height, const uint8_t *rgb
     t.width = width;
     t.height = height;
     t.scale = 1.0f;
-    t.srgb8 = 1;
+    t.texel8 = encoding;
+    t.offset = (uint32_t)s->ntexels8;
+    const float *lut = s->texel8_lut + 256 * (encoding - TEXEL8_SRGB);
+    const uint8_t *rgb8 = s->texels8 + s->ntexels8;
     double sum[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i += 3)
-        for (int c = 0; c < 3; ++c) sum[c] += s->srgb8_lut[rgb8[i + (size_t)c]];
+        for (int c = 0; c < 3; ++c) sum[c] += lut[rgb8[i + (size_t)c]];
     double np = n ? (double)(n / 3u) : 1.0;
     t.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
     t.b = t.a;
     if (GROW(s->textures, s->cap_textures, s->ntextures + 1)) return -1;
-    if (GROW(s->texels8, s->cap_texels8, s->ntexels8 + n)) return -1;
-    memcpy(s->texels8 + s->ntexels8, rgb8, n);
-    t.offset = (uint32_t)s->ntexels8;
     s->ntexels8 += n;
     s->textures[s->ntextures] = t;
     return (int)s->ntextures++;
 }
 
 vec3 scene_texel(const scene *s, const texture *t, size_t i) {
-    if (t->srgb8) {
+    if (t->texel8) {
         const uint8_t *q = s->texels8 + t->offset + 3 * i;
-        return v3(s->srgb8_lut[q[0]], s->srgb8_lut[q[1]], s->srgb8_lut[q[2]]);
+        const float *lut = s->texel8_lut + 256 * (t->texel8 - TEXEL8_SRGB);
+        return v3(lut[q[0]], lut[q[1]], lut[q[2]]);
     }
     const float *p = s->texels + t->offset + 3 * i;
     return v3(p[0], p[1], p[2]);
@@ -524,11 +547,23 @@ oom:
 /* Sampling distribution of the environment map: texel luminance times sin(theta) (the lat-long
  * area element), as a marginal cdf over rows and a conditional cdf per row. A small floor keeps
  * every texel samplable, so the pdf is never zero where the map is not. */
+int scene_env_memory_check(const scene *s, int tex, const char *name, char *err, size_t errlen) {
+    const texture *t = &s->textures[tex];
+    double w = (double)t->width, h = (double)t->height;
+    double texels = w * h * 3.0 * (t->texel8 ? 1.0 : 4.0);
+    /* build_env_distribution's: the two cdfs and a double per row while building them */
+    double tables = ((h + 1.0) + h * (w + 1.0)) * (double)sizeof(float) + h * (double)sizeof(double);
+    char what[160];
+    snprintf(what, sizeof what, "a %dx%d environment map (%s)", t->width, t->height, t->texel8 ? "8-bit" : "float");
+    return image_memory_fits(texels + tables, name, what, "with its sampling tables", err, errlen);
+}
+
 static int build_env_distribution(scene *s, char *err, size_t errlen) {
     free(s->env_cdf_rows);
     free(s->env_cdf_cols);
     s->env_cdf_rows = s->env_cdf_cols = NULL;
     if (s->env_tex < 0) return 0;
+    if (scene_env_memory_check(s, s->env_tex, "environment", err, errlen)) return -1;
     const texture *t = &s->textures[s->env_tex];
     size_t w = (size_t)t->width, h = (size_t)t->height;
     s->env_cdf_rows = malloc((h + 1) * sizeof(float));

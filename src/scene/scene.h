@@ -43,8 +43,8 @@ typedef struct scene {
     float *texels;
     size_t ntexels, cap_texels;
     uint8_t *texels8;
-    size_t ntexels8, cap_texels8; /* 8-bit sRGB image textures (texture.srgb8) */
-    float *srgb8_lut;             /* the 256 sRGB codes decoded (image_srgb8_table), with the first texels8 */
+    size_t ntexels8, cap_texels8; /* 8-bit image textures (texture.texel8) */
+    float *texel8_lut;            /* TEXEL8_LUT_SIZE decoded codes, with the first texels8 */
     light *punctual;
     size_t npunctual, cap_punctual;     /* point and directional lights */
     vec3 env_radiance;                  /* constant sky colour, or the scale of env_tex */
@@ -88,10 +88,24 @@ int scene_add_texture(scene *s, texture t, const float *texels);
 /* An image texture from width*height*3 linear floats; its mean colour is what the kernel returns
  * for non-finite uvs. Returns the index, -1 when out of memory, -2 past the 2^32-texel limit. */
 int scene_add_image_texture(scene *s, int width, int height, const float *rgb);
-/* The same from width*height*3 8-bit sRGB codes, kept at that precision (3 bytes a texel instead
- * of 12) and decoded on lookup through lut (256 values: image_srgb8_table, so that the texture
- * looks up exactly what image_load would have given). */
-int scene_add_image_texture8(scene *s, int width, int height, const uint8_t *rgb8, const float *lut);
+/* The same from a loaded image, whose pixels are taken (img is left empty): the first float image
+ * becomes the texel store itself, so that loading it does not hold the image twice; later ones are
+ * copied in and freed. */
+struct image;
+int scene_take_image_texture(scene *s, struct image *img);
+/* 8-bit image textures, kept at that precision (3 bytes a texel instead of 12) and decoded on
+ * lookup: scene_reserve_texels8 gives room for width*height*3 codes at the end of the 8-bit store
+ * (NULL when out of memory or past the 2^32-texel limit) for a reader to decode straight into
+ * (its signature is image_load_srgb8's reserve callback); scene_add_image_texture8 then makes
+ * them a texture, of encoding TEXEL8_SRGB (decoded as image_srgb8_table, exactly what image_load
+ * would have given) or TEXEL8_LINEAR (code / 255). Returns the index or -1 when out of memory. A
+ * reservation not added is dropped by the next one. */
+unsigned char *scene_reserve_texels8(void *s, int width, int height);
+int scene_add_image_texture8(scene *s, int width, int height, int encoding);
+/* Whether image texture tex as an environment map, with the sampling tables scene_prepare builds
+ * for it (4 bytes a texel more), fits the image memory cap (image_memory_fits): 0, or -1 with
+ * "NAME: ..." in err. scene_prepare checks it; loaders check it where they can name the file. */
+int scene_env_memory_check(const scene *s, int tex, const char *name, char *err, size_t errlen);
 /* Texel i (row-major) of an image texture, linear RGB, whatever its precision. */
 vec3 scene_texel(const scene *s, const texture *t, size_t i);
 

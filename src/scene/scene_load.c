@@ -495,17 +495,16 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
     }
     char ierr[512];
     int w = 0, h = 0, idx;
-    unsigned char *rgb8 = NULL;
-    int is8 = image_load_srgb8(full, &w, &h, &rgb8, ierr, sizeof ierr);
+    /* 8-bit sRGB stays 8-bit (a quarter of the memory), decoded straight into the scene's store;
+     * its codes are all valid values */
+    int is8 = image_load_srgb8(full, scene_reserve_texels8, L->s, &w, &h, ierr, sizeof ierr);
     if (is8 < 0) {
         free(full);
         return fail(L, p, "%s", ierr);
     }
     if (is8) {
-        /* 8-bit sRGB stays 8-bit (a quarter of the memory); its codes are all valid values */
         free(full);
-        idx = scene_add_image_texture8(L->s, w, h, rgb8, image_srgb8_table());
-        free(rgb8);
+        idx = scene_add_image_texture8(L->s, w, h, TEXEL8_SRGB);
     } else {
         image img;
         if (image_load(&img, full, ierr, sizeof ierr)) {
@@ -533,12 +532,21 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
             image_free(&img);
             return -1;
         }
-        idx = scene_add_image_texture(L->s, img.width, img.height, img.rgb);
-        image_free(&img);
+        idx = scene_take_image_texture(L->s, &img);
     }
     if (idx == -2) return fail(L, p, "too many texels in the scene");
     if (idx < 0) return fail(L, p, "out of memory");
     *out_index = idx;
+    return 0;
+}
+
+/* An environment map: its texture, and the memory cap checked for the sampling tables that
+ * scene_prepare builds from it, where the message can name the file. */
+static int load_env_map(loader *L, const cJSON *node, const char *jp) {
+    if (load_image_texture(L, node, jp, &L->s->env_tex)) return -1;
+    char err[512];
+    const char *name = cJSON_IsString(node) ? node->valuestring : "environment map";
+    if (scene_env_memory_check(L->s, L->s->env_tex, name, err, sizeof err)) return fail(L, jp, "%s", err);
     return 0;
 }
 
@@ -1122,7 +1130,7 @@ static int parse_camera(loader *L, cJSON *cam) {
     if (em && L->s->env_tex < 0 && vis_black(L->s->env_radiance)) {
         jkey(p, jp, "ENVMAP");
         L->s->env_radiance = v3s(1.0f);
-        if (load_image_texture(L, em, p, &L->s->env_tex)) return -1;
+        if (load_env_map(L, em, p)) return -1;
     }
     /* INV_RES / FRAME: derived or multi-frame bookkeeping of some dialects; must match if given */
     const cJSON *fr = get(cam, "FRAME");
@@ -1148,7 +1156,7 @@ static int parse_environment(loader *L, cJSON *env) {
     const char *jp = "Environment";
     if (cJSON_IsString(env)) { /* a dialect: the map's file name alone */
         L->s->env_radiance = v3s(1.0f);
-        return load_image_texture(L, env, jp, &L->s->env_tex);
+        return load_env_map(L, env, jp);
     }
     if (!cJSON_IsObject(env)) return fail(L, jp, "expected an object or a file name, got %s", jtype(env));
     if (canonicalize(L, env, jp, "Environment", environment_keys)) return -1;
@@ -1162,7 +1170,7 @@ static int parse_environment(loader *L, cJSON *env) {
     if (f) {
         char p[JPATH];
         jkey(p, jp, "FILE");
-        if (load_image_texture(L, f, p, &L->s->env_tex)) return -1;
+        if (load_env_map(L, f, p)) return -1;
     }
     return 0;
 }

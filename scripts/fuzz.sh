@@ -1,0 +1,59 @@
+#!/bin/sh
+# Build one libFuzzer target (clang, ASan + UBSan) and run it for SECONDS, printing libFuzzer's
+# final statistics; fuzz/README.md lists the targets and records the results.
+#   scripts/fuzz.sh TARGET [SECONDS]     e.g. scripts/fuzz.sh scene 240
+# TARGET: scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe.
+# Binaries and grown corpora go to $FUZZ_DIR (default /tmp/caustic-fuzz); crashes land there as
+# crash-* files. Run from the repository root.
+set -eu
+t=${1:?usage: scripts/fuzz.sh TARGET [SECONDS]}
+secs=${2:-240}
+dir=${FUZZ_DIR:-/tmp/caustic-fuzz}
+mkdir -p "$dir/corpus_$t"
+san="-g -O1 -fsanitize=fuzzer,address,undefined"
+scene_src="$(ls src/scene/*.c src/accel/*.c src/image/*.c src/cpu/*.c src/util/*.c)"
+scene_libs="-lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread"
+opts="-print_final_stats=1 -max_total_time=$secs"
+case $t in
+scene | obj | ply | text)
+    clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude "fuzz/fuzz_$t.c" \
+        $scene_src $scene_libs -o "$dir/fuzz_$t"
+    case $t in
+    scene) seeds=fuzz/corpus opts="$opts -dict=fuzz/scene.dict" ;;
+    ply) seeds=fuzz/corpus_ply opts="$opts -dict=fuzz/ply.dict -max_len=4096" ;;
+    *) seeds=fuzz/corpus_$t opts="$opts -dict=fuzz/$t.dict" ;;
+    esac ;;
+gltf)
+    clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Isrc -Iinclude \
+        -c src/scene/gltf.cpp -o "$dir/gltf.o"
+    # every scene source but the stub that gltf.cpp replaces: textures, materials and the
+    # image readers the importer hands embedded images to
+    clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_gltf.c \
+        $(echo "$scene_src" | grep -v gltf_stub) "$dir/gltf.o" -ltinygltf -lstdc++ $scene_libs \
+        -o "$dir/fuzz_gltf"
+    seeds=fuzz/corpus_gltf opts="$opts -dict=fuzz/gltf.dict -max_len=16384" ;;
+image)
+    clang $san -DFUZZ_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_image.c \
+        src/image/image*.c src/util/file.c src/util/log.c -lpng -ljpeg -ltinyexr -lstb -lz -lm \
+        -o "$dir/fuzz_image"
+    seeds=fuzz/corpus_image opts="$opts -rss_limit_mb=512" ;;
+checkpoint)
+    clang $san -DFUZZ_LIBFUZZER -D_GNU_SOURCE -Isrc -Iinclude -Ifuzz fuzz/fuzz_checkpoint.c \
+        src/api/checkpoint.c -lz -lm -o "$dir/fuzz_checkpoint"
+    seeds=fuzz/corpus_checkpoint ;;
+fed_idx)
+    clang $san -DFUZZ_LIBFUZZER -Isrc/fed fuzz/fuzz_fed_idx.c src/fed/idx.c -lz -o "$dir/fuzz_$t"
+    seeds=fuzz/corpus_fed_idx opts="$opts -rss_limit_mb=2048 -max_len=65536" ;;
+fed_update)
+    clang $san -DFUZZ_LIBFUZZER -Isrc/fed fuzz/fuzz_fed_update.c src/fed/update.c \
+        src/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
+    seeds=fuzz/corpus_fed_update opts="$opts -max_len=4096" ;;
+fed_msgframe)
+    clang $san -DFUZZ_LIBFUZZER -Isrc/mpi fuzz/fuzz_fed_msgframe.c src/mpi/msgframe.c -lz \
+        -o "$dir/fuzz_$t"
+    seeds=fuzz/corpus_fed_msgframe ;;
+*) echo "scripts/fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
+esac
+cd "$dir"
+# shellcheck disable=SC2086
+exec "./fuzz_$t" $opts -artifact_prefix="$dir/$t-" "corpus_$t" "$OLDPWD/$seeds"
