@@ -1,6 +1,7 @@
 /* The checkpoint reader against every corruption class: each is refused with its own message,
  * the film left zeroed; an intact checkpoint round-trips exactly. With --write-seeds DIR it also
- * writes these files as the seed corpus of fuzz/fuzz_checkpoint.c (first byte: the mode). */
+ * writes these files as the seed corpus of fuzz/fuzz_checkpoint.c (first byte: the mode), and with
+ * --check-seeds DIR checks that DIR holds exactly those (ctest: checkpoint_seeds_current). */
 #define _GNU_SOURCE /* open_memstream, fmemopen */
 #include <math.h>
 #include <stddef.h>
@@ -61,6 +62,7 @@ static ckpt_header *header_of(blob *b) { return (ckpt_header *)b->data; }
 static double *film_sum(blob *b) { return (double *)(b->data + sizeof(ckpt_header)); }
 
 static const char *seed_dir = NULL;
+static int seed_check; /* --check-seeds: compare with seed_dir's files instead of writing them */
 
 /* Reads b as the fixture's render would (target spp_target); expect: NULL = accepted, else a
  * fragment of the message. Writes the case as a seed when asked. */
@@ -91,21 +93,33 @@ static void expect(const char *name, blob b, int adaptive, int spp_target, int r
     if (seed_dir) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", seed_dir, name);
-        FILE *s = fopen(path, "wb");
-        if (!s) {
-            perror(path);
-            exit(1);
-        }
         uint8_t mode = (uint8_t)((adaptive ? 1 : 0) | (spp_target == FIXTURE_SPP ? 2 : 0) | (resealed ? 4 : 0));
-        fputc(mode, s);
-        fwrite(b.data, 1, b.size, s);
-        fclose(s);
+        if (seed_check) { /* a seed of an older format stops the fuzzer at the header checks */
+            FILE *s = fopen(path, "rb");
+            int same = s && fgetc(s) == mode;
+            for (size_t i = 0; same && i < b.size; ++i) same = fgetc(s) == b.data[i];
+            same = same && fgetc(s) == EOF;
+            if (s) fclose(s);
+            CHECK(same, "%s is not the current format's seed: run test_checkpoint --write-seeds %s", path, seed_dir);
+        } else {
+            FILE *s = fopen(path, "wb");
+            if (!s) {
+                perror(path);
+                exit(1);
+            }
+            fputc(mode, s);
+            fwrite(b.data, 1, b.size, s);
+            fclose(s);
+        }
     }
     free(b.data);
 }
 
 int main(int argc, char **argv) {
-    if (argc == 3 && !strcmp(argv[1], "--write-seeds")) seed_dir = argv[2];
+    if (argc == 3 && (!strcmp(argv[1], "--write-seeds") || !strcmp(argv[1], "--check-seeds"))) {
+        seed_dir = argv[2];
+        seed_check = argv[1][2] == 'c';
+    }
     blob good = make_checkpoint(0);
     const size_t H = sizeof(ckpt_header);
     CHECK(good.size == H + 36 * N, "file size %zu", good.size);
