@@ -14,10 +14,25 @@ san="-g -O1 -fsanitize=fuzzer,address,undefined"
 scene_src="$(ls src/scene/*.c src/accel/*.c src/image/*.c src/cpu/*.c src/util/*.c)"
 scene_libs="-lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread"
 opts="-print_final_stats=1 -max_total_time=$secs"
+# The scene sources, instrumented once per source tree into an archive that the scene-format
+# targets share (rebuilt when a source or header is newer); the archive's gltf_stub.o is not
+# pulled in where gltf.o already defines its symbols.
+scene_lib() {
+    lib="$dir/scene-$(pwd | cksum | cut -d' ' -f1).a"
+    if [ ! -f "$lib" ] || [ -n "$(find src include -newer "$lib" -name '*.[ch]' | head -1)" ]; then
+        rm -rf "$lib.obj" && mkdir -p "$lib.obj"
+        for f in $scene_src; do
+            clang -g -O1 -fsanitize=fuzzer-no-link,address,undefined -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude \
+                -c "$f" -o "$lib.obj/$(echo "$f" | tr / _).o"
+        done
+        rm -f "$lib" && ar rcs "$lib" "$lib.obj"/*.o
+    fi
+}
 case $t in
 scene | obj | ply | text)
-    clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude "fuzz/fuzz_$t.c" \
-        $scene_src $scene_libs -o "$dir/fuzz_$t"
+    scene_lib
+    clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude "fuzz/fuzz_$t.c" "$lib" \
+        $scene_libs -o "$dir/fuzz_$t"
     case $t in
     scene) seeds=fuzz/corpus opts="$opts -dict=fuzz/scene.dict" ;;
     ply) seeds=fuzz/corpus_ply opts="$opts -dict=fuzz/ply.dict -max_len=4096" ;;
@@ -27,10 +42,10 @@ gltf)
     clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Isrc -Iinclude \
         -c src/scene/gltf.cpp -o "$dir/gltf.o"
     # every scene source but the stub that gltf.cpp replaces: textures, materials and the
-    # image readers the importer hands embedded images to
-    clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_gltf.c \
-        $(echo "$scene_src" | grep -v gltf_stub) "$dir/gltf.o" -ltinygltf -lstdc++ $scene_libs \
-        -o "$dir/fuzz_gltf"
+    # image memory cap the importer charges
+    scene_lib
+    clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_gltf.c "$dir/gltf.o" \
+        "$lib" -ltinygltf -lstdc++ $scene_libs -o "$dir/fuzz_gltf"
     seeds=fuzz/corpus_gltf opts="$opts -dict=fuzz/gltf.dict -max_len=16384" ;;
 image)
     clang $san -DFUZZ_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_image.c \
