@@ -520,6 +520,16 @@ static void test_texture_precision(void) {
         CHECK(same, "texture %d: 8-bit and float lookups differ", k);
     }
     scene_destroy(s);
+    /* the image memory cap covers glTF images: stb's RGBA, tinygltf's copy, the 8-bit texture */
+    setenv("CAUSTIC_IMAGE_MEMORY", "2K", 1);
+    s = scene_create();
+    char msg[1024] = "";
+    int rc = scene_load_gltf(s, tmp_path("codes.gltf"), xform_identity(), -1, 0, msg, sizeof msg);
+    CHECK(rc != 0 && strstr(msg, "images[0]: a 16x16 image needs 3 KiB to decode, over the limit of 2 KiB") &&
+              s->ntextures == 0 && s->ntexels8 == 0,
+          "a glTF image over the cap: rc %d, '%s'", rc, msg);
+    scene_destroy(s);
+    unsetenv("CAUSTIC_IMAGE_MEMORY");
 }
 
 /* A sphere of a white material in a white sky: every pixel is the directional albedo seen there,
