@@ -11,7 +11,7 @@ secs=${2:-240}
 dir=${FUZZ_DIR:-/tmp/caustic-fuzz}
 mkdir -p "$dir/corpus_$t"
 san="-g -O1 -fsanitize=fuzzer,address,undefined"
-scene_src="$(ls src/scene/*.c src/accel/*.c src/image/*.c src/cpu/*.c src/util/*.c)"
+scene_src="$(ls src/scene/*.c src/accel/*.c src/image/*.c src/util/*.c)" # none calls into src/cpu
 scene_libs="-lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread"
 opts="-print_final_stats=1 -max_total_time=$secs"
 # The scene sources, instrumented once per source tree into an archive that the scene-format
