@@ -13,6 +13,7 @@ mkdir -p "$dir/corpus_$t"
 san="-g -O1 -fsanitize=fuzzer,address,undefined"
 scene_src="$(ls src/scene/*.c src/accel/*.c src/image/*.c src/util/*.c)" # none calls into src/cpu
 scene_libs="-lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread"
+root=$(pwd)
 opts="-print_final_stats=1 -max_total_time=$secs"
 # The scene sources, instrumented once per source tree into an archive that the scene-format
 # targets share (rebuilt when a source or header is newer); the archive's gltf_stub.o is not
@@ -34,9 +35,9 @@ scene | obj | ply | text)
     clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude "fuzz/fuzz_$t.c" "$lib" \
         $scene_libs -o "$dir/fuzz_$t"
     case $t in
-    scene) seeds=fuzz/corpus opts="$opts -dict=fuzz/scene.dict" ;;
-    ply) seeds=fuzz/corpus_ply opts="$opts -dict=fuzz/ply.dict -max_len=4096" ;;
-    *) seeds=fuzz/corpus_$t opts="$opts -dict=fuzz/$t.dict" ;;
+    scene) seeds=fuzz/corpus opts="$opts -dict=$root/fuzz/scene.dict" ;;
+    ply) seeds=fuzz/corpus_ply opts="$opts -dict=$root/fuzz/ply.dict -max_len=4096" ;;
+    *) seeds=fuzz/corpus_$t opts="$opts -dict=$root/fuzz/$t.dict" ;;
     esac ;;
 gltf)
     clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Isrc -Iinclude \
@@ -46,7 +47,7 @@ gltf)
     scene_lib
     clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_gltf.c "$dir/gltf.o" \
         "$lib" -ltinygltf -lstdc++ $scene_libs -o "$dir/fuzz_gltf"
-    seeds=fuzz/corpus_gltf opts="$opts -dict=fuzz/gltf.dict -max_len=16384" ;;
+    seeds=fuzz/corpus_gltf opts="$opts -dict=$root/fuzz/gltf.dict -max_len=16384" ;;
 image)
     clang $san -DFUZZ_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_image.c \
         src/image/image*.c src/util/file.c src/util/log.c -lpng -ljpeg -ltinyexr -lstb -lz -lm \
@@ -71,4 +72,4 @@ fed_msgframe)
 esac
 cd "$dir"
 # shellcheck disable=SC2086
-exec "./fuzz_$t" $opts -artifact_prefix="$dir/$t-" "corpus_$t" "$OLDPWD/$seeds"
+exec "./fuzz_$t" $opts -artifact_prefix="$dir/$t-" "corpus_$t" "$root/$seeds"
