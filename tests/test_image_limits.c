@@ -227,6 +227,18 @@ int main(int argc, char **argv) {
                 "\074\005\233\174\233\377\214\203\267\377\201\203\201",
                 88);
     expect("rle-hang.hdr", 0, 0, "corrupt or truncated run-length data in Radiance HDR");
+    /* the same behind a header line of NUL bytes, which stb takes for the empty line that ends the
+     * header (the scanline walk looked for two newlines and let it through: fuzz_image, again) */
+    write_bytes("rle-hang-nul.hdr",
+                "\043\077\122\101\104\111\101\116\103\105\012\106\117\122\115\101\124\075\063\062\055\142\151\164\137"
+                "\162\154\145\137\162\147\142\145\012\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+                "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+                "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+                "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000"
+                "\000\000\000\000\000\000\000\000\000\000\000\000\000\000\012\055\131\040\062\040\053\130\040\061\063"
+                "\060\012\002\002\000\202\377\074\203\060\153\012\014",
+                163);
+    expect("rle-hang-nul.hdr", 0, 0, "corrupt or truncated run-length data in Radiance HDR");
     { /* JPEG: SOF0's height and width fields (after FF C0, length, precision) */
         size_t n;
         unsigned char *b = read_bytes("gray.jpg", &n);

@@ -5,19 +5,25 @@
 
 #include "image_internal.h"
 
+static const unsigned char *next_line(const unsigned char *p, const unsigned char *end) {
+    while (p < end && *p != '\n') ++p;
+    return p < end ? p + 1 : end;
+}
+
 /* Debian 12's stb_image (git 2022-09-08) loops forever on a run-length scanline whose count byte
  * is 0, which is also what it reads past the end of the data (found by fuzz_image). The
  * scanlines are walked here first, as stb will read them: 0 if one would hang it. */
 static int hdr_runs_ok(const unsigned char *b, size_t n, int w, int h) {
-    const unsigned char *end = b + n, *p = NULL;
-    for (size_t i = 0; i + 1 < n; ++i) /* the header ends at an empty line; then "-Y H +X W\n" */
-        if (b[i] == '\n' && b[i + 1] == '\n') {
-            p = b + i + 2;
-            break;
-        }
-    if (!p) return 1; /* stb refuses it itself */
-    while (p < end && *p != '\n') ++p;
-    ++p;
+    /* the header as stb reads it: the signature line, then lines up to an empty one, where a line
+     * whose first byte is NUL is empty too (stb compares them as C strings: found by fuzz_image);
+     * then "-Y H +X W" */
+    const unsigned char *end = b + n, *p = next_line(b, end);
+    for (int empty = 0; !empty;) {
+        if (p >= end) return 1; /* no end of header: stb refuses it itself */
+        empty = *p == '\n' || *p == '\0';
+        p = next_line(p, end);
+    }
+    p = next_line(p, end);
     if (w < 8 || w >= 32768) return 1; /* flat pixels: stb reads them without counts */
     for (int y = 0; y < h; ++y) {
         if (end - p < 4 || p[0] != 2 || p[1] != 2 || (p[2] & 0x80) || ((p[2] << 8) | p[3]) != w)
