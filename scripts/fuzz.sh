@@ -14,7 +14,7 @@ san="-g -O1 -fsanitize=fuzzer,address,undefined"
 scene_src="$(ls src/scene/*.c src/accel/*.c src/image/*.c src/util/*.c)" # none calls into src/cpu
 scene_libs="-lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread"
 root=$(pwd)
-opts="-print_final_stats=1 -max_total_time=$secs"
+opts="-print_final_stats=1 -max_total_time=$secs -timeout=30" # a hang is a finding, not a stall
 # The scene sources, instrumented once per source tree into an archive that the scene-format
 # targets share (rebuilt when a source or header is newer); the archive's gltf_stub.o is not
 # pulled in where gltf.o already defines its symbols.
