@@ -44,9 +44,11 @@ gltf)
         -c src/scene/gltf.cpp -o "$dir/gltf.o"
     # every scene source but the stub that gltf.cpp replaces: textures, materials and the
     # image memory cap the importer charges
+    # linked by clang++: UBSan's C++ checks (vptr) need its C++ runtime
     scene_lib
-    clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_gltf.c "$dir/gltf.o" \
-        "$lib" -ltinygltf -lstdc++ $scene_libs -o "$dir/fuzz_gltf"
+    clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude -c fuzz/fuzz_gltf.c \
+        -o "$dir/fuzz_gltf_main.o"
+    clang++ $san "$dir/fuzz_gltf_main.o" "$dir/gltf.o" "$lib" -ltinygltf $scene_libs -o "$dir/fuzz_gltf"
     seeds=fuzz/corpus_gltf opts="$opts -dict=$root/fuzz/gltf.dict -max_len=16384" ;;
 image)
     clang $san -DFUZZ_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_image.c \
