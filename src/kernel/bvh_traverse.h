@@ -825,11 +825,12 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
 }
 
 /* The traversal's entry point, with compact leaves; the trace-only kernel calls trace_ray_inline
- * with unrolled leaves. In the CUDA megakernel the loop is one real function per node layout
- * (KFN_TRACE, compat.h), each specialised to its visitor, so that the 4-wide layout's registers
- * are not shared with the compressed one's (the megakernel runs at 48: one function for both
- * spilled more and cost the 4-wide layout 1-5 %, docs/PERFORMANCE.md); elsewhere one inlined
- * loop reads the layout at run time. */
+ * with unrolled leaves. `layout` is s->node_layout: read at run time by most callers, a
+ * compile-time constant where the caller is compiled once per node layout (the CUDA megakernel,
+ * render_cuda.cu), so that only that layout's visitor is compiled into it. In the CUDA megakernel
+ * the loop is one real function per node layout (KFN_TRACE, compat.h), each specialised to its
+ * visitor: a megakernel that could call both paid for the compressed layout's registers and code
+ * on the 4-wide path (1.7-3.3 %, docs/PERFORMANCE.md). Elsewhere one inlined loop. */
 #if defined(__CUDA_ARCH__)
 KFN_TRACE int trace_ray_wide(const kscene *s, ray r, hit *h, int any) {
     return trace_ray_inline(s, r, h, any, 1, KNODES_WIDE);
@@ -837,12 +838,12 @@ KFN_TRACE int trace_ray_wide(const kscene *s, ray r, hit *h, int any) {
 KFN_TRACE int trace_ray_cw8(const kscene *s, ray r, hit *h, int any) {
     return trace_ray_inline(s, r, h, any, 1, KNODES_CW8);
 }
-KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
-    return s->node_layout == KNODES_CW8 ? trace_ray_cw8(s, r, h, any) : trace_ray_wide(s, r, h, any);
+KFN int trace_ray(const kscene *s, ray r, hit *h, int any, uint32_t layout) {
+    return layout == KNODES_CW8 ? trace_ray_cw8(s, r, h, any) : trace_ray_wide(s, r, h, any);
 }
 #else
-KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any) {
-    return trace_ray_inline(s, r, h, any, 1, s->node_layout);
+KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any, uint32_t layout) {
+    return trace_ray_inline(s, r, h, any, 1, layout);
 }
 #endif
 
@@ -865,11 +866,11 @@ KFN int hit_cut_out(const kscene *s, const hit *h) {
     }
     return material_cut_out(s, m, uv, v3s(0.0f));
 }
-KFN int trace_past_cutouts(const kscene *s, ray r, hit *h) {
+KFN int trace_past_cutouts(const kscene *s, ray r, hit *h, uint32_t layout) {
     float t0 = 0.0f;
     ray q = r;
     for (int layer = 0; layer < CUTOUT_MAX_LAYERS; ++layer) {
-        if (!trace_ray(s, q, h, 0)) return 0;
+        if (!trace_ray(s, q, h, 0, layout)) return 0;
         h->t += t0;
         if (!hit_cut_out(s, h)) return 1;
         vec3 p = ray_at(r, h->t);
@@ -880,12 +881,16 @@ KFN int trace_past_cutouts(const kscene *s, ray r, hit *h) {
     }
     return 1;
 }
-KFN int trace_closest(const kscene *s, ray r, hit *h) {
-    return s->has_cutouts ? trace_past_cutouts(s, r, h) : trace_ray(s, r, h, 0);
+/* Closest hit and occlusion through the nodes of `layout` (s->node_layout, see trace_ray) */
+KFN int trace_closest_layout(const kscene *s, ray r, hit *h, uint32_t layout) {
+    return s->has_cutouts ? trace_past_cutouts(s, r, h, layout) : trace_ray(s, r, h, 0, layout);
 }
-KFN int trace_occluded(const kscene *s, ray r) {
+KFN int trace_occluded_layout(const kscene *s, ray r, uint32_t layout) {
     hit h;
-    return s->has_cutouts ? trace_past_cutouts(s, r, &h) : trace_ray(s, r, &h, 1);
+    return s->has_cutouts ? trace_past_cutouts(s, r, &h, layout) : trace_ray(s, r, &h, 1, layout);
 }
+/* ... with the layout read from the scene */
+KFN int trace_closest(const kscene *s, ray r, hit *h) { return trace_closest_layout(s, r, h, s->node_layout); }
+KFN int trace_occluded(const kscene *s, ray r) { return trace_occluded_layout(s, r, s->node_layout); }
 
 #endif

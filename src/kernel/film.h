@@ -98,17 +98,17 @@ KFN double film_lum2(vec3 l) {
 
 /* Path tracing: takes the pass's samples of pixel (x, y) in index order into *px until adaptive
  * sampling stops it (its decision depends on the pixel's own sums only), and each sample's AOVs
- * into *aov unless it is NULL. */
+ * into *aov unless it is NULL. `layout`: s->node_layout, or that value as a constant (trace_ray). */
 KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, film_aov *aov, uint32_t *rays,
-                          uint32_t *bad) {
+                          uint32_t *bad, uint32_t layout) {
     for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++px->n) {
         if (adaptive_done(px->n, p->adaptive_min, p->adaptive_threshold, luminance_d(px->r, px->g, px->b), px->lum2))
             break;
         if (aov) {
-            aov_sample a = aov_pass_sample(s, p, x, y, i);
+            aov_sample a = aov_pass_sample(s, p, x, y, i, layout);
             film_aov_add(aov, &a);
         }
-        vec3 l = path_trace_sample(s, p, x, y, i, rays);
+        vec3 l = path_trace_sample(s, p, x, y, i, rays, layout);
         if (!film_sample(&l, p->clamp)) {
             (*bad)++;
             continue;

@@ -30,10 +30,11 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
     ps->rays = 0;
 }
 
-/* --adaptive-depth: p says the first depth limit (adaptive_depth.h). */
-KFN int stage_intersect(path_state *ps, const kscene *s, const kpass *p) {
+/* --adaptive-depth: p says the first depth limit (adaptive_depth.h). `layout`, here and below:
+ * s->node_layout, or that value as a constant (trace_ray). */
+KFN int stage_intersect(path_state *ps, const kscene *s, const kpass *p, uint32_t layout) {
     ps->rays++;
-    if (trace_closest(s, ps->r, &ps->h)) return STAGE_SHADE;
+    if (trace_closest_layout(s, ps->r, &ps->h, layout)) return STAGE_SHADE;
     if (!vis_black(s->env_radiance)) {
         float w = adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         if (!ps->prev_delta && s->env_pmf > 0.0f) w *= mis_power(ps->prev_pdf, env_pdf(s, ps->r.d));
@@ -42,9 +43,9 @@ KFN int stage_intersect(path_state *ps, const kscene *s, const kpass *p) {
     return STAGE_DONE;
 }
 
-KFN int stage_shadow(path_state *ps, const kscene *s) {
+KFN int stage_shadow(path_state *ps, const kscene *s, uint32_t layout) {
     ps->rays++;
-    if (!trace_occluded(s, ps->shadow)) ps->radiance = vadd(ps->radiance, ps->shadow_contrib);
+    if (!trace_occluded_layout(s, ps->shadow, layout)) ps->radiance = vadd(ps->radiance, ps->shadow_contrib);
     ps->shadow_pending = 0;
     return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
@@ -157,7 +158,8 @@ KFN vec3 clamp_sample(vec3 l, float max_lum) {
 
 /* One full path for pixel sample `index`: the CPU megakernel. Returns the radiance estimate
  * and adds the rays traced to *rays. */
-KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint32_t index, uint32_t *rays) {
+KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint32_t index, uint32_t *rays,
+                           uint32_t layout) {
     path_state ps;
     path_generate(&ps, p, px, py, index);
     int stage = STAGE_INTERSECT;
@@ -171,7 +173,7 @@ KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint
 #endif
     while (stage != STAGE_DONE) {
         switch (stage) {
-        case STAGE_INTERSECT: stage = stage_intersect(&ps, s, p); break;
+        case STAGE_INTERSECT: stage = stage_intersect(&ps, s, p, layout); break;
         case STAGE_SHADE: {
 #if KERNEL_TARGET_CPU
             bounce_samples u = next;
@@ -184,7 +186,7 @@ KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint
 #endif
             break;
         }
-        default: stage = stage_shadow(&ps, s); break;
+        default: stage = stage_shadow(&ps, s, layout); break;
         }
     }
     *rays += ps.rays;
