@@ -49,6 +49,18 @@ extern "C" {
 #ifndef MEGA_SLICE_GUIDED
 #define MEGA_SLICE_GUIDED 1
 #endif
+// The megakernels' scene parameter: they hand its address to the traversal, a real function
+// (KFN_TRACE), so a plain by-value parameter is copied by every thread to local memory first
+// (280 bytes) and the traversal reads the scene's fields from that copy; __grid_constant__ lets
+// the address point at the parameter itself. 0 = the plain parameter (for comparison).
+#ifndef MEGA_GRID_CONSTANT
+#define MEGA_GRID_CONSTANT 1
+#endif
+#if MEGA_GRID_CONSTANT
+#define MEGA_SCENE __grid_constant__ const kscene
+#else
+#define MEGA_SCENE kscene
+#endif
 // Trace kernel grid: 1 = persistent (the blocks that fit at once, rays fetched by warps from a
 // counter), 0 = one block per 128 rays (for comparison).
 #ifndef TRACE_PERSISTENT
@@ -230,7 +242,7 @@ extern "C" cuda_renderer *cuda_renderer_create(const kscene *k, const bvh *tree,
 // set once per renderer.
 template <bool ADAPTIVE_DEPTH, bool AOV, uint32_t LAYOUT>
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
-    pt_megakernel(kscene k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
+    pt_megakernel(MEGA_SCENE k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
     uint32_t rays = 0, bad = 0, taken = 0;
     if (x < film.width && y < film.height) {
@@ -280,7 +292,7 @@ __device__ uint32_t slice_start(uint32_t spp, uint32_t slices, uint32_t c) {
 
 template <bool ADAPTIVE_DEPTH, bool AOV, uint32_t LAYOUT>
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
-    pt_megakernel_sliced(kscene k, kpass pass, kfilm film, int x0, int y0, uint32_t slices, film_pixel *part,
+    pt_megakernel_sliced(MEGA_SCENE k, kpass pass, kfilm film, int x0, int y0, uint32_t slices, film_pixel *part,
                          film_aov *part_aov, unsigned *next, unsigned long long *counters) {
     const unsigned lane = threadIdx.x & 31u;
     const size_t npix = (size_t)film.width * (size_t)film.height;

@@ -881,13 +881,17 @@ KFN int trace_past_cutouts(const kscene *s, ray r, hit *h, uint32_t layout) {
     }
     return 1;
 }
-/* Closest hit and occlusion through the nodes of `layout` (s->node_layout, see trace_ray) */
+/* Through the nodes of `layout` (s->node_layout, see trace_ray): the closest hit, or with `any`
+ * whether anything blocks r (into *h: past cut-outs, the closest opaque hit). */
+KFN int trace_layout(const kscene *s, ray r, hit *h, int any, uint32_t layout) {
+    return s->has_cutouts ? trace_past_cutouts(s, r, h, layout) : trace_ray(s, r, h, any, layout);
+}
 KFN int trace_closest_layout(const kscene *s, ray r, hit *h, uint32_t layout) {
-    return s->has_cutouts ? trace_past_cutouts(s, r, h, layout) : trace_ray(s, r, h, 0, layout);
+    return trace_layout(s, r, h, 0, layout);
 }
 KFN int trace_occluded_layout(const kscene *s, ray r, uint32_t layout) {
     hit h;
-    return s->has_cutouts ? trace_past_cutouts(s, r, &h, layout) : trace_ray(s, r, &h, 1, layout);
+    return trace_layout(s, r, &h, 1, layout);
 }
 /* ... with the layout read from the scene */
 KFN int trace_closest(const kscene *s, ray r, hit *h) { return trace_closest_layout(s, r, h, s->node_layout); }

@@ -101,22 +101,35 @@ KFN double film_lum2(vec3 l) {
  * into *aov unless it is NULL. `layout`: s->node_layout, or that value as a constant (trace_ray). */
 KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, film_aov *aov, uint32_t *rays,
                           uint32_t *bad, uint32_t layout) {
-    for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++px->n) {
-        if (adaptive_done(px->n, p->adaptive_min, p->adaptive_threshold, luminance_d(px->r, px->g, px->b), px->lum2))
-            break;
-        if (aov) {
-            aov_sample a = aov_pass_sample(s, p, x, y, i, layout);
-            film_aov_add(aov, &a);
+    path_state ps;
+    int stage = STAGE_DONE;
+    uint32_t i = p->sample_begin;
+    for (;;) {
+        if (stage == STAGE_DONE) { /* the next sample (the path loop regenerates: path_advance) */
+            if (i >= p->sample_end || adaptive_done(px->n, p->adaptive_min, p->adaptive_threshold,
+                                                    luminance_d(px->r, px->g, px->b), px->lum2))
+                break;
+            if (aov) {
+                aov_sample a = aov_pass_sample(s, p, x, y, i, layout);
+                film_aov_add(aov, &a);
+            }
+            path_generate(&ps, p, x, y, i++);
+            stage = STAGE_INTERSECT;
         }
-        vec3 l = path_trace_sample(s, p, x, y, i, rays, layout);
-        if (!film_sample(&l, p->clamp)) {
-            (*bad)++;
-            continue;
+        stage = path_advance(&ps, s, p, stage, layout);
+        if (stage == STAGE_DONE) {
+            vec3 l = ps.radiance;
+            *rays += ps.rays;
+            px->n++;
+            if (film_sample(&l, p->clamp)) {
+                px->r += l.x;
+                px->g += l.y;
+                px->b += l.z;
+                px->lum2 += film_lum2(l);
+            } else {
+                (*bad)++;
+            }
         }
-        px->r += l.x;
-        px->g += l.y;
-        px->b += l.z;
-        px->lum2 += film_lum2(l);
     }
 }
 
