@@ -68,9 +68,9 @@ static const char *usage_view =
     "                         then caustic render for as long on the same camera; print the figures\n"
     "  --bench-denoise        --bench with the denoiser on; then time denoising a frame (median of 7)\n"
     "  --bench-window         --bench in a window: every frame shown, then 200 presents timed\n"
+    "  --quiet                no messages on stdout\n"
     "Environment: CAUSTIC_VIEW_FONT (the readout's .ttf), CAUSTIC_CUDA_SYNC_COPY=1 (GPU frames by\n"
     "cudaMemcpy into pageable memory on the default stream, to measure the pinned/async copy).\n"
-    "  --quiet                no messages on stdout\n"
     "Without a display (and without --bench) it exits with status 2.\n";
 
 #define MOVING_BUDGET (1.0 / 60.0) /* seconds of rendering per frame while the camera moves */
@@ -775,20 +775,15 @@ static int frame(viewer *v, script *sc, double budget, char *err, size_t errlen)
     return 0;
 }
 
-/* The figures in two lines ('\n' between them): what the overlay shows; the title and the summary
- * take them on one line. */
-static void readout(viewer *v, char *buf, size_t n) {
+/* The figures in two parts joined by sep: "\n" for the overlay's two lines, " | " for the title
+ * and the summary. */
+static void readout(viewer *v, const char *sep, char *buf, size_t n) {
     caustic_render_stats_get(v->r, &v->st);
     char dn[64] = "";
     if (v->denoise) snprintf(dn, sizeof dn, " | denoised (%.0f ms)", v->denoise_seconds * 1e3);
-    snprintf(buf, n, "%s %s | %d spp | %.1f Msamples/s | %.1f ms\nEV %+.1f %s%s%s", v->st.device,
-             caustic_integrator_name(v->opt.integrator), v->st.spp, v->rate * 1e-6, v->frame_seconds * 1e3,
+    snprintf(buf, n, "%s %s | %d spp | %.1f Msamples/s | %.1f ms%sEV %+.1f %s%s%s", v->st.device,
+             caustic_integrator_name(v->opt.integrator), v->st.spp, v->rate * 1e-6, v->frame_seconds * 1e3, sep,
              v->look.exposure, caustic_tonemap_name(v->look.tonemap), v->heatmap ? " | heat map" : "", dn);
-}
-
-static void one_line(char *text) {
-    char *nl = strchr(text, '\n');
-    if (nl) *nl = ' ';
 }
 
 /* The frame in the window, and every 0.25 s the readout in the title and (when on) over the
@@ -797,9 +792,9 @@ static int show(viewer *v, char *err, size_t errlen) {
     double now = cli_now();
     if (now - v->last_title > 0.25) {
         char text[512], title[540];
-        readout(v, text, sizeof text);
+        readout(v, "\n", text, sizeof text);
         if (view_window_set_overlay(v->win, v->readout_on ? text : NULL, err, errlen)) return -1;
-        one_line(text);
+        readout(v, " | ", text, sizeof text);
         snprintf(title, sizeof title, "caustic view | %s", text);
         view_window_set_title(v->win, title);
         v->last_title = now;
@@ -1118,8 +1113,7 @@ int cmd_view(int argc, char **argv) {
 out:
     if (v.r && !v.quiet && !run_bench) {
         char line[512];
-        readout(&v, line, sizeof line);
-        one_line(line);
+        readout(&v, " | ", line, sizeof line);
         printf("caustic view | %s\n", line);
     }
     caustic_renderer_free(v.r);
