@@ -167,9 +167,10 @@ KFN vec3 clamp_sample(vec3 l, float max_lum) {
  * closest hit: the lanes of a warp trace together whatever stage their paths are at, and a lane
  * whose path ends starts its pixel's next sample at once (film_trace_pixel), where a loop per
  * path left lanes idle until the warp's longest path ended and the closest-hit and shadow-ray
- * calls took turns. On the CPU to the path's end, each bounce's numbers drawn one bounce ahead:
- * they depend on the dimension only, so the out-of-order core computes them (a chain of dependent
- * integer operations) while it traces and shades. The same numbers in the same order either way. */
+ * calls took turns. On the CPU (called once per path, at STAGE_INTERSECT) to the path's end,
+ * each bounce's numbers drawn one bounce ahead: they depend on the dimension only, so the
+ * out-of-order core computes them (a chain of dependent integer operations) while it traces and
+ * shades. The same numbers in the same order either way. */
 KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage, uint32_t layout) {
 #if KERNEL_TARGET_CPU
     bounce_samples next = bounce_samples_none();
