@@ -47,7 +47,7 @@ enum { TAG_HELLO = 1, TAG_UNIT, TAG_RESULT, TAG_STOP };
 
 static struct {
     int started, rank, size;
-    int failed; /* a pass failed: the job ends (caustic_dist_stop aborts it) */
+    int failed; /* a pass (rank 0) or serving units failed: the job ends (caustic_dist_stop) */
     volatile sig_atomic_t *interrupt;
 } g;
 
@@ -557,14 +557,15 @@ typedef struct pass_state {
 } pass_state;
 
 /* The next unit for rank r: the first tile that needs samples and has none in flight, cut to
- * what a CPU rank renders in UNIT_SECONDS; its index, or -1. */
+ * what a CPU rank renders in UNIT_SECONDS (one sample per pixel until its speed is measured);
+ * its index, or -1. */
 static int next_unit(const dist *b, pass_state *ps, int r) {
     for (size_t k = 0; k < ps->njobs; ++k) {
         job *j = &ps->jobs[k];
         if (j->busy || j->begin >= j->end) continue;
         uint32_t n = j->end - j->begin;
         /* a GPU's float tile would round where a unit ends: its units follow the passes only */
-        if (!b->bidir && !b->gpu[r] && ps->rate[r] > 0.0) {
+        if (!b->bidir && !b->gpu[r]) {
             double most = ps->rate[r] * UNIT_SECONDS / ((double)j->w * j->h);
             if (most < (double)n) n = most < 1.0 ? 1u : (uint32_t)most;
         }
@@ -1011,6 +1012,8 @@ static int dist_serve(void *p, char *err, size_t errlen) {
         /* long naps only while the runner renders and no result is on its way */
         nap_for(runner_busy(q) && !sending ? 1000000 : 200000);
     }
+    /* a failed worker ends without waiting for its runner's unit (caustic_dist_stop(1) follows) */
+    if (rc) g.failed = 1;
     return rc;
 }
 
