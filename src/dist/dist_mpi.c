@@ -358,13 +358,12 @@ static int runner_busy(runner *q) {
     return busy;
 }
 
-static void runner_stop(runner *q, int join) {
+static void runner_stop(runner *q) {
     if (!q->started) return;
     pthread_mutex_lock(&q->lock);
     q->quit = 1;
     pthread_cond_broadcast(&q->wake);
     pthread_mutex_unlock(&q->lock);
-    if (!join) return; /* the job is ending (MPI_Abort follows) and the runner may be in a unit */
     pthread_join(q->thread, NULL);
     pthread_mutex_destroy(&q->lock);
     pthread_cond_destroy(&q->wake);
@@ -378,9 +377,11 @@ static void runner_stop(runner *q, int join) {
 static void dist_free(void *p) {
     dist *b = p;
     if (!b) return;
-    if (g.failed && b->run.started) {
-        /* no goodbyes, and the runner is not waited for; what it uses stays allocated */
-        runner_stop(&b->run, 0);
+    if (g.failed) {
+        /* the job is ending (caustic_dist_stop): no goodbyes, and what sends may still read stays
+         * allocated; the runner finishes its unit (a fraction of a second: the caller frees the
+         * scene it renders next) and takes no other */
+        runner_stop(&b->run);
         return;
     }
     if (g.rank == 0 && getenv("CAUSTIC_DIST_STATS") && b->units_remote) {
@@ -407,7 +408,7 @@ static void dist_free(void *p) {
         }
         for (int r = 1; r < g.size; ++r) send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
     }
-    runner_stop(&b->run, 1);
+    runner_stop(&b->run);
     if (b->ib) b->inner->free(b->ib);
     film_host_free(&b->film);
     film_host_free(&b->scratch);
@@ -556,13 +557,23 @@ typedef struct pass_state {
     char *given;                 /* per rank: had a unit in this pass */
 } pass_state;
 
-/* The next unit for rank r: the first tile that needs samples and has none in flight, cut to
- * what a CPU rank renders in UNIT_SECONDS (one sample per pixel until its speed is measured);
- * its index, or -1. */
+/* The next unit for rank r: of the tiles that need samples and have none in flight, the one that
+ * needs the most pixel samples (the first of those), so that the tiles' chains of units advance together and
+ * end together, a unit's length apart, at the end of the pass; cut to what a CPU rank renders in
+ * UNIT_SECONDS (one sample per pixel until its speed is measured). Its index, or -1. */
 static int next_unit(const dist *b, pass_state *ps, int r) {
+    job *j = NULL;
+    uint64_t most_left = 0;
     for (size_t k = 0; k < ps->njobs; ++k) {
-        job *j = &ps->jobs[k];
-        if (j->busy || j->begin >= j->end) continue;
+        job *c = &ps->jobs[k];
+        if (c->busy || c->begin >= c->end) continue;
+        uint64_t left = (uint64_t)(c->end - c->begin) * (uint64_t)(c->w * c->h); /* pixel samples */
+        if (!j || left > most_left) {
+            j = c;
+            most_left = left;
+        }
+    }
+    if (j) {
         uint32_t n = j->end - j->begin;
         /* a GPU's float tile would round where a unit ends: its units follow the passes only */
         if (!b->bidir && !b->gpu[r]) {
@@ -572,7 +583,7 @@ static int next_unit(const dist *b, pass_state *ps, int r) {
         j->cut = j->begin + n;
         j->busy = 1;
         ps->open--;
-        return (int)k;
+        return (int)(j - ps->jobs);
     }
     return -1;
 }
@@ -1012,7 +1023,7 @@ static int dist_serve(void *p, char *err, size_t errlen) {
         /* long naps only while the runner renders and no result is on its way */
         nap_for(runner_busy(q) && !sending ? 1000000 : 200000);
     }
-    /* a failed worker ends without waiting for its runner's unit (caustic_dist_stop(1) follows) */
+    /* a failed worker says no goodbyes either (caustic_dist_stop(1) follows) */
     if (rc) g.failed = 1;
     return rc;
 }
