@@ -13,16 +13,17 @@
  * sums and counts from rank 0's film and comes back with them continued, so every pixel still sums
  * its samples in index order, exactly as one process does (kernel_cpu.c's render_rect): the image
  * is bit-identical to a single-process render on CPUs, for any number of ranks and any split.
- * Tiles of one pass are independent. A rank whose measured speed would take longer than
- * UNIT_SECONDS for a tile's whole range gets the first part of it only (a CPU rank beside GPU
- * ranks); the rest of the range follows once that part is back, so the sums stay in order.
+ * Tiles of one pass are independent. A CPU rank gets the part of a tile's range that it renders
+ * in UNIT_SECONDS at its measured speed; the rest of the range follows once that part is back,
+ * so the sums stay in order (a GPU rank's float tile would round where a unit ends: its units
+ * take the pass's whole range, and passes over GPUs are cut by count, backend.h).
  * Bidirectional integrators: a unit is one iteration (the rank traces its own light paths and
  * builds its own merge grid; the radius and random streams follow the global iteration index,
  * vcm.h); it comes back as the iteration's image (floats, as the drivers add it) and rank 0 adds
  * iterations to its film in index order, as one process does: bit-identical again.
  *
  * Faults. Every wait polls (MPI_Iprobe, MPI_Test) with a deadline: a rank that does not answer
- * within the time-out (CAUSTIC_DIST_TIMEOUT seconds, default max(10, 4 x the slowest unit)) stops
+ * within the time-out (CAUSTIC_DIST_TIMEOUT seconds, default max(10, 8 x the slowest unit)) stops
  * the render with its rank named; the film keeps every unit that came back (the CLI then writes
  * the checkpoint and the image), and the interrupt flag (mpirun's SIGTERM when a rank died)
  * stops the wait at once. Errors return (MPI_ERRORS_RETURN), never abort. A resumed film tells
