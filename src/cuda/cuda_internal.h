@@ -49,7 +49,8 @@ struct cuda_renderer {
     size_t tile_pixels;
     int width, height;
     cuda_config cfg;
-    cudaStream_t stream;
+    cudaStream_t stream; // non-blocking; NULL (the legacy default stream) with sync_copy
+    int sync_copy;       // CAUSTIC_CUDA_SYNC_COPY: see create() in render_cuda.cu
     struct wavefront wf;
     double bvh_build_seconds; // LBVH: GPU build time (kernels), collapse included
 };

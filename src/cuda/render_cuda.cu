@@ -133,7 +133,12 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         return -1;
     }
     CUDA_USE_DEVICE(r);
-    CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
+    // CAUSTIC_CUDA_SYNC_COPY=1 undoes one piece of the viewer's recipe to measure it (docs/
+    // PERFORMANCE.md, "The viewer"): the work goes on the legacy default stream and 8-bit frames
+    // come back with cudaMemcpy straight into the caller's pageable memory
+    const char *sync = getenv("CAUSTIC_CUDA_SYNC_COPY");
+    r->sync_copy = sync && *sync && strcmp(sync, "0");
+    if (!r->sync_copy) CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
     if (r->cfg.bvh == CUDA_BVH_LBVH) {
         if (lbvh_build_device(r, h, NULL, err, errlen)) return -1;
     } else if (tree) {
@@ -471,6 +476,10 @@ extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double 
 
 // Device -> pinned staging buffer on the renderer's non-blocking stream, then to `host`.
 static int read_pinned(cuda_renderer *r, void *host, const void *dev, size_t bytes, char *err, size_t errlen) {
+    if (r->sync_copy) {
+        CUDA_TRY(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
+        return 0;
+    }
     CUDA_TRY(cudaMemcpyAsync(r->pinned, dev, bytes, cudaMemcpyDeviceToHost, r->stream));
     CUDA_TRY(cudaStreamSynchronize(r->stream));
     memcpy(host, r->pinned, bytes);
