@@ -101,6 +101,14 @@ KFN double film_lum2(vec3 l) {
  * into *aov unless it is NULL. */
 KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, film_aov *aov, uint32_t *rays,
                           uint32_t *bad) {
+#if KERNEL_TARGET_CPU
+    /* The CPU generates each sample's camera ray one sample ahead (the sampler's chain of integer
+     * operations, then divisions and square roots), so that the out-of-order core computes it
+     * while it traces the sample before, as path_trace draws bounces ahead. The same ray: a
+     * sample's start depends on (pixel, index) only. */
+    path_state next;
+    if (p->sample_begin < p->sample_end) path_generate(&next, p, x, y, p->sample_begin);
+#endif
     for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++px->n) {
         if (adaptive_done(px->n, p->adaptive_min, p->adaptive_threshold, luminance_d(px->r, px->g, px->b), px->lum2))
             break;
@@ -108,7 +116,13 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
             aov_sample a = aov_pass_sample(s, p, x, y, i);
             film_aov_add(aov, &a);
         }
+#if KERNEL_TARGET_CPU
+        path_state ps = next;
+        if (i + 1 < p->sample_end) path_generate(&next, p, x, y, i + 1);
+        vec3 l = path_trace(&ps, s, p, rays);
+#else
         vec3 l = path_trace_sample(s, p, x, y, i, rays);
+#endif
         if (!film_sample(&l, p->clamp)) {
             (*bad)++;
             continue;

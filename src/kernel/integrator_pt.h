@@ -155,11 +155,9 @@ KFN vec3 clamp_sample(vec3 l, float max_lum) {
     return (max_lum > 0.0f && y > max_lum) ? vscale(l, max_lum / y) : l;
 }
 
-/* One full path for pixel sample `index`: the CPU megakernel. Returns the radiance estimate
- * and adds the rays traced to *rays. */
-KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint32_t index, uint32_t *rays) {
-    path_state ps;
-    path_generate(&ps, p, px, py, index);
+/* One full path from its start *ps (path_generate): the CPU megakernel. Returns the radiance
+ * estimate and adds the rays traced to *rays. */
+KFN vec3 path_trace(path_state *ps, const kscene *s, const kpass *p, uint32_t *rays) {
     int stage = STAGE_INTERSECT;
 #if KERNEL_TARGET_CPU
     /* The CPU draws each bounce's numbers one bounce ahead: they depend on the dimension only, so
@@ -167,28 +165,35 @@ KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint
      * traces and shades, instead of shading waiting for them. The same numbers in the same order
      * as stage_shade's. (The GPU keeps no such state across its traversal call.) */
     bounce_samples next = bounce_samples_none();
-    if (shade_draws(&ps, p)) next = sampler_bounce(&ps.smp);
+    if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp);
 #endif
     while (stage != STAGE_DONE) {
         switch (stage) {
-        case STAGE_INTERSECT: stage = stage_intersect(&ps, s, p); break;
+        case STAGE_INTERSECT: stage = stage_intersect(ps, s, p); break;
         case STAGE_SHADE: {
 #if KERNEL_TARGET_CPU
             bounce_samples u = next;
-            ps.depth++; /* the next shade's depth, if this one continues the path */
-            if (shade_draws(&ps, p)) next = sampler_bounce(&ps.smp);
-            ps.depth--;
-            stage = stage_shade_with(&ps, s, p, &u);
+            ps->depth++; /* the next shade's depth, if this one continues the path */
+            if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp);
+            ps->depth--;
+            stage = stage_shade_with(ps, s, p, &u);
 #else
-            stage = stage_shade(&ps, s, p);
+            stage = stage_shade(ps, s, p);
 #endif
             break;
         }
-        default: stage = stage_shadow(&ps, s); break;
+        default: stage = stage_shadow(ps, s); break;
         }
     }
-    *rays += ps.rays;
-    return ps.radiance;
+    *rays += ps->rays;
+    return ps->radiance;
+}
+
+/* One full path for pixel sample `index`. */
+KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint32_t index, uint32_t *rays) {
+    path_state ps;
+    path_generate(&ps, p, px, py, index);
+    return path_trace(&ps, s, p, rays);
 }
 
 #endif
