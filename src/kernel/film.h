@@ -102,6 +102,14 @@ KFN double film_lum2(vec3 l) {
 KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, film_aov *aov, uint32_t *rays,
                           uint32_t *bad, uint32_t layout) {
     path_state ps;
+#if KERNEL_TARGET_CPU
+    /* The CPU generates each sample's camera ray one sample ahead (the sampler's chain of integer
+     * operations, then divisions and square roots), so that the out-of-order core computes it
+     * while it traces the sample before, as path_advance draws bounces ahead. The same ray: a
+     * sample's start depends on (pixel, index) only. */
+    path_state next;
+    if (p->sample_begin < p->sample_end) path_generate(&next, p, x, y, p->sample_begin);
+#endif
     int stage = STAGE_DONE;
     uint32_t i = p->sample_begin;
     for (;;) {
@@ -113,7 +121,13 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
                 aov_sample a = aov_pass_sample(s, p, x, y, i, layout);
                 film_aov_add(aov, &a);
             }
+#if KERNEL_TARGET_CPU
+            ps = next;
+            if (i + 1 < p->sample_end) path_generate(&next, p, x, y, i + 1);
+            i++;
+#else
             path_generate(&ps, p, x, y, i++);
+#endif
             stage = STAGE_INTERSECT;
         }
         stage = path_advance(&ps, s, p, stage, layout);
