@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     double sum[3 * N], lum2[N];
     uint32_t count[N];
     for (int i = 0; i < N; ++i) sum[3 * i] = sum[3 * i + 1] = sum[3 * i + 2] = lum2[i] = 9.0, count[i] = 9;
-    kfilm film = {sum, count, lum2, NULL, FIXTURE_W, FIXTURE_H};
+    kfilm film = {.sum = sum, .count = count, .lum2 = lum2, .width = FIXTURE_W, .height = FIXTURE_H};
     ckpt_state st;
     char err[512] = "";
     int rc = ckpt_read(f, "fuzz.ckpt", &want, spp_target, &film, &st, err, sizeof err);

@@ -6,13 +6,15 @@
 # cannot find, and optional ones (Embree, tinygltf, gnuplot, Fashion-MNIST) are simply not used.
 # Open Image Denoise (optional, for --denoise) comes from PyPI: scripts/fetch-oidn.sh, run last.
 # libsdl2-dev gives `caustic view` its window (optional: without it the viewer runs headless only);
+# libsdl2-ttf-dev, fonts-dejavu-core and libfontconfig-dev its on-screen readout (optional: without
+# them the window title shows the figures);
 # xvfb, xauth, xdotool and imagemagick are for the viewer's test (a virtual display, X events,
 # screenshots).
 set -eu
 trap '"$(dirname "$0")"/fetch-oidn.sh' EXIT
 pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libcjson-dev libtinyexr-dev libstb-dev
       libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev python3-pip
-      libtinygltf-dev libsdl2-dev xvfb xauth xdotool imagemagick"
+      libtinygltf-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core libfontconfig-dev xvfb xauth xdotool imagemagick"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

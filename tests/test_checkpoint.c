@@ -30,7 +30,7 @@ static blob make_checkpoint(int adaptive) {
         for (int c = 0; c < 3; ++c) sum[3 * i + c] = 0.25 * (i + c) * count[i];
         lum2[i] = 0.01 * i * count[i];
     }
-    kfilm film = {sum, count, lum2, NULL, FIXTURE_W, FIXTURE_H};
+    kfilm film = {.sum = sum, .count = count, .lum2 = lum2, .width = FIXTURE_W, .height = FIXTURE_H};
     ckpt_settings st;
     fixture_settings(&st, adaptive);
     ckpt_state state = {SPP_DONE, FIXTURE_SPP, 12.5, 1000, 2, 53 * N};
@@ -70,7 +70,7 @@ static void expect(const char *name, blob b, int adaptive, int spp_target, int r
     double sum[3 * N], lum2[N];
     uint32_t count[N];
     memset(count, 0xab, sizeof count);
-    kfilm film = {sum, count, lum2, NULL, FIXTURE_W, FIXTURE_H};
+    kfilm film = {.sum = sum, .count = count, .lum2 = lum2, .width = FIXTURE_W, .height = FIXTURE_H};
     ckpt_settings st;
     fixture_settings(&st, adaptive);
     ckpt_state state;

@@ -35,7 +35,7 @@ close() {   # close NAME DEVICES OPTIONS...: VCM (atomics on one GPU too): withi
     [ "$psnr" = inf ] || awk -v p="$psnr" 'BEGIN { exit !(p > 60) }'; check $? "$name: --device $dev within float rounding of cuda:0"
 }
 
-# a pass of 1 sample, then the rest in one pass (both renders cut the passes alike)
+# GPU passes are cut by sample count (1, 1, 2, 4, ...), never by time: both renders cut alike
 same pt-twice cuda:0,0 --res 96x64 --spp 24
 same pt-adaptive-twice cuda:0,0 --res 96x64 --spp 64 --adaptive 0.1 --adaptive-min 16
 close vcm-twice cuda:0,0 --res 64x48 --spp 6 --integrator vcm

@@ -81,6 +81,26 @@ static void test_warps(void) {
     }
     p = chi2_test(dob, dex, 64, NULL);
     CHECK(p > ALPHA, "concentric disk chi-square p = %g", p);
+
+    /* the map's quarter-range sincos, and the map itself, against double precision */
+    double es = 0, ed = 0;
+    for (int i = 0; i <= 4096; ++i) {
+        float a = (float)(K_PI / 4 * (2.0 * i / 4096 - 1)), sa, ca;
+        ksincos_pi4(a, &sa, &ca);
+        es = fmax(es, fmax(fabs(sa - sin(a)), fabs(ca - cos(a))));
+    }
+    CHECK(es < 2.5e-7, "ksincos_pi4 off by %g", es);
+    for (int i = 0; i < 100000; ++i) {
+        vec2 u = v2(pcg32_float(&r), pcg32_float(&r));
+        vec2 d = sample_disk_concentric(u);
+        double ox = 2.0 * u.x - 1.0, oy = 2.0 * u.y - 1.0, rr, th;
+        if (fabs(ox) > fabs(oy))
+            rr = ox, th = K_PI / 4 * (oy / ox);
+        else
+            rr = oy, th = K_PI / 2 - K_PI / 4 * (ox / oy);
+        ed = fmax(ed, fmax(fabs(d.x - rr * cos(th)), fabs(d.y - rr * sin(th))));
+    }
+    CHECK(ed < 1e-6, "concentric disk off the Shirley-Chiu map by %g", ed);
 }
 
 /* ---- light sampling: directions from NEE vs light_pdf over the sphere -------------------------- */

@@ -1,6 +1,8 @@
 #!/bin/sh
 # caustic view under Xvfb (CPU): scripted input moves the camera; the frame the viewer saves, and a
-# screenshot of its window, equal an offline render of the camera it wrote at the same spp; resizing,
+# screenshot of its window, equal an offline render of the camera it wrote at the same spp (the
+# readout drawn over the top-left corner, changing nothing below it, until the o key hides it); a
+# missing font is said once and the viewer runs on; resizing,
 # every integrator, the display toggles and closing through real X events (xdotool) do not crash;
 # no display exits 2; a bad input script is refused with FILE:LINE. Skipped (77) where caustic has
 # no window (built without SDL2) or Xvfb is missing. Usage: test_view.sh CAUSTIC
@@ -64,6 +66,19 @@ if command -v xdotool >/dev/null 2>&1 && command -v import >/dev/null 2>&1; then
     sleep 0.5
     WID=$(xdotool search --name "caustic view" | head -n 1)
     if [ -n "$WID" ] && import -window "$WID" shot.png 2> err; then
+        if grep -q "no on-screen readout" werr; then
+            echo "test_view: no readout ($(cat werr)): readout checks skipped"
+        else
+            # the readout (on by default) covers the top-left corner: the screenshot differs there
+            # and equals the offline render below it (the 20 bottom rows)
+            "$CAUSTIC" compare shot.png off.png | grep -q "^AE=0 " && bad "no readout drawn over the frame" || ok
+            convert shot.png -crop 96x20+0+52 +repage shot_low.png && convert off.png -crop 96x20+0+52 +repage off_low.png &&
+                "$CAUSTIC" compare shot_low.png off_low.png | grep -q "^AE=0 " && ok ||
+                bad "below the readout, screenshot vs offline: $("$CAUSTIC" compare shot_low.png off_low.png)"
+            xdotool key --window "$WID" o # readout off
+            sleep 0.7
+            import -window "$WID" shot.png 2> err || bad "second screenshot: $(cat err)"
+        fi
         "$CAUSTIC" compare shot.png off.png | grep -q "^AE=0 " && ok || bad "screenshot vs offline: $("$CAUSTIC" compare shot.png off.png)"
         # real X events: resize the window, switch integrator twice, close with Escape
         xdotool windowsize "$WID" 120 90
@@ -86,6 +101,12 @@ if command -v xdotool >/dev/null 2>&1 && command -v import >/dev/null 2>&1; then
 else
     echo "test_view: no xdotool/import: screenshot and X-event checks skipped"
 fi
+
+# the readout's font missing: said once, and the viewer runs on (title only)
+printf 'frames 2\nkey o\nframes 2\nkey o\nframes 2\nquit\n' > font.txt
+CAUSTIC_VIEW_FONT=/nonexistent/mono.ttf $V --input-script font.txt > out 2> err || bad "without a font: $(cat err)"
+[ "$(grep -c "no on-screen readout" err)" = 1 ] && grep -q "CAUSTIC_VIEW_FONT" err && ok ||
+    bad "a missing font should be said once: $(cat err)"
 
 # resizing, every integrator, the look, heat map and denoiser toggles, a lens: no crash
 cat > all.txt <<'EOF'
@@ -111,8 +132,11 @@ frames 2
 key h
 key =
 key t
+key o
+key n          # guided denoiser: the renderer restarts with albedo and normal
+spp 16
 key n
-frames 3
+frames 1
 key [
 key r
 frames 2
@@ -122,11 +146,28 @@ EOF
 $V --spp 64 -o a --input-script all.txt > out 2> err || bad "resize/integrators/toggles: $(cat err)"
 grep -q "integrator vcm" out && grep -q "integrator pt" out && ok || bad "integrator cycle: $(cat out)"
 grep -q "focus distance" out && ok || bad "click to focus: $(cat out)"
+if grep -q "denoiser:" out; then echo "test_view: no denoiser here: $(grep denoiser: out)"; else
+    grep -q "denoiser on (cpu, guided by albedo and normal)" out && grep -q "denoiser off" out && ok ||
+        bad "denoiser toggle: $(cat out)"
+fi
 [ "$(identify -format %wx%h a.000.png 2>/dev/null || echo 64x48)" = 64x48 ] && ok || bad "size after resize: $(identify a.000.png)"
 
 # the headless benchmark runs the same loop
 "$CAUSTIC" view cornell --device cpu --threads 2 --res 64x48 --bench --bench-frames 5 --bench-seconds 0.5 > out 2> err &&
     grep -q "view-bench: .*moving_fps=.*still_Msamples/s=.*render_Msamples/s=" out && ok || bad "--bench: $(cat out err)"
+# with pieces of the recipe taken away; in the window (presents timed); with the denoiser
+"$CAUSTIC" view cornell --device cpu --threads 2 --res 64x48 --bench --bench-frames 5 --bench-seconds 0.3 \
+    --no-gpu-tonemap --one-pass-per-frame --no-adaptive-depth > out 2> err &&
+    grep -q "view-bench: .*gpu_tonemap=0 .*passes_sized=0 adaptive_depth=0 .*moving_spp_per_frame=1.00 " out && ok ||
+    bad "--bench without the recipe: $(cat out err)"
+"$CAUSTIC" view cornell --device cpu --threads 2 --res 64x48 --bench-window --bench-frames 5 --bench-seconds 0.3 > out 2> err &&
+    grep -q "view-bench: .*window=1 .*present_ms=.*presents/s=" out && ok || bad "--bench-window: $(cat out err)"
+"$CAUSTIC" view cornell --device cpu --threads 2 --res 64x48 --bench-denoise --bench-frames 5 --bench-seconds 0.3 > out 2> err
+rc=$?
+if grep -q "no denoiser" err; then echo "test_view: no denoiser here: --bench-denoise not checked"; else
+    [ $rc -eq 0 ] && grep -q "view-bench: .*denoise_device=cpu denoise_ms=" out && ok ||
+        bad "--bench-denoise: $(cat out err)"
+fi
 
 echo "test_view: $passes passed, $fails failed"
 [ $fails -eq 0 ]

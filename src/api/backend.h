@@ -68,6 +68,13 @@ typedef struct backend_ops {
      * render, then returns 0 (or -1 with err). */
     int (*serve)(void *b, char *err, size_t errlen);
     double pass_seconds; /* how long a pass should take; 0: the renderer's default */
+    /* Optional: nonzero when the film rounds its sums where a pass ends (a GPU's float film), so
+     * that the image depends on where passes are cut. caustic_render then cuts them by sample
+     * count alone (caustic.c's count_pass), never by time, so that every run, and every layer
+     * over the same device (one GPU, backend_multi, GPU ranks), cuts them alike. NULL or 0:
+     * passes follow pass_seconds (a double film sums each pixel in sample order whatever the
+     * cuts). */
+    int (*cuts_by_count)(const void *b);
     /* Empties the film (a camera moved); NULL: the renderer writes an empty film instead. */
     int (*clear)(void *b, char *err, size_t errlen);
 } backend_ops;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/film_host.h"
 #include "cpu/isa.h"
 #include "cpu/render_cpu.h"
 #include "cpu/render_vcm.h"
@@ -27,29 +28,21 @@ static void cpu_free(void *p) {
     if (!b) return;
     cpu_pool_destroy(b->pool);
     if (b->vcm) cpu_kernels_get()->vcm_free(b->vcm);
-    free(b->film.sum);
-    free(b->film.count);
-    free(b->film.lum2);
-    free(b->film.aov);
+    film_host_free(&b->film);
     free(b);
 }
 
 static cpu_backend *cpu_create(const backend_desc *d, char *err, size_t errlen) {
     cpu_backend *b = calloc(1, sizeof *b);
-    size_t n = (size_t)d->width * (size_t)d->height;
+    int film_ok = 0;
     if (b) {
         b->k = &d->scene->k;
         b->schedule = (int)d->opt->schedule;
         b->cancel = d->cancel;
-        b->film.width = d->width;
-        b->film.height = d->height;
-        b->film.sum = calloc(3 * n, sizeof(double));
-        b->film.count = calloc(n, sizeof(uint32_t));
-        b->film.lum2 = calloc(n, sizeof(double));
-        if (d->aov) b->film.aov = calloc(AOV_FLOATS * n, sizeof(double));
+        film_ok = film_host_alloc(&b->film, d->width, d->height, d->aov) == 0;
         b->pool = cpu_pool_create(d->opt->threads);
     }
-    if (!b || !b->film.sum || !b->film.count || !b->film.lum2 || (d->aov && !b->film.aov) || !b->pool) {
+    if (!b || !film_ok || !b->pool) {
         snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
         cpu_free(b);
         return NULL;
@@ -60,36 +53,21 @@ static cpu_backend *cpu_create(const backend_desc *d, char *err, size_t errlen) 
 static int cpu_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
     (void)err;
     (void)errlen;
-    const cpu_backend *b = p;
-    size_t n = film_pixels(&b->film);
-    memcpy(dst->sum, b->film.sum, 3 * n * sizeof(double));
-    memcpy(dst->count, b->film.count, n * sizeof(uint32_t));
-    memcpy(dst->lum2, b->film.lum2, n * sizeof(double));
-    if (dst->aov && b->film.aov) memcpy(dst->aov, b->film.aov, AOV_FLOATS * n * sizeof(double));
+    film_host_copy(dst, &((const cpu_backend *)p)->film);
     return 0;
 }
 
 static int cpu_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
     (void)err;
     (void)errlen;
-    cpu_backend *b = p;
-    size_t n = film_pixels(&b->film);
-    memcpy(b->film.sum, src->sum, 3 * n * sizeof(double));
-    memcpy(b->film.count, src->count, n * sizeof(uint32_t));
-    memcpy(b->film.lum2, src->lum2, n * sizeof(double));
-    if (src->aov && b->film.aov) memcpy(b->film.aov, src->aov, AOV_FLOATS * n * sizeof(double));
+    film_host_copy(&((cpu_backend *)p)->film, src);
     return 0;
 }
 
 static int cpu_clear(void *p, char *err, size_t errlen) {
     (void)err;
     (void)errlen;
-    cpu_backend *b = p;
-    size_t n = film_pixels(&b->film);
-    memset(b->film.sum, 0, 3 * n * sizeof(double));
-    memset(b->film.count, 0, n * sizeof(uint32_t));
-    memset(b->film.lum2, 0, n * sizeof(double));
-    if (b->film.aov) memset(b->film.aov, 0, AOV_FLOATS * n * sizeof(double));
+    film_host_clear(&((cpu_backend *)p)->film);
     return 0;
 }
 
@@ -145,8 +123,17 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
 }
 
 const backend_ops backend_cpu_pt = {
-    "cpu-pt", "cpu",       pt_supports, pt_create,    pt_pass, cpu_read_film, cpu_write_film,
-    NULL,     cpu_threads, cpu_free,    pt_pass_tile, NULL,    0.0,           cpu_clear,
+    .name = "cpu-pt",
+    .device = "cpu",
+    .supports = pt_supports,
+    .create = pt_create,
+    .pass = pt_pass,
+    .read_film = cpu_read_film,
+    .write_film = cpu_write_film,
+    .threads = cpu_threads,
+    .free = cpu_free,
+    .pass_tile = pt_pass_tile,
+    .clear = cpu_clear,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -196,6 +183,14 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 }
 
 const backend_ops backend_cpu_bidir = {
-    "cpu-bidir", "cpu",       bidir_supports, bidir_create, bidir_pass, cpu_read_film, cpu_write_film,
-    NULL,        cpu_threads, cpu_free,       NULL,         NULL,       0.0,           cpu_clear,
+    .name = "cpu-bidir",
+    .device = "cpu",
+    .supports = bidir_supports,
+    .create = bidir_create,
+    .pass = bidir_pass,
+    .read_film = cpu_read_film,
+    .write_film = cpu_write_film,
+    .threads = cpu_threads,
+    .free = cpu_free,
+    .clear = cpu_clear,
 };

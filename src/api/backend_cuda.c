@@ -118,21 +118,26 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
                                    tile->height, x0, y0, &st->rays, &st->bad_samples, &st->samples, err, errlen);
 }
 
+/* The film holds float sums between passes: where a pass ends changes the image (cuts_by_count). */
+static int float_film(const void *p) {
+    (void)p;
+    return 1;
+}
+
 const backend_ops backend_cuda_pt = {
-    "cuda-pt",
-    "cuda",
-    pt_supports,
-    pt_create,
-    pt_pass,
-    cuda_read_film,
-    cuda_write_film,
-    cuda_tonemap8,
-    cuda_threads,
-    cuda_free_backend,
-    pt_pass_tile,
-    NULL,
-    0.0,
-    cuda_clear,
+    .name = "cuda-pt",
+    .device = "cuda",
+    .supports = pt_supports,
+    .create = pt_create,
+    .pass = pt_pass,
+    .read_film = cuda_read_film,
+    .write_film = cuda_write_film,
+    .tonemap8 = cuda_tonemap8,
+    .threads = cuda_threads,
+    .free = cuda_free_backend,
+    .pass_tile = pt_pass_tile,
+    .clear = cuda_clear,
+    .cuts_by_count = float_film,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
@@ -170,18 +175,15 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
 }
 
 const backend_ops backend_cuda_bidir = {
-    "cuda-bidir",
-    "cuda",
-    bidir_supports,
-    bidir_create,
-    bidir_pass,
-    cuda_read_film,
-    cuda_write_film,
-    cuda_tonemap8,
-    cuda_threads,
-    cuda_free_backend,
-    NULL,
-    NULL,
-    0.0,
-    cuda_clear,
+    .name = "cuda-bidir",
+    .device = "cuda",
+    .supports = bidir_supports,
+    .create = bidir_create,
+    .pass = bidir_pass,
+    .read_film = cuda_read_film,
+    .write_film = cuda_write_film,
+    .tonemap8 = cuda_tonemap8,
+    .threads = cuda_threads,
+    .free = cuda_free_backend,
+    .clear = cuda_clear,
 };

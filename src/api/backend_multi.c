@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "api/backend.h"
+#include "api/film_host.h"
 #include "cuda/render_cuda.h"
 #include "util/log.h"
 
@@ -107,22 +108,6 @@ static int multi_supports(const backend_desc *d, char *err, size_t errlen) {
     return inner_ops(d, gpus, device_list(d, gpus), err, errlen) ? 1 : -1;
 }
 
-static void film_free(kfilm *f) {
-    free(f->sum);
-    free(f->lum2);
-    free(f->count);
-}
-
-static int film_alloc(kfilm *f, int w, int h) {
-    size_t n = (size_t)w * h;
-    f->width = w;
-    f->height = h;
-    f->sum = calloc(3 * n, sizeof(double));
-    f->lum2 = calloc(n, sizeof(double));
-    f->count = calloc(n, sizeof(uint32_t));
-    return f->sum && f->lum2 && f->count ? 0 : -1;
-}
-
 static void multi_free(void *p) {
     multi *m = p;
     if (!m) return;
@@ -139,10 +124,10 @@ static void multi_free(void *p) {
     pthread_cond_destroy(&m->applied_cv);
     for (int i = 0; i < m->n; ++i) {
         if (m->ib[i]) m->inner->free(m->ib[i]);
-        film_free(&m->w[i].scratch);
+        film_host_free(&m->w[i].scratch);
     }
-    film_free(&m->film);
-    film_free(&m->zero);
+    film_host_free(&m->film);
+    film_host_free(&m->zero);
     free(m);
 }
 
@@ -154,7 +139,13 @@ static int run_unit(multi *m, worker *w, size_t j, backend_stats *st, char *err,
         /* a band of whole rows of the target: contiguous in it */
         int y = (int)j * m->rows, h = y + m->rows <= m->target.height ? m->rows : m->target.height - y;
         size_t off = (size_t)y * m->target.width;
-        kfilm band = {m->target.sum + 3 * off, m->target.count + off, m->target.lum2 + off, NULL, m->target.width, h};
+        kfilm band = {
+            .sum = m->target.sum + 3 * off,
+            .count = m->target.count + off,
+            .lum2 = m->target.lum2 + off,
+            .width = m->target.width,
+            .height = h,
+        };
         return m->inner->pass_tile(b, &p, &band, m->x0, m->y0 + y, st, err, errlen);
     }
     p.sample_begin = m->first + (uint32_t)j * m->block;
@@ -244,8 +235,8 @@ static void *multi_create(const backend_desc *d, char *err, size_t errlen) {
         multi_free(m);
         return NULL;
     }
-    if (film_alloc(&m->film, d->width, d->height) ||
-        (m->bidir && !m->inner->clear && film_alloc(&m->zero, d->width, d->height))) {
+    if (film_host_alloc(&m->film, d->width, d->height, 0) ||
+        (m->bidir && !m->inner->clear && film_host_alloc(&m->zero, d->width, d->height, 0))) {
         snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
         multi_free(m);
         return NULL;
@@ -262,7 +253,7 @@ static void *multi_create(const backend_desc *d, char *err, size_t errlen) {
             multi_free(m);
             return NULL;
         }
-        if (m->bidir && film_alloc(&m->w[i].scratch, d->width, d->height)) {
+        if (m->bidir && film_host_alloc(&m->w[i].scratch, d->width, d->height, 0)) {
             snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
             multi_free(m);
             return NULL;
@@ -353,33 +344,21 @@ static int multi_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0
 static int multi_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
     (void)err;
     (void)errlen;
-    const multi *m = p;
-    size_t n = (size_t)m->width * m->height;
-    memcpy(dst->sum, m->film.sum, 3 * n * sizeof(double));
-    memcpy(dst->lum2, m->film.lum2, n * sizeof(double));
-    memcpy(dst->count, m->film.count, n * sizeof(uint32_t));
+    film_host_copy(dst, &((const multi *)p)->film);
     return 0;
 }
 
 static int multi_write_film(void *p, const kfilm *src, char *err, size_t errlen) {
     (void)err;
     (void)errlen;
-    multi *m = p;
-    size_t n = (size_t)m->width * m->height;
-    memcpy(m->film.sum, src->sum, 3 * n * sizeof(double));
-    memcpy(m->film.lum2, src->lum2, n * sizeof(double));
-    memcpy(m->film.count, src->count, n * sizeof(uint32_t));
+    film_host_copy(&((multi *)p)->film, src);
     return 0;
 }
 
 static int multi_clear(void *p, char *err, size_t errlen) {
     (void)err;
     (void)errlen;
-    multi *m = p;
-    size_t n = (size_t)m->width * m->height;
-    memset(m->film.sum, 0, 3 * n * sizeof(double));
-    memset(m->film.lum2, 0, n * sizeof(double));
-    memset(m->film.count, 0, n * sizeof(uint32_t));
+    film_host_clear(&((multi *)p)->film);
     return 0;
 }
 
@@ -388,9 +367,27 @@ static int multi_threads(const void *p) {
     return 0;
 }
 
-/* Passes of about two seconds (pass_seconds, as the distributed layer's): each unit's transfers
- * (a band's sums up and down, a block's whole film) cost little beside its rendering. */
+/* Path tracing continues the devices' float sums: cut passes as one GPU does (cuts_by_count). */
+static int multi_cuts_by_count(const void *p) {
+    const multi *m = p;
+    return !m->bidir && m->inner->cuts_by_count && m->inner->cuts_by_count(m->ib[0]);
+}
+
+/* Bidirectional passes of about two seconds (pass_seconds, as the distributed layer's): each
+ * unit's transfers (a block's whole film) cost little beside its rendering; path tracing's passes
+ * are cut by count, as long. */
 const backend_ops backend_multi = {
-    "cuda-multi",  "cuda",     multi_supports,  multi_create, multi_pass, multi_read_film, multi_write_film, NULL,
-    multi_threads, multi_free, multi_pass_tile, NULL,         2.0,        multi_clear,
+    .name = "cuda-multi",
+    .device = "cuda",
+    .supports = multi_supports,
+    .create = multi_create,
+    .pass = multi_pass,
+    .read_film = multi_read_film,
+    .write_film = multi_write_film,
+    .threads = multi_threads,
+    .free = multi_free,
+    .pass_tile = multi_pass_tile,
+    .pass_seconds = 2.0,
+    .clear = multi_clear,
+    .cuts_by_count = multi_cuts_by_count,
 };

@@ -13,6 +13,7 @@
 #include "api/api_internal.h"
 #include "api/backend.h"
 #include "api/checkpoint.h"
+#include "api/film_host.h"
 #include "cpu/isa.h"
 #include "cpu/render_cpu.h"
 #include "cuda/render_cuda.h"
@@ -30,6 +31,10 @@
 #define CAUSTIC_VERSION     "0.1.0"
 /* A pass should take about this long: short enough for responsive progress and time limits. */
 #define PASS_TARGET_SECONDS 0.25
+/* Passes cut by sample count (backend_ops.cuts_by_count) hold at most this many pixel samples:
+ * about a second of path tracing on an H100 (dragon at 1080p: 256 spp), long enough that
+ * backend_multi's and the distributed layer's transfers cost little beside a pass. */
+#define PASS_PIXEL_SAMPLES  (1u << 29)
 
 struct caustic_scene {
     scene *s;
@@ -455,15 +460,10 @@ static void desc_of(const caustic_renderer *r, const camera *cam, backend_desc *
 static void free_film(caustic_renderer *r) {
     if (r->backend) r->ops->free(r->backend);
     r->backend = NULL;
-    free(r->film.sum);
-    free(r->film.count);
-    free(r->film.lum2);
-    free(r->film.aov);
+    film_host_free(&r->film);
     free(r->image);
     for (int a = 0; a < CAUSTIC_AOV_COUNT; ++a) free(r->aov_out[a]);
     memset(r->aov_out, 0, sizeof r->aov_out);
-    r->film.sum = r->film.lum2 = r->film.aov = NULL;
-    r->film.count = NULL;
     r->image = NULL;
 }
 
@@ -477,14 +477,8 @@ static void clear_stats(caustic_renderer *r) {
 /* The host film and a backend for r->width x r->height (r->pass.cam): a new, empty image. */
 static int start_film(caustic_renderer *r, char *err, size_t errlen) {
     size_t n = (size_t)r->width * (size_t)r->height;
-    r->film.width = r->width;
-    r->film.height = r->height;
-    r->film.sum = calloc(3 * n, sizeof(double));
-    r->film.count = calloc(n, sizeof(uint32_t));
-    r->film.lum2 = calloc(n, sizeof(double));
     r->image = calloc(3 * n, sizeof(float));
-    if (r->opt.aovs & AOV_TRACED) r->film.aov = calloc(AOV_FLOATS * n, sizeof(double));
-    if (!r->film.sum || !r->film.count || !r->film.lum2 || !r->image || ((r->opt.aovs & AOV_TRACED) && !r->film.aov)) {
+    if (film_host_alloc(&r->film, r->width, r->height, (r->opt.aovs & AOV_TRACED) != 0) || !r->image) {
         snprintf(err, errlen, "out of memory for a %dx%d image", r->width, r->height);
         return -1;
     }
@@ -617,6 +611,16 @@ int caustic_renderer_pick_depth(caustic_renderer *r, int x, int y, double *depth
     return 0;
 }
 
+/* The next pass's samples where passes are cut by count: as many as the film holds (1, 1, 2, 4,
+ * ...: a first image at once, few passes), at most PASS_PIXEL_SAMPLES pixel samples. A function
+ * of the image size and the samples done only, so a resumed render cuts as any run from there. */
+static int count_pass(const caustic_renderer *r) {
+    uint64_t most = PASS_PIXEL_SAMPLES / ((uint64_t)r->width * (uint64_t)r->height);
+    uint64_t n = r->spp_done > 0 ? (uint64_t)r->spp_done : 1u;
+    if (most < 1) most = 1;
+    return (int)(n < most ? n : most);
+}
+
 int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user, char *err, size_t errlen) {
     if (r->ops->serve) {
         /* a distributed render: only the coordinating process runs the pass loop */
@@ -624,15 +628,17 @@ int caustic_render(caustic_renderer *r, caustic_progress_fn progress, void *user
         if (rc <= 0) return rc;
     }
     const double pass_target = r->ops->pass_seconds > 0.0 ? r->ops->pass_seconds : PASS_TARGET_SECONDS;
+    const int by_count = r->ops->cuts_by_count && r->ops->cuts_by_count(r->backend);
     const double t_start = timer_now();
     const double prior = r->seconds;
     double per_sample = 0.0; /* seconds per image-wide sample, measured */
     while (r->spp_done < r->spp_target && !atomic_load(&r->cancel)) {
         double elapsed = prior + (timer_now() - t_start);
         if (r->opt.time_limit > 0.0 && elapsed >= r->opt.time_limit) break;
-        int pass = 1;
+        int pass = by_count ? count_pass(r) : 1;
         if (per_sample > 0.0) {
-            pass = (int)(pass_target / per_sample);
+            if (!by_count) pass = (int)(pass_target / per_sample);
+            /* a time limit cuts the last pass by time (no image is promised equal then) */
             if (r->opt.time_limit > 0.0) {
                 int left = (int)((r->opt.time_limit - elapsed) / per_sample);
                 if (left < pass) pass = left;

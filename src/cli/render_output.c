@@ -47,37 +47,41 @@ void render_output_preview(render_output *o, caustic_renderer *r, double now) {
     o->last_preview = cli_now();
 }
 
-/* OIDN on the GPU where the render ran there (its CUDA device), else (or when that device does
- * not load: said once) on the CPU. */
-static caustic_denoiser *open_denoiser(caustic_renderer *r, char *why, size_t n) {
+caustic_denoiser *denoiser_for(caustic_renderer *r, char *why, size_t n) {
     caustic_render_stats st;
     caustic_render_stats_get(r, &st);
     if (st.device && !strcmp(st.device, "cuda")) {
         caustic_denoiser *d = caustic_denoiser_create_on(CAUSTIC_DENOISE_CUDA, why, n);
         if (d) return d;
-        fprintf(stderr, "caustic: --denoise: %s; denoising on the CPU\n", why);
+        fprintf(stderr, "caustic: denoiser: %s; denoising on the CPU\n", why);
     }
     return caustic_denoiser_create_on(CAUSTIC_DENOISE_CPU, why, n);
 }
 
+int denoise_render(caustic_denoiser *d, caustic_renderer *r, int guided, float *out, char *err, size_t errlen) {
+    int w, h;
+    const float *noisy = caustic_image(r, &w, &h);
+    const float *albedo = guided ? caustic_aov_image(r, CAUSTIC_AOV_ALBEDO, NULL) : NULL;
+    const float *normal = albedo ? caustic_aov_image(r, CAUSTIC_AOV_NORMAL, NULL) : NULL;
+    return caustic_denoise(d, noisy, albedo, normal, w, h, out, err, errlen);
+}
+
 static int save_denoised(render_output *o, caustic_renderer *r, char *err, size_t errlen) {
     char why[1024];
-    caustic_denoiser *d = open_denoiser(r, why, sizeof why);
+    caustic_denoiser *d = denoiser_for(r, why, sizeof why);
     if (!d) {
         fprintf(stderr, "caustic: --denoise: %s; wrote the noisy image only\n", why);
         return 0;
     }
     caustic_rgb_image clean;
     int w, h;
-    const float *noisy = caustic_image(r, &w, &h);
+    caustic_image(r, &w, &h);
     if (caustic_image_init(&clean, w, h, err, errlen)) {
         caustic_denoiser_free(d);
         return -1;
     }
     double t0 = cli_now();
-    const float *albedo = o->denoise_guides ? caustic_aov_image(r, CAUSTIC_AOV_ALBEDO, NULL) : NULL;
-    const float *normal = albedo ? caustic_aov_image(r, CAUSTIC_AOV_NORMAL, NULL) : NULL;
-    int rc = caustic_denoise(d, noisy, albedo, normal, w, h, clean.rgb, err, errlen);
+    int rc = denoise_render(d, r, o->denoise_guides, clean.rgb, err, errlen);
     o->denoise_seconds = cli_now() - t0;
     snprintf(o->denoise_device, sizeof o->denoise_device, "%s", caustic_denoiser_device(d));
     caustic_denoiser_free(d);

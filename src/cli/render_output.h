@@ -38,6 +38,12 @@ void render_output_preview(render_output *o, caustic_renderer *r, double now);
  * render ran there and OIDN's CUDA device loads, else on the CPU; where Open Image Denoise is missing this
  * says so once and writes the noisy image only). 0, or -1 with the message in err. */
 int render_output_save(render_output *o, caustic_renderer *r, char *err, size_t errlen);
+/* Open Image Denoise for r's images: its CUDA device where r renders on the GPU (when that device
+ * does not load, said on stderr), else its CPU device. NULL with why. */
+caustic_denoiser *denoiser_for(caustic_renderer *r, char *why, size_t n);
+/* r's current estimate denoised into out (width*height*3 floats); guided: by r's albedo and
+ * normal AOVs where r computes them (CAUSTIC_AOV_ALBEDO, CAUSTIC_AOV_NORMAL in its options). */
+int denoise_render(caustic_denoiser *d, caustic_renderer *r, int guided, float *out, char *err, size_t errlen);
 /* Extra fields for the summary line: " previews=N denoised=PATH denoise_s=S", or "". */
 void render_output_summary(const render_output *o, char *buf, size_t n);
 

@@ -16,6 +16,14 @@ int view_window_poll(view_window *w, view_event *ev);
 /* Shows a width x height frame of 3 bytes per pixel, scaled to the window. 0, or -1 with err. */
 int view_window_present(view_window *w, const unsigned char *rgb8, int width, int height, char *err, size_t errlen);
 void view_window_set_title(view_window *w, const char *title);
+/* What draws the window (SDL's renderer: "opengl", "software", ...), for the benchmark. */
+const char *view_window_renderer(const view_window *w);
+/* NULL when the window can draw the readout's text, else why not (built without SDL2_ttf, no
+ * font): the viewer says so once and keeps the figures in the title. */
+const char *view_window_text_missing(const view_window *w);
+/* The text ('\n' between lines) drawn over the frame's top-left corner from the next present on;
+ * NULL or "": none. A no-op where text cannot be drawn. 0, or -1 with err. */
+int view_window_set_overlay(view_window *w, const char *text, char *err, size_t errlen);
 /* Asks the window system for a new size (an input script's resize); a resize event follows. */
 void view_window_resize(view_window *w, int width, int height);
 void view_window_close(view_window *w);

@@ -30,6 +30,21 @@ void view_window_set_title(view_window *w, const char *title) {
     (void)w;
     (void)title;
 }
+const char *view_window_renderer(const view_window *w) {
+    (void)w;
+    return "none";
+}
+const char *view_window_text_missing(const view_window *w) {
+    (void)w;
+    return "no window";
+}
+int view_window_set_overlay(view_window *w, const char *text, char *err, size_t errlen) {
+    (void)w;
+    (void)text;
+    (void)err;
+    (void)errlen;
+    return 0;
+}
 void view_window_resize(view_window *w, int width, int height) {
     (void)w;
     (void)width;

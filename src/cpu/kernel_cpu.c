@@ -23,7 +23,7 @@ static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint6
             pass.sample_begin = f.n;
             film_aov a;
             if (film.aov) film_aov_load(&film, pix, &a);
-            film_trace_pixel(p->scene, &pass, x, y, &f, film.aov ? &a : NULL, &r, &b);
+            film_trace_pixel(p->scene, &pass, x, y, &f, film.aov ? &a : NULL, &r, &b, p->scene->node_layout);
             film_pixel_store(&film, pix, &f);
             if (film.aov) film_aov_store(&film, pix, &a);
             *samples += f.n - n0;
@@ -41,7 +41,7 @@ static size_t trace_rays(const kscene *k, int any_hit, const float *o, const flo
         ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]);
         hit h;
         if (any_hit) {
-            int occ = trace_ray(k, r, &h, 1);
+            int occ = trace_ray(k, r, &h, 1, k->node_layout);
             hits += (size_t)occ;
             if (out) {
                 out[i - begin] = h;

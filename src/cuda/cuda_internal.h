@@ -25,6 +25,17 @@ struct wavefront {
     int nfields;
 };
 
+// The path-tracing megakernels of one BVH node layout (render_cuda.cu: pt_megakernel and
+// pt_megakernel_sliced, compiled once per layout), indexed [adaptive depth][AOVs]; create()
+// picks the layout's set once.
+typedef void (*mega_kernel_fn)(kscene, kpass, kfilm, int, int, unsigned long long *);
+typedef void (*mega_sliced_fn)(kscene, kpass, kfilm, int, int, uint32_t, film_pixel *, film_aov *, unsigned *,
+                               unsigned long long *);
+struct mega_kernels {
+    mega_kernel_fn pixel[2][2];
+    mega_sliced_fn sliced[2][2];
+};
+
 struct cuda_renderer {
     kscene k;          // device pointers, passed to kernels by value
     void *buffers[24]; // KSCENE_ARRAYS and the BVH
@@ -42,6 +53,7 @@ struct cuda_renderer {
     film_pixel *slices;   // small images: per slice of a pass and pixel, the slice's sums (megakernel_pass)
     size_t slice_items;   // film_pixel entries the buffer holds
     unsigned *next;       // the sliced megakernel's work counter
+    mega_kernels mega;    // the megakernels of the scene's node layout
     unsigned mega_blocks; // resident blocks of the sliced megakernel (0 = not asked yet)
     float *tile_accum;    // tile passes: the tile's film on the device (grown as needed)
     uint32_t *tile_count;
@@ -49,7 +61,8 @@ struct cuda_renderer {
     size_t tile_pixels;
     int width, height;
     cuda_config cfg;
-    cudaStream_t stream;
+    cudaStream_t stream; // non-blocking; NULL (the legacy default stream) with sync_copy
+    int sync_copy;       // CAUSTIC_CUDA_SYNC_COPY: see create() in render_cuda.cu
     struct wavefront wf;
     double bvh_build_seconds; // LBVH: GPU build time (kernels), collapse included
 };

@@ -49,6 +49,18 @@ extern "C" {
 #ifndef MEGA_SLICE_GUIDED
 #define MEGA_SLICE_GUIDED 1
 #endif
+// The megakernels' scene parameter: they hand its address to the traversal, a real function
+// (KFN_TRACE), so a plain by-value parameter is copied by every thread to local memory first
+// (280 bytes) and the traversal reads the scene's fields from that copy; __grid_constant__ lets
+// the address point at the parameter itself. 0 = the plain parameter (for comparison).
+#ifndef MEGA_GRID_CONSTANT
+#define MEGA_GRID_CONSTANT 1
+#endif
+#if MEGA_GRID_CONSTANT
+#define MEGA_SCENE __grid_constant__ const kscene
+#else
+#define MEGA_SCENE kscene
+#endif
 // Trace kernel grid: 1 = persistent (the blocks that fit at once, rays fetched by warps from a
 // counter), 0 = one block per 128 rays (for comparison).
 #ifndef TRACE_PERSISTENT
@@ -121,6 +133,8 @@ extern "C" void cuda_renderer_free(cuda_renderer *r) {
     free(r);
 }
 
+template <uint32_t LAYOUT> static mega_kernels mega_kernels_for(void); // the megakernels, below
+
 static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err, size_t errlen) {
     kscene *k = &r->k;
     *k = *h; // the counts; every pointer is replaced by a device copy below
@@ -133,7 +147,12 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         return -1;
     }
     CUDA_USE_DEVICE(r);
-    CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
+    // CAUSTIC_CUDA_SYNC_COPY=1 undoes one piece of the viewer's recipe to measure it (docs/
+    // PERFORMANCE.md, "The viewer"): the work goes on the legacy default stream and 8-bit frames
+    // come back with cudaMemcpy straight into the caller's pageable memory
+    const char *sync = getenv("CAUSTIC_CUDA_SYNC_COPY");
+    r->sync_copy = sync && *sync && strcmp(sync, "0");
+    if (!r->sync_copy) CUDA_TRY(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking));
     if (r->cfg.bvh == CUDA_BVH_LBVH) {
         if (lbvh_build_device(r, h, NULL, err, errlen)) return -1;
     } else if (tree) {
@@ -168,6 +187,7 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         snprintf(err, errlen, "CUDA: no BVH for the scene");
         return -1;
     }
+    r->mega = k->node_layout == KNODES_CW8 ? mega_kernels_for<KNODES_CW8>() : mega_kernels_for<KNODES_WIDE>();
     // the scene's arrays (counts from the copy of h in *k)
 #define UP(type, name, count)                                                                                          \
     if (upload(r, h->name, (size_t)(count) * sizeof(type), (const void **)&k->name, err, errlen)) return -1;
@@ -221,10 +241,13 @@ extern "C" cuda_renderer *cuda_renderer_create(const kscene *k, const bvh *tree,
 // (film_trace_pixel) and added to the float film. --adaptive-depth is a template argument:
 // without it the pass's depth_start is the constant 0 and the depth weights fold away (as a
 // run-time value they cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md). So are AOVs:
-// without them the AOV sums take no registers.
-template <bool ADAPTIVE_DEPTH, bool AOV>
+// without them the AOV sums take no registers. And so is the BVH node layout (KNODES_*, the
+// scene's k.node_layout): each megakernel traverses one layout only (trace_ray), so the default
+// 4-wide layout carries no code or registers of the compressed one; mega_kernels_for picks the
+// set once per renderer.
+template <bool ADAPTIVE_DEPTH, bool AOV, uint32_t LAYOUT>
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
-    pt_megakernel(kscene k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
+    pt_megakernel(MEGA_SCENE k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
     uint32_t rays = 0, bad = 0, taken = 0;
     if (x < film.width && y < film.height) {
@@ -236,7 +259,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
             uint32_t n0 = f.n;
             film_aov a;
             if (AOV) film_aov_load(&film, pix, &a);
-            film_trace_pixel(&k, &p, x0 + x, y0 + y, &f, AOV ? &a : NULL, &rays, &bad);
+            film_trace_pixel(&k, &p, x0 + x, y0 + y, &f, AOV ? &a : NULL, &rays, &bad, LAYOUT);
             film_pixel_store(&film, pix, &f);
             if (AOV) film_aov_store(&film, pix, &a);
             taken = f.n - n0;
@@ -272,9 +295,9 @@ __device__ uint32_t slice_start(uint32_t spp, uint32_t slices, uint32_t c) {
 #endif
 }
 
-template <bool ADAPTIVE_DEPTH, bool AOV>
+template <bool ADAPTIVE_DEPTH, bool AOV, uint32_t LAYOUT>
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
-    pt_megakernel_sliced(kscene k, kpass pass, kfilm film, int x0, int y0, uint32_t slices, film_pixel *part,
+    pt_megakernel_sliced(MEGA_SCENE k, kpass pass, kfilm film, int x0, int y0, uint32_t slices, film_pixel *part,
                          film_aov *part_aov, unsigned *next, unsigned long long *counters) {
     const unsigned lane = threadIdx.x & 31u;
     const size_t npix = (size_t)film.width * (size_t)film.height;
@@ -298,7 +321,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
                 p.sample_begin = pass.sample_begin + slice_start(spp, slices, slice);
                 p.sample_end = pass.sample_begin + slice_start(spp, slices, slice + 1u);
                 film_trace_pixel(&k, &p, x0 + (int)(pix % (size_t)film.width), y0 + (int)(pix / (size_t)film.width), &f,
-                                 AOV ? &a : NULL, &rays, &bad);
+                                 AOV ? &a : NULL, &rays, &bad, LAYOUT);
                 taken += f.n;
             }
             part[(size_t)slice * npix + pix] = f;
@@ -332,6 +355,20 @@ __global__ void film_merge_slices(kfilm film, uint32_t slices, const film_pixel 
     }
 }
 
+// The megakernels of one node layout, [adaptive depth][AOVs] (struct mega_kernels, cuda_internal.h).
+template <uint32_t LAYOUT> static mega_kernels mega_kernels_for(void) {
+    mega_kernels m;
+    m.pixel[0][0] = pt_megakernel<false, false, LAYOUT>;
+    m.pixel[0][1] = pt_megakernel<false, true, LAYOUT>;
+    m.pixel[1][0] = pt_megakernel<true, false, LAYOUT>;
+    m.pixel[1][1] = pt_megakernel<true, true, LAYOUT>;
+    m.sliced[0][0] = pt_megakernel_sliced<false, false, LAYOUT>;
+    m.sliced[0][1] = pt_megakernel_sliced<false, true, LAYOUT>;
+    m.sliced[1][0] = pt_megakernel_sliced<true, false, LAYOUT>;
+    m.sliced[1][1] = pt_megakernel_sliced<true, true, LAYOUT>;
+    return m;
+}
+
 // Slices per pixel for a pass over npix pixels: 1 (one thread per pixel) unless they are too few
 // to fill the GPU and the pass has several samples and no adaptive sampling.
 static uint32_t pass_slices(size_t npix, const kpass *p) {
@@ -348,8 +385,7 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
     const bool aov = film.aov != NULL; // a tile's film (backend_multi) has no AOV planes
     if (slices <= 1) {
         dim3 block(BLOCK_X, BLOCK_Y), grid((film.width + BLOCK_X - 1) / BLOCK_X, (film.height + BLOCK_Y - 1) / BLOCK_Y);
-        auto kernel = aov ? (p->depth_start > 0 ? pt_megakernel<true, true> : pt_megakernel<false, true>)
-                          : (p->depth_start > 0 ? pt_megakernel<true, false> : pt_megakernel<false, false>);
+        mega_kernel_fn kernel = r->mega.pixel[p->depth_start > 0][aov];
         kernel<<<grid, block, 0, r->stream>>>(r->k, *p, film, x0, y0, r->counters);
         CUDA_TRY(cudaGetLastError());
         return 0;
@@ -366,8 +402,7 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
         r->slice_items = (size_t)slices * npix;
     }
     if (!r->next) CUDA_TRY(cudaMalloc(&r->next, sizeof(unsigned)));
-    auto kernel = aov ? (p->depth_start > 0 ? pt_megakernel_sliced<true, true> : pt_megakernel_sliced<false, true>)
-                      : (p->depth_start > 0 ? pt_megakernel_sliced<true, false> : pt_megakernel_sliced<false, false>);
+    mega_sliced_fn kernel = r->mega.sliced[p->depth_start > 0][aov];
     if (r->mega_blocks == 0) { // resident blocks of the sliced kernel on the whole device
         int sms = 0, per_sm = 0;
         CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, r->cfg.device));
@@ -471,6 +506,10 @@ extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double 
 
 // Device -> pinned staging buffer on the renderer's non-blocking stream, then to `host`.
 static int read_pinned(cuda_renderer *r, void *host, const void *dev, size_t bytes, char *err, size_t errlen) {
+    if (r->sync_copy) {
+        CUDA_TRY(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost));
+        return 0;
+    }
     CUDA_TRY(cudaMemcpyAsync(r->pinned, dev, bytes, cudaMemcpyDeviceToHost, r->stream));
     CUDA_TRY(cudaStreamSynchronize(r->stream));
     memcpy(host, r->pinned, bytes);

@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
                 film_aov s;
                 film_aov_zero(&s);
                 aov_sample as = aov_pass_sample(&k, &pass, (int)(pix % (uint32_t)film.width),
-                                                (int)(pix / (uint32_t)film.width), a.soa.smp[p].index);
+                                                (int)(pix / (uint32_t)film.width), a.soa.smp[p].index, k.node_layout);
                 film_aov_add(&s, &as);
                 for (int c = 0; c < AOV_FLOATS; ++c) atomicAdd(&film.aov[(size_t)AOV_FLOATS * pix + c], (float)s.v[c]);
             }
@@ -114,9 +114,9 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
 __device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, const kpass &pass, uint32_t p, int stage) {
     path_state ps;
     path_soa_load(&a.soa, p, &ps);
-    int next = stage == STAGE_INTERSECT ? stage_intersect(&ps, &k, &pass)
+    int next = stage == STAGE_INTERSECT ? stage_intersect(&ps, &k, &pass, k.node_layout)
                : stage == STAGE_SHADE   ? stage_shade(&ps, &k, &pass)
-                                        : stage_shadow(&ps, &k);
+                                        : stage_shadow(&ps, &k, k.node_layout);
     path_soa_store(&a.soa, p, &ps);
     int q = next == STAGE_INTERSECT ? WF_Q_ISECT
             : next == STAGE_SHADE   ? WF_Q_SHADE + hit_material_kind(&k, ps.h.prim)

@@ -1,22 +1,29 @@
 /* Distributed rendering over MPI: a layer in the backend table (backend_dist) over the entries
  * after it. Rank 0 coordinates: its film receives every sample; the other ranks each run the
  * local backend that the same options pick (CPU pool, GPU) and render the work units rank 0 hands
- * out, one at a time, to whichever rank asks next, so fast and slow ranks finish together.
+ * out to whichever rank has room, so fast and slow ranks finish together.
+ *
+ * Overlap. Every rank renders on a thread of its own (a runner, which makes no MPI calls:
+ * MPI_THREAD_FUNNELED) while its main thread talks to rank 0: rank 0 keeps up to AHEAD units
+ * queued at each rank, so a rank starts its next unit the moment it finishes one, and its result
+ * travels (MPI_Isend, polled) while it renders the next. Rank 0's main thread only coordinates;
+ * its runner takes units from the same list. CAUSTIC_DIST_STATS=1 prints where the time went.
  *
  * Units and determinism. Path tracing: a unit is (tile, sample range). It carries the tile's
  * sums and counts from rank 0's film and comes back with them continued, so every pixel still sums
  * its samples in index order, exactly as one process does (kernel_cpu.c's render_rect): the image
  * is bit-identical to a single-process render on CPUs, for any number of ranks and any split.
- * Tiles of one pass are independent. A rank whose measured speed would take longer than
- * UNIT_SECONDS for a tile's whole range gets the first part of it only (a CPU rank beside GPU
- * ranks); the rest of the range follows once that part is back, so the sums stay in order.
+ * Tiles of one pass are independent. A CPU rank gets the part of a tile's range that it renders
+ * in UNIT_SECONDS at its measured speed; the rest of the range follows once that part is back,
+ * so the sums stay in order (a GPU rank's float tile would round where a unit ends: its units
+ * take the pass's whole range, and passes over GPUs are cut by count, backend.h).
  * Bidirectional integrators: a unit is one iteration (the rank traces its own light paths and
  * builds its own merge grid; the radius and random streams follow the global iteration index,
  * vcm.h); it comes back as the iteration's image (floats, as the drivers add it) and rank 0 adds
  * iterations to its film in index order, as one process does: bit-identical again.
  *
  * Faults. Every wait polls (MPI_Iprobe, MPI_Test) with a deadline: a rank that does not answer
- * within the time-out (CAUSTIC_DIST_TIMEOUT seconds, default max(10, 4 x the slowest unit)) stops
+ * within the time-out (CAUSTIC_DIST_TIMEOUT seconds, default max(10, 8 x the slowest unit)) stops
  * the render with its rank named; the film keeps every unit that came back (the CLI then writes
  * the checkpoint and the image), and the interrupt flag (mpirun's SIGTERM when a rank died)
  * stops the wait at once. Errors return (MPI_ERRORS_RETURN), never abort. A resumed film tells
@@ -26,12 +33,14 @@
 #endif
 #include <mpi.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "api/backend.h"
+#include "api/film_host.h"
 #include "dist/dist.h"
 #include "util/timer.h"
 
@@ -39,7 +48,7 @@ enum { TAG_HELLO = 1, TAG_UNIT, TAG_RESULT, TAG_STOP };
 
 static struct {
     int started, rank, size;
-    int failed; /* a pass failed: the job ends (caustic_dist_stop aborts it) */
+    int failed; /* a pass (rank 0) or serving units failed: the job ends (caustic_dist_stop) */
     volatile sig_atomic_t *interrupt;
 } g;
 
@@ -79,13 +88,14 @@ void caustic_dist_stop(int failed) {
 typedef struct unit_msg {
     kpass pass;               /* the sample range: [begin, end) of the tile, or one iteration */
     int32_t id, x0, y0, w, h; /* the tile (the whole image for an iteration) */
-    int32_t pad;
+    int32_t first;            /* the rank's first unit of the pass: its wait before it is no cost */
 } unit_msg;
 
 typedef struct result_msg {
     int32_t id, status; /* status != 0: the rank failed, why in err */
     uint64_t rays, bad, samples;
-    double seconds;
+    double seconds; /* rendering */
+    double idle;    /* the runner's wait for this unit since its previous one (0 for a first) */
     char err[240];
 } result_msg;
 
@@ -98,14 +108,13 @@ static size_t tile_bytes(int w, int h) { return (size_t)w * h * (4 * sizeof(doub
 
 static kfilm tile_view(unsigned char *p, int w, int h) {
     size_t n = (size_t)w * h;
-    kfilm f;
-    f.sum = (double *)p;
-    f.lum2 = (double *)(p + 3 * n * sizeof(double));
-    f.count = (uint32_t *)(p + 4 * n * sizeof(double));
-    f.aov = NULL;
-    f.width = w;
-    f.height = h;
-    return f;
+    return (kfilm){
+        .sum = (double *)p,
+        .count = (uint32_t *)(p + 4 * n * sizeof(double)),
+        .lum2 = (double *)(p + 3 * n * sizeof(double)),
+        .width = w,
+        .height = h,
+    };
 }
 
 /* Copies rows between a tile and the full film (to_tile: film -> tile). */
@@ -124,10 +133,14 @@ static void tile_copy(const kfilm *film, const kfilm *tile, int x0, int y0, int 
     }
 }
 
-static void nap(void) {
-    struct timespec ts = {0, 200000}; /* 0.2 ms: polling, so that a waiting rank leaves its core to the renderers */
+/* Polling waits sleep between polls, leaving the core to the renderers: 0.2 ms where a renderer
+ * waits on this thread, 1 ms where it has work queued (the latency is then hidden). */
+static void nap_for(long ns) {
+    struct timespec ts = {0, ns};
     nanosleep(&ts, NULL);
 }
+
+static void nap(void) { nap_for(200000); }
 
 static int interrupted(void) { return g.interrupt && *g.interrupt; }
 
@@ -180,32 +193,56 @@ static int recv_probed(const MPI_Status *st, unsigned char **buf, size_t *cap, s
 }
 
 /* ---- the layer -------------------------------------------------------------------------------- */
-/* ---- the layer -------------------------------------------------------------------------------- */
+/* A rank's unit buffers: one rendering, one queued behind it, one whose result is on its way. */
+#define QUEUE 3
+/* Units rank 0 keeps in flight at a rank (rendering or queued) while units are plentiful. */
+#define AHEAD 2
+
+enum { SLOT_FREE, SLOT_QUEUED, SLOT_DONE, SLOT_SENDING };
+
+typedef struct slot {
+    unsigned char *in, *out; /* the unit's message, its result */
+    size_t incap, outcap, inlen, outlen;
+    int state;
+    MPI_Request req; /* SLOT_SENDING: the result's send (ranks other than 0) */
+} slot;
+
+/* The renderer thread of a rank: it renders the queued units of `s` in sequence order (unit i in
+ * s[i % QUEUE]); the main thread posts units and retires results. */
+typedef struct runner {
+    pthread_t thread;
+    int started, quit;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    slot s[QUEUE];
+    unsigned posted, rendered, retired; /* units given, rendered, whose results were taken */
+    double last_end;                    /* when the runner finished its previous unit */
+} runner;
+
 typedef struct dist {
     int bidir, width, height;
     const backend_ops *inner; /* the local backend (every rank renders) */
     void *ib;
     kfilm film;         /* rank 0: every sample */
     kfilm scratch;      /* bidirectional: an empty film for one iteration */
-    unsigned char *buf; /* messages */
+    unsigned char *buf; /* rank 0: a result; elsewhere: messages */
     size_t cap;
+    runner run;
     int tile;       /* rank 0, path tracing: tile side */
     int threads;    /* rank 0: every rank's threads, summed */
     char *ready;    /* rank 0: per rank, said hello */
+    char *gpu;      /* rank 0: per rank, renders on a GPU (no CPU threads): its units are never cut */
     double slowest; /* rank 0: the slowest unit so far (seconds), for the time-out */
     double *rate;   /* rank 0: per rank, samples per second in its last unit */
-    /* rank 0, what the other ranks' units cost beyond rendering (CAUSTIC_DIST_STATS=1 prints it):
-     * the round trip (packing, sending, receiving, unpacking) less the rank's rendering time */
+    /* rank 0: per remote rank, the units' messages and their sends (unit i of the rank in
+     * [i % QUEUE]; a buffer is reused once its unit's result is back and its send completed) */
+    unsigned char **sbuf;
+    size_t *scap;
+    MPI_Request *sreq;
+    unsigned *nsent;
+    /* rank 0, where the time goes (CAUSTIC_DIST_STATS=1 prints it) */
     uint64_t units_local, units_remote, bytes;
-    double overhead, rendering;
-    /* rank 0 renders too, on a thread of its own that takes units from the same list (it makes
-     * no MPI calls: MPI_THREAD_FUNNELED) */
-    pthread_t local;
-    int local_started, local_quit, local_has_unit, local_done;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    unsigned char *local_in, *local_out;
-    size_t local_in_cap, local_out_cap, local_out_len;
+    double rendering, idle, coord, wall;
 } dist;
 
 /* The local backend: the first entry after this layer that renders d on the device asked for. */
@@ -245,86 +282,148 @@ static int dist_supports(const backend_desc *d, char *err, size_t errlen) {
     return inner_ops(d, err, errlen) ? 1 : -1;
 }
 
-static void film_free(kfilm *f) {
-    free(f->sum);
-    free(f->lum2);
-    free(f->count);
+static int render_unit(dist *b, const unsigned char *in, size_t len, unsigned char **out, size_t *outcap,
+                       size_t *outlen);
+
+/* The runner: unit after unit, as the main thread posts them. */
+static void *runner_main(void *p) {
+    dist *b = p;
+    runner *q = &b->run;
+    pthread_mutex_lock(&q->lock);
+    for (;;) {
+        while (!q->quit && q->rendered == q->posted) pthread_cond_wait(&q->wake, &q->lock);
+        if (q->quit) break;
+        slot *s = &q->s[q->rendered % QUEUE];
+        pthread_mutex_unlock(&q->lock);
+        unit_msg u;
+        memcpy(&u, s->in, sizeof u);
+        double idle = u.first || q->last_end == 0.0 ? 0.0 : timer_now() - q->last_end;
+        size_t outlen = 0;
+        int rc = render_unit(b, s->in, s->inlen, &s->out, &s->outcap, &outlen);
+        q->last_end = timer_now();
+        if (!rc) memcpy(s->out + offsetof(result_msg, idle), &idle, sizeof idle); /* into render_unit's header */
+        pthread_mutex_lock(&q->lock);
+        s->outlen = rc ? 0 : outlen;
+        s->state = SLOT_DONE;
+        q->rendered++;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return NULL;
 }
 
-static int film_alloc(kfilm *f, int w, int h) {
-    size_t n = (size_t)w * h;
-    f->width = w;
-    f->height = h;
-    f->sum = calloc(3 * n, sizeof(double));
-    f->lum2 = calloc(n, sizeof(double));
-    f->count = calloc(n, sizeof(uint32_t));
-    f->aov = NULL;
-    return f->sum && f->lum2 && f->count ? 0 : -1;
+/* The slot for the next unit to post, or NULL while it is still in use. */
+static slot *runner_free_slot(runner *q) {
+    pthread_mutex_lock(&q->lock);
+    slot *s = &q->s[q->posted % QUEUE];
+    int free_ = s->state == SLOT_FREE && q->posted - q->retired < QUEUE;
+    pthread_mutex_unlock(&q->lock);
+    return free_ ? s : NULL;
+}
+
+/* Hands the runner the unit now in s (runner_free_slot's). */
+static void runner_post(runner *q, slot *s) {
+    pthread_mutex_lock(&q->lock);
+    s->state = SLOT_QUEUED;
+    q->posted++;
+    pthread_cond_signal(&q->wake);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* The oldest finished unit not yet retired, or NULL. */
+static slot *runner_done(runner *q) {
+    pthread_mutex_lock(&q->lock);
+    slot *s = q->retired < q->rendered ? &q->s[q->retired % QUEUE] : NULL;
+    if (s && s->state != SLOT_DONE) s = NULL;
+    pthread_mutex_unlock(&q->lock);
+    return s;
+}
+
+/* Its result is taken (or on its way: SLOT_SENDING until the send completes). */
+static void runner_retire(runner *q, slot *s, int state) {
+    pthread_mutex_lock(&q->lock);
+    s->state = state;
+    q->retired++;
+    pthread_mutex_unlock(&q->lock);
+}
+
+static void runner_set(runner *q, slot *s, int state) {
+    pthread_mutex_lock(&q->lock);
+    s->state = state;
+    pthread_mutex_unlock(&q->lock);
+}
+
+static int runner_busy(runner *q) {
+    pthread_mutex_lock(&q->lock);
+    int busy = q->rendered < q->posted;
+    pthread_mutex_unlock(&q->lock);
+    return busy;
+}
+
+static void runner_stop(runner *q) {
+    if (!q->started) return;
+    pthread_mutex_lock(&q->lock);
+    q->quit = 1;
+    pthread_cond_broadcast(&q->wake);
+    pthread_mutex_unlock(&q->lock);
+    pthread_join(q->thread, NULL);
+    pthread_mutex_destroy(&q->lock);
+    pthread_cond_destroy(&q->wake);
+    q->started = 0;
+    for (int i = 0; i < QUEUE; ++i) {
+        free(q->s[i].in);
+        free(q->s[i].out);
+    }
 }
 
 static void dist_free(void *p) {
     dist *b = p;
     if (!b) return;
-    if (g.failed && b->local_started) {
-        /* the job is ending (MPI_Abort follows): no goodbyes, and rank 0's thread is not waited
-         * for (it may be in the middle of a unit); what it uses stays allocated */
-        pthread_mutex_lock(&b->lock);
-        b->local_quit = 1;
-        pthread_cond_broadcast(&b->wake);
-        pthread_mutex_unlock(&b->lock);
+    if (g.failed) {
+        /* the job is ending (caustic_dist_stop): no goodbyes, and what sends may still read stays
+         * allocated; the runner finishes its unit (a fraction of a second: the caller frees the
+         * scene it renders next) and takes no other */
+        runner_stop(&b->run);
         return;
     }
-    if (g.rank == 0 && getenv("CAUSTIC_DIST_STATS") && b->units_remote)
+    if (g.rank == 0 && getenv("CAUSTIC_DIST_STATS") && b->units_remote) {
+        double rank_time = b->wall * g.size, busy = b->rendering + b->idle;
         fprintf(stderr,
-                "caustic: dist: %llu units on rank 0, %llu on the other ranks: %.1f MiB moved, overhead "
-                "%.3f ms per unit (%.2f %% of their rendering time)\n",
+                "caustic: dist: %llu units on rank 0, %llu on the other ranks, %.1f MiB moved; rank 0's "
+                "coordinator %.3f ms per remote unit (packing, sending, receiving, adding); ranks rendered "
+                "%.3f s and waited %.3f s between units (%.3f ms per unit, %.2f %% of the ranks' time); the ends "
+                "of passes %.2f %%\n",
                 (unsigned long long)b->units_local, (unsigned long long)b->units_remote, b->bytes / 1048576.0,
-                1e3 * b->overhead / b->units_remote, b->rendering > 0 ? 100.0 * b->overhead / b->rendering : 0.0);
+                1e3 * b->coord / b->units_remote, b->rendering, b->idle,
+                1e3 * b->idle / (double)(b->units_local + b->units_remote),
+                rank_time > 0 ? 100.0 * b->idle / rank_time : 0.0,
+                rank_time > 0 ? 100.0 * (rank_time - busy) / rank_time : 0.0);
+    }
     if (g.rank == 0 && !g.failed) {
-        /* the render is over: the other ranks' caustic_render returns */
+        /* the render is over: every unit came back, so its send is complete (MPI_Test frees its
+         * request); the other ranks' caustic_render returns */
         char err[256];
+        for (int i = 0; b->sreq && i < g.size * QUEUE; ++i) {
+            int done = 0;
+            for (double t_end = timer_now() + 2.0; b->sreq[i] != MPI_REQUEST_NULL && !done && timer_now() < t_end;)
+                if (MPI_Test(&b->sreq[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
+        }
         for (int r = 1; r < g.size; ++r) send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
     }
-    if (b->local_started) {
-        pthread_mutex_lock(&b->lock);
-        b->local_quit = 1;
-        pthread_cond_broadcast(&b->wake);
-        pthread_mutex_unlock(&b->lock);
-        pthread_join(b->local, NULL);
-        pthread_mutex_destroy(&b->lock);
-        pthread_cond_destroy(&b->wake);
-    }
+    runner_stop(&b->run);
     if (b->ib) b->inner->free(b->ib);
-    film_free(&b->film);
-    film_free(&b->scratch);
+    film_host_free(&b->film);
+    film_host_free(&b->scratch);
+    if (b->sbuf)
+        for (int i = 0; i < g.size * QUEUE; ++i) free(b->sbuf[i]);
+    free(b->sbuf);
+    free(b->scap);
+    free(b->sreq);
+    free(b->nsent);
     free(b->buf);
     free(b->ready);
+    free(b->gpu);
     free(b->rate);
-    free(b->local_in);
-    free(b->local_out);
     free(b);
-}
-
-static int render_unit(dist *b, const unsigned char *in, size_t len, unsigned char **out, size_t *outcap,
-                       size_t *outlen);
-
-/* Rank 0's renderer thread: one unit at a time, as the coordinator posts them. */
-static void *local_main(void *p) {
-    dist *b = p;
-    pthread_mutex_lock(&b->lock);
-    for (;;) {
-        while (!b->local_quit && !b->local_has_unit) pthread_cond_wait(&b->wake, &b->lock);
-        if (b->local_quit) break;
-        pthread_mutex_unlock(&b->lock);
-        size_t outlen = 0;
-        int rc = render_unit(b, b->local_in, b->local_in_cap, &b->local_out, &b->local_out_cap, &outlen);
-        pthread_mutex_lock(&b->lock);
-        b->local_out_len = rc ? 0 : outlen;
-        b->local_has_unit = 0;
-        b->local_done = 1;
-    }
-    pthread_mutex_unlock(&b->lock);
-    return NULL;
 }
 
 static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
@@ -336,8 +435,8 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
     b->bidir = d->opt->integrator != CAUSTIC_INTEGRATOR_PT;
     b->width = d->width;
     b->height = d->height;
-    if ((g.rank == 0 && film_alloc(&b->film, d->width, d->height)) ||
-        (b->bidir && film_alloc(&b->scratch, d->width, d->height))) {
+    if ((g.rank == 0 && film_host_alloc(&b->film, d->width, d->height, 0)) ||
+        (b->bidir && film_host_alloc(&b->scratch, d->width, d->height, 0))) {
         snprintf(err, errlen, "out of memory for a %dx%d image", d->width, d->height);
         dist_free(b);
         return NULL;
@@ -365,20 +464,34 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
         while (t > 16 && (int64_t)((d->width + t - 1) / t) * ((d->height + t - 1) / t) < per_rank * g.size) t /= 2;
         if (e && atoi(e) >= 8) t = atoi(e);
         b->tile = t;
-        b->ready = calloc((size_t)g.size, 1);
-        b->rate = calloc((size_t)g.size, sizeof(double));
-        b->threads = b->inner->threads(b->ib);
-        pthread_mutex_init(&b->lock, NULL);
-        pthread_cond_init(&b->wake, NULL);
-        if (!b->ready || !b->rate || pthread_create(&b->local, NULL, local_main, b) != 0) {
-            pthread_mutex_destroy(&b->lock);
-            pthread_cond_destroy(&b->wake);
+        size_t n = (size_t)g.size;
+        b->ready = calloc(n, 1);
+        b->gpu = calloc(n, 1);
+        b->rate = calloc(n, sizeof(double));
+        b->sbuf = calloc(n * QUEUE, sizeof *b->sbuf);
+        b->scap = calloc(n * QUEUE, sizeof *b->scap);
+        b->sreq = malloc(n * QUEUE * sizeof *b->sreq);
+        b->nsent = calloc(n, sizeof *b->nsent);
+        if (!b->ready || !b->gpu || !b->rate || !b->sbuf || !b->scap || !b->sreq || !b->nsent) {
             snprintf(err, errlen, "out of memory");
             dist_free(b);
             return NULL;
         }
-        b->local_started = 1;
+        for (size_t i = 0; i < n * QUEUE; ++i) b->sreq[i] = MPI_REQUEST_NULL;
+        b->threads = b->inner->threads(b->ib);
+        b->gpu[0] = (char)gpu;
     }
+    runner *q = &b->run;
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->wake, NULL);
+    if (pthread_create(&q->thread, NULL, runner_main, b) != 0) {
+        pthread_mutex_destroy(&q->lock);
+        pthread_cond_destroy(&q->wake);
+        snprintf(err, errlen, "cannot start a renderer thread");
+        dist_free(b);
+        return NULL;
+    }
+    q->started = 1;
     return b;
 }
 
@@ -391,19 +504,21 @@ typedef struct job {
     int busy;
 } job;
 
-/* The longest a unit should take on the rank that gets it, at that rank's measured speed: the
- * slowest ranks then hold up the end of a pass for at most this long. */
-#define UNIT_SECONDS 0.3
+/* The longest a CPU rank's unit should take at its measured speed: the end of a pass waits for at
+ * most this long (passes last pass_seconds, many units per rank), and a slow CPU rank beside GPU
+ * ranks holds a pass up for no longer. A unit's messages cost well under a millisecond and are
+ * hidden behind the rendering of the next unit. */
+#define UNIT_SECONDS 0.25
 
 static double unit_timeout(const dist *b) {
     const char *e = getenv("CAUSTIC_DIST_TIMEOUT");
     if (e && atof(e) > 0.0) return atof(e);
-    double t = 4.0 * b->slowest;
+    double t = 4.0 * AHEAD * b->slowest;
     return t > 10.0 ? t : 10.0;
 }
 
 /* The message for job k into *buf (grown as needed); its length. */
-static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size_t k, unsigned char **buf,
+static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size_t k, int first, unsigned char **buf,
                          size_t *cap) {
     const job *j = &jobs[k];
     size_t len = sizeof(unit_msg) + (b->bidir ? 0 : tile_bytes(j->w, j->h));
@@ -413,16 +528,17 @@ static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size
         *buf = q;
         *cap = len;
     }
-    unit_msg u;
-    memset(&u, 0, sizeof u);
-    u.pass = *pass;
+    unit_msg u = {
+        .pass = *pass,
+        .id = (int32_t)k,
+        .x0 = j->x0,
+        .y0 = j->y0,
+        .w = j->w,
+        .h = j->h,
+        .first = first,
+    };
     u.pass.sample_begin = j->begin;
     u.pass.sample_end = j->cut;
-    u.id = (int32_t)k;
-    u.x0 = j->x0;
-    u.y0 = j->y0;
-    u.w = j->w;
-    u.h = j->h;
     memcpy(*buf, &u, sizeof u);
     if (!b->bidir) {
         kfilm tv = tile_view(*buf + sizeof u, j->w, j->h);
@@ -433,26 +549,42 @@ static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size
 
 typedef struct pass_state {
     job *jobs;
-    size_t njobs, applied;
-    double *rate;    /* per rank: samples per second (0 = not measured yet) */
-    float **pending; /* bidirectional: iterations that came before their predecessors */
-    int *holds;      /* per rank: the job it renders, or -1 */
+    size_t njobs, applied, open; /* open: jobs that need samples and have none in flight */
+    double *rate;                /* per rank: samples per second (0 = not measured yet) */
+    float **pending;             /* bidirectional: iterations that came before their predecessors */
+    int *holds;                  /* per rank: the jobs in flight there, oldest first (AHEAD each) */
+    int *nholds;                 /* per rank: how many */
+    double *since;               /* per rank: its last result, or the unit that made it busy */
+    char *given;                 /* per rank: had a unit in this pass */
 } pass_state;
 
-/* The next unit for rank r: the first tile that needs samples and has none in flight, cut to
- * what rank r renders in UNIT_SECONDS; its index, or -1. */
+/* The next unit for rank r: of the tiles that need samples and have none in flight, the one that
+ * needs the most pixel samples (the first of those), so that the tiles' chains of units advance together and
+ * end together, a unit's length apart, at the end of the pass; cut to what a CPU rank renders in
+ * UNIT_SECONDS (one sample per pixel until its speed is measured). Its index, or -1. */
 static int next_unit(const dist *b, pass_state *ps, int r) {
+    job *j = NULL;
+    uint64_t most_left = 0;
     for (size_t k = 0; k < ps->njobs; ++k) {
-        job *j = &ps->jobs[k];
-        if (j->busy || j->begin >= j->end) continue;
+        job *c = &ps->jobs[k];
+        if (c->busy || c->begin >= c->end) continue;
+        uint64_t left = (uint64_t)(c->end - c->begin) * (uint64_t)(c->w * c->h); /* pixel samples */
+        if (!j || left > most_left) {
+            j = c;
+            most_left = left;
+        }
+    }
+    if (j) {
         uint32_t n = j->end - j->begin;
-        if (!b->bidir && ps->rate[r] > 0.0) {
+        /* a GPU's float tile would round where a unit ends: its units follow the passes only */
+        if (!b->bidir && !b->gpu[r]) {
             double most = ps->rate[r] * UNIT_SECONDS / ((double)j->w * j->h);
             if (most < (double)n) n = most < 1.0 ? 1u : (uint32_t)most;
         }
         j->cut = j->begin + n;
         j->busy = 1;
-        return (int)k;
+        ps->open--;
+        return (int)(j - ps->jobs);
     }
     return -1;
 }
@@ -471,8 +603,9 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
         snprintf(err, errlen, "rank %d: %s", r, res.err);
         return -1;
     }
-    if (res.id != ps->holds[r]) {
-        snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, ps->holds[r]);
+    int *h = &ps->holds[r * AHEAD];
+    if (ps->nholds[r] == 0 || res.id != h[0]) {
+        snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, ps->nholds[r] ? h[0] : -1);
         return -1;
     }
     job *j = &ps->jobs[res.id];
@@ -504,46 +637,91 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
     st->rays += res.rays;
     st->bad_samples += res.bad;
     st->samples += res.samples;
+    b->rendering += res.seconds;
+    b->idle += res.idle;
     if (res.seconds > b->slowest) b->slowest = res.seconds;
     if (res.seconds > 0.0 && res.samples > 0) ps->rate[r] = (double)res.samples / res.seconds;
     j->begin = j->cut;
     j->busy = 0;
     *finished = j->begin >= j->end;
-    ps->holds[r] = -1;
+    if (!*finished) ps->open++;
+    memmove(h, h + 1, (AHEAD - 1) * sizeof *h);
+    ps->nholds[r]--;
+    ps->since[r] = timer_now();
     return 0;
+}
+
+/* Whether rank r takes another unit now: an idle rank always; one with work queued only while
+ * every rank can still find a unit (at the end of a pass units go to idle ranks). */
+static int wants_unit(const dist *b, const pass_state *ps, int r) {
+    if (ps->nholds[r] >= AHEAD || (r > 0 && !b->ready[r])) return 0;
+    return ps->nholds[r] == 0 || ps->open > (size_t)g.size;
+}
+
+/* Gives rank r (> 0) job k: its message into the rank's next send buffer, sent without waiting
+ * (the send completes while the rank renders). 1 when given, 0 when the buffer is still in use. */
+static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *err, size_t errlen) {
+    size_t i = (size_t)r * QUEUE + b->nsent[r] % QUEUE;
+    int done = 1;
+    if (b->sreq[i] != MPI_REQUEST_NULL && MPI_Test(&b->sreq[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        snprintf(err, errlen, "sending to rank %d failed", r);
+        return -1;
+    }
+    if (!done) return 0;
+    int k = next_unit(b, ps, r);
+    if (k < 0) return 0;
+    size_t len = unit_write(b, pass, ps->jobs, (size_t)k, !ps->given[r], &b->sbuf[i], &b->scap[i]);
+    if (!len) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (MPI_Isend(b->sbuf[i], (int)len, MPI_BYTE, r, TAG_UNIT, MPI_COMM_WORLD, &b->sreq[i]) != MPI_SUCCESS) {
+        snprintf(err, errlen, "sending to rank %d failed", r);
+        return -1;
+    }
+    b->nsent[r]++;
+    if (ps->nholds[r] == 0) ps->since[r] = timer_now();
+    ps->holds[r * AHEAD + ps->nholds[r]++] = k;
+    ps->given[r] = 1;
+    b->bytes += len;
+    return 1;
+}
+
+/* Gives rank 0's runner job k. 1 when given, 0 when its next slot is in use. */
+static int give_local(dist *b, const kpass *pass, pass_state *ps, char *err, size_t errlen) {
+    slot *s = runner_free_slot(&b->run);
+    if (!s) return 0;
+    int k = next_unit(b, ps, 0);
+    if (k < 0) return 0;
+    s->inlen = unit_write(b, pass, ps->jobs, (size_t)k, !ps->given[0], &s->in, &s->incap);
+    if (!s->inlen) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    ps->holds[ps->nholds[0]++] = k;
+    ps->given[0] = 1;
+    runner_post(&b->run, s);
+    return 1;
 }
 
 static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
     dist *b = p;
     memset(st, 0, sizeof *st);
+    const double t_pass = timer_now();
     const kfilm *f = &b->film;
-    /* after a pass that stopped early rank 0's thread may still render a unit: it touches only
-     * its own buffers, so the caller could write the checkpoint at once; its result is dropped */
-    pthread_mutex_lock(&b->lock);
-    while (b->local_has_unit) {
-        pthread_mutex_unlock(&b->lock);
-        nap();
-        pthread_mutex_lock(&b->lock);
-    }
-    b->local_done = 0;
-    pthread_mutex_unlock(&b->lock);
     /* this pass's units: what the film does not hold yet */
     job *jobs = NULL;
     size_t njobs = 0;
     if (b->bidir) {
         uint32_t first = f->count[0] > pass->sample_begin ? f->count[0] : pass->sample_begin;
         jobs = calloc(first < pass->sample_end ? pass->sample_end - first : 1, sizeof *jobs);
-        for (uint32_t i = first; jobs && i < pass->sample_end; ++i) {
-            job j = {0, 0, b->width, b->height, i, i + 1, i + 1, 0};
-            jobs[njobs++] = j;
-        }
+        for (uint32_t i = first; jobs && i < pass->sample_end; ++i)
+            jobs[njobs++] = (job){.w = b->width, .h = b->height, .begin = i, .end = i + 1, .cut = i + 1};
     } else {
         int t = b->tile, tx = (b->width + t - 1) / t, ty = (b->height + t - 1) / t;
         jobs = calloc((size_t)tx * ty, sizeof *jobs);
         for (int k = 0; jobs && k < tx * ty; ++k) {
-            job j;
-            j.x0 = (k % tx) * t;
-            j.y0 = (k / tx) * t;
+            job j = {.x0 = (k % tx) * t, .y0 = (k / tx) * t};
             j.w = j.x0 + t < b->width ? t : b->width - j.x0;
             j.h = j.y0 + t < b->height ? t : b->height - j.y0;
             /* a tile continues from its smallest count (pixels that hold more skip ahead,
@@ -556,77 +734,58 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
                 }
             j.begin = least > pass->sample_begin ? least : pass->sample_begin;
             j.end = j.cut = pass->sample_end;
-            j.busy = 0;
             if (j.begin < j.end) jobs[njobs++] = j;
         }
     }
-    pass_state ps;
-    ps.jobs = jobs;
-    ps.njobs = njobs;
-    ps.applied = 0;
-    ps.pending = b->bidir ? calloc(njobs ? njobs : 1, sizeof(float *)) : NULL;
-    ps.holds = malloc((size_t)g.size * sizeof(int));
-    ps.rate = b->rate;
-    double *since = malloc((size_t)g.size * sizeof(double));
+    size_t n = (size_t)g.size;
+    pass_state ps = {
+        .jobs = jobs,
+        .njobs = njobs,
+        .open = njobs,
+        .rate = b->rate,
+        .pending = b->bidir ? calloc(njobs ? njobs : 1, sizeof(float *)) : NULL,
+        .holds = malloc(n * AHEAD * sizeof(int)),
+        .nholds = calloc(n, sizeof(int)),
+        .since = calloc(n, sizeof(double)),
+        .given = calloc(n, 1),
+    };
     size_t done = 0;
     int rc = 0;
-    if (!jobs || !ps.holds || !since || (b->bidir && !ps.pending)) {
+    if (!jobs || !ps.holds || !ps.nholds || !ps.since || !ps.given || (b->bidir && !ps.pending)) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
-    for (int r = 0; rc == 0 && r < g.size; ++r) ps.holds[r] = -1;
     while (rc == 0 && done < njobs) {
-        /* rank 0's own thread: take its result, give it the next unit */
-        pthread_mutex_lock(&b->lock);
-        int local_done = b->local_done, local_idle = !b->local_has_unit;
-        pthread_mutex_unlock(&b->lock);
-        if (local_done) {
-            b->local_done = 0; /* the thread is idle: it touches nothing until it gets a unit */
-            if (b->local_out_len == 0) {
+        int progress = 0, finished = 0;
+        /* rank 0's runner: its results, then units to keep it busy */
+        slot *s;
+        while (rc == 0 && (s = runner_done(&b->run))) {
+            if (s->outlen == 0) {
                 snprintf(err, errlen, "rank 0: out of memory for a result");
                 rc = -1;
-                break;
-            }
-            int finished = 0;
-            if (take_result(b, &ps, 0, b->local_out, b->local_out_len, st, &finished, err, errlen)) {
+            } else if (take_result(b, &ps, 0, s->out, s->outlen, st, &finished, err, errlen)) {
                 rc = -1;
-                break;
             }
+            runner_retire(&b->run, s, SLOT_FREE);
             b->units_local++;
             done += (size_t)finished;
-            continue;
+            progress = 1;
         }
-        int k;
-        if (local_idle && ps.holds[0] < 0 && (k = next_unit(b, &ps, 0)) >= 0) {
-            size_t len = unit_write(b, pass, jobs, (size_t)k, &b->local_in, &b->local_in_cap);
-            if (!len) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-                break;
-            }
-            ps.holds[0] = k;
-            pthread_mutex_lock(&b->lock);
-            b->local_has_unit = 1;
-            pthread_cond_signal(&b->wake);
-            pthread_mutex_unlock(&b->lock);
+        while (rc == 0 && wants_unit(b, &ps, 0)) {
+            int given = give_local(b, pass, &ps, err, errlen);
+            if (given < 0) rc = -1;
+            if (given <= 0) break;
         }
-        /* hand out units to the ranks that wait */
-        for (int r = 1; r < g.size && rc == 0; ++r) {
-            if (!b->ready[r] || ps.holds[r] >= 0 || (k = next_unit(b, &ps, r)) < 0) continue;
-            since[r] = timer_now();
-            size_t len = unit_write(b, pass, jobs, (size_t)k, &b->buf, &b->cap);
-            if (!len) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-                break;
+        /* the other ranks: first those that wait, then a unit ahead for each */
+        for (int ahead = 0; ahead < 2 && rc == 0; ++ahead)
+            for (int r = 1; r < g.size && rc == 0; ++r) {
+                if (!wants_unit(b, &ps, r) || (ahead == 0) != (ps.nholds[r] == 0)) continue;
+                double t0 = timer_now();
+                int given = give_remote(b, pass, &ps, r, err, errlen);
+                if (given < 0) rc = -1;
+                b->coord += timer_now() - t0;
+                progress |= given > 0;
             }
-            if (send_until(b->buf, len, r, TAG_UNIT, unit_timeout(b), err, errlen)) {
-                rc = -1;
-                break;
-            }
-            ps.holds[r] = k;
-            b->bytes += len;
-        }
         if (rc) break;
         /* take whatever came back */
         int flag = 0;
@@ -646,16 +805,18 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             }
             double now = timer_now(), limit = unit_timeout(b);
             for (int r = 1; r < g.size && !rc; ++r)
-                if (ps.holds[r] >= 0 && now - since[r] > limit) {
+                if (ps.nholds[r] > 0 && now - ps.since[r] > limit) {
                     snprintf(err, errlen,
                              "rank %d stopped answering (no result for %.0f s); stopping with the %zu "
                              "work units that came back",
-                             r, now - since[r], done);
+                             r, now - ps.since[r], done);
                     rc = -1;
                 }
-            if (!rc) nap();
+            /* short naps while rank 0's runner waits for a unit, longer ones while it renders */
+            if (!rc && !progress) nap_for(runner_busy(&b->run) ? 1000000 : 200000);
             continue;
         }
+        double t0 = timer_now();
         size_t len;
         if (recv_probed(&ms, &b->buf, &b->cap, &len, err, errlen)) {
             rc = -1;
@@ -666,6 +827,7 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             hello_msg h;
             memcpy(&h, b->buf, sizeof h);
             b->ready[r] = 1;
+            b->gpu[r] = h.threads == 0;
             b->threads += h.threads;
             continue;
         }
@@ -674,27 +836,25 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             rc = -1;
             break;
         }
-        result_msg res;
-        memset(&res, 0, sizeof res);
-        if (len >= sizeof res) memcpy(&res, b->buf, sizeof res);
-        int finished = 0;
         if (take_result(b, &ps, r, b->buf, len, st, &finished, err, errlen)) {
             rc = -1;
             break;
         }
+        b->coord += timer_now() - t0;
         b->units_remote++;
         b->bytes += len;
-        b->overhead += timer_now() - since[r] - res.seconds;
-        b->rendering += res.seconds;
         done += (size_t)finished;
     }
     if (rc) g.failed = 1;
+    b->wall += timer_now() - t_pass;
     if (ps.pending) {
         for (size_t i = 0; i < njobs; ++i) free(ps.pending[i]);
         free(ps.pending);
     }
     free(ps.holds);
-    free(since);
+    free(ps.nholds);
+    free(ps.since);
+    free(ps.given);
     free(jobs);
     return rc;
 }
@@ -702,11 +862,7 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
 static int dist_read_film(void *p, const kfilm *dst, char *err, size_t errlen) {
     (void)err;
     (void)errlen;
-    const dist *b = p;
-    size_t n = (size_t)b->width * b->height;
-    memcpy(dst->sum, b->film.sum, 3 * n * sizeof(double));
-    memcpy(dst->lum2, b->film.lum2, n * sizeof(double));
-    memcpy(dst->count, b->film.count, n * sizeof(uint32_t));
+    film_host_copy(dst, &((const dist *)p)->film);
     return 0;
 }
 
@@ -716,11 +872,14 @@ static int dist_write_film(void *p, const kfilm *src, char *err, size_t errlen) 
         snprintf(err, errlen, "only rank 0 holds the film");
         return -1;
     }
-    size_t n = (size_t)b->width * b->height;
-    memcpy(b->film.sum, src->sum, 3 * n * sizeof(double));
-    memcpy(b->film.lum2, src->lum2, n * sizeof(double));
-    memcpy(b->film.count, src->count, n * sizeof(uint32_t));
+    film_host_copy(&b->film, src);
     return 0;
+}
+
+/* Where rank 0 renders on a GPU, passes are cut as one GPU cuts them (cuts_by_count). */
+static int dist_cuts_by_count(const void *p) {
+    const dist *b = p;
+    return b->inner->cuts_by_count && b->inner->cuts_by_count(b->ib);
 }
 
 static int dist_threads(const void *p) { return ((const dist *)p)->threads; }
@@ -760,9 +919,7 @@ static int render_unit(dist *b, const unsigned char *in, size_t len, unsigned ch
         /* the iteration alone: into an empty film, whose sums are then exactly its image */
         kfilm *s = &b->scratch;
         size_t n = (size_t)b->width * b->height;
-        memset(s->sum, 0, 3 * n * sizeof(double));
-        memset(s->lum2, 0, n * sizeof(double));
-        memset(s->count, 0, n * sizeof(uint32_t));
+        film_host_clear(s);
         res.status = b->inner->write_film(b->ib, s, res.err, sizeof res.err) ||
                      b->inner->pass(b->ib, &u.pass, &st, res.err, sizeof res.err) ||
                      b->inner->read_film(b->ib, s, res.err, sizeof res.err);
@@ -780,55 +937,108 @@ static int render_unit(dist *b, const unsigned char *in, size_t len, unsigned ch
 }
 
 /* ---- the other ranks -------------------------------------------------------------------------- */
+/* The main thread talks to rank 0 while the runner renders: units are received into free slots
+ * as they come (rank 0 keeps up to AHEAD queued here), results are sent as the runner finishes
+ * them, and the sends complete while the next unit renders. */
 static int dist_serve(void *p, char *err, size_t errlen) {
     dist *b = p;
     if (g.rank == 0) return 1;
+    runner *q = &b->run;
     hello_msg h = {b->inner->threads(b->ib), 0};
     /* rank 0 may be busy loading the scene: the hello waits for it as long as it takes */
     if (send_until(&h, sizeof h, 0, TAG_HELLO, 3600.0, err, errlen)) return -1;
-    unsigned char *out = NULL;
-    size_t outcap = 0, outlen = 0;
-    int rc = 0;
-    for (;;) {
+    int rc = 0, stop = 0;
+    /* rank 0 polls for results; a generous deadline, since it may be writing a checkpoint */
+    double send_deadline = 0.0;
+    while (rc == 0) {
+        int progress = 0, sending = 0;
+        /* sends that completed free their slots; a finished unit's result goes out */
+        for (int i = 0; i < QUEUE && rc == 0; ++i) {
+            slot *s = &q->s[i];
+            pthread_mutex_lock(&q->lock);
+            int st = s->state;
+            pthread_mutex_unlock(&q->lock);
+            if (st != SLOT_SENDING) continue;
+            int done = 0;
+            if (MPI_Test(&s->req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                snprintf(err, errlen, "rank %d: sending a result failed", g.rank);
+                rc = -1;
+            } else if (done) {
+                runner_set(q, s, SLOT_FREE);
+                progress = 1;
+            } else {
+                sending = 1;
+            }
+        }
+        slot *s;
+        while (rc == 0 && (s = runner_done(q))) {
+            if (s->outlen == 0) {
+                snprintf(err, errlen, "rank %d: out of memory for a result", g.rank);
+                rc = -1;
+                break;
+            }
+            if (MPI_Isend(s->out, (int)s->outlen, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &s->req) != MPI_SUCCESS) {
+                snprintf(err, errlen, "rank %d: sending a result failed", g.rank);
+                rc = -1;
+                break;
+            }
+            runner_retire(q, s, SLOT_SENDING);
+            if (!sending) send_deadline = timer_now() + 600.0;
+            sending = progress = 1;
+        }
+        if (rc) break;
+        if (sending && timer_now() > send_deadline) {
+            snprintf(err, errlen, "rank 0 did not take a result within 600 s");
+            rc = -1;
+            break;
+        }
+        if (stop && !sending && !runner_busy(q)) break;
         int flag = 0;
         MPI_Status ms;
-        if (MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms) != MPI_SUCCESS) {
+        if (!stop && MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms) != MPI_SUCCESS) {
             snprintf(err, errlen, "rank %d: MPI_Iprobe failed", g.rank);
             rc = -1;
             break;
         }
-        if (!flag) {
-            if (interrupted()) {
-                snprintf(err, errlen, "rank %d: interrupted", g.rank);
+        slot *in = flag && ms.MPI_TAG == TAG_UNIT ? runner_free_slot(q) : NULL;
+        if (flag && (ms.MPI_TAG != TAG_UNIT || in)) {
+            unsigned char **buf = in ? &in->in : &b->buf;
+            size_t *cap = in ? &in->incap : &b->cap, len;
+            if (recv_probed(&ms, buf, cap, &len, err, errlen)) {
                 rc = -1;
                 break;
             }
-            nap();
-            continue;
+            progress = 1;
+            if (ms.MPI_TAG == TAG_STOP) stop = 1;
+            if (in && len >= sizeof(unit_msg)) {
+                in->inlen = len;
+                runner_post(q, in);
+            }
         }
-        size_t len;
-        if (recv_probed(&ms, &b->buf, &b->cap, &len, err, errlen)) {
+        if (progress) continue;
+        if (interrupted()) {
+            snprintf(err, errlen, "rank %d: interrupted", g.rank);
             rc = -1;
             break;
         }
-        if (ms.MPI_TAG == TAG_STOP) break;
-        if (ms.MPI_TAG != TAG_UNIT || len < sizeof(unit_msg)) continue;
-        if (render_unit(b, b->buf, len, &out, &outcap, &outlen)) {
-            snprintf(err, errlen, "rank %d: out of memory for a result", g.rank);
-            rc = -1;
-            break;
-        }
-        /* rank 0 polls for results; a generous deadline, since it may be writing a checkpoint */
-        if (send_until(out, outlen, 0, TAG_RESULT, 600.0, err, errlen)) {
-            rc = -1;
-            break;
-        }
+        /* long naps only while the runner renders and no result is on its way */
+        nap_for(runner_busy(q) && !sending ? 1000000 : 200000);
     }
-    free(out);
+    /* a failed worker says no goodbyes either (caustic_dist_stop(1) follows) */
+    if (rc) g.failed = 1;
     return rc;
 }
 
 const backend_ops backend_dist = {
-    "dist",       NULL,      dist_supports, dist_create, dist_pass, dist_read_film, dist_write_film, NULL,
-    dist_threads, dist_free, NULL,          dist_serve,  2.0,       NULL,
+    .name = "dist",
+    .supports = dist_supports,
+    .create = dist_create,
+    .pass = dist_pass,
+    .read_film = dist_read_film,
+    .write_film = dist_write_film,
+    .threads = dist_threads,
+    .free = dist_free,
+    .serve = dist_serve,
+    .pass_seconds = 8.0,
+    .cuts_by_count = dist_cuts_by_count,
 };

@@ -29,8 +29,9 @@ typedef struct aov_sample {
 /* The film's plane holds these sums per pixel, in this order. */
 enum { AOV_ALBEDO = 0, AOV_NORMAL = 3, AOV_DEPTH = 6, AOV_HITS = 7, AOV_FLOATS = 8 };
 
-/* The AOVs along camera ray r; `u` seeds the choice between reflection and refraction at glass. */
-KFN aov_sample aov_trace(const kscene *s, ray r, uint32_t u) {
+/* The AOVs along camera ray r; `u` seeds the choice between reflection and refraction at glass.
+ * `layout`: s->node_layout, or that value as a constant (trace_ray). */
+KFN aov_sample aov_trace(const kscene *s, ray r, uint32_t u, uint32_t layout) {
     aov_sample a;
     a.albedo = v3s(0.0f);
     a.normal = v3s(0.0f);
@@ -40,7 +41,7 @@ KFN aov_sample aov_trace(const kscene *s, ray r, uint32_t u) {
     vec3 tp = v3s(1.0f);
     for (int bounce = 0; bounce <= AOV_MAX_CHAIN; ++bounce) {
         hit h;
-        if (!trace_closest(s, r, &h)) {
+        if (!trace_closest_layout(s, r, &h, layout)) {
             vec3 e = env_eval(s, r.d);
             a.albedo =
                 vmul(tp, v3(kmin(kmax(e.x, 0.0f), 1.0f), kmin(kmax(e.y, 0.0f), 1.0f), kmin(kmax(e.z, 0.0f), 1.0f)));
@@ -81,11 +82,11 @@ KFN aov_sample aov_trace(const kscene *s, ray r, uint32_t u) {
 }
 
 /* Path tracing: the AOVs of pixel sample `index` along the same camera ray as path_generate's. */
-KFN aov_sample aov_pass_sample(const kscene *s, const kpass *p, int px, int py, uint32_t index) {
+KFN aov_sample aov_pass_sample(const kscene *s, const kpass *p, int px, int py, uint32_t index, uint32_t layout) {
     sampler smp = sampler_start(p->sampler, (uint32_t)px, (uint32_t)py, index, p->seed, p->spp_total);
     vec2 u_pixel, u_lens;
     sampler_camera(&smp, &u_pixel, &u_lens);
-    return aov_trace(s, camera_ray(&p->cam, px, py, u_pixel, u_lens), hash_combine(smp.pixel_seed, index));
+    return aov_trace(s, camera_ray(&p->cam, px, py, u_pixel, u_lens), hash_combine(smp.pixel_seed, index), layout);
 }
 
 /* The bidirectional integrators: iteration `it` of pixel (px, py) through a camera ray of its
@@ -96,7 +97,7 @@ KFN aov_sample aov_camera_sample(const kscene *s, const camera *cam, int px, int
     float u[4];
     for (int k = 0; k < 4; ++k) u[k] = pcg32_float(&rng); /* in order (see aov_trace) */
     uint32_t chain = pcg32_next(&rng);
-    return aov_trace(s, camera_ray(cam, px, py, v2(u[0], u[1]), v2(u[2], u[3])), chain);
+    return aov_trace(s, camera_ray(cam, px, py, v2(u[0], u[1]), v2(u[2], u[3])), chain, s->node_layout);
 }
 
 #endif

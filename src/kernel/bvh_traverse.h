@@ -497,6 +497,23 @@ KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
 }
 
 #if KERNEL_SIMD_SSE
+/* A closest-hit candidate (triangle lane l of block b): its triangle record and vertices are
+ * fetched now, while traversal goes on, because surface_at reads them as soon as it ends (the
+ * leaf test reads the positions from leaf_pos, not through the indices): on a large mesh they
+ * were two dependent cache misses, 6 % of the diffuse dragon's render (docs/PERFORMANCE.md,
+ * "whole-path profile"). */
+KFN void leaf_hit_prefetch(const kscene *s, const bvh_leaf4 *b, int l) {
+    __builtin_prefetch(&s->triangles[prim_id_index(b->prim[l])]);
+    __builtin_prefetch(&s->positions[b->v0[l]]);
+    __builtin_prefetch(&s->positions[b->v1[l]]);
+    __builtin_prefetch(&s->positions[b->v2[l]]);
+    if (s->normals) {
+        __builtin_prefetch(&s->normals[b->v0[l]]);
+        __builtin_prefetch(&s->normals[b->v1[l]]);
+        __builtin_prefetch(&s->normals[b->v2[l]]);
+    }
+}
+
 /* One vertex of a block's four triangle lanes (its x, y, z rows of kscene.leaf_pos), relative to
  * the ray origin. */
 KFN void leaf4_rows(const float *row, const bvh_ray *r, __m128 *x, __m128 *y, __m128 *z) {
@@ -573,6 +590,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
             _mm_storeu_ps(b2l, b2);
             found = leaf_hit(h, tl[j], b->prim[j], b1l[j], b2l[j]);
             if (any) return 1;
+            leaf_hit_prefetch(s, b, j);
         }
         while (edge) { /* rare: a ray through an edge or vertex */
             int j = kctz((uint32_t)edge);
@@ -683,6 +701,7 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
             _mm256_storeu_ps(b2l, b2v);
             found = leaf_hit(h, tl[j], (j < 4 ? b0 : b1)->prim[j & 3], b1l[j], b2l[j]);
             if (any) return 1;
+            leaf_hit_prefetch(s, j < 4 ? b0 : b1, j & 3);
         }
         while (edge) { /* rare: a ray through an edge or vertex */
             int j = kctz((uint32_t)edge);
@@ -825,11 +844,12 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
 }
 
 /* The traversal's entry point, with compact leaves; the trace-only kernel calls trace_ray_inline
- * with unrolled leaves. In the CUDA megakernel the loop is one real function per node layout
- * (KFN_TRACE, compat.h), each specialised to its visitor, so that the 4-wide layout's registers
- * are not shared with the compressed one's (the megakernel runs at 48: one function for both
- * spilled more and cost the 4-wide layout 1-5 %, docs/PERFORMANCE.md); elsewhere one inlined
- * loop reads the layout at run time. */
+ * with unrolled leaves. `layout` is s->node_layout: read at run time by most callers, a
+ * compile-time constant where the caller is compiled once per node layout (the CUDA megakernel,
+ * render_cuda.cu), so that only that layout's visitor is compiled into it. In the CUDA megakernel
+ * the loop is one real function per node layout (KFN_TRACE, compat.h), each specialised to its
+ * visitor: a megakernel that could call both paid for the compressed layout's registers and code
+ * on the 4-wide path (1.7-3.3 %, docs/PERFORMANCE.md). Elsewhere one inlined loop. */
 #if defined(__CUDA_ARCH__)
 KFN_TRACE int trace_ray_wide(const kscene *s, ray r, hit *h, int any) {
     return trace_ray_inline(s, r, h, any, 1, KNODES_WIDE);
@@ -837,12 +857,12 @@ KFN_TRACE int trace_ray_wide(const kscene *s, ray r, hit *h, int any) {
 KFN_TRACE int trace_ray_cw8(const kscene *s, ray r, hit *h, int any) {
     return trace_ray_inline(s, r, h, any, 1, KNODES_CW8);
 }
-KFN int trace_ray(const kscene *s, ray r, hit *h, int any) {
-    return s->node_layout == KNODES_CW8 ? trace_ray_cw8(s, r, h, any) : trace_ray_wide(s, r, h, any);
+KFN int trace_ray(const kscene *s, ray r, hit *h, int any, uint32_t layout) {
+    return layout == KNODES_CW8 ? trace_ray_cw8(s, r, h, any) : trace_ray_wide(s, r, h, any);
 }
 #else
-KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any) {
-    return trace_ray_inline(s, r, h, any, 1, s->node_layout);
+KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any, uint32_t layout) {
+    return trace_ray_inline(s, r, h, any, 1, layout);
 }
 #endif
 
@@ -865,11 +885,11 @@ KFN int hit_cut_out(const kscene *s, const hit *h) {
     }
     return material_cut_out(s, m, uv, v3s(0.0f));
 }
-KFN int trace_past_cutouts(const kscene *s, ray r, hit *h) {
+KFN int trace_past_cutouts(const kscene *s, ray r, hit *h, uint32_t layout) {
     float t0 = 0.0f;
     ray q = r;
     for (int layer = 0; layer < CUTOUT_MAX_LAYERS; ++layer) {
-        if (!trace_ray(s, q, h, 0)) return 0;
+        if (!trace_ray(s, q, h, 0, layout)) return 0;
         h->t += t0;
         if (!hit_cut_out(s, h)) return 1;
         vec3 p = ray_at(r, h->t);
@@ -880,12 +900,20 @@ KFN int trace_past_cutouts(const kscene *s, ray r, hit *h) {
     }
     return 1;
 }
-KFN int trace_closest(const kscene *s, ray r, hit *h) {
-    return s->has_cutouts ? trace_past_cutouts(s, r, h) : trace_ray(s, r, h, 0);
+/* Through the nodes of `layout` (s->node_layout, see trace_ray): the closest hit, or with `any`
+ * whether anything blocks r (into *h: past cut-outs, the closest opaque hit). */
+KFN int trace_layout(const kscene *s, ray r, hit *h, int any, uint32_t layout) {
+    return s->has_cutouts ? trace_past_cutouts(s, r, h, layout) : trace_ray(s, r, h, any, layout);
 }
-KFN int trace_occluded(const kscene *s, ray r) {
+KFN int trace_closest_layout(const kscene *s, ray r, hit *h, uint32_t layout) {
+    return trace_layout(s, r, h, 0, layout);
+}
+KFN int trace_occluded_layout(const kscene *s, ray r, uint32_t layout) {
     hit h;
-    return s->has_cutouts ? trace_past_cutouts(s, r, &h) : trace_ray(s, r, &h, 1);
+    return trace_layout(s, r, &h, 1, layout);
 }
+/* ... with the layout read from the scene */
+KFN int trace_closest(const kscene *s, ray r, hit *h) { return trace_closest_layout(s, r, h, s->node_layout); }
+KFN int trace_occluded(const kscene *s, ray r) { return trace_occluded_layout(s, r, s->node_layout); }
 
 #endif

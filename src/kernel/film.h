@@ -98,25 +98,52 @@ KFN double film_lum2(vec3 l) {
 
 /* Path tracing: takes the pass's samples of pixel (x, y) in index order into *px until adaptive
  * sampling stops it (its decision depends on the pixel's own sums only), and each sample's AOVs
- * into *aov unless it is NULL. */
+ * into *aov unless it is NULL. `layout`: s->node_layout, or that value as a constant (trace_ray). */
 KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, film_aov *aov, uint32_t *rays,
-                          uint32_t *bad) {
-    for (uint32_t i = p->sample_begin; i < p->sample_end; ++i, ++px->n) {
-        if (adaptive_done(px->n, p->adaptive_min, p->adaptive_threshold, luminance_d(px->r, px->g, px->b), px->lum2))
-            break;
-        if (aov) {
-            aov_sample a = aov_pass_sample(s, p, x, y, i);
-            film_aov_add(aov, &a);
+                          uint32_t *bad, uint32_t layout) {
+    path_state ps;
+#if KERNEL_TARGET_CPU
+    /* The CPU generates each sample's camera ray one sample ahead (the sampler's chain of integer
+     * operations, then divisions and square roots), so that the out-of-order core computes it
+     * while it traces the sample before, as path_advance draws bounces ahead. The same ray: a
+     * sample's start depends on (pixel, index) only. */
+    path_state next;
+    if (p->sample_begin < p->sample_end) path_generate(&next, p, x, y, p->sample_begin);
+#endif
+    int stage = STAGE_DONE;
+    uint32_t i = p->sample_begin;
+    for (;;) {
+        if (stage == STAGE_DONE) { /* the next sample (the path loop regenerates: path_advance) */
+            if (i >= p->sample_end || adaptive_done(px->n, p->adaptive_min, p->adaptive_threshold,
+                                                    luminance_d(px->r, px->g, px->b), px->lum2))
+                break;
+            if (aov) {
+                aov_sample a = aov_pass_sample(s, p, x, y, i, layout);
+                film_aov_add(aov, &a);
+            }
+#if KERNEL_TARGET_CPU
+            ps = next;
+            if (i + 1 < p->sample_end) path_generate(&next, p, x, y, i + 1);
+            i++;
+#else
+            path_generate(&ps, p, x, y, i++);
+#endif
+            stage = STAGE_INTERSECT;
         }
-        vec3 l = path_trace_sample(s, p, x, y, i, rays);
-        if (!film_sample(&l, p->clamp)) {
-            (*bad)++;
-            continue;
+        stage = path_advance(&ps, s, p, stage, layout);
+        if (stage == STAGE_DONE) {
+            vec3 l = ps.radiance;
+            *rays += ps.rays;
+            px->n++;
+            if (film_sample(&l, p->clamp)) {
+                px->r += l.x;
+                px->g += l.y;
+                px->b += l.z;
+                px->lum2 += film_lum2(l);
+            } else {
+                (*bad)++;
+            }
         }
-        px->r += l.x;
-        px->g += l.y;
-        px->b += l.z;
-        px->lum2 += film_lum2(l);
     }
 }
 

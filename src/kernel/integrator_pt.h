@@ -30,10 +30,10 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
     ps->rays = 0;
 }
 
-/* --adaptive-depth: p says the first depth limit (adaptive_depth.h). */
-KFN int stage_intersect(path_state *ps, const kscene *s, const kpass *p) {
-    ps->rays++;
-    if (trace_closest(s, ps->r, &ps->h)) return STAGE_SHADE;
+/* --adaptive-depth: p says the first depth limit (adaptive_depth.h). `layout`, here and below:
+ * s->node_layout, or that value as a constant (trace_ray). */
+KFN int stage_intersect_done(path_state *ps, const kscene *s, const kpass *p, int got) {
+    if (got) return STAGE_SHADE;
     if (!vis_black(s->env_radiance)) {
         float w = adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         if (!ps->prev_delta && s->env_pmf > 0.0f) w *= mis_power(ps->prev_pdf, env_pdf(s, ps->r.d));
@@ -41,16 +41,23 @@ KFN int stage_intersect(path_state *ps, const kscene *s, const kpass *p) {
     }
     return STAGE_DONE;
 }
-
-KFN int stage_shadow(path_state *ps, const kscene *s) {
+KFN int stage_intersect(path_state *ps, const kscene *s, const kpass *p, uint32_t layout) {
     ps->rays++;
-    if (!trace_occluded(s, ps->shadow)) ps->radiance = vadd(ps->radiance, ps->shadow_contrib);
+    return stage_intersect_done(ps, s, p, trace_closest_layout(s, ps->r, &ps->h, layout));
+}
+
+KFN int stage_shadow_done(path_state *ps, int occluded) {
+    if (!occluded) ps->radiance = vadd(ps->radiance, ps->shadow_contrib);
     ps->shadow_pending = 0;
     return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
+KFN int stage_shadow(path_state *ps, const kscene *s, uint32_t layout) {
+    ps->rays++;
+    return stage_shadow_done(ps, trace_occluded_layout(s, ps->shadow, layout));
+}
 
 /* Shading with the bounce's random numbers u (sampler_bounce: drawn before the depth test, or
- * ahead of time by path_trace_sample on the CPU). */
+ * ahead of time by path_advance on the CPU). */
 KFN int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const bounce_samples *u) {
     surface sf = surface_at(s, ps->r, &ps->h);
     material mat = material_at(s, &s->materials[sf.material], sf.uv, sf.p);
@@ -155,40 +162,42 @@ KFN vec3 clamp_sample(vec3 l, float max_lum) {
     return (max_lum > 0.0f && y > max_lum) ? vscale(l, max_lum / y) : l;
 }
 
-/* One full path for pixel sample `index`: the CPU megakernel. Returns the radiance estimate
- * and adds the rays traced to *rays. */
-KFN vec3 path_trace_sample(const kscene *s, const kpass *p, int px, int py, uint32_t index, uint32_t *rays) {
-    path_state ps;
-    path_generate(&ps, p, px, py, index);
-    int stage = STAGE_INTERSECT;
+/* Advances a path that path_generate started (stage STAGE_INTERSECT) or that stopped at `stage`.
+ * On the GPU by one traced ray, either kind through one traversal call, and the shading after a
+ * closest hit: the lanes of a warp trace together whatever stage their paths are at, and a lane
+ * whose path ends starts its pixel's next sample at once (film_trace_pixel), where a loop per
+ * path left lanes idle until the warp's longest path ended and the closest-hit and shadow-ray
+ * calls took turns. On the CPU (called once per path, at STAGE_INTERSECT) to the path's end,
+ * each bounce's numbers drawn one bounce ahead: they depend on the dimension only, so the
+ * out-of-order core computes them (a chain of dependent integer operations) while it traces and
+ * shades. The same numbers in the same order either way. */
+KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage, uint32_t layout) {
 #if KERNEL_TARGET_CPU
-    /* The CPU draws each bounce's numbers one bounce ahead: they depend on the dimension only, so
-     * the out-of-order core computes them (a chain of dependent integer operations) while it
-     * traces and shades, instead of shading waiting for them. The same numbers in the same order
-     * as stage_shade's. (The GPU keeps no such state across its traversal call.) */
     bounce_samples next = bounce_samples_none();
-    if (shade_draws(&ps, p)) next = sampler_bounce(&ps.smp);
-#endif
+    if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp);
     while (stage != STAGE_DONE) {
         switch (stage) {
-        case STAGE_INTERSECT: stage = stage_intersect(&ps, s, p); break;
+        case STAGE_INTERSECT: stage = stage_intersect(ps, s, p, layout); break;
         case STAGE_SHADE: {
-#if KERNEL_TARGET_CPU
             bounce_samples u = next;
-            ps.depth++; /* the next shade's depth, if this one continues the path */
-            if (shade_draws(&ps, p)) next = sampler_bounce(&ps.smp);
-            ps.depth--;
-            stage = stage_shade_with(&ps, s, p, &u);
-#else
-            stage = stage_shade(&ps, s, p);
-#endif
+            ps->depth++; /* the next shade's depth, if this one continues the path */
+            if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp);
+            ps->depth--;
+            stage = stage_shade_with(ps, s, p, &u);
             break;
         }
-        default: stage = stage_shadow(&ps, s); break;
+        default: stage = stage_shadow(ps, s, layout); break;
         }
     }
-    *rays += ps.rays;
-    return ps.radiance;
+    return STAGE_DONE;
+#else
+    int any = stage == STAGE_SHADOW;
+    ps->rays++;
+    int got = trace_layout(s, any ? ps->shadow : ps->r, &ps->h, any, layout);
+    if (any) return stage_shadow_done(ps, got);
+    stage = stage_intersect_done(ps, s, p, got);
+    return stage == STAGE_SHADE ? stage_shade(ps, s, p) : stage;
+#endif
 }
 
 #endif
