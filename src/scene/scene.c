@@ -101,22 +101,28 @@ int scene_add_texture(scene *s, texture t, const float *texels) {
     return (int)s->ntextures++;
 }
 
-int scene_add_image_texture(scene *s, int width, int height, const float *rgb) {
-    size_t n = (size_t)width * (size_t)height * 3u;
-    if (s->ntexels + n > (size_t)UINT32_MAX) return -2;
+/* An image texture's record; its two colours (what a lookup outside the image and the
+ * light-sampling estimates use) are the image's mean, from the texel sums of its `pixels`. */
+static texture image_texture(int width, int height, const double sum[3], size_t pixels) {
     texture t;
     memset(&t, 0, sizeof t);
     t.kind = TEX_IMAGE;
     t.width = width;
     t.height = height;
     t.scale = 1.0f;
+    double np = pixels ? (double)pixels : 1.0;
+    t.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
+    t.b = t.a;
+    return t;
+}
+
+int scene_add_image_texture(scene *s, int width, int height, const float *rgb) {
+    size_t n = (size_t)width * (size_t)height * 3u;
+    if (s->ntexels + n > (size_t)UINT32_MAX) return -2;
     double sum[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i += 3)
         for (int c = 0; c < 3; ++c) sum[c] += rgb[i + (size_t)c];
-    double np = n ? (double)(n / 3u) : 1.0;
-    t.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
-    t.b = t.a;
-    return scene_add_texture(s, t, rgb);
+    return scene_add_texture(s, image_texture(width, height, sum, n / 3u), rgb);
 }
 
 int scene_take_image_texture(scene *s, image *img) {
@@ -147,22 +153,14 @@ int scene_add_image_texture8(scene *s, int width, int height, int encoding) {
         /* the expression glTF's float textures used, so that linear maps look up the same values */
         for (int i = 0; i < 256; ++i) s->texel8_lut[256 + i] = (float)i / 255.0f;
     }
-    texture t;
-    memset(&t, 0, sizeof t);
-    t.kind = TEX_IMAGE;
-    t.width = width;
-    t.height = height;
-    t.scale = 1.0f;
-    t.texel8 = encoding;
-    t.offset = (uint32_t)s->ntexels8;
     const float *lut = s->texel8_lut + 256 * (encoding - TEXEL8_SRGB);
     const uint8_t *rgb8 = s->texels8 + s->ntexels8;
     double sum[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i += 3)
         for (int c = 0; c < 3; ++c) sum[c] += lut[rgb8[i + (size_t)c]];
-    double np = n ? (double)(n / 3u) : 1.0;
-    t.a = v3((float)(sum[0] / np), (float)(sum[1] / np), (float)(sum[2] / np));
-    t.b = t.a;
+    texture t = image_texture(width, height, sum, n / 3u);
+    t.texel8 = encoding;
+    t.offset = (uint32_t)s->ntexels8;
     if (GROW(s->textures, s->cap_textures, s->ntextures + 1)) return -1;
     s->ntexels8 += n;
     s->textures[s->ntextures] = t;
