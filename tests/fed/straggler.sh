@@ -9,7 +9,9 @@ wait_rows() { # N SECONDS
     for _ in $(seq 1 $((10 * $2))); do [ "$(rows)" -ge "$1" ] && return 0; sleep 0.1; done
     return 1
 }
-ROUNDS=30
+# Rounds take ~40 ms here: after SIGCONT the client must take its stale model, answer and be
+# sent a new one before the run ends, so leave it seconds of rounds, not a fraction of one.
+ROUNDS=150
 mpi 4 "$FEDTRAIN" federated --data "$T/data" --out "$T/run" --rounds $ROUNDS --local-epochs 1 \
     --layers 784,64,10 --round-timeout 8 --quiet > "$T/out" 2> "$T/err" &
 pid=$!
