@@ -239,9 +239,12 @@ typedef struct dist {
     char *gpu;      /* rank 0: per rank, renders on a GPU (no CPU threads): its units are never cut */
     double slowest; /* rank 0: the slowest unit so far (seconds), for the time-out */
     /* rank 0, the speed model (next_unit): per rank, its rate in work per second and the delay
-     * between its rendering's end and its result's arrival; per tile, the cost of one pixel
-     * sample in work (an average pixel sample is about 1). Smoothed over units and passes. */
-    double *rate, *latency, *tile_cost;
+     * between its rendering's end and its result's arrival; per device kind (CPU, GPU) and tile,
+     * the cost of one pixel sample in work (an average pixel sample is about 1): a CPU pays far
+     * more than a GPU for a mesh's tiles against the sky's, so each kind learns its own, and a
+     * rank's rate is in its kind's work. Smoothed over units and passes. */
+    double *rate, *latency, *tile_cost; /* tile_cost[kind * ntiles + tile], kind = gpu[r] */
+    int ntiles;
     uint64_t *rank_samples; /* rank 0: per rank, the pixel samples it rendered (CAUSTIC_DIST_STATS) */
     /* rank 0: per remote rank, the units' messages and their sends (unit i of the rank in
      * [i % QUEUE]; a buffer is reused once its unit's result is back and its send completed) */
@@ -487,7 +490,8 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
         b->rate = calloc(n, sizeof(double));
         b->latency = calloc(n, sizeof(double));
         b->rank_samples = calloc(n, sizeof(uint64_t));
-        b->tile_cost = calloc((size_t)((d->width + t - 1) / t) * ((d->height + t - 1) / t), sizeof(double));
+        b->ntiles = ((d->width + t - 1) / t) * ((d->height + t - 1) / t);
+        b->tile_cost = calloc(2 * (size_t)b->ntiles, sizeof(double));
         b->sbuf = calloc(n * QUEUE, sizeof *b->sbuf);
         b->scap = calloc(n * QUEUE, sizeof *b->scap);
         b->sreq = malloc(n * QUEUE * sizeof *b->sreq);
@@ -590,31 +594,42 @@ typedef struct pass_state {
     char *given;          /* per rank: had a unit in this pass */
 } pass_state;
 
-/* The work of one pixel sample of a tile in the speed model's unit: an average pixel sample is
- * about 1; a tile's cost is measured by its units, 1 until then (and for iterations). */
-static double pixel_cost(const dist *b, int tile) {
-    return b->bidir || b->tile_cost[tile] <= 0.0 ? 1.0 : b->tile_cost[tile];
+/* The work of one pixel sample of a tile for a device kind (0 CPU, 1 GPU) in the speed model's
+ * unit: an average pixel sample is about 1; a tile's cost is measured by the kind's units, 1 until
+ * then (and for iterations). */
+static double pixel_cost(const dist *b, int kind, int tile) {
+    double c = b->bidir ? 0.0 : b->tile_cost[kind * b->ntiles + tile];
+    return c > 0.0 ? c : 1.0;
 }
 
-/* The work of one row of job j's pixels over its samples. */
-static double row_work(const dist *b, const job *j) {
-    return pixel_cost(b, j->tile) * (double)j->w * (double)(j->end - j->begin);
+/* The work of one row of job j's pixels over its samples, for a device kind. */
+static double row_work(const dist *b, const job *j, int kind) {
+    return pixel_cost(b, kind, j->tile) * (double)j->w * (double)(j->end - j->begin);
 }
 
-/* When the pass is predicted to end: no earlier than the ranks with a measured rate render the
- * work left between them (`total`: their rates summed), nor than the last unit in flight. */
-static double pass_end(const dist *b, const pass_state *ps, double now, double total) {
-    double work = 0.0, end = now;
+/* When the pass is predicted to end: no earlier than the ranks with a measured rate render what
+ * they hold and the jobs left between them (each job's pixel samples over the ranks' summed
+ * pixel samples per second on its tile, each kind at its own cost), nor than the last unit in
+ * flight. */
+static double pass_end(const dist *b, const pass_state *ps, double now) {
+    double rates[2] = {0.0, 0.0}, held = 0.0, end = now;
     for (int r = 0; r < g.size; ++r) {
-        if (b->rate[r] > 0.0 && ps->free_at[r] > now) work += b->rate[r] * (ps->free_at[r] - now);
+        rates[(int)b->gpu[r]] += b->rate[r];
+        if (b->rate[r] > 0.0 && ps->free_at[r] > now) held += b->rate[r] * (ps->free_at[r] - now);
         for (int i = 0; i < ps->nholds[r]; ++i) {
             double eta = ps->units[ps->holds[r * AHEAD + i]].eta;
             end = eta > end ? eta : end;
         }
     }
-    for (size_t k = 0; k < ps->njobs; ++k)
-        if (ps->jobs[k].h > 0) work += ps->jobs[k].h * row_work(b, &ps->jobs[k]);
-    return now + work / total > end ? now + work / total : end;
+    double t = now + held / (rates[0] + rates[1]);
+    for (size_t k = 0; k < ps->njobs; ++k) {
+        const job *j = &ps->jobs[k];
+        if (j->h <= 0) continue;
+        double per_s = 0.0; /* the ranks' pixel samples per second on this job's tile */
+        for (int kind = 0; kind < 2; ++kind) per_s += rates[kind] / pixel_cost(b, kind, j->tile);
+        t += (double)j->h * j->w * (j->end - j->begin) / per_s;
+    }
+    return t > end ? t : end;
 }
 
 /* The next unit for rank r: its index in ps->units, -1 where it should take none now, -2 when out
@@ -629,23 +644,22 @@ static double pass_end(const dist *b, const pass_state *ps, double now, double t
  * and ranks alike take units as they come. */
 static int next_unit(const dist *b, pass_state *ps, int r) {
     const double now = timer_now(), rate = b->rate[r], lat = b->latency[r];
-    double total = 0.0;
-    for (int s = 0; s < g.size; ++s) total += b->rate[s];
-    const int rows_cut = !b->bidir && !b->gpu[r];
+    const int kind = b->gpu[r], rows_cut = !b->bidir && !kind;
     const double start = ps->free_at[r] > now ? ps->free_at[r] : now;
-    const double t_end = rate > 0.0 ? pass_end(b, ps, now, total) : 0.0;
+    const double t_end = rate > 0.0 ? pass_end(b, ps, now) : 0.0;
     job *best = NULL;
     double best_left = 0.0;
     int best_rows = 0;
     for (size_t k = 0; k < ps->njobs; ++k) {
         job *j = &ps->jobs[k];
         if (j->h <= 0) continue;
-        const double row = row_work(b, j), left = row * j->h;
+        const double row = row_work(b, j, kind), left = row * j->h;
         if (best && left <= best_left) continue;
         int rows = j->h;
         if (rate <= 0.0) {
-            uint32_t n = j->end - j->begin;
-            if (rows_cut && (uint32_t)rows > n) rows = (int)(rows / n);
+            /* its speed unknown, a CPU rank's first unit is one row (and nothing is queued behind
+             * it: wants_unit), so that a slow rank cannot hold the first pass up */
+            if (rows_cut) rows = 1;
         } else {
             if (rows_cut) {
                 double most = rate * UNIT_SECONDS / row;
@@ -665,7 +679,8 @@ static int next_unit(const dist *b, pass_state *ps, int r) {
                 double alt = HUGE_VAL; /* the soonest another rank would finish the unit */
                 for (int s = 0; s < g.size; ++s) {
                     if (s == r || b->rate[s] <= 0.0 || (s > 0 && !b->ready[s])) continue;
-                    double t = (ps->free_at[s] > now ? ps->free_at[s] : now) + b->latency[s] + rows * row / b->rate[s];
+                    double t = (ps->free_at[s] > now ? ps->free_at[s] : now) + b->latency[s] +
+                               rows * row_work(b, j, b->gpu[s]) / b->rate[s];
                     alt = t < alt ? t : alt;
                 }
                 if (fin > alt) continue;
@@ -683,7 +698,7 @@ static int next_unit(const dist *b, pass_state *ps, int r) {
         ps->units = u;
         ps->units_cap = cap;
     }
-    double seconds = rate > 0.0 ? best_rows * row_work(b, best) / rate : 0.0;
+    double seconds = rate > 0.0 ? best_rows * row_work(b, best, kind) / rate : 0.0;
     unit *u = &ps->units[ps->nunits];
     *u = (unit){
         .job = (int)(best - ps->jobs),
@@ -764,9 +779,9 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
     const double now = timer_now(), pixel_samples = (double)(u->end - u->begin) * u->w * u->h;
     b->rank_samples[r] += (uint64_t)pixel_samples;
     if (res.seconds > 0.0 && pixel_samples > 0.0) {
-        if (!b->bidir && b->rate[r] > 0.0)
-            b->tile_cost[j->tile] = smooth(b->tile_cost[j->tile], res.seconds * b->rate[r] / pixel_samples);
-        b->rate[r] = smooth(b->rate[r], pixel_samples * pixel_cost(b, j->tile) / res.seconds);
+        double *cost = b->bidir ? NULL : &b->tile_cost[b->gpu[r] * b->ntiles + j->tile];
+        if (cost && b->rate[r] > 0.0) *cost = smooth(*cost, res.seconds * b->rate[r] / pixel_samples);
+        b->rate[r] = smooth(b->rate[r], pixel_samples * pixel_cost(b, b->gpu[r], j->tile) / res.seconds);
     }
     if (u->timed && now - u->given > res.seconds) b->latency[r] = smooth(b->latency[r], now - u->given - res.seconds);
     ps->inflight--;
@@ -785,9 +800,10 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
 
 /* Whether rank r takes another unit now (next_unit then decides which, if any): an idle rank
  * always; one with work queued only while every rank can still find a job (at the end of a pass
- * units go to idle ranks). */
+ * units go to idle ranks), and never before its speed is measured (its first unit back). */
 static int wants_unit(const dist *b, const pass_state *ps, int r) {
     if (ps->nholds[r] >= AHEAD || (r > 0 && !b->ready[r])) return 0;
+    if (b->rate[r] <= 0.0 && ps->nholds[r] > 0) return 0;
     return ps->nholds[r] == 0 || ps->open > (size_t)g.size;
 }
 
