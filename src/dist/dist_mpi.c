@@ -17,10 +17,11 @@
  * rank takes what is left of a tile whole, a CPU rank rows off its top, as many as it renders in
  * UNIT_SECONDS; no unit waits for another. A GPU's float tile would round where a unit ends, so
  * passes over GPUs are cut by count (backend.h).
- * Scheduling. Rank 0 measures each rank's rate and each tile's cost, and gives a rank a unit only
- * where its result is predicted back by the pass's predicted end, or where no other rank would
- * finish it sooner (next_unit): a slow rank beside fast ones renders what it is predicted to
- * finish in time and leaves the rest to them.
+ * Scheduling. Rank 0 measures each rank's rate and, per device kind, each tile's cost, and gives
+ * a rank a unit only where its result is predicted back by the pass's predicted end, or where no
+ * other rank would finish it sooner (next_unit): a slow rank beside fast ones renders what it is
+ * predicted to finish in time and leaves the rest to them. A rank of unknown speed gets one small
+ * unit (a row on a CPU) and nothing behind it until its rate is measured.
  * Bidirectional integrators: a unit is one iteration (the rank traces its own light paths and
  * builds its own merge grid; the radius and random streams follow the global iteration index,
  * vcm.h); it comes back as the iteration's image (floats, as the drivers add it) and rank 0 adds
