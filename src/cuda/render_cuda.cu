@@ -19,8 +19,6 @@ extern "C" {
 #define BLOCK_X     32
 #define BLOCK_Y     4
 #define TRACE_BLOCK 128
-static_assert(BLOCK_X * BLOCK_Y <= BVH_SHORT_THREADS && TRACE_BLOCK <= BVH_SHORT_THREADS,
-              "a block that traces has at most BVH_SHORT_THREADS threads (bvh_traverse.h's shared stack)");
 // Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
 // docs/PERFORMANCE.md).
 #ifndef MEGA_MIN_BLOCKS

@@ -22,7 +22,6 @@
 #include <cub/device/device_scan.cuh>
 
 #define VCM_BLOCK 128
-static_assert(VCM_BLOCK <= BVH_SHORT_THREADS, "a block that traces has at most BVH_SHORT_THREADS threads");
 // Minimum resident blocks per SM asked of the compiler for the path kernels (caps registers).
 // H100, 512x512, smallvcm0/2, ms per VCM iteration: 1 (141-149 registers) 5.2/5.6, 4 (128)
 // 4.7/5.1, 6 (80) 5.0/5.5, 8 (64) 4.8/5.3; BDPT alike (docs/PERFORMANCE.md).

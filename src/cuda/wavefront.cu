@@ -13,7 +13,6 @@
 #include "cuda/cuda_internal.h"
 
 #define WF_BLOCK 128
-static_assert(WF_BLOCK <= BVH_SHORT_THREADS, "a block that traces has at most BVH_SHORT_THREADS threads");
 #ifndef WF_MIN_BLOCKS
 #define WF_MIN_BLOCKS 1 // a cap of 8 (64 registers) measured 5 % slower (docs/PERFORMANCE.md)
 #endif

@@ -101,56 +101,18 @@ KFN bvh_ray make_bvh_ray(ray r) {
 /* ---- the traversal stack -----------------------------------------------------------------------
  * One 64-bit entry per pushed child: its entry distance's bits above, its reference and count
  * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count (types.h), so that a push is
- * one store and a pop one load. A node pushes at most BVH_WIDTH - 1 entries per level.
- * On the GPU the bottom BVH_SHORT_STACK entries of every thread's stack live in shared memory
- * (bvh_short: entry i of the thread with index t in its block at i * BVH_SHORT_THREADS + t, so a
- * warp's accesses never conflict in the banks, whatever depth each lane is at), the deeper ones
- * in local memory, which goes through L1 like the node fetches, where the entries of lanes at
- * different depths lie in different cache lines (docs/PERFORMANCE.md, stop 26). Only where the
- * caller asks (trace_ray_inline's `compact`); every kernel that traces runs blocks of at most
- * BVH_SHORT_THREADS threads (static_asserts at the launches).
- * Elsewhere (and with -DBVH_SHORT_STACK=0) one array. */
-#ifndef BVH_SHORT_STACK
-#define BVH_SHORT_STACK 8
-#endif
-#define BVH_SHORT_THREADS 128
-#if defined(__CUDA_ARCH__) && BVH_SHORT_STACK > 0
-static __shared__ uint64_t bvh_short[BVH_SHORT_STACK * BVH_SHORT_THREADS];
-typedef struct bvh_stack {
-    uint32_t t;       /* the thread's index in its block: its column of bvh_short */
-    uint32_t short_n; /* entries in bvh_short: BVH_SHORT_STACK or 0 (a constant per call site) */
-    uint64_t e[BVH_STACK_SIZE];
-} bvh_stack;
-KFN void bvh_stack_init(bvh_stack *st, int use_short) {
-    st->t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    st->short_n = use_short ? BVH_SHORT_STACK : 0u;
-}
-KFN void bvh_stack_put(bvh_stack *st, int i, uint64_t v) {
-    if ((uint32_t)i < st->short_n)
-        bvh_short[i * BVH_SHORT_THREADS + st->t] = v;
-    else
-        st->e[(uint32_t)i - st->short_n] = v;
-}
-KFN uint64_t bvh_stack_get(const bvh_stack *st, int i) {
-    return (uint32_t)i < st->short_n ? bvh_short[i * BVH_SHORT_THREADS + st->t] : st->e[(uint32_t)i - st->short_n];
-}
-#else
+ * one store and a pop one load (local memory on the GPU; its bottom entries in shared memory were
+ * measured and dropped: docs/PERFORMANCE.md, stop 26). A node pushes at most BVH_WIDTH - 1
+ * entries per level. */
 typedef struct bvh_stack {
     uint64_t e[BVH_STACK_SIZE];
 } bvh_stack;
-KFN void bvh_stack_init(bvh_stack *st, int use_short) {
-    (void)st;
-    (void)use_short;
-}
-KFN void bvh_stack_put(bvh_stack *st, int i, uint64_t v) { st->e[i] = v; }
-KFN uint64_t bvh_stack_get(const bvh_stack *st, int i) { return st->e[i]; }
-#endif
 /* A missed child's sort key in the scalar node visitors: sorts last. */
 #define BVH_KEY_NONE 0xffffffffu
 
 /* An entry from its distance's bits and its word ref << BVH_COUNT_BITS | count. */
 KFN void bvh_push_word(bvh_stack *st, int *sp, uint32_t tbits, uint32_t word) {
-    bvh_stack_put(st, *sp, (uint64_t)tbits << 32 | word);
+    st->e[*sp] = (uint64_t)tbits << 32 | word;
     ++*sp;
 }
 KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
@@ -160,7 +122,7 @@ KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
 /* Pops the next entry that can still hold a hit nearer than tmax; 0 when the stack is empty. */
 KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_t *cnt) {
     while (*sp > 0) {
-        uint64_t e = bvh_stack_get(st, --*sp);
+        uint64_t e = st->e[--*sp];
         if (kbits_float((uint32_t)(e >> 32)) < tmax) {
             *ref = (uint32_t)e >> BVH_COUNT_BITS;
             *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
@@ -851,12 +813,9 @@ KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_
 }
 
 /* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays); `compact`
- * (a constant at each call site) selects leaf4_intersect's rolled lane loop and, on the GPU, the
- * stack's bottom entries in shared memory (bvh_stack; with them the megakernel renders 1-3 %
- * faster on the dragon and Sponza, 3 % slower on the Cornell box, the trace-only kernel, which
- * calls with compact 0, traverses 2-5 % slower: docs/PERFORMANCE.md, stop 26); `layout`
- * (KNODES_*: kscene.node_layout, or a constant where the caller specialises the loop per layout)
- * the node visitor. */
+ * (a constant at each call site) selects leaf4_intersect's rolled lane loop; `layout` (KNODES_*:
+ * kscene.node_layout, or a constant where the caller specialises the loop per layout) the node
+ * visitor. */
 KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, uint32_t layout) {
     h->t = r.tmax;
     h->prim = PRIM_NONE;
@@ -865,7 +824,6 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
     if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
     bvh_ray br = make_bvh_ray(r);
     bvh_stack st;
-    bvh_stack_init(&st, compact);
     int sp = 0;
     uint32_t ref = 0, cnt = 0; /* the entry to visit next (`have`): first the root node */
     int have = 1;
