@@ -9,14 +9,18 @@
  * travels (MPI_Isend, polled) while it renders the next. Rank 0's main thread only coordinates;
  * its runner takes units from the same list. CAUSTIC_DIST_STATS=1 prints where the time went.
  *
- * Units and determinism. Path tracing: a unit is (tile, sample range). It carries the tile's
- * sums and counts from rank 0's film and comes back with them continued, so every pixel still sums
- * its samples in index order, exactly as one process does (kernel_cpu.c's render_rect): the image
- * is bit-identical to a single-process render on CPUs, for any number of ranks and any split.
- * Tiles of one pass are independent. A CPU rank gets the part of a tile's range that it renders
- * in UNIT_SECONDS at its measured speed; the rest of the range follows once that part is back,
- * so the sums stay in order (a GPU rank's float tile would round where a unit ends: its units
- * take the pass's whole range, and passes over GPUs are cut by count, backend.h).
+ * Units and determinism. Path tracing: a unit is a rectangle of pixels and every sample the pass
+ * still needs of them. It carries the rectangle's sums and counts from rank 0's film and comes back
+ * with them continued, so every pixel still sums its samples in index order, exactly as one
+ * process does (kernel_cpu.c's render_rect): the image is bit-identical to a single-process
+ * render on CPUs, for any number of ranks and any split. A pass starts from a grid of tiles; a GPU
+ * rank takes what is left of a tile whole, a CPU rank rows off its top, as many as it renders in
+ * UNIT_SECONDS; no unit waits for another. A GPU's float tile would round where a unit ends, so
+ * passes over GPUs are cut by count (backend.h).
+ * Scheduling. Rank 0 measures each rank's rate and each tile's cost, and gives a rank a unit only
+ * where its result is predicted back by the pass's predicted end, or where no other rank would
+ * finish it sooner (next_unit): a slow rank beside fast ones renders what it is predicted to
+ * finish in time and leaves the rest to them.
  * Bidirectional integrators: a unit is one iteration (the rank traces its own light paths and
  * builds its own merge grid; the radius and random streams follow the global iteration index,
  * vcm.h); it comes back as the iteration's image (floats, as the drivers add it) and rank 0 adds
@@ -32,6 +36,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include <mpi.h>
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -233,7 +238,11 @@ typedef struct dist {
     char *ready;    /* rank 0: per rank, said hello */
     char *gpu;      /* rank 0: per rank, renders on a GPU (no CPU threads): its units are never cut */
     double slowest; /* rank 0: the slowest unit so far (seconds), for the time-out */
-    double *rate;   /* rank 0: per rank, samples per second in its last unit */
+    /* rank 0, the speed model (next_unit): per rank, its rate in work per second and the delay
+     * between its rendering's end and its result's arrival; per tile, the cost of one pixel
+     * sample in work (an average pixel sample is about 1). Smoothed over units and passes. */
+    double *rate, *latency, *tile_cost;
+    uint64_t *rank_samples; /* rank 0: per rank, the pixel samples it rendered (CAUSTIC_DIST_STATS) */
     /* rank 0: per remote rank, the units' messages and their sends (unit i of the rank in
      * [i % QUEUE]; a buffer is reused once its unit's result is back and its send completed) */
     unsigned char **sbuf;
@@ -397,6 +406,11 @@ static void dist_free(void *p) {
                 1e3 * b->idle / (double)(b->units_local + b->units_remote),
                 rank_time > 0 ? 100.0 * b->idle / rank_time : 0.0,
                 rank_time > 0 ? 100.0 * (rank_time - busy) / rank_time : 0.0);
+        uint64_t all = 0;
+        for (int r = 0; r < g.size; ++r) all += b->rank_samples[r];
+        fprintf(stderr, "caustic: dist: pixel samples by rank (%%):");
+        for (int r = 0; r < g.size; ++r) fprintf(stderr, " %.2f", all ? 100.0 * b->rank_samples[r] / all : 0.0);
+        fprintf(stderr, "\n");
     }
     if (g.rank == 0 && !g.failed) {
         /* the render is over: every unit came back, so its send is complete (MPI_Test frees its
@@ -423,6 +437,9 @@ static void dist_free(void *p) {
     free(b->ready);
     free(b->gpu);
     free(b->rate);
+    free(b->latency);
+    free(b->rank_samples);
+    free(b->tile_cost);
     free(b);
 }
 
@@ -468,11 +485,15 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
         b->ready = calloc(n, 1);
         b->gpu = calloc(n, 1);
         b->rate = calloc(n, sizeof(double));
+        b->latency = calloc(n, sizeof(double));
+        b->rank_samples = calloc(n, sizeof(uint64_t));
+        b->tile_cost = calloc((size_t)((d->width + t - 1) / t) * ((d->height + t - 1) / t), sizeof(double));
         b->sbuf = calloc(n * QUEUE, sizeof *b->sbuf);
         b->scap = calloc(n * QUEUE, sizeof *b->scap);
         b->sreq = malloc(n * QUEUE * sizeof *b->sreq);
         b->nsent = calloc(n, sizeof *b->nsent);
-        if (!b->ready || !b->gpu || !b->rate || !b->sbuf || !b->scap || !b->sreq || !b->nsent) {
+        if (!b->ready || !b->gpu || !b->rate || !b->latency || !b->rank_samples || !b->tile_cost || !b->sbuf ||
+            !b->scap || !b->sreq || !b->nsent) {
             snprintf(err, errlen, "out of memory");
             dist_free(b);
             return NULL;
@@ -496,18 +517,26 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
 }
 
 /* ---- rank 0 ----------------------------------------------------------------------------------- */
-/* A tile and the samples of the pass it still needs, [begin, end); a unit in flight renders
- * [begin, cut). Bidirectional: one iteration. */
+/* What the pass still has to hand out: a rectangle of the image and the samples [begin, end) its
+ * pixels need (units take rows off its top), or one iteration (bidirectional). */
 typedef struct job {
-    int x0, y0, w, h;
-    uint32_t begin, end, cut;
-    int busy;
+    int x0, y0, w, h, tile; /* tile: its index in the grid, for its cost (path tracing) */
+    uint32_t begin, end;
 } job;
 
+/* A unit given out: its job, its rectangle and samples; when it was given, when its result is
+ * expected, and whether its rank was idle then (its round trip less its rendering is then the
+ * rank's latency). */
+typedef struct unit {
+    int job, x0, y0, w, h;
+    uint32_t begin, end;
+    double given, eta;
+    int timed;
+} unit;
+
 /* The longest a CPU rank's unit should take at its measured speed: the end of a pass waits for at
- * most this long (passes last pass_seconds, many units per rank), and a slow CPU rank beside GPU
- * ranks holds a pass up for no longer. A unit's messages cost well under a millisecond and are
- * hidden behind the rendering of the next unit. */
+ * most this long (passes last pass_seconds, many units per rank). A unit's messages cost well
+ * under a millisecond and are hidden behind the rendering of the next unit. */
 #define UNIT_SECONDS 0.25
 
 static double unit_timeout(const dist *b) {
@@ -517,82 +546,172 @@ static double unit_timeout(const dist *b) {
     return t > 10.0 ? t : 10.0;
 }
 
-/* The message for job k into *buf (grown as needed); its length. */
-static size_t unit_write(const dist *b, const kpass *pass, const job *jobs, size_t k, int first, unsigned char **buf,
+/* The message for unit `id` into *buf (grown as needed); its length. */
+static size_t unit_write(const dist *b, const kpass *pass, const unit *u, int id, int first, unsigned char **buf,
                          size_t *cap) {
-    const job *j = &jobs[k];
-    size_t len = sizeof(unit_msg) + (b->bidir ? 0 : tile_bytes(j->w, j->h));
+    size_t len = sizeof(unit_msg) + (b->bidir ? 0 : tile_bytes(u->w, u->h));
     if (len > *cap) {
         unsigned char *q = realloc(*buf, len);
         if (!q) return 0;
         *buf = q;
         *cap = len;
     }
-    unit_msg u = {
+    unit_msg m = {
         .pass = *pass,
-        .id = (int32_t)k,
-        .x0 = j->x0,
-        .y0 = j->y0,
-        .w = j->w,
-        .h = j->h,
+        .id = id,
+        .x0 = u->x0,
+        .y0 = u->y0,
+        .w = u->w,
+        .h = u->h,
         .first = first,
     };
-    u.pass.sample_begin = j->begin;
-    u.pass.sample_end = j->cut;
-    memcpy(*buf, &u, sizeof u);
+    m.pass.sample_begin = u->begin;
+    m.pass.sample_end = u->end;
+    memcpy(*buf, &m, sizeof m);
     if (!b->bidir) {
-        kfilm tv = tile_view(*buf + sizeof u, j->w, j->h);
-        tile_copy(&b->film, &tv, j->x0, j->y0, 1);
+        kfilm tv = tile_view(*buf + sizeof m, u->w, u->h);
+        tile_copy(&b->film, &tv, u->x0, u->y0, 1);
     }
     return len;
 }
 
 typedef struct pass_state {
     job *jobs;
-    size_t njobs, applied, open; /* open: jobs that need samples and have none in flight */
-    double *rate;                /* per rank: samples per second (0 = not measured yet) */
-    float **pending;             /* bidirectional: iterations that came before their predecessors */
-    int *holds;                  /* per rank: the jobs in flight there, oldest first (AHEAD each) */
-    int *nholds;                 /* per rank: how many */
-    double *since;               /* per rank: its last result, or the unit that made it busy */
-    char *given;                 /* per rank: had a unit in this pass */
+    size_t njobs, open; /* open: jobs with rows not handed out */
+    unit *units;        /* every unit of the pass, in the order given */
+    size_t nunits, units_cap, inflight, returned;
+    size_t applied;       /* bidirectional: iterations added to the film */
+    float **pending;      /* bidirectional: iterations that came before their predecessors */
+    int *holds;           /* per rank: the units in flight there, oldest first (AHEAD each) */
+    int *nholds;          /* per rank: how many */
+    double *hold_seconds; /* per rank and hold: the unit's predicted rendering time */
+    double *free_at;      /* per rank: when it is predicted to have rendered what it holds */
+    double *since;        /* per rank: its last result, or the unit that made it busy */
+    char *given;          /* per rank: had a unit in this pass */
 } pass_state;
 
-/* The next unit for rank r: of the tiles that need samples and have none in flight, the one that
- * needs the most pixel samples (the first of those), so that the tiles' chains of units advance together and
- * end together, a unit's length apart, at the end of the pass; cut to what a CPU rank renders in
- * UNIT_SECONDS (one sample per pixel until its speed is measured). Its index, or -1. */
-static int next_unit(const dist *b, pass_state *ps, int r) {
-    job *j = NULL;
-    uint64_t most_left = 0;
-    for (size_t k = 0; k < ps->njobs; ++k) {
-        job *c = &ps->jobs[k];
-        if (c->busy || c->begin >= c->end) continue;
-        uint64_t left = (uint64_t)(c->end - c->begin) * (uint64_t)(c->w * c->h); /* pixel samples */
-        if (!j || left > most_left) {
-            j = c;
-            most_left = left;
-        }
-    }
-    if (j) {
-        uint32_t n = j->end - j->begin;
-        /* a GPU's float tile would round where a unit ends: its units follow the passes only */
-        if (!b->bidir && !b->gpu[r]) {
-            double most = ps->rate[r] * UNIT_SECONDS / ((double)j->w * j->h);
-            if (most < (double)n) n = most < 1.0 ? 1u : (uint32_t)most;
-        }
-        j->cut = j->begin + n;
-        j->busy = 1;
-        ps->open--;
-        return (int)(j - ps->jobs);
-    }
-    return -1;
+/* The work of one pixel sample of a tile in the speed model's unit: an average pixel sample is
+ * about 1; a tile's cost is measured by its units, 1 until then (and for iterations). */
+static double pixel_cost(const dist *b, int tile) {
+    return b->bidir || b->tile_cost[tile] <= 0.0 ? 1.0 : b->tile_cost[tile];
 }
 
-/* Takes a result (from rank r) into the film: 0 (*finished: the unit's job needs no more
- * samples), or -1 with err. */
+/* The work of one row of job j's pixels over its samples. */
+static double row_work(const dist *b, const job *j) {
+    return pixel_cost(b, j->tile) * (double)j->w * (double)(j->end - j->begin);
+}
+
+/* When the pass is predicted to end: no earlier than the ranks with a measured rate render the
+ * work left between them (`total`: their rates summed), nor than the last unit in flight. */
+static double pass_end(const dist *b, const pass_state *ps, double now, double total) {
+    double work = 0.0, end = now;
+    for (int r = 0; r < g.size; ++r) {
+        if (b->rate[r] > 0.0 && ps->free_at[r] > now) work += b->rate[r] * (ps->free_at[r] - now);
+        for (int i = 0; i < ps->nholds[r]; ++i) {
+            double eta = ps->units[ps->holds[r * AHEAD + i]].eta;
+            end = eta > end ? eta : end;
+        }
+    }
+    for (size_t k = 0; k < ps->njobs; ++k)
+        if (ps->jobs[k].h > 0) work += ps->jobs[k].h * row_work(b, &ps->jobs[k]);
+    return now + work / total > end ? now + work / total : end;
+}
+
+/* The next unit for rank r: its index in ps->units, -1 where it should take none now, -2 when out
+ * of memory. The job with the most work left goes first. A unit holds every sample the pass still
+ * needs of its pixels (so no unit waits for another), and a CPU rank takes only some rows of the
+ * job: what it renders in UNIT_SECONDS at its measured rate (as much work as one sample of the
+ * whole job until the rate is measured). A GPU takes the job whole (its float tile would round
+ * where a unit ends: its units follow the passes, which are cut alike by count).
+ * A rank takes a unit only where its result is predicted back by the pass's predicted end (a CPU
+ * rank's rows cut to fit), or where no other rank would finish it sooner: a slow rank beside fast
+ * ones renders what it finishes in time and leaves the rest to them, so it never holds a pass up,
+ * and ranks alike take units as they come. */
+static int next_unit(const dist *b, pass_state *ps, int r) {
+    const double now = timer_now(), rate = b->rate[r], lat = b->latency[r];
+    double total = 0.0;
+    for (int s = 0; s < g.size; ++s) total += b->rate[s];
+    const int rows_cut = !b->bidir && !b->gpu[r];
+    const double start = ps->free_at[r] > now ? ps->free_at[r] : now;
+    const double t_end = rate > 0.0 ? pass_end(b, ps, now, total) : 0.0;
+    job *best = NULL;
+    double best_left = 0.0;
+    int best_rows = 0;
+    for (size_t k = 0; k < ps->njobs; ++k) {
+        job *j = &ps->jobs[k];
+        if (j->h <= 0) continue;
+        const double row = row_work(b, j), left = row * j->h;
+        if (best && left <= best_left) continue;
+        int rows = j->h;
+        if (rate <= 0.0) {
+            uint32_t n = j->end - j->begin;
+            if (rows_cut && (uint32_t)rows > n) rows = (int)(rows / n);
+        } else {
+            if (rows_cut) {
+                double most = rate * UNIT_SECONDS / row;
+                if (most < rows) rows = most < 1.0 ? 1 : (int)most;
+            }
+            double fin = start + lat + rows * row / rate;
+            if (fin > t_end && rows_cut) {
+                /* no shorter than a quarter of a unit: at the end of a pass, ranks alike would
+                 * otherwise cut ever shorter units towards the predicted end */
+                double fit = (t_end - start - lat) * rate / row, least = rate * UNIT_SECONDS / 4.0 / row;
+                if (fit >= 1.0 && fit >= least) {
+                    rows = (int)fit < rows ? (int)fit : rows;
+                    fin = start + lat + rows * row / rate;
+                }
+            }
+            if (fin > t_end) {
+                double alt = HUGE_VAL; /* the soonest another rank would finish the unit */
+                for (int s = 0; s < g.size; ++s) {
+                    if (s == r || b->rate[s] <= 0.0 || (s > 0 && !b->ready[s])) continue;
+                    double t = (ps->free_at[s] > now ? ps->free_at[s] : now) + b->latency[s] + rows * row / b->rate[s];
+                    alt = t < alt ? t : alt;
+                }
+                if (fin > alt) continue;
+            }
+        }
+        best = j;
+        best_left = left;
+        best_rows = rows;
+    }
+    if (!best) return -1;
+    if (ps->nunits == ps->units_cap) {
+        size_t cap = ps->units_cap ? 2 * ps->units_cap : 64;
+        unit *u = realloc(ps->units, cap * sizeof *u);
+        if (!u) return -2;
+        ps->units = u;
+        ps->units_cap = cap;
+    }
+    double seconds = rate > 0.0 ? best_rows * row_work(b, best) / rate : 0.0;
+    unit *u = &ps->units[ps->nunits];
+    *u = (unit){
+        .job = (int)(best - ps->jobs),
+        .x0 = best->x0,
+        .y0 = best->y0,
+        .w = best->w,
+        .h = best_rows,
+        .begin = best->begin,
+        .end = best->end,
+        .given = now,
+        .eta = start + lat + seconds,
+        .timed = ps->nholds[r] == 0,
+    };
+    best->y0 += best_rows;
+    best->h -= best_rows;
+    if (best->h == 0) ps->open--;
+    ps->inflight++;
+    ps->hold_seconds[r * AHEAD + ps->nholds[r]] = seconds; /* the caller adds the hold */
+    ps->free_at[r] = start + seconds;
+    return (int)ps->nunits++;
+}
+
+/* Smoothing of the speed model: each measurement counts half. */
+static double smooth(double old, double now) { return old > 0.0 ? 0.5 * (old + now) : now; }
+
+/* Takes a result (from rank r) into the film: 0, or -1 with err. */
 static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg, size_t len, backend_stats *st,
-                       int *finished, char *err, size_t errlen) {
+                       char *err, size_t errlen) {
     result_msg res;
     if (len < sizeof res) {
         snprintf(err, errlen, "rank %d sent a short result (%zu bytes)", r, len);
@@ -608,20 +727,20 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
         snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, ps->nholds[r] ? h[0] : -1);
         return -1;
     }
-    job *j = &ps->jobs[res.id];
+    const unit *u = &ps->units[res.id];
     size_t npix = (size_t)b->width * b->height;
-    size_t want = sizeof res + (b->bidir ? 3 * npix * sizeof(float) : tile_bytes(j->w, j->h));
+    size_t want = sizeof res + (b->bidir ? 3 * npix * sizeof(float) : tile_bytes(u->w, u->h));
     if (len != want) {
         snprintf(err, errlen, "rank %d returned %zu bytes, not %zu", r, len, want);
         return -1;
     }
     if (b->bidir) {
-        ps->pending[res.id] = malloc(3 * npix * sizeof(float));
-        if (!ps->pending[res.id]) {
+        ps->pending[u->job] = malloc(3 * npix * sizeof(float));
+        if (!ps->pending[u->job]) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
-        memcpy(ps->pending[res.id], msg + sizeof res, 3 * npix * sizeof(float));
+        memcpy(ps->pending[u->job], msg + sizeof res, 3 * npix * sizeof(float));
         /* iterations reach the film in index order, as in one process (film_add_iteration) */
         for (; ps->applied < ps->njobs && ps->pending[ps->applied]; ++ps->applied) {
             const float *c = ps->pending[ps->applied];
@@ -631,8 +750,8 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
             ps->pending[ps->applied] = NULL;
         }
     } else {
-        kfilm tv = tile_view((unsigned char *)msg + sizeof res, j->w, j->h);
-        tile_copy(&b->film, &tv, j->x0, j->y0, 0);
+        kfilm tv = tile_view((unsigned char *)msg + sizeof res, u->w, u->h);
+        tile_copy(&b->film, &tv, u->x0, u->y0, 0);
     }
     st->rays += res.rays;
     st->shadow_rays += res.shadow_rays;
@@ -641,26 +760,41 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
     b->rendering += res.seconds;
     b->idle += res.idle;
     if (res.seconds > b->slowest) b->slowest = res.seconds;
-    if (res.seconds > 0.0 && res.samples > 0) ps->rate[r] = (double)res.samples / res.seconds;
-    j->begin = j->cut;
-    j->busy = 0;
-    *finished = j->begin >= j->end;
-    if (!*finished) ps->open++;
+    /* the speed model: the tile's cost at the rank's rate so far, then the rank's rate at that cost */
+    const job *j = &ps->jobs[u->job];
+    const double now = timer_now(), pixel_samples = (double)(u->end - u->begin) * u->w * u->h;
+    b->rank_samples[r] += (uint64_t)pixel_samples;
+    if (res.seconds > 0.0 && pixel_samples > 0.0) {
+        if (!b->bidir && b->rate[r] > 0.0)
+            b->tile_cost[j->tile] = smooth(b->tile_cost[j->tile], res.seconds * b->rate[r] / pixel_samples);
+        b->rate[r] = smooth(b->rate[r], pixel_samples * pixel_cost(b, j->tile) / res.seconds);
+    }
+    if (u->timed && now - u->given > res.seconds) b->latency[r] = smooth(b->latency[r], now - u->given - res.seconds);
+    ps->inflight--;
+    ps->returned++;
+    double *hs = &ps->hold_seconds[r * AHEAD];
     memmove(h, h + 1, (AHEAD - 1) * sizeof *h);
+    memmove(hs, hs + 1, (AHEAD - 1) * sizeof *hs);
     ps->nholds[r]--;
-    ps->since[r] = timer_now();
+    /* what it still holds started when this unit ended, its latency ago */
+    ps->free_at[r] = now;
+    if (ps->nholds[r] > 0) ps->free_at[r] -= b->latency[r];
+    for (int i = 0; i < ps->nholds[r]; ++i) ps->free_at[r] += hs[i];
+    ps->since[r] = now;
     return 0;
 }
 
-/* Whether rank r takes another unit now: an idle rank always; one with work queued only while
- * every rank can still find a unit (at the end of a pass units go to idle ranks). */
+/* Whether rank r takes another unit now (next_unit then decides which, if any): an idle rank
+ * always; one with work queued only while every rank can still find a job (at the end of a pass
+ * units go to idle ranks). */
 static int wants_unit(const dist *b, const pass_state *ps, int r) {
     if (ps->nholds[r] >= AHEAD || (r > 0 && !b->ready[r])) return 0;
     return ps->nholds[r] == 0 || ps->open > (size_t)g.size;
 }
 
-/* Gives rank r (> 0) job k: its message into the rank's next send buffer, sent without waiting
- * (the send completes while the rank renders). 1 when given, 0 when the buffer is still in use. */
+/* Gives rank r (> 0) a unit: its message into the rank's next send buffer, sent without waiting
+ * (the send completes while the rank renders). 1 when given, 0 when none (or the buffer is still
+ * in use), -1 on error. */
 static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *err, size_t errlen) {
     size_t i = (size_t)r * QUEUE + b->nsent[r] % QUEUE;
     int done = 1;
@@ -670,8 +804,8 @@ static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *
     }
     if (!done) return 0;
     int k = next_unit(b, ps, r);
-    if (k < 0) return 0;
-    size_t len = unit_write(b, pass, ps->jobs, (size_t)k, !ps->given[r], &b->sbuf[i], &b->scap[i]);
+    if (k == -1) return 0;
+    size_t len = k < 0 ? 0 : unit_write(b, pass, &ps->units[k], k, !ps->given[r], &b->sbuf[i], &b->scap[i]);
     if (!len) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -688,13 +822,14 @@ static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *
     return 1;
 }
 
-/* Gives rank 0's runner job k. 1 when given, 0 when its next slot is in use. */
+/* Gives rank 0's runner a unit. 1 when given, 0 when none (or its next slot is in use), -1 on
+ * error. */
 static int give_local(dist *b, const kpass *pass, pass_state *ps, char *err, size_t errlen) {
     slot *s = runner_free_slot(&b->run);
     if (!s) return 0;
     int k = next_unit(b, ps, 0);
-    if (k < 0) return 0;
-    s->inlen = unit_write(b, pass, ps->jobs, (size_t)k, !ps->given[0], &s->in, &s->incap);
+    if (k == -1) return 0;
+    s->inlen = k < 0 ? 0 : unit_write(b, pass, &ps->units[k], k, !ps->given[0], &s->in, &s->incap);
     if (!s->inlen) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -710,19 +845,19 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
     memset(st, 0, sizeof *st);
     const double t_pass = timer_now();
     const kfilm *f = &b->film;
-    /* this pass's units: what the film does not hold yet */
+    /* this pass's jobs: what the film does not hold yet */
     job *jobs = NULL;
     size_t njobs = 0;
     if (b->bidir) {
         uint32_t first = f->count[0] > pass->sample_begin ? f->count[0] : pass->sample_begin;
         jobs = calloc(first < pass->sample_end ? pass->sample_end - first : 1, sizeof *jobs);
         for (uint32_t i = first; jobs && i < pass->sample_end; ++i)
-            jobs[njobs++] = (job){.w = b->width, .h = b->height, .begin = i, .end = i + 1, .cut = i + 1};
+            jobs[njobs++] = (job){.w = b->width, .h = b->height, .begin = i, .end = i + 1};
     } else {
         int t = b->tile, tx = (b->width + t - 1) / t, ty = (b->height + t - 1) / t;
         jobs = calloc((size_t)tx * ty, sizeof *jobs);
         for (int k = 0; jobs && k < tx * ty; ++k) {
-            job j = {.x0 = (k % tx) * t, .y0 = (k / tx) * t};
+            job j = {.x0 = (k % tx) * t, .y0 = (k / tx) * t, .tile = k};
             j.w = j.x0 + t < b->width ? t : b->width - j.x0;
             j.h = j.y0 + t < b->height ? t : b->height - j.y0;
             /* a tile continues from its smallest count (pixels that hold more skip ahead,
@@ -734,7 +869,7 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
                     least = c < least ? c : least;
                 }
             j.begin = least > pass->sample_begin ? least : pass->sample_begin;
-            j.end = j.cut = pass->sample_end;
+            j.end = pass->sample_end;
             if (j.begin < j.end) jobs[njobs++] = j;
         }
     }
@@ -743,33 +878,33 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         .jobs = jobs,
         .njobs = njobs,
         .open = njobs,
-        .rate = b->rate,
         .pending = b->bidir ? calloc(njobs ? njobs : 1, sizeof(float *)) : NULL,
         .holds = malloc(n * AHEAD * sizeof(int)),
         .nholds = calloc(n, sizeof(int)),
+        .hold_seconds = calloc(n * AHEAD, sizeof(double)),
+        .free_at = calloc(n, sizeof(double)),
         .since = calloc(n, sizeof(double)),
         .given = calloc(n, 1),
     };
-    size_t done = 0;
     int rc = 0;
-    if (!jobs || !ps.holds || !ps.nholds || !ps.since || !ps.given || (b->bidir && !ps.pending)) {
+    if (!jobs || !ps.holds || !ps.nholds || !ps.hold_seconds || !ps.free_at || !ps.since || !ps.given ||
+        (b->bidir && !ps.pending)) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
-    while (rc == 0 && done < njobs) {
-        int progress = 0, finished = 0;
+    while (rc == 0 && (ps.open > 0 || ps.inflight > 0)) {
+        int progress = 0;
         /* rank 0's runner: its results, then units to keep it busy */
         slot *s;
         while (rc == 0 && (s = runner_done(&b->run))) {
             if (s->outlen == 0) {
                 snprintf(err, errlen, "rank 0: out of memory for a result");
                 rc = -1;
-            } else if (take_result(b, &ps, 0, s->out, s->outlen, st, &finished, err, errlen)) {
+            } else if (take_result(b, &ps, 0, s->out, s->outlen, st, err, errlen)) {
                 rc = -1;
             }
             runner_retire(&b->run, s, SLOT_FREE);
             b->units_local++;
-            done += (size_t)finished;
             progress = 1;
         }
         while (rc == 0 && wants_unit(b, &ps, 0)) {
@@ -810,7 +945,7 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
                     snprintf(err, errlen,
                              "rank %d stopped answering (no result for %.0f s); stopping with the %zu "
                              "work units that came back",
-                             r, now - ps.since[r], done);
+                             r, now - ps.since[r], ps.returned);
                     rc = -1;
                 }
             /* short naps while rank 0's runner waits for a unit, longer ones while it renders */
@@ -837,14 +972,13 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             rc = -1;
             break;
         }
-        if (take_result(b, &ps, r, b->buf, len, st, &finished, err, errlen)) {
+        if (take_result(b, &ps, r, b->buf, len, st, err, errlen)) {
             rc = -1;
             break;
         }
         b->coord += timer_now() - t0;
         b->units_remote++;
         b->bytes += len;
-        done += (size_t)finished;
     }
     if (rc) g.failed = 1;
     b->wall += timer_now() - t_pass;
@@ -852,8 +986,11 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         for (size_t i = 0; i < njobs; ++i) free(ps.pending[i]);
         free(ps.pending);
     }
+    free(ps.units);
     free(ps.holds);
     free(ps.nholds);
+    free(ps.hold_seconds);
+    free(ps.free_at);
     free(ps.since);
     free(ps.given);
     free(jobs);

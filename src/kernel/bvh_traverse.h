@@ -109,6 +109,13 @@ typedef struct bvh_stack {
 } bvh_stack;
 /* A missed child's sort key in the scalar node visitors: sorts last. */
 #define BVH_KEY_NONE 0xffffffffu
+/* compare-exchange of two keys of the scalar node visitors' sorting networks */
+#define BVH_KEY_SORT2(a, b)                                                                                            \
+    do {                                                                                                               \
+        uint32_t lo_ = kminu(a, b);                                                                                    \
+        b = kmaxu(a, b);                                                                                               \
+        a = lo_;                                                                                                       \
+    } while (0)
 
 /* An entry from its distance's bits and its word ref << BVH_COUNT_BITS | count. */
 KFN void bvh_push_word(bvh_stack *st, int *sp, uint32_t tbits, uint32_t word) {
@@ -119,15 +126,24 @@ KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
     bvh_push_word(st, sp, kfloat_bits(t), ref << BVH_COUNT_BITS | cnt);
 }
 
+/* The scalar node visitors push a hit child's entry from its sorted key (entry distance bits with
+ * the slot in the low bits `slot_bits`, so the distance is rounded down: a popped entry is skipped
+ * only when it cannot hold a nearer hit); a missed child's key, BVH_KEY_NONE, pushes nothing. */
+KFN void bvh_push_key(bvh_stack *st, int *sp, uint32_t key, uint32_t slot_bits, uint32_t word) {
+    if (key != BVH_KEY_NONE) bvh_push_word(st, sp, key & ~slot_bits, word);
+}
+/* The next node or leaf to visit, *ref and *cnt, from its stack word; returns 1. */
+KFN int bvh_descend_word(uint32_t word, uint32_t *ref, uint32_t *cnt) {
+    *ref = word >> BVH_COUNT_BITS;
+    *cnt = word & BVH_MAX_LEAF_BLOCKS;
+    return 1;
+}
+
 /* Pops the next entry that can still hold a hit nearer than tmax; 0 when the stack is empty. */
 KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_t *cnt) {
     while (*sp > 0) {
         uint64_t e = st->e[--*sp];
-        if (kbits_float((uint32_t)(e >> 32)) < tmax) {
-            *ref = (uint32_t)e >> BVH_COUNT_BITS;
-            *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
-            return 1;
-        }
+        if (kbits_float((uint32_t)(e >> 32)) < tmax) return bvh_descend_word((uint32_t)e, ref, cnt);
     }
     return 0;
 }
@@ -195,9 +211,7 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
         *sp += k - 1;
         e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(k - 1), c)));
     }
-    *ref = (uint32_t)e >> BVH_COUNT_BITS;
-    *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
-    return 1;
+    return bvh_descend_word((uint32_t)e, ref, cnt);
 }
 #elif KERNEL_SIMD_AVX2
 KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
@@ -256,9 +270,7 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
             e = st->e[--*sp];
         }
     }
-    *ref = (uint32_t)e >> BVH_COUNT_BITS;
-    *cnt = (uint32_t)e & BVH_MAX_LEAF_BLOCKS;
-    return 1;
+    return bvh_descend_word((uint32_t)e, ref, cnt);
 }
 #elif KERNEL_SIMD_SSE
 KFN uint32_t bvh4_hit_children(const bvh4_node *n, const bvh_ray *r, float tmax, float *tn) {
@@ -335,13 +347,6 @@ KFN uint32_t ku4_lane(ku4 a, uint32_t slot) {
     uint32_t lo = slot & 1u ? a.v[1] : a.v[0], hi = slot & 1u ? a.v[3] : a.v[2];
     return slot & 2u ? hi : lo;
 }
-/* compare-exchange of two keys */
-#define BVH_KEY_SORT2(a, b)                                                                                            \
-    do {                                                                                                               \
-        uint32_t lo_ = kminu(a, b);                                                                                    \
-        b = kmaxu(a, b);                                                                                               \
-        a = lo_;                                                                                                       \
-    } while (0)
 
 KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
                    uint32_t *cnt) {
@@ -374,15 +379,11 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     for (int i = 0; i < BVH4_WIDTH; ++i) word.v[i] = child.v[i] << BVH_COUNT_BITS | count.v[i];
     /* push all but the nearest, farthest first (with the distance rounded down: a popped entry is
      * skipped only when it cannot hold a nearer hit), then descend into the nearest */
-    if (k3 != BVH_KEY_NONE) bvh_push_word(st, sp, k3 & ~3u, ku4_lane(word, k3 & 3u));
-    if (k2 != BVH_KEY_NONE) bvh_push_word(st, sp, k2 & ~3u, ku4_lane(word, k2 & 3u));
-    if (k1 != BVH_KEY_NONE) bvh_push_word(st, sp, k1 & ~3u, ku4_lane(word, k1 & 3u));
-    uint32_t w0 = ku4_lane(word, k0 & 3u);
-    *ref = w0 >> BVH_COUNT_BITS;
-    *cnt = w0 & BVH_MAX_LEAF_BLOCKS;
-    return 1;
+    bvh_push_key(st, sp, k3, 3u, ku4_lane(word, k3 & 3u));
+    bvh_push_key(st, sp, k2, 3u, ku4_lane(word, k2 & 3u));
+    bvh_push_key(st, sp, k1, 3u, ku4_lane(word, k1 & 3u));
+    return bvh_descend_word(ku4_lane(word, k0 & 3u), ref, cnt);
 }
-#undef BVH_KEY_SORT2
 #endif
 #if !KERNEL_SIMD_AVX2
 KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
@@ -402,12 +403,6 @@ KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh
  * child's box, so the box test stays conservative. The hit children's keys (entry distance,
  * slot in the low 3 bits) are sorted by a network of integer min/max in registers; a slot's stack
  * word comes from its meta byte by shifts and selects. */
-#define CW8_KEY_SORT2(a, b)                                                                                            \
-    do {                                                                                                               \
-        uint32_t lo_ = kminu(a, b);                                                                                    \
-        b = kmaxu(a, b);                                                                                               \
-        a = lo_;                                                                                                       \
-    } while (0)
 #define CW8_T_SLACK 9.5367431640625e-07f /* 2^-20 */
 KFN uint32_t cw8_byte(uint32_t w0, uint32_t w1, uint32_t slot) {
     return ((slot & 4u ? w1 : w0) >> ((slot & 3u) * 8u)) & 0xffu;
@@ -451,40 +446,36 @@ KFN int cw8_visit(const cw8_node *n, const bvh_ray *r, float tmax, bvh_stack *st
     }
     uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3], k4 = key[4], k5 = key[5], k6 = key[6], k7 = key[7];
     /* Batcher's odd-even merge sort of eight keys (19 compare-exchanges) */
-    CW8_KEY_SORT2(k0, k1);
-    CW8_KEY_SORT2(k2, k3);
-    CW8_KEY_SORT2(k4, k5);
-    CW8_KEY_SORT2(k6, k7);
-    CW8_KEY_SORT2(k0, k2);
-    CW8_KEY_SORT2(k1, k3);
-    CW8_KEY_SORT2(k4, k6);
-    CW8_KEY_SORT2(k5, k7);
-    CW8_KEY_SORT2(k1, k2);
-    CW8_KEY_SORT2(k5, k6);
-    CW8_KEY_SORT2(k0, k4);
-    CW8_KEY_SORT2(k1, k5);
-    CW8_KEY_SORT2(k2, k6);
-    CW8_KEY_SORT2(k3, k7);
-    CW8_KEY_SORT2(k2, k4);
-    CW8_KEY_SORT2(k3, k5);
-    CW8_KEY_SORT2(k1, k2);
-    CW8_KEY_SORT2(k3, k4);
-    CW8_KEY_SORT2(k5, k6);
+    BVH_KEY_SORT2(k0, k1);
+    BVH_KEY_SORT2(k2, k3);
+    BVH_KEY_SORT2(k4, k5);
+    BVH_KEY_SORT2(k6, k7);
+    BVH_KEY_SORT2(k0, k2);
+    BVH_KEY_SORT2(k1, k3);
+    BVH_KEY_SORT2(k4, k6);
+    BVH_KEY_SORT2(k5, k7);
+    BVH_KEY_SORT2(k1, k2);
+    BVH_KEY_SORT2(k5, k6);
+    BVH_KEY_SORT2(k0, k4);
+    BVH_KEY_SORT2(k1, k5);
+    BVH_KEY_SORT2(k2, k6);
+    BVH_KEY_SORT2(k3, k7);
+    BVH_KEY_SORT2(k2, k4);
+    BVH_KEY_SORT2(k3, k5);
+    BVH_KEY_SORT2(k1, k2);
+    BVH_KEY_SORT2(k3, k4);
+    BVH_KEY_SORT2(k5, k6);
     if (k0 == BVH_KEY_NONE) return 0;
     /* push all but the nearest, farthest first (distance rounded down), descend into the nearest */
-    if (k7 != BVH_KEY_NONE) bvh_push_word(st, sp, k7 & ~7u, cw8_word(m, k7 & 7u));
-    if (k6 != BVH_KEY_NONE) bvh_push_word(st, sp, k6 & ~7u, cw8_word(m, k6 & 7u));
-    if (k5 != BVH_KEY_NONE) bvh_push_word(st, sp, k5 & ~7u, cw8_word(m, k5 & 7u));
-    if (k4 != BVH_KEY_NONE) bvh_push_word(st, sp, k4 & ~7u, cw8_word(m, k4 & 7u));
-    if (k3 != BVH_KEY_NONE) bvh_push_word(st, sp, k3 & ~7u, cw8_word(m, k3 & 7u));
-    if (k2 != BVH_KEY_NONE) bvh_push_word(st, sp, k2 & ~7u, cw8_word(m, k2 & 7u));
-    if (k1 != BVH_KEY_NONE) bvh_push_word(st, sp, k1 & ~7u, cw8_word(m, k1 & 7u));
-    uint32_t w0 = cw8_word(m, k0 & 7u);
-    *ref = w0 >> BVH_COUNT_BITS;
-    *cnt = w0 & BVH_MAX_LEAF_BLOCKS;
-    return 1;
+    bvh_push_key(st, sp, k7, 7u, cw8_word(m, k7 & 7u));
+    bvh_push_key(st, sp, k6, 7u, cw8_word(m, k6 & 7u));
+    bvh_push_key(st, sp, k5, 7u, cw8_word(m, k5 & 7u));
+    bvh_push_key(st, sp, k4, 7u, cw8_word(m, k4 & 7u));
+    bvh_push_key(st, sp, k3, 7u, cw8_word(m, k3 & 7u));
+    bvh_push_key(st, sp, k2, 7u, cw8_word(m, k2 & 7u));
+    bvh_push_key(st, sp, k1, 7u, cw8_word(m, k1 & 7u));
+    return bvh_descend_word(cw8_word(m, k0 & 7u), ref, cnt);
 }
-#undef CW8_KEY_SORT2
 
 /* ---- helper 2: one leaf block -----------------------------------------------------------------
  * Intersects the primitives of block b; updates *h with the nearest hit closer than h->t and

@@ -352,6 +352,13 @@ static void end_face(plyreader *r) {
 }
 
 /* ---- binary body --------------------------------------------------------------------------- */
+/* the bytes in host order, read as a property of type T */
+#define PLY_LOAD(T)                                                                                                    \
+    do {                                                                                                               \
+        T v;                                                                                                           \
+        memcpy(&v, b, sizeof v);                                                                                       \
+        return (double)v;                                                                                              \
+    } while (0)
 static double get_scalar(const unsigned char *p, int type, int be) {
     unsigned char b[8];
     size_t n = type_size[type];
@@ -360,43 +367,16 @@ static double get_scalar(const unsigned char *p, int type, int be) {
     else
         memcpy(b, p, n);
     switch (type) {
-    case T_I8: {
-        int8_t v;
-        memcpy(&v, b, 1);
-        return v;
+    case T_I8: PLY_LOAD(int8_t);
+    case T_U8: PLY_LOAD(uint8_t);
+    case T_I16: PLY_LOAD(int16_t);
+    case T_U16: PLY_LOAD(uint16_t);
+    case T_I32: PLY_LOAD(int32_t);
+    case T_U32: PLY_LOAD(uint32_t);
+    case T_F32: PLY_LOAD(float);
+    default: PLY_LOAD(double);
     }
-    case T_U8: return b[0];
-    case T_I16: {
-        int16_t v;
-        memcpy(&v, b, 2);
-        return v;
-    }
-    case T_U16: {
-        uint16_t v;
-        memcpy(&v, b, 2);
-        return v;
-    }
-    case T_I32: {
-        int32_t v;
-        memcpy(&v, b, 4);
-        return v;
-    }
-    case T_U32: {
-        uint32_t v;
-        memcpy(&v, b, 4);
-        return v;
-    }
-    case T_F32: {
-        float v;
-        memcpy(&v, b, 4);
-        return v;
-    }
-    default: {
-        double v;
-        memcpy(&v, b, 8);
-        return v;
-    }
-    }
+#undef PLY_LOAD
 }
 
 static int read_binary(plyreader *r, size_t body) {
