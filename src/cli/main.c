@@ -100,7 +100,8 @@ static const char *usage_render_output =
     "  --frames N             turntable of N frames (OUT.0000.png ...; --orbit D: turn D deg);\n"
     "                         frames and several SCENEs are spread over mpirun's ranks\n"
     "mpirun -np N caustic render ...: N ranks, one image (README: Distributed).\n"
-    "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n";
+    "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n"
+    "(Msegments/s=... Mshadow/s=...: of the rays, path segments and shadow rays) ...\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
 static const char *usage_compare = "usage: caustic compare A B\n"
