@@ -186,7 +186,7 @@ static void test_sphere_light(void) {
         total_round += first;
         picked_round += first;
         vec3 pt, nn;
-        prim_sample_point(k, id, u, &pt, &nn);
+        light_sample_point(k, &k->lights[li], u, &pt, &nn);
         vec3 po = xform_point(&k->spheres[prim_id_index(id)].to_object, pt);
         if (!first) {
             obs[chi2_cell(vnorm(po))] += 1;

@@ -16,8 +16,8 @@ import re
 import subprocess
 
 STAGES = [  # (stage, the functions that name it), for the innermost match of a sample's chain
-    ("traversal (closest hit)", {"trace_closest"}),
-    ("shadow rays (any hit)", {"trace_occluded"}),
+    ("traversal (closest hit)", {"trace_closest", "trace_closest_layout"}),
+    ("shadow rays (any hit)", {"trace_occluded", "trace_occluded_layout"}),
     ("sampler", {"sampler_bounce", "sampler_camera", "sampler_start", "sobol_lanes", "sampler_1d", "sampler_2d"}),
     ("BSDF eval/sample", {"bsdf_eval", "bsdf_pdf", "bsdf_sample_dir", "bsdf_sides_agree", "frame_from_normal",
                           "frame_to_local", "frame_to_world"}),

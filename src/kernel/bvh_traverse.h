@@ -36,10 +36,12 @@
 #define BVH_STACK_SIZE ((CW8_WIDTH - 1) * BVH_MAX_DEPTH + 2)
 
 KFN vec3 safe_reciprocal(vec3 d) {
-    /* Zero components become huge (signed) values so slab tests stay well defined. */
+    /* Zero and tiny components become huge (signed) finite values so slab tests stay well defined
+     * (o * inv_d too: make_bvh_ray's slab offsets). */
     const float big = 1e30f;
-    return v3(d.x != 0.0f ? 1.0f / d.x : copysignf(big, d.x), d.y != 0.0f ? 1.0f / d.y : copysignf(big, d.y),
-              d.z != 0.0f ? 1.0f / d.z : copysignf(big, d.z));
+    return v3(fabsf(d.x) > 1e-30f ? 1.0f / d.x : copysignf(big, d.x),
+              fabsf(d.y) > 1e-30f ? 1.0f / d.y : copysignf(big, d.y),
+              fabsf(d.z) > 1e-30f ? 1.0f / d.z : copysignf(big, d.z));
 }
 
 /* Per-ray constants of the traversal. */
@@ -54,6 +56,7 @@ typedef struct bvh_ray {
 #if KERNEL_SIMD_AVX2
     __m256 ox8, oy8, oz8, ix8, iy8, iz8; /* the same, 8 lanes (node tests, pairs of leaf blocks) */
     __m256 sx8, sy8, sz8;
+    __m256 nx8, ny8, nz8, fx8, fy8, fz8; /* the node test's slab offsets (bvh8_slabs) */
 #endif
 } bvh_ray;
 
@@ -94,6 +97,18 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.sx8 = _mm256_set1_ps(vcomp(r.d, kx) * sz);
     b.sy8 = _mm256_set1_ps(vcomp(r.d, ky) * sz);
     b.sz8 = _mm256_set1_ps(sz);
+    /* A plane q lies at fma(q, inv_d, -o * inv_d) along the ray: one rounding of o * inv_d more than
+     * (q - o) * inv_d, at most |o * inv_d| 2^-24 (plus that of the subtraction below), which moving
+     * near planes by |o * inv_d| 2^-22 nearer and far planes as much farther covers (boxes grow by
+     * |o| 2^-22 per axis: no visible cost); the relative margin on the exit distance covers the
+     * multiply-add's own rounding, as it covered (q - o) * inv_d's two. */
+    float ox = r.o.x * b.inv_d.x, oy = r.o.y * b.inv_d.y, oz = r.o.z * b.inv_d.z;
+    b.nx8 = _mm256_set1_ps(-ox - fabsf(ox) * 0x1p-22f);
+    b.ny8 = _mm256_set1_ps(-oy - fabsf(oy) * 0x1p-22f);
+    b.nz8 = _mm256_set1_ps(-oz - fabsf(oz) * 0x1p-22f);
+    b.fx8 = _mm256_set1_ps(-ox + fabsf(ox) * 0x1p-22f);
+    b.fy8 = _mm256_set1_ps(-oy + fabsf(oy) * 0x1p-22f);
+    b.fz8 = _mm256_set1_ps(-oz + fabsf(oz) * 0x1p-22f);
 #endif
     return b;
 }
@@ -152,6 +167,21 @@ KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_
  * Slab tests of the children within (0, tmax) (1+2ulp on the exit distance keeps flat boxes,
  * Ize 2013). If some child is hit: sets *ref / *cnt to the nearest (any-hit rays: some) hit
  * child, pushes the others farthest first, returns 1; else returns 0. */
+#if KERNEL_SIMD_AVX2
+/* The eight children's entry and exit distances: a multiply-add per plane (make_bvh_ray's
+ * offsets); a child is hit when tnear <= tfar (1+2ulp) and tnear is finite. */
+KFN void bvh8_slabs(const bvh8_node *n, const bvh_ray *r, float tmax, __m256 *tnear, __m256 *tfar) {
+    const float *f = (const float *)n;
+    __m256 tnx = _mm256_fmadd_ps(_mm256_loadu_ps(f + r->near_x), r->ix8, r->nx8);
+    __m256 tny = _mm256_fmadd_ps(_mm256_loadu_ps(f + r->near_y), r->iy8, r->ny8);
+    __m256 tnz = _mm256_fmadd_ps(_mm256_loadu_ps(f + r->near_z), r->iz8, r->nz8);
+    __m256 tfx = _mm256_fmadd_ps(_mm256_loadu_ps(f + (r->near_x ^ 24)), r->ix8, r->fx8);
+    __m256 tfy = _mm256_fmadd_ps(_mm256_loadu_ps(f + (r->near_y ^ 40)), r->iy8, r->fy8);
+    __m256 tfz = _mm256_fmadd_ps(_mm256_loadu_ps(f + (r->near_z ^ 56)), r->iz8, r->fz8);
+    *tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, _mm256_setzero_ps()));
+    *tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
+}
+#endif
 #if KERNEL_SIMD_AVX512
 /* AVX-512: the AVX2 body's slab tests into a mask register, and the hit children's stack entries
  * built as eight 64-bit lanes and compressed to the front (no per-child extraction loop), three
@@ -179,15 +209,8 @@ KFN __m512i bvh_sort8_desc(__m512i v) {
 
 KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
                   uint32_t *cnt) {
-    const float *f = (const float *)n;
-    __m256 tnx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_x), r->ox8), r->ix8);
-    __m256 tny = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_y), r->oy8), r->iy8);
-    __m256 tnz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_z), r->oz8), r->iz8);
-    __m256 tfx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_x ^ 24)), r->ox8), r->ix8);
-    __m256 tfy = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_y ^ 40)), r->oy8), r->iy8);
-    __m256 tfz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_z ^ 56)), r->oz8), r->iz8);
-    __m256 tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, _mm256_setzero_ps()));
-    __m256 tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
+    __m256 tnear, tfar;
+    bvh8_slabs(n, r, tmax, &tnear, &tfar);
     __mmask8 finite = _mm256_cmp_ps_mask(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ);
     uint32_t mask =
         _mm256_mask_cmp_ps_mask(finite, tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ);
@@ -216,15 +239,8 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
 #elif KERNEL_SIMD_AVX2
 KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
                   uint32_t *cnt) {
-    const float *f = (const float *)n;
-    __m256 tnx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_x), r->ox8), r->ix8);
-    __m256 tny = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_y), r->oy8), r->iy8);
-    __m256 tnz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + r->near_z), r->oz8), r->iz8);
-    __m256 tfx = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_x ^ 24)), r->ox8), r->ix8);
-    __m256 tfy = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_y ^ 40)), r->oy8), r->iy8);
-    __m256 tfz = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(f + (r->near_z ^ 56)), r->oz8), r->iz8);
-    __m256 tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, _mm256_setzero_ps()));
-    __m256 tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
+    __m256 tnear, tfar;
+    bvh8_slabs(n, r, tmax, &tnear, &tfar);
     __m256 hitm = _mm256_and_ps(_mm256_cmp_ps(tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ),
                                 _mm256_cmp_ps(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ));
     uint32_t mask = (uint32_t)_mm256_movemask_ps(hitm);

@@ -190,7 +190,7 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
         vec3 p0 = s->positions[tr->v[0]], p1 = s->positions[tr->v[1]], p2 = s->positions[tr->v[2]];
         float b0 = 1.0f - h->b1 - h->b2;
         sf.p = vadd(vadd(vscale(p0, b0), vscale(p1, h->b1)), vscale(p2, h->b2));
-        sf.ng = vnorm(vcross(vsub(p1, p0), vsub(p2, p0)));
+        sf.ng = triangle_normal(p0, p1, p2);
         sf.ns = sf.ng;
         if (s->normals) {
             vec3 n = vadd(vadd(vscale(s->normals[tr->v[0]], b0), vscale(s->normals[tr->v[1]], h->b1)),

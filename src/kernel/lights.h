@@ -59,31 +59,21 @@ KFN float sphere_area_jacobian(const sphere *sp, vec3 po) {
     return fabsf(det) * vlen(xform_normal_by_inverse(&sp->to_object, n_o));
 }
 
-/* Area pdf (w.r.t. world surface area) of uniformly sampling primitive `id` at point p. */
-KFN float prim_area_pdf(const kscene *s, uint32_t id, vec3 p) {
-    uint32_t i = prim_id_index(id);
-    switch (prim_id_kind(id)) {
-    case PRIM_TRIANGLE: {
-        const triangle *t = &s->triangles[i];
-        vec3 e1 = vsub(s->positions[t->v[1]], s->positions[t->v[0]]);
-        vec3 e2 = vsub(s->positions[t->v[2]], s->positions[t->v[0]]);
-        return 2.0f / vlen(vcross(e1, e2));
-    }
-    case PRIM_SPHERE: {
-        const sphere *sp = &s->spheres[i];
-        vec3 po = xform_point(&sp->to_object, p);
-        po = vscale(vnorm(po), 0.5f);
-        return 1.0f / (K_PI * sphere_area_jacobian(sp, po)); /* object sphere area = pi */
-    }
-    default: return 1.0f / vlen(vcross(s->quads[i].u, s->quads[i].v));
-    }
+/* Area pdf (w.r.t. world surface area) of uniformly sampling light l's primitive at point p: the
+ * light table's 1 / area, except on a sphere, where it depends on p. */
+KFN float light_area_pdf(const kscene *s, const light *l, vec3 p) {
+    if (prim_id_kind(l->prim) != PRIM_SPHERE) return l->area_pdf;
+    const sphere *sp = &s->spheres[prim_id_index(l->prim)];
+    vec3 po = xform_point(&sp->to_object, p);
+    po = vscale(vnorm(po), 0.5f);
+    return 1.0f / (K_PI * sphere_area_jacobian(sp, po)); /* object sphere area = pi */
 }
 
-/* Uniform point on primitive `id`: position, outward geometric normal and texture coordinates
- * (as surface_at computes them). */
-KFN void prim_sample_point_uv(const kscene *s, uint32_t id, vec2 u, vec3 *p, vec3 *n, vec2 *uv) {
-    uint32_t i = prim_id_index(id);
-    switch (prim_id_kind(id)) {
+/* Uniform point on area light l's primitive: position, outward geometric normal and texture
+ * coordinates (as surface_at computes them). */
+KFN void light_sample_point_uv(const kscene *s, const light *l, vec2 u, vec3 *p, vec3 *n, vec2 *uv) {
+    uint32_t i = prim_id_index(l->prim);
+    switch (prim_id_kind(l->prim)) {
     case PRIM_TRIANGLE: {
         const triangle *t = &s->triangles[i];
         vec3 p0 = s->positions[t->v[0]], p1 = s->positions[t->v[1]], p2 = s->positions[t->v[2]];
@@ -96,7 +86,7 @@ KFN void prim_sample_point_uv(const kscene *s, uint32_t id, vec2 u, vec3 *p, vec
             *uv = b;
         }
         *p = vadd(vadd(vscale(p0, 1.0f - b.x - b.y), vscale(p1, b.x)), vscale(p2, b.y));
-        vec3 ng = vnorm(vcross(vsub(p1, p0), vsub(p2, p0)));
+        vec3 ng = l->ng;
         if (s->normals) { /* authored normals decide the front, as in surface_at */
             vec3 ns = vadd(vadd(vscale(s->normals[t->v[0]], 1.0f - b.x - b.y), vscale(s->normals[t->v[1]], b.x)),
                            vscale(s->normals[t->v[2]], b.y));
@@ -117,26 +107,26 @@ KFN void prim_sample_point_uv(const kscene *s, uint32_t id, vec2 u, vec3 *p, vec
     default: {
         const quad *q = &s->quads[i];
         *p = vadd(q->o, vadd(vscale(q->u, u.x), vscale(q->v, u.y)));
-        *n = q->n;
+        *n = l->ng;
         *uv = u;
         return;
     }
     }
 }
-KFN void prim_sample_point(const kscene *s, uint32_t id, vec2 u, vec3 *p, vec3 *n) {
+KFN void light_sample_point(const kscene *s, const light *l, vec2 u, vec3 *p, vec3 *n) {
     vec2 uv;
-    prim_sample_point_uv(s, id, u, p, n, &uv);
+    light_sample_point_uv(s, l, u, p, n, &uv);
 }
 
-/* Index of the first cdf entry greater than u (cdf has n+1 entries, cdf[0]=0, cdf[n]=1). */
+/* The index i < n with cdf[i] <= u < cdf[i + 1] (cdf has n+1 non-decreasing entries, cdf[0]=0,
+ * cdf[n]=1). A bisection whose step count depends on n only, the comparison deciding a select,
+ * not a branch: light selection's branches on u mispredicted half the time. */
 KFN uint32_t cdf_find(const float *cdf, uint32_t n, float u) {
-    uint32_t lo = 0, hi = n;
-    while (lo + 1 < hi) {
-        uint32_t mid = (lo + hi) >> 1;
-        if (cdf[mid] <= u)
-            lo = mid;
-        else
-            hi = mid;
+    uint32_t lo = 0;
+    for (uint32_t len = n; len > 1;) {
+        uint32_t half = len >> 1;
+        lo = cdf[lo + half] <= u ? lo + half : lo;
+        len -= half;
     }
     return lo;
 }
@@ -150,7 +140,8 @@ KFN float light_pdf(const kscene *s, uint32_t id, vec3 ref, vec3 p, vec3 n) {
     float d2 = vlen2(d);
     float cos_l = fabsf(vdot(n, d)) / sqrtf(d2);
     if (cos_l <= 0.0f) return 0.0f;
-    return (1.0f - s->env_pmf) * s->lights[li].pmf * prim_area_pdf(s, id, p) * d2 / cos_l;
+    const light *l = &s->lights[li];
+    return (1.0f - s->env_pmf) * l->pmf * light_area_pdf(s, l, p) * d2 / cos_l;
 }
 /* NEE's solid-angle pdf for the environment in direction d, selection included. */
 KFN float env_pdf(const kscene *s, vec3 d) { return s->env_pmf * env_dir_pdf(s, d); }
@@ -227,7 +218,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     uint32_t id = l->prim;
     vec3 p, n;
     vec2 uv;
-    prim_sample_point_uv(s, id, u, &p, &n, &uv);
+    light_sample_point_uv(s, l, u, &p, &n, &uv);
     vec3 d = vsub(p, ref);
     float d2 = vlen2(d);
     if (!(d2 > 0.0f)) return 0;
@@ -238,7 +229,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     if (cos_l <= 0.0f) return 0; /* back of a one-sided emitter */
     ls->dist = dist;
     ls->le = material_emission(s, m, uv, p);
-    float pdf_area = prim_area_pdf(s, id, p);
+    float pdf_area = light_area_pdf(s, l, p);
     ls->pdf = ls->pick * pdf_area * d2 / cos_l;
     ls->pdf_emit = pdf_area * cos_l * K_INV_PI * emit_side_pmf(m);
     ls->cos_light = cos_l;
@@ -320,7 +311,7 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
     }
     vec3 n;
     vec2 uv;
-    prim_sample_point_uv(s, l->prim, u_pos, &e->p, &n, &uv);
+    light_sample_point_uv(s, l, u_pos, &e->p, &n, &uv);
     const material *m = &s->materials[prim_material_of(s, l->prim)];
     if (m->two_sided) { /* pick a side with the first number, reused for the direction */
         if (u_dir.x < 0.5f)
@@ -333,7 +324,7 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
     vec3 dl = sample_cosine_hemisphere(u_dir);
     if (!(dl.z > 0.0f)) return 0;
     e->d = frame_to_world(frame_from_normal(n), dl);
-    float pdf_area = prim_area_pdf(s, l->prim, e->p);
+    float pdf_area = light_area_pdf(s, l, e->p);
     e->pdf_emit = pick * pdf_area * dl.z * K_INV_PI * emit_side_pmf(m);
     e->pdf_direct = pick * pdf_area;
     e->cos_light = dl.z;
@@ -349,7 +340,7 @@ KFN int emitter_pdfs(const kscene *s, uint32_t id, vec3 p, vec3 n, vec3 dir, flo
     int32_t li = s->prim_light[prim_flat_index(s, id)];
     if (li < 0) return 0;
     float pick = light_pick(s, (uint32_t)li);
-    float pdf_area = prim_area_pdf(s, id, p);
+    float pdf_area = light_area_pdf(s, &s->lights[li], p);
     const material *m = &s->materials[prim_material_of(s, id)];
     *pdf_direct = pick * pdf_area;
     *pdf_emit = pick * pdf_area * emit_cos(m, n, vneg(dir)) * K_INV_PI * emit_side_pmf(m);

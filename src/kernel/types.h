@@ -138,6 +138,9 @@ typedef struct light {
     float pmf;                  /* selection probability among the non-environment lights */
     vec3 axis;                  /* spot: unit direction of the cone's axis */
     float cos_inner, cos_outer; /* spot: full intensity inside cos_inner, none outside cos_outer */
+    /* area lights, computed once by the light table's builder instead of per sample: */
+    vec3 ng;        /* triangle, quad: unit geometric normal (triangle_normal, quad.n) */
+    float area_pdf; /* triangle, quad: 1 / area (a sphere's area pdf depends on the point: 0) */
 } light;
 
 /* ---- camera ----------------------------------------------------------------------------- */

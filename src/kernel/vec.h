@@ -97,6 +97,9 @@ KFN ray make_ray(vec3 o, vec3 d, float tmax) {
 }
 KFN vec3 ray_at(ray r, float t) { return vmadd(r.o, r.d, t); }
 
+/* Unit geometric normal of triangle (p0, p1, p2), the side its vertices wind counter-clockwise. */
+KFN vec3 triangle_normal(vec3 p0, vec3 p1, vec3 p2) { return vnorm(vcross(vsub(p1, p0), vsub(p2, p0))); }
+
 /* Origin offset along the geometric normal, towards the side `dir` leaves on. Scale-aware so
  * that large scenes do not self-intersect and small ones do not leak. */
 KFN vec3 offset_origin(vec3 p, vec3 ng, vec3 dir) {

@@ -462,6 +462,19 @@ static float prim_area(const scene *s, uint32_t id) {
     }
 }
 
+/* A triangle's or quad's unit geometric normal (as surface_at computes it); a sphere has none. */
+static vec3 prim_geometric_normal(const scene *s, uint32_t id) {
+    uint32_t i = prim_id_index(id);
+    switch (prim_id_kind(id)) {
+    case PRIM_TRIANGLE: {
+        const triangle *t = &s->triangles[i];
+        return triangle_normal(s->positions[t->v[0]], s->positions[t->v[1]], s->positions[t->v[2]]);
+    }
+    case PRIM_SPHERE: return v3s(0.0f);
+    default: return s->quads[i].n;
+    }
+}
+
 static int prim_material(const scene *s, uint32_t id) {
     uint32_t i = prim_id_index(id);
     switch (prim_id_kind(id)) {
@@ -512,6 +525,10 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
             3.14159265358979323846 * (double)area * (double)kmax(vluminance(le), 1e-6f) * (m->two_sided ? 2.0 : 1.0);
         s->lights[li].kind = LIGHT_AREA;
         s->lights[li].prim = id;
+        /* what the samplers would otherwise recompute per sample (1 / (area / 2) = 2 / area
+         * exactly: the kernel's own formula bit for bit) */
+        s->lights[li].area_pdf = prim_id_kind(id) == PRIM_SPHERE ? 0.0f : 1.0f / area;
+        s->lights[li].ng = prim_geometric_normal(s, id);
         s->prim_light[f] = (int32_t)li;
         li++;
     }
