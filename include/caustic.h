@@ -149,6 +149,10 @@ typedef struct caustic_render_stats {
     double seconds;
     int spp;
     uint64_t samples, rays, bad_samples; /* bad: NaN/Inf samples caught and dropped */
+    /* Of rays, the path tracer's shadow rays (next-event estimation); rays - shadow_rays are path
+     * segments (camera and bounce rays). 0 for the bidirectional integrators; after
+     * caustic_checkpoint_load, counted from the resume on (checkpoints keep the total only). */
+    uint64_t shadow_rays;
     int threads, width, height;
     const char *device; /* "cpu" or "cuda" */
 } caustic_render_stats;

@@ -364,6 +364,11 @@ static void check_wavefront(const char *name, float adaptive) {
           (unsigned long long)sb.samples);
     CHECK(sa.rays > 0 && llabs((long long)sa.rays - (long long)sb.rays) <= (long long)(sa.rays / 100),
           "%s: rays %llu vs %llu", name, (unsigned long long)sa.rays, (unsigned long long)sb.rays);
+    /* shadow rays are counted apart (of rays) by both pipelines, alike */
+    CHECK(sa.shadow_rays > 0 && sa.shadow_rays < sa.rays &&
+              llabs((long long)sa.shadow_rays - (long long)sb.shadow_rays) <= (long long)(sa.shadow_rays / 100),
+          "%s: shadow rays %llu vs %llu (of %llu)", name, (unsigned long long)sa.shadow_rays,
+          (unsigned long long)sb.shadow_rays, (unsigned long long)sa.rays);
     caustic_renderer_free(a);
     caustic_renderer_free(b);
     caustic_scene_free(cs);

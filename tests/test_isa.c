@@ -124,10 +124,14 @@ static void render(const cpu_kernels *k, scene *s, int sampler, double *accum) {
     p.film.sum = accum;
     p.film.count = count;
     p.film.lum2 = lum2;
-    uint64_t nrays = 0, bad = 0, samples = 0;
-    k->render_rect(&p, 0, 0, RES, RES, &nrays, &bad, &samples);
-    CHECK(bad == 0 && samples == RES * RES * SPP, "%s: %llu samples, %llu bad", k->name, (unsigned long long)samples,
-          (unsigned long long)bad);
+    cpu_pass_stats st = {0, 0, 0, 0};
+    k->render_rect(&p, 0, 0, RES, RES, &st);
+    CHECK(st.bad_samples == 0 && st.samples == RES * RES * SPP, "%s: %llu samples, %llu bad", k->name,
+          (unsigned long long)st.samples, (unsigned long long)st.bad_samples);
+    /* every sample traces its camera ray; shadow rays are some of the rays, and the Cornell box's
+     * diffuse walls take one at nearly every bounce */
+    CHECK(st.rays >= st.samples && st.shadow_rays > 0 && st.shadow_rays < st.rays, "%s: %llu rays, %llu shadow rays",
+          k->name, (unsigned long long)st.rays, (unsigned long long)st.shadow_rays);
     free(count);
     free(lum2);
 }

@@ -33,7 +33,7 @@ typedef struct backend_desc {
 } backend_desc;
 
 typedef struct backend_stats {
-    uint64_t rays, bad_samples, samples;
+    uint64_t rays, shadow_rays, bad_samples, samples; /* shadow_rays: of rays (path tracing) */
 } backend_stats;
 
 typedef struct backend_ops {

@@ -96,6 +96,7 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
     cpu_pass_stats ps;
     cpu_pool_run(b->pool, &cp, &ps);
     st->rays = ps.rays;
+    st->shadow_rays = ps.shadow_rays;
     st->bad_samples = ps.bad_samples;
     st->samples = ps.samples;
     return 0;
@@ -117,6 +118,7 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
     cpu_pass_stats ps;
     cpu_pool_run(b->pool, &cp, &ps);
     st->rays = ps.rays;
+    st->shadow_rays = ps.shadow_rays;
     st->bad_samples = ps.bad_samples;
     st->samples = ps.samples;
     return 0;

@@ -108,14 +108,28 @@ static int pt_supports(const backend_desc *d, char *err, size_t errlen) {
 
 static void *pt_create(const backend_desc *d, char *err, size_t errlen) { return cuda_create(d, 0, err, errlen); }
 
+static void stats_of(const cuda_pass_stats *c, backend_stats *st) {
+    st->rays = c->rays;
+    st->shadow_rays = c->shadow_rays;
+    st->bad_samples = c->bad;
+    st->samples = c->samples;
+}
+
 static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t errlen) {
-    return cuda_renderer_pass(((cuda_backend *)p)->gpu, pass, &st->rays, &st->bad_samples, &st->samples, err, errlen);
+    cuda_pass_stats c;
+    if (cuda_renderer_pass(((cuda_backend *)p)->gpu, pass, &c, err, errlen)) return -1;
+    stats_of(&c, st);
+    return 0;
 }
 
 static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
                         size_t errlen) {
-    return cuda_renderer_pass_tile(((cuda_backend *)p)->gpu, pass, tile->sum, tile->count, tile->lum2, tile->width,
-                                   tile->height, x0, y0, &st->rays, &st->bad_samples, &st->samples, err, errlen);
+    cuda_pass_stats c;
+    if (cuda_renderer_pass_tile(((cuda_backend *)p)->gpu, pass, tile->sum, tile->count, tile->lum2, tile->width,
+                                tile->height, x0, y0, &c, err, errlen))
+        return -1;
+    stats_of(&c, st);
+    return 0;
 }
 
 /* The film holds float sums between passes: where a pass ends changes the image (cuts_by_count). */

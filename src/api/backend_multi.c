@@ -206,6 +206,7 @@ static void *worker_main(void *p) {
                 pthread_cond_broadcast(&m->applied_cv);
             }
             m->st.rays += st.rays;
+            m->st.shadow_rays += st.shadow_rays;
             m->st.bad_samples += st.bad_samples;
             m->st.samples += st.samples;
         }

@@ -58,8 +58,9 @@ struct caustic_renderer {
     int spp_done;
     double seconds; /* rendering time across calls */
     uint64_t rays, bad;
-    uint64_t samples;  /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
-    atomic_int cancel; /* caustic_cancel: the backends stop at their next safe point */
+    uint64_t shadow_rays; /* of rays; not in checkpoints (counted from a resume on) */
+    uint64_t samples;     /* pixel samples taken (fewer than spp x pixels with adaptive sampling) */
+    atomic_int cancel;    /* caustic_cancel: the backends stop at their next safe point */
 };
 
 const char *caustic_version(void) { return CAUSTIC_VERSION; }
@@ -473,7 +474,7 @@ static void free_film(caustic_renderer *r) {
 static void clear_stats(caustic_renderer *r) {
     r->spp_done = 0;
     r->seconds = 0.0;
-    r->rays = r->bad = r->samples = 0;
+    r->rays = r->shadow_rays = r->bad = r->samples = 0;
     r->film_stale = 0;
 }
 
@@ -506,6 +507,7 @@ static int run_pass(caustic_renderer *r, int spp, char *err, size_t errlen) {
     r->film_stale = 1;
     r->spp_done += spp;
     r->rays += ps.rays;
+    r->shadow_rays += ps.shadow_rays;
     r->bad += ps.bad_samples;
     r->samples += ps.samples;
     return 0;
@@ -715,6 +717,7 @@ void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *s
     st->spp = r->spp_done;
     st->samples = r->samples;
     st->rays = r->rays;
+    st->shadow_rays = r->shadow_rays;
     st->bad_samples = r->bad;
     st->threads = r->ops->threads(r->backend);
     st->device = r->ops->device ? r->ops->device : "mpi";
@@ -935,6 +938,7 @@ int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, si
     r->spp_done = st.spp_done;
     r->seconds = st.seconds;
     r->rays = st.rays;
+    r->shadow_rays = 0;
     r->bad = st.bad;
     r->samples = st.samples;
     return 0;

@@ -32,7 +32,7 @@ static long core_count(void) {
 }
 
 typedef struct result {
-    double msamples, mrays, seconds;
+    double msamples, mrays, msegments, mshadow, seconds; /* rays = segments + shadow rays */
 } result;
 
 static int cmp_double(const void *a, const void *b) {
@@ -41,7 +41,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 static int measure(caustic_scene *scene, caustic_options opt, int runs, result *out) {
-    double ms[64], mr[64], sec[64];
+    double ms[64], mr[64], mg[64], mh[64], sec[64];
     char err[512];
     for (int i = 0; i < runs; ++i) {
         caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
@@ -56,12 +56,18 @@ static int measure(caustic_scene *scene, caustic_options opt, int runs, result *
         sec[i] = st.seconds;
         ms[i] = st.samples / st.seconds * 1e-6;
         mr[i] = st.rays / st.seconds * 1e-6;
+        mg[i] = (double)(st.rays - st.shadow_rays) / st.seconds * 1e-6;
+        mh[i] = st.shadow_rays / st.seconds * 1e-6;
     }
     qsort(ms, (size_t)runs, sizeof(double), cmp_double);
     qsort(mr, (size_t)runs, sizeof(double), cmp_double);
+    qsort(mg, (size_t)runs, sizeof(double), cmp_double);
+    qsort(mh, (size_t)runs, sizeof(double), cmp_double);
     qsort(sec, (size_t)runs, sizeof(double), cmp_double);
     out->msamples = ms[runs / 2];
     out->mrays = mr[runs / 2];
+    out->msegments = mg[runs / 2];
+    out->mshadow = mh[runs / 2];
     out->seconds = sec[runs / 2];
     return 0;
 }
@@ -70,10 +76,13 @@ static void report(int json, const char *scene, const char *schedule, int thread
                    const result *r) {
     if (json)
         printf("{\"scene\":\"%s\",\"schedule\":\"%s\",\"threads\":%d,\"res\":\"%dx%d\",\"spp\":%d,\"runs\":%d,"
-               "\"median_seconds\":%.4f,\"msamples_per_s\":%.4f,\"mrays_per_s\":%.4f}\n",
-               scene, schedule, threads, o->width, o->height, o->spp, runs, r->seconds, r->msamples, r->mrays);
+               "\"median_seconds\":%.4f,\"msamples_per_s\":%.4f,\"mrays_per_s\":%.4f,\"msegments_per_s\":%.4f,"
+               "\"mshadow_per_s\":%.4f}\n",
+               scene, schedule, threads, o->width, o->height, o->spp, runs, r->seconds, r->msamples, r->mrays,
+               r->msegments, r->mshadow);
     else
-        printf("%-14s %-12s %7d %10.3f %12.3f %10.3f\n", scene, schedule, threads, r->seconds, r->msamples, r->mrays);
+        printf("%-14s %-12s %7d %10.3f %12.3f %10.3f %12.3f %10.3f\n", scene, schedule, threads, r->seconds,
+               r->msamples, r->mrays, r->msegments, r->mshadow);
 }
 
 int cmd_bench(int argc, char **argv) {
@@ -165,7 +174,8 @@ int cmd_bench(int argc, char **argv) {
     }
     static const char *sched_names[4] = {"tiles", "rows", "rows-static", "pixels"};
     if (!json)
-        printf("%-14s %-12s %7s %10s %12s %10s\n", "scene", "schedule", "threads", "median_s", "Msamples/s", "Mrays/s");
+        printf("%-14s %-12s %7s %10s %12s %10s %12s %10s\n", "scene", "schedule", "threads", "median_s", "Msamples/s",
+               "Mrays/s", "Msegments/s", "Mshadow/s");
     char list[1024];
     snprintf(list, sizeof list, "%s", scenes);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
@@ -182,7 +192,7 @@ int cmd_bench(int argc, char **argv) {
         o.spp = (int)spp;
         if (sampler_set) o.sampler = sampler;
         o.device = device == CAUSTIC_DEVICE_CUDA ? CAUSTIC_DEVICE_CUDA : CAUSTIC_DEVICE_CPU;
-        result one = {0, 0, 0}, r;
+        result one = {0, 0, 0, 0, 0}, r;
         if (o.device == CAUSTIC_DEVICE_CUDA) {
             o.gpu_bvh = gpu_bvh;
             for (int mi = 0; mi < 2 && modes[mi] >= 0; ++mi) {

@@ -100,7 +100,8 @@ static const char *usage_render_output =
     "  --frames N             turntable of N frames (OUT.0000.png ...; --orbit D: turn D deg);\n"
     "                         frames and several SCENEs are spread over mpirun's ranks\n"
     "mpirun -np N caustic render ...: N ranks, one image (README: Distributed).\n"
-    "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n";
+    "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n"
+    "(Msegments/s=... Mshadow/s=...: of the rays, path segments and shadow rays) ...\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
 static const char *usage_compare = "usage: caustic compare A B\n"
@@ -556,10 +557,12 @@ static int cmd_render(int argc, char **argv) {
     char extra[1200];
     render_output_summary(&out, extra, sizeof extra);
     /* output= names only a file that was written */
-    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f bad_samples=%llu device=%s threads=%d res=%dx%d%s%s%s",
-           st.seconds, st.spp, st.seconds > 0 ? st.samples / st.seconds * 1e-6 : 0.0,
-           st.seconds > 0 ? st.rays / st.seconds * 1e-6 : 0.0, (unsigned long long)st.bad_samples, st.device,
-           st.threads, st.width, st.height, written ? " output=" : "", written ? output : "", extra);
+    double per_s = st.seconds > 0 ? 1e-6 / st.seconds : 0.0;
+    printf("time=%.3fs spp=%d Msamples/s=%.3f Mrays/s=%.3f Msegments/s=%.3f Mshadow/s=%.3f bad_samples=%llu device=%s "
+           "threads=%d res=%dx%d%s%s%s",
+           st.seconds, st.spp, st.samples * per_s, st.rays * per_s, (double)(st.rays - st.shadow_rays) * per_s,
+           st.shadow_rays * per_s, (unsigned long long)st.bad_samples, st.device, st.threads, st.width, st.height,
+           written ? " output=" : "", written ? output : "", extra);
     if (nranks > 1) printf(" ranks=%d", nranks);
     printf("\n");
     fflush(stdout);

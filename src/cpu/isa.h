@@ -45,8 +45,7 @@ typedef struct cpu_kernels {
     const char *desc; /* e.g. "AVX2+FMA, 8-wide BVH" */
     int bvh_width;    /* node width its traversal reads (BVH4_WIDTH / BVH8_WIDTH) */
     /* path tracing of pixels [x0,x1) x [y0,y1) of a pass (src/cpu/render_cpu.c's pool) */
-    void (*render_rect)(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad,
-                        uint64_t *samples);
+    void (*render_rect)(const cpu_pass *p, int x0, int y0, int x1, int y1, cpu_pass_stats *st);
     /* the bidirectional integrators' driver (render_vcm.h) */
     vcm_renderer *(*vcm_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length, float radius,
                                 float alpha, int merge_everywhere, uint32_t seed);

@@ -10,8 +10,7 @@
  * which thread runs it or how passes were cut. A pixel continues from its own count: one that
  * already holds samples of the pass (a distributed work unit finished before a checkpoint) is not
  * given them twice. */
-static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint64_t *rays, uint64_t *bad,
-                        uint64_t *samples) {
+static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, cpu_pass_stats *st) {
     kpass pass = p->pass;
     const kfilm film = p->film;
     for (int y = y0; y < y1; ++y) {
@@ -19,16 +18,17 @@ static void render_rect(const cpu_pass *p, int x0, int y0, int x1, int y1, uint6
             size_t pix = (size_t)(y - p->y0) * (size_t)film.width + (size_t)(x - p->x0);
             film_pixel f = film_pixel_load(&film, pix);
             if (f.n < p->pass.sample_begin) continue; /* adaptive sampling stopped this pixel earlier */
-            uint32_t n0 = f.n, r = 0, b = 0;
+            uint32_t n0 = f.n, r = 0, sr = 0, b = 0;
             pass.sample_begin = f.n;
             film_aov a;
             if (film.aov) film_aov_load(&film, pix, &a);
-            film_trace_pixel(p->scene, &pass, x, y, &f, film.aov ? &a : NULL, &r, &b, p->scene->node_layout);
+            film_trace_pixel(p->scene, &pass, x, y, &f, film.aov ? &a : NULL, &r, &sr, &b, p->scene->node_layout);
             film_pixel_store(&film, pix, &f);
             if (film.aov) film_aov_store(&film, pix, &a);
-            *samples += f.n - n0;
-            *bad += b;
-            *rays += r;
+            st->samples += f.n - n0;
+            st->bad_samples += b;
+            st->rays += r;
+            st->shadow_rays += sr;
         }
     }
 }

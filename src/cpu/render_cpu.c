@@ -22,8 +22,8 @@ struct cpu_pool {
     cpu_job_fn job;       /* a parallel-for over job_n items */
     void *job_ctx;
     unsigned job_n;
-    atomic_uint next_item;       /* dynamic schedules: next work item */
-    uint64_t rays, bad, samples; /* summed under lock */
+    atomic_uint next_item; /* dynamic schedules: next work item */
+    cpu_pass_stats sum;    /* summed under lock */
 };
 
 typedef struct worker_arg {
@@ -46,9 +46,8 @@ static void run_worker(cpu_pool *pool, int index) {
         return;
     }
     const cpu_pass *p = pool->pass;
-    void (*const render_rect)(const cpu_pass *, int, int, int, int, uint64_t *, uint64_t *, uint64_t *) =
-        cpu_kernels_get()->render_rect;
-    uint64_t rays = 0, bad = 0, samples = 0;
+    void (*const render_rect)(const cpu_pass *, int, int, int, int, cpu_pass_stats *) = cpu_kernels_get()->render_rect;
+    cpu_pass_stats st = {0, 0, 0, 0};
     /* the film's pixels [ox, ox + w) x [oy, oy + h) of the image */
     int w = p->film.width, h = p->film.height, ox = p->x0, oy = p->y0;
     /* caustic_cancel: checked before every work item, so a cancelled pass leaves whole pixels */
@@ -56,34 +55,34 @@ static void run_worker(cpu_pool *pool, int index) {
     switch (p->schedule) {
     case CPU_ROWS_STATIC: {
         int y0 = (int)((int64_t)h * index / pool->nthreads), y1 = (int)((int64_t)h * (index + 1) / pool->nthreads);
-        for (int y = y0; y < y1 && !CANCELLED; ++y)
-            render_rect(p, ox, oy + y, ox + w, oy + y + 1, &rays, &bad, &samples);
+        for (int y = y0; y < y1 && !CANCELLED; ++y) render_rect(p, ox, oy + y, ox + w, oy + y + 1, &st);
         break;
     }
     case CPU_ROWS:
         for (unsigned y; !CANCELLED && (y = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)h;)
-            render_rect(p, ox, oy + (int)y, ox + w, oy + (int)y + 1, &rays, &bad, &samples);
+            render_rect(p, ox, oy + (int)y, ox + w, oy + (int)y + 1, &st);
         break;
     case CPU_PIXELS:
         for (unsigned i; !CANCELLED && (i = atomic_fetch_add(&pool->next_item, 1u)) < (unsigned)(w * h);)
             render_rect(p, ox + (int)(i % (unsigned)w), oy + (int)(i / (unsigned)w), ox + (int)(i % (unsigned)w) + 1,
-                        oy + (int)(i / (unsigned)w) + 1, &rays, &bad, &samples);
+                        oy + (int)(i / (unsigned)w) + 1, &st);
         break;
     default: {
         unsigned tx = (unsigned)(w + TILE - 1) / TILE, ty = (unsigned)(h + TILE - 1) / TILE;
         for (unsigned t; !CANCELLED && (t = atomic_fetch_add(&pool->next_item, 1u)) < tx * ty;) {
             int x0 = (int)(t % tx) * TILE, y0 = (int)(t / tx) * TILE;
             render_rect(p, ox + x0, oy + y0, ox + (x0 + TILE < w ? x0 + TILE : w), oy + (y0 + TILE < h ? y0 + TILE : h),
-                        &rays, &bad, &samples);
+                        &st);
         }
         break;
     }
     }
 #undef CANCELLED
     pthread_mutex_lock(&pool->lock);
-    pool->rays += rays;
-    pool->bad += bad;
-    pool->samples += samples;
+    pool->sum.rays += st.rays;
+    pool->sum.shadow_rays += st.shadow_rays;
+    pool->sum.bad_samples += st.bad_samples;
+    pool->sum.samples += st.samples;
     if (--pool->pending == 0) pthread_cond_signal(&pool->done);
     pthread_mutex_unlock(&pool->lock);
 }
@@ -140,15 +139,13 @@ void cpu_pool_run(cpu_pool *pool, const cpu_pass *pass, cpu_pass_stats *stats) {
     pthread_mutex_lock(&pool->lock);
     pool->pass = pass;
     pool->job = NULL;
-    pool->rays = pool->bad = pool->samples = 0;
+    memset(&pool->sum, 0, sizeof pool->sum);
     atomic_store(&pool->next_item, 0u);
     pool->pending = pool->nthreads;
     pool->generation++;
     pthread_cond_broadcast(&pool->wake);
     while (pool->pending > 0) pthread_cond_wait(&pool->done, &pool->lock);
-    stats->rays = pool->rays;
-    stats->bad_samples = pool->bad;
-    stats->samples = pool->samples;
+    *stats = pool->sum;
     pthread_mutex_unlock(&pool->lock);
 }
 

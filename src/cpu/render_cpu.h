@@ -22,7 +22,7 @@ typedef struct cpu_pass {
 } cpu_pass;
 
 typedef struct cpu_pass_stats {
-    uint64_t rays, bad_samples, samples;
+    uint64_t rays, shadow_rays, bad_samples, samples; /* shadow_rays: of rays */
 } cpu_pass_stats;
 
 typedef struct cpu_pool cpu_pool;

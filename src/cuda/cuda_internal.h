@@ -10,6 +10,7 @@
 
 // Wavefront pipeline: a fixed pool of in-flight paths (SoA over PATH_STATE_FIELDS) and the
 // queues of path indices between the stages.
+#define CUDA_COUNTERS     4              // a pass's statistics (cuda_renderer.counters): cuda_pass_stats
 #define WF_MATERIAL_KINDS MAT_KIND_COUNT // one shade queue per material kind (types.h, MATERIAL_KINDS)
 enum { WF_Q_ISECT = 0, WF_Q_SHADOW = 1, WF_Q_DONE = 2, WF_Q_SHADE = 3, WF_NQ = WF_Q_SHADE + WF_MATERIAL_KINDS };
 
@@ -45,7 +46,7 @@ struct cuda_renderer {
     float *lum2;                       // per pixel: sum of squared sample luminance (adaptive sampling)
     float *aov;                        // per pixel AOV_FLOATS sums (cfg.aov), else NULL
     film_aov *slices_aov;              // small images with AOVs: per slice and pixel, the slice's AOV sums
-    unsigned long long *counters;      // rays, bad samples, samples
+    unsigned long long *counters;      // CUDA_COUNTERS: rays, bad samples, samples, shadow rays
     unsigned long long *host_counters; // pinned
     void *pinned;                      // pinned staging buffer for readbacks
     size_t pinned_bytes;

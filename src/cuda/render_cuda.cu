@@ -110,6 +110,37 @@ static int upload(cuda_renderer *r, const void *host, size_t bytes, const void *
     return 0;
 }
 
+// The leaf blocks' vertex rows (kscene.leaf_pos, which the leaf test reads) from the host's
+// copy of the blocks (`leaves`: the SAH tree's; NULL: the LBVH's blocks, read back) and the
+// scene's positions.
+static int upload_leaf_pos(cuda_renderer *r, const bvh_leaf4 *leaves, const vec3 *positions, char *err, size_t errlen) {
+    size_t n = r->k.nleaf4;
+    bvh_leaf4 *back = NULL;
+    if (!leaves) {
+        back = (bvh_leaf4 *)malloc(n * sizeof(bvh_leaf4));
+        if (!back) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        cudaError_t e = cudaMemcpy(back, r->k.leaves, n * sizeof(bvh_leaf4), cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess) {
+            free(back);
+            snprintf(err, errlen, "CUDA: reading the leaf blocks back: %s", cudaGetErrorString(e));
+            return -1;
+        }
+        leaves = back;
+    }
+    float *rows = bvh_leaf_positions(leaves, n, positions);
+    free(back);
+    if (!rows) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = upload(r, rows, n * BVH_LEAF_POS_FLOATS * sizeof(float), (const void **)&r->k.leaf_pos, err, errlen);
+    free(rows);
+    return rc;
+}
+
 extern "C" void cuda_renderer_free(cuda_renderer *r) {
     if (!r) return;
     cudaSetDevice(r->cfg.device);
@@ -187,6 +218,10 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         snprintf(err, errlen, "CUDA: no BVH for the scene");
         return -1;
     }
+    // (a scene of spheres and quads has no positions, and no triangle lane to read the rows)
+    if (k->nleaf4 && h->nvertices &&
+        upload_leaf_pos(r, r->cfg.bvh == CUDA_BVH_LBVH ? NULL : tree->leaves, h->positions, err, errlen))
+        return -1;
     r->mega = k->node_layout == KNODES_CW8 ? mega_kernels_for<KNODES_CW8>() : mega_kernels_for<KNODES_WIDE>();
     // the scene's arrays (counts from the copy of h in *k)
 #define UP(type, name, count)                                                                                          \
@@ -204,8 +239,8 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         CUDA_TRY(cudaMalloc(&r->aov, n / 3u * AOV_FLOATS * sizeof(float)));
         CUDA_TRY(cudaMemset(r->aov, 0, n / 3u * AOV_FLOATS * sizeof(float)));
     }
-    CUDA_TRY(cudaMalloc(&r->counters, 3 * sizeof(unsigned long long)));
-    CUDA_TRY(cudaMallocHost((void **)&r->host_counters, 3 * sizeof(unsigned long long)));
+    CUDA_TRY(cudaMalloc(&r->counters, CUDA_COUNTERS * sizeof(unsigned long long)));
+    CUDA_TRY(cudaMallocHost((void **)&r->host_counters, CUDA_COUNTERS * sizeof(unsigned long long)));
     // readbacks (float sums, 8-bit images) go through one pinned buffer on the non-blocking stream
     r->pinned_bytes = (r->cfg.aov ? n / 3u * AOV_FLOATS : n) * sizeof(float);
     CUDA_TRY(cudaMallocHost(&r->pinned, r->pinned_bytes));
@@ -249,7 +284,7 @@ template <bool ADAPTIVE_DEPTH, bool AOV, uint32_t LAYOUT>
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
     pt_megakernel(MEGA_SCENE k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
     int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
-    uint32_t rays = 0, bad = 0, taken = 0;
+    uint32_t rays = 0, shadow = 0, bad = 0, taken = 0;
     if (x < film.width && y < film.height) {
         size_t pix = (size_t)y * film.width + x;
         film_pixel f = film_pixel_load(&film, pix);
@@ -259,7 +294,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
             uint32_t n0 = f.n;
             film_aov a;
             if (AOV) film_aov_load(&film, pix, &a);
-            film_trace_pixel(&k, &p, x0 + x, y0 + y, &f, AOV ? &a : NULL, &rays, &bad, LAYOUT);
+            film_trace_pixel(&k, &p, x0 + x, y0 + y, &f, AOV ? &a : NULL, &rays, &shadow, &bad, LAYOUT);
             film_pixel_store(&film, pix, &f);
             if (AOV) film_aov_store(&film, pix, &a);
             taken = f.n - n0;
@@ -268,6 +303,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
     // statistics: one atomic per warp (every lane takes part, in or out of the image)
     for (int o = 16; o > 0; o >>= 1) {
         rays += __shfl_down_sync(0xffffffffu, rays, o);
+        shadow += __shfl_down_sync(0xffffffffu, shadow, o);
         bad += __shfl_down_sync(0xffffffffu, bad, o);
         taken += __shfl_down_sync(0xffffffffu, taken, o);
     }
@@ -275,6 +311,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
         atomicAdd(&counters[0], (unsigned long long)rays);
         if (bad) atomicAdd(&counters[1], (unsigned long long)bad);
         atomicAdd(&counters[2], (unsigned long long)taken);
+        atomicAdd(&counters[3], (unsigned long long)shadow);
     }
 }
 
@@ -303,7 +340,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
     const size_t npix = (size_t)film.width * (size_t)film.height;
     const unsigned groups = (unsigned)((npix + 31u) / 32u), units = groups * slices;
     const uint32_t spp = pass.sample_end - pass.sample_begin;
-    uint32_t rays = 0, bad = 0, taken = 0;
+    uint32_t rays = 0, shadow = 0, bad = 0, taken = 0;
     for (;;) {
         unsigned u = 0;
         if (lane == 0) u = atomicAdd(next, 1u);
@@ -321,7 +358,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
                 p.sample_begin = pass.sample_begin + slice_start(spp, slices, slice);
                 p.sample_end = pass.sample_begin + slice_start(spp, slices, slice + 1u);
                 film_trace_pixel(&k, &p, x0 + (int)(pix % (size_t)film.width), y0 + (int)(pix / (size_t)film.width), &f,
-                                 AOV ? &a : NULL, &rays, &bad, LAYOUT);
+                                 AOV ? &a : NULL, &rays, &shadow, &bad, LAYOUT);
                 taken += f.n;
             }
             part[(size_t)slice * npix + pix] = f;
@@ -330,6 +367,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
     }
     for (int o = 16; o > 0; o >>= 1) {
         rays += __shfl_down_sync(0xffffffffu, rays, o);
+        shadow += __shfl_down_sync(0xffffffffu, shadow, o);
         bad += __shfl_down_sync(0xffffffffu, bad, o);
         taken += __shfl_down_sync(0xffffffffu, taken, o);
     }
@@ -337,6 +375,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
         atomicAdd(&counters[0], (unsigned long long)rays);
         if (bad) atomicAdd(&counters[1], (unsigned long long)bad);
         atomicAdd(&counters[2], (unsigned long long)taken);
+        atomicAdd(&counters[3], (unsigned long long)shadow);
     }
 }
 
@@ -419,26 +458,27 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
 }
 
 // The pass's statistics (counters) to the host; waits for the pass.
-static int read_counters(cuda_renderer *r, uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err, size_t errlen) {
+static int read_counters(cuda_renderer *r, cuda_pass_stats *st, char *err, size_t errlen) {
     unsigned long long *c = r->host_counters;
-    CUDA_TRY(cudaMemcpyAsync(c, r->counters, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, r->stream));
+    CUDA_TRY(
+        cudaMemcpyAsync(c, r->counters, CUDA_COUNTERS * sizeof(unsigned long long), cudaMemcpyDeviceToHost, r->stream));
     CUDA_TRY(cudaStreamSynchronize(r->stream));
-    *rays = c[0];
-    *bad = c[1];
-    *samples = c[2];
+    st->rays = c[0];
+    st->bad = c[1];
+    st->samples = c[2];
+    st->shadow_rays = c[3];
     return 0;
 }
 
-extern "C" int cuda_renderer_pass(cuda_renderer *r, const kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
-                                  char *err, size_t errlen) {
+extern "C" int cuda_renderer_pass(cuda_renderer *r, const kpass *p, cuda_pass_stats *st, char *err, size_t errlen) {
     CUDA_USE_DEVICE(r);
-    CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
+    CUDA_TRY(cudaMemsetAsync(r->counters, 0, CUDA_COUNTERS * sizeof(unsigned long long), r->stream));
     if (r->cfg.mode == CUDA_MODE_WAVEFRONT) {
         if (wavefront_pass(r, p, err, errlen)) return -1;
     } else if (megakernel_pass(r, p, cuda_film(r), 0, 0, err, errlen)) {
         return -1;
     }
-    return read_counters(r, rays, bad, samples, err, errlen);
+    return read_counters(r, st, err, errlen);
 }
 
 // Host <-> device through the pinned buffer, converting between the host's double sums and the
@@ -460,8 +500,7 @@ static int tile_down(cuda_renderer *r, double *host, const float *dev, size_t n,
 }
 
 extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double *sum, uint32_t *count, double *lum2,
-                                       int tw, int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples,
-                                       char *err, size_t errlen) {
+                                       int tw, int th, int x0, int y0, cuda_pass_stats *st, char *err, size_t errlen) {
     if (tw <= 0 || th <= 0 || x0 < 0 || y0 < 0 || x0 + tw > r->width || y0 + th > r->height) {
         snprintf(err, errlen, "CUDA: a %dx%d tile at (%d, %d) outside the %dx%d image", tw, th, x0, y0, r->width,
                  r->height);
@@ -487,7 +526,7 @@ extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double 
     CUDA_TRY(cudaStreamSynchronize(r->stream));
     memcpy(r->pinned, count, n * sizeof(uint32_t));
     CUDA_TRY(cudaMemcpyAsync(r->tile_count, r->pinned, n * sizeof(uint32_t), cudaMemcpyHostToDevice, r->stream));
-    CUDA_TRY(cudaMemsetAsync(r->counters, 0, 3 * sizeof(unsigned long long), r->stream));
+    CUDA_TRY(cudaMemsetAsync(r->counters, 0, CUDA_COUNTERS * sizeof(unsigned long long), r->stream));
     kfilm f;
     f.sum = r->tile_accum;
     f.count = r->tile_count;
@@ -495,7 +534,7 @@ extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double 
     f.aov = NULL; // backend_multi refuses AOVs
     f.width = tw;
     f.height = th;
-    if (megakernel_pass(r, p, f, x0, y0, err, errlen) || read_counters(r, rays, bad, samples, err, errlen) ||
+    if (megakernel_pass(r, p, f, x0, y0, err, errlen) || read_counters(r, st, err, errlen) ||
         tile_down(r, sum, r->tile_accum, 3 * n, err, errlen) || tile_down(r, lum2, r->tile_lum2, n, err, errlen))
         return -1;
     CUDA_TRY(cudaMemcpyAsync(r->pinned, r->tile_count, n * sizeof(uint32_t), cudaMemcpyDeviceToHost, r->stream));

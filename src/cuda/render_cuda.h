@@ -77,9 +77,13 @@ int cuda_lbvh_build(const struct kscene *k, cuda_bvh_out *out, char *err, size_t
 int cuda_renderer_tonemap8(cuda_renderer *r, int op, float scale, unsigned char *rgb8, char *err, size_t errlen);
 /* Empties the film on the GPU (ordered on the renderer's stream before the next pass). */
 int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen);
+/* A pass's statistics: rays traced (path segments and shadow rays), the shadow rays among them,
+ * NaN/Inf samples dropped, samples taken. */
+typedef struct cuda_pass_stats {
+    uint64_t rays, shadow_rays, bad, samples;
+} cuda_pass_stats;
 /* Adds samples [p->sample_begin, p->sample_end) of every pixel to the film on the GPU. */
-int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
-                       char *err, size_t errlen);
+int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, cuda_pass_stats *st, char *err, size_t errlen);
 /* Path tracing into a tile's film on the host: samples [p->sample_begin, p->sample_end) of the
  * image pixels [x0, x0 + tw) x [y0, y0 + th), each continuing from the sums and count the tile
  * holds (sum: tw*th*3, count, lum2: tw*th; row-major, continued in place). The renderer's own
@@ -89,8 +93,7 @@ int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, 
  * bit where both splits are one slice per sample, else within double rounding of its sums.
  * Always the megakernel; no AOV planes (backend_multi refuses AOVs). */
 int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2, int tw,
-                            int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err,
-                            size_t errlen);
+                            int th, int x0, int y0, cuda_pass_stats *st, char *err, size_t errlen);
 /* Copies the accumulation (width*height*3 sums), the per-pixel sample counts, squared
  * luminance sums and, where the film has them and aov is not NULL, the AOV sums
  * (width*height*AOV_FLOATS) to / from the host. */

@@ -17,19 +17,15 @@ cuda_renderer *cuda_renderer_create(const struct kscene *k, const struct bvh *tr
     snprintf(err, errlen, "this build has no CUDA backend (nvcc was not found at build time)");
     return NULL;
 }
-int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, uint64_t *rays, uint64_t *bad, uint64_t *samples,
-                       char *err, size_t errlen) {
+int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, cuda_pass_stats *st, char *err, size_t errlen) {
     (void)r;
     (void)p;
-    (void)rays;
-    (void)bad;
-    (void)samples;
+    (void)st;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
 int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2, int tw,
-                            int th, int x0, int y0, uint64_t *rays, uint64_t *bad, uint64_t *samples, char *err,
-                            size_t errlen) {
+                            int th, int x0, int y0, cuda_pass_stats *st, char *err, size_t errlen) {
     (void)r;
     (void)p;
     (void)sum;
@@ -39,9 +35,7 @@ int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum
     (void)th;
     (void)x0;
     (void)y0;
-    (void)rays;
-    (void)bad;
-    (void)samples;
+    (void)st;
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }

@@ -47,13 +47,14 @@ __device__ __forceinline__ void wf_push(const wf_args &a, int q, uint32_t v) {
 __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
     wf_accumulate(wf_args a, kscene k, kpass pass, kfilm film, unsigned long long *counters) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t rays = 0, bad = 0, taken = 0;
+    uint32_t rays = 0, shadow = 0, bad = 0, taken = 0;
     if (i < a.counts[WF_Q_DONE]) {
         uint32_t p = wf_queue(a, WF_Q_DONE)[i];
         uint32_t pix = a.pixel[p];
         if (pix != WF_EMPTY) {
             vec3 l = a.soa.radiance[p];
             rays = a.soa.rays[p];
+            shadow = a.soa.shadow_rays[p];
             taken = 1;
             atomicAdd(&film.count[pix], 1u);
             if (film.aov) {
@@ -77,12 +78,14 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
         }
     }
     rays = __reduce_add_sync(0xffffffffu, rays);
+    shadow = __reduce_add_sync(0xffffffffu, shadow);
     bad = __reduce_add_sync(0xffffffffu, bad);
     taken = __reduce_add_sync(0xffffffffu, taken);
     if ((threadIdx.x & 31) == 0 && taken) {
         atomicAdd(&counters[0], (unsigned long long)rays);
         if (bad) atomicAdd(&counters[1], (unsigned long long)bad);
         atomicAdd(&counters[2], (unsigned long long)taken);
+        atomicAdd(&counters[3], (unsigned long long)shadow);
     }
 }
 

@@ -99,7 +99,7 @@ typedef struct unit_msg {
 
 typedef struct result_msg {
     int32_t id, status; /* status != 0: the rank failed, why in err */
-    uint64_t rays, bad, samples;
+    uint64_t rays, shadow_rays, bad, samples;
     double seconds; /* rendering */
     double idle;    /* the runner's wait for this unit since its previous one (0 for a first) */
     char err[240];
@@ -770,6 +770,7 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
         tile_copy(&b->film, &tv, u->x0, u->y0, 0);
     }
     st->rays += res.rays;
+    st->shadow_rays += res.shadow_rays;
     st->bad_samples += res.bad;
     st->samples += res.samples;
     b->rendering += res.seconds;
@@ -1082,6 +1083,7 @@ static int render_unit(dist *b, const unsigned char *in, size_t len, unsigned ch
     }
     if (res.status) body = 0;
     res.rays = st.rays;
+    res.shadow_rays = st.shadow_rays;
     res.bad = st.bad_samples;
     res.samples = st.samples;
     res.seconds = timer_now() - t0;

@@ -116,7 +116,8 @@ KFN bvh_ray make_bvh_ray(ray r) {
 /* ---- the traversal stack -----------------------------------------------------------------------
  * One 64-bit entry per pushed child: its entry distance's bits above, its reference and count
  * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count (types.h), so that a push is
- * one store and a pop one load (local memory on the GPU). A node pushes at most BVH_WIDTH - 1
+ * one store and a pop one load (local memory on the GPU; its bottom entries in shared memory were
+ * measured and dropped: docs/PERFORMANCE.md, stop 26). A node pushes at most BVH_WIDTH - 1
  * entries per level. */
 typedef struct bvh_stack {
     uint64_t e[BVH_STACK_SIZE];
@@ -736,17 +737,24 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
 }
 #endif
 #else
-/* One lane of a leaf block: primitive `id` and, for a triangle, its vertex indices a, b, c.
+/* One lane of a leaf block: primitive `id` and, for a triangle, its vertices from the block's
+ * rows of kscene.leaf_pos (p: the block's BVH_LEAF_POS_FLOATS floats, lane j). The rows hold
+ * copies of the positions, so the test is the one the vertex indices would give; on the GPU the
+ * nine loads depend on the block's address only (no load of the indices, then of three scattered
+ * positions) and a block's four lanes share two or three cache lines (docs/PERFORMANCE.md, stop 26).
  * Spheres and quads are tested directly (intersect_prim would carry a second triangle test:
  * larger code, 1-3 % slower in the megakernel). */
-KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, uint32_t a, uint32_t b, uint32_t c) {
+KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, const float *p, uint32_t j) {
     float t, b1 = 0.0f, b2 = 0.0f;
     uint32_t i = prim_id_index(id);
     switch (prim_id_kind(id)) {
-    case PRIM_TRIANGLE:
-        if (!intersect_triangle(r->o, &r->sh, s->positions[a], s->positions[b], s->positions[c], h->t, &t, &b1, &b2))
-            return 0;
+    case PRIM_TRIANGLE: {
+        const uint32_t w = BVH_LEAF_WIDTH;
+        vec3 a = v3(p[j], p[w + j], p[2 * w + j]), b = v3(p[3 * w + j], p[4 * w + j], p[5 * w + j]);
+        vec3 c = v3(p[6 * w + j], p[7 * w + j], p[8 * w + j]);
+        if (!intersect_triangle(r->o, &r->sh, a, b, c, h->t, &t, &b1, &b2)) return 0;
         break;
+    }
     case PRIM_SPHERE:
         if (!intersect_sphere(&s->spheres[i], r->o, r->d, 0.0f, h->t, &t)) return 0;
         break;
@@ -761,7 +769,8 @@ KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, uint32
  * instead of four unrolled copies; the megakernel, bound by instruction fetch, runs 8-15 %
  * faster with it, the trace-only kernel up to 4 % slower (docs/PERFORMANCE.md). */
 KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, hit *h, int any, int compact) {
-    ku4 prim = kload_u4(b->prim), v0 = kload_u4(b->v0), v1 = kload_u4(b->v1), v2 = kload_u4(b->v2);
+    ku4 prim = kload_u4(b->prim);
+    const float *p = s->leaf_pos + (size_t)(b - s->leaves) * BVH_LEAF_POS_FLOATS;
     int found = 0;
     if (compact) {
 #if defined(__CUDA_ARCH__)
@@ -770,7 +779,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
         for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) {
             uint32_t id = ku4_lane(prim, j);
             if (id == PRIM_NONE) break; /* unused lanes come last */
-            if (leaf_lane(s, r, h, id, ku4_lane(v0, j), ku4_lane(v1, j), ku4_lane(v2, j))) {
+            if (leaf_lane(s, r, h, id, p, j)) {
                 found = 1;
                 if (any) return 1;
             }
@@ -781,7 +790,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
     for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
         uint32_t id = prim.v[j];
         if (id == PRIM_NONE) break;
-        if (leaf_lane(s, r, h, id, v0.v[j], v1.v[j], v2.v[j])) {
+        if (leaf_lane(s, r, h, id, p, (uint32_t)j)) {
             found = 1;
             if (any) return 1;
         }

@@ -98,9 +98,10 @@ KFN double film_lum2(vec3 l) {
 
 /* Path tracing: takes the pass's samples of pixel (x, y) in index order into *px until adaptive
  * sampling stops it (its decision depends on the pixel's own sums only), and each sample's AOVs
- * into *aov unless it is NULL. `layout`: s->node_layout, or that value as a constant (trace_ray). */
+ * into *aov unless it is NULL; adds the rays traced to *rays, the shadow rays among them to
+ * *shadow_rays. `layout`: s->node_layout, or that value as a constant (trace_ray). */
 KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pixel *px, film_aov *aov, uint32_t *rays,
-                          uint32_t *bad, uint32_t layout) {
+                          uint32_t *shadow_rays, uint32_t *bad, uint32_t layout) {
     path_state ps;
 #if KERNEL_TARGET_CPU
     /* The CPU generates each sample's camera ray one sample ahead (the sampler's chain of integer
@@ -134,6 +135,7 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
         if (stage == STAGE_DONE) {
             vec3 l = ps.radiance;
             *rays += ps.rays;
+            *shadow_rays += ps.shadow_rays;
             px->n++;
             if (film_sample(&l, p->clamp)) {
                 px->r += l.x;

@@ -28,6 +28,7 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
     ps->shadow_pending = 0;
     ps->alive = 1;
     ps->rays = 0;
+    ps->shadow_rays = 0;
 }
 
 /* --adaptive-depth: p says the first depth limit (adaptive_depth.h). `layout`, here and below:
@@ -53,6 +54,7 @@ KFN int stage_shadow_done(path_state *ps, int occluded) {
 }
 KFN int stage_shadow(path_state *ps, const kscene *s, uint32_t layout) {
     ps->rays++;
+    ps->shadow_rays++;
     return stage_shadow_done(ps, trace_occluded_layout(s, ps->shadow, layout));
 }
 
@@ -193,6 +195,7 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
 #else
     int any = stage == STAGE_SHADOW;
     ps->rays++;
+    ps->shadow_rays += (uint32_t)any;
     int got = trace_layout(s, any ? ps->shadow : ps->r, &ps->h, any, layout);
     if (any) return stage_shadow_done(ps, got);
     stage = stage_intersect_done(ps, s, p, got);

@@ -18,8 +18,9 @@
     X(ray, shadow)          /* pending NEE shadow ray */                                                               \
     X(vec3, shadow_contrib) /* its contribution if unoccluded */                                                       \
     X(int32_t, shadow_pending)                                                                                         \
-    X(int32_t, alive) /* the path continues after the pending shadow ray */                                            \
-    X(uint32_t, rays) /* rays traced, for statistics */                                                                \
+    X(int32_t, alive)        /* the path continues after the pending shadow ray */                                     \
+    X(uint32_t, rays)        /* rays traced, for statistics (path segments and shadow rays) */                         \
+    X(uint32_t, shadow_rays) /* of those, NEE shadow rays */                                                           \
     X(sampler, smp)
 
 #define PATH_STATE_DECLARE(type, name) type name;

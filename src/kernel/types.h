@@ -239,11 +239,11 @@ typedef struct bvh_leaf4 {
     uint32_t v0[BVH_LEAF_WIDTH], v1[BVH_LEAF_WIDTH], v2[BVH_LEAF_WIDTH];
     uint32_t prim[BVH_LEAF_WIDTH];
 } bvh_leaf4;
-/* The CPU's copy of a block's vertex positions (kscene.leaf_pos): nine rows of BVH_LEAF_WIDTH
- * floats, x, y, z of vertex 0, then of 1 and 2, lane j of each row the block's lane j (vertex 0
- * of the scene in unused and non-triangle lanes). The SIMD leaf test loads its rows directly
- * instead of gathering twelve positions through the vertex indices (a dependent load per
- * vertex on incoherent rays: docs/PERFORMANCE.md, 2026-11-27). */
+/* A copy of a block's vertex positions (kscene.leaf_pos): nine rows of BVH_LEAF_WIDTH floats,
+ * x, y, z of vertex 0, then of 1 and 2, lane j of each row the block's lane j (vertex 0 of the
+ * scene in unused and non-triangle lanes). The leaf tests of every target read it instead of
+ * gathering positions through the vertex indices (a dependent load per vertex on incoherent
+ * rays: docs/PERFORMANCE.md, 2026-11-27 for the CPU's SIMD test, stop 26 for the GPU's lanes). */
 #define BVH_LEAF_POS_FLOATS (9 * BVH_LEAF_WIDTH)
 
 /* ---- everything a kernel needs ------------------------------------------------------------ */
@@ -281,8 +281,7 @@ typedef struct kscene {
     const void *nodes;       /* root at 0; bvh4_node or bvh8_node: the width of the kernel that
                                 traverses it (BVH_WIDTH there), or cw8_node (node_layout) */
     const bvh_leaf4 *leaves; /* leaf blocks the nodes' leaf slots point to */
-    const float *leaf_pos;   /* the CPU's: BVH_LEAF_POS_FLOATS per leaf block (NULL on the GPU,
-                                whose lanes read positions through the indices) */
+    const float *leaf_pos;   /* BVH_LEAF_POS_FLOATS per leaf block (bvh_leaf_positions) */
     uint32_t nnodes, nleaf4;
     uint32_t node_layout; /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
