@@ -79,6 +79,12 @@ def load(mi, path, res, spp):
         else:
             sys.exit(f"caustic_to_mitsuba.py: object type {t} is not translated")
         if kind == "emit":
+            # Mitsuba's area emitter lights one side; caustic's materials emit from both sides unless
+            # TWO_SIDED is false. Closed shapes match either way (the back faces look inwards), open
+            # ones would not: refuse rather than time two different scenes.
+            if t not in ("cube", "sphere") and sc["Materials"][o["MATERIAL"]].get("TWO_SIDED", True):
+                sys.exit(f"caustic_to_mitsuba.py: Objects[{i}] ({t}) emits from both sides in caustic; "
+                         "give its material \"TWO_SIDED\": false to match Mitsuba's one-sided area emitter")
             s["emitter"] = {"type": "area", "radiance": {"type": "rgb", "value": val}}
             s["bsdf"] = {"type": "diffuse", "reflectance": {"type": "rgb", "value": [0, 0, 0]}}
         else:
