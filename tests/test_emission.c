@@ -3,6 +3,9 @@
  * so one-sided emission would leave the box dark inside). Every integrator that handles area
  * lights, each to 1 %; and a material with "TWO_SIDED": false leaves the sphere black, so the
  * test can fail. The scene is read from course-format JSON, as a user's file would be.
+ * Seen from outside, a closed emitting box must light a floor the same whether its material is
+ * two-sided or not: the backs of its faces look inwards (shadow rays to them once ended 0.1 % short
+ * of the light and slipped past the near face at the box's edges: +0.16 %).
  *
  * Usage: test_emission [cpu|cuda]   (cuda: the GPU backends; exits 77 without a CUDA device) */
 #include <stdio.h>
@@ -35,10 +38,26 @@ static const char *scene_json(int two_sided) {
     return buf;
 }
 
-static caustic_scene *load(int two_sided) {
+/* A flat emitting box over a diffuse floor, the camera outside looking down at both. */
+static const char *lamp_json(int two_sided) {
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"Materials\": {"
+             "  \"light\": {\"TYPE\": \"Emitting\", \"RGB\": [1, 1, 1], \"EMITTANCE\": 5%s},"
+             "  \"floor\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.8, 0.8, 0.8]}},"
+             " \"Camera\": {\"RES\": [%d, %d], \"FOVY\": 30, \"ITERATIONS\": 16, \"DEPTH\": 4,"
+             "  \"EYE\": [0, 3, 8], \"LOOKAT\": [0, 1, 0], \"UP\": [0, 1, 0]},"
+             " \"Objects\": ["
+             "  {\"TYPE\": \"cube\", \"MATERIAL\": \"light\", \"TRANS\": [0, 2, 0], \"SCALE\": [1.5, 0.3, 1.5]},"
+             "  {\"TYPE\": \"plane\", \"MATERIAL\": \"floor\", \"ROTAT\": [-90, 0, 0], \"SCALE\": [20, 20, 1]}]}",
+             two_sided ? "" : ", \"TWO_SIDED\": false", W, H);
+    return buf;
+}
+
+static caustic_scene *load_text(const char *json) {
     scene *s = NULL;
     char err[512];
-    if (scene_load_json_text(&s, scene_json(two_sided), "furnace.json", NULL, err, sizeof err)) {
+    if (scene_load_json_text(&s, json, "furnace.json", NULL, err, sizeof err)) {
         CHECK(0, "load: %s", err);
         return NULL;
     }
@@ -49,6 +68,8 @@ static caustic_scene *load(int two_sided) {
     }
     return cs;
 }
+
+static caustic_scene *load(int two_sided) { return load_text(scene_json(two_sided)); }
 
 static double render_mean(caustic_scene *cs, caustic_integrator integ, int spp, caustic_device dev) {
     caustic_options o;
@@ -100,5 +121,16 @@ int main(int argc, char **argv) {
     CHECK(m < 1e-6, "TWO_SIDED false, light tracing: %.6f, expected black", m);
     caustic_scene_free(two);
     caustic_scene_free(one);
+
+    /* the same samples either way: only a shadow ray that reached a face's back could differ */
+    caustic_scene *lamp2 = load_text(lamp_json(1)), *lamp1 = load_text(lamp_json(0));
+    if (!lamp2 || !lamp1) return test_result("test_emission");
+    double m2 = render_mean(lamp2, CAUSTIC_INTEGRATOR_PT, 256, dev),
+           m1 = render_mean(lamp1, CAUSTIC_INTEGRATOR_PT, 256, dev);
+    printf("pt   %s closed lamp seen from outside: two-sided %.6f, one-sided %.6f\n", cuda ? "cuda" : "cpu", m2, m1);
+    CHECK(m1 > 0.0 && fabs(m2 - m1) <= 1e-4 * m1,
+          "a closed two-sided lamp lights the floor %.6f, one-sided %.6f: light leaks through its faces", m2, m1);
+    caustic_scene_free(lamp2);
+    caustic_scene_free(lamp1);
     return test_result("test_emission");
 }

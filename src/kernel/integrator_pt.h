@@ -98,9 +98,7 @@ KFN int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const 
                 float w = ls.delta ? 1.0f : mis_power(ls.pdf, bsdf_pdf(m, wo, wi));
                 w *= adaptive_depth_weight(ps->depth + 1, p->depth_start, ps->smp.spp);
                 ps->shadow_contrib = vscale(vmul(vmul(ps->throughput, f), ls.le), w / ls.pdf);
-                vec3 o = offset_origin(sf.p, sf.ng, ls.wi);
-                float tmax = ls.dist == K_INF ? K_INF : ls.dist * (1.0f - 1e-3f) - vlen(vsub(o, sf.p));
-                ps->shadow = make_ray(o, ls.wi, tmax);
+                ps->shadow = shadow_ray_to(&ls, sf.p, sf.ng);
                 ps->shadow_pending = 1;
             }
         }

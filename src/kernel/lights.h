@@ -11,6 +11,8 @@
 typedef struct light_sample {
     vec3 wi;    /* from the shading point towards the light, unit */
     float dist; /* distance to the light point (K_INF for the environment and the sun) */
+    vec3 p_end; /* area lights: the light point pushed off its surface towards the shading point,
+                   where a shadow ray ends (shadow_ray_to) */
     vec3 le;    /* radiance arriving along -wi; for delta lights the irradiance term, so that
                      le * f * cos / pdf is the estimate either way */
     float pdf;  /* solid-angle pdf including the light selection probability (delta: the
@@ -161,6 +163,7 @@ KFN float light_pick(const kscene *s, uint32_t li) { return (1.0f - s->env_pmf) 
 KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sample *ls) {
     ls->delta = 0;
     ls->cos_light = 1.0f;
+    ls->p_end = v3s(0.0f);
     if (u_select < s->env_pmf) {
         ls->wi = env_sample_dir(s, u);
         ls->dist = K_INF;
@@ -228,6 +231,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     float cos_l = emit_cos(m, n, vneg(ls->wi));
     if (cos_l <= 0.0f) return 0; /* back of a one-sided emitter */
     ls->dist = dist;
+    ls->p_end = offset_origin(p, n, vneg(ls->wi));
     ls->le = material_emission(s, m, uv, p);
     float pdf_area = light_area_pdf(s, l, p);
     ls->pdf = ls->pick * pdf_area * d2 / cos_l;
@@ -235,6 +239,20 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     ls->cos_light = cos_l;
     ls->finite = 1;
     return ls->pdf > 0.0f && kfinite(ls->pdf);
+}
+
+/* The shadow ray from shading point p (geometric normal ng) to a sampled light. To an area light it
+ * runs between two points pushed off their surfaces, so it can end at the light point itself: a
+ * ray along wi ended 0.1 % short let a two-sided cube lamp's far side shine through its near side,
+ * and ended any shorter it hit the lamp itself, the origin being pushed off along ng, not wi. A
+ * point or spot light is never hit, so its ray keeps the 0.1 % cut. */
+KFN ray shadow_ray_to(const light_sample *ls, vec3 p, vec3 ng) {
+    vec3 o = offset_origin(p, ng, ls->wi);
+    if (ls->dist == K_INF) return make_ray(o, ls->wi, K_INF);
+    if (ls->delta) return make_ray(o, ls->wi, ls->dist * (1.0f - 1e-3f) - vlen(vsub(o, p)));
+    vec3 d = vsub(ls->p_end, o);
+    float len = vlen(d);
+    return make_ray(o, vscale(d, 1.0f / len), len);
 }
 
 /* ---- emission: starting light sub-paths ---------------------------------------------------- */

@@ -707,10 +707,8 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                         vcm_weight_nee(p, &mis, vcm_merges_between(p, prev_glossy, 0), &ls, cos_l, pdf_dir, pdf_rev);
                     vec3 c = vscale(vmul(vmul(throughput, f), ls.le), w * cos_l / ls.pdf);
                     if (vis_finite(c) && !vis_black(c)) {
-                        vec3 o = offset_origin(sf.p, b.ng, ls.wi);
-                        float tmax = ls.dist == K_INF ? K_INF : ls.dist * (1.0f - 1e-3f) - vlen(vsub(o, sf.p));
                         (*rays)++;
-                        if (!trace_occluded(s, make_ray(o, ls.wi, tmax))) color = vadd(color, c);
+                        if (!trace_occluded(s, shadow_ray_to(&ls, sf.p, b.ng))) color = vadd(color, c);
                     }
                 }
             }
