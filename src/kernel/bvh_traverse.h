@@ -8,7 +8,8 @@
  * together and the leaf code together; on the GPU a found leaf waits while other lanes of the
  * warp still visit nodes (kwarp_all, their speculative traversal). Two helpers differ per target
  * (Cycles style): bvh_visit (the slab tests, then descend into the nearest hit child and push the
- * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h), an SSE and a scalar
+ * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h; with AVX-512 a second
+ * one for any-hit rays), an SSE and a scalar
  * body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
  * over 8 lanes with AVX2 (leaf8_intersect), else one at a time with leaf4_intersect, which has an
  * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The SIMD
@@ -182,63 +183,12 @@ KFN void bvh8_slabs(const bvh8_node *n, const bvh_ray *r, float tmax, __m256 *tn
     *tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
 }
 #endif
-#if KERNEL_SIMD_AVX512
-/* AVX-512: the AVX2 body's slab tests into a mask register, and the hit children's stack entries
- * built as eight 64-bit lanes and compressed to the front (no per-child extraction loop), three
- * or more sorted by a network in registers (bvh_sort8_desc): the same entries pushed and popped
- * in the same order as the AVX2 body, so the same traversal order. */
-/* One layer of a sorting network over eight 64-bit lanes: lane i meets lane perm[i]; the lanes
- * in minl keep the smaller value, the others the larger. */
-KFN __m512i bvh_sort_layer(__m512i v, __m512i perm, __mmask8 minl) {
-    __m512i p = _mm512_permutexvar_epi64(perm, v);
-    return _mm512_mask_blend_epi64(minl, _mm512_max_epu64(v, p), _mm512_min_epu64(v, p));
-}
-/* The eight lanes in descending order: Batcher's odd-even merge sort (19 comparators in six
- * layers), in registers and without branches, which the insertion sort of the AVX2 body
- * mispredicts on incoherent rays. Stack entries compare as their distances (then refs: all
- * distinct), so the order is the insertion sort's. */
-KFN __m512i bvh_sort8_desc(__m512i v) {
-    v = bvh_sort_layer(v, _mm512_set_epi64(6, 7, 4, 5, 2, 3, 0, 1), 0xaa);
-    v = bvh_sort_layer(v, _mm512_set_epi64(5, 4, 7, 6, 1, 0, 3, 2), 0xcc);
-    v = bvh_sort_layer(v, _mm512_set_epi64(7, 5, 6, 4, 3, 1, 2, 0), 0x44);
-    v = bvh_sort_layer(v, _mm512_set_epi64(3, 2, 1, 0, 7, 6, 5, 4), 0xf0);
-    v = bvh_sort_layer(v, _mm512_set_epi64(7, 6, 3, 2, 5, 4, 1, 0), 0x30);
-    v = bvh_sort_layer(v, _mm512_set_epi64(7, 5, 6, 3, 4, 1, 2, 0), 0x54);
-    return v;
-}
-
-KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
-                  uint32_t *cnt) {
-    __m256 tnear, tfar;
-    bvh8_slabs(n, r, tmax, &tnear, &tfar);
-    __mmask8 finite = _mm256_cmp_ps_mask(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ);
-    uint32_t mask =
-        _mm256_mask_cmp_ps_mask(finite, tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ);
-    if (!mask) return 0;
-    __m512i ent = _mm512_or_si512(_mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)n->ref)),
-                                  _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_castps_si256(tnear)), 32));
-    __m512i c = _mm512_maskz_compress_epi64((__mmask8)mask, ent);
-    uint64_t e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(c));
-    int k = __builtin_popcount(mask);
-    if (k == 2) { /* push the farther (any-hit rays: the second) */
-        uint64_t e1 = (uint64_t)_mm_extract_epi64(_mm512_castsi512_si128(c), 1);
-        if (!any && e1 < e) {
-            uint64_t x = e;
-            e = e1;
-            e1 = x;
-        }
-        st->e[(*sp)++] = e1;
-    } else if (k > 2) { /* push all but the nearest farthest first (any-hit rays: in slot order) */
-        if (!any) c = bvh_sort8_desc(_mm512_maskz_mov_epi64((__mmask8)mask, ent));
-        _mm512_mask_storeu_epi64(st->e + *sp, (__mmask8)((1u << (k - 1)) - 1u), c);
-        *sp += k - 1;
-        e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(k - 1), c)));
-    }
-    return bvh_descend_word((uint32_t)e, ref, cnt);
-}
-#elif KERNEL_SIMD_AVX2
-KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
-                  uint32_t *cnt) {
+#if KERNEL_SIMD_AVX2
+/* AVX2: the slab tests' hit mask by movemask, the hit children's stack entries built in slot
+ * order and picked by ctz; three or more pushed and sorted by insertion (branches that coherent
+ * rays predict well). */
+KFN int bvh_visit_avx2(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                       uint32_t *cnt) {
     __m256 tnear, tfar;
     bvh8_slabs(n, r, tmax, &tnear, &tfar);
     __m256 hitm = _mm256_and_ps(_mm256_cmp_ps(tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ),
@@ -288,7 +238,46 @@ KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh
     }
     return bvh_descend_word((uint32_t)e, ref, cnt);
 }
-#elif KERNEL_SIMD_SSE
+#if KERNEL_SIMD_AVX512
+/* AVX-512, any-hit rays: the slab tests into a mask register and the hit children's stack
+ * entries built as eight 64-bit lanes and compressed to the front (no per-child extraction
+ * loop), the same entries pushed in the same order as the AVX2 body, so the same traversal.
+ * Closest-hit rays take the AVX2 body at this level too: with their pushes sorted here (by an
+ * odd-even merge network in registers, or by insertion after the compression) primary rays were
+ * 5-18 % slower than with it, diffuse rays 1-3 % (docs/PERFORMANCE.md, cpu5); shadow rays
+ * gain 1-2 % here. */
+KFN int bvh_visit_any512(const bvh8_node *n, const bvh_ray *r, float tmax, bvh_stack *st, int *sp, uint32_t *ref,
+                         uint32_t *cnt) {
+    __m256 tnear, tfar;
+    bvh8_slabs(n, r, tmax, &tnear, &tfar);
+    __mmask8 finite = _mm256_cmp_ps_mask(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ);
+    uint32_t mask =
+        _mm256_mask_cmp_ps_mask(finite, tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ);
+    if (!mask) return 0;
+    __m512i ent = _mm512_or_si512(_mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)n->ref)),
+                                  _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_castps_si256(tnear)), 32));
+    __m512i c = _mm512_maskz_compress_epi64((__mmask8)mask, ent);
+    uint64_t e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(c));
+    int k = __builtin_popcount(mask);
+    if (k == 2) { /* push the second */
+        st->e[(*sp)++] = (uint64_t)_mm_extract_epi64(_mm512_castsi512_si128(c), 1);
+    } else if (k > 2) { /* push all but the last in slot order, descend into the last */
+        _mm512_mask_storeu_epi64(st->e + *sp, (__mmask8)((1u << (k - 1)) - 1u), c);
+        *sp += k - 1;
+        e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(k - 1), c)));
+    }
+    return bvh_descend_word((uint32_t)e, ref, cnt);
+}
+#endif
+KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                  uint32_t *cnt) {
+#if KERNEL_SIMD_AVX512
+    if (any) return bvh_visit_any512(n, r, tmax, st, sp, ref, cnt);
+#endif
+    return bvh_visit_avx2(n, r, tmax, any, st, sp, ref, cnt);
+}
+#endif
+#if KERNEL_SIMD_SSE && !KERNEL_SIMD_AVX2
 KFN uint32_t bvh4_hit_children(const bvh4_node *n, const bvh_ray *r, float tmax, float *tn) {
     const float *f = (const float *)n;
     __m128 tnx = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(f + r->near_x), r->ox), r->ix);
@@ -357,7 +346,7 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     *cnt = n->count[order[0]];
     return 1;
 }
-#else
+#elif !KERNEL_SIMD_AVX2
 /* Lane `slot` (0..3) of a row held in registers, by selects on the slot's two bits. */
 KFN uint32_t ku4_lane(ku4 a, uint32_t slot) {
     uint32_t lo = slot & 1u ? a.v[1] : a.v[0], hi = slot & 1u ? a.v[3] : a.v[2];
