@@ -156,8 +156,8 @@ typedef struct caustic_render_stats {
     int threads, width, height;
     const char *device; /* "cpu" or "cuda" */
     /* The GPU path tracer's megakernel variant, the smallest compiled for a set of scene features
-     * that covers the scene's ("basic", "all": docs/architecture.md, CUDA backend); NULL elsewhere
-     * (CPU, wavefront, bidirectional, several devices). */
+     * that covers the scene's ("diffuse", "textured", "opaque", "all": docs/architecture.md, CUDA
+     * backend); NULL elsewhere (CPU, wavefront, bidirectional, several devices). */
     const char *kernel;
 } caustic_render_stats;
 

@@ -102,7 +102,7 @@ static const char *usage_render_output =
     "mpirun -np N caustic render ...: N ranks, one image (README: Distributed).\n"
     "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n"
     "(Msegments/s=... Mshadow/s=...: of the rays, path segments and shadow rays) ...; on the GPU\n"
-    "kernel=basic|all: the megakernel variant chosen for the scene's features\n";
+    "kernel=diffuse|textured|opaque|all: the megakernel variant chosen for the scene's features\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
 static const char *usage_compare = "usage: caustic compare A B\n"

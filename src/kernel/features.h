@@ -31,15 +31,19 @@ KSTATIC_ASSERT(MAT_KIND_COUNT <= 8 && LIGHT_KIND_COUNT <= 4 && PRIM_KIND_COUNT <
 #define KHAS(f) ((KERNEL_FEATURES & (f)) != 0u)
 
 /* The megakernel variants, smallest first: X(NAME, name, features).
- *   diffuse  Lambertian surfaces and emitters, area lights and a constant environment, triangles
- *            and quads, no textures (the diffuse dragon)
- *   opaque   that with mirrors, conductors and spheres (the Cornell box of scenes/cornell.json)
- *   all      everything (glass, PBR, Phong, textures, environment maps, cut-outs, point lights) */
+ *   diffuse   Lambertian surfaces and emitters, area lights and a constant environment,
+ *             triangles and quads, no textures (the diffuse dragon)
+ *   textured  that with textures and maps (Sponza)
+ *   opaque    diffuse with mirrors, conductors and spheres (the Cornell box of scenes/cornell.json)
+ *   all       everything (glass, PBR, Phong, environment maps, cut-outs, point lights, and any mix
+ *             the rows above do not cover) */
 #define KF_DIFFUSE                                                                                                     \
     (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_BLACK) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
-#define KF_OPAQUE (KF_DIFFUSE | KF_MAT(MAT_MIRROR) | KF_MAT(MAT_CONDUCTOR) | KF_PRIM(PRIM_SPHERE))
+#define KF_TEXTURED (KF_DIFFUSE | KF_TEXTURES)
+#define KF_OPAQUE   (KF_DIFFUSE | KF_MAT(MAT_MIRROR) | KF_MAT(MAT_CONDUCTOR) | KF_PRIM(PRIM_SPHERE))
 #define KERNEL_VARIANTS(X)                                                                                             \
     X(KV_DIFFUSE, "diffuse", KF_DIFFUSE)                                                                               \
+    X(KV_TEXTURED, "textured", KF_TEXTURED)                                                                            \
     X(KV_OPAQUE, "opaque", KF_OPAQUE)                                                                                  \
     X(KV_ALL, "all", KF_ALL)
 #define KERNEL_VARIANT_ENUM_ROW(NAME, name, features) NAME,
