@@ -155,6 +155,10 @@ typedef struct caustic_render_stats {
     uint64_t shadow_rays;
     int threads, width, height;
     const char *device; /* "cpu" or "cuda" */
+    /* The GPU path tracer's megakernel variant, the smallest compiled for a set of scene features
+     * that covers the scene's ("diffuse", "textured", "opaque", "all": docs/architecture.md, CUDA
+     * backend); NULL elsewhere (CPU, wavefront, bidirectional, several devices). */
+    const char *kernel;
 } caustic_render_stats;
 
 /* Return nonzero to stop rendering after the current pass. */

@@ -77,6 +77,8 @@ typedef struct backend_ops {
     int (*cuts_by_count)(const void *b);
     /* Empties the film (a camera moved); NULL: the renderer writes an empty film instead. */
     int (*clear)(void *b, char *err, size_t errlen);
+    /* Optional: the kernel variant the backend runs (caustic_render_stats.kernel); NULL: none. */
+    const char *(*kernel)(const void *b);
 } backend_ops;
 
 /* In order of preference; NULL-terminated. */

@@ -132,6 +132,8 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
     return 0;
 }
 
+static const char *pt_kernel(const void *p) { return cuda_renderer_kernel_variant(((const cuda_backend *)p)->gpu); }
+
 /* The film holds float sums between passes: where a pass ends changes the image (cuts_by_count). */
 static int float_film(const void *p) {
     (void)p;
@@ -152,6 +154,7 @@ const backend_ops backend_cuda_pt = {
     .pass_tile = pt_pass_tile,
     .clear = cuda_clear,
     .cuts_by_count = float_film,
+    .kernel = pt_kernel,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */

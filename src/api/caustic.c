@@ -721,6 +721,7 @@ void caustic_render_stats_get(const caustic_renderer *r, caustic_render_stats *s
     st->bad_samples = r->bad;
     st->threads = r->ops->threads(r->backend);
     st->device = r->ops->device ? r->ops->device : "mpi";
+    st->kernel = r->ops->kernel ? r->ops->kernel(r->backend) : NULL;
     st->width = r->width;
     st->height = r->height;
 }

@@ -33,6 +33,7 @@ static long core_count(void) {
 
 typedef struct result {
     double msamples, mrays, msegments, mshadow, seconds; /* rays = segments + shadow rays */
+    const char *kernel;                                  /* caustic_render_stats.kernel (static), or NULL */
 } result;
 
 static int cmp_double(const void *a, const void *b) {
@@ -52,6 +53,7 @@ static int measure(caustic_scene *scene, caustic_options opt, int runs, result *
         caustic_render(r, NULL, NULL, NULL, 0);
         caustic_render_stats st;
         caustic_render_stats_get(r, &st);
+        out->kernel = st.kernel;
         caustic_renderer_free(r);
         sec[i] = st.seconds;
         ms[i] = st.samples / st.seconds * 1e-6;
@@ -77,9 +79,10 @@ static void report(int json, const char *scene, const char *schedule, int thread
     if (json)
         printf("{\"scene\":\"%s\",\"schedule\":\"%s\",\"threads\":%d,\"res\":\"%dx%d\",\"spp\":%d,\"runs\":%d,"
                "\"median_seconds\":%.4f,\"msamples_per_s\":%.4f,\"mrays_per_s\":%.4f,\"msegments_per_s\":%.4f,"
-               "\"mshadow_per_s\":%.4f}\n",
+               "\"mshadow_per_s\":%.4f%s%s%s}\n",
                scene, schedule, threads, o->width, o->height, o->spp, runs, r->seconds, r->msamples, r->mrays,
-               r->msegments, r->mshadow);
+               r->msegments, r->mshadow, r->kernel ? ",\"kernel\":\"" : "", r->kernel ? r->kernel : "",
+               r->kernel ? "\"" : "");
     else
         printf("%-14s %-12s %7d %10.3f %12.3f %10.3f %12.3f %10.3f\n", scene, schedule, threads, r->seconds,
                r->msamples, r->mrays, r->msegments, r->mshadow);
@@ -192,7 +195,7 @@ int cmd_bench(int argc, char **argv) {
         o.spp = (int)spp;
         if (sampler_set) o.sampler = sampler;
         o.device = device == CAUSTIC_DEVICE_CUDA ? CAUSTIC_DEVICE_CUDA : CAUSTIC_DEVICE_CPU;
-        result one = {0, 0, 0, 0, 0}, r;
+        result one = {0, 0, 0, 0, 0, NULL}, r;
         if (o.device == CAUSTIC_DEVICE_CUDA) {
             o.gpu_bvh = gpu_bvh;
             for (int mi = 0; mi < 2 && modes[mi] >= 0; ++mi) {

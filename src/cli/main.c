@@ -101,7 +101,8 @@ static const char *usage_render_output =
     "                         frames and several SCENEs are spread over mpirun's ranks\n"
     "mpirun -np N caustic render ...: N ranks, one image (README: Distributed).\n"
     "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n"
-    "(Msegments/s=... Mshadow/s=...: of the rays, path segments and shadow rays) ...\n";
+    "(Msegments/s=... Mshadow/s=...: of the rays, path segments and shadow rays) ...; on the GPU\n"
+    "kernel=diffuse|textured|opaque|all: the megakernel variant chosen for the scene's features\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
 static const char *usage_compare = "usage: caustic compare A B\n"
@@ -564,6 +565,7 @@ static int cmd_render(int argc, char **argv) {
            st.shadow_rays * per_s, (unsigned long long)st.bad_samples, st.device, st.threads, st.width, st.height,
            written ? " output=" : "", written ? output : "", extra);
     if (nranks > 1) printf(" ranks=%d", nranks);
+    if (st.kernel) printf(" kernel=%s", st.kernel);
     printf("\n");
     fflush(stdout);
     /* only now: a later signal (a second Ctrl-C, mpirun repeating SIGTERM when a rank died) must

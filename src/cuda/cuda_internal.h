@@ -8,6 +8,50 @@
 #include "cuda/render_cuda.h"
 #include "kernel/kernel.h"
 
+// The megakernels' launch shape and settings (render_cuda.cu launches them, megakernel.cuh
+// defines them).
+#define BLOCK_X 32
+#define BLOCK_Y 4
+// Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
+// docs/PERFORMANCE.md).
+#ifndef MEGA_MIN_BLOCKS
+#define MEGA_MIN_BLOCKS 10
+#endif
+// Small images: a pass's samples of a pixel are split into slices taken by different threads
+// until about this many (pixel, slice) items exist, so that an image smaller than a few waves of
+// resident threads still fills the GPU (issue 21: at 512x384 one thread per pixel was 1.16 waves
+// of the H100's 169k resident threads, 0.42x the samples/s of 1080p). The split depends on the
+// size of what a pass covers (the image, or a tile of it: cuda_renderer_pass_tile) and the pass
+// only, never on the device, so a seed gives the same image everywhere. A tile is split as an
+// image of its size (a 1080p band of 1/8 split as the whole image left 3 items per resident
+// thread, and the last, each half a pass long, idled the GPU: several GPUs, GPU ranks); its
+// slices sum in another order in double than the whole image's, which the float film almost
+// never shows (and never where both splits give one slice per sample: images under 2^22 / spp
+// pixels).
+// 2^22 (168 MB of slice sums at most) was measured best of 2^20..2^22 on the H100
+// (docs/PERFORMANCE.md): more items shorten the tail of each pass; 1080p gets 2 slices too.
+#ifndef MEGA_FILL_ITEMS
+#define MEGA_FILL_ITEMS (1u << 22)
+#endif
+// Sliced passes: 1 = slices shrink from the first to the last (slice c starts at sample
+// S (1 - (1 - c/K)^2) of the pass's S samples in K slices), so that the units taken last, while
+// other warps already idle, are short; 0 = K equal slices (for comparison).
+#ifndef MEGA_SLICE_GUIDED
+#define MEGA_SLICE_GUIDED 1
+#endif
+// The megakernels' scene parameter: they hand its address to the traversal, a real function
+// (KFN_TRACE), so a plain by-value parameter is copied by every thread to local memory first
+// (280 bytes) and the traversal reads the scene's fields from that copy; __grid_constant__ lets
+// the address point at the parameter itself. 0 = the plain parameter (for comparison).
+#ifndef MEGA_GRID_CONSTANT
+#define MEGA_GRID_CONSTANT 1
+#endif
+#if MEGA_GRID_CONSTANT
+#define MEGA_SCENE __grid_constant__ const kscene
+#else
+#define MEGA_SCENE kscene
+#endif
+
 // Wavefront pipeline: a fixed pool of in-flight paths (SoA over PATH_STATE_FIELDS) and the
 // queues of path indices between the stages.
 #define CUDA_COUNTERS     4              // a pass's statistics (cuda_renderer.counters): cuda_pass_stats
@@ -26,9 +70,10 @@ struct wavefront {
     int nfields;
 };
 
-// The path-tracing megakernels of one BVH node layout (render_cuda.cu: pt_megakernel and
-// pt_megakernel_sliced, compiled once per layout), indexed [adaptive depth][AOVs]; create()
-// picks the layout's set once.
+// The path-tracing megakernels of one BVH node layout and one feature variant (megakernel.cuh:
+// pt_megakernel and pt_megakernel_sliced, compiled once per layout in each variant's translation
+// unit, megakernel_<variant>.cu), indexed [adaptive depth][AOVs]; create() picks the set for the
+// scene's layout and features once.
 typedef void (*mega_kernel_fn)(kscene, kpass, kfilm, int, int, unsigned long long *);
 typedef void (*mega_sliced_fn)(kscene, kpass, kfilm, int, int, uint32_t, film_pixel *, film_aov *, unsigned *,
                                unsigned long long *);
@@ -36,6 +81,10 @@ struct mega_kernels {
     mega_kernel_fn pixel[2][2];
     mega_sliced_fn sliced[2][2];
 };
+// One function per row of KERNEL_VARIANTS (kernel/features.h): mega_kernels_KV_BASIC(layout), ...
+#define MEGA_KERNELS_DECL(NAME, name, features) mega_kernels mega_kernels_##NAME(uint32_t layout);
+KERNEL_VARIANTS(MEGA_KERNELS_DECL)
+#undef MEGA_KERNELS_DECL
 
 struct cuda_renderer {
     kscene k;          // device pointers, passed to kernels by value
@@ -54,7 +103,8 @@ struct cuda_renderer {
     film_pixel *slices;   // small images: per slice of a pass and pixel, the slice's sums (megakernel_pass)
     size_t slice_items;   // film_pixel entries the buffer holds
     unsigned *next;       // the sliced megakernel's work counter
-    mega_kernels mega;    // the megakernels of the scene's node layout
+    mega_kernels mega;    // the megakernels of the scene's node layout and features
+    int variant;          // their KERNEL_VARIANTS row (kernel_variant_for the scene's features)
     unsigned mega_blocks; // resident blocks of the sliced megakernel (0 = not asked yet)
     float *tile_accum;    // tile passes: the tile's film on the device (grown as needed)
     uint32_t *tile_count;

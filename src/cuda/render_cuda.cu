@@ -4,11 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The megakernel calls the traversal (trace_ray) as one real function (compat.h): two inlined
-// copies (closest hits, shadow rays) made it larger and spilled its path state inside the
-// traversal loop (H100, Sponza: 307 -> 437 Mrays/s). The trace-only kernel below calls the
-// always-inlined trace_ray_inline.
-#define KERNEL_TRACE_NOINLINE 1
+// The path-tracing megakernels are compiled once per feature variant in their own translation
+// units (megakernel.cuh); the trace-only kernel below calls the always-inlined trace_ray_inline.
 #include "cuda/cuda_internal.h"
 #include "kernel/tonemap.h"
 extern "C" {
@@ -16,50 +13,10 @@ extern "C" {
 }
 #include "util/timer.h"
 
-#define BLOCK_X     32
-#define BLOCK_Y     4
 #define TRACE_BLOCK 128
-// Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
-// docs/PERFORMANCE.md).
-#ifndef MEGA_MIN_BLOCKS
-#define MEGA_MIN_BLOCKS 10
-#endif
+// Minimum resident blocks per SM of the trace kernel (caps registers).
 #ifndef TRACE_MIN_BLOCKS
 #define TRACE_MIN_BLOCKS 8
-#endif
-// Small images: a pass's samples of a pixel are split into slices taken by different threads
-// until about this many (pixel, slice) items exist, so that an image smaller than a few waves of
-// resident threads still fills the GPU (issue 21: at 512x384 one thread per pixel was 1.16 waves
-// of the H100's 169k resident threads, 0.42x the samples/s of 1080p). The split depends on the
-// size of what a pass covers (the image, or a tile of it: cuda_renderer_pass_tile) and the pass
-// only, never on the device, so a seed gives the same image everywhere. A tile is split as an
-// image of its size (a 1080p band of 1/8 split as the whole image left 3 items per resident
-// thread, and the last, each half a pass long, idled the GPU: several GPUs, GPU ranks); its
-// slices sum in another order in double than the whole image's, which the float film almost
-// never shows (and never where both splits give one slice per sample: images under 2^22 / spp
-// pixels).
-// 2^22 (168 MB of slice sums at most) was measured best of 2^20..2^22 on the H100
-// (docs/PERFORMANCE.md): more items shorten the tail of each pass; 1080p gets 2 slices too.
-#ifndef MEGA_FILL_ITEMS
-#define MEGA_FILL_ITEMS (1u << 22)
-#endif
-// Sliced passes: 1 = slices shrink from the first to the last (slice c starts at sample
-// S (1 - (1 - c/K)^2) of the pass's S samples in K slices), so that the units taken last, while
-// other warps already idle, are short; 0 = K equal slices (for comparison).
-#ifndef MEGA_SLICE_GUIDED
-#define MEGA_SLICE_GUIDED 1
-#endif
-// The megakernels' scene parameter: they hand its address to the traversal, a real function
-// (KFN_TRACE), so a plain by-value parameter is copied by every thread to local memory first
-// (280 bytes) and the traversal reads the scene's fields from that copy; __grid_constant__ lets
-// the address point at the parameter itself. 0 = the plain parameter (for comparison).
-#ifndef MEGA_GRID_CONSTANT
-#define MEGA_GRID_CONSTANT 1
-#endif
-#if MEGA_GRID_CONSTANT
-#define MEGA_SCENE __grid_constant__ const kscene
-#else
-#define MEGA_SCENE kscene
 #endif
 // Trace kernel grid: 1 = persistent (the blocks that fit at once, rays fetched by warps from a
 // counter), 0 = one block per 128 rays (for comparison).
@@ -164,8 +121,6 @@ extern "C" void cuda_renderer_free(cuda_renderer *r) {
     free(r);
 }
 
-template <uint32_t LAYOUT> static mega_kernels mega_kernels_for(void); // the megakernels, below
-
 static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err, size_t errlen) {
     kscene *k = &r->k;
     *k = *h; // the counts; every pointer is replaced by a device copy below
@@ -222,7 +177,15 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     if (k->nleaf4 && h->nvertices &&
         upload_leaf_pos(r, r->cfg.bvh == CUDA_BVH_LBVH ? NULL : tree->leaves, h->positions, err, errlen))
         return -1;
-    r->mega = k->node_layout == KNODES_CW8 ? mega_kernels_for<KNODES_CW8>() : mega_kernels_for<KNODES_WIDE>();
+    // the smallest megakernel variant that covers the scene's features (kernel/features.h)
+    r->variant = kernel_variant_for(kscene_features(h));
+    switch (r->variant) {
+        /* clang-format off */
+#define MEGA_KERNELS_CASE(NAME, name, features) case NAME: r->mega = mega_kernels_##NAME(k->node_layout); break;
+        /* clang-format on */
+        KERNEL_VARIANTS(MEGA_KERNELS_CASE)
+#undef MEGA_KERNELS_CASE
+    }
     // the scene's arrays (counts from the copy of h in *k)
 #define UP(type, name, count)                                                                                          \
     if (upload(r, h->name, (size_t)(count) * sizeof(type), (const void **)&k->name, err, errlen)) return -1;
@@ -272,113 +235,6 @@ extern "C" cuda_renderer *cuda_renderer_create(const kscene *k, const bvh *tree,
     return r;
 }
 
-// Megakernel: one thread per pixel; the pass's samples are summed in sample order in registers
-// (film_trace_pixel) and added to the float film. --adaptive-depth is a template argument:
-// without it the pass's depth_start is the constant 0 and the depth weights fold away (as a
-// run-time value they cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md). So are AOVs:
-// without them the AOV sums take no registers. And so is the BVH node layout (KNODES_*, the
-// scene's k.node_layout): each megakernel traverses one layout only (trace_ray), so the default
-// 4-wide layout carries no code or registers of the compressed one; mega_kernels_for picks the
-// set once per renderer.
-template <bool ADAPTIVE_DEPTH, bool AOV, uint32_t LAYOUT>
-__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
-    pt_megakernel(MEGA_SCENE k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
-    int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
-    uint32_t rays = 0, shadow = 0, bad = 0, taken = 0;
-    if (x < film.width && y < film.height) {
-        size_t pix = (size_t)y * film.width + x;
-        film_pixel f = film_pixel_load(&film, pix);
-        if (f.n >= pass.sample_begin) { // else adaptive sampling stopped this pixel in an earlier pass
-            kpass p = pass;
-            if (!ADAPTIVE_DEPTH) p.depth_start = 0;
-            uint32_t n0 = f.n;
-            film_aov a;
-            if (AOV) film_aov_load(&film, pix, &a);
-            film_trace_pixel(&k, &p, x0 + x, y0 + y, &f, AOV ? &a : NULL, &rays, &shadow, &bad, LAYOUT);
-            film_pixel_store(&film, pix, &f);
-            if (AOV) film_aov_store(&film, pix, &a);
-            taken = f.n - n0;
-        }
-    }
-    // statistics: one atomic per warp (every lane takes part, in or out of the image)
-    for (int o = 16; o > 0; o >>= 1) {
-        rays += __shfl_down_sync(0xffffffffu, rays, o);
-        shadow += __shfl_down_sync(0xffffffffu, shadow, o);
-        bad += __shfl_down_sync(0xffffffffu, bad, o);
-        taken += __shfl_down_sync(0xffffffffu, taken, o);
-    }
-    if ((threadIdx.x & 31) == 0) {
-        atomicAdd(&counters[0], (unsigned long long)rays);
-        if (bad) atomicAdd(&counters[1], (unsigned long long)bad);
-        atomicAdd(&counters[2], (unsigned long long)taken);
-        atomicAdd(&counters[3], (unsigned long long)shadow);
-    }
-}
-
-// Small images (MEGA_FILL_ITEMS): persistent threads, as many blocks as fit at once; each warp
-// takes the next unit of 32 consecutive pixels x one slice of the pass's samples from a counter,
-// sums the slice in sample order into its own film_pixel (slice-major buffer), and
-// film_merge_slices adds the slices in order. No adaptive sampling here (its stop decision needs
-// the pixel's running sums, sample by sample): such passes keep one thread per pixel.
-
-// First sample (relative to the pass) of slice c of `slices`; slice_start(.., slices) = spp.
-__device__ uint32_t slice_start(uint32_t spp, uint32_t slices, uint32_t c) {
-    if (c >= slices) return spp;
-#if MEGA_SLICE_GUIDED
-    double r = (double)(slices - c) / (double)slices;
-    return spp - (uint32_t)((double)spp * r * r);
-#else
-    return (uint32_t)((uint64_t)c * spp / slices);
-#endif
-}
-
-template <bool ADAPTIVE_DEPTH, bool AOV, uint32_t LAYOUT>
-__global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
-    pt_megakernel_sliced(MEGA_SCENE k, kpass pass, kfilm film, int x0, int y0, uint32_t slices, film_pixel *part,
-                         film_aov *part_aov, unsigned *next, unsigned long long *counters) {
-    const unsigned lane = threadIdx.x & 31u;
-    const size_t npix = (size_t)film.width * (size_t)film.height;
-    const unsigned groups = (unsigned)((npix + 31u) / 32u), units = groups * slices;
-    const uint32_t spp = pass.sample_end - pass.sample_begin;
-    uint32_t rays = 0, shadow = 0, bad = 0, taken = 0;
-    for (;;) {
-        unsigned u = 0;
-        if (lane == 0) u = atomicAdd(next, 1u);
-        u = __shfl_sync(0xffffffffu, u, 0);
-        if (u >= units) break;
-        unsigned slice = u / groups;
-        size_t pix = (size_t)(u % groups) * 32u + lane;
-        if (pix < npix) {
-            film_pixel f = {0.0, 0.0, 0.0, 0.0, 0u};
-            film_aov a;
-            if (AOV) film_aov_zero(&a);
-            if (film.count[pix] >= pass.sample_begin) { // else stopped by adaptive sampling earlier
-                kpass p = pass;
-                if (!ADAPTIVE_DEPTH) p.depth_start = 0;
-                p.sample_begin = pass.sample_begin + slice_start(spp, slices, slice);
-                p.sample_end = pass.sample_begin + slice_start(spp, slices, slice + 1u);
-                film_trace_pixel(&k, &p, x0 + (int)(pix % (size_t)film.width), y0 + (int)(pix / (size_t)film.width), &f,
-                                 AOV ? &a : NULL, &rays, &shadow, &bad, LAYOUT);
-                taken += f.n;
-            }
-            part[(size_t)slice * npix + pix] = f;
-            if (AOV) part_aov[(size_t)slice * npix + pix] = a;
-        }
-    }
-    for (int o = 16; o > 0; o >>= 1) {
-        rays += __shfl_down_sync(0xffffffffu, rays, o);
-        shadow += __shfl_down_sync(0xffffffffu, shadow, o);
-        bad += __shfl_down_sync(0xffffffffu, bad, o);
-        taken += __shfl_down_sync(0xffffffffu, taken, o);
-    }
-    if (lane == 0) {
-        atomicAdd(&counters[0], (unsigned long long)rays);
-        if (bad) atomicAdd(&counters[1], (unsigned long long)bad);
-        atomicAdd(&counters[2], (unsigned long long)taken);
-        atomicAdd(&counters[3], (unsigned long long)shadow);
-    }
-}
-
 __global__ void film_merge_slices(kfilm film, uint32_t slices, const film_pixel *part, const film_aov *part_aov) {
     const size_t npix = (size_t)film.width * (size_t)film.height;
     size_t pix = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -392,20 +248,6 @@ __global__ void film_merge_slices(kfilm film, uint32_t slices, const film_pixel 
         for (uint32_t s = 0; s < slices; ++s) film_aov_merge(&a, &part_aov[(size_t)s * npix + pix]);
         film_aov_store(&film, pix, &a);
     }
-}
-
-// The megakernels of one node layout, [adaptive depth][AOVs] (struct mega_kernels, cuda_internal.h).
-template <uint32_t LAYOUT> static mega_kernels mega_kernels_for(void) {
-    mega_kernels m;
-    m.pixel[0][0] = pt_megakernel<false, false, LAYOUT>;
-    m.pixel[0][1] = pt_megakernel<false, true, LAYOUT>;
-    m.pixel[1][0] = pt_megakernel<true, false, LAYOUT>;
-    m.pixel[1][1] = pt_megakernel<true, true, LAYOUT>;
-    m.sliced[0][0] = pt_megakernel_sliced<false, false, LAYOUT>;
-    m.sliced[0][1] = pt_megakernel_sliced<false, true, LAYOUT>;
-    m.sliced[1][0] = pt_megakernel_sliced<true, false, LAYOUT>;
-    m.sliced[1][1] = pt_megakernel_sliced<true, true, LAYOUT>;
-    return m;
 }
 
 // Slices per pixel for a pass over npix pixels: 1 (one thread per pixel) unless they are too few
@@ -619,6 +461,10 @@ extern "C" int cuda_renderer_clear(cuda_renderer *r, char *err, size_t errlen) {
 }
 
 extern "C" double cuda_renderer_bvh_seconds(const cuda_renderer *r) { return r->bvh_build_seconds; }
+
+extern "C" const char *cuda_renderer_kernel_variant(const cuda_renderer *r) {
+    return r->cfg.mode == CUDA_MODE_WAVEFRONT ? NULL : kernel_variant_name(r->variant);
+}
 
 extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const uint32_t *count, const double *lum2,
                                    const double *aov, char *err, size_t errlen) {

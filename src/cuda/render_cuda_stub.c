@@ -79,6 +79,10 @@ double cuda_renderer_bvh_seconds(const cuda_renderer *r) {
     (void)r;
     return 0.0;
 }
+const char *cuda_renderer_kernel_variant(const cuda_renderer *r) {
+    (void)r;
+    return NULL;
+}
 void cuda_bvh_out_free(cuda_bvh_out *o) { (void)o; }
 int cuda_lbvh_build(const struct kscene *k, cuda_bvh_out *out, char *err, size_t errlen) {
     (void)k;

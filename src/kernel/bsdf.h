@@ -6,7 +6,7 @@
 
 #include "ggx_albedo.h"
 #include "sampling.h"
-#include "types.h"
+#include "features.h"
 
 /* Below this GGX alpha a conductor is treated as a perfect mirror. */
 #define GGX_MIN_ALPHA 1e-3f
@@ -81,9 +81,13 @@ KFN float ggx_reflect_pdf(vec3 wo, vec3 wm, float alpha) {
 KFN vec3 reflect_local(vec3 w) { return v3(-w.x, -w.y, w.z); }
 KFN vec3 reflect_about(vec3 w, vec3 n) { return vsub(vscale(n, 2.0f * vdot(w, n)), w); }
 
+/* Is m of kind K, a kind this kernel handles (KHAS, features.h)? A constant 0 where it does not,
+ * so that the code for K folds away. */
+#define KMAT_IS(m, K) (KHAS(KF_MAT(K)) && (m)->kind == (K))
+
 KFN int material_is_delta(const material *m) {
-    return m->kind == MAT_MIRROR || m->kind == MAT_DIELECTRIC ||
-           ((m->kind == MAT_CONDUCTOR || m->kind == MAT_ROUGH_GLASS) && m->alpha < GGX_MIN_ALPHA);
+    return KMAT_IS(m, MAT_MIRROR) || KMAT_IS(m, MAT_DIELECTRIC) ||
+           ((KMAT_IS(m, MAT_CONDUCTOR) || KMAT_IS(m, MAT_ROUGH_GLASS)) && m->alpha < GGX_MIN_ALPHA);
 }
 /* The table's columns (types.h, MATERIAL_KINDS) as functions of a material. */
 /* clang-format 14 joins a `case` macro with the next #define: keep these as written. */
@@ -97,7 +101,7 @@ KFN int material_two_sided(const material *m) {
     return 1;
 }
 /* Materials with a non-delta transmission lobe (wi on the other side of the surface than wo). */
-KFN int material_transmits(const material *m) { return m->kind == MAT_ROUGH_GLASS && m->alpha >= GGX_MIN_ALPHA; }
+KFN int material_transmits(const material *m) { return KMAT_IS(m, MAT_ROUGH_GLASS) && m->alpha >= GGX_MIN_ALPHA; }
 
 /* May light travel between local directions wo and wi (world wo_w, wi_w) at a surface with
  * geometric normal ng? Reflection or transmission in the shading frame must be the same as
@@ -302,22 +306,28 @@ typedef enum transport_mode { TRANSPORT_RADIANCE = 0, TRANSPORT_IMPORTANCE = 1 }
 
 KFN vec3 bsdf_eval_mode(const material *m, vec3 albedo, vec3 wo, vec3 wi, int mode) {
     if (material_is_delta(m)) return v3s(0.0f);
-    if (m->kind == MAT_ROUGH_GLASS) return rough_glass_eval(m, albedo, wo, wi, mode == TRANSPORT_RADIANCE);
+    if (KMAT_IS(m, MAT_ROUGH_GLASS)) return rough_glass_eval(m, albedo, wo, wi, mode == TRANSPORT_RADIANCE);
     if (wo.z <= 0.0f || wi.z <= 0.0f) return v3s(0.0f);
     switch ((material_kind)m->kind) {
-    case MAT_DIFFUSE: return vscale(albedo, K_INV_PI * wi.z);
+    case MAT_DIFFUSE:
+        if (!KHAS(KF_MAT(MAT_DIFFUSE))) break;
+        return vscale(albedo, K_INV_PI * wi.z);
     case MAT_PHONG: {
+        if (!KHAS(KF_MAT(MAT_PHONG))) break;
         float c = phong_cos_lobe(wo, wi);
         float spec = c > 0.0f ? (m->exponent + 2.0f) * K_INV_2PI * powf(c, m->exponent) : 0.0f;
         return vscale(vadd(vscale(albedo, K_INV_PI), vscale(m->specular, spec)), wi.z);
     }
     case MAT_CONDUCTOR: {
+        if (!KHAS(KF_MAT(MAT_CONDUCTOR))) break;
         vec3 wm = vnorm(vadd(wo, wi));
         float d = ggx_d(wm, m->alpha), g = ggx_g2(wo, wi, m->alpha);
         vec3 f = fresnel_schlick(albedo, vdot(wo, wm));
         return vscale(f, d * g / (4.0f * wo.z)); /* f*cos = D G F / (4 cos_o) */
     }
-    case MAT_PBR: return pbr_eval(m, albedo, wo, wi);
+    case MAT_PBR:
+        if (!KHAS(KF_MAT(MAT_PBR))) break;
+        return pbr_eval(m, albedo, wo, wi);
     /* no non-delta lobe; rough glass returned above */
     case MAT_MIRROR:
     case MAT_DIELECTRIC:
@@ -333,20 +343,26 @@ KFN vec3 bsdf_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi) {
 
 KFN float bsdf_pdf(const material *m, vec3 wo, vec3 wi) {
     if (material_is_delta(m)) return 0.0f;
-    if (m->kind == MAT_ROUGH_GLASS) return rough_glass_pdf(m, wo, wi);
+    if (KMAT_IS(m, MAT_ROUGH_GLASS)) return rough_glass_pdf(m, wo, wi);
     if (wo.z <= 0.0f || wi.z <= 0.0f) return 0.0f;
     switch ((material_kind)m->kind) {
-    case MAT_DIFFUSE: return pdf_cosine_hemisphere(wi.z);
+    case MAT_DIFFUSE:
+        if (!KHAS(KF_MAT(MAT_DIFFUSE))) break;
+        return pdf_cosine_hemisphere(wi.z);
     case MAT_PHONG: {
+        if (!KHAS(KF_MAT(MAT_PHONG))) break;
         /* the lobe probability depends on the albedo; pdfs use the untextured colour */
         float ps = phong_specular_prob(m, m->albedo);
         return (1.0f - ps) * pdf_cosine_hemisphere(wi.z) + ps * phong_lobe_pdf(phong_cos_lobe(wo, wi), m->exponent);
     }
     case MAT_CONDUCTOR: {
+        if (!KHAS(KF_MAT(MAT_CONDUCTOR))) break;
         vec3 wm = vnorm(vadd(wo, wi));
         return ggx_reflect_pdf(wo, wm, m->alpha);
     }
-    case MAT_PBR: return pbr_pdf(m, wo, wi);
+    case MAT_PBR:
+        if (!KHAS(KF_MAT(MAT_PBR))) break;
+        return pbr_pdf(m, wo, wi);
     /* no non-delta lobe; rough glass returned above */
     case MAT_MIRROR:
     case MAT_DIELECTRIC:
@@ -363,7 +379,7 @@ KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, 
     bs->delta = 0;
     switch ((material_kind)m->kind) {
     case MAT_PHONG: {
-        if (wo.z <= 0.0f) return 0;
+        if (!KHAS(KF_MAT(MAT_PHONG)) || wo.z <= 0.0f) return 0;
         float ps = phong_specular_prob(m, m->albedo);
         if (u1 < ps) {
             /* power-cosine lobe around the mirror direction */
@@ -380,7 +396,7 @@ KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, 
         return 1;
     }
     case MAT_DIFFUSE: {
-        if (wo.z <= 0.0f) return 0;
+        if (!KHAS(KF_MAT(MAT_DIFFUSE)) || wo.z <= 0.0f) return 0;
         bs->wi = sample_cosine_hemisphere(u2);
         bs->pdf = pdf_cosine_hemisphere(bs->wi.z);
         if (bs->pdf <= 0.0f) return 0;
@@ -388,14 +404,14 @@ KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, 
         return 1;
     }
     case MAT_MIRROR:
-        if (wo.z <= 0.0f) return 0;
+        if (!KHAS(KF_MAT(MAT_MIRROR)) || wo.z <= 0.0f) return 0;
         bs->wi = reflect_local(wo);
         bs->pdf = 1.0f;
         bs->delta = 1;
         bs->weight = albedo;
         return 1;
     case MAT_CONDUCTOR: {
-        if (wo.z <= 0.0f) return 0;
+        if (!KHAS(KF_MAT(MAT_CONDUCTOR)) || wo.z <= 0.0f) return 0;
         if (m->alpha < GGX_MIN_ALPHA) {
             bs->wi = reflect_local(wo);
             bs->pdf = 1.0f;
@@ -413,7 +429,7 @@ KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, 
         return 1;
     }
     case MAT_PBR: {
-        if (wo.z <= 0.0f) return 0;
+        if (!KHAS(KF_MAT(MAT_PBR)) || wo.z <= 0.0f) return 0;
         if (u1 < pbr_spec_prob(m, wo.z)) {
             vec3 wm = ggx_sample_vndf(wo, pbr_alpha(m), u2);
             bs->wi = reflect_about(wo, wm);
@@ -427,6 +443,7 @@ KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, 
         return 1;
     }
     case MAT_ROUGH_GLASS: {
+        if (!KHAS(KF_MAT(MAT_ROUGH_GLASS))) return 0;
         if (!material_is_delta(m)) {
             /* a visible normal (seen from the side of wo), then reflect or refract by its Fresnel */
             int inside = wo.z < 0.0f;
@@ -449,6 +466,7 @@ KFN int bsdf_sample_dir_mode(const material *m, vec3 albedo, vec3 wo, float u1, 
     }
     /* fall through - a rough glass smoother than GGX_MIN_ALPHA is smooth glass */
     case MAT_DIELECTRIC: {
+        if (!KHAS(KF_MAT(MAT_DIELECTRIC) | KF_MAT(MAT_ROUGH_GLASS))) return 0;
         float cos_o = wo.z;
         float eta = cos_o > 0.0f ? m->ior : 1.0f / m->ior; /* n_t / n_i */
         float f = fresnel_dielectric(fabsf(cos_o), eta);

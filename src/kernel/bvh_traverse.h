@@ -745,10 +745,10 @@ KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, const 
         break;
     }
     case PRIM_SPHERE:
-        if (!intersect_sphere(&s->spheres[i], r->o, r->d, 0.0f, h->t, &t)) return 0;
+        if (!KHAS(KF_PRIM(PRIM_SPHERE)) || !intersect_sphere(&s->spheres[i], r->o, r->d, 0.0f, h->t, &t)) return 0;
         break;
     default:
-        if (!intersect_quad(&s->quads[i], r->o, r->d, 0.0f, h->t, &t, &b1, &b2)) return 0;
+        if (!KHAS(KF_PRIM(PRIM_QUAD)) || !intersect_quad(&s->quads[i], r->o, r->d, 0.0f, h->t, &t, &b1, &b2)) return 0;
         break;
     }
     return leaf_hit(h, t, id, b1, b2);
@@ -908,7 +908,7 @@ KFN int trace_past_cutouts(const kscene *s, ray r, hit *h, uint32_t layout) {
 /* Through the nodes of `layout` (s->node_layout, see trace_ray): the closest hit, or with `any`
  * whether anything blocks r (into *h: past cut-outs, the closest opaque hit). */
 KFN int trace_layout(const kscene *s, ray r, hit *h, int any, uint32_t layout) {
-    return s->has_cutouts ? trace_past_cutouts(s, r, h, layout) : trace_ray(s, r, h, any, layout);
+    return KHAS(KF_CUTOUTS) && s->has_cutouts ? trace_past_cutouts(s, r, h, layout) : trace_ray(s, r, h, any, layout);
 }
 KFN int trace_closest_layout(const kscene *s, ray r, hit *h, uint32_t layout) {
     return trace_layout(s, r, h, 0, layout);

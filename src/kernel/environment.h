@@ -29,7 +29,7 @@ KFN void env_texel(const texture *t, vec2 uv, int *x, int *y) {
 
 /* Radiance arriving from direction d (pointing away from the scene). */
 KFN vec3 env_eval(const kscene *s, vec3 d) {
-    if (s->env_tex < 0) return s->env_radiance;
+    if (!KHAS(KF_ENV_MAP) || s->env_tex < 0) return s->env_radiance;
     const texture *t = &s->textures[s->env_tex];
     int x, y;
     env_texel(t, env_dir_to_uv(d), &x, &y);
@@ -38,7 +38,7 @@ KFN vec3 env_eval(const kscene *s, vec3 d) {
 
 /* Solid-angle pdf of env_sample_dir for direction d (not including env_pmf). */
 KFN float env_dir_pdf(const kscene *s, vec3 d) {
-    if (s->env_tex < 0) return pdf_uniform_sphere();
+    if (!KHAS(KF_ENV_MAP) || s->env_tex < 0) return pdf_uniform_sphere();
     const texture *t = &s->textures[s->env_tex];
     vec2 uv = env_dir_to_uv(d);
     int x, y;
@@ -69,7 +69,7 @@ KFN float cdf_sample_continuous(const float *cdf, uint32_t n, float u, uint32_t 
 
 /* Direction sampled proportionally to the map (uniform sphere for a constant colour). */
 KFN vec3 env_sample_dir(const kscene *s, vec2 u) {
-    if (s->env_tex < 0) return sample_uniform_sphere(u);
+    if (!KHAS(KF_ENV_MAP) || s->env_tex < 0) return sample_uniform_sphere(u);
     const texture *t = &s->textures[s->env_tex];
     uint32_t row, col;
     float v = cdf_sample_continuous(s->env_cdf_rows, (uint32_t)t->height, u.y, &row);

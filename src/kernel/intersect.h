@@ -130,10 +130,10 @@ KFN int intersect_prim(const kscene *s, uint32_t id, vec3 o, vec3 d, const ray_s
         break;
     }
     case PRIM_SPHERE:
-        if (!intersect_sphere(&s->spheres[i], o, d, 0.0f, h->t, &t)) return 0;
+        if (!KHAS(KF_PRIM(PRIM_SPHERE)) || !intersect_sphere(&s->spheres[i], o, d, 0.0f, h->t, &t)) return 0;
         break;
     default:
-        if (!intersect_quad(&s->quads[i], o, d, 0.0f, h->t, &t, &b1, &b2)) return 0;
+        if (!KHAS(KF_PRIM(PRIM_QUAD)) || !intersect_quad(&s->quads[i], o, d, 0.0f, h->t, &t, &b1, &b2)) return 0;
         break;
     }
     h->t = t;
@@ -210,21 +210,24 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
         sf.material = tr->material;
         {
             const material *m = &s->materials[tr->material];
-            if (m->maps & MAP_NORMAL) sf.ns = normal_mapped(s, m, tr, b0, h->b1, h->b2, sf.ns, sf.uv, sf.p);
+            if (KHAS(KF_TEXTURES) && (m->maps & MAP_NORMAL))
+                sf.ns = normal_mapped(s, m, tr, b0, h->b1, h->b2, sf.ns, sf.uv, sf.p);
         }
         break;
     }
-    case PRIM_SPHERE: {
-        const sphere *sp = &s->spheres[i];
-        sf.p = ray_at(r, h->t);
-        vec3 po = xform_point(&sp->to_object, sf.p);
-        sf.ng = vnorm(xform_normal_by_inverse(&sp->to_object, po));
-        sf.ns = sf.ng;
-        vec3 dir = vnorm(po);
-        sf.uv = v2(0.5f + atan2f(dir.z, dir.x) * K_INV_2PI, acosf(kclamp(dir.y, -1.0f, 1.0f)) * K_INV_PI);
-        sf.material = sp->material;
-        break;
-    }
+    case PRIM_SPHERE:
+        if (KHAS(KF_PRIM(PRIM_SPHERE))) {
+            const sphere *sp = &s->spheres[i];
+            sf.p = ray_at(r, h->t);
+            vec3 po = xform_point(&sp->to_object, sf.p);
+            sf.ng = vnorm(xform_normal_by_inverse(&sp->to_object, po));
+            sf.ns = sf.ng;
+            vec3 dir = vnorm(po);
+            sf.uv = v2(0.5f + atan2f(dir.z, dir.x) * K_INV_2PI, acosf(kclamp(dir.y, -1.0f, 1.0f)) * K_INV_PI);
+            sf.material = sp->material;
+            break;
+        }
+        /* fall through - a kernel without spheres never gets here (kernel/features.h) */
     default: {
         const quad *q = &s->quads[i];
         sf.p = vadd(vadd(q->o, vscale(q->u, h->b1)), vscale(q->v, h->b2));

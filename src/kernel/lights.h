@@ -64,7 +64,7 @@ KFN float sphere_area_jacobian(const sphere *sp, vec3 po) {
 /* Area pdf (w.r.t. world surface area) of uniformly sampling light l's primitive at point p: the
  * light table's 1 / area, except on a sphere, where it depends on p. */
 KFN float light_area_pdf(const kscene *s, const light *l, vec3 p) {
-    if (prim_id_kind(l->prim) != PRIM_SPHERE) return l->area_pdf;
+    if (!KHAS(KF_PRIM(PRIM_SPHERE)) || prim_id_kind(l->prim) != PRIM_SPHERE) return l->area_pdf;
     const sphere *sp = &s->spheres[prim_id_index(l->prim)];
     vec3 po = xform_point(&sp->to_object, p);
     po = vscale(vnorm(po), 0.5f);
@@ -97,15 +97,17 @@ KFN void light_sample_point_uv(const kscene *s, const light *l, vec2 u, vec3 *p,
         *n = ng;
         return;
     }
-    case PRIM_SPHERE: {
-        const sphere *sp = &s->spheres[i];
-        vec3 po = vscale(sample_uniform_sphere(u), 0.5f);
-        *p = xform_point(&sp->to_world, po);
-        *n = vnorm(xform_normal_by_inverse(&sp->to_object, po));
-        vec3 dir = vnorm(po);
-        *uv = v2(0.5f + atan2f(dir.z, dir.x) * K_INV_2PI, acosf(kclamp(dir.y, -1.0f, 1.0f)) * K_INV_PI);
-        return;
-    }
+    case PRIM_SPHERE:
+        if (KHAS(KF_PRIM(PRIM_SPHERE))) {
+            const sphere *sp = &s->spheres[i];
+            vec3 po = vscale(sample_uniform_sphere(u), 0.5f);
+            *p = xform_point(&sp->to_world, po);
+            *n = vnorm(xform_normal_by_inverse(&sp->to_object, po));
+            vec3 dir = vnorm(po);
+            *uv = v2(0.5f + atan2f(dir.z, dir.x) * K_INV_2PI, acosf(kclamp(dir.y, -1.0f, 1.0f)) * K_INV_PI);
+            return;
+        }
+        /* fall through - a kernel without spheres never gets here (kernel/features.h) */
     default: {
         const quad *q = &s->quads[i];
         *p = vadd(q->o, vadd(vscale(q->u, u.x), vscale(q->v, u.y)));
@@ -180,7 +182,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     uint32_t li = cdf_find(s->light_cdf, s->nlights, kmin(ur, 0.99999994f));
     const light *l = &s->lights[li];
     ls->pick = light_pick(s, li);
-    if (l->kind == LIGHT_POINT) {
+    if (KHAS(KF_LIGHT(LIGHT_POINT)) && l->kind == LIGHT_POINT) {
         vec3 d = vsub(l->p, ref);
         float d2 = vlen2(d);
         if (!(d2 > 0.0f)) return 0;
@@ -193,7 +195,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
         ls->finite = 1;
         return ls->pdf > 0.0f;
     }
-    if (l->kind == LIGHT_SPOT) {
+    if (KHAS(KF_LIGHT(LIGHT_SPOT)) && l->kind == LIGHT_SPOT) {
         vec3 d = vsub(l->p, ref);
         float d2 = vlen2(d);
         if (!(d2 > 0.0f)) return 0;
@@ -208,7 +210,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
         ls->finite = 1;
         return ls->pdf > 0.0f;
     }
-    if (l->kind == LIGHT_DIRECTIONAL) {
+    if (KHAS(KF_LIGHT(LIGHT_DIRECTIONAL)) && l->kind == LIGHT_DIRECTIONAL) {
         ls->wi = vneg(l->p);
         ls->dist = K_INF;
         ls->le = l->intensity;
@@ -218,6 +220,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
         ls->finite = 0;
         return ls->pdf > 0.0f;
     }
+    if (!KHAS(KF_LIGHT(LIGHT_AREA))) return 0;
     uint32_t id = l->prim;
     vec3 p, n;
     vec2 uv;

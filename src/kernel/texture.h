@@ -2,7 +2,7 @@
 #ifndef CAUSTIC_KERNEL_TEXTURE_H
 #define CAUSTIC_KERNEL_TEXTURE_H
 
-#include "types.h"
+#include "features.h"
 
 /* Texel index i of an axis of n texels under a wrap mode (glTF sampler wrapS/wrapT). */
 KFN int texel_wrap(int i, int n, int mode) {
@@ -50,7 +50,7 @@ KFN vec3 texture_eval(const kscene *s, int32_t index, vec2 uv, vec3 p) {
 }
 
 KFN vec3 material_albedo(const kscene *s, const material *m, vec2 uv, vec3 p) {
-    return m->albedo_tex >= 0 ? vmul(m->albedo, texture_eval(s, m->albedo_tex, uv, p)) : m->albedo;
+    return KHAS(KF_TEXTURES) && m->albedo_tex >= 0 ? vmul(m->albedo, texture_eval(s, m->albedo_tex, uv, p)) : m->albedo;
 }
 
 /* The material with its scalar maps applied at a point: roughness and metallic from the
@@ -58,7 +58,7 @@ KFN vec3 material_albedo(const kscene *s, const material *m, vec2 uv, vec3 p) {
  * argument of the BSDF functions (material_albedo). */
 KFN material material_at(const kscene *s, const material *m, vec2 uv, vec3 p) {
     material r = *m;
-    if (m->maps & MAP_METALLIC_ROUGHNESS) {
+    if (KHAS(KF_TEXTURES) && (m->maps & MAP_METALLIC_ROUGHNESS)) {
         vec3 t = texture_eval(s, m->mr_tex, uv, p);
         r.alpha = m->alpha * t.y * t.y; /* alpha = roughness^2 */
         r.metallic = m->metallic * t.z;
@@ -68,14 +68,15 @@ KFN material material_at(const kscene *s, const material *m, vec2 uv, vec3 p) {
 
 /* Emitted radiance of a material at a point (before the one-sided test). */
 KFN vec3 material_emission(const kscene *s, const material *m, vec2 uv, vec3 p) {
-    return (m->maps & MAP_EMISSION) ? vmul(m->emission, texture_eval(s, m->emission_tex, uv, p)) : m->emission;
+    return KHAS(KF_TEXTURES) && (m->maps & MAP_EMISSION) ? vmul(m->emission, texture_eval(s, m->emission_tex, uv, p))
+                                                         : m->emission;
 }
 
 /* Is the surface cut out (not there) at this point? Alpha masks of glTF materials. */
 KFN int material_cut_out(const kscene *s, const material *m, vec2 uv, vec3 p) {
-    if (!(m->alpha_cutoff > 0.0f)) return 0;
+    if (!KHAS(KF_CUTOUTS) || !(m->alpha_cutoff > 0.0f)) return 0;
     float a = m->opacity;
-    if (m->maps & MAP_OPACITY) a *= texture_eval(s, m->alpha_tex, uv, p).x;
+    if (KHAS(KF_TEXTURES) && (m->maps & MAP_OPACITY)) a *= texture_eval(s, m->alpha_tex, uv, p).x;
     return a < m->alpha_cutoff;
 }
 

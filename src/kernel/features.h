@@ -1,0 +1,106 @@
+/* Scene features, and kernels compiled for a subset of them. A scene's feature mask says which
+ * material kinds, light kinds, primitive kinds, textures, environment map and alpha cut-outs it
+ * uses (kscene_features). The kernel tests a feature with KHAS(KF_...) before the code that
+ * handles it; KERNEL_FEATURES, a compile-time constant (KF_ALL unless a translation unit defines
+ * it first), then removes the code of every feature left out. The CPU and every GPU kernel but
+ * the megakernels are compiled with all features; the CUDA megakernels once per row of
+ * KERNEL_VARIANTS, and a renderer picks the first variant that covers its scene
+ * (kernel_variant_for): a scene of diffuse surfaces under area lights runs a megakernel without
+ * the glossy, glass and texture code (fewer instructions to fetch, fewer registers:
+ * docs/PERFORMANCE.md, "megakernels by scene features"). A guard only removes code the scene
+ * cannot reach, so a variant renders its scenes exactly as the full kernel does. */
+#ifndef CAUSTIC_KERNEL_FEATURES_H
+#define CAUSTIC_KERNEL_FEATURES_H
+
+#include "types.h"
+
+#define KF_MAT(kind)   (1u << (kind))                   /* material kinds: bits 0-7 */
+#define KF_LIGHT(kind) (1u << (8u + (uint32_t)(kind)))  /* light kinds: bits 8-11 */
+#define KF_PRIM(kind)  (1u << (12u + (uint32_t)(kind))) /* primitive kinds: bits 12-14 */
+#define KF_TEXTURES    (1u << 15)                       /* a material reads a texture or map */
+#define KF_ENV_MAP     (1u << 16)                       /* the environment is an image */
+#define KF_CUTOUTS     (1u << 17)                       /* alpha-masked materials (has_cutouts) */
+#define KF_ALL         ((1u << 18) - 1u)
+KSTATIC_ASSERT(MAT_KIND_COUNT <= 8 && LIGHT_KIND_COUNT <= 4 && PRIM_KIND_COUNT <= 3, "feature bits overlap");
+
+#ifndef KERNEL_FEATURES
+#define KERNEL_FEATURES KF_ALL
+#endif
+/* Whether this translation unit's kernel handles feature f (a constant: the branch it guards
+ * folds away where it does not). */
+#define KHAS(f) ((KERNEL_FEATURES & (f)) != 0u)
+
+/* The megakernel variants, smallest first: X(NAME, name, features).
+ *   diffuse   Lambertian surfaces and emitters, area lights and a constant environment,
+ *             triangles and quads, no textures (the diffuse dragon)
+ *   textured  that with textures and maps (Sponza)
+ *   opaque    diffuse with mirrors, conductors and spheres (the Cornell box of scenes/cornell.json)
+ *   all       everything (glass, PBR, Phong, environment maps, cut-outs, point lights, and any mix
+ *             the rows above do not cover) */
+#define KF_DIFFUSE                                                                                                     \
+    (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_BLACK) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
+#define KF_TEXTURED (KF_DIFFUSE | KF_TEXTURES)
+#define KF_OPAQUE   (KF_DIFFUSE | KF_MAT(MAT_MIRROR) | KF_MAT(MAT_CONDUCTOR) | KF_PRIM(PRIM_SPHERE))
+#define KERNEL_VARIANTS(X)                                                                                             \
+    X(KV_DIFFUSE, "diffuse", KF_DIFFUSE)                                                                               \
+    X(KV_TEXTURED, "textured", KF_TEXTURED)                                                                            \
+    X(KV_OPAQUE, "opaque", KF_OPAQUE)                                                                                  \
+    X(KV_ALL, "all", KF_ALL)
+#define KERNEL_VARIANT_ENUM_ROW(NAME, name, features) NAME,
+typedef enum kernel_variant { KERNEL_VARIANTS(KERNEL_VARIANT_ENUM_ROW) KV_COUNT } kernel_variant;
+
+KFN uint32_t kernel_variant_features(int v) {
+#define KERNEL_VARIANT_FEATURES_ROW(NAME, name, features) features,
+    const uint32_t f[KV_COUNT] = {KERNEL_VARIANTS(KERNEL_VARIANT_FEATURES_ROW)};
+#undef KERNEL_VARIANT_FEATURES_ROW
+    return f[v];
+}
+
+/* The features of material m (as a primitive uses it). */
+KFN uint32_t material_features(const material *m) {
+    uint32_t f = KF_MAT((uint32_t)m->kind);
+    if (m->albedo_tex >= 0 || (m->maps & (MAP_METALLIC_ROUGHNESS | MAP_NORMAL | MAP_EMISSION | MAP_OPACITY)))
+        f |= KF_TEXTURES;
+    if (m->alpha_cutoff > 0.0f) f |= KF_CUTOUTS;
+    return f;
+}
+
+/* The features scene s uses: the kinds and maps of the materials its primitives reference (an
+ * unused material costs nothing), its light kinds, primitive kinds, environment map and cut-outs.
+ * Host arrays (the scene as loaded), or device ones read from the device. */
+KFN uint32_t kscene_features(const kscene *s) {
+    uint32_t f = 0, used = 0;
+    if (s->ntriangles) f |= KF_PRIM(PRIM_TRIANGLE);
+    if (s->nspheres) f |= KF_PRIM(PRIM_SPHERE);
+    if (s->nquads) f |= KF_PRIM(PRIM_QUAD);
+    /* materials by index, once each (a scene has few; the primitives many) */
+    int32_t last = -1;
+    for (uint32_t i = 0; i < s->ntriangles; ++i)
+        if (s->triangles[i].material != last) {
+            last = s->triangles[i].material;
+            if (last >= 0) used |= material_features(&s->materials[last]);
+        }
+    for (uint32_t i = 0; i < s->nspheres; ++i) used |= material_features(&s->materials[s->spheres[i].material]);
+    for (uint32_t i = 0; i < s->nquads; ++i) used |= material_features(&s->materials[s->quads[i].material]);
+    f |= used;
+    for (uint32_t i = 0; i < s->nlights; ++i) f |= KF_LIGHT((uint32_t)s->lights[i].kind);
+    if (s->env_tex >= 0) f |= KF_ENV_MAP;
+    if (s->has_cutouts) f |= KF_CUTOUTS;
+    return f;
+}
+
+/* The first variant whose features cover `features` (KV_ALL covers every scene). */
+KFN int kernel_variant_for(uint32_t features) {
+    for (int v = 0; v < KV_COUNT; ++v)
+        if ((features & ~kernel_variant_features(v)) == 0u) return v;
+    return KV_ALL;
+}
+
+KFN const char *kernel_variant_name(int v) {
+#define KERNEL_VARIANT_NAME_ROW(NAME, name, features) name,
+    const char *n[KV_COUNT] = {KERNEL_VARIANTS(KERNEL_VARIANT_NAME_ROW)};
+#undef KERNEL_VARIANT_NAME_ROW
+    return v >= 0 && v < KV_COUNT ? n[v] : "?";
+}
+
+#endif
