@@ -85,7 +85,7 @@ int caustic_dist_start(int *rank, int *size, volatile sig_atomic_t *interrupt, c
 void caustic_dist_stop(int failed) {
     if (!g.started) return;
     g.started = 0;
-    if (!failed) MPI_Finalize();
+    if (!failed && !g.failed) MPI_Finalize();
     /* after a failure only rank 0, which has saved what was finished, ends the job (the others
      * may wait on a rank that is gone); a failed worker just exits: an abort from it could kill
      * rank 0 before it has written the checkpoint */
@@ -255,6 +255,11 @@ typedef struct dist {
     double *rate, *latency, *tile_cost; /* tile_cost[kind * ntiles + tile], kind = gpu[r] */
     int ntiles;
     uint64_t *rank_samples; /* rank 0: per rank, the pixel samples it rendered (CAUSTIC_DIST_STATS) */
+    /* rank 0: per rank, the results still due of earlier passes' units whose backup copy won
+     * (backup_unit; dropped as they come); and its last sign of life while it holds units (a
+     * result, or the unit that made it busy), for the time-out */
+    unsigned *stale;
+    double *since;
     /* rank 0: per remote rank, the units' messages and their sends (unit i of the rank in
      * [i % QUEUE]; a buffer is reused once its unit's result is back and its send completed) */
     unsigned char **sbuf;
@@ -262,7 +267,7 @@ typedef struct dist {
     MPI_Request *sreq;
     unsigned *nsent;
     /* rank 0, where the time goes (CAUSTIC_DIST_STATS=1 prints it) */
-    uint64_t units_local, units_remote, bytes;
+    uint64_t units_local, units_remote, bytes, backups;
     double rendering, idle, coord, wall;
 } dist;
 
@@ -426,6 +431,8 @@ static void runner_stop(runner *q) {
     }
 }
 
+static double unit_timeout(const dist *b);
+
 static void dist_free(void *p) {
     dist *b = p;
     if (!b) return;
@@ -452,18 +459,39 @@ static void dist_free(void *p) {
         for (int r = 0; r < g.size; ++r) all += b->rank_samples[r];
         fprintf(stderr, "caustic: dist: pixel samples by rank (%%):");
         for (int r = 0; r < g.size; ++r) fprintf(stderr, " %.2f", all ? 100.0 * b->rank_samples[r] / all : 0.0);
-        fprintf(stderr, "\n");
+        fprintf(stderr, "; %llu backup copies of late units\n", (unsigned long long)b->backups);
     }
     if (g.rank == 0 && !g.failed) {
         /* the render is over: every unit came back, so its send is complete (MPI_Test frees its
          * request); the other ranks' caustic_render returns */
         char err[256];
-        for (int i = 0; b->sreq && i < g.size * QUEUE; ++i) {
+        /* the results still due of copies that lost (a rank's send completes only when received);
+         * a rank that does not send them is gone: the job ends (caustic_dist_stop), the image is
+         * whole */
+        for (int r = 1; r < g.size && !g.failed; ++r) {
+            for (double t_end = timer_now() + unit_timeout(b); b->stale[r] > 0 && timer_now() < t_end;) {
+                int flag = 0;
+                MPI_Status ms;
+                size_t len;
+                if (MPI_Iprobe(r, TAG_RESULT, MPI_COMM_WORLD, &flag, &ms) != MPI_SUCCESS) break;
+                if (!flag) {
+                    nap();
+                    continue;
+                }
+                if (recv_probed(&ms, &b->buf, &b->cap, &len, err, sizeof err)) break;
+                b->stale[r]--;
+            }
+            if (b->stale[r] > 0) {
+                fprintf(stderr, "caustic: rank %d stopped answering at the end of the render\n", r);
+                g.failed = 1;
+            }
+        }
+        for (int i = 0; !g.failed && b->sreq && i < g.size * QUEUE; ++i) {
             int done = 0;
             for (double t_end = timer_now() + 2.0; b->sreq[i] != MPI_REQUEST_NULL && !done && timer_now() < t_end;)
                 if (MPI_Test(&b->sreq[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
         }
-        for (int r = 1; r < g.size; ++r) send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
+        for (int r = 1; r < g.size && !g.failed; ++r) send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
     }
     runner_stop(&b->run);
     if (b->ib) b->inner->free(b->ib);
@@ -482,6 +510,8 @@ static void dist_free(void *p) {
     free(b->rate);
     free(b->latency);
     free(b->rank_samples);
+    free(b->stale);
+    free(b->since);
     free(b->tile_cost);
     free(b);
 }
@@ -531,14 +561,16 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
         b->rate = calloc(n, sizeof(double));
         b->latency = calloc(n, sizeof(double));
         b->rank_samples = calloc(n, sizeof(uint64_t));
+        b->stale = calloc(n, sizeof(unsigned));
+        b->since = calloc(n, sizeof(double));
         b->ntiles = ((d->width + t - 1) / t) * ((d->height + t - 1) / t);
         b->tile_cost = calloc(2 * (size_t)b->ntiles, sizeof(double));
         b->sbuf = calloc(n * QUEUE, sizeof *b->sbuf);
         b->scap = calloc(n * QUEUE, sizeof *b->scap);
         b->sreq = malloc(n * QUEUE * sizeof *b->sreq);
         b->nsent = calloc(n, sizeof *b->nsent);
-        if (!b->ready || !b->gpu || !b->overlap || !b->rate || !b->latency || !b->rank_samples || !b->tile_cost ||
-            !b->sbuf || !b->scap || !b->sreq || !b->nsent) {
+        if (!b->ready || !b->gpu || !b->overlap || !b->rate || !b->latency || !b->rank_samples || !b->stale ||
+            !b->since || !b->tile_cost || !b->sbuf || !b->scap || !b->sreq || !b->nsent) {
             snprintf(err, errlen, "out of memory");
             dist_free(b);
             return NULL;
@@ -572,12 +604,13 @@ typedef struct job {
 
 /* A unit given out: its job, its rectangle and samples; when it was given, when its result is
  * expected, and whether its rank was idle then (its round trip less its rendering is then the
- * rank's latency). */
+ * rank's latency); whether a backup copy went to another rank (backup_unit), and whether a
+ * result is in (the other copy's is then dropped). */
 typedef struct unit {
     int job, x0, y0, w, h;
     uint32_t begin, end;
     double given, eta;
-    int timed;
+    int timed, backed, done;
 } unit;
 
 /* The longest a CPU rank's unit should take at its measured speed: the end of a pass waits for at
@@ -632,7 +665,6 @@ typedef struct pass_state {
     int *nholds;          /* per rank: how many */
     double *hold_seconds; /* per rank and hold: the unit's predicted rendering time */
     double *free_at;      /* per rank: when it is predicted to have rendered what it holds */
-    double *since;        /* per rank: its last result, or the unit that made it busy */
     char *given;          /* per rank: had a unit in this pass */
 } pass_state;
 
@@ -752,7 +784,7 @@ static int next_unit(const dist *b, pass_state *ps, int r) {
         .end = best->end,
         .given = now,
         .eta = start + lat + seconds,
-        .timed = ps->nholds[r] == 0,
+        .timed = ps->nholds[r] == 0 && b->stale[r] == 0,
     };
     best->y0 += best_rows;
     best->h -= best_rows;
@@ -766,7 +798,8 @@ static int next_unit(const dist *b, pass_state *ps, int r) {
 /* Smoothing of the speed model: each measurement counts half. */
 static double smooth(double old, double now) { return old > 0.0 ? 0.5 * (old + now) : now; }
 
-/* Takes a result (from rank r) into the film: 0, or -1 with err. */
+/* Takes a result (from rank r) into the film: 0, or -1 with err. The result of a unit whose other
+ * copy came first (backup_unit), in this pass or an earlier one, only frees its rank. */
 static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg, size_t len, backend_stats *st,
                        char *err, size_t errlen) {
     result_msg res;
@@ -779,19 +812,28 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
         snprintf(err, errlen, "rank %d: %s", r, res.err);
         return -1;
     }
+    if (b->stale[r] > 0) { /* an earlier pass's (results come in order) */
+        b->stale[r]--;
+        b->since[r] = timer_now();
+        b->rendering += res.seconds;
+        return 0;
+    }
     int *h = &ps->holds[r * AHEAD_MAX];
     if (ps->nholds[r] == 0 || res.id != h[0]) {
         snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, ps->nholds[r] ? h[0] : -1);
         return -1;
     }
-    const unit *u = &ps->units[res.id];
+    unit *u = &ps->units[res.id];
     size_t npix = (size_t)b->width * b->height;
     size_t want = sizeof res + (b->bidir ? 3 * npix * sizeof(float) : tile_bytes(u->w, u->h));
     if (len != want) {
         snprintf(err, errlen, "rank %d returned %zu bytes, not %zu", r, len, want);
         return -1;
     }
-    if (b->bidir) {
+    const int first = !u->done;
+    if (!first) {
+        /* the other copy's result is in the film */
+    } else if (b->bidir) {
         ps->pending[u->job] = malloc(3 * npix * sizeof(float));
         if (!ps->pending[u->job]) {
             snprintf(err, errlen, "out of memory");
@@ -810,25 +852,30 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
         kfilm tv = tile_view((unsigned char *)msg + sizeof res, u->w, u->h);
         tile_copy(&b->film, &tv, u->x0, u->y0, 0);
     }
-    st->rays += res.rays;
-    st->shadow_rays += res.shadow_rays;
-    st->bad_samples += res.bad;
-    st->samples += res.samples;
+    if (first) {
+        st->rays += res.rays;
+        st->shadow_rays += res.shadow_rays;
+        st->bad_samples += res.bad;
+        st->samples += res.samples;
+        u->done = 1;
+        ps->inflight--;
+        ps->returned++;
+    }
     b->rendering += res.seconds;
     b->idle += res.idle;
     if (res.seconds > b->slowest) b->slowest = res.seconds;
     /* the speed model: the tile's cost at the rank's rate so far, then the rank's rate at that cost */
     const job *j = &ps->jobs[u->job];
     const double now = timer_now(), pixel_samples = (double)(u->end - u->begin) * u->w * u->h;
-    b->rank_samples[r] += (uint64_t)pixel_samples;
+    if (first) b->rank_samples[r] += (uint64_t)pixel_samples;
     if (res.seconds > 0.0 && pixel_samples > 0.0) {
         double *cost = b->bidir ? NULL : &b->tile_cost[b->gpu[r] * b->ntiles + j->tile];
         if (cost && b->rate[r] > 0.0) *cost = smooth(*cost, res.seconds * b->rate[r] / pixel_samples);
         b->rate[r] = smooth(b->rate[r], pixel_samples * pixel_cost(b, b->gpu[r], j->tile) / res.seconds);
     }
-    if (u->timed && now - u->given > res.seconds) b->latency[r] = smooth(b->latency[r], now - u->given - res.seconds);
-    ps->inflight--;
-    ps->returned++;
+    /* (a backed-up unit's "given" is its first copy's) */
+    if (u->timed && !u->backed && now - u->given > res.seconds)
+        b->latency[r] = smooth(b->latency[r], now - u->given - res.seconds);
     double *hs = &ps->hold_seconds[r * AHEAD_MAX];
     memmove(h, h + 1, (AHEAD_MAX - 1) * sizeof *h);
     memmove(hs, hs + 1, (AHEAD_MAX - 1) * sizeof *hs);
@@ -837,7 +884,7 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
     ps->free_at[r] = now;
     if (ps->nholds[r] > 0) ps->free_at[r] -= b->latency[r];
     for (int i = 0; i < ps->nholds[r]; ++i) ps->free_at[r] += hs[i];
-    ps->since[r] = now;
+    b->since[r] = now;
     return 0;
 }
 
@@ -846,15 +893,56 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
  * work queued only while every rank can still find a job (at the end of a pass units go to idle
  * ranks), and never before its speed is measured (its first unit back). */
 static int wants_unit(const dist *b, const pass_state *ps, int r) {
-    if (ps->nholds[r] >= (b->overlap[r] ? AHEAD_MAX : AHEAD) || (r > 0 && !b->ready[r])) return 0;
-    if (b->rate[r] <= 0.0 && ps->nholds[r] > 0) return 0;
-    return ps->nholds[r] == 0 || (b->overlap[r] && ps->nholds[r] == 1) || ps->open > (size_t)g.size;
+    const unsigned held = (unsigned)ps->nholds[r] + b->stale[r]; /* an earlier pass's too */
+    if (held >= (unsigned)(b->overlap[r] ? AHEAD_MAX : AHEAD) || (r > 0 && !b->ready[r])) return 0;
+    if (b->rate[r] <= 0.0 && held > 0) return 0;
+    return held == 0 || (b->overlap[r] && held == 1) || ps->open > (size_t)g.size;
+}
+
+/* A backup copy for rank r, idle once every job of the pass is handed out: the unit in flight at
+ * another rank that r is predicted to finish soonest before its holder does, by more than r's
+ * latency (a slow rank's last rows of a pass, which a GPU renders in milliseconds; a unit queued
+ * behind another). Its index, or -1. A unit overdue at its holder is taken to need a quarter of
+ * its predicted time more. Both copies render the same samples from the same sums (the film keeps
+ * a unit's pixels until a result comes back), so whichever comes first is the result (on CPUs the
+ * other's bit for bit; between a GPU and a CPU within float rounding, as any of their units) and
+ * the other is dropped: the pass ends with its fastest ranks, not with the slowest unit. */
+static int backup_unit(const dist *b, pass_state *ps, int r) {
+    const double now = timer_now(), rate = b->rate[r];
+    if (rate <= 0.0 || ps->open > 0) return -1;
+    int best = -1;
+    double best_gain = 0.0, best_seconds = 0.0;
+    for (int s = 0; s < g.size; ++s)
+        for (int i = 0; s != r && i < ps->nholds[s]; ++i) {
+            const int k = ps->holds[s * AHEAD_MAX + i];
+            const unit *u = &ps->units[k];
+            if (u->done || u->backed) continue;
+            double held = u->eta > now ? u->eta : now + 0.25 * ps->hold_seconds[s * AHEAD_MAX + i];
+            double seconds = (double)(u->end - u->begin) * u->w * u->h *
+                             pixel_cost(b, b->gpu[r], ps->jobs[u->job].tile) / rate,
+                   gain = held - (now + b->latency[r] + seconds);
+            if (gain > b->latency[r] && gain > best_gain) {
+                best = k;
+                best_gain = gain;
+                best_seconds = seconds;
+            }
+        }
+    if (best < 0) return -1;
+    ps->units[best].backed = 1;
+    ps->hold_seconds[r * AHEAD_MAX + ps->nholds[r]] = best_seconds; /* the caller adds the hold */
+    ps->free_at[r] = (ps->free_at[r] > now ? ps->free_at[r] : now) + best_seconds;
+    return best;
+}
+
+/* The unit for rank r: a new one (next_unit), or a backup copy (backup_unit). */
+static int pick_unit(const dist *b, pass_state *ps, int r, int backup) {
+    return backup ? backup_unit(b, ps, r) : next_unit(b, ps, r);
 }
 
 /* Gives rank r (> 0) a unit: its message into the rank's next send buffer, sent without waiting
  * (the send completes while the rank renders). 1 when given, 0 when none (or the buffer is still
  * in use), -1 on error. */
-static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *err, size_t errlen) {
+static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, int backup, char *err, size_t errlen) {
     size_t i = (size_t)r * QUEUE + b->nsent[r] % QUEUE;
     int done = 1;
     if (b->sreq[i] != MPI_REQUEST_NULL && MPI_Test(&b->sreq[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
@@ -862,7 +950,7 @@ static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *
         return -1;
     }
     if (!done) return 0;
-    int k = next_unit(b, ps, r);
+    int k = pick_unit(b, ps, r, backup);
     if (k == -1) return 0;
     size_t len = k < 0 ? 0 : unit_write(b, pass, &ps->units[k], k, !ps->given[r], &b->sbuf[i], &b->scap[i]);
     if (!len) {
@@ -874,7 +962,7 @@ static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *
         return -1;
     }
     b->nsent[r]++;
-    if (ps->nholds[r] == 0) ps->since[r] = timer_now();
+    if (ps->nholds[r] == 0 && b->stale[r] == 0) b->since[r] = timer_now();
     ps->holds[r * AHEAD_MAX + ps->nholds[r]++] = k;
     ps->given[r] = 1;
     b->bytes += len;
@@ -883,10 +971,10 @@ static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *
 
 /* Gives rank 0's runner a unit. 1 when given, 0 when none (or its next slot is in use), -1 on
  * error. */
-static int give_local(dist *b, const kpass *pass, pass_state *ps, char *err, size_t errlen) {
+static int give_local(dist *b, const kpass *pass, pass_state *ps, int backup, char *err, size_t errlen) {
     slot *s = runner_free_slot(&b->run);
     if (!s) return 0;
-    int k = next_unit(b, ps, 0);
+    int k = pick_unit(b, ps, 0, backup);
     if (k == -1) return 0;
     s->inlen = k < 0 ? 0 : unit_write(b, pass, &ps->units[k], k, !ps->given[0], &s->in, &s->incap);
     if (!s->inlen) {
@@ -942,12 +1030,10 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         .nholds = calloc(n, sizeof(int)),
         .hold_seconds = calloc(n * AHEAD_MAX, sizeof(double)),
         .free_at = calloc(n, sizeof(double)),
-        .since = calloc(n, sizeof(double)),
         .given = calloc(n, 1),
     };
     int rc = 0;
-    if (!jobs || !ps.holds || !ps.nholds || !ps.hold_seconds || !ps.free_at || !ps.since || !ps.given ||
-        (b->bidir && !ps.pending)) {
+    if (!jobs || !ps.holds || !ps.nholds || !ps.hold_seconds || !ps.free_at || !ps.given || (b->bidir && !ps.pending)) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
@@ -967,7 +1053,7 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             progress = 1;
         }
         while (rc == 0 && wants_unit(b, &ps, 0)) {
-            int given = give_local(b, pass, &ps, err, errlen);
+            int given = give_local(b, pass, &ps, 0, err, errlen);
             if (given < 0) rc = -1;
             if (given <= 0) break;
         }
@@ -976,11 +1062,22 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             for (int r = 1; r < g.size && rc == 0; ++r) {
                 if (!wants_unit(b, &ps, r) || (ahead == 0) != (ps.nholds[r] == 0)) continue;
                 double t0 = timer_now();
-                int given = give_remote(b, pass, &ps, r, err, errlen);
+                int given = give_remote(b, pass, &ps, r, 0, err, errlen);
                 if (given < 0) rc = -1;
                 b->coord += timer_now() - t0;
                 progress |= given > 0;
             }
+        /* every job handed out: idle ranks take backup copies of units that are late elsewhere */
+        for (int r = 0; r < g.size && rc == 0 && ps.open == 0 && ps.inflight > 0; ++r) {
+            if (ps.nholds[r] > 0 || b->stale[r] > 0 || (r > 0 && !b->ready[r])) continue;
+            double t0 = timer_now();
+            int given =
+                r == 0 ? give_local(b, pass, &ps, 1, err, errlen) : give_remote(b, pass, &ps, r, 1, err, errlen);
+            if (given < 0) rc = -1;
+            if (r > 0) b->coord += timer_now() - t0;
+            if (given > 0) b->backups++;
+            progress |= given > 0;
+        }
         if (rc) break;
         /* take whatever came back */
         int flag = 0;
@@ -1000,11 +1097,11 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             }
             double now = timer_now(), limit = unit_timeout(b);
             for (int r = 1; r < g.size && !rc; ++r)
-                if (ps.nholds[r] > 0 && now - ps.since[r] > limit) {
+                if ((ps.nholds[r] > 0 || b->stale[r] > 0) && now - b->since[r] > limit) {
                     snprintf(err, errlen,
                              "rank %d stopped answering (no result for %.0f s); stopping with the %zu "
                              "work units that came back",
-                             r, now - ps.since[r], ps.returned);
+                             r, now - b->since[r], ps.returned);
                     rc = -1;
                 }
             /* short naps while rank 0's runner waits for a unit, longer ones while it renders */
@@ -1041,6 +1138,8 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         b->bytes += len;
     }
     if (rc) g.failed = 1;
+    /* what ranks still hold are copies whose other copy came first: their results are dropped */
+    for (int r = 0; r < g.size && rc == 0; ++r) b->stale[r] += (unsigned)ps.nholds[r];
     b->wall += timer_now() - t_pass;
     if (ps.pending) {
         for (size_t i = 0; i < njobs; ++i) free(ps.pending[i]);
@@ -1051,7 +1150,6 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
     free(ps.nholds);
     free(ps.hold_seconds);
     free(ps.free_at);
-    free(ps.since);
     free(ps.given);
     free(jobs);
     return rc;
