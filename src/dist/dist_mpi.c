@@ -830,10 +830,8 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
         snprintf(err, errlen, "rank %d returned %zu bytes, not %zu", r, len, want);
         return -1;
     }
-    const int first = !u->done;
-    if (!first) {
-        /* the other copy's result is in the film */
-    } else if (b->bidir) {
+    const int first = !u->done; /* else the other copy's result is in the film */
+    if (first && b->bidir) {
         ps->pending[u->job] = malloc(3 * npix * sizeof(float));
         if (!ps->pending[u->job]) {
             snprintf(err, errlen, "out of memory");
@@ -848,7 +846,7 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
             free(ps->pending[ps->applied]);
             ps->pending[ps->applied] = NULL;
         }
-    } else {
+    } else if (first) {
         kfilm tv = tile_view((unsigned char *)msg + sizeof res, u->w, u->h);
         tile_copy(&b->film, &tv, u->x0, u->y0, 0);
     }
