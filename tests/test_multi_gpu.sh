@@ -3,8 +3,9 @@
 # GPU twice: two renderers, two host threads, one queue) gives the cuda:0 image bit for bit for
 # path tracing (and adaptive sampling), the VCM image within float rounding; with two GPUs or
 # more, cuda:0,1 and every visible GPU (--device cuda) give it too; under mpirun, ranks on the GPU
-# (tile passes) give it as well; a device that is not there is one clear error. Skips (77) the whole
-# test where there is no CUDA device, the two-GPU part where there is one (the option's syntax:
+# (tile passes, two in flight per rank) give it as well, and a GPU rank beside a CPU rank gives it
+# within float rounding; a device that is not there is one clear error. Skips (77) the whole test
+# where there is no CUDA device, the two-GPU part where there is one (the option's syntax:
 # test_cli.sh).
 # usage: test_multi_gpu.sh CAUSTIC [MPIEXEC]
 C=$1
@@ -57,6 +58,12 @@ if [ -x "$MPIRUN" ]; then
     else
         grep -q "ranks=2" "$T/out"; check $? "2 ranks on the GPU render"
         cmp -s "$T/d-1.pfm" "$T/d-2.pfm"; check $? "2 ranks sharing the GPU give the single-GPU image bit for bit"
+        # a GPU rank beside a CPU rank (whose rows continue in double): within float rounding
+        "$MPIRUN" -np 1 "$C" render cornell --res 96x64 --spp 24 --device cuda:0 -o "$T/d-m.pfm" --quiet : \
+            -np 1 "$C" render cornell --res 96x64 --spp 24 --device cpu --threads 1 --quiet >"$T/out" 2>"$T/err"
+        psnr=$("$C" compare "$T/d-1.pfm" "$T/d-m.pfm" | sed -n 's/.*PSNR=\([^ ]*\).*/\1/p')
+        echo "GPU rank + CPU rank: PSNR $psnr dB"
+        [ "$psnr" = inf ] || awk -v p="$psnr" 'BEGIN { exit !(p > 60) }'; check $? "a GPU rank and a CPU rank: the single-GPU image within float rounding"
     fi
 fi
 exit $fail

@@ -63,6 +63,13 @@ typedef struct backend_ops {
      * per backend (backend_multi drives one backend per device from a thread of its own). */
     int (*pass_tile)(void *b, const kpass *p, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
                      size_t errlen);
+    /* Optional: pass_tile in two halves, so that a caller overlaps one tile's transfers with
+     * another's rendering (a GPU). tile_begin starts the pass over `tile` in slot 0 or 1 and
+     * returns; the tile's memory is the backend's until tile_end(slot) has waited for it and left
+     * the result there. A slot takes one tile at a time, both may be in flight; same threading
+     * rule as pass_tile. */
+    int (*tile_begin)(void *b, int slot, const kpass *p, const kfilm *tile, int x0, int y0, char *err, size_t errlen);
+    int (*tile_end)(void *b, int slot, backend_stats *st, char *err, size_t errlen);
     /* A layer over several processes (src/dist): 1 on the process that coordinates (the caller
      * runs passes as usual); elsewhere it serves work units until the coordinator ends the
      * render, then returns 0 (or -1 with err). */

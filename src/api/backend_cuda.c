@@ -122,14 +122,23 @@ static int pt_pass(void *p, const kpass *pass, backend_stats *st, char *err, siz
     return 0;
 }
 
-static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
-                        size_t errlen) {
+static int pt_tile_begin(void *p, int slot, const kpass *pass, const kfilm *tile, int x0, int y0, char *err,
+                         size_t errlen) {
+    return cuda_renderer_tile_begin(((cuda_backend *)p)->gpu, slot, pass, tile->sum, tile->count, tile->lum2,
+                                    tile->width, tile->height, x0, y0, err, errlen);
+}
+
+static int pt_tile_end(void *p, int slot, backend_stats *st, char *err, size_t errlen) {
     cuda_pass_stats c;
-    if (cuda_renderer_pass_tile(((cuda_backend *)p)->gpu, pass, tile->sum, tile->count, tile->lum2, tile->width,
-                                tile->height, x0, y0, &c, err, errlen))
-        return -1;
+    if (cuda_renderer_tile_end(((cuda_backend *)p)->gpu, slot, &c, err, errlen)) return -1;
     stats_of(&c, st);
     return 0;
+}
+
+static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, int y0, backend_stats *st, char *err,
+                        size_t errlen) {
+    if (pt_tile_begin(p, 0, pass, tile, x0, y0, err, errlen)) return -1;
+    return pt_tile_end(p, 0, st, err, errlen);
 }
 
 static const char *pt_kernel(const void *p) { return cuda_renderer_kernel_variant(((const cuda_backend *)p)->gpu); }
@@ -152,6 +161,8 @@ const backend_ops backend_cuda_pt = {
     .threads = cuda_threads,
     .free = cuda_free_backend,
     .pass_tile = pt_pass_tile,
+    .tile_begin = pt_tile_begin,
+    .tile_end = pt_tile_end,
     .clear = cuda_clear,
     .cuts_by_count = float_film,
     .kernel = pt_kernel,

@@ -8,7 +8,7 @@
  * by the device's tile pass, which continues each pixel's sums from the film: every pixel takes
  * the same arithmetic as on one GPU, so the image is the single-GPU image bit for bit whichever
  * device renders which band, given the same passes (the GPU's film holds floats between them)
- * and sample split (cuda_renderer_pass_tile). Bidirectional integrators: a unit is a block of
+ * and sample split (cuda_renderer_tile_begin). Bidirectional integrators: a unit is a block of
  * consecutive iterations, rendered into its device's film emptied by the backend's clear (or by
  * writing an empty film); blocks reach the host film in index order, so no sum depends on which
  * device finished first. (The GPU's bidirectional image is not bit-reproducible anyway: its

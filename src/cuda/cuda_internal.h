@@ -21,7 +21,7 @@
 // until about this many (pixel, slice) items exist, so that an image smaller than a few waves of
 // resident threads still fills the GPU (issue 21: at 512x384 one thread per pixel was 1.16 waves
 // of the H100's 169k resident threads, 0.42x the samples/s of 1080p). The split depends on the
-// size of what a pass covers (the image, or a tile of it: cuda_renderer_pass_tile) and the pass
+// size of what a pass covers (the image, or a tile of it: cuda_renderer_tile_begin) and the pass
 // only, never on the device, so a seed gives the same image everywhere. A tile is split as an
 // image of its size (a 1080p band of 1/8 split as the whole image left 3 items per resident
 // thread, and the last, each half a pass long, idled the GPU: several GPUs, GPU ranks); its
@@ -54,7 +54,7 @@
 
 // Wavefront pipeline: a fixed pool of in-flight paths (SoA over PATH_STATE_FIELDS) and the
 // queues of path indices between the stages.
-#define CUDA_COUNTERS     4              // a pass's statistics (cuda_renderer.counters): cuda_pass_stats
+#define CUDA_COUNTERS     4              // a pass's statistics (cuda_lane.counters): cuda_pass_stats
 #define WF_MATERIAL_KINDS MAT_KIND_COUNT // one shade queue per material kind (types.h, MATERIAL_KINDS)
 enum { WF_Q_ISECT = 0, WF_Q_SHADOW = 1, WF_Q_DONE = 2, WF_Q_SHADE = 3, WF_NQ = WF_Q_SHADE + WF_MATERIAL_KINDS };
 
@@ -86,30 +86,50 @@ struct mega_kernels {
 KERNEL_VARIANTS(MEGA_KERNELS_DECL)
 #undef MEGA_KERNELS_DECL
 
+// What a pass in flight needs besides the scene and its film: a stream, the sliced megakernel's
+// slice sums and work counter (megakernel_pass) and the pass's statistics. The renderer's own
+// passes run in `lane` (on r->stream); tile passes in a lane per slot (struct cuda_tile), so
+// that two tiles can be on the device at once.
+struct cuda_lane {
+    cudaStream_t stream;
+    film_pixel *slices;                // small images: per slice of a pass and pixel, the slice's sums
+    film_aov *slices_aov;              // the same for the AOVs (films with AOV planes)
+    size_t slice_items;                // film_pixel entries the buffers hold
+    unsigned *next;                    // the sliced megakernel's work counter
+    unsigned long long *counters;      // CUDA_COUNTERS: rays, bad samples, samples, shadow rays
+    unsigned long long *host_counters; // pinned
+};
+
+// A tile pass (cuda_renderer_tile_begin/_end): its lane (an own non-blocking stream), the tile's
+// film on the device and its pinned staging copy on the host, both laid out as sums (3n floats),
+// squared luminance (n floats), counts (n uint32_t); and, while a pass is in flight, the
+// caller's tile it writes back into.
+#define CUDA_TILE_SLOTS 2
+struct cuda_tile {
+    struct cuda_lane lane;
+    void *dev, *host;
+    size_t pixels; // what dev and host hold at most
+    double *sum, *lum2;
+    uint32_t *count;
+    size_t n; // the tile in flight (0: none)
+};
+
 struct cuda_renderer {
     kscene k;          // device pointers, passed to kernels by value
     void *buffers[24]; // KSCENE_ARRAYS and the BVH
     int nbuffers;
-    float *accum;                      // the film (cuda_film): width*height*3 sums, on the device
-    uint32_t *count;                   // samples per pixel
-    float *lum2;                       // per pixel: sum of squared sample luminance (adaptive sampling)
-    float *aov;                        // per pixel AOV_FLOATS sums (cfg.aov), else NULL
-    film_aov *slices_aov;              // small images with AOVs: per slice and pixel, the slice's AOV sums
-    unsigned long long *counters;      // CUDA_COUNTERS: rays, bad samples, samples, shadow rays
-    unsigned long long *host_counters; // pinned
-    void *pinned;                      // pinned staging buffer for readbacks
+    float *accum;          // the film (cuda_film): width*height*3 sums, on the device
+    uint32_t *count;       // samples per pixel
+    float *lum2;           // per pixel: sum of squared sample luminance (adaptive sampling)
+    float *aov;            // per pixel AOV_FLOATS sums (cfg.aov), else NULL
+    struct cuda_lane lane; // the renderer's own passes (lane.stream = stream)
+    void *pinned;          // pinned staging buffer for readbacks
     size_t pinned_bytes;
-    unsigned char *rgb8;  // device: tonemapped 8-bit image
-    film_pixel *slices;   // small images: per slice of a pass and pixel, the slice's sums (megakernel_pass)
-    size_t slice_items;   // film_pixel entries the buffer holds
-    unsigned *next;       // the sliced megakernel's work counter
-    mega_kernels mega;    // the megakernels of the scene's node layout and features
-    int variant;          // their KERNEL_VARIANTS row (kernel_variant_for the scene's features)
-    unsigned mega_blocks; // resident blocks of the sliced megakernel (0 = not asked yet)
-    float *tile_accum;    // tile passes: the tile's film on the device (grown as needed)
-    uint32_t *tile_count;
-    float *tile_lum2;
-    size_t tile_pixels;
+    unsigned char *rgb8;                    // device: tonemapped 8-bit image
+    mega_kernels mega;                      // the megakernels of the scene's node layout and features
+    int variant;                            // their KERNEL_VARIANTS row (kernel_variant_for the scene's features)
+    unsigned mega_blocks;                   // resident blocks of the sliced megakernel (0 = not asked yet)
+    struct cuda_tile tile[CUDA_TILE_SLOTS]; // tile passes (grown as needed)
     int width, height;
     cuda_config cfg;
     cudaStream_t stream; // non-blocking; NULL (the legacy default stream) with sync_copy

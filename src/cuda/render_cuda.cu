@@ -98,27 +98,45 @@ static int upload_leaf_pos(cuda_renderer *r, const bvh_leaf4 *leaves, const vec3
     return rc;
 }
 
+// Frees a lane's buffers (not its stream).
+static void lane_free(cuda_lane *l) {
+    cudaFree(l->slices);
+    cudaFree(l->slices_aov);
+    cudaFree(l->next);
+    cudaFree(l->counters);
+    cudaFreeHost(l->host_counters);
+}
+
 extern "C" void cuda_renderer_free(cuda_renderer *r) {
     if (!r) return;
     cudaSetDevice(r->cfg.device);
+    for (int i = 0; i < CUDA_TILE_SLOTS; ++i) {
+        cuda_tile *t = &r->tile[i];
+        if (t->lane.stream) cudaStreamSynchronize(t->lane.stream);
+        lane_free(&t->lane);
+        cudaFree(t->dev);
+        cudaFreeHost(t->host);
+        if (t->lane.stream) cudaStreamDestroy(t->lane.stream);
+    }
     for (int i = 0; i < r->nbuffers; ++i) cudaFree(r->buffers[i]);
     wavefront_free(r);
     cudaFreeHost(r->pinned);
-    cudaFreeHost(r->host_counters);
     cudaFree(r->rgb8);
     cudaFree(r->accum);
     cudaFree(r->count);
     cudaFree(r->lum2);
     cudaFree(r->aov);
-    cudaFree(r->slices_aov);
-    cudaFree(r->counters);
-    cudaFree(r->slices);
-    cudaFree(r->next);
-    cudaFree(r->tile_accum);
-    cudaFree(r->tile_count);
-    cudaFree(r->tile_lum2);
+    lane_free(&r->lane);
     if (r->stream) cudaStreamDestroy(r->stream);
     free(r);
+}
+
+// A lane's statistics buffers (the slice buffers grow in megakernel_pass).
+static int lane_create(cuda_lane *l, cudaStream_t stream, char *err, size_t errlen) {
+    l->stream = stream;
+    CUDA_TRY(cudaMalloc(&l->counters, CUDA_COUNTERS * sizeof(unsigned long long)));
+    CUDA_TRY(cudaMallocHost((void **)&l->host_counters, CUDA_COUNTERS * sizeof(unsigned long long)));
+    return 0;
 }
 
 static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err, size_t errlen) {
@@ -202,8 +220,7 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         CUDA_TRY(cudaMalloc(&r->aov, n / 3u * AOV_FLOATS * sizeof(float)));
         CUDA_TRY(cudaMemset(r->aov, 0, n / 3u * AOV_FLOATS * sizeof(float)));
     }
-    CUDA_TRY(cudaMalloc(&r->counters, CUDA_COUNTERS * sizeof(unsigned long long)));
-    CUDA_TRY(cudaMallocHost((void **)&r->host_counters, CUDA_COUNTERS * sizeof(unsigned long long)));
+    if (lane_create(&r->lane, r->stream, err, errlen)) return -1;
     // readbacks (float sums, 8-bit images) go through one pinned buffer on the non-blocking stream
     r->pinned_bytes = (r->cfg.aov ? n / 3u * AOV_FLOATS : n) * sizeof(float);
     CUDA_TRY(cudaMallocHost(&r->pinned, r->pinned_bytes));
@@ -259,30 +276,32 @@ static uint32_t pass_slices(size_t npix, const kpass *p) {
     return s < spp ? (uint32_t)s : spp;
 }
 
-// A pass over `film` (the renderer's, or a tile's), whose pixel (0, 0) is the image's (x0, y0).
-static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0, int y0, char *err, size_t errlen) {
+// A pass over `film` (the renderer's, or a tile's), whose pixel (0, 0) is the image's (x0, y0), in
+// lane l (its stream, slice buffers and counters).
+static int megakernel_pass(cuda_renderer *r, cuda_lane *l, const kpass *p, kfilm film, int x0, int y0, char *err,
+                           size_t errlen) {
     size_t npix = (size_t)film.width * (size_t)film.height;
     uint32_t slices = pass_slices(npix, p);
     const bool aov = film.aov != NULL; // a tile's film (backend_multi) has no AOV planes
     if (slices <= 1) {
         dim3 block(BLOCK_X, BLOCK_Y), grid((film.width + BLOCK_X - 1) / BLOCK_X, (film.height + BLOCK_Y - 1) / BLOCK_Y);
         mega_kernel_fn kernel = r->mega.pixel[p->depth_start > 0][aov];
-        kernel<<<grid, block, 0, r->stream>>>(r->k, *p, film, x0, y0, r->counters);
+        kernel<<<grid, block, 0, l->stream>>>(r->k, *p, film, x0, y0, l->counters);
         CUDA_TRY(cudaGetLastError());
         return 0;
     }
-    if (r->slice_items < (size_t)slices * npix) { // grows to the largest split asked for (<= MEGA_FILL_ITEMS)
-        CUDA_TRY(cudaStreamSynchronize(r->stream));
-        cudaFree(r->slices);
-        cudaFree(r->slices_aov);
-        r->slices = NULL;
-        r->slices_aov = NULL;
-        r->slice_items = 0;
-        CUDA_TRY(cudaMalloc(&r->slices, (size_t)slices * npix * sizeof(film_pixel)));
-        if (r->aov) CUDA_TRY(cudaMalloc(&r->slices_aov, (size_t)slices * npix * sizeof(film_aov)));
-        r->slice_items = (size_t)slices * npix;
+    if (l->slice_items < (size_t)slices * npix) { // grows to the largest split asked for (<= MEGA_FILL_ITEMS)
+        CUDA_TRY(cudaStreamSynchronize(l->stream));
+        cudaFree(l->slices);
+        cudaFree(l->slices_aov);
+        l->slices = NULL;
+        l->slices_aov = NULL;
+        l->slice_items = 0;
+        CUDA_TRY(cudaMalloc(&l->slices, (size_t)slices * npix * sizeof(film_pixel)));
+        if (aov) CUDA_TRY(cudaMalloc(&l->slices_aov, (size_t)slices * npix * sizeof(film_aov)));
+        l->slice_items = (size_t)slices * npix;
     }
-    if (!r->next) CUDA_TRY(cudaMalloc(&r->next, sizeof(unsigned)));
+    if (!l->next) CUDA_TRY(cudaMalloc(&l->next, sizeof(unsigned)));
     mega_sliced_fn kernel = r->mega.sliced[p->depth_start > 0][aov];
     if (r->mega_blocks == 0) { // resident blocks of the sliced kernel on the whole device
         int sms = 0, per_sm = 0;
@@ -290,21 +309,21 @@ static int megakernel_pass(cuda_renderer *r, const kpass *p, kfilm film, int x0,
         CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK_X * BLOCK_Y, 0));
         r->mega_blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
     }
-    CUDA_TRY(cudaMemsetAsync(r->next, 0, sizeof(unsigned), r->stream));
-    kernel<<<r->mega_blocks, BLOCK_X * BLOCK_Y, 0, r->stream>>>(r->k, *p, film, x0, y0, slices, r->slices,
-                                                                r->slices_aov, r->next, r->counters);
+    CUDA_TRY(cudaMemsetAsync(l->next, 0, sizeof(unsigned), l->stream));
+    kernel<<<r->mega_blocks, BLOCK_X * BLOCK_Y, 0, l->stream>>>(r->k, *p, film, x0, y0, slices, l->slices,
+                                                                l->slices_aov, l->next, l->counters);
     CUDA_TRY(cudaGetLastError());
-    film_merge_slices<<<(unsigned)((npix + 255) / 256), 256, 0, r->stream>>>(film, slices, r->slices, r->slices_aov);
+    film_merge_slices<<<(unsigned)((npix + 255) / 256), 256, 0, l->stream>>>(film, slices, l->slices, l->slices_aov);
     CUDA_TRY(cudaGetLastError());
     return 0;
 }
 
-// The pass's statistics (counters) to the host; waits for the pass.
-static int read_counters(cuda_renderer *r, cuda_pass_stats *st, char *err, size_t errlen) {
-    unsigned long long *c = r->host_counters;
+// The lane's statistics (counters) to the host; waits for its pass.
+static int read_counters(cuda_lane *l, cuda_pass_stats *st, char *err, size_t errlen) {
+    unsigned long long *c = l->host_counters;
     CUDA_TRY(
-        cudaMemcpyAsync(c, r->counters, CUDA_COUNTERS * sizeof(unsigned long long), cudaMemcpyDeviceToHost, r->stream));
-    CUDA_TRY(cudaStreamSynchronize(r->stream));
+        cudaMemcpyAsync(c, l->counters, CUDA_COUNTERS * sizeof(unsigned long long), cudaMemcpyDeviceToHost, l->stream));
+    CUDA_TRY(cudaStreamSynchronize(l->stream));
     st->rays = c[0];
     st->bad = c[1];
     st->samples = c[2];
@@ -314,74 +333,92 @@ static int read_counters(cuda_renderer *r, cuda_pass_stats *st, char *err, size_
 
 extern "C" int cuda_renderer_pass(cuda_renderer *r, const kpass *p, cuda_pass_stats *st, char *err, size_t errlen) {
     CUDA_USE_DEVICE(r);
-    CUDA_TRY(cudaMemsetAsync(r->counters, 0, CUDA_COUNTERS * sizeof(unsigned long long), r->stream));
+    CUDA_TRY(cudaMemsetAsync(r->lane.counters, 0, CUDA_COUNTERS * sizeof(unsigned long long), r->stream));
     if (r->cfg.mode == CUDA_MODE_WAVEFRONT) {
         if (wavefront_pass(r, p, err, errlen)) return -1;
-    } else if (megakernel_pass(r, p, cuda_film(r), 0, 0, err, errlen)) {
+    } else if (megakernel_pass(r, &r->lane, p, cuda_film(r), 0, 0, err, errlen)) {
         return -1;
     }
-    return read_counters(r, st, err, errlen);
+    return read_counters(&r->lane, st, err, errlen);
 }
 
-// Host <-> device through the pinned buffer, converting between the host's double sums and the
-// device's float ones (exact both ways for sums that came from the device).
-static int tile_up(cuda_renderer *r, float *dev, const double *host, size_t n, char *err, size_t errlen) {
-    float *tmp = (float *)r->pinned;
-    CUDA_TRY(cudaStreamSynchronize(r->stream)); // the staging buffer is free again
-    for (size_t i = 0; i < n; ++i) tmp[i] = (float)host[i];
-    CUDA_TRY(cudaMemcpyAsync(dev, tmp, n * sizeof(float), cudaMemcpyHostToDevice, r->stream));
-    return 0;
-}
-
-static int tile_down(cuda_renderer *r, double *host, const float *dev, size_t n, char *err, size_t errlen) {
-    const float *tmp = (const float *)r->pinned;
-    CUDA_TRY(cudaMemcpyAsync(r->pinned, dev, n * sizeof(float), cudaMemcpyDeviceToHost, r->stream));
-    CUDA_TRY(cudaStreamSynchronize(r->stream));
-    for (size_t i = 0; i < n; ++i) host[i] = tmp[i];
-    return 0;
-}
-
-extern "C" int cuda_renderer_pass_tile(cuda_renderer *r, const kpass *p, double *sum, uint32_t *count, double *lum2,
-                                       int tw, int th, int x0, int y0, cuda_pass_stats *st, char *err, size_t errlen) {
+// Tile passes. A slot's tile goes up and comes back through its pinned staging copy in one
+// transfer each way, converted between the host's double sums and the device's float ones (exact
+// both ways for sums that came from the device); everything between tile_begin and tile_end is
+// queued on the slot's own stream, so the caller can stage and launch a tile in one slot while
+// the other renders or transfers.
+extern "C" int cuda_renderer_tile_begin(cuda_renderer *r, int slot, const kpass *p, double *sum, uint32_t *count,
+                                        double *lum2, int tw, int th, int x0, int y0, char *err, size_t errlen) {
     if (tw <= 0 || th <= 0 || x0 < 0 || y0 < 0 || x0 + tw > r->width || y0 + th > r->height) {
         snprintf(err, errlen, "CUDA: a %dx%d tile at (%d, %d) outside the %dx%d image", tw, th, x0, y0, r->width,
                  r->height);
         return -1;
     }
-    CUDA_USE_DEVICE(r);
-    size_t n = (size_t)tw * (size_t)th;
-    if (n > r->tile_pixels) {
-        CUDA_TRY(cudaStreamSynchronize(r->stream));
-        cudaFree(r->tile_accum);
-        cudaFree(r->tile_count);
-        cudaFree(r->tile_lum2);
-        r->tile_accum = NULL;
-        r->tile_count = NULL;
-        r->tile_lum2 = NULL;
-        r->tile_pixels = 0;
-        CUDA_TRY(cudaMalloc(&r->tile_accum, 3 * n * sizeof(float)));
-        CUDA_TRY(cudaMalloc(&r->tile_count, n * sizeof(uint32_t)));
-        CUDA_TRY(cudaMalloc(&r->tile_lum2, n * sizeof(float)));
-        r->tile_pixels = n;
+    if (slot < 0 || slot >= CUDA_TILE_SLOTS || r->tile[slot].n) {
+        snprintf(err, errlen, "CUDA: tile slot %d is not free", slot);
+        return -1;
     }
-    if (tile_up(r, r->tile_accum, sum, 3 * n, err, errlen) || tile_up(r, r->tile_lum2, lum2, n, err, errlen)) return -1;
-    CUDA_TRY(cudaStreamSynchronize(r->stream));
-    memcpy(r->pinned, count, n * sizeof(uint32_t));
-    CUDA_TRY(cudaMemcpyAsync(r->tile_count, r->pinned, n * sizeof(uint32_t), cudaMemcpyHostToDevice, r->stream));
-    CUDA_TRY(cudaMemsetAsync(r->counters, 0, CUDA_COUNTERS * sizeof(unsigned long long), r->stream));
+    CUDA_USE_DEVICE(r);
+    cuda_tile *t = &r->tile[slot];
+    if (!t->lane.stream) {
+        cudaStream_t st;
+        CUDA_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        if (lane_create(&t->lane, st, err, errlen)) return -1;
+    }
+    const size_t n = (size_t)tw * (size_t)th, bytes = n * (4 * sizeof(float) + sizeof(uint32_t));
+    if (n > t->pixels) {
+        cudaFree(t->dev);
+        cudaFreeHost(t->host);
+        t->dev = t->host = NULL;
+        t->pixels = 0;
+        CUDA_TRY(cudaMalloc(&t->dev, bytes));
+        CUDA_TRY(cudaMallocHost(&t->host, bytes));
+        t->pixels = n;
+    }
+    float *h = (float *)t->host; // the slot's previous tile has ended: its staging copy is free
+    for (size_t i = 0; i < 3 * n; ++i) h[i] = (float)sum[i];
+    for (size_t i = 0; i < n; ++i) h[3 * n + i] = (float)lum2[i];
+    memcpy(h + 4 * n, count, n * sizeof(uint32_t));
+    cudaStream_t st = t->lane.stream;
+    CUDA_TRY(cudaMemcpyAsync(t->dev, t->host, bytes, cudaMemcpyHostToDevice, st));
+    CUDA_TRY(cudaMemsetAsync(t->lane.counters, 0, CUDA_COUNTERS * sizeof(unsigned long long), st));
     kfilm f;
-    f.sum = r->tile_accum;
-    f.count = r->tile_count;
-    f.lum2 = r->tile_lum2;
-    f.aov = NULL; // backend_multi refuses AOVs
+    f.sum = (float *)t->dev;
+    f.lum2 = f.sum + 3 * n;
+    f.count = (uint32_t *)(f.sum + 4 * n);
+    f.aov = NULL; // backend_multi and the distributed layer refuse AOVs
     f.width = tw;
     f.height = th;
-    if (megakernel_pass(r, p, f, x0, y0, err, errlen) || read_counters(r, st, err, errlen) ||
-        tile_down(r, sum, r->tile_accum, 3 * n, err, errlen) || tile_down(r, lum2, r->tile_lum2, n, err, errlen))
+    if (megakernel_pass(r, &t->lane, p, f, x0, y0, err, errlen)) return -1;
+    CUDA_TRY(cudaMemcpyAsync(t->lane.host_counters, t->lane.counters, CUDA_COUNTERS * sizeof(unsigned long long),
+                             cudaMemcpyDeviceToHost, st));
+    CUDA_TRY(cudaMemcpyAsync(t->host, t->dev, bytes, cudaMemcpyDeviceToHost, st));
+    t->sum = sum;
+    t->lum2 = lum2;
+    t->count = count;
+    t->n = n;
+    return 0;
+}
+
+extern "C" int cuda_renderer_tile_end(cuda_renderer *r, int slot, cuda_pass_stats *st, char *err, size_t errlen) {
+    if (slot < 0 || slot >= CUDA_TILE_SLOTS || !r->tile[slot].n) {
+        snprintf(err, errlen, "CUDA: no tile pass in slot %d", slot);
         return -1;
-    CUDA_TRY(cudaMemcpyAsync(r->pinned, r->tile_count, n * sizeof(uint32_t), cudaMemcpyDeviceToHost, r->stream));
-    CUDA_TRY(cudaStreamSynchronize(r->stream));
-    memcpy(count, r->pinned, n * sizeof(uint32_t));
+    }
+    CUDA_USE_DEVICE(r);
+    cuda_tile *t = &r->tile[slot];
+    const size_t n = t->n;
+    t->n = 0; // the slot is free again, whatever happens below
+    CUDA_TRY(cudaStreamSynchronize(t->lane.stream));
+    const float *h = (const float *)t->host;
+    for (size_t i = 0; i < 3 * n; ++i) t->sum[i] = h[i];
+    for (size_t i = 0; i < n; ++i) t->lum2[i] = h[3 * n + i];
+    memcpy(t->count, h + 4 * n, n * sizeof(uint32_t));
+    const unsigned long long *c = t->lane.host_counters;
+    st->rays = c[0];
+    st->bad = c[1];
+    st->samples = c[2];
+    st->shadow_rays = c[3];
     return 0;
 }
 

@@ -94,9 +94,15 @@ int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, cuda_pass_stats 
  * the pass's samples summed in double), with the sample split of an image of the tile's size
  * (render_cuda.cu, MEGA_FILL_ITEMS): tiles of a pass give the whole-image pass's image bit for
  * bit where both splits are one slice per sample, else within double rounding of its sums.
- * Always the megakernel; no AOV planes (backend_multi refuses AOVs). */
-int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2, int tw,
-                            int th, int x0, int y0, cuda_pass_stats *st, char *err, size_t errlen);
+ * Always the megakernel; no AOV planes (backend_multi refuses AOVs).
+ * In two halves, so that a caller overlaps tiles (a GPU rank: the next tile's conversion and
+ * upload while one renders, its readback while the next renders): tile_begin converts and queues
+ * the tile's upload, pass and readback in slot `slot` (0 or 1, each its own stream) and returns;
+ * tile_end waits for that slot and writes the result into the tile, which the caller must leave
+ * alone in between. A slot takes one tile at a time; the two may be in flight at once. */
+int cuda_renderer_tile_begin(cuda_renderer *r, int slot, const struct kpass *p, double *sum, uint32_t *count,
+                             double *lum2, int tw, int th, int x0, int y0, char *err, size_t errlen);
+int cuda_renderer_tile_end(cuda_renderer *r, int slot, cuda_pass_stats *st, char *err, size_t errlen);
 /* Copies the accumulation (width*height*3 sums), the per-pixel sample counts, squared
  * luminance sums and, where the film has them and aov is not NULL, the AOV sums
  * (width*height*AOV_FLOATS) to / from the host. */

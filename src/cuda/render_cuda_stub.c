@@ -24,9 +24,10 @@ int cuda_renderer_pass(cuda_renderer *r, const struct kpass *p, cuda_pass_stats 
     snprintf(err, errlen, "no CUDA backend");
     return -1;
 }
-int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum, uint32_t *count, double *lum2, int tw,
-                            int th, int x0, int y0, cuda_pass_stats *st, char *err, size_t errlen) {
+int cuda_renderer_tile_begin(cuda_renderer *r, int slot, const struct kpass *p, double *sum, uint32_t *count,
+                             double *lum2, int tw, int th, int x0, int y0, char *err, size_t errlen) {
     (void)r;
+    (void)slot;
     (void)p;
     (void)sum;
     (void)count;
@@ -35,6 +36,12 @@ int cuda_renderer_pass_tile(cuda_renderer *r, const struct kpass *p, double *sum
     (void)th;
     (void)x0;
     (void)y0;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}
+int cuda_renderer_tile_end(cuda_renderer *r, int slot, cuda_pass_stats *st, char *err, size_t errlen) {
+    (void)r;
+    (void)slot;
     (void)st;
     snprintf(err, errlen, "no CUDA backend");
     return -1;

@@ -225,7 +225,7 @@ static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active,
     wf_reset<<<grid, WF_BLOCK, 0, st>>>(a);
     CUDA_TRY(cudaGetLastError());
     for (;;) {
-        wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->k, p, film, r->counters);
+        wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->k, p, film, r->lane.counters);
         wf_generate<<<grid, WF_BLOCK, 0, st>>>(a, p, active, nact, njobs, r->width);
         CUDA_TRY(cudaGetLastError());
         CUDA_TRY(cudaMemsetAsync(a.counts + WF_Q_SHADOW, 0, (WF_NQ - WF_Q_SHADOW) * sizeof(uint32_t), st));
@@ -241,7 +241,7 @@ static int run_chunk(cuda_renderer *r, const wf_args &a, const uint32_t *active,
         if (w->host_counts[WF_Q_ISECT] == 0 && (uint64_t)w->host_counts[C_JOB] >= njobs) break;
     }
     // the last finished paths
-    wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->k, p, film, r->counters);
+    wf_accumulate<<<grid, WF_BLOCK, 0, st>>>(a, r->k, p, film, r->lane.counters);
     CUDA_TRY(cudaGetLastError());
     return 0;
 }

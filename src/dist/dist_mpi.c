@@ -6,7 +6,10 @@
  * Overlap. Every rank renders on a thread of its own (a runner, which makes no MPI calls:
  * MPI_THREAD_FUNNELED) while its main thread talks to rank 0: rank 0 keeps up to AHEAD units
  * queued at each rank, so a rank starts its next unit the moment it finishes one, and its result
- * travels (MPI_Isend, polled) while it renders the next. Rank 0's main thread only coordinates;
+ * travels (MPI_Isend, polled) while it renders the next. A GPU rank's runner also overlaps its
+ * units with each other (the backend's tile_begin/tile_end): the next tile is converted, uploaded
+ * and launched before the previous one is read back, so the device does not idle between units;
+ * rank 0 keeps one more unit queued there (AHEAD_MAX). Rank 0's main thread only coordinates;
  * its runner takes units from the same list. CAUSTIC_DIST_STATS=1 prints where the time went.
  *
  * Units and determinism. Path tracing: a unit is a rectangle of pixels and every sample the pass
@@ -82,7 +85,7 @@ int caustic_dist_start(int *rank, int *size, volatile sig_atomic_t *interrupt, c
 void caustic_dist_stop(int failed) {
     if (!g.started) return;
     g.started = 0;
-    if (!failed) MPI_Finalize();
+    if (!failed && !g.failed) MPI_Finalize();
     /* after a failure only rank 0, which has saved what was finished, ends the job (the others
      * may wait on a rank that is gone); a failed worker just exits: an abort from it could kill
      * rank 0 before it has written the checkpoint */
@@ -106,7 +109,8 @@ typedef struct result_msg {
 } result_msg;
 
 typedef struct hello_msg {
-    int32_t threads, pad;
+    int32_t threads;
+    int32_t overlap; /* its runner overlaps two units (runner_main): keep one more queued there */
 } hello_msg;
 
 /* A tile's film packed after a header: sums, squared luminance (double), counts. */
@@ -199,10 +203,13 @@ static int recv_probed(const MPI_Status *st, unsigned char **buf, size_t *cap, s
 }
 
 /* ---- the layer -------------------------------------------------------------------------------- */
-/* A rank's unit buffers: one rendering, one queued behind it, one whose result is on its way. */
-#define QUEUE 3
-/* Units rank 0 keeps in flight at a rank (rendering or queued) while units are plentiful. */
-#define AHEAD 2
+/* Units rank 0 keeps in flight at a rank (rendering or queued) while units are plentiful: AHEAD,
+ * or AHEAD_MAX where the rank's runner overlaps two units (a GPU: the backend's tile_begin), so
+ * that one waits behind the two on the device. */
+#define AHEAD     2
+#define AHEAD_MAX 3
+/* A rank's unit buffers: those in flight there and one whose result is on its way. */
+#define QUEUE     (AHEAD_MAX + 1)
 
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_DONE, SLOT_SENDING };
 
@@ -221,8 +228,8 @@ typedef struct runner {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     slot s[QUEUE];
-    unsigned posted, rendered, retired; /* units given, rendered, whose results were taken */
-    double last_end;                    /* when the runner finished its previous unit */
+    unsigned posted, begun, rendered, retired; /* units given, begun, rendered, whose results were taken */
+    double last_end;                           /* when the runner finished its previous unit */
 } runner;
 
 typedef struct dist {
@@ -238,6 +245,7 @@ typedef struct dist {
     int threads;    /* rank 0: every rank's threads, summed */
     char *ready;    /* rank 0: per rank, said hello */
     char *gpu;      /* rank 0: per rank, renders on a GPU (no CPU threads): its units are never cut */
+    char *overlap;  /* rank 0: per rank, its runner overlaps two units (AHEAD_MAX queued there) */
     double slowest; /* rank 0: the slowest unit so far (seconds), for the time-out */
     /* rank 0, the speed model (next_unit): per rank, its rate in work per second and the delay
      * between its rendering's end and its result's arrival; per device kind (CPU, GPU) and tile,
@@ -247,6 +255,11 @@ typedef struct dist {
     double *rate, *latency, *tile_cost; /* tile_cost[kind * ntiles + tile], kind = gpu[r] */
     int ntiles;
     uint64_t *rank_samples; /* rank 0: per rank, the pixel samples it rendered (CAUSTIC_DIST_STATS) */
+    /* rank 0: per rank, the results still due of earlier passes' units whose backup copy won
+     * (backup_unit; dropped as they come); and its last sign of life while it holds units (a
+     * result, or the unit that made it busy), for the time-out */
+    unsigned *stale;
+    double *since;
     /* rank 0: per remote rank, the units' messages and their sends (unit i of the rank in
      * [i % QUEUE]; a buffer is reused once its unit's result is back and its send completed) */
     unsigned char **sbuf;
@@ -254,7 +267,7 @@ typedef struct dist {
     MPI_Request *sreq;
     unsigned *nsent;
     /* rank 0, where the time goes (CAUSTIC_DIST_STATS=1 prints it) */
-    uint64_t units_local, units_remote, bytes;
+    uint64_t units_local, units_remote, bytes, backups;
     double rendering, idle, coord, wall;
 } dist;
 
@@ -285,6 +298,10 @@ static const backend_ops *inner_ops(const backend_desc *d, char *err, size_t err
     return NULL;
 }
 
+/* Whether the runner overlaps two units: path tracing on a backend that renders a tile in two
+ * halves. */
+static int overlaps(const dist *b) { return !b->bidir && b->inner->tile_begin && b->inner->tile_end; }
+
 static int dist_supports(const backend_desc *d, char *err, size_t errlen) {
     if (!g.started || g.size < 2) return 0;
     if (d->aov) {
@@ -295,30 +312,56 @@ static int dist_supports(const backend_desc *d, char *err, size_t errlen) {
     return inner_ops(d, err, errlen) ? 1 : -1;
 }
 
-static int render_unit(dist *b, const unsigned char *in, size_t len, unsigned char **out, size_t *outcap,
-                       size_t *outlen);
+/* A unit the runner has begun: its slot, its reply's header so far and body length, the tile slot
+ * it renders in where it is still on the device (pending), when it began. */
+typedef struct runner_unit {
+    slot *s;
+    result_msg res;
+    size_t body;
+    int pending, tile_slot;
+    double t0;
+} runner_unit;
 
-/* The runner: unit after unit, as the main thread posts them. */
+static int unit_begin(dist *b, runner_unit *u, int tile_slot);
+static void unit_end(dist *b, runner_unit *u);
+
+/* The runner: unit after unit, as the main thread posts them. Where the local backend renders a
+ * tile in two halves (tile_begin/tile_end: a GPU), it begins the next unit before it ends the
+ * previous one, so the next tile's conversion and upload run while the previous renders and its
+ * readback while the next renders: the device does not idle between units. Units end in the
+ * order they began; a unit's rendering time is its end less the later of its beginning and the
+ * previous unit's end (what it added to the device's busy time). */
 static void *runner_main(void *p) {
     dist *b = p;
     runner *q = &b->run;
+    runner_unit prev = {0}; /* begun and still on the device (prev.pending) */
+    int tile_slot = 0;
     pthread_mutex_lock(&q->lock);
     for (;;) {
-        while (!q->quit && q->rendered == q->posted) pthread_cond_wait(&q->wake, &q->lock);
-        if (q->quit) break;
-        slot *s = &q->s[q->rendered % QUEUE];
+        while (!q->quit && q->begun == q->posted && !prev.pending) pthread_cond_wait(&q->wake, &q->lock);
+        if (q->quit && !prev.pending) break;
+        runner_unit cur = {0};
+        if (!q->quit && q->begun < q->posted) cur.s = &q->s[q->begun++ % QUEUE];
         pthread_mutex_unlock(&q->lock);
-        unit_msg u;
-        memcpy(&u, s->in, sizeof u);
-        double idle = u.first || q->last_end == 0.0 ? 0.0 : timer_now() - q->last_end;
-        size_t outlen = 0;
-        int rc = render_unit(b, s->in, s->inlen, &s->out, &s->outcap, &outlen);
-        q->last_end = timer_now();
-        if (!rc) memcpy(s->out + offsetof(result_msg, idle), &idle, sizeof idle); /* into render_unit's header */
+        if (cur.s) {
+            unit_msg u;
+            memcpy(&u, cur.s->in, sizeof u);
+            /* a device busy with the previous unit does not wait */
+            cur.res.idle = u.first || q->last_end == 0.0 || prev.pending ? 0.0 : timer_now() - q->last_end;
+            cur.t0 = timer_now();
+            if (unit_begin(b, &cur, tile_slot) == 0 && cur.pending) tile_slot ^= 1;
+        }
+        runner_unit *done[2] = {prev.pending ? &prev : NULL, cur.s && !cur.pending ? &cur : NULL};
+        for (int i = 0; i < 2; ++i) {
+            if (!done[i]) continue;
+            unit_end(b, done[i]);
+            pthread_mutex_lock(&q->lock);
+            done[i]->s->state = SLOT_DONE;
+            q->rendered++;
+            pthread_mutex_unlock(&q->lock);
+        }
+        prev = cur.pending ? cur : (runner_unit){0};
         pthread_mutex_lock(&q->lock);
-        s->outlen = rc ? 0 : outlen;
-        s->state = SLOT_DONE;
-        q->rendered++;
     }
     pthread_mutex_unlock(&q->lock);
     return NULL;
@@ -388,6 +431,8 @@ static void runner_stop(runner *q) {
     }
 }
 
+static double unit_timeout(const dist *b);
+
 static void dist_free(void *p) {
     dist *b = p;
     if (!b) return;
@@ -414,18 +459,39 @@ static void dist_free(void *p) {
         for (int r = 0; r < g.size; ++r) all += b->rank_samples[r];
         fprintf(stderr, "caustic: dist: pixel samples by rank (%%):");
         for (int r = 0; r < g.size; ++r) fprintf(stderr, " %.2f", all ? 100.0 * b->rank_samples[r] / all : 0.0);
-        fprintf(stderr, "\n");
+        fprintf(stderr, "; %llu backup copies of late units\n", (unsigned long long)b->backups);
     }
     if (g.rank == 0 && !g.failed) {
         /* the render is over: every unit came back, so its send is complete (MPI_Test frees its
          * request); the other ranks' caustic_render returns */
         char err[256];
-        for (int i = 0; b->sreq && i < g.size * QUEUE; ++i) {
+        /* the results still due of copies that lost (a rank's send completes only when received);
+         * a rank that does not send them is gone: the job ends (caustic_dist_stop), the image is
+         * whole */
+        for (int r = 1; r < g.size && !g.failed; ++r) {
+            for (double t_end = timer_now() + unit_timeout(b); b->stale[r] > 0 && timer_now() < t_end;) {
+                int flag = 0;
+                MPI_Status ms;
+                size_t len;
+                if (MPI_Iprobe(r, TAG_RESULT, MPI_COMM_WORLD, &flag, &ms) != MPI_SUCCESS) break;
+                if (!flag) {
+                    nap();
+                    continue;
+                }
+                if (recv_probed(&ms, &b->buf, &b->cap, &len, err, sizeof err)) break;
+                b->stale[r]--;
+            }
+            if (b->stale[r] > 0) {
+                fprintf(stderr, "caustic: rank %d stopped answering at the end of the render\n", r);
+                g.failed = 1;
+            }
+        }
+        for (int i = 0; !g.failed && b->sreq && i < g.size * QUEUE; ++i) {
             int done = 0;
             for (double t_end = timer_now() + 2.0; b->sreq[i] != MPI_REQUEST_NULL && !done && timer_now() < t_end;)
                 if (MPI_Test(&b->sreq[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
         }
-        for (int r = 1; r < g.size; ++r) send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
+        for (int r = 1; r < g.size && !g.failed; ++r) send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
     }
     runner_stop(&b->run);
     if (b->ib) b->inner->free(b->ib);
@@ -440,9 +506,12 @@ static void dist_free(void *p) {
     free(b->buf);
     free(b->ready);
     free(b->gpu);
+    free(b->overlap);
     free(b->rate);
     free(b->latency);
     free(b->rank_samples);
+    free(b->stale);
+    free(b->since);
     free(b->tile_cost);
     free(b);
 }
@@ -488,17 +557,20 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
         size_t n = (size_t)g.size;
         b->ready = calloc(n, 1);
         b->gpu = calloc(n, 1);
+        b->overlap = calloc(n, 1);
         b->rate = calloc(n, sizeof(double));
         b->latency = calloc(n, sizeof(double));
         b->rank_samples = calloc(n, sizeof(uint64_t));
+        b->stale = calloc(n, sizeof(unsigned));
+        b->since = calloc(n, sizeof(double));
         b->ntiles = ((d->width + t - 1) / t) * ((d->height + t - 1) / t);
         b->tile_cost = calloc(2 * (size_t)b->ntiles, sizeof(double));
         b->sbuf = calloc(n * QUEUE, sizeof *b->sbuf);
         b->scap = calloc(n * QUEUE, sizeof *b->scap);
         b->sreq = malloc(n * QUEUE * sizeof *b->sreq);
         b->nsent = calloc(n, sizeof *b->nsent);
-        if (!b->ready || !b->gpu || !b->rate || !b->latency || !b->rank_samples || !b->tile_cost || !b->sbuf ||
-            !b->scap || !b->sreq || !b->nsent) {
+        if (!b->ready || !b->gpu || !b->overlap || !b->rate || !b->latency || !b->rank_samples || !b->stale ||
+            !b->since || !b->tile_cost || !b->sbuf || !b->scap || !b->sreq || !b->nsent) {
             snprintf(err, errlen, "out of memory");
             dist_free(b);
             return NULL;
@@ -506,6 +578,7 @@ static void *dist_create(const backend_desc *d, char *err, size_t errlen) {
         for (size_t i = 0; i < n * QUEUE; ++i) b->sreq[i] = MPI_REQUEST_NULL;
         b->threads = b->inner->threads(b->ib);
         b->gpu[0] = (char)gpu;
+        b->overlap[0] = (char)overlaps(b);
     }
     runner *q = &b->run;
     pthread_mutex_init(&q->lock, NULL);
@@ -531,12 +604,13 @@ typedef struct job {
 
 /* A unit given out: its job, its rectangle and samples; when it was given, when its result is
  * expected, and whether its rank was idle then (its round trip less its rendering is then the
- * rank's latency). */
+ * rank's latency); whether a backup copy went to another rank (backup_unit), and whether a
+ * result is in (the other copy's is then dropped). */
 typedef struct unit {
     int job, x0, y0, w, h;
     uint32_t begin, end;
     double given, eta;
-    int timed;
+    int timed, backed, done;
 } unit;
 
 /* The longest a CPU rank's unit should take at its measured speed: the end of a pass waits for at
@@ -587,11 +661,10 @@ typedef struct pass_state {
     size_t nunits, units_cap, inflight, returned;
     size_t applied;       /* bidirectional: iterations added to the film */
     float **pending;      /* bidirectional: iterations that came before their predecessors */
-    int *holds;           /* per rank: the units in flight there, oldest first (AHEAD each) */
+    int *holds;           /* per rank: the units in flight there, oldest first (AHEAD_MAX each) */
     int *nholds;          /* per rank: how many */
     double *hold_seconds; /* per rank and hold: the unit's predicted rendering time */
     double *free_at;      /* per rank: when it is predicted to have rendered what it holds */
-    double *since;        /* per rank: its last result, or the unit that made it busy */
     char *given;          /* per rank: had a unit in this pass */
 } pass_state;
 
@@ -618,7 +691,7 @@ static double pass_end(const dist *b, const pass_state *ps, double now) {
         rates[(int)b->gpu[r]] += b->rate[r];
         if (b->rate[r] > 0.0 && ps->free_at[r] > now) held += b->rate[r] * (ps->free_at[r] - now);
         for (int i = 0; i < ps->nholds[r]; ++i) {
-            double eta = ps->units[ps->holds[r * AHEAD + i]].eta;
+            double eta = ps->units[ps->holds[r * AHEAD_MAX + i]].eta;
             end = eta > end ? eta : end;
         }
     }
@@ -711,13 +784,13 @@ static int next_unit(const dist *b, pass_state *ps, int r) {
         .end = best->end,
         .given = now,
         .eta = start + lat + seconds,
-        .timed = ps->nholds[r] == 0,
+        .timed = ps->nholds[r] == 0 && b->stale[r] == 0,
     };
     best->y0 += best_rows;
     best->h -= best_rows;
     if (best->h == 0) ps->open--;
     ps->inflight++;
-    ps->hold_seconds[r * AHEAD + ps->nholds[r]] = seconds; /* the caller adds the hold */
+    ps->hold_seconds[r * AHEAD_MAX + ps->nholds[r]] = seconds; /* the caller adds the hold */
     ps->free_at[r] = start + seconds;
     return (int)ps->nunits++;
 }
@@ -725,7 +798,8 @@ static int next_unit(const dist *b, pass_state *ps, int r) {
 /* Smoothing of the speed model: each measurement counts half. */
 static double smooth(double old, double now) { return old > 0.0 ? 0.5 * (old + now) : now; }
 
-/* Takes a result (from rank r) into the film: 0, or -1 with err. */
+/* Takes a result (from rank r) into the film: 0, or -1 with err. The result of a unit whose other
+ * copy came first (backup_unit), in this pass or an earlier one, only frees its rank. */
 static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg, size_t len, backend_stats *st,
                        char *err, size_t errlen) {
     result_msg res;
@@ -738,19 +812,26 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
         snprintf(err, errlen, "rank %d: %s", r, res.err);
         return -1;
     }
-    int *h = &ps->holds[r * AHEAD];
+    if (b->stale[r] > 0) { /* an earlier pass's (results come in order) */
+        b->stale[r]--;
+        b->since[r] = timer_now();
+        b->rendering += res.seconds;
+        return 0;
+    }
+    int *h = &ps->holds[r * AHEAD_MAX];
     if (ps->nholds[r] == 0 || res.id != h[0]) {
         snprintf(err, errlen, "rank %d returned unit %d, not %d", r, res.id, ps->nholds[r] ? h[0] : -1);
         return -1;
     }
-    const unit *u = &ps->units[res.id];
+    unit *u = &ps->units[res.id];
     size_t npix = (size_t)b->width * b->height;
     size_t want = sizeof res + (b->bidir ? 3 * npix * sizeof(float) : tile_bytes(u->w, u->h));
     if (len != want) {
         snprintf(err, errlen, "rank %d returned %zu bytes, not %zu", r, len, want);
         return -1;
     }
-    if (b->bidir) {
+    const int first = !u->done; /* else the other copy's result is in the film */
+    if (first && b->bidir) {
         ps->pending[u->job] = malloc(3 * npix * sizeof(float));
         if (!ps->pending[u->job]) {
             snprintf(err, errlen, "out of memory");
@@ -765,54 +846,101 @@ static int take_result(dist *b, pass_state *ps, int r, const unsigned char *msg,
             free(ps->pending[ps->applied]);
             ps->pending[ps->applied] = NULL;
         }
-    } else {
+    } else if (first) {
         kfilm tv = tile_view((unsigned char *)msg + sizeof res, u->w, u->h);
         tile_copy(&b->film, &tv, u->x0, u->y0, 0);
     }
-    st->rays += res.rays;
-    st->shadow_rays += res.shadow_rays;
-    st->bad_samples += res.bad;
-    st->samples += res.samples;
+    if (first) {
+        st->rays += res.rays;
+        st->shadow_rays += res.shadow_rays;
+        st->bad_samples += res.bad;
+        st->samples += res.samples;
+        u->done = 1;
+        ps->inflight--;
+        ps->returned++;
+    }
     b->rendering += res.seconds;
     b->idle += res.idle;
     if (res.seconds > b->slowest) b->slowest = res.seconds;
     /* the speed model: the tile's cost at the rank's rate so far, then the rank's rate at that cost */
     const job *j = &ps->jobs[u->job];
     const double now = timer_now(), pixel_samples = (double)(u->end - u->begin) * u->w * u->h;
-    b->rank_samples[r] += (uint64_t)pixel_samples;
+    if (first) b->rank_samples[r] += (uint64_t)pixel_samples;
     if (res.seconds > 0.0 && pixel_samples > 0.0) {
         double *cost = b->bidir ? NULL : &b->tile_cost[b->gpu[r] * b->ntiles + j->tile];
         if (cost && b->rate[r] > 0.0) *cost = smooth(*cost, res.seconds * b->rate[r] / pixel_samples);
         b->rate[r] = smooth(b->rate[r], pixel_samples * pixel_cost(b, b->gpu[r], j->tile) / res.seconds);
     }
-    if (u->timed && now - u->given > res.seconds) b->latency[r] = smooth(b->latency[r], now - u->given - res.seconds);
-    ps->inflight--;
-    ps->returned++;
-    double *hs = &ps->hold_seconds[r * AHEAD];
-    memmove(h, h + 1, (AHEAD - 1) * sizeof *h);
-    memmove(hs, hs + 1, (AHEAD - 1) * sizeof *hs);
+    /* (a backed-up unit's "given" is its first copy's) */
+    if (u->timed && !u->backed && now - u->given > res.seconds)
+        b->latency[r] = smooth(b->latency[r], now - u->given - res.seconds);
+    double *hs = &ps->hold_seconds[r * AHEAD_MAX];
+    memmove(h, h + 1, (AHEAD_MAX - 1) * sizeof *h);
+    memmove(hs, hs + 1, (AHEAD_MAX - 1) * sizeof *hs);
     ps->nholds[r]--;
     /* what it still holds started when this unit ended, its latency ago */
     ps->free_at[r] = now;
     if (ps->nholds[r] > 0) ps->free_at[r] -= b->latency[r];
     for (int i = 0; i < ps->nholds[r]; ++i) ps->free_at[r] += hs[i];
-    ps->since[r] = now;
+    b->since[r] = now;
     return 0;
 }
 
 /* Whether rank r takes another unit now (next_unit then decides which, if any): an idle rank
- * always; one with work queued only while every rank can still find a job (at the end of a pass
- * units go to idle ranks), and never before its speed is measured (its first unit back). */
+ * always, and one that overlaps units a second (both render at once: no wait); one with more
+ * work queued only while every rank can still find a job (at the end of a pass units go to idle
+ * ranks), and never before its speed is measured (its first unit back). */
 static int wants_unit(const dist *b, const pass_state *ps, int r) {
-    if (ps->nholds[r] >= AHEAD || (r > 0 && !b->ready[r])) return 0;
-    if (b->rate[r] <= 0.0 && ps->nholds[r] > 0) return 0;
-    return ps->nholds[r] == 0 || ps->open > (size_t)g.size;
+    const unsigned held = (unsigned)ps->nholds[r] + b->stale[r]; /* an earlier pass's too */
+    if (held >= (unsigned)(b->overlap[r] ? AHEAD_MAX : AHEAD) || (r > 0 && !b->ready[r])) return 0;
+    if (b->rate[r] <= 0.0 && held > 0) return 0;
+    return held == 0 || (b->overlap[r] && held == 1) || ps->open > (size_t)g.size;
+}
+
+/* A backup copy for rank r, idle once every job of the pass is handed out: the unit in flight at
+ * another rank that r is predicted to finish soonest before its holder does, by more than r's
+ * latency (a slow rank's last rows of a pass, which a GPU renders in milliseconds; a unit queued
+ * behind another). Its index, or -1. A unit overdue at its holder is taken to need a quarter of
+ * its predicted time more. Both copies render the same samples from the same sums (the film keeps
+ * a unit's pixels until a result comes back), so whichever comes first is the result (on CPUs the
+ * other's bit for bit; between a GPU and a CPU within float rounding, as any of their units) and
+ * the other is dropped: the pass ends with its fastest ranks, not with the slowest unit. */
+static int backup_unit(const dist *b, pass_state *ps, int r) {
+    const double now = timer_now(), rate = b->rate[r];
+    if (rate <= 0.0 || ps->open > 0) return -1;
+    int best = -1;
+    double best_gain = 0.0, best_seconds = 0.0;
+    for (int s = 0; s < g.size; ++s)
+        for (int i = 0; s != r && i < ps->nholds[s]; ++i) {
+            const int k = ps->holds[s * AHEAD_MAX + i];
+            const unit *u = &ps->units[k];
+            if (u->done || u->backed) continue;
+            double held = u->eta > now ? u->eta : now + 0.25 * ps->hold_seconds[s * AHEAD_MAX + i];
+            double seconds = (double)(u->end - u->begin) * u->w * u->h *
+                             pixel_cost(b, b->gpu[r], ps->jobs[u->job].tile) / rate,
+                   gain = held - (now + b->latency[r] + seconds);
+            if (gain > b->latency[r] && gain > best_gain) {
+                best = k;
+                best_gain = gain;
+                best_seconds = seconds;
+            }
+        }
+    if (best < 0) return -1;
+    ps->units[best].backed = 1;
+    ps->hold_seconds[r * AHEAD_MAX + ps->nholds[r]] = best_seconds; /* the caller adds the hold */
+    ps->free_at[r] = (ps->free_at[r] > now ? ps->free_at[r] : now) + best_seconds;
+    return best;
+}
+
+/* The unit for rank r: a new one (next_unit), or a backup copy (backup_unit). */
+static int pick_unit(const dist *b, pass_state *ps, int r, int backup) {
+    return backup ? backup_unit(b, ps, r) : next_unit(b, ps, r);
 }
 
 /* Gives rank r (> 0) a unit: its message into the rank's next send buffer, sent without waiting
  * (the send completes while the rank renders). 1 when given, 0 when none (or the buffer is still
  * in use), -1 on error. */
-static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *err, size_t errlen) {
+static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, int backup, char *err, size_t errlen) {
     size_t i = (size_t)r * QUEUE + b->nsent[r] % QUEUE;
     int done = 1;
     if (b->sreq[i] != MPI_REQUEST_NULL && MPI_Test(&b->sreq[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
@@ -820,7 +948,7 @@ static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *
         return -1;
     }
     if (!done) return 0;
-    int k = next_unit(b, ps, r);
+    int k = pick_unit(b, ps, r, backup);
     if (k == -1) return 0;
     size_t len = k < 0 ? 0 : unit_write(b, pass, &ps->units[k], k, !ps->given[r], &b->sbuf[i], &b->scap[i]);
     if (!len) {
@@ -832,8 +960,8 @@ static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *
         return -1;
     }
     b->nsent[r]++;
-    if (ps->nholds[r] == 0) ps->since[r] = timer_now();
-    ps->holds[r * AHEAD + ps->nholds[r]++] = k;
+    if (ps->nholds[r] == 0 && b->stale[r] == 0) b->since[r] = timer_now();
+    ps->holds[r * AHEAD_MAX + ps->nholds[r]++] = k;
     ps->given[r] = 1;
     b->bytes += len;
     return 1;
@@ -841,10 +969,10 @@ static int give_remote(dist *b, const kpass *pass, pass_state *ps, int r, char *
 
 /* Gives rank 0's runner a unit. 1 when given, 0 when none (or its next slot is in use), -1 on
  * error. */
-static int give_local(dist *b, const kpass *pass, pass_state *ps, char *err, size_t errlen) {
+static int give_local(dist *b, const kpass *pass, pass_state *ps, int backup, char *err, size_t errlen) {
     slot *s = runner_free_slot(&b->run);
     if (!s) return 0;
-    int k = next_unit(b, ps, 0);
+    int k = pick_unit(b, ps, 0, backup);
     if (k == -1) return 0;
     s->inlen = k < 0 ? 0 : unit_write(b, pass, &ps->units[k], k, !ps->given[0], &s->in, &s->incap);
     if (!s->inlen) {
@@ -896,16 +1024,14 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         .njobs = njobs,
         .open = njobs,
         .pending = b->bidir ? calloc(njobs ? njobs : 1, sizeof(float *)) : NULL,
-        .holds = malloc(n * AHEAD * sizeof(int)),
+        .holds = malloc(n * AHEAD_MAX * sizeof(int)),
         .nholds = calloc(n, sizeof(int)),
-        .hold_seconds = calloc(n * AHEAD, sizeof(double)),
+        .hold_seconds = calloc(n * AHEAD_MAX, sizeof(double)),
         .free_at = calloc(n, sizeof(double)),
-        .since = calloc(n, sizeof(double)),
         .given = calloc(n, 1),
     };
     int rc = 0;
-    if (!jobs || !ps.holds || !ps.nholds || !ps.hold_seconds || !ps.free_at || !ps.since || !ps.given ||
-        (b->bidir && !ps.pending)) {
+    if (!jobs || !ps.holds || !ps.nholds || !ps.hold_seconds || !ps.free_at || !ps.given || (b->bidir && !ps.pending)) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
@@ -925,7 +1051,7 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             progress = 1;
         }
         while (rc == 0 && wants_unit(b, &ps, 0)) {
-            int given = give_local(b, pass, &ps, err, errlen);
+            int given = give_local(b, pass, &ps, 0, err, errlen);
             if (given < 0) rc = -1;
             if (given <= 0) break;
         }
@@ -934,11 +1060,22 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             for (int r = 1; r < g.size && rc == 0; ++r) {
                 if (!wants_unit(b, &ps, r) || (ahead == 0) != (ps.nholds[r] == 0)) continue;
                 double t0 = timer_now();
-                int given = give_remote(b, pass, &ps, r, err, errlen);
+                int given = give_remote(b, pass, &ps, r, 0, err, errlen);
                 if (given < 0) rc = -1;
                 b->coord += timer_now() - t0;
                 progress |= given > 0;
             }
+        /* every job handed out: idle ranks take backup copies of units that are late elsewhere */
+        for (int r = 0; r < g.size && rc == 0 && ps.open == 0 && ps.inflight > 0; ++r) {
+            if (ps.nholds[r] > 0 || b->stale[r] > 0 || (r > 0 && !b->ready[r])) continue;
+            double t0 = timer_now();
+            int given =
+                r == 0 ? give_local(b, pass, &ps, 1, err, errlen) : give_remote(b, pass, &ps, r, 1, err, errlen);
+            if (given < 0) rc = -1;
+            if (r > 0) b->coord += timer_now() - t0;
+            if (given > 0) b->backups++;
+            progress |= given > 0;
+        }
         if (rc) break;
         /* take whatever came back */
         int flag = 0;
@@ -958,11 +1095,11 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             }
             double now = timer_now(), limit = unit_timeout(b);
             for (int r = 1; r < g.size && !rc; ++r)
-                if (ps.nholds[r] > 0 && now - ps.since[r] > limit) {
+                if ((ps.nholds[r] > 0 || b->stale[r] > 0) && now - b->since[r] > limit) {
                     snprintf(err, errlen,
                              "rank %d stopped answering (no result for %.0f s); stopping with the %zu "
                              "work units that came back",
-                             r, now - ps.since[r], ps.returned);
+                             r, now - b->since[r], ps.returned);
                     rc = -1;
                 }
             /* short naps while rank 0's runner waits for a unit, longer ones while it renders */
@@ -981,6 +1118,7 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
             memcpy(&h, b->buf, sizeof h);
             b->ready[r] = 1;
             b->gpu[r] = h.threads == 0;
+            b->overlap[r] = h.overlap != 0;
             b->threads += h.threads;
             continue;
         }
@@ -998,6 +1136,8 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
         b->bytes += len;
     }
     if (rc) g.failed = 1;
+    /* what ranks still hold are copies whose other copy came first: their results are dropped */
+    for (int r = 0; r < g.size && rc == 0; ++r) b->stale[r] += (unsigned)ps.nholds[r];
     b->wall += timer_now() - t_pass;
     if (ps.pending) {
         for (size_t i = 0; i < njobs; ++i) free(ps.pending[i]);
@@ -1008,7 +1148,6 @@ static int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, s
     free(ps.nholds);
     free(ps.hold_seconds);
     free(ps.free_at);
-    free(ps.since);
     free(ps.given);
     free(jobs);
     return rc;
@@ -1040,56 +1179,93 @@ static int dist_cuts_by_count(const void *p) {
 static int dist_threads(const void *p) { return ((const dist *)p)->threads; }
 
 /* ---- every rank: one unit ------------------------------------------------------------------- */
-/* Renders the unit in `in` (len bytes) into the reply *out (grown as needed): 0, or -1 when the
- * reply cannot be allocated (a failed render is a reply with its status and message). */
-static int render_unit(dist *b, const unsigned char *in, size_t len, unsigned char **out, size_t *outcap,
-                       size_t *outlen) {
-    unit_msg u;
-    result_msg res;
-    memset(&res, 0, sizeof res);
-    memcpy(&u, in, sizeof u);
-    res.id = u.id;
-    size_t body = b->bidir ? 3 * (size_t)b->width * b->height * sizeof(float) : tile_bytes(u.w, u.h);
-    int bad_shape = b->bidir ? (u.w != b->width || u.h != b->height) : len < sizeof u + body;
-    if (bad_shape || u.x0 < 0 || u.y0 < 0 || u.x0 + u.w > b->width || u.y0 + u.h > b->height) {
-        res.status = 1;
-        snprintf(res.err, sizeof res.err, "a malformed work unit");
-        body = 0;
+/* Begins the unit in u->s->in: checks it, makes room for the reply in u->s->out and renders it,
+ * through the backend's tile_begin in tile slot `tile_slot` where it overlaps (u->pending: the
+ * tile is on the device until unit_end), else whole. A failed render or a malformed unit is a
+ * reply with its status and message (unit_end writes it); -1 when the reply cannot be allocated
+ * (u->s->outlen 0). */
+static int unit_begin(dist *b, runner_unit *u, int tile_slot) {
+    slot *s = u->s;
+    unit_msg m;
+    memcpy(&m, s->in, sizeof m);
+    u->res.id = m.id;
+    u->tile_slot = tile_slot;
+    u->body = b->bidir ? 3 * (size_t)b->width * b->height * sizeof(float) : tile_bytes(m.w, m.h);
+    int bad_shape = b->bidir ? (m.w != b->width || m.h != b->height) : s->inlen < sizeof m + u->body;
+    if (bad_shape || m.x0 < 0 || m.y0 < 0 || m.x0 + m.w > b->width || m.y0 + m.h > b->height) {
+        u->res.status = 1;
+        snprintf(u->res.err, sizeof u->res.err, "a malformed work unit");
+        u->body = 0;
     }
-    if (sizeof res + body > *outcap) {
-        unsigned char *q = realloc(*out, sizeof res + body);
-        if (!q) return -1;
-        *out = q;
-        *outcap = sizeof res + body;
+    if (sizeof(result_msg) + u->body > s->outcap) {
+        unsigned char *q = realloc(s->out, sizeof(result_msg) + u->body);
+        if (!q) {
+            u->res.status = -1;
+            return -1;
+        }
+        s->out = q;
+        s->outcap = sizeof(result_msg) + u->body;
     }
-    double t0 = timer_now();
+    if (u->res.status) return 0;
+    if (!b->bidir) {
+        /* the tile's sums continue in place in the reply */
+        memcpy(s->out + sizeof(result_msg), s->in + sizeof m, u->body);
+        kfilm tv = tile_view(s->out + sizeof(result_msg), m.w, m.h);
+        if (overlaps(b)) {
+            u->res.status =
+                b->inner->tile_begin(b->ib, tile_slot, &m.pass, &tv, m.x0, m.y0, u->res.err, sizeof u->res.err) != 0;
+            u->pending = !u->res.status;
+            return 0;
+        }
+        backend_stats st;
+        memset(&st, 0, sizeof st);
+        u->res.status = b->inner->pass_tile(b->ib, &m.pass, &tv, m.x0, m.y0, &st, u->res.err, sizeof u->res.err) != 0;
+        u->res.rays = st.rays;
+        u->res.shadow_rays = st.shadow_rays;
+        u->res.bad = st.bad_samples;
+        u->res.samples = st.samples;
+        return 0;
+    }
+    /* the iteration alone: into an empty film, whose sums are then exactly its image */
+    kfilm *f = &b->scratch;
+    size_t n = (size_t)b->width * b->height;
     backend_stats st;
     memset(&st, 0, sizeof st);
-    if (!res.status && !b->bidir) {
-        /* the tile's sums continue in place in the reply */
-        memcpy(*out + sizeof res, in + sizeof u, body);
-        kfilm tv = tile_view(*out + sizeof res, u.w, u.h);
-        res.status = b->inner->pass_tile(b->ib, &u.pass, &tv, u.x0, u.y0, &st, res.err, sizeof res.err) != 0;
-    } else if (!res.status) {
-        /* the iteration alone: into an empty film, whose sums are then exactly its image */
-        kfilm *s = &b->scratch;
-        size_t n = (size_t)b->width * b->height;
-        film_host_clear(s);
-        res.status = b->inner->write_film(b->ib, s, res.err, sizeof res.err) ||
-                     b->inner->pass(b->ib, &u.pass, &st, res.err, sizeof res.err) ||
-                     b->inner->read_film(b->ib, s, res.err, sizeof res.err);
-        float *c = (float *)(*out + sizeof res);
-        for (size_t i = 0; i < 3 * n; ++i) c[i] = (float)s->sum[i];
-    }
-    if (res.status) body = 0;
-    res.rays = st.rays;
-    res.shadow_rays = st.shadow_rays;
-    res.bad = st.bad_samples;
-    res.samples = st.samples;
-    res.seconds = timer_now() - t0;
-    memcpy(*out, &res, sizeof res);
-    *outlen = sizeof res + body;
+    film_host_clear(f);
+    u->res.status = b->inner->write_film(b->ib, f, u->res.err, sizeof u->res.err) ||
+                    b->inner->pass(b->ib, &m.pass, &st, u->res.err, sizeof u->res.err) ||
+                    b->inner->read_film(b->ib, f, u->res.err, sizeof u->res.err);
+    float *c = (float *)(s->out + sizeof(result_msg));
+    for (size_t i = 0; i < 3 * n; ++i) c[i] = (float)f->sum[i];
+    u->res.rays = st.rays;
+    u->res.shadow_rays = st.shadow_rays;
+    u->res.bad = st.bad_samples;
+    u->res.samples = st.samples;
     return 0;
+}
+
+/* Ends a begun unit (waits for its tile where pending) and writes its reply's header. */
+static void unit_end(dist *b, runner_unit *u) {
+    slot *s = u->s;
+    if (u->res.status < 0) { /* no room for a reply */
+        s->outlen = 0;
+        return;
+    }
+    if (u->pending) {
+        backend_stats st;
+        memset(&st, 0, sizeof st);
+        u->res.status = b->inner->tile_end(b->ib, u->tile_slot, &st, u->res.err, sizeof u->res.err) != 0;
+        u->pending = 0;
+        u->res.rays = st.rays;
+        u->res.shadow_rays = st.shadow_rays;
+        u->res.bad = st.bad_samples;
+        u->res.samples = st.samples;
+    }
+    const double now = timer_now(), last = b->run.last_end;
+    u->res.seconds = now - (last > u->t0 ? last : u->t0);
+    b->run.last_end = now;
+    memcpy(s->out, &u->res, sizeof u->res);
+    s->outlen = sizeof u->res + (u->res.status ? 0 : u->body);
 }
 
 /* ---- the other ranks -------------------------------------------------------------------------- */
@@ -1100,7 +1276,7 @@ static int dist_serve(void *p, char *err, size_t errlen) {
     dist *b = p;
     if (g.rank == 0) return 1;
     runner *q = &b->run;
-    hello_msg h = {b->inner->threads(b->ib), 0};
+    hello_msg h = {b->inner->threads(b->ib), overlaps(b)};
     /* rank 0 may be busy loading the scene: the hello waits for it as long as it takes */
     if (send_until(&h, sizeof h, 0, TAG_HELLO, 3600.0, err, errlen)) return -1;
     int rc = 0, stop = 0;
