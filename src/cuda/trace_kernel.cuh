@@ -26,10 +26,10 @@ namespace {
 // a new block to be scheduled behind a slow one. Rays that form a row-major image (the caller
 // gives its width, a multiple of 8) are taken as 8x4 tiles of whole bands of 4 rows, so that a
 // warp's rays visit the same nodes (a partial last band stays in order). Replacing a warp's
-// finished rays one by one (trace_step, at least 8-24 idle lanes at a time) kept more lanes busy
-// on the dragon's diffuse rays but not on Sponza's, and the step loop's state cost more than it
-// gained elsewhere, so a warp takes new rays only when all 32 are done (docs/PERFORMANCE.md,
-// stop 28).
+// finished rays one by one (the loop run a step at a time, 8-24 idle lanes taking new rays
+// together) kept more lanes busy on the dragon's diffuse rays but not on Sponza's, and the step
+// loop's state cost more than it gained elsewhere, so a warp takes new rays only when all 32 are
+// done (docs/PERFORMANCE.md, stop 28).
 __global__ void __launch_bounds__(TRACE_BLOCK, TRACE_MIN_BLOCKS)
     trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsigned n, unsigned width, int any_hit,
                  unsigned *next, unsigned long long *hits, float *tsum) {

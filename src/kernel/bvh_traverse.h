@@ -875,69 +875,44 @@ KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_
     return found;
 }
 
-/* One ray's traversal state between the steps of the loop (trace_begin, trace_step): its
- * per-ray constants, the stack's depth and the entry to visit next (`have`; first the root). The
- * stack's entries are the caller's (BVH_STACK_DECL). */
-typedef struct bvh_trace {
-    bvh_ray br;
-    int sp, have;
-    uint32_t ref, cnt;
-} bvh_trace;
-
-/* Starts the traversal of r: *h at no hit within r.tmax; returns 0 when there is nothing to
- * traverse (no nodes, or a non-finite origin or direction, which the slab tests would let
- * through as NaN), else 1 with *q at the root. */
-KFN int trace_begin(const kscene *s, ray r, hit *h, bvh_trace *q) {
-    h->t = r.tmax;
-    h->prim = PRIM_NONE;
-    h->b1 = h->b2 = 0.0f; /* set with every hit; initialised so compilers can see it */
-    if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
-    q->br = make_bvh_ray(r);
-    q->sp = 0;
-    q->ref = q->cnt = 0;
-    q->have = 1;
-    return 1;
-}
-
-/* One step of the while-while loop (Aila & Laine 2009): inner nodes until a leaf is reached (or
- * nothing is left), then that leaf. The leaf waits in lref/lcnt; on the GPU the thread visits
- * further nodes while other lanes of its warp still do (kwarp_all), so that the warp enters the
- * leaf code together (their speculative traversal); on the CPU kwarp_all(x) is x and the leaf
- * comes at once. Returns 1 while the ray has more to visit, 0 when it is done: then *h holds
- * its closest hit (with `any`: some hit), h->prim PRIM_NONE for none. `compact` and `layout`:
- * trace_ray_inline. */
-KFN int trace_step(const kscene *s, bvh_trace *q, bvh_stack *st, hit *h, int any, int compact, uint32_t layout) {
-    uint32_t lref = 0, lcnt = 0;
-    for (;;) {
-        if (!q->have && !(q->have = bvh_pop(st, &q->sp, h->t, &q->ref, &q->cnt))) break;
-        if (q->cnt > 0) {
-            if (lcnt > 0) break; /* a second leaf: after the waiting one */
-            lref = q->ref;
-            lcnt = q->cnt;
-            q->have = 0;
-        } else {
-            q->have =
-                layout == KNODES_CW8
-                    ? cw8_visit((const cw8_node *)s->nodes + q->ref, &q->br, h->t, st, &q->sp, &q->ref, &q->cnt)
-                    : bvh_visit((const bvh_wnode *)s->nodes + q->ref, &q->br, h->t, any, st, &q->sp, &q->ref, &q->cnt);
-        }
-        if (kwarp_all(lcnt > 0)) break;
-    }
-    if (lcnt == 0) return 0; /* nothing left */
-    return !(leaf_intersect(s, lref, lcnt, &q->br, h, any, compact) && any);
-}
-
 /* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays); `compact`
  * (a constant at each call site) selects leaf4_intersect's rolled lane loop; `layout` (KNODES_*:
  * kscene.node_layout, or a constant where the caller specialises the loop per layout) the node
- * visitor. The loop is trace_step's; the CUDA trace-only kernel runs the steps itself, so that a
- * lane whose ray is done takes the next ray while the others go on (trace_kernel.cuh). */
+ * visitor. */
 KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, uint32_t layout) {
-    bvh_trace q;
-    if (!trace_begin(s, r, h, &q)) return 0;
+    h->t = r.tmax;
+    h->prim = PRIM_NONE;
+    h->b1 = h->b2 = 0.0f; /* set with every hit; initialised so compilers can see it */
+    /* a non-finite origin or direction hits nothing (the slab tests would let NaN through) */
+    if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
+    bvh_ray br = make_bvh_ray(r);
     BVH_STACK_DECL(st);
-    while (trace_step(s, &q, &st, h, any, compact, layout)) {}
-    return h->prim != PRIM_NONE;
+    int sp = 0;
+    uint32_t ref = 0, cnt = 0; /* the entry to visit next (`have`): first the root node */
+    int have = 1;
+    for (;;) {
+        /* inner nodes until a leaf is reached (or nothing is left). The leaf waits in lref/lcnt;
+         * on the GPU the thread visits further nodes while other lanes of its warp still do
+         * (kwarp_all), so that the warp enters the leaf code together (Aila & Laine's
+         * speculative traversal); on the CPU kwarp_all(x) is x and the leaf comes at once. */
+        uint32_t lref = 0, lcnt = 0;
+        for (;;) {
+            if (!have && !(have = bvh_pop(&st, &sp, h->t, &ref, &cnt))) break;
+            if (cnt > 0) {
+                if (lcnt > 0) break; /* a second leaf: after the waiting one */
+                lref = ref;
+                lcnt = cnt;
+                have = 0;
+            } else {
+                have = layout == KNODES_CW8
+                           ? cw8_visit((const cw8_node *)s->nodes + ref, &br, h->t, &st, &sp, &ref, &cnt)
+                           : bvh_visit((const bvh_wnode *)s->nodes + ref, &br, h->t, any, &st, &sp, &ref, &cnt);
+            }
+            if (kwarp_all(lcnt > 0)) break;
+        }
+        if (lcnt == 0) return h->prim != PRIM_NONE; /* nothing left */
+        if (leaf_intersect(s, lref, lcnt, &br, h, any, compact) && any) return 1;
+    }
 }
 
 /* The traversal's entry point, with compact leaves; the trace-only kernel calls trace_ray_inline
