@@ -334,6 +334,13 @@ static void test_asset_scenes(void) {
     }
 }
 
+/* A texel index under a wrap mode, by the definition (the reference for texture_eval's test). */
+static int ref_wrap(int i, int n, int mode) {
+    if (mode == TEX_WRAP_CLAMP) return i < 0 ? 0 : (i >= n ? n - 1 : i);
+    int m = mode == TEX_WRAP_MIRROR ? 2 * n : n, p = ((i % m) + m) % m;
+    return mode == TEX_WRAP_MIRROR && p >= n ? 2 * n - 1 - p : p;
+}
+
 static void test_semantics(void) {
     scene *s;
     /* defaults: no TRANS/ROTAT/SCALE, no UP/ITERATIONS/DEPTH/FILE */
@@ -521,6 +528,29 @@ static void test_semantics(void) {
                 same = memcmp(&a, &b, sizeof a) == 0;
             }
             CHECK(same, "8-bit and float lookups of one file differ");
+            /* texture_eval wraps each column and row once: the same texels and weights as the
+             * definition (every texel's index wrapped on its own), in every wrap mode, also far
+             * outside [0, 1] */
+            for (int mode = TEX_WRAP_REPEAT; mode <= TEX_WRAP_MIRROR && same; ++mode) {
+                texture *t = &s->textures[1];
+                t->wrap_u = t->wrap_v = mode;
+                for (int i = 0; i < 2000 && same; ++i) {
+                    vec2 uv = {(float)((i * 7919) % 4001) / 97.0f - 20.0f,
+                               (float)((i * 104729) % 3001) / 89.0f - 17.0f};
+                    float fx = uv.x * (float)t->width - 0.5f, fy = (1.0f - uv.y) * (float)t->height - 0.5f;
+                    float x0 = floorf(fx), y0 = floorf(fy), ax = fx - x0, ay = fy - y0;
+                    int ix = (int)fmodf(x0, (float)t->width), iy = (int)fmodf(y0, (float)t->height);
+                    vec3 c[4];
+                    for (int j = 0; j < 4; ++j) {
+                        int x = ref_wrap(ix + (j & 1), t->width, mode), y = ref_wrap(iy + (j >> 1), t->height, mode);
+                        c[j] = texel_at(k, t, x, y);
+                    }
+                    vec3 want = vlerp(vlerp(c[0], c[1], ax), vlerp(c[2], c[3], ax), ay);
+                    vec3 got = texture_eval(k, 1, uv, v3(0, 0, 0));
+                    same = memcmp(&want, &got, sizeof want) == 0;
+                }
+                CHECK(same, "texture_eval differs from the per-texel wrap (mode %d)", mode);
+            }
             scene_destroy(s);
         }
     }

@@ -13,9 +13,12 @@
 #define BLOCK_X 32
 #define BLOCK_Y 4
 // Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
-// docs/PERFORMANCE.md).
+// docs/PERFORMANCE.md): 8 blocks leave 64 registers a thread; at 10 (48) Sponza's kernel read
+// twice as many local-memory sectors (spills). Every megakernel variant is faster at 8 (Sponza
+// 1.12x with the texture change, the Cornell box 1.41x, rtow 1.33x: stop 28); Sponza's kernel was
+// slower at 6 and 7 blocks, and every variant at 12 (stop 27).
 #ifndef MEGA_MIN_BLOCKS
-#define MEGA_MIN_BLOCKS 10
+#define MEGA_MIN_BLOCKS 8
 #endif
 // Small images: a pass's samples of a pixel are split into slices taken by different threads
 // until about this many (pixel, slice) items exist, so that an image smaller than a few waves of
