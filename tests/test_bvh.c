@@ -187,6 +187,24 @@ static void check_invariants(const scene *s) {
     free(blocks_seen);
     free(reached);
     free(seen);
+    /* the GPU's per-lane copy of the blocks' triangles (bvh_leaf_lanes) holds what the rows and
+     * the blocks' ids do */
+    if (b->leaf_pos) {
+        float *lanes = bvh_leaf_lanes(b->leaves, b->nleaf4, s->positions);
+        size_t bad = 0;
+        for (size_t i = 0; lanes && i < b->nleaf4; ++i)
+            for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+                const float *l = lanes + i * BVH_LEAF_LANES_FLOATS + j * BVH_LEAF_LANE_FLOATS;
+                const float *rows = b->leaf_pos + i * BVH_LEAF_POS_FLOATS;
+                uint32_t id;
+                memcpy(&id, &l[3], sizeof id);
+                bad += id != b->leaves[i].prim[j];
+                for (int v = 0; v < 3; ++v)
+                    for (int a = 0; a < 3; ++a) bad += l[4 * v + a] != rows[(3 * v + a) * BVH_LEAF_WIDTH + j];
+            }
+        CHECK(lanes && bad == 0, "%zu differences between the GPU's leaf lanes and the rows", bad);
+        free(lanes);
+    }
 }
 
 static void check_traversal(const scene *s, uint64_t seed) {

@@ -792,6 +792,33 @@ float *bvh_leaf_positions(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *po
     return out;
 }
 
+float *bvh_leaf_lanes(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *positions) {
+    size_t bytes = (nleaf4 * BVH_LEAF_LANES_FLOATS * sizeof(float) + 63) / 64 * 64;
+    float *out = aligned_alloc(64, bytes ? bytes : 64);
+    if (!out) return NULL;
+    for (size_t i = 0; i < nleaf4; ++i)
+        for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+            float *lane = out + i * BVH_LEAF_LANES_FLOATS + j * BVH_LEAF_LANE_FLOATS;
+            /* unused and non-triangle lanes hold vertex 0 (their indices), as in the rows; without
+             * positions (spheres and quads only) every vertex is 0 */
+            vec3 p[3] = {v3s(0.0f), v3s(0.0f), v3s(0.0f)};
+            if (positions) {
+                p[0] = positions[leaves[i].v0[j]];
+                p[1] = positions[leaves[i].v1[j]];
+                p[2] = positions[leaves[i].v2[j]];
+            }
+            for (int c = 0; c < 3; ++c) {
+                lane[4 * c + 0] = p[c].x;
+                lane[4 * c + 1] = p[c].y;
+                lane[4 * c + 2] = p[c].z;
+                lane[4 * c + 3] = 0.0f;
+            }
+            uint32_t id = leaves[i].prim[j];
+            memcpy(&lane[3], &id, sizeof id);
+        }
+    return out;
+}
+
 void bvh_free(bvh *b) {
     free(b->nodes);
     free(b->leaf_pos);

@@ -54,6 +54,10 @@ size_t bvh_collapse(const bvh_node *bin, const uint32_t *prim_ids, const triangl
 /* The vertex positions of nleaf4 leaf blocks as the CPU's leaf test reads them (kscene.leaf_pos:
  * BVH_LEAF_POS_FLOATS floats per block), 64-byte aligned (free()); NULL when out of memory. */
 float *bvh_leaf_positions(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *positions);
+/* The same for the GPU's leaf test (kscene.leaf_pos on a CUDA device): BVH_LEAF_LANES_FLOATS floats
+ * per block, each lane's vertices and primitive id together (types.h; positions may be NULL for a
+ * scene without triangles: the vertices are 0), 64-byte aligned (free()); NULL when out of memory. */
+float *bvh_leaf_lanes(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *positions);
 /* The compressed 8-wide layout of an 8-wide tree (nnodes bvh8_nodes at wide, as bvh_collapse
  * lays them out) into out (nnodes cw8_nodes, the same indices; src/accel/bvh_compress.c).
  * Returns -1 with a message when a box is not finite or a node's children lie too far apart. */

@@ -55,6 +55,23 @@
 #define MEGA_SCENE kscene
 #endif
 
+// The traversal-only kernel (trace_kernel.cuh, launched by cuda_trace_rays): its block size and
+// minimum resident blocks per SM (caps registers), and its variants by the primitive kinds a
+// scene has, X(NAME, features): a scene of triangles only takes the kernel without the kind
+// decode and the sphere and quad tests (docs/PERFORMANCE.md, stop 28).
+#define TRACE_BLOCK 128
+#ifndef TRACE_MIN_BLOCKS
+#define TRACE_MIN_BLOCKS 8
+#endif
+#define TRACE_VARIANTS(X)                                                                                              \
+    X(TV_TRIANGLES, KF_PRIM(PRIM_TRIANGLE))                                                                            \
+    X(TV_ALL, KF_ALL)
+typedef void (*trace_kernel_fn)(kscene, const float *, const float *, const float *, unsigned, unsigned, int,
+                                unsigned *, unsigned long long *, float *);
+#define TRACE_KERNEL_DECL(NAME, features) trace_kernel_fn trace_kernel_##NAME(void);
+TRACE_VARIANTS(TRACE_KERNEL_DECL)
+#undef TRACE_KERNEL_DECL
+
 // Wavefront pipeline: a fixed pool of in-flight paths (SoA over PATH_STATE_FIELDS) and the
 // queues of path indices between the stages.
 #define CUDA_COUNTERS     4              // a pass's statistics (cuda_lane.counters): cuda_pass_stats

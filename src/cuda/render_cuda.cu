@@ -13,20 +13,10 @@ extern "C" {
 }
 #include "util/timer.h"
 
-#define TRACE_BLOCK 128
-// Minimum resident blocks per SM of the trace kernel (caps registers).
-#ifndef TRACE_MIN_BLOCKS
-#define TRACE_MIN_BLOCKS 8
-#endif
 // Trace kernel grid: 1 = persistent (the blocks that fit at once, rays fetched by warps from a
 // counter), 0 = one block per 128 rays (for comparison).
 #ifndef TRACE_PERSISTENT
 #define TRACE_PERSISTENT 1
-#endif
-// Trace kernel: 1 = a warp takes an 8x4 tile of an image's row-major rays (when the caller gives
-// the width), 0 = 32 consecutive rays.
-#ifndef TRACE_WARP_TILE
-#define TRACE_WARP_TILE 1
 #endif
 
 extern "C" int cuda_device_count(void) {
@@ -67,9 +57,9 @@ static int upload(cuda_renderer *r, const void *host, size_t bytes, const void *
     return 0;
 }
 
-// The leaf blocks' vertex rows (kscene.leaf_pos, which the leaf test reads) from the host's
-// copy of the blocks (`leaves`: the SAH tree's; NULL: the LBVH's blocks, read back) and the
-// scene's positions.
+// The leaf blocks' lanes as the GPU's leaf test reads them (kscene.leaf_pos: primitive ids and
+// triangles, bvh_leaf_lanes) from the host's copy of the blocks (`leaves`: the SAH tree's; NULL:
+// the LBVH's blocks, read back) and the scene's positions (NULL: none).
 static int upload_leaf_pos(cuda_renderer *r, const bvh_leaf4 *leaves, const vec3 *positions, char *err, size_t errlen) {
     size_t n = r->k.nleaf4;
     bvh_leaf4 *back = NULL;
@@ -87,13 +77,13 @@ static int upload_leaf_pos(cuda_renderer *r, const bvh_leaf4 *leaves, const vec3
         }
         leaves = back;
     }
-    float *rows = bvh_leaf_positions(leaves, n, positions);
+    float *rows = bvh_leaf_lanes(leaves, n, positions);
     free(back);
     if (!rows) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc = upload(r, rows, n * BVH_LEAF_POS_FLOATS * sizeof(float), (const void **)&r->k.leaf_pos, err, errlen);
+    int rc = upload(r, rows, n * BVH_LEAF_LANES_FLOATS * sizeof(float), (const void **)&r->k.leaf_pos, err, errlen);
     free(rows);
     return rc;
 }
@@ -191,9 +181,10 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         snprintf(err, errlen, "CUDA: no BVH for the scene");
         return -1;
     }
-    // (a scene of spheres and quads has no positions, and no triangle lane to read the rows)
-    if (k->nleaf4 && h->nvertices &&
-        upload_leaf_pos(r, r->cfg.bvh == CUDA_BVH_LBVH ? NULL : tree->leaves, h->positions, err, errlen))
+    // (every leaf test reads its lanes' primitive ids there; a scene of spheres and quads has no
+    // positions, and its lanes' vertices stay 0)
+    if (k->nleaf4 && upload_leaf_pos(r, r->cfg.bvh == CUDA_BVH_LBVH ? NULL : tree->leaves,
+                                     h->nvertices ? h->positions : NULL, err, errlen))
         return -1;
     // the smallest megakernel variant that covers the scene's features (kernel/features.h)
     r->variant = kernel_variant_for(kscene_features(h));
@@ -534,53 +525,16 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
 }
 
 // ---- traversal-only benchmark -----------------------------------------------------------------
-// Persistent threads (Aila & Laine 2009): as many blocks as fit on the GPU at once; each warp
-// takes the next 32 rays from a global counter until none are left, so that no warp waits for
-// a new block to be scheduled behind a slow one.
-__global__ void __launch_bounds__(TRACE_BLOCK, TRACE_MIN_BLOCKS)
-    trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsigned n, unsigned width, int any_hit,
-                 unsigned *next, unsigned long long *hits, float *tsum) {
-    unsigned lane = threadIdx.x & 31u, nhits = 0;
-    float t = 0.0f;
-    for (;;) {
-        unsigned base = 0;
-        if (lane == 0) base = atomicAdd(next, 32u);
-        base = __shfl_sync(0xffffffffu, base, 0);
-        if (base >= n) break;
-        unsigned i = base + lane;
-#if TRACE_WARP_TILE
-        // an 8x4 tile of the row-major image: whole bands of 4 rows only (a partial last band
-        // stays in order)
-        if (width != 0u && width % 8u == 0u && base / (4u * width) < n / (4u * width)) {
-            unsigned band = base / (4u * width), col = (base % (4u * width)) / 32u;
-            i = (band * 4u + lane / 8u) * width + col * 8u + lane % 8u;
-        }
-#endif
-        if (i < n) {
-            ray r =
-                make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]);
-            hit h;
-            // the loop specialised per node layout and ray kind (uniform branches)
-            int got = k.node_layout == KNODES_CW8 ? (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_CW8)
-                                                             : trace_ray_inline(&k, r, &h, 0, 0, KNODES_CW8))
-                                                  : (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_WIDE)
-                                                             : trace_ray_inline(&k, r, &h, 0, 0, KNODES_WIDE));
-            if (any_hit)
-                nhits += (unsigned)got;
-            else if (got) {
-                nhits++;
-                t += h.t;
-            }
-        }
-    }
-    for (int off = 16; off > 0; off >>= 1) {
-        t += __shfl_down_sync(0xffffffffu, t, off);
-        nhits += __shfl_down_sync(0xffffffffu, nhits, off);
-    }
-    if (lane == 0) {
-        atomicAdd(hits, (unsigned long long)nhits);
-        atomicAdd(&tsum[(blockIdx.x * (TRACE_BLOCK / 32) + threadIdx.x / 32) & 1023], t); // spread
-    }
+// The kernel (trace_kernel.cuh) is compiled once per row of TRACE_VARIANTS; the first that
+// covers the scene's primitive kinds runs.
+static trace_kernel_fn trace_kernel_for(const kscene *k) {
+    uint32_t f = (k->ntriangles ? KF_PRIM(PRIM_TRIANGLE) : 0u) | (k->nspheres ? KF_PRIM(PRIM_SPHERE) : 0u) |
+                 (k->nquads ? KF_PRIM(PRIM_QUAD) : 0u);
+#define TRACE_KERNEL_PICK(NAME, features)                                                                              \
+    if ((f & ~(uint32_t)(features)) == 0u) return trace_kernel_##NAME();
+    TRACE_VARIANTS(TRACE_KERNEL_PICK)
+#undef TRACE_KERNEL_PICK
+    return trace_kernel_TV_ALL();
 }
 
 extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n,
@@ -593,6 +547,7 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     cudaEvent_t e0 = NULL, e1 = NULL;
     int rc = -1;
     double times[64];
+    trace_kernel_fn trace_kernel = trace_kernel_for(&r->k);
     if (runs > 64) runs = 64;
     CUDA_USE_DEVICE(r);
 #define TRY(call)                                                                                                      \
@@ -611,7 +566,7 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     TRY(cudaMalloc(&dev_next, sizeof(unsigned)));
     TRY(cudaGetDevice(&dev));
     TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, trace_kernel, TRACE_BLOCK, 0));
+    TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)trace_kernel, TRACE_BLOCK, 0));
     if (per_sm < 1) per_sm = 1;
     if (!TRACE_PERSISTENT) {
         sms = (int)((n + TRACE_BLOCK - 1) / TRACE_BLOCK);

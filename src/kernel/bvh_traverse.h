@@ -119,10 +119,33 @@ KFN bvh_ray make_bvh_ray(ray r) {
  * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count (types.h), so that a push is
  * one store and a pop one load (local memory on the GPU; its bottom entries in shared memory were
  * measured and dropped: docs/PERFORMANCE.md, stop 26). A node pushes at most BVH_WIDTH - 1
- * entries per level. */
+ * entries per level. On the GPU (BVH_STACK_TOP) a register holds a copy of the top entry, and a
+ * pop loads the entry below it right away, one pop ahead of its use: the load's latency then
+ * overlaps the next node visit instead of stalling the pop that reads it (docs/PERFORMANCE.md,
+ * stop 28). The entries stay in the array (a push stores, a pop only loads), and the stack's
+ * array is a local array of its own beside the register (a struct with an array indexed at run
+ * time would keep the copy in local memory too). */
+#ifndef BVH_STACK_TOP
+#if defined(__CUDA_ARCH__)
+#define BVH_STACK_TOP 1
+#else
+#define BVH_STACK_TOP 0
+#endif
+#endif
+#if BVH_STACK_TOP
+typedef struct bvh_stack {
+    uint64_t *e;  /* the entries: a local array of BVH_STACK_SIZE (BVH_STACK_DECL) */
+    uint64_t top; /* e[sp - 1] while sp > 0 */
+} bvh_stack;
+#define BVH_STACK_DECL(st)                                                                                             \
+    uint64_t st##_entries[BVH_STACK_SIZE];                                                                             \
+    bvh_stack st = {st##_entries, 0}
+#else
 typedef struct bvh_stack {
     uint64_t e[BVH_STACK_SIZE];
 } bvh_stack;
+#define BVH_STACK_DECL(st) bvh_stack st
+#endif
 /* A missed child's sort key in the scalar node visitors: sorts last. */
 #define BVH_KEY_NONE 0xffffffffu
 /* compare-exchange of two keys of the scalar node visitors' sorting networks */
@@ -135,7 +158,11 @@ typedef struct bvh_stack {
 
 /* An entry from its distance's bits and its word ref << BVH_COUNT_BITS | count. */
 KFN void bvh_push_word(bvh_stack *st, int *sp, uint32_t tbits, uint32_t word) {
-    st->e[*sp] = (uint64_t)tbits << 32 | word;
+    uint64_t e = (uint64_t)tbits << 32 | word;
+    st->e[*sp] = e;
+#if BVH_STACK_TOP
+    st->top = e;
+#endif
     ++*sp;
 }
 KFN void bvh_push(bvh_stack *st, int *sp, uint32_t ref, uint32_t cnt, float t) {
@@ -156,9 +183,15 @@ KFN int bvh_descend_word(uint32_t word, uint32_t *ref, uint32_t *cnt) {
 }
 
 /* Pops the next entry that can still hold a hit nearer than tmax; 0 when the stack is empty. */
-KFN int bvh_pop(const bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_t *cnt) {
+KFN int bvh_pop(bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_t *cnt) {
     while (*sp > 0) {
+#if BVH_STACK_TOP
+        uint64_t e = st->top;
+        --*sp;
+        st->top = st->e[*sp > 0 ? *sp - 1 : 0]; /* the next top, loaded ahead (e[0]: unused) */
+#else
         uint64_t e = st->e[--*sp];
+#endif
         if (kbits_float((uint32_t)(e >> 32)) < tmax) return bvh_descend_word((uint32_t)e, ref, cnt);
     }
     return 0;
@@ -726,24 +759,52 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
 }
 #endif
 #else
-/* One lane of a leaf block: primitive `id` and, for a triangle, its vertices from the block's
- * rows of kscene.leaf_pos (p: the block's BVH_LEAF_POS_FLOATS floats, lane j). The rows hold
- * copies of the positions, so the test is the one the vertex indices would give; on the GPU the
- * nine loads depend on the block's address only (no load of the indices, then of three scattered
- * positions) and a block's four lanes share two or three cache lines (docs/PERFORMANCE.md, stop 26).
- * Spheres and quads are tested directly (intersect_prim would carry a second triangle test:
- * larger code, 1-3 % slower in the megakernel). */
-KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, const float *p, uint32_t j) {
+/* Lane j of a leaf block: its primitive id and, for a triangle, its vertices, from the block's
+ * copy of its triangles in kscene.leaf_pos (p: the block's entries). On the GPU that copy is laid
+ * out per lane (BVH_LEAF_LANE_FLOATS, bvh_leaf_lanes: vertex 0 with the id, vertices 1 and 2),
+ * so a lane is three 128-bit loads that depend on the block's address only, where the CPU's rows
+ * (BVH_LEAF_POS_FLOATS, for its SIMD tests) would be nine 32-bit loads and the block's ids
+ * (docs/PERFORMANCE.md, stop 28); elsewhere the rows and `prim`, the block's ids. The copies hold
+ * the scene's positions, so the test is the one the vertex indices would give. */
+#if defined(__CUDA_ARCH__)
+#define LEAF_BLOCK_FLOATS BVH_LEAF_LANES_FLOATS
+KFN uint32_t leaf_lane_load(const float *p, ku4 prim, uint32_t j, vec3 *a, vec3 *b, vec3 *c) {
+    (void)prim;
+    const float *q = p + j * BVH_LEAF_LANE_FLOATS;
+    kf4 x = kload_f4(q), y = kload_f4(q + 4), z = kload_f4(q + 8);
+    *a = v3(x.v[0], x.v[1], x.v[2]);
+    *b = v3(y.v[0], y.v[1], y.v[2]);
+    *c = v3(z.v[0], z.v[1], z.v[2]);
+    return kfloat_bits(x.v[3]);
+}
+#else
+#define LEAF_BLOCK_FLOATS BVH_LEAF_POS_FLOATS
+KFN uint32_t leaf_lane_load(const float *p, ku4 prim, uint32_t j, vec3 *a, vec3 *b, vec3 *c) {
+    const uint32_t w = BVH_LEAF_WIDTH;
+    uint32_t id = ku4_lane(prim, j);
+    if (prim_id_kind(id) != PRIM_TRIANGLE) { /* a scene without triangles has no rows */
+        *a = *b = *c = v3s(0.0f);
+        return id;
+    }
+    *a = v3(p[j], p[w + j], p[2 * w + j]);
+    *b = v3(p[3 * w + j], p[4 * w + j], p[5 * w + j]);
+    *c = v3(p[6 * w + j], p[7 * w + j], p[8 * w + j]);
+    return id;
+}
+#endif
+
+/* One lane of a leaf block: primitive `id`, for a triangle with vertices a, b, c. Spheres and
+ * quads are tested directly (intersect_prim would carry a second triangle test: larger code, 1-3 %
+ * slower in the megakernel); a kernel compiled for triangles only (KERNEL_FEATURES) skips the
+ * kind's decode. */
+KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, vec3 a, vec3 b, vec3 c) {
     float t, b1 = 0.0f, b2 = 0.0f;
     uint32_t i = prim_id_index(id);
-    switch (prim_id_kind(id)) {
-    case PRIM_TRIANGLE: {
-        const uint32_t w = BVH_LEAF_WIDTH;
-        vec3 a = v3(p[j], p[w + j], p[2 * w + j]), b = v3(p[3 * w + j], p[4 * w + j], p[5 * w + j]);
-        vec3 c = v3(p[6 * w + j], p[7 * w + j], p[8 * w + j]);
+    uint32_t kind = KHAS(KF_PRIM(PRIM_SPHERE)) || KHAS(KF_PRIM(PRIM_QUAD)) ? prim_id_kind(id) : PRIM_TRIANGLE;
+    switch (kind) {
+    case PRIM_TRIANGLE:
         if (!intersect_triangle(r->o, &r->sh, a, b, c, h->t, &t, &b1, &b2)) return 0;
         break;
-    }
     case PRIM_SPHERE:
         if (!KHAS(KF_PRIM(PRIM_SPHERE)) || !intersect_sphere(&s->spheres[i], r->o, r->d, 0.0f, h->t, &t)) return 0;
         break;
@@ -758,17 +819,22 @@ KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, const 
  * instead of four unrolled copies; the megakernel, bound by instruction fetch, runs 8-15 %
  * faster with it, the trace-only kernel up to 4 % slower (docs/PERFORMANCE.md). */
 KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, hit *h, int any, int compact) {
+#if defined(__CUDA_ARCH__)
+    ku4 prim = {{0u, 0u, 0u, 0u}}; /* the ids come with the lanes' vertices */
+#else
     ku4 prim = kload_u4(b->prim);
-    const float *p = s->leaf_pos + (size_t)(b - s->leaves) * BVH_LEAF_POS_FLOATS;
+#endif
+    const float *p = s->leaf_pos + (size_t)(b - s->leaves) * LEAF_BLOCK_FLOATS;
     int found = 0;
     if (compact) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
         for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) {
-            uint32_t id = ku4_lane(prim, j);
+            vec3 v0, v1, v2;
+            uint32_t id = leaf_lane_load(p, prim, j, &v0, &v1, &v2);
             if (id == PRIM_NONE) break; /* unused lanes come last */
-            if (leaf_lane(s, r, h, id, p, j)) {
+            if (leaf_lane(s, r, h, id, v0, v1, v2)) {
                 found = 1;
                 if (any) return 1;
             }
@@ -776,10 +842,11 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
         return found;
     }
     KUNROLL
-    for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
-        uint32_t id = prim.v[j];
+    for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) {
+        vec3 v0, v1, v2;
+        uint32_t id = leaf_lane_load(p, prim, j, &v0, &v1, &v2);
         if (id == PRIM_NONE) break;
-        if (leaf_lane(s, r, h, id, p, (uint32_t)j)) {
+        if (leaf_lane(s, r, h, id, v0, v1, v2)) {
             found = 1;
             if (any) return 1;
         }
@@ -819,7 +886,7 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
     /* a non-finite origin or direction hits nothing (the slab tests would let NaN through) */
     if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
     bvh_ray br = make_bvh_ray(r);
-    bvh_stack st;
+    BVH_STACK_DECL(st);
     int sp = 0;
     uint32_t ref = 0, cnt = 0; /* the entry to visit next (`have`): first the root node */
     int have = 1;

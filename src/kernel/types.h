@@ -244,7 +244,13 @@ typedef struct bvh_leaf4 {
  * scene in unused and non-triangle lanes). The leaf tests of every target read it instead of
  * gathering positions through the vertex indices (a dependent load per vertex on incoherent
  * rays: docs/PERFORMANCE.md, 2026-11-27 for the CPU's SIMD test, stop 26 for the GPU's lanes). */
-#define BVH_LEAF_POS_FLOATS (9 * BVH_LEAF_WIDTH)
+#define BVH_LEAF_POS_FLOATS   (9 * BVH_LEAF_WIDTH)
+/* The GPU's copy (kscene.leaf_pos on a CUDA device: bvh_leaf_lanes) is laid out per lane instead:
+ * three rows of four floats, vertex 0's x, y, z and the lane's primitive id (its bits; PRIM_NONE
+ * in an unused lane), then vertex 1 and vertex 2 (x, y, z, 0), so that a GPU thread reads a lane
+ * with three 128-bit loads (bvh_traverse.h, leaf_lane_load). */
+#define BVH_LEAF_LANE_FLOATS  12
+#define BVH_LEAF_LANES_FLOATS (BVH_LEAF_LANE_FLOATS * BVH_LEAF_WIDTH)
 
 /* ---- everything a kernel needs ------------------------------------------------------------ */
 /* The scene's arrays, declared once: X(element type, name, element count). The count is an
@@ -281,7 +287,8 @@ typedef struct kscene {
     const void *nodes;       /* root at 0; bvh4_node or bvh8_node: the width of the kernel that
                                 traverses it (BVH_WIDTH there), or cw8_node (node_layout) */
     const bvh_leaf4 *leaves; /* leaf blocks the nodes' leaf slots point to */
-    const float *leaf_pos;   /* BVH_LEAF_POS_FLOATS per leaf block (bvh_leaf_positions) */
+    const float *leaf_pos;   /* BVH_LEAF_POS_FLOATS per leaf block (bvh_leaf_positions; on a CUDA
+                                device BVH_LEAF_LANES_FLOATS: bvh_leaf_lanes) */
     uint32_t nnodes, nleaf4;
     uint32_t node_layout; /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
