@@ -528,8 +528,7 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
 // The kernel (trace_kernel.cuh) is compiled once per row of TRACE_VARIANTS; the first that
 // covers the scene's primitive kinds runs.
 static trace_kernel_fn trace_kernel_for(const kscene *k) {
-    uint32_t f = (k->ntriangles ? KF_PRIM(PRIM_TRIANGLE) : 0u) | (k->nspheres ? KF_PRIM(PRIM_SPHERE) : 0u) |
-                 (k->nquads ? KF_PRIM(PRIM_QUAD) : 0u);
+    uint32_t f = kscene_prim_features(k);
 #define TRACE_KERNEL_PICK(NAME, features)                                                                              \
     if ((f & ~(uint32_t)(features)) == 0u) return trace_kernel_##NAME();
     TRACE_VARIANTS(TRACE_KERNEL_PICK)

@@ -65,14 +65,18 @@ KFN uint32_t material_features(const material *m) {
     return f;
 }
 
+/* The primitive kinds scene s has (from its counts only, so a device kscene's copy on the host
+ * answers too: the trace-only kernel's variants, TRACE_VARIANTS). */
+KFN uint32_t kscene_prim_features(const kscene *s) {
+    return (s->ntriangles ? KF_PRIM(PRIM_TRIANGLE) : 0u) | (s->nspheres ? KF_PRIM(PRIM_SPHERE) : 0u) |
+           (s->nquads ? KF_PRIM(PRIM_QUAD) : 0u);
+}
+
 /* The features scene s uses: the kinds and maps of the materials its primitives reference (an
  * unused material costs nothing), its light kinds, primitive kinds, environment map and cut-outs.
  * Host arrays (the scene as loaded), or device ones read from the device. */
 KFN uint32_t kscene_features(const kscene *s) {
-    uint32_t f = 0, used = 0;
-    if (s->ntriangles) f |= KF_PRIM(PRIM_TRIANGLE);
-    if (s->nspheres) f |= KF_PRIM(PRIM_SPHERE);
-    if (s->nquads) f |= KF_PRIM(PRIM_QUAD);
+    uint32_t f = kscene_prim_features(s), used = 0;
     /* materials by index, once each (a scene has few; the primitives many) */
     int32_t last = -1;
     for (uint32_t i = 0; i < s->ntriangles; ++i)
