@@ -50,9 +50,11 @@ KFN vec3 safe_reciprocal(vec3 d) {
 /* Per-ray constants of the traversal. */
 typedef struct bvh_ray {
     vec3 o, d, inv_d;
-    vec3 off_n, off_f; /* the slab tests' offsets: a near (far) plane q lies at q * inv_d + off_n (off_f) */
     ray_shear sh;
     int near_x, near_y, near_z; /* float offsets of the near planes in a bvh_wnode */
+#if !KERNEL_SIMD_SSE
+    vec3 off_n, off_f; /* the scalar slab tests' offsets: a near (far) plane q lies at q * inv_d + off_n (off_f) */
+#endif
 #if KERNEL_SIMD_SSE
     __m128 ox, oy, oz, ix, iy, iz; /* broadcast origin and reciprocal direction */
     __m128 sx, sy, sz;             /* shear with (kx, ky) = the two axes after kz, cyclically */
@@ -71,15 +73,19 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.inv_d = safe_reciprocal(r.d);
     b.sh = make_ray_shear(r.d);
     /* A plane q lies at fma(q, inv_d, -o * inv_d) along the ray: one rounding of o * inv_d more than
-     * (q - o) * inv_d, at most |o * inv_d| 2^-24 (plus that of the subtraction below), which moving
-     * near planes by |o * inv_d| 2^-22 nearer and far planes as much farther covers (boxes grow by
-     * |o| 2^-22 per axis: no visible cost); the relative margin on the exit distance covers the
-     * multiply-add's own rounding, as it covered (q - o) * inv_d's two (and a target without the
-     * fused operation, kmuladd, rounds q * inv_d and the sum: 2^-24 (|t| + |o * inv_d|) and 2^-24
-     * |t|, covered the same way). Every 8-wide and scalar slab test takes these offsets. */
+     * (q - o) * inv_d, at most |o * inv_d| 2^-24 (plus that of the subtraction in BVH_SLAB_OFFSET),
+     * which moving near planes by |o * inv_d| 2^-22 nearer and far planes as much farther covers
+     * (boxes grow by |o| 2^-22 per axis: no visible cost); the relative margin on the exit distance
+     * covers the multiply-add's own rounding, as it covered (q - o) * inv_d's two (and a target
+     * without the fused operation, kmuladd, rounds q * inv_d and the sum: 2^-24 (|t| + |o * inv_d|)
+     * and 2^-24 |t|, covered the same way). The AVX2 and the scalar slab tests take these offsets
+     * (the SSE body subtracts o first). */
+#define BVH_SLAB_OFFSET(oi, pm) (-(oi)pm fabsf(oi) * 0x1p-22f) /* pm: - near planes, + far planes */
+#if !KERNEL_SIMD_SSE
     float ox = r.o.x * b.inv_d.x, oy = r.o.y * b.inv_d.y, oz = r.o.z * b.inv_d.z;
-    b.off_n = v3(-ox - fabsf(ox) * 0x1p-22f, -oy - fabsf(oy) * 0x1p-22f, -oz - fabsf(oz) * 0x1p-22f);
-    b.off_f = v3(-ox + fabsf(ox) * 0x1p-22f, -oy + fabsf(oy) * 0x1p-22f, -oz + fabsf(oz) * 0x1p-22f);
+    b.off_n = v3(BVH_SLAB_OFFSET(ox, -), BVH_SLAB_OFFSET(oy, -), BVH_SLAB_OFFSET(oz, -));
+    b.off_f = v3(BVH_SLAB_OFFSET(ox, +), BVH_SLAB_OFFSET(oy, +), BVH_SLAB_OFFSET(oz, +));
+#endif
     /* node rows of W = BVH_WIDTH floats: lo_x 0, lo_y W, lo_z 2W, hi_x 3W, hi_y 4W, hi_z 5W; a
      * negative direction enters through the upper plane (the far planes are at near_x ^ 3W,
      * near_y ^ 5W, near_z ^ 7W: W is a power of two) */
@@ -111,13 +117,15 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.sx8 = _mm256_set1_ps(vcomp(r.d, kx) * sz);
     b.sy8 = _mm256_set1_ps(vcomp(r.d, ky) * sz);
     b.sz8 = _mm256_set1_ps(sz);
-    b.nx8 = _mm256_set1_ps(b.off_n.x);
-    b.ny8 = _mm256_set1_ps(b.off_n.y);
-    b.nz8 = _mm256_set1_ps(b.off_n.z);
-    b.fx8 = _mm256_set1_ps(b.off_f.x);
-    b.fy8 = _mm256_set1_ps(b.off_f.y);
-    b.fz8 = _mm256_set1_ps(b.off_f.z);
+    float ox = r.o.x * b.inv_d.x, oy = r.o.y * b.inv_d.y, oz = r.o.z * b.inv_d.z;
+    b.nx8 = _mm256_set1_ps(BVH_SLAB_OFFSET(ox, -));
+    b.ny8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oy, -));
+    b.nz8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oz, -));
+    b.fx8 = _mm256_set1_ps(BVH_SLAB_OFFSET(ox, +));
+    b.fy8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oy, +));
+    b.fz8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oz, +));
 #endif
+#undef BVH_SLAB_OFFSET
     return b;
 }
 
