@@ -431,7 +431,94 @@ static void check_spatial_splits(void) {
     scene_destroy(s);
 }
 
+/* One node visit (bvh_visit, the body this file's kernel compiles: AVX2 over 8-wide nodes, SSE or
+ * the scalar body, whose slab test compares distances as integers, over 4-wide ones) against an
+ * exact slab test in double precision, on random boxes, flat boxes, empty slots, boxes behind the
+ * origin or beyond tmax, and rays with axis-parallel directions: a child whose exact interval
+ * [max(tnear, 0), min(tfar, tmax)] is non-empty by a margin must be visited (descended into or
+ * pushed), one that is empty by a margin must not, and a closest-hit ray descends into the
+ * nearest visited child. */
+static double dslab(double lo, double hi, double o, double d, double *tn, double *tf) {
+    if (d == 0.0) return o > lo && o < hi ? 1.0 : (o < lo || o > hi ? -1.0 : 0.0); /* 0: on a plane */
+    double a = (lo - o) / d, b = (hi - o) / d;
+    *tn = a < b ? (a > *tn ? a : *tn) : (b > *tn ? b : *tn);
+    *tf = a < b ? (b < *tf ? b : *tf) : (a < *tf ? a : *tf);
+    return 1.0;
+}
+static void check_node_visit(void) {
+    pcg32 rng = pcg32_seed(31, 7);
+    int missed = 0, extra = 0, unordered = 0, robust_hits = 0;
+    for (int it = 0; it < 100000; ++it) {
+        float o[3], d[3];
+        for (int a = 0; a < 3; ++a) {
+            o[a] = pcg32_next(&rng) % 8 == 0 ? 0.0f : 16.0f * pcg32_float(&rng) - 8.0f;
+            d[a] = pcg32_next(&rng) % 6 == 0 ? 0.0f : 2.0f * pcg32_float(&rng) - 1.0f;
+        }
+        if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f) d[2] = 1.0f;
+        float tmax = pcg32_next(&rng) % 2 ? K_INF : 30.0f * pcg32_float(&rng);
+        int any = (int)(pcg32_next(&rng) % 2);
+        bvh_wnode n;
+        float *f = (float *)&n;
+        double lo[BVH_WIDTH][3], hi[BVH_WIDTH][3];
+        int kind[BVH_WIDTH];
+        for (int c = 0; c < BVH_WIDTH; ++c) {
+            kind[c] = (int)(pcg32_next(&rng) % 8); /* 0: empty slot, 1: flat on one axis, else a box */
+            int flat = (int)(pcg32_next(&rng) % 3), near_ray = (int)(pcg32_next(&rng) % 2);
+            float along = 20.0f * pcg32_float(&rng); /* half the boxes around a point of the ray */
+            for (int a = 0; a < 3; ++a) {
+                float ce = near_ray ? o[a] + along * d[a] + 2.0f * pcg32_float(&rng) - 1.0f
+                                    : 24.0f * pcg32_float(&rng) - 12.0f;
+                float h = 4.0f * pcg32_float(&rng);
+                float l = kind[c] == 0 ? K_INF : ce - h,
+                      u = kind[c] == 0 ? K_INF : (kind[c] == 1 && a == flat ? ce - h : ce + h);
+                f[a * BVH_WIDTH + c] = l;
+                f[(3 + a) * BVH_WIDTH + c] = u;
+                lo[c][a] = l;
+                hi[c][a] = u;
+            }
+#if BVH_WIDTH == 8
+            n.ref[c] = (uint32_t)(100 + c) << BVH_COUNT_BITS;
+#else
+            n.child[c] = (uint32_t)(100 + c);
+            n.count[c] = 0;
+#endif
+        }
+        bvh_ray br = make_bvh_ray(make_ray(v3(o[0], o[1], o[2]), v3(d[0], d[1], d[2]), tmax));
+        BVH_STACK_DECL(st);
+        int sp = 0;
+        uint32_t ref = 0, cnt = 0;
+        int got = bvh_visit(&n, &br, tmax, any, &st, &sp, &ref, &cnt);
+        int visited[BVH_WIDTH] = {0};
+        if (got && ref >= 100 && ref < 100 + BVH_WIDTH) visited[ref - 100] = 2; /* 2: descended into */
+        for (int i = 0; i < sp; ++i) {
+            uint32_t r = (uint32_t)st.e[i] >> BVH_COUNT_BITS;
+            if (r >= 100 && r < 100 + BVH_WIDTH) visited[r - 100] = 1;
+        }
+        double tnear[BVH_WIDTH];
+        for (int c = 0; c < BVH_WIDTH; ++c) {
+            double tn = 0.0, tf = tmax, in = 1.0;
+            for (int a = 0; a < 3 && kind[c] != 0; ++a) {
+                double v = dslab(lo[c][a], hi[c][a], o[a], d[a], &tn, &tf);
+                in = v < in ? v : in;
+            }
+            tnear[c] = tn;
+            double eps = 1e-4 * (1.0 + fabs(tf));
+            int hit = kind[c] != 0 && in > 0.0 && tn < tf - eps, miss = kind[c] == 0 || in < 0.0 || tn > tf + eps;
+            robust_hits += hit;
+            missed += hit && !visited[c];
+            extra += miss && visited[c];
+        }
+        for (int c = 0; c < BVH_WIDTH && !any && got; ++c)
+            unordered += visited[c] == 1 && tnear[c] < tnear[ref - 100] - 1e-4 * (1.0 + tnear[c]);
+    }
+    CHECK(robust_hits > 10000, "%d children hit by a margin", robust_hits);
+    CHECK(missed == 0, "%d children hit by a margin not visited", missed);
+    CHECK(extra == 0, "%d children missed by a margin visited", extra);
+    CHECK(unordered == 0, "%d nearer children pushed while a farther one was descended into", unordered);
+}
+
 int main(void) {
+    check_node_visit();
     check_edges();
     check_spatial_splits();
     const int configs[4][3] = {{1, 0, 0}, {200, 0, 0}, {3000, 50, 50}, {0, 100, 0}};
