@@ -18,8 +18,10 @@
  * bodies read a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit
  * loads on the GPU) and keep everything in registers: the child order comes from a sorting
  * network over (distance, slot) keys, with no array indexed at run time (which would go to local
- * memory on the GPU). Both bodies report the same hits: the slab tests are the same operations
- * (per-ray near planes) and the SSE triangle test performs the scalar watertight test's float
+ * memory on the GPU); its slab tests are multiply-adds whose distances it compares as the integers
+ * of their bits (three-operand integer min/max, one Hopper DPX instruction each). All bodies report
+ * the same hits: the slab tests are conservative (make_bvh_ray's margins) and decide only which
+ * boxes are visited, and the SSE triangle test performs the scalar watertight test's float
  * operations in the same order (no FMA contraction in ISO C mode), lanes that need the test's
  * double-precision edge fallback going through the scalar function. Only the visiting order may
  * differ (children whose entry distances agree to 3 ulp; leaves that wait on the GPU), which
@@ -50,6 +52,9 @@ typedef struct bvh_ray {
     vec3 o, d, inv_d;
     ray_shear sh;
     int near_x, near_y, near_z; /* float offsets of the near planes in a bvh_wnode */
+#if !KERNEL_SIMD_SSE
+    vec3 off_n, off_f; /* the scalar slab tests' offsets: a near (far) plane q lies at q * inv_d + off_n (off_f) */
+#endif
 #if KERNEL_SIMD_SSE
     __m128 ox, oy, oz, ix, iy, iz; /* broadcast origin and reciprocal direction */
     __m128 sx, sy, sz;             /* shear with (kx, ky) = the two axes after kz, cyclically */
@@ -67,6 +72,20 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.d = r.d;
     b.inv_d = safe_reciprocal(r.d);
     b.sh = make_ray_shear(r.d);
+    /* A plane q lies at fma(q, inv_d, -o * inv_d) along the ray: one rounding of o * inv_d more than
+     * (q - o) * inv_d, at most |o * inv_d| 2^-24 (plus that of the subtraction in BVH_SLAB_OFFSET),
+     * which moving near planes by |o * inv_d| 2^-22 nearer and far planes as much farther covers
+     * (boxes grow by |o| 2^-22 per axis: no visible cost); the relative margin on the exit distance
+     * covers the multiply-add's own rounding, as it covered (q - o) * inv_d's two (and a target
+     * without the fused operation, kmuladd, rounds q * inv_d and the sum: 2^-24 (|t| + |o * inv_d|)
+     * and 2^-24 |t|, covered the same way). The AVX2 and the scalar slab tests take these offsets
+     * (the SSE body subtracts o first). */
+#define BVH_SLAB_OFFSET(oi, pm) (-(oi)pm fabsf(oi) * 0x1p-22f) /* pm: - near planes, + far planes */
+#if !KERNEL_SIMD_SSE
+    float ox = r.o.x * b.inv_d.x, oy = r.o.y * b.inv_d.y, oz = r.o.z * b.inv_d.z;
+    b.off_n = v3(BVH_SLAB_OFFSET(ox, -), BVH_SLAB_OFFSET(oy, -), BVH_SLAB_OFFSET(oz, -));
+    b.off_f = v3(BVH_SLAB_OFFSET(ox, +), BVH_SLAB_OFFSET(oy, +), BVH_SLAB_OFFSET(oz, +));
+#endif
     /* node rows of W = BVH_WIDTH floats: lo_x 0, lo_y W, lo_z 2W, hi_x 3W, hi_y 4W, hi_z 5W; a
      * negative direction enters through the upper plane (the far planes are at near_x ^ 3W,
      * near_y ^ 5W, near_z ^ 7W: W is a power of two) */
@@ -98,19 +117,15 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.sx8 = _mm256_set1_ps(vcomp(r.d, kx) * sz);
     b.sy8 = _mm256_set1_ps(vcomp(r.d, ky) * sz);
     b.sz8 = _mm256_set1_ps(sz);
-    /* A plane q lies at fma(q, inv_d, -o * inv_d) along the ray: one rounding of o * inv_d more than
-     * (q - o) * inv_d, at most |o * inv_d| 2^-24 (plus that of the subtraction below), which moving
-     * near planes by |o * inv_d| 2^-22 nearer and far planes as much farther covers (boxes grow by
-     * |o| 2^-22 per axis: no visible cost); the relative margin on the exit distance covers the
-     * multiply-add's own rounding, as it covered (q - o) * inv_d's two. */
     float ox = r.o.x * b.inv_d.x, oy = r.o.y * b.inv_d.y, oz = r.o.z * b.inv_d.z;
-    b.nx8 = _mm256_set1_ps(-ox - fabsf(ox) * 0x1p-22f);
-    b.ny8 = _mm256_set1_ps(-oy - fabsf(oy) * 0x1p-22f);
-    b.nz8 = _mm256_set1_ps(-oz - fabsf(oz) * 0x1p-22f);
-    b.fx8 = _mm256_set1_ps(-ox + fabsf(ox) * 0x1p-22f);
-    b.fy8 = _mm256_set1_ps(-oy + fabsf(oy) * 0x1p-22f);
-    b.fz8 = _mm256_set1_ps(-oz + fabsf(oz) * 0x1p-22f);
+    b.nx8 = _mm256_set1_ps(BVH_SLAB_OFFSET(ox, -));
+    b.ny8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oy, -));
+    b.nz8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oz, -));
+    b.fx8 = _mm256_set1_ps(BVH_SLAB_OFFSET(ox, +));
+    b.fy8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oy, +));
+    b.fz8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oz, +));
 #endif
+#undef BVH_SLAB_OFFSET
     return b;
 }
 
@@ -392,17 +407,27 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     const float *f = (const float *)n;
     kf4 nx = kload_f4(f + r->near_x), ny = kload_f4(f + r->near_y), nz = kload_f4(f + r->near_z);
     kf4 fx = kload_f4(f + (r->near_x ^ 12)), fy = kload_f4(f + (r->near_y ^ 20)), fz = kload_f4(f + (r->near_z ^ 28));
-    vec3 o = r->o, inv_d = r->inv_d;
-    /* key of a hit child: its entry distance (>= +0, so the float bits order as the values) with
-     * the slot in the low 2 bits; a missed child sorts last */
+    vec3 inv_d = r->inv_d, on = r->off_n, of = r->off_f;
+    /* The planes' distances are compared as the signed integers of their bits: among floats >= 0
+     * they order as the values, and every negative float (sign bit set) is a negative integer. So
+     * tnear = max(near planes, 0) is one 3-operand max with 0 (DPX on the GPU: kimax3_relu), the
+     * exit distance min(far planes, tmax) is negative whenever a far plane is (then tnear >= 0 >
+     * it: a miss, as with floats), and "tnear <= tfar (1 + 2^-22)" becomes tnear's bits <= tfar's
+     * bits + 4 (4 ulp, at least 2^-22 relative), capped below +inf's bits so that tnear must be
+     * finite. A NaN distance would need o * inv_d to overflow (inv_d is finite: safe_reciprocal). */
+    int32_t lim = kmini((int32_t)kfloat_bits(tmax) + 4, 0x7f7fffff);
+    /* key of a hit child: its entry distance's bits with the slot in the low 2 bits; a missed
+     * child sorts last */
     uint32_t key[BVH4_WIDTH];
     KUNROLL
     for (int i = 0; i < BVH4_WIDTH; ++i) {
-        float tnr =
-            kmax(kmax((nx.v[i] - o.x) * inv_d.x, (ny.v[i] - o.y) * inv_d.y), kmax((nz.v[i] - o.z) * inv_d.z, 0.0f));
-        float tfr =
-            kmin(kmin((fx.v[i] - o.x) * inv_d.x, (fy.v[i] - o.y) * inv_d.y), kmin((fz.v[i] - o.z) * inv_d.z, tmax));
-        key[i] = tnr <= tfr * 1.00000024f && tnr < K_INF ? (kfloat_bits(tnr) & ~3u) | (uint32_t)i : BVH_KEY_NONE;
+        int32_t tnr = kimax3_relu((int32_t)kfloat_bits(kmuladd(nx.v[i], inv_d.x, on.x)),
+                                  (int32_t)kfloat_bits(kmuladd(ny.v[i], inv_d.y, on.y)),
+                                  (int32_t)kfloat_bits(kmuladd(nz.v[i], inv_d.z, on.z)));
+        int32_t tfr = kimin3((int32_t)kfloat_bits(kmuladd(fx.v[i], inv_d.x, of.x)),
+                             (int32_t)kfloat_bits(kmuladd(fy.v[i], inv_d.y, of.y)),
+                             (int32_t)kfloat_bits(kmuladd(fz.v[i], inv_d.z, of.z)));
+        key[i] = tnr <= kiaddmin(tfr, 4, lim) ? ((uint32_t)tnr & ~3u) | (uint32_t)i : BVH_KEY_NONE;
     }
     uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
     BVH_KEY_SORT2(k0, k1);

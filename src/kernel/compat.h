@@ -101,6 +101,47 @@ KFN float kbits_float(uint32_t x) {
 #endif
 }
 
+/* a * b + c with one rounding where the target fuses it (the GPU; CPUs built with FMA), else a
+ * multiply and an add (fmaf without the instruction would be a library call): the traversal's slab
+ * margins cover either (bvh_traverse.h, make_bvh_ray). */
+KFN float kmuladd(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(a, b, c);
+#elif defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+    return fmaf(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+/* Three-operand signed integer min / max (the scalar node visitor's slab tests on float bits):
+ * one DPX instruction each on Hopper (sm_90 and later); plain compares elsewhere, the same
+ * results. kimax3_relu(a, b, c) = max(a, b, c, 0); kiaddmin(a, b, c) = min(a + b, c). */
+KFN int32_t kimax3_relu(int32_t a, int32_t b, int32_t c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __vimax3_s32_relu(a, b, c);
+#else
+    int32_t m = a > b ? a : b;
+    m = m > c ? m : c;
+    return m > 0 ? m : 0;
+#endif
+}
+KFN int32_t kimin3(int32_t a, int32_t b, int32_t c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __vimin3_s32(a, b, c);
+#else
+    int32_t m = a < b ? a : b;
+    return m < c ? m : c;
+#endif
+}
+KFN int32_t kiaddmin(int32_t a, int32_t b, int32_t c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __viaddmin_s32(a, b, c);
+#else
+    int32_t s = (int32_t)((uint32_t)a + (uint32_t)b); /* wraps as the instruction does */
+    return s < c ? s : c;
+#endif
+}
+
 /* Four floats / uints at a 16-byte aligned address (a row of a bvh4_node, of a bvh_leaf4): one
  * 128-bit load through the read-only cache on the GPU, four plain loads elsewhere. Kernels index
  * .v only with constants (KUNROLL loops), so the copies stay in registers. */
