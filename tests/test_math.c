@@ -1,4 +1,7 @@
 /* Vector math, transforms, PCG32 and hashing. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "kernel/kernel.h"
 #include "scene/scene.h"
 #include "testing.h"
@@ -66,9 +69,60 @@ static void test_pcg32(void) {
     CHECK(u32_to_unit_float(0xffffffffu) < 1.0f, "largest float below 1");
 }
 
+/* intersect_quad with the (s, t) directions scene_add_quad precomputes (quad.su, quad.sv): rays
+ * aimed at o + a u + b v hit it exactly where 0 <= a, b <= 1, at that (a, b) and distance. */
+static void test_quad(void) {
+    scene sc;
+    memset(&sc, 0, sizeof sc);
+    pcg32 r = pcg32_seed(5, 3);
+#define RND(lo, hi) ((lo) + ((hi) - (lo)) * pcg32_float(&r))
+    int wrong = 0, hits = 0;
+    for (int i = 0; i < 20000; ++i) {
+        vec3 o = v3(RND(-5, 5), RND(-5, 5), RND(-5, 5)), u = v3(RND(-3, 3), RND(-3, 3), RND(-3, 3)),
+             v = v3(RND(-3, 3), RND(-3, 3), RND(-3, 3));
+        sc.nquads = 0;
+        if (scene_add_quad(&sc, o, u, v, 0)) continue;
+        const quad *q = &sc.quads[0];
+        if (fabsf(vdot(vnorm(u), vnorm(v))) > 0.95f) continue; /* nearly parallel edges: a sliver */
+        float a = RND(-0.3f, 1.3f), b = RND(-0.3f, 1.3f);
+        if (fabsf(a) < 0.01f || fabsf(a - 1) < 0.01f || fabsf(b) < 0.01f || fabsf(b - 1) < 0.01f) continue;
+        vec3 p = vadd(o, vadd(vscale(u, a), vscale(v, b)));
+        vec3 org = vadd(p, v3(RND(-8, 8), RND(-8, 8), RND(-8, 8)));
+        vec3 d = vsub(p, org);
+        if (fabsf(vdot(vnorm(d), q->n)) < 0.05f) continue; /* grazing */
+        float t, sa, sb;
+        int hit = intersect_quad(q, org, d, 0.0f, K_INF, &t, &sa, &sb);
+        int inside = a >= 0 && a <= 1 && b >= 0 && b <= 1;
+        hits += hit;
+        wrong += hit != inside || (hit && (fabsf(t - 1) > 1e-3f || fabsf(sa - a) > 1e-3f || fabsf(sb - b) > 1e-3f));
+    }
+#undef RND
+    CHECK(wrong == 0 && hits > 1000, "quad test: %d wrong of %d hits", wrong, hits);
+    free(sc.quads);
+}
+
+/* A sphere's texture coordinates are computed for a material that reads a texture only. */
+static void test_sphere_uv(void) {
+    material m[2];
+    memset(m, 0, sizeof m);
+    m[0].albedo_tex = m[1].albedo_tex = -1;
+    m[1].maps = MAP_EMISSION;
+    kscene ks;
+    memset(&ks, 0, sizeof ks);
+    ks.materials = m;
+    vec3 po = v3(0.3f, 0.2f, -0.1f);
+    vec2 none = sphere_uv(&ks, 0, po), uv = sphere_uv(&ks, 1, po);
+    vec3 dir = vnorm(po);
+    CHECK(none.x == 0.0f && none.y == 0.0f, "untextured sphere: uv (%g, %g)", none.x, none.y);
+    CHECK_NEAR(uv.x, 0.5 + atan2(dir.z, dir.x) * K_INV_2PI, 1e-5, "sphere u");
+    CHECK_NEAR(uv.y, acos(dir.y) * K_INV_PI, 1e-5, "sphere v");
+}
+
 int main(void) {
     test_vectors();
     test_transforms();
     test_pcg32();
+    test_quad();
+    test_sphere_uv();
     return test_result("test_math");
 }

@@ -121,23 +121,29 @@ static void test_dimensions_independent(void) {
     CHECK(p < ALPHA, "the test must reject unshuffled dimensions (p = %g)", p);
 }
 
-/* sampler_camera and sampler_bounce give the single draws' numbers, bit for bit. */
+/* sampler_camera and sampler_bounce give the single draws' numbers, bit for bit: without seeds
+ * kept (NULL) and with one sampler_cache shared by all the pixels and starting dimensions below
+ * (its slots refilled as the pixel or the batch changes; each i is drawn twice, the second time
+ * from the kept seeds). */
 static void test_batches(void) {
     int differ = 0;
+    sampler_cache cache;
+    sampler_cache_init(&cache);
     for (int type = 0; type < 3; ++type)
-        for (uint32_t i = 0; i < 3000; ++i) {
-            sampler a = sampler_start(type, i % 61, i / 61, i * 7u + 3u, 11, 64);
+        for (uint32_t i = 0; i < 6000; ++i) {
+            sampler_cache *c = i % 4 == 0 ? NULL : &cache;
+            sampler a = sampler_start(type, (i / 2) % 61, (i / 2) / 61, (i / 2) * 7u + 3u + i % 2, 11, 64);
             sampler b = a;
             if (i % 3 == 2) { /* a camera after other draws, a bounce first */
                 a.dim = b.dim = i % 7;
             } else {
                 vec2 p0, l0;
-                sampler_camera(&a, &p0, &l0);
+                sampler_camera(&a, c, &p0, &l0);
                 vec2 p1 = sampler_2d(&b), l1 = sampler_2d(&b);
                 differ += p0.x != p1.x || p0.y != p1.y || l0.x != l1.x || l0.y != l1.y;
             }
             for (int bounce = 0; bounce < 4; ++bounce) {
-                bounce_samples u = sampler_bounce(&a);
+                bounce_samples u = sampler_bounce(&a, c);
                 float pick = sampler_1d(&b);
                 vec2 light = sampler_2d(&b);
                 float lobe = sampler_1d(&b);

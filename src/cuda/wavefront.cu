@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
     uint32_t pix = active ? active[job % nact] : (uint32_t)(job % nact);
     uint32_t index = p.sample_begin + (uint32_t)(job / nact);
     path_state ps;
-    path_generate(&ps, &p, (int)(pix % (uint32_t)width), (int)(pix / (uint32_t)width), index);
+    path_generate(&ps, &p, (int)(pix % (uint32_t)width), (int)(pix / (uint32_t)width), index, NULL);
     path_soa_store(&a.soa, slot, &ps);
     a.pixel[slot] = pix;
     wf_push(a, WF_Q_ISECT, slot);

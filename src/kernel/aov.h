@@ -85,7 +85,7 @@ KFN aov_sample aov_trace(const kscene *s, ray r, uint32_t u, uint32_t layout) {
 KFN aov_sample aov_pass_sample(const kscene *s, const kpass *p, int px, int py, uint32_t index, uint32_t layout) {
     sampler smp = sampler_start(p->sampler, (uint32_t)px, (uint32_t)py, index, p->seed, p->spp_total);
     vec2 u_pixel, u_lens;
-    sampler_camera(&smp, &u_pixel, &u_lens);
+    sampler_camera(&smp, NULL, &u_pixel, &u_lens);
     return aov_trace(s, camera_ray(&p->cam, px, py, u_pixel, u_lens), hash_combine(smp.pixel_seed, index), layout);
 }
 

@@ -109,7 +109,12 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
      * while it traces the sample before, as path_advance draws bounces ahead. The same ray: a
      * sample's start depends on (pixel, index) only. */
     path_state next;
-    if (p->sample_begin < p->sample_end) path_generate(&next, p, x, y, p->sample_begin);
+    /* the Sobol batches' seeds, hashes of (pixel, dimension), kept across the pixel's samples */
+    sampler_cache cache_store, *cache = &cache_store;
+    sampler_cache_init(cache);
+    if (p->sample_begin < p->sample_end) path_generate(&next, p, x, y, p->sample_begin, cache);
+#else
+    sampler_cache *cache = NULL;
 #endif
     int stage = STAGE_DONE;
     uint32_t i = p->sample_begin;
@@ -124,14 +129,14 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
             }
 #if KERNEL_TARGET_CPU
             ps = next;
-            if (i + 1 < p->sample_end) path_generate(&next, p, x, y, i + 1);
+            if (i + 1 < p->sample_end) path_generate(&next, p, x, y, i + 1, cache);
             i++;
 #else
-            path_generate(&ps, p, x, y, i++);
+            path_generate(&ps, p, x, y, i++, cache);
 #endif
             stage = STAGE_INTERSECT;
         }
-        stage = path_advance(&ps, s, p, stage, layout);
+        stage = path_advance(&ps, s, p, stage, layout, cache);
         if (stage == STAGE_DONE) {
             vec3 l = ps.radiance;
             *rays += ps.rays;

@@ -12,10 +12,11 @@
 #include "pass.h"
 #include "path_state.h"
 
-KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t index) {
+/* c: the pixel's sampler seeds (sampler_cache), or NULL. */
+KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t index, sampler_cache *c) {
     ps->smp = sampler_start(p->sampler, (uint32_t)px, (uint32_t)py, index, p->seed, p->spp_total);
     vec2 u_pixel, u_lens;
-    sampler_camera(&ps->smp, &u_pixel, &u_lens);
+    sampler_camera(&ps->smp, c, &u_pixel, &u_lens);
     ps->r = camera_ray(&p->cam, px, py, u_pixel, u_lens);
     ps->throughput = v3s(1.0f);
     ps->radiance = v3s(0.0f);
@@ -142,7 +143,7 @@ KFN int shade_draws(const path_state *ps, const kpass *p) {
 
 KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
     bounce_samples u = bounce_samples_none();
-    if (shade_draws(ps, p)) u = sampler_bounce(&ps->smp);
+    if (shade_draws(ps, p)) u = sampler_bounce(&ps->smp, NULL);
     return stage_shade_with(ps, s, p, &u);
 }
 
@@ -171,17 +172,17 @@ KFN vec3 clamp_sample(vec3 l, float max_lum) {
  * each bounce's numbers drawn one bounce ahead: they depend on the dimension only, so the
  * out-of-order core computes them (a chain of dependent integer operations) while it traces and
  * shades. The same numbers in the same order either way. */
-KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage, uint32_t layout) {
+KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage, uint32_t layout, sampler_cache *c) {
 #if KERNEL_TARGET_CPU
     bounce_samples next = bounce_samples_none();
-    if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp);
+    if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
     while (stage != STAGE_DONE) {
         switch (stage) {
         case STAGE_INTERSECT: stage = stage_intersect(ps, s, p, layout); break;
         case STAGE_SHADE: {
             bounce_samples u = next;
             ps->depth++; /* the next shade's depth, if this one continues the path */
-            if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp);
+            if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
             ps->depth--;
             stage = stage_shade_with(ps, s, p, &u);
             break;
@@ -191,6 +192,7 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
     }
     return STAGE_DONE;
 #else
+    (void)c;
     int any = stage == STAGE_SHADOW;
     ps->rays++;
     ps->shadow_rays += (uint32_t)any;

@@ -89,16 +89,13 @@ KFN int intersect_sphere(const sphere *s, vec3 o, vec3 d, float tmin, float tmax
 
 KFN int intersect_quad(const quad *q, vec3 o, vec3 d, float tmin, float tmax, float *t_out, float *s_out,
                        float *u_out) {
-    vec3 nn = vcross(q->u, q->v);
-    float denom = vdot(nn, d);
+    float denom = vdot(q->n, d);
     if (denom == 0.0f) return 0;
     vec3 w = vsub(o, q->o);
-    float t = -vdot(nn, w) / denom;
+    float t = -vdot(q->n, w) / denom;
     if (!(t > tmin && t < tmax)) return 0;
     vec3 p = vmadd(w, d, t);
-    float inv = 1.0f / vlen2(nn);
-    float a = vdot(vcross(p, q->v), nn) * inv;
-    float b = vdot(vcross(q->u, p), nn) * inv;
+    float a = vdot(p, q->su), b = vdot(p, q->sv);
     if (a < 0.0f || a > 1.0f || b < 0.0f || b > 1.0f) return 0;
     *t_out = t;
     *s_out = a;
@@ -222,8 +219,7 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
             vec3 po = xform_point(&sp->to_object, sf.p);
             sf.ng = vnorm(xform_normal_by_inverse(&sp->to_object, po));
             sf.ns = sf.ng;
-            vec3 dir = vnorm(po);
-            sf.uv = v2(0.5f + atan2f(dir.z, dir.x) * K_INV_2PI, acosf(kclamp(dir.y, -1.0f, 1.0f)) * K_INV_PI);
+            sf.uv = sphere_uv(s, sp->material, po);
             sf.material = sp->material;
             break;
         }

@@ -103,8 +103,7 @@ KFN void light_sample_point_uv(const kscene *s, const light *l, vec2 u, vec3 *p,
             vec3 po = vscale(sample_uniform_sphere(u), 0.5f);
             *p = xform_point(&sp->to_world, po);
             *n = vnorm(xform_normal_by_inverse(&sp->to_object, po));
-            vec3 dir = vnorm(po);
-            *uv = v2(0.5f + atan2f(dir.z, dir.x) * K_INV_2PI, acosf(kclamp(dir.y, -1.0f, 1.0f)) * K_INV_PI);
+            *uv = sphere_uv(s, sp->material, po);
             return;
         }
         /* fall through - a kernel without spheres never gets here (kernel/features.h) */

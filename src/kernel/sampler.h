@@ -196,20 +196,25 @@ KFN float sampler_1d(sampler *s) {
  * those calls). With AVX2, Sobol's draws run over eight 32-bit lanes: lane l computes the
  * coordinate (x or y) of draw s->dim + off[l] with the scalar draws' integer operations. */
 #if KERNEL_SIMD_AVX2
+KFN __m256i simd_bswap32(__m256i x) {
+    return _mm256_shuffle_epi8(x, _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7,
+                                                   6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+}
+/* GFNI bit matrices (one byte's affine transform): the bit reversal, and the bit reversal
+ * followed by sobol_dim1_rev's three steps within a byte (shifts 1, 2, 4). */
+#define GF2_REVERSE      0x8040201008040201ULL
+#define GF2_REVERSE_DIM1 0xff5533110f050301ULL
 KFN __m256i simd_reverse_bits32(__m256i x) {
-    const __m256i bswap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4,
-                                           11, 10, 9, 8, 15, 14, 13, 12);
 #if KERNEL_SIMD_AVX512
     /* GFNI: each byte's bits reversed by one affine transform (the anti-diagonal bit matrix) */
-    x = _mm256_gf2p8affine_epi64_epi8(x, _mm256_set1_epi64x((long long)0x8040201008040201ULL), 0);
-    return _mm256_shuffle_epi8(x, bswap);
+    return simd_bswap32(_mm256_gf2p8affine_epi64_epi8(x, _mm256_set1_epi64x((long long)GF2_REVERSE), 0));
 #endif
     /* byte swap within each lane, then each byte's bits by two nibble lookups */
     const __m256i rev_hi = _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15, 0, 8, 4, 12, 2, 10, 6,
                                             14, 1, 9, 5, 13, 3, 11, 7, 15);
     const __m256i rev_lo = _mm256_slli_epi16(rev_hi, 4); /* no carries: entries < 16 */
     const __m256i nib = _mm256_set1_epi8(0x0f);
-    x = _mm256_shuffle_epi8(x, bswap);
+    x = simd_bswap32(x);
     __m256i lo = _mm256_and_si256(x, nib), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
     return _mm256_or_si256(_mm256_shuffle_epi8(rev_lo, lo), _mm256_shuffle_epi8(rev_hi, hi));
 }
@@ -227,46 +232,114 @@ KFN __m256i simd_hash(__m256i x) { /* hash_u32 */
     x = simd_mul32(simd_xorshr(x, 15), 0x846ca68bu);
     return simd_xorshr(x, 16);
 }
-/* lane l: coordinate ymask[l] ? y : x of draw s->dim + off[l]; out[l] as sobol_x / sobol_y
- * (the lanes of draw 0 keep the index unshuffled, sobol_shuffled). */
-KFN void sobol_lanes(const sampler *s, __m256i off, __m256i ymask, float *out) {
-    __m256i key = _mm256_add_epi32(_mm256_set1_epi32((int)(s->dim * SOBOL_DIM_KEY)), simd_mul32(off, SOBOL_DIM_KEY));
-    key = _mm256_xor_si256(_mm256_set1_epi32((int)s->pixel_seed), key);
-    __m256i h = simd_hash(key), vseed = simd_hash(_mm256_xor_si256(key, _mm256_set1_epi32((int)SOBOL_SEED_X)));
-    vseed = _mm256_blendv_epi8(vseed, simd_hash(_mm256_xor_si256(vseed, _mm256_set1_epi32((int)SOBOL_SEED_Y))), ymask);
-    __m256i idx = simd_reverse_bits32(simd_nested_perm(_mm256_set1_epi32((int)s->rev_index), h));
-    if (s->dim == 0u)
-        idx =
-            _mm256_blendv_epi8(idx, _mm256_set1_epi32((int)s->index), _mm256_cmpeq_epi32(off, _mm256_setzero_si256()));
-    /* y lanes: sobol_dim1_rev (masked steps leave the x lanes alone) */
+/* A batch's per-lane seeds, hashes of (pixel, dimension) only: lane l's index shuffle (h) and
+ * value scramble (vseed) for coordinate ymask[l] ? y : x of draw dim + off[l]. */
+typedef struct sobol_seeds {
+    __m256i h, vseed;
+} sobol_seeds;
+KFN sobol_seeds sobol_lane_seeds(uint32_t pixel_seed, uint32_t dim, __m256i off, __m256i ymask) {
+    sobol_seeds sd;
+    __m256i key = _mm256_add_epi32(_mm256_set1_epi32((int)(dim * SOBOL_DIM_KEY)), simd_mul32(off, SOBOL_DIM_KEY));
+    key = _mm256_xor_si256(_mm256_set1_epi32((int)pixel_seed), key);
+    sd.h = simd_hash(key);
+    sd.vseed = simd_hash(_mm256_xor_si256(key, _mm256_set1_epi32((int)SOBOL_SEED_X)));
+    sd.vseed = _mm256_blendv_epi8(sd.vseed, simd_hash(_mm256_xor_si256(sd.vseed, _mm256_set1_epi32((int)SOBOL_SEED_Y))),
+                                  ymask);
+    return sd;
+}
+/* lane l: coordinate ymask[l] ? y : x of draw s->dim + off[l], with the seeds sd of that
+ * batch; out[l] as sobol_x / sobol_y (the lanes of draw 0 keep the index unshuffled,
+ * sobol_shuffled). ymask is the same for both lanes of each 64-bit half (the GFNI matrices
+ * apply per 64 bits). */
+KFN void sobol_lanes_seeded(const sampler *s, const sobol_seeds *sd, __m256i off, __m256i ymask, float *out) {
+    /* the shuffled index, bit-reversed */
+    __m256i idx = simd_nested_perm(_mm256_set1_epi32((int)s->rev_index), sd->h);
+    if (s->dim == 0u) {
+        idx = _mm256_blendv_epi8(idx, _mm256_set1_epi32((int)s->rev_index),
+                                 _mm256_cmpeq_epi32(off, _mm256_setzero_si256()));
+    }
+    /* reversed back; y lanes: sobol_dim1_rev (its steps commute; masked steps leave the x lanes
+     * alone), at the avx512 level its steps within bytes in the reversal's affine transform */
+#if KERNEL_SIMD_AVX512
+    __m256i mat = _mm256_blendv_epi8(_mm256_set1_epi64x((long long)GF2_REVERSE),
+                                     _mm256_set1_epi64x((long long)GF2_REVERSE_DIM1), ymask);
+    idx = simd_bswap32(_mm256_gf2p8affine_epi64_epi8(idx, mat, 0));
+#else
+    idx = simd_reverse_bits32(idx);
     idx = _mm256_xor_si256(
         idx, _mm256_and_si256(_mm256_srli_epi32(idx, 1), _mm256_and_si256(ymask, _mm256_set1_epi32(0x55555555))));
     idx = _mm256_xor_si256(
         idx, _mm256_and_si256(_mm256_srli_epi32(idx, 2), _mm256_and_si256(ymask, _mm256_set1_epi32(0x33333333))));
     idx = _mm256_xor_si256(
         idx, _mm256_and_si256(_mm256_srli_epi32(idx, 4), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0f0f0f0f))));
+#endif
     idx = _mm256_xor_si256(
         idx, _mm256_and_si256(_mm256_srli_epi32(idx, 8), _mm256_and_si256(ymask, _mm256_set1_epi32(0x00ff00ff))));
     idx = _mm256_xor_si256(
         idx, _mm256_and_si256(_mm256_srli_epi32(idx, 16), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0000ffff))));
-    __m256i v = simd_reverse_bits32(simd_nested_perm(idx, vseed));
+    __m256i v = simd_reverse_bits32(simd_nested_perm(idx, sd->vseed));
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 8)), _mm256_set1_ps(1.0f / 16777216.0f));
     _mm256_storeu_ps(out, f);
 }
 #endif
 
-/* The camera's draws: pixel position, then lens position. */
-KFN void sampler_camera(sampler *s, vec2 *u_pixel, vec2 *u_lens) {
+/* ---- seeds kept across a pixel's samples -----------------------------------------------------
+ * A batch's seeds depend on (pixel, dimension) only, and a pixel's samples draw the same batches
+ * (the camera's, then bounce 0, 1, ...), so the CPU keeps them per pixel (film_trace_pixel):
+ * slot k holds batch k's, keyed by the pixel's seed and the batch's first dimension and kind.
+ * Their three chained hashes then leave the chain that each draw waits for. The GPU and callers
+ * without one pass NULL. */
+#define SAMPLER_CACHE_SLOTS 16
+typedef struct sampler_cache {
+#if KERNEL_SIMD_AVX2
+    uint32_t pixel_seed[SAMPLER_CACHE_SLOTS], key[SAMPLER_CACHE_SLOTS];
+    sobol_seeds seeds[SAMPLER_CACHE_SLOTS];
+#else
+    uint32_t unused; /* (no lanes: nothing to keep) */
+#endif
+} sampler_cache;
+
+KFN void sampler_cache_init(sampler_cache *c) {
+#if KERNEL_SIMD_AVX2
+    for (int k = 0; k < SAMPLER_CACHE_SLOTS; ++k) c->key[k] = 0xffffffffu;
+#else
+    c->unused = 0u;
+#endif
+}
+
+#if KERNEL_SIMD_AVX2
+/* The batch at s->dim with lanes (off, ymask); `bounce` tells the two layouts apart. Batch k
+ * starts at dimension 0 (the camera's) or 2 + 5 (k - 1) (bounce k - 1's). */
+KFN void sobol_lanes(const sampler *s, sampler_cache *c, int bounce, __m256i off, __m256i ymask, float *out) {
+    uint32_t k = (s->dim + 3u) / 5u, key = s->dim << 1 | (uint32_t)bounce;
+    if (c && k < SAMPLER_CACHE_SLOTS) {
+        if (c->key[k] != key || c->pixel_seed[k] != s->pixel_seed) {
+            c->seeds[k] = sobol_lane_seeds(s->pixel_seed, s->dim, off, ymask);
+            c->key[k] = key;
+            c->pixel_seed[k] = s->pixel_seed;
+        }
+        sobol_lanes_seeded(s, &c->seeds[k], off, ymask, out);
+        return;
+    }
+    sobol_seeds sd = sobol_lane_seeds(s->pixel_seed, s->dim, off, ymask);
+    sobol_lanes_seeded(s, &sd, off, ymask, out);
+}
+#endif
+
+/* The camera's draws: pixel position, then lens position (c: the pixel's seeds, or NULL). */
+KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_lens) {
 #if KERNEL_SIMD_AVX2
     if (s->type == SAMPLER_SOBOL) {
         float u[8];
-        sobol_lanes(s, _mm256_setr_epi32(0, 0, 1, 1, 0, 0, 1, 1), _mm256_setr_epi32(0, -1, 0, -1, 0, -1, 0, -1), u);
+        sobol_lanes(s, c, 0, _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, -1, -1),
+                    u);
         s->dim += 2;
-        *u_pixel = v2(u[0], u[1]);
-        *u_lens = v2(u[2], u[3]);
+        *u_pixel = v2(u[0], u[2]);
+        *u_lens = v2(u[1], u[3]);
         return;
     }
 #endif
+    (void)c;
     *u_pixel = sampler_2d(s);
     *u_lens = sampler_2d(s);
 }
@@ -289,21 +362,22 @@ KFN bounce_samples bounce_samples_none(void) {
     return b;
 }
 
-KFN bounce_samples sampler_bounce(sampler *s) {
+KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
     bounce_samples b;
 #if KERNEL_SIMD_AVX2
     if (s->type == SAMPLER_SOBOL) {
         float u[8];
-        sobol_lanes(s, _mm256_setr_epi32(0, 1, 1, 2, 3, 3, 4, 4), _mm256_setr_epi32(0, 0, -1, 0, 0, -1, 0, -1), u);
+        sobol_lanes(s, c, 1, _mm256_setr_epi32(0, 1, 1, 3, 2, 3, 4, 4), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, 0, 0), u);
         s->dim += 5;
         b.light_pick = u[0];
         b.light = v2(u[1], u[2]);
-        b.lobe = u[3];
-        b.bsdf = v2(u[4], u[5]);
+        b.lobe = u[4];
+        b.bsdf = v2(u[5], u[3]);
         b.rr = u[6];
         return b;
     }
 #endif
+    (void)c;
     b.light_pick = sampler_1d(s);
     b.light = sampler_2d(s);
     b.lobe = sampler_1d(s);

@@ -72,6 +72,14 @@ KFN material material_at(const kscene *s, const material *m, vec2 uv, vec3 p) {
     return r;
 }
 
+/* A sphere's (u, v) at object-space point po where its material reads a texture or map, else
+ * (0, 0): the two inverse trigonometric calls are work only a texture needs. */
+KFN vec2 sphere_uv(const kscene *s, int32_t material_index, vec3 po) {
+    if (!KHAS(KF_TEXTURES) || !(material_features(&s->materials[material_index]) & KF_TEXTURES)) return v2(0.0f, 0.0f);
+    vec3 dir = vnorm(po);
+    return v2(0.5f + atan2f(dir.z, dir.x) * K_INV_2PI, acosf(kclamp(dir.y, -1.0f, 1.0f)) * K_INV_PI);
+}
+
 /* Emitted radiance of a material at a point (before the one-sided test). */
 KFN vec3 material_emission(const kscene *s, const material *m, vec2 uv, vec3 p) {
     return KHAS(KF_TEXTURES) && (m->maps & MAP_EMISSION) ? vmul(m->emission, texture_eval(s, m->emission_tex, uv, p))

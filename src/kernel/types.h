@@ -39,9 +39,12 @@ typedef struct sphere {
     int32_t material;
 } sphere;
 
-/* Parallelogram p = o + s*u + t*v, s,t in [0,1]; emits/faces along normalize(u x v). */
+/* Parallelogram p = o + s*u + t*v, s,t in [0,1]; emits/faces along normalize(u x v). su and sv
+ * give a point's (s, t) = (dot(p - o, su), dot(p - o, sv)): v x N / |N|^2 and N x u / |N|^2 with
+ * N = u x v, set by scene_add_quad so that the ray test needs no cross product and one division. */
 typedef struct quad {
     vec3 o, u, v, n;
+    vec3 su, sv;
     int32_t material;
 } quad;
 

@@ -283,6 +283,15 @@ int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material) {
     q.u = u;
     q.v = v;
     q.n = vscale(n, 1.0f / len);
+    /* (s, t) of a point as two dot products (quad.su, quad.sv): (p x v).N = p.(v x N) and
+     * (u x p).N = p.(N x u), over |N|^2; in double so that s and t round once, in the test */
+    double ud[3] = {u.x, u.y, u.z}, vd[3] = {v.x, v.y, v.z};
+    double nd[3] = {ud[1] * vd[2] - ud[2] * vd[1], ud[2] * vd[0] - ud[0] * vd[2], ud[0] * vd[1] - ud[1] * vd[0]};
+    double n2 = nd[0] * nd[0] + nd[1] * nd[1] + nd[2] * nd[2];
+    q.su = v3((float)((vd[1] * nd[2] - vd[2] * nd[1]) / n2), (float)((vd[2] * nd[0] - vd[0] * nd[2]) / n2),
+              (float)((vd[0] * nd[1] - vd[1] * nd[0]) / n2));
+    q.sv = v3((float)((nd[1] * ud[2] - nd[2] * ud[1]) / n2), (float)((nd[2] * ud[0] - nd[0] * ud[2]) / n2),
+              (float)((nd[0] * ud[1] - nd[1] * ud[0]) / n2));
     q.material = material;
     if (GROW(s->quads, s->cap_quads, s->nquads + 1)) return -1;
     s->quads[s->nquads++] = q;
