@@ -274,6 +274,13 @@ int scene_add_sphere(scene *s, xform to_world, int material) {
     return 0;
 }
 
+/* out = a x b in double (scene_add_quad's (s, t) vectors) */
+static void cross_d(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material) {
     vec3 n = vcross(u, v);
     float len = vlen(n);
@@ -285,13 +292,13 @@ int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material) {
     q.n = vscale(n, 1.0f / len);
     /* (s, t) of a point as two dot products (quad.su, quad.sv): (p x v).N = p.(v x N) and
      * (u x p).N = p.(N x u), over |N|^2; in double so that s and t round once, in the test */
-    double ud[3] = {u.x, u.y, u.z}, vd[3] = {v.x, v.y, v.z};
-    double nd[3] = {ud[1] * vd[2] - ud[2] * vd[1], ud[2] * vd[0] - ud[0] * vd[2], ud[0] * vd[1] - ud[1] * vd[0]};
+    double ud[3] = {u.x, u.y, u.z}, vd[3] = {v.x, v.y, v.z}, nd[3], sd[3], td[3];
+    cross_d(ud, vd, nd);
+    cross_d(vd, nd, sd);
+    cross_d(nd, ud, td);
     double n2 = nd[0] * nd[0] + nd[1] * nd[1] + nd[2] * nd[2];
-    q.su = v3((float)((vd[1] * nd[2] - vd[2] * nd[1]) / n2), (float)((vd[2] * nd[0] - vd[0] * nd[2]) / n2),
-              (float)((vd[0] * nd[1] - vd[1] * nd[0]) / n2));
-    q.sv = v3((float)((nd[1] * ud[2] - nd[2] * ud[1]) / n2), (float)((nd[2] * ud[0] - nd[0] * ud[2]) / n2),
-              (float)((nd[0] * ud[1] - nd[1] * ud[0]) / n2));
+    q.su = v3((float)(sd[0] / n2), (float)(sd[1] / n2), (float)(sd[2] / n2));
+    q.sv = v3((float)(td[0] / n2), (float)(td[1] / n2), (float)(td[2] / n2));
     q.material = material;
     if (GROW(s->quads, s->cap_quads, s->nquads + 1)) return -1;
     s->quads[s->nquads++] = q;
