@@ -244,10 +244,15 @@ typedef struct bvh_leaf4 {
 } bvh_leaf4;
 /* A copy of a block's vertex positions (kscene.leaf_pos): nine rows of BVH_LEAF_WIDTH floats,
  * x, y, z of vertex 0, then of 1 and 2, lane j of each row the block's lane j (vertex 0 of the
- * scene in unused and non-triangle lanes). The leaf tests of every target read it instead of
- * gathering positions through the vertex indices (a dependent load per vertex on incoherent
- * rays: docs/PERFORMANCE.md, 2026-11-27 for the CPU's SIMD test, stop 26 for the GPU's lanes). */
-#define BVH_LEAF_POS_FLOATS   (9 * BVH_LEAF_WIDTH)
+ * scene in unused and non-triangle lanes; 0 in a scene without vertices), then a tenth row, the
+ * block's primitive ids (prim, as float bits) at BVH_LEAF_POS_IDS. The leaf tests of every target
+ * read it instead of gathering positions through the vertex indices (a dependent load per vertex
+ * on incoherent rays: docs/PERFORMANCE.md, 2026-11-27 for the CPU's SIMD test, stop 26 for the
+ * GPU's lanes); the CPU's SIMD tests take the ids from it too: 160 bytes a block, three cache
+ * lines wherever it starts (32-byte multiples), where the rows' three and the block's ids made
+ * four (docs/PERFORMANCE.md, stop 30). */
+#define BVH_LEAF_POS_IDS      (9 * BVH_LEAF_WIDTH)
+#define BVH_LEAF_POS_FLOATS   (10 * BVH_LEAF_WIDTH)
 /* The GPU's copy (kscene.leaf_pos on a CUDA device: bvh_leaf_lanes) is laid out per lane instead:
  * three rows of four floats, vertex 0's x, y, z and the lane's primitive id (its bits; PRIM_NONE
  * in an unused lane), then vertex 1 and vertex 2 (x, y, z, 0), so that a GPU thread reads a lane
