@@ -553,6 +553,7 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
         kids[best] = c->bin[open].index;
         kids[nk++] = c->bin[open].index + 1;
     }
+    memset((char *)c->out + at * bvh_wnode_size(c->width), 0, bvh_wnode_size(c->width));
     wnode n = wnode_at(c->out, c->width, at);
     for (int i = 0; i < c->width; ++i) {
         /* empty slot: a box at +infinity is never entered (an inverted box would be: the slab

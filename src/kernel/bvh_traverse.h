@@ -8,9 +8,8 @@
  * together and the leaf code together; on the GPU a found leaf waits while other lanes of the
  * warp still visit nodes (kwarp_all, their speculative traversal). Two helpers differ per target
  * (Cycles style): bvh_visit (the slab tests, then descend into the nearest hit child and push the
- * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h; with AVX-512 a second
- * one for any-hit rays), an SSE and a scalar
- * body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
+ * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h; the avx512 level too),
+ * an SSE and a scalar body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
  * over 8 lanes with AVX2 (leaf8_intersect), else one at a time with leaf4_intersect, which has an
  * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The SIMD
  * bodies load a block's vertex positions as rows from kscene.leaf_pos (no gather through the
@@ -243,9 +242,12 @@ KFN uint32_t bvh8_slabs(const bvh8_node *n, const bvh_ray *r, float tmax, __m256
 #if KERNEL_SIMD_AVX2
 /* AVX2: the slab tests' hit mask by movemask, the hit children's stack entries built in slot
  * order and picked by ctz; three or more pushed and sorted by insertion (branches that coherent
- * rays predict well). */
-KFN int bvh_visit_avx2(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
-                       uint32_t *cnt) {
+ * rays predict well). The avx512 level takes this body too, for any-hit rays since stop 30: its
+ * own (the entries compressed into a 512-bit register, pushed by a masked store) had won 1-2 %
+ * on shadow rays over the float slab tests, but lost 4-7 % once the distances compare as
+ * integers (docs/PERFORMANCE.md); closest-hit rays had left it in stop 27. */
+KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                  uint32_t *cnt) {
     __m256i tnear;
     uint32_t mask = bvh8_slabs(n, r, tmax, &tnear);
     if (!mask) return 0;
@@ -291,41 +293,6 @@ KFN int bvh_visit_avx2(const bvh8_node *n, const bvh_ray *r, float tmax, int any
         }
     }
     return bvh_descend_word((uint32_t)e, ref, cnt);
-}
-#if KERNEL_SIMD_AVX512
-/* AVX-512, any-hit rays: the slab tests into a mask register and the hit children's stack
- * entries built as eight 64-bit lanes and compressed to the front (no per-child extraction
- * loop), the same entries pushed in the same order as the AVX2 body, so the same traversal.
- * Closest-hit rays take the AVX2 body at this level too: with their pushes sorted here (by an
- * odd-even merge network in registers, or by insertion after the compression) primary rays were
- * 5-18 % slower than with it, diffuse rays 1-3 % (docs/PERFORMANCE.md, cpu5); shadow rays
- * gain 1-2 % here. */
-KFN int bvh_visit_any512(const bvh8_node *n, const bvh_ray *r, float tmax, bvh_stack *st, int *sp, uint32_t *ref,
-                         uint32_t *cnt) {
-    __m256i tnear;
-    uint32_t mask = bvh8_slabs(n, r, tmax, &tnear);
-    if (!mask) return 0;
-    __m512i ent = _mm512_or_si512(_mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)n->ref)),
-                                  _mm512_slli_epi64(_mm512_cvtepu32_epi64(tnear), 32));
-    __m512i c = _mm512_maskz_compress_epi64((__mmask8)mask, ent);
-    uint64_t e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(c));
-    int k = __builtin_popcount(mask);
-    if (k == 2) { /* push the second */
-        st->e[(*sp)++] = (uint64_t)_mm_extract_epi64(_mm512_castsi512_si128(c), 1);
-    } else if (k > 2) { /* push all but the last in slot order, descend into the last */
-        _mm512_mask_storeu_epi64(st->e + *sp, (__mmask8)((1u << (k - 1)) - 1u), c);
-        *sp += k - 1;
-        e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(k - 1), c)));
-    }
-    return bvh_descend_word((uint32_t)e, ref, cnt);
-}
-#endif
-KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
-                  uint32_t *cnt) {
-#if KERNEL_SIMD_AVX512
-    if (any) return bvh_visit_any512(n, r, tmax, st, sp, ref, cnt);
-#endif
-    return bvh_visit_avx2(n, r, tmax, any, st, sp, ref, cnt);
 }
 #endif
 #if KERNEL_SIMD_SSE && !KERNEL_SIMD_AVX2
