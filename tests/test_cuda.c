@@ -36,11 +36,10 @@ static void check_lbvh(const char *name, scene *s) {
     int rc = cuda_lbvh_build(&s->k, &o, err, sizeof err);
     CHECK(rc == 0, "%s: LBVH build: %s", name, err);
     if (rc) return;
-    /* the tree holds the first np primitives in flat order (a few shapes may be kept outside) */
-    size_t np = kscene_bvh_nprims(&s->k), nall = kscene_nprims(&s->k);
+    size_t np = s->ntriangles + s->nspheres + s->nquads;
     CHECK(o.nprims == np, "%s: %zu primitive ids for %zu primitives", name, o.nprims, np);
-    vec3 *lo = malloc(nall * sizeof(vec3)), *hi = malloc(nall * sizeof(vec3));
-    uint32_t *ids = malloc(nall * sizeof(uint32_t));
+    vec3 *lo = malloc(np * sizeof(vec3)), *hi = malloc(np * sizeof(vec3));
+    uint32_t *ids = malloc(np * sizeof(uint32_t));
     unsigned char *seen_prim = calloc(np, 1), *seen_lane = calloc(np, 1), *seen_node = calloc(o.nnodes, 1);
     unsigned char *seen_block = calloc(o.nleaf4 ? o.nleaf4 : 1, 1);
     uint32_t *stack = malloc(o.nnodes * sizeof(uint32_t));
@@ -178,8 +177,7 @@ static void check_lbvh(const char *name, scene *s) {
 }
 
 /* Random triangles, with a block of identical ones (equal Morton codes) and a far outlier. */
-/* ntris random triangles and nquads quads across them (a few: kept out of the tree) */
-static scene *soup_quads(size_t ntris, int nquads) {
+static scene *soup(size_t ntris) {
     scene *s = scene_create();
     int mat = add_grey_diffuse(s);
     vec3 *p = malloc(3 * ntris * sizeof(vec3));
@@ -195,8 +193,6 @@ static scene *soup_quads(size_t ntris, int nquads) {
         }
     }
     scene_add_mesh(s, p, NULL, NULL, 3 * ntris, idx, NULL, ntris, xform_identity(), mat);
-    for (int q = 0; q < nquads; ++q)
-        scene_add_quad(s, v3(-1.0f, 2.0f + 3.0f * (float)q, -1.0f), v3(12.0f, 0.0f, 0.0f), v3(0.0f, 1.0f, 12.0f), mat);
     free(p);
     free(idx);
     char err[256];
@@ -206,7 +202,6 @@ static scene *soup_quads(size_t ntris, int nquads) {
     }
     return s;
 }
-static scene *soup(size_t ntris) { return soup_quads(ntris, 0); }
 
 /* Random rays (origins in the scene's bounds, some with a finite tmax) traced on the GPU through
  * the 4-wide and the compressed 8-wide tree, closest and any hit: the same hit counts and
@@ -554,11 +549,6 @@ int main(void) {
     scene_destroy(s);
     s = soup(1);
     check_lbvh("one triangle", s);
-    scene_destroy(s);
-    s = soup_quads(20000, 2);
-    CHECK(s->k.loose_shapes, "soup20k + 2 quads: the quads kept out of the tree");
-    check_lbvh("soup20k + 2 quads", s);
-    check_cw8_trace("soup20k + 2 quads", s);
     scene_destroy(s);
     check_wavefront("cornell", 0.0f);
     check_wavefront("cornell-glass", 0.0f);

@@ -55,7 +55,6 @@ int main(int argc, char **argv) {
     for (int v = 0; v < KV_COUNT; ++v)
         CHECK(kernel_variant_for(kernel_variant_features(v)) == v, "variant %s", kernel_variant_name(v));
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_PRIM(PRIM_SPHERE)) == KV_OPAQUE, "a sphere");
-    CHECK(kernel_variant_for(KF_DIFFUSE | KF_LEAF_SHAPES) == KV_OPAQUE, "quads in the leaves");
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_TEXTURES) == KV_TEXTURED, "a texture");
     CHECK(kernel_variant_for(KF_TEXTURED | KF_MAT(MAT_MIRROR)) == KV_ALL, "a texture and a mirror");
     const uint32_t extra[] = {KF_MAT(MAT_DIELECTRIC), KF_MAT(MAT_PBR), KF_TEXTURES,

@@ -25,8 +25,7 @@ static int rebuild(scene *s, int width) {
     uint32_t *ids = malloc(np * sizeof(uint32_t));
     scene_prim_bounds(s, lo, hi, ids);
     bvh_free(&s->bvh);
-    int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, kscene_bvh_nprims(&s->k), s->triangles, s->positions, 2,
-                             BVH_LEAF_WIDTH, width);
+    int rc = bvh_build_lanes(&s->bvh, lo, hi, ids, np, s->triangles, s->positions, 2, BVH_LEAF_WIDTH, width);
     s->k.nodes = s->bvh.wnodes;
     s->k.leaves = s->bvh.leaves;
     s->k.leaf_pos = s->bvh.leaf_pos;

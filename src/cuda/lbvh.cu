@@ -163,15 +163,15 @@ struct dev_bufs {
 // Builds the LBVH into host arrays (4-wide nodes, leaf blocks, primitive ids in leaf order).
 static int lbvh_build_host(const kscene *s, cudaStream_t st, cuda_bvh_out *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
-    size_t np = kscene_bvh_nprims(s); // the first np of the flat order (shapes kept outside last)
+    size_t np = kscene_nprims(s);
     if (np == 0) return 0;
     if (np >= (1u << 30)) {
         snprintf(err, errlen, "LBVH: too many primitives (%zu)", np);
         return -1;
     }
     int n = (int)np;
-    std::vector<vec3> lo(kscene_nprims(s)), hi(kscene_nprims(s));
-    std::vector<uint32_t> ids(kscene_nprims(s));
+    std::vector<vec3> lo(np), hi(np);
+    std::vector<uint32_t> ids(np);
     kscene_prim_bounds(s, lo.data(), hi.data(), ids.data());
     vec3 blo = v3s(INFINITY), bhi = v3s(-INFINITY);
     for (size_t i = 0; i < np; ++i) {

@@ -551,20 +551,6 @@ KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
     return 1;
 }
 
-/* A sphere or quad (id is not a triangle's): updates *h with its hit closer than h->t and
- * returns 1 if there was one. A kernel compiled without the kind (KERNEL_FEATURES) has no code
- * for it. */
-KFN int shape_intersect(const kscene *s, const bvh_ray *r, hit *h, uint32_t id) {
-    float t, b1 = 0.0f, b2 = 0.0f;
-    uint32_t i = prim_id_index(id);
-    if (prim_id_kind(id) == PRIM_SPHERE) {
-        if (!KHAS(KF_PRIM(PRIM_SPHERE)) || !intersect_sphere(&s->spheres[i], r->o, r->d, 0.0f, h->t, &t)) return 0;
-    } else if (!KHAS(KF_PRIM(PRIM_QUAD)) || !intersect_quad(&s->quads[i], r->o, r->d, 0.0f, h->t, &t, &b1, &b2)) {
-        return 0;
-    }
-    return leaf_hit(h, t, id, b1, b2);
-}
-
 #if KERNEL_SIMD_SSE
 /* A closest-hit candidate (triangle lane l of block b): its triangle record and vertices are
  * fetched now, while traversal goes on, because surface_at reads them as soon as it ends (the
@@ -834,12 +820,23 @@ KFN uint32_t leaf_lane_load(const float *p, ku4 prim, uint32_t j, vec3 *a, vec3 
 
 /* One lane of a leaf block: primitive `id`, for a triangle with vertices a, b, c. Spheres and
  * quads are tested directly (intersect_prim would carry a second triangle test: larger code, 1-3 %
- * slower in the megakernel); a kernel compiled for leaves of triangles only (KERNEL_FEATURES
- * without KF_LEAF_SHAPES) skips the kind's decode and has no shape code here. */
+ * slower in the megakernel); a kernel compiled for triangles only (KERNEL_FEATURES) skips the
+ * kind's decode. */
 KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, vec3 a, vec3 b, vec3 c) {
-    if (KHAS(KF_LEAF_SHAPES) && prim_id_kind(id) != PRIM_TRIANGLE) return shape_intersect(s, r, h, id);
-    float t, b1, b2;
-    if (!intersect_triangle(r->o, &r->sh, a, b, c, h->t, &t, &b1, &b2)) return 0;
+    float t, b1 = 0.0f, b2 = 0.0f;
+    uint32_t i = prim_id_index(id);
+    uint32_t kind = KHAS(KF_PRIM(PRIM_SPHERE)) || KHAS(KF_PRIM(PRIM_QUAD)) ? prim_id_kind(id) : PRIM_TRIANGLE;
+    switch (kind) {
+    case PRIM_TRIANGLE:
+        if (!intersect_triangle(r->o, &r->sh, a, b, c, h->t, &t, &b1, &b2)) return 0;
+        break;
+    case PRIM_SPHERE:
+        if (!KHAS(KF_PRIM(PRIM_SPHERE)) || !intersect_sphere(&s->spheres[i], r->o, r->d, 0.0f, h->t, &t)) return 0;
+        break;
+    default:
+        if (!KHAS(KF_PRIM(PRIM_QUAD)) || !intersect_quad(&s->quads[i], r->o, r->d, 0.0f, h->t, &t, &b1, &b2)) return 0;
+        break;
+    }
     return leaf_hit(h, t, id, b1, b2);
 }
 
@@ -883,21 +880,6 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 }
 #endif
 
-/* The spheres and quads kept out of the BVH (kscene.loose_shapes), one after the other: updates
- * *h as a leaf does; returns 1 if some hit was found (with `any`: as soon as there is one). */
-KFN int loose_intersect(const kscene *s, const bvh_ray *r, hit *h, int any) {
-    int found = 0;
-    uint32_t n = s->nspheres + s->nquads;
-    for (uint32_t j = 0; j < n; ++j) {
-        uint32_t id = j < s->nspheres ? prim_id(PRIM_SPHERE, j) : prim_id(PRIM_QUAD, j - s->nspheres);
-        if (shape_intersect(s, r, h, id)) {
-            found = 1;
-            if (any) return 1;
-        }
-    }
-    return found;
-}
-
 /* The lcnt blocks of a leaf from block lref on: with AVX2 two at a time (leaf8_intersect), else
  * one by one. Returns 1 if some hit was found (with `any`: as soon as there is one). */
 KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_ray *r, hit *h, int any, int compact) {
@@ -927,14 +909,8 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
     h->prim = PRIM_NONE;
     h->b1 = h->b2 = 0.0f; /* set with every hit; initialised so compilers can see it */
     /* a non-finite origin or direction hits nothing (the slab tests would let NaN through) */
-    if (!vis_finite(r.o) || !vis_finite(r.d)) return 0;
+    if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
     bvh_ray br = make_bvh_ray(r);
-    /* the few shapes outside the tree first: a hit there shortens the traversal (a kernel
-     * without spheres and quads compiles none of it) */
-    if ((KHAS(KF_PRIM(PRIM_SPHERE)) || KHAS(KF_PRIM(PRIM_QUAD))) && s->loose_shapes &&
-        loose_intersect(s, &br, h, any) && any)
-        return 1;
-    if (s->nnodes == 0) return h->prim != PRIM_NONE;
     BVH_STACK_DECL(st);
     int sp = 0;
     uint32_t ref = 0, cnt = 0; /* the entry to visit next (`have`): first the root node */

@@ -20,8 +20,7 @@
 #define KF_TEXTURES    (1u << 15)                       /* a material reads a texture or map */
 #define KF_ENV_MAP     (1u << 16)                       /* the environment is an image */
 #define KF_CUTOUTS     (1u << 17)                       /* alpha-masked materials (has_cutouts) */
-#define KF_LEAF_SHAPES (1u << 18)                       /* spheres or quads in the BVH's leaves */
-#define KF_ALL         ((1u << 19) - 1u)
+#define KF_ALL         ((1u << 18) - 1u)
 KSTATIC_ASSERT(MAT_KIND_COUNT <= 8 && LIGHT_KIND_COUNT <= 4 && PRIM_KIND_COUNT <= 3, "feature bits overlap");
 
 #ifndef KERNEL_FEATURES
@@ -33,17 +32,15 @@ KSTATIC_ASSERT(MAT_KIND_COUNT <= 8 && LIGHT_KIND_COUNT <= 4 && PRIM_KIND_COUNT <
 
 /* The megakernel variants, smallest first: X(NAME, name, features).
  *   diffuse   Lambertian surfaces and emitters, area lights and a constant environment,
- *             triangles and a few quads kept out of the BVH (kscene_loose_shapes), no textures
- *             (the diffuse dragon): a leaf loop of triangles only
+ *             triangles and quads, no textures (the diffuse dragon)
  *   textured  that with textures and maps (Sponza)
- *   opaque    diffuse with mirrors, conductors, spheres and shapes in the leaves (the Cornell box
- *             of scenes/cornell.json)
+ *   opaque    diffuse with mirrors, conductors and spheres (the Cornell box of scenes/cornell.json)
  *   all       everything (glass, PBR, Phong, environment maps, cut-outs, point lights, and any mix
  *             the rows above do not cover) */
 #define KF_DIFFUSE                                                                                                     \
     (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_BLACK) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
 #define KF_TEXTURED (KF_DIFFUSE | KF_TEXTURES)
-#define KF_OPAQUE   (KF_DIFFUSE | KF_MAT(MAT_MIRROR) | KF_MAT(MAT_CONDUCTOR) | KF_PRIM(PRIM_SPHERE) | KF_LEAF_SHAPES)
+#define KF_OPAQUE   (KF_DIFFUSE | KF_MAT(MAT_MIRROR) | KF_MAT(MAT_CONDUCTOR) | KF_PRIM(PRIM_SPHERE))
 #define KERNEL_VARIANTS(X)                                                                                             \
     X(KV_DIFFUSE, "diffuse", KF_DIFFUSE)                                                                               \
     X(KV_TEXTURED, "textured", KF_TEXTURED)                                                                            \
@@ -68,13 +65,11 @@ KFN uint32_t material_features(const material *m) {
     return f;
 }
 
-/* The primitive kinds scene s has, and whether its BVH's leaves hold spheres or quads (from its
- * counts only, so a device kscene's copy on the host answers too: the trace-only kernel's
- * variants, TRACE_VARIANTS). */
+/* The primitive kinds scene s has (from its counts only, so a device kscene's copy on the host
+ * answers too: the trace-only kernel's variants, TRACE_VARIANTS). */
 KFN uint32_t kscene_prim_features(const kscene *s) {
     return (s->ntriangles ? KF_PRIM(PRIM_TRIANGLE) : 0u) | (s->nspheres ? KF_PRIM(PRIM_SPHERE) : 0u) |
-           (s->nquads ? KF_PRIM(PRIM_QUAD) : 0u) |
-           (s->nspheres + s->nquads > 0 && !s->loose_shapes ? KF_LEAF_SHAPES : 0u);
+           (s->nquads ? KF_PRIM(PRIM_QUAD) : 0u);
 }
 
 /* The features scene s uses: the kinds and maps of the materials its primitives reference (an

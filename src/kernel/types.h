@@ -297,30 +297,16 @@ typedef struct kscene {
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
     uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures;
     uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols;
-    vec3 env_radiance;    /* constant environment, or the scale of the environment map; black = none */
-    int32_t env_tex;      /* lat-long environment map (texture index), or -1 */
-    float env_pmf;        /* probability NEE picks the environment instead of an area light */
-    int32_t has_cutouts;  /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
-    int32_t loose_shapes; /* the spheres and quads are outside the BVH (kscene_loose_shapes) */
-    float scene_radius;   /* bounding-sphere radius, for environment sampling */
+    vec3 env_radiance;   /* constant environment, or the scale of the environment map; black = none */
+    int32_t env_tex;     /* lat-long environment map (texture index), or -1 */
+    float env_pmf;       /* probability NEE picks the environment instead of an area light */
+    int32_t has_cutouts; /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
+    float scene_radius;  /* bounding-sphere radius, for environment sampling */
     vec3 scene_center;
 } kscene;
 #undef KSCENE_ARRAY_MEMBER
 
 KFN uint32_t kscene_nprims(const kscene *k) { return k->ntriangles + k->nspheres + k->nquads; }
-
-/* A scene of triangles with a few spheres and quads (a light, a ground plane: at most
- * KSCENE_LOOSE_MAX) keeps those out of the BVH and tests them on every ray before the tree
- * (trace_ray_inline), so that its leaves hold triangles only and a kernel compiled for such
- * leaves (KF_LEAF_SHAPES, features.h) has no shape code in its leaf loop. With more of them,
- * or without triangles, they go into the tree. */
-#define KSCENE_LOOSE_MAX 4u
-KFN int kscene_loose_shapes(const kscene *k) {
-    uint32_t n = k->nspheres + k->nquads;
-    return k->ntriangles > 0 && n > 0 && n <= KSCENE_LOOSE_MAX;
-}
-/* The primitives the BVH holds: the first this many in flat order (kscene_prim_bounds). */
-KFN uint32_t kscene_bvh_nprims(const kscene *k) { return k->loose_shapes ? k->ntriangles : kscene_nprims(k); }
 
 KFN uint32_t prim_flat_index(const kscene *s, uint32_t id) {
     uint32_t k = (uint32_t)prim_id_kind(id), i = prim_id_index(id);

@@ -640,8 +640,7 @@ static int build_env_distribution(scene *s, char *err, size_t errlen) {
     return 0;
 }
 
-/* Binned SAH build over the primitives of the scene that the tree holds (s->k's arrays filled:
- * all but shapes kept outside, kscene_bvh_nprims). */
+/* Binned SAH build over every primitive of the scene (s->k's arrays filled). */
 static int build_bvh(const scene *s, bvh *b, int width, int sah_lanes, char *err, size_t errlen) {
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
     vec3 *lo = malloc((nprims ? nprims : 1) * sizeof(vec3));
@@ -650,7 +649,7 @@ static int build_bvh(const scene *s, bvh *b, int width, int sah_lanes, char *err
     int rc = -1;
     if (lo && hi && ids) {
         kscene_prim_bounds(&s->k, lo, hi, ids);
-        rc = bvh_build_lanes(b, lo, hi, ids, kscene_bvh_nprims(&s->k), s->triangles, s->positions, 0, sah_lanes, width);
+        rc = bvh_build_lanes(b, lo, hi, ids, nprims, s->triangles, s->positions, 0, sah_lanes, width);
     }
     free(lo);
     free(hi);
@@ -696,7 +695,6 @@ static void fill_kscene(scene *s) {
     k->ntriangles = (uint32_t)s->ntriangles;
     k->nspheres = (uint32_t)s->nspheres;
     k->nquads = (uint32_t)s->nquads;
-    k->loose_shapes = kscene_loose_shapes(k);
     k->nlights = (uint32_t)s->nlights;
     k->nvertices = (uint32_t)s->nvertices;
     k->nmaterials = (uint32_t)s->nmaterials;

@@ -153,7 +153,7 @@ int scene_camera(const scene *s, int width, int height, camera *c, char *err, si
 int camera_from_desc(const camera_desc *cd, int width, int height, camera *c, char *err, size_t errlen);
 /* Bounds and primitive ids of every primitive of a prepared scene in flat order (triangles,
  * spheres, quads; kscene_prim_bounds): the input of the BVH builders (arrays of ntriangles +
- * nspheres + nquads entries), which build over the first kscene_bvh_nprims of them. */
+ * nspheres + nquads entries). */
 void scene_prim_bounds(const scene *s, vec3 *lo, vec3 *hi, uint32_t *ids);
 
 /* One warning line to s->warn (printf-style; the line is made printable). */
