@@ -376,6 +376,20 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
         b.rr = u[6];
         return b;
     }
+#else
+    if (s->type == SAMPLER_SOBOL) {
+        /* the five draws of sampler_1d / sampler_2d below after one test of the type (the GPU's
+         * megakernel tested it per draw) */
+        uint32_t d = s->dim, i1 = sobol_shuffled(s, d + 1u, sobol_draw_hash(s, d + 1u));
+        uint32_t i3 = sobol_shuffled(s, d + 3u, sobol_draw_hash(s, d + 3u));
+        s->dim += 5u;
+        b.light_pick = sobol_x(s, d, sobol_shuffled(s, d, sobol_draw_hash(s, d)));
+        b.light = v2(sobol_x(s, d + 1u, i1), sobol_y(s, d + 1u, i1));
+        b.lobe = sobol_x(s, d + 2u, sobol_shuffled(s, d + 2u, sobol_draw_hash(s, d + 2u)));
+        b.bsdf = v2(sobol_x(s, d + 3u, i3), sobol_y(s, d + 3u, i3));
+        b.rr = sobol_x(s, d + 4u, sobol_shuffled(s, d + 4u, sobol_draw_hash(s, d + 4u)));
+        return b;
+    }
 #endif
     (void)c;
     b.light_pick = sampler_1d(s);
