@@ -338,6 +338,15 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
         *u_lens = v2(u[1], u[3]);
         return;
     }
+#else
+    if (s->type == SAMPLER_SOBOL) { /* the two draws of sampler_2d below after one test of the type */
+        uint32_t d = s->dim, i0 = sobol_shuffled(s, d, sobol_draw_hash(s, d));
+        uint32_t i1 = sobol_shuffled(s, d + 1u, sobol_draw_hash(s, d + 1u));
+        s->dim += 2u;
+        *u_pixel = v2(sobol_x(s, d, i0), sobol_y(s, d, i0));
+        *u_lens = v2(sobol_x(s, d + 1u, i1), sobol_y(s, d + 1u, i1));
+        return;
+    }
 #endif
     (void)c;
     *u_pixel = sampler_2d(s);
