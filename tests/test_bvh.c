@@ -187,8 +187,8 @@ static void check_invariants(const scene *s) {
     free(blocks_seen);
     free(reached);
     free(seen);
-    /* the GPU's per-lane copy of the blocks' triangles (bvh_leaf_lanes) holds what the rows and
-     * the blocks' ids do */
+    /* the rows' id row (the CPU's leaf tests read the ids there) and the GPU's per-lane copy of
+     * the blocks' triangles (bvh_leaf_lanes) hold what the blocks' ids and the rows do */
     if (b->leaf_pos) {
         float *lanes = bvh_leaf_lanes(b->leaves, b->nleaf4, s->positions);
         size_t bad = 0;
@@ -196,9 +196,10 @@ static void check_invariants(const scene *s) {
             for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
                 const float *l = lanes + i * BVH_LEAF_LANES_FLOATS + j * BVH_LEAF_LANE_FLOATS;
                 const float *rows = b->leaf_pos + i * BVH_LEAF_POS_FLOATS;
-                uint32_t id;
+                uint32_t id, row_id;
                 memcpy(&id, &l[3], sizeof id);
-                bad += id != b->leaves[i].prim[j];
+                memcpy(&row_id, &rows[BVH_LEAF_POS_IDS + j], sizeof row_id);
+                bad += id != b->leaves[i].prim[j] || row_id != id;
                 for (int v = 0; v < 3; ++v)
                     for (int a = 0; a < 3; ++a) bad += l[4 * v + a] != rows[(3 * v + a) * BVH_LEAF_WIDTH + j];
             }

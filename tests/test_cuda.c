@@ -138,8 +138,8 @@ static void check_lbvh(const char *name, scene *s) {
         k.nodes = o.nodes;
         k.nnodes = (uint32_t)o.nnodes;
         k.leaves = o.leaves;
-        /* as bvh_build: rows only where there are vertices (a scene of spheres has none) */
-        float *lbvh_pos = s->positions && o.nleaf4 ? bvh_leaf_positions(o.leaves, o.nleaf4, s->positions) : NULL;
+        /* as bvh_build: rows (and the ids) wherever there are leaf blocks */
+        float *lbvh_pos = o.nleaf4 ? bvh_leaf_positions(o.leaves, o.nleaf4, s->positions) : NULL;
         k.leaf_pos = lbvh_pos;
         pcg32 rng = pcg32_seed(7u, 3u);
         vec3 c = vscale(vadd(s->bounds_lo, s->bounds_hi), 0.5f), e = vsub(s->bounds_hi, s->bounds_lo);

@@ -553,6 +553,7 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
         kids[best] = c->bin[open].index;
         kids[nk++] = c->bin[open].index + 1;
     }
+    memset((char *)c->out + at * bvh_wnode_size(c->width), 0, bvh_wnode_size(c->width));
     wnode n = wnode_at(c->out, c->width, at);
     for (int i = 0; i < c->width; ++i) {
         /* empty slot: a box at +infinity is never entered (an inverted box would be: the slab
@@ -758,7 +759,7 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     }
     bvh_leaf4 *shrunkl = realloc(out->leaves, out->nleaf4 * sizeof(bvh_leaf4));
     if (shrunkl) out->leaves = shrunkl;
-    if (positions && out->nleaf4) {
+    if (out->nleaf4) {
         out->leaf_pos = bvh_leaf_positions(out->leaves, out->nleaf4, positions);
         if (!out->leaf_pos) {
             bvh_free(out);
@@ -783,11 +784,12 @@ float *bvh_leaf_positions(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *po
         /* unused and non-triangle lanes hold vertex 0 (their indices), as a gather would read */
         for (int c = 0; c < 3; ++c)
             for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
-                vec3 p = positions[v[c][j]];
+                vec3 p = positions ? positions[v[c][j]] : v3s(0.0f);
                 row[(3 * c + 0) * BVH_LEAF_WIDTH + j] = p.x;
                 row[(3 * c + 1) * BVH_LEAF_WIDTH + j] = p.y;
                 row[(3 * c + 2) * BVH_LEAF_WIDTH + j] = p.z;
             }
+        memcpy(row + BVH_LEAF_POS_IDS, leaves[i].prim, sizeof leaves[i].prim);
     }
     return out;
 }

@@ -17,9 +17,9 @@ typedef struct bvh {
                                             triangle split by spatial splits has several (nprims >= input) */
     bvh_leaf4 *leaves;
     size_t nleaf4;   /* the wide tree's leaf blocks (kernel layout) */
-    float *leaf_pos; /* the blocks' vertex positions for the CPU's leaf test
-                                            (kscene.leaf_pos, bvh_leaf_positions), or NULL
-                                            when built without positions */
+    float *leaf_pos; /* the blocks' vertex positions and ids for the CPU's leaf
+                                            test (kscene.leaf_pos, bvh_leaf_positions); NULL
+                                            without leaf blocks */
     /* statistics */
     double build_seconds, sah_cost;
     int max_depth, max_leaf;
@@ -51,8 +51,9 @@ size_t bvh_build_count(void);
  * the GPU LBVH builder (src/cuda/lbvh.cu). */
 size_t bvh_collapse(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, int width, void *out,
                     bvh_leaf4 *leaves, size_t *nleaf4);
-/* The vertex positions of nleaf4 leaf blocks as the CPU's leaf test reads them (kscene.leaf_pos:
- * BVH_LEAF_POS_FLOATS floats per block), 64-byte aligned (free()); NULL when out of memory. */
+/* The vertex positions and primitive ids of nleaf4 leaf blocks as the CPU's leaf test reads them
+ * (kscene.leaf_pos: BVH_LEAF_POS_FLOATS floats per block; positions may be NULL for a scene
+ * without triangles: the vertices are 0), 64-byte aligned (free()); NULL when out of memory. */
 float *bvh_leaf_positions(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *positions);
 /* The same for the GPU's leaf test (kscene.leaf_pos on a CUDA device): BVH_LEAF_LANES_FLOATS floats
  * per block, each lane's vertices and primitive id together (types.h; positions may be NULL for a

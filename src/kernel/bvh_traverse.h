@@ -8,9 +8,8 @@
  * together and the leaf code together; on the GPU a found leaf waits while other lanes of the
  * warp still visit nodes (kwarp_all, their speculative traversal). Two helpers differ per target
  * (Cycles style): bvh_visit (the slab tests, then descend into the nearest hit child and push the
- * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h; with AVX-512 a second
- * one for any-hit rays), an SSE and a scalar
- * body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
+ * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h; the avx512 level too),
+ * an SSE and a scalar body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
  * over 8 lanes with AVX2 (leaf8_intersect), else one at a time with leaf4_intersect, which has an
  * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The SIMD
  * bodies load a block's vertex positions as rows from kscene.leaf_pos (no gather through the
@@ -217,36 +216,45 @@ KFN int bvh_pop(bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_t *cnt
  * Ize 2013). If some child is hit: sets *ref / *cnt to the nearest (any-hit rays: some) hit
  * child, pushes the others farthest first, returns 1; else returns 0. */
 #if KERNEL_SIMD_AVX2
-/* The eight children's entry and exit distances: a multiply-add per plane (make_bvh_ray's
- * offsets); a child is hit when tnear <= tfar (1+2ulp) and tnear is finite. */
-KFN void bvh8_slabs(const bvh8_node *n, const bvh_ray *r, float tmax, __m256 *tnear, __m256 *tfar) {
+/* The eight children's entry distances (*tnear, their float bits) and the hit children (the
+ * returned mask): a multiply-add per plane (make_bvh_ray's offsets), then the distances compared
+ * as the signed integers of their bits, as the scalar body (bvh4_visit) does: tnear = max(near
+ * planes, 0), a hit when tnear's bits <= min(far planes' bits, tmax's bits) + 4, capped below
+ * +inf's bits. The same entry distances as float min/max, and a margin of 4 ulp where the float
+ * test took 1 + 2^-22 (2-4 ulp); but the integer min/max and compare take a cycle each where the
+ * float ones took four, on the chain from a node's load to the next node's address
+ * (docs/PERFORMANCE.md, stop 30). */
+KFN uint32_t bvh8_slabs(const bvh8_node *n, const bvh_ray *r, float tmax, __m256i *tnear) {
     const float *f = (const float *)n;
-    __m256 tnx = _mm256_fmadd_ps(_mm256_loadu_ps(f + r->near_x), r->ix8, r->nx8);
-    __m256 tny = _mm256_fmadd_ps(_mm256_loadu_ps(f + r->near_y), r->iy8, r->ny8);
-    __m256 tnz = _mm256_fmadd_ps(_mm256_loadu_ps(f + r->near_z), r->iz8, r->nz8);
-    __m256 tfx = _mm256_fmadd_ps(_mm256_loadu_ps(f + (r->near_x ^ 24)), r->ix8, r->fx8);
-    __m256 tfy = _mm256_fmadd_ps(_mm256_loadu_ps(f + (r->near_y ^ 40)), r->iy8, r->fy8);
-    __m256 tfz = _mm256_fmadd_ps(_mm256_loadu_ps(f + (r->near_z ^ 56)), r->iz8, r->fz8);
-    *tnear = _mm256_max_ps(_mm256_max_ps(tnx, tny), _mm256_max_ps(tnz, _mm256_setzero_ps()));
-    *tfar = _mm256_min_ps(_mm256_min_ps(tfx, tfy), _mm256_min_ps(tfz, _mm256_set1_ps(tmax)));
+#define BVH8_PLANE(row, inv, off) _mm256_castps_si256(_mm256_fmadd_ps(_mm256_loadu_ps(f + (row)), r->inv, r->off))
+    __m256i tnx = BVH8_PLANE(r->near_x, ix8, nx8), tny = BVH8_PLANE(r->near_y, iy8, ny8);
+    __m256i tnz = BVH8_PLANE(r->near_z, iz8, nz8), tfx = BVH8_PLANE(r->near_x ^ 24, ix8, fx8);
+    __m256i tfy = BVH8_PLANE(r->near_y ^ 40, iy8, fy8), tfz = BVH8_PLANE(r->near_z ^ 56, iz8, fz8);
+#undef BVH8_PLANE
+    __m256i tn = _mm256_max_epi32(_mm256_max_epi32(tnx, tny), _mm256_max_epi32(tnz, _mm256_setzero_si256()));
+    __m256i lim = _mm256_set1_epi32(kmini((int)kfloat_bits(tmax), 0x7f7fffff - 4));
+    __m256i tf = _mm256_add_epi32(_mm256_min_epi32(_mm256_min_epi32(tfx, tfy), _mm256_min_epi32(tfz, lim)),
+                                  _mm256_set1_epi32(4));
+    *tnear = tn;
+    return 0xffu & ~(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(tn, tf)));
 }
 #endif
 #if KERNEL_SIMD_AVX2
 /* AVX2: the slab tests' hit mask by movemask, the hit children's stack entries built in slot
  * order and picked by ctz; three or more pushed and sorted by insertion (branches that coherent
- * rays predict well). */
-KFN int bvh_visit_avx2(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
-                       uint32_t *cnt) {
-    __m256 tnear, tfar;
-    bvh8_slabs(n, r, tmax, &tnear, &tfar);
-    __m256 hitm = _mm256_and_ps(_mm256_cmp_ps(tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ),
-                                _mm256_cmp_ps(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ));
-    uint32_t mask = (uint32_t)_mm256_movemask_ps(hitm);
+ * rays predict well). The avx512 level takes this body too, for any-hit rays since stop 30: its
+ * own (the entries compressed into a 512-bit register, pushed by a masked store) had won 1-2 %
+ * on shadow rays over the float slab tests, but lost 4-7 % once the distances compare as
+ * integers (docs/PERFORMANCE.md); closest-hit rays had left it in stop 27. */
+KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                  uint32_t *cnt) {
+    __m256i tnear;
+    uint32_t mask = bvh8_slabs(n, r, tmax, &tnear);
     if (!mask) return 0;
     /* every child's stack entry (entry distance bits above, the node's packed ref below), in
      * slot order: the 64-bit permutes put lanes 0-3 in the low and 4-7 in the high unpack */
     __m256i rf = _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)n->ref), 0xd8);
-    __m256i tb = _mm256_permute4x64_epi64(_mm256_castps_si256(tnear), 0xd8);
+    __m256i tb = _mm256_permute4x64_epi64(tnear, 0xd8);
     uint64_t ent[BVH8_WIDTH];
     _mm256_storeu_si256((__m256i *)ent, _mm256_unpacklo_epi32(rf, tb));
     _mm256_storeu_si256((__m256i *)(ent + 4), _mm256_unpackhi_epi32(rf, tb));
@@ -285,44 +293,6 @@ KFN int bvh_visit_avx2(const bvh8_node *n, const bvh_ray *r, float tmax, int any
         }
     }
     return bvh_descend_word((uint32_t)e, ref, cnt);
-}
-#if KERNEL_SIMD_AVX512
-/* AVX-512, any-hit rays: the slab tests into a mask register and the hit children's stack
- * entries built as eight 64-bit lanes and compressed to the front (no per-child extraction
- * loop), the same entries pushed in the same order as the AVX2 body, so the same traversal.
- * Closest-hit rays take the AVX2 body at this level too: with their pushes sorted here (by an
- * odd-even merge network in registers, or by insertion after the compression) primary rays were
- * 5-18 % slower than with it, diffuse rays 1-3 % (docs/PERFORMANCE.md, cpu5); shadow rays
- * gain 1-2 % here. */
-KFN int bvh_visit_any512(const bvh8_node *n, const bvh_ray *r, float tmax, bvh_stack *st, int *sp, uint32_t *ref,
-                         uint32_t *cnt) {
-    __m256 tnear, tfar;
-    bvh8_slabs(n, r, tmax, &tnear, &tfar);
-    __mmask8 finite = _mm256_cmp_ps_mask(tnear, _mm256_set1_ps(K_INF), _CMP_LT_OQ);
-    uint32_t mask =
-        _mm256_mask_cmp_ps_mask(finite, tnear, _mm256_mul_ps(tfar, _mm256_set1_ps(1.00000024f)), _CMP_LE_OQ);
-    if (!mask) return 0;
-    __m512i ent = _mm512_or_si512(_mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)n->ref)),
-                                  _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm256_castps_si256(tnear)), 32));
-    __m512i c = _mm512_maskz_compress_epi64((__mmask8)mask, ent);
-    uint64_t e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(c));
-    int k = __builtin_popcount(mask);
-    if (k == 2) { /* push the second */
-        st->e[(*sp)++] = (uint64_t)_mm_extract_epi64(_mm512_castsi512_si128(c), 1);
-    } else if (k > 2) { /* push all but the last in slot order, descend into the last */
-        _mm512_mask_storeu_epi64(st->e + *sp, (__mmask8)((1u << (k - 1)) - 1u), c);
-        *sp += k - 1;
-        e = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(_mm512_permutexvar_epi64(_mm512_set1_epi64(k - 1), c)));
-    }
-    return bvh_descend_word((uint32_t)e, ref, cnt);
-}
-#endif
-KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
-                  uint32_t *cnt) {
-#if KERNEL_SIMD_AVX512
-    if (any) return bvh_visit_any512(n, r, tmax, st, sp, ref, cnt);
-#endif
-    return bvh_visit_avx2(n, r, tmax, any, st, sp, ref, cnt);
 }
 #endif
 #if KERNEL_SIMD_SSE && !KERNEL_SIMD_AVX2
@@ -569,6 +539,9 @@ KFN void leaf_hit_prefetch(const kscene *s, const bvh_leaf4 *b, int l) {
     }
 }
 
+/* Lane j's primitive id from a block's row of ids in kscene.leaf_pos (p: the block's entries). */
+KFN uint32_t leaf_pos_id(const float *p, int j) { return kfloat_bits(p[BVH_LEAF_POS_IDS + j]); }
+
 /* One vertex of a block's four triangle lanes (its x, y, z rows of kscene.leaf_pos), relative to
  * the ray origin. */
 KFN void leaf4_rows(const float *row, const bvh_ray *r, __m128 *x, __m128 *y, __m128 *z) {
@@ -612,14 +585,14 @@ KFN __m128 leaf4_watertight(const bvh_ray *r, __m128 ax, __m128 ay, __m128 az, _
 
 KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, hit *h, int any, int compact) {
     (void)compact;
-    __m128i ids = _mm_loadu_si128((const __m128i *)b->prim);
+    const float *p = s->leaf_pos + (size_t)(b - s->leaves) * BVH_LEAF_POS_FLOATS;
+    __m128i ids = _mm_load_si128((const __m128i *)(p + BVH_LEAF_POS_IDS));
     __m128i none = _mm_set1_epi32((int)PRIM_NONE);
     int valid = 0xf & ~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(ids, none)));
     __m128 trim = _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_srli_epi32(ids, PRIM_KIND_SHIFT), _mm_setzero_si128()));
     int tri = _mm_movemask_ps(trim);
     int found = 0;
     if (tri) {
-        const float *p = s->leaf_pos + (size_t)(b - s->leaves) * BVH_LEAF_POS_FLOATS;
         __m128 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1, b2, ok;
         leaf4_rows(p, r, &x0, &y0, &z0);
         leaf4_rows(p + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
@@ -643,7 +616,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
             _mm_storeu_ps(tl, t);
             _mm_storeu_ps(b1l, b1);
             _mm_storeu_ps(b2l, b2);
-            found = leaf_hit(h, tl[j], b->prim[j], b1l[j], b2l[j]);
+            found = leaf_hit(h, tl[j], leaf_pos_id(p, j), b1l[j], b2l[j]);
             if (any) return 1;
             leaf_hit_prefetch(s, b, j);
         }
@@ -719,8 +692,11 @@ KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, _
 }
 
 KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b1, const bvh_ray *r, hit *h, int any) {
-    __m256i ids = _mm256_insertf128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)b0->prim)),
-                                          _mm_loadu_si128((const __m128i *)b1->prim), 1);
+    const float *p0 = s->leaf_pos + (size_t)(b0 - s->leaves) * BVH_LEAF_POS_FLOATS;
+    const float *p1 = s->leaf_pos + (size_t)(b1 - s->leaves) * BVH_LEAF_POS_FLOATS;
+    __m256i ids =
+        _mm256_insertf128_si256(_mm256_castsi128_si256(_mm_load_si128((const __m128i *)(p0 + BVH_LEAF_POS_IDS))),
+                                _mm_load_si128((const __m128i *)(p1 + BVH_LEAF_POS_IDS)), 1);
     int valid =
         0xff & ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(ids, _mm256_set1_epi32((int)PRIM_NONE))));
     __m256 trim =
@@ -728,8 +704,6 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
     int tri = _mm256_movemask_ps(trim);
     int found = 0;
     if (tri) {
-        const float *p0 = s->leaf_pos + (size_t)(b0 - s->leaves) * BVH_LEAF_POS_FLOATS;
-        const float *p1 = s->leaf_pos + (size_t)(b1 - s->leaves) * BVH_LEAF_POS_FLOATS;
         __m256 x0, y0, z0, x1, y1, z1, x2, y2, z2, t, b1v, b2v, ok;
         leaf8_rows(p0, p1, r, &x0, &y0, &z0);
         leaf8_rows(p0 + 3 * BVH_LEAF_WIDTH, p1 + 3 * BVH_LEAF_WIDTH, r, &x1, &y1, &z1);
@@ -754,7 +728,7 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
             _mm256_storeu_ps(tl, t);
             _mm256_storeu_ps(b1l, b1v);
             _mm256_storeu_ps(b2l, b2v);
-            found = leaf_hit(h, tl[j], (j < 4 ? b0 : b1)->prim[j & 3], b1l[j], b2l[j]);
+            found = leaf_hit(h, tl[j], leaf_pos_id(j < 4 ? p0 : p1, j & 3), b1l[j], b2l[j]);
             if (any) return 1;
             leaf_hit_prefetch(s, j < 4 ? b0 : b1, j & 3);
         }

@@ -166,7 +166,7 @@ typedef struct bvh_node {
 
 /* Wide nodes that traversal uses: the child boxes in structure-of-arrays form so one slab test
  * covers all children (SIMD on the CPU, plain loops on the GPU). 4-wide (128 bytes) on the GPU
- * and on CPUs without AVX2, 8-wide (224 bytes) with AVX2; both start with the same six rows of
+ * and on CPUs without AVX2, 8-wide (256 bytes) with AVX2; both start with the same six rows of
  * W floats (lo x/y/z, hi x/y/z), so the builder writes either (src/accel/bvh.c: bvh_collapse).
  * count[i] == 0: child[i] is an inner node; count[i] > 0: a leaf of count[i] consecutive
  * bvh_leaf4 blocks starting at kscene.leaves[child[i]]; an empty slot has child = count = 0
@@ -185,13 +185,16 @@ typedef struct bvh4_node {
     uint32_t count[BVH4_WIDTH];
 } bvh4_node;
 /* The 8-wide node packs child and count into one word, child << BVH_COUNT_BITS | count (the low
- * word of a stack entry as it is pushed): 32 bytes less per node, which keeps Sponza under 64
- * bytes per triangle (docs/PERFORMANCE.md). */
+ * word of a stack entry as it is pushed), and is padded to 256 bytes: four whole cache lines
+ * from the 64-byte aligned array, as Embree's, and a node's address is the reference shifted
+ * (224 bytes took a multiply; padded, the traversal ran 0-3 % faster: docs/PERFORMANCE.md,
+ * stop 30). */
 #define BVH8_WIDTH 8
 typedef struct bvh8_node {
     float lo_x[BVH8_WIDTH], lo_y[BVH8_WIDTH], lo_z[BVH8_WIDTH];
     float hi_x[BVH8_WIDTH], hi_y[BVH8_WIDTH], hi_z[BVH8_WIDTH];
     uint32_t ref[BVH8_WIDTH];
+    uint32_t pad[BVH8_WIDTH]; /* 0 */
 } bvh8_node;
 
 /* Compressed 8-wide node (80 bytes; after Ylitie, Karras & Laine 2017, "Efficient incoherent
@@ -244,10 +247,15 @@ typedef struct bvh_leaf4 {
 } bvh_leaf4;
 /* A copy of a block's vertex positions (kscene.leaf_pos): nine rows of BVH_LEAF_WIDTH floats,
  * x, y, z of vertex 0, then of 1 and 2, lane j of each row the block's lane j (vertex 0 of the
- * scene in unused and non-triangle lanes). The leaf tests of every target read it instead of
- * gathering positions through the vertex indices (a dependent load per vertex on incoherent
- * rays: docs/PERFORMANCE.md, 2026-11-27 for the CPU's SIMD test, stop 26 for the GPU's lanes). */
-#define BVH_LEAF_POS_FLOATS   (9 * BVH_LEAF_WIDTH)
+ * scene in unused and non-triangle lanes; 0 in a scene without vertices), then a tenth row, the
+ * block's primitive ids (prim, as float bits) at BVH_LEAF_POS_IDS. The leaf tests of every target
+ * read it instead of gathering positions through the vertex indices (a dependent load per vertex
+ * on incoherent rays: docs/PERFORMANCE.md, 2026-11-27 for the CPU's SIMD test, stop 26 for the
+ * GPU's lanes); the CPU's SIMD tests take the ids from it too: 160 bytes a block, three cache
+ * lines wherever it starts (32-byte multiples), where the rows' three and the block's ids made
+ * four (docs/PERFORMANCE.md, stop 30). */
+#define BVH_LEAF_POS_IDS      (9 * BVH_LEAF_WIDTH)
+#define BVH_LEAF_POS_FLOATS   (10 * BVH_LEAF_WIDTH)
 /* The GPU's copy (kscene.leaf_pos on a CUDA device: bvh_leaf_lanes) is laid out per lane instead:
  * three rows of four floats, vertex 0's x, y, z and the lane's primitive id (its bits; PRIM_NONE
  * in an unused lane), then vertex 1 and vertex 2 (x, y, z, 0), so that a GPU thread reads a lane
