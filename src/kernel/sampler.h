@@ -338,6 +338,15 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
         *u_lens = v2(u[1], u[3]);
         return;
     }
+#else
+    if (s->type == SAMPLER_SOBOL) { /* the two draws of sampler_2d below after one test of the type */
+        uint32_t d = s->dim, i0 = sobol_shuffled(s, d, sobol_draw_hash(s, d));
+        uint32_t i1 = sobol_shuffled(s, d + 1u, sobol_draw_hash(s, d + 1u));
+        s->dim += 2u;
+        *u_pixel = v2(sobol_x(s, d, i0), sobol_y(s, d, i0));
+        *u_lens = v2(sobol_x(s, d + 1u, i1), sobol_y(s, d + 1u, i1));
+        return;
+    }
 #endif
     (void)c;
     *u_pixel = sampler_2d(s);
@@ -374,6 +383,20 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
         b.lobe = u[4];
         b.bsdf = v2(u[5], u[3]);
         b.rr = u[6];
+        return b;
+    }
+#else
+    if (s->type == SAMPLER_SOBOL) {
+        /* the five draws of sampler_1d / sampler_2d below after one test of the type (the GPU's
+         * megakernel tested it per draw) */
+        uint32_t d = s->dim, i1 = sobol_shuffled(s, d + 1u, sobol_draw_hash(s, d + 1u));
+        uint32_t i3 = sobol_shuffled(s, d + 3u, sobol_draw_hash(s, d + 3u));
+        s->dim += 5u;
+        b.light_pick = sobol_x(s, d, sobol_shuffled(s, d, sobol_draw_hash(s, d)));
+        b.light = v2(sobol_x(s, d + 1u, i1), sobol_y(s, d + 1u, i1));
+        b.lobe = sobol_x(s, d + 2u, sobol_shuffled(s, d + 2u, sobol_draw_hash(s, d + 2u)));
+        b.bsdf = v2(sobol_x(s, d + 3u, i3), sobol_y(s, d + 3u, i3));
+        b.rr = sobol_x(s, d + 4u, sobol_shuffled(s, d + 4u, sobol_draw_hash(s, d + 4u)));
         return b;
     }
 #endif
