@@ -547,11 +547,10 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     cudaEvent_t e0 = NULL, e1 = NULL;
     int rc = -1;
     double times[64];
-    // EXPERIMENT (issue 21, stop 31): CAUSTIC_TRACE_PACKETS=1 traces image rays (width > 0) with
-    // the warp-wide kernel, =2 every ray set; 4-wide nodes only.
-    const char *pk = getenv("CAUSTIC_TRACE_PACKETS");
-    int packets = pk && r->k.node_layout == KNODES_WIDE && (pk[0] == '2' || (pk[0] == '1' && width != 0u));
-    trace_kernel_fn trace_kernel = trace_kernel_for(&r->k, packets);
+    // Image rays (width > 0) through the 4-wide tree are traced warp-wide (trace_packet_kernel):
+    // 1.13x the per-ray loop on the dragon's primary rays, 1.02x on Sponza's; incoherent rays
+    // lose (0.30-0.94x), so every other set takes the per-ray loop (docs/PERFORMANCE.md, stop 31).
+    trace_kernel_fn trace_kernel = trace_kernel_for(&r->k, width != 0u && r->k.node_layout == KNODES_WIDE);
     if (runs > 64) runs = 64;
     CUDA_USE_DEVICE(r);
 #define TRY(call)                                                                                                      \
