@@ -1,6 +1,7 @@
 /* Whole-renderer tests: analytic scenes (white furnace, diffuse sphere under a uniform sky)
  * for every sampler, and bit-exact determinism across threads, schedules and resumes. */
 #include <string.h>
+#include <unistd.h>
 
 #include "api/api_internal.h"
 #include "kernel/adaptive_depth.h"
@@ -173,6 +174,11 @@ static int stop_now(void *user, const caustic_progress *p) {
 }
 
 /* interrupt: stop after the first pass and write a checkpoint; resume_from: continue one. */
+/* The checkpoint of the interrupted render: one name per process, since ctest runs this binary
+ * once per ISA level in the same directory, in parallel (a shared name let one copy resume from
+ * another's checkpoint, or find it removed). */
+static char ckpt_path[64];
+
 static float *render_image_ex(caustic_scene *cs, int threads, int schedule, int sampler, int spp,
                               const char *resume_from, int interrupt) {
     caustic_options o;
@@ -199,7 +205,7 @@ static float *render_image_ex(caustic_scene *cs, int threads, int schedule, int 
         caustic_render_stats st;
         caustic_render_stats_get(r, &st);
         CHECK(st.spp < spp, "interrupted render stopped early (%d spp)", st.spp);
-        CHECK(caustic_checkpoint_save(r, "test_render.ckpt", err, sizeof err) == 0, "checkpoint: %s", err);
+        CHECK(caustic_checkpoint_save(r, ckpt_path, err, sizeof err) == 0, "checkpoint: %s", err);
     }
     caustic_renderer_free(r);
     return img;
@@ -213,6 +219,7 @@ static float *render_image(caustic_scene *cs, int threads, int schedule, int sam
 static void test_determinism(void) {
     caustic_scene *cs = mixed_scene();
     if (!cs) return;
+    snprintf(ckpt_path, sizeof ckpt_path, "test_render_%ld.ckpt", (long)getpid());
     const size_t bytes = sizeof(float) * 3 * 61 * 37;
     for (int smp = 0; smp < 3; ++smp) {
         float *ref = render_image(cs, 1, CAUSTIC_SCHEDULE_TILES, smp, 6, NULL);
@@ -225,7 +232,7 @@ static void test_determinism(void) {
             }
         /* interrupted after one pass, checkpointed, resumed: identical to an uninterrupted render */
         free(render_image_ex(cs, 2, 0, smp, 6, NULL, 1));
-        float *resumed = render_image(cs, 2, 0, smp, 6, "test_render.ckpt");
+        float *resumed = render_image(cs, 2, 0, smp, 6, ckpt_path);
         CHECK(resumed && memcmp(ref, resumed, bytes) == 0, "sampler %d: resumed render differs", smp);
         free(resumed);
         /* and the image is not trivially constant */
@@ -237,7 +244,7 @@ static void test_determinism(void) {
         CHECK(mx > mn + 0.1, "image has content");
         free(ref);
     }
-    remove("test_render.ckpt");
+    remove(ckpt_path);
     caustic_scene_free(cs);
 }
 

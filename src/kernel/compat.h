@@ -30,6 +30,18 @@
 #define KFN_TRACE KFN
 #endif
 
+/* A stage of the CPU's path loop that is a real function there and inlined on the GPU (as KFN).
+ * The CPU megakernel (render_rect) inlined everything into one function, whose register
+ * allocation spilled across the shading and the traversal loops alike; the shading as its own
+ * function (stage_shade_with) costs a call per bounce and was 1.04-1.06x faster on the CPU
+ * (docs/PERFORMANCE.md, stop 31). The camera ray's path_generate as one too was slower. `unused`:
+ * a translation unit that includes the kernel without calling it. */
+#if defined(__CUDACC__)
+#define KFN_CPU_CALL KFN
+#else
+#define KFN_CPU_CALL static __attribute__((noinline, unused))
+#endif
+
 /* A compile-time check in either language (C11 _Static_assert, C++ static_assert). */
 #if defined(__cplusplus)
 #define KSTATIC_ASSERT(cond, msg) static_assert(cond, msg)

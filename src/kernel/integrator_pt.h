@@ -61,7 +61,7 @@ KFN int stage_shadow(path_state *ps, const kscene *s, uint32_t layout) {
 
 /* Shading with the bounce's random numbers u (sampler_bounce: drawn before the depth test, or
  * ahead of time by path_advance on the CPU). */
-KFN int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const bounce_samples *u) {
+KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const bounce_samples *u) {
     surface sf = surface_at(s, ps->r, &ps->h);
     material mat = material_at(s, &s->materials[sf.material], sf.uv, sf.p);
     const material *m = &mat;

@@ -77,8 +77,8 @@ KFN void light_sample_point_uv(const kscene *s, const light *l, vec2 u, vec3 *p,
     uint32_t i = prim_id_index(l->prim);
     switch (prim_id_kind(l->prim)) {
     case PRIM_TRIANGLE: {
-        const triangle *t = &s->triangles[i];
-        vec3 p0 = s->positions[t->v[0]], p1 = s->positions[t->v[1]], p2 = s->positions[t->v[2]];
+        const triangle *t = &s->triangles[i]; /* read only for uvs and normals */
+        vec3 p0 = l->q0, p1 = l->q1, p2 = l->q2;
         vec2 b = sample_triangle_barycentric(u);
         if (s->uvs) {
             vec2 u0 = s->uvs[t->v[0]], u1 = s->uvs[t->v[1]], u2 = s->uvs[t->v[2]];
@@ -149,13 +149,6 @@ KFN float light_pdf(const kscene *s, uint32_t id, vec3 ref, vec3 p, vec3 n) {
 /* NEE's solid-angle pdf for the environment in direction d, selection included. */
 KFN float env_pdf(const kscene *s, vec3 d) { return s->env_pmf * env_dir_pdf(s, d); }
 
-KFN int32_t prim_material_of(const kscene *s, uint32_t id) {
-    uint32_t i = prim_id_index(id);
-    return prim_id_kind(id) == PRIM_TRIANGLE ? s->triangles[i].material
-           : prim_id_kind(id) == PRIM_SPHERE ? s->spheres[i].material
-                                             : s->quads[i].material;
-}
-
 /* Selection probability of light li, and of the environment. */
 KFN float light_pick(const kscene *s, uint32_t li) { return (1.0f - s->env_pmf) * s->lights[li].pmf; }
 
@@ -220,7 +213,6 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
         return ls->pdf > 0.0f;
     }
     if (!KHAS(KF_LIGHT(LIGHT_AREA))) return 0;
-    uint32_t id = l->prim;
     vec3 p, n;
     vec2 uv;
     light_sample_point_uv(s, l, u, &p, &n, &uv);
@@ -229,7 +221,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     if (!(d2 > 0.0f)) return 0;
     float dist = sqrtf(d2);
     ls->wi = vscale(d, 1.0f / dist);
-    const material *m = &s->materials[prim_material_of(s, id)];
+    const material *m = &s->materials[l->material];
     float cos_l = emit_cos(m, n, vneg(ls->wi));
     if (cos_l <= 0.0f) return 0; /* back of a one-sided emitter */
     ls->dist = dist;
@@ -332,7 +324,7 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
     vec3 n;
     vec2 uv;
     light_sample_point_uv(s, l, u_pos, &e->p, &n, &uv);
-    const material *m = &s->materials[prim_material_of(s, l->prim)];
+    const material *m = &s->materials[l->material];
     if (m->two_sided) { /* pick a side with the first number, reused for the direction */
         if (u_dir.x < 0.5f)
             u_dir.x *= 2.0f;
@@ -360,8 +352,9 @@ KFN int emitter_pdfs(const kscene *s, uint32_t id, vec3 p, vec3 n, vec3 dir, flo
     int32_t li = s->prim_light[prim_flat_index(s, id)];
     if (li < 0) return 0;
     float pick = light_pick(s, (uint32_t)li);
-    float pdf_area = light_area_pdf(s, &s->lights[li], p);
-    const material *m = &s->materials[prim_material_of(s, id)];
+    const light *l = &s->lights[li];
+    float pdf_area = light_area_pdf(s, l, p);
+    const material *m = &s->materials[l->material];
     *pdf_direct = pick * pdf_area;
     *pdf_emit = pick * pdf_area * emit_cos(m, n, vneg(dir)) * K_INV_PI * emit_side_pmf(m);
     return 1;

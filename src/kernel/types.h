@@ -142,8 +142,10 @@ typedef struct light {
     vec3 axis;                  /* spot: unit direction of the cone's axis */
     float cos_inner, cos_outer; /* spot: full intensity inside cos_inner, none outside cos_outer */
     /* area lights, computed once by the light table's builder instead of per sample: */
-    vec3 ng;        /* triangle, quad: unit geometric normal (triangle_normal, quad.n) */
-    float area_pdf; /* triangle, quad: 1 / area (a sphere's area pdf depends on the point: 0) */
+    vec3 ng;          /* triangle, quad: unit geometric normal (triangle_normal, quad.n) */
+    float area_pdf;   /* triangle, quad: 1 / area (a sphere's area pdf depends on the point: 0) */
+    int32_t material; /* the primitive's material (one load where NEE chased prim -> record -> material) */
+    vec3 q0, q1, q2;  /* triangle: its corners, as the positions the triangle indexes */
 } light;
 
 /* ---- camera ----------------------------------------------------------------------------- */

@@ -545,6 +545,13 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
          * exactly: the kernel's own formula bit for bit) */
         s->lights[li].area_pdf = prim_id_kind(id) == PRIM_SPHERE ? 0.0f : 1.0f / area;
         s->lights[li].ng = prim_geometric_normal(s, id);
+        s->lights[li].material = prim_material(s, id);
+        if (prim_id_kind(id) == PRIM_TRIANGLE) {
+            const uint32_t *v = s->triangles[prim_id_index(id)].v;
+            s->lights[li].q0 = s->positions[v[0]];
+            s->lights[li].q1 = s->positions[v[1]];
+            s->lights[li].q2 = s->positions[v[2]];
+        }
         s->prim_light[f] = (int32_t)li;
         li++;
     }
