@@ -522,22 +522,14 @@ KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
 }
 
 #if KERNEL_SIMD_SSE
-/* A closest-hit candidate (triangle lane l of block b): its triangle record and vertices are
- * fetched now, while traversal goes on, because surface_at reads them as soon as it ends (the
- * leaf test reads the positions from leaf_pos, not through the indices): on a large mesh they
- * were two dependent cache misses, 6 % of the diffuse dragon's render (docs/PERFORMANCE.md,
- * "whole-path profile"). */
-KFN void leaf_hit_prefetch(const kscene *s, const bvh_leaf4 *b, int l) {
-    __builtin_prefetch(&s->triangles[prim_id_index(b->prim[l])]);
-    __builtin_prefetch(&s->positions[b->v0[l]]);
-    __builtin_prefetch(&s->positions[b->v1[l]]);
-    __builtin_prefetch(&s->positions[b->v2[l]]);
-    if (s->normals) {
-        __builtin_prefetch(&s->normals[b->v0[l]]);
-        __builtin_prefetch(&s->normals[b->v1[l]]);
-        __builtin_prefetch(&s->normals[b->v2[l]]);
-    }
-}
+/* A closest-hit candidate `id`: its triangle record is fetched now, while traversal goes on,
+ * because surface_at reads it as soon as traversal ends (the leaf test reads the positions from
+ * leaf_pos, not through the record). Only the record: its address comes from the id the leaf row
+ * holds, so the prefetch waits on nothing. Fetching the vertices too (their indices loaded from
+ * the bvh_leaf4 block, a miss of its own on incoherent rays, then three or six lines per
+ * candidate) cost diffuse rays 4-7 % and the diffuse dragon's render 2 % (docs/PERFORMANCE.md,
+ * stop 31). */
+KFN void leaf_hit_prefetch(const kscene *s, uint32_t id) { __builtin_prefetch(&s->triangles[prim_id_index(id)]); }
 
 /* Lane j's primitive id from a block's row of ids in kscene.leaf_pos (p: the block's entries). */
 KFN uint32_t leaf_pos_id(const float *p, int j) { return kfloat_bits(p[BVH_LEAF_POS_IDS + j]); }
@@ -618,7 +610,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
             _mm_storeu_ps(b2l, b2);
             found = leaf_hit(h, tl[j], leaf_pos_id(p, j), b1l[j], b2l[j]);
             if (any) return 1;
-            leaf_hit_prefetch(s, b, j);
+            leaf_hit_prefetch(s, h->prim);
         }
         while (edge) { /* rare: a ray through an edge or vertex */
             int j = kctz((uint32_t)edge);
@@ -730,7 +722,7 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
             _mm256_storeu_ps(b2l, b2v);
             found = leaf_hit(h, tl[j], leaf_pos_id(j < 4 ? p0 : p1, j & 3), b1l[j], b2l[j]);
             if (any) return 1;
-            leaf_hit_prefetch(s, j < 4 ? b0 : b1, j & 3);
+            leaf_hit_prefetch(s, h->prim);
         }
         while (edge) { /* rare: a ray through an edge or vertex */
             int j = kctz((uint32_t)edge);
