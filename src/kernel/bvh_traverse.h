@@ -527,8 +527,7 @@ KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
  * leaf_pos, not through the record). Only the record: its address comes from the id the leaf row
  * holds, so the prefetch waits on nothing. Fetching the vertices too (their indices loaded from
  * the bvh_leaf4 block, a miss of its own on incoherent rays, then three or six lines per
- * candidate) cost diffuse rays 4-7 % and the diffuse dragon's render 2 % (docs/PERFORMANCE.md,
- * stop 31). */
+ * candidate) cost diffuse rays 2-6 % and the renderer 1.5-2 % (docs/PERFORMANCE.md, stop 31). */
 KFN void leaf_hit_prefetch(const kscene *s, uint32_t id) { __builtin_prefetch(&s->triangles[prim_id_index(id)]); }
 
 /* Lane j's primitive id from a block's row of ids in kscene.leaf_pos (p: the block's entries). */
