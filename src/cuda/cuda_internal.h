@@ -12,6 +12,16 @@
 // defines them).
 #define BLOCK_X 32
 #define BLOCK_Y 4
+// A warp's pixels: a tile of WARP_TILE_X x WARP_TILE_Y (32 lanes), the block's warps side by side
+// (both megakernels). A tile's camera rays, and their first hits' shadow rays, lie closer together
+// than a row's of 32, so a warp's lanes visit more of the same nodes, as the trace-only kernel's
+// 8x4 tiles of image rays do: textured Sponza 1.011-1.022x at 512^2..1080p against rows, the
+// Cornell box and the dragon 1.03-1.04x at 512^2, the Cornell box 0.995x at 1080p
+// (docs/PERFORMANCE.md, stop 31).
+#ifndef WARP_TILE_X
+#define WARP_TILE_X 8
+#endif
+#define WARP_TILE_Y (32 / WARP_TILE_X)
 // Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
 // docs/PERFORMANCE.md): 8 blocks leave 64 registers a thread; at 10 (48) Sponza's kernel read
 // twice as many local-memory sectors (spills). Every megakernel variant is faster at 8 (Sponza
@@ -21,20 +31,23 @@
 #define MEGA_MIN_BLOCKS 8
 #endif
 // Small images: a pass's samples of a pixel are split into slices taken by different threads
-// until about this many (pixel, slice) items exist, so that an image smaller than a few waves of
-// resident threads still fills the GPU (issue 21: at 512x384 one thread per pixel was 1.16 waves
-// of the H100's 169k resident threads, 0.42x the samples/s of 1080p). The split depends on the
-// size of what a pass covers (the image, or a tile of it: cuda_renderer_tile_begin) and the pass
-// only, never on the device, so a seed gives the same image everywhere. A tile is split as an
-// image of its size (a 1080p band of 1/8 split as the whole image left 3 items per resident
-// thread, and the last, each half a pass long, idled the GPU: several GPUs, GPU ranks); its
-// slices sum in another order in double than the whole image's, which the float film almost
-// never shows (and never where both splits give one slice per sample: images under 2^22 / spp
-// pixels).
-// 2^22 (168 MB of slice sums at most) was measured best of 2^20..2^22 on the H100
-// (docs/PERFORMANCE.md): more items shorten the tail of each pass; 1080p gets 2 slices too.
+// until at least this many (pixel, slice) items exist (pass_slices), so that an image smaller than
+// a few waves of resident threads still fills the GPU (issue 21: at 512x384 one thread per pixel
+// was 1.16 waves of the H100's 169k resident threads, 0.42x the samples/s of 1080p). The split
+// depends on the size of what a pass covers (the image, or a tile of it:
+// cuda_renderer_tile_begin) and the pass only, never on the device, so a seed gives the same image
+// everywhere. A tile is split as an image of its size (a 1080p band of 1/8 split as the whole
+// image left 3 items per resident thread, and the last, each half a pass long, idled the GPU:
+// several GPUs, GPU ranks); its slices sum in another order in double than the whole image's,
+// which the float film almost never shows (and never where both splits give one slice per
+// sample: images under 2^21 / spp pixels).
+// At least 2^21 (fewer than 2^22 items, 168 MB of slice sums at most): 512^2 takes 8 slices,
+// 1024^2 and 1080p 2. With 8x4 warp tiles on the H100 (docs/PERFORMANCE.md, stop 31) that beat
+// 2^22 rounded down (16, 4 and 2 slices) on textured Sponza by 0.5-0.9 % and on the Cornell box by
+// 3.5-4.5 %, and lost 0.7-1.6 % on the diffuse dragon; 2^21 rounded down left 1080p at one slice
+// (Sponza 1 % slower); 2^23 (32 and 8 slices) was 2 % slower everywhere (stop 30).
 #ifndef MEGA_FILL_ITEMS
-#define MEGA_FILL_ITEMS (1u << 22)
+#define MEGA_FILL_ITEMS (1u << 21)
 #endif
 // Sliced passes: 1 = slices shrink from the first to the last (slice c starts at sample
 // S (1 - (1 - c/K)^2) of the pass's S samples in K slices), so that the units taken last, while

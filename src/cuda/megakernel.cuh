@@ -29,7 +29,10 @@ namespace {
 template <bool ADAPTIVE_DEPTH, bool AOV, uint32_t LAYOUT>
 __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
     pt_megakernel(MEGA_SCENE k, kpass pass, kfilm film, int x0, int y0, unsigned long long *counters) {
-    int x = blockIdx.x * BLOCK_X + threadIdx.x, y = blockIdx.y * BLOCK_Y + threadIdx.y;
+    // the block's BLOCK_X x BLOCK_Y pixels, each warp a WARP_TILE_X x WARP_TILE_Y tile of them
+    const unsigned t = threadIdx.y * BLOCK_X + threadIdx.x, lane = t & 31u, w = t >> 5, across = BLOCK_X / WARP_TILE_X;
+    int x = blockIdx.x * BLOCK_X + (int)(w % across * WARP_TILE_X + lane % WARP_TILE_X),
+        y = blockIdx.y * BLOCK_Y + (int)(w / across * WARP_TILE_Y + lane / WARP_TILE_X);
     uint32_t rays = 0, shadow = 0, bad = 0, taken = 0;
     if (x < film.width && y < film.height) {
         size_t pix = (size_t)y * film.width + x;
@@ -62,9 +65,9 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
 }
 
 // Small images (MEGA_FILL_ITEMS): persistent threads, as many blocks as fit at once; each warp
-// takes the next unit of 32 consecutive pixels x one slice of the pass's samples from a counter,
-// sums the slice in sample order into its own film_pixel (slice-major buffer), and
-// film_merge_slices adds the slices in order. No adaptive sampling here (its stop decision needs
+// takes the next unit of one WARP_TILE_X x WARP_TILE_Y tile of pixels x one slice of the pass's
+// samples from a counter, sums the slice in sample order into its own film_pixel (slice-major
+// buffer), and film_merge_slices adds the slices in order. No adaptive sampling here (its stop decision needs
 // the pixel's running sums, sample by sample): such passes keep one thread per pixel.
 
 // First sample (relative to the pass) of slice c of `slices`; slice_start(.., slices) = spp.
@@ -84,7 +87,9 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
                          film_aov *part_aov, unsigned *next, unsigned long long *counters) {
     const unsigned lane = threadIdx.x & 31u;
     const size_t npix = (size_t)film.width * (size_t)film.height;
-    const unsigned groups = (unsigned)((npix + 31u) / 32u), units = groups * slices;
+    const unsigned tiles_x = ((unsigned)film.width + WARP_TILE_X - 1u) / WARP_TILE_X,
+                   groups = tiles_x * (((unsigned)film.height + WARP_TILE_Y - 1u) / WARP_TILE_Y),
+                   units = groups * slices;
     const uint32_t spp = pass.sample_end - pass.sample_begin;
     uint32_t rays = 0, shadow = 0, bad = 0, taken = 0;
     for (;;) {
@@ -92,9 +97,11 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
         if (lane == 0) u = atomicAdd(next, 1u);
         u = __shfl_sync(0xffffffffu, u, 0);
         if (u >= units) break;
-        unsigned slice = u / groups;
-        size_t pix = (size_t)(u % groups) * 32u + lane;
-        if (pix < npix) {
+        unsigned slice = u / groups, tile = u % groups;
+        unsigned px = tile % tiles_x * WARP_TILE_X + lane % WARP_TILE_X,
+                 py = tile / tiles_x * WARP_TILE_Y + lane / WARP_TILE_X;
+        if (px < (unsigned)film.width && py < (unsigned)film.height) {
+            size_t pix = (size_t)py * film.width + px;
             film_pixel f = {0.0, 0.0, 0.0, 0.0, 0u};
             film_aov a;
             if (AOV) film_aov_zero(&a);
@@ -103,8 +110,7 @@ __global__ void __launch_bounds__(BLOCK_X *BLOCK_Y, MEGA_MIN_BLOCKS)
                 if (!ADAPTIVE_DEPTH) p.depth_start = 0;
                 p.sample_begin = pass.sample_begin + slice_start(spp, slices, slice);
                 p.sample_end = pass.sample_begin + slice_start(spp, slices, slice + 1u);
-                film_trace_pixel(&k, &p, x0 + (int)(pix % (size_t)film.width), y0 + (int)(pix / (size_t)film.width), &f,
-                                 AOV ? &a : NULL, &rays, &shadow, &bad, LAYOUT);
+                film_trace_pixel(&k, &p, x0 + (int)px, y0 + (int)py, &f, AOV ? &a : NULL, &rays, &shadow, &bad, LAYOUT);
                 taken += f.n;
             }
             part[(size_t)slice * npix + pix] = f;

@@ -259,11 +259,12 @@ __global__ void film_merge_slices(kfilm film, uint32_t slices, const film_pixel 
 }
 
 // Slices per pixel for a pass over npix pixels: 1 (one thread per pixel) unless they are too few
-// to fill the GPU and the pass has several samples and no adaptive sampling.
+// to fill the GPU and the pass has several samples and no adaptive sampling; then the fewest that
+// give at least MEGA_FILL_ITEMS (pixel, slice) items, so fewer than twice as many.
 static uint32_t pass_slices(size_t npix, const kpass *p) {
     uint32_t spp = p->sample_end - p->sample_begin;
     if (p->adaptive_threshold > 0.0f || npix == 0 || npix >= MEGA_FILL_ITEMS) return 1;
-    size_t s = MEGA_FILL_ITEMS / npix;
+    size_t s = (MEGA_FILL_ITEMS + npix - 1) / npix;
     return s < spp ? (uint32_t)s : spp;
 }
 
@@ -281,7 +282,7 @@ static int megakernel_pass(cuda_renderer *r, cuda_lane *l, const kpass *p, kfilm
         CUDA_TRY(cudaGetLastError());
         return 0;
     }
-    if (l->slice_items < (size_t)slices * npix) { // grows to the largest split asked for (<= MEGA_FILL_ITEMS)
+    if (l->slice_items < (size_t)slices * npix) { // grows to the largest split asked for (< 2 MEGA_FILL_ITEMS)
         CUDA_TRY(cudaStreamSynchronize(l->stream));
         cudaFree(l->slices);
         cudaFree(l->slices_aov);

@@ -123,6 +123,14 @@ KFN float sobol_y(const sampler *s, uint32_t dim, uint32_t idx) {
     uint32_t seed = sobol_seed_y(s, dim);
     return u32_to_unit_float(reverse_bits32(nested_perm(sobol_dim1_rev(idx), seed)));
 }
+/* Draw `dim` of the current sample, as one value or as a point (no dimension is consumed). */
+KFN float sobol_1d_at(const sampler *s, uint32_t dim) {
+    return sobol_x(s, dim, sobol_shuffled(s, dim, sobol_draw_hash(s, dim)));
+}
+KFN vec2 sobol_2d_at(const sampler *s, uint32_t dim) {
+    uint32_t idx = sobol_shuffled(s, dim, sobol_draw_hash(s, dim));
+    return v2(sobol_x(s, dim, idx), sobol_y(s, dim, idx));
+}
 
 /* Random bijection of [0, n) (cycle-walking an invertible hash on the next power of two). */
 KFN uint32_t permute_index(uint32_t i, uint32_t n, uint32_t seed) {
@@ -163,10 +171,7 @@ KFN vec2 stratified_2d(sampler *s) {
 }
 
 KFN vec2 sampler_2d(sampler *s) {
-    if (s->type == SAMPLER_SOBOL) {
-        uint32_t d = s->dim++, idx = sobol_shuffled(s, d, sobol_draw_hash(s, d));
-        return v2(sobol_x(s, d, idx), sobol_y(s, d, idx));
-    }
+    if (s->type == SAMPLER_SOBOL) { return sobol_2d_at(s, s->dim++); }
     if (s->type == SAMPLER_STRATIFIED) {
         vec2 u = stratified_2d(s);
         s->dim++;
@@ -179,10 +184,7 @@ KFN vec2 sampler_2d(sampler *s) {
 }
 
 KFN float sampler_1d(sampler *s) {
-    if (s->type == SAMPLER_SOBOL) {
-        uint32_t d = s->dim++;
-        return sobol_x(s, d, sobol_shuffled(s, d, sobol_draw_hash(s, d)));
-    }
+    if (s->type == SAMPLER_SOBOL) { return sobol_1d_at(s, s->dim++); }
     if (s->type == SAMPLER_RANDOM) {
         s->dim++;
         return pcg32_float(&s->rng);
@@ -340,11 +342,10 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
     }
 #else
     if (s->type == SAMPLER_SOBOL) { /* the two draws of sampler_2d below after one test of the type */
-        uint32_t d = s->dim, i0 = sobol_shuffled(s, d, sobol_draw_hash(s, d));
-        uint32_t i1 = sobol_shuffled(s, d + 1u, sobol_draw_hash(s, d + 1u));
+        uint32_t d = s->dim;
         s->dim += 2u;
-        *u_pixel = v2(sobol_x(s, d, i0), sobol_y(s, d, i0));
-        *u_lens = v2(sobol_x(s, d + 1u, i1), sobol_y(s, d + 1u, i1));
+        *u_pixel = sobol_2d_at(s, d);
+        *u_lens = sobol_2d_at(s, d + 1u);
         return;
     }
 #endif
@@ -389,14 +390,13 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
     if (s->type == SAMPLER_SOBOL) {
         /* the five draws of sampler_1d / sampler_2d below after one test of the type (the GPU's
          * megakernel tested it per draw) */
-        uint32_t d = s->dim, i1 = sobol_shuffled(s, d + 1u, sobol_draw_hash(s, d + 1u));
-        uint32_t i3 = sobol_shuffled(s, d + 3u, sobol_draw_hash(s, d + 3u));
+        uint32_t d = s->dim;
         s->dim += 5u;
-        b.light_pick = sobol_x(s, d, sobol_shuffled(s, d, sobol_draw_hash(s, d)));
-        b.light = v2(sobol_x(s, d + 1u, i1), sobol_y(s, d + 1u, i1));
-        b.lobe = sobol_x(s, d + 2u, sobol_shuffled(s, d + 2u, sobol_draw_hash(s, d + 2u)));
-        b.bsdf = v2(sobol_x(s, d + 3u, i3), sobol_y(s, d + 3u, i3));
-        b.rr = sobol_x(s, d + 4u, sobol_shuffled(s, d + 4u, sobol_draw_hash(s, d + 4u)));
+        b.light_pick = sobol_1d_at(s, d);
+        b.light = sobol_2d_at(s, d + 1u);
+        b.lobe = sobol_1d_at(s, d + 2u);
+        b.bsdf = sobol_2d_at(s, d + 3u);
+        b.rr = sobol_1d_at(s, d + 4u);
         return b;
     }
 #endif
