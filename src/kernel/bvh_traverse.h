@@ -233,10 +233,11 @@ KFN uint32_t bvh8_slabs(const bvh8_node *n, const bvh_ray *r, float tmax, __m256
 #undef BVH8_PLANE
     __m256i tn = _mm256_max_epi32(_mm256_max_epi32(tnx, tny), _mm256_max_epi32(tnz, _mm256_setzero_si256()));
     __m256i lim = _mm256_set1_epi32(kmini((int)kfloat_bits(tmax), 0x7f7fffff - 4));
+    /* tn <= tf + 4 as tf + 5 > tn: the mask straight from the compare (no not/and on the chain) */
     __m256i tf = _mm256_add_epi32(_mm256_min_epi32(_mm256_min_epi32(tfx, tfy), _mm256_min_epi32(tfz, lim)),
-                                  _mm256_set1_epi32(4));
+                                  _mm256_set1_epi32(5));
     *tnear = tn;
-    return 0xffu & ~(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(tn, tf)));
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(tf, tn)));
 }
 #endif
 #if KERNEL_SIMD_AVX2
