@@ -233,10 +233,11 @@ KFN uint32_t bvh8_slabs(const bvh8_node *n, const bvh_ray *r, float tmax, __m256
 #undef BVH8_PLANE
     __m256i tn = _mm256_max_epi32(_mm256_max_epi32(tnx, tny), _mm256_max_epi32(tnz, _mm256_setzero_si256()));
     __m256i lim = _mm256_set1_epi32(kmini((int)kfloat_bits(tmax), 0x7f7fffff - 4));
+    /* tn <= tf + 4 as tf + 5 > tn: the mask straight from the compare (no not/and on the chain) */
     __m256i tf = _mm256_add_epi32(_mm256_min_epi32(_mm256_min_epi32(tfx, tfy), _mm256_min_epi32(tfz, lim)),
-                                  _mm256_set1_epi32(4));
+                                  _mm256_set1_epi32(5));
     *tnear = tn;
-    return 0xffu & ~(uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(tn, tf)));
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(tf, tn)));
 }
 #endif
 #if KERNEL_SIMD_AVX2
@@ -530,22 +531,13 @@ KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
 }
 
 #if KERNEL_SIMD_SSE
-/* A closest-hit candidate (triangle lane l of block b): its triangle record and vertices are
- * fetched now, while traversal goes on, because surface_at reads them as soon as it ends (the
- * leaf test reads the positions from leaf_pos, not through the indices): on a large mesh they
- * were two dependent cache misses, 6 % of the diffuse dragon's render (docs/PERFORMANCE.md,
- * "whole-path profile"). */
-KFN void leaf_hit_prefetch(const kscene *s, const bvh_leaf4 *b, int l) {
-    __builtin_prefetch(&s->triangles[prim_id_index(b->prim[l])]);
-    __builtin_prefetch(&s->positions[b->v0[l]]);
-    __builtin_prefetch(&s->positions[b->v1[l]]);
-    __builtin_prefetch(&s->positions[b->v2[l]]);
-    if (s->normals) {
-        __builtin_prefetch(&s->normals[b->v0[l]]);
-        __builtin_prefetch(&s->normals[b->v1[l]]);
-        __builtin_prefetch(&s->normals[b->v2[l]]);
-    }
-}
+/* A closest-hit candidate `id`: its triangle record is fetched now, while traversal goes on,
+ * because surface_at reads it as soon as traversal ends (the leaf test reads the positions from
+ * leaf_pos, not through the record). Only the record: its address comes from the id the leaf row
+ * holds, so the prefetch waits on nothing. Fetching the vertices too (their indices loaded from
+ * the bvh_leaf4 block, a miss of its own on incoherent rays, then three or six lines per
+ * candidate) cost diffuse rays 2-6 % and the renderer 1.5-2 % (docs/PERFORMANCE.md, stop 31). */
+KFN void leaf_hit_prefetch(const kscene *s, uint32_t id) { __builtin_prefetch(&s->triangles[prim_id_index(id)]); }
 
 /* Lane j's primitive id from a block's row of ids in kscene.leaf_pos (p: the block's entries). */
 KFN uint32_t leaf_pos_id(const float *p, int j) { return kfloat_bits(p[BVH_LEAF_POS_IDS + j]); }
@@ -626,7 +618,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
             _mm_storeu_ps(b2l, b2);
             found = leaf_hit(h, tl[j], leaf_pos_id(p, j), b1l[j], b2l[j]);
             if (any) return 1;
-            leaf_hit_prefetch(s, b, j);
+            leaf_hit_prefetch(s, h->prim);
         }
         while (edge) { /* rare: a ray through an edge or vertex */
             int j = kctz((uint32_t)edge);
@@ -738,7 +730,7 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
             _mm256_storeu_ps(b2l, b2v);
             found = leaf_hit(h, tl[j], leaf_pos_id(j < 4 ? p0 : p1, j & 3), b1l[j], b2l[j]);
             if (any) return 1;
-            leaf_hit_prefetch(s, j < 4 ? b0 : b1, j & 3);
+            leaf_hit_prefetch(s, h->prim);
         }
         while (edge) { /* rare: a ray through an edge or vertex */
             int j = kctz((uint32_t)edge);
