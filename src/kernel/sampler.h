@@ -123,14 +123,16 @@ KFN float sobol_y(const sampler *s, uint32_t dim, uint32_t idx) {
     uint32_t seed = sobol_seed_y(s, dim);
     return u32_to_unit_float(reverse_bits32(nested_perm(sobol_dim1_rev(idx), seed)));
 }
-/* Draw `dim` of the current sample, as one value or as a point (no dimension is consumed). */
-KFN float sobol_1d_at(const sampler *s, uint32_t dim) {
-    return sobol_x(s, dim, sobol_shuffled(s, dim, sobol_draw_hash(s, dim)));
-}
-KFN vec2 sobol_2d_at(const sampler *s, uint32_t dim) {
-    uint32_t idx = sobol_shuffled(s, dim, sobol_draw_hash(s, dim));
+/* Draw `dim` of the current sample (no dimension is consumed): its shuffled index, then the
+ * value or the point at that index. The batched draws below compute their 2D draws' indices
+ * first, as they did before these helpers: ptxas schedules the GPU's megakernels by that order
+ * (the draws in call order were 1-2 % slower on rtow, cornell-glass and the Cornell box: H200,
+ * docs/PERFORMANCE.md, stop 31). */
+KFN uint32_t sobol_index(const sampler *s, uint32_t dim) { return sobol_shuffled(s, dim, sobol_draw_hash(s, dim)); }
+KFN vec2 sobol_point(const sampler *s, uint32_t dim, uint32_t idx) {
     return v2(sobol_x(s, dim, idx), sobol_y(s, dim, idx));
 }
+KFN float sobol_1d_at(const sampler *s, uint32_t dim) { return sobol_x(s, dim, sobol_index(s, dim)); }
 
 /* Random bijection of [0, n) (cycle-walking an invertible hash on the next power of two). */
 KFN uint32_t permute_index(uint32_t i, uint32_t n, uint32_t seed) {
@@ -171,7 +173,10 @@ KFN vec2 stratified_2d(sampler *s) {
 }
 
 KFN vec2 sampler_2d(sampler *s) {
-    if (s->type == SAMPLER_SOBOL) { return sobol_2d_at(s, s->dim++); }
+    if (s->type == SAMPLER_SOBOL) {
+        uint32_t d = s->dim++;
+        return sobol_point(s, d, sobol_index(s, d));
+    }
     if (s->type == SAMPLER_STRATIFIED) {
         vec2 u = stratified_2d(s);
         s->dim++;
@@ -342,10 +347,10 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
     }
 #else
     if (s->type == SAMPLER_SOBOL) { /* the two draws of sampler_2d below after one test of the type */
-        uint32_t d = s->dim;
+        uint32_t d = s->dim, i0 = sobol_index(s, d), i1 = sobol_index(s, d + 1u);
         s->dim += 2u;
-        *u_pixel = sobol_2d_at(s, d);
-        *u_lens = sobol_2d_at(s, d + 1u);
+        *u_pixel = sobol_point(s, d, i0);
+        *u_lens = sobol_point(s, d + 1u, i1);
         return;
     }
 #endif
@@ -390,12 +395,12 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
     if (s->type == SAMPLER_SOBOL) {
         /* the five draws of sampler_1d / sampler_2d below after one test of the type (the GPU's
          * megakernel tested it per draw) */
-        uint32_t d = s->dim;
+        uint32_t d = s->dim, i1 = sobol_index(s, d + 1u), i3 = sobol_index(s, d + 3u);
         s->dim += 5u;
         b.light_pick = sobol_1d_at(s, d);
-        b.light = sobol_2d_at(s, d + 1u);
+        b.light = sobol_point(s, d + 1u, i1);
         b.lobe = sobol_1d_at(s, d + 2u);
-        b.bsdf = sobol_2d_at(s, d + 3u);
+        b.bsdf = sobol_point(s, d + 3u, i3);
         b.rr = sobol_1d_at(s, d + 4u);
         return b;
     }
