@@ -69,10 +69,9 @@ static void check_lbvh(const char *name, scene *s) {
         reached++;
         const bvh4_node *n = &o.nodes[ni];
         for (int c = 0; c < BVH4_WIDTH; ++c) {
-            uint32_t blocks_c = BVH4_BLOCKS(n->count[c]);
-            if (n->count[c] >> BVH_COUNT_BITS & ~(c == 0 ? 0x1ffu : 0u)) once_ok = 0; /* only order masks above */
-            if (blocks_c > 0) {
-                for (uint32_t k = n->child[c]; k < n->child[c] + blocks_c; ++k) {
+            if (n->count[c] > BVH_MAX_LEAF_BLOCKS) once_ok = 0; /* the traversal stack's count field */
+            if (n->count[c] > 0) {
+                for (uint32_t k = n->child[c]; k < n->child[c] + n->count[c]; ++k) {
                     if (k >= o.nleaf4 || seen_block[k]) {
                         once_ok = 0;
                         continue;
@@ -104,7 +103,7 @@ static void check_lbvh(const char *name, scene *s) {
             } else if (n->child[c] != 0) {
                 const bvh4_node *ch = &o.nodes[n->child[c]];
                 for (int d = 0; d < BVH4_WIDTH; ++d) {
-                    if (BVH4_BLOCKS(ch->count[d]) == 0 && ch->child[d] == 0) continue; /* empty slot */
+                    if (ch->count[d] == 0 && ch->child[d] == 0) continue; /* empty slot */
                     vec3 clo = v3(ch->lo_x[d], ch->lo_y[d], ch->lo_z[d]),
                          chi = v3(ch->hi_x[d], ch->hi_y[d], ch->hi_z[d]);
                     if (!box_contains(n, c, clo, chi)) contain_ok = 0;

@@ -520,99 +520,6 @@ static void set_slot(wnode *n, int i, const bvh_node *b) {
     }
 }
 
-/* The slot order of a 4-wide node whose first nk slots are occupied (types.h, BVH4_ORDER_*): of
- * the pairings of its slots into two pairs, the one whose pairs' boxes have the least area (a
- * pair of the two binary levels that the node collapsed, on most nodes), the pairs along the axis
- * on which their boxes' centres lie farthest apart, each pair's slots along the same measure;
- * taken from the boxes alone, so that it holds for any collapse. Writes the masks into count[0]. */
-static void order_slots4(wnode *n, int nk) {
-    if (n->width != BVH4_WIDTH || nk < 2) return;
-    float lo[3][BVH4_WIDTH], hi[3][BVH4_WIDTH];
-    uint32_t refs[2 * BVH4_WIDTH];
-    memcpy(refs, n->refs, sizeof refs);
-    for (int a = 0; a < 3; ++a)
-        for (int i = 0; i < BVH4_WIDTH; ++i) {
-            lo[a][i] = n->lo[a][i];
-            hi[a][i] = n->hi[a][i];
-        }
-    /* the pairings: slots perm[0], perm[1] | perm[2], perm[3] (an index >= nk: an empty slot) */
-    static const int pairings[3][BVH4_WIDTH] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}};
-    int best = 0;
-    float best_cost = 0.0f;
-    box pair[2], best_pair[2] = {box_empty(), box_empty()};
-    for (int k = 0; k < (nk == 2 ? 1 : 3); ++k) {
-        for (int h = 0; h < 2; ++h) {
-            pair[h] = box_empty();
-            for (int j = 2 * h; j < 2 * h + 2; ++j) {
-                int i = pairings[k][j];
-                if (i < nk) box_grow(&pair[h], v3(lo[0][i], lo[1][i], lo[2][i]), v3(hi[0][i], hi[1][i], hi[2][i]));
-            }
-        }
-        float cost = box_area(pair[0]) + box_area(pair[1]);
-        if (k == 0 || cost < best_cost) {
-            best_cost = cost;
-            best = k;
-            best_pair[0] = pair[0];
-            best_pair[1] = pair[1];
-        }
-    }
-    int perm[BVH4_WIDTH];
-    memcpy(perm, pairings[best], sizeof perm);
-    /* the axis of two boxes' centres farthest apart; *swap: the first lies higher on it */
-#define ORDER_AXIS(alo, ahi, blo, bhi, axis, swap)                                                                     \
-    do {                                                                                                               \
-        float gap_ = -1.0f;                                                                                            \
-        for (int a_ = 0; a_ < 3; ++a_) {                                                                               \
-            float d_ = ((blo)[a_] + (bhi)[a_]) - ((alo)[a_] + (ahi)[a_]);                                              \
-            if (fabsf(d_) > gap_) {                                                                                    \
-                gap_ = fabsf(d_);                                                                                      \
-                axis = a_;                                                                                             \
-                swap = d_ < 0.0f;                                                                                      \
-            }                                                                                                          \
-        }                                                                                                              \
-    } while (0)
-    uint32_t masks = 0;
-    int axis = 0, swap = 0;
-    if (perm[2] < nk) { /* two pairs: the lower one first */
-        float alo[3] = {best_pair[0].lo.x, best_pair[0].lo.y, best_pair[0].lo.z};
-        float ahi[3] = {best_pair[0].hi.x, best_pair[0].hi.y, best_pair[0].hi.z};
-        float blo[3] = {best_pair[1].lo.x, best_pair[1].lo.y, best_pair[1].lo.z};
-        float bhi[3] = {best_pair[1].hi.x, best_pair[1].hi.y, best_pair[1].hi.z};
-        ORDER_AXIS(alo, ahi, blo, bhi, axis, swap);
-        masks |= (1u << axis) * (BVH4_ORDER_PAIRS / 7u);
-        if (swap) {
-            int x = perm[0], y = perm[1];
-            perm[0] = perm[2];
-            perm[1] = perm[3];
-            perm[2] = x;
-            perm[3] = y;
-        }
-    }
-    for (int h = 0; h < 2; ++h) {
-        int i = perm[2 * h], j = perm[2 * h + 1];
-        if (i >= nk || j >= nk) continue;
-        float alo[3] = {lo[0][i], lo[1][i], lo[2][i]}, ahi[3] = {hi[0][i], hi[1][i], hi[2][i]};
-        float blo[3] = {lo[0][j], lo[1][j], lo[2][j]}, bhi[3] = {hi[0][j], hi[1][j], hi[2][j]};
-        ORDER_AXIS(alo, ahi, blo, bhi, axis, swap);
-        masks |= (1u << axis) * ((h ? BVH4_ORDER_PAIR1 : BVH4_ORDER_PAIR0) / 7u);
-        if (swap) {
-            perm[2 * h] = j;
-            perm[2 * h + 1] = i;
-        }
-    }
-#undef ORDER_AXIS
-    for (int s = 0; s < BVH4_WIDTH; ++s) {
-        int i = perm[s];
-        for (int a = 0; a < 3; ++a) {
-            n->lo[a][s] = lo[a][i];
-            n->hi[a][s] = hi[a][i];
-        }
-        n->refs[s] = refs[i];
-        n->refs[BVH4_WIDTH + s] = refs[BVH4_WIDTH + i];
-    }
-    n->refs[BVH4_WIDTH] |= masks;
-}
-
 /* Emits the wide node for binary node `b` at out[at]: its children are the binary node's
  * children, repeatedly replacing the inner child of largest area by its two children. */
 static void collapse(collapser *c, uint32_t b, size_t at) {
@@ -667,7 +574,6 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
             set_ref(&n, i, (uint32_t)inner_at[i], 0);
         }
     }
-    order_slots4(&n, nk);
     for (int i = 0; i < nk; ++i)
         if (c->bin[kids[i]].count == 0) collapse(c, kids[i], inner_at[i]);
 }

@@ -122,7 +122,7 @@ extern "C" void cuda_bvh_out_free(cuda_bvh_out *o) {
 static int depth4(const bvh4_node *nodes, uint32_t at) {
     int d = 0;
     for (int c = 0; c < BVH4_WIDTH; ++c)
-        if (BVH4_BLOCKS(nodes[at].count[c]) == 0 && nodes[at].child[c] != 0) {
+        if (nodes[at].count[c] == 0 && nodes[at].child[c] != 0) {
             int x = depth4(nodes, nodes[at].child[c]);
             if (x > d) d = x;
         }

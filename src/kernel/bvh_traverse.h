@@ -15,9 +15,8 @@
  * bodies load a block's vertex positions as rows from kscene.leaf_pos (no gather through the
  * vertex indices, which they read only for the rare edge fallback). The scalar
  * bodies read a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit
- * loads on the GPU) and keep everything in registers: the child order is fixed at build time per
- * ray octant (the 4-wide node's BVH4_ORDER_* masks, types.h; the compressed 8-wide node's comes
- * from a sorting network over (distance, slot) keys), with no array indexed at run time (which would go to local
+ * loads on the GPU) and keep everything in registers: the child order comes from a sorting
+ * network over (distance, slot) keys, with no array indexed at run time (which would go to local
  * memory on the GPU); its slab tests are multiply-adds whose distances it compares as the integers
  * of their bits (three-operand integer min/max, one Hopper DPX instruction each). All bodies report
  * the same hits: the slab tests are conservative (make_bvh_ray's margins) and decide only which
@@ -54,7 +53,6 @@ typedef struct bvh_ray {
     int near_x, near_y, near_z; /* float offsets of the near planes in a bvh_wnode */
 #if !KERNEL_SIMD_SSE
     vec3 off_n, off_f; /* the scalar slab tests' offsets: a near (far) plane q lies at q * inv_d + off_n (off_f) */
-    uint32_t signs;    /* the direction's sign bits (x 1, y 2, z 4) at each of bvh4_node's BVH4_ORDER_* masks */
 #endif
 #if KERNEL_SIMD_SSE
     __m128 ox, oy, oz, ix, iy, iz; /* broadcast origin and reciprocal direction */
@@ -86,8 +84,6 @@ KFN bvh_ray make_bvh_ray(ray r) {
     float ox = r.o.x * b.inv_d.x, oy = r.o.y * b.inv_d.y, oz = r.o.z * b.inv_d.z;
     b.off_n = v3(BVH_SLAB_OFFSET(ox, -), BVH_SLAB_OFFSET(oy, -), BVH_SLAB_OFFSET(oz, -));
     b.off_f = v3(BVH_SLAB_OFFSET(ox, +), BVH_SLAB_OFFSET(oy, +), BVH_SLAB_OFFSET(oz, +));
-    b.signs = ((signbit(b.inv_d.x) ? 1u : 0u) | (signbit(b.inv_d.y) ? 2u : 0u) | (signbit(b.inv_d.z) ? 4u : 0u)) * 0x49u
-              << BVH_COUNT_BITS;
 #endif
     /* node rows of W = BVH_WIDTH floats: lo_x 0, lo_y W, lo_z 2W, hi_x 3W, hi_y 4W, hi_z 5W; a
      * negative direction enters through the upper plane (the far planes are at near_x ^ 3W,
@@ -326,7 +322,7 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     mask &= mask - 1;
     if (mask == 0) { /* one child hit: descend */
         *ref = n->child[c0];
-        *cnt = BVH4_BLOCKS(n->count[c0]);
+        *cnt = n->count[c0];
         return 1;
     }
     int c1 = kctz(mask);
@@ -337,9 +333,9 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
             c0 = c1;
             c1 = c;
         }
-        bvh_push(st, sp, n->child[c1], BVH4_BLOCKS(n->count[c1]), tn[c1]);
+        bvh_push(st, sp, n->child[c1], n->count[c1], tn[c1]);
         *ref = n->child[c0];
-        *cnt = BVH4_BLOCKS(n->count[c0]);
+        *cnt = n->count[c0];
         return 1;
     }
     /* three or four: order near to far (insertion sort; any-hit rays skip it) */
@@ -363,10 +359,10 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
     /* push all but the nearest, farthest first, then descend into the nearest */
     for (int j = nhit - 1; j >= 1; --j) {
         int c = order[j];
-        bvh_push(st, sp, n->child[c], BVH4_BLOCKS(n->count[c]), tn[c]);
+        bvh_push(st, sp, n->child[c], n->count[c], tn[c]);
     }
     *ref = n->child[order[0]];
-    *cnt = BVH4_BLOCKS(n->count[order[0]]);
+    *cnt = n->count[order[0]];
     return 1;
 }
 #elif !KERNEL_SIMD_AVX2
@@ -378,7 +374,7 @@ KFN uint32_t ku4_lane(ku4 a, uint32_t slot) {
 
 KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
                    uint32_t *cnt) {
-    (void)any; /* any-hit rays take the same order */
+    (void)any; /* the sort costs a few integer min/max: any-hit rays take the same order */
     const float *f = (const float *)n;
     kf4 nx = kload_f4(f + r->near_x), ny = kload_f4(f + r->near_y), nz = kload_f4(f + r->near_z);
     kf4 fx = kload_f4(f + (r->near_x ^ 12)), fy = kload_f4(f + (r->near_y ^ 20)), fz = kload_f4(f + (r->near_z ^ 28));
@@ -391,8 +387,9 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
      * bits + 4 (4 ulp, at least 2^-22 relative), capped below +inf's bits so that tnear must be
      * finite. A NaN distance would need o * inv_d to overflow (inv_d is finite: safe_reciprocal). */
     int32_t lim = kmini((int32_t)kfloat_bits(tmax) + 4, 0x7f7fffff);
-    /* a hit child's entry distance's bits; a missed child's BVH_KEY_NONE */
-    uint32_t t[BVH4_WIDTH];
+    /* key of a hit child: its entry distance's bits with the slot in the low 2 bits; a missed
+     * child sorts last */
+    uint32_t key[BVH4_WIDTH];
     KUNROLL
     for (int i = 0; i < BVH4_WIDTH; ++i) {
         int32_t tnr = kimax3_relu((int32_t)kfloat_bits(kmuladd(nx.v[i], inv_d.x, on.x)),
@@ -401,28 +398,25 @@ KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bv
         int32_t tfr = kimin3((int32_t)kfloat_bits(kmuladd(fx.v[i], inv_d.x, of.x)),
                              (int32_t)kfloat_bits(kmuladd(fy.v[i], inv_d.y, of.y)),
                              (int32_t)kfloat_bits(kmuladd(fz.v[i], inv_d.z, of.z)));
-        t[i] = tnr <= kiaddmin(tfr, 4, lim) ? (uint32_t)tnr : BVH_KEY_NONE;
+        key[i] = tnr <= kiaddmin(tfr, 4, lim) ? ((uint32_t)tnr & ~3u) | (uint32_t)i : BVH_KEY_NONE;
     }
-    if ((t[0] & t[1] & t[2] & t[3]) == BVH_KEY_NONE) return 0;
-    ku4 child = kload_u4(n->child), count = kload_u4(n->count);
-    uint32_t w[BVH4_WIDTH];
+    uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
+    BVH_KEY_SORT2(k0, k1);
+    BVH_KEY_SORT2(k2, k3);
+    BVH_KEY_SORT2(k0, k2);
+    BVH_KEY_SORT2(k1, k3);
+    BVH_KEY_SORT2(k1, k2);
+    if (k0 == BVH_KEY_NONE) return 0;
+    ku4 child = kload_u4(n->child), count = kload_u4(n->count), word;
+    /* each slot's stack word first, so that one select picks an entry's reference and count */
     KUNROLL
-    for (int i = 0; i < BVH4_WIDTH; ++i) w[i] = child.v[i] << BVH_COUNT_BITS | BVH4_BLOCKS(count.v[i]);
-    /* the order fixed at build time by the ray's octant (types.h, BVH4_ORDER_*), not a sort of
-     * the distances: p, the far pair first; q0 / q1, the first / second pair's upper slot first */
-    uint32_t flip = count.v[0] & r->signs;
-    int p = (flip & BVH4_ORDER_PAIRS) != 0, qa = (flip & BVH4_ORDER_PAIR0) != 0, qb = (flip & BVH4_ORDER_PAIR1) != 0;
-    int q0 = p ? qb : qa, q1 = p ? qa : qb;
-    uint32_t a0t = p ? t[2] : t[0], a1t = p ? t[3] : t[1], b0t = p ? t[0] : t[2], b1t = p ? t[1] : t[3];
-    uint32_t a0w = p ? w[2] : w[0], a1w = p ? w[3] : w[1], b0w = p ? w[0] : w[2], b1w = p ? w[1] : w[3];
-    uint32_t t0 = q0 ? a1t : a0t, t1 = q0 ? a0t : a1t, t2 = q1 ? b1t : b0t, t3 = q1 ? b0t : b1t;
-    uint32_t w0 = q0 ? a1w : a0w, w1 = q0 ? a0w : a1w, w2 = q1 ? b1w : b0w, w3 = q1 ? b0w : b1w;
-    int h0 = t0 != BVH_KEY_NONE, h1 = t1 != BVH_KEY_NONE, h2 = t2 != BVH_KEY_NONE, h3 = t3 != BVH_KEY_NONE;
-    /* push the hit children after the first, last first, then descend into the first */
-    if (h3 && (h0 | h1 | h2)) bvh_push_word(st, sp, t3, w3);
-    if (h2 && (h0 | h1)) bvh_push_word(st, sp, t2, w2);
-    if (h1 && h0) bvh_push_word(st, sp, t1, w1);
-    return bvh_descend_word(h0 ? w0 : h1 ? w1 : h2 ? w2 : w3, ref, cnt);
+    for (int i = 0; i < BVH4_WIDTH; ++i) word.v[i] = child.v[i] << BVH_COUNT_BITS | count.v[i];
+    /* push all but the nearest, farthest first (with the distance rounded down: a popped entry is
+     * skipped only when it cannot hold a nearer hit), then descend into the nearest */
+    bvh_push_key(st, sp, k3, 3u, ku4_lane(word, k3 & 3u));
+    bvh_push_key(st, sp, k2, 3u, ku4_lane(word, k2 & 3u));
+    bvh_push_key(st, sp, k1, 3u, ku4_lane(word, k1 & 3u));
+    return bvh_descend_word(ku4_lane(word, k0 & 3u), ref, cnt);
 }
 #endif
 #if !KERNEL_SIMD_AVX2

@@ -180,16 +180,6 @@ typedef struct bvh_node {
 #define BVH_MAX_LEAF_BLOCKS ((1u << BVH_COUNT_BITS) - 1u)
 #define BVH_MAX_REF         ((1u << (32u - BVH_COUNT_BITS)) - 1u)
 #define BVH4_WIDTH          4
-/* The 4-wide node's visiting order (the scalar body of bvh4_visit): its slots form two pairs,
- * (0, 1) and (2, 3), and count[0] holds above its block count three one-hot axis masks, of the
- * axis that separates the pairs (pair (0, 1) lies lower on it) and of the axis that separates
- * each pair's two slots (the lower slot lies lower on it); a ray visits the pairs and each pair's
- * slots near to far by its direction's signs on those axes (src/accel/bvh.c: order_slots4). A
- * zero mask keeps the slots' order. Read a count word's blocks as BVH4_BLOCKS(count). */
-#define BVH4_ORDER_PAIRS    (7u << BVH_COUNT_BITS)
-#define BVH4_ORDER_PAIR0    (7u << (BVH_COUNT_BITS + 3u))
-#define BVH4_ORDER_PAIR1    (7u << (BVH_COUNT_BITS + 6u))
-#define BVH4_BLOCKS(count)  ((count)&BVH_MAX_LEAF_BLOCKS)
 typedef struct bvh4_node {
     float lo_x[BVH4_WIDTH], lo_y[BVH4_WIDTH], lo_z[BVH4_WIDTH];
     float hi_x[BVH4_WIDTH], hi_y[BVH4_WIDTH], hi_z[BVH4_WIDTH];
