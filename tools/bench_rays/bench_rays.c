@@ -412,7 +412,7 @@ int cmd_bench_rays(int argc, char **argv) {
                 for (int k = 0; k < 3; ++k) {
                     double sec, tsum;
                     uint64_t hits;
-                    /* the primary rays are a row-major image (the GPU traces them warp-wide in 8x4 tiles) */
+                    /* the primary rays are a row-major image (the GPU's warps take them as 8x4 tiles) */
                     if (cuda_trace_rays(g, sets[k].o, sets[k].d, sets[k].tmax, sets[k].n, k == 0 ? (unsigned)res : 0u,
                                         sets[k].any_hit, (int)runs, &sec, &hits, &tsum, gerr, sizeof gerr)) {
                         fprintf(stderr, "caustic: %s\n", gerr);
