@@ -440,10 +440,10 @@ int cmd_bench_rays(int argc, char **argv) {
         if (!json)
             fprintf(
                 stdout,
-                "# %s: %zu triangles, load %.2f s, BVH %zu %d-wide nodes built in %.3f s, SAH %.1f, "
+                "# %s: %zu triangles, load %.2f s, BVH %zu %d-wide nodes built in %.3f s, SAH %.1f (binary %.1f), "
                 "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks and their positions + triangles + positions)\n",
-                base, s->ntriangles, load_s, s->bvh.nwnodes, s->bvh.width, s->bvh.build_seconds, s->bvh.sah_cost,
-                s->bvh.nleaf4,
+                base, s->ntriangles, load_s, s->bvh.nwnodes, s->bvh.width, s->bvh.build_seconds, s->bvh.wide_sah_cost,
+                s->bvh.sah_cost, s->bvh.nleaf4,
                 (double)(s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) +
                          s->bvh.nleaf4 *
                              (sizeof(bvh_leaf4) + (s->bvh.leaf_pos ? BVH_LEAF_POS_FLOATS * sizeof(float) : 0)) +
