@@ -134,6 +134,7 @@ typedef struct caustic_scene_stats {
     int bvh_width; /* 4 or 8: the CPU kernel's (caustic_cpu_isa) */
     int bvh_max_depth, bvh_max_leaf;
     double bvh_sah_cost, bvh_build_seconds;
+    double bvh_wide_sah_cost;          /* the bvh_width-wide tree's (bvh_sah_cost: the binary tree's) */
     size_t memory_bytes;               /* kernel-side scene data incl. BVH */
     int width, height, spp, max_depth; /* the scene file's render settings */
 } caustic_scene_stats;

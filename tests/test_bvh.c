@@ -76,7 +76,8 @@ static scene *random_scene(uint64_t seed, int ntris, int nspheres, int nquads) {
     return s;
 }
 
-static void check_invariants(const scene *s) {
+/* Returns the wide tree's leaf slots. */
+static size_t check_invariants(const scene *s) {
     const bvh *b = &s->bvh;
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
     /* triangles cut by spatial splits have several references */
@@ -114,7 +115,7 @@ static void check_invariants(const scene *s) {
     const int W = b->width;
     unsigned char *reached = calloc(b->nwnodes ? b->nwnodes : 1, 1);
     unsigned char *blocks_seen = calloc(b->nleaf4 ? b->nleaf4 : 1, 1);
-    size_t stack[512], sp = 0, leaf_entries = 0;
+    size_t stack[512], sp = 0, leaf_entries = 0, leaf_slots = 0;
     if (b->nwnodes) stack[sp++] = 0;
     while (sp) {
         size_t ni = stack[--sp];
@@ -137,6 +138,7 @@ static void check_invariants(const scene *s) {
             }
             vec3 blo = v3(f[c], f[W + c], f[2 * W + c]), bhi = v3(f[3 * W + c], f[4 * W + c], f[5 * W + c]);
             CHECK(child[c] + count[c] <= b->nleaf4, "leaf blocks in range");
+            leaf_slots++;
             if (child[c] + count[c] > b->nleaf4) continue;
             for (uint32_t k = 0; k < count[c]; ++k) {
                 const bvh_leaf4 *l = &b->leaves[child[c] + k];
@@ -206,6 +208,7 @@ static void check_invariants(const scene *s) {
         CHECK(lanes && bad == 0, "%zu differences between the GPU's leaf lanes and the rows", bad);
         free(lanes);
     }
+    return leaf_slots;
 }
 
 static void check_traversal(const scene *s, uint64_t seed) {
@@ -417,7 +420,11 @@ static void check_spatial_splits(void) {
     CHECK(prepare(s) == 0, "prepare slivers");
     CHECK(s->bvh.nprims > s->ntriangles, "spatial splits: %zu references of %zu triangles", s->bvh.nprims,
           s->ntriangles);
-    check_invariants(s);
+    /* the collapse forms leaves of whole binary subtrees, here some whose triangles' split references
+     * meet again in one leaf */
+    size_t leaf_slots = check_invariants(s);
+    CHECK(leaf_slots < s->bvh.nleaves, "%zu leaves in the wide tree, %zu in the binary one: none merged", leaf_slots,
+          s->bvh.nleaves);
     check_traversal(s, 21);
     check_cw8(s, 1, 22, NULL);
     size_t nwnodes = s->bvh.nwnodes, nbytes = nwnodes * bvh_wnode_size(s->bvh.width);
@@ -518,7 +525,182 @@ static void check_node_visit(void) {
     CHECK(unordered == 0, "%d nearer children pushed while a farther one was descended into", unordered);
 }
 
+/* bvh_collapse against brute force on small random binary trees: the wide tree it writes costs
+ * (by the collapse's SAH, bvh.h) exactly the least over every wide tree that keeps the binary
+ * tree's boxes, found by enumerating for each binary node every cut of its subtree into at most
+ * `width` slots; its leaves list each primitive once (references of one primitive in several
+ * binary leaves, as spatial splits make them, meet again when leaves merge) and cover every one. */
+enum { CT_MAX_LEAVES = 9, CT_MAX_NODES = 2 * CT_MAX_LEAVES, CT_MAX_REFS = 4 * CT_MAX_LEAVES };
+typedef struct ctree {
+    bvh_node n[CT_MAX_NODES];
+    uint32_t ids[CT_MAX_REFS], nnodes, nrefs;
+    int width, lanes;
+} ctree;
+
+static double dbox_area(vec3 lo, vec3 hi) {
+    double dx = (double)hi.x - lo.x, dy = (double)hi.y - lo.y, dz = (double)hi.z - lo.z;
+    return 2.0 * (dx * dy + dy * dz + dz * dx);
+}
+
+/* Subtree `at` of nleaf leaves inside the cube at c of half size h; leaves hold 1-4 references,
+ * some repeating the previous leaf's last primitive. */
+static void ct_grow(ctree *t, pcg32 *r, uint32_t at, int nleaf, vec3 c, float h) {
+    bvh_node *n = &t->n[at];
+    if (nleaf == 1) {
+        uint32_t cnt = 1 + pcg32_next(r) % 4, first = t->nrefs;
+        for (uint32_t k = 0; k < cnt; ++k) {
+            int dup = k == 0 && first > 0 && pcg32_next(r) % 3 == 0;
+            t->ids[t->nrefs] = dup ? t->ids[first - 1] : prim_id(PRIM_TRIANGLE, t->nrefs);
+            t->nrefs++;
+        }
+        vec3 e = v3(h * (0.2f + pcg32_float(r)), h * (0.2f + pcg32_float(r)), h * (0.2f + pcg32_float(r)));
+        n->lo = vsub(c, e);
+        n->hi = vadd(c, e);
+        n->index = first;
+        n->count = cnt;
+        return;
+    }
+    uint32_t kid = t->nnodes;
+    t->nnodes += 2;
+    int nl = 1 + (int)(pcg32_next(r) % (uint32_t)(nleaf - 1));
+    for (int k = 0; k < 2; ++k) {
+        vec3 d = v3(pcg32_float(r) - 0.5f, pcg32_float(r) - 0.5f, pcg32_float(r) - 0.5f);
+        ct_grow(t, r, kid + (uint32_t)k, k ? nleaf - nl : nl, vadd(c, vscale(d, h)), 0.6f * h);
+    }
+    n->lo = vmin(t->n[kid].lo, t->n[kid + 1].lo);
+    n->hi = vmax(t->n[kid].hi, t->n[kid + 1].hi);
+    n->index = kid;
+    n->count = 0;
+}
+
+/* Distinct primitives below binary node b, into seen (a set over ids). */
+static uint32_t ct_distinct(const ctree *t, uint32_t b, unsigned char *seen) {
+    const bvh_node *n = &t->n[b];
+    if (n->count == 0) return ct_distinct(t, n->index, seen) + ct_distinct(t, n->index + 1, seen);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n->count; ++i) {
+        uint32_t id = prim_id_index(t->ids[n->index + i]);
+        k += !seen[id];
+        seen[id] = 1;
+    }
+    return k;
+}
+
+static double ct_leaf(const ctree *t, uint32_t b) {
+    unsigned char seen[CT_MAX_REFS] = {0};
+    uint32_t d = ct_distinct(t, b, seen);
+    if (t->n[b].count == 0 && d > BVH_COLLAPSE_MAX_LEAF) return INFINITY;
+    return dbox_area(t->n[b].lo, t->n[b].hi) * (double)((d + (uint32_t)t->lanes - 1) / (uint32_t)t->lanes);
+}
+
+static double ct_best(const ctree *t, uint32_t b);
+/* The least cost of filling at most `room` slots with a cut of the subtrees list[0 .. n) (each
+ * slot one subtree of the cut, costing ct_best). */
+static double ct_cut(const ctree *t, const uint32_t *list, int n, int room) {
+    if (n == 0) return 0.0;
+    if (n > room) return INFINITY;
+    uint32_t b = list[0];
+    /* b takes a slot ... */
+    double best = ct_best(t, b) + ct_cut(t, list + 1, n - 1, room - 1);
+    /* ... or its children take its place */
+    if (t->n[b].count == 0) {
+        uint32_t more[CT_MAX_NODES];
+        more[0] = t->n[b].index;
+        more[1] = t->n[b].index + 1;
+        memcpy(more + 2, list + 1, (size_t)(n - 1) * sizeof(uint32_t));
+        double open = ct_cut(t, more, n + 1, room);
+        if (open < best) best = open;
+    }
+    return best;
+}
+/* b as one slot: a leaf or a wide node of its own. */
+static double ct_best(const ctree *t, uint32_t b) {
+    double leaf = ct_leaf(t, b);
+    if (t->n[b].count > 0) return leaf;
+    uint32_t kids[2] = {t->n[b].index, t->n[b].index + 1};
+    double node = BVH_COLLAPSE_NODE_COST(t->width) * dbox_area(t->n[b].lo, t->n[b].hi) + ct_cut(t, kids, 2, t->width);
+    return leaf < node ? leaf : node;
+}
+
+/* The written tree's cost below wide node `at` (its box lo..hi); counts leaves and the entries
+ * of each primitive (seen) and flags a leaf that lists a primitive twice. */
+static double ct_written(const ctree *t, const void *wide, const bvh_leaf4 *leaves, uint32_t at, vec3 lo, vec3 hi,
+                         unsigned char *seen, int *twice, int *nleaves) {
+    const int W = t->width;
+    const float *f = (const float *)((const char *)wide + at * bvh_wnode_size(W));
+    const uint32_t *row = (const uint32_t *)(f + 6 * W);
+    double cost = BVH_COLLAPSE_NODE_COST(W) * dbox_area(lo, hi);
+    for (int c = 0; c < W; ++c) {
+        if (f[c] == INFINITY) continue;
+        uint32_t child = W == BVH8_WIDTH ? row[c] >> BVH_COUNT_BITS : row[c];
+        uint32_t count = W == BVH8_WIDTH ? row[c] & BVH_MAX_LEAF_BLOCKS : row[W + c];
+        vec3 clo = v3(f[c], f[W + c], f[2 * W + c]), chi = v3(f[3 * W + c], f[4 * W + c], f[5 * W + c]);
+        if (count == 0) {
+            cost += ct_written(t, wide, leaves, child, clo, chi, seen, twice, nleaves);
+            continue;
+        }
+        unsigned char here[CT_MAX_REFS] = {0};
+        uint32_t nprim = 0;
+        for (uint32_t k = 0; k < count; ++k)
+            for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+                uint32_t id = leaves[child + k].prim[j];
+                if (id == PRIM_NONE) continue;
+                *twice |= here[prim_id_index(id)]++ > 0;
+                seen[prim_id_index(id)]++;
+                nprim++;
+            }
+        (*nleaves)++;
+        cost += dbox_area(clo, chi) * (double)((nprim + (uint32_t)t->lanes - 1) / (uint32_t)t->lanes);
+    }
+    return cost;
+}
+
+static void check_collapse_optimal(void) {
+    pcg32 r = pcg32_seed(77, 3);
+    triangle tris[CT_MAX_REFS];
+    memset(tris, 0, sizeof tris);
+    int worse = 0, wrong = 0, merged = 0, met = 0; /* met: a merged leaf lists a primitive of two binary leaves once */
+    for (int it = 0; it < 400; ++it) {
+        ctree t;
+        memset(&t, 0, sizeof t);
+        t.width = it % 2 ? BVH8_WIDTH : BVH4_WIDTH;
+        t.lanes = it % 4 < 2 ? 1 : BVH_LEAF_WIDTH;
+        t.nnodes = 1;
+        int nleaf = 1 + (int)(pcg32_next(&r) % CT_MAX_LEAVES);
+        ct_grow(&t, &r, 0, nleaf, v3s(0.0f), 10.0f);
+        _Alignas(64) unsigned char wide[CT_MAX_NODES * sizeof(bvh8_node)];
+        bvh_leaf4 leaves[CT_MAX_REFS + CT_MAX_LEAVES];
+        size_t nleaf4 = 0, nw = bvh_collapse(t.n, t.nnodes, t.ids, tris, t.width, t.lanes, wide, leaves, &nleaf4);
+        CHECK(nw >= 1 && nw <= t.nnodes / 2 + 1, "%zu wide nodes from %u binary ones", nw, t.nnodes);
+        unsigned char seen[CT_MAX_REFS] = {0}, input[CT_MAX_REFS] = {0};
+        int twice = 0, nwleaves = 0;
+        double got = ct_written(&t, wide, leaves, 0, t.n[0].lo, t.n[0].hi, seen, &twice, &nwleaves);
+        /* the root is a wide node even where one leaf would be cheaper */
+        uint32_t kids[2] = {t.n[0].index, t.n[0].index + 1};
+        double best = t.n[0].count ? BVH_COLLAPSE_NODE_COST(t.width) * dbox_area(t.n[0].lo, t.n[0].hi) + ct_leaf(&t, 0)
+                                   : BVH_COLLAPSE_NODE_COST(t.width) * dbox_area(t.n[0].lo, t.n[0].hi) +
+                                         ct_cut(&t, kids, 2, t.width);
+        worse += got > best * (1.0 + 1e-5);
+        uint32_t entries = 0;
+        for (uint32_t i = 0; i < t.nrefs; ++i) input[prim_id_index(t.ids[i])] = 1;
+        for (uint32_t i = 0; i < t.nrefs; ++i) {
+            wrong += input[i] != (seen[i] > 0);
+            entries += seen[i];
+        }
+        wrong += twice;
+        merged += nwleaves < nleaf;
+        met += entries < t.nrefs;
+    }
+    CHECK(worse == 0, "%d collapses costlier than the best wide tree", worse);
+    CHECK(wrong == 0, "%d collapses lose a primitive or list one twice in a leaf", wrong);
+    CHECK(merged > 20 && met > 5, "only %d of the random trees had leaves merged, %d references met again", merged,
+          met);
+    printf("collapse: %d of 400 random trees with merged leaves, %d with a primitive's references met again\n", merged,
+           met);
+}
+
 int main(void) {
+    check_collapse_optimal();
     check_node_visit();
     check_edges();
     check_spatial_splits();

@@ -204,9 +204,8 @@ static scene *soup(size_t ntris) {
 }
 
 /* Random rays (origins in the scene's bounds, some with a finite tmax) traced on the GPU through
- * the 4-wide and the compressed 8-wide tree, closest and any hit, and through the 4-wide tree as
- * an image (the warp-wide kernel): the same hit counts and distance sums; the CPU's traversal of
- * the compressed nodes finds the GPU's hits. */
+ * the 4-wide and the compressed 8-wide tree, closest and any hit: the same hit counts and
+ * distance sums; the CPU's traversal of the compressed nodes finds the GPU's hits. */
 static void check_cw8_trace(const char *name, scene *s) {
     enum { N = 40000 };
     float *o = malloc(3 * N * sizeof(float)), *d = malloc(3 * N * sizeof(float)), *tmax = malloc(N * sizeof(float));
@@ -228,8 +227,8 @@ static void check_cw8_trace(const char *name, scene *s) {
         memcpy(d + 3 * i, &dir, sizeof dir);
         tmax[i] = i % 4 == 0 ? 0.3f * vlen(vsub(hi, lo)) : K_INF;
     }
-    uint64_t hits[2][2], tile_hits[2];
-    double tsum[2][2], tile_tsum[2];
+    uint64_t hits[2][2];
+    double tsum[2][2];
     char err[512];
     for (int layout = 0; layout < 2; ++layout) {
         cuda_config cfg;
@@ -246,11 +245,6 @@ static void check_cw8_trace(const char *name, scene *s) {
             CHECK(cuda_trace_rays(g, o, d, tmax, N, 0, any, 1, &sec, &hits[layout][any], &tsum[layout][any], err,
                                   sizeof err) == 0,
                   "%s: trace: %s", name, err);
-            /* the same rays as an image 200 wide: 8x4 tiles, traced warp-wide through the 4-wide tree */
-            if (!layout)
-                CHECK(cuda_trace_rays(g, o, d, tmax, N, 200, any, 1, &sec, &tile_hits[any], &tile_tsum[any], err,
-                                      sizeof err) == 0,
-                      "%s: trace: %s", name, err);
         }
         cuda_renderer_free(g);
         if (layout) { /* the CPU's traversal of the same compressed nodes */
@@ -280,10 +274,6 @@ static void check_cw8_trace(const char *name, scene *s) {
             free(cw);
         }
     }
-    for (int any = 0; any < 2; ++any)
-        CHECK(hits[0][any] == tile_hits[any] && fabs(tsum[0][any] - tile_tsum[any]) <= 1e-6 * fabs(tsum[0][any]),
-              "%s %s: per ray %llu hits (t sum %.6f), warp-wide %llu (%.6f)", name, any ? "any hit" : "closest",
-              (unsigned long long)hits[0][any], tsum[0][any], (unsigned long long)tile_hits[any], tile_tsum[any]);
     for (int any = 0; any < 2; ++any)
         CHECK(hits[0][any] == hits[1][any] && fabs(tsum[0][any] - tsum[1][any]) <= 1e-6 * fabs(tsum[0][any]),
               "%s %s: 4-wide %llu hits (t sum %.6f), compressed 8-wide %llu (%.6f)", name, any ? "any hit" : "closest",

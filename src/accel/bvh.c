@@ -472,25 +472,56 @@ static void set_ref(wnode *n, int i, uint32_t child, uint32_t count) {
     }
 }
 
+static void get_ref(const wnode *n, int i, uint32_t *child, uint32_t *count) {
+    if (n->width == BVH8_WIDTH) {
+        *child = n->refs[i] >> BVH_COUNT_BITS;
+        *count = n->refs[i] & BVH_MAX_LEAF_BLOCKS;
+    } else {
+        *child = n->refs[i];
+        *count = n->refs[BVH4_WIDTH + i];
+    }
+}
+
+/* A leaf of the wide tree is a binary leaf or a whole binary subtree of at most COLLAPSE_MAX_LEAF
+ * distinct primitives: COLLAPSE_MAX_LEAF_BLOCKS blocks, so that the leaf slots of a compressed
+ * node stay within the offsets its meta bytes hold (the 8th slot's blocks start after seven
+ * others' at most; types.h, cw8_node). */
+#define COLLAPSE_MAX_LEAF_BLOCKS (BVH_COLLAPSE_MAX_LEAF / BVH_LEAF_WIDTH)
+#define COLLAPSE_MAX_LEAF        BVH_COLLAPSE_MAX_LEAF
+_Static_assert((CW8_WIDTH - 1) * COLLAPSE_MAX_LEAF_BLOCKS <= CW8_MAX_OFFSET, "leaf blocks past a cw8 node's offsets");
+_Static_assert(COLLAPSE_MAX_LEAF_BLOCKS <= BVH_MAX_LEAF_BLOCKS, "leaf too large for the traversal stack");
+_Static_assert(MAX_LEAF <= COLLAPSE_MAX_LEAF, "the builder's leaves must fit the collapse's");
+
+/* The collapse's choice for one binary node (Ylitie, Karras & Laine 2017, section 3.1): as one
+ * slot of its parent it is a leaf or a wide node of its own (`leaf`); a wide node of its own
+ * gives `own` of its slots to its left child, the rest to its right; and where its parent hands
+ * it i > 1 slots, split[i] of them go to its left child and the others to its right (0: it
+ * takes one slot itself). */
+typedef struct collapse_choice {
+    uint8_t leaf, own, split[BVH_MAX_WIDTH + 1];
+} collapse_choice;
+
 typedef struct collapser {
     const bvh_node *bin;
     void *out;
-    int width;
+    int width, lanes; /* lanes: primitives the SAH counts as one leaf test (leaf_cost_of) */
     size_t n;
     const uint32_t *prim_ids;
     const triangle *tris;
     bvh_leaf4 *leaves;
     size_t nleaves;
+    collapse_choice *choice; /* per binary node */
+    double node_cost;        /* BVH_COLLAPSE_NODE_COST */
 } collapser;
 
-/* Appends the leaf blocks of binary leaf `b` (its primitives in leaf order, each once: split
- * references of one triangle may share a leaf); returns the first and sets *nblocks. */
-static uint32_t emit_leaf(collapser *c, const bvh_node *b, uint32_t *nblocks) {
+/* Appends the leaf blocks of n references (each primitive once: split references of one
+ * triangle may share a leaf); returns the first and sets *nblocks. */
+static uint32_t emit_leaf(collapser *c, const uint32_t *ids, uint32_t n, uint32_t *nblocks) {
     uint32_t first = (uint32_t)c->nleaves, lane = BVH_LEAF_WIDTH;
     bvh_leaf4 *l = NULL;
-    for (uint32_t k = 0; k < b->count; ++k) {
-        uint32_t id = c->prim_ids[b->index + k], dup = 0;
-        for (uint32_t q = 0; q < k; ++q) dup |= c->prim_ids[b->index + q] == id;
+    for (uint32_t k = 0; k < n; ++k) {
+        uint32_t id = ids[k], dup = 0;
+        for (uint32_t q = 0; q < k; ++q) dup |= ids[q] == id;
         if (dup) continue;
         if (lane == BVH_LEAF_WIDTH) {
             l = &c->leaves[c->nleaves++];
@@ -513,6 +544,110 @@ static uint32_t emit_leaf(collapser *c, const bvh_node *b, uint32_t *nblocks) {
     return first;
 }
 
+/* The references of binary subtree b in leaf order into ids (room for `room`); returns how many
+ * there are, or room + 1 when they do not fit. */
+static uint32_t gather_refs(const collapser *c, uint32_t b, uint32_t *ids, uint32_t room) {
+    const bvh_node *n = &c->bin[b];
+    if (n->count > 0) {
+        if (n->count > room) return room + 1;
+        memcpy(ids, c->prim_ids + n->index, n->count * sizeof(uint32_t));
+        return n->count;
+    }
+    uint32_t nl = gather_refs(c, n->index, ids, room);
+    if (nl > room) return nl;
+    uint32_t nr = gather_refs(c, n->index + 1, ids + nl, room - nl);
+    return nr > room - nl ? room + 1 : nl + nr;
+}
+
+/* The most references a subtree may have to become a leaf (spatial splits: twice the primitives). */
+#define COLLAPSE_MAX_REFS (2 * COLLAPSE_MAX_LEAF)
+
+/* SAH cost of binary subtree b (unnormalised areas) of nref references as a leaf: +infinity when
+ * it holds more than COLLAPSE_MAX_LEAF distinct primitives (a binary leaf is always one). */
+static double leaf_sah(const collapser *c, uint32_t b, uint32_t nref, float area) {
+    const bvh_node *n = &c->bin[b];
+    uint32_t buf[COLLAPSE_MAX_REFS];
+    const uint32_t *ids = c->prim_ids + n->index;
+    if (n->count == 0) {
+        if (nref > COLLAPSE_MAX_REFS) return INFINITY;
+        gather_refs(c, b, buf, COLLAPSE_MAX_REFS);
+        ids = buf;
+    }
+    uint32_t ntri = 0, nother = 0;
+    for (uint32_t k = 0; k < nref; ++k) {
+        uint32_t dup = 0;
+        for (uint32_t q = 0; q < k; ++q) dup |= ids[q] == ids[k];
+        if (dup) continue;
+        if (prim_id_kind(ids[k]) == PRIM_TRIANGLE)
+            ntri++;
+        else
+            nother++;
+    }
+    if (n->count == 0 && ntri + nother > COLLAPSE_MAX_LEAF) return INFINITY;
+    return (double)area * COST_INTERSECT * leaf_cost_mixed(ntri, nother, c->lanes);
+}
+
+static float node_area(const bvh_node *n) {
+    box bx;
+    bx.lo = n->lo;
+    bx.hi = n->hi;
+    return box_area(bx);
+}
+
+/* The dynamic programme, bottom up: cost[i] (i = 1 .. width) is the least SAH cost (unnormalised
+ * areas) of binary subtree b as at most i slots of a wide node; records the choices and returns
+ * the subtree's reference count. O(width^2) per node. */
+static uint32_t collapse_costs(collapser *c, uint32_t b, double cost[BVH_MAX_WIDTH + 1]) {
+    const bvh_node *n = &c->bin[b];
+    collapse_choice *ch = &c->choice[b];
+    const int W = c->width;
+    float area = node_area(n);
+    memset(ch, 0, sizeof *ch);
+    if (n->count > 0) {
+        ch->leaf = 1;
+        double l = leaf_sah(c, b, n->count, area);
+        for (int i = 1; i <= W; ++i) cost[i] = l;
+        return n->count;
+    }
+    double left[BVH_MAX_WIDTH + 1], right[BVH_MAX_WIDTH + 1], split[BVH_MAX_WIDTH + 1] = {0};
+    uint32_t nref = collapse_costs(c, n->index, left);
+    nref += collapse_costs(c, n->index + 1, right);
+    /* split[i]: the children side by side in i slots, the best division */
+    uint8_t at[BVH_MAX_WIDTH + 1] = {0};
+    for (int i = 2; i <= W; ++i) {
+        split[i] = INFINITY;
+        at[i] = 1;
+        for (int k = 1; k < i; ++k)
+            if (left[k] + right[i - k] < split[i]) {
+                split[i] = left[k] + right[i - k];
+                at[i] = (uint8_t)k;
+            }
+    }
+    double inner = (double)area * c->node_cost + split[W], leaf = leaf_sah(c, b, nref, area);
+    ch->own = at[W];
+    ch->leaf = leaf <= inner;
+    cost[1] = ch->leaf ? leaf : inner;
+    for (int i = 2; i <= W; ++i) {
+        cost[i] = cost[1];
+        if (split[i] < cost[1]) {
+            cost[i] = split[i];
+            ch->split[i] = at[i];
+        }
+    }
+    return nref;
+}
+
+/* The slots binary subtree b fills when its parent hands it i of them (collapse_choice.split). */
+static void collect_slots(const collapser *c, uint32_t b, int i, uint32_t *kids, int *nk) {
+    int k = i > 1 ? c->choice[b].split[i] : 0;
+    if (k == 0) {
+        kids[(*nk)++] = b;
+        return;
+    }
+    collect_slots(c, c->bin[b].index, k, kids, nk);
+    collect_slots(c, c->bin[b].index + 1, i - k, kids, nk);
+}
+
 static void set_slot(wnode *n, int i, const bvh_node *b) {
     for (int a = 0; a < 3; ++a) {
         n->lo[a][i] = vcomp(b->lo, a);
@@ -520,9 +655,10 @@ static void set_slot(wnode *n, int i, const bvh_node *b) {
     }
 }
 
-/* Emits the wide node for binary node `b` at out[at]: its children are the binary node's
- * children, repeatedly replacing the inner child of largest area by its two children. */
-static void collapse(collapser *c, uint32_t b, size_t at) {
+static int is_leaf_slot(const collapser *c, uint32_t b) { return c->bin[b].count > 0 || c->choice[b].leaf; }
+
+/* Emits the wide node of binary node b at out[at] with the children the programme chose. */
+static void collapse(collapser *c, uint32_t b, size_t at, uint32_t *ids) {
     uint32_t kids[BVH_MAX_WIDTH];
     int nk = 0;
     const bvh_node *bn = &c->bin[b];
@@ -530,28 +666,8 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
         kids[nk++] = b;
     } /* a leaf root: one leaf child */
     else {
-        kids[nk++] = bn->index;
-        kids[nk++] = bn->index + 1;
-    }
-    while (nk < c->width) {
-        int best = -1;
-        float best_area = -1.0f;
-        for (int i = 0; i < nk; ++i) {
-            const bvh_node *k = &c->bin[kids[i]];
-            if (k->count > 0) continue;
-            box bx;
-            bx.lo = k->lo;
-            bx.hi = k->hi;
-            float a = box_area(bx);
-            if (a > best_area) {
-                best_area = a;
-                best = i;
-            }
-        }
-        if (best < 0) break;
-        uint32_t open = kids[best];
-        kids[best] = c->bin[open].index;
-        kids[nk++] = c->bin[open].index + 1;
+        collect_slots(c, bn->index, c->choice[b].own, kids, &nk);
+        collect_slots(c, bn->index + 1, c->width - c->choice[b].own, kids, &nk);
     }
     memset((char *)c->out + at * bvh_wnode_size(c->width), 0, bvh_wnode_size(c->width));
     wnode n = wnode_at(c->out, c->width, at);
@@ -566,8 +682,12 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
     for (int i = 0; i < nk; ++i) {
         const bvh_node *k = &c->bin[kids[i]];
         set_slot(&n, i, k);
-        if (k->count > 0) {
-            uint32_t nblocks, first = emit_leaf(c, k, &nblocks);
+        if (is_leaf_slot(c, kids[i])) {
+            uint32_t nblocks, first;
+            if (k->count > 0)
+                first = emit_leaf(c, c->prim_ids + k->index, k->count, &nblocks);
+            else
+                first = emit_leaf(c, ids, gather_refs(c, kids[i], ids, COLLAPSE_MAX_REFS), &nblocks);
             set_ref(&n, i, first, nblocks);
         } else {
             inner_at[i] = c->n++;
@@ -575,23 +695,64 @@ static void collapse(collapser *c, uint32_t b, size_t at) {
         }
     }
     for (int i = 0; i < nk; ++i)
-        if (c->bin[kids[i]].count == 0) collapse(c, kids[i], inner_at[i]);
+        if (!is_leaf_slot(c, kids[i])) collapse(c, kids[i], inner_at[i], ids);
 }
 
-size_t bvh_collapse(const bvh_node *bin, const uint32_t *prim_ids, const triangle *tris, int width, void *out,
-                    bvh_leaf4 *leaves, size_t *nleaf4) {
+size_t bvh_collapse(const bvh_node *bin, size_t nbin, const uint32_t *prim_ids, const triangle *tris, int width,
+                    int sah_lanes, void *out, bvh_leaf4 *leaves, size_t *nleaf4) {
     collapser c;
     c.bin = bin;
     c.out = out;
     c.width = width;
+    c.lanes = sah_lanes < 1 ? 1 : sah_lanes;
     c.n = 1;
     c.prim_ids = prim_ids;
     c.tris = tris;
     c.leaves = leaves;
     c.nleaves = 0;
-    collapse(&c, 0, 0);
+    c.node_cost = BVH_COLLAPSE_NODE_COST(width);
+    c.choice = malloc((nbin ? nbin : 1) * sizeof(collapse_choice));
+    if (!c.choice) return 0;
+    double cost[BVH_MAX_WIDTH + 1];
+    collapse_costs(&c, 0, cost);
+    uint32_t ids[COLLAPSE_MAX_REFS];
+    collapse(&c, 0, 0, ids);
+    free(c.choice);
     *nleaf4 = c.nleaves;
     return c.n;
+}
+
+/* The wide tree's SAH cost below node `at` (its box bx), relative to root_area, as the collapse
+ * counts it: BVH_COLLAPSE_NODE_COST per node, COST_INTERSECT per leaf test as the binary build
+ * counts them (leaf_cost_mixed in units of `lanes` primitives). */
+static double wide_sah_of(const void *wide, int width, const bvh_leaf4 *leaves, size_t at, box bx, float root_area,
+                          int lanes) {
+    wnode n = wnode_at((void *)(uintptr_t)wide, width, at);
+    double cost = BVH_COLLAPSE_NODE_COST(width) * box_area(bx) / root_area;
+    for (int i = 0; i < width; ++i) {
+        if (n.lo[0][i] == INFINITY) continue; /* an empty slot */
+        uint32_t child, count;
+        get_ref(&n, i, &child, &count);
+        box cb;
+        cb.lo = v3(n.lo[0][i], n.lo[1][i], n.lo[2][i]);
+        cb.hi = v3(n.hi[0][i], n.hi[1][i], n.hi[2][i]);
+        if (count == 0) {
+            cost += wide_sah_of(wide, width, leaves, child, cb, root_area, lanes);
+            continue;
+        }
+        uint32_t ntri = 0, nother = 0;
+        for (uint32_t k = 0; k < count; ++k)
+            for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+                uint32_t id = leaves[child + k].prim[j];
+                if (id == PRIM_NONE) continue;
+                if (prim_id_kind(id) == PRIM_TRIANGLE)
+                    ntri++;
+                else
+                    nother++;
+            }
+        cost += COST_INTERSECT * leaf_cost_mixed(ntri, nother, lanes) * box_area(cb) / root_area;
+    }
+    return cost;
 }
 
 static double sah_of(const bvh_node *nodes, uint32_t node, float root_area) {
@@ -748,7 +909,13 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
         bvh_free(out);
         return -1;
     }
-    out->nwnodes = bvh_collapse(out->nodes, out->prim_ids, tris, out->width, wide, out->leaves, &out->nleaf4);
+    out->nwnodes = bvh_collapse(out->nodes, out->nnodes, out->prim_ids, tris, out->width, sah_lanes, wide, out->leaves,
+                                &out->nleaf4);
+    if (out->nwnodes == 0) {
+        free(wide);
+        bvh_free(out);
+        return -1;
+    }
     /* the final copy on cache-line boundaries: a node is read as whole lines */
     out->wnodes = aligned_alloc(64, (out->nwnodes * wsize + 63) / 64 * 64);
     if (out->wnodes) memcpy(out->wnodes, wide, out->nwnodes * wsize);
@@ -759,6 +926,9 @@ static int build_refs(bvh *out, const vec3 *lo, const vec3 *hi, const uint32_t *
     }
     bvh_leaf4 *shrunkl = realloc(out->leaves, out->nleaf4 * sizeof(bvh_leaf4));
     if (shrunkl) out->leaves = shrunkl;
+    float root_area = box_area(root);
+    out->wide_sah_cost =
+        root_area > 0.0f ? wide_sah_of(out->wnodes, out->width, out->leaves, 0, root, root_area, sah_lanes) : 0.0;
     if (out->nleaf4) {
         out->leaf_pos = bvh_leaf_positions(out->leaves, out->nleaf4, positions);
         if (!out->leaf_pos) {

@@ -174,6 +174,7 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->bvh_max_depth = s->bvh.max_depth;
     st->bvh_max_leaf = s->bvh.max_leaf;
     st->bvh_sah_cost = s->bvh.sah_cost;
+    st->bvh_wide_sah_cost = s->bvh.wide_sah_cost;
     st->bvh_build_seconds = s->bvh.build_seconds;
     const kscene *k = &s->k;
     size_t bytes = s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) + s->bvh.nleaf4 * sizeof(bvh_leaf4);

@@ -3,8 +3,9 @@
 // per inner node emits the binary hierarchy, bounds are propagated bottom-up with atomics (the
 // second child to arrive at a node computes it). The binary tree is then relabelled so that
 // siblings are adjacent, subtrees of at most LBVH_LEAF primitives become leaves, and the host's
-// shared collapse (bvh_collapse, src/accel/bvh.c) turns it into the 4-wide nodes and leaf
-// blocks that the shared traversal reads.
+// shared collapse (bvh_collapse, src/accel/bvh.c: the 4-wide tree of least SAH cost, leaves
+// counted per primitive as the host's GPU tree counts them) turns it into the 4-wide nodes and
+// leaf blocks that the shared traversal reads.
 #include <cub/cub.cuh>
 #include <stdlib.h>
 #include <string.h>
@@ -280,8 +281,13 @@ static int lbvh_build_host(const kscene *s, cudaStream_t st, cuda_bvh_out *out, 
         return -1;
     }
     for (size_t i = 0; i < np; ++i) out->prim_ids[i] = ids[order[i]];
-    out->nnodes =
-        bvh_collapse(bin.data(), out->prim_ids, s->triangles, BVH4_WIDTH, out->nodes, out->leaves, &out->nleaf4);
+    out->nnodes = bvh_collapse(bin.data(), bin.size(), out->prim_ids, s->triangles, BVH4_WIDTH, CUDA_SAH_LANES,
+                               out->nodes, out->leaves, &out->nleaf4);
+    if (out->nnodes == 0) {
+        cuda_bvh_out_free(out);
+        snprintf(err, errlen, "LBVH: out of memory");
+        return -1;
+    }
     out->nprims = np;
     out->max_depth = depth4(out->nodes, 0);
     out->collapse_seconds = timer_now() - tc;

@@ -528,13 +528,13 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
 // ---- traversal-only benchmark -----------------------------------------------------------------
 // The kernel (trace_kernel.cuh) is compiled once per row of TRACE_VARIANTS; the first that
 // covers the scene's primitive kinds runs.
-static trace_kernel_fn trace_kernel_for(const kscene *k, int packets) {
+static trace_kernel_fn trace_kernel_for(const kscene *k) {
     uint32_t f = kscene_prim_features(k);
 #define TRACE_KERNEL_PICK(NAME, features)                                                                              \
-    if ((f & ~(uint32_t)(features)) == 0u) return packets ? trace_packet_kernel_##NAME() : trace_kernel_##NAME();
+    if ((f & ~(uint32_t)(features)) == 0u) return trace_kernel_##NAME();
     TRACE_VARIANTS(TRACE_KERNEL_PICK)
 #undef TRACE_KERNEL_PICK
-    return packets ? trace_packet_kernel_TV_ALL() : trace_kernel_TV_ALL();
+    return trace_kernel_TV_ALL();
 }
 
 extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n,
@@ -547,10 +547,7 @@ extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d,
     cudaEvent_t e0 = NULL, e1 = NULL;
     int rc = -1;
     double times[64];
-    // Image rays (width > 0) through the 4-wide tree are traced warp-wide (trace_packet_kernel):
-    // 1.13x the per-ray loop on the dragon's primary rays, 1.02x on Sponza's; incoherent rays
-    // lose (0.30-0.94x), so every other set takes the per-ray loop (docs/PERFORMANCE.md, stop 31).
-    trace_kernel_fn trace_kernel = trace_kernel_for(&r->k, width != 0u && r->k.node_layout == KNODES_WIDE);
+    trace_kernel_fn trace_kernel = trace_kernel_for(&r->k);
     if (runs > 64) runs = 64;
     CUDA_USE_DEVICE(r);
 #define TRY(call)                                                                                                      \

@@ -128,8 +128,7 @@ void cuda_vcm_free(cuda_vcm *v);
 /* Traversal only: traces n rays (origins, directions, tmax as float arrays on the host) against
  * the renderer's scene, `runs` times; returns the median seconds of one trace of all rays (the
  * rays are uploaded once, before timing), the hit count and the sum of hit distances. width > 0:
- * the rays are an image of that width in row-major order (a warp then takes an 8x4 tile and,
- * through 4-wide nodes, traces it warp-wide). */
+ * the rays are an image of that width in row-major order (a warp then takes an 8x4 tile). */
 int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n, unsigned width,
                     int any_hit, int runs, double *seconds, uint64_t *hits, double *tsum, char *err, size_t errlen);
 

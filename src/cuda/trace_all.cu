@@ -1,5 +1,4 @@
 // The trace-only kernel for any scene (TRACE_VARIANTS, cuda_internal.h).
-#define KERNEL_FEATURES        KF_ALL
-#define TRACE_KERNEL_FN        trace_kernel_TV_ALL
-#define TRACE_PACKET_KERNEL_FN trace_packet_kernel_TV_ALL
+#define KERNEL_FEATURES KF_ALL
+#define TRACE_KERNEL_FN trace_kernel_TV_ALL
 #include "cuda/trace_kernel.cuh"

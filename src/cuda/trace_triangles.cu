@@ -1,5 +1,4 @@
 // The trace-only kernel for scenes of triangles only (TRACE_VARIANTS, cuda_internal.h).
-#define KERNEL_FEATURES        KF_PRIM(PRIM_TRIANGLE)
-#define TRACE_KERNEL_FN        trace_kernel_TV_TRIANGLES
-#define TRACE_PACKET_KERNEL_FN trace_packet_kernel_TV_TRIANGLES
+#define KERNEL_FEATURES KF_PRIM(PRIM_TRIANGLE)
+#define TRACE_KERNEL_FN trace_kernel_TV_TRIANGLES
 #include "cuda/trace_kernel.cuh"

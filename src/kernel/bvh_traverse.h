@@ -373,11 +373,9 @@ KFN uint32_t ku4_lane(ku4 a, uint32_t slot) {
     return slot & 2u ? hi : lo;
 }
 
-/* The slab tests of the four children within (0, tmax): key[i] is child i's entry distance's bits
- * with the slot in the low 2 bits, BVH_KEY_NONE for a missed child (unsorted). bvh4_visit sorts
- * them for one ray; the GPU's warp-wide traversal (src/cuda/trace_kernel.cuh) takes each slot's
- * minimum over the warp's rays. */
-KFN void bvh4_hit_keys(const bvh4_node *n, const bvh_ray *r, float tmax, uint32_t key[BVH4_WIDTH]) {
+KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
+                   uint32_t *cnt) {
+    (void)any; /* the sort costs a few integer min/max: any-hit rays take the same order */
     const float *f = (const float *)n;
     kf4 nx = kload_f4(f + r->near_x), ny = kload_f4(f + r->near_y), nz = kload_f4(f + r->near_z);
     kf4 fx = kload_f4(f + (r->near_x ^ 12)), fy = kload_f4(f + (r->near_y ^ 20)), fz = kload_f4(f + (r->near_z ^ 28));
@@ -392,6 +390,7 @@ KFN void bvh4_hit_keys(const bvh4_node *n, const bvh_ray *r, float tmax, uint32_
     int32_t lim = kmini((int32_t)kfloat_bits(tmax) + 4, 0x7f7fffff);
     /* key of a hit child: its entry distance's bits with the slot in the low 2 bits; a missed
      * child sorts last */
+    uint32_t key[BVH4_WIDTH];
     KUNROLL
     for (int i = 0; i < BVH4_WIDTH; ++i) {
         int32_t tnr = kimax3_relu((int32_t)kfloat_bits(kmuladd(nx.v[i], inv_d.x, on.x)),
@@ -402,13 +401,6 @@ KFN void bvh4_hit_keys(const bvh4_node *n, const bvh_ray *r, float tmax, uint32_
                              (int32_t)kfloat_bits(kmuladd(fz.v[i], inv_d.z, of.z)));
         key[i] = tnr <= kiaddmin(tfr, 4, lim) ? ((uint32_t)tnr & ~3u) | (uint32_t)i : BVH_KEY_NONE;
     }
-}
-
-KFN int bvh4_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
-                   uint32_t *cnt) {
-    (void)any; /* the sort costs a few integer min/max: any-hit rays take the same order */
-    uint32_t key[BVH4_WIDTH];
-    bvh4_hit_keys(n, r, tmax, key);
     uint32_t k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
     BVH_KEY_SORT2(k0, k1);
     BVH_KEY_SORT2(k2, k3);

@@ -412,7 +412,7 @@ int cmd_bench_rays(int argc, char **argv) {
                 for (int k = 0; k < 3; ++k) {
                     double sec, tsum;
                     uint64_t hits;
-                    /* the primary rays are a row-major image (the GPU traces them warp-wide in 8x4 tiles) */
+                    /* the primary rays are a row-major image (the GPU's warps take them as 8x4 tiles) */
                     if (cuda_trace_rays(g, sets[k].o, sets[k].d, sets[k].tmax, sets[k].n, k == 0 ? (unsigned)res : 0u,
                                         sets[k].any_hit, (int)runs, &sec, &hits, &tsum, gerr, sizeof gerr)) {
                         fprintf(stderr, "caustic: %s\n", gerr);
@@ -440,10 +440,10 @@ int cmd_bench_rays(int argc, char **argv) {
         if (!json)
             fprintf(
                 stdout,
-                "# %s: %zu triangles, load %.2f s, BVH %zu %d-wide nodes built in %.3f s, SAH %.1f, "
+                "# %s: %zu triangles, load %.2f s, BVH %zu %d-wide nodes built in %.3f s, SAH %.1f (binary %.1f), "
                 "%zu leaf blocks, %.1f bytes/tri (nodes + leaf blocks and their positions + triangles + positions)\n",
-                base, s->ntriangles, load_s, s->bvh.nwnodes, s->bvh.width, s->bvh.build_seconds, s->bvh.sah_cost,
-                s->bvh.nleaf4,
+                base, s->ntriangles, load_s, s->bvh.nwnodes, s->bvh.width, s->bvh.build_seconds, s->bvh.wide_sah_cost,
+                s->bvh.sah_cost, s->bvh.nleaf4,
                 (double)(s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) +
                          s->bvh.nleaf4 *
                              (sizeof(bvh_leaf4) + (s->bvh.leaf_pos ? BVH_LEAF_POS_FLOATS * sizeof(float) : 0)) +
