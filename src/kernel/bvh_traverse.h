@@ -10,8 +10,9 @@
  * (Cycles style): bvh_visit (the slab tests, then descend into the nearest hit child and push the
  * others) has an AVX2 body for 8-wide nodes (KERNEL_SIMD_AVX2, compat.h; the avx512 level too),
  * an SSE and a scalar body for 4-wide nodes (bvh4_visit); leaf_intersect (a leaf's blocks) tests two blocks at once
- * over 8 lanes with AVX2 (leaf8_intersect), else one at a time with leaf4_intersect, which has an
- * SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar body on the GPU and elsewhere. The SIMD
+ * over 8 lanes with AVX2 (leaf8_intersect; a lone block too, with empty upper lanes), else one at
+ * a time with leaf4_intersect, which has an SSE body on the CPU (KERNEL_SIMD_SSE) and a scalar
+ * body on the GPU and elsewhere. The SIMD
  * bodies load a block's vertex positions as rows from kscene.leaf_pos (no gather through the
  * vertex indices, which they read only for the rare edge fallback). The scalar
  * bodies read a node's rows and a block's lanes with 16-byte loads (kload_f4/kload_u4: 128-bit
@@ -686,9 +687,12 @@ KFN __m256 leaf8_watertight(const bvh_ray *r, __m256 ax, __m256 ay, __m256 az, _
 KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b1, const bvh_ray *r, hit *h, int any) {
     const float *p0 = s->leaf_pos + (size_t)(b0 - s->leaves) * BVH_LEAF_POS_FLOATS;
     const float *p1 = s->leaf_pos + (size_t)(b1 - s->leaves) * BVH_LEAF_POS_FLOATS;
+    /* b1 == b0: a block alone (leaf_intersect); the upper lanes, its copy, get PRIM_NONE ids, so
+     * they are invalid and no triangles, and the block's rows are loaded twice from the same lines */
+    __m128i none1 = _mm_set1_epi32(-(int)(b1 == b0));
     __m256i ids =
         _mm256_insertf128_si256(_mm256_castsi128_si256(_mm_load_si128((const __m128i *)(p0 + BVH_LEAF_POS_IDS))),
-                                _mm_load_si128((const __m128i *)(p1 + BVH_LEAF_POS_IDS)), 1);
+                                _mm_or_si128(_mm_load_si128((const __m128i *)(p1 + BVH_LEAF_POS_IDS)), none1), 1);
     int valid =
         0xff & ~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(ids, _mm256_set1_epi32((int)PRIM_NONE))));
     __m256 trim =
@@ -846,23 +850,28 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 }
 #endif
 
-/* The lcnt blocks of a leaf from block lref on: with AVX2 two at a time (leaf8_intersect), else
+/* The lcnt blocks of a leaf from block lref on: with AVX2 two at a time (leaf8_intersect), a last
+ * odd block (a one-block leaf) as a pair with itself whose copy leaf8_intersect leaves out, so
+ * that every leaf takes the same code: a one-block leaf through leaf4_intersect's SSE test was a
+ * branch on the block count that incoherent rays mispredict (docs/PERFORMANCE.md, stop 32); else
  * one by one. Returns 1 if some hit was found (with `any`: as soon as there is one). */
 KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_ray *r, hit *h, int any, int compact) {
     int found = 0;
     uint32_t k = 0;
 #if KERNEL_SIMD_AVX2
-    for (; k + 1 < lcnt; k += 2)
-        if (leaf8_intersect(s, &s->leaves[lref + k], &s->leaves[lref + k + 1], r, h, any)) {
+    for (; k < lcnt; k += 2)
+        if (leaf8_intersect(s, &s->leaves[lref + k], &s->leaves[lref + (k + 1 < lcnt ? k + 1 : k)], r, h, any)) {
             if (any) return 1;
             found = 1;
         }
-#endif
+    (void)compact;
+#else
     for (; k < lcnt; ++k)
         if (leaf4_intersect(s, &s->leaves[lref + k], r, h, any, compact)) {
             if (any) return 1;
             found = 1;
         }
+#endif
     return found;
 }
 
