@@ -42,6 +42,12 @@ int bvh_build_lanes(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids,
 void bvh_free(bvh *b);
 /* SAH builds run in this process so far (tests: a scene's trees are built once). */
 size_t bvh_build_count(void);
+/* The collapse's SAH: a `width`-wide node costs BVH_COLLAPSE_NODE_COST(width) leaf tests (the
+ * binary builder's inner node costs one; the 8-wide node's box tests cost about two of the CPU's
+ * four-lane leaf tests: docs/PERFORMANCE.md, stop 32), a leaf at most BVH_COLLAPSE_MAX_LEAF
+ * primitives (4 blocks: a compressed node's leaf offsets hold 7 such leaves). */
+#define BVH_COLLAPSE_NODE_COST(width) ((double)(width) / BVH4_WIDTH)
+#define BVH_COLLAPSE_MAX_LEAF         16u
 /* Collapses a binary tree of nbin nodes (root at 0; an inner node's children at index and
  * index + 1; a leaf's primitives at prim_ids[index .. index + count)) into `width`-wide nodes (4:
  * bvh4_node, 8: bvh8_node) at out (room for nbin / 2 + 1 nodes) and their leaf blocks at leaves
@@ -52,12 +58,6 @@ size_t bvh_build_count(void);
  * node's subtree. Returns the node count (0: out of memory) and
  * sets *nleaf4 to the block count. Used by bvh_build and by the GPU LBVH builder
  * (src/cuda/lbvh.cu). */
-/* The collapse's SAH: a `width`-wide node costs BVH_COLLAPSE_NODE_COST(width) leaf tests (the
- * binary builder's inner node costs one; the 8-wide node's box tests cost about two of the CPU's
- * four-lane leaf tests: docs/PERFORMANCE.md, stop 32), a leaf at most BVH_COLLAPSE_MAX_LEAF
- * primitives (4 blocks: a compressed node's leaf offsets hold 7 such leaves). */
-#define BVH_COLLAPSE_NODE_COST(width) ((double)(width) / BVH4_WIDTH)
-#define BVH_COLLAPSE_MAX_LEAF         16u
 size_t bvh_collapse(const bvh_node *bin, size_t nbin, const uint32_t *prim_ids, const triangle *tris, int width,
                     int sah_lanes, void *out, bvh_leaf4 *leaves, size_t *nleaf4);
 /* The vertex positions and primitive ids of nleaf4 leaf blocks as the CPU's leaf test reads them
