@@ -46,8 +46,7 @@ typedef enum caustic_gpu_mode {
 typedef enum caustic_gpu_bvh {
     CAUSTIC_GPU_BVH_SAH = 0,  /* the host's binned-SAH BVH, uploaded (default) */
     CAUSTIC_GPU_BVH_LBVH = 1, /* a linear BVH built on the GPU (Morton codes, Karras 2012) */
-    CAUSTIC_GPU_BVH_CWBVH = 2, /* the host's SAH BVH as compressed 8-wide nodes (Ylitie et al. 2017) */
-    CAUSTIC_GPU_BVH_SAH8 = 3   /* the host's SAH BVH as 8-wide float nodes */
+    CAUSTIC_GPU_BVH_CWBVH = 2 /* the host's SAH BVH as compressed 8-wide nodes (Ylitie et al. 2017) */
 } caustic_gpu_bvh;
 
 typedef enum caustic_sampler {
@@ -211,7 +210,7 @@ int caustic_parse_device(const char *name, caustic_device *out);
 int caustic_options_set_device(caustic_options *o, const char *spec);
 int caustic_parse_integrator(const char *name, caustic_integrator *out); /* pt lt bdpt ppm bpm vcm */
 int caustic_parse_gpu_mode(const char *name, caustic_gpu_mode *out);     /* mega wavefront */
-int caustic_parse_gpu_bvh(const char *name, caustic_gpu_bvh *out);       /* sah lbvh cwbvh sah8 */
+int caustic_parse_gpu_bvh(const char *name, caustic_gpu_bvh *out);       /* sah lbvh cwbvh */
 const char *caustic_integrator_name(caustic_integrator i);
 /* The CPU kernels' ISA level in use, e.g. "avx2 (AVX2+FMA, 8-wide BVH)": the best the CPU
  * supports, or the environment's CAUSTIC_ISA (sse | avx2). NULL with the reason in err when

@@ -273,8 +273,7 @@ static void check_other_builds(scene *s, uint64_t seed) {
  * primitive of a leaf child (a primitive's whole box where the build split no reference, else
  * the part inside the float box), unused slots are marked so; then the shared traversal over
  * the compressed nodes finds the same hits as brute force (check_traversal), and `extra` (may be
- * NULL) runs over them too; so do the tree's float nodes through the scalar 8-wide visitor (the
- * GPU's --gpu-bvh sah8). Leaves the scene at this kernel's width. */
+ * NULL) runs over them too. Leaves the scene at this kernel's width. */
 static int dbox_contains(const double lo[3], const double hi[3], vec3 plo, vec3 phi_) {
     return plo.x >= lo[0] && plo.y >= lo[1] && plo.z >= lo[2] && phi_.x <= hi[0] && phi_.y <= hi[1] && phi_.z <= hi[2];
 }
@@ -332,11 +331,6 @@ static void check_cw8(scene *s, int lanes, uint64_t seed, void (*extra)(scene *)
     s->k.nodes = cw;
     s->k.node_layout = KNODES_CW8;
     check_traversal(s, seed);
-    if (extra) extra(s);
-    /* the same tree's float nodes through the scalar 8-wide visitor (the GPU's --gpu-bvh sah8) */
-    s->k.nodes = s->bvh.wnodes;
-    s->k.node_layout = KNODES_W8;
-    check_traversal(s, seed + 1000);
     if (extra) extra(s);
     s->k.node_layout = KNODES_WIDE;
     free(cw);

@@ -3,10 +3,9 @@
  *    lanes with the triangle's vertex indices), every leaf block
  *    referenced once, every slot box contains its child's boxes / primitives, every node reached once, depth within the traversal stack; and the
  *    LBVH traced on the CPU finds the same closest hits as the SAH BVH;
- *  - the compressed 8-wide BVH (--gpu-bvh cwbvh) and the 8-wide float one (--gpu-bvh sah8)
- *    against the 4-wide one: the same closest and any hits on the GPU for random rays, and the
- *    same as the CPU traversal of the same nodes; renders through them against renders through
- *    the 4-wide tree (same samples);
+ *  - the compressed 8-wide BVH (--gpu-bvh cwbvh) against the 4-wide one: the same closest and
+ *    any hits on the GPU for random rays, and the same as the CPU traversal of the same nodes;
+ *    renders through it against renders through the 4-wide tree (same samples);
  *  - the wavefront pipeline against the megakernel (same samples, same image up to float sums);
  *  - the GPU tonemap (PNG written from the GPU's 8-bit image) against image_quantize8;
  *  - AOVs (albedo, normal, depth, samples) on the GPU against the CPU: path tracing in the
@@ -205,8 +204,8 @@ static scene *soup(size_t ntris) {
 }
 
 /* Random rays (origins in the scene's bounds, some with a finite tmax) traced on the GPU through
- * the 4-wide, the compressed 8-wide and the 8-wide float tree, closest and any hit: the same hit
- * counts and distance sums; the CPU's traversal of the 8-wide nodes finds the GPU's hits. */
+ * the 4-wide and the compressed 8-wide tree, closest and any hit: the same hit counts and
+ * distance sums; the CPU's traversal of the compressed nodes finds the GPU's hits. */
 static void check_cw8_trace(const char *name, scene *s) {
     enum { N = 40000 };
     float *o = malloc(3 * N * sizeof(float)), *d = malloc(3 * N * sizeof(float)), *tmax = malloc(N * sizeof(float));
@@ -228,16 +227,13 @@ static void check_cw8_trace(const char *name, scene *s) {
         memcpy(d + 3 * i, &dir, sizeof dir);
         tmax[i] = i % 4 == 0 ? 0.3f * vlen(vsub(hi, lo)) : K_INF;
     }
-    uint64_t hits[3][2];
-    double tsum[3][2];
+    uint64_t hits[2][2];
+    double tsum[2][2];
     char err[512];
-    static const int bvh_of[3] = {CUDA_BVH_SAH, CUDA_BVH_CW8, CUDA_BVH_SAH8};
-    static const uint32_t layout_of[3] = {KNODES_WIDE, KNODES_CW8, KNODES_W8};
-    static const char *const layout_name[3] = {"4-wide", "compressed 8-wide", "8-wide float"};
-    for (int layout = 0; layout < 3; ++layout) {
+    for (int layout = 0; layout < 2; ++layout) {
         cuda_config cfg;
         memset(&cfg, 0, sizeof cfg);
-        cfg.bvh = bvh_of[layout];
+        cfg.bvh = layout ? CUDA_BVH_CW8 : CUDA_BVH_SAH;
         const bvh *tree = scene_bvh(s, layout ? BVH8_WIDTH : BVH4_WIDTH, CUDA_SAH_LANES, err, sizeof err);
         CHECK(tree != NULL, "%s: tree: %s", name, err);
         if (!tree) return;
@@ -251,19 +247,15 @@ static void check_cw8_trace(const char *name, scene *s) {
                   "%s: trace: %s", name, err);
         }
         cuda_renderer_free(g);
-        if (layout) { /* the CPU's traversal of the same 8-wide nodes (compressed or not) */
-            cw8_node *cw = NULL;
-            if (layout == 1) {
-                cw = malloc((tree->nwnodes + 1) * sizeof(cw8_node));
-                CHECK(bvh_compress8(tree->wnodes, tree->nwnodes, cw, err, sizeof err) == 0, "%s: compress: %s", name,
-                      err);
-            }
+        if (layout) { /* the CPU's traversal of the same compressed nodes */
+            cw8_node *cw = malloc((tree->nwnodes + 1) * sizeof(cw8_node));
+            CHECK(bvh_compress8(tree->wnodes, tree->nwnodes, cw, err, sizeof err) == 0, "%s: compress: %s", name, err);
             kscene k = s->k;
-            k.nodes = cw ? (const void *)cw : tree->wnodes;
+            k.nodes = cw;
             k.leaves = tree->leaves;
             k.leaf_pos = tree->leaf_pos;
             k.nnodes = (uint32_t)tree->nwnodes;
-            k.node_layout = layout_of[layout];
+            k.node_layout = KNODES_CW8;
             uint64_t cpu_hits = 0;
             double cpu_tsum = 0.0;
             for (int i = 0; i < N; ++i) {
@@ -276,22 +268,18 @@ static void check_cw8_trace(const char *name, scene *s) {
                     cpu_tsum += h.t;
                 }
             }
-            CHECK(cpu_hits == hits[layout][0] && fabs(cpu_tsum - tsum[layout][0]) <= 1e-6 * fabs(cpu_tsum),
-                  "%s: %s BVH: CPU %llu hits (t sum %.6f), GPU %llu (%.6f)", name, layout_name[layout],
-                  (unsigned long long)cpu_hits, cpu_tsum, (unsigned long long)hits[layout][0], tsum[layout][0]);
+            CHECK(cpu_hits == hits[1][0] && fabs(cpu_tsum - tsum[1][0]) <= 1e-6 * fabs(cpu_tsum),
+                  "%s: compressed BVH: CPU %llu hits (t sum %.6f), GPU %llu (%.6f)", name, (unsigned long long)cpu_hits,
+                  cpu_tsum, (unsigned long long)hits[1][0], tsum[1][0]);
             free(cw);
         }
     }
-    for (int layout = 1; layout < 3; ++layout) {
-        for (int any = 0; any < 2; ++any)
-            CHECK(hits[0][any] == hits[layout][any] &&
-                      fabs(tsum[0][any] - tsum[layout][any]) <= 1e-6 * fabs(tsum[0][any]),
-                  "%s %s: 4-wide %llu hits (t sum %.6f), %s %llu (%.6f)", name, any ? "any hit" : "closest",
-                  (unsigned long long)hits[0][any], tsum[0][any], layout_name[layout],
-                  (unsigned long long)hits[layout][any], tsum[layout][any]);
-        printf("%s: %s BVH: %llu of %d rays hit, as through the 4-wide tree and on the CPU\n", name,
-               layout_name[layout], (unsigned long long)hits[layout][0], N);
-    }
+    for (int any = 0; any < 2; ++any)
+        CHECK(hits[0][any] == hits[1][any] && fabs(tsum[0][any] - tsum[1][any]) <= 1e-6 * fabs(tsum[0][any]),
+              "%s %s: 4-wide %llu hits (t sum %.6f), compressed 8-wide %llu (%.6f)", name, any ? "any hit" : "closest",
+              (unsigned long long)hits[0][any], tsum[0][any], (unsigned long long)hits[1][any], tsum[1][any]);
+    printf("%s: compressed 8-wide BVH: %llu of %d rays hit, as through the 4-wide tree and on the CPU\n", name,
+           (unsigned long long)hits[1][0], N);
     free(o);
     free(d);
     free(tmax);
@@ -324,15 +312,14 @@ static caustic_renderer *render(caustic_scene *cs, caustic_gpu_mode mode, float 
     return render_bvh(cs, mode, o.gpu_bvh, adaptive, spp);
 }
 
-/* Renders through the 4-wide and an 8-wide tree (`bvh`: compressed or float): the same samples
- * and hits (up to exact ties between two primitives), so the same image up to the order of float
- * sums. */
-static void check_cw8_render(const char *name, caustic_gpu_bvh bvh) {
+/* Renders through the 4-wide and the compressed 8-wide tree: the same samples and hits (up to
+ * exact ties between two primitives), so the same image up to the order of float sums. */
+static void check_cw8_render(const char *name) {
     char err[512];
     caustic_scene *cs;
     CHECK(caustic_scene_load(&cs, name, err, sizeof err) == 0, "load %s: %s", name, err);
     caustic_renderer *a = render_bvh(cs, CAUSTIC_GPU_MEGA, CAUSTIC_GPU_BVH_SAH, 0.0f, 64);
-    caustic_renderer *b = render_bvh(cs, CAUSTIC_GPU_MEGA, bvh, 0.0f, 64);
+    caustic_renderer *b = render_bvh(cs, CAUSTIC_GPU_MEGA, CAUSTIC_GPU_BVH_CWBVH, 0.0f, 64);
     const float *ia = caustic_image(a, NULL, NULL), *ib = caustic_image(b, NULL, NULL);
     int off = 0;
     double ma = 0, mb = 0;
@@ -553,8 +540,7 @@ int main(void) {
         CHECK(caustic_scene_load(&cs, names[i], err, sizeof err) == 0, "load %s: %s", names[i], err);
         check_lbvh(names[i], caustic_scene_internal(cs));
         check_cw8_trace(names[i], caustic_scene_internal(cs));
-        check_cw8_render(names[i], CAUSTIC_GPU_BVH_CWBVH);
-        check_cw8_render(names[i], CAUSTIC_GPU_BVH_SAH8);
+        check_cw8_render(names[i]);
         caustic_scene_free(cs);
     }
     scene *s = soup(50000);

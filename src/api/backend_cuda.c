@@ -58,16 +58,14 @@ static cuda_backend *cuda_create(const backend_desc *d, int bidir, char *err, si
     cfg.mode = d->opt->gpu_mode == CAUSTIC_GPU_WAVEFRONT && !bidir ? CUDA_MODE_WAVEFRONT : CUDA_MODE_MEGA;
     cfg.bvh = d->opt->gpu_bvh == CAUSTIC_GPU_BVH_LBVH    ? CUDA_BVH_LBVH
               : d->opt->gpu_bvh == CAUSTIC_GPU_BVH_CWBVH ? CUDA_BVH_CW8
-              : d->opt->gpu_bvh == CAUSTIC_GPU_BVH_SAH8  ? CUDA_BVH_SAH8
                                                          : CUDA_BVH_SAH;
     cfg.device = d->gpu;
     cfg.aov = d->aov;
     const bvh *tree = NULL;
     if (cfg.bvh != CUDA_BVH_LBVH) {
-        /* the scene's tree for the GPU (4-wide, or 8-wide: as it is or to be compressed), built once
-         * for every renderer over the scene */
-        tree = scene_bvh(d->scene, cfg.bvh == CUDA_BVH_CW8 || cfg.bvh == CUDA_BVH_SAH8 ? BVH8_WIDTH : BVH4_WIDTH,
-                         CUDA_SAH_LANES, err, errlen);
+        /* the scene's tree for the GPU (4-wide, or 8-wide to be compressed), built once for every
+         * renderer over the scene */
+        tree = scene_bvh(d->scene, cfg.bvh == CUDA_BVH_CW8 ? BVH8_WIDTH : BVH4_WIDTH, CUDA_SAH_LANES, err, errlen);
         if (!tree) {
             free(b);
             return NULL;

@@ -202,7 +202,7 @@ void caustic_options_init(caustic_options *o) {
 static const char *const schedule_names[] = {"tiles", "rows", "rows-static", "pixels"};
 static const char *const device_names[] = {"auto", "cpu", "cuda"};
 static const char *const gpu_mode_names[] = {"mega", "wavefront"};
-static const char *const gpu_bvh_names[] = {"sah", "lbvh", "cwbvh", "sah8"};
+static const char *const gpu_bvh_names[] = {"sah", "lbvh", "cwbvh"};
 static const char *const integrator_names[] = {"pt", "lt", "bdpt", "ppm", "bpm", "vcm"};
 static const char *const sampler_names[] = {"random", "stratified", "sobol"};
 static const char *const aov_names[] = {"albedo", "normal", "depth", "samples", "variance"};
@@ -211,7 +211,7 @@ static const char *const aov_names[] = {"albedo", "normal", "depth", "samples", 
 _Static_assert(COUNT(schedule_names) == CAUSTIC_SCHEDULE_PIXELS + 1, "a name per caustic_schedule");
 _Static_assert(COUNT(device_names) == CAUSTIC_DEVICE_CUDA + 1, "a name per caustic_device");
 _Static_assert(COUNT(gpu_mode_names) == CAUSTIC_GPU_WAVEFRONT + 1, "a name per caustic_gpu_mode");
-_Static_assert(COUNT(gpu_bvh_names) == CAUSTIC_GPU_BVH_SAH8 + 1, "a name per caustic_gpu_bvh");
+_Static_assert(COUNT(gpu_bvh_names) == CAUSTIC_GPU_BVH_CWBVH + 1, "a name per caustic_gpu_bvh");
 _Static_assert(COUNT(integrator_names) == CAUSTIC_INTEGRATOR_VCM + 1, "a name per caustic_integrator");
 _Static_assert(COUNT(sampler_names) == CAUSTIC_SAMPLER_SOBOL + 1, "a name per caustic_sampler");
 _Static_assert(COUNT(aov_names) == CAUSTIC_AOV_COUNT, "a name per caustic_aov");

@@ -18,7 +18,7 @@ static const char *usage_bench =
     "  --max-threads N      measure 1..N threads (default: all cores)\n"
     "  --device D           cpu (default): per thread count and schedule; cuda: the GPU\n"
     "  --gpu-mode M         cuda: mega (default) | wavefront | both (side by side)\n"
-    "  --gpu-bvh B          cuda: sah (default) | lbvh | cwbvh | sah8\n"
+    "  --gpu-bvh B          cuda: sah (default) | lbvh | cwbvh\n"
     "  --sampler S          sobol (default) | stratified | random\n"
     "  --json               print one JSON object per configuration instead of a table\n"
     "\n"
@@ -151,7 +151,7 @@ int cmd_bench(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--gpu-bvh")) {
             if (caustic_parse_gpu_bvh(v, &gpu_bvh)) {
-                fprintf(stderr, "caustic bench: --gpu-bvh: '%s' is not sah, lbvh, cwbvh or sah8\n", v);
+                fprintf(stderr, "caustic bench: --gpu-bvh: '%s' is not sah, lbvh or cwbvh\n", v);
                 return EXIT_USAGE;
             }
         } else if (!strcmp(a, "--sampler")) {

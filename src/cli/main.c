@@ -62,7 +62,7 @@ static const char *usage_render =
     "  --device D             auto (default: any GPUs) | cpu | cuda (all GPUs) | cuda:0,1\n"
     "  --gpu-mode M           CUDA: mega (default; one thread per pixel) | wavefront (path pool,\n"
     "                         one kernel per stage, material-sorted shade queues)\n"
-    "  --gpu-bvh B            CUDA: sah (default, 4-wide) | sah8 (8-wide) | cwbvh (8-wide, compressed) | lbvh\n"
+    "  --gpu-bvh B            CUDA: sah (default, 4-wide) | cwbvh (8-wide, compressed) | lbvh\n"
     "  --integrator I         pt (default) | lt | bdpt | ppm | bpm | vcm (GPU or CPU); all\n"
     "                         but pt count --spp in iterations (one light + one camera path per pixel)\n"
     "  --radius R             ppm/bpm/vcm: initial merging radius, fraction of the scene radius (0.003)\n"
@@ -358,7 +358,7 @@ static int cmd_render(int argc, char **argv) {
                     return usage_error("render", "--gpu-mode: '%s' is not one of mega, wavefront", v);
             } else if (!strcmp(a, "--gpu-bvh")) {
                 if (caustic_parse_gpu_bvh(v, &opt.gpu_bvh))
-                    return usage_error("render", "--gpu-bvh: '%s' is not one of sah, lbvh, cwbvh, sah8", v);
+                    return usage_error("render", "--gpu-bvh: '%s' is not one of sah, lbvh, cwbvh", v);
             } else if (!strcmp(a, "--integrator")) {
                 if (caustic_parse_integrator(v, &opt.integrator))
                     return usage_error("render", "--integrator: '%s' is not one of pt, lt, bdpt, ppm, bpm, vcm", v);

@@ -81,7 +81,7 @@
     X(TV_ALL, KF_ALL)
 typedef void (*trace_kernel_fn)(kscene, const float *, const float *, const float *, unsigned, unsigned, int,
                                 unsigned *, unsigned long long *, float *);
-#define TRACE_KERNEL_DECL(NAME, features) trace_kernel_fn trace_kernel_##NAME(uint32_t layout);
+#define TRACE_KERNEL_DECL(NAME, features) trace_kernel_fn trace_kernel_##NAME(void);
 TRACE_VARIANTS(TRACE_KERNEL_DECL)
 #undef TRACE_KERNEL_DECL
 

@@ -148,9 +148,7 @@ template <uint32_t LAYOUT> static mega_kernels mega_kernels_for(void) {
 } // namespace
 
 mega_kernels MEGA_KERNELS_FN(uint32_t layout) {
-    return layout == KNODES_CW8  ? mega_kernels_for<KNODES_CW8>()
-           : layout == KNODES_W8 ? mega_kernels_for<KNODES_W8>()
-                                 : mega_kernels_for<KNODES_WIDE>();
+    return layout == KNODES_CW8 ? mega_kernels_for<KNODES_CW8>() : mega_kernels_for<KNODES_WIDE>();
 }
 
 #endif

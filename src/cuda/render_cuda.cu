@@ -150,16 +150,13 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     if (r->cfg.bvh == CUDA_BVH_LBVH) {
         if (lbvh_build_device(r, h, NULL, err, errlen)) return -1;
     } else if (tree) {
-        // SAH: the 4-wide float nodes as they are; CW8: the 8-wide tree's nodes compressed; SAH8:
-        // the 8-wide float nodes as they are
-        int cw = r->cfg.bvh == CUDA_BVH_CW8, w8 = r->cfg.bvh == CUDA_BVH_SAH8;
-        int want = cw || w8 ? BVH8_WIDTH : BVH4_WIDTH;
+        // SAH: the 4-wide float nodes as they are; CW8: the 8-wide tree's nodes compressed
+        int cw = r->cfg.bvh == CUDA_BVH_CW8, want = cw ? BVH8_WIDTH : BVH4_WIDTH;
         if (tree->width != want) {
-            snprintf(err, errlen, "CUDA: --gpu-bvh %s traverses %d-wide BVHs, not %d-wide",
-                     cw ? "cwbvh" : w8 ? "sah8" : "sah", want, tree->width);
+            snprintf(err, errlen, "CUDA: --gpu-bvh %s traverses %d-wide BVHs, not %d-wide", cw ? "cwbvh" : "sah", want,
+                     tree->width);
             return -1;
         }
-        if (w8) k->node_layout = KNODES_W8;
         cw8_node *packed = NULL;
         if (cw) {
             packed = (cw8_node *)malloc(tree->nwnodes * sizeof(cw8_node) + 1);
@@ -174,8 +171,7 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
             k->node_layout = KNODES_CW8;
         }
         int up = cw ? upload(r, packed, tree->nwnodes * sizeof(cw8_node), (const void **)&k->nodes, err, errlen)
-                    : upload(r, tree->wnodes, tree->nwnodes * bvh_wnode_size(tree->width), (const void **)&k->nodes, err,
-                             errlen);
+                    : upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen);
         free(packed);
         if (up || upload(r, tree->leaves, tree->nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen))
             return -1;
@@ -530,15 +526,15 @@ extern "C" int cuda_renderer_write(cuda_renderer *r, const double *accum, const 
 }
 
 // ---- traversal-only benchmark -----------------------------------------------------------------
-// The kernel (trace_kernel.cuh) is compiled once per row of TRACE_VARIANTS (and node layout); the
-// first that covers the scene's primitive kinds runs.
+// The kernel (trace_kernel.cuh) is compiled once per row of TRACE_VARIANTS; the first that
+// covers the scene's primitive kinds runs.
 static trace_kernel_fn trace_kernel_for(const kscene *k) {
     uint32_t f = kscene_prim_features(k);
 #define TRACE_KERNEL_PICK(NAME, features)                                                                              \
-    if ((f & ~(uint32_t)(features)) == 0u) return trace_kernel_##NAME(k->node_layout);
+    if ((f & ~(uint32_t)(features)) == 0u) return trace_kernel_##NAME();
     TRACE_VARIANTS(TRACE_KERNEL_PICK)
 #undef TRACE_KERNEL_PICK
-    return trace_kernel_TV_ALL(k->node_layout);
+    return trace_kernel_TV_ALL();
 }
 
 extern "C" int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n,

@@ -21,12 +21,11 @@ struct bvh4_node;
 typedef struct cuda_renderer cuda_renderer;
 
 enum { CUDA_MODE_MEGA = 0, CUDA_MODE_WAVEFRONT = 1 };
-enum { CUDA_BVH_SAH = 0, CUDA_BVH_LBVH = 1, CUDA_BVH_CW8 = 2, CUDA_BVH_SAH8 = 3 };
+enum { CUDA_BVH_SAH = 0, CUDA_BVH_LBVH = 1, CUDA_BVH_CW8 = 2 };
 typedef struct cuda_config {
     int mode;      /* CUDA_MODE_* */
     int bvh;       /* CUDA_BVH_*: SAH = the host's 4-wide build uploaded; LBVH = built on the GPU;
-                        CW8 = the host's 8-wide build, compressed (cw8_node); SAH8 = the host's
-                        8-wide build as it is (bvh8_node) */
+                        CW8 = the host's 8-wide build, compressed (cw8_node) */
     uint32_t pool; /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
     int device;    /* the CUDA device (index); every call on the renderer makes it the calling
                         thread's current device, so one host thread per device can drive its own
@@ -63,7 +62,7 @@ int cuda_device_count(void);
 void cuda_describe_devices(char *buf, size_t n);
 
 /* Uploads the kernel scene k (its arrays, KSCENE_ARRAYS) and, with CUDA_BVH_SAH, the 4-wide tree
- * `tree` (CUDA_BVH_CW8: the 8-wide tree, compressed on the way; CUDA_BVH_SAH8: the 8-wide tree; with CUDA_BVH_LBVH the GPU builds
+ * `tree` (CUDA_BVH_CW8: the 8-wide tree, compressed on the way; with CUDA_BVH_LBVH the GPU builds
  * its own; tree may be NULL), and allocates a film of
  * width x height. cfg NULL: megakernel over `tree`. */
 cuda_renderer *cuda_renderer_create(const struct kscene *k, const struct bvh *tree, int width, int height,

@@ -59,10 +59,6 @@ __device__ __forceinline__ void trace_sum(unsigned lane, unsigned nhits, float t
 // together) kept more lanes busy on the dragon's diffuse rays but not on Sponza's, and the step
 // loop's state cost more than it gained elsewhere, so a warp takes new rays only when all 32 are
 // done (docs/PERFORMANCE.md, stop 28).
-// W8: the kernel for the 8-wide float nodes (KNODES_W8) alone; the other for the 4-wide and the
-// compressed nodes. Its loop beside theirs in one kernel took registers from the whole kernel
-// (82 wanted under the 64 of TRACE_MIN_BLOCKS), and the 4-wide path's leaves spilled.
-template <bool W8>
 __global__ void __launch_bounds__(TRACE_BLOCK, TRACE_MIN_BLOCKS)
     trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsigned n, unsigned width, int any_hit,
                  unsigned *next, unsigned long long *hits, float *tsum) {
@@ -76,12 +72,10 @@ __global__ void __launch_bounds__(TRACE_BLOCK, TRACE_MIN_BLOCKS)
                 make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]);
             hit h;
             // the loop specialised per node layout and ray kind (uniform branches)
-            int got = W8                            ? (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_W8)
-                                                               : trace_ray_inline(&k, r, &h, 0, 0, KNODES_W8))
-                      : k.node_layout == KNODES_CW8 ? (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_CW8)
-                                                               : trace_ray_inline(&k, r, &h, 0, 0, KNODES_CW8))
-                                                    : (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_WIDE)
-                                                               : trace_ray_inline(&k, r, &h, 0, 0, KNODES_WIDE));
+            int got = k.node_layout == KNODES_CW8 ? (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_CW8)
+                                                             : trace_ray_inline(&k, r, &h, 0, 0, KNODES_CW8))
+                                                  : (any_hit ? trace_ray_inline(&k, r, &h, 1, 0, KNODES_WIDE)
+                                                             : trace_ray_inline(&k, r, &h, 0, 0, KNODES_WIDE));
             if (any_hit)
                 nhits += (unsigned)got;
             else if (got) {
@@ -95,8 +89,6 @@ __global__ void __launch_bounds__(TRACE_BLOCK, TRACE_MIN_BLOCKS)
 
 } // namespace
 
-trace_kernel_fn TRACE_KERNEL_FN(uint32_t layout) {
-    return layout == KNODES_W8 ? trace_kernel<true> : trace_kernel<false>;
-}
+trace_kernel_fn TRACE_KERNEL_FN(void) { return trace_kernel; }
 
 #endif

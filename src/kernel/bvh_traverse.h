@@ -125,6 +125,7 @@ KFN bvh_ray make_bvh_ray(ray r) {
     b.fy8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oy, +));
     b.fz8 = _mm256_set1_ps(BVH_SLAB_OFFSET(oz, +));
 #endif
+#undef BVH_SLAB_OFFSET
     return b;
 }
 
@@ -425,116 +426,6 @@ KFN int bvh_visit(const bvh4_node *n, const bvh_ray *r, float tmax, int any, bvh
     return bvh4_visit(n, r, tmax, any, st, sp, ref, cnt);
 }
 #endif
-
-/* ---- helper 1a: one 8-wide float node, scalar (bvh8_node; the GPU's --gpu-bvh sah8) ----------
- * The same contract as bvh_visit and the same slab tests as the scalar bvh4_visit (multiply-adds
- * with make_bvh_ray's offsets, distances compared as the integers of their bits), over the eight
- * children of a bvh8_node, on every target (the CPU reads this layout only in tests). Half as
- * many nodes as the 4-wide tree per ray, each twice the slab work: the per-visit overhead (the
- * loop, the pop, the vote) is paid half as often. The hit children's keys (entry distance, slot
- * in the low 3 bits) are sorted by a network of integer min/max in registers (each half's four,
- * then the merge); the nearest's stack word is picked from the node's reference row in registers
- * (the next node's address waits on it), the pushed ones' are loaded by slot (off that chain),
- * and only the hit children are pushed (nested tests on the sorted keys, farthest first). */
-KFN uint32_t ku8_lane(ku4 a, ku4 b, uint32_t slot) {
-    uint32_t lo = slot & 1u ? a.v[1] : a.v[0], hi = slot & 1u ? a.v[3] : a.v[2];
-    uint32_t lo4 = slot & 1u ? b.v[1] : b.v[0], hi4 = slot & 1u ? b.v[3] : b.v[2];
-    uint32_t x = slot & 2u ? hi : lo, y = slot & 2u ? hi4 : lo4;
-    return slot & 4u ? y : x;
-}
-KFN void bvh8s_push(const bvh8_node *n, bvh_stack *st, int *sp, uint32_t key) {
-    bvh_push_word(st, sp, key & ~7u, n->ref[key & 7u]);
-}
-
-KFN int bvh8s_visit(const bvh8_node *n, const bvh_ray *r, float tmax, bvh_stack *st, int *sp, uint32_t *ref,
-                    uint32_t *cnt) {
-    const float *f = (const float *)n;
-    /* the 8-wide rows' near-plane offsets from the ray's (which are for rows of BVH_WIDTH floats) */
-    const int sc = BVH8_WIDTH / BVH_WIDTH;
-    int px = r->near_x * sc, py = r->near_y * sc, pz = r->near_z * sc;
-    vec3 inv_d = r->inv_d;
-#if KERNEL_SIMD_SSE
-    /* (the SSE bodies keep no offsets in the ray: computed here, as make_bvh_ray would) */
-    float oxd = r->o.x * inv_d.x, oyd = r->o.y * inv_d.y, ozd = r->o.z * inv_d.z;
-    vec3 on = v3(BVH_SLAB_OFFSET(oxd, -), BVH_SLAB_OFFSET(oyd, -), BVH_SLAB_OFFSET(ozd, -));
-    vec3 of = v3(BVH_SLAB_OFFSET(oxd, +), BVH_SLAB_OFFSET(oyd, +), BVH_SLAB_OFFSET(ozd, +));
-#else
-    vec3 on = r->off_n, of = r->off_f;
-#endif
-    int32_t lim = kmini((int32_t)kfloat_bits(tmax) + 4, 0x7f7fffff);
-    /* The slab tests in two halves of four slots (a 128-bit load per row and half), each half's
-     * keys sorted by the network of four (5 compare-exchanges). */
-    uint32_t k0 = BVH_KEY_NONE, k1 = BVH_KEY_NONE, k2 = BVH_KEY_NONE, k3 = BVH_KEY_NONE;
-    uint32_t k4 = BVH_KEY_NONE, k5 = BVH_KEY_NONE, k6 = BVH_KEY_NONE, k7 = BVH_KEY_NONE;
-    KUNROLL
-    for (int h = 0; h < BVH8_WIDTH; h += 4) {
-        const float *g = f + h;
-        kf4 nx = kload_f4(g + px), ny = kload_f4(g + py), nz = kload_f4(g + pz);
-        kf4 fx = kload_f4(g + (px ^ 24)), fy = kload_f4(g + (py ^ 40)), fz = kload_f4(g + (pz ^ 56));
-        uint32_t key[4];
-        KUNROLL
-        for (int i = 0; i < 4; ++i) {
-            int32_t tnr = kimax3_relu((int32_t)kfloat_bits(kmuladd(nx.v[i], inv_d.x, on.x)),
-                                      (int32_t)kfloat_bits(kmuladd(ny.v[i], inv_d.y, on.y)),
-                                      (int32_t)kfloat_bits(kmuladd(nz.v[i], inv_d.z, on.z)));
-            int32_t tfr = kimin3((int32_t)kfloat_bits(kmuladd(fx.v[i], inv_d.x, of.x)),
-                                 (int32_t)kfloat_bits(kmuladd(fy.v[i], inv_d.y, of.y)),
-                                 (int32_t)kfloat_bits(kmuladd(fz.v[i], inv_d.z, of.z)));
-            key[i] = tnr <= kiaddmin(tfr, 4, lim) ? ((uint32_t)tnr & ~7u) | (uint32_t)(h + i) : BVH_KEY_NONE;
-        }
-        BVH_KEY_SORT2(key[0], key[1]);
-        BVH_KEY_SORT2(key[2], key[3]);
-        BVH_KEY_SORT2(key[0], key[2]);
-        BVH_KEY_SORT2(key[1], key[3]);
-        BVH_KEY_SORT2(key[1], key[2]);
-        if (h == 0) {
-            k0 = key[0];
-            k1 = key[1];
-            k2 = key[2];
-            k3 = key[3];
-        } else {
-            k4 = key[0];
-            k5 = key[1];
-            k6 = key[2];
-            k7 = key[3];
-        }
-    }
-    /* the two sorted halves merged: the rest of Batcher's odd-even merge sort of eight keys (19
-     * compare-exchanges in all, as cw8_visit's) */
-    BVH_KEY_SORT2(k0, k4);
-    if (k0 == BVH_KEY_NONE) return 0;
-    BVH_KEY_SORT2(k1, k5);
-    BVH_KEY_SORT2(k2, k6);
-    BVH_KEY_SORT2(k3, k7);
-    BVH_KEY_SORT2(k2, k4);
-    BVH_KEY_SORT2(k3, k5);
-    BVH_KEY_SORT2(k1, k2);
-    BVH_KEY_SORT2(k3, k4);
-    BVH_KEY_SORT2(k5, k6);
-    /* push the hit children but the nearest, farthest first (distance rounded down): the keys
-     * are sorted, missed children's last */
-    if (k1 != BVH_KEY_NONE) {
-        if (k2 != BVH_KEY_NONE) {
-            if (k3 != BVH_KEY_NONE) {
-                if (k4 != BVH_KEY_NONE) {
-                    if (k5 != BVH_KEY_NONE) {
-                        if (k6 != BVH_KEY_NONE) {
-                            if (k7 != BVH_KEY_NONE) bvh8s_push(n, st, sp, k7);
-                            bvh8s_push(n, st, sp, k6);
-                        }
-                        bvh8s_push(n, st, sp, k5);
-                    }
-                    bvh8s_push(n, st, sp, k4);
-                }
-                bvh8s_push(n, st, sp, k3);
-            }
-            bvh8s_push(n, st, sp, k2);
-        }
-        bvh8s_push(n, st, sp, k1);
-    }
-    ku4 ra = kload_u4(n->ref), rb = kload_u4(n->ref + 4);
-    return bvh_descend_word(ku8_lane(ra, rb, k0 & 7u), ref, cnt);
-}
 
 /* ---- helper 1b: one compressed 8-wide node (cw8_node, types.h) -------------------------------
  * The same contract as bvh_visit, on every target (scalar: the GPU's layout; the CPU reads it
@@ -1015,8 +906,6 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
             } else {
                 have = layout == KNODES_CW8
                            ? cw8_visit((const cw8_node *)s->nodes + ref, &br, h->t, &st, &sp, &ref, &cnt)
-                       : layout == KNODES_W8
-                           ? bvh8s_visit((const bvh8_node *)s->nodes + ref, &br, h->t, &st, &sp, &ref, &cnt)
                            : bvh_visit((const bvh_wnode *)s->nodes + ref, &br, h->t, any, &st, &sp, &ref, &cnt);
             }
             if (kwarp_all(lcnt > 0)) break;
@@ -1040,13 +929,8 @@ KFN_TRACE int trace_ray_wide(const kscene *s, ray r, hit *h, int any) {
 KFN_TRACE int trace_ray_cw8(const kscene *s, ray r, hit *h, int any) {
     return trace_ray_inline(s, r, h, any, 1, KNODES_CW8);
 }
-KFN_TRACE int trace_ray_w8(const kscene *s, ray r, hit *h, int any) {
-    return trace_ray_inline(s, r, h, any, 1, KNODES_W8);
-}
 KFN int trace_ray(const kscene *s, ray r, hit *h, int any, uint32_t layout) {
-    return layout == KNODES_CW8  ? trace_ray_cw8(s, r, h, any)
-           : layout == KNODES_W8 ? trace_ray_w8(s, r, h, any)
-                                 : trace_ray_wide(s, r, h, any);
+    return layout == KNODES_CW8 ? trace_ray_cw8(s, r, h, any) : trace_ray_wide(s, r, h, any);
 }
 #else
 KFN_TRACE int trace_ray(const kscene *s, ray r, hit *h, int any, uint32_t layout) {

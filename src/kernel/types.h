@@ -219,10 +219,8 @@ typedef struct cw8_node {
     uint8_t meta[CW8_WIDTH];
     uint8_t qlo[3][CW8_WIDTH], qhi[3][CW8_WIDTH];
 } cw8_node;
-/* Which node layout kscene.nodes holds: the traversal width's float nodes (bvh_wnode), cw8_node,
- * or bvh8_node read by the scalar 8-wide visitor whatever the traversal width (the CUDA backend's
- * --gpu-bvh sah8). */
-enum { KNODES_WIDE = 0, KNODES_CW8 = 1, KNODES_W8 = 2 };
+/* Which node layout kscene.nodes holds: the traversal width's float nodes (bvh_wnode) or cw8_node. */
+enum { KNODES_WIDE = 0, KNODES_CW8 = 1 };
 /* Grid spacing of exponent bits e (the kernel and the builder share it). */
 KFN float cw8_spacing(uint32_t e) { return kbits_float(e << 23); }
 
@@ -305,7 +303,7 @@ typedef struct kscene {
     const float *leaf_pos;   /* BVH_LEAF_POS_FLOATS per leaf block (bvh_leaf_positions; on a CUDA
                                 device BVH_LEAF_LANES_FLOATS: bvh_leaf_lanes) */
     uint32_t nnodes, nleaf4;
-    uint32_t node_layout; /* KNODES_*: WIDE, CW8 or W8 (the CUDA backend's --gpu-bvh cwbvh, sah8) */
+    uint32_t node_layout; /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
     uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures;
     uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols;

@@ -45,9 +45,8 @@ static const char *usage_rays =
     "  --interleave  single-threaded figures: caustic and the reference take turns on each chunk\n"
     "                of 4096 rays within a run, so both see the same machine load (shared boxes)\n"
     "  --device D    cpu (default; with Embree side by side) or cuda (the same rays on the GPU)\n"
-    "  --gpu-bvh B   cuda: sah (default; the host's 4-wide build), sah8 (its 8-wide build), cwbvh (the\n"
-    "                8-wide build compressed), lbvh (built on the GPU), a comma-separated list of them,\n"
-    "                both (sah,lbvh) or all\n"
+    "  --gpu-bvh B   cuda: sah (default; the host's 4-wide build), cwbvh (its 8-wide build compressed),\n"
+    "                lbvh (built on the GPU), a comma-separated list of them, both (sah,lbvh) or all\n"
     "  --json        one JSON object per line instead of a table\n";
 
 typedef struct job {
@@ -314,8 +313,7 @@ int cmd_bench_rays(int argc, char **argv) {
                 unsigned bit = l == 3 && !strncmp(t, "sah", 3)     ? 1u << CUDA_BVH_SAH
                                : l == 4 && !strncmp(t, "lbvh", 4)  ? 1u << CUDA_BVH_LBVH
                                : l == 5 && !strncmp(t, "cwbvh", 5) ? 1u << CUDA_BVH_CW8
-                               : l == 4 && !strncmp(t, "sah8", 4)  ? 1u << CUDA_BVH_SAH8
-                               : l == 3 && !strncmp(t, "all", 3)   ? 15u
+                               : l == 3 && !strncmp(t, "all", 3)   ? 7u
                                : l == 4 && !strncmp(t, "both", 4)  ? 1u << CUDA_BVH_SAH | 1u << CUDA_BVH_LBVH
                                                                    : 0u;
                 if (!bit) {
@@ -325,7 +323,7 @@ int cmd_bench_rays(int argc, char **argv) {
                 bvh_set |= bit;
             }
             if (!bvh_set) {
-                fprintf(stderr, "caustic-bench-rays: --gpu-bvh: expected a list of sah, lbvh, cwbvh, sah8, both or all\n");
+                fprintf(stderr, "caustic-bench-rays: --gpu-bvh: expected a list of sah, lbvh, cwbvh, both or all\n");
                 return EXIT_USAGE;
             }
             i++;
@@ -379,15 +377,15 @@ int cmd_bench_rays(int argc, char **argv) {
         }
         if (gpu) {
             char gerr[512];
-            static const int order[4] = {CUDA_BVH_SAH, CUDA_BVH_SAH8, CUDA_BVH_CW8, CUDA_BVH_LBVH};
-            static const char *const bvh_name[4] = {"sah", "lbvh", "cwbvh", "sah8"};
-            for (int oi = 0; oi < 4; ++oi) {
+            static const int order[3] = {CUDA_BVH_SAH, CUDA_BVH_CW8, CUDA_BVH_LBVH};
+            static const char *const bvh_name[3] = {"sah", "lbvh", "cwbvh"};
+            for (int oi = 0; oi < 3; ++oi) {
                 int bv = order[oi];
                 if (!(bvh_set >> bv & 1u)) continue;
                 cuda_config cfg;
                 memset(&cfg, 0, sizeof cfg);
                 cfg.bvh = bv;
-                int width = bv == CUDA_BVH_CW8 || bv == CUDA_BVH_SAH8 ? BVH8_WIDTH : BVH4_WIDTH;
+                int width = bv == CUDA_BVH_CW8 ? BVH8_WIDTH : BVH4_WIDTH;
                 const bvh *tree = bv != CUDA_BVH_LBVH ? scene_bvh(s, width, CUDA_SAH_LANES, gerr, sizeof gerr) : NULL;
                 cuda_renderer *g = bv != CUDA_BVH_LBVH && !tree
                                        ? NULL
@@ -404,7 +402,7 @@ int cmd_bench_rays(int argc, char **argv) {
                 else {
                     /* the GPU's copy: its node layout and the leaf blocks */
                     double node_bytes =
-                        (double)tree->nwnodes * (bv == CUDA_BVH_CW8 ? sizeof(cw8_node) : bvh_wnode_size(width));
+                        (double)tree->nwnodes * (bv == CUDA_BVH_CW8 ? sizeof(cw8_node) : sizeof(bvh4_node));
                     double leaf_bytes = (double)tree->nleaf4 * sizeof(bvh_leaf4);
                     printf("# %s: %s: %zu nodes (%.1f MB) + %zu leaf blocks (%.1f MB) = %.1f bytes per triangle "
                            "(%zu triangles)\n",
