@@ -9,7 +9,11 @@
  *            (seed 1, stream = pixel index), two draws u1, u2: r = sqrt(u1), phi = 2 pi u2.
  *   shadow:  from the same origins towards the point light c + R*(0.3, 1.5, 0.6), any hit,
  *            tmax = distance * (1 - 1e-4); only for hits whose normal faces the light.
- * Hit counts and the sum of hit distances are printed so different tracers can be compared. */
+ * Hit counts and the sum of hit distances are printed so different tracers can be compared.
+ * --write-rays DIR writes each set to DIR/<mesh stem>.<set>.rays so that other tracers can trace
+ * the identical rays (tools/mitsuba/trace_rays.py does with OptiX): a uint64 ray count, then per
+ * ray seven float32 (origin xyz, direction xyz, tmax; primary and diffuse rays have tmax = +inf),
+ * all little-endian; the set's name says the query: shadow rays are any-hit, the others closest. */
 #include "bench_rays.h"
 
 #include <pthread.h>
@@ -47,7 +51,10 @@ static const char *usage_rays =
     "  --device D    cpu (default; with Embree side by side) or cuda (the same rays on the GPU)\n"
     "  --gpu-bvh B   cuda: sah (default; the host's 4-wide build), cwbvh (its 8-wide build compressed),\n"
     "                lbvh (built on the GPU), a comma-separated list of them, both (sah,lbvh) or all\n"
-    "  --json        one JSON object per line instead of a table\n";
+    "  --json        one JSON object per line instead of a table\n"
+    "  --write-rays DIR  also write each ray set to DIR/<mesh stem>.<set>.rays (DIR must exist):\n"
+    "                a uint64 count, then per ray origin xyz, direction xyz, tmax as float32, all\n"
+    "                little-endian; shadow rays are any-hit, primary and diffuse closest-hit\n";
 
 typedef struct job {
     const kscene *k;
@@ -238,6 +245,46 @@ static int make_sets(const scene *s, int res, int inside, ray_set sets[3]) {
     return 0;
 }
 
+/* Little-endian whatever the host, so the files mean the same everywhere. */
+static void put_le(unsigned char *b, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) b[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* DIR/<stem of mesh>.<set>.rays, the format in the header comment. */
+static int write_set(const char *dir, const char *mesh, const ray_set *rs, int quiet) {
+    const char *base = strrchr(mesh, '/');
+    base = base ? base + 1 : mesh;
+    const char *dot = strrchr(base, '.');
+    int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%.*s.%s.rays", dir, stem, base, rs->name) >= (int)sizeof path) return -1;
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "caustic-bench-rays: cannot write '%s'\n", path);
+        return -1;
+    }
+    unsigned char b[28];
+    put_le(b, (uint64_t)rs->n, 8);
+    int ok = fwrite(b, 8, 1, f) == 1;
+    for (size_t i = 0; ok && i < rs->n; ++i) {
+        float v[7] = {rs->o[3 * i],     rs->o[3 * i + 1], rs->o[3 * i + 2], rs->d[3 * i],
+                      rs->d[3 * i + 1], rs->d[3 * i + 2], rs->tmax[i]};
+        for (int c = 0; c < 7; ++c) {
+            uint32_t u;
+            memcpy(&u, &v[c], sizeof u);
+            put_le(b + 4 * c, u, 4);
+        }
+        ok = fwrite(b, sizeof b, 1, f) == 1;
+    }
+    if (fclose(f) != 0) ok = 0;
+    if (!ok) {
+        fprintf(stderr, "caustic-bench-rays: writing '%s' failed\n", path);
+        return -1;
+    }
+    if (!quiet) printf("# wrote %s (%zu %s rays)\n", path, rs->n, rs->name);
+    return 0;
+}
+
 static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
     size_t len = strlen(path);
     if (len > 5 && !strcasecmp(path + len - 5, ".json")) { /* a whole scene (the large instanced ones) */
@@ -271,6 +318,7 @@ static int load_mesh(scene **out, const char *path, char *err, size_t errlen) {
 int cmd_bench_rays(int argc, char **argv) {
     long res = 1024, runs = 5, threads = cpu_core_count();
     int json = 0, inside = 0, gpu = 0;
+    const char *write_dir = NULL;
     unsigned bvh_set = 1u << CUDA_BVH_SAH; /* the GPU layouts to measure, one bit per CUDA_BVH_* */
     const char *meshes[64];
     int nmeshes = 0;
@@ -287,6 +335,15 @@ int cmd_bench_rays(int argc, char **argv) {
         }
         if (!strcmp(a, "--inside")) {
             inside = 1;
+            continue;
+        }
+        if (!strcmp(a, "--write-rays")) {
+            if (!v) {
+                fprintf(stderr, "caustic-bench-rays: --write-rays needs a directory\n");
+                return EXIT_USAGE;
+            }
+            write_dir = v;
+            i++;
             continue;
         }
         if (!strcmp(a, "--cpu-time")) {
@@ -375,6 +432,12 @@ int cmd_bench_rays(int argc, char **argv) {
             scene_destroy(s);
             return EXIT_RUNTIME;
         }
+        for (int k = 0; write_dir && k < 3; ++k)
+            if (write_set(write_dir, meshes[m], &sets[k], json)) {
+                for (int j = 0; j < 3; ++j) free_set(&sets[j]);
+                scene_destroy(s);
+                return EXIT_RUNTIME;
+            }
         if (gpu) {
             char gerr[512];
             static const int order[3] = {CUDA_BVH_SAH, CUDA_BVH_CW8, CUDA_BVH_LBVH};
