@@ -16,6 +16,7 @@
  * all little-endian; the set's name says the query: shadow rays are any-hit, the others closest. */
 #include "bench_rays.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -260,7 +261,7 @@ static int write_set(const char *dir, const char *mesh, const ray_set *rs, int q
     if (snprintf(path, sizeof path, "%s/%.*s.%s.rays", dir, stem, base, rs->name) >= (int)sizeof path) return -1;
     FILE *f = fopen(path, "wb");
     if (!f) {
-        fprintf(stderr, "caustic-bench-rays: cannot write '%s'\n", path);
+        fprintf(stderr, "caustic-bench-rays: cannot write '%s': %s\n", path, strerror(errno));
         return -1;
     }
     unsigned char b[28];
@@ -277,8 +278,9 @@ static int write_set(const char *dir, const char *mesh, const ray_set *rs, int q
         ok = fwrite(b, sizeof b, 1, f) == 1;
     }
     if (fclose(f) != 0) ok = 0;
-    if (!ok) {
+    if (!ok) { /* no partial file left behind */
         fprintf(stderr, "caustic-bench-rays: writing '%s' failed\n", path);
+        remove(path);
         return -1;
     }
     if (!quiet) printf("# wrote %s (%zu %s rays)\n", path, rs->n, rs->name);
