@@ -277,7 +277,7 @@ KFN void sobol_lanes_seeded(const sampler *s, const sobol_seeds *sd, __m256i off
     /* the shuffled index, bit-reversed */
     __m256i idx = simd_nested_perm_rest(rev1, sd->h, sd->hmul);
     if (s->dim == 0u) idx = _mm256_blendv_epi8(idx, rev, _mm256_cmpeq_epi32(off, _mm256_setzero_si256()));
-    /* reversed back; y lanes: sobol_dim1_rev (its steps commute; masked steps leave the x lanes
+        /* reversed back; y lanes: sobol_dim1_rev (its steps commute; masked steps leave the x lanes
      * alone), at the avx512 level its steps within bytes in the reversal's affine transform */
 #if KERNEL_SIMD_AVX512
     __m256i mat = _mm256_blendv_epi8(_mm256_set1_epi64x((long long)GF2_REVERSE),
