@@ -156,8 +156,8 @@ static void test_batches(void) {
                 float lobe = sampler_1d(&b);
                 vec2 bsdf = sampler_2d(&b);
                 float rr = sampler_1d(&b);
-                differ += u.light_pick != pick || u.light_x != light.x || u.light_y != light.y || u.lobe != lobe ||
-                          u.bsdf_x != bsdf.x || u.bsdf_y != bsdf.y || u.rr != rr;
+                differ += u.light_pick != pick || u.light.x != light.x || u.light.y != light.y || u.lobe != lobe ||
+                          u.bsdf.x != bsdf.x || u.bsdf.y != bsdf.y || u.rr != rr;
             }
             differ += a.dim != b.dim;
         }

@@ -148,7 +148,7 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
 #else
     sampler_cache *cache = NULL;
 #endif
-    int stage = STAGE_DONE, ahead = 1;
+    int stage = STAGE_DONE;
     uint32_t i = p->sample_begin;
     for (;;) {
         if (stage == STAGE_DONE) { /* the next sample (the path loop regenerates: path_advance) */
@@ -168,10 +168,9 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
 #endif
             stage = STAGE_INTERSECT;
         }
-        stage = path_advance(&ps, s, p, stage, layout, cache, ahead);
+        stage = path_advance(&ps, s, p, stage, layout, cache);
         if (stage == STAGE_DONE) {
             vec3 l = ps.radiance;
-            ahead = ps.rays > 1u; /* (a guess that the next camera ray hits too: path_advance) */
             *rays += ps.rays;
             *shadow_rays += ps.shadow_rays;
             px->n++;

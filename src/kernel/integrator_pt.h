@@ -91,7 +91,7 @@ KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *
     vec3 albedo = material_albedo(s, m, sf.uv, sf.p);
 
     float u_light_pick = u->light_pick, u_lobe = u->lobe, u_rr = u->rr;
-    vec2 u_light = v2(u->light_x, u->light_y), u_bsdf = v2(u->bsdf_x, u->bsdf_y);
+    vec2 u_light = u->light, u_bsdf = u->bsdf;
 
     /* Next-event estimation. */
     if (!material_is_delta(m) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
@@ -176,21 +176,15 @@ KFN vec3 clamp_sample(vec3 l, float max_lum) {
  * calls took turns. On the CPU (called once per path, at STAGE_INTERSECT) to the path's end,
  * each bounce's numbers drawn one bounce ahead: they depend on the dimension only, so the
  * out-of-order core computes them (a chain of dependent integer operations) while it traces and
- * shades. The same numbers in the same order either way. The first shade's are drawn before the
- * camera ray only if `ahead` (film_trace_pixel: the pixel's previous sample's camera ray hit),
- * otherwise when that ray hits: where it misses (the sky), they would be drawn for nothing. */
-KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage, uint32_t layout, sampler_cache *c,
-                     int ahead) {
+ * shades. The same numbers in the same order either way. */
+KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage, uint32_t layout, sampler_cache *c) {
 #if KERNEL_TARGET_CPU
     bounce_samples next = bounce_samples_none();
-    int first = !ahead; /* the first shade's numbers not drawn yet */
-    if (ahead && shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
+    if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
     while (stage != STAGE_DONE) {
         switch (stage) {
         case STAGE_INTERSECT: stage = stage_intersect(ps, s, p, layout); break;
         case STAGE_SHADE: {
-            if (first && shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
-            first = 0;
             bounce_samples u = next;
             ps->depth++; /* the next shade's depth, if this one continues the path */
             if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
@@ -204,7 +198,6 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
     return STAGE_DONE;
 #else
     (void)c;
-    (void)ahead;
     int any = stage == STAGE_SHADOW;
     ps->rays++;
     ps->shadow_rays += (uint32_t)any;

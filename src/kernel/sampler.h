@@ -408,16 +408,19 @@ KFN void sampler_camera2(sampler *a, sampler *b, sampler_cache *c, vec2 *ua_pixe
 
 /* A bounce's draws: light selection (1D), light position (2D), BSDF lobe (1D), BSDF
  * direction (2D), Russian roulette (1D). */
-/* The fields are in the order of the AVX2 batch's lanes (each 64-bit half all x or all y
- * coordinates), so that the batch stores them with one instruction; `unused` is the eighth lane. */
 typedef struct bounce_samples {
-    float light_pick, light_x, light_y, bsdf_y, lobe, bsdf_x, rr, unused;
+    float light_pick;
+    vec2 light;
+    float lobe;
+    vec2 bsdf;
+    float rr;
 } bounce_samples;
 
 /* (for a bounce that draws nothing: it ends the path before using them) */
 KFN bounce_samples bounce_samples_none(void) {
     bounce_samples b;
-    b.light_pick = b.light_x = b.light_y = b.bsdf_y = b.lobe = b.bsdf_x = b.rr = b.unused = 0.0f;
+    b.light_pick = b.lobe = b.rr = 0.0f;
+    b.light = b.bsdf = v2(0.0f, 0.0f);
     return b;
 }
 
@@ -425,10 +428,16 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
     bounce_samples b;
 #if KERNEL_SIMD_AVX2
     if (s->type == SAMPLER_SOBOL) {
+        float u[8];
         uint32_t r = s->rev_index, r1 = sobol_perm_step1(r);
         sobol_lanes(s, c, 1, _mm256_setr_epi32(0, 1, 1, 3, 2, 3, 4, 4), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, 0, 0),
-                    simd_halves(r, r), simd_halves(r1, r1), (float *)&b);
+                    simd_halves(r, r), simd_halves(r1, r1), u);
         s->dim += 5;
+        b.light_pick = u[0];
+        b.light = v2(u[1], u[2]);
+        b.lobe = u[4];
+        b.bsdf = v2(u[5], u[3]);
+        b.rr = u[6];
         return b;
     }
 #else
@@ -438,27 +447,19 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
         uint32_t d = s->dim, i1 = sobol_index(s, d + 1u), i3 = sobol_index(s, d + 3u);
         s->dim += 5u;
         b.light_pick = sobol_1d_at(s, d);
-        b.light_x = sobol_x(s, d + 1u, i1);
-        b.light_y = sobol_y(s, d + 1u, i1);
+        b.light = sobol_point(s, d + 1u, i1);
         b.lobe = sobol_1d_at(s, d + 2u);
-        b.bsdf_x = sobol_x(s, d + 3u, i3);
-        b.bsdf_y = sobol_y(s, d + 3u, i3);
+        b.bsdf = sobol_point(s, d + 3u, i3);
         b.rr = sobol_1d_at(s, d + 4u);
-        b.unused = 0.0f;
         return b;
     }
 #endif
     (void)c;
     b.light_pick = sampler_1d(s);
-    vec2 light = sampler_2d(s);
+    b.light = sampler_2d(s);
     b.lobe = sampler_1d(s);
-    vec2 bsdf = sampler_2d(s);
+    b.bsdf = sampler_2d(s);
     b.rr = sampler_1d(s);
-    b.light_x = light.x;
-    b.light_y = light.y;
-    b.bsdf_x = bsdf.x;
-    b.bsdf_y = bsdf.y;
-    b.unused = 0.0f;
     return b;
 }
 
