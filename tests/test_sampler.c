@@ -121,7 +121,7 @@ static void test_dimensions_independent(void) {
     CHECK(p < ALPHA, "the test must reject unshuffled dimensions (p = %g)", p);
 }
 
-/* sampler_camera, sampler_camera2 and sampler_bounce give the single draws' numbers, bit for bit: without seeds
+/* sampler_camera and sampler_bounce give the single draws' numbers, bit for bit: without seeds
  * kept (NULL) and with one sampler_cache shared by all the pixels and starting dimensions below
  * (its slots refilled as the pixel or the batch changes; each i is drawn twice, the second time
  * from the kept seeds). */
@@ -136,13 +136,6 @@ static void test_batches(void) {
             sampler b = a;
             if (i % 3 == 2) { /* a camera after other draws, a bounce first */
                 a.dim = b.dim = i % 7;
-            } else if (i % 3 == 1) { /* two samples' cameras at once (sampler_camera2) */
-                sampler a2 = sampler_start(type, (i / 2) % 61, (i / 2) / 61, (i / 2) * 5u + 1u, 11, 64), b2 = a2;
-                vec2 p0, l0, p2, l2;
-                sampler_camera2(&a, &a2, c, &p0, &l0, &p2, &l2);
-                vec2 p1 = sampler_2d(&b), l1 = sampler_2d(&b), p3 = sampler_2d(&b2), l3 = sampler_2d(&b2);
-                differ += p0.x != p1.x || p0.y != p1.y || l0.x != l1.x || l0.y != l1.y;
-                differ += p2.x != p3.x || p2.y != p3.y || l2.x != l3.x || l2.y != l3.y || a2.dim != b2.dim;
             } else {
                 vec2 p0, l0;
                 sampler_camera(&a, c, &p0, &l0);

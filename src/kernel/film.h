@@ -96,36 +96,6 @@ KFN double film_lum2(vec3 l) {
     return y * y;
 }
 
-#if KERNEL_TARGET_CPU
-/* The CPU's pixel loop draws the camera's numbers of two samples at once (sampler_camera2): the
- * second sample's sampler and draws wait here until it starts. */
-typedef struct camera_next {
-    sampler smp;
-    vec2 u_pixel, u_lens;
-    int valid;
-} camera_next;
-/* path_generate of sample i of pixel (x, y) with the draws kept in *q if they are i's; otherwise
- * i's and (if the pass has it) i + 1's are drawn together and i + 1's kept. The same numbers. */
-KFN void path_generate_paired(path_state *ps, const kpass *p, int x, int y, uint32_t i, sampler_cache *c,
-                              camera_next *q) {
-    if (q->valid && q->smp.index == i) {
-        q->valid = 0;
-        path_begin(ps, p, x, y, &q->smp, q->u_pixel, q->u_lens);
-        return;
-    }
-    sampler a = sampler_start(p->sampler, (uint32_t)x, (uint32_t)y, i, p->seed, p->spp_total);
-    vec2 u_pixel, u_lens;
-    if (i + 1u < p->sample_end) {
-        q->smp = sampler_start(p->sampler, (uint32_t)x, (uint32_t)y, i + 1u, p->seed, p->spp_total);
-        sampler_camera2(&a, &q->smp, c, &u_pixel, &u_lens, &q->u_pixel, &q->u_lens);
-        q->valid = 1;
-    } else {
-        sampler_camera(&a, c, &u_pixel, &u_lens);
-    }
-    path_begin(ps, p, x, y, &a, u_pixel, u_lens);
-}
-#endif
-
 /* Path tracing: takes the pass's samples of pixel (x, y) in index order into *px until adaptive
  * sampling stops it (its decision depends on the pixel's own sums only), and each sample's AOVs
  * into *aov unless it is NULL; adds the rays traced to *rays, the shadow rays among them to
@@ -142,9 +112,7 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
     /* the Sobol batches' seeds, hashes of (pixel, dimension), kept across the pixel's samples */
     sampler_cache cache_store, *cache = &cache_store;
     sampler_cache_init(cache);
-    camera_next cam_next;
-    cam_next.valid = 0;
-    if (p->sample_begin < p->sample_end) path_generate_paired(&next, p, x, y, p->sample_begin, cache, &cam_next);
+    if (p->sample_begin < p->sample_end) path_generate(&next, p, x, y, p->sample_begin, cache);
 #else
     sampler_cache *cache = NULL;
 #endif
@@ -161,7 +129,7 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
             }
 #if KERNEL_TARGET_CPU
             ps = next;
-            if (i + 1 < p->sample_end) path_generate_paired(&next, p, x, y, i + 1, cache, &cam_next);
+            if (i + 1 < p->sample_end) path_generate(&next, p, x, y, i + 1, cache);
             i++;
 #else
             path_generate(&ps, p, x, y, i++, cache);

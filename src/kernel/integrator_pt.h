@@ -12,9 +12,11 @@
 #include "pass.h"
 #include "path_state.h"
 
-/* Starts a path at the camera with the camera's draws u_pixel, u_lens, taken from smp. */
-KFN void path_begin(path_state *ps, const kpass *p, int px, int py, const sampler *smp, vec2 u_pixel, vec2 u_lens) {
-    ps->smp = *smp;
+/* c: the pixel's sampler seeds (sampler_cache), or NULL. */
+KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t index, sampler_cache *c) {
+    ps->smp = sampler_start(p->sampler, (uint32_t)px, (uint32_t)py, index, p->seed, p->spp_total);
+    vec2 u_pixel, u_lens;
+    sampler_camera(&ps->smp, c, &u_pixel, &u_lens);
     ps->r = camera_ray(&p->cam, px, py, u_pixel, u_lens);
     ps->throughput = v3s(1.0f);
     ps->radiance = v3s(0.0f);
@@ -28,13 +30,6 @@ KFN void path_begin(path_state *ps, const kpass *p, int px, int py, const sample
     ps->alive = 1;
     ps->rays = 0;
     ps->shadow_rays = 0;
-}
-/* c: the pixel's sampler seeds (sampler_cache), or NULL. */
-KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t index, sampler_cache *c) {
-    sampler smp = sampler_start(p->sampler, (uint32_t)px, (uint32_t)py, index, p->seed, p->spp_total);
-    vec2 u_pixel, u_lens;
-    sampler_camera(&smp, c, &u_pixel, &u_lens);
-    path_begin(ps, p, px, py, &smp, u_pixel, u_lens);
 }
 
 /* --adaptive-depth: p says the first depth limit (adaptive_depth.h). `layout`, here and below:

@@ -211,41 +211,29 @@ KFN __m256i simd_bswap32(__m256i x) {
  * followed by sobol_dim1_rev's three steps within a byte (shifts 1, 2, 4). */
 #define GF2_REVERSE      0x8040201008040201ULL
 #define GF2_REVERSE_DIM1 0xff5533110f050301ULL
-/* Each byte's bits reversed in place. */
-KFN __m256i simd_reverse_byte_bits(__m256i x) {
+KFN __m256i simd_reverse_bits32(__m256i x) {
 #if KERNEL_SIMD_AVX512
-    /* GFNI: one affine transform (the anti-diagonal bit matrix) */
-    return _mm256_gf2p8affine_epi64_epi8(x, _mm256_set1_epi64x((long long)GF2_REVERSE), 0);
+    /* GFNI: each byte's bits reversed by one affine transform (the anti-diagonal bit matrix) */
+    return simd_bswap32(_mm256_gf2p8affine_epi64_epi8(x, _mm256_set1_epi64x((long long)GF2_REVERSE), 0));
 #endif
-    /* two nibble lookups */
+    /* byte swap within each lane, then each byte's bits by two nibble lookups */
     const __m256i rev_hi = _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15, 0, 8, 4, 12, 2, 10, 6,
                                             14, 1, 9, 5, 13, 3, 11, 7, 15);
     const __m256i rev_lo = _mm256_slli_epi16(rev_hi, 4); /* no carries: entries < 16 */
     const __m256i nib = _mm256_set1_epi8(0x0f);
+    x = simd_bswap32(x);
     __m256i lo = _mm256_and_si256(x, nib), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nib);
     return _mm256_or_si256(_mm256_shuffle_epi8(rev_lo, lo), _mm256_shuffle_epi8(rev_hi, hi));
 }
-KFN __m256i simd_reverse_bits32(__m256i x) { return simd_reverse_byte_bits(simd_bswap32(x)); }
-/* reverse_bits32(x) >> 8 (u32_to_unit_float's 24 bits): the byte swap and the shift are one
- * byte shuffle (the top byte zeroed) */
-KFN __m256i simd_reverse_bits32_shr8(__m256i x) {
-    const __m256i z = _mm256_setr_epi8(2, 1, 0, -128, 6, 5, 4, -128, 10, 9, 8, -128, 14, 13, 12, -128, 2, 1, 0, -128, 6,
-                                       5, 4, -128, 10, 9, 8, -128, 14, 13, 12, -128);
-    return simd_reverse_byte_bits(_mm256_shuffle_epi8(x, z));
-}
 KFN __m256i simd_mul32(__m256i a, uint32_t c) { return _mm256_mullo_epi32(a, _mm256_set1_epi32((int)c)); }
 KFN __m256i simd_xorshr(__m256i x, int n) { return _mm256_xor_si256(x, _mm256_srli_epi32(x, n)); }
-/* nested_perm after its first step (x ^= x * 0x3d20adea: the index shuffle's operand is the
- * sample's, the same in every lane, so that step is one scalar multiply, sobol_perm_step1), with
- * the seed's multiplier m = (seed >> 16) | 1 kept beside the seed (sobol_seeds) */
-KFN uint32_t sobol_perm_step1(uint32_t x) { return x ^ x * 0x3d20adeau; }
-KFN __m256i simd_nested_perm_rest(__m256i x, __m256i seed, __m256i m) {
+KFN __m256i simd_nested_perm(__m256i x, __m256i seed) {
+    x = _mm256_xor_si256(x, simd_mul32(x, 0x3d20adeau));
     x = _mm256_add_epi32(x, seed);
-    x = _mm256_mullo_epi32(x, m);
+    x = _mm256_mullo_epi32(x, _mm256_or_si256(_mm256_srli_epi32(seed, 16), _mm256_set1_epi32(1)));
     x = _mm256_xor_si256(x, simd_mul32(x, 0x05526c56u));
     return _mm256_xor_si256(x, simd_mul32(x, 0x53a22864u));
 }
-KFN __m256i simd_seed_mul(__m256i seed) { return _mm256_or_si256(_mm256_srli_epi32(seed, 16), _mm256_set1_epi32(1)); }
 KFN __m256i simd_hash(__m256i x) { /* hash_u32 */
     x = simd_mul32(simd_xorshr(x, 16), 0x7feb352du);
     x = simd_mul32(simd_xorshr(x, 15), 0x846ca68bu);
@@ -254,7 +242,7 @@ KFN __m256i simd_hash(__m256i x) { /* hash_u32 */
 /* A batch's per-lane seeds, hashes of (pixel, dimension) only: lane l's index shuffle (h) and
  * value scramble (vseed) for coordinate ymask[l] ? y : x of draw dim + off[l]. */
 typedef struct sobol_seeds {
-    __m256i h, vseed, hmul, vmul; /* hmul, vmul: the seeds' multipliers (simd_seed_mul) */
+    __m256i h, vseed;
 } sobol_seeds;
 KFN sobol_seeds sobol_lane_seeds(uint32_t pixel_seed, uint32_t dim, __m256i off, __m256i ymask) {
     sobol_seeds sd;
@@ -264,20 +252,20 @@ KFN sobol_seeds sobol_lane_seeds(uint32_t pixel_seed, uint32_t dim, __m256i off,
     sd.vseed = simd_hash(_mm256_xor_si256(key, _mm256_set1_epi32((int)SOBOL_SEED_X)));
     sd.vseed = _mm256_blendv_epi8(sd.vseed, simd_hash(_mm256_xor_si256(sd.vseed, _mm256_set1_epi32((int)SOBOL_SEED_Y))),
                                   ymask);
-    sd.hmul = simd_seed_mul(sd.h);
-    sd.vmul = simd_seed_mul(sd.vseed);
     return sd;
 }
 /* lane l: coordinate ymask[l] ? y : x of draw s->dim + off[l], with the seeds sd of that
- * batch, for the sample whose bit-reversed index is rev[l] (rev1[l]: sobol_perm_step1 of it);
- * out[l] as sobol_x / sobol_y (the lanes of draw 0 keep the index unshuffled, sobol_shuffled).
- * ymask is the same for both lanes of each 64-bit half (the GFNI matrices apply per 64 bits). */
-KFN void sobol_lanes_seeded(const sampler *s, const sobol_seeds *sd, __m256i off, __m256i ymask, __m256i rev,
-                            __m256i rev1, float *out) {
+ * batch; out[l] as sobol_x / sobol_y (the lanes of draw 0 keep the index unshuffled,
+ * sobol_shuffled). ymask is the same for both lanes of each 64-bit half (the GFNI matrices
+ * apply per 64 bits). */
+KFN void sobol_lanes_seeded(const sampler *s, const sobol_seeds *sd, __m256i off, __m256i ymask, float *out) {
     /* the shuffled index, bit-reversed */
-    __m256i idx = simd_nested_perm_rest(rev1, sd->h, sd->hmul);
-    if (s->dim == 0u) idx = _mm256_blendv_epi8(idx, rev, _mm256_cmpeq_epi32(off, _mm256_setzero_si256()));
-        /* reversed back; y lanes: sobol_dim1_rev (its steps commute; masked steps leave the x lanes
+    __m256i idx = simd_nested_perm(_mm256_set1_epi32((int)s->rev_index), sd->h);
+    if (s->dim == 0u) {
+        idx = _mm256_blendv_epi8(idx, _mm256_set1_epi32((int)s->rev_index),
+                                 _mm256_cmpeq_epi32(off, _mm256_setzero_si256()));
+    }
+    /* reversed back; y lanes: sobol_dim1_rev (its steps commute; masked steps leave the x lanes
      * alone), at the avx512 level its steps within bytes in the reversal's affine transform */
 #if KERNEL_SIMD_AVX512
     __m256i mat = _mm256_blendv_epi8(_mm256_set1_epi64x((long long)GF2_REVERSE),
@@ -296,14 +284,9 @@ KFN void sobol_lanes_seeded(const sampler *s, const sobol_seeds *sd, __m256i off
         idx, _mm256_and_si256(_mm256_srli_epi32(idx, 8), _mm256_and_si256(ymask, _mm256_set1_epi32(0x00ff00ff))));
     idx = _mm256_xor_si256(
         idx, _mm256_and_si256(_mm256_srli_epi32(idx, 16), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0000ffff))));
-    idx = _mm256_xor_si256(idx, simd_mul32(idx, 0x3d20adeau));
-    __m256i v = simd_reverse_bits32_shr8(simd_nested_perm_rest(idx, sd->vseed, sd->vmul));
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(1.0f / 16777216.0f));
+    __m256i v = simd_reverse_bits32(simd_nested_perm(idx, sd->vseed));
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 8)), _mm256_set1_ps(1.0f / 16777216.0f));
     _mm256_storeu_ps(out, f);
-}
-/* Lanes 0-3 for the sample with bit-reversed index r0, lanes 4-7 for r1's. */
-KFN __m256i simd_halves(uint32_t r0, uint32_t r1) {
-    return _mm256_setr_epi32((int)r0, (int)r0, (int)r0, (int)r0, (int)r1, (int)r1, (int)r1, (int)r1);
 }
 #endif
 
@@ -332,11 +315,9 @@ KFN void sampler_cache_init(sampler_cache *c) {
 }
 
 #if KERNEL_SIMD_AVX2
-/* The batch at s->dim with lanes (off, ymask) for the samples of rev, rev1 (sobol_lanes_seeded;
- * all of one pixel, at one dimension); `bounce` tells the two layouts apart. Batch k starts at
- * dimension 0 (the camera's) or 2 + 5 (k - 1) (bounce k - 1's). */
-KFN void sobol_lanes(const sampler *s, sampler_cache *c, int bounce, __m256i off, __m256i ymask, __m256i rev,
-                     __m256i rev1, float *out) {
+/* The batch at s->dim with lanes (off, ymask); `bounce` tells the two layouts apart. Batch k
+ * starts at dimension 0 (the camera's) or 2 + 5 (k - 1) (bounce k - 1's). */
+KFN void sobol_lanes(const sampler *s, sampler_cache *c, int bounce, __m256i off, __m256i ymask, float *out) {
     uint32_t k = (s->dim + 3u) / 5u, key = s->dim << 1 | (uint32_t)bounce;
     if (c && k < SAMPLER_CACHE_SLOTS) {
         if (c->key[k] != key || c->pixel_seed[k] != s->pixel_seed) {
@@ -344,15 +325,12 @@ KFN void sobol_lanes(const sampler *s, sampler_cache *c, int bounce, __m256i off
             c->key[k] = key;
             c->pixel_seed[k] = s->pixel_seed;
         }
-        sobol_lanes_seeded(s, &c->seeds[k], off, ymask, rev, rev1, out);
+        sobol_lanes_seeded(s, &c->seeds[k], off, ymask, out);
         return;
     }
     sobol_seeds sd = sobol_lane_seeds(s->pixel_seed, s->dim, off, ymask);
-    sobol_lanes_seeded(s, &sd, off, ymask, rev, rev1, out);
+    sobol_lanes_seeded(s, &sd, off, ymask, out);
 }
-/* the camera batch's lanes: pixel x, lens x, pixel y, lens y (twice) */
-#define SOBOL_CAMERA_OFF   _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1)
-#define SOBOL_CAMERA_YMASK _mm256_setr_epi32(0, 0, -1, -1, 0, 0, -1, -1)
 #endif
 
 /* The camera's draws: pixel position, then lens position (c: the pixel's seeds, or NULL). */
@@ -360,8 +338,8 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
 #if KERNEL_SIMD_AVX2
     if (s->type == SAMPLER_SOBOL) {
         float u[8];
-        uint32_t r = s->rev_index, r1 = sobol_perm_step1(r);
-        sobol_lanes(s, c, 0, SOBOL_CAMERA_OFF, SOBOL_CAMERA_YMASK, simd_halves(r, r), simd_halves(r1, r1), u);
+        sobol_lanes(s, c, 0, _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, -1, -1),
+                    u);
         s->dim += 2;
         *u_pixel = v2(u[0], u[2]);
         *u_lens = v2(u[1], u[3]);
@@ -379,31 +357,6 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
     (void)c;
     *u_pixel = sampler_2d(s);
     *u_lens = sampler_2d(s);
-}
-
-/* The camera's draws of two samples a and b of one pixel, both at their first draw (c as
- * sampler_camera): the same numbers as sampler_camera(a) then sampler_camera(b). The CPU's
- * pixel loop draws each even-numbered sample's with the next one's: with AVX2 one Sobol batch
- * computes both (lanes 4-7 are b's), where one sample's draws fill half a batch. */
-KFN void sampler_camera2(sampler *a, sampler *b, sampler_cache *c, vec2 *ua_pixel, vec2 *ua_lens, vec2 *ub_pixel,
-                         vec2 *ub_lens) {
-#if KERNEL_SIMD_AVX2
-    if (a->type == SAMPLER_SOBOL) {
-        float u[8];
-        uint32_t r = a->rev_index, q = b->rev_index;
-        sobol_lanes(a, c, 0, SOBOL_CAMERA_OFF, SOBOL_CAMERA_YMASK, simd_halves(r, q),
-                    simd_halves(sobol_perm_step1(r), sobol_perm_step1(q)), u);
-        a->dim += 2;
-        b->dim += 2;
-        *ua_pixel = v2(u[0], u[2]);
-        *ua_lens = v2(u[1], u[3]);
-        *ub_pixel = v2(u[4], u[6]);
-        *ub_lens = v2(u[5], u[7]);
-        return;
-    }
-#endif
-    sampler_camera(a, c, ua_pixel, ua_lens);
-    sampler_camera(b, c, ub_pixel, ub_lens);
 }
 
 /* A bounce's draws: light selection (1D), light position (2D), BSDF lobe (1D), BSDF
@@ -429,9 +382,7 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
 #if KERNEL_SIMD_AVX2
     if (s->type == SAMPLER_SOBOL) {
         float u[8];
-        uint32_t r = s->rev_index, r1 = sobol_perm_step1(r);
-        sobol_lanes(s, c, 1, _mm256_setr_epi32(0, 1, 1, 3, 2, 3, 4, 4), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, 0, 0),
-                    simd_halves(r, r), simd_halves(r1, r1), u);
+        sobol_lanes(s, c, 1, _mm256_setr_epi32(0, 1, 1, 3, 2, 3, 4, 4), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, 0, 0), u);
         s->dim += 5;
         b.light_pick = u[0];
         b.light = v2(u[1], u[2]);
