@@ -9,17 +9,21 @@ xyz, direction xyz, tmax), little-endian. Files named *.shadow.rays are any-hit 
 `scene.ray_test`; the others are closest-hit rays, traced by `scene.ray_intersect_preliminary`
 (once per value of --coherent; Mitsuba documents the flag as used by Embree in the llvm variants
 only). The mesh is loaded whole as one Mitsuba shape (`obj` or `ply` plugin; OBJ materials,
-groups and normals are ignored, as caustic-bench-rays does).
+groups and normals are ignored, as caustic-bench-rays does); a caustic SCENE.json is translated by
+caustic_to_mitsuba.py as the render comparison does (every shape, e.g. the Cornell box's sphere as
+Embree user geometry in the llvm variants).
 
-  trace_rays.py MESH.obj|MESH.ply RAYS... [--variant cuda_ad_rgb] [--runs 7] [--warmup 2]
-                [--coherent 0,1] [--order rows,tiles] [--limit N]
+  trace_rays.py MESH.obj|MESH.ply|SCENE.json RAYS... [--variant cuda_ad_rgb] [--runs 7] [--warmup 2]
+                [--coherent 0,1] [--order rows,tiles] [--limit N] [--threads N]
 
 Per set and mode, after --warmup untimed calls (the first compiles the kernel and the OptiX
 pipeline; later calls find it in Dr.Jit's kernel cache), --runs timed calls, each
 `dr.sync_thread(); call; dr.eval(result); dr.sync_thread()`. Printed: the median of the calls'
 wall time (Python included: building the traced graph, code generation, the cache look-up,
-the launch) and the median of the kernels' execution time from Dr.Jit's kernel history (CUDA
-events around the launch): the latter is the figure to set beside caustic's kernel time. Hit
+the launch), the median of the kernels' execution time from Dr.Jit's kernel history (CUDA
+events around the launch): the latter is the figure to set beside caustic's kernel time, and the
+median of the process's CPU time per call (the llvm variants with --threads 1 on a shared machine:
+the figure to set beside caustic-bench-rays --cpu-time). Hit
 counts and the sum of hit distances (closest hit; float64) as caustic-bench-rays prints them.
 --order tiles also traces a primary set (a square image) in caustic's order: warps of 8x4 pixels
 (src/cuda/trace_kernel.cuh, trace_fetch), by permuting the rays before the timed calls.
@@ -59,6 +63,10 @@ def set_name(path):
 
 def load_scene(mi, mesh):
     ext = os.path.splitext(mesh)[1].lower()
+    if ext == ".json":  # a caustic scene, translated as the render comparison does (its BVH: every shape)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from caustic_to_mitsuba import load
+        return mi.load_dict(load(mi, mesh, None, 1)[0])
     plugin = {".obj": "obj", ".ply": "ply"}.get(ext)
     if plugin is None:
         sys.exit(f"trace_rays.py: {mesh}: expected .obj or .ply")
@@ -119,20 +127,23 @@ def main():
     ap.add_argument("--order", default="rows,tiles", help="primary rays: rows (the file's order), tiles (8x4 warps)")
     ap.add_argument("--limit", type=int, default=1 << 62, help="scalar variants: trace this many rays per set")
     ap.add_argument("--json", action="store_true", help="one JSON object per line")
+    ap.add_argument("--threads", type=int, help="llvm variants: Dr.Jit's thread count (1: one core)")
     args = ap.parse_args()
 
     import drjit as dr
     import mitsuba as mi
 
     mi.set_variant(args.variant)
+    if args.threads:
+        dr.set_thread_count(args.threads)
     t0 = time.perf_counter()
     scene = load_scene(mi, args.mesh)
     load_s = time.perf_counter() - t0
-    ntri = sum(s.face_count() for s in scene.shapes())
+    ntri = sum(s.primitive_count() for s in scene.shapes())
     scalar = args.variant.startswith("scalar")
     if not args.json:
         print(f"# Mitsuba {mi.__version__}, Dr.Jit {dr.__version__}, variant {args.variant}; {args.mesh}: "
-              f"{ntri} triangles, scene loaded in {load_s:.2f} s")
+              f"{ntri} primitives, scene loaded in {load_s:.2f} s")
 
     def report(**kw):
         if args.json:
@@ -140,7 +151,8 @@ def main():
         else:
             rate = "(untimed)"
             if "kernel_mrays" in kw:
-                rate = (f"{kw['kernel_mrays']:9.1f} Mrays/s kernel, {kw['wall_mrays']:9.1f} wall (median of {kw['runs']}; "
+                rate = (f"{kw['kernel_mrays']:9.2f} Mrays/s kernel, {kw['wall_mrays']:9.2f} wall, {kw['cpu_mrays']:9.2f} CPU "
+                        f"(median of {kw['runs']}; "
                         f"{kw['kernels_per_call']} kernel(s) a call, OptiX {int(kw['uses_optix'])}, "
                         f"cached {int(kw['timed_from_cache'])})")
             print(f"{kw['set']:8} {kw['mode']:18} {kw['count']:9} {kw['hits']:9} {kw['t_checksum']:16.4f}  {rate}")
@@ -188,19 +200,20 @@ def main():
                 dr.eval(r)
                 return r
 
-            wall, kern, nk, optix, cached = [], [], 0, False, True
+            wall, kern, cpu, nk, optix, cached = [], [], [], 0, False, True
             dr.set_flag(dr.JitFlag.KernelHistory, True)
             for i in range(args.warmup + args.runs):
                 dr.sync_thread()
                 dr.kernel_history_clear()
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 r = call()
                 dr.sync_thread()
-                t1 = time.perf_counter()
+                t1, c1 = time.perf_counter(), time.process_time()
                 ms, nk, optix, hit = kernel_ms(dr, dr.kernel_history())
                 if i >= args.warmup:
                     cached = cached and bool(hit)
                     wall.append(t1 - t0)
+                    cpu.append(c1 - c0)
                     kern.append(ms * 1e-3)
             dr.set_flag(dr.JitFlag.KernelHistory, False)
             if kind == "ray_test":
@@ -210,9 +223,10 @@ def main():
                 hits = first(dr.count(valid))
                 tsum = float(first(dr.sum(dr.select(valid, mi.Float64(r), 0.0))))
             mode = kind if kind == "ray_test" else f"coherent={int(coherent)},{order}"
-            wm, km = statistics.median(wall), statistics.median(kern)
-            report(set=name, mode=mode, count=n, hits=int(hits), t_checksum=tsum, kernel_s=km, wall_s=wm,
+            wm, km, cm = statistics.median(wall), statistics.median(kern), statistics.median(cpu)
+            report(set=name, mode=mode, count=n, hits=int(hits), t_checksum=tsum, kernel_s=km, wall_s=wm, cpu_s=cm,
                    kernel_mrays=n / km * 1e-6 if km > 0 else 0.0, wall_mrays=n / wm * 1e-6,
+                   cpu_mrays=n / cm * 1e-6 if cm > 0 else 0.0,
                    kernels_per_call=nk, uses_optix=bool(optix), timed_from_cache=cached, runs=args.runs)
     return 0
 
