@@ -109,10 +109,9 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
      * while it traces the sample before, as path_advance draws bounces ahead. The same ray: a
      * sample's start depends on (pixel, index) only. */
     path_state next;
-    /* the Sobol batches' seeds, hashes of (pixel, dimension), and blocks of draws, kept across the
-     * pixel's samples */
+    /* the Sobol batches' seeds, hashes of (pixel, dimension), kept across the pixel's samples */
     sampler_cache cache_store, *cache = &cache_store;
-    sampler_cache_init(cache, p->sample_begin, p->sample_end);
+    sampler_cache_init(cache);
     if (p->sample_begin < p->sample_end) path_generate(&next, p, x, y, p->sample_begin, cache);
 #else
     sampler_cache *cache = NULL;

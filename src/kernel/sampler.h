@@ -239,33 +239,6 @@ KFN __m256i simd_hash(__m256i x) { /* hash_u32 */
     x = simd_mul32(simd_xorshr(x, 15), 0x846ca68bu);
     return simd_xorshr(x, 16);
 }
-/* The shuffled index from its reversed form (nested_perm's output): reversed back, and in the
- * lanes of ymask sobol_dim1_rev applied (its steps commute; masked steps leave the other lanes
- * alone), at the avx512 level its steps within bytes in the reversal's affine transform. ymask
- * is the same for both lanes of each 64-bit half (the GFNI matrices apply per 64 bits). */
-KFN __m256i simd_sobol_unreverse(__m256i idx, __m256i ymask) {
-#if KERNEL_SIMD_AVX512
-    __m256i mat = _mm256_blendv_epi8(_mm256_set1_epi64x((long long)GF2_REVERSE),
-                                     _mm256_set1_epi64x((long long)GF2_REVERSE_DIM1), ymask);
-    idx = simd_bswap32(_mm256_gf2p8affine_epi64_epi8(idx, mat, 0));
-#else
-    idx = simd_reverse_bits32(idx);
-    idx = _mm256_xor_si256(
-        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 1), _mm256_and_si256(ymask, _mm256_set1_epi32(0x55555555))));
-    idx = _mm256_xor_si256(
-        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 2), _mm256_and_si256(ymask, _mm256_set1_epi32(0x33333333))));
-    idx = _mm256_xor_si256(
-        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 4), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0f0f0f0f))));
-#endif
-    idx = _mm256_xor_si256(
-        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 8), _mm256_and_si256(ymask, _mm256_set1_epi32(0x00ff00ff))));
-    return _mm256_xor_si256(
-        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 16), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0000ffff))));
-}
-/* Values in [0, 1) from the scrambled fixed-point words' top 24 bits (u32_to_unit_float). */
-KFN __m256 simd_unit_float(__m256i v) {
-    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 8)), _mm256_set1_ps(1.0f / 16777216.0f));
-}
 /* A batch's per-lane seeds, hashes of (pixel, dimension) only: lane l's index shuffle (h) and
  * value scramble (vseed) for coordinate ymask[l] ? y : x of draw dim + off[l]. */
 typedef struct sobol_seeds {
@@ -292,60 +265,59 @@ KFN void sobol_lanes_seeded(const sampler *s, const sobol_seeds *sd, __m256i off
         idx = _mm256_blendv_epi8(idx, _mm256_set1_epi32((int)s->rev_index),
                                  _mm256_cmpeq_epi32(off, _mm256_setzero_si256()));
     }
-    idx = simd_sobol_unreverse(idx, ymask);
-    _mm256_storeu_ps(out, simd_unit_float(simd_reverse_bits32(simd_nested_perm(idx, sd->vseed))));
+    /* reversed back; y lanes: sobol_dim1_rev (its steps commute; masked steps leave the x lanes
+     * alone), at the avx512 level its steps within bytes in the reversal's affine transform */
+#if KERNEL_SIMD_AVX512
+    __m256i mat = _mm256_blendv_epi8(_mm256_set1_epi64x((long long)GF2_REVERSE),
+                                     _mm256_set1_epi64x((long long)GF2_REVERSE_DIM1), ymask);
+    idx = simd_bswap32(_mm256_gf2p8affine_epi64_epi8(idx, mat, 0));
+#else
+    idx = simd_reverse_bits32(idx);
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 1), _mm256_and_si256(ymask, _mm256_set1_epi32(0x55555555))));
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 2), _mm256_and_si256(ymask, _mm256_set1_epi32(0x33333333))));
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 4), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0f0f0f0f))));
+#endif
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 8), _mm256_and_si256(ymask, _mm256_set1_epi32(0x00ff00ff))));
+    idx = _mm256_xor_si256(
+        idx, _mm256_and_si256(_mm256_srli_epi32(idx, 16), _mm256_and_si256(ymask, _mm256_set1_epi32(0x0000ffff))));
+    __m256i v = simd_reverse_bits32(simd_nested_perm(idx, sd->vseed));
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 8)), _mm256_set1_ps(1.0f / 16777216.0f));
+    _mm256_storeu_ps(out, f);
 }
 #endif
 
-/* ---- seeds and blocks kept across a pixel's samples -------------------------------------------
+/* ---- seeds kept across a pixel's samples -----------------------------------------------------
  * A batch's seeds depend on (pixel, dimension) only, and a pixel's samples draw the same batches
  * (the camera's, then bounce 0, 1, ...), so the CPU keeps them per pixel (film_trace_pixel):
  * slot k holds batch k's, keyed by the pixel's seed and the batch's first dimension and kind.
- * Their three chained hashes then leave the chain that each draw waits for.
- *
- * Where the pass takes at least SOBOL_BLOCK samples of the pixel, the CPU also draws each batch
- * for SOBOL_BLOCK consecutive samples at once, one lane per sample (row k: batch k of the
- * samples [base, base + SOBOL_BLOCK), the pass's samples cut into blocks from its first): a
- * lane's seeds are then the same in every lane, a value costs an eighth of the lane work, and
- * none of it depends on the path, so the path only loads its numbers (the per-sample batch put
- * its dependent multiplies beside the traversal, about 5 % of a render against 2 % more
- * instructions than the independent sampler: docs/PERFORMANCE.md, stop 33). A row is filled when
- * the block's first path reaches its batch, so a path that ends early leaves later rows alone.
- * The same integer operations as the single draws: the same bits. The GPU and callers without a
- * cache pass NULL. */
+ * Their three chained hashes then leave the chain that each draw waits for. The GPU and callers
+ * without one pass NULL. */
 #define SAMPLER_CACHE_SLOTS 16
-#define SOBOL_BLOCK         8 /* samples per block: the eight 32-bit lanes */
 typedef struct sampler_cache {
 #if KERNEL_SIMD_AVX2
     uint32_t pixel_seed[SAMPLER_CACHE_SLOTS], key[SAMPLER_CACHE_SLOTS];
     sobol_seeds seeds[SAMPLER_CACHE_SLOTS];
-    uint32_t block_begin, block_count; /* the pass's samples of the pixel; blocks if >= SOBOL_BLOCK */
-    uint32_t row_base[SAMPLER_CACHE_SLOTS], row_key[SAMPLER_CACHE_SLOTS], row_pixel[SAMPLER_CACHE_SLOTS];
-    float row[SAMPLER_CACHE_SLOTS][8][SOBOL_BLOCK]; /* [batch][batch lane][sample - base] */
 #else
     uint32_t unused; /* (no lanes: nothing to keep) */
 #endif
 } sampler_cache;
 
-/* An empty cache for the samples [begin, end) of one pixel. */
-KFN void sampler_cache_init(sampler_cache *c, uint32_t begin, uint32_t end) {
+KFN void sampler_cache_init(sampler_cache *c) {
 #if KERNEL_SIMD_AVX2
-    for (int k = 0; k < SAMPLER_CACHE_SLOTS; ++k) c->key[k] = c->row_key[k] = 0xffffffffu;
-    c->block_begin = begin;
-    c->block_count = end > begin && end - begin >= SOBOL_BLOCK ? end - begin : 0u;
+    for (int k = 0; k < SAMPLER_CACHE_SLOTS; ++k) c->key[k] = 0xffffffffu;
 #else
-    (void)begin;
-    (void)end;
     c->unused = 0u;
 #endif
 }
 
 #if KERNEL_SIMD_AVX2
-/* The seeds of the batch at s->dim with lanes (off, ymask): kept in c's slot k, or computed into
- * *tmp. `bounce` tells the two layouts apart. Batch k starts at dimension 0 (the camera's) or
- * 2 + 5 (k - 1) (bounce k - 1's). */
-KFN const sobol_seeds *sobol_batch_seeds(const sampler *s, sampler_cache *c, int bounce, __m256i off, __m256i ymask,
-                                         sobol_seeds *tmp) {
+/* The batch at s->dim with lanes (off, ymask); `bounce` tells the two layouts apart. Batch k
+ * starts at dimension 0 (the camera's) or 2 + 5 (k - 1) (bounce k - 1's). */
+KFN void sobol_lanes(const sampler *s, sampler_cache *c, int bounce, __m256i off, __m256i ymask, float *out) {
     uint32_t k = (s->dim + 3u) / 5u, key = s->dim << 1 | (uint32_t)bounce;
     if (c && k < SAMPLER_CACHE_SLOTS) {
         if (c->key[k] != key || c->pixel_seed[k] != s->pixel_seed) {
@@ -353,54 +325,11 @@ KFN const sobol_seeds *sobol_batch_seeds(const sampler *s, sampler_cache *c, int
             c->key[k] = key;
             c->pixel_seed[k] = s->pixel_seed;
         }
-        return &c->seeds[k];
-    }
-    *tmp = sobol_lane_seeds(s->pixel_seed, s->dim, off, ymask);
-    return tmp;
-}
-
-/* Row k of the block from sample `base`: lane j of the batch (draw s->dim + off[j], coordinate
- * ymask[j] ? y : x) for the samples base .. base + SOBOL_BLOCK - 1, as sobol_lanes_seeded computes
- * it for one sample. A real function on the CPU: called once per block and batch, it keeps its
- * registers out of the path loop's. */
-KFN_CPU_CALL void sobol_block_fill(const sampler *s, sampler_cache *c, uint32_t k, int bounce, uint32_t base,
-                                   __m256i off, __m256i ymask, int lanes) {
-    sobol_seeds tmp;
-    const sobol_seeds *sd = sobol_batch_seeds(s, c, bounce, off, ymask, &tmp);
-    uint32_t h[8], vseed[8], offs[8], ym[8];
-    _mm256_storeu_si256((__m256i *)h, sd->h);
-    _mm256_storeu_si256((__m256i *)vseed, sd->vseed);
-    _mm256_storeu_si256((__m256i *)offs, off);
-    _mm256_storeu_si256((__m256i *)ym, ymask);
-    __m256i index = _mm256_add_epi32(_mm256_set1_epi32((int)base), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    __m256i rev = simd_reverse_bits32(index);
-    for (int j = 0; j < lanes; ++j) {
-        /* the shuffled index, bit-reversed (draw 0 unshuffled: sobol_shuffled) */
-        __m256i idx = s->dim + offs[j] == 0u ? rev : simd_nested_perm(rev, _mm256_set1_epi32((int)h[j]));
-        idx = simd_sobol_unreverse(idx, _mm256_set1_epi32((int)ym[j]));
-        __m256i v = simd_reverse_bits32(simd_nested_perm(idx, _mm256_set1_epi32((int)vseed[j])));
-        _mm256_storeu_ps(c->row[k][j], simd_unit_float(v));
-    }
-    c->row_base[k] = base;
-    c->row_key[k] = s->dim << 1 | (uint32_t)bounce;
-    c->row_pixel[k] = s->pixel_seed;
-}
-
-/* The batch at s->dim into out[0 .. lanes - 1]: from the sample's block where c holds one (the
- * row filled first if it holds another block or batch), else from the sample's own lanes. */
-KFN void sobol_lanes(const sampler *s, sampler_cache *c, int bounce, __m256i off, __m256i ymask, int lanes,
-                     float *out) {
-    uint32_t k = (s->dim + 3u) / 5u, rel = s->index - (c ? c->block_begin : 0u);
-    if (c && rel < c->block_count && k < SAMPLER_CACHE_SLOTS) {
-        uint32_t base = s->index - rel % SOBOL_BLOCK;
-        if (c->row_base[k] != base || c->row_key[k] != (s->dim << 1 | (uint32_t)bounce) ||
-            c->row_pixel[k] != s->pixel_seed)
-            sobol_block_fill(s, c, k, bounce, base, off, ymask, lanes);
-        for (int j = 0; j < lanes; ++j) out[j] = c->row[k][j][rel % SOBOL_BLOCK];
+        sobol_lanes_seeded(s, &c->seeds[k], off, ymask, out);
         return;
     }
-    sobol_seeds tmp;
-    sobol_lanes_seeded(s, sobol_batch_seeds(s, c, bounce, off, ymask, &tmp), off, ymask, out);
+    sobol_seeds sd = sobol_lane_seeds(s->pixel_seed, s->dim, off, ymask);
+    sobol_lanes_seeded(s, &sd, off, ymask, out);
 }
 #endif
 
@@ -409,7 +338,7 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
 #if KERNEL_SIMD_AVX2
     if (s->type == SAMPLER_SOBOL) {
         float u[8];
-        sobol_lanes(s, c, 0, _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, -1, -1), 4,
+        sobol_lanes(s, c, 0, _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, -1, -1),
                     u);
         s->dim += 2;
         *u_pixel = v2(u[0], u[2]);
@@ -453,8 +382,7 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
 #if KERNEL_SIMD_AVX2
     if (s->type == SAMPLER_SOBOL) {
         float u[8];
-        sobol_lanes(s, c, 1, _mm256_setr_epi32(0, 1, 1, 3, 2, 3, 4, 4), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, 0, 0), 7,
-                    u);
+        sobol_lanes(s, c, 1, _mm256_setr_epi32(0, 1, 1, 3, 2, 3, 4, 4), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, 0, 0), u);
         s->dim += 5;
         b.light_pick = u[0];
         b.light = v2(u[1], u[2]);
