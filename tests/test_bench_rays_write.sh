@@ -3,6 +3,7 @@
 # count equals the count the bench prints and the file is 8 + 28 * count bytes; read back, every
 # direction has unit length, the primary rays share one origin (the camera) and have tmax = inf,
 # the diffuse rays (one per primary hit) have tmax = inf and the shadow rays a finite positive one.
+# A directory that does not exist: one message naming the file, exit 1, no file left behind.
 BENCH=${1:?usage: test_bench_rays_write.sh path/to/caustic-bench-rays source-dir}
 SRC=${2:?usage: test_bench_rays_write.sh path/to/caustic-bench-rays source-dir}
 T=$(mktemp -d)
@@ -40,5 +41,15 @@ for set in primary diffuse shadow; do
 done
 diffuse=$(od -An -t u8 -N 8 "$T/icosahedron.diffuse.rays" | tr -d ' ')
 [ "$diffuse" = "$primary_hits" ] || bad "$diffuse diffuse rays for $primary_hits primary hits"
-[ "$fails" -eq 0 ] && echo "bench-rays ray files: 3 sets round-trip"
+if "$BENCH" "$SRC/scenes/meshes/icosahedron.obj" --res 16 --runs 1 --threads 1 --write-rays "$T/missing" \
+  >"$T/out2" 2>"$T/err2"; then
+  bad "--write-rays to a missing directory exited 0"
+else
+  rc=$?
+  [ "$rc" -eq 1 ] || bad "--write-rays to a missing directory: exit $rc, expected 1"
+  [ "$(wc -l <"$T/err2" | tr -d ' ')" -eq 1 ] && grep -q "$T/missing/icosahedron" "$T/err2" ||
+    bad "--write-rays to a missing directory: not one message naming the file: $(cat "$T/err2")"
+  [ ! -e "$T/missing" ] || bad "--write-rays to a missing directory left $T/missing behind"
+fi
+[ "$fails" -eq 0 ] && echo "bench-rays ray files: 3 sets round-trip; a missing directory is one message"
 exit "$fails"
