@@ -124,6 +124,14 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
     return 0;
 }
 
+/* Path-tracing passes of about a second rather than the renderer's quarter: every pass costs each
+ * pixel a fixed start, about 300 instructions with the independent sampler and 500 with Sobol
+ * (whose per-pixel seeds are hashed again), and at the renderer's default a CPU pass of a large
+ * image holds one or two samples a pixel: 1-sample passes run 4.5 % (random) and 7.5 % (Sobol)
+ * more instructions than 16-sample ones (docs/PERFORMANCE.md, stop 34). A second still keeps
+ * progress, Ctrl-C and time limits responsive. */
+#define CPU_PT_PASS_SECONDS 1.0
+
 const backend_ops backend_cpu_pt = {
     .name = "cpu-pt",
     .device = "cpu",
@@ -136,6 +144,7 @@ const backend_ops backend_cpu_pt = {
     .free = cpu_free,
     .pass_tile = pt_pass_tile,
     .clear = cpu_clear,
+    .pass_seconds = CPU_PT_PASS_SECONDS,
 };
 
 /* ---- bidirectional --------------------------------------------------------------------------- */
