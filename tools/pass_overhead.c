@@ -4,8 +4,7 @@
  * second. Under `valgrind --tool=cachegrind` the instruction counts of two PER values give the
  * fixed cost per pixel and pass (docs/PERFORMANCE.md, stop 34). Public API only.
  *
- *   cc -O2 -Iinclude tools/pass_overhead.c build/libcaustic.a $(libraries) -o pass_overhead
- *   pass_overhead cornell 1 sobol 64 64 16
+ *   build/caustic-pass-overhead cornell 1 sobol 64 64 16
  */
 #define _POSIX_C_SOURCE 200809L
 #include <caustic.h>
