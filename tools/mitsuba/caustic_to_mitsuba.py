@@ -19,7 +19,7 @@ the matched dragon's means agreed within 0.02 % so (docs/PERFORMANCE.md); the MT
 matches the normals.
 
   caustic_to_mitsuba.py SCENE.json --spp N [--res WxH] [--variant llvm_ad_rgb] [--threads 1]
-                        [--out image.npy] [--runs 1]
+                        [--out image.npy] [--runs 1] [--seed 1]
 prints per run: time=... cpu_seconds=... Msamples/s=... cpu_Msamples/s=... mean=... (the render
 alone, after one warm-up render that JIT-compiles the kernels; cpu: the process's CPU time)."""
 import argparse
@@ -303,6 +303,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--out")
+    ap.add_argument("--seed", type=int, default=1, help="the first timed run's seed (run r: seed + r)")
     a = ap.parse_args()
     import drjit as dr
     import mitsuba as mi
@@ -315,7 +316,7 @@ def main():
     dr.eval(img)
     for r in range(a.runs):
         t0, c0 = time.perf_counter(), time.process_time()
-        img = mi.render(scene, spp=a.spp, seed=r + 1)
+        img = mi.render(scene, spp=a.spp, seed=a.seed + r)
         dr.eval(img)
         dr.sync_thread()
         t, c = time.perf_counter() - t0, time.process_time() - c0
