@@ -3,7 +3,9 @@
 # single-process image bit for bit (path tracing, adaptive sampling, BDPT, VCM); frames and
 # scenes spread over ranks are each written once; a rank killed
 # mid-render stops the job with the rank named and a checkpoint that a run with another number
-# of ranks finishes to the same image. Skips (77) where caustic was built without MPI.
+# of ranks finishes to the same image; a rank lost while the job starts ends the others after
+# CAUSTIC_MPI_INIT_TIMEOUT seconds (a bad value is refused). Skips (77) where caustic was built
+# without MPI.
 # usage: test_dist.sh CAUSTIC MPIEXEC
 C=$1
 MPIRUN=$2
@@ -86,7 +88,7 @@ kill_test() {   # kill_test NAME MPIRUN-OPTIONS...
     done
     # kill it once it renders (0.5 s of user CPU time: Open MPI's start-up waits without using
     # any), not inside MPI_Init: a rank lost there leaves the others in Open MPI's collective
-    # MPI_Init for good under --enable-recovery, which no code of caustic's can end
+    # MPI_Init under --enable-recovery until caustic's watchdog ends them (tested below)
     half=$(( $(getconf CLK_TCK) / 2 ))
     for i in $(seq 1 600); do
         [ -n "$pid" ] && [ "$(awk '{print $14}' /proc/$pid/stat 2>/dev/null || echo 0)" -ge "$half" ] && break
@@ -121,5 +123,41 @@ kill_test recovery --enable-recovery
 # none): the job must still stop at once, name the rank, and whatever was saved must resume
 # to the right image
 NEED_CKPT=0 kill_test default
+
+# a rank lost while the job starts (here rank 2 exits before MPI_Init): under --enable-recovery
+# Open MPI leaves the others in its collective MPI_Init for good; the watchdog ends each after
+# CAUSTIC_MPI_INIT_TIMEOUT seconds with one line that names it. mpirun exits 0 under
+# --enable-recovery whatever the ranks return, so the wrapper reports each rank's status. The
+# outer timeout turns a hang into a failure; its 120 s leave a loaded machine ample room.
+rm -f "$T/hang.pfm"
+# shellcheck disable=SC2016 # the script's variables are the ranks' own
+CAUSTIC_MPI_INIT_TIMEOUT=5 timeout -k 10 120 "$MPIRUN" -np 3 --enable-recovery sh -c \
+    'if [ "$OMPI_COMM_WORLD_RANK" = 2 ]; then exit 1; fi
+     "$0" render cornell --res 16x16 --spp 1 --threads 1 -o "$1" --quiet
+     echo "rank $OMPI_COMM_WORLD_RANK exited $?"' "$C" "$T/hang.pfm" >"$T/hout" 2>&1
+rc=$?
+[ $rc -ne 124 ] && [ $rc -ne 137 ]; check $? "a rank lost in MPI_Init: the job ends (exit $rc, not the 120 s timeout)"
+grep -q "rank 0 exited 1" "$T/hout" && grep -q "rank 1 exited 1" "$T/hout"
+check $? "a rank lost in MPI_Init: the other ranks exit with status 1"
+ok=0
+for r in 0 1; do
+    [ "$(grep -cF "caustic: rank $r: MPI_Init has not returned after 5 s: a process of the job was probably lost while the job started; stopping (CAUSTIC_MPI_INIT_TIMEOUT=SECONDS changes the limit)" "$T/hout")" -eq 1 ] || ok=1
+done
+check $ok "a rank lost in MPI_Init: each waiting rank says why, once, naming itself"
+[ ! -e "$T/hang.pfm" ]; check $? "a rank lost in MPI_Init: no image written"
+if [ $fail -ne 0 ]; then cat "$T/hout"; fi
+
+# CAUSTIC_MPI_INIT_TIMEOUT: a bad value is refused by name before MPI starts, a good one renders
+for v in soon 0 -3 inf 1e8; do
+    CAUSTIC_MPI_INIT_TIMEOUT=$v timeout -k 10 120 "$MPIRUN" -np 2 "$C" render cornell --res 8x8 --spp 1 \
+        -o "$T/bad.pfm" --quiet >"$T/out" 2>&1
+    rc=$?
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] && [ ! -e "$T/bad.pfm" ] &&
+        grep -qF "caustic: CAUSTIC_MPI_INIT_TIMEOUT='$v' is not a number of seconds in (0, 1e7]" "$T/out"
+    check $? "CAUSTIC_MPI_INIT_TIMEOUT=$v is refused (exit $rc)"
+done
+CAUSTIC_MPI_INIT_TIMEOUT=120 timeout -k 10 120 "$MPIRUN" -np 2 "$C" render cornell --res 8x8 --spp 1 \
+    -o "$T/good.pfm" --quiet >"$T/out" 2>&1 && [ -s "$T/good.pfm" ]
+check $? "CAUSTIC_MPI_INIT_TIMEOUT=120 renders"
 
 exit $fail
