@@ -22,17 +22,14 @@ import tempfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from sampler_convergence import read_pfm  # noqa: E402  (tools/, one PFM reader)
 BUILTIN_JSON = {"cornell": os.path.join(HERE, "..", "..", "scenes", "cornell.json")}
 
 
-def read_pfm(path):
-    with open(path, "rb") as f:
-        kind = f.readline().strip()
-        w, h = map(int, f.readline().split())
-        scale = float(f.readline())
-        data = np.frombuffer(f.read(), dtype="<f4" if scale < 0 else ">f4")
-    c = 3 if kind == b"PF" else 1
-    return np.flipud(data.reshape(h, w, c)).astype(np.float64)  # PFM rows run bottom to top
+def read_image(path):
+    """A caustic PFM, rows from the top as Mitsuba's arrays (PFM rows run bottom to top)."""
+    return np.flipud(read_pfm(path))
 
 
 def run(cmd):
@@ -77,12 +74,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         ref_path = os.path.join(tmp, "ref.pfm")
         caustic(a.caustic, a.scene, a.res, a.ref_spp, 1000003, "random", a.ref_threads, ref_path)
-        ref = read_pfm(ref_path)
+        ref = read_image(ref_path)
         rows = {"caustic": [], "mitsuba": []}
         for s in range(a.seeds):
             path = os.path.join(tmp, f"c{s}.pfm")
             t = caustic(a.caustic, a.scene, a.res, a.spp, s + 1, a.sampler, 1, path)
-            rows["caustic"].append((t, float(np.mean((read_pfm(path) - ref) ** 2))))
+            rows["caustic"].append((t, float(np.mean((read_image(path) - ref) ** 2))))
             npy = os.path.join(tmp, f"m{s}.npy")
             out = run([sys.executable, os.path.join(HERE, "caustic_to_mitsuba.py"), mi_scene, "--spp", str(a.mi_spp),
                        "--res", a.res, "--threads", "1", "--out", npy, "--seed", str(s + 1)])
