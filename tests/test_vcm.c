@@ -387,7 +387,7 @@ static void test_furnace(void) {
     s->camera.fovy_deg = 90;
     caustic_scene *cs;
     char err[256];
-    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
     for (int i = 1; i <= 5; ++i) {
         float *img = render(cs, i, 16, 16, 16, 2, 200);
         if (!img) continue;
@@ -410,7 +410,7 @@ static void test_sky_sphere(void) {
     s->camera.fovy_deg = 30;
     caustic_scene *cs;
     char err[256];
-    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
     enum { W = 48 };
     for (int i = 1; i <= 5; ++i) {
         /* light tracing and photon mapping see the sky only through particles that hit the

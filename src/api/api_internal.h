@@ -8,9 +8,9 @@
 #include "scene/scene.h"
 
 /* Takes ownership of s (freed with the caustic_scene, or on failure). */
-int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen);
+int api_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen);
 /* The same without preparing it (a scene built in code: its first renderer prepares it). */
-int caustic_scene_wrap_unprepared(caustic_scene **out, scene *s, char *err, size_t errlen);
+int api_scene_wrap_unprepared(caustic_scene **out, scene *s, char *err, size_t errlen);
 /* The scene inside (tests adjust materials before rendering). */
 scene *caustic_scene_internal(caustic_scene *cs);
 

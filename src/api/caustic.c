@@ -110,10 +110,10 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
         scene_destroy(s);
         return -1;
     }
-    return caustic_scene_wrap(out, s, err, errlen);
+    return api_scene_wrap(out, s, err, errlen);
 }
 
-int caustic_scene_wrap_unprepared(caustic_scene **out, scene *s, char *err, size_t errlen) {
+int api_scene_wrap_unprepared(caustic_scene **out, scene *s, char *err, size_t errlen) {
     *out = NULL;
     /* a CAUSTIC_ISA this CPU or build lacks: refused here, before any kernel is chosen */
     if (cpu_isa_check(err, errlen)) {
@@ -131,8 +131,8 @@ int caustic_scene_wrap_unprepared(caustic_scene **out, scene *s, char *err, size
     return 0;
 }
 
-int caustic_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) {
-    if (caustic_scene_wrap_unprepared(out, s, err, errlen)) return -1;
+int api_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) {
+    if (api_scene_wrap_unprepared(out, s, err, errlen)) return -1;
     /* Once per scene: its BVH at the width of the CPU kernels that trace it (every renderer over
      * the scene shares it; the GPU's tree is built on first use, scene_bvh). */
     if (scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) {

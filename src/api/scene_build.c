@@ -86,7 +86,7 @@ int caustic_scene_create(caustic_scene **out, char *err, size_t errlen) {
         return -1;
     }
     s->spp = 64; /* a scene file's ITERATIONS default is for offline renders: keep first images quick */
-    return caustic_scene_wrap_unprepared(out, s, err, errlen);
+    return api_scene_wrap_unprepared(out, s, err, errlen);
 }
 
 /* 0, or -1 with why the scene takes no more items (a renderer prepared it). */

@@ -186,7 +186,7 @@ __global__ void wf_mark(uint32_t *active, uint32_t *nactive, kfilm film, uint32_
 int wavefront_create(cuda_renderer *r, char *err, size_t errlen) {
     struct wavefront *w = &r->wf;
     uint32_t npix = (uint32_t)r->width * (uint32_t)r->height;
-    w->pool = r->cfg.pool ? r->cfg.pool : (npix < (1u << 20) ? (npix < 4096u ? 4096u : npix) : (1u << 20));
+    w->pool = npix < (1u << 20) ? (npix < 4096u ? 4096u : npix) : (1u << 20);
     w->pool = (w->pool + 31u) & ~31u;
 #define WF_ALLOC(type, name)                                                                                           \
     CUDA_TRY(cudaMalloc((void **)&w->soa.name, (size_t)w->pool * sizeof(type)));                                       \

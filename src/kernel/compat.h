@@ -9,12 +9,10 @@
 #if defined(__CUDACC__)
 #define KERNEL_TARGET_CUDA 1
 #define KFN                __host__ __device__ static inline __attribute__((always_inline))
-#define KCONST             __constant__
 #include <math.h>
 #else
 #define KERNEL_TARGET_CPU 1
 #define KFN               static inline __attribute__((always_inline))
-#define KCONST            static const
 #include <math.h>
 #endif
 
@@ -62,7 +60,6 @@ KFN float kmax(float a, float b) { return a > b ? a : b; }
 KFN float kclamp(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 KFN int kmini(int a, int b) { return a < b ? a : b; }
 KFN int kmaxi(int a, int b) { return a > b ? a : b; }
-KFN float ksqr(float x) { return x * x; }
 KFN float ksafe_sqrt(float x) { return sqrtf(kmax(x, 0.0f)); }
 KFN int kfinite(float x) { return isfinite(x) ? 1 : 0; }
 

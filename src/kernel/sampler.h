@@ -94,8 +94,6 @@ KFN uint32_t nested_perm(uint32_t x, uint32_t seed) {
     x ^= x * 0x53a22864u;
     return x;
 }
-/* Owen scramble of a fixed-point value (bit 31 the first digit). */
-KFN uint32_t owen_scramble(uint32_t x, uint32_t seed) { return reverse_bits32(nested_perm(reverse_bits32(x), seed)); }
 
 /* A Sobol draw's randomness: hashes of (pixel, dimension), independent of the sample index:
  * one seeds the index shuffle, one the x coordinate's value scramble and a hash of that one the
