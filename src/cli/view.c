@@ -15,7 +15,7 @@
  * --input-script replays key and mouse events (tests); --bench runs the same loop without a window
  * (or, --bench-window, with one) and measures it; --no-gpu-tonemap, --one-pass-per-frame,
  * --no-adaptive-depth and CAUSTIC_CUDA_SYNC_COPY=1 each take one piece of the GPU recipe away, to
- * measure what it gives (docs/PERFORMANCE.md). */
+ * measure what it gives (docs/performance-log.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 
 #define WF_BLOCK 128
 #ifndef WF_MIN_BLOCKS
-#define WF_MIN_BLOCKS 1 // a cap of 8 (64 registers) measured 5 % slower (docs/PERFORMANCE.md)
+#define WF_MIN_BLOCKS 1 // a cap of 8 (64 registers) measured 5 % slower (docs/performance-log.md)
 #endif
 #define WF_EMPTY 0xffffffffu
 enum { C_JOB = WF_NQ, C_NCOUNTS = WF_NQ + 1 };

@@ -125,7 +125,7 @@ KFN float sobol_y(const sampler *s, uint32_t dim, uint32_t idx) {
  * value or the point at that index. The batched draws below compute their 2D draws' indices
  * first, as they did before these helpers: ptxas schedules the GPU's megakernels by that order
  * (the draws in call order were 1-2 % slower on rtow, cornell-glass and the Cornell box: H200,
- * docs/PERFORMANCE.md, stop 31). */
+ * docs/performance-log.md, 2026-11-28, "merged main on an H200"). */
 KFN uint32_t sobol_index(const sampler *s, uint32_t dim) { return sobol_shuffled(s, dim, sobol_draw_hash(s, dim)); }
 KFN vec2 sobol_point(const sampler *s, uint32_t dim, uint32_t idx) {
     return v2(sobol_x(s, dim, idx), sobol_y(s, dim, idx));
