@@ -461,7 +461,7 @@ static void test_agreement(void) {
 
     cs = builtin("smallvcm1");
     if (!cs) return;
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     material *mirror = &s->materials[scene_find_material(s, "mirror")];
     mirror->kind = MAT_DIFFUSE;
     mirror->albedo = v3(0.6f, 0.5f, 0.3f);

@@ -143,7 +143,7 @@ int api_scene_wrap(caustic_scene **out, scene *s, char *err, size_t errlen) {
     return 0;
 }
 
-scene *caustic_scene_internal(caustic_scene *cs) { return cs->s; }
+scene *api_scene_internal(caustic_scene *cs) { return cs->s; }
 
 void caustic_scene_free(caustic_scene *s) {
     if (!s) return;
