@@ -93,13 +93,13 @@ typedef struct caustic_options {
                                  bounding-sphere radius (0 = 0.003) */
     float merge_alpha;             /* radius reduction r_i = r_1 i^((alpha-1)/2) (0 = 0.75) */
     int merge_everywhere;          /* VCM: merge at every non-specular vertex, as SmallVCM does, not
-                                 only between two glossy ones (docs/architecture.md) */
+                                 only between two glossy ones (docs/internals.md) */
     caustic_gpu_mode gpu_mode;     /* CUDA backend: megakernel or wavefront */
     caustic_gpu_bvh gpu_bvh;       /* CUDA backend: which BVH the GPU traces */
     int adaptive_depth;            /* nonzero: the first samples of a pixel trace shorter paths, the
                                  depth limit growing from 4 with each doubling of the sample count;
                                  contributions are weighted by path length so that the image at
-                                 the spp target is unbiased (docs/architecture.md). Path tracing
+                                 the spp target is unbiased (docs/internals.md). Path tracing
                                  only; not with adaptive sampling */
     int ngpus;                     /* CUDA devices by index, gpus[0..ngpus): --device cuda:0,2 (a device
                                  may repeat); 0 = every visible device (several: one host thread
@@ -160,7 +160,7 @@ typedef struct caustic_render_stats {
     int threads, width, height;
     const char *device; /* "cpu" or "cuda" */
     /* The GPU path tracer's megakernel variant, the smallest compiled for a set of scene features
-     * that covers the scene's ("diffuse", "textured", "opaque", "all": docs/architecture.md, CUDA
+     * that covers the scene's ("diffuse", "textured", "opaque", "all": docs/internals.md, CUDA
      * backend); NULL elsewhere (CPU, wavefront, bidirectional, several devices). */
     const char *kernel;
 } caustic_render_stats;
@@ -419,7 +419,7 @@ int caustic_scene_set_environment(caustic_scene *s, const double radiance[3], ch
 int caustic_scene_set_render_defaults(caustic_scene *s, int width, int height, int spp, int max_depth, char *err,
                                       size_t errlen);
 
-/* Distributed rendering over MPI (libcaustic built with Open MPI; docs/architecture.md). Call
+/* Distributed rendering over MPI (libcaustic built with Open MPI; docs/internals.md). Call
  * once before loading scenes: when the process was started by mpirun (OMPI_COMM_WORLD_SIZE or
  * PMIX_RANK in the environment) it joins the job and returns its rank and the number of ranks,
  * else rank 0 of 1. If MPI_Init does not return within CAUSTIC_MPI_INIT_TIMEOUT seconds (default

@@ -72,7 +72,7 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
 /* ---- materials -------------------------------------------------------------------------- */
 /* One row per material kind: X(KIND, name, glossy, interior). The enum (values in row order),
  * the scene format's type name, the kernel's dispatch and the GPU wavefront's shade queues (one
- * per kind, MAT_KIND_COUNT) all follow this list; docs/architecture.md, "How to add a material".
+ * per kind, MAT_KIND_COUNT) all follow this list; docs/extending.md, "A material".
  *   name      the TYPE in caustic's scene format (src/scene/scene_load.c also reads dialect
  *             spellings of it)
  *   glossy    for VCM (vcm.h): 1 = a non-Lambertian scatterer (specular or glossy), so merging
@@ -124,7 +124,7 @@ typedef struct material {
  * are chosen with probability proportional to power (the cdf lives in kscene.light_cdf); the
  * environment is chosen separately with kscene.env_pmf. */
 /* One row per light kind: X(KIND, name); the name is the light's TYPE in the scene format
- * (docs/architecture.md, "How to add a light": sample_light and light_emit in lights.h need a
+ * (docs/extending.md, "A light": sample_light and light_emit in lights.h need a
  * branch for a new kind). */
 #define LIGHT_KINDS(X)                                                                                                 \
     X(LIGHT_AREA, "area")                                                                                              \
