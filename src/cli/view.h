@@ -1,6 +1,8 @@
-/* caustic view: the interactive viewer. view.c is the viewer itself (camera controls, keys, the
- * frame loop over the steerable API, input scripts, the headless benchmark); the window is
- * behind view_window.h (SDL2 in view_window_sdl.c, or view_window_none.c in builds without it). */
+/* caustic view: the interactive viewer, one job per file: view.c the command (options, the
+ * renderer, the frame loop over the steerable API), view_input.c input scripts, camera controls
+ * and keys, view_readout.c the frame shown and the readout over it, view_bench.c the headless
+ * benchmark (their shared state: view_internal.h); the window is behind view_window.h (SDL2 in
+ * view_window_sdl.c, or view_window_none.c in builds without it). */
 #ifndef CAUSTIC_CLI_VIEW_H
 #define CAUSTIC_CLI_VIEW_H
 
