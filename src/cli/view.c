@@ -41,7 +41,8 @@ static const char *usage_view =
     "  [ ]      field of view narrower/wider\n"
     "  , .      aperture smaller/larger (0 = pinhole);  ; '  focus distance nearer/farther\n"
     "  - =      exposure down/up by 1/2 EV;  t  tone map (clamp, aces, agx)\n"
-    "  h heat map of samples per pixel   i next integrator   o readout on/off\n"
+    "  h heat map of samples per pixel (with --adaptive)   i next integrator   o readout on/off\n"
+    "  ? or F1  the keys over the frame\n"
     "  n denoiser (Open Image Denoise, guided by albedo and normal: restarts the image with them)\n"
     "  p save the image (STEM.N.png through the look, STEM.N.exr linear)\n"
     "  c print the camera as scene JSON and write it to STEM.camera.json (render --camera FILE)\n"
@@ -61,7 +62,7 @@ static const char *usage_view =
     "  --exposure EV  --tonemap T           the look (as caustic render)\n"
     "  --camera FILE          start from this camera (a scene file's Camera, e.g. from the c key)\n"
     "  -o STEM                names of saved images and cameras (default: the scene's name + .view)\n"
-    "  --input-script FILE    replay events from FILE (one per line: frames N, spp N, key K,\n"
+    "  --input-script FILE    replay events from FILE (one per line: frames N, spp N, sleep S, key K,\n"
     "                         hold K N, drag left|middle|right DX DY [STEPS], click X Y, wheel N,\n"
     "                         resize W H, quit; # comments)\n"
     "  --bench                no window: run the loop while moving (--bench-frames N, default 120,\n"
@@ -79,6 +80,22 @@ void view_say(const viewer *v, const char *fmt, const char *a) {
     printf(fmt, a);
     printf("\n");
     fflush(stdout);
+}
+
+void view_notice(viewer *v, const char *text) {
+    snprintf(v->notice, sizeof v->notice, "%s", text);
+    v->notice_until = cli_now() + VIEW_NOTICE_SECONDS;
+    v->last_title = 0.0; /* the overlay and title change at the next frame */
+    view_say(v, "view: %s", text);
+}
+
+int view_heatmap_meaningful(const viewer *v) {
+    return v->opt.adaptive > 0.0f && v->opt.integrator == CAUSTIC_INTEGRATOR_PT;
+}
+
+int view_script_busy(const script *sc) {
+    return sc->cmds && (sc->pos < sc->n || sc->wait_frames || sc->wait_spp || sc->wait_until > 0.0 || sc->drag_steps ||
+                        sc->hold_frames);
 }
 
 int view_ensure_buffers(viewer *v, char *err, size_t errlen) {
@@ -144,6 +161,11 @@ void view_next_integrator(viewer *v) {
         return;
     }
     view_say(v, "view: integrator %s", caustic_integrator_name(v->opt.integrator));
+    if (v->heatmap && !view_heatmap_meaningful(v)) {
+        v->heatmap = 0;
+        v->display_dirty = 1;
+        view_notice(v, "heat map off: it shows where --adaptive put samples, and only path tracing samples adaptively");
+    }
     view_changed(v);
     v->cam_dirty = 0; /* start_renderer set the camera */
 }
@@ -433,8 +455,7 @@ int cmd_view(int argc, char **argv) {
     v.last_change = cli_now();
     if (run_bench) {
         /* an input script runs first (to set the view up), then the measurement */
-        while (!v.quit && sc.cmds &&
-               (sc.pos < sc.n || sc.wait_frames || sc.wait_spp || sc.drag_steps || sc.hold_frames))
+        while (!v.quit && view_script_busy(&sc))
             if (view_frame(&v, &sc, 0.0, err, sizeof err)) {
                 fprintf(stderr, "caustic view: %s\n", err);
                 goto out;
@@ -451,8 +472,7 @@ int cmd_view(int argc, char **argv) {
         while (view_window_poll(v.win, &e)) view_handle(&v, &e);
         if (v.quit) break;
         int at_target = caustic_renderer_spp(v.r) >= v.opt.spp && !v.cam_dirty && !v.display_dirty;
-        int script_busy =
-            sc.cmds && (sc.pos < sc.n || sc.wait_frames || sc.wait_spp || sc.drag_steps || sc.hold_frames);
+        int script_busy = view_script_busy(&sc);
         if (at_target && !script_busy && !v.held['w'] && !v.held['a'] && !v.held['s'] && !v.held['d'] && !v.held['q'] &&
             !v.held['e']) {
             /* converged: nothing to render, so wait for input rather than spin */

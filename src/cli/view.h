@@ -9,7 +9,8 @@
 /* One input event, from the window or from an --input-script line. */
 typedef enum view_event_type {
     VIEW_EV_NONE = 0,
-    VIEW_EV_KEY_DOWN, /* key: a lower-case letter, or one of the VIEW_KEY_* below */
+    VIEW_EV_KEY_DOWN, /* key: a lower-case letter or another printable ASCII character (the
+                         unshifted key), or one of the VIEW_KEY_* below */
     VIEW_EV_KEY_UP,
     VIEW_EV_BUTTON_DOWN, /* button 1 left, 2 middle, 3 right; at x, y */
     VIEW_EV_BUTTON_UP,
@@ -19,7 +20,7 @@ typedef enum view_event_type {
     VIEW_EV_QUIT
 } view_event_type;
 
-enum { VIEW_KEY_ESCAPE = 27, VIEW_KEY_OTHER = 0 };
+enum { VIEW_KEY_ESCAPE = 27, VIEW_KEY_F1 = 256, VIEW_KEY_OTHER = 0 };
 
 typedef struct view_event {
     view_event_type type;

@@ -20,6 +20,10 @@ static int key_named(const char *s, int *key) {
         *key = ' ';
         return 0;
     }
+    if (!strcmp(s, "f1")) {
+        *key = VIEW_KEY_F1;
+        return 0;
+    }
     if (strlen(s) == 1 && s[0] > 32 && s[0] < 127) {
         *key = s[0] >= 'A' && s[0] <= 'Z' ? s[0] + 32 : s[0];
         return 0;
@@ -62,6 +66,9 @@ int view_script_load(script *sc, const char *path, char *err, size_t errlen) {
             c.op = SC_SPP;
             ok = !parse_int(w[1], 1, 1 << 24, &v1);
             c.a = (int)v1;
+        } else if (!strcmp(w[0], "sleep") && n == 2) {
+            c.op = SC_SLEEP;
+            ok = !parse_double(w[1], 0.0, 60.0, &c.seconds);
         } else if (!strcmp(w[0], "key") && n == 2) {
             c.op = SC_KEY;
             ok = !key_named(w[1], &c.key);
@@ -97,7 +104,7 @@ int view_script_load(script *sc, const char *path, char *err, size_t errlen) {
             ok = 0;
         if (!ok) {
             snprintf(err, errlen,
-                     "%s:%d: expected one of: frames N, spp N, key K, hold K N, drag left|middle|right "
+                     "%s:%d: expected one of: frames N, spp N, sleep S, key K, hold K N, drag left|middle|right "
                      "DX DY [STEPS], click X Y, wheel N, resize W H, quit",
                      path, ln);
             fclose(f);
@@ -281,8 +288,25 @@ static void key_pressed(viewer *v, int key) {
         v->display_dirty = 1;
         break;
     case 'h':
+        if (!v->heatmap && !view_heatmap_meaningful(v)) {
+            /* every pixel has the same samples: the map would be a white screen */
+            view_notice(v, v->opt.integrator == CAUSTIC_INTEGRATOR_PT
+                               ? "no heat map: it shows where --adaptive E put samples, and without it every pixel "
+                                 "takes the same number"
+                               : "no heat map: it shows where --adaptive put samples, and only path tracing samples "
+                                 "adaptively");
+            break;
+        }
         v->heatmap = !v->heatmap;
         v->display_dirty = 1;
+        break;
+    case '?':
+    case '/': /* the key '?' is on (shift: the window reports the unshifted key) */
+    case VIEW_KEY_F1:
+        v->help = !v->help;
+        v->display_dirty = 1;
+        v->last_title = 0.0; /* the overlay changes at the next frame */
+        view_say(v, "view: %s", v->help ? "key help on (? or F1 hides it)" : "key help off");
         break;
     case 'n': view_toggle_denoise(v); break;
     case 'o':
@@ -348,6 +372,10 @@ void view_script_step(viewer *v, script *sc) {
         sc->wait_frames--;
         return;
     }
+    if (sc->wait_until > 0.0) {
+        if (cli_now() < sc->wait_until) return;
+        sc->wait_until = 0.0;
+    }
     if (sc->wait_spp) {
         if (caustic_renderer_spp(v->r) < sc->wait_spp && caustic_renderer_spp(v->r) < v->opt.spp) return;
         sc->wait_spp = 0;
@@ -385,6 +413,7 @@ void view_script_step(viewer *v, script *sc) {
             }
             break;
         case SC_SPP: sc->wait_spp = c->a; return;
+        case SC_SLEEP: sc->wait_until = cli_now() + c->seconds; return;
         case SC_KEY:
             e.type = VIEW_EV_KEY_DOWN;
             e.key = c->key;

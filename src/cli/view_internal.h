@@ -14,16 +14,29 @@
 #define STILL_AFTER   0.25         /* seconds without a change before the view counts as still */
 
 /* ---- input scripts (view_input.c) ---------------------------------------------------------------- */
-typedef enum { SC_FRAMES, SC_SPP, SC_KEY, SC_HOLD, SC_DRAG, SC_CLICK, SC_WHEEL, SC_RESIZE, SC_QUIT } script_op;
+typedef enum {
+    SC_FRAMES,
+    SC_SPP,
+    SC_SLEEP,
+    SC_KEY,
+    SC_HOLD,
+    SC_DRAG,
+    SC_CLICK,
+    SC_WHEEL,
+    SC_RESIZE,
+    SC_QUIT
+} script_op;
 typedef struct script_cmd {
     script_op op;
     int key, button, a, b, c, line;
+    double seconds; /* sleep */
 } script_cmd;
 typedef struct script {
     const char *path;
     script_cmd *cmds;
     int n, pos;
     int wait_frames, wait_spp;
+    double wait_until;         /* sleep: frames go on until this time (cli_now), 0: none */
     int hold_key, hold_frames; /* a held key, released after hold_frames */
     int drag_step, drag_steps, drag_dx, drag_dy, drag_button, drag_x0, drag_y0;
 } script;
@@ -38,6 +51,10 @@ typedef struct viewer {
     int width, height;
     caustic_look look;
     int heatmap, denoise;
+    int help;         /* the key help drawn over the frame (? or F1) */
+    int shown;        /* what the frame in rgb8 is: VIEW_SHOWN_* */
+    char notice[192]; /* a one-line explanation shown until notice_until (cli_now); "": none */
+    double notice_until;
     int readout_on;  /* the readout drawn over the frame (key o) */
     int gpu_tonemap; /* frames through caustic_image_rgb8 (0: caustic_image + a host tone map) */
     int one_pass;    /* one 1-spp pass per frame */
@@ -61,8 +78,20 @@ typedef struct viewer {
     caustic_render_stats st;
 } viewer;
 
+/* What the frame shown is, for an honest readout. */
+enum { VIEW_SHOWN_ESTIMATE = 0, VIEW_SHOWN_HEATMAP, VIEW_SHOWN_DENOISED };
+/* How long a notice stays over the frame. */
+#define VIEW_NOTICE_SECONDS 6.0
+
 /* view.c: the renderer and the frame loop */
 void view_say(const viewer *v, const char *fmt, const char *a);
+/* A one-line explanation: on stdout (as view_say) and over the frame for VIEW_NOTICE_SECONDS. */
+void view_notice(viewer *v, const char *text);
+/* 1 when the heat map shows something: adaptive sampling (path tracing's), else every pixel
+ * takes the same samples and the map would be uniformly white. */
+int view_heatmap_meaningful(const viewer *v);
+/* The script has events left or is waiting (frames, spp, a sleep, a drag or a held key). */
+int view_script_busy(const script *sc);
 int view_ensure_buffers(viewer *v, char *err, size_t errlen);
 int view_start_renderer(viewer *v, char *err, size_t errlen);
 void view_next_integrator(viewer *v);
