@@ -175,8 +175,8 @@ typedef struct scene_load_opts {
     int camera_only; /* JSON: read the "Camera" object alone (a camera file: the viewer's) */
 } scene_load_opts;
 
-/* Any scene file: JSON, the CIS 565 text format, or a model (OBJ, PLY) for a quick look; other
- * renderers' formats (pbrt, Mitsuba, LuxCore) and glTF are refused with a message naming them. */
+/* Any scene file: JSON, the CIS 565 text format, glTF 2.0, or a model (OBJ, PLY) for a quick look;
+ * other renderers' formats (pbrt, Mitsuba, LuxCore) are refused with a message naming them. */
 int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, char *err, size_t errlen);
 /* Writes scene JSON text to path atomically (a temporary file renamed over it). */
 int scene_dump_json(const char *path, const char *json, char *err, size_t errlen);
