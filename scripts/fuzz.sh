@@ -64,10 +64,10 @@ fed_idx)
     seeds=fuzz/corpus_fed_idx opts="$opts -rss_limit_mb=2048 -max_len=65536" ;;
 fed_update)
     clang $san -DFUZZ_LIBFUZZER -Isrc/fed fuzz/fuzz_fed_update.c src/fed/update.c \
-        src/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
+        src/fed/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_update opts="$opts -max_len=4096" ;;
 fed_msgframe)
-    clang $san -DFUZZ_LIBFUZZER -Isrc/mpi fuzz/fuzz_fed_msgframe.c src/mpi/msgframe.c -lz \
+    clang $san -DFUZZ_LIBFUZZER -Isrc/fed/mpi fuzz/fuzz_fed_msgframe.c src/fed/mpi/msgframe.c -lz \
         -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_msgframe ;;
 *) echo "scripts/fuzz.sh: unknown target '$t'" >&2; exit 2 ;;

@@ -62,7 +62,7 @@ static caustic_scene *load_text(const char *json) {
         return NULL;
     }
     caustic_scene *cs;
-    if (caustic_scene_wrap(&cs, s, err, sizeof err)) {
+    if (api_scene_wrap(&cs, s, err, sizeof err)) {
         CHECK(0, "wrap: %s", err);
         return NULL;
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Renders a caustic scene file with Mitsuba 3, matched to caustic's conventions, and times it:
-the comparison in docs/PERFORMANCE.md ("caustic vs Mitsuba 3"). Translates the subset the
+the comparison in docs/performance-log.md ("2026-11-25: a cheaper Sobol sampler, AVX-512 kernels, against Mitsuba 3"). Translates the subset the
 comparison scenes use: Diffuse / Emitting / Specular (mirror) materials; cube, sphere, quad,
 plane and OBJ mesh objects (TRANS, ROTAT, SCALE; quads also ORIGIN/U/V); a constant
 Environment; the pinhole Camera. A mesh without MATERIAL takes its materials from its MTL files as
@@ -15,7 +15,7 @@ xy facing +z; diffuse surfaces reflect on both sides; emitters emit on the side 
 and reflect nothing; DEPTH bounces = Mitsuba max_depth DEPTH + 1;
 Russian roulette from the third bounce (rr_depth 3). A mesh with a MATERIAL goes to Mitsuba's obj
 plugin with face normals, although caustic smooths the corners of an OBJ without vn (60 degrees):
-the matched dragon's means agreed within 0.02 % so (docs/PERFORMANCE.md); the MTL path below
+the matched dragon's means agreed within 0.02 % so (docs/performance-log.md); the MTL path below
 matches the normals.
 
   caustic_to_mitsuba.py SCENE.json --spp N [--res WxH] [--variant llvm_ad_rgb] [--threads 1]
