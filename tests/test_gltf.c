@@ -15,6 +15,7 @@
 #include "image/image.h"
 #include "kernel/texture.h"
 #include "scene/scene.h"
+#include "import/import.h"
 #include "testing.h"
 
 #include <math.h>
