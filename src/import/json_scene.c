@@ -481,14 +481,16 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
         lm->placed = m;
         return 0;
     }
-    default: {
-        /* unit square [-0.5,0.5]^2 in the xy plane facing +z, under M = T*R*S */
+    case OT_QUAD:
+    case OT_PLANE: {
+        /* unit square [-0.5,0.5]^2 in the xy plane facing +z, under M */
         vec3 o0 = xform_point(&m, v3(-0.5f, -0.5f, 0.0f));
         vec3 u = xform_vector(&m, v3(1.0f, 0.0f, 0.0f)), v = xform_vector(&m, v3(0.0f, 1.0f, 0.0f));
         if (scene_add_quad(L->s, o0, u, v, mat)) return prm_fail(&L->P, jp, "quad has no area or out of memory");
         return 0;
     }
     }
+    return prm_fail(&L->P, jp, "object type %d has no builder (json_object_types)", type);
 }
 
 static int parse_objects(loader *L, cJSON *objs) {
