@@ -147,8 +147,9 @@ static void test_params(void) {
     CHECK(prm_report_unused(&l) == 0, "lenient unused");
     prm_flush(&c, s, 1);
     CHECK(w.n == 3, "three warnings, got %d: %s", w.n, w.text);
-    CHECK(contains(w.text, "room.pbrt:12: parameter \"roughness\" of material \"coateddiffuse\" 1.7 is outside [0, 1]: "
-                           "clamped to 1"),
+    CHECK(contains(w.text,
+                   "room.pbrt:12: parameter \"roughness\" of material \"coateddiffuse\": 1.7 is outside [0, 1]; "
+                   "clamped to 1"),
           "clamp warning: %s", w.text);
     CHECK(contains(w.text, "room.pbrt:14: unknown parameter \"remaproughnes\"") &&
               contains(w.text, "did you mean \"remaproughness\""),

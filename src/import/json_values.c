@@ -195,7 +195,7 @@ int json_enum(loader *L, const cJSON *v, const char *p, const char *what, const 
 /* A colour key: [r,g,b], or one number for grey (the text format's "RGB 1" in some dialects). */
 int json_colour(loader *L, const cJSON *v, const char *p, double hi, vec3 *out) {
     if (cJSON_IsNumber(v)) {
-        double g;
+        double g = 0.0;
         if (json_range(L, v, p, 0.0, 0, hi, &g)) return -1;
         *out = v3s((float)g);
         return 0;
@@ -209,7 +209,7 @@ int json_flag(loader *L, const cJSON *v, const char *p, int *out) {
         *out = cJSON_IsTrue(v);
         return 0;
     }
-    double x;
+    double x = 0.0;
     if (json_range(L, v, p, -1e30, 0, 1e30, &x)) return prm_fail(&L->P, p, "expected true/false or a number");
     *out = x > 0.0;
     return 0;

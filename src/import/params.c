@@ -222,7 +222,7 @@ int prm_soft_range(prm_ctx *c, const char *dedup, const char *where, const char 
     if (*x >= lo && *x <= hi) return 0;
     double y = *x < lo ? lo : hi;
     const char *sp = unit && *unit ? " " : "";
-    if (prm_warn(c, dedup, where, "%s %g is outside [%g, %g]%s%s: clamped to %g", name, *x, lo, hi, sp,
+    if (prm_warn(c, dedup, where, "%s: %g is outside [%g, %g]%s%s; clamped to %g", name, *x, lo, hi, sp,
                  unit ? unit : "", y))
         return -1;
     *x = y;
@@ -334,7 +334,7 @@ static prm_value *lookup(prm_list *l, const char *name, prm_type type, size_t n,
 static int soft(prm_list *l, const prm_value *v, const char *unit, double lo, double hi, double *x) {
     char dedup[200];
     snprintf(dedup, sizeof dedup, "%.80s.%.64s range", l->owner, v->name);
-    char name[160];
+    char name[200];
     snprintf(name, sizeof name, "parameter \"%.64s\" of %.80s", v->name, l->owner);
     return prm_soft_range(l->ctx, dedup, v->where, name, unit, lo, hi, x);
 }

@@ -83,7 +83,7 @@ int prm_enum(prm_ctx *c, const char *where, const char *word, const char *what, 
 /* A finite x with lo < x (lo_open) or lo <= x, and x <= hi; otherwise the load fails with
  * "X is out of range: must be ..." at `where`. */
 int prm_check_range(prm_ctx *c, const char *where, double x, double lo, int lo_open, double hi);
-/* A soft range: x outside [lo, hi] is clamped with one warning (dedup `dedup`, "NAME X is outside
+/* A soft range: x outside [lo, hi] is clamped with one warning (dedup `dedup`, "NAME: X is outside
  * [lo, hi] UNIT: clamped to Y"), an error under --strict. Returns 0 or -1. */
 int prm_soft_range(prm_ctx *c, const char *dedup, const char *where, const char *name, const char *unit, double lo,
                    double hi, double *x);
