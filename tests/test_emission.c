@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "import/import.h"
 #include "cuda_skip.h"
 #include "image_checks.h"
 #include "testing.h"

@@ -1,4 +1,4 @@
-/* glTF 2.0 import (src/scene/gltf.cpp) on files this test writes: external, embedded (data URI)
+/* glTF 2.0 import (src/import/gltf.cpp) on files this test writes: external, embedded (data URI)
  * and binary (.glb) buffers, node hierarchy and transforms, indexed / non-indexed / strip
  * primitives, normals, uvs and tangents, materials (metallic-roughness, emissive strength,
  * transmission + IOR, alpha mask with a texture), override of the file's materials, camera,
@@ -15,6 +15,7 @@
 #include "image/image.h"
 #include "kernel/texture.h"
 #include "scene/scene.h"
+#include "import/import.h"
 #include "testing.h"
 
 #include <math.h>

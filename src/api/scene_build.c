@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "import/import.h"
 #include "caustic.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -65,8 +66,8 @@ int caustic_camera_to_json(const caustic_camera *c, int width, int height, char 
     int len = snprintf(buf, n,
                        "{\"Camera\": {\"RES\": [%d, %d], \"FOVY\": %.9g, \"EYE\": [%.9g, %.9g, %.9g], "
                        "\"LOOKAT\": [%.9g, %.9g, %.9g], \"UP\": [%.9g, %.9g, %.9g]",
-                       width, height, 0.5 * d.fovy_deg, d.eye.x, d.eye.y, d.eye.z, d.lookat.x, d.lookat.y, d.lookat.z,
-                       d.up.x, d.up.y, d.up.z);
+                       width, height, json_fovy_from_full(d.fovy_deg), d.eye.x, d.eye.y, d.eye.z, d.lookat.x,
+                       d.lookat.y, d.lookat.z, d.up.x, d.up.y, d.up.z);
     if (len >= 0 && d.aperture_radius > 0.0f)
         len += snprintf(buf + ((size_t)len < n ? (size_t)len : n), (size_t)len < n ? n - (size_t)len : 0,
                         ", \"APERTURE\": %.9g", d.aperture_radius);

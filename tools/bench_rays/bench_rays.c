@@ -31,6 +31,7 @@
 #include "cpu/isa.h"
 #include "kernel/kernel.h"
 #include "scene/scene.h"
+#include "import/import.h"
 #include "util/timer.h"
 
 #define CHUNK 4096

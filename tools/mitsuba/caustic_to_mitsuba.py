@@ -4,7 +4,7 @@ the comparison in docs/performance-log.md ("2026-11-25: a cheaper Sobol sampler,
 comparison scenes use: Diffuse / Emitting / Specular (mirror) materials; cube, sphere, quad,
 plane and OBJ mesh objects (TRANS, ROTAT, SCALE; quads also ORIGIN/U/V); a constant
 Environment; the pinhole Camera. A mesh without MATERIAL takes its materials from its MTL files as
-caustic's OBJ loader does (src/scene/obj.c, mtl.c), for the diffuse case only (Kd, map_Kd): one
+caustic's OBJ loader does (src/import/obj.c, mtl.c), for the diffuse case only (Kd, map_Kd): one
 Mitsuba mesh per usemtl material, map_Kd as a `bitmap` texture holding Kd * the sRGB-decoded
 texels (caustic's albedo: Kd times the texture, 8-bit codes decoded by the same table, bilinear,
 texel centres at +0.5, repeat), and the smooth normals caustic generates for corners without vn
@@ -40,7 +40,7 @@ def trs(mi, o, unit_scale):
     return m @ T().scale([s[0] * unit_scale, s[1] * unit_scale, s[2] * unit_scale])
 
 
-SMOOTH_ANGLE_DEG = 60.0  # caustic's OBJ_SMOOTH_ANGLE_DEG (src/scene/mtl.h)
+SMOOTH_ANGLE_DEG = 60.0  # caustic's OBJ_SMOOTH_ANGLE_DEG (src/import/mtl.h)
 SMOOTH_MAX_DEGREE = 1024  # positions shared by more triangles keep face normals (obj.c)
 
 
