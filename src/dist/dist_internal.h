@@ -19,6 +19,8 @@ enum { TAG_HELLO = 1, TAG_UNIT, TAG_RESULT, TAG_STOP };
 typedef struct dist_globals {
     int started, rank, size;
     int failed; /* a pass (rank 0) or serving units failed: the job ends (caustic_dist_stop) */
+    int stopped; /* interrupted: rank 0 stopped its pass, or a worker stopped serving; the job
+                    ends normally (MPI_Finalize), without waiting for units still out */
     volatile sig_atomic_t *interrupt;
 } dist_globals;
 extern dist_globals dist_g;
@@ -124,6 +126,10 @@ int dist_send_until(const void *buf, size_t n, int dest, int tag, double seconds
 int dist_recv_probed(const MPI_Status *st, unsigned char **buf, size_t *cap, size_t *len, char *err, size_t errlen);
 
 /* ---- dist_recovery.c ---- */
+/* A rank's deadline on rank 0 (seconds) where CAUSTIC_DIST_TIMEOUT is not set: rank 0 is silent
+ * while it loads the scene, writes a checkpoint or the image; two minutes covers that for large
+ * renders and ends a job whose rank 0 is lost within minutes of its allocation. */
+#define DIST_PEER_TIMEOUT_DEFAULT 120.0
 double dist_unit_timeout(const dist *b);
 double dist_peer_timeout(void);
 

@@ -227,11 +227,10 @@ static void dist_free(void *p) {
     }
     if (dist_g.rank == 0 && getenv("CAUSTIC_DIST_STATS") && b->units_remote) {
         double rank_time = b->wall * dist_g.size, busy = b->rendering + b->idle;
-        fprintf(stderr,
-                "caustic: dist: %llu units on rank 0, %llu on the other ranks, %.1f MiB moved; rank 0's "
+        lib_log("caustic: dist: %llu units on rank 0, %llu on the other ranks, %.1f MiB moved; rank 0's "
                 "coordinator %.3f ms per remote unit (packing, sending, receiving, adding); ranks rendered "
                 "%.3f s and waited %.3f s between units (%.3f ms per unit, %.2f %% of the ranks' time); the ends "
-                "of passes %.2f %%\n",
+                "of passes %.2f %%",
                 (unsigned long long)b->units_local, (unsigned long long)b->units_remote, b->bytes / 1048576.0,
                 1e3 * b->coord / b->units_remote, b->rendering, b->idle,
                 1e3 * b->idle / (double)(b->units_local + b->units_remote),
@@ -239,11 +238,37 @@ static void dist_free(void *p) {
                 rank_time > 0 ? 100.0 * (rank_time - busy) / rank_time : 0.0);
         uint64_t all = 0;
         for (int r = 0; r < dist_g.size; ++r) all += b->rank_samples[r];
-        fprintf(stderr, "caustic: dist: pixel samples by rank (%%):");
-        for (int r = 0; r < dist_g.size; ++r) fprintf(stderr, " %.2f", all ? 100.0 * b->rank_samples[r] / all : 0.0);
-        fprintf(stderr, "; %llu backup copies of late units\n", (unsigned long long)b->backups);
+        char line[4096];
+        size_t len = (size_t)snprintf(line, sizeof line, "caustic: dist: pixel samples by rank (%%):");
+        for (int r = 0; r < dist_g.size && len < sizeof line; ++r)
+            len += (size_t)snprintf(line + len, sizeof line - len, " %.2f",
+                                    all ? 100.0 * b->rank_samples[r] / all : 0.0);
+        lib_log("%s; %llu backup copies of late units", line, (unsigned long long)b->backups);
     }
-    if (dist_g.rank == 0 && !dist_g.failed) {
+    if (dist_g.rank == 0 && !dist_g.failed && dist_g.stopped) {
+        /* interrupted: each rank is told to stop (those that were signalled too have stopped
+         * rendering), and results still on their way are taken and dropped, so that every send
+         * completes and every rank leaves the job normally; until quiet for half a second (or the
+         * deadline on the ranks) */
+        char err[256];
+        for (int r = 1; r < dist_g.size; ++r) dist_send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
+        double quiet = timer_now(), t_end = quiet + dist_unit_timeout(b);
+        for (double now = quiet; now < t_end && now - quiet < 0.5; now = timer_now()) {
+            int flag = 0, pending = 0;
+            MPI_Status ms;
+            size_t len;
+            for (int i = 0; b->sreq && i < dist_g.size * QUEUE; ++i) {
+                int done = 1;
+                if (b->sreq[i] != MPI_REQUEST_NULL && MPI_Test(&b->sreq[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                    done = 1;
+                pending |= !done;
+            }
+            if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, &ms) != MPI_SUCCESS) break;
+            if (flag && dist_recv_probed(&ms, &b->buf, &b->cap, &len, err, sizeof err)) break;
+            if (flag || pending) quiet = now;
+            if (!flag) dist_nap();
+        }
+    } else if (dist_g.rank == 0 && !dist_g.failed) {
         /* the render is over: every unit came back, so its send is complete (MPI_Test frees its
          * request); the other ranks' caustic_render returns */
         char err[256];
@@ -264,7 +289,7 @@ static void dist_free(void *p) {
                 b->stale[r]--;
             }
             if (b->stale[r] > 0) {
-                fprintf(stderr, "caustic: rank %d stopped answering at the end of the render\n", r);
+                lib_log("caustic: rank %d stopped answering at the end of the render", r);
                 dist_g.failed = 1;
             }
         }
@@ -502,9 +527,14 @@ static int dist_serve(void *p, char *err, size_t errlen) {
     hello_msg h = {b->inner->threads(b->ib), dist_overlaps(b)};
     /* rank 0 may be busy loading the scene: the hello waits for it as long as it takes */
     if (dist_send_until(&h, sizeof h, 0, TAG_HELLO, 3600.0, err, errlen)) return -1;
-    int rc = 0, stop = 0;
-    /* rank 0 polls for results; a generous deadline, since it may be writing a checkpoint */
-    double send_deadline = 0.0;
+    /* stop: rank 0 said the render is over; stopping: interrupted (mpirun's SIGTERM on Ctrl-C),
+     * no more units are rendered (those that come are dropped) and the rank leaves at rank 0's
+     * stop, so that every rank ends the job normally. heard: rank 0's last sign of life (a message,
+     * a result it took); silent for longer than the deadline on it (dist_peer_timeout) while this
+     * rank has nothing to render, rank 0 is gone or stopped and this rank leaves the job */
+    int rc = 0, stop = 0, stopping = 0;
+    const double patience = dist_peer_timeout();
+    double heard = timer_now();
     while (rc == 0) {
         int progress = 0, sending = 0;
         /* sends that completed free their slots; a finished unit's result goes out */
@@ -521,6 +551,7 @@ static int dist_serve(void *p, char *err, size_t errlen) {
             } else if (done) {
                 dist_runner_set(q, s, SLOT_FREE);
                 progress = 1;
+                heard = timer_now();
             } else {
                 sending = 1;
             }
@@ -538,15 +569,9 @@ static int dist_serve(void *p, char *err, size_t errlen) {
                 break;
             }
             dist_runner_retire(q, s, SLOT_SENDING);
-            if (!sending) send_deadline = timer_now() + 600.0;
             sending = progress = 1;
         }
         if (rc) break;
-        if (sending && timer_now() > send_deadline) {
-            snprintf(err, errlen, "rank 0 did not take a result within 600 s");
-            rc = -1;
-            break;
-        }
         if (stop && !sending && !dist_runner_busy(q)) break;
         int flag = 0;
         MPI_Status ms;
@@ -555,8 +580,8 @@ static int dist_serve(void *p, char *err, size_t errlen) {
             rc = -1;
             break;
         }
-        slot *in = flag && ms.MPI_TAG == TAG_UNIT ? dist_runner_free_slot(q) : NULL;
-        if (flag && (ms.MPI_TAG != TAG_UNIT || in)) {
+        slot *in = flag && ms.MPI_TAG == TAG_UNIT && !stopping ? dist_runner_free_slot(q) : NULL;
+        if (flag && (ms.MPI_TAG != TAG_UNIT || in || stopping)) {
             unsigned char **buf = in ? &in->in : &b->buf;
             size_t *cap = in ? &in->incap : &b->cap, len;
             if (dist_recv_probed(&ms, buf, cap, &len, err, errlen)) {
@@ -564,6 +589,7 @@ static int dist_serve(void *p, char *err, size_t errlen) {
                 break;
             }
             progress = 1;
+            heard = timer_now();
             if (ms.MPI_TAG == TAG_STOP) stop = 1;
             if (in && len >= sizeof(unit_msg)) {
                 in->inlen = len;
@@ -571,8 +597,15 @@ static int dist_serve(void *p, char *err, size_t errlen) {
             }
         }
         if (progress) continue;
-        if (dist_interrupted()) {
-            snprintf(err, errlen, "rank %d: interrupted", dist_g.rank);
+        if (dist_interrupted() && !stopping) {
+            stopping = 1;
+            dist_g.stopped = 1;
+        }
+        if ((sending || !dist_runner_busy(q)) && timer_now() - heard > patience) {
+            snprintf(err, errlen,
+                     "rank %d: rank 0 sent nothing for %.0f s: it is gone or stopped; leaving the job "
+                     "(CAUSTIC_DIST_TIMEOUT=SECONDS sets this deadline)",
+                     dist_g.rank, timer_now() - heard);
             rc = -1;
             break;
         }

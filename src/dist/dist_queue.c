@@ -448,6 +448,14 @@ int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t e
         rc = -1;
     }
     while (rc == 0 && (ps.open > 0 || ps.inflight > 0)) {
+        if (dist_interrupted()) {
+            /* Ctrl-C (mpirun's SIGTERM, or a signal to rank 0): the pass stops at once with the
+             * units that came back, as after caustic_cancel; the render ends, the CLI saves the
+             * checkpoint and the image and every rank leaves the job normally (status 130) */
+            st->stopped = 1;
+            dist_g.stopped = 1;
+            break;
+        }
         int progress = 0;
         /* rank 0's runner: its results, then units to keep it busy */
         slot *s;
@@ -498,13 +506,6 @@ int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t e
             break;
         }
         if (!flag) {
-            if (dist_interrupted()) {
-                snprintf(err, errlen,
-                         "interrupted while ranks rendered (a rank that ended makes mpirun stop the job: "
-                         "its message names the rank)");
-                rc = -1;
-                break;
-            }
             double now = timer_now(), limit = dist_unit_timeout(b);
             for (int r = 1; r < dist_g.size && !rc; ++r)
                 if ((ps.nholds[r] > 0 || b->stale[r] > 0) && now - b->since[r] > limit) {
@@ -549,7 +550,7 @@ int dist_pass(void *p, const kpass *pass, backend_stats *st, char *err, size_t e
     }
     if (rc) dist_g.failed = 1;
     /* what ranks still hold are copies whose other copy came first: their results are dropped */
-    for (int r = 0; r < dist_g.size && rc == 0; ++r) b->stale[r] += (unsigned)ps.nholds[r];
+    for (int r = 0; r < dist_g.size && rc == 0 && !st->stopped; ++r) b->stale[r] += (unsigned)ps.nholds[r];
     b->wall += timer_now() - t_pass;
     if (ps.pending) {
         for (size_t i = 0; i < njobs; ++i) free(ps.pending[i]);
