@@ -144,9 +144,9 @@ static int check_header(const ckpt_header *h, const char *name, const ckpt_setti
                 snprintf(what + len, sizeof what - len, "%s%s", n++ ? ", " : "", part[i]);
             }
         snprintf(err, errlen,
-                 "%s: checkpoint was made from another scene (its %s differ%s); resume with the scene that "
-                 "wrote it, or start again with --force",
-                 name, what, strchr(what, ',') ? "" : "s");
+                 "%s: checkpoint was made from another scene (changed: %s); resume with the scene that wrote "
+                 "it, or start again with --force",
+                 name, what);
         return -1;
     }
     if (memcmp(&h->settings, want, sizeof *want) != 0) {

@@ -148,7 +148,9 @@ static void print_log(void *user, const char *message) {
  * the process is never ended by these signals while it renders or writes. */
 static volatile sig_atomic_t g_interrupted = 0;
 static caustic_renderer *volatile g_rendering = NULL;
+static volatile sig_atomic_t g_signal_quiet = 0; /* a rank other than 0 says nothing */
 static void say(const char *m) {
+    if (g_signal_quiet) return;
     ssize_t rc = write(STDERR_FILENO, m, strlen(m));
     (void)rc;
 }
@@ -449,6 +451,7 @@ static int cmd_render(int argc, char **argv) {
     }
     if (rank != 0) {
         quiet = 1;
+        g_signal_quiet = 1;
         checkpoint = NULL;
         resume = 0;
         heatmap = NULL;

@@ -66,6 +66,10 @@ typedef struct loader {
     size_t nwarnings;
     const cJSON *mesh_table; /* top-level "Meshes": name -> file */
     int default_material;    /* grey diffuse for objects without a usable MATERIAL, -1 until needed */
+    char **tex_path;         /* image files loaded so far (resolved paths) and their textures: */
+    int *tex_index;          /* a file named by several materials is decoded once */
+    size_t ntex, cap_tex;
+    char *tex_pending;       /* the path being loaded: into tex_path once it loaded */
 } loader;
 
 static int fail(loader *L, const char *jpath, const char *fmt, ...) {
@@ -493,6 +497,18 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
         free(full);
         return -1;
     }
+    for (size_t i = 0; i < L->ntex; ++i)
+        if (!strcmp(L->tex_path[i], full)) {
+            free(full);
+            *out_index = L->tex_index[i];
+            return 0;
+        }
+    free(L->tex_pending);
+    L->tex_pending = strdup(full);
+    if (!L->tex_pending) {
+        free(full);
+        return fail(L, p, "out of memory");
+    }
     char ierr[512];
     int w = 0, h = 0, idx;
     /* 8-bit sRGB stays 8-bit (a quarter of the memory), decoded straight into the scene's store;
@@ -536,6 +552,14 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
     }
     if (idx == -2) return fail(L, p, "too many texels in the scene");
     if (idx < 0) return fail(L, p, "out of memory");
+    /* one image memory budget for the scene: every texture held together within the cap */
+    if (scene_textures_memory_check(L->s, L->tex_pending, ierr, sizeof ierr)) return fail(L, p, "%s", ierr);
+    int *ti = GROW(L->tex_path, L->cap_tex, L->ntex + 1) ? NULL : realloc(L->tex_index, L->cap_tex * sizeof(int));
+    if (!ti) return fail(L, p, "out of memory");
+    L->tex_index = ti;
+    L->tex_path[L->ntex] = L->tex_pending;
+    L->tex_index[L->ntex++] = idx;
+    L->tex_pending = NULL;
     *out_index = idx;
     return 0;
 }
@@ -1599,6 +1623,10 @@ int scene_load_json_text_opts(scene **out, const char *text, const char *source_
     cJSON_Delete(root);
     for (size_t i = 0; i < L.nmeshes; ++i) free(L.meshes[i].path);
     free(L.meshes);
+    for (size_t i = 0; i < L.ntex; ++i) free(L.tex_path[i]);
+    free(L.tex_path);
+    free(L.tex_pending);
+    free(L.tex_index);
     flush_warnings(&L, rc == 0);
     if (rc) {
         scene_destroy(L.s);
