@@ -5,6 +5,9 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
 #include "caustic.h"
 #include "scene/scene.h"
 #include "util/array.h"
@@ -497,14 +500,17 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
         free(full);
         return -1;
     }
-    for (size_t i = 0; i < L->ntex; ++i)
-        if (!strcmp(L->tex_path[i], full)) {
+    /* the file by its canonical path: "a.png" and "./a.png" are one image */
+    char *key = realpath(full, NULL);
+    for (size_t i = 0; key && i < L->ntex; ++i)
+        if (!strcmp(L->tex_path[i], key)) {
+            free(key);
             free(full);
             *out_index = L->tex_index[i];
             return 0;
         }
     free(L->tex_pending);
-    L->tex_pending = strdup(full);
+    L->tex_pending = key ? key : strdup(full);
     if (!L->tex_pending) {
         free(full);
         return fail(L, p, "out of memory");
