@@ -108,4 +108,10 @@ check $? "another emittance: refused, naming the materials (where emission lives
 "$C" render "$T/s.json" --res 16x16 --spp 8 --checkpoint "$T/s.ckpt" --resume -o "$T/s4.png" --quiet >/dev/null 2>"$T/err"
 check $? "the same scene resumes ($(head -c 200 "$T/err"))"
 
+# caustic tonemap checks its output before it decodes the input or allocates its strip
+"$C" render cornell --res 8x8 --spp 1 -o "$T/tm.pfm" --quiet >/dev/null 2>&1
+"$C" tonemap "$T/tm.pfm" /nonexistent/dir/strip.png --tonemap clamp,aces,agx >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "/nonexistent/dir/strip.png: cannot write image" "$T/err"
+check $? "tonemap into a missing directory fails before reading its input ($(head -c 200 "$T/err"))"
+
 exit $fail
