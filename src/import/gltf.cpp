@@ -30,6 +30,7 @@
 extern "C" {
 #include "image/image.h"
 #include "scene/scene.h"
+#include "import/import.h"
 #include "util/file.h"
 }
 #include "util/log.h"
