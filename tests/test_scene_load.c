@@ -594,6 +594,18 @@ static void test_texture_budget(void) {
                 "big2.png: the scene's textures with this one needs 118 KiB in all, over the limit of 100 KiB",
                 "CAUSTIC_IMAGE_MEMORY");
     unsetenv("CAUSTIC_IMAGE_MEMORY");
+    /* a float texture used as a reflectance with values above 1: an error with --strict (this
+     * loader's mode), naming the file and the count; as an environment map it is radiance */
+    if (image_init(&img, 2, 1) == 0) {
+        float v[6] = {0.5f, 0.5f, 0.5f, 2.0f, 0.5f, 3.0f};
+        memcpy(img.rgb, v, sizeof v);
+        snprintf(path, sizeof path, "%s/bright.pfm", g_tmp);
+        CHECK(image_save(&img, path, 0, ierr, sizeof ierr) == 0, "saving: %s", ierr);
+        image_free(&img);
+        expect_fail("texel albedo above 1", "{\"Materials\":{" TEXMAT("a", "bright.pfm") "}," CAM
+                    ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"}]}",
+                    "bright.pfm: 2 texel values above 1 (largest 3)", "an error with --strict");
+    }
 #undef TEXMAT
 }
 
