@@ -808,7 +808,10 @@ int import(scene *s, const unsigned char *data, size_t size, const char *path, c
             data = bytes.data();
             size = bytes.size();
         }
-        if (size > 0xffffffffu) fail("file is larger than 4 GiB");
+        /* one limit whether the bytes came from a file (fs_read) or from memory (a scene's
+         * embedded model, the fuzzer) */
+        if (size > MAX_FILE_BYTES)
+            fail("file too large (" + std::to_string(size) + " bytes, at most " + std::to_string(MAX_FILE_BYTES) + ")");
         bool glb = size >= 4 && std::memcmp(data, "glTF", 4) == 0;
         if (!glb && ends_with_ci(name, ".glb")) fail("not a binary glTF file (no \"glTF\" magic)");
         if (!glb && std::memchr(data, 0, size)) fail("not a glTF file (a NUL byte in JSON text)");
