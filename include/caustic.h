@@ -166,6 +166,9 @@ typedef struct caustic_render_stats {
 typedef int (*caustic_progress_fn)(void *user, const caustic_progress *p);
 
 const char *caustic_version(void);
+/* What this build was compiled with, one "feature: yes|no (...)" line each (cuda, mpi, gltf) and
+ * the CPU kernel levels compiled in, with the one in use; no trailing newline. */
+void caustic_build_features(char *buf, size_t n);
 
 /* Receives one line: a warning or note ("FILE: JSON.PATH: problem", "cuda: ...; rendering on
  * the CPU", ...). */
@@ -190,12 +193,24 @@ typedef struct caustic_load_options {
     void *warning_user;
     const char *dump_scene; /* if set: write the scene read as caustic JSON to this file (the
                                    quick look's generated scene, a converted text scene, or the
-                                   JSON file itself), replacing it atomically */
+                                   JSON file itself), replacing it atomically; where the
+                                   scene has no JSON form (a glTF file with its own lights or
+                                   camera, a built-in made in code) the load fails saying so */
+    /* "PATH=VALUE" overrides of scene keys (caustic render -D), applied before the scene is
+     * read: PATH as the loader's messages name keys (Camera.RES, Materials.light.EMITTANCE,
+     * Objects[2].TRANS), VALUE JSON or else a string; an unknown key is an error. JSON and text
+     * scenes, models' quick looks and the JSON built-ins; others refuse them. */
+    const char *const *defines;
+    int ndefines;
 } caustic_load_options;
 void caustic_load_options_init(caustic_load_options *o);
 int caustic_scene_load_ex(caustic_scene **out, const char *path_or_name, const caustic_load_options *o, char *err,
                           size_t errlen);
 const char *const *caustic_builtin_scenes(void); /* NULL-terminated */
+/* Did you mean: the entry of the NULL-terminated `candidates` closest to `word` (case-insensitive
+ * edit distance; one edit for words of up to 3 characters, two otherwise), or NULL if none is
+ * that close. Used for scene keys and for the command line's flags, commands and scene names. */
+const char *caustic_suggest(const char *word, const char *const *candidates);
 /* Turns the scene's camera about its up direction around its look-at point by `degrees` (the
  * turntable path of `caustic render --frames`); renderers created afterwards see it. */
 int caustic_scene_orbit(caustic_scene *s, double degrees, char *err, size_t errlen);

@@ -173,10 +173,17 @@ typedef struct scene_load_opts {
                           for JSON files, the converted scene for the course's text format and
                           for quick-look models) */
     int camera_only; /* JSON: read the "Camera" object alone (a camera file: the viewer's) */
+    /* "PATH=VALUE" overrides (caustic render -D) applied to the JSON before it is read: PATH as
+     * the loader's messages name keys (Camera.RES, Materials.light.EMITTANCE, Objects[2].TRANS),
+     * VALUE JSON or else a string. A key the loader does not know is an error, not a warning. With
+     * json_out, the scene handed out is the overridden one. */
+    const char *const *defines;
+    int ndefines;
 } scene_load_opts;
 
 /* Any scene file: JSON, the CIS 565 text format, or a model (OBJ, PLY) for a quick look; other
- * renderers' formats (pbrt, Mitsuba, LuxCore) and glTF are refused with a message naming them. */
+ * renderers' formats (pbrt, Mitsuba, LuxCore) are refused with a message naming them; glTF files
+ * are read whole (scene_load_gltf_scene_ex), with the quick look's rig where they have no lights. */
 int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, char *err, size_t errlen);
 /* Writes scene JSON text to path atomically (a temporary file renamed over it). */
 int scene_dump_json(const char *path, const char *json, char *err, size_t errlen);
@@ -191,8 +198,8 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
                          size_t errlen);
 /* A quick-look scene for a model file: caustic JSON with a camera framing bounds lo..hi, a grey
  * environment, a key light and a ground plane (malloc'd). */
-char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi);
-/* Meshes by file extension (.obj, .ply; .gltf/.glb once the glTF importer exists): the one place
+char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi, const camera_desc *cam);
+/* Meshes by file extension (.obj, .ply, .gltf/.glb): the one place
  * a mesh file reaches its reader. */
 int scene_load_mesh_file(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
 
@@ -201,6 +208,9 @@ int scene_load_json_file(scene **out, const char *path, char *err, size_t errlen
 int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir, char *err,
                          size_t errlen);
 int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen);
+/* The JSON text of a built-in scene made from JSON (cornell, cornell-glass), else NULL (made in
+ * code: rtow, smallvcm0-3). */
+const char *scene_builtin_json(const char *name);
 const char *const *scene_builtin_names(void); /* NULL-terminated */
 /* SmallVCM's Cornell box scene `id` (0..3) into an empty scene (scene_smallvcm.c). */
 int scene_build_smallvcm(scene *s, int id, char *err, size_t errlen);
@@ -228,6 +238,9 @@ int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *
  * from +z when it has none) and lights (or, without KHR_lights_punctual lights, a white
  * environment of radiance 1); 800 pixels wide. */
 int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errlen);
+/* ... and whether the file has punctual lights (*lit) and a camera (*has_camera) (either may be
+ * NULL): without lights, scene_load_file gives the model the quick look's rig instead. */
+int scene_load_gltf_scene_ex(scene **out, const char *path, int *lit, int *has_camera, char *err, size_t errlen);
 
 /* OBJ meshes (obj.c): loads triangles (fan-triangulated) into the scene. */
 int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);

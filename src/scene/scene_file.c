@@ -183,7 +183,7 @@ static void json_escape(char *out, size_t n, const char *s) {
     out[j] = '\0';
 }
 
-char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi) {
+char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi, const camera_desc *cam) {
     vec3 c = vscale(vadd(lo, hi), 0.5f), ext = vsub(hi, lo);
     float r = 0.5f * vlen(ext);
     if (!(r > 0.0f) || !isfinite(r)) r = 1.0f;
@@ -201,24 +201,30 @@ char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi)
     size_t cap = 8192 + strlen(file);
     char *out = malloc(cap);
     if (!out) return NULL;
-    int n = snprintf(
-        out, cap,
-        "{\n"
-        "  \"Materials\": {\n"
-        "    \"model\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.7, 0.7, 0.7]},\n"
-        "    \"ground\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.5, 0.5, 0.5]}\n"
-        "  },\n"
-        "  \"Camera\": {\n"
-        "    \"RES\": [800, 600], \"FOVY\": 20.0, \"ITERATIONS\": 128, \"DEPTH\": 8, \"FILE\": \"quicklook\",\n"
-        "    \"EYE\": [%.6g, %.6g, %.6g], \"LOOKAT\": [%.6g, %.6g, %.6g], \"UP\": [0, 1, 0]\n"
-        "  },\n"
-        "  \"Environment\": {\"RGB\": [0.5, 0.5, 0.5], \"EMITTANCE\": 1.0},\n"
-        "  \"Lights\": [\n"
-        "    {\"TYPE\": \"directional\", \"DIRECTION\": [-0.45, -1.0, -0.6], \"RGB\": [2.5, 2.4, 2.2]}\n"
-        "  ],\n"
-        "  \"Objects\": [\n"
-        "    {\"TYPE\": \"mesh\", \"FILE\": \"%s\"%s}%s",
-        eye.x, eye.y, eye.z, c.x, c.y, c.z, file, is_ply ? ", \"MATERIAL\": \"model\"" : "", ground ? ",\n" : "\n");
+    /* the model file's own camera (a glTF camera) where it has one */
+    int rw = cam ? cam->width : 800, rh = cam ? cam->height : 600;
+    float fovy = cam ? 0.5f * cam->fovy_deg : 20.0f;
+    vec3 look = cam ? cam->lookat : c, up = cam ? cam->up : v3(0, 1, 0);
+    if (cam) eye = cam->eye;
+    int n =
+        snprintf(out, cap,
+                 "{\n"
+                 "  \"Materials\": {\n"
+                 "    \"model\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.7, 0.7, 0.7]},\n"
+                 "    \"ground\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.5, 0.5, 0.5]}\n"
+                 "  },\n"
+                 "  \"Camera\": {\n"
+                 "    \"RES\": [%d, %d], \"FOVY\": %.6g, \"ITERATIONS\": 128, \"DEPTH\": 8, \"FILE\": \"quicklook\",\n"
+                 "    \"EYE\": [%.6g, %.6g, %.6g], \"LOOKAT\": [%.6g, %.6g, %.6g], \"UP\": [%.6g, %.6g, %.6g]\n"
+                 "  },\n"
+                 "  \"Environment\": {\"RGB\": [0.5, 0.5, 0.5], \"EMITTANCE\": 1.0},\n"
+                 "  \"Lights\": [\n"
+                 "    {\"TYPE\": \"directional\", \"DIRECTION\": [-0.45, -1.0, -0.6], \"RGB\": [2.5, 2.4, 2.2]}\n"
+                 "  ],\n"
+                 "  \"Objects\": [\n"
+                 "    {\"TYPE\": \"mesh\", \"FILE\": \"%s\"%s}%s",
+                 rw, rh, fovy, eye.x, eye.y, eye.z, look.x, look.y, look.z, up.x, up.y, up.z, file,
+                 is_ply ? ", \"MATERIAL\": \"model\"" : "", ground ? ",\n" : "\n");
     if (n < 0 || (size_t)n >= cap) {
         free(out);
         return NULL;
@@ -275,6 +281,7 @@ static int model_bounds(const char *path, const scene_load_opts *opts, vec3 *lo,
 /* ---- entry -------------------------------------------------------------------------------------- */
 static int hand_out_json(const scene_load_opts *opts, const char *json, char *err, size_t errlen) {
     if (!opts || !opts->json_out) return 0;
+    if (*opts->json_out) return 0; /* the loader's, with the -D overrides applied */
     size_t n = strlen(json);
     *opts->json_out = malloc(n + 1);
     if (!*opts->json_out) {
@@ -302,32 +309,60 @@ int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, 
     case FMT_PBRT:
         snprintf(err, errlen,
                  "%s: this is a pbrt scene; caustic does not read pbrt files (it reads CIS 5650 JSON "
-                 "and text scenes, and OBJ/PLY models)",
+                 "and text scenes, OBJ/PLY models and glTF 2.0 files)",
                  path);
         break;
     case FMT_MITSUBA:
         snprintf(err, errlen,
                  "%s: this is a Mitsuba XML scene; caustic does not read Mitsuba files (it reads CIS "
-                 "5650 JSON and text scenes, and OBJ/PLY models)",
+                 "5650 JSON and text scenes, OBJ/PLY models and glTF 2.0 files)",
                  path);
         break;
     case FMT_LUXCORE:
         snprintf(err, errlen,
                  "%s: this is a LuxCore scene (.scn/.cfg); caustic does not read LuxCore files (it "
-                 "reads CIS 5650 JSON and text scenes, and OBJ/PLY models)",
+                 "reads CIS 5650 JSON and text scenes, OBJ/PLY models and glTF 2.0 files)",
                  path);
         break;
     case FMT_GLB:
-    case FMT_GLTF:
-        /* the file's camera and lights, or a framing camera and a white sky (gltf.cpp) */
-        rc = scene_load_gltf_scene(out, path, err, errlen);
+    case FMT_GLTF: {
+        /* the file's camera and lights (gltf.cpp); a file without lights gets the quick look's rig
+         * that OBJ and PLY models get (environment, key light, ground), around its own materials
+         * and through its own camera where it has one: the scene read again through that JSON */
+        int lit = 0, has_camera = 0;
+        rc = scene_load_gltf_scene_ex(out, path, &lit, &has_camera, err, errlen);
+        if (rc || lit) break;
+        vec3 lo = v3s(INFINITY), hi = v3s(-INFINITY);
+        for (size_t i = 0; i < (*out)->nvertices; ++i) {
+            lo = vmin(lo, (*out)->positions[i]);
+            hi = vmax(hi, (*out)->positions[i]);
+        }
+        camera_desc cam = (*out)->camera;
+        scene_destroy(*out);
+        *out = NULL;
+        rc = -1;
+        char *abs = realpath(path, NULL);
+        char *json = scene_quicklook_json(abs ? abs : path, 0, lo, hi, has_camera ? &cam : NULL);
+        free(abs);
+        if (!json) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            break;
+        }
+        rc = scene_load_json_text_opts(out, json, path, dir, opts, err, errlen);
+        if (rc == 0 && hand_out_json(opts, json, err, errlen)) {
+            scene_destroy(*out);
+            *out = NULL;
+            rc = -1;
+        }
+        free(json);
         break;
+    }
     case FMT_OBJ:
     case FMT_PLY: {
         vec3 lo, hi;
         if (model_bounds(path, opts, &lo, &hi, err, errlen)) break;
         char *abs = realpath(path, NULL);
-        char *json = scene_quicklook_json(abs ? abs : path, f == FMT_PLY, lo, hi);
+        char *json = scene_quicklook_json(abs ? abs : path, f == FMT_PLY, lo, hi, NULL);
         free(abs);
         if (!json) {
             snprintf(err, errlen, "%s: out of memory", path);

@@ -60,8 +60,10 @@ typedef struct loader {
     const char *base_dir; /* relative FILE keys resolve against this; NULL = current dir */
     char *err;
     size_t errlen;
-    int strict;      /* warnings are errors */
-    int camera_only; /* scene_load_opts.camera_only */
+    int strict;                 /* warnings are errors */
+    int camera_only;            /* scene_load_opts.camera_only */
+    const char *const *defines; /* scene_load_opts.defines: their keys' warnings are errors */
+    int ndefines;
     pending_warning *warnings;
     size_t nwarnings;
     const cJSON *mesh_table; /* top-level "Meshes": name -> file */
@@ -123,6 +125,10 @@ static int warn(loader *L, const char *dedup, const char *jpath, const char *fmt
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (L->strict) return fail(L, jpath, "%s (an error with --strict)", msg);
+    for (int i = 0; jpath && i < L->ndefines; ++i) {
+        size_t n = strcspn(L->defines[i], "=");
+        if (strlen(jpath) == n && !strncmp(jpath, L->defines[i], n)) return fail(L, jpath, "%s (set by -D)", msg);
+    }
     note(L, dedup, jpath, msg);
     return 0;
 }
@@ -207,8 +213,9 @@ static int edit_distance(const char *a, const char *b) {
     return d[n][m];
 }
 
-/* The closest candidate within a typo's reach (one edit for short words, two otherwise), or NULL. */
-static const char *suggest(const char *word, const char *const *cands) {
+/* The closest candidate within a typo's reach (one edit for short words, two otherwise), or NULL
+ * (caustic.h; the command line's did-you-mean uses it too). */
+const char *caustic_suggest(const char *word, const char *const *cands) {
     const char *best = NULL;
     int limit = strlen(word) <= 3 ? 1 : 2, bestd = limit + 1;
     for (int i = 0; cands[i]; ++i) {
@@ -318,7 +325,7 @@ static int canonicalize(loader *L, cJSON *obj, const char *jpath, const char *ds
                 for (int i = 0; i < ntab && nn < 71; ++i)
                     if (!tab[i].ignored) names[nn++] = tab[i].name;
                 names[nn] = NULL;
-                const char *sug = suggest(k, names);
+                const char *sug = caustic_suggest(k, names);
                 if (sug)
                     rc = warn(L, dk, p, "unknown key, ignored (did you mean \"%s\"?)", sug);
                 else
@@ -444,7 +451,7 @@ static int read_enum(loader *L, const cJSON *v, const char *p, const char *what,
         if (ci_equal(w, names[i])) return i;
     char list[512];
     join_names(list, sizeof list, names);
-    const char *sug = suggest(w, names);
+    const char *sug = caustic_suggest(w, names);
     if (sug) return fail(L, p, "unknown %s \"%.64s\" (did you mean \"%s\"?)", what, w, sug);
     return fail(L, p, "unknown %s \"%.64s\" (expected one of: %s)", what, w, list);
 }
@@ -750,7 +757,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     char dk[120];
     snprintf(dk, sizeof dk, "Materials.*.TYPE=%.64s", tnorm);
     if (kind < 0) {
-        const char *sug = suggest(tname, material_type_names);
+        const char *sug = caustic_suggest(tname, material_type_names);
         int rc = sug ? warn(L, dk, p,
                             "unknown material TYPE \"%.64s\" (did you mean \"%s\"?): rendered as Diffuse with its RGB",
                             tname, sug)
@@ -1268,7 +1275,7 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
         if (type < 0) {
             char dk[120];
             snprintf(dk, sizeof dk, "Objects[].TYPE=%.64s", tn);
-            const char *sug = suggest(tname, object_types);
+            const char *sug = caustic_suggest(tname, object_types);
             int rc =
                 sug ? warn(L, dk, p, "unknown object TYPE \"%.64s\" (did you mean \"%s\"?): object skipped", tname, sug)
                     : warn(L, dk, p,
@@ -1545,6 +1552,97 @@ int scene_load_json_text(scene **out, const char *text, const char *source_name,
     return scene_load_json_text_opts(out, text, source_name, base_dir, NULL, err, errlen);
 }
 
+/* ---- -D PATH=VALUE ------------------------------------------------------------------------------ */
+/* The keys of object o, for a did-you-mean (at most 63). */
+static void object_keys_of(const cJSON *o, const char **names) {
+    int n = 0;
+    for (const cJSON *c = o ? o->child : NULL; c && n < 63; c = c->next)
+        if (c->string) names[n++] = c->string;
+    names[n] = NULL;
+}
+
+/* Sets PATH of root to VALUE (scene_load_opts.defines). Every step but the last must exist (a
+ * did-you-mean where it does not); the last is replaced or added. */
+static int apply_define(loader *L, cJSON *root, const char *def) {
+    const char *eq = strchr(def, '=');
+    char path[256];
+    if (!eq || eq == def || (size_t)(eq - def) >= sizeof path)
+        return fail(L, NULL, "-D '%.200s': expected PATH=VALUE (e.g. -D Camera.RES=[320,240])", def);
+    memcpy(path, def, (size_t)(eq - def));
+    path[eq - def] = '\0';
+    const char *value = eq + 1;
+    cJSON *cur = root;
+    char done[256] = "";
+    char *p = path;
+    for (;;) {
+        /* one step: NAME, NAME[i], or [i] */
+        size_t nlen = strcspn(p, ".[");
+        char name[128];
+        if (nlen >= sizeof name) return fail(L, path, "-D: key too long");
+        memcpy(name, p, nlen);
+        name[nlen] = '\0';
+        p += nlen;
+        long index = -1;
+        if (*p == '[') {
+            char *end;
+            index = strtol(p + 1, &end, 10);
+            if (end == p + 1 || *end != ']' || index < 0) return fail(L, path, "-D: malformed index in '%.200s'", def);
+            p = end + 1;
+        }
+        if (*p && *p != '.' && *p != '[') return fail(L, path, "-D: malformed path");
+        int last = *p == '\0';
+        if (*p == '.') ++p;
+        cJSON *next = NULL;
+        if (nlen) {
+            if (!cJSON_IsObject(cur))
+                return fail(L, done, "-D %s: %s is not an object", path, *done ? done : "the scene");
+            next = cJSON_GetObjectItem(cur, name); /* the loader's keys are case-insensitive */
+            if (!next && (!last || index >= 0)) {
+                const char *names[64];
+                object_keys_of(cur, names);
+                const char *sug = caustic_suggest(name, names);
+                if (sug)
+                    return fail(L, path, "-D: no key \"%s\" in %s (did you mean \"%s\"?)", name,
+                                *done ? done : "the scene", sug);
+                return fail(L, path, "-D: no key \"%s\" in %s", name, *done ? done : "the scene");
+            }
+            size_t dl = strlen(done);
+            snprintf(done + dl, sizeof done - dl, "%s%s", dl ? "." : "", name);
+        }
+        if (index >= 0) {
+            cJSON *arr = nlen ? next : cur;
+            if (!cJSON_IsArray(arr)) return fail(L, done, "-D %s: %s is not a list", path, *done ? done : "the scene");
+            int size = cJSON_GetArraySize(arr);
+            if (index >= size)
+                return fail(L, path, "-D: index %ld is out of range (%s has %d entries)", index, done, size);
+            size_t dl = strlen(done);
+            snprintf(done + dl, sizeof done - dl, "[%ld]", index);
+            if (last) {
+                cJSON *v = cJSON_Parse(value);
+                if (!v) v = cJSON_CreateString(value);
+                if (!v || !cJSON_ReplaceItemInArray(arr, (int)index, v)) return fail(L, NULL, "out of memory");
+                return 0;
+            }
+            cur = cJSON_GetArrayItem(arr, (int)index);
+            continue;
+        }
+        if (last) {
+            cJSON *v = cJSON_Parse(value);
+            if (!v) v = cJSON_CreateString(value);
+            if (!v) return fail(L, NULL, "out of memory");
+            if (next) {
+                /* under the file's spelling of the key (the new item has no name of its own) */
+                char key[128];
+                snprintf(key, sizeof key, "%s", next->string);
+                if (!cJSON_ReplaceItemInObject(cur, key, v)) return fail(L, NULL, "out of memory");
+            } else if (!cJSON_AddItemToObject(cur, name, v))
+                return fail(L, NULL, "out of memory");
+            return 0;
+        }
+        cur = next;
+    }
+}
+
 int scene_load_json_text_opts(scene **out, const char *text, const char *source_name, const char *base_dir,
                               const scene_load_opts *opts, char *err, size_t errlen) {
     *out = NULL;
@@ -1594,8 +1692,16 @@ int scene_load_json_text_opts(scene **out, const char *text, const char *source_
         L.s->warn = opts->warn;
         L.s->warn_user = opts->warn_user;
         L.camera_only = opts->camera_only;
+        L.defines = opts->defines;
+        L.ndefines = opts->ndefines;
     }
-    int rc = parse_root(&L, root);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < L.ndefines; ++i) rc = apply_define(&L, root, L.defines[i]);
+    if (rc == 0 && L.ndefines > 0 && opts->json_out) {
+        *opts->json_out = cJSON_Print(root); /* --dump-scene writes the overridden scene */
+        if (!*opts->json_out) rc = fail(&L, NULL, "out of memory");
+    }
+    if (rc == 0) rc = parse_root(&L, root);
     cJSON_Delete(root);
     for (size_t i = 0; i < L.nmeshes; ++i) free(L.meshes[i].path);
     free(L.meshes);
