@@ -402,6 +402,8 @@ if grep -q "^oidn: yes" "$T/ver"; then
     && ok || bad "--no-denoise wrote a denoised image"
   "$CAUSTIC" render "$T/good.json" --spp 2 -o "$T/nd.pfm" >/dev/null 2>&1 && [ ! -e "$T/nd.denoised.pfm" ] \
     && ok || bad "a linear output was denoised by default"
+  "$CAUSTIC" render "$T/good.json" --spp 2 --checkpoint "$T/nd.ckpt" -o "$T/ck.png" >/dev/null 2>&1 \
+    && [ ! -e "$T/ck.denoised.png" ] && ok || bad "a render with --checkpoint was denoised by default"
 else
   echo "skip: default denoising (no Open Image Denoise: $(grep '^oidn' "$T/ver"))"
 fi

@@ -386,8 +386,10 @@ static int cmd_render(int argc, char **argv) {
                 "later with 'caustic tonemap %s OUT.png')\n",
                 output, output);
     /* a clean first image: denoised by default where it is shown as it is (8-bit) and Open Image
-     * Denoise is there; --no-denoise opts out, and where it is missing nothing is said */
-    if (denoise == 0 && eight_bit) {
+     * Denoise is there; --no-denoise opts out, and where it is missing nothing is said. Not with
+     * --checkpoint: the guides' AOV planes are part of a checkpoint, which would then resume only
+     * where Open Image Denoise is installed too (--denoise asks for them explicitly). */
+    if (denoise == 0 && eight_bit && !checkpoint) {
         char why[256];
         denoise = caustic_denoise_load(why, sizeof why) == 0;
     }

@@ -80,7 +80,7 @@ const cli_option cli_render_options[] = {
     {"--denoise", NULL, NULL, NULL, G_LOOK,
      "also write a denoised image, OUTPUT with .denoised before the extension (Open Image Denoise, guided by the "
      "albedo and normal AOVs; the noisy image is kept). On by default for .png outputs where Open Image Denoise is "
-     "installed"},
+     "installed (but not with --checkpoint)"},
     {"--no-denoise", NULL, NULL, NULL, G_LOOK, "write the noisy image only"},
     {"--denoise-guides", NULL, "on|off", "on off", G_LOOK,
      "off: denoise the image alone, without AOV guides (default on)"},
