@@ -387,7 +387,7 @@ fi
   && ! grep -q "clip" "$T/stderr" && ok || bad "clipping warning on a normal image: $(cat "$T/stderr")"
 # a long render says how long after its first pass, how to shorten it, and that Ctrl-C saves
 timeout -s INT 4 "$CAUSTIC" render cornell --res 64x64 --spp 100000000 --threads 1 --no-denoise -o "$T/long.png" >/dev/null 2>"$T/stderr"
-grep -q "needs about .*--spp 64.*Ctrl-C" "$T/stderr" && [ -s "$T/long.png" ] && ok || bad "no ETA line: $(head -c 400 "$T/stderr")"
+grep -q "needs about .*--spp 64.*--time-limit.*Ctrl-C" "$T/stderr" && [ -s "$T/long.png" ] && ok || bad "no ETA line: $(head -c 400 "$T/stderr")"
 "$CAUSTIC" render "$T/good.json" --spp 1 --no-denoise -o "$T/short.png" >/dev/null 2>"$T/stderr" \
   && ! grep -q "needs about" "$T/stderr" && ok || bad "ETA line on a short render"
 # no scene: the built-in cornell, said

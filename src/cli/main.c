@@ -89,9 +89,10 @@ static int on_progress(void *user, const caustic_progress *p) {
             char t[32];
             progress_format_time(left, t, sizeof t);
             fprintf(stderr,
-                    "%scaustic: this render needs about %s more (%d spp); --spp 64 (denoised by default) or "
-                    "--time-limit 60 gives a quicker image, and Ctrl-C stops it and writes the image so far\n",
-                    c->pb.tty ? "\r\033[K" : "", t, p->spp_target);
+                    "%scaustic: this render needs about %s more (%d spp); %s or --time-limit 60 gives a quicker "
+                    "image, and Ctrl-C stops it and writes the image so far\n",
+                    c->pb.tty ? "\r\033[K" : "", t, p->spp_target,
+                    p->spp_target > 64 ? "--spp 64 (denoised by default for PNG)" : "a smaller --res");
         }
     }
     if (c->checkpoint && cli_now() - c->last_checkpoint > 30.0) {
