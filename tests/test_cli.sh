@@ -321,6 +321,9 @@ expect_fail "built-in typo" "did you mean 'cornell'" render cornel --spp 1 -o "$
 grep -q "^Sampling:" "$T/help" && grep -q "^Look, AOVs and denoising:" "$T/help" && ok || bad "render --help is not grouped"
 "$CAUSTIC" --help | grep -q "smallvcm3" && ok || bad "caustic --help does not list every built-in scene"
 "$CAUSTIC" help --man >"$T/caustic.1" && grep -q '^\.TH CAUSTIC 1' "$T/caustic.1" && ok || bad "help --man"
+if command -v groff >/dev/null; then
+  [ -z "$(groff -man -ww -z "$T/caustic.1" 2>&1)" ] && ok || bad "caustic.1: groff warns: $(groff -man -ww -z "$T/caustic.1" 2>&1 | head -3)"
+fi
 "$CAUSTIC" help --bash-completion >"$T/comp.bash" && bash -n "$T/comp.bash" && ok || bad "help --bash-completion: not bash"
 # every option of the help is in the man page and the completion (one table)
 for o in $(grep -oE '^  (-[a-zA-Z], )?--?[a-zA-Z][-a-z]*' "$T/help" | sed 's/.*, //; s/^ *//'); do

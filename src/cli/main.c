@@ -225,7 +225,7 @@ static int cmd_render(int argc, char **argv) {
             else if (!strcmp(a, "-D")) {
                 if (ndefines >= 64) return usage_error("render", "too many -D overrides ('%s': at most 64)", v);
                 if (!strchr(v, '=') || v[0] == '=')
-                    return usage_error("render", "-D '%s': expected PATH=VALUE, e.g. -D Camera.RES=[320,240]", v);
+                    return usage_error("render", "-D '%s': expected PATH=VALUE, e.g. -D 'Camera.RES=[320,240]'", v);
                 defines[ndefines++] = v;
             } else if (!strcmp(a, "--frames")) {
                 if (parse_int(v, 1, 100000, &n))

@@ -22,9 +22,10 @@ const cli_option cli_render_options[] = {
      "output image: .png (8-bit sRGB), .exr (linear half), .pfm (linear float) (default: the scene's FILE, or the "
      "scene name, + .png)"},
     {"-D", NULL, "PATH=VALUE", NULL, G_SCENE,
-     "set a scene key before the scene is read, e.g. -D Camera.RES=[320,240] -D Materials.light.EMITTANCE=8 -D "
-     "Objects[2].TRANS=[0,1,0]; VALUE is JSON (a bare word is a string); paths and messages are the scene file's "
-     "(JSON scenes, text scenes, models' quick looks and the JSON built-ins)"},
+     "set a scene key before the scene is read, e.g. -D 'Camera.RES=[320,240]' -D Materials.light.EMITTANCE=8 -D "
+     "'Objects[2].TRANS=[0,1,0]' (quoted: brackets are shell patterns); VALUE is JSON (a bare word is a string); "
+     "paths and messages are the scene file's (JSON scenes, text scenes, models' quick looks and the JSON "
+     "built-ins)"},
     {"--res", NULL, "WxH", NULL, G_SCENE, "resolution (default: the scene's RES)"},
     {"--camera", NULL, "FILE", "@file", G_SCENE,
      "the camera of FILE's \"Camera\" object instead of the scene's (a scene file, or what the c key of 'caustic "
