@@ -2,7 +2,7 @@
 # Build one libFuzzer target (clang, ASan + UBSan) and run it for SECONDS, printing libFuzzer's
 # final statistics; fuzz/README.md lists the targets and records the results.
 #   scripts/fuzz.sh TARGET [SECONDS]     e.g. scripts/fuzz.sh scene 240
-# TARGET: scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe args.
+# TARGET: scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args.
 # Binaries and grown corpora go to $FUZZ_DIR (default /tmp/caustic-fuzz); crashes land there as
 # crash-* files. Run from the repository root.
 set -eu
@@ -72,6 +72,18 @@ fed_update)
     clang $san -DFUZZ_LIBFUZZER -Isrc/fed fuzz/fuzz_fed_update.c src/fed/update.c \
         src/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_update opts="$opts -max_len=4096" ;;
+fed_ckpt)
+    clang $san -DFUZZ_LIBFUZZER -Isrc/fed -Ifuzz fuzz/fuzz_fed_ckpt.c src/fed/checkpoint.c src/fed/fileio.c \
+        src/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
+    seeds=fuzz/corpus_fed_ckpt opts="$opts -max_len=4096" ;;
+fed_args)
+    # config_parse and the parsers it calls (partitions, aggregators, layers: OpenBLAS for mlp.c)
+    fed="config aggregate dataset mlp train rng idx optim fileio metrics update checkpoint mlp_cuda_stub"
+    clang $san -DFUZZ_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc/fed -Ifuzz \
+        -I/usr/include/x86_64-linux-gnu/openblas-pthread fuzz/fuzz_fed_args.c \
+        $(for f in $fed; do printf 'src/fed/%s.c ' "$f"; done) src/mpi/msgframe.c -lopenblas -lz -lm \
+        -o "$dir/fuzz_$t"
+    seeds=fuzz/corpus_fed_args opts="$opts -max_len=1024" ;;
 fed_msgframe)
     clang $san -DFUZZ_LIBFUZZER -Isrc/mpi fuzz/fuzz_fed_msgframe.c src/mpi/msgframe.c -lz \
         -o "$dir/fuzz_$t"

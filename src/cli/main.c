@@ -23,8 +23,10 @@ static const char *usage_compare = "usage: caustic compare A B\n"
                                    "AE (pixels that differ in 8-bit sRGB), PSNR (dB), RMSE (8-bit units) and SSIM.\n";
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg) {
+    char safe[1200]; /* a value from the command line, echoed on one line */
+    cli_printable(safe, sizeof safe, arg, strlen(arg));
     fprintf(stderr, "caustic %s: ", cmd);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, safe);
     fprintf(stderr, "\n(run 'caustic %s --help' for usage)\n", cmd);
     return EXIT_USAGE;
 }

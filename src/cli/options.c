@@ -115,6 +115,15 @@ const cli_command cli_commands[] = {
     {NULL, NULL, NULL}};
 
 /* ---- parsing ---------------------------------------------------------------------------------- */
+void cli_printable(char *out, size_t n, const char *s, size_t len) {
+    size_t j = 0;
+    for (size_t i = 0; i < len && s[i] && j + 1 < n; ++i) {
+        unsigned char c = (unsigned char)s[i];
+        out[j++] = c >= 0x20 && c != 0x7f ? (char)c : '?';
+    }
+    if (n) out[j] = 0;
+}
+
 static size_t name_len(const char *a) {
     const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;
     return eq ? (size_t)(eq - a) : strlen(a);
@@ -167,25 +176,26 @@ int cli_next(const cli_option *table, int argc, char **argv, int *i, const cli_o
         names[n] = NULL;
         char word[64];
         size_t len = name_len(a);
-        snprintf(word, sizeof word, "%.*s", (int)(len < 63 ? len : 63), a);
+        cli_printable(word, sizeof word, a, len);
         /* "-spp": a single dash before a long name */
         if (word[0] == '-' && word[1] != '-' && len > 2 && len < 62) {
             char two[72];
             snprintf(two, sizeof two, "-%s", word);
             if (cli_find_option(table, two)) {
-                snprintf(err, errlen, "unknown option '%.*s' (did you mean '%s'?)", (int)len, a, two);
+                snprintf(err, errlen, "unknown option '%s' (did you mean '%s'?)", word, two);
                 return -1;
             }
         }
-        snprintf(err, errlen, "unknown option '%.*s'%s", (int)(len < 200 ? len : 200), a,
-                 cli_did_you_mean(word, names));
+        snprintf(err, errlen, "unknown option '%s'%s", word, cli_did_you_mean(word, names));
         return -1;
     }
     *opt = o;
     const char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
     if (!o->arg) {
         if (eq) {
-            snprintf(err, errlen, "option %s takes no value (got '%.200s')", o->name, eq + 1);
+            char val[128];
+            cli_printable(val, sizeof val, eq + 1, strlen(eq + 1));
+            snprintf(err, errlen, "option %s takes no value (got '%s')", o->name, val);
             return -1;
         }
         ++*i;

@@ -37,6 +37,9 @@ const cli_option *cli_find_option(const cli_option *table, const char *a);
 int cli_next(const cli_option *table, int argc, char **argv, int *i, const cli_option **opt, const char **value,
              char *err, size_t errlen);
 
+/* s[0..len) into out (n bytes, NUL-terminated, cut to fit) with control characters as '?':
+ * what a message may echo of a command line and still be one line. */
+void cli_printable(char *out, size_t n, const char *s, size_t len);
 /* "word" -> " (did you mean 'x'?)" when one of names is close, else "" (static storage). */
 const char *cli_did_you_mean(const char *word, const char *const *names);
 
