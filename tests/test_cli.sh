@@ -307,6 +307,8 @@ printf '{"Objects": []}' > "$T/nocam.json"
 "$CAUSTIC" render "$T/good.json" --spp=2 --res=24x16 --quiet -o "$T/eq.pfm" >/dev/null 2>&1 &&
   "$CAUSTIC" render "$T/good.json" --spp 2 --res 24x16 --quiet -o "$T/sp.pfm" >/dev/null 2>&1 &&
   cmp -s "$T/eq.pfm" "$T/sp.pfm" && ok || bad "--spp=2 --res=24x16 differs from --spp 2 --res 24x16"
+"$CAUSTIC" tonemap "$T/eq.pfm" "$T/tm.png" --tonemap=agx --exposure=-1 >/dev/null 2>&1 && [ -s "$T/tm.png" ] && ok \
+  || bad "caustic tonemap --tonemap=agx"
 expect_fail "flag given a value" "takes no value" render "$T/good.json" --quiet=1 -o "$T/out.png"
 # did-you-mean for flags, commands and built-in scene names
 expect_fail "flag typo" "did you mean '--sampler'" render "$T/good.json" --sampelr sobol -o "$T/out.png"

@@ -684,11 +684,31 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "view")) return cmd_view(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "tonemap")) return cmd_tonemap(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 2, argv + 2);
+    /* the other commands parse "--opt value" themselves: "--opt=value" is split for them */
+    char **args = malloc(((size_t)argc * 2 + 1) * sizeof *args);
+    if (!args) {
+        fprintf(stderr, "caustic: out of memory\n");
+        return EXIT_RUNTIME;
+    }
+    int nargs = 0;
+    for (int i = 2; i < argc; ++i) {
+        char *eq = argv[i][0] == '-' && argv[i][1] == '-' ? strchr(argv[i], '=') : NULL;
+        if (eq && eq > argv[i] + 2) {
+            *eq = 0; /* argv's strings are the program's to modify (C11 5.1.2.2.1) */
+            args[nargs++] = argv[i];
+            args[nargs++] = eq + 1;
+        } else
+            args[nargs++] = argv[i];
+    }
+    args[nargs] = NULL;
+    int rc = -1;
+    if (!strcmp(argv[1], "view")) rc = cmd_view(nargs, args);
+    if (!strcmp(argv[1], "info")) rc = cmd_info(nargs, args);
+    if (!strcmp(argv[1], "compare")) rc = cmd_compare(nargs, args);
+    if (!strcmp(argv[1], "tonemap")) rc = cmd_tonemap(nargs, args);
+    if (!strcmp(argv[1], "bench")) rc = cmd_bench(nargs, args);
+    free(args);
+    if (rc >= 0) return rc;
     if (!strcmp(argv[1], "devices")) {
         char buf[4096];
         caustic_describe_devices(buf, sizeof buf);
