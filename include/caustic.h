@@ -179,8 +179,9 @@ typedef void (*caustic_log_fn)(void *user, const char *message);
 void caustic_set_log(caustic_log_fn fn, void *user);
 
 /* A scene file or a built-in scene name (see caustic_builtin_scenes). Scene files: caustic /
- * CIS 5650 JSON with the course projects' dialect keys, the older CIS 565 text format, or a
- * model (.obj, .ply) that gets an automatic camera, environment, key light and ground plane
+ * CIS 5650 JSON with the course projects' dialect keys, the older CIS 565 text format, a model
+ * (.obj, .ply) that gets an automatic camera, environment, key light and ground plane, or a glTF
+ * 2.0 file (.gltf, .glb: its own camera and lights; without lights, the models' rig)
  * (docs/scene-format.md). Dialect keys caustic maps or ignores are dropped silently here; use
  * caustic_scene_load_ex to see them. */
 int caustic_scene_load(caustic_scene **out, const char *path_or_name, char *err, size_t errlen);
