@@ -1589,7 +1589,8 @@ static int apply_define(loader *L, cJSON *root, const char *def) {
             if (end == p + 1 || *end != ']' || index < 0) return fail(L, path, "-D: malformed index in '%.200s'", def);
             p = end + 1;
         }
-        if (*p && *p != '.' && *p != '[') return fail(L, path, "-D: malformed path");
+        if ((*p && *p != '.' && *p != '[') || (nlen == 0 && index < 0))
+            return fail(L, NULL, "-D '%.200s': malformed path (keys separated by '.', list entries as [i])", def);
         int last = *p == '\0';
         if (*p == '.') ++p;
         cJSON *next = NULL;
@@ -1620,7 +1621,10 @@ static int apply_define(loader *L, cJSON *root, const char *def) {
             if (last) {
                 cJSON *v = cJSON_Parse(value);
                 if (!v) v = cJSON_CreateString(value);
-                if (!v || !cJSON_ReplaceItemInArray(arr, (int)index, v)) return fail(L, NULL, "out of memory");
+                if (!v || !cJSON_ReplaceItemInArray(arr, (int)index, v)) {
+                    cJSON_Delete(v);
+                    return fail(L, NULL, "out of memory");
+                }
                 return 0;
             }
             cur = cJSON_GetArrayItem(arr, (int)index);
@@ -1634,9 +1638,14 @@ static int apply_define(loader *L, cJSON *root, const char *def) {
                 /* under the file's spelling of the key (the new item has no name of its own) */
                 char key[128];
                 snprintf(key, sizeof key, "%s", next->string);
-                if (!cJSON_ReplaceItemInObject(cur, key, v)) return fail(L, NULL, "out of memory");
-            } else if (!cJSON_AddItemToObject(cur, name, v))
+                if (!cJSON_ReplaceItemInObject(cur, key, v)) {
+                    cJSON_Delete(v);
+                    return fail(L, NULL, "out of memory");
+                }
+            } else if (!cJSON_AddItemToObject(cur, name, v)) {
+                cJSON_Delete(v);
                 return fail(L, NULL, "out of memory");
+            }
             return 0;
         }
         cur = next;
