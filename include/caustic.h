@@ -103,6 +103,11 @@ typedef struct caustic_options {
                                  each, pulling work from one queue) */
     int gpus[CAUSTIC_MAX_GPUS];
     unsigned aovs; /* AOVs to compute: CAUSTIC_AOV_MASK(...) of caustic_aov, 0 = none */
+    /* Render only the window [crop[0], crop[2]) x [crop[1], crop[3]) of the width x height image
+     * (pixels; all 0 = the whole image): the renderer's image is that window alone, seen as in the
+     * whole image (pbrt's --pixelbounds; its samples are not those of the whole image's pixels).
+     * Path tracing only; a renderer with a crop window keeps its camera and resolution. */
+    int crop[4];
 } caustic_options;
 
 /* AOVs (arbitrary output variables), per pixel next to the image: what denoisers take as guides

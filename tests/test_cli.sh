@@ -376,6 +376,39 @@ GLTF
 else
   echo "skip: the glTF quick look (built without glTF)"
 fi
+# --crop: the window alone, in pixels or fractions, where it is in the whole image (per-pixel
+# difference against the whole render's window: noise only, against a shifted window: far more)
+# pfm_window_diff FULL CROP X0 Y0: mean |crop - full window at (X0,Y0)| over the crop, relative to the window's mean
+pfm_window_diff() {
+  local full=$1 crop=$2 x0=$3 y0=$4
+  { head -c 100 "$full" | sed -n 2p; tail -c +$(( $(head -3 "$full" | wc -c) + 1 )) "$full" | od -An -v -f;
+    echo SPLIT; head -c 100 "$crop" | sed -n 2p; tail -c +$(( $(head -3 "$crop" | wc -c) + 1 )) "$crop" | od -An -v -f; } |
+  awk -v x0="$x0" -v y0="$y0" '
+    NR == 1 { W = $1; H = $2; part = 0; n = 0; next }
+    $1 == "SPLIT" { part = 1; getline; CW = $1; CH = $2; n = 0; next }
+    { for (i = 1; i <= NF; i++) { if (part == 0) f[n++] = $i; else c[n++] = $i } }
+    END {
+      d = 0; m = 0
+      for (y = 0; y < CH; y++) for (x = 0; x < CW; x++) for (k = 0; k < 3; k++) {
+        cv = c[((CH - 1 - y) * CW + x) * 3 + k]; fv = f[((H - 1 - (y + y0)) * W + x + x0) * 3 + k]
+        d += (cv > fv ? cv - fv : fv - cv); m += fv }
+      printf "%.4f\n", d / m }'
+}
+"$CAUSTIC" render cornell --res 64x48 --spp 64 --no-denoise --quiet -o "$T/full.pfm" >/dev/null 2>&1
+"$CAUSTIC" render cornell --res 64x48 --spp 64 --crop 16,12,48,36 --quiet -o "$T/crop.pfm" >"$T/stdout" 2>&1 \
+  && grep -q "res=32x24" "$T/stdout" && ok || bad "--crop 16,12,48,36: $(cat "$T/stdout")"
+"$CAUSTIC" render cornell --res 64x48 --spp 64 --crop=0.25,0.25,0.75,0.75 --quiet -o "$T/cropf.pfm" >/dev/null 2>&1 \
+  && cmp -s "$T/crop.pfm" "$T/cropf.pfm" && ok || bad "--crop in fractions differs from the same window in pixels"
+here=$(pfm_window_diff "$T/full.pfm" "$T/crop.pfm" 16 12) shifted=$(pfm_window_diff "$T/full.pfm" "$T/crop.pfm" 20 12)
+awk -v a="$here" -v b="$shifted" 'BEGIN { exit !(a < 0.3 && b > 2 * a) }' && ok \
+  || bad "--crop: the window is not where it is in the whole image (difference $here, shifted $shifted)"
+"$CAUSTIC" render cornell --res 64x48 --spp 2 --crop 0,0,64,48 --no-denoise --quiet -o "$T/cropw.pfm" >/dev/null 2>&1 &&
+  "$CAUSTIC" render cornell --res 64x48 --spp 2 --no-denoise --quiet -o "$T/full2.pfm" >/dev/null 2>&1 &&
+  cmp -s "$T/cropw.pfm" "$T/full2.pfm" && ok || bad "--crop of the whole image differs from the whole image"
+expect_fail "crop outside" "not a window of the 64x48 image" render cornell --res 64x48 --crop 0,0,65,48 -o "$T/out.png"
+expect_fail "crop malformed" "--crop" render cornell --crop 1,,2,3,4 -o "$T/out.png"
+expect_fail "crop empty" "--crop" render cornell --crop 10,0,10,48 -o "$T/out.png"
+expect_fail "crop with vcm" "path tracing" render cornell --res 64x48 --crop 0,0,8,8 --integrator vcm -o "$T/out.png"
 # --frames N --orbit D: frame f turns D*f/N degrees
 "$CAUSTIC" render cornell --res 16x16 --spp 1 --frames 2 --orbit=90 --quiet -o "$T/fo.pfm" >/dev/null 2>&1 &&
   "$CAUSTIC" render cornell --res 16x16 --spp 1 --orbit 45 --quiet -o "$T/o45.pfm" >/dev/null 2>&1 &&

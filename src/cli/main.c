@@ -139,6 +139,24 @@ static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_
 
 void frames_default_output(const char *scene, char *out, size_t n) { default_output(scene, out, n); }
 
+/* --crop X0,Y0,X1,Y1: integers (pixels) or, where any has a '.', fractions in [0, 1]. */
+static int parse_crop(const char *v, double c[4], int *fractions) {
+    char buf[128];
+    size_t len = strlen(v);
+    if (len >= sizeof buf || !len || v[0] == ',' || v[len - 1] == ',' || strstr(v, ",,")) return -1;
+    strcpy(buf, v);
+    *fractions = strchr(buf, '.') != NULL;
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    for (int i = 0; i < 4; ++i, tok = strtok_r(NULL, ",", &save)) {
+        long n;
+        if (!tok) return -1;
+        if (*fractions ? parse_double(tok, 0.0, 1.0, &c[i]) : parse_int(tok, 0, 16384, &n)) return -1;
+        if (!*fractions) c[i] = (double)n;
+    }
+    if (tok || !(c[0] < c[2]) || !(c[1] < c[3])) return -1;
+    return 0;
+}
+
 static int is_8bit_output(const char *path) {
     size_t n = strlen(path);
     return n >= 4 && !strcasecmp(path + n - 4, ".png");
@@ -186,7 +204,8 @@ static int cmd_render(int argc, char **argv) {
     const char *scenes[64];
     int nscenes = 0, frames = 1, orbit_given = 0, look_given = 0;
     const char *defines[64];
-    int ndefines = 0;
+    int ndefines = 0, cropping = 0, crop_fractions = 0;
+    double crop[4];
     for (int i = 0; i < argc;) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             cli_print_render_help(stdout, 80);
@@ -224,7 +243,14 @@ static int cmd_render(int argc, char **argv) {
         else {
             if (!strcmp(a, "--output"))
                 output = v;
-            else if (!strcmp(a, "-D")) {
+            else if (!strcmp(a, "--crop")) {
+                if (parse_crop(v, crop, &crop_fractions))
+                    return usage_error("render",
+                                       "--crop: '%s' is not X0,Y0,X1,Y1 in pixels (0,0,320,240) or fractions "
+                                       "(0.25,0.25,0.75,0.75) with X0 < X1 and Y0 < Y1",
+                                       v);
+                cropping = 1;
+            } else if (!strcmp(a, "-D")) {
                 if (ndefines >= 64) return usage_error("render", "too many -D overrides ('%s': at most 64)", v);
                 if (!strchr(v, '=') || v[0] == '=')
                     return usage_error("render", "-D '%s': expected PATH=VALUE, e.g. -D 'Camera.RES=[320,240]'", v);
@@ -468,6 +494,15 @@ static int cmd_render(int argc, char **argv) {
         caustic_scene_free(scene);
         caustic_dist_stop(1);
         return EXIT_USAGE;
+    }
+    if (cropping) {
+        /* fractions of the resolution the render will have: --res, else the scene's */
+        int w = opt.width > 0 ? opt.width : sst.width, h = opt.height > 0 ? opt.height : sst.height;
+        double sx = crop_fractions ? w : 1.0, sy = crop_fractions ? h : 1.0;
+        opt.crop[0] = (int)ceil(crop[0] * sx); /* pbrt's rounding of --cropwindow */
+        opt.crop[1] = (int)ceil(crop[1] * sy);
+        opt.crop[2] = (int)ceil(crop[2] * sx);
+        opt.crop[3] = (int)ceil(crop[3] * sy);
     }
     caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
     if (!r) {

@@ -27,6 +27,10 @@ const cli_option cli_render_options[] = {
      "paths and messages are the scene file's (JSON scenes, text scenes, models' quick looks and the JSON "
      "built-ins)"},
     {"--res", NULL, "WxH", NULL, G_SCENE, "resolution (default: the scene's RES)"},
+    {"--crop", NULL, "X0,Y0,X1,Y1", NULL, G_SCENE,
+     "render only the window [X0,X1) x [Y0,Y1) of the image and write that window alone, in pixels (0,0,320,240) "
+     "or, with a decimal point, in fractions of the width and height (0.25,0.25,0.75,0.75): pbrt's --pixelbounds "
+     "and --cropwindow (path tracing only)"},
     {"--camera", NULL, "FILE", "@file", G_SCENE,
      "the camera of FILE's \"Camera\" object instead of the scene's (a scene file, or what the c key of 'caustic "
      "view' writes)"},
