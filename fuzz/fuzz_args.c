@@ -15,6 +15,7 @@
 #include "caustic.h"
 #include "cli/args.h"
 #include "cli/options.h"
+#include "import/import.h"
 #include "scene/scene.h"
 
 #include <stdint.h>

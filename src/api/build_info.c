@@ -4,6 +4,7 @@
 
 #include "caustic.h"
 #include "cpu/isa.h"
+#include "import/import.h"
 #include "scene/scene.h"
 
 void caustic_build_features(char *buf, size_t n) {
