@@ -25,7 +25,6 @@
 #include "kernel/camera.h"
 #include "kernel/sampler.h"
 #include "kernel/vcm.h"
-#include "import/import.h"
 #include "scene/scene.h"
 #include "util/file.h"
 #include "util/log.h"
