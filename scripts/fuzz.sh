@@ -83,7 +83,7 @@ fed_args)
         -I/usr/include/x86_64-linux-gnu/openblas-pthread fuzz/fuzz_fed_args.c \
         $(for f in $fed; do printf 'src/fed/%s.c ' "$f"; done) src/mpi/msgframe.c -lopenblas -lz -lm \
         -o "$dir/fuzz_$t"
-    seeds=fuzz/corpus_fed_args opts="$opts -max_len=1024" ;;
+    seeds=fuzz/corpus_fed_args opts="$opts -max_len=1024 -close_fd_mask=3" ;;
 fed_msgframe)
     clang $san -DFUZZ_LIBFUZZER -Isrc/fed/mpi fuzz/fuzz_fed_msgframe.c src/fed/mpi/msgframe.c -lz \
         -o "$dir/fuzz_$t"
