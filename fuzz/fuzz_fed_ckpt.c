@@ -8,7 +8,7 @@
  * reach the field checks instead of stopping at the checksum); the rest is the file. A parse
  * that succeeds must describe a model whose parameter count matches its layer sizes and whose
  * values are finite; a refusal must say why in one line. */
-#include "../mpi/msgframe.h"
+#include "mpi/msgframe.h"
 #include "checkpoint.h"
 
 #include <math.h>

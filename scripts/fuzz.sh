@@ -74,14 +74,14 @@ fed_update)
     seeds=fuzz/corpus_fed_update opts="$opts -max_len=4096" ;;
 fed_ckpt)
     clang $san -DFUZZ_LIBFUZZER -Isrc/fed -Ifuzz fuzz/fuzz_fed_ckpt.c src/fed/checkpoint.c src/fed/fileio.c \
-        src/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
+        src/fed/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_ckpt opts="$opts -max_len=4096" ;;
 fed_args)
     # config_parse and the parsers it calls (partitions, aggregators, layers: OpenBLAS for mlp.c)
     fed="config aggregate dataset mlp train rng idx optim fileio metrics update checkpoint mlp_cuda_stub"
     clang $san -DFUZZ_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc/fed -Ifuzz \
         -I/usr/include/x86_64-linux-gnu/openblas-pthread fuzz/fuzz_fed_args.c \
-        $(for f in $fed; do printf 'src/fed/%s.c ' "$f"; done) src/mpi/msgframe.c -lopenblas -lz -lm \
+        $(for f in $fed; do printf 'src/fed/%s.c ' "$f"; done) src/fed/mpi/msgframe.c -lopenblas -lz -lm \
         -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_args opts="$opts -max_len=1024 -close_fd_mask=3" ;;
 fed_msgframe)
