@@ -24,6 +24,7 @@ static const char *usage_main =
     "  render SCENE    render a scene file (.json, CIS 565 .txt), a model (.obj, .ply) or a\n"
     "                  built-in scene to an image\n"
     "  view SCENE      watch it render in a window: move the camera, change the look (SDL2)\n"
+    "  serve SCENE     the same in a web browser, from a machine without a display\n"
     "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
     "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
     "  tonemap IN OUT  a linear image to a PNG through an exposure and tone map (or several)\n"
@@ -668,6 +669,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
     if (!strcmp(argv[1], "view")) return cmd_view(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "serve")) return cmd_serve(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
     if (!strcmp(argv[1], "tonemap")) return cmd_tonemap(argc - 2, argv + 2);

@@ -229,16 +229,23 @@ typedef struct viewer {
     double sec_per_spp; /* measured, for sizing passes */
     int last_pass;
     int quiet;
-    view_window *win;
+    const view_window_ops *wo; /* the window, or what takes its place (caustic serve) */
+    void *win;
     /* readout */
     double frame_seconds, rate, last_title, denoise_seconds;
     caustic_render_stats st;
 } viewer;
 
+static const char *view_prog = "caustic view"; /* in messages: "caustic view" or "caustic serve" */
+
+/* A message of the viewer's (a key's effect, a refusal): on stdout, and to the front end where it
+ * shows them (caustic serve's page). */
 static void say(const viewer *v, const char *fmt, const char *a) {
+    char msg[2400];
+    snprintf(msg, sizeof msg, fmt, a);
+    if (v->win && v->wo->message) v->wo->message(v->win, msg);
     if (v->quiet) return;
-    printf(fmt, a);
-    printf("\n");
+    printf("%s\n", msg);
     fflush(stdout);
 }
 
@@ -695,7 +702,7 @@ static void script_step(viewer *v, script *sc) {
             handle(v, &e);
             break;
         case SC_RESIZE:
-            if (v->win) view_window_resize(v->win, c->a, c->b);
+            if (v->win) v->wo->resize(v->win, c->a, c->b);
             resize(v, c->a, c->b);
             break;
         case SC_QUIT: v->quit = 1; return;
@@ -793,13 +800,13 @@ static int show(viewer *v, char *err, size_t errlen) {
     if (now - v->last_title > 0.25) {
         char text[512], title[540];
         readout(v, "\n", text, sizeof text);
-        if (view_window_set_overlay(v->win, v->readout_on ? text : NULL, err, errlen)) return -1;
+        if (v->wo->set_overlay(v->win, v->readout_on ? text : NULL, err, errlen)) return -1;
         readout(v, " | ", text, sizeof text);
-        snprintf(title, sizeof title, "caustic view | %s", text);
-        view_window_set_title(v->win, title);
+        snprintf(title, sizeof title, "%s | %s", view_prog, text);
+        v->wo->set_title(v->win, title);
         v->last_title = now;
     }
-    return view_window_present(v->win, v->rgb8, v->width, v->height, err, errlen);
+    return v->wo->present(v->win, v->rgb8, v->width, v->height, err, errlen);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -836,7 +843,7 @@ static int bench_presents(viewer *v, double *med, double *per_second, char *err,
     for (int i = 0; i < BENCH_PRESENTS; ++i) {
         double ti = cli_now();
         view_event e;
-        while (view_window_poll(v->win, &e)) {}
+        while (v->wo->poll(v->win, &e)) {}
         if (show(v, err, errlen)) return -1;
         t[i] = cli_now() - ti;
     }
@@ -905,7 +912,7 @@ static int bench(viewer *v, int frames, double seconds, char *err, size_t errlen
     if (v->win) {
         double med, per_second;
         if (bench_presents(v, &med, &per_second, err, errlen)) return -1;
-        printf(" present_ms=%.2f presents/s=%.1f sdl_renderer=%s", med * 1e3, per_second, view_window_renderer(v->win));
+        printf(" present_ms=%.2f presents/s=%.1f sdl_renderer=%s", med * 1e3, per_second, v->wo->renderer(v->win));
     }
     printf("\n");
     return 0;
@@ -917,15 +924,41 @@ static void print_log(void *user, const char *message) {
 }
 
 static int usage_fail(const char *fmt, const char *arg) {
-    fprintf(stderr, "caustic view: ");
+    fprintf(stderr, "%s: ", view_prog);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(run 'caustic view --help' for usage)\n");
+    fprintf(stderr, "\n(run '%s --help' for usage)\n", view_prog);
     return EXIT_USAGE;
 }
 
-int cmd_view(int argc, char **argv) {
+/* ---- the native window (view_window.h) as the viewer's front end ----------------------------- */
+static void *native_open(void *ctx, int width, int height, const char *title, char *err, size_t errlen) {
+    (void)ctx;
+    return view_window_open(width, height, title, err, errlen);
+}
+static int native_poll(void *w, view_event *ev) { return view_window_poll(w, ev); }
+static int native_present(void *w, const unsigned char *rgb8, int width, int height, char *err, size_t errlen) {
+    return view_window_present(w, rgb8, width, height, err, errlen);
+}
+static void native_set_title(void *w, const char *title) { view_window_set_title(w, title); }
+static const char *native_renderer(const void *w) { return view_window_renderer(w); }
+static const char *native_text_missing(const void *w) { return view_window_text_missing(w); }
+static int native_set_overlay(void *w, const char *text, char *err, size_t errlen) {
+    return view_window_set_overlay(w, text, err, errlen);
+}
+static void native_resize(void *w, int width, int height) { view_window_resize(w, width, height); }
+static void native_close(void *w) { view_window_close(w); }
+
+static const view_window_ops native_ops = {
+    native_open,         native_poll,        native_present, native_set_title, native_renderer,
+    native_text_missing, native_set_overlay, native_resize,  native_close,     NULL};
+
+int cmd_view(int argc, char **argv) { return view_main("caustic view", argc, argv, &native_ops, NULL); }
+
+int view_main(const char *prog, int argc, char **argv, const view_window_ops *wo, void *wo_ctx) {
+    view_prog = prog;
     viewer v;
     memset(&v, 0, sizeof v);
+    v.wo = wo;
     caustic_options_init(&v.opt);
     v.opt.spp = 65536;
     v.adaptive_depth = 1;
@@ -1025,7 +1058,7 @@ int cmd_view(int argc, char **argv) {
     script sc;
     memset(&sc, 0, sizeof sc);
     if (script_path && script_load(&sc, script_path, err, sizeof err)) {
-        fprintf(stderr, "caustic view: %s\n", err);
+        fprintf(stderr, "%s: %s\n", view_prog, err);
         return EXIT_USAGE;
     }
     char stem_buf[1024];
@@ -1042,7 +1075,7 @@ int cmd_view(int argc, char **argv) {
     int rc = EXIT_USAGE;
     if (caustic_scene_load_ex(&v.scene, scene_path, &lo, err, sizeof err) ||
         (camera_path && caustic_scene_load_camera(v.scene, camera_path, err, sizeof err))) {
-        fprintf(stderr, "caustic view: %s\n", err);
+        fprintf(stderr, "%s: %s\n", view_prog, err);
         goto out;
     }
     caustic_scene_stats ss;
@@ -1052,24 +1085,24 @@ int cmd_view(int argc, char **argv) {
     caustic_scene_get_camera(v.scene, &v.cam);
     v.home = v.cam;
     if (!run_bench || bench_window) {
-        v.win = view_window_open(v.width, v.height, "caustic view", err, sizeof err);
+        v.win = wo->open(wo_ctx, v.width, v.height, view_prog, err, sizeof err);
         if (!v.win) {
-            fprintf(stderr, "caustic view: %s\n", err);
+            fprintf(stderr, "%s: %s\n", view_prog, err);
             goto out;
         }
-        if (view_window_text_missing(v.win))
-            fprintf(stderr, "caustic view: no on-screen readout (%s); the window title shows the figures\n",
-                    view_window_text_missing(v.win));
+        if (v.wo->text_missing(v.win))
+            fprintf(stderr, "%s: no on-screen readout (%s); the window title shows the figures\n", view_prog,
+                    v.wo->text_missing(v.win));
     }
     if (start_renderer(&v, err, sizeof err)) {
-        fprintf(stderr, "caustic view: %s\n", err);
+        fprintf(stderr, "%s: %s\n", view_prog, err);
         goto out;
     }
     rc = EXIT_RUNTIME;
     if (bench_denoise_on) {
         toggle_denoise(&v);
         if (!v.denoise) {
-            fprintf(stderr, "caustic view: --bench-denoise: no denoiser (see above)\n");
+            fprintf(stderr, "%s: --bench-denoise: no denoiser (see above)\n", view_prog);
             goto out;
         }
     }
@@ -1079,11 +1112,11 @@ int cmd_view(int argc, char **argv) {
         while (!v.quit && sc.cmds &&
                (sc.pos < sc.n || sc.wait_frames || sc.wait_spp || sc.drag_steps || sc.hold_frames))
             if (frame(&v, &sc, 0.0, err, sizeof err)) {
-                fprintf(stderr, "caustic view: %s\n", err);
+                fprintf(stderr, "%s: %s\n", view_prog, err);
                 goto out;
             }
         if (bench(&v, bench_frames, bench_seconds, err, sizeof err)) {
-            fprintf(stderr, "caustic view: %s\n", err);
+            fprintf(stderr, "%s: %s\n", view_prog, err);
             goto out;
         }
         rc = 0;
@@ -1091,7 +1124,7 @@ int cmd_view(int argc, char **argv) {
     }
     while (!v.quit) {
         view_event e;
-        while (view_window_poll(v.win, &e)) handle(&v, &e);
+        while (v.wo->poll(v.win, &e)) handle(&v, &e);
         if (v.quit) break;
         int at_target = caustic_renderer_spp(v.r) >= v.opt.spp && !v.cam_dirty && !v.display_dirty;
         int script_busy =
@@ -1102,10 +1135,10 @@ int cmd_view(int argc, char **argv) {
             struct timespec ts = {0, 10 * 1000 * 1000};
             nanosleep(&ts, NULL);
         } else if (frame(&v, &sc, 0.0, err, sizeof err)) {
-            fprintf(stderr, "caustic view: %s\n", err);
+            fprintf(stderr, "%s: %s\n", view_prog, err);
             goto out;
         } else if (show(&v, err, sizeof err)) {
-            fprintf(stderr, "caustic view: %s\n", err);
+            fprintf(stderr, "%s: %s\n", view_prog, err);
             goto out;
         }
     }
@@ -1114,11 +1147,11 @@ out:
     if (v.r && !v.quiet && !run_bench) {
         char line[512];
         readout(&v, " | ", line, sizeof line);
-        printf("caustic view | %s\n", line);
+        printf("%s | %s\n", view_prog, line);
     }
     caustic_renderer_free(v.r);
     caustic_denoiser_free(v.dn);
-    view_window_close(v.win);
+    v.wo->close(v.win);
     caustic_scene_free(v.scene);
     free(v.rgb8);
     free(v.den);
