@@ -52,7 +52,7 @@ bench: build
 
 # Every libFuzzer target in turn, FUZZ_SECONDS each at low priority (clang; fuzz/README.md)
 FUZZ_SECONDS ?= 240
-FUZZ_TARGETS ?= scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe
+FUZZ_TARGETS ?= scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe serve
 fuzz:
 	@for t in $(FUZZ_TARGETS); do nice scripts/fuzz.sh $$t $(FUZZ_SECONDS) || exit 1; done
 

@@ -72,9 +72,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(q, data, size);
     q[size] = 0;
     const char *tok = "0123456789abcdef0123456789abcdef";
-    if (serve_token_ok(q, tok)) {
-        const char *at = strstr(q, "token=");
-        if (!at || strstr(at + 1, "token=") || strncmp(at + 6, tok, 32) || (at[38] && at[38] != '&')) abort();
+    if (serve_token_ok(q, tok)) { /* exactly one parameter token=, and its value is tok */
+        int found = 0;
+        for (const char *p = q; p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL)
+            if (!strncmp(p, "token=", 6)) {
+                ++found;
+                if (strncmp(p + 6, tok, 32) || (p[38] && p[38] != '&')) abort();
+            }
+        if (found != 1) abort();
     }
     /* JSON */
     char json[300];

@@ -793,11 +793,11 @@ static void readout(viewer *v, const char *sep, char *buf, size_t n) {
              v->look.exposure, caustic_tonemap_name(v->look.tonemap), v->heatmap ? " | heat map" : "", dn);
 }
 
-/* The frame in the window, and every 0.25 s the readout in the title and (when on) over the
- * frame. 0, or -1 with err. */
+/* The frame in the window, and every 0.25 s (and at the target spp, the last frame rendered) the
+ * readout in the title and (when on) over the frame. 0, or -1 with err. */
 static int show(viewer *v, char *err, size_t errlen) {
     double now = cli_now();
-    if (now - v->last_title > 0.25) {
+    if (now - v->last_title > 0.25 || caustic_renderer_spp(v->r) >= v->opt.spp) {
         char text[512], title[540];
         readout(v, "\n", text, sizeof text);
         if (v->wo->set_overlay(v->win, v->readout_on ? text : NULL, err, errlen)) return -1;

@@ -104,7 +104,7 @@ typedef struct server {
     int quality;
     pthread_mutex_t m;
     pthread_cond_t c;
-    int stopping;
+    int stopping, quit_sent;
     /* the newest frame presented */
     unsigned char *raw;
     size_t raw_cap;
@@ -297,8 +297,18 @@ static void enqueue(server *s, const view_event *ev, long tag) {
 }
 
 /* ---- HTTP: the page, and refusals --------------------------------------------------------------- */
+/* The whole response written here (CivetWeb's mg_send_http_error leaves out the status line when
+ * it answers a WebSocket upgrade). */
 static int refuse(struct mg_connection *conn, int status, const char *why) {
-    mg_send_http_error(conn, status, "caustic serve: %s\n", why);
+    const char *reason = status == 403   ? "Forbidden"
+                         : status == 404 ? "Not Found"
+                         : status == 405 ? "Method Not Allowed"
+                                         : "Service Unavailable";
+    mg_printf(conn,
+              "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %lu\r\n"
+              "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n"
+              "caustic serve: %s\n",
+              status, reason, (unsigned long)(strlen("caustic serve: \n") + strlen(why)), why);
     return status;
 }
 
@@ -533,6 +543,7 @@ static void *serve_open(void *ctx, int width, int height, const char *title, cha
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends it at once */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
@@ -547,7 +558,8 @@ fail:
 
 static int serve_poll(void *w, view_event *ev) {
     server *s = w;
-    if (stop_signal) {
+    if (stop_signal && !s->quit_sent) { /* once: the viewer polls until nothing is left */
+        s->quit_sent = 1;
         memset(ev, 0, sizeof *ev);
         ev->type = VIEW_EV_QUIT;
         return 1;
