@@ -18,6 +18,7 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -220,6 +221,19 @@ def protocol(caustic):
             op, p = h.recv()
         if p[:2] != b"\x03\xeb":
             fail(f"binary message: expected close 1003, got {p!r}")
+        # a frame header declaring 2^40 bytes: CivetWeb closes the socket at once
+        h = serve_client.connect(url)
+        h.sock.sendall(bytes([0x81, 0xFF]) + struct.pack(">Q", 1 << 40) + os.urandom(4) + b"x" * 100)
+        t0 = time.monotonic()
+        try:
+            while h.recv()[0] != 8:
+                pass
+        except ConnectionError:
+            pass
+        except OSError:
+            fail("a frame declaring 2^40 bytes: the socket stayed open")
+        if time.monotonic() - t0 > 5:
+            fail("a frame declaring 2^40 bytes: the socket stayed open for 5 s")
         h = serve_client.connect(url)
         try:
             for _ in range(3000):
@@ -243,7 +257,7 @@ def protocol(caustic):
         for m in many:
             m.close()
         alive(proc)
-        print("ok: bad, oversized, binary and flooding messages refused, the ninth viewer 503")
+        print("ok: bad, oversized (64 B, 2^40 B), binary and flooding messages refused, the ninth viewer 503")
         # a drag changes the view; its tag times it; it converges again
         v.ws.send("d 1 48 48")
         for x in range(50, 80, 3):
