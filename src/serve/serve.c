@@ -507,6 +507,8 @@ static void *serve_open(void *ctx, int width, int height, const char *title, cha
                              "yes",
                              "enable_directory_listing",
                              "no",
+                             "tcp_nodelay", /* small messages (the readout, a frame's tail) go at once */
+                             "1",
                              NULL};
     struct mg_callbacks cb;
     memset(&cb, 0, sizeof cb);
