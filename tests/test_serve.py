@@ -254,10 +254,17 @@ def protocol(caustic):
         except ConnectionRefusedError as e:
             if "503" not in str(e):
                 fail(f"ninth viewer: expected 503, got {e}")
+        for i, m in enumerate(many):  # several viewers watch one render: each gets the frame
+            m.sock.settimeout(30)
+            op, p = m.recv()
+            while op != 2:
+                op, p = m.recv()
+            if not p[8:].startswith(b"\xff\xd8"):
+                fail(f"viewer {i + 2} of 8 got no JPEG frame")
         for m in many:
             m.close()
         alive(proc)
-        print("ok: bad, oversized (64 B, 2^40 B), binary and flooding messages refused, the ninth viewer 503")
+        print("ok: bad, oversized (64 B, 2^40 B), binary and flooding messages refused; 8 viewers get frames, a ninth 503")
         # a drag changes the view; its tag times it; it converges again
         v.ws.send("d 1 48 48")
         for x in range(50, 80, 3):
