@@ -265,7 +265,10 @@ def protocol(caustic):
             m.close()
         alive(proc)
         print("ok: bad, oversized (64 B, 2^40 B), binary and flooding messages refused; 8 viewers get frames, a ninth 503")
-        # a drag changes the view; its tag times it; it converges again
+        # a drag changes the view; its tag times it; it converges again. Meanwhile a viewer that
+        # acknowledges no frame ("lazy") is sent at most 2 (the rest dropped, not queued)
+        lazy = serve_client.connect(url)
+        frames_before_drag = v.frames
         v.ws.send("d 1 48 48")
         for x in range(50, 80, 3):
             v.ws.send(f"m {x} 48")
@@ -285,6 +288,19 @@ def protocol(caustic):
         if a == before:
             fail("the converged frame after the drag equals the one before it")
         print("ok: a drag changes the view, the tag reaches the frame, it converges again")
+        lazy.sock.settimeout(0.2)
+        got, t0 = 0, time.monotonic()
+        while time.monotonic() - t0 < 1.0:
+            try:
+                if lazy.recv(ack=False)[0] == 2:
+                    got += 1
+            except socket.timeout:
+                pass
+        if got > 2 or v.frames - frames_before_drag < 4:
+            fail(f"a viewer acknowledging nothing got {got} frames (at most 2) while another got "
+                 f"{v.frames - frames_before_drag}")
+        lazy.close()
+        print(f"ok: a viewer acknowledging nothing got {got} frames while another got {v.frames - frames_before_drag}")
         # keys: save (p) writes the images, with a message to the page
         v.ws.send("k p")
         v.ws.send("K p")

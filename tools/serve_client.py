@@ -9,7 +9,8 @@ messages, for measurements and tests.
       first frame carrying tag K: the frame rendered after the viewer took the move. Prints one
       line: serve-bench: fps_still=... latency_ms_median=... latency_ms_p90=... ...
 
-Frames are 8 bytes (tag, number: little-endian uint32) and a JPEG (src/serve/serve.c).
+Frames are 8 bytes (tag, number: little-endian uint32) and a JPEG (src/serve/serve.c); a client
+acknowledges each with "a" (the server keeps at most 2 unacknowledged frames in flight).
 """
 import argparse
 import base64
@@ -83,8 +84,9 @@ class WebSocket:
         out, self.buf = self.buf[:n], self.buf[n:]
         return out
 
-    def recv(self):
-        """(opcode, payload) of the next message; a close is (8, payload)."""
+    def recv(self, ack=True):
+        """(opcode, payload) of the next message; a close is (8, payload). A frame (binary) is
+        acknowledged ("a") unless ack is False."""
         while True:
             b0, b1 = self._read(2)
             opcode, n = b0 & 0xF, b1 & 0x7F
@@ -93,6 +95,8 @@ class WebSocket:
             elif n == 127:
                 n = struct.unpack(">Q", self._read(8))[0]
             payload = self._read(n)
+            if opcode == 0x2 and ack:
+                self.send("a")
             if opcode == 0x9:  # ping: pong
                 self.send_frame(0xA, payload)
                 continue

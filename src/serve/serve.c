@@ -20,9 +20,11 @@
  *
  * Frames: the viewer presents 8-bit frames (view.c's show); the latest is kept (one copy), and
  * an encoder thread turns it into a JPEG only when some viewer has sent everything before it.
- * Each viewer has a thread that sends the newest JPEG when its socket has taken the previous
- * one, so a slow link gets fewer frames (the ones in between are dropped, never queued) and
- * several viewers watch one render, each at its own rate. A frame is 8 bytes (the last tag the
+ * Each viewer has a thread that sends the newest JPEG while fewer than SERVE_IN_FLIGHT (2) of
+ * the frames it sent are unacknowledged (the page says "a" when it has drawn one): a slow link
+ * gets fewer frames, the ones in between dropped, and never more than two wait in socket
+ * buffers (without the acknowledgement the kernel's buffers held a second of frames on
+ * loopback); several viewers watch one render, each at its own rate. A frame is 8 bytes (the last tag the
  * viewer had applied, and the frame's number, both little-endian uint32) and the JPEG: tools/
  * serve_client.py sends "t N" after a mouse move and times the first frame with tag N. Text
  * (the readout, the viewer's messages) goes as JSON text frames. */
@@ -88,6 +90,7 @@ typedef struct client {
     pthread_t thread;
     int started, closing;
     uint32_t frame_seq;     /* the last frame this socket sent */
+    int in_flight;          /* frames sent and not yet acknowledged ("a") */
     unsigned long text_seq; /* the last text state it sent */
     int bad, window_n;
     time_t window_t;
@@ -167,11 +170,14 @@ static int encode_jpeg(const unsigned char *rgb, int w, int h, int quality, unsi
     return *out ? 0 : -1;
 }
 
-/* Some socket has sent the newest encoded frame (so a newer one would go out at once). */
+/* Some socket has sent the newest encoded frame and has room for another (so a newer one would go
+ * out at once). */
 static int some_client_idle(const server *s) {
     uint32_t newest = s->jpeg ? s->jpeg->seq : 0;
-    for (int i = 0; i < s->nclients; ++i)
-        if (!s->clients[i]->closing && s->clients[i]->frame_seq == newest) return 1;
+    for (int i = 0; i < s->nclients; ++i) {
+        const client *c = s->clients[i];
+        if (!c->closing && c->frame_seq == newest && c->in_flight < SERVE_IN_FLIGHT) return 1;
+    }
     return 0;
 }
 
@@ -259,13 +265,14 @@ static void *client_main(void *arg) {
             int rc = send_text(c->conn, text);
             pthread_mutex_lock(&s->m);
             if (rc) break;
-        } else if (s->jpeg && s->jpeg->seq != c->frame_seq) {
+        } else if (s->jpeg && s->jpeg->seq != c->frame_seq && c->in_flight < SERVE_IN_FLIGHT) {
             blob *b = s->jpeg;
             b->refs++;
             pthread_mutex_unlock(&s->m);
             int rc = mg_websocket_write(c->conn, MG_WEBSOCKET_OPCODE_BINARY, (const char *)b->data, b->size) > 0;
             pthread_mutex_lock(&s->m);
             c->frame_seq = b->seq;
+            c->in_flight++;
             blob_unref(b);
             if (!rc) break;
             s->frames_sent++;
@@ -414,6 +421,13 @@ static int on_ws_data(struct mg_connection *conn, int bits, char *data, size_t l
         return ++c->bad >= SERVE_BAD_MAX ? close_with(conn, 1008, "too many bad messages") : 1;
     }
     if (rc == 0) return 1; /* ping */
+    if (rc == 3) {         /* a frame drawn: room for the next */
+        pthread_mutex_lock(&s->m);
+        if (c->in_flight > 0) c->in_flight--;
+        pthread_cond_broadcast(&s->c);
+        pthread_mutex_unlock(&s->m);
+        return 1;
+    }
     pthread_mutex_lock(&s->m);
     enqueue(s, &ev, rc == 2 ? ev.x : -1);
     pthread_mutex_unlock(&s->m);

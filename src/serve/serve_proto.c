@@ -43,6 +43,7 @@ int serve_parse_message(const char *data, size_t len, view_event *ev, char *err,
         return -1;
     }
     if (len == 4 && !memcmp(data, "ping", 4)) return 0;
+    if (len == 1 && data[0] == 'a') return 3;
     const char *p = data + 1, *end = data + len;
     long b = 0, x = 0, y = 0, n = 0;
     if (len < 3 || data[1] != ' ') goto bad;
@@ -81,7 +82,7 @@ int serve_parse_message(const char *data, size_t len, view_event *ev, char *err,
     return 1;
 bad:
     memset(ev, 0, sizeof *ev);
-    snprintf(err, errlen, "not a message (d|u B X Y, m X Y, w N, k|K C, t N, ping)");
+    snprintf(err, errlen, "not a message (d|u B X Y, m X Y, w N, k|K C, t N, a, ping)");
     return -1;
 }
 

@@ -10,6 +10,8 @@
  *   K C       key C up
  *   t N       a tag, 0..999999: frames presented after the viewer took the events before it
  *             carry N (tools/serve_client.py times a mouse move to its first frame with it)
+ *   a         a frame drawn: the server sends a socket at most SERVE_IN_FLIGHT frames it
+ *             has not acknowledged, so frames never pile up in buffers on a slow link
  *   ping      nothing (a keep-alive)
  * X and Y are in 0..65535. Single spaces between fields; no other bytes. */
 #ifndef CAUSTIC_SERVE_PROTO_H
@@ -19,9 +21,10 @@
 
 #include "view.h"
 
-enum { SERVE_MSG_MAX = 64, SERVE_TOKEN_HEX = 32 };
+enum { SERVE_MSG_MAX = 64, SERVE_TOKEN_HEX = 32, SERVE_IN_FLIGHT = 2 };
 
-/* 1 with the event in *ev, 2 for a tag (N in ev->x), 0 for a ping, -1 with why in err. */
+/* 1 with the event in *ev, 2 for a tag (N in ev->x), 3 for an acknowledgement, 0 for a ping, -1
+ * with why in err. */
 int serve_parse_message(const char *data, size_t len, view_event *ev, char *err, size_t errlen);
 
 /* 1 when the query string (NULL: none) has exactly one token=VALUE and VALUE equals token, else 0.
