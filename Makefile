@@ -53,7 +53,7 @@ bench: build
 
 # Every libFuzzer target in turn, FUZZ_SECONDS each at low priority (clang; fuzz/README.md)
 FUZZ_SECONDS ?= 240
-FUZZ_TARGETS ?= scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args
+FUZZ_TARGETS ?= scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args serve
 fuzz:
 	@for t in $(FUZZ_TARGETS); do nice scripts/fuzz.sh $$t $(FUZZ_SECONDS) || exit 1; done
 

@@ -2,7 +2,7 @@
 # Build one libFuzzer target (clang, ASan + UBSan) and run it for SECONDS, printing libFuzzer's
 # final statistics; fuzz/README.md lists the targets and records the results.
 #   scripts/fuzz.sh TARGET [SECONDS]     e.g. scripts/fuzz.sh scene 240
-# TARGET: scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args.
+# TARGET: scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args serve.
 # Binaries and grown corpora go to $FUZZ_DIR (default /tmp/caustic-fuzz); crashes land there as
 # crash-* files. Run from the repository root.
 set -eu
@@ -88,6 +88,10 @@ fed_msgframe)
     clang $san -DFUZZ_LIBFUZZER -Isrc/fed/mpi fuzz/fuzz_fed_msgframe.c src/fed/mpi/msgframe.c -lz \
         -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_msgframe ;;
+serve)
+    clang $san -DFUZZ_LIBFUZZER -Isrc/serve -Isrc/cli fuzz/fuzz_serve.c src/serve/serve_proto.c \
+        -o "$dir/fuzz_$t"
+    seeds=fuzz/corpus_serve opts="$opts -max_len=256" ;;
 *) echo "scripts/fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
 esac
 cd "$dir"

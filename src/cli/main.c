@@ -759,6 +759,7 @@ int main(int argc, char **argv) {
     args[nargs] = NULL;
     int rc = -1;
     if (!strcmp(argv[1], "view")) rc = cmd_view(nargs, args);
+    if (!strcmp(argv[1], "serve")) rc = cmd_serve(nargs, args);
     if (!strcmp(argv[1], "info")) rc = cmd_info(nargs, args);
     if (!strcmp(argv[1], "compare")) rc = cmd_compare(nargs, args);
     if (!strcmp(argv[1], "tonemap")) rc = cmd_tonemap(nargs, args);

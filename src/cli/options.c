@@ -110,6 +110,7 @@ const cli_command cli_commands[] = {
      "render a scene file (.json, CIS 565 .txt), a model (.obj, .ply, .gltf, .glb) or a "
      "built-in scene to an image"},
     {"view", "SCENE", "watch it render in a window: move the camera, change the look (SDL2)"},
+    {"serve", "SCENE", "the same in a web browser, from a machine without a display"},
     {"info", "SCENE", "primitive, material and light counts, bounds, BVH statistics, memory"},
     {"compare", "A B", "AE, PSNR, RMSE and SSIM between two images"},
     {"tonemap", "IN OUT", "a linear image to a PNG through an exposure and tone map (or several)"},
