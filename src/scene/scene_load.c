@@ -867,7 +867,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     mat.albedo = rgb;
     mat.emission = vscale(rgb, (float)emittance);
     switch (kind) {
-    case MT_EMITTING: mat.kind = MAT_BLACK; break;
+    case MT_EMITTING: mat.kind = MAT_EMITTER; break;
     /* The reference loader reads ROUGHNESS for Specular but never uses it, and the course
      * renders Specular as an ideal mirror (the stock cornell.json has ROUGHNESS 1.0 on its
      * mirror sphere): keep that. Rough metal is the Conductor/Metal extension. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Renders a caustic scene file with Mitsuba 3, matched to caustic's conventions, and times it:
 the comparison in docs/PERFORMANCE.md ("caustic vs Mitsuba 3"). Translates the subset the
-comparison scenes use: Diffuse / Emitting / Specular (mirror) materials; cube, sphere, quad,
+comparison scenes use: Diffuse / Emitter (or Emitting) / Specular (mirror) materials; cube, sphere, quad,
 plane and OBJ mesh objects (TRANS, ROTAT, SCALE; quads also ORIGIN/U/V); a constant
 Environment; the pinhole Camera. A mesh without MATERIAL takes its materials from its MTL files as
 caustic's OBJ loader does (src/scene/obj.c, mtl.c), for the diffuse case only (Kd, map_Kd): one
@@ -239,7 +239,7 @@ def load(mi, path, res, spp):
     mats = {}
     for name, m in sc["Materials"].items():
         rgb = m.get("RGB", [1, 1, 1])
-        if m["TYPE"] == "Emitting":
+        if m["TYPE"] in ("Emitter", "Emitting"):
             e = m.get("EMITTANCE", 1.0)
             mats[name] = ("emit", [c * e for c in rgb])
         elif m["TYPE"] == "Diffuse":
