@@ -272,9 +272,13 @@ int main(void) {
               kind_name(k), k);
     }
     for (int i = 0; i < NSWEEPS; ++i) {
+        int checks = g_checks, failures = g_failures;
         check_sampling(&sweeps[i], i);
         check_symmetry(&sweeps[i], i);
         check_furnace(&sweeps[i], i);
+        printf("%-10s row %2d (roughness %.2f, ior %.2f, metallic %.2f): %d checks, %d failed\n",
+               kind_name(sweeps[i].kind), i, sweeps[i].roughness, sweeps[i].ior, sweeps[i].metallic,
+               g_checks - checks, g_failures - failures);
     }
     check_gpu();
     return test_result("test_bsdf_conformance");
