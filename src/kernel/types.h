@@ -75,7 +75,7 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
  * kernel/materials/<stem>.h), the feature bits (features.h), the GPU wavefront's shade queues (one
  * per kind, MAT_KIND_COUNT), the host constructor (src/scene/material.c), the BSDF conformance
  * test (tests/test_bsdf_conformance.c) and the check of the public enum (src/api/scene_build.c)
- * all follow this list; docs/extending-material.md is the recipe for a new kind.
+ * all follow this list; docs/extending.md, "A material", is the recipe for a new kind.
  *   stem    the kind's header materials/<stem>.h and the prefix of its functions
  *   name    its TYPE in caustic's scene format (the JSON reader also takes dialect spellings)
  *   PUBLIC  its caustic_material_kind in include/caustic.h: CAUSTIC_MATERIAL_<PUBLIC> */
@@ -120,7 +120,7 @@ typedef struct material {
  * are chosen with probability proportional to power (the cdf lives in kscene.light_cdf); the
  * environment is chosen separately with kscene.env_pmf. */
 /* One row per light kind: X(KIND, name); the name is the light's TYPE in the scene format
- * (docs/architecture.md, "How to add a light": sample_light and light_emit in lights.h need a
+ * (docs/extending.md, "A light": sample_light and light_emit in lights.h need a
  * branch for a new kind). */
 #define LIGHT_KINDS(X)                                                                                                 \
     X(LIGHT_AREA, "area")                                                                                              \
@@ -185,8 +185,8 @@ typedef struct bvh4_node {
 /* The 8-wide node packs child and count into one word, child << BVH_COUNT_BITS | count (the low
  * word of a stack entry as it is pushed), and is padded to 256 bytes: four whole cache lines
  * from the 64-byte aligned array, as Embree's, and a node's address is the reference shifted
- * (224 bytes took a multiply; padded, the traversal ran 0-3 % faster: docs/PERFORMANCE.md,
- * stop 30). */
+ * (224 bytes took a multiply; padded, the traversal ran 0-3 % faster: docs/performance-log.md,
+ * 2026-11-27, branch `cpu8`). */
 #define BVH8_WIDTH 8
 typedef struct bvh8_node {
     float lo_x[BVH8_WIDTH], lo_y[BVH8_WIDTH], lo_z[BVH8_WIDTH];
@@ -248,10 +248,10 @@ typedef struct bvh_leaf4 {
  * scene in unused and non-triangle lanes; 0 in a scene without vertices), then a tenth row, the
  * block's primitive ids (prim, as float bits) at BVH_LEAF_POS_IDS. The leaf tests of every target
  * read it instead of gathering positions through the vertex indices (a dependent load per vertex
- * on incoherent rays: docs/PERFORMANCE.md, 2026-11-27 for the CPU's SIMD test, stop 26 for the
+ * on incoherent rays: docs/performance-log.md, 2026-11-27, branch `cpu` for the CPU's SIMD test, `gpu` for the
  * GPU's lanes); the CPU's SIMD tests take the ids from it too: 160 bytes a block, three cache
  * lines wherever it starts (32-byte multiples), where the rows' three and the block's ids made
- * four (docs/PERFORMANCE.md, stop 30). */
+ * four (docs/performance-log.md, 2026-11-27, branch `cpu8`). */
 #define BVH_LEAF_POS_IDS      (9 * BVH_LEAF_WIDTH)
 #define BVH_LEAF_POS_FLOATS   (10 * BVH_LEAF_WIDTH)
 /* The GPU's copy (kscene.leaf_pos on a CUDA device: bvh_leaf_lanes) is laid out per lane instead:
