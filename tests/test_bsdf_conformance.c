@@ -11,7 +11,7 @@
  *     is at most 1 (plus the estimate's error);
  *   - the GPU answers the same queries as the CPU (kernel/bsdf_probe.h), where a GPU exists.
  * A kind without a row in `sweeps` fails the test: adding a kind to the list means adding its
- * row here (docs/extending-material.md). */
+ * row here (docs/extending.md, "A material"). */
 #include <string.h>
 
 #include "cuda/render_cuda.h"

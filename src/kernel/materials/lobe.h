@@ -10,7 +10,7 @@
  *   void     <stem>_from_params(material *m, const material_params *p)   host constructor's part
  * Directions are in the local shading frame (z = the shading normal, turned towards wo for
  * materials without BSDF_INTERIOR), both pointing away from the surface. bsdf.h dispatches to
- * them; docs/extending-material.md is the recipe. */
+ * them; docs/extending.md, "A material", is the recipe. */
 #ifndef CAUSTIC_KERNEL_MATERIALS_LOBE_H
 #define CAUSTIC_KERNEL_MATERIALS_LOBE_H
 
