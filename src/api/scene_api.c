@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api/api_internal.h"
+#include "import/import.h"
 #include "api/renderer.h"
 #include "api/backend.h"
 #include "api/checkpoint.h"
