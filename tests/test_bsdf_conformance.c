@@ -29,8 +29,10 @@ typedef struct sweep {
     double roughness, ior, metallic, exponent;
     int sharp; /* a lobe too narrow for the chi-square grid: the consistency checks only */
 } sweep;
-#define GREY {0.8f, 0.6f, 0.4f}
-#define NONE {0.0f, 0.0f, 0.0f}
+#define GREY                                                                                                           \
+    { 0.8f, 0.6f, 0.4f }
+#define NONE                                                                                                           \
+    { 0.0f, 0.0f, 0.0f }
 /*  kind             rgb    specular  roughness ior metallic exponent sharp */
 static const sweep sweeps[] = {
     {MAT_DIFFUSE, GREY, NONE, 0.0, 1.5, 0.0, 1, 0},
@@ -137,14 +139,14 @@ static void check_sampling(const sweep *w, int row) {
         if (!(flags & BSDF_ALL_DELTA) && !sharp)
             CHECK(p > CHI2_ALPHA, "%s row %d wo.z %.3f: chi-square p = %g (pdf integral %g)", kind_name(m.kind), row,
                   wo[i].z, p, integral);
-        CHECK(sharp || integral <= 1.0 + 5e-3, "%s row %d wo.z %.3f: pdf integrates to %g > 1", kind_name(m.kind), row, wo[i].z,
-              integral);
+        CHECK(sharp || integral <= 1.0 + 5e-3, "%s row %d wo.z %.3f: pdf integrates to %g > 1", kind_name(m.kind), row,
+              wo[i].z, integral);
         if (flags & BSDF_ALL_DELTA)
             CHECK(integral == 0.0, "%s row %d: all-delta but pdf integrates to %g", kind_name(m.kind), row, integral);
         CHECK(c.weight_errors == 0, "%s row %d wo.z %.3f: sample weight != eval/pdf or pdf mismatch (%d)",
               kind_name(m.kind), row, wo[i].z, c.weight_errors);
-        CHECK(c.flag_errors == 0, "%s row %d wo.z %.3f: samples contradict the lobe flags 0x%x (%d)",
-              kind_name(m.kind), row, wo[i].z, flags, c.flag_errors);
+        CHECK(c.flag_errors == 0, "%s row %d wo.z %.3f: samples contradict the lobe flags 0x%x (%d)", kind_name(m.kind),
+              row, wo[i].z, flags, c.flag_errors);
     }
 }
 
@@ -268,7 +270,8 @@ int main(void) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k) {
         int rows = 0;
         for (int i = 0; i < NSWEEPS; ++i) rows += sweeps[i].kind == (material_kind)k;
-        CHECK(rows > 0, "material kind %s (MATERIAL_KINDS row %d) has no parameter row in tests/test_bsdf_conformance.c",
+        CHECK(rows > 0,
+              "material kind %s (MATERIAL_KINDS row %d) has no parameter row in tests/test_bsdf_conformance.c",
               kind_name(k), k);
     }
     for (int i = 0; i < NSWEEPS; ++i) {
@@ -277,8 +280,8 @@ int main(void) {
         check_symmetry(&sweeps[i], i);
         check_furnace(&sweeps[i], i);
         printf("%-10s row %2d (roughness %.2f, ior %.2f, metallic %.2f): %d checks, %d failed\n",
-               kind_name(sweeps[i].kind), i, sweeps[i].roughness, sweeps[i].ior, sweeps[i].metallic,
-               g_checks - checks, g_failures - failures);
+               kind_name(sweeps[i].kind), i, sweeps[i].roughness, sweeps[i].ior, sweeps[i].metallic, g_checks - checks,
+               g_failures - failures);
     }
     check_gpu();
     return test_result("test_bsdf_conformance");

@@ -15,9 +15,9 @@
 /* caustic_material_kind is the kind table's order (kernel/types.h: MATERIAL_KINDS, whose PUBLIC
  * column names each kind's enumerator). A kind added to the list without its
  * CAUSTIC_MATERIAL_<PUBLIC> in include/caustic.h stops the build here: add it there, in row order. */
-#define MATERIAL_PUBLIC_CHECK(K, stem, name, PUBLIC)                                                                  \
-    _Static_assert((int)CAUSTIC_MATERIAL_##PUBLIC == (int)K,                                                           \
-                   "include/caustic.h: CAUSTIC_MATERIAL_" #PUBLIC " must equal " #K " (the row order of MATERIAL_KINDS)");
+#define MATERIAL_PUBLIC_CHECK(K, stem, name, PUBLIC)                                                                   \
+    _Static_assert((int)CAUSTIC_MATERIAL_##PUBLIC == (int)K, "include/caustic.h: CAUSTIC_MATERIAL_" #PUBLIC            \
+                                                             " must equal " #K " (the row order of MATERIAL_KINDS)");
 MATERIAL_KINDS(MATERIAL_PUBLIC_CHECK)
 #undef MATERIAL_PUBLIC_CHECK
 _Static_assert((int)CAUSTIC_MATERIAL_KIND_COUNT == (int)MAT_KIND_COUNT,

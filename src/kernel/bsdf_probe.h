@@ -14,11 +14,11 @@ typedef struct bsdf_probe_in {
     int32_t mode; /* TRANSPORT_* */
 } bsdf_probe_in;
 typedef struct bsdf_probe_out {
-    vec3 eval;            /* bsdf_eval_mode(wo, wi) */
-    float pdf;            /* bsdf_pdf(wo, wi) */
-    uint32_t flags;       /* material_flags */
-    float albedo;         /* bsdf_continuation */
-    int32_t sampled;      /* bsdf_sample_dir_mode's result, then its record */
+    vec3 eval;       /* bsdf_eval_mode(wo, wi) */
+    float pdf;       /* bsdf_pdf(wo, wi) */
+    uint32_t flags;  /* material_flags */
+    float albedo;    /* bsdf_continuation */
+    int32_t sampled; /* bsdf_sample_dir_mode's result, then its record */
     bsdf_sample s;
 } bsdf_probe_out;
 

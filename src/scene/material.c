@@ -27,7 +27,7 @@ material material_from_params(material_kind kind, const material_params *p) {
     m.emission = p->emission;
     m.ior = 1.5f;
     m.two_sided = p->two_sided != 0;
-#define MATERIAL_FROM_PARAMS_CASE(K, stem, name, P)                                                                   \
+#define MATERIAL_FROM_PARAMS_CASE(K, stem, name, P)                                                                    \
     case K: stem##_from_params(&m, p); return m;
     switch (kind) {
         MATERIAL_KINDS(MATERIAL_FROM_PARAMS_CASE)
