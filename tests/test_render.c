@@ -147,7 +147,7 @@ static caustic_scene *mixed_scene(void) {
     int glass = scene_add_material(s, "glass", mat(MAT_DIELECTRIC, v3s(1), v3s(0)));
     int metal = scene_add_material(s, "metal", mat(MAT_CONDUCTOR, v3(0.9f, 0.7f, 0.4f), v3s(0)));
     int mirror = scene_add_material(s, "mirror", mat(MAT_MIRROR, v3s(0.9f), v3s(0)));
-    int light = scene_add_material(s, "light", mat(MAT_BLACK, v3s(0), v3s(8)));
+    int light = scene_add_material(s, "light", mat(MAT_EMITTER, v3s(0), v3s(8)));
     scene_add_cube(s, xform_trs(v3(0, -1, 0), v3s(0), v3(6, 0.1f, 6)), white);
     scene_add_cube(s, xform_trs(v3(-1.2f, 0, 0), v3(0, 30, 0), v3s(0.8f)), red);
     scene_add_sphere(s, xform_trs(v3(0.3f, -0.3f, 0.5f), v3s(0), v3s(1)), glass);

@@ -132,7 +132,7 @@ static void test_light_sampling(int with_env) {
     scene *s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_BLACK;
+    m.kind = MAT_EMITTER;
     m.albedo_tex = -1;
     m.emission = v3(4, 4, 4);
     int lm = scene_add_material(s, "light", m);
@@ -164,7 +164,7 @@ static void test_sphere_light(void) {
     scene *s = scene_create();
     material m;
     memset(&m, 0, sizeof m);
-    m.kind = MAT_BLACK;
+    m.kind = MAT_EMITTER;
     m.albedo_tex = -1;
     m.emission = v3(1, 1, 1);
     int lm = scene_add_material(s, "light", m);

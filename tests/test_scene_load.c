@@ -107,7 +107,7 @@ static void test_cornell_file(void) {
     CHECK(s->ntriangles == 72 && s->nspheres == 1 && s->nquads == 0, "prims %zu/%zu/%zu", s->ntriangles, s->nspheres,
           s->nquads);
     const material *light = &s->materials[find_mat(s, "light")];
-    CHECK(light->kind == MAT_BLACK, "light kind %d", light->kind);
+    CHECK(light->kind == MAT_EMITTER, "light kind %d", light->kind);
     CHECK_NEAR(light->emission.x, 5.0, 1e-6, "light radiance = RGB * EMITTANCE");
     const material *spec = &s->materials[find_mat(s, "specular_white")];
     CHECK(spec->kind == MAT_MIRROR, "Specular (ROUGHNESS ignored, as the reference) is a mirror, got %d", spec->kind);
@@ -401,7 +401,7 @@ static void test_semantics(void) {
         m = &s->materials[find_mat(s, "d")];
         CHECK(m->kind == MAT_DIELECTRIC && fabsf(m->ior - 2.4f) < 1e-6f, "Dielectric");
         m = &s->materials[find_mat(s, "e")];
-        CHECK(m->kind == MAT_BLACK && m->emission.z == 4.0f, "Emitting default EMITTANCE 1");
+        CHECK(m->kind == MAT_EMITTER && m->emission.z == 4.0f, "Emitting default EMITTANCE 1");
         m = &s->materials[find_mat(s, "de")];
         CHECK(m->kind == MAT_DIFFUSE && m->emission.x == 1.0f && m->emission.z == 2.0f, "emissive diffuse = RGB*E");
         m = &s->materials[find_mat(s, "sp")];
@@ -1112,7 +1112,7 @@ static void test_dialects(void) {
     scene *s = load_dialect("materials.json", &w, 0);
     if (s) {
         const material *m = mat_named(s, "lamp");
-        CHECK(m->kind == MAT_BLACK && fabsf(m->emission.x - 6.0f) < 1e-5f && m->two_sided, "Emissive/COLOR/INTENSITY");
+        CHECK(m->kind == MAT_EMITTER && fabsf(m->emission.x - 6.0f) < 1e-5f && m->two_sided, "Emissive/COLOR/INTENSITY");
         CHECK(mat_named(s, "wall")->kind == MAT_DIFFUSE && fabsf(mat_named(s, "wall")->albedo.x - 0.7f) < 1e-6f,
               "LAMBERTIAN/ALBEDO");
         CHECK(mat_named(s, "mirror")->kind == MAT_MIRROR, "PureReflection is a mirror");

@@ -240,7 +240,7 @@ static void test_emission(void) {
     /* an area light facing +z: cosine-distributed directions, uniform points, pdfs that agree
      * with NEE's (emitter_pdfs / sample_light) */
     scene *s = scene_create();
-    int lm = scene_add_material(s, "light", mat(MAT_BLACK, v3s(0), v3(3, 2, 1)));
+    int lm = scene_add_material(s, "light", mat(MAT_EMITTER, v3s(0), v3(3, 2, 1)));
     scene_add_quad(s, v3(-1, -0.5f, 0), v3(2, 0, 0), v3(0, 1, 0), lm);
     CHECK(scene_prepare(s, cpu_kernels_get()->bvh_width, err, sizeof err) == 0, "prepare: %s", err);
     double integral;

@@ -8,16 +8,20 @@
 #include "api/api_internal.h"
 #include "import/import.h"
 #include "caustic.h"
+#include "scene/material.h"
 #include "util/file.h"
 #include "util/log.h"
 
-/* caustic_material_kind is the kind table's order (kernel/types.h: MATERIAL_KINDS) */
-_Static_assert((int)CAUSTIC_MATERIAL_DIFFUSE == MAT_DIFFUSE && (int)CAUSTIC_MATERIAL_MIRROR == MAT_MIRROR &&
-                   (int)CAUSTIC_MATERIAL_CONDUCTOR == MAT_CONDUCTOR && (int)CAUSTIC_MATERIAL_GLASS == MAT_DIELECTRIC &&
-                   (int)CAUSTIC_MATERIAL_EMITTER == MAT_BLACK && (int)CAUSTIC_MATERIAL_PHONG == MAT_PHONG &&
-                   (int)CAUSTIC_MATERIAL_PBR == MAT_PBR && (int)CAUSTIC_MATERIAL_ROUGH_GLASS == MAT_ROUGH_GLASS &&
-                   MAT_KIND_COUNT == 8,
-               "caustic_material_kind follows MATERIAL_KINDS");
+/* caustic_material_kind is the kind table's order (kernel/types.h: MATERIAL_KINDS, whose PUBLIC
+ * column names each kind's enumerator). A kind added to the list without its
+ * CAUSTIC_MATERIAL_<PUBLIC> in include/caustic.h stops the build here: add it there, in row order. */
+#define MATERIAL_PUBLIC_CHECK(K, stem, name, PUBLIC)                                                                   \
+    _Static_assert((int)CAUSTIC_MATERIAL_##PUBLIC == (int)K, "include/caustic.h: CAUSTIC_MATERIAL_" #PUBLIC            \
+                                                             " must equal " #K " (the row order of MATERIAL_KINDS)");
+MATERIAL_KINDS(MATERIAL_PUBLIC_CHECK)
+#undef MATERIAL_PUBLIC_CHECK
+_Static_assert((int)CAUSTIC_MATERIAL_KIND_COUNT == (int)MAT_KIND_COUNT,
+               "include/caustic.h: caustic_material_kind lists every row of MATERIAL_KINDS (kernel/types.h)");
 
 void caustic_scene_get_camera(const caustic_scene *cs, caustic_camera *c) {
     api_camera_public(&api_scene_internal((caustic_scene *)cs)->camera, c);
@@ -124,18 +128,16 @@ int caustic_scene_add_material(caustic_scene *cs, const caustic_material *cm, ch
         snprintf(err, errlen, "material: colours must be finite and >= 0, roughness and metallic in [0, 1], ior > 0");
         return -1;
     }
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = (int32_t)cm->kind;
-    m.albedo_tex = -1;
-    m.albedo = col;
-    m.emission = em;
-    m.alpha = cm->roughness * cm->roughness; /* perceptual roughness, as the scene format's ROUGHNESS */
-    m.ior = cm->ior;
-    m.metallic = cm->metallic;
-    m.specular = spec;
-    m.exponent = cm->exponent;
-    m.two_sided = cm->two_sided != 0;
+    material_params mp = material_params_default((material_kind)cm->kind);
+    mp.rgb = col;
+    mp.emission = em;
+    mp.roughness = cm->roughness; /* perceptual roughness, as the scene format's ROUGHNESS */
+    mp.ior = cm->ior;
+    mp.metallic = cm->metallic;
+    mp.specular = spec;
+    mp.exponent = cm->exponent;
+    mp.two_sided = cm->two_sided != 0;
+    material m = material_from_params((material_kind)cm->kind, &mp);
     char name[32];
     snprintf(name, sizeof name, "material#%zu", s->nmaterials);
     int id = scene_add_material(s, name, m);

@@ -131,6 +131,12 @@ void cuda_vcm_free(cuda_vcm *v);
 int cuda_trace_rays(cuda_renderer *r, const float *o, const float *d, const float *tmax, size_t n, unsigned width,
                     int any_hit, int runs, double *seconds, uint64_t *hits, double *tsum, char *err, size_t errlen);
 
+/* BSDF queries (kernel/bsdf_probe.h) answered on the current device, n of them: 0, or -1 with a
+ * message. For the BSDF conformance test's CPU == GPU check; the stub build answers -1. */
+struct bsdf_probe_in;
+struct bsdf_probe_out;
+int cuda_bsdf_probe(const struct bsdf_probe_in *in, struct bsdf_probe_out *out, int n, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -134,3 +134,10 @@ int cuda_vcm_run(cuda_vcm *v, const struct camera *cam, uint32_t first, uint32_t
     return -1;
 }
 void cuda_vcm_free(cuda_vcm *v) { (void)v; }
+int cuda_bsdf_probe(const struct bsdf_probe_in *in, struct bsdf_probe_out *out, int n, char *err, size_t errlen) {
+    (void)in;
+    (void)out;
+    (void)n;
+    snprintf(err, errlen, "no CUDA backend");
+    return -1;
+}

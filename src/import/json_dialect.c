@@ -123,7 +123,8 @@ const keyalias json_object_keys[] = {
  * One row per kind of MATERIAL_KINDS, keyed by the kind's name; `reads` says which material keys
  * the kind takes beyond RGB, EMITTANCE, TEXTURE and TWO_SIDED. */
 static const json_material_row json_material_rows[] = {
-    {"Emitting", "EMITTING|EMISSIVE|EMITTER|EMISSION|LIGHT|AREALIGHT|LIGHTSOURCE", JM_EMITS},
+    /* "Emitting" is the course's name of it */
+    {"Emitter", "EMITTER|EMITTING|EMISSIVE|EMISSION|LIGHT|AREALIGHT|LIGHTSOURCE", JM_EMITS},
     {"Diffuse", "DIFFUSE|LAMBERT|LAMBERTIAN|MATTE", 0},
     /* The reference loader reads ROUGHNESS for Specular but never uses it, and the course renders
      * Specular as an ideal mirror (the stock cornell.json has ROUGHNESS 1.0 on its mirror sphere):
@@ -168,9 +169,9 @@ static const struct {
     {NULL, 0, NULL}};
 
 /* caustic's own names and the course's, for "did you mean" */
-const char *const json_material_type_names[] = {"Emitting", "Diffuse",    "Specular", "Refractive", "Conductor",
-                                                "Metal",    "Dielectric", "Glass",    "Mirror",     "Phong",
-                                                "PBR",      "RoughGlass", NULL};
+const char *const json_material_type_names[] = {"Emitter",   "Emitting", "Diffuse",    "Specular", "Refractive",
+                                                "Conductor", "Metal",    "Dielectric", "Glass",    "Mirror",
+                                                "Phong",     "PBR",      "RoughGlass", NULL};
 
 static int kind_of_name(const char *name) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k)

@@ -7,6 +7,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #endif
 #include "import/json_internal.h"
+#include "scene/material.h"
 #include "image/image.h"
 #include "util/array.h"
 
@@ -254,7 +255,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         if (json_flag(L, refr_v, p, &refractive)) return -1;
     }
     if (kind == JM_KIND_INFER) /* the reference shader's order: light, then mirror/glass flags */
-        kind = json_material_named(emittance > 0.0 ? "Emitting"
+        kind = json_material_named(emittance > 0.0 ? "Emitter"
                                    : refractive    ? "Dielectric"
                                    : reflective    ? "Mirror"
                                                    : "Diffuse",
@@ -351,16 +352,17 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         if (json_flag(L, ts, p, &mat.two_sided)) return -1;
     }
 
-    mat.albedo = rgb;
-    mat.emission = vscale(rgb, (float)emittance);
-    mat.kind = kind;
-    if (reads & JM_IOR) mat.ior = (float)ior;
-    if (reads & JM_ALPHA) mat.alpha = (float)(roughness * roughness);
-    if (reads & JM_METALLIC) mat.metallic = (float)metallic;
-    if (reads & JM_PHONG_LOBE) {
-        mat.specular = spec;
-        mat.exponent = (float)exponent;
-    }
+    /* the kind takes the parameters it uses (its <stem>_from_params, kernel/materials/) */
+    material_params mp = material_params_default((material_kind)kind);
+    mp.rgb = rgb;
+    mp.emission = vscale(rgb, (float)emittance);
+    mp.roughness = roughness;
+    mp.ior = ior;
+    mp.metallic = metallic;
+    mp.specular = spec;
+    mp.exponent = exponent;
+    mp.two_sided = mat.two_sided;
+    mat = material_from_params((material_kind)kind, &mp);
     if (fallback) {
         /* procedural two-colour materials: the mean of their colours, tinted by RGB */
         const char *pairs[2][2] = {{"RGB1", "RGB2"}, {"LIGHT_RGB", "DARK_RGB"}};

@@ -54,14 +54,14 @@ KFN aov_sample aov_trace(const kscene *s, ray r, uint32_t u, uint32_t layout) {
             a.depth = h.t;
             a.hit = 1.0f;
         }
-        if (!material_is_delta(&mat) || bounce == AOV_MAX_CHAIN) {
+        if (!(material_flags(&mat) & BSDF_ALL_DELTA) || bounce == AOV_MAX_CHAIN) {
             a.albedo = vmul(tp, albedo);
             a.normal = sf.ns;
             break;
         }
         /* a perfect specular: continue along the direction its BSDF samples */
         vec3 wo_world = vneg(r.d), ns = sf.ns, ng = sf.ng;
-        if (material_two_sided(&mat) && vdot(wo_world, ng) < 0.0f) {
+        if (!(material_flags(&mat) & BSDF_INTERIOR) && vdot(wo_world, ng) < 0.0f) {
             ng = vneg(ng);
             ns = vneg(ns);
         }

@@ -14,14 +14,25 @@
 
 #include "types.h"
 
-#define KF_MAT(kind)   (1u << (kind))                   /* material kinds: bits 0-7 */
-#define KF_LIGHT(kind) (1u << (8u + (uint32_t)(kind)))  /* light kinds: bits 8-11 */
-#define KF_PRIM(kind)  (1u << (12u + (uint32_t)(kind))) /* primitive kinds: bits 12-14 */
-#define KF_TEXTURES    (1u << 15)                       /* a material reads a texture or map */
-#define KF_ENV_MAP     (1u << 16)                       /* the environment is an image */
-#define KF_CUTOUTS     (1u << 17)                       /* alpha-masked materials (has_cutouts) */
-#define KF_ALL         ((1u << 18) - 1u)
-KSTATIC_ASSERT(MAT_KIND_COUNT <= 8 && LIGHT_KIND_COUNT <= 4 && PRIM_KIND_COUNT <= 3, "feature bits overlap");
+/* The mask's bit fields, in this order, each as wide as its kind list (types.h): one bit per
+ * material kind, per light kind, per primitive kind, then three flags. The shifts follow from the
+ * lists' counts, so a new kind moves the fields after it. */
+enum kf_shift {
+    KF_MAT_SHIFT = 0,
+    KF_LIGHT_SHIFT = KF_MAT_SHIFT + MAT_KIND_COUNT,
+    KF_PRIM_SHIFT = KF_LIGHT_SHIFT + LIGHT_KIND_COUNT,
+    KF_FLAGS_SHIFT = KF_PRIM_SHIFT + PRIM_KIND_COUNT,
+    KF_BITS = KF_FLAGS_SHIFT + 3
+};
+KSTATIC_ASSERT(KF_BITS <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 3 "
+                              "flags. To list more kinds, widen the masks to uint64_t in src/kernel/features.h");
+#define KF_MAT(kind)   (1u << (KF_MAT_SHIFT + (uint32_t)(kind)))   /* material kinds */
+#define KF_LIGHT(kind) (1u << (KF_LIGHT_SHIFT + (uint32_t)(kind))) /* light kinds */
+#define KF_PRIM(kind)  (1u << (KF_PRIM_SHIFT + (uint32_t)(kind)))  /* primitive kinds */
+#define KF_TEXTURES    (1u << (KF_FLAGS_SHIFT + 0))                /* a material reads a texture or map */
+#define KF_ENV_MAP     (1u << (KF_FLAGS_SHIFT + 1))                /* the environment is an image */
+#define KF_CUTOUTS     (1u << (KF_FLAGS_SHIFT + 2))                /* alpha-masked materials (has_cutouts) */
+#define KF_ALL         ((uint32_t)(((uint64_t)1u << KF_BITS) - 1u))
 
 #ifndef KERNEL_FEATURES
 #define KERNEL_FEATURES KF_ALL
@@ -38,7 +49,7 @@ KSTATIC_ASSERT(MAT_KIND_COUNT <= 8 && LIGHT_KIND_COUNT <= 4 && PRIM_KIND_COUNT <
  *   all       everything (glass, PBR, Phong, environment maps, cut-outs, point lights, and any mix
  *             the rows above do not cover) */
 #define KF_DIFFUSE                                                                                                     \
-    (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_BLACK) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
+    (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_EMITTER) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
 #define KF_TEXTURED (KF_DIFFUSE | KF_TEXTURES)
 #define KF_OPAQUE   (KF_DIFFUSE | KF_MAT(MAT_MIRROR) | KF_MAT(MAT_CONDUCTOR) | KF_PRIM(PRIM_SPHERE))
 #define KERNEL_VARIANTS(X)                                                                                             \

@@ -77,7 +77,7 @@ KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *
     if (ps->depth >= adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth)) return STAGE_DONE;
 
     /* Two-sided materials shade the side the ray arrived on. */
-    if (material_two_sided(m) && vdot(wo_world, sf.ng) < 0.0f) {
+    if (!(material_flags(m) & BSDF_INTERIOR) && vdot(wo_world, sf.ng) < 0.0f) {
         sf.ng = vneg(sf.ng);
         sf.ns = vneg(sf.ns);
     }
@@ -89,7 +89,7 @@ KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *
     vec2 u_light = u->light, u_bsdf = u->bsdf;
 
     /* Next-event estimation. */
-    if (!material_is_delta(m) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
+    if (!(material_flags(m) & BSDF_ALL_DELTA) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
         light_sample ls;
         int ok = sample_light(s, sf.p, u_light_pick, u_light, &ls);
         vec3 wi = ok ? frame_to_local(fr, ls.wi) : v3s(0.0f);

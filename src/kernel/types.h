@@ -70,29 +70,25 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
 #define TEXEL8_LUT_SIZE 512u
 
 /* ---- materials -------------------------------------------------------------------------- */
-/* One row per material kind: X(KIND, name, glossy, interior). The enum (values in row order),
- * the scene format's type name, the kernel's dispatch and the GPU wavefront's shade queues (one
- * per kind, MAT_KIND_COUNT) all follow this list; docs/extending.md, "A material".
- *   name      the TYPE in caustic's scene format (src/scene/scene_load.c also reads dialect
- *             spellings of it)
- *   glossy    for VCM (vcm.h): 1 = a non-Lambertian scatterer (specular or glossy), so merging
- *             next to it is a strategy; 0 = Lambertian or absorbing. An expression, so a kind
- *             whose lobe depends on its parameters may read them from `m` (const material *)
- *   interior  1 = the surface separates an inside from an outside (a dielectric): the shading
- *             frame is not flipped to face the incoming direction; 0 = both sides behave alike */
+/* One row per material kind: X(KIND, stem, name, PUBLIC). The enum (values in row order), the
+ * BSDF dispatch (bsdf.h calls <stem>_eval, _pdf, _sample, _albedo, _flags of
+ * kernel/materials/<stem>.h), the feature bits (features.h), the GPU wavefront's shade queues (one
+ * per kind, MAT_KIND_COUNT), the host constructor (src/scene/material.c), the BSDF conformance
+ * test (tests/test_bsdf_conformance.c) and the check of the public enum (src/api/scene_build.c)
+ * all follow this list; docs/extending.md, "A material", is the recipe for a new kind.
+ *   stem    the kind's header materials/<stem>.h and the prefix of its functions
+ *   name    its TYPE in caustic's scene format (the JSON reader also takes dialect spellings)
+ *   PUBLIC  its caustic_material_kind in include/caustic.h: CAUSTIC_MATERIAL_<PUBLIC> */
 #define MATERIAL_KINDS(X)                                                                                              \
-    X(MAT_DIFFUSE, "Diffuse", 0, 0)       /* Lambertian */                                                             \
-    X(MAT_MIRROR, "Mirror", 1, 0)         /* perfect specular reflection, colour as reflectance */                     \
-    X(MAT_CONDUCTOR, "Conductor", 1, 0)   /* rough GGX conductor, Schlick Fresnel with F0 = colour */                  \
-    X(MAT_DIELECTRIC, "Dielectric", 1, 1) /* smooth glass: Fresnel reflection/refraction with IOR, colour as tint */   \
-    X(MAT_BLACK, "Emitting", 0, 0)        /* no reflection (pure emitters) */                                          \
-    X(MAT_PHONG, "Phong", 1, 0) /* Lambertian `albedo` plus a normalised Phong lobe (`specular`, `exponent`) */        \
-    /* glTF 2.0 metallic-roughness: GGX specular (Schlick F0 = mix(0.04, colour, metallic)) over a \
-     * Fresnel-weighted Lambertian for the dielectric part; glossy where the specular lobe dominates */                   \
-    X(MAT_PBR, "PBR", (m->metallic > 0.5f || m->alpha < 0.25f), 0)                                                     \
-    X(MAT_ROUGH_GLASS, "RoughGlass", 1,                                                                                \
-      1) /* rough dielectric: GGX reflection and transmission with IOR, colour as tint */
-#define MATERIAL_ENUM_ROW(kind, name, glossy, interior) kind,
+    X(MAT_DIFFUSE, diffuse, "Diffuse", DIFFUSE)             /* Lambertian */                                           \
+    X(MAT_MIRROR, mirror, "Mirror", MIRROR)                 /* perfect specular reflection */                          \
+    X(MAT_CONDUCTOR, conductor, "Conductor", CONDUCTOR)     /* rough GGX conductor, Schlick F0 = colour */             \
+    X(MAT_DIELECTRIC, dielectric, "Dielectric", GLASS)      /* smooth glass: Fresnel reflection/refraction */          \
+    X(MAT_EMITTER, emitter, "Emitter", EMITTER)             /* no reflection (pure emitters) */                        \
+    X(MAT_PHONG, phong, "Phong", PHONG)                     /* Lambertian plus a normalised Phong lobe */              \
+    X(MAT_PBR, pbr, "PBR", PBR)                             /* glTF 2.0 metallic-roughness */                          \
+    X(MAT_ROUGH_GLASS, rough_glass, "RoughGlass", ROUGH_GLASS) /* rough dielectric: GGX reflection and transmission */
+#define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
 enum material_map { MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8 };
 typedef struct material {

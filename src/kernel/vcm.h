@@ -230,38 +230,36 @@ KFN int vcm_counts_emission(const vcm_params *p, int len, int specular_path) {
 
 /* ---- the local scattering function at a path vertex --------------------------------------- */
 typedef struct vcm_bsdf {
-    int32_t material;
+    material mat; /* the vertex's material as the BSDF reads it: textured parameters applied
+                     (material_at), so every parameter a texture can drive is the one evaluated */
     vec3 albedo;
     frame fr;              /* shading frame, normal on the side of wo for two-sided materials */
     vec3 ng;               /* geometric normal, flipped with the frame */
     vec3 wo;               /* world direction towards the previous vertex of the sub-path */
     vec3 wo_l;             /* the same in the shading frame */
     float cont;            /* roulette continuation probability */
-    float alpha, metallic; /* the material's, with its metallic-roughness map applied here */
     int32_t delta;
     int32_t glossy; /* a non-Lambertian scatterer (specular or glossy): merging next to it is a strategy */
 } vcm_bsdf;
 
 /* Returns 0 where the sub-path must end (grazing arrival). */
 KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b) {
-    material mat = material_at(s, &s->materials[sf->material], sf->uv, sf->p);
-    const material *m = &mat;
+    b->mat = material_at(s, &s->materials[sf->material], sf->uv, sf->p);
+    const material *m = &b->mat;
     vec3 ns = sf->ns, ng = sf->ng;
-    if (material_two_sided(m) && vdot(wo, ng) < 0.0f) {
+    if (!(material_flags(m) & BSDF_INTERIOR) && vdot(wo, ng) < 0.0f) {
         ns = vneg(ns);
         ng = vneg(ng);
     }
-    b->material = sf->material;
     b->albedo = material_albedo(s, m, sf->uv, sf->p);
     b->fr = frame_from_normal(ns);
     b->ng = ng;
     b->wo = wo;
     b->wo_l = frame_to_local(b->fr, wo);
     b->cont = bsdf_continuation(m, b->albedo);
-    b->alpha = m->alpha;
-    b->metallic = m->metallic;
-    b->delta = material_is_delta(m);
-    b->glossy = material_is_glossy(m); /* the material table's glossy column (types.h) */
+    uint32_t lobes = material_flags(m);
+    b->delta = (lobes & BSDF_ALL_DELTA) != 0u;
+    b->glossy = (lobes & BSDF_NON_LAMBERTIAN) != 0u; /* the kind's lobe flags (materials/<stem>.h) */
     return fabsf(b->wo_l.z) > 1e-6f;
 }
 
@@ -273,18 +271,10 @@ KFN float vcm_adjoint_factor(const vcm_bsdf *b, vec3 wi, float wi_l_z) {
 
 /* f(wo, wi) without the cosine, the cosine at wi, and the roulette-including pdfs of sampling wi
  * from wo (pdf_dir) and wo from wi (pdf_rev). mode: what the owning sub-path carries. */
-/* The vertex's material with its textured parameters. */
-KFN material vcm_bsdf_material(const kscene *s, const vcm_bsdf *b) {
-    material m = s->materials[b->material];
-    m.alpha = b->alpha;
-    m.metallic = b->metallic;
-    return m;
-}
-
 KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, float *cos_wi, float *pdf_dir,
                        float *pdf_rev) {
-    material mat = vcm_bsdf_material(s, b);
-    const material *m = &mat;
+    (void)s;
+    const material *m = &b->mat;
     vec3 wi_l = frame_to_local(b->fr, wi);
     *cos_wi = fabsf(wi_l.z);
     *pdf_dir = *pdf_rev = 0.0f;
@@ -449,8 +439,7 @@ typedef struct vcm_merge_query {
     vec3 ng;
     vec3 wo;
     float cont;
-    float alpha, metallic;
-    int32_t material;
+    material mat; /* vcm_bsdf.mat */
     vcm_mis_state mis; /* camera sub-path MIS state at the vertex */
     uint32_t pixel;
     int32_t len; /* camera sub-path segments */
@@ -465,9 +454,7 @@ KFN void vcm_merge_query_set(vcm_merge_query *q, vec3 p, vec3 throughput, const 
     q->ng = b->ng;
     q->wo = b->wo;
     q->cont = b->cont;
-    q->alpha = b->alpha;
-    q->metallic = b->metallic;
-    q->material = b->material;
+    q->mat = b->mat;
     q->mis = *mis;
     q->pixel = pixel;
     q->len = len;
@@ -475,15 +462,13 @@ KFN void vcm_merge_query_set(vcm_merge_query *q, vec3 p, vec3 throughput, const 
 /* The same vcm_bsdf that vcm_bsdf_setup made (the same operations on the same inputs). */
 KFN vcm_bsdf vcm_merge_query_bsdf(const vcm_merge_query *q) {
     vcm_bsdf b;
-    b.material = q->material;
+    b.mat = q->mat;
     b.albedo = q->albedo;
     b.fr = frame_from_normal(q->n);
     b.ng = q->ng;
     b.wo = q->wo;
     b.wo_l = frame_to_local(b.fr, q->wo);
     b.cont = q->cont;
-    b.alpha = q->alpha;
-    b.metallic = q->metallic;
     b.delta = 0;
     b.glossy = 0; /* not read by merging */
     return b;
@@ -552,8 +537,8 @@ KFN int vcm_visible(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, uint32_t 
  * vcm_mis_after_scatter) and the ray. */
 KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec3 hit_p, pcg32 *rng, int mode,
                     vec3 *throughput, vcm_mis_state *mis, vcm_mis_state *pending, ray *r) {
-    material mat = vcm_bsdf_material(s, b);
-    const material *m = &mat;
+    (void)s;
+    const material *m = &b->mat;
     float u_lobe = pcg32_float(rng);
     vec2 u = vcm_rand2(rng);
     float u_rr = pcg32_float(rng);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MATERIAL_NAME_ROW(kind, name, glossy, interior) [kind] = name,
+#define MATERIAL_NAME_ROW(kind, stem, name, PUBLIC) [kind] = name,
 #define PRIM_NAME_ROW(kind, name)                       [kind] = name,
 #define LIGHT_NAME_ROW(kind, name)                      [kind] = name,
 static const char *const material_names[] = {MATERIAL_KINDS(MATERIAL_NAME_ROW)};

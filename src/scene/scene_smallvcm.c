@@ -44,7 +44,7 @@ int scene_build_smallvcm(scene *s, int id, char *err, size_t errlen) {
     mat[SV_GLASS] = add_mat(s, "glass", MAT_DIELECTRIC, v3s(1.0f), v3s(0.0f), 0.0f, 1.6f, v3s(0.0f));
     mat[SV_BLUE] =
         add_mat(s, "blue", MAT_DIFFUSE, v3(0.156863f, 0.172549f, 0.803922f), v3s(0.0f), 0.0f, 1.0f, v3s(0.0f));
-    mat[SV_LIGHT] = add_mat(s, "light", MAT_BLACK, v3s(0.0f), v3s(0.0f), 0.0f, 1.0f, v3s(25.03329895614464f));
+    mat[SV_LIGHT] = add_mat(s, "light", MAT_EMITTER, v3s(0.0f), v3s(0.0f), 0.0f, 1.0f, v3s(25.03329895614464f));
     for (int i = 0; i < SV_NMAT; ++i)
         if (mat[i] < 0) goto oom;
 
