@@ -4,8 +4,10 @@
  * arrays, progress bars). Images leave as bytearrays of float32 (a copy, which numpy wraps
  * without a second one: numpy.frombuffer); arrays come in through the buffer protocol (C-contiguous
  * float32 / uint32, checked here). Every call that renders, loads, saves or denoises releases the
- * GIL. While a render runs in the main thread SIGINT cancels it (caustic_cancel, async-signal-safe)
- * and the call then raises KeyboardInterrupt with the samples taken kept in the film. Errors raise
+ * GIL. While a render runs in the main thread SIGINT stops it after the pass under way (the
+ * renderer's progress callback, between passes, sees the flag the handler set) and the call then
+ * raises KeyboardInterrupt with the samples taken kept in the film; the renderer can go on.
+ * (caustic_cancel is not used: it leaves a renderer cancelled for good.) Errors raise
  * caustic.Error with caustic's own one-line message; the library's warnings (its log callback,
  * scene-load warnings) become Python warnings (caustic.CausticWarning) after the call. */
 #define PY_SSIZE_T_CLEAN
@@ -13,6 +15,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -71,20 +74,17 @@ static PyObject *fail(const char *err) {
 
 /* ---- SIGINT while a render runs without the GIL ----------------------------------------------- */
 static unsigned long g_main_thread; /* threading.main_thread().ident */
-static caustic_renderer *volatile g_sig_renderer;
 static volatile sig_atomic_t g_sig_hit;
 static void on_sigint(int sig) {
     (void)sig;
     g_sig_hit = 1;
-    caustic_renderer *r = g_sig_renderer;
-    if (r) caustic_cancel(r);
 }
 typedef struct {
     int installed;
     struct sigaction old;
 } sigint_guard;
 /* Only the main thread receives Python's SIGINT; elsewhere Ctrl-C stays Python's. */
-static void sigint_begin(sigint_guard *g, caustic_renderer *r) {
+static void sigint_begin(sigint_guard *g) {
     g->installed = 0;
     if (PyThread_get_thread_ident() != g_main_thread) return;
     struct sigaction sa;
@@ -92,14 +92,12 @@ static void sigint_begin(sigint_guard *g, caustic_renderer *r) {
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     g_sig_hit = 0;
-    g_sig_renderer = r;
     if (sigaction(SIGINT, &sa, &g->old) == 0) g->installed = 1;
 }
 /* Restores Python's handler; 1 if Ctrl-C came meanwhile. */
 static int sigint_end(sigint_guard *g) {
     if (!g->installed) return 0;
     sigaction(SIGINT, &g->old, NULL);
-    g_sig_renderer = NULL;
     int hit = g_sig_hit;
     g_sig_hit = 0;
     return hit;
@@ -408,9 +406,9 @@ static PyObject *scene_add_mesh(SceneObject *self, PyObject *args, PyObject *kw)
     char err[ERRLEN] = "";
     int id = -1;
     if (have_n && (size_t)nb.len / 12u != nv)
-        snprintf(err, sizeof err, "add_mesh: %zu normals for %zu vertices", (size_t)nb.len / 12u, nv);
+        PyErr_Format(PyExc_ValueError, "add_mesh: %zu normals for %zu vertices", (size_t)nb.len / 12u, nv);
     else if (have_u && (size_t)ub.len / 8u != nv)
-        snprintf(err, sizeof err, "add_mesh: %zu uvs for %zu vertices", (size_t)ub.len / 8u, nv);
+        PyErr_Format(PyExc_ValueError, "add_mesh: %zu uvs for %zu vertices", (size_t)ub.len / 8u, nv);
     else {
         Py_BEGIN_ALLOW_THREADS id = caustic_scene_add_mesh(self->scene, pb.buf, have_n ? nb.buf : NULL,
                                                            have_u ? ub.buf : NULL, nv, ib.buf, nt, mat, err, sizeof err);
@@ -484,6 +482,7 @@ typedef struct {
     PyObject_HEAD caustic_renderer *r;
     PyObject *scene; /* keeps the SceneObject alive */
     int busy;
+    atomic_int stop; /* cancel(): stop after the pass under way */
 } RendererObject;
 static PyTypeObject RendererType;
 
@@ -638,6 +637,7 @@ static PyObject *renderer_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
         return NULL;
     }
     self->r = r;
+    atomic_init(&self->stop, 0);
     Py_INCREF(scene);
     self->scene = scene;
     return (PyObject *)self;
@@ -653,12 +653,16 @@ static int enter(RendererObject *self) {
 }
 
 typedef struct {
-    PyObject *callback;
+    PyObject *callback; /* Py_None: none */
+    RendererObject *self;
     int failed; /* the callback raised */
 } progress_ctx;
 
+/* After each pass of caustic_render: stop for Ctrl-C or cancel(), else ask the Python callback. */
 static int on_progress(void *user, const caustic_progress *p) {
     progress_ctx *ctx = user;
+    if (g_sig_hit || atomic_load(&ctx->self->stop)) return 1;
+    if (ctx->callback == Py_None) return 0;
     PyGILState_STATE g = PyGILState_Ensure();
     int stop = 0;
     PyObject *res = PyObject_CallFunction(ctx->callback, "(iidddd)", p->spp_done, p->spp_target, p->elapsed,
@@ -700,13 +704,13 @@ static PyObject *renderer_render(RendererObject *self, PyObject *args, PyObject 
         return NULL;
     }
     if (enter(self)) return NULL;
-    progress_ctx ctx = {cb, 0};
+    progress_ctx ctx = {cb, self, 0};
     char err[ERRLEN] = "";
     int rc;
     sigint_guard sg;
-    sigint_begin(&sg, self->r);
-    Py_BEGIN_ALLOW_THREADS rc =
-        caustic_render(self->r, cb != Py_None ? on_progress : NULL, cb != Py_None ? &ctx : NULL, err, sizeof err);
+    atomic_store(&self->stop, 0);
+    sigint_begin(&sg);
+    Py_BEGIN_ALLOW_THREADS rc = caustic_render(self->r, on_progress, &ctx, err, sizeof err);
     Py_END_ALLOW_THREADS int hit = sigint_end(&sg);
     self->busy = 0;
     if (ctx.failed) {
@@ -724,10 +728,20 @@ static PyObject *renderer_passes(RendererObject *self, PyObject *args, PyObject 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|ii", kwlist, &passes, &spp)) return NULL;
     if (enter(self)) return NULL;
     char err[ERRLEN] = "";
-    int added;
+    int added = 0;
     sigint_guard sg;
-    sigint_begin(&sg, self->r);
-    Py_BEGIN_ALLOW_THREADS added = caustic_render_passes(self->r, passes, spp, err, sizeof err);
+    atomic_store(&self->stop, 0);
+    sigint_begin(&sg);
+    /* one pass at a time: Ctrl-C and cancel() are seen between them */
+    Py_BEGIN_ALLOW_THREADS for (int i = 0; i < passes && !g_sig_hit && !atomic_load(&self->stop); i++) {
+        int k = caustic_render_passes(self->r, 1, spp, err, sizeof err);
+        if (k < 0) {
+            added = -1;
+            break;
+        }
+        if (k == 0) break;
+        added += k;
+    }
     Py_END_ALLOW_THREADS int hit = sigint_end(&sg);
     self->busy = 0;
     PyObject *res = render_result(added < 0, hit, 0, err);
@@ -738,7 +752,7 @@ static PyObject *renderer_passes(RendererObject *self, PyObject *args, PyObject 
 
 static PyObject *renderer_cancel(RendererObject *self, PyObject *noargs) {
     (void)noargs;
-    caustic_cancel(self->r);
+    atomic_store(&self->stop, 1);
     Py_RETURN_NONE;
 }
 
@@ -951,10 +965,10 @@ static PyObject *renderer_load_checkpoint(RendererObject *self, PyObject *args) 
 
 static PyMethodDef renderer_methods[] = {
     {"render", (PyCFunction)(void (*)(void))renderer_render, METH_VARARGS | METH_KEYWORDS,
-     "render(progress=None): to the spp target or time limit (GIL released; Ctrl-C: KeyboardInterrupt)."},
+     "render(progress=None): to the spp target or time limit (GIL released; Ctrl-C: KeyboardInterrupt after the pass)."},
     {"passes", (PyCFunction)(void (*)(void))renderer_passes, METH_VARARGS | METH_KEYWORDS,
      "passes(passes=1, spp=1) -> spp added."},
-    {"cancel", (PyCFunction)renderer_cancel, METH_NOARGS, "cancel(): stop a running render at the next safe point."},
+    {"cancel", (PyCFunction)renderer_cancel, METH_NOARGS, "cancel(): a render running in another thread stops after its pass under way."},
     {"image", (PyCFunction)renderer_image, METH_NOARGS, "image() -> (bytearray float32, h, w, 3): a copy."},
     {"aov", (PyCFunction)renderer_aov, METH_O, "aov(name) -> (bytearray float32, h, w, channels): a copy."},
     {"sample_counts", (PyCFunction)renderer_sample_counts, METH_NOARGS, "sample_counts() -> (bytearray uint32, h, w)"},

@@ -14,8 +14,9 @@ the renderer's film: later passes do not change an array already returned. Array
 (meshes, images to save, compare or denoise) are read in place through the buffer protocol when
 they are C-contiguous float32 (uint32 for indices), else converted once.
 
-A render releases the GIL while a pass runs; Ctrl-C (a notebook's interrupt) stops it at the next
-safe point and raises KeyboardInterrupt, keeping the samples taken (the renderer can go on).
+A render releases the GIL while a pass runs; Ctrl-C (a notebook's interrupt) stops it after the
+pass under way (passes last about a second) and raises KeyboardInterrupt, keeping the samples
+taken (the renderer can go on).
 Failures raise caustic.Error carrying caustic's own message; caustic's warnings arrive as Python
 warnings of category caustic.CausticWarning.
 """
@@ -246,9 +247,11 @@ class Scene:
         """A triangle mesh from arrays: positions (N, 3), indices (M, 3), optional normals (N, 3)
         and uvs (N, 2). Read in place when already float32 / uint32 and C-contiguous."""
         pos = np.ascontiguousarray(positions, dtype=np.float32)
+        if pos.size % 3:
+            raise ValueError(f"mesh positions: {pos.size} values is not a multiple of 3 (x, y, z per vertex)")
         idx = np.asarray(indices)
-        if idx.size and (idx.min() < 0 or idx.max() >= len(pos.reshape(-1, 3))):
-            raise ValueError(f"mesh: indices must lie in [0, {len(pos.reshape(-1, 3))})")
+        if idx.size and (idx.min() < 0 or idx.max() >= pos.size // 3):
+            raise ValueError(f"mesh: indices must lie in [0, {pos.size // 3}) (the vertices)")
         idx = np.ascontiguousarray(idx, dtype=np.uint32)
         nrm = None if normals is None else np.ascontiguousarray(normals, dtype=np.float32)
         uv = None if uvs is None else np.ascontiguousarray(uvs, dtype=np.float32)
@@ -292,7 +295,11 @@ def scene_from_string(text: str, format: str = "json", strict: bool = False,
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
-        return Scene(path, strict=strict)
+        try:
+            return Scene(path, strict=strict)
+        except Error as e:
+            # messages name the text, not the temporary file it passed through
+            raise Error(str(e).replace(path, "<string>")) from None
     finally:
         os.unlink(path)
 
@@ -340,7 +347,7 @@ class Renderer:
         """Renders until the spp target or the time limit, whichever comes first, and returns the
         image. progress: a callable taking a Progress after each pass (returning True stops), or
         True for a tqdm bar when tqdm is installed. May be called again after a stop to go on.
-        Ctrl-C raises KeyboardInterrupt after the samples taken were kept."""
+        Ctrl-C stops after the pass under way and raises KeyboardInterrupt (the samples kept)."""
         bar = None
         cb = progress
         if progress is True:
@@ -369,7 +376,7 @@ class Renderer:
         return self._r.passes(int(n), int(spp))
 
     def cancel(self) -> None:
-        """Asks a render running in another thread to stop at the next safe point."""
+        """Asks a render running in another thread to stop after the pass under way."""
         self._r.cancel()
 
     def reset(self) -> None:
@@ -476,6 +483,8 @@ class Renderer:
         return _png(self.rgb8())
 
     def __repr__(self) -> str:
+        if not hasattr(self, "_r"):
+            return "<caustic.Renderer (not created)>"
         st = self.stats()
         return f"<caustic.Renderer {st['width']}x{st['height']} {st['spp']} spp on {st['device']}>"
 

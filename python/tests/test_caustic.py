@@ -96,13 +96,15 @@ def test_progress_callback_and_stop():
     def cb(p):
         assert isinstance(p, caustic.Progress)
         seen.append(p)
-        return p.spp_done >= 2                 # True stops after this pass
+        return True                            # True stops after this pass
 
     r = caustic.Renderer("cornell", width=32, height=32, spp=64, threads=2)
     r.render(progress=cb)
-    assert seen and seen[0].spp_target == 64
-    assert 2 <= r.spp < 64
-    assert seen[-1].fraction <= 1.0 and seen[-1].samples_per_second > 0
+    assert len(seen) == 1 and seen[0].spp_target == 64 and seen[0].spp_done == r.spp
+    assert 1 <= r.spp < 64
+    assert 0 < seen[0].fraction <= 1.0 and seen[0].samples_per_second > 0
+    r.render(progress=lambda p: None)          # None goes on: to the target
+    assert r.spp == 64
 
 
 def test_progress_exception_propagates():
@@ -256,8 +258,8 @@ def test_scene_from_string_and_errors(tmp_path):
     assert s.stats()["width"] == 24
     assert caustic.render(s, threads=2).shape == (16, 24, 3)
     with pytest.raises(caustic.Error) as e:
-        caustic.scene_from_string('{"Materials": 3}')
-    assert "Materials" in str(e.value)
+        caustic.scene_from_string('{"Materials": {}}')
+    assert str(e.value).startswith("<string>: ") and "Camera" in str(e.value)
     with pytest.raises(caustic.Error, match="no-such-scene.json"):
         caustic.Scene(tmp_path / "no-such-scene.json")
 
@@ -270,10 +272,15 @@ def test_options_as_keywords():
     with pytest.raises(ValueError, match="device"):
         caustic.Renderer("cornell", device="tpu")
     r = caustic.Renderer("cornell", width=16, height=16, spp=2, threads=2, sampler="random", schedule="rows",
-                         integrator="bdpt", clamp=10.0, seed=3, max_depth=4, device="cpu")
+                         integrator="bdpt", seed=3, max_depth=4, device="cpu")
     r.render()
     st = r.stats()
     assert st["device"] == "cpu" and st["spp"] == 2 and st["width"] == 16
+    with pytest.raises(caustic.Error, match="clamp"):       # caustic's own refusal, as the CLI's
+        caustic.Renderer("cornell", integrator="bdpt", clamp=10.0)
+    a = caustic.render("cornell", width=16, height=16, spp=2, threads=2, clamp=0.5)
+    b = caustic.render("cornell", width=16, height=16, spp=2, threads=2)
+    assert a.max() <= b.max() and not np.array_equal(a, b)   # the clamp took effect
 
 
 # ---- images --------------------------------------------------------------------------------------
