@@ -82,12 +82,19 @@ static void integer_tics(textbuf *g, char axis, int n) {
 /* Fashion-MNIST's class names (its README's order), else digits (MNIST and the test sets) */
 static const char *fashion_names[NUM_CLASSES] = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                                                  "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+/* the run's data directory (config.data.dir of the summary or of a mode's section) names it */
 static int is_fashion(cJSON *root) {
-    cJSON *d = cJSON_GetObjectItem(root, "data");
-    cJSON *dir = d ? cJSON_GetObjectItem(d, "dir") : NULL;
-    if (!cJSON_IsString(dir)) return 0;
-    for (const char *p = dir->valuestring; *p; p++)
-        if (strncasecmp(p, "fashion", 7) == 0) return 1;
+    const char *where[3] = {NULL, "federated", "central"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *sec = where[i] ? cJSON_GetObjectItem(root, where[i]) : root;
+        cJSON *cfg = sec ? cJSON_GetObjectItem(sec, "config") : NULL;
+        cJSON *d = cfg ? cJSON_GetObjectItem(cfg, "data") : NULL;
+        cJSON *dir = d ? cJSON_GetObjectItem(d, "dir") : NULL;
+        if (!cJSON_IsString(dir)) continue;
+        for (const char *p = dir->valuestring; *p; p++)
+            if (strncasecmp(p, "fashion", 7) == 0) return 1;
+        return 0;
+    }
     return 0;
 }
 /* "set xtics (...)" naming the classes on an axis of a matrix plot */
