@@ -10,6 +10,7 @@
 #include "features_variant.h"
 #include "kernel/kernel.h"
 #include "scene/scene.h"
+#include "import/import.h"
 #include "testing.h"
 
 #define RES 24
