@@ -25,7 +25,6 @@
 #include "kernel/sampler.h"
 #include "kernel/vcm.h"
 #include "scene/scene.h"
-#include "import/import.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/timer.h"

@@ -20,6 +20,7 @@
 #include "cuda/render_cuda.h"
 #include "image/image.h"
 #include "image/tonemap.h"
+#include "import/import.h"
 #include "kernel/adaptive_depth.h"
 #include "kernel/camera.h"
 #include "kernel/sampler.h"

@@ -1,7 +1,7 @@
 /* The table of scene formats: each row says how to recognise a file (extension, first bytes) and
  * which reader loads it, or why it is refused. The CLI's recognition and refusal messages,
  * `caustic info`, the quick look and --dump-scene all go through scene_load_file, so one row is
- * all a new format needs besides its reader (docs/extending-format.md). */
+ * all a new format needs besides its reader (docs/extending.md ("A scene format")). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -321,7 +321,7 @@ static int load_quicklook(scene **out, const scene_source *src, const scene_load
 /* ---- the table -----------------------------------------------------------------------------------
  * A format is a row. Its reader lives in its own file (src/import/NAME.c, picked up by CMake's
  * glob) and declares its detect and load functions here, above the table; the pbrt and Mitsuba
- * readers of issue 39 fill their rows' NULL load. docs/extending-format.md has the recipe. */
+ * readers of issue 39 fill their rows' NULL load. docs/extending.md ("A scene format") has the recipe. */
 #define NOT_YET_39 "not yet: issue 39 brings its reader"
 /* first match of the highest score wins: keep more specific formats above the ones they resemble */
 static const scene_format formats[] = {

@@ -2,7 +2,7 @@
  * (formats.c). A reader fills a host scene (scene/scene.h) through its builders; bad input is one
  * line naming the file and the place (JSON path, or FILE:LINE), never half a scene. The parameter
  * diagnostics every reader shares are in import/params.h; how to add a format is
- * docs/extending-format.md. */
+ * docs/extending.md ("A scene format"). */
 #ifndef CAUSTIC_IMPORT_H
 #define CAUSTIC_IMPORT_H
 
