@@ -4,7 +4,7 @@ BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps oidn build install demo test test-asan demo-fed bench fuzz clean
+.PHONY: all deps oidn build install python demo test test-asan demo-fed bench fuzz clean
 
 all: build
 
@@ -23,10 +23,25 @@ $(BUILD)/Makefile:
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The library (libcaustic.a, caustic_* symbols only), caustic.h, caustic.pc and the CLI under PREFIX.
+# The library (libcaustic.a and libcaustic.so, caustic_* symbols only), caustic.h, caustic.pc, the
+# CLI, fedtrain and Open Image Denoise under PREFIX. Builds only what it installs (no tests,
+# fuzzers or tools: the target install-targets).
 PREFIX ?= /usr/local
-install: build
+install: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS) --target install-targets
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The Python module into python3's site-packages (pip over pyproject.toml: scikit-build-core runs
+# this CMake build). Debian's own python3 refuses pip installs (PEP 668, "externally managed"):
+# there the install is made with --break-system-packages; inside a venv it is not needed.
+PYTHON ?= python3
+python: deps
+	@if $(PYTHON) -c 'import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) and sys.prefix == sys.base_prefix else 1)'; then \
+	  echo "make python: $(PYTHON) is externally managed (PEP 668): pip install --break-system-packages ." >&2; \
+	  $(PYTHON) -m pip install --break-system-packages . ; \
+	else \
+	  $(PYTHON) -m pip install . ; \
+	fi
 
 # A clean first image in seconds: 32 spp denoised by Open Image Denoise (out/cornell.denoised.png;
 # the noisy out/cornell.png is kept, and both are named at the end).

@@ -72,8 +72,13 @@ typedef enum caustic_integrator {
 
 #define CAUSTIC_MAX_GPUS 16
 
-/* Zero/negative fields mean "take it from the scene file" (or the default). */
+/* Zero/negative fields mean "take it from the scene file" (or the default). Always start from
+ * caustic_options_init, which sets `size`: caustic_renderer_create refuses options whose size is
+ * not this library's (a program built against another caustic.h, or options never initialised),
+ * so fields can be added without a silent misreading. */
+#define CAUSTIC_OPTIONS_SIZE ((uint32_t)sizeof(caustic_options))
 typedef struct caustic_options {
+    uint32_t size;     /* sizeof(caustic_options) as the caller compiled it: set by caustic_options_init */
     int width, height; /* resolution */
     int spp;           /* samples per pixel */
     double time_limit; /* seconds; stops after the pass that crosses it (0 = none) */

@@ -14,12 +14,24 @@
 # CAUSTIC_DEPS_BROWSER=1 also installs chromium, chromium-driver and python3-selenium for
 # caustic serve's browser test (tests/test_serve.py browser; about 150 MB to fetch and 500 MB on
 # disk, so opt-in: without them that test is skipped with a message naming them).
+# python3-dev builds the Python module (optional: without it CMake says so and skips it);
+# python3-numpy and python3-pytest run it and its tests (without them test_python is skipped with
+# one message). Where `python3` is not Debian's (a pyenv or venv interpreter first on PATH), numpy
+# and pytest are installed for it from PyPI by pip (python_deps below).
 set -eu
-trap '"$(dirname "$0")"/fetch-oidn.sh' EXIT
+python_deps() {
+  py=$(command -v python3) || return 0
+  "$py" -c 'import numpy, pytest' 2>/dev/null && return 0
+  [ "$py" = /usr/bin/python3 ] && { echo "deps: numpy/pytest missing for $py (apt-get install python3-numpy python3-pytest)" >&2; return 0; }
+  echo "deps: installing numpy and pytest for $py (pip)" >&2
+  "$py" -m pip install --quiet --disable-pip-version-check numpy pytest >/dev/null 2>&1 \
+    || echo "deps: could not pip-install numpy pytest for $py: test_python will be skipped" >&2
+}
+trap 'python_deps; "$(dirname "$0")"/fetch-oidn.sh' EXIT
 pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libcjson-dev libtinyexr-dev libstb-dev
       libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev python3-pip
       libtinygltf-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core libfontconfig-dev xvfb xauth xdotool imagemagick
-      libcivetweb-dev"
+      libcivetweb-dev python3-dev python3-numpy python3-pytest"
 [ "${CAUSTIC_DEPS_BROWSER:-0}" = 1 ] && pkgs="$pkgs chromium chromium-driver python3-selenium"
 missing=""
 for p in $pkgs; do

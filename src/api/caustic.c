@@ -44,6 +44,7 @@ const char *caustic_version(void) { return CAUSTIC_VERSION; }
 
 void caustic_options_init(caustic_options *o) {
     memset(o, 0, sizeof(*o));
+    o->size = (uint32_t)sizeof(*o);
     o->max_depth = -1;
     o->seed = 1;
     o->schedule = CAUSTIC_SCHEDULE_TILES;
@@ -100,6 +101,13 @@ static void camera_crop(camera *c, const int crop[4]) {
 
 caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_options *opt, char *err, size_t errlen) {
     scene *s = cs->s;
+    if (opt->size != sizeof(caustic_options)) {
+        snprintf(err, errlen,
+                 "caustic_options: size field %u, this library's options are %zu bytes: start from "
+                 "caustic_options_init (a program built against another caustic.h, or options not initialised)",
+                 (unsigned)opt->size, sizeof(caustic_options));
+        return NULL;
+    }
     if (cpu_isa_check(err, errlen)) return NULL;
     /* a scene built in code is prepared by its first renderer (loaded scenes at load) */
     if (!s->prepared && scene_prepare(s, cpu_kernels_get()->bvh_width, err, errlen)) return NULL;

@@ -45,7 +45,8 @@ void config_usage(void) {
           "        --max-param V (1e4)  --max-update-norm N (0 = off)   refuse updates beyond these\n"
           "        --preset paper   the paper's plain setting (SGD lr 0.01, no momentum, fedavg)\n"
           "data:   --normalize none|standard  (standard: pixels minus the training mean, over its std)\n"
-          "run:    --out RUN_DIR  --resume  --quiet\n",
+          "run:    --out RUN_DIR  --resume  --force (replace a finished run)  --quiet\n"
+          "        fedtrain --version\n",
           stderr);
 }
 

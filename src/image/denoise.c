@@ -79,12 +79,15 @@ int denoise_load(char *err, size_t errlen) {
             const char *candidates[3];
             int nc = 0;
             if (env && *env) candidates[nc++] = env;
+            /* by name first: an installed binary or libcaustic.so finds the copy under its prefix
+             * through its $ORIGIN-relative RUNPATH (then the system's path); a build-tree binary
+             * has none and takes the set-up's directory */
+            if (!env || !*env) candidates[nc++] = "libOpenImageDenoise.so.2";
 #ifdef CAUSTIC_OIDN_DIR
             char builtin[480];
             snprintf(builtin, sizeof builtin, "%s/libOpenImageDenoise.so.2", CAUSTIC_OIDN_DIR);
             if (!env || !*env) candidates[nc++] = builtin;
 #endif
-            if (!env || !*env) candidates[nc++] = "libOpenImageDenoise.so.2";
             for (int i = 0; i < nc && !h; i++)
                 if ((h = try_open(candidates[i], why, sizeof why)))
                     snprintf(g_path, sizeof g_path, "%s", candidates[i]);

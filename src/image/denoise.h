@@ -4,7 +4,9 @@
  * without denoising.
  *
  * Library search: $CAUSTIC_OIDN_LIB (a path to libOpenImageDenoise.so.2; "none" disables OIDN),
- * then the set-up's directory compiled in (CAUSTIC_OIDN_DIR), then the system's library path.
+ * then the name through the caller's RUNPATH (an installed binary or libcaustic.so: the copy
+ * under its prefix, LIBDIR/caustic/oidn/lib) and the system's library path, then the set-up's
+ * directory compiled in (CAUSTIC_OIDN_DIR, the build tree's).
  *
  * A denoiser keeps its OIDN device, filter and buffers between calls of the same size, so an
  * interactive viewer can denoise every frame without re-allocating. Not thread-safe: one thread

@@ -42,4 +42,11 @@ expect_2 "missing.idx" central --data "$T/bad" --test-labels "$T/missing.idx" --
 out=$("$FEDTRAIN" central --data "$T/data" --out "$T/ok" --epochs 2 --lr 0.3 --resume 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "different settings" <<<"$out" || fail "resume with other settings: rc $rc: $out"
 "$FEDTRAIN" --help >/dev/null 2>&1 || fail "--help should exit 0"
+# a run directory holding a finished run is not written over without --force (or --resume)
+out=$("$FEDTRAIN" central --data "$T/data" --out "$T/ok" --epochs 1 --quiet 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "already holds a central run.*--force" <<<"$out" || fail "rerun into a finished run: rc $rc: $out"
+before=$(cksum < "$T/ok/central_model.bin")
+"$FEDTRAIN" central --data "$T/data" --out "$T/ok" --epochs 1 --seed 9 --quiet --force 2>/dev/null || fail "--force rerun failed"
+[ "$(cksum < "$T/ok/central_model.bin")" != "$before" ] || fail "--force did not replace the run"
+out=$("$FEDTRAIN" --version) && grep -q "^fedtrain [0-9]" <<<"$out" || fail "--version: $out"
 echo "cli: all checks passed"
