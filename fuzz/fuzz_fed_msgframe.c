@@ -1,9 +1,9 @@
-/* Fuzz target for the message frames (src/mpi/msgframe.c): cmsg_open and cmsg_peek_header on
+/* Fuzz target for the message frames (src/fed/mpi/msgframe.c): cmsg_open and cmsg_peek_header on
  * arbitrary bytes.
  *
  * libFuzzer (clang 14), from the repository root:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DFUZZ_LIBFUZZER -Isrc/mpi \
- *     fuzz/fuzz_fed_msgframe.c src/mpi/msgframe.c -lz -o fuzz_fed_msgframe
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DFUZZ_LIBFUZZER -Isrc/fed/mpi \
+ *     fuzz/fuzz_fed_msgframe.c src/fed/mpi/msgframe.c -lz -o fuzz_fed_msgframe
  *   mkdir -p /tmp/fzmsg && ./fuzz_fed_msgframe -max_total_time=300 /tmp/fzmsg fuzz/corpus_fed_msgframe
  * Without FUZZ_LIBFUZZER: the standalone driver (ctest: fuzz_smoke_fed_msgframe).
  *

@@ -1,9 +1,9 @@
 /* Fuzz target for fedtrain's update decoder (src/fed/update.c: update_accept over
- * src/mpi/msgframe.c), the code that judges every frame a client sends to the server.
+ * src/fed/mpi/msgframe.c), the code that judges every frame a client sends to the server.
  *
  * libFuzzer (clang 14), from the repository root:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DFUZZ_LIBFUZZER -Isrc/fed \
- *     fuzz/fuzz_fed_update.c src/fed/update.c src/mpi/msgframe.c -lz -lm -o fuzz_fed_update
+ *     fuzz/fuzz_fed_update.c src/fed/update.c src/fed/mpi/msgframe.c -lz -lm -o fuzz_fed_update
  *   mkdir -p /tmp/fzupd && ./fuzz_fed_update -max_total_time=300 /tmp/fzupd fuzz/corpus_fed_update
  * Without FUZZ_LIBFUZZER: the standalone driver (ctest: fuzz_smoke_fed_update).
  *
@@ -12,7 +12,7 @@
  * rules instead of stopping at the CRC); the rest is the frame (a server with 3 clients on ranks 1..3, round 4, 5 parameters). An accepted update must
  * name a selected client hosted by the sender, carry its exact shard size and finite parameters
  * within the bounds; a refusal must give a reason and may only blame a client that exists. */
-#include "../mpi/msgframe.h"
+#include "mpi/msgframe.h"
 #include "update.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Fuzz target for the glTF 2.0 importer (src/scene/gltf.cpp), through its in-memory entry point
+/* Fuzz target for the glTF 2.0 importer (src/import/gltf.cpp), through its in-memory entry point
  * (JSON text or binary .glb; external files are never read from memory).
  *
  * libFuzzer (clang 14), from the repository root: scripts/fuzz.sh gltf [SECONDS] (the importer
@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
+#include "import/import.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  *
  * libFuzzer (clang 14), from the repository root:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L \
- *     -Isrc -Iinclude fuzz/fuzz_obj.c (every .c file of src/scene, src/accel, src/image and src/util) \
+ *     -Isrc -Iinclude fuzz/fuzz_obj.c (every .c file of src/scene, src/import, src/accel, src/image and src/util) \
  *     -lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread -o fuzz_obj
  *   mkdir -p /tmp/fzo && ./fuzz_obj -max_total_time=180 /tmp/fzo fuzz/corpus_obj
  * Standalone (any compiler, no -fsanitize=fuzzer): without -DCAUSTIC_LIBFUZZER this file builds a
@@ -19,7 +19,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "scene/mtl.h"
+#include "import/mtl.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
-/* Fuzz target for the PLY reader (src/scene/ply.c), through its in-memory entry point.
+/* Fuzz target for the PLY reader (src/import/ply.c), through its in-memory entry point.
  *
  * libFuzzer (clang 14), from the repository root:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DFUZZ_LIBFUZZER -D_POSIX_C_SOURCE=200809L \
- *     -Isrc -Iinclude fuzz/fuzz_ply.c (every .c file of src/scene, src/accel, src/image and src/util) \
+ *     -Isrc -Iinclude fuzz/fuzz_ply.c (every .c file of src/scene, src/import, src/accel, src/image and src/util) \
  *     -lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread -o fuzz_ply
  *   mkdir -p /tmp/fzply && ./fuzz_ply -max_total_time=120 -max_len=4096 /tmp/fzply SEEDS
  * where SEEDS is a folder of small PLY files, e.g. the crafted ones test_ply leaves behind when run
@@ -19,6 +19,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
+#include "import/import.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  *
  * libFuzzer (clang 14), from the repository root:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L \
- *     -Isrc -Iinclude fuzz/fuzz_scene.c (every .c file of src/scene, src/accel, src/image, src/cpu and
+ *     -Isrc -Iinclude fuzz/fuzz_scene.c (every .c file of src/scene, src/import, src/accel, src/image, src/cpu and
  *     src/util) -lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread -o fuzz_scene   (fuzz/README.md)
  *   mkdir -p /tmp/fz && ./fuzz_scene -max_total_time=60 -dict=fuzz/scene.dict /tmp/fz fuzz/corpus
  * Standalone (any compiler, no -fsanitize=fuzzer): the same file without -DCAUSTIC_LIBFUZZER
@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
+#include "import/import.h"
 
 #include <stdint.h>
 #include <stdio.h>

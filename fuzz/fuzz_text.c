@@ -1,10 +1,10 @@
-/* Fuzz target for the CIS 565 text scene format (src/scene/scene_text.c) and the JSON rules it
+/* Fuzz target for the CIS 565 text scene format (src/import/scene_text.c) and the JSON rules it
  * feeds: the text is converted to JSON, which is loaded with warnings on (not --strict), so the
  * dialect mappings run too; a scene that loads is prepared at a tiny resolution (BVH, lights).
  *
  * libFuzzer (clang 14), from the repository root:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L \
- *     -Isrc -Iinclude fuzz/fuzz_text.c (every .c file of src/scene, src/accel, src/image, src/cpu and src/util) \
+ *     -Isrc -Iinclude fuzz/fuzz_text.c (every .c file of src/scene, src/import, src/accel, src/image, src/cpu and src/util) \
  *     -lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread -o /tmp/fuzz_text
  *   mkdir -p /tmp/fzt && /tmp/fuzz_text -max_total_time=180 -dict=fuzz/text.dict /tmp/fzt fuzz/corpus_text
  * Without -DCAUSTIC_LIBFUZZER: the standalone driver replays files (ctest's fuzz_smoke_text).
@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
+#include "import/import.h"
 
 #include <stdint.h>
 #include <stdio.h>

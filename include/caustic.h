@@ -9,8 +9,11 @@
  *   caustic_renderer_free(r); caustic_scene_free(scene);
  *
  * All functions returning int return 0 on success and nonzero on failure, with a one-line
- * message in `err` (err may be NULL with errlen 0). The library never prints and never exits:
- * warnings go to the log callback (caustic_set_log). */
+ * message in `err` (err may be NULL with errlen 0). The library does not print: warnings go to
+ * the log callback (caustic_set_log). It does not exit either, except in the MPI layer, which
+ * ends processes where MPI leaves no other way: caustic_dist_start prints one line on stderr and
+ * ends the process (status 1) when MPI_Init has not returned within CAUSTIC_MPI_INIT_TIMEOUT
+ * seconds, and caustic_dist_stop(failed) on rank 0 ends the whole job (MPI_Abort). */
 #ifndef CAUSTIC_H
 #define CAUSTIC_H
 
@@ -90,13 +93,13 @@ typedef struct caustic_options {
                                  bounding-sphere radius (0 = 0.003) */
     float merge_alpha;             /* radius reduction r_i = r_1 i^((alpha-1)/2) (0 = 0.75) */
     int merge_everywhere;          /* VCM: merge at every non-specular vertex, as SmallVCM does, not
-                                 only between two glossy ones (docs/architecture.md) */
+                                 only between two glossy ones (docs/internals.md) */
     caustic_gpu_mode gpu_mode;     /* CUDA backend: megakernel or wavefront */
     caustic_gpu_bvh gpu_bvh;       /* CUDA backend: which BVH the GPU traces */
     int adaptive_depth;            /* nonzero: the first samples of a pixel trace shorter paths, the
                                  depth limit growing from 4 with each doubling of the sample count;
                                  contributions are weighted by path length so that the image at
-                                 the spp target is unbiased (docs/architecture.md). Path tracing
+                                 the spp target is unbiased (docs/internals.md). Path tracing
                                  only; not with adaptive sampling */
     int ngpus;                     /* CUDA devices by index, gpus[0..ngpus): --device cuda:0,2 (a device
                                  may repeat); 0 = every visible device (several: one host thread
@@ -157,7 +160,7 @@ typedef struct caustic_render_stats {
     int threads, width, height;
     const char *device; /* "cpu" or "cuda" */
     /* The GPU path tracer's megakernel variant, the smallest compiled for a set of scene features
-     * that covers the scene's ("diffuse", "textured", "opaque", "all": docs/architecture.md, CUDA
+     * that covers the scene's ("diffuse", "textured", "opaque", "all": docs/internals.md, CUDA
      * backend); NULL elsewhere (CPU, wavefront, bidirectional, several devices). */
     const char *kernel;
 } caustic_render_stats;
@@ -214,7 +217,8 @@ int caustic_parse_gpu_bvh(const char *name, caustic_gpu_bvh *out);       /* sah 
 const char *caustic_integrator_name(caustic_integrator i);
 /* The CPU kernels' ISA level in use, e.g. "avx2 (AVX2+FMA, 8-wide BVH)": the best the CPU
  * supports, or the environment's CAUSTIC_ISA (sse | avx2). NULL with the reason in err when
- * CAUSTIC_ISA names a level this CPU or build lacks (rendering then exits with that message). */
+ * CAUSTIC_ISA names a level this CPU or build lacks (caustic_scene_load and
+ * caustic_renderer_create then refuse with that message). */
 const char *caustic_cpu_isa(char *err, size_t errlen);
 /* One line per CUDA device (or why there is none) into buf. */
 void caustic_describe_devices(char *buf, size_t n);
@@ -415,17 +419,20 @@ int caustic_scene_set_environment(caustic_scene *s, const double radiance[3], ch
 int caustic_scene_set_render_defaults(caustic_scene *s, int width, int height, int spp, int max_depth, char *err,
                                       size_t errlen);
 
-/* Distributed rendering over MPI (libcaustic built with Open MPI; docs/architecture.md). Call
+/* Distributed rendering over MPI (libcaustic built with Open MPI; docs/internals.md). Call
  * once before loading scenes: when the process was started by mpirun (OMPI_COMM_WORLD_SIZE or
  * PMIX_RANK in the environment) it joins the job and returns its rank and the number of ranks,
- * else rank 0 of 1. Renderers created afterwards with more than one rank split their work:
+ * else rank 0 of 1. If MPI_Init does not return within CAUSTIC_MPI_INIT_TIMEOUT seconds (default
+ * 300; a process of the job was lost at start-up) it prints one line and ends the process with
+ * status 1. Renderers created afterwards with more than one rank split their work:
  * rank 0's caustic_render coordinates (progress, time limit, its film gets every sample, images
  * and checkpoints are written there), the other ranks' caustic_render renders the work units
  * rank 0 hands out until rank 0 frees its renderer, and they write nothing. `interrupt`
  * (may be NULL) is polled while rank 0 waits for results: a signal handler that sets it stops the
  * render promptly. -1 with err: started by mpirun with several ranks but built without MPI. */
 int caustic_dist_start(int *rank, int *size, volatile sig_atomic_t *interrupt, char *err, size_t errlen);
-/* Leaves the job: after a failure (failed != 0) the remaining ranks are ended (MPI_Abort). */
+/* Leaves the job: after a failure (failed != 0) rank 0 ends the remaining ranks and itself
+ * (MPI_Abort); another rank just returns. */
 void caustic_dist_stop(int failed);
 
 #ifdef __cplusplus

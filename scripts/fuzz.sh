@@ -11,7 +11,7 @@ secs=${2:-240}
 dir=${FUZZ_DIR:-/tmp/caustic-fuzz}
 mkdir -p "$dir/corpus_$t"
 san="-g -O1 -fsanitize=fuzzer,address,undefined"
-scene_src="$(ls src/scene/*.c src/accel/*.c src/image/*.c src/util/*.c)" # none calls into src/cpu
+scene_src="$(ls src/scene/*.c src/import/*.c src/accel/*.c src/image/*.c src/util/*.c)" # none calls into src/cpu
 scene_libs="-lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread"
 root=$(pwd)
 opts="-print_final_stats=1 -max_total_time=$secs -timeout=30" # a hang is a finding, not a stall
@@ -41,7 +41,7 @@ scene | obj | ply | text)
     esac ;;
 gltf)
     clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Isrc -Iinclude \
-        -c src/scene/gltf.cpp -o "$dir/gltf.o"
+        -c src/import/gltf.cpp -o "$dir/gltf.o"
     # every scene source but the stub that gltf.cpp replaces: textures, materials and the
     # image memory cap the importer charges
     # linked by clang++: UBSan's C++ checks (vptr) need its C++ runtime
@@ -64,10 +64,10 @@ fed_idx)
     seeds=fuzz/corpus_fed_idx opts="$opts -rss_limit_mb=2048 -max_len=65536" ;;
 fed_update)
     clang $san -DFUZZ_LIBFUZZER -Isrc/fed fuzz/fuzz_fed_update.c src/fed/update.c \
-        src/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
+        src/fed/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_update opts="$opts -max_len=4096" ;;
 fed_msgframe)
-    clang $san -DFUZZ_LIBFUZZER -Isrc/mpi fuzz/fuzz_fed_msgframe.c src/mpi/msgframe.c -lz \
+    clang $san -DFUZZ_LIBFUZZER -Isrc/fed/mpi fuzz/fuzz_fed_msgframe.c src/fed/mpi/msgframe.c -lz \
         -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_msgframe ;;
 *) echo "scripts/fuzz.sh: unknown target '$t'" >&2; exit 2 ;;

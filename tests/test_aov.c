@@ -28,7 +28,7 @@ static material mat(int kind, vec3 albedo) {
 static caustic_scene *wrap(scene *s) {
     caustic_scene *cs = NULL;
     char err[256];
-    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
     return cs;
 }
 

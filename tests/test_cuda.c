@@ -538,8 +538,8 @@ int main(void) {
         caustic_scene *cs;
         char err[512];
         CHECK(caustic_scene_load(&cs, names[i], err, sizeof err) == 0, "load %s: %s", names[i], err);
-        check_lbvh(names[i], caustic_scene_internal(cs));
-        check_cw8_trace(names[i], caustic_scene_internal(cs));
+        check_lbvh(names[i], api_scene_internal(cs));
+        check_cw8_trace(names[i], api_scene_internal(cs));
         check_cw8_render(names[i]);
         caustic_scene_free(cs);
     }

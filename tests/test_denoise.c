@@ -9,7 +9,7 @@
  *                                         not a test: the first call (device set-up, filter
  *                                         commit) and the median of N further calls on a WxH
  *                                         noisy image, with albedo and normal guides if asked
- *                                         (docs/PERFORMANCE.md) */
+ *                                         (docs/performance-log.md) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

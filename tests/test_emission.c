@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "import/import.h"
 #include "cuda_skip.h"
 #include "image_checks.h"
 #include "testing.h"
@@ -62,7 +63,7 @@ static caustic_scene *load_text(const char *json) {
         return NULL;
     }
     caustic_scene *cs;
-    if (caustic_scene_wrap(&cs, s, err, sizeof err)) {
+    if (api_scene_wrap(&cs, s, err, sizeof err)) {
         CHECK(0, "wrap: %s", err);
         return NULL;
     }

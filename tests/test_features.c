@@ -11,6 +11,7 @@
 #include "kernel/bidir_limits.h"
 #include "kernel/kernel.h"
 #include "scene/scene.h"
+#include "import/import.h"
 #include "testing.h"
 
 #define RES 24

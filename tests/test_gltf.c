@@ -1,4 +1,4 @@
-/* glTF 2.0 import (src/scene/gltf.cpp) on files this test writes: external, embedded (data URI)
+/* glTF 2.0 import (src/import/gltf.cpp) on files this test writes: external, embedded (data URI)
  * and binary (.glb) buffers, node hierarchy and transforms, indexed / non-indexed / strip
  * primitives, normals, uvs and tangents, materials (metallic-roughness, emissive strength,
  * transmission + IOR, alpha mask with a texture), override of the file's materials, camera,
@@ -15,6 +15,7 @@
 #include "image/image.h"
 #include "kernel/texture.h"
 #include "scene/scene.h"
+#include "import/import.h"
 #include "testing.h"
 
 #include <math.h>
@@ -409,7 +410,7 @@ static void test_textures_and_cutout(void) {
     s->camera.fovy_deg = 40.0f;
     caustic_scene *cs;
     char err[512];
-    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
     caustic_options o;
     caustic_options_init(&o);
     o.width = 8;
@@ -580,7 +581,7 @@ static void test_render_furnace(void) {
         s->camera.fovy_deg = 20.0f; /* the sphere fills the view */
         caustic_scene *cs;
         char err[256];
-        CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+        CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
         double pt = furnace_mean(cs, CAUSTIC_INTEGRATOR_PT, 256);
         double bd = furnace_mean(cs, CAUSTIC_INTEGRATOR_BDPT, 256);
         double vc = furnace_mean(cs, CAUSTIC_INTEGRATOR_VCM, 256);

@@ -6,7 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "cpu/isa.h"
-#include "scene/mtl.h"
+#include "import/mtl.h"
 #include "image/image.h"
 #include "testing.h"
 

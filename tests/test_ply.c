@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
+#include "import/import.h"
 #include "testing.h"
 
 #include <fcntl.h>

@@ -69,7 +69,7 @@ static void test_furnace(void) {
     s->camera.fovy_deg = 90;
     caustic_scene *cs;
     char err[256];
-    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
     for (int smp = 0; smp < 3; ++smp) {
         double mean = render_mean(cs, smp, 64, 32, 32, NULL, NULL);
         CHECK(fabs(mean - le / (1 - a)) < 0.01 * le / (1 - a), "furnace sampler %d: %g, expected %g", smp, mean,
@@ -123,7 +123,7 @@ static void test_sky_sphere(void) {
         s->camera.fovy_deg = 30; /* the sphere covers the centre of the image */
         caustic_scene *cs;
         char err[256];
-        CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+        CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
         /* mask: pixels whose centre ray surely hits the sphere (inner 40%) */
         enum { W = 32 };
         static float mask[W * W * 3];
@@ -160,7 +160,7 @@ static caustic_scene *mixed_scene(void) {
     s->camera.fovy_deg = 50;
     caustic_scene *cs;
     char err[256];
-    if (caustic_scene_wrap(&cs, s, err, sizeof err)) {
+    if (api_scene_wrap(&cs, s, err, sizeof err)) {
         CHECK(0, "wrap: %s", err);
         return NULL;
     }
@@ -317,7 +317,7 @@ static void test_adaptive_depth(void) {
     s->camera.fovy_deg = 90;
     caustic_scene *cs;
     char err[256];
-    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
     double at8 = le * (1 - pow(a, 9)) / (1 - a), truncated = 0;
     for (uint32_t i = 0; i < 16; ++i) truncated += le * (1 - pow(a, limit[i] + 1)) / (1 - a) / 16;
     g_adaptive_depth = 1;

@@ -70,7 +70,7 @@ static void builds_once(void) {
 static caustic_renderer *alone(caustic_scene **cs, int w, int h, float dz, int spp) {
     char err[512];
     CHECK(caustic_scene_load(cs, "cornell", err, sizeof err) == 0, "load: %s", err);
-    caustic_scene_internal(*cs)->camera.eye.z += dz;
+    api_scene_internal(*cs)->camera.eye.z += dz;
     caustic_renderer *r = make(*cs, w, h, spp, CAUSTIC_DEVICE_CPU);
     if (r) caustic_render(r, NULL, NULL, NULL, 0);
     return r;
@@ -82,7 +82,7 @@ static void two_cameras(void) {
     char err[512];
     caustic_scene *cs, *ca, *cb;
     CHECK(caustic_scene_load(&cs, "cornell", err, sizeof err) == 0, "load: %s", err);
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     caustic_renderer *a = make(cs, 32, 32, 8, CAUSTIC_DEVICE_CPU);
     s->camera.eye.z += 3.0f; /* the second renderer's camera: further back (a = the file's) */
     caustic_renderer *b = make(cs, 48, 24, 8, CAUSTIC_DEVICE_CPU);
@@ -116,7 +116,7 @@ static void limits(void) {
     char err[512];
     caustic_scene *cs;
     CHECK(caustic_scene_load(&cs, "cornell", err, sizeof err) == 0, "load: %s", err);
-    caustic_scene_internal(cs)->camera.aperture_radius = 0.1f;
+    api_scene_internal(cs)->camera.aperture_radius = 0.1f;
     caustic_options o;
     caustic_options_init(&o);
     o.width = o.height = 8;

@@ -9,6 +9,7 @@
 #endif
 #include "cpu/isa.h"
 #include "scene/scene.h"
+#include "import/import.h"
 #include "image/image.h"
 #include "kernel/rng.h"
 #include "kernel/texture.h"

@@ -387,7 +387,7 @@ static void test_furnace(void) {
     s->camera.fovy_deg = 90;
     caustic_scene *cs;
     char err[256];
-    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
     for (int i = 1; i <= 5; ++i) {
         float *img = render(cs, i, 16, 16, 16, 2, 200);
         if (!img) continue;
@@ -410,7 +410,7 @@ static void test_sky_sphere(void) {
     s->camera.fovy_deg = 30;
     caustic_scene *cs;
     char err[256];
-    CHECK(caustic_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
     enum { W = 48 };
     for (int i = 1; i <= 5; ++i) {
         /* light tracing and photon mapping see the sky only through particles that hit the
@@ -461,7 +461,7 @@ static void test_agreement(void) {
 
     cs = builtin("smallvcm1");
     if (!cs) return;
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     material *mirror = &s->materials[scene_find_material(s, "mirror")];
     mirror->kind = MAT_DIFFUSE;
     mirror->albedo = v3(0.6f, 0.5f, 0.3f);

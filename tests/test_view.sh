@@ -4,6 +4,7 @@
 # readout drawn over the top-left corner, changing nothing below it, until the o key hides it); a
 # missing font is said once and the viewer runs on; resizing,
 # every integrator, the display toggles and closing through real X events (xdotool) do not crash;
+# ? and F1 toggle the key help; h without --adaptive explains itself; the denoiser label is honest;
 # no display exits 2; a bad input script is refused with FILE:LINE. Skipped (77) where caustic has
 # no window (built without SDL2) or Xvfb is missing. Usage: test_view.sh CAUSTIC
 set -u
@@ -80,6 +81,20 @@ if command -v xdotool >/dev/null 2>&1 && command -v import >/dev/null 2>&1; then
             import -window "$WID" shot.png 2> err || bad "second screenshot: $(cat err)"
         fi
         "$CAUSTIC" compare shot.png off.png | grep -q "^AE=0 " && ok || bad "screenshot vs offline: $("$CAUSTIC" compare shot.png off.png)"
+        if ! grep -q "no on-screen readout" werr; then
+            # ? (shift+/) draws the key help over the frame, down to its bottom rows; F1 hides it
+            xdotool key --window "$WID" question
+            sleep 0.7
+            import -window "$WID" help.png 2> err || bad "help screenshot: $(cat err)"
+            convert help.png -crop 96x20+0+52 +repage help_low.png &&
+                "$CAUSTIC" compare help_low.png off_low.png | grep -q "^AE=0 " &&
+                bad "? drew no key help over the frame" || ok
+            xdotool key --window "$WID" F1
+            sleep 0.7
+            import -window "$WID" shot.png 2> err || bad "screenshot after F1: $(cat err)"
+            "$CAUSTIC" compare shot.png off.png | grep -q "^AE=0 " && ok || bad "F1 did not hide the key help"
+            grep -q "key help on" wout && grep -q "key help off" wout && ok || bad "? and F1: $(cat wout)"
+        fi
         # real X events: resize the window, switch integrator twice, close with Escape
         xdotool windowsize "$WID" 120 90
         sleep 0.5
@@ -151,6 +166,30 @@ if grep -q "denoiser:" out; then echo "test_view: no denoiser here: $(grep denoi
         bad "denoiser toggle: $(cat out)"
 fi
 [ "$(identify -format %wx%h a.000.png 2>/dev/null || echo 64x48)" = 64x48 ] && ok || bad "size after resize: $(identify a.000.png)"
+
+# key help from a script (? and f1), and h without --adaptive: a one-line explanation, not a
+# white screen (the heat map stays off); with --adaptive the heat map shows
+printf 'frames 2\nkey ?\nframes 2\nkey f1\nframes 2\nkey h\nframes 2\nquit\n' > help.txt
+$V -o hh --input-script help.txt > out 2> err || bad "key help script: $(cat err)"
+[ "$(grep -c "key help on" out)" = 1 ] && [ "$(grep -c "key help off" out)" = 1 ] && ok || bad "? / f1: $(cat out)"
+grep -q "no heat map: it shows where --adaptive E put samples" out && ok || bad "h without --adaptive: $(cat out)"
+tail -n 1 out | grep -q "| heat map" && bad "h without --adaptive showed the (white) heat map: $(tail -n 1 out)" || ok
+$V --adaptive 0.05 -o ha --input-script help.txt > out 2> err || bad "heat map with --adaptive: $(cat err)"
+! grep -q "no heat map" out && tail -n 1 out | grep -q "| heat map" && ok || bad "h with --adaptive: $(cat out)"
+# the denoiser's label says what the frame is: denoised once still, raw while the camera moves
+printf 'key n\nspp 8\nsleep 0.6\nframes 3\nquit\n' > dstill.txt
+printf 'key n\nspp 8\nsleep 0.6\nframes 3\ndrag left 30 0 1\nquit\n' > dmove.txt
+$V --spp 8 -o ds --input-script dstill.txt > out 2> err || bad "denoiser, still: $(cat err)"
+if grep -q "denoiser:" out; then echo "test_view: no denoiser here: its label not checked"; else
+    tail -n 1 out | grep -q "| denoised at [0-9]* spp (" && ok || bad "still view, denoiser on: $(tail -n 1 out)"
+    $V --spp 8 -o dm --input-script dmove.txt > out 2> err || bad "denoiser, moving: $(cat err)"
+    tail -n 1 out | grep -q "raw, denoiser waits for a still view" && ! tail -n 1 out | grep -q "denoised" && ok ||
+        bad "a moved view is labelled denoised: $(tail -n 1 out)"
+fi
+# a bad sleep is named
+printf 'sleep forever\n' > badsleep.txt
+$V --input-script badsleep.txt > out 2> err
+[ $? -eq 2 ] && grep -q "badsleep.txt:1:" err && ok || bad "bad sleep: $(cat err)"
 
 # the headless benchmark runs the same loop
 "$CAUSTIC" view cornell --device cpu --threads 2 --res 64x48 --bench --bench-frames 5 --bench-seconds 0.5 > out 2> err &&

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Loading time and peak RSS of a glTF scene of >= 1 M triangles (docs/PERFORMANCE.md), against the
+# Loading time and peak RSS of a glTF scene of >= 1 M triangles (docs/performance-log.md), against the
 # same triangles as OBJ, side by side, median of RUNS runs each (alternating):
 #   tools/bench_gltf_load.sh [MESH.obj] [N] [RUNS]
 # (default: the 100 k-triangle dragon of /work/shared/assets, 4 x 4 copies = 1.6 M triangles, 5 runs).

@@ -4,6 +4,7 @@
  * tools/bench_gltf_load.sh, which builds it against build/libcaustic.a. */
 #define _POSIX_C_SOURCE 200809L
 #include "scene/scene.h"
+#include "import/import.h"
 
 #include <stdio.h>
 #include <string.h>

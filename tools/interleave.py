@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run labelled commands interleaved (A, B, C, A, B, C, ...) and print each one's median of a
 figure parsed from its output: by default caustic's 'Msamples/s=' summary. Used for the
-side-by-side measurements in docs/PERFORMANCE.md.
+side-by-side measurements in docs/performance-log.md.
 
   tools/interleave.py --runs 5 'old=taskset -c 1 /tmp/old render ...' 'new=taskset -c 1 build/caustic render ...'
   --regex 'samples/s=([0-9.]+)'   the figure (first group, a float); --base LABEL: ratios to it

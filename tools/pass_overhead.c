@@ -2,7 +2,7 @@
  * thread in passes of PER samples each (caustic_render_passes, so the cut does not depend on the
  * machine's speed as caustic_render's passes of a set time do) and prints Msamples per CPU
  * second. Under `valgrind --tool=cachegrind` the instruction counts of two PER values give the
- * fixed cost per pixel and pass (docs/PERFORMANCE.md, stop 34). Public API only.
+ * fixed cost per pixel and pass (docs/performance-log.md, "CPU path-tracing passes of a second"). Public API only.
  *
  *   build/caustic-pass-overhead cornell 1 sobol 64 64 16
  */

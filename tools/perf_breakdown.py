@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Breaks a `perf record -e cpu-clock --call-graph dwarf` profile of a caustic render into the
-stages of a path (docs/PERFORMANCE.md, "whole-path profile"). The CPU kernel inlines everything
+stages of a path (docs/performance-log.md, "whole-path profile"). The CPU kernel inlines everything
 into one function (render_rect), so samples are told apart by their inline chains (addr2line -i
 on a build with -g): the innermost function that names a stage decides; a sample outside the
 binary (libm's sincosf, the kernel) is charged to its call site in the binary.

@@ -15,7 +15,7 @@
 
 #include "util/timer.h"
 
-#define BINS     64 /* 32: 10-25 % more tests per ray on Sponza (docs/PERFORMANCE.md) */
+#define BINS     64 /* 32: 10-25 % more tests per ray on Sponza (docs/performance-log.md) */
 #define MAX_LEAF 8  /* primitives; a leaf is ceil(count / 4) leaf blocks */
 /* the traversal packs a leaf's block count into BVH_COUNT_BITS of a stack entry */
 _Static_assert(MAX_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "leaf too large for the traversal stack");
@@ -27,7 +27,7 @@ _Static_assert(MAX_LEAF <= BVH_MAX_LEAF_BLOCKS * BVH_LEAF_WIDTH, "leaf too large
  * costs about a leaf lane, 16 bytes), tried where an object split's children overlap by more
  * than SPATIAL_MIN_OVERLAP of the scene's surface area. Stich et al. use 1e-5; on Sponza 1e-3
  * finds the same SAH cost, and on meshes of even triangles it skips most of the clipping, which
- * made their builds 7x slower at 1e-5 for no gain (docs/PERFORMANCE.md). */
+ * made their builds 7x slower at 1e-5 for no gain (docs/performance-log.md). */
 #define SPATIAL_BUDGET      0.15
 #define SPATIAL_MIN_OVERLAP 1e-3f
 

@@ -44,7 +44,7 @@ void bvh_free(bvh *b);
 size_t bvh_build_count(void);
 /* The collapse's SAH: a `width`-wide node costs BVH_COLLAPSE_NODE_COST(width) leaf tests (the
  * binary builder's inner node costs one; the 8-wide node's box tests cost about two of the CPU's
- * four-lane leaf tests: docs/PERFORMANCE.md, stop 32), a leaf at most BVH_COLLAPSE_MAX_LEAF
+ * four-lane leaf tests: docs/performance-log.md, 2026-11-28, branch `bvhopt`), a leaf at most BVH_COLLAPSE_MAX_LEAF
  * primitives (4 blocks: a compressed node's leaf offsets hold 7 such leaves). */
 #define BVH_COLLAPSE_NODE_COST(width) ((double)(width) / BVH4_WIDTH)
 #define BVH_COLLAPSE_MAX_LEAF         16u

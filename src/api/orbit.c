@@ -6,7 +6,7 @@
 #include "caustic.h"
 
 int caustic_scene_orbit(caustic_scene *cs, double degrees, char *err, size_t errlen) {
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     camera_desc *c = &s->camera;
     if (!(vlen(c->up) > 0.0f) || !isfinite(degrees)) {
         snprintf(err, errlen, "orbit: the camera has no UP direction to turn about");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "import/import.h"
 #include "caustic.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -19,11 +20,11 @@ _Static_assert((int)CAUSTIC_MATERIAL_DIFFUSE == MAT_DIFFUSE && (int)CAUSTIC_MATE
                "caustic_material_kind follows MATERIAL_KINDS");
 
 void caustic_scene_get_camera(const caustic_scene *cs, caustic_camera *c) {
-    api_camera_public(&caustic_scene_internal((caustic_scene *)cs)->camera, c);
+    api_camera_public(&api_scene_internal((caustic_scene *)cs)->camera, c);
 }
 
 int caustic_scene_set_camera(caustic_scene *cs, const caustic_camera *c, char *err, size_t errlen) {
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     camera_desc d = s->camera;
     api_camera_internal(c, &d);
     camera check;
@@ -52,7 +53,7 @@ int caustic_scene_load_camera(caustic_scene *cs, const char *path, char *err, si
     if (rc && memchr(text, 0, size)) snprintf(err, errlen, "%s: not a text file", path);
     free(text);
     if (rc) return -1;
-    caustic_scene_internal(cs)->camera = cam->camera;
+    api_scene_internal(cs)->camera = cam->camera;
     scene_destroy(cam);
     return 0;
 }
@@ -65,8 +66,8 @@ int caustic_camera_to_json(const caustic_camera *c, int width, int height, char 
     int len = snprintf(buf, n,
                        "{\"Camera\": {\"RES\": [%d, %d], \"FOVY\": %.9g, \"EYE\": [%.9g, %.9g, %.9g], "
                        "\"LOOKAT\": [%.9g, %.9g, %.9g], \"UP\": [%.9g, %.9g, %.9g]",
-                       width, height, 0.5 * d.fovy_deg, d.eye.x, d.eye.y, d.eye.z, d.lookat.x, d.lookat.y, d.lookat.z,
-                       d.up.x, d.up.y, d.up.z);
+                       width, height, json_fovy_from_full(d.fovy_deg), d.eye.x, d.eye.y, d.eye.z, d.lookat.x,
+                       d.lookat.y, d.lookat.z, d.up.x, d.up.y, d.up.z);
     if (len >= 0 && d.aperture_radius > 0.0f)
         len += snprintf(buf + ((size_t)len < n ? (size_t)len : n), (size_t)len < n ? n - (size_t)len : 0,
                         ", \"APERTURE\": %.9g", d.aperture_radius);
@@ -86,7 +87,7 @@ int caustic_scene_create(caustic_scene **out, char *err, size_t errlen) {
         return -1;
     }
     s->spp = 64; /* a scene file's ITERATIONS default is for offline renders: keep first images quick */
-    return caustic_scene_wrap_unprepared(out, s, err, errlen);
+    return api_scene_wrap_unprepared(out, s, err, errlen);
 }
 
 /* 0, or -1 with why the scene takes no more items (a renderer prepared it). */
@@ -110,7 +111,7 @@ void caustic_material_init(caustic_material *m) {
 }
 
 int caustic_scene_add_material(caustic_scene *cs, const caustic_material *cm, char *err, size_t errlen) {
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     if (open_for_adds(s, err, errlen)) return -1;
     if ((int)cm->kind < 0 || (int)cm->kind >= MAT_KIND_COUNT) {
         snprintf(err, errlen, "material: unknown kind %d", (int)cm->kind);
@@ -150,7 +151,7 @@ static int check_material(const scene *s, int material, char *err, size_t errlen
 
 int caustic_scene_add_sphere(caustic_scene *cs, const double center[3], double radius, int material, char *err,
                              size_t errlen) {
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     if (open_for_adds(s, err, errlen) || check_material(s, material, err, errlen)) return -1;
     if (!finite3(center) || !(radius > 0.0 && radius < 1e30)) {
         snprintf(err, errlen, "sphere: the centre must be finite and the radius > 0");
@@ -166,7 +167,7 @@ int caustic_scene_add_sphere(caustic_scene *cs, const double center[3], double r
 
 int caustic_scene_add_quad(caustic_scene *cs, const double corner[3], const double u[3], const double v[3],
                            int material, char *err, size_t errlen) {
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     if (open_for_adds(s, err, errlen) || check_material(s, material, err, errlen)) return -1;
     size_t id = s->nquads;
     if (!finite3(corner) || !finite3(u) || !finite3(v) ||
@@ -180,7 +181,7 @@ int caustic_scene_add_quad(caustic_scene *cs, const double corner[3], const doub
 int caustic_scene_add_mesh(caustic_scene *cs, const float *positions, const float *normals, const float *uvs,
                            size_t nvertices, const uint32_t *indices, size_t ntriangles, int material, char *err,
                            size_t errlen) {
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     if (open_for_adds(s, err, errlen) || check_material(s, material, err, errlen)) return -1;
     if (!positions || !indices || nvertices == 0 || ntriangles == 0 || nvertices > UINT32_MAX ||
         ntriangles > UINT32_MAX / 3) {
@@ -220,7 +221,7 @@ int caustic_scene_add_mesh(caustic_scene *cs, const float *positions, const floa
 
 int caustic_scene_add_point_light(caustic_scene *cs, const double position[3], const double intensity[3], char *err,
                                   size_t errlen) {
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     if (open_for_adds(s, err, errlen)) return -1;
     size_t id = s->npunctual;
     if (!finite3(position) || !finite3(intensity) || scene_add_point_light(s, vec_of(position), vec_of(intensity))) {
@@ -231,7 +232,7 @@ int caustic_scene_add_point_light(caustic_scene *cs, const double position[3], c
 }
 
 int caustic_scene_set_environment(caustic_scene *cs, const double radiance[3], char *err, size_t errlen) {
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     if (open_for_adds(s, err, errlen)) return -1;
     if (!finite3(radiance) || radiance[0] < 0.0 || radiance[1] < 0.0 || radiance[2] < 0.0) {
         snprintf(err, errlen, "environment: radiance must be finite and >= 0");
@@ -244,7 +245,7 @@ int caustic_scene_set_environment(caustic_scene *cs, const double radiance[3], c
 
 int caustic_scene_set_render_defaults(caustic_scene *cs, int width, int height, int spp, int max_depth, char *err,
                                       size_t errlen) {
-    scene *s = caustic_scene_internal(cs);
+    scene *s = api_scene_internal(cs);
     if (width < 1 || height < 1 || width > 16384 || height > 16384 || spp < 1 || max_depth < 0 || max_depth > 1000) {
         snprintf(err, errlen, "render defaults: %dx%d, %d spp, depth %d out of range", width, height, spp, max_depth);
         return -1;

@@ -26,7 +26,7 @@ struct view_window {
     TTF_Font *font;
     SDL_Texture *overlay; /* the readout's text, rendered when it changes; NULL: none shown */
     int overlay_w, overlay_h;
-    char overlay_text[512];
+    char overlay_text[2048];
 #endif
 };
 
@@ -157,6 +157,7 @@ static int draw_overlay(view_window *w) {
 
 static int key_of(SDL_Keycode k) {
     if (k == SDLK_ESCAPE) return VIEW_KEY_ESCAPE;
+    if (k == SDLK_F1) return VIEW_KEY_F1;
     if (k >= 32 && k < 127) return (int)k; /* SDL's keycodes for printable keys are their ASCII */
     return VIEW_KEY_OTHER;
 }

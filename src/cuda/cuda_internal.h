@@ -17,16 +17,16 @@
 // than a row's of 32, so a warp's lanes visit more of the same nodes, as the trace-only kernel's
 // 8x4 tiles of image rays do: textured Sponza 1.011-1.022x at 512^2..1080p against rows, the
 // Cornell box and the dragon 1.03-1.04x at 512^2, the Cornell box 0.995x at 1080p
-// (docs/PERFORMANCE.md, stop 31).
+// (docs/performance-log.md, 2026-11-28, branch `gpu10`).
 #ifndef WARP_TILE_X
 #define WARP_TILE_X 8
 #endif
 #define WARP_TILE_Y (32 / WARP_TILE_X)
 // Minimum resident blocks per SM asked of the compiler (caps registers; measured on the H100,
-// docs/PERFORMANCE.md): 8 blocks leave 64 registers a thread; at 10 (48) Sponza's kernel read
+// docs/performance-log.md): 8 blocks leave 64 registers a thread; at 10 (48) Sponza's kernel read
 // twice as many local-memory sectors (spills). Every megakernel variant is faster at 8 (Sponza
-// 1.12x with the texture change, the Cornell box 1.41x, rtow 1.33x: stop 28); Sponza's kernel was
-// slower at 6 and 7 blocks, and every variant at 12 (stop 27).
+// 1.12x with the texture change, the Cornell box 1.41x, rtow 1.33x: branch `gpu6`); Sponza's kernel was
+// slower at 6 and 7 blocks, and every variant at 12 (branch `gpu5`).
 #ifndef MEGA_MIN_BLOCKS
 #define MEGA_MIN_BLOCKS 8
 #endif
@@ -42,10 +42,10 @@
 // which the float film almost never shows (and never where both splits give one slice per
 // sample: images under 2^21 / spp pixels).
 // At least 2^21 (fewer than 2^22 items, 168 MB of slice sums at most): 512^2 takes 8 slices,
-// 1024^2 and 1080p 2. With 8x4 warp tiles on the H100 (docs/PERFORMANCE.md, stop 31) that beat
+// 1024^2 and 1080p 2. With 8x4 warp tiles on the H100 (docs/performance-log.md, branch `gpu10`) that beat
 // 2^22 rounded down (16, 4 and 2 slices) on textured Sponza by 0.5-0.9 % and on the Cornell box by
 // 3.5-4.5 %, and lost 0.7-1.6 % on the diffuse dragon; 2^21 rounded down left 1080p at one slice
-// (Sponza 1 % slower); 2^23 (32 and 8 slices) was 2 % slower everywhere (stop 30).
+// (Sponza 1 % slower); 2^23 (32 and 8 slices) was 2 % slower everywhere ("merged main on the H100 (gpu9 + cpu8 together)").
 #ifndef MEGA_FILL_ITEMS
 #define MEGA_FILL_ITEMS (1u << 21)
 #endif
@@ -71,7 +71,7 @@
 // The traversal-only kernel (trace_kernel.cuh, launched by cuda_trace_rays): its block size and
 // minimum resident blocks per SM (caps registers), and its variants by the primitive kinds a
 // scene has, X(NAME, features): a scene of triangles only takes the kernel without the kind
-// decode and the sphere and quad tests (docs/PERFORMANCE.md, stop 28).
+// decode and the sphere and quad tests (docs/performance-log.md, 2026-11-27, branch `gpu7`).
 #define TRACE_BLOCK 128
 #ifndef TRACE_MIN_BLOCKS
 #define TRACE_MIN_BLOCKS 8

@@ -21,7 +21,7 @@ namespace {
 // Megakernel: one thread per pixel; the pass's samples are summed in sample order in registers
 // (film_trace_pixel) and added to the float film. --adaptive-depth is a template argument:
 // without it the pass's depth_start is the constant 0 and the depth weights fold away (as a
-// run-time value they cost the megakernel 4.5 % on Sponza, docs/PERFORMANCE.md). So are AOVs:
+// run-time value they cost the megakernel 4.5 % on Sponza, docs/performance-log.md). So are AOVs:
 // without them the AOV sums take no registers. And so is the BVH node layout (KNODES_*, the
 // scene's k.node_layout): each megakernel traverses one layout only (trace_ray), so the default
 // 4-wide layout carries no code or registers of the compressed one; mega_kernels_for picks the

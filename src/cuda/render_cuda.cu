@@ -143,8 +143,8 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         return -1;
     }
     CUDA_USE_DEVICE(r);
-    // CAUSTIC_CUDA_SYNC_COPY=1 undoes one piece of the viewer's recipe to measure it (docs/
-    // PERFORMANCE.md, "The viewer"): the work goes on the legacy default stream and 8-bit frames
+    // CAUSTIC_CUDA_SYNC_COPY=1 undoes one piece of the viewer's recipe to measure it
+    // (docs/performance-log.md, "The viewer"): the work goes on the legacy default stream and 8-bit frames
     // come back with cudaMemcpy straight into the caller's pageable memory
     const char *sync = getenv("CAUSTIC_CUDA_SYNC_COPY");
     r->sync_copy = sync && *sync && strcmp(sync, "0");

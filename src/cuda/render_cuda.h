@@ -23,14 +23,13 @@ typedef struct cuda_renderer cuda_renderer;
 enum { CUDA_MODE_MEGA = 0, CUDA_MODE_WAVEFRONT = 1 };
 enum { CUDA_BVH_SAH = 0, CUDA_BVH_LBVH = 1, CUDA_BVH_CW8 = 2 };
 typedef struct cuda_config {
-    int mode;      /* CUDA_MODE_* */
-    int bvh;       /* CUDA_BVH_*: SAH = the host's 4-wide build uploaded; LBVH = built on the GPU;
+    int mode;   /* CUDA_MODE_* */
+    int bvh;    /* CUDA_BVH_*: SAH = the host's 4-wide build uploaded; LBVH = built on the GPU;
                         CW8 = the host's 8-wide build, compressed (cw8_node) */
-    uint32_t pool; /* wavefront: paths in flight (0 = default, 2^20 or the pixel count if smaller) */
-    int device;    /* the CUDA device (index); every call on the renderer makes it the calling
+    int device; /* the CUDA device (index); every call on the renderer makes it the calling
                         thread's current device, so one host thread per device can drive its own
                         renderer, and several renderers may share a device */
-    int aov;       /* the film has AOV planes (kernel/aov.h) */
+    int aov;    /* the film has AOV planes (kernel/aov.h) */
 } cuda_config;
 
 /* --gpu-bvh sah: the host's binned SAH build with the leaf cost counted per primitive (a GPU

@@ -25,7 +25,7 @@
 #define VCM_BLOCK 128
 // Minimum resident blocks per SM asked of the compiler for the path kernels (caps registers).
 // H100, 512x512, smallvcm0/2, ms per VCM iteration: 1 (141-149 registers) 5.2/5.6, 4 (128)
-// 4.7/5.1, 6 (80) 5.0/5.5, 8 (64) 4.8/5.3; BDPT alike (docs/PERFORMANCE.md).
+// 4.7/5.1, 6 (80) 5.0/5.5, 8 (64) 4.8/5.3; BDPT alike (docs/performance-log.md).
 #ifndef VCM_MIN_BLOCKS
 #define VCM_MIN_BLOCKS 4
 #endif

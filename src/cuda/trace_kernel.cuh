@@ -12,7 +12,7 @@
 #endif
 
 // The trace-only kernel is bound by instructions issued, not by latency (Nsight Compute,
-// docs/PERFORMANCE.md stop 28): the stack's top in a register (BVH_STACK_TOP, which the
+// docs/performance-log.md, 2026-11-27, branch `gpu7`): the stack's top in a register (BVH_STACK_TOP, which the
 // megakernels keep) costs it more instructions than its early loads save.
 #ifndef BVH_STACK_TOP
 #define BVH_STACK_TOP 0
@@ -58,7 +58,7 @@ __device__ __forceinline__ void trace_sum(unsigned lane, unsigned nhits, float t
 // finished rays one by one (the loop run a step at a time, 8-24 idle lanes taking new rays
 // together) kept more lanes busy on the dragon's diffuse rays but not on Sponza's, and the step
 // loop's state cost more than it gained elsewhere, so a warp takes new rays only when all 32 are
-// done (docs/PERFORMANCE.md, stop 28).
+// done (docs/performance-log.md, 2026-11-27, branch `gpu7`).
 __global__ void __launch_bounds__(TRACE_BLOCK, TRACE_MIN_BLOCKS)
     trace_kernel(kscene k, const float *o, const float *d, const float *tmax, unsigned n, unsigned width, int any_hit,
                  unsigned *next, unsigned long long *hits, float *tsum) {

@@ -14,7 +14,7 @@
 
 #define WF_BLOCK 128
 #ifndef WF_MIN_BLOCKS
-#define WF_MIN_BLOCKS 1 // a cap of 8 (64 registers) measured 5 % slower (docs/PERFORMANCE.md)
+#define WF_MIN_BLOCKS 1 // a cap of 8 (64 registers) measured 5 % slower (docs/performance-log.md)
 #endif
 #define WF_EMPTY 0xffffffffu
 enum { C_JOB = WF_NQ, C_NCOUNTS = WF_NQ + 1 };
@@ -191,7 +191,7 @@ __global__ void wf_mark(uint32_t *active, uint32_t *nactive, kfilm film, uint32_
 int wavefront_create(cuda_renderer *r, char *err, size_t errlen) {
     struct wavefront *w = &r->wf;
     uint32_t npix = (uint32_t)r->width * (uint32_t)r->height;
-    w->pool = r->cfg.pool ? r->cfg.pool : (npix < (1u << 20) ? (npix < 4096u ? 4096u : npix) : (1u << 20));
+    w->pool = npix < (1u << 20) ? (npix < 4096u ? 4096u : npix) : (1u << 20);
     w->pool = (w->pool + 31u) & ~31u;
 #define WF_ALLOC(type, name)                                                                                           \
     CUDA_TRY(cudaMalloc((void **)&w->soa.name, (size_t)w->pool * sizeof(type)));                                       \

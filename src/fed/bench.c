@@ -4,8 +4,8 @@
 #include "fileio.h"
 #include "rng.h"
 #include "train.h"
-#include "../mpi/msgframe.h"
-#include "../mpi/msgmpi.h"
+#include "mpi/msgframe.h"
+#include "mpi/msgmpi.h"
 
 #include <mpi.h>
 

@@ -1,6 +1,6 @@
 #include "checkpoint.h"
 
-#include "../mpi/msgframe.h"
+#include "mpi/msgframe.h"
 #include "fileio.h"
 
 #include <math.h>

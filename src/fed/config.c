@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "../mpi/msgframe.h"
+#include "mpi/msgframe.h"
 #include "mlp_cuda.h"
 
 #include <errno.h>

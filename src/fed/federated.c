@@ -9,8 +9,8 @@
  * checkpoints. Nothing on the server blocks on one client. MSG_STOP ends. */
 #include "federated.h"
 
-#include "../mpi/msgframe.h"
-#include "../mpi/msgmpi.h"
+#include "mpi/msgframe.h"
+#include "mpi/msgmpi.h"
 #include "checkpoint.h"
 #include "experiment.h"
 #include "fileio.h"

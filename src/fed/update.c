@@ -1,6 +1,6 @@
 #include "update.h"
 
-#include "../mpi/msgframe.h"
+#include "mpi/msgframe.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* fedtrain's wire protocol on top of src/mpi/msgframe.h: message kinds, tags, the layout of
+/* fedtrain's wire protocol on top of src/fed/mpi/msgframe.h: message kinds, tags, the layout of
  * a client update, and the server's acceptance rules for one received update frame.
  *
  * UPDATE payload (little-endian): update_meta (32 bytes) | f32 params[nparams]. */

@@ -114,7 +114,7 @@ KFN int bsdf_sides_agree(const material *m, vec3 wo, vec3 wi, vec3 wo_w, vec3 wi
 }
 
 /* Does VCM treat a vertex on this material as glossy (merging next to it is a strategy, see
- * kernel/vcm.h and docs/architecture.md) or as Lambertian (connections cover it)? The material
+ * kernel/vcm.h and docs/internals.md) or as Lambertian (connections cover it)? The material
  * table's glossy column (types.h), every kind stated there. */
 KFN int material_is_glossy(const material *m) {
     switch ((material_kind)m->kind) { MATERIAL_KINDS(MATERIAL_CASE_GLOSSY) case MAT_KIND_COUNT : break; }

@@ -133,11 +133,11 @@ KFN bvh_ray make_bvh_ray(ray r) {
  * One 64-bit entry per pushed child: its entry distance's bits above, its reference and count
  * (0 = inner node) below, packed as ref << BVH_COUNT_BITS | count (types.h), so that a push is
  * one store and a pop one load (local memory on the GPU; its bottom entries in shared memory were
- * measured and dropped: docs/PERFORMANCE.md, stop 26). A node pushes at most BVH_WIDTH - 1
+ * measured and dropped: docs/performance-log.md, 2026-11-27, branch `gpu`). A node pushes at most BVH_WIDTH - 1
  * entries per level. On the GPU (BVH_STACK_TOP) a register holds a copy of the top entry, and a
  * pop loads the entry below it right away, one pop ahead of its use: the load's latency then
- * overlaps the next node visit instead of stalling the pop that reads it (docs/PERFORMANCE.md,
- * stop 28). The entries stay in the array (a push stores, a pop only loads), and the stack's
+ * overlaps the next node visit instead of stalling the pop that reads it (docs/performance-log.md,
+ * 2026-11-27, branch `gpu7`). The entries stay in the array (a push stores, a pop only loads), and the stack's
  * array is a local array of its own beside the register (a struct with an array indexed at run
  * time would keep the copy in local memory too). */
 #ifndef BVH_STACK_TOP
@@ -224,7 +224,7 @@ KFN int bvh_pop(bvh_stack *st, int *sp, float tmax, uint32_t *ref, uint32_t *cnt
  * +inf's bits. The same entry distances as float min/max, and a margin of 4 ulp where the float
  * test took 1 + 2^-22 (2-4 ulp); but the integer min/max and compare take a cycle each where the
  * float ones took four, on the chain from a node's load to the next node's address
- * (docs/PERFORMANCE.md, stop 30). */
+ * (docs/performance-log.md, 2026-11-27, branch `cpu8`). */
 KFN uint32_t bvh8_slabs(const bvh8_node *n, const bvh_ray *r, float tmax, __m256i *tnear) {
     const float *f = (const float *)n;
 #define BVH8_PLANE(row, inv, off) _mm256_castps_si256(_mm256_fmadd_ps(_mm256_loadu_ps(f + (row)), r->inv, r->off))
@@ -244,10 +244,10 @@ KFN uint32_t bvh8_slabs(const bvh8_node *n, const bvh_ray *r, float tmax, __m256
 #if KERNEL_SIMD_AVX2
 /* AVX2: the slab tests' hit mask by movemask, the hit children's stack entries built in slot
  * order and picked by ctz; three or more pushed and sorted by insertion (branches that coherent
- * rays predict well). The avx512 level takes this body too, for any-hit rays since stop 30: its
+ * rays predict well). The avx512 level takes this body too, for any-hit rays since branch `cpu8`: its
  * own (the entries compressed into a 512-bit register, pushed by a masked store) had won 1-2 %
  * on shadow rays over the float slab tests, but lost 4-7 % once the distances compare as
- * integers (docs/PERFORMANCE.md); closest-hit rays had left it in stop 27. */
+ * integers (docs/performance-log.md); closest-hit rays had left it in branch `cpu5`. */
 KFN int bvh_visit(const bvh8_node *n, const bvh_ray *r, float tmax, int any, bvh_stack *st, int *sp, uint32_t *ref,
                   uint32_t *cnt) {
     __m256i tnear;
@@ -529,7 +529,7 @@ KFN int leaf_hit(hit *h, float t, uint32_t id, float b1, float b2) {
  * leaf_pos, not through the record). Only the record: its address comes from the id the leaf row
  * holds, so the prefetch waits on nothing. Fetching the vertices too (their indices loaded from
  * the bvh_leaf4 block, a miss of its own on incoherent rays, then three or six lines per
- * candidate) cost diffuse rays 2-6 % and the renderer 1.5-2 % (docs/PERFORMANCE.md, stop 31). */
+ * candidate) cost diffuse rays 2-6 % and the renderer 1.5-2 % (docs/performance-log.md, 2026-11-28, branch `cpu10`). */
 KFN void leaf_hit_prefetch(const kscene *s, uint32_t id) { __builtin_prefetch(&s->triangles[prim_id_index(id)]); }
 
 /* Lane j's primitive id from a block's row of ids in kscene.leaf_pos (p: the block's entries). */
@@ -759,7 +759,7 @@ KFN int leaf8_intersect(const kscene *s, const bvh_leaf4 *b0, const bvh_leaf4 *b
  * out per lane (BVH_LEAF_LANE_FLOATS, bvh_leaf_lanes: vertex 0 with the id, vertices 1 and 2),
  * so a lane is three 128-bit loads that depend on the block's address only, where the CPU's rows
  * (BVH_LEAF_POS_FLOATS, for its SIMD tests) would be nine 32-bit loads and the block's ids
- * (docs/PERFORMANCE.md, stop 28); elsewhere the rows and `prim`, the block's ids. The copies hold
+ * (docs/performance-log.md, 2026-11-27, branch `gpu7`); elsewhere the rows and `prim`, the block's ids. The copies hold
  * the scene's positions, so the test is the one the vertex indices would give. */
 #if defined(__CUDA_ARCH__)
 #define LEAF_BLOCK_FLOATS BVH_LEAF_LANES_FLOATS
@@ -812,7 +812,7 @@ KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, vec3 a
 
 /* compact: the lanes in a rolled loop (one copy of the primitive tests, lanes picked by selects)
  * instead of four unrolled copies; the megakernel, bound by instruction fetch, runs 8-15 %
- * faster with it, the trace-only kernel up to 4 % slower (docs/PERFORMANCE.md). */
+ * faster with it, the trace-only kernel up to 4 % slower (docs/performance-log.md). */
 KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, hit *h, int any, int compact) {
 #if defined(__CUDA_ARCH__)
     ku4 prim = {{0u, 0u, 0u, 0u}}; /* the ids come with the lanes' vertices */
@@ -853,7 +853,7 @@ KFN int leaf4_intersect(const kscene *s, const bvh_leaf4 *b, const bvh_ray *r, h
 /* The lcnt blocks of a leaf from block lref on: with AVX2 two at a time (leaf8_intersect), a last
  * odd block (a one-block leaf) as a pair with itself whose copy leaf8_intersect leaves out, so
  * that every leaf takes the same code: a one-block leaf through leaf4_intersect's SSE test was a
- * branch on the block count that incoherent rays mispredict (docs/PERFORMANCE.md, stop 32); else
+ * branch on the block count that incoherent rays mispredict (docs/performance-log.md, 2026-11-28, branch `cpu12`); else
  * one by one. Returns 1 if some hit was found (with `any`: as soon as there is one). */
 KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_ray *r, hit *h, int any, int compact) {
     int found = 0;
@@ -921,7 +921,7 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
  * render_cuda.cu), so that only that layout's visitor is compiled into it. In the CUDA megakernel
  * the loop is one real function per node layout (KFN_TRACE, compat.h), each specialised to its
  * visitor: a megakernel that could call both paid for the compressed layout's registers and code
- * on the 4-wide path (1.7-3.3 %, docs/PERFORMANCE.md). Elsewhere one inlined loop. */
+ * on the 4-wide path (1.7-3.3 %, docs/performance-log.md). Elsewhere one inlined loop. */
 #if defined(__CUDA_ARCH__)
 KFN_TRACE int trace_ray_wide(const kscene *s, ray r, hit *h, int any) {
     return trace_ray_inline(s, r, h, any, 1, KNODES_WIDE);

@@ -9,12 +9,10 @@
 #if defined(__CUDACC__)
 #define KERNEL_TARGET_CUDA 1
 #define KFN                __host__ __device__ static inline __attribute__((always_inline))
-#define KCONST             __constant__
 #include <math.h>
 #else
 #define KERNEL_TARGET_CPU 1
 #define KFN               static inline __attribute__((always_inline))
-#define KCONST            static const
 #include <math.h>
 #endif
 
@@ -23,7 +21,7 @@
  * KERNEL_TRACE_NOINLINE before including the kernel: the traversal then is one real function
  * with its own register allocation, instead of a copy inlined at every call site (the copies
  * made the megakernel's code larger and spilled its path state inside the traversal loop:
- * docs/PERFORMANCE.md). Everywhere else it is inlined. */
+ * docs/performance-log.md). Everywhere else it is inlined. */
 #if defined(__CUDACC__) && defined(KERNEL_TRACE_NOINLINE)
 #define KFN_TRACE __host__ __device__ static __noinline__
 #else
@@ -34,7 +32,7 @@
  * The CPU megakernel (render_rect) inlined everything into one function, whose register
  * allocation spilled across the shading and the traversal loops alike; the shading as its own
  * function (stage_shade_with) costs a call per bounce and was 1.04-1.06x faster on the CPU
- * (docs/PERFORMANCE.md, stop 31). The camera ray's path_generate as one too was slower. `unused`:
+ * (docs/performance-log.md, 2026-11-28, branch `cpu11`). The camera ray's path_generate as one too was slower. `unused`:
  * a translation unit that includes the kernel without calling it. */
 #if defined(__CUDACC__)
 #define KFN_CPU_CALL KFN
@@ -62,7 +60,6 @@ KFN float kmax(float a, float b) { return a > b ? a : b; }
 KFN float kclamp(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 KFN int kmini(int a, int b) { return a < b ? a : b; }
 KFN int kmaxi(int a, int b) { return a > b ? a : b; }
-KFN float ksqr(float x) { return x * x; }
 KFN float ksafe_sqrt(float x) { return sqrtf(kmax(x, 0.0f)); }
 KFN int kfinite(float x) { return isfinite(x) ? 1 : 0; }
 

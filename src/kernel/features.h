@@ -7,7 +7,7 @@
  * KERNEL_VARIANTS, and a renderer picks the first variant that covers its scene
  * (kernel_variant_for): a scene of diffuse surfaces under area lights runs a megakernel without
  * the glossy, glass and texture code (fewer instructions to fetch, fewer registers:
- * docs/PERFORMANCE.md, "megakernels by scene features"). A guard only removes code the scene
+ * docs/performance-log.md, "megakernels by scene features"). A guard only removes code the scene
  * cannot reach, so a variant renders its scenes exactly as the full kernel does. */
 #ifndef CAUSTIC_KERNEL_FEATURES_H
 #define CAUSTIC_KERNEL_FEATURES_H

@@ -103,17 +103,6 @@ KFN int intersect_quad(const quad *q, vec3 o, vec3 d, float tmin, float tmax, fl
     return 1;
 }
 
-/* Slab test against a box with the precomputed reciprocal direction. */
-KFN float intersect_aabb(vec3 lo, vec3 hi, vec3 o, vec3 inv_d, float tmax) {
-    float tx0 = (lo.x - o.x) * inv_d.x, tx1 = (hi.x - o.x) * inv_d.x;
-    float ty0 = (lo.y - o.y) * inv_d.y, ty1 = (hi.y - o.y) * inv_d.y;
-    float tz0 = (lo.z - o.z) * inv_d.z, tz1 = (hi.z - o.z) * inv_d.z;
-    float tnear = kmax(kmax(kmin(tx0, tx1), kmin(ty0, ty1)), kmax(kmin(tz0, tz1), 0.0f));
-    float tfar = kmin(kmin(kmax(tx0, tx1), kmax(ty0, ty1)), kmin(kmax(tz0, tz1), tmax));
-    /* 1 + 2 ulp: conservative so that boxes of flat geometry are not missed (Ize 2013). */
-    return tnear <= tfar * 1.00000024f ? tnear : K_INF;
-}
-
 /* Intersect one primitive; updates *h and returns 1 if it is nearer than h->t. */
 KFN int intersect_prim(const kscene *s, uint32_t id, vec3 o, vec3 d, const ray_shear *sh, hit *h) {
     uint32_t i = prim_id_index(id);

@@ -121,8 +121,6 @@ KFN uint32_t nested_perm(uint32_t x, uint32_t seed) {
     x ^= x * 0x53a22864u;
     return x;
 }
-/* Owen scramble of a fixed-point value (bit 31 the first digit). */
-KFN uint32_t owen_scramble(uint32_t x, uint32_t seed) { return reverse_bits32(nested_perm(reverse_bits32(x), seed)); }
 
 /* A Sobol draw's randomness: hashes of (pixel, dimension), independent of the sample index:
  * one seeds the index shuffle, one the x coordinate's value scramble and a hash of that one the
@@ -154,7 +152,7 @@ KFN float sobol_y(const sampler *s, uint32_t dim, uint32_t idx) {
  * value or the point at that index. The batched draws below compute their 2D draws' indices
  * first, as they did before these helpers: ptxas schedules the GPU's megakernels by that order
  * (the draws in call order were 1-2 % slower on rtow, cornell-glass and the Cornell box: H200,
- * docs/PERFORMANCE.md, stop 31). */
+ * docs/performance-log.md, 2026-11-28, "merged main on an H200"). */
 KFN uint32_t sobol_index(const sampler *s, uint32_t dim) { return sobol_shuffled(s, dim, sobol_draw_hash(s, dim)); }
 KFN vec2 sobol_point(const sampler *s, uint32_t dim, uint32_t idx) {
     return v2(sobol_x(s, dim, idx), sobol_y(s, dim, idx));

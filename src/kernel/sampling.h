@@ -6,7 +6,7 @@
 
 /* sin and cos of a in [-pi/4, pi/4]: their Taylor series to degree 9 and 10 (truncation error
  * below 2e-9, under float rounding). No libm call (sincosf was 3 % of the Cornell box's render,
- * docs/PERFORMANCE.md, "whole-path profile"), and the same operations on every target. */
+ * docs/performance-log.md, "whole-path profile"), and the same operations on every target. */
 KFN void ksincos_pi4(float a, float *s, float *c) {
     float a2 = a * a;
     *s = a + a * a2 * (-1.0f / 6.0f + a2 * (1.0f / 120.0f + a2 * (-1.0f / 5040.0f + a2 * (1.0f / 362880.0f))));

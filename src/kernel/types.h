@@ -72,7 +72,7 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
 /* ---- materials -------------------------------------------------------------------------- */
 /* One row per material kind: X(KIND, name, glossy, interior). The enum (values in row order),
  * the scene format's type name, the kernel's dispatch and the GPU wavefront's shade queues (one
- * per kind, MAT_KIND_COUNT) all follow this list; docs/architecture.md, "How to add a material".
+ * per kind, MAT_KIND_COUNT) all follow this list; docs/extending.md, "A material".
  *   name      the TYPE in caustic's scene format (src/scene/scene_load.c also reads dialect
  *             spellings of it)
  *   glossy    for VCM (vcm.h): 1 = a non-Lambertian scatterer (specular or glossy), so merging
@@ -124,7 +124,7 @@ typedef struct material {
  * are chosen with probability proportional to power (the cdf lives in kscene.light_cdf); the
  * environment is chosen separately with kscene.env_pmf. */
 /* One row per light kind: X(KIND, name); the name is the light's TYPE in the scene format
- * (docs/architecture.md, "How to add a light": sample_light and light_emit in lights.h need a
+ * (docs/extending.md, "A light": sample_light and light_emit in lights.h need a
  * branch for a new kind). */
 #define LIGHT_KINDS(X)                                                                                                 \
     X(LIGHT_AREA, "area")                                                                                              \
@@ -189,8 +189,8 @@ typedef struct bvh4_node {
 /* The 8-wide node packs child and count into one word, child << BVH_COUNT_BITS | count (the low
  * word of a stack entry as it is pushed), and is padded to 256 bytes: four whole cache lines
  * from the 64-byte aligned array, as Embree's, and a node's address is the reference shifted
- * (224 bytes took a multiply; padded, the traversal ran 0-3 % faster: docs/PERFORMANCE.md,
- * stop 30). */
+ * (224 bytes took a multiply; padded, the traversal ran 0-3 % faster: docs/performance-log.md,
+ * 2026-11-27, branch `cpu8`). */
 #define BVH8_WIDTH 8
 typedef struct bvh8_node {
     float lo_x[BVH8_WIDTH], lo_y[BVH8_WIDTH], lo_z[BVH8_WIDTH];
@@ -252,10 +252,10 @@ typedef struct bvh_leaf4 {
  * scene in unused and non-triangle lanes; 0 in a scene without vertices), then a tenth row, the
  * block's primitive ids (prim, as float bits) at BVH_LEAF_POS_IDS. The leaf tests of every target
  * read it instead of gathering positions through the vertex indices (a dependent load per vertex
- * on incoherent rays: docs/PERFORMANCE.md, 2026-11-27 for the CPU's SIMD test, stop 26 for the
+ * on incoherent rays: docs/performance-log.md, 2026-11-27, branch `cpu` for the CPU's SIMD test, `gpu` for the
  * GPU's lanes); the CPU's SIMD tests take the ids from it too: 160 bytes a block, three cache
  * lines wherever it starts (32-byte multiples), where the rows' three and the block's ids made
- * four (docs/PERFORMANCE.md, stop 30). */
+ * four (docs/performance-log.md, 2026-11-27, branch `cpu8`). */
 #define BVH_LEAF_POS_IDS      (9 * BVH_LEAF_WIDTH)
 #define BVH_LEAF_POS_FLOATS   (10 * BVH_LEAF_WIDTH)
 /* The GPU's copy (kscene.leaf_pos on a CUDA device: bvh_leaf_lanes) is laid out per lane instead:

@@ -32,7 +32,6 @@ KFN vec3 v3s(float s) { return v3(s, s, s); }
 KFN vec3 vadd(vec3 a, vec3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 KFN vec3 vsub(vec3 a, vec3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
 KFN vec3 vmul(vec3 a, vec3 b) { return v3(a.x * b.x, a.y * b.y, a.z * b.z); }
-KFN vec3 vdiv(vec3 a, vec3 b) { return v3(a.x / b.x, a.y / b.y, a.z / b.z); }
 KFN vec3 vscale(vec3 a, float s) { return v3(a.x * s, a.y * s, a.z * s); }
 KFN vec3 vmadd(vec3 a, vec3 b, float s) { return v3(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s); }
 KFN vec3 vneg(vec3 a) { return v3(-a.x, -a.y, -a.z); }

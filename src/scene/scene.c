@@ -3,8 +3,10 @@
 #include "scene/scene.h"
 #include "image/image.h"
 #include "util/array.h"
+#include "util/file.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,17 @@ _Static_assert(sizeof light_names / sizeof *light_names == LIGHT_KIND_COUNT, "a 
 const char *material_kind_name(int k) { return k >= 0 && k < MAT_KIND_COUNT ? material_names[k] : NULL; }
 const char *prim_kind_name(int k) { return k >= 0 && k < PRIM_KIND_COUNT ? prim_names[k] : NULL; }
 const char *light_kind_name(int k) { return k >= 0 && k < LIGHT_KIND_COUNT ? light_names[k] : NULL; }
+
+void scene_warn(const scene *s, const char *fmt, ...) {
+    if (!s || !s->warn) return;
+    char msg[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    text_one_line(msg);
+    s->warn(s->warn_user, msg);
+}
 
 scene *scene_create(void) {
     scene *s = calloc(1, sizeof(*s));
@@ -772,7 +785,8 @@ int camera_from_desc(const camera_desc *cd, int width, int height, camera *c, ch
     if (!(cd->fovy_deg > 0.0f && cd->fovy_deg < 180.0f) || !(cd->aperture_radius >= 0.0f) ||
         !(cd->focus_distance >= 0.0f) || !vis_finite(cd->eye) || !vis_finite(cd->lookat) || !vis_finite(cd->up)) {
         snprintf(err, errlen,
-                 "camera: FOVY must be in (0, 180) degrees, APERTURE and FOCUS_DISTANCE >= 0, "
+                 "camera: the full vertical field of view must be in (0, 180) degrees (scene JSON's FOVY, half "
+                 "of it, in (0, 90)), APERTURE and FOCUS_DISTANCE >= 0, "
                  "positions finite");
         return -1;
     }

@@ -163,73 +163,10 @@ void scene_warn(const scene *s, const char *fmt, ...)
 #endif
     ;
 
-/* How scene files are read (scene_file.c): warn receives warnings (one line each, deduplicated
- * per key); strict turns every warning into an error. */
-typedef struct scene_load_opts {
-    int strict;
-    scene_warn_fn warn;
-    void *warn_user;
-    char **json_out; /* if set: receives the scene as caustic JSON (malloc'd; the input itself
-                          for JSON files, the converted scene for the course's text format and
-                          for quick-look models) */
-    int camera_only; /* JSON: read the "Camera" object alone (a camera file: the viewer's) */
-} scene_load_opts;
-
-/* Any scene file: JSON, the CIS 565 text format, or a model (OBJ, PLY) for a quick look; other
- * renderers' formats (pbrt, Mitsuba, LuxCore) and glTF are refused with a message naming them. */
-int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, char *err, size_t errlen);
-/* Writes scene JSON text to path atomically (a temporary file renamed over it). */
-int scene_dump_json(const char *path, const char *json, char *err, size_t errlen);
-/* The JSON loader with options (NULL = strict, no warning sink: every dialect mapping that
- * would warn is an error, as the functions below do). */
-int scene_load_json_text_opts(scene **out, const char *text, const char *source_name, const char *base_dir,
-                              const scene_load_opts *opts, char *err, size_t errlen);
-/* The CIS 565 text format (MATERIAL/CAMERA/OBJECT blocks) converted to caustic JSON (malloc'd);
- * relative file names become relative to base_dir. Returns NULL with a "FILE:LINE: problem"
- * message on malformed input. */
-char *scene_text_to_json(const char *text, size_t size, const char *source_name, const char *base_dir, char *err,
-                         size_t errlen);
-/* A quick-look scene for a model file: caustic JSON with a camera framing bounds lo..hi, a grey
- * environment, a key light and a ground plane (malloc'd). */
-char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi);
-/* Meshes by file extension (.obj, .ply; .gltf/.glb once the glTF importer exists): the one place
- * a mesh file reaches its reader. */
-int scene_load_mesh_file(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
-
-/* Loaders (scene_load.c, scene_builtin.c). `path` may be a file or a built-in scene name. */
-int scene_load_json_file(scene **out, const char *path, char *err, size_t errlen);
-int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir, char *err,
-                         size_t errlen);
+/* Built-in scenes (scene_builtin.c); readers of scene files are in src/import (import/import.h). */
 int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen);
 const char *const *scene_builtin_names(void); /* NULL-terminated */
 /* SmallVCM's Cornell box scene `id` (0..3) into an empty scene (scene_smallvcm.c). */
 int scene_build_smallvcm(scene *s, int id, char *err, size_t errlen);
-
-/* PLY meshes (ply.c): ascii / binary_little_endian / binary_big_endian 1.0; fan-triangulated. */
-int scene_load_ply(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
-/* Same, from a buffer; `name` stands in for the path in messages (fuzzing). */
-int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
-                          char *err, size_t errlen);
-
-/* glTF 2.0 (gltf.cpp through tinygltf; gltf_stub.c where caustic was built without it).
- * scene_load_gltf adds the triangle meshes of a .gltf/.glb file's default scene under `to_world`:
- * with material >= 0 every triangle uses it, with -1 the file's own materials are imported (as
- * MAT_PBR / MAT_ROUGH_GLASS named "PATH#INDEX", reused when the file is placed again). flags:
- * GLTF_CAMERA sets s->camera from the first perspective camera, GLTF_LIGHTS adds its
- * KHR_lights_punctual lights. Missing textures give a warning on stderr. Returns 0, or -1 with a
- * one-line message starting with the path; on failure nothing is left in the scene. */
-enum { GLTF_CAMERA = 1, GLTF_LIGHTS = 2 };
-int scene_gltf_supported(void); /* 0 in builds without tinygltf */
-int scene_load_gltf(scene *s, const char *path, xform to_world, int material, int flags, char *err, size_t errlen);
-/* The same from memory (fuzzing): external files are not read; `name` stands in for the path. */
-int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
-                           int flags, char *err, size_t errlen);
-/* A whole scene from a glTF file: its meshes, materials, first camera (or one framing the model
- * from +z when it has none) and lights (or, without KHR_lights_punctual lights, a white
- * environment of radiance 1); 800 pixels wide. */
-int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errlen);
-
-/* OBJ meshes (obj.c): loads triangles (fan-triangulated) into the scene. */
-int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
 
 #endif

@@ -5,6 +5,7 @@
  *   rtow           the final scene of "Ray Tracing in One Weekend", built through the builder
  *                  API from a fixed PCG32 seed, so it is identical on every run and machine. */
 #include "scene/scene.h"
+#include "import/import.h"
 #include "kernel/rng.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /* Checkpoint reader: a valid file loads; every field out of range, a size whose check would
  * overflow (nparams = 2^61), non-finite values and a bad CRC are refused with a message, even
  * when the CRC has been recomputed to match (a CRC proves integrity, not sanity). */
-#include "../../src/mpi/msgframe.h"
+#include "../../src/fed/mpi/msgframe.h"
 #include "check.h"
 #include "checkpoint.h"
 

@@ -1,5 +1,5 @@
 /* Frames round-trip; any flipped byte, wrong version or wrong length is detected. */
-#include "../../src/mpi/msgframe.h"
+#include "../../src/fed/mpi/msgframe.h"
 #include "check.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* update_accept, the server's rules for one update frame: a valid update is taken; each kind
  * of bad frame is refused with its reason, attributed to its client only when that is safe,
  * and claimed sample counts and parameter magnitudes are bounded. */
-#include "../../src/mpi/msgframe.h"
+#include "../../src/fed/mpi/msgframe.h"
 #include "check.h"
 #include "update.h"
 

@@ -12,8 +12,8 @@
  *   oversize  a frame larger than any update          silent    nothing at all (deadline)
  * It speaks the protocol of src/fed/update.h and follows fedtrain's start-up collectives. */
 #define _POSIX_C_SOURCE 200809L
-#include "../../src/mpi/msgframe.h"
-#include "../../src/mpi/msgmpi.h"
+#include "../../src/fed/mpi/msgframe.h"
+#include "../../src/fed/mpi/msgmpi.h"
 #include "update.h"
 
 #include <math.h>

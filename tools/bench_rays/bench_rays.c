@@ -1,4 +1,4 @@
-/* Traversal-only benchmark. Ray-generation rules (also in docs/PERFORMANCE.md):
+/* Traversal-only benchmark. Ray-generation rules (also in docs/performance-log.md):
  *   c = centre of the mesh bounds, R = half the bounds' diagonal.
  *   primary: pinhole camera at c + R*(0, 0.5, 1.5) looking at c, up +y, vertical fov 50 deg,
  *            square image of RES x RES, one ray through each pixel centre, row-major from the top.
@@ -31,6 +31,7 @@
 #include "cpu/isa.h"
 #include "kernel/kernel.h"
 #include "scene/scene.h"
+#include "import/import.h"
 #include "util/timer.h"
 
 #define CHUNK 4096

@@ -1,4 +1,4 @@
-/* caustic-bench-rays: traversal-only throughput on fixed ray sets (see docs/PERFORMANCE.md for
+/* caustic-bench-rays: traversal-only throughput on fixed ray sets (see docs/performance-log.md for
  * the exact generation rules, so other tracers can trace the same rays). */
 #ifndef CAUSTIC_TOOLS_BENCH_RAYS_H
 #define CAUSTIC_TOOLS_BENCH_RAYS_H

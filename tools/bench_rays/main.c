@@ -1,4 +1,4 @@
-/* caustic-bench-rays: the traversal benchmark (docs/PERFORMANCE.md), a developer tool. It drives
+/* caustic-bench-rays: the traversal benchmark (docs/performance-log.md), a developer tool. It drives
  * the library's internals (scene builder, BVH, the ISA-dispatched kernels, the CUDA trace kernel)
  * directly, so it lives here and not in the CLI, which uses caustic.h only. */
 #include <stdio.h>

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Renders a caustic scene file with Mitsuba 3, matched to caustic's conventions, and times it:
-the comparison in docs/PERFORMANCE.md ("caustic vs Mitsuba 3"). Translates the subset the
+the comparison in docs/performance-log.md ("2026-11-25: a cheaper Sobol sampler, AVX-512 kernels, against Mitsuba 3"). Translates the subset the
 comparison scenes use: Diffuse / Emitting / Specular (mirror) materials; cube, sphere, quad,
 plane and OBJ mesh objects (TRANS, ROTAT, SCALE; quads also ORIGIN/U/V); a constant
 Environment; the pinhole Camera. A mesh without MATERIAL takes its materials from its MTL files as
-caustic's OBJ loader does (src/scene/obj.c, mtl.c), for the diffuse case only (Kd, map_Kd): one
+caustic's OBJ loader does (src/import/obj.c, mtl.c), for the diffuse case only (Kd, map_Kd): one
 Mitsuba mesh per usemtl material, map_Kd as a `bitmap` texture holding Kd * the sRGB-decoded
 texels (caustic's albedo: Kd times the texture, 8-bit codes decoded by the same table, bilinear,
 texel centres at +0.5, repeat), and the smooth normals caustic generates for corners without vn
@@ -15,7 +15,7 @@ xy facing +z; diffuse surfaces reflect on both sides; emitters emit on the side 
 and reflect nothing; DEPTH bounces = Mitsuba max_depth DEPTH + 1;
 Russian roulette from the third bounce (rr_depth 3). A mesh with a MATERIAL goes to Mitsuba's obj
 plugin with face normals, although caustic smooths the corners of an OBJ without vn (60 degrees):
-the matched dragon's means agreed within 0.02 % so (docs/PERFORMANCE.md); the MTL path below
+the matched dragon's means agreed within 0.02 % so (docs/performance-log.md); the MTL path below
 matches the normals.
 
   caustic_to_mitsuba.py SCENE.json --spp N [--res WxH] [--variant llvm_ad_rgb] [--threads 1]
@@ -40,7 +40,7 @@ def trs(mi, o, unit_scale):
     return m @ T().scale([s[0] * unit_scale, s[1] * unit_scale, s[2] * unit_scale])
 
 
-SMOOTH_ANGLE_DEG = 60.0  # caustic's OBJ_SMOOTH_ANGLE_DEG (src/scene/mtl.h)
+SMOOTH_ANGLE_DEG = 60.0  # caustic's OBJ_SMOOTH_ANGLE_DEG (src/import/mtl.h)
 SMOOTH_MAX_DEGREE = 1024  # positions shared by more triangles keep face normals (obj.c)
 
 

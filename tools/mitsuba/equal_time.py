@@ -7,7 +7,7 @@ The reference is caustic's independent sampler at --ref-spp (its own seed); Mits
 --spp so that caustic's CPU seconds match Mitsuba's (the table prints both), or read the
 efficiency column, 1 / (MSE x seconds), which does not depend on the spp for the independent
 sampler (Sobol's error falls faster than 1/spp, so compare at matched seconds where it matters).
-Run with a Python that has numpy and mitsuba (and DRJIT_LIBLLVM_PATH set, docs/PERFORMANCE.md).
+Run with a Python that has numpy and mitsuba (and DRJIT_LIBLLVM_PATH set, docs/performance-log.md).
 
   equal_time.py --caustic build/caustic --scene cornell --res 256x256 --mi-spp 64 --spp 56 \\
       --ref-spp 4096 --seeds 3

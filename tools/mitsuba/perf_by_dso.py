@@ -6,7 +6,7 @@ render and the JIT compilation cancel). Traversal = Embree (Mitsuba's libembree3
 user-geometry intersection Embree calls back (sphere.so, libmitsuba's embree_* glue); the rest =
 the JIT-compiled megakernel (camera, sampler, BSDF, emitter sampling, MIS, film). Closest-hit and
 any-hit traversal are told apart by symbol (intersect / occluded, ray_intersect / ray_test).
-docs/PERFORMANCE.md, stop 34 ("where the time goes").
+docs/performance-log.md, 2026-11-28, branch `bound18` ("where a sample's time goes").
 
   tools/mitsuba/perf_by_dso.py RUNS1.data RUNS6.data [RUNS1.data RUNS6.data ...]
 """

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Traces the ray sets that `caustic-bench-rays --write-rays DIR` writes with Mitsuba 3, so that
-caustic's traversal can be set beside NVIDIA OptiX on the same card (docs/PERFORMANCE.md, "OptiX
+caustic's traversal can be set beside NVIDIA OptiX on the same card (docs/performance-log.md, "OptiX
 through Mitsuba 3 on caustic's benchmark rays"). In `cuda_ad_rgb` Mitsuba hands the rays to OptiX,
 which on a GPU without RT cores (H100, H200) traverses in software.
 

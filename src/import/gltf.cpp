@@ -29,6 +29,7 @@
 extern "C" {
 #include "image/image.h"
 #include "scene/scene.h"
+#include "import/import.h"
 }
 #include "util/log.h"
 

@@ -1,6 +1,7 @@
 /* glTF entry points of a build without tinygltf (CMake did not find libtinygltf-dev): each
  * says so and fails, so the rest of caustic builds and runs without it. */
 #include "scene/scene.h"
+#include "import/import.h"
 
 #include <stdio.h>
 

@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
+#include "import/import.h"
 #include "util/array.h"
 #include "util/file.h"
 

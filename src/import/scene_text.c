@@ -20,6 +20,8 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "scene/scene.h"
+#include "import/import.h"
+#include "import/params.h"
 #include "util/array.h"
 #include "util/file.h"
 
@@ -46,12 +48,6 @@ static int tfail(textconv *t, const char *fmt, ...) {
     file_error_v(t->err, t->errlen, t->src, t->line, fmt, ap);
     va_end(ap);
     return -1;
-}
-
-static int ci_eq(const char *a, const char *b) {
-    for (; *a && *b; ++a, ++b)
-        if (toupper((unsigned char)*a) != toupper((unsigned char)*b)) return 0;
-    return *a == *b;
 }
 
 static int is_number(const char *s, double *out) {
@@ -166,8 +162,8 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
         const char *k = tok[0];
         /* an object's "material N" line is a key, not the start of a material block */
         int obj_material_key =
-            sec == SEC_OBJECT && ci_eq(k, "MATERIAL") && cur && !cJSON_GetObjectItem(cur, "MATERIAL");
-        if (ci_eq(k, "MATERIAL") && !obj_material_key) {
+            sec == SEC_OBJECT && prm_ci_equal(k, "MATERIAL") && cur && !cJSON_GetObjectItem(cur, "MATERIAL");
+        if (prm_ci_equal(k, "MATERIAL") && !obj_material_key) {
             if (sec == SEC_MATERIAL && settle_material(cur)) {
                 rc = tfail(&t, "out of memory");
                 break;
@@ -186,7 +182,7 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
             sec = SEC_MATERIAL;
             continue;
         }
-        if (ci_eq(k, "CAMERA")) {
+        if (prm_ci_equal(k, "CAMERA")) {
             if (sec == SEC_MATERIAL && settle_material(cur)) {
                 rc = tfail(&t, "out of memory");
                 break;
@@ -199,7 +195,7 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
             sec = SEC_CAMERA;
             continue;
         }
-        if (ci_eq(k, "OBJECT")) {
+        if (prm_ci_equal(k, "OBJECT")) {
             if (sec == SEC_MATERIAL && settle_material(cur)) {
                 rc = tfail(&t, "out of memory");
                 break;
@@ -242,7 +238,7 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
                 rc = tfail(&t, "out of memory");
                 break;
             }
-            want_file = !file && (ci_eq(k, "mesh") || ci_eq(k, "obj") || ci_eq(k, "gltf"));
+            want_file = !file && (prm_ci_equal(k, "mesh") || prm_ci_equal(k, "obj") || prm_ci_equal(k, "gltf"));
             continue;
         }
         if (sec == SEC_OBJECT && want_file) {
@@ -258,9 +254,9 @@ char *scene_text_to_json(const char *text, size_t size, const char *source_name,
         char key[80];
         snprintf(key, sizeof key, "%.70s", k);
         /* keys whose text-format meaning differs from caustic JSON's */
-        if (sec == SEC_MATERIAL && ci_eq(key, "TEXTURE") && n == 2 && isdigit((unsigned char)tok[1][0]))
+        if (sec == SEC_MATERIAL && prm_ci_equal(key, "TEXTURE") && n == 2 && isdigit((unsigned char)tok[1][0]))
             snprintf(key, sizeof key, "TEXTURE_ID"); /* a texture slot number, not a file */
-        if (sec == SEC_OBJECT && ci_eq(key, "MATERIAL")) {
+        if (sec == SEC_OBJECT && prm_ci_equal(key, "MATERIAL")) {
             if (n < 2) {
                 rc = tfail(&t, "material needs a name or number");
                 break;

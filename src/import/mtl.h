@@ -1,10 +1,11 @@
-/* Private to src/scene: the Wavefront MTL reader (mtl.c) and the OBJ loader's in-memory entry
+/* Private to src/import: the Wavefront MTL reader (mtl.c) and the OBJ loader's in-memory entry
  * point (obj.c), used by tests and the fuzz target. */
-#ifndef CAUSTIC_SCENE_MTL_H
-#define CAUSTIC_SCENE_MTL_H
+#ifndef CAUSTIC_IMPORT_MTL_H
+#define CAUSTIC_IMPORT_MTL_H
 
 #include <stddef.h>
 #include "scene/scene.h"
+#include "import/import.h"
 
 /* Default angle threshold for generated smooth normals (degrees). */
 #define OBJ_SMOOTH_ANGLE_DEG 60.0f

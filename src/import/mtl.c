@@ -6,7 +6,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "scene/mtl.h"
+#include "import/mtl.h"
 #include "util/array.h"
 #include "util/file.h"
 

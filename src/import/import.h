@@ -1,0 +1,128 @@
+/* The import layer: every reader of scene files and models, chosen from one table of formats
+ * (formats.c). A reader fills a host scene (scene/scene.h) through its builders; bad input is one
+ * line naming the file and the place (JSON path, or FILE:LINE), never half a scene. The parameter
+ * diagnostics every reader shares are in import/params.h; how to add a format is
+ * docs/extending.md ("A scene format"). */
+#ifndef CAUSTIC_IMPORT_H
+#define CAUSTIC_IMPORT_H
+
+#include <stddef.h>
+#include "scene/scene.h"
+
+/* How scene files are read: warn receives warnings (one line each, deduplicated per key); strict
+ * turns every warning into an error. */
+typedef struct scene_load_opts {
+    int strict;
+    scene_warn_fn warn;
+    void *warn_user;
+    char **json_out; /* if set: receives the scene as caustic JSON (malloc'd; the input itself
+                          for JSON files, the converted scene for the course's text format and
+                          for quick-look models) */
+    int camera_only; /* JSON: read the "Camera" object alone (a camera file: the viewer's) */
+} scene_load_opts;
+
+/* ---- the table of formats (formats.c) ---------------------------------------------------------- */
+/* A file as the readers see it: its path and directory, and its bytes (NUL-terminated; they may
+ * hold NULs, size says how many). */
+typedef struct scene_source {
+    const char *path;
+    const char *dir; /* relative names in the file resolve against this (NULL: the current dir) */
+    const char *text;
+    size_t size;
+} scene_source;
+
+/* How sure a format is that a file is its own (the highest wins; ties go to the earlier row). */
+enum {
+    FORMAT_NO = 0,
+    FORMAT_EXT_WEAK = 10,       /* an extension other formats share (.txt, .xml, .json) */
+    FORMAT_CONTENT = 20,        /* the first word reads like it */
+    FORMAT_CONTENT_STRONG = 30, /* the first bytes say so ('{', "<scene", a block word) */
+    FORMAT_SURE = 40            /* a magic number, or an extension only it has */
+};
+
+typedef struct scene_format {
+    const char *name;       /* for messages: "this is a NAME scene" ("pbrt", "Mitsuba XML") */
+    const char *extensions; /* "|"-separated, lower case, with the dot: ".pbrt|.pbrt.gz" */
+    /* FORMAT_* for this file (head: its first bytes, n of them) */
+    int (*detect)(const char *path, const char *head, size_t n);
+    /* the whole scene; NULL: recognised and refused with `refusal` */
+    int (*load)(scene **out, const scene_source *src, const scene_load_opts *opts, char *err, size_t errlen);
+    /* a model placed into a scene (a JSON mesh object's FILE); NULL: not a mesh format */
+    int (*load_mesh)(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
+    const char *refusal; /* why `load` is NULL ("not yet: issue 39") */
+} scene_format;
+
+/* The table, NULL-terminated by a row with name NULL. */
+const scene_format *scene_formats(void);
+/* The format of a file from its path and first bytes; never NULL (unknown text reads as JSON, so
+ * that the message is JSON's syntax error with a line). */
+const scene_format *scene_format_detect(const char *path, const char *head, size_t n);
+/* The format whose extension `path` has, or NULL. */
+const scene_format *scene_format_by_extension(const char *path);
+
+/* Any scene file: chosen from the table, loaded by its row (JSON, the CIS 565 text format, a model
+ * for a quick look, glTF), or refused with a message naming the format. */
+int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, char *err, size_t errlen);
+/* Writes scene JSON text to path atomically (a temporary file renamed over it). */
+int scene_dump_json(const char *path, const char *json, char *err, size_t errlen);
+/* Meshes by file extension, through the table's load_mesh: the one place a mesh file reaches its
+ * reader. */
+int scene_load_mesh_file(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
+/* A quick-look scene for a model file: caustic JSON with a camera framing bounds lo..hi, a grey
+ * environment, a key light and a ground plane (malloc'd). */
+char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi);
+
+/* ---- field of view ------------------------------------------------------------------------------
+ * caustic has one convention: the FULL vertical field of view in degrees (camera_desc.fovy_deg,
+ * caustic_camera.fov_y, glTF's yfov, the kernel's tan_half_fovy = tan(full / 2)). Scene JSON's
+ * FOVY key (and the course's text format) is the CIS 565 course's HALF angle: its code takes
+ * tan(FOVY) as the half height of the image plane. Readers and writers of FOVY convert here and
+ * nowhere else. */
+static inline double json_fovy_to_full(double fovy_half) { return 2.0 * fovy_half; }
+static inline double json_fovy_from_full(double fov_full) { return 0.5 * fov_full; }
+
+/* ---- JSON (json_scene.c and its parts) ---------------------------------------------------------- */
+/* The JSON loader with options (NULL = strict, no warning sink: every dialect mapping that
+ * would warn is an error, as the functions below do). */
+int scene_load_json_text_opts(scene **out, const char *text, const char *source_name, const char *base_dir,
+                              const scene_load_opts *opts, char *err, size_t errlen);
+int scene_load_json_file(scene **out, const char *path, char *err, size_t errlen);
+int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir, char *err,
+                         size_t errlen);
+
+/* ---- the CIS 565 text format (scene_text.c) ----------------------------------------------------- */
+/* MATERIAL/CAMERA/OBJECT blocks converted to caustic JSON (malloc'd); relative file names become
+ * relative to base_dir. Returns NULL with a "FILE:LINE: problem" message on malformed input. */
+char *scene_text_to_json(const char *text, size_t size, const char *source_name, const char *base_dir, char *err,
+                         size_t errlen);
+
+/* ---- PLY (ply.c) -------------------------------------------------------------------------------- */
+/* ascii / binary_little_endian / binary_big_endian 1.0; fan-triangulated. */
+int scene_load_ply(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
+/* Same, from a buffer; `name` stands in for the path in messages (fuzzing). */
+int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
+                          char *err, size_t errlen);
+
+/* ---- glTF 2.0 (gltf.cpp through tinygltf; gltf_stub.c where caustic was built without it) ------
+ * scene_load_gltf adds the triangle meshes of a .gltf/.glb file's default scene under `to_world`:
+ * with material >= 0 every triangle uses it, with -1 the file's own materials are imported (as
+ * MAT_PBR / MAT_ROUGH_GLASS named "PATH#INDEX", reused when the file is placed again). flags:
+ * GLTF_CAMERA sets s->camera from the first perspective camera, GLTF_LIGHTS adds its
+ * KHR_lights_punctual lights. Missing textures give a warning on stderr. Returns 0, or -1 with a
+ * one-line message starting with the path; on failure nothing is left in the scene. */
+enum { GLTF_CAMERA = 1, GLTF_LIGHTS = 2 };
+int scene_gltf_supported(void); /* 0 in builds without tinygltf */
+int scene_load_gltf(scene *s, const char *path, xform to_world, int material, int flags, char *err, size_t errlen);
+/* The same from memory (fuzzing): external files are not read; `name` stands in for the path. */
+int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
+                           int flags, char *err, size_t errlen);
+/* A whole scene from a glTF file: its meshes, materials, first camera (or one framing the model
+ * from +z when it has none) and lights (or, without KHR_lights_punctual lights, a white
+ * environment of radiance 1); 800 pixels wide. */
+int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errlen);
+
+/* ---- OBJ (obj.c, mtl.c; options in import/mtl.h) ------------------------------------------------ */
+/* Loads triangles (fan-triangulated) into the scene. */
+int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,359 @@
+/* The JSON reader's textures and materials: a material's TYPE picks its kind from the dialect
+ * table (json_dialect.c), whose row says which keys the kind reads. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "import/json_internal.h"
+#include "image/image.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- textures -------------------------------------------------------------------------------- */
+/* Loads the image named by the string `f` (at JSON path `p`, relative to the scene file) as an
+ * image texture: an 8-bit sRGB file (PNG, JPEG) keeps its codes, decoded on lookup; any other as
+ * linear float RGB, its invalid values reported and zeroed. */
+static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out_index) {
+    const char *file = "";
+    if (json_string(L, f, p, &file)) return -1;
+    char *full = json_resolve_path(L, file);
+    if (!full) return prm_fail(&L->P, p, "out of memory");
+    struct stat st;
+    if (stat(full, &st) != 0) {
+        int e = errno;
+        prm_fail(&L->P, p, "%s: %s", full, strerror(e));
+        free(full);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        prm_fail(&L->P, p, "%s: not a regular file", full);
+        free(full);
+        return -1;
+    }
+    char ierr[512];
+    int w = 0, h = 0, idx;
+    /* 8-bit sRGB stays 8-bit (a quarter of the memory), decoded straight into the scene's store;
+     * its codes are all valid values */
+    int is8 = image_load_srgb8(full, scene_reserve_texels8, L->s, &w, &h, ierr, sizeof ierr);
+    if (is8 < 0) {
+        free(full);
+        return prm_fail(&L->P, p, "%s", ierr);
+    }
+    if (is8) {
+        free(full);
+        idx = scene_add_image_texture8(L->s, w, h, TEXEL8_SRGB);
+    } else {
+        image img;
+        if (image_load(&img, full, ierr, sizeof ierr)) {
+            free(full);
+            return prm_fail(&L->P, p, "%s", ierr);
+        }
+        /* values no light or reflectance has: said once per file, replaced by 0 (refused with --strict) */
+        image_value_report vr;
+        image_sanitize(&img, &vr);
+        int bad = 0;
+        char key[1100];
+        snprintf(key, sizeof key, "invalid texels %s", full);
+        if (vr.nonfinite || vr.negative)
+            bad = prm_warn(&L->P, key, p, "%s: %zu non-finite and %zu negative values replaced by 0", full,
+                           vr.nonfinite, vr.negative);
+        if (!bad && vr.huge) {
+            char msg[768];
+            snprintf(msg, sizeof msg, "%s: %zu values above %g (largest %g): a broken file?", full, vr.huge,
+                     (double)IMAGE_HUGE_VALUE, (double)vr.largest);
+            snprintf(key, sizeof key, "huge texels %s", full);
+            prm_note(&L->P, key, p, msg);
+        }
+        free(full);
+        if (bad) {
+            image_free(&img);
+            return -1;
+        }
+        idx = scene_take_image_texture(L->s, &img);
+    }
+    if (idx == -2) return prm_fail(&L->P, p, "too many texels in the scene");
+    if (idx < 0) return prm_fail(&L->P, p, "out of memory");
+    *out_index = idx;
+    return 0;
+}
+
+/* An environment map: its texture, and the memory cap checked for the sampling tables that
+ * scene_prepare builds from it, where the message can name the file. */
+int json_env_map(loader *L, const cJSON *node, const char *jp) {
+    if (load_image_texture(L, node, jp, &L->s->env_tex)) return -1;
+    char err[512];
+    const char *name = cJSON_IsString(node) ? node->valuestring : "environment map";
+    if (scene_env_memory_check(L->s, L->s->env_tex, name, err, sizeof err)) return prm_fail(&L->P, jp, "%s", err);
+    return 0;
+}
+
+int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
+    static const char *const keys[] = {"TYPE", "RGB1", "RGB2", "SCALE", "SPACE", "FILE", NULL};
+    static const char *const types[] = {"checker", "image", NULL};
+    static const char *const spaces[] = {"world", "uv", NULL};
+    char p[PRM_WHERE];
+    /* course dialects give an image texture as its file name */
+    if (cJSON_IsString(t)) return load_image_texture(L, t, jpath, out_index);
+    if (!cJSON_IsObject(t)) return prm_fail(&L->P, jpath, "expected an object or a file name, got %s", json_type(t));
+    if (json_check_keys(L, t, jpath, "TEXTURE", keys)) return -1;
+    const cJSON *ty = json_get(t, "TYPE");
+    if (!ty) return json_missing(L, jpath, "TYPE");
+    prm_jkey(p, jpath, "TYPE");
+    int type = json_enum(L, ty, p, "texture TYPE", types);
+    if (type < 0) return -1;
+
+    texture tex;
+    memset(&tex, 0, sizeof tex);
+    if (type == 0) {
+        if (json_get(t, "FILE")) {
+            prm_jkey(p, jpath, "FILE");
+            return prm_fail(&L->P, p, "FILE is only used by image textures");
+        }
+        tex.kind = TEX_CHECKER;
+        const char *req[] = {"RGB1", "RGB2"};
+        vec3 *dst[] = {&tex.a, &tex.b};
+        for (int i = 0; i < 2; ++i) {
+            const cJSON *c = json_get(t, req[i]);
+            if (!c) return json_missing(L, jpath, req[i]);
+            prm_jkey(p, jpath, req[i]);
+            if (json_vec3(L, c, p, 0.0, 0, 1.0, dst[i])) return -1;
+        }
+        double scale = 1.0;
+        if (json_opt_number(L, t, jpath, "SCALE", 0.0, 1, 1e6, &scale)) return -1;
+        tex.scale = (float)scale;
+        const cJSON *sp = json_get(t, "SPACE");
+        if (sp) {
+            prm_jkey(p, jpath, "SPACE");
+            int space = json_enum(L, sp, p, "texture SPACE", spaces);
+            if (space < 0) return -1;
+            tex.uv_space = space;
+        }
+        int idx = scene_add_texture(L->s, tex, NULL);
+        if (idx < 0) return prm_fail(&L->P, jpath, "out of memory");
+        *out_index = idx;
+        return 0;
+    }
+
+    /* image */
+    static const char *const checker_only[] = {"RGB1", "RGB2", "SCALE", "SPACE"};
+    for (int i = 0; i < 4; ++i) {
+        if (json_get(t, checker_only[i])) {
+            prm_jkey(p, jpath, checker_only[i]);
+            return prm_fail(&L->P, p, "%s is only used by checker textures", checker_only[i]);
+        }
+    }
+    const cJSON *f = json_get(t, "FILE");
+    if (!f) return json_missing(L, jpath, "FILE");
+    prm_jkey(p, jpath, "FILE");
+    return load_image_texture(L, f, p, out_index);
+}
+
+/* Materials that objects use without defining one: a neutral grey diffuse. */
+int json_default_material(loader *L) {
+    if (L->default_material >= 0) return L->default_material;
+    material m;
+    memset(&m, 0, sizeof m);
+    m.kind = MAT_DIFFUSE;
+    m.albedo = v3s(0.7f);
+    m.albedo_tex = -1;
+    m.ior = 1.5f;
+    m.two_sided = 1;
+    L->default_material = scene_add_material(L->s, "(default grey)", m);
+    return L->default_material;
+}
+
+static int parse_material(loader *L, const char *name, cJSON *m, const char *jpath) {
+    char p[PRM_WHERE];
+    if (!cJSON_IsObject(m)) return prm_fail(&L->P, jpath, "expected an object, got %s", json_type(m));
+    if (json_canonicalize(L, m, jpath, "Materials.*", json_material_keys)) return -1;
+    const cJSON *ty = json_get(m, "TYPE");
+    if (!ty) return json_missing(L, jpath, "TYPE");
+    prm_jkey(p, jpath, "TYPE");
+    const char *tname = "";
+    if (json_string(L, ty, p, &tname)) return -1;
+    char tnorm[64];
+    prm_normalise(tname, tnorm, sizeof tnorm);
+    const json_material_row *row = NULL;
+    const char *why = NULL;
+    int kind = json_material_kind(tnorm, &row, &why), fallback = 0;
+    char dk[120];
+    snprintf(dk, sizeof dk, "Materials.*.TYPE=%.64s", tnorm);
+    if (kind == JM_KIND_UNKNOWN) {
+        const char *sug = prm_suggest(tname, json_material_type_names);
+        int rc =
+            sug ? prm_warn(&L->P, dk, p,
+                           "unknown material TYPE \"%.64s\" (did you mean \"%s\"?): rendered as Diffuse with its RGB",
+                           tname, sug)
+                : prm_warn(&L->P, dk, p, "unknown material TYPE \"%.64s\": rendered as Diffuse with its RGB", tname);
+        if (rc) return -1;
+        fallback = 1;
+    } else if (kind == JM_KIND_FALLBACK) {
+        if (prm_warn(&L->P, dk, p, "material TYPE \"%.64s\": caustic %s; rendered as Diffuse with its base colour",
+                     tname, why))
+            return -1;
+        fallback = 1;
+    }
+    if (fallback) kind = json_material_named("Diffuse", &row);
+
+    const cJSON *refl_v = json_get(m, "REFLECTIVE"), *refr_v = json_get(m, "REFRACTIVE");
+    double emittance = row && (row->reads & JM_EMITS) ? 1.0 : 0.0;
+    if (json_opt_number(L, m, jpath, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &emittance)) return -1;
+    int reflective = 0, refractive = 0;
+    if (refl_v) {
+        prm_jkey(p, jpath, "REFLECTIVE");
+        if (json_flag(L, refl_v, p, &reflective)) return -1;
+    }
+    if (refr_v) {
+        prm_jkey(p, jpath, "REFRACTIVE");
+        if (json_flag(L, refr_v, p, &refractive)) return -1;
+    }
+    if (kind == JM_KIND_INFER) /* the reference shader's order: light, then mirror/glass flags */
+        kind = json_material_named(emittance > 0.0 ? "Emitting"
+                                   : refractive    ? "Dielectric"
+                                   : reflective    ? "Mirror"
+                                                   : "Diffuse",
+                                   &row);
+    /* REFRACTIVE/REFLECTIVE flags on a Specular material (a dialect's one "Specular" type for both) */
+    if (row && strcmp(row->kind_name, "Mirror") == 0 && refractive) kind = json_material_named("Dielectric", &row);
+    if (kind < 0 || !row) return prm_fail(&L->P, p, "material table: no kind for TYPE \"%.64s\"", tname);
+    const int reads = row->reads;
+
+    material mat;
+    memset(&mat, 0, sizeof mat);
+    mat.albedo_tex = -1;
+    mat.ior = 1.5f;
+    mat.two_sided = 1; /* the course's shader emits whichever side a ray hits */
+
+    cJSON *tex = cJSON_GetObjectItemCaseSensitive(m, "TEXTURE");
+    if (tex && (reads & JM_EMITS)) {
+        prm_jkey(p, jpath, "TEXTURE");
+        return prm_fail(&L->P, p, "Emitting materials cannot have a TEXTURE");
+    }
+    /* RGB is radiance colour for emitters (any size), reflectance otherwise: above 1 would create
+     * energy. With a TEXTURE it multiplies the texture and defaults to white. */
+    vec3 rgb = v3s(1.0f);
+    const cJSON *c = json_get(m, "RGB");
+    if (c) {
+        prm_jkey(p, jpath, "RGB");
+        if (json_colour(L, c, p, (reads & JM_EMITS) ? MAX_RADIANCE : 1.0, &rgb)) return -1;
+    } else if (!tex) {
+        if (fallback && (json_get(m, "RGB1") || json_get(m, "LIGHT_RGB")))
+            rgb = v3s(0.5f);
+        else
+            return json_missing(L, jpath, "RGB");
+    }
+    double roughness = 0.0, ior = 1.5, metallic = (reads & JM_METAL_DEFAULT) ? 1.0 : 0.0;
+    if (json_opt_number(L, m, jpath, "ROUGHNESS", 0.0, 0, 1.0, &roughness)) return -1;
+    if (json_opt_number(L, m, jpath, "METALLIC", 0.0, 0, 1.0, &metallic)) return -1;
+    const cJSON *iv = json_get(m, "IOR");
+    if (iv) {
+        prm_jkey(p, jpath, "IOR");
+        if (cJSON_IsArray(iv) && cJSON_GetArraySize(iv) == 3) { /* per-channel IOR: dispersion */
+            double a[3];
+            if (json_array(L, iv, p, 3, 0.0, 1, 10.0, a)) return -1;
+            ior = a[1];
+            snprintf(dk, sizeof dk, "Materials.*.IOR[]");
+            if ((reads & JM_IOR) &&
+                prm_warn(&L->P, dk, p, "per-channel IOR (dispersion) is not supported: using the middle value %g", ior))
+                return -1;
+        } else if (reads & JM_IOR) {
+            /* the course's text format writes 0 for "not set" */
+            if (cJSON_IsNumber(iv) && iv->valuedouble == 0.0) {
+                if (prm_warn(&L->P, "Materials.*.IOR=0", p,
+                             "IOR 0 is not an index of refraction (must be > 0): using 1.5"))
+                    return -1;
+            } else if (json_range(L, iv, p, 0.0, 1, 10.0, &ior)) {
+                return -1;
+            }
+        } else if (json_range(L, iv, p, -1e30, 0, 1e30, &ior)) {
+            return -1; /* IOR does not apply to this type: any number is accepted, as the course does */
+        }
+    }
+    /* Phong: RGB is the diffuse part, SPECRGB the lobe's reflectance; together at most 1 */
+    vec3 spec = v3s(0.0f);
+    double exponent = 1.0;
+    if (reads & JM_PHONG_LOBE) {
+        if (!json_get(m, "SPECRGB")) return json_missing(L, jpath, "SPECRGB");
+        if (!json_get(m, "EXPONENT")) return json_missing(L, jpath, "EXPONENT");
+        prm_jkey(p, jpath, "SPECRGB");
+        if (json_colour(L, json_get(m, "SPECRGB"), p, 1.0, &spec)) return -1;
+        if (json_opt_number(L, m, jpath, "EXPONENT", 0.0, 0, 1e6, &exponent)) return -1;
+        float total = vmaxc(vadd(rgb, spec));
+        if (total > 1.0f) {
+            snprintf(dk, sizeof dk, "Materials.*.SPECRGB>1");
+            if (prm_warn(&L->P, dk, p,
+                         "RGB + SPECRGB exceeds 1 (the material would create energy): both scaled by %.3g",
+                         1.0 / total))
+                return -1;
+            rgb = vscale(rgb, 1.0f / total);
+            spec = vscale(spec, 1.0f / total);
+        }
+    } else {
+        /* keys that do not apply to the type are accepted and ignored, as the course does; their
+         * values must still be well-formed */
+        const cJSON *sr = json_get(m, "SPECRGB");
+        vec3 unused;
+        if (sr) {
+            prm_jkey(p, jpath, "SPECRGB");
+            if (json_colour(L, sr, p, 1e30, &unused)) return -1;
+        }
+        if (json_opt_number(L, m, jpath, "EXPONENT", 0.0, 0, 1e30, &exponent)) return -1;
+    }
+    const cJSON *ts = json_get(m, "TWO_SIDED");
+    if (ts) {
+        prm_jkey(p, jpath, "TWO_SIDED");
+        if (json_flag(L, ts, p, &mat.two_sided)) return -1;
+    }
+
+    mat.albedo = rgb;
+    mat.emission = vscale(rgb, (float)emittance);
+    mat.kind = kind;
+    if (reads & JM_IOR) mat.ior = (float)ior;
+    if (reads & JM_ALPHA) mat.alpha = (float)(roughness * roughness);
+    if (reads & JM_METALLIC) mat.metallic = (float)metallic;
+    if (reads & JM_PHONG_LOBE) {
+        mat.specular = spec;
+        mat.exponent = (float)exponent;
+    }
+    if (fallback) {
+        /* procedural two-colour materials: the mean of their colours, tinted by RGB */
+        const char *pairs[2][2] = {{"RGB1", "RGB2"}, {"LIGHT_RGB", "DARK_RGB"}};
+        for (int i = 0; i < 2; ++i) {
+            vec3 a, b;
+            const cJSON *va = json_get(m, pairs[i][0]), *vb = json_get(m, pairs[i][1]);
+            if (va && vb && cJSON_IsArray(va) && cJSON_IsArray(vb)) {
+                char pa[PRM_WHERE], pb[PRM_WHERE];
+                prm_jkey(pa, jpath, pairs[i][0]);
+                prm_jkey(pb, jpath, pairs[i][1]);
+                if (json_vec3(L, va, pa, 0.0, 0, 1.0, &a) || json_vec3(L, vb, pb, 0.0, 0, 1.0, &b)) return -1;
+                mat.albedo = vmul(mat.albedo, vscale(vadd(a, b), 0.5f));
+                break;
+            }
+        }
+    }
+    if (tex) {
+        prm_jkey(p, jpath, "TEXTURE");
+        if (json_texture(L, tex, p, &mat.albedo_tex)) return -1;
+    }
+    if (scene_add_material(L->s, name, mat) < 0) {
+        if (scene_find_material(L->s, name) >= 0) return prm_fail(&L->P, jpath, "duplicate material name");
+        return prm_fail(&L->P, jpath, "out of memory");
+    }
+    return 0;
+}
+
+int json_materials(loader *L, cJSON *ms) {
+    if (!cJSON_IsObject(ms))
+        return prm_fail(&L->P, "Materials", "expected an object (name -> material), got %s", json_type(ms));
+    for (cJSON *m = ms->child; m; m = m->next) {
+        const char *name = m->string ? m->string : "";
+        char p[PRM_WHERE];
+        prm_jkey(p, "Materials", name);
+        if (parse_material(L, name, m, p)) return -1;
+    }
+    return 0;
+}

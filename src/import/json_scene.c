@@ -1,0 +1,660 @@
+/* JSON scene reader: the CIS 5650 Project 3 format plus caustic's extensions (the full key
+ * reference is docs/scene-format.md). This file walks the document (root, camera, environment,
+ * lights, objects); json_dialect.c holds the dialect tables, json_material.c textures and
+ * materials, json_values.c the typed values. Every problem is reported as one line,
+ * "SOURCE: JSON.PATH: problem" (or "SOURCE:LINE:COL: ..." for syntax errors), and a failed
+ * load frees everything it built: callers get NULL, never half a scene. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "import/json_internal.h"
+#include "util/array.h"
+#include "util/file.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- camera ---------------------------------------------------------------------------------- */
+static int parse_camera(loader *L, cJSON *cam) {
+    const char *jp = "Camera";
+    char p[PRM_WHERE];
+    if (!cJSON_IsObject(cam)) return prm_fail(&L->P, jp, "expected an object, got %s", json_type(cam));
+    if (json_canonicalize(L, cam, jp, "Camera", json_camera_keys)) return -1;
+    camera_desc *cd = &L->s->camera;
+
+    const cJSON *res = json_get(cam, "RES");
+    if (!res) return json_missing(L, jp, "RES");
+    prm_jkey(p, jp, "RES");
+    if (!cJSON_IsArray(res)) return prm_fail(&L->P, p, "expected an array of 2 integers, got %s", json_type(res));
+    long wh[2];
+    int n = 0;
+    for (const cJSON *e = res->child; e; e = e->next, ++n) {
+        if (n >= 2) return prm_fail(&L->P, p, "expected 2 integers [width, height], got more");
+        char pe[PRM_WHERE];
+        prm_jindex(pe, p, (size_t)n);
+        if (json_int(L, e, pe, 1, MAX_RES_SIDE, &wh[n])) return -1;
+    }
+    if (n != 2) return prm_fail(&L->P, p, "expected 2 integers [width, height], got %d", n);
+    if (wh[0] * wh[1] > MAX_RES_PIXELS)
+        return prm_fail(&L->P, p, "%ldx%ld is too many pixels (at most %ld)", wh[0], wh[1], (long)MAX_RES_PIXELS);
+    cd->width = (int)wh[0];
+    cd->height = (int)wh[1];
+
+    /* FOVY is the course's half angle; caustic keeps the full one (json_fovy_to_full) */
+    const cJSON *fovy = json_get(cam, "FOVY"), *focal = json_get(cam, "FOCAL_LENGTH");
+    double focal_mm = 0.0;
+    if (fovy && focal) {
+        prm_jkey(p, jp, "FOCAL_LENGTH");
+        return prm_fail(&L->P, p, "FOVY and FOCAL_LENGTH both set the field of view: give only one");
+    }
+    if (fovy) {
+        double f;
+        prm_jkey(p, jp, "FOVY");
+        if (json_range(L, fovy, p, 0.0, 1, 89.5, &f)) return -1;
+        cd->fovy_deg = (float)json_fovy_to_full(f);
+    } else if (focal) {
+        prm_jkey(p, jp, "FOCAL_LENGTH");
+        if (json_range(L, focal, p, 0.0, 1, 1e5, &focal_mm)) return -1;
+        cd->fovy_deg = (float)(2.0 * atan(0.5 * SENSOR_HEIGHT_MM / focal_mm) * 180.0 / 3.14159265358979323846);
+    } else {
+        return json_missing(L, jp, "FOVY");
+    }
+
+    long iv;
+    const cJSON *it = json_get(cam, "ITERATIONS");
+    if (it) {
+        prm_jkey(p, jp, "ITERATIONS");
+        if (json_int(L, it, p, 1, MAX_SPP, &iv)) return -1;
+        L->s->spp = (int)iv;
+    }
+    const cJSON *dp = json_get(cam, "DEPTH");
+    if (dp) {
+        prm_jkey(p, jp, "DEPTH");
+        if (json_int(L, dp, p, 1, MAX_DEPTH, &iv)) return -1;
+        L->s->max_depth = (int)iv;
+    }
+    const cJSON *file = json_get(cam, "FILE");
+    if (file) {
+        const char *name = "";
+        prm_jkey(p, jp, "FILE");
+        if (json_string(L, file, p, &name)) return -1;
+        size_t len = strlen(name);
+        char *copy = malloc(len + 1);
+        if (!copy) return prm_fail(&L->P, p, "out of memory");
+        memcpy(copy, name, len + 1);
+        free(L->s->output_name);
+        L->s->output_name = copy;
+    }
+
+    const cJSON *ev = json_get(cam, "EYE"), *lv = json_get(cam, "LOOKAT"), *vv = json_get(cam, "VIEW");
+    if (!ev) return json_missing(L, jp, "EYE");
+    prm_jkey(p, jp, "EYE");
+    if (json_vec3(L, ev, p, -MAX_COORD, 0, MAX_COORD, &cd->eye)) return -1;
+    if (lv && vv) {
+        prm_jkey(p, jp, "VIEW");
+        return prm_fail(&L->P, p, "LOOKAT and VIEW both set the direction: give only one");
+    }
+    if (vv) { /* the older course format: a viewing direction instead of a point */
+        vec3 d;
+        prm_jkey(p, jp, "VIEW");
+        if (json_vec3(L, vv, p, -MAX_COORD, 0, MAX_COORD, &d)) return -1;
+        if (!(vlen(d) > 0.0f)) return prm_fail(&L->P, p, "VIEW is the zero vector");
+        cd->lookat = vadd(cd->eye, vnorm(d));
+    } else {
+        if (!lv) return json_missing(L, jp, "LOOKAT");
+        prm_jkey(p, jp, "LOOKAT");
+        if (json_vec3(L, lv, p, -MAX_COORD, 0, MAX_COORD, &cd->lookat)) return -1;
+    }
+    cd->up = v3(0.0f, 1.0f, 0.0f);
+    if (json_opt_vec3(L, cam, jp, "UP", -MAX_COORD, 0, MAX_COORD, &cd->up)) return -1;
+    vec3 fwd = vsub(cd->lookat, cd->eye);
+    if (!(vlen(fwd) > 0.0f)) {
+        prm_jkey(p, jp, "LOOKAT");
+        return prm_fail(&L->P, p, "LOOKAT is the same point as EYE");
+    }
+    if (!(vlen(cd->up) > 0.0f)) {
+        prm_jkey(p, jp, "UP");
+        return prm_fail(&L->P, p, "UP is the zero vector");
+    }
+    if (!(vlen(vcross(vnorm(fwd), vnorm(cd->up))) > 1e-6f)) {
+        /* looking straight along UP (a top view): any other up frames the same picture, turned */
+        prm_jkey(p, jp, "UP");
+        vec3 f = vnorm(fwd);
+        vec3 alt = fabsf(f.z) < 0.9f ? v3(0.0f, 0.0f, -1.0f) : v3(0.0f, 1.0f, 0.0f);
+        if (prm_warn(&L->P, "Camera.UP", p, "UP is parallel to the viewing direction: using (%g, %g, %g) instead",
+                     alt.x, alt.y, alt.z))
+            return -1;
+        cd->up = alt;
+    }
+
+    /* Thin lens: APERTURE is the lens radius in scene units, or FSTOP with FOCAL_LENGTH gives
+     * radius = focal / (2 * fstop) millimetres, with one scene unit = 1 m. */
+    const cJSON *ap = json_get(cam, "APERTURE"), *fs = json_get(cam, "FSTOP");
+    if (ap && fs) {
+        prm_jkey(p, jp, "FSTOP");
+        return prm_fail(&L->P, p, "APERTURE and FSTOP both set the lens size: give only one");
+    }
+    double radius = 0.0;
+    if (ap) {
+        prm_jkey(p, jp, "APERTURE");
+        if (cJSON_IsNumber(ap) && ap->valuedouble < 0.0 && isfinite(ap->valuedouble)) { /* "-1": no lens */
+            if (prm_warn(&L->P, "Camera.APERTURE<0", p, "negative lens radius %g: rendered without depth of field",
+                         ap->valuedouble))
+                return -1;
+        } else if (json_range(L, ap, p, 0.0, 0, 1e6, &radius)) {
+            return -1;
+        }
+    } else if (fs) {
+        double fstop;
+        prm_jkey(p, jp, "FSTOP");
+        if (!focal) return prm_fail(&L->P, p, "FSTOP needs FOCAL_LENGTH (millimetres)");
+        if (json_range(L, fs, p, 0.0, 1, 1e4, &fstop)) return -1;
+        radius = focal_mm / (2.0 * fstop) / MM_PER_UNIT;
+    }
+    cd->aperture_radius = (float)radius;
+    double focus = 0.0;
+    const cJSON *fd = json_get(cam, "FOCUS_DISTANCE");
+    if (fd && cJSON_IsNumber(fd) && fd->valuedouble <= 0.0 && radius == 0.0) {
+        /* dialects write 0 (or -1) for "no depth of field" */
+        prm_jkey(p, jp, "FOCUS_DISTANCE");
+        if (prm_warn(&L->P, "Camera.FOCUS_DISTANCE<=0", p, "focus distance %g ignored (there is no lens)",
+                     fd->valuedouble))
+            return -1;
+    } else if (json_opt_number(L, cam, jp, "FOCUS_DISTANCE", 0.0, 1, 1e9, &focus)) {
+        return -1;
+    }
+    cd->focus_distance = (float)focus;
+    if (radius > 0.0) {
+        double in_focus = focus > 0.0 ? focus : (double)vlen(vsub(cd->lookat, cd->eye));
+        prm_jkey(p, jp, "APERTURE");
+        if (radius > in_focus && prm_warn(&L->P, "Camera.APERTURE>focus", p,
+                                          "lens radius %g is larger than the distance in focus (%g): "
+                                          "almost everything will be blurred (APERTURE is a radius in scene units)",
+                                          radius, in_focus))
+            return -1;
+    }
+    /* an environment map's file name given with the camera (a dialect): as "Environment" */
+    const cJSON *em = json_get(cam, "ENVMAP");
+    if (em && L->s->env_tex < 0 && vis_black(L->s->env_radiance)) {
+        prm_jkey(p, jp, "ENVMAP");
+        L->s->env_radiance = v3s(1.0f);
+        if (json_env_map(L, em, p)) return -1;
+    }
+    /* INV_RES / FRAME: derived or multi-frame bookkeeping of some dialects; must match if given */
+    const cJSON *fr = json_get(cam, "FRAME");
+    if (fr && !(cJSON_IsNumber(fr) && fr->valuedouble == 0.0)) {
+        prm_jkey(p, jp, "FRAME");
+        if (prm_warn(&L->P, "Camera.FRAME", p, "only frame 0 of an animated scene is rendered")) return -1;
+    }
+    return 0;
+}
+
+/* ---- environment ----------------------------------------------------------------------------- */
+/* A constant colour (RGB x EMITTANCE), or a lat-long radiance map (FILE: .exr, .hdr, .pfm, .png)
+ * scaled by EMITTANCE and tinted by RGB (default white). */
+
+static int parse_environment(loader *L, cJSON *env) {
+    const char *jp = "Environment";
+    if (cJSON_IsString(env)) { /* a dialect: the map's file name alone */
+        L->s->env_radiance = v3s(1.0f);
+        return json_env_map(L, env, jp);
+    }
+    if (!cJSON_IsObject(env)) return prm_fail(&L->P, jp, "expected an object or a file name, got %s", json_type(env));
+    if (json_canonicalize(L, env, jp, "Environment", json_environment_keys)) return -1;
+    const cJSON *f = json_get(env, "FILE");
+    if (!f && !json_get(env, "RGB")) return json_missing(L, jp, "RGB");
+    vec3 rgb = v3s(f ? 1.0f : 0.0f);
+    double e = 1.0;
+    if (json_opt_vec3(L, env, jp, "RGB", 0.0, 0, MAX_RADIANCE, &rgb)) return -1;
+    if (json_opt_number(L, env, jp, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &e)) return -1;
+    L->s->env_radiance = vscale(rgb, (float)e);
+    if (f) {
+        char p[PRM_WHERE];
+        prm_jkey(p, jp, "FILE");
+        if (json_env_map(L, f, p)) return -1;
+    }
+    return 0;
+}
+
+/* ---- lights without geometry ----------------------------------------------------------------- */
+/* {"TYPE":"point", "POSITION":[x,y,z], "RGB":[..], "EMITTANCE":e}: radiant intensity RGB*e (W/sr);
+ * {"TYPE":"directional", "DIRECTION":[x,y,z], "RGB":[..], "EMITTANCE":e}: light travelling along
+ * DIRECTION with irradiance RGB*e on a plane facing it. */
+static int parse_lights(loader *L, cJSON *ls) {
+    static const char *const keys[] = {"TYPE", "POSITION", "DIRECTION", "RGB", "EMITTANCE", NULL};
+    /* the light table's names (kernel/types.h); area lights are emissive materials */
+    const char *const types[] = {light_kind_name(LIGHT_POINT), light_kind_name(LIGHT_DIRECTIONAL), NULL};
+    if (!cJSON_IsArray(ls)) return prm_fail(&L->P, "Lights", "expected an array, got %s", json_type(ls));
+    size_t i = 0;
+    for (cJSON *l = ls->child; l; l = l->next, ++i) {
+        char jp[PRM_WHERE], p[PRM_WHERE];
+        prm_jindex(jp, "Lights", i);
+        if (!cJSON_IsObject(l)) return prm_fail(&L->P, jp, "expected an object, got %s", json_type(l));
+        if (json_check_keys(L, l, jp, "Lights[]", keys)) return -1;
+        const cJSON *ty = json_get(l, "TYPE");
+        if (!ty) return json_missing(L, jp, "TYPE");
+        prm_jkey(p, jp, "TYPE");
+        int type = json_enum(L, ty, p, "light TYPE", types);
+        if (type < 0) return -1;
+        const char *where = type == 0 ? "POSITION" : "DIRECTION";
+        const char *other = type == 0 ? "DIRECTION" : "POSITION";
+        if (json_get(l, other)) {
+            prm_jkey(p, jp, other);
+            return prm_fail(&L->P, p, "%s lights have no %s", type == 0 ? "point" : "directional", other);
+        }
+        if (!json_get(l, where)) return json_missing(L, jp, where);
+        if (!json_get(l, "RGB")) return json_missing(L, jp, "RGB");
+        vec3 v = v3s(0.0f), rgb = v3s(0.0f);
+        double e = 1.0;
+        if (json_opt_vec3(L, l, jp, where, -1e30, 0, 1e30, &v)) return -1;
+        if (json_opt_vec3(L, l, jp, "RGB", 0.0, 0, MAX_RADIANCE, &rgb)) return -1;
+        if (json_opt_number(L, l, jp, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &e)) return -1;
+        int rc = type == 0 ? scene_add_point_light(L->s, v, vscale(rgb, (float)e))
+                           : scene_add_directional_light(L->s, v, vscale(rgb, (float)e));
+        if (rc) {
+            prm_jkey(p, jp, where);
+            return prm_fail(&L->P, p, type == 0 ? "out of memory" : "DIRECTION must not be the zero vector");
+        }
+    }
+    return 0;
+}
+
+/* ---- objects --------------------------------------------------------------------------------- */
+/* dialect spellings of the object types, normalised, in json_object_types order */
+
+static int parse_object(loader *L, cJSON *o, const char *jp) {
+    char p[PRM_WHERE];
+    if (!cJSON_IsObject(o)) return prm_fail(&L->P, jp, "expected an object, got %s", json_type(o));
+    if (json_canonicalize(L, o, jp, "Objects[]", json_object_keys)) return -1;
+    const cJSON *ty = json_get(o, "TYPE");
+    int type = -1;
+    if (!ty) {
+        /* a dialect: objects that only name a mesh file are meshes */
+        if (!json_get(o, "FILE") && !json_get(o, "MESH")) return json_missing(L, jp, "TYPE");
+        type = OT_MESH;
+    } else {
+        prm_jkey(p, jp, "TYPE");
+        const char *tname = "";
+        if (json_string(L, ty, p, &tname)) return -1;
+        char tn[64];
+        prm_normalise(tname, tn, sizeof tn);
+        for (int i = 0; json_object_type_aliases[i] && type < 0; ++i)
+            if (prm_in_list(tn, json_object_type_aliases[i])) type = i;
+        if (type < 0) {
+            char dk[120];
+            snprintf(dk, sizeof dk, "Objects[].TYPE=%.64s", tn);
+            const char *sug = prm_suggest(tname, json_object_types);
+            int rc = sug ? prm_warn(&L->P, dk, p,
+                                    "unknown object TYPE \"%.64s\" (did you mean \"%s\"?): object skipped", tname, sug)
+                         : prm_warn(&L->P, dk, p,
+                                    "unknown object TYPE \"%.64s\" (caustic has cube, sphere, mesh, quad, plane): "
+                                    "object skipped",
+                                    tname);
+            return rc;
+        }
+    }
+
+    /* MATERIAL: a name from Materials. Meshes may leave it out (an OBJ then keeps its MTL
+     * materials); other objects without one, or with an empty name, get a grey diffuse. */
+    cJSON *mv = cJSON_GetObjectItemCaseSensitive(o, "MATERIAL");
+    prm_jkey(p, jp, "MATERIAL");
+    if (mv && cJSON_IsArray(mv)) {
+        /* a per-primitive list (glTF dialects): the first entry, or the mesh's own materials */
+        cJSON *first = mv->child;
+        if (prm_warn(&L->P, "Objects[].MATERIAL[]", p, "a list of materials is not supported: %s",
+                     type == OT_MESH ? "the mesh keeps its own materials" : "using the first"))
+            return -1;
+        mv = type == OT_MESH ? NULL : first;
+    }
+    const char *mname = "";
+    if (mv && json_string(L, mv, p, &mname)) return -1;
+    int mat = -1;
+    if (mv && mname[0]) {
+        mat = scene_find_material(L->s, mname);
+        if (mat < 0) {
+            /* a name Materials does not define (the course's loader silently takes material 0):
+             * meshes keep their own materials, other objects are grey */
+            const char *sug = NULL;
+            if (L->s->nmaterials <= 4096) { /* suggestions cost O(materials); skip for huge scenes */
+                int best = 3;
+                for (size_t i = 0; i < L->s->nmaterials; ++i) {
+                    int d = prm_edit_distance(mname, L->s->material_names[i]);
+                    if (d < best) {
+                        best = d;
+                        sug = L->s->material_names[i];
+                    }
+                }
+            }
+            char dk[120];
+            snprintf(dk, sizeof dk, "Objects[].MATERIAL=%.64s", mname);
+            const char *instead = type == OT_MESH ? "the mesh keeps its own materials" : "rendered grey diffuse";
+            int rc = sug ? prm_warn(&L->P, dk, p, "unknown material \"%.64s\" (did you mean \"%.64s\"?): %s", mname,
+                                    sug, instead)
+                         : prm_warn(&L->P, dk, p, "unknown material \"%.64s\" (not defined in Materials): %s", mname,
+                                    instead);
+            if (rc) return -1;
+            if (type != OT_MESH) {
+                mat = json_default_material(L);
+                if (mat < 0) return prm_fail(&L->P, jp, "out of memory");
+            }
+        }
+    } else if (type != OT_MESH) {
+        /* no MATERIAL, or "": a mesh keeps its own materials, anything else is grey */
+        if (prm_warn(&L->P, "Objects[].MATERIAL", mv ? p : jp,
+                     mv ? "empty material name: rendered grey diffuse" : "no MATERIAL: rendered grey diffuse"))
+            return -1;
+        mat = json_default_material(L);
+        if (mat < 0) return prm_fail(&L->P, jp, "out of memory");
+    }
+
+    /* MESH: a name in the top-level "Meshes" table, instead of FILE */
+    const cJSON *meshref = json_get(o, "MESH");
+    if (meshref) {
+        prm_jkey(p, jp, "MESH");
+        if (json_get(o, "FILE")) return prm_fail(&L->P, p, "give either FILE or MESH, not both");
+        const char *ref = "";
+        if (json_string(L, meshref, p, &ref)) return -1;
+        const cJSON *f = L->mesh_table ? cJSON_GetObjectItemCaseSensitive(L->mesh_table, ref) : NULL;
+        if (!f) return prm_fail(&L->P, p, "mesh \"%.64s\" is not in the Meshes table", ref);
+        if (!cJSON_IsString(f))
+            return prm_fail(&L->P, p, "Meshes.%.64s: expected a file name, got %s", ref, json_type(f));
+        cJSON *copy = cJSON_CreateString(f->valuestring);
+        if (!copy || !cJSON_AddItemToObject(o, "FILE", copy)) {
+            cJSON_Delete(copy);
+            return prm_fail(&L->P, p, "out of memory");
+        }
+    }
+
+    int is_quad = type == OT_QUAD || type == OT_PLANE;
+    const char *quad_keys[] = {"ORIGIN", "U", "V"};
+    int nquad = 0;
+    for (int i = 0; i < 3; ++i) nquad += json_get(o, quad_keys[i]) != NULL;
+    if (nquad && !is_quad) {
+        for (int i = 0; i < 3; ++i)
+            if (json_get(o, quad_keys[i])) {
+                prm_jkey(p, jp, quad_keys[i]);
+                break;
+            }
+        return prm_fail(&L->P, p, "ORIGIN/U/V are only used by quad and plane objects");
+    }
+    if (json_get(o, "FILE") && type != OT_MESH) {
+        prm_jkey(p, jp, "FILE");
+        return prm_fail(&L->P, p, "FILE is only used by mesh objects");
+    }
+
+    if (is_quad && nquad) {
+        /* explicit parallelogram: exclusive with the transform form */
+        const char *trs[] = {"TRANS", "ROTAT", "SCALE", "MATRIX"};
+        for (int i = 0; i < 4; ++i) {
+            if (json_get(o, trs[i])) {
+                prm_jkey(p, jp, trs[i]);
+                return prm_fail(&L->P, p, "give either ORIGIN/U/V or TRANS/ROTAT/SCALE/MATRIX for a quad, not both");
+            }
+        }
+        vec3 q[3];
+        for (int i = 0; i < 3; ++i) {
+            const cJSON *v = json_get(o, quad_keys[i]);
+            if (!v) return json_missing(L, jp, quad_keys[i]);
+            prm_jkey(p, jp, quad_keys[i]);
+            if (json_vec3(L, v, p, -MAX_COORD, 0, MAX_COORD, &q[i])) return -1;
+        }
+        if (!(vlen(vcross(q[1], q[2])) > 0.0f)) {
+            prm_jkey(p, jp, "V");
+            return prm_fail(&L->P, p, "U and V are zero or parallel: the quad has no area");
+        }
+        if (scene_add_quad(L->s, q[0], q[1], q[2], mat))
+            return prm_fail(&L->P, jp, "could not add quad (out of memory)");
+        return 0;
+    }
+
+    vec3 t = v3s(0.0f), r = v3s(0.0f), sc = v3s(1.0f);
+    if (json_opt_vec3(L, o, jp, "TRANS", -MAX_COORD, 0, MAX_COORD, &t)) return -1;
+    if (json_opt_vec3(L, o, jp, "ROTAT", -MAX_ANGLE, 0, MAX_ANGLE, &r)) return -1;
+    if (json_opt_vec3(L, o, jp, "SCALE", 0.0, 1, MAX_SCALE, &sc)) return -1;
+    xform m = xform_trs(t, r, sc);
+    if (json_get(o, "MATRIX") && json_matrix(L, json_get(o, "MATRIX"), jp, &m)) return -1;
+    xform inv;
+    if (xform_invert(&m, &inv)) {
+        int by_matrix = json_get(o, "MATRIX") != NULL;
+        prm_jkey(p, jp, by_matrix ? "MATRIX" : "SCALE");
+        return prm_fail(&L->P, p,
+                        by_matrix ? "transform is singular (the matrix has no inverse)"
+                                  : "transform is singular (scale too small)");
+    }
+
+    switch (type) {
+    case OT_CUBE:
+        if (scene_add_cube(L->s, m, mat)) return prm_fail(&L->P, jp, "could not add cube (out of memory)");
+        return 0;
+    case OT_SPHERE:
+        if (scene_add_sphere(L->s, m, mat)) return prm_fail(&L->P, jp, "could not add sphere (out of memory)");
+        return 0;
+    case OT_MESH: {
+        const cJSON *f = json_get(o, "FILE");
+        if (!f) return json_missing(L, jp, "FILE");
+        prm_jkey(p, jp, "FILE");
+        const char *file = "";
+        if (json_string(L, f, p, &file)) return -1;
+        int ply = prm_ends_with_ci(file, ".ply");
+        if (ply && mat < 0) { /* PLY files carry no materials */
+            prm_jkey(p, jp, "MATERIAL");
+            if (prm_warn(&L->P, "Objects[].MATERIAL", jp, "no MATERIAL for a PLY mesh: rendered grey diffuse"))
+                return -1;
+            mat = json_default_material(L);
+            if (mat < 0) return prm_fail(&L->P, jp, "out of memory");
+            prm_jkey(p, jp, "FILE");
+        }
+        char *full = json_resolve_path(L, file);
+        if (!full) return prm_fail(&L->P, p, "out of memory");
+        for (size_t i = 0; i < L->nmeshes; ++i) {
+            loaded_mesh *lm = &L->meshes[i];
+            if (lm->material != mat || strcmp(lm->path, full) != 0) continue;
+            free(full);
+            if (scene_instance_mesh(L->s, lm->v0, lm->nv, lm->t0, lm->nt, lm->placed, m))
+                return prm_fail(&L->P, jp, "could not instance the mesh (out of memory)");
+            return 0;
+        }
+        size_t v0 = L->s->nvertices, t0 = L->s->ntriangles;
+        char merr[512];
+        int rc = scene_load_mesh_file(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the file's materials */
+        if (rc) {
+            free(full);
+            return prm_fail(&L->P, p, "%s", merr);
+        }
+        loaded_mesh *grown = realloc(L->meshes, (L->nmeshes + 1) * sizeof(loaded_mesh));
+        if (!grown) {
+            free(full);
+            return prm_fail(&L->P, p, "out of memory");
+        }
+        L->meshes = grown;
+        loaded_mesh *lm = &L->meshes[L->nmeshes++];
+        lm->path = full;
+        lm->material = mat;
+        lm->v0 = v0;
+        lm->nv = L->s->nvertices - v0;
+        lm->t0 = t0;
+        lm->nt = L->s->ntriangles - t0;
+        lm->placed = m;
+        return 0;
+    }
+    case OT_QUAD:
+    case OT_PLANE: {
+        /* unit square [-0.5,0.5]^2 in the xy plane facing +z, under M */
+        vec3 o0 = xform_point(&m, v3(-0.5f, -0.5f, 0.0f));
+        vec3 u = xform_vector(&m, v3(1.0f, 0.0f, 0.0f)), v = xform_vector(&m, v3(0.0f, 1.0f, 0.0f));
+        if (scene_add_quad(L->s, o0, u, v, mat)) return prm_fail(&L->P, jp, "quad has no area or out of memory");
+        return 0;
+    }
+    }
+    return prm_fail(&L->P, jp, "object type %d has no builder (json_object_types)", type);
+}
+
+static int parse_objects(loader *L, cJSON *objs) {
+    if (!cJSON_IsArray(objs)) return prm_fail(&L->P, "Objects", "expected an array, got %s", json_type(objs));
+    size_t i = 0;
+    for (cJSON *o = objs->child; o; o = o->next, ++i) {
+        char p[PRM_WHERE];
+        prm_jindex(p, "Objects", i);
+        if (parse_object(L, o, p)) return -1;
+    }
+    return 0;
+}
+
+static int parse_root(loader *L, cJSON *root) {
+    if (!cJSON_IsObject(root))
+        return prm_fail(&L->P, NULL, "the top level must be a JSON object, got %s", json_type(root));
+    /* the file's own top-level keys, for the message when it is not a course scene at all */
+    char keys_seen[200] = "";
+    size_t used = 0;
+    for (const cJSON *c = root->child; c && used + 70 < sizeof keys_seen; c = c->next)
+        used += (size_t)snprintf(keys_seen + used, sizeof keys_seen - used, "%s%.60s", used ? ", " : "",
+                                 c->string ? c->string : "");
+    text_one_line(keys_seen);
+    if (json_canonicalize(L, root, "", "", json_root_keys)) return -1;
+    cJSON *ms = cJSON_GetObjectItemCaseSensitive(root, "Materials"),
+          *cam = cJSON_GetObjectItemCaseSensitive(root, "Camera");
+    cJSON *objs = cJSON_GetObjectItemCaseSensitive(root, "Objects"),
+          *env = cJSON_GetObjectItemCaseSensitive(root, "Environment");
+    cJSON *meshes = cJSON_GetObjectItemCaseSensitive(root, "Meshes"),
+          *imports = cJSON_GetObjectItemCaseSensitive(root, "Imports");
+    if (meshes && !cJSON_IsObject(meshes))
+        return prm_fail(&L->P, "Meshes", "expected an object (name -> file), got %s", json_type(meshes));
+    L->mesh_table = meshes;
+    if (!cam && L->camera_only) return prm_fail(&L->P, NULL, "missing required key \"Camera\"");
+    if (!cam) {
+        if (!objs && !ms)
+            return prm_fail(&L->P, NULL, "missing required key \"Camera\": not a CIS 5650 scene (top-level keys: %s)",
+                            keys_seen);
+        return prm_fail(&L->P, NULL, "missing required key \"Camera\"");
+    }
+    /* materials first: objects refer to them by name, wherever they appear in the file */
+    if (ms && !L->camera_only && json_materials(L, ms)) return -1;
+    if (parse_camera(L, cam)) return -1;
+    if (L->camera_only) return 0;
+    if (env && parse_environment(L, env)) return -1;
+    cJSON *lights = cJSON_GetObjectItemCaseSensitive(root, "Lights");
+    if (lights && parse_lights(L, lights)) return -1;
+    if (!objs && !imports) return prm_fail(&L->P, NULL, "missing required key \"Objects\"");
+    if (objs && parse_objects(L, objs)) return -1;
+    if (imports) {
+        /* a dialect: placed model files in their own list, meshes with their own materials */
+        if (!cJSON_IsArray(imports)) return prm_fail(&L->P, "Imports", "expected an array, got %s", json_type(imports));
+        size_t i = 0;
+        for (cJSON *o = imports->child; o; o = o->next, ++i) {
+            char p[PRM_WHERE];
+            prm_jindex(p, "Imports", i);
+            if (cJSON_IsObject(o) && !cJSON_GetObjectItem(o, "TYPE") && !cJSON_AddStringToObject(o, "TYPE", "mesh"))
+                return prm_fail(&L->P, p, "out of memory");
+            if (parse_object(L, o, p)) return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- entry points ---------------------------------------------------------------------------- */
+int scene_load_json_text(scene **out, const char *text, const char *source_name, const char *base_dir, char *err,
+                         size_t errlen) {
+    return scene_load_json_text_opts(out, text, source_name, base_dir, NULL, err, errlen);
+}
+
+int scene_load_json_text_opts(scene **out, const char *text, const char *source_name, const char *base_dir,
+                              const scene_load_opts *opts, char *err, size_t errlen) {
+    *out = NULL;
+    if (err && errlen) err[0] = '\0';
+    loader L;
+    memset(&L, 0, sizeof L);
+    prm_init(&L.P, source_name, opts ? opts->strict : 1, err, errlen);
+    L.base_dir = base_dir;
+    L.default_material = -1;
+    if (!text) return prm_fail(&L.P, NULL, "no scene text");
+
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        /* cJSON reports a byte offset: turn it into line:column like a compiler would */
+        if (!end || end < text) end = text;
+        size_t line = 1, col = 1;
+        for (const char *c = text; c < end && *c; ++c) {
+            if (*c == '\n') {
+                ++line;
+                col = 1;
+            } else
+                ++col;
+        }
+        char near[40];
+        size_t j = 0;
+        for (const char *c = end; *c && j < 24; ++c)
+            near[j++] = (*c == '\n' || *c == '\r' || *c == '\t') ? ' ' : (isprint((unsigned char)*c) ? *c : '?');
+        near[j] = '\0';
+        if (err && errlen) {
+            if (j)
+                snprintf(err, errlen, "%s:%zu:%zu: malformed JSON near \"%s\"", L.P.src, line, col, near);
+            else
+                snprintf(err, errlen, "%s:%zu:%zu: malformed JSON: unexpected end of input", L.P.src, line, col);
+        }
+        return -1;
+    }
+    L.s = scene_create();
+    if (!L.s) {
+        cJSON_Delete(root);
+        return prm_fail(&L.P, NULL, "out of memory");
+    }
+    if (opts) {
+        L.s->warn = opts->warn;
+        L.s->warn_user = opts->warn_user;
+        L.camera_only = opts->camera_only;
+    }
+    int rc = parse_root(&L, root);
+    cJSON_Delete(root);
+    for (size_t i = 0; i < L.nmeshes; ++i) free(L.meshes[i].path);
+    free(L.meshes);
+    prm_flush(&L.P, L.s, rc == 0);
+    if (rc) {
+        scene_destroy(L.s);
+        return -1;
+    }
+    L.s->warn = NULL; /* the sink belongs to this load */
+    L.s->warn_user = NULL;
+    *out = L.s;
+    return 0;
+}
+
+int scene_load_json_file(scene **out, const char *path, char *err, size_t errlen) {
+    *out = NULL;
+    size_t size;
+    char why[256];
+    char *text = file_read_all(path, MAX_SCENE_FILE, &size, why, sizeof why);
+    if (!text) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    /* cJSON would stop at a NUL and silently ignore the rest */
+    const char *nul = memchr(text, '\0', size);
+    if (nul) {
+        file_error(err, errlen, path, text_line_at(text, nul), "file contains a NUL byte (not a text file?)");
+        free(text);
+        return -1;
+    }
+    /* mesh and texture FILE keys are relative to the scene file's directory */
+    char *dir = NULL;
+    const char *slash = strrchr(path, '/');
+    if (slash) {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        dir = malloc(n + 1);
+        if (!dir) {
+            free(text);
+            snprintf(err, errlen, "%s: out of memory", path);
+            return -1;
+        }
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    int rc = scene_load_json_text(out, text, path, dir, err, errlen);
+    free(dir);
+    free(text);
+    return rc;
+}
