@@ -23,7 +23,7 @@
 #define KF_ALL         ((1u << 18) - 1u)
 /* Participating media (reserved: no scene has one yet). Outside KF_ALL until a kernel handles
  * them; a kernel that does defines KERNEL_MEDIA 1 with it (kernel/medium.h, the path state's
- * medium column), docs/extending-medium.md. */
+ * medium column), docs/extending.md, "A medium". */
 #define KF_MEDIA (1u << 18)
 KSTATIC_ASSERT(MAT_KIND_COUNT <= 8 && LIGHT_KIND_COUNT <= 4 && PRIM_KIND_COUNT <= 3, "feature bits overlap");
 

@@ -3,7 +3,7 @@
  * exists yet: with KERNEL_MEDIA 0 (kernel/path_state.h) every function here is the surface-only
  * answer, and inlined it leaves no instruction (a segment is empty, a shadow ray's transmittance
  * is 0 or 1). The media issue fills the KERNEL_MEDIA branches; the recipe, step by step, is
- * docs/extending-medium.md.
+ * docs/extending.md, "A medium".
  *
  * The pieces of the seam:
  *   - the path state's media columns (PATH_STATE_MEDIUM_FIELDS, kernel/path_state.h), compiled

@@ -10,7 +10,7 @@
  * KERNEL_FEATURES has KF_MEDIA, kernel/medium.h checks the two agree). A preprocessor constant,
  * unlike KHAS, because it adds columns to the path state: a kernel without media carries none of
  * their state, in registers (megakernel) or in the wavefront pool's arrays. No kernel has media
- * yet (docs/extending-medium.md). */
+ * yet (docs/extending.md, "A medium"). */
 #ifndef KERNEL_MEDIA
 #define KERNEL_MEDIA 0
 #endif
@@ -69,7 +69,7 @@ typedef enum path_stage { STAGE_INTERSECT = 0, STAGE_SHADE = 1, STAGE_SHADOW = 2
 
 /* What the segment step (path_segment, kernel/medium.h) found along the ray just traced, the
  * result of STAGE_INTERSECT that path_next reads. A medium adds its events here (a real
- * scattering inside the segment, its own stage): docs/extending-medium.md. */
+ * scattering inside the segment, its own stage): docs/extending.md, "A medium". */
 typedef enum segment_event { SEGMENT_MISS = 0, SEGMENT_SURFACE = 1 } segment_event;
 
 #endif
