@@ -429,7 +429,10 @@ int caustic_scene_set_render_defaults(caustic_scene *s, int width, int height, i
  * and checkpoints are written there), the other ranks' caustic_render renders the work units
  * rank 0 hands out until rank 0 frees its renderer, and they write nothing. `interrupt`
  * (may be NULL) is polled while rank 0 waits for results: a signal handler that sets it stops the
- * render promptly. -1 with err: started by mpirun with several ranks but built without MPI. */
+ * render promptly. -1 with err: started by mpirun with several ranks but built without MPI, a
+ * bad CAUSTIC_MPI_INIT_TIMEOUT, or MPI_Init failed. -2 with err: MPI_Init has not returned within
+ * CAUSTIC_MPI_INIT_TIMEOUT seconds (default 300; a process of the job was lost while it started):
+ * MPI's start-up still runs on another thread, so end the process with _exit, not exit. */
 int caustic_dist_start(int *rank, int *size, volatile sig_atomic_t *interrupt, char *err, size_t errlen);
 /* Leaves the job: after a failure (failed != 0) rank 0 ends the remaining ranks and itself
  * (MPI_Abort); another rank just returns. */

@@ -148,8 +148,8 @@ int main(int argc, char **argv) {
     memcpy(b.data, "GARBAGE-GARBAGE", 15);
     expect("not-a-checkpoint", b, 0, FIXTURE_SPP, 0, "not a caustic checkpoint");
     b = copy_of(good);
-    b.data[13] = '7';
-    expect("old-version", b, 0, FIXTURE_SPP, 0, "another version of caustic (format 7, this one reads 9)");
+    memcpy(b.data, "CAUSTIC-CKPT-9\n\0", 16); /* format 9's magic */
+    expect("old-version", b, 0, FIXTURE_SPP, 0, "another version of caustic (format 9, this one reads 10)");
 
     /* a flipped bit anywhere in the header or the film: the CRCs */
     b = copy_of(good);
@@ -216,6 +216,25 @@ int main(int argc, char **argv) {
     header_of(&b)->film_bytes = 1ull << 62;
     reseal(&b);
     expect("film-bytes-resealed", b, 0, FIXTURE_SPP, 1, "checkpoint film of 4611686018427387904 bytes");
+    /* a distributed render's checkpoint holds finished units beyond its whole passes: resumed
+     * at a target below them, those pixels would keep more samples than the rest for good (and
+     * the checkpoint saved then could never be extended: "holds 245 samples, expected 200..200") */
+    b = copy_of(good);
+    ((uint32_t *)(film_sum(&b) + 3 * N))[7] = 60;
+    reseal(&b);
+    expect("count-over-resume-target-resealed", b, 0, 56, 1,
+           "pixels hold up to 60 samples, more than this render's target of 56 (resume with --spp 60 or more)");
+    /* another scene: each part that differs is named */
+    b = copy_of(good);
+    header_of(&b)->settings.scene[CKPT_SCENE_MATERIALS] ^= 1;
+    reseal(&b);
+    expect("other-materials-resealed", b, 0, FIXTURE_SPP, 1, "made from another scene (changed: materials)");
+    b = copy_of(good);
+    header_of(&b)->settings.scene[CKPT_SCENE_MATERIALS] ^= 1;
+    header_of(&b)->settings.scene[CKPT_SCENE_LIGHTS] ^= 1;
+    reseal(&b);
+    expect("other-materials-lights-resealed", b, 0, FIXTURE_SPP, 1,
+           "made from another scene (changed: materials, lights)");
     free(good.data);
     return test_result("test_checkpoint");
 }

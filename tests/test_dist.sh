@@ -3,17 +3,14 @@
 # single-process image bit for bit (path tracing, adaptive sampling, BDPT, VCM); frames and
 # scenes spread over ranks are each written once; a rank killed
 # mid-render stops the job with the rank named and a checkpoint that a run with another number
-# of ranks finishes to the same image; a rank lost while the job starts ends the others after
+# of ranks finishes to the same image (faults of Ctrl-C, rank 0 lost, a stopped rank:
+# test_dist_faults.sh); the VCM summary's rate is right; a rank lost while the job starts ends the others after
 # CAUSTIC_MPI_INIT_TIMEOUT seconds (a bad value is refused). Skips (77) where caustic was built
 # without MPI.
 # usage: test_dist.sh CAUSTIC MPIEXEC
 C=$1
 MPIRUN=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail=0
-check() { if [ "$1" -eq 0 ]; then echo "ok: $2"; else echo "FAILED: $2"; fail=1; fi; }
+. "$(dirname "$0")/dist_lib.sh"
 
 [ -x "$MPIRUN" ] || { echo "no mpirun: skipped"; exit 77; }
 # a build without MPI refuses to run under mpirun with several ranks
@@ -33,6 +30,12 @@ same() {   # same NAME OPTIONS...: single process vs 3 ranks
 same pt --res 80x60 --spp 24
 same pt-adaptive --res 80x60 --spp 64 --adaptive 0.1 --adaptive-min 16
 same vcm --res 48x40 --spp 5 --integrator vcm --device cpu
+# the summary's rate is the samples taken over the time (a distributed VCM unit's count once
+# wrapped around: billions of Msamples/s)
+awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+     END { t = v["time"] + 0; r = v["Msamples/s"] + 0; want = 5 * 48 * 40 / t / 1e6;
+           exit !(t > 0 && r > 0.9 * want && r < 1.1 * want) }' "$T/out"
+check $? "vcm: the summary's Msamples/s is spp x pixels / time ($(grep -o 'Msamples/s=[^ ]*' "$T/out"))"
 same bdpt --res 48x40 --spp 3 --integrator bdpt --device cpu
 
 # AOV planes do not travel in work units yet: refused by name, nothing written
@@ -78,22 +81,11 @@ kill_test() {   # kill_test NAME MPIRUN-OPTIONS...
     CAUSTIC_DIST_TIMEOUT=3 "$MPIRUN" "$@" -np 3 "$C" render cornell --res 64x48 --spp 4000 --threads 1 \
         --checkpoint "$T/kill.ckpt" -o "$T/kill.pfm" --quiet >"$T/kout" 2>"$T/kerr" &
     mp=$!
-    pid=""
-    for i in $(seq 1 100); do   # rank 2's process: a child of mpirun whose environment says so
-        for c in $(pgrep -P $mp); do
-            tr '\0' '\n' </proc/$c/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && pid=$c
-        done
-        [ -n "$pid" ] && break
-        sleep 0.1
-    done
-    # kill it once it renders (0.5 s of user CPU time: Open MPI's start-up waits without using
-    # any), not inside MPI_Init: a rank lost there leaves the others in Open MPI's collective
-    # MPI_Init under --enable-recovery until caustic's watchdog ends them (tested below)
-    half=$(( $(getconf CLK_TCK) / 2 ))
-    for i in $(seq 1 600); do
-        [ -n "$pid" ] && [ "$(awk '{print $14}' /proc/$pid/stat 2>/dev/null || echo 0)" -ge "$half" ] && break
-        sleep 0.1
-    done
+    pid=$(rank_pid $mp 2)
+    # kill it once it renders, not inside MPI_Init: a rank lost there leaves the others in Open
+    # MPI's collective MPI_Init under --enable-recovery until caustic's watchdog ends them (tested
+    # below)
+    [ -n "$pid" ] && wait_cpu "$pid"
     start=$(date +%s)
     [ -n "$pid" ] && kill -9 "$pid"
     ( sleep 60; kill -9 $mp 2>/dev/null ) &

@@ -356,6 +356,40 @@ static void test_bad(void) {
         expect_fail(cases[i][0], b, strlen(b), cases[i][3], NULL);
         free(b);
     }
+    /* issue 41, fault 2: a singular transform is named as such, not as "out of memory"; node
+     * instancing is held to a triangle budget that names the copies; the bytes handed to
+     * buffers[] are held to a budget (each entry naming a file gets its own copy; the file
+     * itself is read once) */
+    {
+        const char *from = "[1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,-2,1]", *at = strstr(j, from);
+        char *b = malloc(strlen(j) + 64);
+        memcpy(b, j, (size_t)(at - j));
+        strcpy(b + (at - j), "[1,0,0,0, 2,0,0,0, 0,0,1,0, 0,0,-2,1]");
+        strcat(b, at + strlen(from));
+        expect_fail("singular.gltf", b, strlen(b), "singular node transform", NULL);
+        free(b);
+        from = "\"children\":[1]}";
+        at = strstr(j, from);
+        b = malloc(strlen(j) + 64);
+        memcpy(b, j, (size_t)(at - j));
+        strcpy(b + (at - j), "\"children\":[1,1]}");
+        strcat(b, at + strlen(from));
+        setenv("CAUSTIC_GLTF_MAX_TRIANGLES", "5", 1);
+        expect_fail("instanced.gltf", b, strlen(b), "budget: 6 triangles (3 from instancing), limit 5",
+                    "set CAUSTIC_GLTF_MAX_TRIANGLES");
+        unsetenv("CAUSTIC_GLTF_MAX_TRIANGLES");
+        free(b);
+        char two[256];
+        snprintf(two, sizeof two, "{\"byteLength\":%d,\"uri\":\"quad.bin\"},{\"byteLength\":%d,\"uri\":\"quad.bin\"}",
+                 BIN_SIZE, BIN_SIZE);
+        b = model_json(two, k_materials, "", "");
+        char limit[32];
+        snprintf(limit, sizeof limit, "%d", BIN_SIZE + BIN_SIZE / 2);
+        setenv("CAUSTIC_GLTF_MAX_BUFFER_BYTES", limit, 1);
+        expect_fail("twobuffers.gltf", b, strlen(b), "budget: ", "set CAUSTIC_GLTF_MAX_BUFFER_BYTES");
+        unsetenv("CAUSTIC_GLTF_MAX_BUFFER_BYTES");
+        free(b);
+    }
     free(j);
     expect_fail("broken.gltf", "{\"asset\":{\"version\":\"2.0\"},", 28, "glTF", NULL);
     expect_fail("nul.gltf", "{\"asset\"\0}", 10, "NUL", NULL);

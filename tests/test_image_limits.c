@@ -11,6 +11,7 @@
 #include <png.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -282,6 +283,20 @@ int main(int argc, char **argv) {
     CHECK(img.rgb[1] == 0 && img.rgb[2] == 0 && img.rgb[3] == 0 && img.rgb[11] == 0 && img.rgb[4] == 2e6f,
           "zeroed values");
     image_free(&img);
+
+    /* inputs that are not regular files: refused at once by both loaders (a FIFO's open would
+     * block without a writer, /dev/zero never ends) */
+    {
+        char fifo[300], err[512] = "";
+        int w = 0, h = 0;
+        path_of(fifo, sizeof fifo, "fifo.png");
+        CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+        CHECK(image_load(&img, fifo, err, sizeof err) == -1 && strstr(err, "not a regular file"), "FIFO: %s", err);
+        CHECK(image_load_srgb8(fifo, NULL, NULL, &w, &h, err, sizeof err) == -1 && strstr(err, "not a regular file"),
+              "FIFO (8-bit): %s", err);
+        CHECK(image_load(&img, "/dev/zero", err, sizeof err) == -1 && strstr(err, "/dev/zero: not a regular file"),
+              "/dev/zero: %s", err);
+    }
 
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) return 1;

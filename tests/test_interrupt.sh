@@ -86,4 +86,32 @@ touch "$T/z.png.tmp.$dead" "$T/z.png.tmp.$live"
 check $? "a stale temporary file is removed, a live one kept"
 kill $live
 
+# a checkpoint resumes only into the scene that wrote it (its prepared geometry, materials and
+# lights are hashed): an edited material or light is refused by name, the scene unchanged resumes
+cat >"$T/s.json" <<'EOF'
+{"Camera": {"RES": [16, 16], "EYE": [0, 1, 4], "LOOKAT": [0, 1, 0], "FOV": 40},
+ "Materials": {"red": {"TYPE": "Diffuse", "COLOR": [0.8, 0.2, 0.2]},
+               "lamp": {"TYPE": "Emitting", "COLOR": [1, 1, 1], "EMITTANCE": 5}},
+ "Objects": [{"TYPE": "sphere", "MATERIAL": "red", "TRANSLATE": [0, 1, 0]},
+             {"TYPE": "sphere", "MATERIAL": "lamp", "TRANSLATE": [0, 3, 0], "SCALE": [0.5, 0.5, 0.5]}]}
+EOF
+"$C" render "$T/s.json" --res 16x16 --spp 4 --checkpoint "$T/s.ckpt" -o "$T/s.png" --quiet >/dev/null 2>"$T/err"
+check $? "a JSON scene renders with a checkpoint ($(head -c 200 "$T/err"))"
+sed -e 's/0.8, 0.2, 0.2/0.2, 0.8, 0.2/' "$T/s.json" >"$T/s2.json"
+"$C" render "$T/s2.json" --res 16x16 --spp 8 --checkpoint "$T/s.ckpt" --resume -o "$T/s2.png" --quiet >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "s.ckpt: checkpoint was made from another scene (changed: materials)" "$T/err"
+check $? "a checkpoint into a scene with another material colour is refused ($(head -c 200 "$T/err"))"
+sed -e 's/"EMITTANCE": 5/"EMITTANCE": 9/' "$T/s.json" >"$T/s3.json"
+"$C" render "$T/s3.json" --res 16x16 --spp 8 --checkpoint "$T/s.ckpt" --resume -o "$T/s3.png" --quiet >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "another scene (changed: materials" "$T/err"
+check $? "another emittance: refused, naming the materials (where emission lives) ($(head -c 200 "$T/err"))"
+"$C" render "$T/s.json" --res 16x16 --spp 8 --checkpoint "$T/s.ckpt" --resume -o "$T/s4.png" --quiet >/dev/null 2>"$T/err"
+check $? "the same scene resumes ($(head -c 200 "$T/err"))"
+
+# caustic tonemap checks its output before it decodes the input or allocates its strip
+"$C" render cornell --res 8x8 --spp 1 -o "$T/tm.pfm" --quiet >/dev/null 2>&1
+"$C" tonemap "$T/tm.pfm" /nonexistent/dir/strip.png --tonemap clamp,aces,agx >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "/nonexistent/dir/strip.png: cannot write image" "$T/err"
+check $? "tonemap into a missing directory fails before reading its input ($(head -c 200 "$T/err"))"
+
 exit $fail

@@ -62,6 +62,14 @@ static void warn_to_stderr(void *user, const char *msg) {
     fprintf(stderr, "warning: %s\n", msg);
 }
 
+/* The last warnings, kept (concatenated) to be read back. */
+static char kept[2048];
+static void keep_warning(void *user, const char *msg) {
+    (void)user;
+    size_t n = strlen(kept);
+    snprintf(kept + n, sizeof kept - n, "%s\n", msg);
+}
+
 static scene *load_ok(const char *name, const char *text, size_t tris, obj_options *opt) {
     if (text) write_text(name, text);
     scene *s = scene_create();
@@ -398,6 +406,29 @@ static void test_materials(void) {
     load_bad("nanmtl.obj", "mtllib nan.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "nan.mtl:2:", "Ni");
     write_file("nul.mtl", "newmtl a\nKd 1 \0 1\n", 18);
     load_bad("nulmtl.obj", "mtllib nul.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "nul.mtl:2:", "NUL");
+    /* a library outside the model's folder (any file on the system): refused without repeating
+     * a word of its content */
+    {
+        char d[512];
+        tpath(d, sizeof d, "sub");
+        mkdir(d, 0755);
+    }
+    write_text("secret.txt", "root:SECRET-CONTENT:0:0\n");
+    {
+        char name[] = "sub/out.obj";
+        write_text(name, "mtllib ../secret.txt\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+        obj_options o;
+        memset(&o, 0, sizeof o);
+        scene *s2 = scene_create();
+        s2->warn = keep_warning;
+        kept[0] = 0;
+        char err[512] = "";
+        CHECK(load(s2, name, -1, &o, err, sizeof err) == 0 &&
+                  contains(kept, "../secret.txt is outside the model's folder: not read") && !contains(kept, "SECRET") &&
+                  !contains(kept, "root:") && !contains(err, "SECRET"),
+              "an MTL outside the model's folder: %s / %s", kept, err);
+        scene_destroy(s2);
+    }
 }
 
 /* ---- bad input ------------------------------------------------------------------------------ */

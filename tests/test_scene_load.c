@@ -560,6 +560,55 @@ static void test_semantics(void) {
 /* ---- bad input ------------------------------------------------------------------------------ */
 /* Every row of the material table (kernel/types.h) is a TYPE the scene format reads, giving
  * that kind, and every light row but area lights is a light TYPE. */
+/* One image memory budget per scene (issue 41, fault 6): an image named by six materials is
+ * decoded once (one texture), and textures that each fit the cap but not together are refused
+ * with the cap's message, naming the file that went over. */
+static void test_texture_budget(void) {
+    image img;
+    char ierr[512], path[512];
+    if (image_init(&img, 200, 100)) return;
+    for (int i = 0; i < 200 * 100 * 3; ++i) img.rgb[i] = (float)(i % 97) / 97.0f;
+    snprintf(path, sizeof path, "%s/big1.png", g_tmp);
+    CHECK(image_save(&img, path, 0, ierr, sizeof ierr) == 0, "saving: %s", ierr);
+    snprintf(path, sizeof path, "%s/big2.png", g_tmp);
+    CHECK(image_save(&img, path, 0, ierr, sizeof ierr) == 0, "saving: %s", ierr);
+    image_free(&img);
+#define TEXMAT(n, f) "\"" n "\":{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"" f "\"}}"
+    scene *s = load_text("{\"Materials\":{" TEXMAT("a", "big1.png") "," TEXMAT("b", "big1.png") "," TEXMAT(
+                             "c", "big1.png") "," TEXMAT("d", "./big1.png") "," TEXMAT("e", "big1.png") "," TEXMAT("f",
+                                                                                                                 "big1.png")
+                         "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"},{\"TYPE\":\"sphere\","
+                         "\"MATERIAL\":\"f\"}]}",
+                         "one image, six materials");
+    if (s) {
+        CHECK(s->ntextures == 1 && s->ntexels8 == 200u * 100 * 3,
+              "six materials naming one file (two spellings): %zu textures, %zu texels, expected it decoded once",
+              (size_t)s->ntextures, (size_t)s->ntexels8);
+        scene_destroy(s);
+    }
+    /* each 60 KB of 8-bit texels fits a 100 KiB cap; two together do not */
+    setenv("CAUSTIC_IMAGE_MEMORY", "100K", 1);
+    expect_fail("two textures over one budget",
+                "{\"Materials\":{" TEXMAT("a", "big1.png") "," TEXMAT("b", "big2.png") "}," CAM
+                ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"},{\"TYPE\":\"sphere\",\"MATERIAL\":\"b\"}]}",
+                "big2.png: the scene's textures with this one needs 118 KiB in all, over the limit of 100 KiB",
+                "CAUSTIC_IMAGE_MEMORY");
+    unsetenv("CAUSTIC_IMAGE_MEMORY");
+    /* a float texture used as a reflectance with values above 1: an error with --strict (this
+     * loader's mode), naming the file and the count; as an environment map it is radiance */
+    if (image_init(&img, 2, 1) == 0) {
+        float v[6] = {0.5f, 0.5f, 0.5f, 2.0f, 0.5f, 3.0f};
+        memcpy(img.rgb, v, sizeof v);
+        snprintf(path, sizeof path, "%s/bright.pfm", g_tmp);
+        CHECK(image_save(&img, path, 0, ierr, sizeof ierr) == 0, "saving: %s", ierr);
+        image_free(&img);
+        expect_fail("texel albedo above 1", "{\"Materials\":{" TEXMAT("a", "bright.pfm") "}," CAM
+                    ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"}]}",
+                    "bright.pfm: 2 texel values above 1 (largest 3)", "an error with --strict");
+    }
+#undef TEXMAT
+}
+
 static void test_kind_tables(void) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k) {
         char json[512];
@@ -1178,6 +1227,7 @@ int main(int argc, char **argv) {
     test_example_scenes();
     test_asset_scenes();
     test_semantics();
+    test_texture_budget();
     test_lights_and_phong();
     test_kind_tables();
     test_bad_json();

@@ -34,6 +34,8 @@ typedef struct backend_desc {
 
 typedef struct backend_stats {
     uint64_t rays, shadow_rays, bad_samples, samples; /* shadow_rays: of rays (path tracing) */
+    int stopped; /* the pass ended early on its own (the distributed layer on an interrupt): the
+                    render stops as after caustic_cancel, each pixel keeping what it took */
 } backend_stats;
 
 typedef struct backend_ops {

@@ -196,8 +196,10 @@ static int bidir_pass(void *p, const kpass *pass, backend_stats *st, char *err, 
         snprintf(err, errlen, "out of memory for light vertices");
         return -1;
     }
-    /* a cancelled pass ends after a whole iteration: every pixel holds the same count */
-    uint32_t done = b->film.count[0] - first;
+    /* a cancelled pass ends after a whole iteration: every pixel holds the same count. The
+     * iterations run are what the count grew by: a distributed unit renders iteration `first`
+     * into an empty film (held 0), where count - first would wrap around */
+    uint32_t done = film_pixels(&b->film) ? b->film.count[0] - held : 0;
     st->samples = (uint64_t)done * film_pixels(&b->film);
     return 0;
 }

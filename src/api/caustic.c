@@ -204,6 +204,7 @@ static int run_pass(caustic_renderer *r, int spp, char *err, size_t errlen) {
         return -1;
     }
     r->film_stale = 1;
+    if (ps.stopped) atomic_store(&r->cancel, 1);
     r->spp_done += spp;
     r->rays += ps.rays;
     r->shadow_rays += ps.shadow_rays;

@@ -1,4 +1,4 @@
-/* Checkpoint files (format 9, docs/checkpoint.md): a fixed header with CRC-32s over itself and
+/* Checkpoint files (format 10, docs/checkpoint.md): a fixed header with CRC-32s over itself and
  * over the film that follows it. The reader trusts nothing: every field is checked against the
  * renderer that resumes, and a failed check is an error naming the file and the field. */
 #ifndef CAUSTIC_API_CHECKPOINT_H
@@ -10,11 +10,20 @@
 #include "caustic.h"
 #include "kernel/film.h"
 
-/* The format version is the magic's last digit. */
-#define CKPT_MAGIC "CAUSTIC-CKPT-9\n"
+/* The magic: CKPT_MAGIC_PREFIX, the format version in decimal, a newline, zero padding to 16
+ * bytes. */
+#define CKPT_MAGIC_PREFIX "CAUSTIC-CKPT-"
+#define CKPT_VERSION      10
+#define CKPT_MAGIC        "CAUSTIC-CKPT-10\n"
+
+/* The prepared scene's parts a checkpoint names when they differ (ckpt_scene_hash): CRC-32s of
+ * the kernel scene's arrays and values, one per part. */
+enum { CKPT_SCENE_GEOMETRY, CKPT_SCENE_MATERIALS, CKPT_SCENE_LIGHTS, CKPT_SCENE_PARTS };
 
 /* Everything that shapes the image: a checkpoint resumes only under the same settings. */
 typedef struct ckpt_settings {
+    uint32_t scene[CKPT_SCENE_PARTS]; /* the prepared scene: geometry, materials (with textures),
+                                         lights (with the environment) */
     kpass pass; /* no sample range; spp_total only where it shapes the samples */
     int32_t integrator;
     float merge_radius, merge_alpha;
@@ -45,6 +54,11 @@ typedef struct ckpt_header {
 /* Largest spp a checkpoint may record (the scene file's and --spp's limit). */
 #define CKPT_MAX_SPP CAUSTIC_MAX_SPP
 
+/* The CRC-32s of the prepared scene's parts (geometry, materials with their textures, lights
+ * with the environment) into out; the camera and options are in ckpt_settings.pass. */
+struct kscene;
+void ckpt_scene_hash(const struct kscene *k, uint32_t out[CKPT_SCENE_PARTS]);
+
 /* Writes header and film; 0, or -1 (the caller's flush names the error). */
 int ckpt_write(FILE *f, const ckpt_settings *settings, const ckpt_state *state, const kfilm *film);
 
@@ -52,7 +66,8 @@ int ckpt_write(FILE *f, const ckpt_settings *settings, const ckpt_state *state, 
  * renderer's size) and *state. `want` are the resuming renderer's settings, spp_target its
  * target. Checks, in order: magic and version, header size, header CRC, resolution, settings,
  * spp range, file length, film CRC, film values (finite sums, non-negative squared luminance,
- * counts within the recorded spp). Returns 0, or -1 with a one-line message in err; on failure
+ * counts within the recorded spp and at most spp_target: a distributed render's checkpoint may
+ * hold pixels beyond its whole passes, which a lower target could never make equal). Returns 0, or -1 with a one-line message in err; on failure
  * the film is zeroed. */
 int ckpt_read(FILE *f, const char *name, const ckpt_settings *want, int spp_target, kfilm *film, ckpt_state *state,
               char *err, size_t errlen);

@@ -43,6 +43,7 @@ static void ckpt_settings_of(const caustic_renderer *r, ckpt_settings *st) {
     st->merge_alpha = r->opt.merge_alpha;
     st->merge_everywhere = r->opt.merge_everywhere;
     st->aov_planes = r->film.aov != NULL;
+    ckpt_scene_hash(&r->scene->s->k, st->scene);
 }
 
 static int write_checkpoint(FILE *f, void *user, char *err, size_t errlen) {
@@ -65,9 +66,10 @@ int caustic_check_writable(const char *path, const char *what, char *err, size_t
 }
 
 int caustic_checkpoint_load(caustic_renderer *r, const char *path, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
+    char why[256];
+    FILE *f = file_open_regular(path, 0, why, sizeof why);
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open checkpoint: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: checkpoint: %s", path, why);
         return -1;
     }
     ckpt_settings mine;

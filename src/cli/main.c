@@ -148,7 +148,9 @@ static void print_log(void *user, const char *message) {
  * the process is never ended by these signals while it renders or writes. */
 static volatile sig_atomic_t g_interrupted = 0;
 static caustic_renderer *volatile g_rendering = NULL;
+static volatile sig_atomic_t g_signal_quiet = 0; /* a rank other than 0 says nothing */
 static void say(const char *m) {
+    if (g_signal_quiet) return;
     ssize_t rc = write(STDERR_FILENO, m, strlen(m));
     (void)rc;
 }
@@ -436,12 +438,20 @@ static int cmd_render(int argc, char **argv) {
     char err[1024];
     /* under mpirun: every rank runs this command; rank 0 coordinates and writes, the others render */
     int rank = 0, nranks = 1;
-    if (!in_frame_job && caustic_dist_start(&rank, &nranks, &g_interrupted, err, sizeof err)) {
+    int dist_rc = in_frame_job ? 0 : caustic_dist_start(&rank, &nranks, &g_interrupted, err, sizeof err);
+    if (dist_rc == -2) {
+        /* MPI_Init is stuck on another thread: exit()'s handlers may touch it */
+        fprintf(stderr, "caustic: %s\n", err);
+        fflush(stderr);
+        _exit(EXIT_RUNTIME);
+    }
+    if (dist_rc) {
         fprintf(stderr, "caustic: %s\n", err);
         return EXIT_USAGE;
     }
     if (rank != 0) {
         quiet = 1;
+        g_signal_quiet = 1;
         checkpoint = NULL;
         resume = 0;
         heatmap = NULL;
@@ -527,12 +537,22 @@ static int cmd_render(int argc, char **argv) {
         caustic_renderer_free(r);
         caustic_scene_free(scene);
         caustic_dist_stop(failed);
-        return status;
+        return failed ? EXIT_RUNTIME : g_interrupted ? EXIT_INTERRUPTED : 0;
     }
-    if (failed)
-        fprintf(stderr, "caustic: the render stopped early; %s\n",
+    char partial[1100];
+    if (failed) {
+        /* what was finished goes under a name that says so (out.png -> out.partial.png), never
+         * under the name asked for, which a script would take for the finished image */
+        const char *dot = strrchr(output, '.');
+        snprintf(partial, sizeof partial, "%.*s.partial%s", (int)(dot - output), output, dot);
+        output = partial;
+        out.path = partial;
+        out.denoise = 0;
+        fprintf(stderr, "caustic: the render failed; %s, and the image of what was finished goes to %s\n",
                 checkpoint ? "the checkpoint keeps every finished work unit (continue with --resume)"
-                           : "the image holds what was finished");
+                           : "nothing is kept to continue from",
+                partial);
+    }
     if (checkpoint && caustic_checkpoint_save(r, checkpoint, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         status = EXIT_RUNTIME;
@@ -566,6 +586,7 @@ static int cmd_render(int argc, char **argv) {
            written ? " output=" : "", written ? output : "", extra);
     if (nranks > 1) printf(" ranks=%d", nranks);
     if (st.kernel) printf(" kernel=%s", st.kernel);
+    if (failed) printf(" status=failed");
     printf("\n");
     fflush(stdout);
     /* only now: a later signal (a second Ctrl-C, mpirun repeating SIGTERM when a rank died) must

@@ -62,6 +62,11 @@ int cmd_tonemap(int argc, char **argv) {
     if (nop == 0) return fail("--tonemap: '%s' names no operator", ops);
 
     char err[1024];
+    /* the output is checked before the input is decoded and the strip allocated */
+    if (caustic_check_writable(out, "cannot write image", err, sizeof err)) {
+        fprintf(stderr, "caustic: %s\n", err);
+        return EXIT_USAGE;
+    }
     caustic_rgb_image src;
     if (caustic_image_load(&src, in, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);

@@ -4,6 +4,7 @@
 #include "fileio.h"
 
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +148,8 @@ int ckpt_load(const char *path, checkpoint *c, char *err, size_t errlen) {
     size_t n = 0;
     uint8_t *buf = (uint8_t *)read_file(path, &n);
     if (!buf) {
-        snprintf(err, errlen, "%s: cannot read checkpoint", path);
+        snprintf(err, errlen, "%s: cannot read checkpoint: %s", path,
+                 errno == EINVAL ? "not a regular file" : errno == EFBIG ? "larger than 256 MiB" : strerror(errno));
         return -1;
     }
     int rc = ckpt_parse(buf, n, path, c, err, errlen);

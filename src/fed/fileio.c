@@ -79,28 +79,31 @@ int write_file_atomic(const char *path, const void *data, size_t n, char *err, s
 }
 
 char *read_file(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t r = fread(buf + len, 1, cap - len - 1, f);
-        len += r;
-        if (r == 0) break;
-        if (cap - len - 1 == 0) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf = nb;
-            }
-        }
+    /* a regular file of at most FED_READ_MAX bytes: a FIFO would block the open (O_NONBLOCK, then
+     * refused), /dev/zero never ends */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    int why = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : st.st_size > FED_READ_MAX ? EFBIG : 0;
+    if (why) {
+        close(fd);
+        errno = why;
+        return NULL;
     }
-    int bad = ferror(f);
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    size_t cap = (size_t)st.st_size + 1, len = 0;
+    char *buf = malloc(cap);
+    if (buf) len = fread(buf, 1, cap - 1, f);
+    int bad = ferror(f) || fgetc(f) != EOF; /* grew while read: refused */
     fclose(f);
     if (!buf || bad) {
         free(buf);
+        errno = buf ? EIO : ENOMEM;
         return NULL;
     }
     buf[len] = 0;

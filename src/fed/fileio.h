@@ -8,7 +8,11 @@ double now_seconds(void);
 int mkdir_p(const char *path, char *err, size_t errlen);
 /* Writes data to path.tmp.PID, fsyncs, renames over path: readers never see a partial file. */
 int write_file_atomic(const char *path, const void *data, size_t n, char *err, size_t errlen);
-/* Returns a NUL-terminated malloc'd buffer, or NULL if the file cannot be read. */
+/* Files read whole (checkpoints, the run's CSV and JSON) are at most this large. */
+#define FED_READ_MAX (256LL << 20)
+/* Returns a NUL-terminated malloc'd buffer, or NULL (errno set) if the file cannot be read: not
+ * there, not a regular file (EINVAL: a FIFO or device is refused without blocking), larger than
+ * FED_READ_MAX (EFBIG). */
 char *read_file(const char *path, size_t *n);
 int file_exists(const char *path);
 

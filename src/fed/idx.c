@@ -1,17 +1,29 @@
 #include "idx.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* Limits well above any MNIST-like set; they reject absurd headers before allocating. */
 #define IDX_MAX_COUNT 100000000u
 #define IDX_MAX_SIDE  4096u
-#define IDX_MAX_BYTES (8ull << 30)
+/* The decoded bytes kept (each becomes a float in the data set, and training copies it): 256 MiB,
+ * five times Fashion-MNIST's training set; FEDTRAIN_IDX_MAX_MB raises it, --limit-train cuts the
+ * items read. A small gzip file can claim and hold a thousand times its size. */
+#define IDX_MAX_BYTES_DEFAULT (256ull << 20)
+
+static unsigned long long idx_max_bytes(void) {
+    const char *e = getenv("FEDTRAIN_IDX_MAX_MB");
+    char *end;
+    unsigned long long mb = e && *e ? strtoull(e, &end, 10) : 0;
+    return e && *e && !*end && mb > 0 && mb < (1ull << 24) ? mb << 20 : IDX_MAX_BYTES_DEFAULT;
+}
 
 enum { RD_OK = 0, RD_CORRUPT = -1, RD_TRAILING = -2, RD_GZ_TRUNCATED = -3, RD_IO = -4 };
 
@@ -197,8 +209,11 @@ static int parse(source *s, const char *path, int ndims, uint32_t max_items, idx
     }
     uint32_t keep = max_items && max_items < dims[0] ? max_items : dims[0];
     unsigned long long need = keep * item;
-    if (need > IDX_MAX_BYTES) {
-        snprintf(err, errlen, "%s: data size %llu bytes is too large", path, need);
+    if (need > idx_max_bytes()) {
+        snprintf(err, errlen,
+                 "%s: %u items of %llu bytes (%llu MiB) exceed the limit of %llu MiB (read fewer with "
+                 "--limit-train/--limit-test, or raise FEDTRAIN_IDX_MAX_MB)",
+                 path, keep, item, (need + (1u << 20) - 1) >> 20, idx_max_bytes() >> 20);
         return -1;
     }
     /* Raw files were checked to hold the data; gzip output grows only as it is decoded. */
@@ -263,13 +278,17 @@ int idx_load(const char *path, int ndims, uint32_t max_items, idx_array *out, ch
         return -1;
     }
     struct stat st;
-    s->f = fopen(path, "rb");
-    if (!s->f || fstat(fileno(s->f), &st) != 0) {
+    /* O_NONBLOCK: a FIFO without a writer would block fopen; it is refused below */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
         return finish(s, -1, out);
     }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: cannot open: not a regular file", path);
+    int fl = S_ISREG(st.st_mode) ? fcntl(fd, F_GETFL) : -1;
+    if (!S_ISREG(st.st_mode) || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0 || !(s->f = fdopen(fd, "rb"))) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
+        close(fd);
         return finish(s, -1, out);
     }
     s->size = (unsigned long long)st.st_size;

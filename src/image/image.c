@@ -288,9 +288,10 @@ static int save_impl(const image *img, const unsigned char *rgb8, const char *pa
 int image_load_srgb8(const char *path, image_reserve8_fn reserve, void *ctx, int *width, int *height, char *err,
                      size_t errlen) {
     *width = *height = 0;
-    FILE *f = path && *path ? fopen(path, "rb") : NULL;
+    char why[256];
+    FILE *f = file_open_regular(path, 0, why, sizeof why);
     if (!f) {
-        image__set_err(err, errlen, "%s: cannot open: %s", path ? path : "", strerror(errno));
+        image__set_err(err, errlen, "%s: %s", path ? path : "", why);
         return -1;
     }
     unsigned char sig[4] = {0, 0, 0, 0};
@@ -316,9 +317,10 @@ int image_load(image *img, const char *path, char *err, size_t errlen) {
         image__set_err(err, errlen, "image_load: empty input path");
         return -1;
     }
-    FILE *f = fopen(path, "rb");
+    char why[256];
+    FILE *f = file_open_regular(path, 0, why, sizeof why);
     if (!f) {
-        image__set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        image__set_err(err, errlen, "%s: %s", path, why);
         return -1;
     }
     unsigned char sig[4] = {0, 0, 0, 0};

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <map>
 #include <new>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ extern "C" {
 #include "image/image.h"
 #include "scene/scene.h"
 #include "import/import.h"
+#include "util/file.h"
 }
 #include "util/log.h"
 
@@ -48,38 +50,71 @@ struct load_error {
 
 std::string str_index(const char *what, size_t i) { return std::string(what) + "[" + std::to_string(i) + "]"; }
 
-/* ---- file access: no shell expansion, a size limit, and none at all for in-memory loads ---- */
+/* A budget read from the environment (a positive integer), else its default. */
+size_t env_budget(const char *var, size_t fallback) {
+    const char *e = std::getenv(var);
+    char *end = nullptr;
+    unsigned long long v = e && *e ? std::strtoull(e, &end, 10) : 0;
+    return e && *e && !*end && v > 0 ? size_t(v) : fallback;
+}
+
+/* ---- file access: no shell expansion, regular files only, each file read once, a budget on the
+ * bytes handed to buffers[] and images[] (each entry holds its own copy), and no access at all
+ * for in-memory loads ---- */
 struct fs_ctx {
-    bool allow;
+    bool allow = false;
+    std::map<std::string, std::vector<unsigned char>> read; /* by path: each URI read once */
+    size_t delivered = 0;                                    /* bytes handed out, copies included */
+    size_t budget = env_budget("CAUSTIC_GLTF_MAX_BUFFER_BYTES", MAX_FILE_BYTES);
 };
 bool fs_exists(const std::string &path, void *u) {
     if (!static_cast<fs_ctx *>(u)->allow) return false;
-    FILE *f = std::fopen(path.c_str(), "rb");
+    char why[256];
+    FILE *f = file_open_regular(path.c_str(), 0, why, sizeof why);
     if (!f) return false;
     std::fclose(f);
     return true;
 }
 std::string fs_expand(const std::string &path, void *) { return path; }
 bool fs_read(std::vector<unsigned char> *out, std::string *err, const std::string &path, void *u) {
-    if (!static_cast<fs_ctx *>(u)->allow) {
+    fs_ctx *c = static_cast<fs_ctx *>(u);
+    if (!c->allow) {
         if (err) *err += "external file \"" + path + "\" (not read from an in-memory file)\n";
         return false;
     }
-    FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-        if (err) *err += "cannot open \"" + path + "\": " + std::strerror(errno) + "\n";
+    auto it = c->read.find(path);
+    if (it == c->read.end()) {
+        char why[256];
+        FILE *f = file_open_regular(path.c_str(), (long long)MAX_FILE_BYTES, why, sizeof why);
+        if (!f) {
+            if (err) *err += "\"" + path + "\": " + why + "\n";
+            return false;
+        }
+        bool ok = std::fseek(f, 0, SEEK_END) == 0;
+        long n = ok ? std::ftell(f) : -1;
+        std::vector<unsigned char> bytes;
+        ok = ok && n >= 0 && std::fseek(f, 0, SEEK_SET) == 0;
+        if (ok) {
+            bytes.resize(size_t(n));
+            ok = n == 0 || std::fread(bytes.data(), 1, size_t(n), f) == size_t(n);
+        }
+        std::fclose(f);
+        if (!ok) {
+            if (err) *err += "cannot read \"" + path + "\"\n";
+            return false;
+        }
+        it = c->read.emplace(path, std::move(bytes)).first;
+    }
+    if (c->delivered + it->second.size() > c->budget) {
+        if (err)
+            *err += "budget: " + std::to_string(c->delivered + it->second.size()) +
+                    " bytes of external buffers and images (each buffers[] entry a copy), limit " +
+                    std::to_string(c->budget) + ", set CAUSTIC_GLTF_MAX_BUFFER_BYTES\n";
         return false;
     }
-    bool ok = std::fseek(f, 0, SEEK_END) == 0;
-    long n = ok ? std::ftell(f) : -1;
-    ok = ok && n >= 0 && size_t(n) <= MAX_FILE_BYTES && std::fseek(f, 0, SEEK_SET) == 0;
-    if (ok) {
-        out->resize(size_t(n));
-        ok = n == 0 || std::fread(out->data(), 1, size_t(n), f) == size_t(n);
-    }
-    std::fclose(f);
-    if (!ok && err) *err += "cannot read \"" + path + "\"\n";
-    return ok;
+    c->delivered += it->second.size();
+    *out = it->second;
+    return true;
 }
 bool fs_write(std::string *err, const std::string &, const std::vector<unsigned char> &, void *) {
     if (err) *err += "writing is not supported\n";
@@ -329,6 +364,9 @@ struct importer {
     std::vector<bool> warned_image;
     std::vector<bool> on_path; // nodes on the current path from the root (cycles)
     size_t visits = 0;
+    size_t triangles = 0, instanced = 0; // added by this file; of them, copies of a primitive seen before
+    size_t triangle_budget = env_budget("CAUSTIC_GLTF_MAX_TRIANGLES", size_t(1) << 25);
+    std::set<const tinygltf::Primitive *> meshes_seen;
     int lights = 0;
     bool have_camera = false;
 
@@ -577,6 +615,15 @@ struct importer {
         if (nt == 0) return;
         if (s->ntriangles + nt > PRIM_INDEX_MASK)
             fail(where + ": the scene would exceed " + std::to_string(PRIM_INDEX_MASK) + " triangles");
+        /* node instancing copies a mesh's triangles once per visit: a few kilobytes of nodes can
+         * ask for hundreds of millions */
+        triangles += nt;
+        if (!meshes_seen.insert(&p).second) instanced += nt;
+        if (triangles > triangle_budget)
+            fail(where + ": budget: " + std::to_string(triangles) + " triangles (" + std::to_string(instanced) +
+                 " from instancing), limit " + std::to_string(triangle_budget) + ", set CAUSTIC_GLTF_MAX_TRIANGLES");
+        xform inv;
+        if (xform_invert(&world, &inv)) fail(where + ": singular node transform (it cannot be inverted)");
         int mat = material(p.material);
         std::vector<vec3> P(nv), N;
         std::vector<vec2> UV;
@@ -593,7 +640,7 @@ struct importer {
         size_t v0 = s->nvertices;
         if (scene_add_mesh(s, P.data(), N.empty() ? nullptr : N.data(), UV.empty() ? nullptr : UV.data(), nv,
                            tri.data(), nullptr, nt, world, mat))
-            fail(where + ": singular node transform or out of memory");
+            throw std::bad_alloc(); /* the transform was checked above */
         /* the glTF default of a positive handedness, where the file gives none for a normal-mapped mesh
          * is left to the kernel (tangents from the uvs) */
         if (!tan.empty() && scene_set_tangents(s, v0, tan.data(), nv, world)) throw std::bad_alloc();
@@ -743,7 +790,8 @@ int import(scene *s, const unsigned char *data, size_t size, const char *path, c
     scene_mark k = mark(s);
     try {
         tinygltf::TinyGLTF loader;
-        fs_ctx ctx = {from_file};
+        fs_ctx ctx;
+        ctx.allow = from_file;
         tinygltf::FsCallbacks fs = {fs_exists, fs_expand, fs_read, fs_write, &ctx};
         loader.SetFsCallbacks(fs);
         loader.SetImageLoader(image_loader, nullptr);
@@ -760,7 +808,10 @@ int import(scene *s, const unsigned char *data, size_t size, const char *path, c
             data = bytes.data();
             size = bytes.size();
         }
-        if (size > 0xffffffffu) fail("file is larger than 4 GiB");
+        /* one limit whether the bytes came from a file (fs_read) or from memory (a scene's
+         * embedded model, the fuzzer) */
+        if (size > MAX_FILE_BYTES)
+            fail("file too large (" + std::to_string(size) + " bytes, at most " + std::to_string(MAX_FILE_BYTES) + ")");
         bool glb = size >= 4 && std::memcmp(data, "glTF", 4) == 0;
         if (!glb && ends_with_ci(name, ".glb")) fail("not a binary glTF file (no \"glTF\" magic)");
         if (!glb && std::memchr(data, 0, size)) fail("not a glTF file (a NUL byte in JSON text)");

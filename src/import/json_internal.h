@@ -45,6 +45,10 @@ typedef struct loader {
     int camera_only;         /* scene_load_opts.camera_only */
     const cJSON *mesh_table; /* top-level "Meshes": name -> file */
     int default_material;    /* grey diffuse for objects without a usable MATERIAL, -1 until needed */
+    char **tex_path;         /* image files loaded so far (canonical paths) and their textures: */
+    int *tex_index;          /* a file named by several materials is decoded once */
+    size_t ntex, cap_tex;
+    char *tex_pending; /* the path being loaded: into tex_path once it loaded */
 } loader;
 
 /* ---- dialect keys (json_dialect.c) --------------------------------------------------------------

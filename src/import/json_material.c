@@ -3,8 +3,12 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
 #include "import/json_internal.h"
 #include "image/image.h"
+#include "util/array.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,7 +21,7 @@
 /* Loads the image named by the string `f` (at JSON path `p`, relative to the scene file) as an
  * image texture: an 8-bit sRGB file (PNG, JPEG) keeps its codes, decoded on lookup; any other as
  * linear float RGB, its invalid values reported and zeroed. */
-static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out_index) {
+static int load_image_texture(loader *L, const cJSON *f, const char *p, int reflectance, int *out_index) {
     const char *file = "";
     if (json_string(L, f, p, &file)) return -1;
     char *full = json_resolve_path(L, file);
@@ -33,6 +37,21 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
         prm_fail(&L->P, p, "%s: not a regular file", full);
         free(full);
         return -1;
+    }
+    /* the file by its canonical path: "a.png" and "./a.png" are one image */
+    char *key = realpath(full, NULL);
+    for (size_t i = 0; key && i < L->ntex; ++i)
+        if (!strcmp(L->tex_path[i], key)) {
+            free(key);
+            free(full);
+            *out_index = L->tex_index[i];
+            return 0;
+        }
+    free(L->tex_pending);
+    L->tex_pending = key ? key : strdup(full);
+    if (!L->tex_pending) {
+        free(full);
+        return prm_fail(&L->P, p, "out of memory");
     }
     char ierr[512];
     int w = 0, h = 0, idx;
@@ -68,6 +87,21 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
             snprintf(key, sizeof key, "huge texels %s", full);
             prm_note(&L->P, key, p, msg);
         }
+        /* a reflectance (a material's texture) above 1 makes light: said once per file, an error
+         * with --strict (8-bit files cannot hold such values) */
+        size_t over = 0;
+        float most = 0.0f;
+        for (size_t i = 0; reflectance && !bad && i < (size_t)img.width * (size_t)img.height * 3u; ++i)
+            if (img.rgb[i] > 1.0f) {
+                over++;
+                most = img.rgb[i] > most ? img.rgb[i] : most;
+            }
+        if (over) {
+            snprintf(key, sizeof key, "reflectance above 1 %s", full);
+            bad = prm_warn(&L->P, key, p, "%s: %zu texel values above 1 (largest %g) in a reflectance texture: the "
+                                          "surface would reflect more light than it receives",
+                           full, over, (double)most);
+        }
         free(full);
         if (bad) {
             image_free(&img);
@@ -77,6 +111,14 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
     }
     if (idx == -2) return prm_fail(&L->P, p, "too many texels in the scene");
     if (idx < 0) return prm_fail(&L->P, p, "out of memory");
+    /* one image memory budget for the scene: every texture held together within the cap */
+    if (scene_textures_memory_check(L->s, L->tex_pending, ierr, sizeof ierr)) return prm_fail(&L->P, p, "%s", ierr);
+    int *ti = GROW(L->tex_path, L->cap_tex, L->ntex + 1) ? NULL : realloc(L->tex_index, L->cap_tex * sizeof(int));
+    if (!ti) return prm_fail(&L->P, p, "out of memory");
+    L->tex_index = ti;
+    L->tex_path[L->ntex] = L->tex_pending;
+    L->tex_index[L->ntex++] = idx;
+    L->tex_pending = NULL;
     *out_index = idx;
     return 0;
 }
@@ -84,7 +126,7 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int *out
 /* An environment map: its texture, and the memory cap checked for the sampling tables that
  * scene_prepare builds from it, where the message can name the file. */
 int json_env_map(loader *L, const cJSON *node, const char *jp) {
-    if (load_image_texture(L, node, jp, &L->s->env_tex)) return -1;
+    if (load_image_texture(L, node, jp, 0, &L->s->env_tex)) return -1;
     char err[512];
     const char *name = cJSON_IsString(node) ? node->valuestring : "environment map";
     if (scene_env_memory_check(L->s, L->s->env_tex, name, err, sizeof err)) return prm_fail(&L->P, jp, "%s", err);
@@ -97,7 +139,7 @@ int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
     static const char *const spaces[] = {"world", "uv", NULL};
     char p[PRM_WHERE];
     /* course dialects give an image texture as its file name */
-    if (cJSON_IsString(t)) return load_image_texture(L, t, jpath, out_index);
+    if (cJSON_IsString(t)) return load_image_texture(L, t, jpath, 1, out_index);
     if (!cJSON_IsObject(t)) return prm_fail(&L->P, jpath, "expected an object or a file name, got %s", json_type(t));
     if (json_check_keys(L, t, jpath, "TEXTURE", keys)) return -1;
     const cJSON *ty = json_get(t, "TYPE");
@@ -149,7 +191,7 @@ int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
     const cJSON *f = json_get(t, "FILE");
     if (!f) return json_missing(L, jpath, "FILE");
     prm_jkey(p, jpath, "FILE");
-    return load_image_texture(L, f, p, out_index);
+    return load_image_texture(L, f, p, 1, out_index);
 }
 
 /* Materials that objects use without defining one: a neutral grey diffuse. */

@@ -612,6 +612,10 @@ int scene_load_json_text_opts(scene **out, const char *text, const char *source_
     cJSON_Delete(root);
     for (size_t i = 0; i < L.nmeshes; ++i) free(L.meshes[i].path);
     free(L.meshes);
+    for (size_t i = 0; i < L.ntex; ++i) free(L.tex_path[i]);
+    free(L.tex_path);
+    free(L.tex_index);
+    free(L.tex_pending);
     prm_flush(&L.P, L.s, rc == 0);
     if (rc) {
         scene_destroy(L.s);

@@ -326,6 +326,25 @@ static void note_unknown(objreader *r, const char *kw, size_t n) {
     text_keyword_set_add(r->unknown_kw, sizeof r->unknown_kw, kw, n);
 }
 
+/* Whether path (dir joined with what the file named) leaves the folder dir (NULL: the working
+ * directory) by its text: an absolute name, or a ".." component. Symbolic links inside the folder
+ * are the user's own arrangement and are followed. */
+static int outside_folder(const char *dir, const char *path) {
+    size_t n = dir && *dir ? strlen(dir) : 0;
+    const char *rel = path;
+    if (n) {
+        if (strncmp(path, dir, n) != 0 || (path[n] != '/' && dir[n - 1] != '/')) return 1;
+        rel = path + n + (path[n] == '/');
+    }
+    if (rel[0] == '/') return 1;
+    for (const char *c = rel; *c;) {
+        size_t len = strcspn(c, "/");
+        if (len == 2 && c[0] == '.' && c[1] == '.') return 1;
+        c += len + (c[len] == '/');
+    }
+    return 0;
+}
+
 static int add_mtllibs(objreader *r, char *p) {
     for (;;) {
         p = text_skip_space(p);
@@ -639,6 +658,13 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
             }
             if (r->opt->mtl_size) memcpy(text, r->opt->mtl_text, r->opt->mtl_size);
             size = r->opt->mtl_size;
+        } else if (outside_folder(r->base_dir, r->libs[i])) {
+            /* an absolute path, or one through "..": it may name any file on the system, whose
+             * content a message would repeat; not read */
+            objwarn(r, "%s: material library %s is outside the model's folder: not read (its materials become "
+                       "the default grey)",
+                    r->path, r->libs[i]);
+            continue;
         } else {
             text = file_read_all(r->libs[i], MTL_MAX_FILE, &size, why, sizeof why);
             if (!text) {

@@ -598,6 +598,11 @@ oom:
 /* Sampling distribution of the environment map: texel luminance times sin(theta) (the lat-long
  * area element), as a marginal cdf over rows and a conditional cdf per row. A small floor keeps
  * every texel samplable, so the pdf is never zero where the map is not. */
+int scene_textures_memory_check(const scene *s, const char *name, char *err, size_t errlen) {
+    double bytes = (double)s->ntexels8 + 4.0 * (double)s->ntexels;
+    return image_memory_fits(bytes, name, "the scene's textures with this one", "in all", err, errlen);
+}
+
 int scene_env_memory_check(const scene *s, int tex, const char *name, char *err, size_t errlen) {
     const texture *t = &s->textures[tex];
     double w = (double)t->width, h = (double)t->height;

@@ -80,6 +80,9 @@ const char *material_kind_name(int kind);
 const char *prim_kind_name(int kind);
 const char *light_kind_name(int kind);
 
+/* One image memory budget per scene: every texture it holds (8-bit texels a byte, float texels
+ * four) within the cap (image_memory_fits); name is the file that was added last. */
+int scene_textures_memory_check(const scene *s, const char *name, char *err, size_t errlen);
 /* Materials are looked up by name; adding a name twice is an error (returns -1). */
 int scene_add_material(scene *s, const char *name, material m);
 int scene_find_material(const scene *s, const char *name);

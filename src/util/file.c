@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +12,45 @@
 
 #include "util/array.h"
 
-char *file_read_all(const char *path, long long max, size_t *size, char *why, size_t whylen) {
+FILE *file_open_regular(const char *path, long long max, char *why, size_t whylen) {
+    /* O_NONBLOCK: opening a FIFO without a writer returns at once (then refused below) */
+    int fd = path && *path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot open: %s", path && *path ? strerror(errno) : "empty path");
+        return NULL;
+    }
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         snprintf(why, whylen, "cannot open: %s", strerror(errno));
+        close(fd);
         return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
         snprintf(why, whylen, "not a regular file");
+        close(fd);
         return NULL;
     }
-    if ((long long)st.st_size > max) {
+    if (max > 0 && (long long)st.st_size > max) {
         snprintf(why, whylen, "file too large (%lld bytes, at most %lld)", (long long)st.st_size, max);
+        close(fd);
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         snprintf(why, whylen, "cannot open: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+char *file_read_all(const char *path, long long max, size_t *size, char *why, size_t whylen) {
+    FILE *f = file_open_regular(path, max, why, whylen);
+    if (!f) return NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(why, whylen, "cannot open: %s", strerror(errno));
+        fclose(f);
         return NULL;
     }
     size_t n = (size_t)st.st_size;

@@ -14,6 +14,12 @@
  * of memory", "read error"). */
 char *file_read_all(const char *path, long long max, size_t *size, char *why, size_t whylen);
 
+/* Opens path for reading ("rb") only where it is a regular file: a FIFO is opened without
+ * blocking and refused, as is a device (/dev/zero, which never ends) or a directory; files larger
+ * than max bytes (max > 0) are refused. NULL on failure, with the problem, without the path, in
+ * why ("cannot open: REASON", "not a regular file", "file too large (N bytes, at most M)"). */
+FILE *file_open_regular(const char *path, long long max, char *why, size_t whylen);
+
 /* Replaces path atomically: `write` fills a temporary file next to it (PATH.tmp.PID; it returns 0,
  * or nonzero with its own message in err), which is then flushed, synced and renamed over path.
  * On any failure path is untouched, the temporary removed, and err holds the writer's message or
