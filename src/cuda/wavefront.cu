@@ -121,7 +121,7 @@ __device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, const
     if (stage == STAGE_INTERSECT)
         event = stage_intersect(&ps, &k, &pass, k.node_layout);
     else if (stage == STAGE_SHADE)
-        event = stage_shade(&ps, &k, &pass);
+        stage_shade(&ps, &k, &pass);
     else
         stage_shadow(&ps, &k, k.node_layout);
     int next = path_next(&ps, stage, event);

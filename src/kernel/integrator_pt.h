@@ -35,12 +35,11 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
 }
 
 /* The stage after `stage`, the one place that says it (the CPU's loop, the GPU megakernel's step
- * and the wavefront's queues all ask here). event: the stage's result: for STAGE_INTERSECT what
- * the segment step found (a segment_event), for STAGE_SHADE whether the path goes on (its NEE
- * shadow ray, if any, runs first); STAGE_SHADOW's is the path state's (alive). */
+ * and the wavefront's queues all ask here). event: what STAGE_INTERSECT's segment step found (a
+ * segment_event); the other stages leave their answer in the path state (shadow_pending, alive). */
 KFN int path_next(const path_state *ps, int stage, int event) {
     if (stage == STAGE_INTERSECT) return event == SEGMENT_SURFACE ? STAGE_SHADE : STAGE_DONE;
-    if (stage == STAGE_SHADE) return ps->shadow_pending ? STAGE_SHADOW : event ? STAGE_INTERSECT : STAGE_DONE;
+    if (stage == STAGE_SHADE && ps->shadow_pending) return STAGE_SHADOW;
     return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
 
@@ -86,8 +85,8 @@ KFN void stage_shadow(path_state *ps, const kscene *s, uint32_t layout) {
 }
 
 /* Shading with the bounce's random numbers u (sampler_bounce: drawn before the depth test, or
- * ahead of time by path_advance on the CPU). Returns whether the path goes on (path_next). */
-KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const bounce_samples *u) {
+ * ahead of time by path_advance on the CPU). */
+KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const bounce_samples *u) {
     surface sf = surface_at(s, ps->r, &ps->h);
     material mat = material_at(s, &s->materials[sf.material], sf.uv, sf.p);
     const material *m = &mat;
@@ -100,7 +99,10 @@ KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *
         w *= adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, le), w));
     }
-    if (ps->depth >= adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth)) return 0;
+    if (ps->depth >= adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth)) {
+        ps->alive = 0;
+        return;
+    }
 
     /* Two-sided materials shade the side the ray arrived on. */
     if (material_two_sided(m) && vdot(wo_world, sf.ng) < 0.0f) {
@@ -158,7 +160,6 @@ KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *
         }
     }
     ps->alive = cont;
-    return cont;
 }
 
 /* A bounce's numbers are drawn by every shade that continues the path (depth below its limit),
@@ -167,10 +168,10 @@ KFN int shade_draws(const path_state *ps, const kpass *p) {
     return ps->depth < adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth);
 }
 
-KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
+KFN void stage_shade(path_state *ps, const kscene *s, const kpass *p) {
     bounce_samples u = bounce_samples_none();
     if (shade_draws(ps, p)) u = sampler_bounce(&ps->smp, NULL);
-    return stage_shade_with(ps, s, p, &u);
+    stage_shade_with(ps, s, p, &u);
 }
 
 /* Material kind at a hit: the GPU wavefront sorts paths into one shade queue per kind. */
@@ -211,7 +212,7 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
             ps->depth++; /* the next shade's depth, if this one continues the path */
             if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
             ps->depth--;
-            event = stage_shade_with(ps, s, p, &u);
+            stage_shade_with(ps, s, p, &u);
             break;
         }
         default: stage_shadow(ps, s, layout); break;
@@ -238,7 +239,8 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
     }
     stage = path_next(ps, STAGE_INTERSECT, stage_intersect_done(ps, s, p, got));
     if (stage != STAGE_SHADE) return stage;
-    return path_next(ps, STAGE_SHADE, stage_shade(ps, s, p));
+    stage_shade(ps, s, p);
+    return path_next(ps, STAGE_SHADE, 0);
 #endif
 }
 
