@@ -106,6 +106,11 @@ typedef struct caustic_options {
                                  each, pulling work from one queue) */
     int gpus[CAUSTIC_MAX_GPUS];
     unsigned aovs; /* AOVs to compute: CAUSTIC_AOV_MASK(...) of caustic_aov, 0 = none */
+    /* Render only the window [crop[0], crop[2]) x [crop[1], crop[3]) of the width x height image
+     * (pixels; all 0 = the whole image): the renderer's image is that window alone, seen as in the
+     * whole image (pbrt's --pixelbounds; its samples are not those of the whole image's pixels).
+     * Path tracing only; a renderer with a crop window keeps its camera and resolution. */
+    int crop[4];
 } caustic_options;
 
 /* AOVs (arbitrary output variables), per pixel next to the image: what denoisers take as guides
@@ -169,6 +174,9 @@ typedef struct caustic_render_stats {
 typedef int (*caustic_progress_fn)(void *user, const caustic_progress *p);
 
 const char *caustic_version(void);
+/* What this build was compiled with, one "feature: yes|no (...)" line each (cuda, mpi, gltf) and
+ * the CPU kernel levels compiled in, with the one in use; no trailing newline. */
+void caustic_build_features(char *buf, size_t n);
 
 /* Receives one line: a warning or note ("FILE: JSON.PATH: problem", "cuda: ...; rendering on
  * the CPU", ...). */
@@ -179,8 +187,9 @@ typedef void (*caustic_log_fn)(void *user, const char *message);
 void caustic_set_log(caustic_log_fn fn, void *user);
 
 /* A scene file or a built-in scene name (see caustic_builtin_scenes). Scene files: caustic /
- * CIS 5650 JSON with the course projects' dialect keys, the older CIS 565 text format, or a
- * model (.obj, .ply) that gets an automatic camera, environment, key light and ground plane
+ * CIS 5650 JSON with the course projects' dialect keys, the older CIS 565 text format, a model
+ * (.obj, .ply) that gets an automatic camera, environment, key light and ground plane, or a glTF
+ * 2.0 file (.gltf, .glb: its own camera and lights; without lights, the models' rig)
  * (docs/scene-format.md). Dialect keys caustic maps or ignores are dropped silently here; use
  * caustic_scene_load_ex to see them. */
 int caustic_scene_load(caustic_scene **out, const char *path_or_name, char *err, size_t errlen);
@@ -193,12 +202,24 @@ typedef struct caustic_load_options {
     void *warning_user;
     const char *dump_scene; /* if set: write the scene read as caustic JSON to this file (the
                                    quick look's generated scene, a converted text scene, or the
-                                   JSON file itself), replacing it atomically */
+                                   JSON file itself), replacing it atomically; where the
+                                   scene has no JSON form (a glTF file with its own lights or
+                                   camera, a built-in made in code) the load fails saying so */
+    /* "PATH=VALUE" overrides of scene keys (caustic render -D), applied before the scene is
+     * read: PATH as the loader's messages name keys (Camera.RES, Materials.light.EMITTANCE,
+     * Objects[2].TRANS), VALUE JSON or else a string; an unknown key is an error. JSON and text
+     * scenes, models' quick looks and the JSON built-ins; others refuse them. */
+    const char *const *defines;
+    int ndefines;
 } caustic_load_options;
 void caustic_load_options_init(caustic_load_options *o);
 int caustic_scene_load_ex(caustic_scene **out, const char *path_or_name, const caustic_load_options *o, char *err,
                           size_t errlen);
 const char *const *caustic_builtin_scenes(void); /* NULL-terminated */
+/* Did you mean: the entry of the NULL-terminated `candidates` closest to `word` (case-insensitive
+ * edit distance; one edit for words of up to 3 characters, two otherwise), or NULL if none is
+ * that close. Used for scene keys and for the command line's flags, commands and scene names. */
+const char *caustic_suggest(const char *word, const char *const *candidates);
 /* Turns the scene's camera about its up direction around its look-at point by `degrees` (the
  * turntable path of `caustic render --frames`); renderers created afterwards see it. */
 int caustic_scene_orbit(caustic_scene *s, double degrees, char *err, size_t errlen);

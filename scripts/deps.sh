@@ -10,11 +10,17 @@
 # them the window title shows the figures);
 # xvfb, xauth, xdotool and imagemagick are for the viewer's test (a virtual display, X events,
 # screenshots).
+# libcivetweb-dev gives `caustic serve` (the viewer as a web page; without it serve is left out).
+# CAUSTIC_DEPS_BROWSER=1 also installs chromium, chromium-driver and python3-selenium for
+# caustic serve's browser test (tests/test_serve.py browser; about 150 MB to fetch and 500 MB on
+# disk, so opt-in: without them that test is skipped with a message naming them).
 set -eu
 trap '"$(dirname "$0")"/fetch-oidn.sh' EXIT
 pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libcjson-dev libtinyexr-dev libstb-dev
       libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev python3-pip
-      libtinygltf-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core libfontconfig-dev xvfb xauth xdotool imagemagick"
+      libtinygltf-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core libfontconfig-dev xvfb xauth xdotool imagemagick
+      libcivetweb-dev"
+[ "${CAUSTIC_DEPS_BROWSER:-0}" = 1 ] && pkgs="$pkgs chromium chromium-driver python3-selenium"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -2,7 +2,7 @@
 # Build one libFuzzer target (clang, ASan + UBSan) and run it for SECONDS, printing libFuzzer's
 # final statistics; fuzz/README.md lists the targets and records the results.
 #   scripts/fuzz.sh TARGET [SECONDS]     e.g. scripts/fuzz.sh scene 240
-# TARGET: scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe.
+# TARGET: scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args serve.
 # Binaries and grown corpora go to $FUZZ_DIR (default /tmp/caustic-fuzz); crashes land there as
 # crash-* files. Run from the repository root.
 set -eu
@@ -39,6 +39,12 @@ scene | obj | ply | text)
     ply) seeds=fuzz/corpus_ply opts="$opts -dict=$root/fuzz/ply.dict -max_len=4096" ;;
     *) seeds=fuzz/corpus_$t opts="$opts -dict=$root/fuzz/$t.dict" ;;
     esac ;;
+args)
+    # the render command's parser and the -D overrides it hands the scene loader
+    scene_lib
+    clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude fuzz/fuzz_args.c src/cli/options.c \
+        src/cli/args.c "$lib" $scene_libs -o "$dir/fuzz_args"
+    seeds=fuzz/corpus_args opts="$opts -dict=$root/fuzz/args.dict -max_len=1024" ;;
 gltf)
     clang++ -std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Isrc -Iinclude \
         -c src/import/gltf.cpp -o "$dir/gltf.o"
@@ -66,10 +72,26 @@ fed_update)
     clang $san -DFUZZ_LIBFUZZER -Isrc/fed fuzz/fuzz_fed_update.c src/fed/update.c \
         src/fed/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_update opts="$opts -max_len=4096" ;;
+fed_ckpt)
+    clang $san -DFUZZ_LIBFUZZER -Isrc/fed -Ifuzz fuzz/fuzz_fed_ckpt.c src/fed/checkpoint.c src/fed/fileio.c \
+        src/fed/mpi/msgframe.c -lz -lm -o "$dir/fuzz_$t"
+    seeds=fuzz/corpus_fed_ckpt opts="$opts -max_len=4096" ;;
+fed_args)
+    # config_parse and the parsers it calls (partitions, aggregators, layers: OpenBLAS for mlp.c)
+    fed="config aggregate dataset mlp train rng idx optim fileio metrics update checkpoint mlp_cuda_stub"
+    clang $san -DFUZZ_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc/fed -Ifuzz \
+        -I/usr/include/x86_64-linux-gnu/openblas-pthread fuzz/fuzz_fed_args.c \
+        $(for f in $fed; do printf 'src/fed/%s.c ' "$f"; done) src/fed/mpi/msgframe.c -lopenblas -lz -lm \
+        -o "$dir/fuzz_$t"
+    seeds=fuzz/corpus_fed_args opts="$opts -max_len=1024 -close_fd_mask=3" ;;
 fed_msgframe)
     clang $san -DFUZZ_LIBFUZZER -Isrc/fed/mpi fuzz/fuzz_fed_msgframe.c src/fed/mpi/msgframe.c -lz \
         -o "$dir/fuzz_$t"
     seeds=fuzz/corpus_fed_msgframe ;;
+serve)
+    clang $san -DFUZZ_LIBFUZZER -Isrc/serve -Isrc/cli fuzz/fuzz_serve.c src/serve/serve_proto.c \
+        -o "$dir/fuzz_$t"
+    seeds=fuzz/corpus_serve opts="$opts -max_len=256" ;;
 *) echo "scripts/fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
 esac
 cd "$dir"

@@ -176,7 +176,7 @@ expect_fail "info on missing" "no such file" info "$T/nope.json"
 expect_fail "compare missing" "nope.png" compare "$T/nope.png" "$T/nope2.png"
 
 # --- good paths
-"$CAUSTIC" --help | grep -q "render SCENE" && ok || bad "--help"
+"$CAUSTIC" --help | grep -q "render \[SCENE" && ok || bad "--help"
 for c in render info compare bench; do "$CAUSTIC" $c --help | grep -q "usage: caustic $c" && ok || bad "$c --help"; done
 if "$CAUSTIC" render "$T/good.json" --spp 2 --quiet -o "$T/a.png" > "$T/summary" 2>"$T/stderr"; then
   grep -qE '^time=[0-9.]+s spp=2 Msamples/s=[0-9.]+ Mrays/s=[0-9.]+' "$T/summary" && ok || bad "summary line: $(cat "$T/summary")"
@@ -301,6 +301,150 @@ printf '{"Camera": {"RES": [40, 30], "FOVY": 30, "EYE": [3, 6, 9], "LOOKAT": [0,
 printf '{"Objects": []}' > "$T/nocam.json"
 "$CAUSTIC" render cornell --spp 1 --quiet --camera "$T/nocam.json" -o "$T/nocam.png" >/dev/null 2>"$T/stderr"
 [ $? -eq 2 ] && grep -q "nocam.json.*Camera" "$T/stderr" && [ ! -e "$T/nocam.png" ] && ok || bad "--camera without a Camera: $(cat "$T/stderr")"
+
+# ---- the command line of the field (issue 41) ------------------------------------------------
+# --opt=value is --opt value: the same image
+"$CAUSTIC" render "$T/good.json" --spp=2 --res=24x16 --quiet -o "$T/eq.pfm" >/dev/null 2>&1 &&
+  "$CAUSTIC" render "$T/good.json" --spp 2 --res 24x16 --quiet -o "$T/sp.pfm" >/dev/null 2>&1 &&
+  cmp -s "$T/eq.pfm" "$T/sp.pfm" && ok || bad "--spp=2 --res=24x16 differs from --spp 2 --res 24x16"
+"$CAUSTIC" tonemap "$T/eq.pfm" "$T/tm.png" --tonemap=agx --exposure=-1 >/dev/null 2>&1 && [ -s "$T/tm.png" ] && ok \
+  || bad "caustic tonemap --tonemap=agx"
+expect_fail "flag given a value" "takes no value" render "$T/good.json" --quiet=1 -o "$T/out.png"
+# did-you-mean for flags, commands and built-in scene names
+expect_fail "flag typo" "did you mean '--sampler'" render "$T/good.json" --sampelr sobol -o "$T/out.png"
+expect_fail "single dash" "did you mean '--spp'" render "$T/good.json" -spp 3 -o "$T/out.png"
+expect_fail "command typo" "did you mean 'render'" rendr cornell
+expect_fail "scene as command" "caustic render" cornell
+expect_fail "built-in typo" "did you mean 'cornell'" render cornel --spp 1 -o "$T/out.png"
+# help: grouped, at most 80 columns, generated with the man page and the completion from one table
+"$CAUSTIC" render --help >"$T/help" && [ "$(awk 'length > 80' "$T/help" | wc -l)" -eq 0 ] && ok \
+  || bad "render --help has lines over 80 columns: $(awk 'length > 80' "$T/help" | head -2)"
+"$CAUSTIC" --help | awk 'length > 80 {exit 1}' && ok || bad "caustic --help has lines over 80 columns"
+grep -q "^Sampling:" "$T/help" && grep -q "^Look, AOVs and denoising:" "$T/help" && ok || bad "render --help is not grouped"
+"$CAUSTIC" --help | grep -q "smallvcm3" && ok || bad "caustic --help does not list every built-in scene"
+"$CAUSTIC" help --man >"$T/caustic.1" && grep -q '^\.TH CAUSTIC 1' "$T/caustic.1" && ok || bad "help --man"
+if command -v groff >/dev/null; then
+  [ -z "$(groff -man -ww -z "$T/caustic.1" 2>&1)" ] && ok || bad "caustic.1: groff warns: $(groff -man -ww -z "$T/caustic.1" 2>&1 | head -3)"
+fi
+"$CAUSTIC" help --bash-completion >"$T/comp.bash" && bash -n "$T/comp.bash" && ok || bad "help --bash-completion: not bash"
+# every option of the help is in the man page and the completion (one table)
+for o in $(grep -oE '^  (-[a-zA-Z], )?--?[a-zA-Z][-a-z]*' "$T/help" | sed 's/.*, //; s/^ *//'); do
+  grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$T/caustic.1" && grep -qF -- " $o" "$T/comp.bash" \
+    || { bad "option $o missing from the man page or the completion"; break; }
+done
+ok
+# the completion completes: options after render, values of --tonemap
+( source "$T/comp.bash"; COMP_WORDS=(caustic render --ton); COMP_CWORD=2; _caustic; [ "${COMPREPLY[*]}" = "--tonemap" ] ) \
+  && ok || bad "completion of --ton"
+( source "$T/comp.bash"; COMP_WORDS=(caustic render --tonemap a); COMP_CWORD=3; _caustic; [ "${COMPREPLY[*]}" = "aces agx" ] ) \
+  && ok || bad "completion of --tonemap a"
+# --version names the build's features
+"$CAUSTIC" --version >"$T/ver" && grep -q "^caustic [0-9]" "$T/ver" && grep -q "^cuda: " "$T/ver" && grep -q "^mpi: " "$T/ver" \
+  && grep -q "^gltf: " "$T/ver" && grep -q "^cpu kernels: " "$T/ver" && grep -q "^oidn: " "$T/ver" && grep -q "^sdl: " "$T/ver" \
+  && ok || bad "--version: $(cat "$T/ver")"
+# -D PATH=VALUE: scene keys overridden before the scene is read, the loader's paths and messages
+"$CAUSTIC" render "$T/good.json" -D Camera.RES=[20,10] -DCamera.ITERATIONS=2 --quiet -o "$T/d.pfm" >"$T/stdout" 2>&1 \
+  && grep -q "res=20x10" "$T/stdout" && grep -q "spp=2 " "$T/stdout" && ok || bad "-D Camera.RES: $(cat "$T/stdout")"
+expect_fail "-D unknown key" 'Camera.RSE.*did you mean "RES"' render "$T/good.json" -D Camera.RSE=[20,10] -o "$T/out.png"
+expect_fail "-D unknown parent" 'did you mean "light"' render "$T/good.json" -D Materials.ligth.EMITTANCE=1 -o "$T/out.png"
+expect_fail "-D bad index" "out of range" render "$T/good.json" -D "Objects[9].TRANS=[0,0,0]" -o "$T/out.png"
+expect_fail "-D bad value" "Camera.RES" render "$T/good.json" -D Camera.RES=[0,10] -o "$T/out.png"
+expect_fail "-D without =" "PATH=VALUE" render "$T/good.json" -D Camera.RES -o "$T/out.png"
+expect_fail "-D on a built-in made in code" "no JSON form" render rtow -D Camera.RES=[8,8] -o "$T/out.png"
+"$CAUSTIC" render cornell -D "Objects[6].TRANS=[2,4,-1]" --res 16x16 --spp 1 --quiet -o "$T/dc.pfm" >/dev/null 2>&1 &&
+  "$CAUSTIC" render cornell --res 16x16 --spp 1 --quiet -o "$T/c.pfm" >/dev/null 2>&1 && ! cmp -s "$T/dc.pfm" "$T/c.pfm" \
+  && ok || bad "-D Objects[6].TRANS does not move the sphere of the built-in cornell"
+# --dump-scene writes what it says, or refuses; "wrote" only after writing
+"$CAUSTIC" render cornell -D Camera.RES=[16,16] --spp 1 --dump-scene "$T/dc.json" -o "$T/out.png" >/dev/null 2>"$T/stderr" \
+  && grep -q '16, 16\|16,16' "$T/dc.json" && grep -q "wrote the scene" "$T/stderr" && ok \
+  || bad "--dump-scene of the built-in cornell with -D: $(cat "$T/stderr")"
+"$CAUSTIC" render "$T/dc.json" --spp 1 --quiet -o "$T/dc2.png" >/dev/null 2>&1 && ok || bad "the dumped cornell does not load"
+expect_fail "--dump-scene of rtow" "no JSON form" render rtow --spp 1 --dump-scene "$T/rtow.json" -o "$T/out.png"
+[ ! -e "$T/rtow.json" ] && ! grep -q "wrote" "$T/stderr" && ok || bad "--dump-scene of rtow said wrote or wrote a file"
+# a glTF file without lights: the quick look's rig (environment, key light, ground), as OBJ/PLY get
+if grep -q "^gltf: yes" "$T/ver"; then
+  cat > "$T/tri.gltf" <<'GLTF'
+{"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+ "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+ "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0,0,0], "max": [1,1,0]}],
+ "bufferViews": [{"buffer": 0, "byteLength": 36}],
+ "buffers": [{"byteLength": 36, "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}]}
+GLTF
+  "$CAUSTIC" render "$T/tri.gltf" --res 24x16 --spp 1 --dump-scene "$T/tri.json" -o "$T/tri.png" >/dev/null 2>"$T/stderr" \
+    && grep -q '"directional"' "$T/tri.json" && grep -q '"plane"' "$T/tri.json" && grep -q "tri.gltf" "$T/tri.json" \
+    && grep -q "wrote the scene" "$T/stderr" && ok || bad "glTF quick look: $(cat "$T/stderr") $(head -c 300 "$T/tri.json")"
+else
+  echo "skip: the glTF quick look (built without glTF)"
+fi
+# --crop: the window alone, in pixels or fractions, where it is in the whole image (per-pixel
+# difference against the whole render's window: noise only, against a shifted window: far more)
+# pfm_window_diff FULL CROP X0 Y0: mean |crop - full window at (X0,Y0)| over the crop, relative to the window's mean
+pfm_window_diff() {
+  local full=$1 crop=$2 x0=$3 y0=$4
+  { head -c 100 "$full" | sed -n 2p; tail -c +$(( $(head -3 "$full" | wc -c) + 1 )) "$full" | od -An -v -f;
+    echo SPLIT; head -c 100 "$crop" | sed -n 2p; tail -c +$(( $(head -3 "$crop" | wc -c) + 1 )) "$crop" | od -An -v -f; } |
+  awk -v x0="$x0" -v y0="$y0" '
+    NR == 1 { W = $1; H = $2; part = 0; n = 0; next }
+    $1 == "SPLIT" { part = 1; getline; CW = $1; CH = $2; n = 0; next }
+    { for (i = 1; i <= NF; i++) { if (part == 0) f[n++] = $i; else c[n++] = $i } }
+    END {
+      d = 0; m = 0
+      for (y = 0; y < CH; y++) for (x = 0; x < CW; x++) for (k = 0; k < 3; k++) {
+        cv = c[((CH - 1 - y) * CW + x) * 3 + k]; fv = f[((H - 1 - (y + y0)) * W + x + x0) * 3 + k]
+        d += (cv > fv ? cv - fv : fv - cv); m += fv }
+      printf "%.4f\n", d / m }'
+}
+"$CAUSTIC" render cornell --res 64x48 --spp 64 --no-denoise --quiet -o "$T/full.pfm" >/dev/null 2>&1
+"$CAUSTIC" render cornell --res 64x48 --spp 64 --crop 16,12,48,36 --quiet -o "$T/crop.pfm" >"$T/stdout" 2>&1 \
+  && grep -q "res=32x24" "$T/stdout" && ok || bad "--crop 16,12,48,36: $(cat "$T/stdout")"
+"$CAUSTIC" render cornell --res 64x48 --spp 64 --crop=0.25,0.25,0.75,0.75 --quiet -o "$T/cropf.pfm" >/dev/null 2>&1 \
+  && cmp -s "$T/crop.pfm" "$T/cropf.pfm" && ok || bad "--crop in fractions differs from the same window in pixels"
+here=$(pfm_window_diff "$T/full.pfm" "$T/crop.pfm" 16 12) shifted=$(pfm_window_diff "$T/full.pfm" "$T/crop.pfm" 20 12)
+awk -v a="$here" -v b="$shifted" 'BEGIN { exit !(a < 0.3 && b > 2 * a) }' && ok \
+  || bad "--crop: the window is not where it is in the whole image (difference $here, shifted $shifted)"
+"$CAUSTIC" render cornell --res 64x48 --spp 2 --crop 0,0,64,48 --no-denoise --quiet -o "$T/cropw.pfm" >/dev/null 2>&1 &&
+  "$CAUSTIC" render cornell --res 64x48 --spp 2 --no-denoise --quiet -o "$T/full2.pfm" >/dev/null 2>&1 &&
+  cmp -s "$T/cropw.pfm" "$T/full2.pfm" && ok || bad "--crop of the whole image differs from the whole image"
+expect_fail "crop outside" "not a window of the 64x48 image" render cornell --res 64x48 --crop 0,0,65,48 -o "$T/out.png"
+expect_fail "crop malformed" "--crop" render cornell --crop 1,,2,3,4 -o "$T/out.png"
+expect_fail "crop empty" "--crop" render cornell --crop 10,0,10,48 -o "$T/out.png"
+expect_fail "crop with vcm" "path tracing" render cornell --res 64x48 --crop 0,0,8,8 --integrator vcm -o "$T/out.png"
+# --frames N --orbit D: frame f turns D*f/N degrees
+"$CAUSTIC" render cornell --res 16x16 --spp 1 --frames 2 --orbit=90 --quiet -o "$T/fo.pfm" >/dev/null 2>&1 &&
+  "$CAUSTIC" render cornell --res 16x16 --spp 1 --orbit 45 --quiet -o "$T/o45.pfm" >/dev/null 2>&1 &&
+  cmp -s "$T/fo.0001.pfm" "$T/o45.pfm" && ok || bad "--frames 2 --orbit 90: frame 1 is not the 45 degree view"
+# the summary: load and BVH time
+"$CAUSTIC" render "$T/good.json" --spp 1 --quiet -o "$T/s.pfm" 2>/dev/null | grep -qE "load_s=[0-9.]+ bvh_s=[0-9.]+" && ok \
+  || bad "summary without load_s/bvh_s"
+# a look flag with a linear output: one warning; a mostly clipped PNG: a warning with a suggestion
+"$CAUSTIC" render "$T/good.json" --spp 1 --tonemap agx -o "$T/l.exr" >/dev/null 2>"$T/stderr" \
+  && [ "$(grep -c "stays linear" "$T/stderr")" -eq 1 ] && ok || bad "--tonemap with an EXR: $(cat "$T/stderr")"
+"$CAUSTIC" render "$T/good.json" --spp 1 --no-denoise --exposure 12 -o "$T/clip.png" >/dev/null 2>"$T/stderr" \
+  && grep -q "clip to white.*--tonemap agx" "$T/stderr" && ok || bad "no clipping warning: $(cat "$T/stderr")"
+"$CAUSTIC" render "$T/good.json" --spp 1 --no-denoise -o "$T/noclip.png" >/dev/null 2>"$T/stderr" \
+  && ! grep -q "clip" "$T/stderr" && ok || bad "clipping warning on a normal image: $(cat "$T/stderr")"
+# a long render says how long after its first pass, how to shorten it, and that Ctrl-C saves
+timeout -s INT 4 "$CAUSTIC" render cornell --res 64x64 --spp 100000000 --threads 1 --no-denoise -o "$T/long.png" >/dev/null 2>"$T/stderr"
+grep -q "needs about .*--spp 64.*--time-limit.*Ctrl-C" "$T/stderr" && [ -s "$T/long.png" ] && ok || bad "no ETA line: $(head -c 400 "$T/stderr")"
+"$CAUSTIC" render "$T/good.json" --spp 1 --no-denoise -o "$T/short.png" >/dev/null 2>"$T/stderr" \
+  && ! grep -q "needs about" "$T/stderr" && ok || bad "ETA line on a short render"
+# no scene: the built-in cornell, said
+ABS=$(cd "$(dirname "$CAUSTIC")" && pwd)/$(basename "$CAUSTIC")
+(cd "$T" && "$ABS" render --res 8x8 --spp 1 --no-denoise >/dev/null 2>"$T/stderr") && grep -q "no scene given" "$T/stderr" \
+  && [ -s "$T/cornell.png" ] && ok || bad "caustic render without a scene: $(cat "$T/stderr")"
+# denoised by default for 8-bit outputs where Open Image Denoise is there; --no-denoise opts out
+if grep -q "^oidn: yes" "$T/ver"; then
+  "$CAUSTIC" render "$T/good.json" --spp 2 -o "$T/dn.png" >/dev/null 2>"$T/stderr" && [ -s "$T/dn.denoised.png" ] \
+    && grep -q "dn.denoised.png (denoised) and .*dn.png (noisy)" "$T/stderr" && ok || bad "no default denoise: $(cat "$T/stderr")"
+  "$CAUSTIC" render "$T/good.json" --spp 2 --no-denoise -o "$T/nd.png" >/dev/null 2>&1 && [ ! -e "$T/nd.denoised.png" ] \
+    && ok || bad "--no-denoise wrote a denoised image"
+  "$CAUSTIC" render "$T/good.json" --spp 2 -o "$T/nd.pfm" >/dev/null 2>&1 && [ ! -e "$T/nd.denoised.pfm" ] \
+    && ok || bad "a linear output was denoised by default"
+  "$CAUSTIC" render "$T/good.json" --spp 2 --checkpoint "$T/nd.ckpt" -o "$T/ck.png" >/dev/null 2>&1 \
+    && [ ! -e "$T/ck.denoised.png" ] && ok || bad "a render with --checkpoint was denoised by default"
+else
+  echo "skip: default denoising (no Open Image Denoise: $(grep '^oidn' "$T/ver"))"
+fi
 
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -129,7 +129,8 @@ static int pt_pass_tile(void *p, const kpass *pass, const kfilm *tile, int x0, i
  * pixel a fixed start, about 300 instructions with the independent sampler and 500 with Sobol
  * (whose per-pixel seeds are hashed again), and at the renderer's default a CPU pass of a large
  * image holds one or two samples a pixel: 1-sample passes run 4.5 % (random) and 7.5 % (Sobol)
- * more instructions than 16-sample ones (docs/performance-log.md, "CPU path-tracing passes of a second"). A second still keeps
+ * more instructions than 16-sample ones (docs/performance-log.md, "CPU path-tracing passes of a
+ * second"). A second still keeps
  * progress, Ctrl-C and time limits responsive. */
 #define CPU_PT_PASS_SECONDS 1.0
 

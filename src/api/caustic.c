@@ -80,6 +80,24 @@ static int start_backend(caustic_renderer *r, const backend_desc *d, char *err, 
     return -1;
 }
 
+/* The camera of the whole image, narrowed to the window [x0, x1) x [y0, y1): the same rays through
+ * the window's pixels as through those of the whole image. camera_ray maps a pixel to
+ * forward + right * sx + up * sy with sx, sy linear in the pixel: a smaller field of view and
+ * aspect scale the window to its size, and an offset folded into `forward` (right and up are
+ * orthogonal to it, so the focal plane stays where it was) moves it to its place. */
+static void camera_crop(camera *c, const int crop[4]) {
+    float w = (float)c->width, h = (float)c->height;
+    float cw = (float)(crop[2] - crop[0]), ch = (float)(crop[3] - crop[1]);
+    float t = c->tan_half_fovy, a = c->aspect;
+    float bx = t * a * (2.0f * (float)crop[0] + cw - w) / w;
+    float by = t * (h - 2.0f * (float)crop[1] - ch) / h;
+    c->forward = vadd(c->forward, vadd(vscale(c->right, bx), vscale(c->up, by)));
+    c->tan_half_fovy = t * ch / h;
+    c->aspect = a * (cw / w) * (h / ch);
+    c->width = crop[2] - crop[0];
+    c->height = crop[3] - crop[1];
+}
+
 caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_options *opt, char *err, size_t errlen) {
     scene *s = cs->s;
     if (cpu_isa_check(err, errlen)) return NULL;
@@ -109,6 +127,23 @@ caustic_renderer *caustic_renderer_create(caustic_scene *cs, const caustic_optio
     if (camera_from_desc(&r->camera, r->width, r->height, &p->cam, err, errlen)) {
         free(r);
         return NULL;
+    }
+    const int *cr = opt->crop;
+    if (cr[0] || cr[1] || cr[2] || cr[3]) {
+        if (cr[0] < 0 || cr[1] < 0 || cr[2] > r->width || cr[3] > r->height || cr[0] >= cr[2] || cr[1] >= cr[3]) {
+            snprintf(err, errlen, "crop window %d,%d,%d,%d is not a window of the %dx%d image", cr[0], cr[1], cr[2],
+                     cr[3], r->width, r->height);
+            free(r);
+            return NULL;
+        }
+        if (opt->integrator != CAUSTIC_INTEGRATOR_PT) {
+            snprintf(err, errlen, "a crop window needs path tracing (--integrator pt)");
+            free(r);
+            return NULL;
+        }
+        camera_crop(&p->cam, cr);
+        r->width = p->cam.width;
+        r->height = p->cam.height;
     }
     if ((int)opt->integrator < 0 || (int)opt->integrator > CAUSTIC_INTEGRATOR_VCM) {
         snprintf(err, errlen, "unknown integrator %d", (int)opt->integrator);

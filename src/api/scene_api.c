@@ -50,24 +50,64 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
         void *log_user = NULL;
         lib_log_fn log_fn = lib_log_get(&log_user);
         int own = o && o->warning;
-        scene_load_opts so = {o ? o->strict : 0, own ? o->warning : log_fn, own ? o->warning_user : log_user,
-                              o && o->dump_scene ? &json : NULL, 0};
+        scene_load_opts so = {o ? o->strict : 0,
+                              own ? o->warning : log_fn,
+                              own ? o->warning_user : log_user,
+                              o && (o->dump_scene || o->ndefines > 0) ? &json : NULL,
+                              0,
+                              o ? o->defines : NULL,
+                              o ? o->ndefines : 0};
         rc = scene_load_file(&s, path, &so, err, errlen);
-        if (rc == 0 && json && scene_dump_json(o->dump_scene, json, err, errlen)) rc = -1;
+        if (rc == 0 && (o && (o->dump_scene || o->ndefines > 0)) && !json) {
+            /* a glTF file with its own lights or camera: read directly, no JSON in between */
+            snprintf(err, errlen,
+                     "%s: %s this scene (a glTF file with its own lights or camera has no caustic JSON form)", path,
+                     o->dump_scene ? "--dump-scene cannot write" : "-D cannot override keys of");
+            rc = -1;
+        }
+        if (rc == 0 && json && o->dump_scene && scene_dump_json(o->dump_scene, json, err, errlen)) rc = -1;
         free(json);
     } else {
         const char *const *names = scene_builtin_names();
         int builtin = 0;
         for (int i = 0; names[i]; ++i) builtin |= strcmp(names[i], path) == 0;
-        if (builtin) {
+        const char *text = builtin ? scene_builtin_json(path) : NULL;
+        if (builtin && o && (o->dump_scene || o->ndefines > 0) && !text) {
+            snprintf(err, errlen, "builtin:%s: %s: this built-in scene is made in code and has no JSON form", path,
+                     o->dump_scene ? "--dump-scene cannot write it" : "-D cannot override its keys");
+            return -1;
+        }
+        if (builtin && text && o && (o->dump_scene || o->ndefines > 0)) {
+            /* the JSON built-ins through the loader with the overrides, and written out as asked */
+            char source[64], *json = NULL;
+            snprintf(source, sizeof source, "builtin:%s", path);
+            int own = o->warning != NULL;
+            void *log_user = NULL;
+            lib_log_fn log_fn = lib_log_get(&log_user);
+            scene_load_opts so = {o->strict,
+                                  own ? o->warning : log_fn,
+                                  own ? o->warning_user : log_user,
+                                  o->ndefines > 0 ? &json : NULL,
+                                  0,
+                                  o->defines,
+                                  o->ndefines};
+            rc = scene_load_json_text_opts(&s, text, source, NULL, &so, err, errlen);
+            if (rc == 0 && o->dump_scene && scene_dump_json(o->dump_scene, json ? json : text, err, errlen)) rc = -1;
+            free(json);
+        } else if (builtin) {
             rc = scene_load_builtin(&s, path, err, errlen);
         } else if (stat_errno != ENOENT) {
             /* the file is there but cannot be reached (a symlink loop, a permission): say why */
             snprintf(err, errlen, "%s: %s", path, strerror(stat_errno));
             return -1;
         } else {
-            snprintf(err, errlen,
-                     "%s: no such file or built-in scene (built-ins: cornell, cornell-glass, rtow, smallvcm0-3)", path);
+            const char *sug = caustic_suggest(path, names);
+            if (sug)
+                snprintf(err, errlen, "%s: no such file or built-in scene (did you mean '%s'?)", path, sug);
+            else
+                snprintf(err, errlen,
+                         "%s: no such file or built-in scene (built-ins: cornell, cornell-glass, rtow, smallvcm0-3)",
+                         path);
             return -1;
         }
     }

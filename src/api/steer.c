@@ -56,7 +56,16 @@ void api_camera_internal(const caustic_camera *c, camera_desc *d) {
 
 void caustic_renderer_get_camera(const caustic_renderer *r, caustic_camera *c) { api_camera_public(&r->camera, c); }
 
+/* A renderer with a crop window (caustic_options.crop) keeps its camera and resolution. */
+static int cropped(const caustic_renderer *r, char *err, size_t errlen) {
+    const int *cr = r->opt.crop;
+    if (!(cr[0] || cr[1] || cr[2] || cr[3])) return 0;
+    snprintf(err, errlen, "a renderer with a crop window keeps its camera and resolution");
+    return 1;
+}
+
 int caustic_renderer_set_camera(caustic_renderer *r, const caustic_camera *c, char *err, size_t errlen) {
+    if (cropped(r, err, errlen)) return -1;
     camera_desc d = r->camera;
     api_camera_internal(c, &d);
     camera cam;
@@ -70,6 +79,7 @@ int caustic_renderer_set_camera(caustic_renderer *r, const caustic_camera *c, ch
 }
 
 int caustic_renderer_set_resolution(caustic_renderer *r, int width, int height, char *err, size_t errlen) {
+    if (cropped(r, err, errlen)) return -1;
     if (width <= 0 || height <= 0 || width > 16384 || height > 16384 || (int64_t)width * height > (1 << 26)) {
         snprintf(err, errlen, "resolution %dx%d is out of range (1..16384 per side, at most 2^26 pixels)", width,
                  height);

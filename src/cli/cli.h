@@ -27,9 +27,10 @@ int cmd_bench(int argc, char **argv);
 int cmd_bench_integrators(int argc, char **argv); /* caustic bench --integrator */
 int cmd_tonemap(int argc, char **argv);           /* caustic tonemap (tonemap_cmd.c) */
 /* Several scenes or --frames: each rank of an mpirun job renders its share of the frames by
- * calling render_one with one frame's arguments (frames.c). */
+ * calling render_one with one frame's arguments (frames.c); frame f of N turns the camera by
+ * orbit * f / N degrees (--orbit D, default 360). */
 int render_frames(int argc, char **argv, const char *const *scenes, int nscenes, int frames, const char *output,
-                  int (*render_one)(int argc, char **argv));
+                  double orbit, int (*render_one)(int argc, char **argv));
 /* SCENE's name + .png (main.c). */
 void frames_default_output(const char *scene, char *out, size_t n);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 
 /* This process's rank and the job's size as mpirun states them (no MPI needed: frames are
  * independent, the split is fixed), else 0 of 1. */
@@ -34,7 +35,7 @@ static int frame_name(const char *output, const char *scene, int frame, int fram
 }
 
 int render_frames(int argc, char **argv, const char *const *scenes, int nscenes, int frames, const char *output,
-                  int (*render_one)(int argc, char **argv)) {
+                  double orbit, int (*render_one)(int argc, char **argv)) {
     if (nscenes > 1 && output) {
         fprintf(stderr, "caustic render: with several scenes each image is named after its scene (drop -o)\n");
         return EXIT_USAGE;
@@ -54,14 +55,16 @@ int render_frames(int argc, char **argv, const char *const *scenes, int nscenes,
             int is_scene = 0;
             for (int k = 0; k < nscenes; ++k) is_scene |= argv[i] == scenes[k];
             if (is_scene) continue;
-            if (!strcmp(argv[i], "--frames") || !strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-                ++i;
+            /* the options this loop sets per frame, in either form (--frames N, --frames=N) */
+            const cli_option *o = argv[i][0] == '-' ? cli_find_option(cli_render_options, argv[i]) : NULL;
+            if (o && (!strcmp(o->name, "--frames") || !strcmp(o->name, "--output") || !strcmp(o->name, "--orbit"))) {
+                if (!strchr(argv[i], '=')) ++i;
                 continue;
             }
             av[n++] = argv[i];
         }
         char deg[64], name[1100];
-        snprintf(deg, sizeof deg, "%.17g", 360.0 * f / frames);
+        snprintf(deg, sizeof deg, "%.17g", orbit * f / frames);
         if (frame_name(output, scenes[s], f, frames, name, sizeof name)) {
             fprintf(stderr, "caustic render: output name too long\n");
             status = EXIT_USAGE;

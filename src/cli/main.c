@@ -12,97 +12,9 @@
 #include "caustic.h"
 #include "args.h"
 #include "cli.h"
+#include "options.h"
 #include "render_output.h"
 #include "view.h"
-
-static const char *usage_main =
-    "caustic - a physically based renderer\n"
-    "\n"
-    "usage: caustic <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  render SCENE    render a scene file (.json, CIS 565 .txt), a model (.obj, .ply) or a\n"
-    "                  built-in scene to an image\n"
-    "  view SCENE      watch it render in a window: move the camera, change the look (SDL2)\n"
-    "  info SCENE      primitive, material and light counts, bounds, BVH statistics, memory\n"
-    "  compare A B     AE, PSNR, RMSE and SSIM between two images\n"
-    "  tonemap IN OUT  a linear image to a PNG through an exposure and tone map (or several)\n"
-    "  bench           throughput benchmark (Msamples/s, Mrays/s) per thread count and schedule\n"
-    "  devices         list CUDA devices\n"
-    "\n"
-    "Built-in scenes: cornell (default), cornell-glass, rtow.\n"
-    "Run 'caustic <command> --help' for the options of a command.\n";
-
-static const char *usage_render =
-    "usage: caustic render [SCENE] [options]\n"
-    "\n"
-    "SCENE is a JSON scene file (caustic / CIS 5650 and the course projects' dialects), a CIS 565\n"
-    "text scene, a model (.obj, .ply: a quick look with an automatic camera, environment, key\n"
-    "light and ground plane) or a built-in scene name (default: cornell).\n"
-    "Command-line values override the scene file.\n"
-    "\n"
-    "  --strict               dialect keys and types caustic maps or ignores are errors, not warnings\n"
-    "  --camera FILE          the camera of FILE's \"Camera\" object instead of the scene's (a scene\n"
-    "                         file, or what the c key of 'caustic view' writes)\n"
-    "  --dump-scene FILE      also write the scene as editable caustic JSON (the quick look's\n"
-    "                         generated scene, or a text scene converted)\n"
-    "  -o, --output FILE      output image: .png (8-bit sRGB), .exr (linear half), .pfm (linear float)\n"
-    "                         (default: the scene's FILE, or the scene name, + .png)\n"
-    "  --spp N                samples per pixel (default: the scene's ITERATIONS)\n"
-    "  --time-limit SEC       stop after about SEC seconds; with --spp, whichever comes first\n"
-    "  --threads N            worker threads (default: all cores)\n"
-    "  --seed N               random seed; the same seed gives the same image (default 1)\n"
-    "  --res WxH              resolution (default: the scene's RES)\n"
-    "  --max-depth D          maximum bounces (default: the scene's DEPTH)\n"
-    "  --adaptive-depth       fast first passes: sample i of a pixel traces at most 4 + log2(i + 1)\n"
-    "                         bounces (up to --max-depth), the longer paths weighted so that the\n"
-    "                         image at --spp is unbiased; unfinished renders are darker (pt only)\n"
-    "  --schedule S           tiles (default) | rows | rows-static | pixels\n"
-    "  --sampler S            sobol (default) | stratified | random\n"
-    "  --device D             auto (default: any GPUs) | cpu | cuda (all GPUs) | cuda:0,1\n"
-    "  --gpu-mode M           CUDA: mega (default; one thread per pixel) | wavefront (path pool,\n"
-    "                         one kernel per stage, material-sorted shade queues)\n"
-    "  --gpu-bvh B            CUDA: sah (default, 4-wide) | cwbvh (8-wide, compressed) | lbvh\n"
-    "  --integrator I         pt (default) | lt | bdpt | ppm | bpm | vcm (GPU or CPU); all\n"
-    "                         but pt count --spp in iterations (one light + one camera path per pixel)\n"
-    "  --radius R             ppm/bpm/vcm: initial merging radius, fraction of the scene radius (0.003)\n"
-    "  --alpha A              ppm/bpm/vcm: radius reduction r_i = r_1 i^((A-1)/2) (default 0.75)\n"
-    "  --merge-everywhere     vcm: merge at every non-specular vertex (SmallVCM's strategies), not\n"
-    "                         only between two glossy ones (the default: caustic paths)\n"
-    "  --clamp L              firefly clamp: scale samples down to luminance L (biased; default off)\n"
-    "  --adaptive E           adaptive sampling: a pixel stops once the relative standard error of\n"
-    "                         its mean is below E (e.g. 0.01); --spp is then the maximum\n"
-    "  --adaptive-min N       ... but not before N samples (default 16)\n"
-    "  --heatmap FILE         also write the samples taken per pixel as an image (white = most)\n"
-    "  --checkpoint FILE      save the accumulated samples to FILE every 30 s and on Ctrl-C\n";
-/* (two strings: ISO C compilers need only support string literals of 4095 characters) */
-static const char *usage_render_output =
-    "  --resume               continue from --checkpoint FILE if it exists\n"
-    "  --force                replace an existing --checkpoint FILE (without it, and without\n"
-    "                         --resume, an existing checkpoint is an error)\n"
-    "  --exposure EV          8-bit outputs: scale the image by 2^EV before the tone map (default 0)\n"
-    "  --tonemap T            8-bit outputs: clamp (default; values above 1 clip) | aces (filmic) |\n"
-    "                         agx (Blender's default view); .exr/.pfm stay linear\n"
-    "  --preview-every SEC    during the render, write the current image to the output file every\n"
-    "                         SEC seconds (atomically: open it at any time)\n"
-    "  --aov LIST             also write AOVs, any of albedo,normal,depth,samples,variance: layers\n"
-    "                         of an .exr OUTPUT, else files beside it (out.albedo.png, ...); albedo\n"
-    "                         and normal of the first surface seen through mirrors and glass,\n"
-    "                         depth = distance to the first hit (README: AOVs)\n"
-    "  --denoise              also write a denoised image, OUTPUT with .denoised before the\n"
-    "                         extension (Open Image Denoise, guided by the albedo and normal AOVs,\n"
-    "                         computed for it; on the GPU after a GPU render; the noisy image is kept)\n"
-    "  --denoise-guides on|off  off: denoise the image alone, without AOV guides (default on)\n"
-    "  --quiet                no progress bar\n"
-    "Ctrl-C once: finish the current pass, then write the image (and checkpoint); twice: stop\n"
-    "at the next tile or iteration and write them.\n"
-    "\n"
-    "  --frames N             turntable of N frames (OUT.0000.png ...; --orbit D: turn D deg);\n"
-    "                         frames and several SCENEs are spread over mpirun's ranks\n"
-    "mpirun -np N caustic render ...: N ranks, one image (README: Distributed).\n"
-    "The last line on stdout is a parseable summary: time=... spp=... Msamples/s=... Mrays/s=...\n"
-    "(Msegments/s=... Mshadow/s=...: of the rays, path segments and shadow rays) ...; on the GPU\n"
-    "kernel=diffuse|textured|opaque|all: the megakernel variant chosen for the scene's features\n";
 
 static const char *usage_info = "usage: caustic info SCENE\n";
 static const char *usage_compare = "usage: caustic compare A B\n"
@@ -111,26 +23,12 @@ static const char *usage_compare = "usage: caustic compare A B\n"
                                    "AE (pixels that differ in 8-bit sRGB), PSNR (dB), RMSE (8-bit units) and SSIM.\n";
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg) {
+    char safe[1200]; /* a value from the command line, echoed on one line */
+    cli_printable(safe, sizeof safe, arg, strlen(arg));
     fprintf(stderr, "caustic %s: ", cmd);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, safe);
     fprintf(stderr, "\n(run 'caustic %s --help' for usage)\n", cmd);
     return EXIT_USAGE;
-}
-
-/* Does the help text document option `a` as one that takes a value ("  --spp N", "-o, --output
- * FILE")? For the last argument: a known option lacks its value, anything else is unknown. */
-static int takes_value(const char *usage, const char *a) {
-    size_t n = strlen(a);
-    for (const char *p = strstr(usage, a); p; p = strstr(p + 1, a)) {
-        if (p == usage || p[-1] != ' ') continue;
-        const char *q = p + n;
-        if (*q == ',') { /* "-o, --output FILE": the long form's value */
-            for (++q; *q == ' '; ++q) {}
-            while (*q && *q != ' ' && *q != '\n') ++q;
-        }
-        if (q[0] == ' ' && q[1] != ' ' && q[1] != '\n' && q[1] != 0) return 1;
-    }
-    return 0;
 }
 
 /* ---- render ----------------------------------------------------------------------------------- */
@@ -181,11 +79,26 @@ typedef struct render_ctx {
     const char *checkpoint;
     double last_checkpoint;
     render_output *out;
+    int eta_said; /* the long-render note was printed (or is not wanted) */
 } render_ctx;
 
 static int on_progress(void *user, const caustic_progress *p) {
     render_ctx *c = user;
     progress_update(&c->pb, p);
+    /* after the first pass: a render that will take long says so once, and how to shorten it */
+    if (!c->eta_said && p->spp_done > 0 && p->fraction > 0.0) {
+        c->eta_said = 1;
+        double left = p->elapsed * (1.0 - p->fraction) / p->fraction;
+        if (left > 120.0) {
+            char t[32];
+            progress_format_time(left, t, sizeof t);
+            fprintf(stderr,
+                    "%scaustic: this render needs about %s more (%d spp); %s or --time-limit 60 gives a quicker "
+                    "image, and Ctrl-C stops it and writes the image so far\n",
+                    c->pb.tty ? "\r\033[K" : "", t, p->spp_target,
+                    p->spp_target > 64 ? "--spp 64 (denoised by default for PNG)" : "a smaller --res");
+        }
+    }
     if (c->checkpoint && cli_now() - c->last_checkpoint > 30.0) {
         char err[512];
         if (caustic_checkpoint_save(c->r, c->checkpoint, err, sizeof err)) fprintf(stderr, "\ncaustic: %s\n", err);
@@ -197,7 +110,9 @@ static int on_progress(void *user, const caustic_progress *p) {
 
 static int is_model_file(const char *path) {
     size_t n = strlen(path);
-    return n > 4 && (!strcasecmp(path + n - 4, ".obj") || !strcasecmp(path + n - 4, ".ply"));
+    return (n > 4 && (!strcasecmp(path + n - 4, ".obj") || !strcasecmp(path + n - 4, ".ply") ||
+                      !strcasecmp(path + n - 4, ".glb"))) ||
+           (n > 5 && !strcasecmp(path + n - 5, ".gltf"));
 }
 
 static void default_output(const char *scene, char *out, size_t n) {
@@ -226,6 +141,50 @@ static int write_heatmap(caustic_renderer *r, const char *path, char *err, size_
 
 void frames_default_output(const char *scene, char *out, size_t n) { default_output(scene, out, n); }
 
+/* --crop X0,Y0,X1,Y1: integers (pixels) or, where any has a '.', fractions in [0, 1]. */
+static int parse_crop(const char *v, double c[4], int *fractions) {
+    char buf[128];
+    size_t len = strlen(v);
+    if (len >= sizeof buf || !len || v[0] == ',' || v[len - 1] == ',' || strstr(v, ",,")) return -1;
+    strcpy(buf, v);
+    *fractions = strchr(buf, '.') != NULL;
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    for (int i = 0; i < 4; ++i, tok = strtok_r(NULL, ",", &save)) {
+        long n;
+        if (!tok) return -1;
+        if (*fractions ? parse_double(tok, 0.0, 1.0, &c[i]) : parse_int(tok, 0, 16384, &n)) return -1;
+        if (!*fractions) c[i] = (double)n;
+    }
+    if (tok || !(c[0] < c[2]) || !(c[1] < c[3])) return -1;
+    return 0;
+}
+
+static int is_8bit_output(const char *path) {
+    size_t n = strlen(path);
+    return n >= 4 && !strcasecmp(path + n - 4, ".png");
+}
+
+/* A PNG mostly white is a lost image that exits 0: say so when more than 5 % of the pixels clip
+ * under the clamp tone map (the others roll highlights off), and what keeps them. */
+static void warn_clipping(caustic_renderer *r, const caustic_look *look, const char *output) {
+    if (look->tonemap != CAUSTIC_TONEMAP_CLAMP) return;
+    int w, h;
+    const float *img = caustic_image(r, &w, &h);
+    if (!img || w <= 0 || h <= 0) return;
+    float scale = exp2f(look->exposure);
+    size_t clipped = 0, n = (size_t)w * (size_t)h;
+    for (size_t i = 0; i < n; ++i) {
+        float m = fmaxf(img[3 * i], fmaxf(img[3 * i + 1], img[3 * i + 2])) * scale;
+        clipped += m > 1.0f;
+    }
+    double frac = (double)clipped / (double)n;
+    if (frac > 0.05)
+        fprintf(stderr,
+                "caustic: warning: %.0f %% of the pixels of %s clip to white under --tonemap clamp; --tonemap agx "
+                "(or --exposure -1) keeps their detail\n",
+                100.0 * frac, output);
+}
+
 static int in_frame_job = 0; /* a frame of render_frames: one process, no distributed layer */
 static int cmd_render(int argc, char **argv);
 static int render_one_frame(int argc, char **argv) {
@@ -245,17 +204,29 @@ static int cmd_render(int argc, char **argv) {
     caustic_look_init(&look);
     double preview_every = 0.0, orbit = 0.0;
     const char *scenes[64];
-    int nscenes = 0, frames = 1;
-    for (int i = 0; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int nscenes = 0, frames = 1, orbit_given = 0, look_given = 0;
+    const char *defines[64];
+    int ndefines = 0, cropping = 0, crop_fractions = 0;
+    double crop[4];
+    for (int i = 0; i < argc;) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            cli_print_render_help(stdout, 80);
+            return 0;
+        }
+        const cli_option *o;
+        const char *v;
+        char perr[512];
+        int kind = cli_next(cli_render_options, argc, argv, &i, &o, &v, perr, sizeof perr);
+        if (kind < 0) return usage_error("render", "%s", perr);
         long n;
         double d;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage_render, stdout);
-            fputs(usage_render_output, stdout);
-            return 0;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+        if (kind == 0) {
+            if (nscenes >= 64) return usage_error("render", "too many scenes ('%s': at most 64)", v);
+            scenes[nscenes++] = scene_path = v;
+            continue;
+        }
+        const char *a = o->name;
+        if (!strcmp(a, "--quiet"))
             quiet = 1;
         else if (!strcmp(a, "--resume"))
             resume = 1;
@@ -269,17 +240,24 @@ static int cmd_render(int argc, char **argv) {
             opt.merge_everywhere = 1;
         else if (!strcmp(a, "--denoise"))
             denoise = 1;
-        else if (a[0] == '-' && a[1] != 0) {
-            if (!v)
-                return usage_error("render",
-                                   takes_value(usage_render, a) || takes_value(usage_render_output, a)
-                                       ? "option %s needs a value"
-                                       : "unknown option '%s'",
-                                   a);
-            i++;
-            if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+        else if (!strcmp(a, "--no-denoise"))
+            denoise = -1;
+        else {
+            if (!strcmp(a, "--output"))
                 output = v;
-            else if (!strcmp(a, "--frames")) {
+            else if (!strcmp(a, "--crop")) {
+                if (parse_crop(v, crop, &crop_fractions))
+                    return usage_error("render",
+                                       "--crop: '%s' is not X0,Y0,X1,Y1 in pixels (0,0,320,240) or fractions "
+                                       "(0.25,0.25,0.75,0.75) with X0 < X1 and Y0 < Y1",
+                                       v);
+                cropping = 1;
+            } else if (!strcmp(a, "-D")) {
+                if (ndefines >= 64) return usage_error("render", "too many -D overrides ('%s': at most 64)", v);
+                if (!strchr(v, '=') || v[0] == '=')
+                    return usage_error("render", "-D '%s': expected PATH=VALUE, e.g. -D 'Camera.RES=[320,240]'", v);
+                defines[ndefines++] = v;
+            } else if (!strcmp(a, "--frames")) {
                 if (parse_int(v, 1, 100000, &n))
                     return usage_error("render", "--frames: '%s' is not an integer in 1..100000", v);
                 frames = (int)n;
@@ -287,6 +265,7 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_double(v, -1e6, 1e6, &d))
                     return usage_error("render", "--orbit: '%s' is not a number of degrees", v);
                 orbit = d;
+                orbit_given = 1;
             } else if (!strcmp(a, "--checkpoint"))
                 checkpoint = v;
             else if (!strcmp(a, "--dump-scene"))
@@ -339,9 +318,11 @@ static int cmd_render(int argc, char **argv) {
                 if (parse_double(v, -64.0, 64.0, &d))
                     return usage_error("render", "--exposure: '%s' is not a number of stops in -64..64", v);
                 look.exposure = (float)d;
+                look_given = 1;
             } else if (!strcmp(a, "--tonemap")) {
                 if (caustic_parse_tonemap(v, &look.tonemap))
                     return usage_error("render", "--tonemap: '%s' is not one of clamp, aces, agx", v);
+                look_given = 1;
             } else if (!strcmp(a, "--preview-every")) {
                 if (parse_double(v, 0.01, 1e7, &d))
                     return usage_error("render", "--preview-every: '%s' is not a number of seconds >= 0.01", v);
@@ -383,23 +364,20 @@ static int cmd_render(int argc, char **argv) {
             } else if (!strcmp(a, "--sampler")) {
                 if (caustic_parse_sampler(v, &opt.sampler))
                     return usage_error("render", "--sampler: '%s' is not one of sobol, stratified, random", v);
-            } else {
-                i--;
-                return usage_error("render", "unknown option '%s'", a);
-            }
-        } else if (nscenes < 64)
-            scenes[nscenes++] = scene_path = a;
-        else
-            return usage_error("render", "too many scenes ('%s': at most 64)", a);
+            } else /* in the table, not handled here: a bug that test_cli's table walk catches */
+                return usage_error("render", "option %s is not implemented", a);
+        }
     }
     if (nscenes > 1 || frames > 1) {
         if (in_frame_job) return usage_error("render", "%s", "a frame of --frames renders one scene");
         if (nscenes == 0) scenes[nscenes++] = "cornell";
-        return render_frames(argc, argv, scenes, nscenes, frames, output, render_one_frame);
+        return render_frames(argc, argv, scenes, nscenes, frames, output, orbit_given ? orbit : 360.0,
+                             render_one_frame);
     }
     if (resume && !checkpoint) return usage_error("render", "%s needs --checkpoint FILE", "--resume");
     if (heatmap && !has_image_extension(heatmap))
         return usage_error("render", "heatmap '%s' must end in .png, .exr or .pfm", heatmap);
+    int no_scene = !scene_path;
     if (!scene_path) scene_path = "cornell";
     char default_out[1024];
     if (!output) {
@@ -432,7 +410,21 @@ static int cmd_render(int argc, char **argv) {
     out.aovs = aovs;
     out.denoise_guides = denoise_guides;
     opt.aovs = aovs;
-    if (denoise && render_output_set_denoise(&out, &opt))
+    int eight_bit = is_8bit_output(output);
+    if (look_given && !eight_bit && !in_frame_job)
+        fprintf(stderr,
+                "caustic: warning: --tonemap and --exposure shape 8-bit outputs only; %s stays linear (apply them "
+                "later with 'caustic tonemap %s OUT.png')\n",
+                output, output);
+    /* a clean first image: denoised by default where it is shown as it is (8-bit) and Open Image
+     * Denoise is there; --no-denoise opts out, and where it is missing nothing is said. Not with
+     * --checkpoint: the guides' AOV planes are part of a checkpoint, which would then resume only
+     * where Open Image Denoise is installed too (--denoise asks for them explicitly). */
+    if (denoise == 0 && eight_bit && !checkpoint) {
+        char why[256];
+        denoise = caustic_denoise_load(why, sizeof why) == 0;
+    }
+    if (denoise > 0 && render_output_set_denoise(&out, &opt))
         return usage_error("render", "output name '%s' is too long", output);
 
     char err[1024];
@@ -471,7 +463,21 @@ static int cmd_render(int argc, char **argv) {
     lo.strict = strict;
     lo.warning = print_warning;
     lo.dump_scene = dump;
-    if (caustic_scene_load_ex(&scene, scene_path, &lo, err, sizeof err)) {
+    lo.defines = defines;
+    lo.ndefines = ndefines;
+    if (no_scene && !quiet && rank == 0)
+        fprintf(stderr,
+                "caustic: no scene given: rendering the built-in cornell box to %s ('caustic render --help' for "
+                "scenes and options)\n",
+                output);
+    /* reading and BVH building can take a while (millions of triangles): said on a terminal */
+    int load_tty = !quiet && rank == 0 && isatty(STDERR_FILENO);
+    if (load_tty) fprintf(stderr, "caustic: reading %s and building its BVH ...", scene_path);
+    double load_t0 = cli_now();
+    int load_failed = caustic_scene_load_ex(&scene, scene_path, &lo, err, sizeof err) != 0;
+    double load_s = cli_now() - load_t0;
+    if (load_tty) fprintf(stderr, "\r\033[K");
+    if (load_failed) {
         if (rank == 0) fprintf(stderr, "caustic: %s\n", err);
         caustic_dist_stop(1);
         return EXIT_USAGE;
@@ -479,12 +485,17 @@ static int cmd_render(int argc, char **argv) {
     if (dump && !quiet) fprintf(stderr, "caustic: wrote the scene as JSON to %s\n", dump);
     caustic_scene_stats sst;
     caustic_scene_stats_get(scene, &sst);
+    double bvh_s = sst.bvh_build_seconds;
+    load_s = load_s > bvh_s ? load_s - bvh_s : 0.0; /* the BVH is built inside the load */
+    if (load_tty && load_s + bvh_s > 1.0)
+        fprintf(stderr, "caustic: read %s in %.1f s, BVH over %zu primitives in %.1f s\n", scene_path, load_s,
+                sst.primitives, bvh_s);
     if (sst.lights == 0 && rank == 0)
         fprintf(
             stderr,
             "caustic: warning: %s has no light (no emitting surface, light or environment): the image will be black\n",
             scene_path);
-    if (!dump && !quiet && is_model_file(scene_path))
+    if (!dump && !quiet && rank == 0 && is_model_file(scene_path))
         fprintf(stderr, "caustic: quick look at %s: add --dump-scene scene.json to get this scene as editable JSON\n",
                 scene_path);
     if ((camera && caustic_scene_load_camera(scene, camera, err, sizeof err)) ||
@@ -493,6 +504,15 @@ static int cmd_render(int argc, char **argv) {
         caustic_scene_free(scene);
         caustic_dist_stop(1);
         return EXIT_USAGE;
+    }
+    if (cropping) {
+        /* fractions of the resolution the render will have: --res, else the scene's */
+        int w = opt.width > 0 ? opt.width : sst.width, h = opt.height > 0 ? opt.height : sst.height;
+        double sx = crop_fractions ? w : 1.0, sy = crop_fractions ? h : 1.0;
+        opt.crop[0] = (int)ceil(crop[0] * sx); /* pbrt's rounding of --cropwindow */
+        opt.crop[1] = (int)ceil(crop[1] * sy);
+        opt.crop[2] = (int)ceil(crop[2] * sx);
+        opt.crop[3] = (int)ceil(crop[3] * sy);
     }
     caustic_renderer *r = caustic_renderer_create(scene, &opt, err, sizeof err);
     if (!r) {
@@ -522,6 +542,7 @@ static int cmd_render(int argc, char **argv) {
     ctx.checkpoint = checkpoint;
     ctx.last_checkpoint = cli_now();
     ctx.out = &out;
+    ctx.eta_said = quiet || rank != 0;
     if (preview_every > 0.0 && !quiet)
         fprintf(stderr, "caustic: a preview goes to %s every %g s\n", output, preview_every);
     out.last_preview = cli_now();
@@ -575,6 +596,9 @@ static int cmd_render(int argc, char **argv) {
                 checkpoint ? checkpoint : "");
         if (!status) status = EXIT_INTERRUPTED;
     }
+    if (written && eight_bit && !quiet) warn_clipping(r, &look, output);
+    if (written && out.denoised && !quiet)
+        fprintf(stderr, "caustic: wrote %s (denoised) and %s (noisy)\n", out.denoised_path, output);
     char extra[1200];
     render_output_summary(&out, extra, sizeof extra);
     /* output= names only a file that was written */
@@ -584,6 +608,7 @@ static int cmd_render(int argc, char **argv) {
            st.seconds, st.spp, st.samples * per_s, st.rays * per_s, (double)(st.rays - st.shadow_rays) * per_s,
            st.shadow_rays * per_s, (unsigned long long)st.bad_samples, st.device, st.threads, st.width, st.height,
            written ? " output=" : "", written ? output : "", extra);
+    printf(" load_s=%.3f bvh_s=%.3f", load_s, bvh_s);
     if (nranks > 1) printf(" ranks=%d", nranks);
     if (st.kernel) printf(" kernel=%s", st.kernel);
     if (failed) printf(" status=failed");
@@ -672,13 +697,40 @@ static int cmd_compare(int argc, char **argv) {
     return 0;
 }
 
+/* --version: the version and what this build can do (compiled in, and found at run time). */
+static void print_version(void) {
+    char feat[1024], why[512];
+    caustic_build_features(feat, sizeof feat);
+    printf("caustic %s\n%s\n", caustic_version(), feat);
+    int oidn = caustic_denoise_load(why, sizeof why) == 0;
+    printf("oidn: %s\n", oidn ? "yes (--denoise)" : why);
+#ifdef CAUSTIC_HAVE_SDL2_WINDOW
+    printf("sdl: yes (caustic view has a window)\n");
+#else
+    printf("sdl: no (caustic view runs headless only)\n");
+#endif
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-        fputs(usage_main, argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : 0;
+    if (argc < 2) {
+        cli_print_main_help(stderr, 80);
+        return EXIT_USAGE;
     }
-    if (!strcmp(argv[1], "--version")) {
-        printf("caustic %s\n", caustic_version());
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        /* the generated documents (CMake writes caustic.1 and the completion through these) */
+        if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "--man")) {
+            cli_print_man(stdout, caustic_version());
+            return 0;
+        }
+        if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "--bash-completion")) {
+            cli_print_bash_completion(stdout);
+            return 0;
+        }
+        cli_print_main_help(stdout, 80);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        print_version();
         return 0;
     }
     caustic_set_log(print_log, NULL);
@@ -688,11 +740,32 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (!strcmp(argv[1], "render")) return cmd_render(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "view")) return cmd_view(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "compare")) return cmd_compare(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "tonemap")) return cmd_tonemap(argc - 2, argv + 2);
-    if (!strcmp(argv[1], "bench")) return cmd_bench(argc - 2, argv + 2);
+    /* the other commands parse "--opt value" themselves: "--opt=value" is split for them */
+    char **args = malloc(((size_t)argc * 2 + 1) * sizeof *args);
+    if (!args) {
+        fprintf(stderr, "caustic: out of memory\n");
+        return EXIT_RUNTIME;
+    }
+    int nargs = 0;
+    for (int i = 2; i < argc; ++i) {
+        char *eq = argv[i][0] == '-' && argv[i][1] == '-' ? strchr(argv[i], '=') : NULL;
+        if (eq && eq > argv[i] + 2) {
+            *eq = 0; /* argv's strings are the program's to modify (C11 5.1.2.2.1) */
+            args[nargs++] = argv[i];
+            args[nargs++] = eq + 1;
+        } else
+            args[nargs++] = argv[i];
+    }
+    args[nargs] = NULL;
+    int rc = -1;
+    if (!strcmp(argv[1], "view")) rc = cmd_view(nargs, args);
+    if (!strcmp(argv[1], "serve")) rc = cmd_serve(nargs, args);
+    if (!strcmp(argv[1], "info")) rc = cmd_info(nargs, args);
+    if (!strcmp(argv[1], "compare")) rc = cmd_compare(nargs, args);
+    if (!strcmp(argv[1], "tonemap")) rc = cmd_tonemap(nargs, args);
+    if (!strcmp(argv[1], "bench")) rc = cmd_bench(nargs, args);
+    free(args);
+    if (rc >= 0) return rc;
     if (!strcmp(argv[1], "devices")) {
         char buf[4096];
         caustic_describe_devices(buf, sizeof buf);
@@ -701,6 +774,16 @@ int main(int argc, char **argv) {
         fputs(buf, stdout);
         return 0;
     }
-    fprintf(stderr, "caustic: unknown command '%s'\n\n%s", argv[1], usage_main);
+    const char *names[32];
+    int n = 0;
+    for (const cli_command *c = cli_commands; c->name && n < 30; ++c) names[n++] = c->name;
+    names[n] = NULL;
+    /* "caustic cornell", "caustic scene.json": a scene where the command belongs */
+    const char *const *builtins = caustic_builtin_scenes();
+    int scene_like = strchr(argv[1], '.') != NULL;
+    for (int i = 0; builtins[i]; ++i) scene_like |= !strcmp(builtins[i], argv[1]);
+    fprintf(stderr, "caustic: unknown command '%s'%s\n", argv[1],
+            scene_like ? " (did you mean 'caustic render ...'?)" : cli_did_you_mean(argv[1], names));
+    fprintf(stderr, "(run 'caustic --help' for the commands)\n");
     return EXIT_USAGE;
 }

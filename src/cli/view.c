@@ -75,10 +75,16 @@ static const char *usage_view =
     "cudaMemcpy into pageable memory on the default stream, to measure the pinned/async copy).\n"
     "Without a display (and without --bench) it exits with status 2.\n";
 
+static const char *view_prog = "caustic view"; /* in messages: "caustic view" or "caustic serve" */
+
+/* A message of the viewer's (a key's effect, a refusal): on stdout, and to the front end where it
+ * shows them (caustic serve's page). */
 void view_say(const viewer *v, const char *fmt, const char *a) {
+    char msg[2400];
+    snprintf(msg, sizeof msg, fmt, a);
+    if (v->win && v->wo->message) v->wo->message(v->win, msg);
     if (v->quiet) return;
-    printf(fmt, a);
-    printf("\n");
+    printf("%s\n", msg);
     fflush(stdout);
 }
 
@@ -296,15 +302,42 @@ static void print_log(void *user, const char *message) {
 }
 
 static int usage_fail(const char *fmt, const char *arg) {
-    fprintf(stderr, "caustic view: ");
+    fprintf(stderr, "%s: ", view_prog);
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(run 'caustic view --help' for usage)\n");
+    fprintf(stderr, "\n(run '%s --help' for usage)\n", view_prog);
     return EXIT_USAGE;
 }
 
-int cmd_view(int argc, char **argv) {
+/* ---- the native window (view_window.h) as the viewer's front end ----------------------------- */
+static void *native_open(void *ctx, int width, int height, const char *title, char *err, size_t errlen) {
+    (void)ctx;
+    return view_window_open(width, height, title, err, errlen);
+}
+static int native_poll(void *w, view_event *ev) { return view_window_poll(w, ev); }
+static int native_present(void *w, const unsigned char *rgb8, int width, int height, char *err, size_t errlen) {
+    return view_window_present(w, rgb8, width, height, err, errlen);
+}
+static void native_set_title(void *w, const char *title) { view_window_set_title(w, title); }
+static const char *native_renderer(const void *w) { return view_window_renderer(w); }
+static const char *native_text_missing(const void *w) { return view_window_text_missing(w); }
+static int native_set_overlay(void *w, const char *text, char *err, size_t errlen) {
+    return view_window_set_overlay(w, text, err, errlen);
+}
+static void native_resize(void *w, int width, int height) { view_window_resize(w, width, height); }
+static void native_close(void *w) { view_window_close(w); }
+
+static const view_window_ops native_ops = {
+    native_open,         native_poll,        native_present, native_set_title, native_renderer,
+    native_text_missing, native_set_overlay, native_resize,  native_close,     NULL};
+
+int cmd_view(int argc, char **argv) { return view_main("caustic view", argc, argv, &native_ops, NULL); }
+
+int view_main(const char *prog, int argc, char **argv, const view_window_ops *wo, void *wo_ctx) {
+    view_prog = prog;
     viewer v;
     memset(&v, 0, sizeof v);
+    v.wo = wo;
+    v.prog = prog;
     caustic_options_init(&v.opt);
     v.opt.spp = 65536;
     v.adaptive_depth = 1;
@@ -404,7 +437,7 @@ int cmd_view(int argc, char **argv) {
     script sc;
     memset(&sc, 0, sizeof sc);
     if (script_path && view_script_load(&sc, script_path, err, sizeof err)) {
-        fprintf(stderr, "caustic view: %s\n", err);
+        fprintf(stderr, "%s: %s\n", view_prog, err);
         return EXIT_USAGE;
     }
     char stem_buf[1024];
@@ -421,7 +454,7 @@ int cmd_view(int argc, char **argv) {
     int rc = EXIT_USAGE;
     if (caustic_scene_load_ex(&v.scene, scene_path, &lo, err, sizeof err) ||
         (camera_path && caustic_scene_load_camera(v.scene, camera_path, err, sizeof err))) {
-        fprintf(stderr, "caustic view: %s\n", err);
+        fprintf(stderr, "%s: %s\n", view_prog, err);
         goto out;
     }
     caustic_scene_stats ss;
@@ -431,24 +464,24 @@ int cmd_view(int argc, char **argv) {
     caustic_scene_get_camera(v.scene, &v.cam);
     v.home = v.cam;
     if (!run_bench || bench_window) {
-        v.win = view_window_open(v.width, v.height, "caustic view", err, sizeof err);
+        v.win = wo->open(wo_ctx, v.width, v.height, view_prog, err, sizeof err);
         if (!v.win) {
-            fprintf(stderr, "caustic view: %s\n", err);
+            fprintf(stderr, "%s: %s\n", view_prog, err);
             goto out;
         }
-        if (view_window_text_missing(v.win))
-            fprintf(stderr, "caustic view: no on-screen readout (%s); the window title shows the figures\n",
-                    view_window_text_missing(v.win));
+        if (v.wo->text_missing(v.win))
+            fprintf(stderr, "%s: no on-screen readout (%s); the window title shows the figures\n", view_prog,
+                    v.wo->text_missing(v.win));
     }
     if (view_start_renderer(&v, err, sizeof err)) {
-        fprintf(stderr, "caustic view: %s\n", err);
+        fprintf(stderr, "%s: %s\n", view_prog, err);
         goto out;
     }
     rc = EXIT_RUNTIME;
     if (bench_denoise_on) {
         view_toggle_denoise(&v);
         if (!v.denoise) {
-            fprintf(stderr, "caustic view: --bench-denoise: no denoiser (see above)\n");
+            fprintf(stderr, "%s: --bench-denoise: no denoiser (see above)\n", view_prog);
             goto out;
         }
     }
@@ -457,11 +490,11 @@ int cmd_view(int argc, char **argv) {
         /* an input script runs first (to set the view up), then the measurement */
         while (!v.quit && view_script_busy(&sc))
             if (view_frame(&v, &sc, 0.0, err, sizeof err)) {
-                fprintf(stderr, "caustic view: %s\n", err);
+                fprintf(stderr, "%s: %s\n", view_prog, err);
                 goto out;
             }
         if (view_bench(&v, bench_frames, bench_seconds, err, sizeof err)) {
-            fprintf(stderr, "caustic view: %s\n", err);
+            fprintf(stderr, "%s: %s\n", view_prog, err);
             goto out;
         }
         rc = 0;
@@ -469,7 +502,7 @@ int cmd_view(int argc, char **argv) {
     }
     while (!v.quit) {
         view_event e;
-        while (view_window_poll(v.win, &e)) view_handle(&v, &e);
+        while (v.wo->poll(v.win, &e)) view_handle(&v, &e);
         if (v.quit) break;
         int at_target = caustic_renderer_spp(v.r) >= v.opt.spp && !v.cam_dirty && !v.display_dirty;
         int script_busy = view_script_busy(&sc);
@@ -479,10 +512,10 @@ int cmd_view(int argc, char **argv) {
             struct timespec ts = {0, 10 * 1000 * 1000};
             nanosleep(&ts, NULL);
         } else if (view_frame(&v, &sc, 0.0, err, sizeof err)) {
-            fprintf(stderr, "caustic view: %s\n", err);
+            fprintf(stderr, "%s: %s\n", view_prog, err);
             goto out;
         } else if (view_show(&v, err, sizeof err)) {
-            fprintf(stderr, "caustic view: %s\n", err);
+            fprintf(stderr, "%s: %s\n", view_prog, err);
             goto out;
         }
     }
@@ -491,11 +524,11 @@ out:
     if (v.r && !v.quiet && !run_bench) {
         char line[512];
         view_readout(&v, " | ", line, sizeof line);
-        printf("caustic view | %s\n", line);
+        printf("%s | %s\n", view_prog, line);
     }
     caustic_renderer_free(v.r);
     caustic_denoiser_free(v.dn);
-    view_window_close(v.win);
+    v.wo->close(v.win);
     caustic_scene_free(v.scene);
     free(v.rgb8);
     free(v.den);

@@ -6,6 +6,8 @@
 #ifndef CAUSTIC_CLI_VIEW_H
 #define CAUSTIC_CLI_VIEW_H
 
+#include <stddef.h>
+
 /* One input event, from the window or from an --input-script line. */
 typedef enum view_event_type {
     VIEW_EV_NONE = 0,
@@ -30,6 +32,28 @@ typedef struct view_event {
     int dy;
 } view_event;
 
+/* What shows the frames and gives the input: the window (view_window.h) for caustic view, a web
+ * page for caustic serve (src/serve/). `open` gets the ctx passed to view_main; the rest get what
+ * open returned. text_missing: NULL when the readout can be drawn over the frame. message (may be
+ * NULL): the viewer's messages (a key's effect, a refusal), which also go to stdout. */
+typedef struct view_window_ops {
+    void *(*open)(void *ctx, int width, int height, const char *title, char *err, size_t errlen);
+    int (*poll)(void *w, view_event *ev);
+    int (*present)(void *w, const unsigned char *rgb8, int width, int height, char *err, size_t errlen);
+    void (*set_title)(void *w, const char *title);
+    const char *(*renderer)(const void *w);
+    const char *(*text_missing)(const void *w);
+    int (*set_overlay)(void *w, const char *text, char *err, size_t errlen);
+    void (*resize)(void *w, int width, int height);
+    void (*close)(void *w);
+    void (*message)(void *w, const char *text);
+} view_window_ops;
+
 int cmd_view(int argc, char **argv);
+/* The viewer over the front end `wo` (prog names it in messages: "caustic view"); argv as caustic
+ * view's after the command. The exit status. */
+int view_main(const char *prog, int argc, char **argv, const view_window_ops *wo, void *wo_ctx);
+/* caustic serve (src/serve/serve.c, or serve_none.c in builds without CivetWeb) */
+int cmd_serve(int argc, char **argv);
 
 #endif

@@ -44,7 +44,7 @@ static int bench_presents(viewer *v, double *med, double *per_second, char *err,
     for (int i = 0; i < BENCH_PRESENTS; ++i) {
         double ti = cli_now();
         view_event e;
-        while (view_window_poll(v->win, &e)) {}
+        while (v->wo->poll(v->win, &e)) {}
         if (view_show(v, err, errlen)) return -1;
         t[i] = cli_now() - ti;
     }
@@ -113,7 +113,7 @@ int view_bench(viewer *v, int frames, double seconds, char *err, size_t errlen) 
     if (v->win) {
         double med, per_second;
         if (bench_presents(v, &med, &per_second, err, errlen)) return -1;
-        printf(" present_ms=%.2f presents/s=%.1f sdl_renderer=%s", med * 1e3, per_second, view_window_renderer(v->win));
+        printf(" present_ms=%.2f presents/s=%.1f sdl_renderer=%s", med * 1e3, per_second, v->wo->renderer(v->win));
     }
     printf("\n");
     return 0;

@@ -457,7 +457,7 @@ void view_script_step(viewer *v, script *sc) {
             view_handle(v, &e);
             break;
         case SC_RESIZE:
-            if (v->win) view_window_resize(v->win, c->a, c->b);
+            if (v->win) v->wo->resize(v->win, c->a, c->b);
             view_resize(v, c->a, c->b);
             break;
         case SC_QUIT: v->quit = 1; return;

@@ -72,7 +72,9 @@ typedef struct viewer {
     double sec_per_spp; /* measured, for sizing passes */
     int last_pass;
     int quiet;
-    view_window *win;
+    const view_window_ops *wo; /* the window, or what takes its place (caustic serve's page) */
+    void *win;
+    const char *prog; /* "caustic view" or "caustic serve", in messages and the title */
     /* readout */
     double frame_seconds, rate, last_title, denoise_seconds;
     caustic_render_stats st;

@@ -95,7 +95,8 @@ static void help_text(char *buf, size_t n) {
  * frame, with the key help (when asked for) and a notice (while it lasts). 0, or -1 with err. */
 int view_show(viewer *v, char *err, size_t errlen) {
     double now = cli_now();
-    if (now - v->last_title > 0.25) {
+    /* (also at the target spp: the last frame rendered shows its final figures) */
+    if (now - v->last_title > 0.25 || caustic_renderer_spp(v->r) >= v->opt.spp) {
         char text[2048], title[1024];
         const char *notice = v->notice[0] && now < v->notice_until ? v->notice : NULL;
         size_t at = 0;
@@ -109,11 +110,11 @@ int view_show(viewer *v, char *err, size_t errlen) {
         }
         at = strlen(text);
         if (notice) snprintf(text + at, sizeof text - at, "%s%s", at ? "\n" : "", notice);
-        if (view_window_set_overlay(v->win, text[0] ? text : NULL, err, errlen)) return -1;
+        if (v->wo->set_overlay(v->win, text[0] ? text : NULL, err, errlen)) return -1;
         view_readout(v, " | ", text, sizeof text);
-        snprintf(title, sizeof title, "caustic view | %s%s%s", text, notice ? " | " : "", notice ? notice : "");
-        view_window_set_title(v->win, title);
+        snprintf(title, sizeof title, "%s | %s%s%s", v->prog, text, notice ? " | " : "", notice ? notice : "");
+        v->wo->set_title(v->win, title);
         v->last_title = now;
     }
-    return view_window_present(v->win, v->rgb8, v->width, v->height, err, errlen);
+    return v->wo->present(v->win, v->rgb8, v->width, v->height, err, errlen);
 }

@@ -45,7 +45,8 @@
 // 1024^2 and 1080p 2. With 8x4 warp tiles on the H100 (docs/performance-log.md, branch `gpu10`) that beat
 // 2^22 rounded down (16, 4 and 2 slices) on textured Sponza by 0.5-0.9 % and on the Cornell box by
 // 3.5-4.5 %, and lost 0.7-1.6 % on the diffuse dragon; 2^21 rounded down left 1080p at one slice
-// (Sponza 1 % slower); 2^23 (32 and 8 slices) was 2 % slower everywhere ("merged main on the H100 (gpu9 + cpu8 together)").
+// (Sponza 1 % slower); 2^23 (32 and 8 slices) was 2 % slower everywhere (docs/performance-log.md,
+// "merged main on the H100 (gpu9 + cpu8 together)").
 #ifndef MEGA_FILL_ITEMS
 #define MEGA_FILL_ITEMS (1u << 21)
 #endif

@@ -154,7 +154,7 @@ static void json_escape(char *out, size_t n, const char *s) {
     out[j] = '\0';
 }
 
-char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi) {
+char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi, const camera_desc *cam) {
     vec3 c = vscale(vadd(lo, hi), 0.5f), ext = vsub(hi, lo);
     float r = 0.5f * vlen(ext);
     if (!(r > 0.0f) || !isfinite(r)) r = 1.0f;
@@ -173,25 +173,30 @@ char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi)
     size_t cap = 8192 + strlen(file);
     char *out = malloc(cap);
     if (!out) return NULL;
-    int n = snprintf(
-        out, cap,
-        "{\n"
-        "  \"Materials\": {\n"
-        "    \"model\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.7, 0.7, 0.7]},\n"
-        "    \"ground\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.5, 0.5, 0.5]}\n"
-        "  },\n"
-        "  \"Camera\": {\n"
-        "    \"RES\": [800, 600], \"FOVY\": %.6g, \"ITERATIONS\": 128, \"DEPTH\": 8, \"FILE\": \"quicklook\",\n"
-        "    \"EYE\": [%.6g, %.6g, %.6g], \"LOOKAT\": [%.6g, %.6g, %.6g], \"UP\": [0, 1, 0]\n"
-        "  },\n"
-        "  \"Environment\": {\"RGB\": [0.5, 0.5, 0.5], \"EMITTANCE\": 1.0},\n"
-        "  \"Lights\": [\n"
-        "    {\"TYPE\": \"directional\", \"DIRECTION\": [-0.45, -1.0, -0.6], \"RGB\": [2.5, 2.4, 2.2]}\n"
-        "  ],\n"
-        "  \"Objects\": [\n"
-        "    {\"TYPE\": \"mesh\", \"FILE\": \"%s\"%s}%s",
-        json_fovy_from_full(fov_full), eye.x, eye.y, eye.z, c.x, c.y, c.z, file,
-        is_ply ? ", \"MATERIAL\": \"model\"" : "", ground ? ",\n" : "\n");
+    /* the model file's own camera (a glTF camera) where it has one */
+    int rw = cam ? cam->width : 800, rh = cam ? cam->height : 600;
+    double fovy = json_fovy_from_full(cam ? cam->fovy_deg : fov_full);
+    vec3 look = cam ? cam->lookat : c, up = cam ? cam->up : v3(0, 1, 0);
+    if (cam) eye = cam->eye;
+    int n =
+        snprintf(out, cap,
+                 "{\n"
+                 "  \"Materials\": {\n"
+                 "    \"model\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.7, 0.7, 0.7]},\n"
+                 "    \"ground\": {\"TYPE\": \"Diffuse\", \"RGB\": [0.5, 0.5, 0.5]}\n"
+                 "  },\n"
+                 "  \"Camera\": {\n"
+                 "    \"RES\": [%d, %d], \"FOVY\": %.6g, \"ITERATIONS\": 128, \"DEPTH\": 8, \"FILE\": \"quicklook\",\n"
+                 "    \"EYE\": [%.6g, %.6g, %.6g], \"LOOKAT\": [%.6g, %.6g, %.6g], \"UP\": [%.6g, %.6g, %.6g]\n"
+                 "  },\n"
+                 "  \"Environment\": {\"RGB\": [0.5, 0.5, 0.5], \"EMITTANCE\": 1.0},\n"
+                 "  \"Lights\": [\n"
+                 "    {\"TYPE\": \"directional\", \"DIRECTION\": [-0.45, -1.0, -0.6], \"RGB\": [2.5, 2.4, 2.2]}\n"
+                 "  ],\n"
+                 "  \"Objects\": [\n"
+                 "    {\"TYPE\": \"mesh\", \"FILE\": \"%s\"%s}%s",
+                 rw, rh, fovy, eye.x, eye.y, eye.z, look.x, look.y, look.z, up.x, up.y, up.z, file,
+                 is_ply ? ", \"MATERIAL\": \"model\"" : "", ground ? ",\n" : "\n");
     if (n < 0 || (size_t)n >= cap) {
         free(out);
         return NULL;
@@ -218,6 +223,7 @@ char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi)
 /* ---- loading ------------------------------------------------------------------------------------- */
 static int hand_out_json(const scene_load_opts *opts, const char *json, char *err, size_t errlen) {
     if (!opts || !opts->json_out) return 0;
+    if (*opts->json_out) return 0; /* the loader's, with the -D overrides applied */
     size_t n = strlen(json);
     *opts->json_out = malloc(n + 1);
     if (!*opts->json_out) {
@@ -262,10 +268,34 @@ static int load_cis_text(scene **out, const scene_source *src, const scene_load_
     return rc;
 }
 
-/* the file's camera and lights, or a framing camera and a white sky (gltf.cpp) */
+/* The file's camera and lights (gltf.cpp); a file without lights gets the quick look's rig that
+ * OBJ and PLY get (environment, key light, ground), around its own materials and through its own
+ * camera where it has one: the scene read again through that JSON (with --dump-scene's JSON and -D). */
+static int load_json_text(scene **out, const char *json, const scene_source *src, const scene_load_opts *opts,
+                          char *err, size_t errlen);
 static int load_gltf(scene **out, const scene_source *src, const scene_load_opts *opts, char *err, size_t errlen) {
-    (void)opts;
-    return scene_load_gltf_scene(out, src->path, err, errlen);
+    int lit = 0, has_camera = 0;
+    if (scene_load_gltf_scene_ex(out, src->path, &lit, &has_camera, err, errlen)) return -1;
+    if (lit) return 0;
+    vec3 lo = v3s(INFINITY), hi = v3s(-INFINITY);
+    for (size_t i = 0; i < (*out)->nvertices; ++i) {
+        vec3 p = (*out)->positions[i];
+        lo = v3(fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z));
+        hi = v3(fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z));
+    }
+    camera_desc cam = (*out)->camera;
+    scene_destroy(*out);
+    *out = NULL;
+    char *abs = realpath(src->path, NULL);
+    char *json = scene_quicklook_json(abs ? abs : src->path, 0, lo, hi, has_camera ? &cam : NULL);
+    free(abs);
+    if (!json) {
+        snprintf(err, errlen, "%s: out of memory", src->path);
+        return -1;
+    }
+    int rc = load_json_text(out, json, src, opts, err, errlen);
+    free(json);
+    return rc;
 }
 
 static int mesh_gltf(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen) {
@@ -307,7 +337,7 @@ static int load_quicklook(scene **out, const scene_source *src, const scene_load
     if (model_bounds(src->path, &lo, &hi, err, errlen)) return -1;
     char *abs = realpath(src->path, NULL);
     int is_ply = scene_format_detect(src->path, src->text, src->size)->load_mesh == scene_load_ply;
-    char *json = scene_quicklook_json(abs ? abs : src->path, is_ply, lo, hi);
+    char *json = scene_quicklook_json(abs ? abs : src->path, is_ply, lo, hi, NULL);
     free(abs);
     if (!json) {
         snprintf(err, errlen, "%s: out of memory", src->path);

@@ -880,6 +880,11 @@ extern "C" int scene_load_gltf_memory(scene *s, const void *data, size_t size, c
 }
 
 extern "C" int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errlen) {
+    return scene_load_gltf_scene_ex(out, path, nullptr, nullptr, err, errlen);
+}
+
+extern "C" int scene_load_gltf_scene_ex(scene **out, const char *path, int *lit, int *has_camera, char *err,
+                                        size_t errlen) {
     *out = nullptr;
     scene *s = scene_create();
     if (!s) {
@@ -893,6 +898,8 @@ extern "C" int scene_load_gltf_scene(scene **out, const char *path, char *err, s
         scene_destroy(s);
         return -1;
     }
+    if (lit) *lit = lights;
+    if (has_camera) *has_camera = s->camera.width != 0;
     if (s->camera.width == 0) {
         /* no camera in the file: frame the bounds from the front (+z), a little above */
         vec3 lo = v3s(INFINITY), hi = v3s(-INFINITY);

@@ -35,3 +35,9 @@ int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errle
     snprintf(err, errlen, "%s: %s", path, NO_GLTF);
     return -1;
 }
+
+int scene_load_gltf_scene_ex(scene **out, const char *path, int *lit, int *has_camera, char *err, size_t errlen) {
+    (void)lit;
+    (void)has_camera;
+    return scene_load_gltf_scene(out, path, err, errlen);
+}

@@ -19,6 +19,12 @@ typedef struct scene_load_opts {
                           for JSON files, the converted scene for the course's text format and
                           for quick-look models) */
     int camera_only; /* JSON: read the "Camera" object alone (a camera file: the viewer's) */
+    /* "PATH=VALUE" overrides (caustic render -D) applied to the JSON before it is read: PATH as
+     * the loader's messages name keys (Camera.RES, Materials.light.EMITTANCE, Objects[2].TRANS),
+     * VALUE JSON or else a string. A key the loader does not know is an error, not a warning. With
+     * json_out, the scene handed out is the overridden one. */
+    const char *const *defines;
+    int ndefines;
 } scene_load_opts;
 
 /* ---- the table of formats (formats.c) ---------------------------------------------------------- */
@@ -68,9 +74,10 @@ int scene_dump_json(const char *path, const char *json, char *err, size_t errlen
 /* Meshes by file extension, through the table's load_mesh: the one place a mesh file reaches its
  * reader. */
 int scene_load_mesh_file(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
-/* A quick-look scene for a model file: caustic JSON with a camera framing bounds lo..hi, a grey
- * environment, a key light and a ground plane (malloc'd). */
-char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi);
+/* A quick-look scene for a model file: caustic JSON with a camera framing bounds lo..hi (or the
+ * model file's own camera, cam, where it is not NULL), a grey environment, a key light and a
+ * ground plane (malloc'd). */
+char *scene_quicklook_json(const char *model_path, int is_ply, vec3 lo, vec3 hi, const camera_desc *cam);
 
 /* ---- field of view ------------------------------------------------------------------------------
  * caustic has one convention: the FULL vertical field of view in degrees (camera_desc.fovy_deg,
@@ -120,6 +127,9 @@ int scene_load_gltf_memory(scene *s, const void *data, size_t size, const char *
  * from +z when it has none) and lights (or, without KHR_lights_punctual lights, a white
  * environment of radiance 1); 800 pixels wide. */
 int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errlen);
+/* ... and whether the file has punctual lights (*lit) and a camera (*has_camera) (either may be
+ * NULL): without lights, scene_load_file gives the model the quick look's rig instead. */
+int scene_load_gltf_scene_ex(scene **out, const char *path, int *lit, int *has_camera, char *err, size_t errlen);
 
 /* ---- OBJ (obj.c, mtl.c; options in import/mtl.h) ------------------------------------------------ */
 /* Loads triangles (fan-triangulated) into the scene. */

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "import/params.h"
+#include "caustic.h"
 #include "util/array.h"
 #include "util/file.h"
 
@@ -71,6 +72,10 @@ int prm_warn(prm_ctx *c, const char *dedup, const char *where, const char *fmt, 
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (c->strict) return prm_fail(c, where, "%s (an error with --strict)", msg);
+    for (int i = 0; where && i < c->ndefines; ++i) {
+        size_t n = strcspn(c->defines[i], "=");
+        if (strlen(where) == n && !strncmp(where, c->defines[i], n)) return prm_fail(c, where, "%s (set by -D)", msg);
+    }
     prm_note(c, dedup, where, msg);
     return 0;
 }
@@ -152,6 +157,9 @@ int prm_edit_distance(const char *a, const char *b) {
     }
     return d[n][m];
 }
+
+/* caustic.h's did-you-mean (the command line's flags, commands and scene names): the readers' */
+const char *caustic_suggest(const char *word, const char *const *candidates) { return prm_suggest(word, candidates); }
 
 const char *prm_suggest(const char *word, const char *const *cands) {
     const char *best = NULL;

@@ -32,6 +32,10 @@ typedef struct prm_ctx {
     int line_format; /* where-strings are line numbers ("FILE:LINE: ..."), not JSON paths */
     prm_pending *pending;
     size_t npending;
+    /* "PATH=VALUE" overrides of this load (caustic render -D): a warning about one of their
+     * paths is an error, "(set by -D)" */
+    const char *const *defines;
+    int ndefines;
 } prm_ctx;
 
 void prm_init(prm_ctx *c, const char *src, int strict, char *err, size_t errlen);

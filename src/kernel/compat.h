@@ -32,7 +32,8 @@
  * The CPU megakernel (render_rect) inlined everything into one function, whose register
  * allocation spilled across the shading and the traversal loops alike; the shading as its own
  * function (stage_shade_with) costs a call per bounce and was 1.04-1.06x faster on the CPU
- * (docs/performance-log.md, 2026-11-28, branch `cpu11`). The camera ray's path_generate as one too was slower. `unused`:
+ * (docs/performance-log.md, 2026-11-28, branch `cpu11`). The camera ray's path_generate as one
+ * too was slower. `unused`:
  * a translation unit that includes the kernel without calling it. */
 #if defined(__CUDACC__)
 #define KFN_CPU_CALL KFN

@@ -168,6 +168,9 @@ void scene_warn(const scene *s, const char *fmt, ...)
 
 /* Built-in scenes (scene_builtin.c); readers of scene files are in src/import (import/import.h). */
 int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen);
+/* The JSON text of a built-in scene made from JSON (cornell, cornell-glass), else NULL (made in
+ * code: rtow, smallvcm0-3). */
+const char *scene_builtin_json(const char *name);
 const char *const *scene_builtin_names(void); /* NULL-terminated */
 /* SmallVCM's Cornell box scene `id` (0..3) into an empty scene (scene_smallvcm.c). */
 int scene_build_smallvcm(scene *s, int id, char *err, size_t errlen);

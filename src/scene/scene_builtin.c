@@ -173,6 +173,12 @@ static int build_rtow(scene *s, char *err, size_t errlen) {
     return 0;
 }
 
+const char *scene_builtin_json(const char *name) {
+    if (strcmp(name, "cornell") == 0) return cornell_json;
+    if (strcmp(name, "cornell-glass") == 0) return cornell_glass_json;
+    return NULL;
+}
+
 int scene_load_builtin(scene **out, const char *name, char *err, size_t errlen) {
     *out = NULL;
     if (!name) name = "";

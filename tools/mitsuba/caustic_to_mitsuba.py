@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Renders a caustic scene file with Mitsuba 3, matched to caustic's conventions, and times it:
-the comparison in docs/performance-log.md ("2026-11-25: a cheaper Sobol sampler, AVX-512 kernels, against Mitsuba 3"). Translates the subset the
-comparison scenes use: Diffuse / Emitting / Specular (mirror) materials; cube, sphere, quad,
-plane and OBJ mesh objects (TRANS, ROTAT, SCALE; quads also ORIGIN/U/V); a constant
+the comparison in docs/performance-log.md ("2026-11-25: a cheaper Sobol sampler, AVX-512 kernels,
+against Mitsuba 3"). Translates the subset the comparison scenes use: Diffuse / Emitting /
+Specular (mirror) materials; cube, sphere, quad, plane and OBJ mesh objects (TRANS, ROTAT, SCALE; quads also ORIGIN/U/V); a constant
 Environment; the pinhole Camera. A mesh without MATERIAL takes its materials from its MTL files as
 caustic's OBJ loader does (src/import/obj.c, mtl.c), for the diffuse case only (Kd, map_Kd): one
 Mitsuba mesh per usemtl material, map_Kd as a `bitmap` texture holding Kd * the sRGB-decoded

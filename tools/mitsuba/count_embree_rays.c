@@ -1,5 +1,6 @@
 /* Counts the rays Mitsuba 3's llvm variants hand to Embree, for rays per sample beside caustic's
- * (docs/performance-log.md, 2026-11-28, branch `bound18`): preloaded, it stands in for Mitsuba's own Embree entry points
+ * (docs/performance-log.md, 2026-11-28, branch `bound18`): preloaded, it stands in for Mitsuba's
+ * own Embree entry points
  * mitsuba::rtcIntersect16 / rtcOccluded16 (ray_intersect and ray_test of the JIT kernel), counts the
  * active lanes of each packet (valid[i] == -1) and calls the real ones; the totals go to stderr at
  * exit. The script renders a warm-up image first, so the counts cover two renders.
