@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "features_variant.h"
+#include "kernel/bidir_limits.h"
 #include "kernel/kernel.h"
 #include "scene/scene.h"
 #include "import/import.h"
@@ -63,6 +64,23 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i)
         CHECK(kernel_variant_for(KF_OPAQUE | extra[i]) == KV_ALL, "opaque + feature 0x%x", extra[i]);
 
+    /* media: no variant has them yet (KF_ALL leaves KF_MEDIA out), and the bidirectional
+     * integrators refuse them by their table (kernel/bidir_limits.h) */
+    CHECK((KF_ALL & KF_MEDIA) == 0u, "KF_MEDIA is reserved, outside KF_ALL");
+    {
+        camera cam;
+        memset(&cam, 0, sizeof cam);
+        bidir_request q = bidir_request_of(&cam, KF_DIFFUSE);
+        CHECK(bidir_refusal(&q) == NULL, "a diffuse scene is refused: %s", bidir_refusal(&q));
+        q.features |= KF_MEDIA;
+        const char *why = bidir_refusal(&q);
+        CHECK(why && strstr(why, "media"), "a scene with media: %s", why ? why : "not refused");
+        q.features = 0u;
+        q.clamp = 1.0f;
+        why = bidir_refusal(&q);
+        CHECK(why && strstr(why, "clamp"), "the clamp: %s", why ? why : "not refused");
+    }
+
     /* scenes: the variant each picks renders it exactly as the full kernel */
     const char *names[] = {"cornell",
                            "cornell-glass",
@@ -104,6 +122,11 @@ int main(int argc, char **argv) {
         render_variant[v](k, &p, img);
         CHECK(memcmp(full, img, bytes) == 0, "%s picks the %s kernel, which renders it differently", names[n],
               kernel_variant_name(v));
+        /* the media seam (kernel/medium.h) compiled in changes no surface image: its slot, segment
+         * step, transmittance and sample block leave a scene without media as it was */
+        features_render_KV_MEDIA_SEAM(k, &p, img);
+        CHECK(memcmp(full, img, bytes) == 0, "%s: the kernel with the media seam (KERNEL_MEDIA) renders it differently",
+              names[n]);
         /* the smallest kernel on a scene that needs more must not pass for the full one */
         int differs = -1;
         if (v != 0) {

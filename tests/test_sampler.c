@@ -200,7 +200,42 @@ static void test_sampler_variance(void) {
         }
 }
 
+/* The media block (sampler_medium_*): drawing from it leaves every surface draw as it was (the
+ * sampler is not advanced, nor is its stream), its values lie in [0,1) with mean 1/2, and its
+ * dimensions are not the surface ones (a draw equal to every pixel's surface draw of the same
+ * sample would show a block that aliases them). */
+static void test_media_block(void) {
+    int moved = 0, same = 0, n = 0;
+    double sum = 0.0;
+    for (int type = 0; type < 3; ++type)
+        for (uint32_t i = 0; i < 2000; ++i) {
+            sampler a = sampler_start(type, i % 41, i / 41, i, 9, 64), b = a;
+            vec2 p0, l0, p1, l1;
+            sampler_camera(&a, NULL, &p0, &l0);
+            sampler_camera(&b, NULL, &p1, &l1);
+            for (uint32_t depth = 0; depth < 3; ++depth) {
+                float m = sampler_medium_1d(&a, depth, 0);
+                vec2 m2 = sampler_medium_2d(&a, depth, 1);
+                pcg32 st = sampler_medium_stream(&a, depth);
+                float t = pcg32_float(&st);
+                CHECK(m >= 0 && m < 1 && m2.x >= 0 && m2.x < 1 && m2.y >= 0 && m2.y < 1 && t >= 0 && t < 1,
+                      "media draw out of range (sampler %d)", type);
+                sum += m + m2.x + m2.y + t;
+                n += 4;
+                bounce_samples u = sampler_bounce(&a, NULL), v = sampler_bounce(&b, NULL);
+                moved += memcmp(&u, &v, sizeof u) != 0 || a.dim != b.dim;
+                same += m == u.light_pick || m == u.lobe || m == u.rr;
+            }
+            moved += memcmp(&a.rng, &b.rng, sizeof a.rng) != 0;
+        }
+    CHECK(moved == 0, "media draws moved the surface draws %d times", moved);
+    CHECK(same < 5, "media draws equal surface draws %d times", same);
+    CHECK(fabs(sum / n - 0.5) < 0.01, "media draws' mean %g", sum / n);
+    CHECK(SAMPLE_DIM_MEDIA_BASE > SAMPLE_DIMS_CAMERA + SAMPLE_DIMS_BOUNCE * 1024u, "the media block overlaps bounces");
+}
+
 int main(void) {
+    test_media_block();
     test_sobol_dim1();
     test_sobol_nets();
     test_uniform_across_pixels();

@@ -1,5 +1,6 @@
 /* The backend table and what its entries share. */
 #include "api/backend.h"
+#include "kernel/bidir_limits.h"
 
 #include <stdio.h>
 
@@ -15,11 +16,11 @@ const backend_ops *const backend_table[] = {
 
 int backend_bidir_limits(const backend_desc *d, char *err, size_t errlen) {
     const caustic_options *o = d->opt;
-    const char *why = o->adaptive > 0.0f          ? "does not support adaptive sampling"
-                      : o->adaptive_depth         ? "does not support --adaptive-depth"
-                      : o->clamp > 0.0f           ? "does not support the firefly clamp"
-                      : d->cam.lens_radius > 0.0f ? "supports pinhole cameras only (the scene has an APERTURE)"
-                                                  : NULL;
+    bidir_request q = bidir_request_of(&d->cam, kscene_features(&d->scene->k));
+    q.adaptive = o->adaptive;
+    q.adaptive_depth = o->adaptive_depth != 0;
+    q.clamp = o->clamp;
+    const char *why = bidir_refusal(&q);
     if (!why) return 0;
     snprintf(err, errlen, "--integrator %s %s", caustic_integrator_name(o->integrator), why);
     return -1;

@@ -11,6 +11,7 @@
 #include "cpu/isa.h"
 #include "cpu/render_cpu.h"
 #include "cpu/render_vcm.h"
+#include "kernel/bidir_limits.h"
 
 typedef struct cpu_backend {
     const kscene *k;
@@ -158,6 +159,14 @@ static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
     cpu_backend *b = cpu_create(d, err, errlen);
     if (!b) return NULL;
     const caustic_options *o = d->opt;
+    /* the kernel's own list of what it cannot render (kernel/bidir_limits.h), from the scene it gets */
+    bidir_request q = bidir_request_of(&d->cam, kscene_features(b->k));
+    const char *why = bidir_refusal(&q);
+    if (why) {
+        snprintf(err, errlen, "--integrator %s %s", caustic_integrator_name(o->integrator), why);
+        cpu_free(b);
+        return NULL;
+    }
     /* path length counts segments: depth d bounces allow paths of d + 1 segments */
     b->vcm = cpu_kernels_get()->vcm_create(b->k, &d->cam, (int)o->integrator - 1, d->max_depth + 1,
                                            o->merge_radius * b->k->scene_radius, o->merge_alpha, o->merge_everywhere,

@@ -148,10 +148,25 @@ struct cuda_tile {
     size_t n; // the tile in flight (0: none)
 };
 
+// The device buffers a renderer owns for its scene, counted from the lists that declare them: one
+// per scene array (KSCENE_ARRAYS, kernel/types.h) and one per BVH array below (the kscene members
+// each backend fills with its own tree: render_cuda.cu's create and lbvh.cu). A new scene array
+// needs nothing here; a new BVH array is a row of CUDA_BVH_ARRAYS. cuda_own_buffer checks the
+// bound at run time.
+#define CUDA_BVH_ARRAYS(X) X(nodes) X(leaves) X(leaf_pos)
+#define CUDA_COUNT_SCENE_ARRAY(type, name, count) +1
+#define CUDA_COUNT_BVH_ARRAY(name)                +1
+enum {
+    CUDA_SCENE_BUFFERS = 0 KSCENE_ARRAYS(CUDA_COUNT_SCENE_ARRAY) CUDA_BVH_ARRAYS(CUDA_COUNT_BVH_ARRAY),
+};
+#undef CUDA_COUNT_SCENE_ARRAY
+#undef CUDA_COUNT_BVH_ARRAY
+
 struct cuda_renderer {
-    kscene k;          // device pointers, passed to kernels by value
-    void *buffers[24]; // KSCENE_ARRAYS and the BVH
+    kscene k;                              // device pointers, passed to kernels by value
+    void *buffers[CUDA_SCENE_BUFFERS];     // KSCENE_ARRAYS and CUDA_BVH_ARRAYS (cuda_own_buffer)
     int nbuffers;
+    uint32_t features;                     // the scene's features (kscene_features of the host scene)
     float *accum;          // the film (cuda_film): width*height*3 sums, on the device
     uint32_t *count;       // samples per pixel
     float *lum2;           // per pixel: sum of squared sample luminance (adaptive sampling)
@@ -172,6 +187,11 @@ struct cuda_renderer {
     double bvh_build_seconds; // LBVH: GPU build time (kernels), collapse included
 };
 
+// Every scene array and BVH array has its slot (a compile-time check that the count above is the
+// size of r->buffers).
+static_assert(sizeof(((cuda_renderer *)0)->buffers) / sizeof(void *) == CUDA_SCENE_BUFFERS,
+              "cuda_renderer.buffers holds CUDA_SCENE_BUFFERS pointers (src/cuda/cuda_internal.h)");
+
 #define CUDA_TRY(call)                                                                                                 \
     do {                                                                                                               \
         cudaError_t e_ = (call);                                                                                       \
@@ -180,6 +200,21 @@ struct cuda_renderer {
             return -1;                                                                                                 \
         }                                                                                                              \
     } while (0)
+
+// Hands device buffer d (of `what`) to r, which frees it with the renderer. Refuses, freeing d,
+// past CUDA_SCENE_BUFFERS: a buffer of a list neither KSCENE_ARRAYS nor CUDA_BVH_ARRAYS declares.
+static inline int cuda_own_buffer(cuda_renderer *r, void *d, const char *what, char *err, size_t errlen) {
+    if (r->nbuffers >= CUDA_SCENE_BUFFERS) {
+        cudaFree(d);
+        snprintf(err, errlen,
+                 "CUDA: the %s buffer is one more than the %d that KSCENE_ARRAYS (kernel/types.h) and "
+                 "CUDA_BVH_ARRAYS (src/cuda/cuda_internal.h) declare: declare it there",
+                 what, (int)CUDA_SCENE_BUFFERS);
+        return -1;
+    }
+    r->buffers[r->nbuffers++] = d;
+    return 0;
+}
 
 // Makes the renderer's device the calling thread's current one (every entry point does).
 #define CUDA_USE_DEVICE(r) CUDA_TRY(cudaSetDevice((r)->cfg.device))

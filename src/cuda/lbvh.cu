@@ -327,9 +327,15 @@ int lbvh_build_device(cuda_renderer *r, const kscene *s, cuda_bvh_out *out_host,
     void *nodes = NULL, *leaves = NULL;
     if (o.nnodes) {
         cudaError_t e = cudaMalloc(&nodes, o.nnodes * sizeof(bvh4_node));
-        if (e == cudaSuccess) r->buffers[r->nbuffers++] = nodes;
+        if (e == cudaSuccess && cuda_own_buffer(r, nodes, "nodes", err, errlen)) {
+            cuda_bvh_out_free(&o);
+            return -1;
+        }
         if (e == cudaSuccess) e = cudaMalloc(&leaves, o.nleaf4 * sizeof(bvh_leaf4));
-        if (e == cudaSuccess) r->buffers[r->nbuffers++] = leaves;
+        if (e == cudaSuccess && cuda_own_buffer(r, leaves, "leaves", err, errlen)) {
+            cuda_bvh_out_free(&o);
+            return -1;
+        }
         if (e == cudaSuccess) e = cudaMemcpy(nodes, o.nodes, o.nnodes * sizeof(bvh4_node), cudaMemcpyHostToDevice);
         if (e == cudaSuccess) e = cudaMemcpy(leaves, o.leaves, o.nleaf4 * sizeof(bvh_leaf4), cudaMemcpyHostToDevice);
         if (e != cudaSuccess) {

@@ -45,13 +45,14 @@ extern "C" void cuda_describe_devices(char *buf, size_t n) {
     }
 }
 
-// Copies `bytes` of host data to a new device buffer owned by r.
-static int upload(cuda_renderer *r, const void *host, size_t bytes, const void **dev, char *err, size_t errlen) {
+// Copies `bytes` of host data (the array `what`) to a new device buffer owned by r.
+static int upload(cuda_renderer *r, const void *host, size_t bytes, const void **dev, const char *what, char *err,
+                  size_t errlen) {
     *dev = NULL;
     if (!host || bytes == 0) return 0;
     void *d = NULL;
     CUDA_TRY(cudaMalloc(&d, bytes));
-    r->buffers[r->nbuffers++] = d;
+    if (cuda_own_buffer(r, d, what, err, errlen)) return -1;
     CUDA_TRY(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
     *dev = d;
     return 0;
@@ -83,7 +84,8 @@ static int upload_leaf_pos(cuda_renderer *r, const bvh_leaf4 *leaves, const vec3
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc = upload(r, rows, n * BVH_LEAF_LANES_FLOATS * sizeof(float), (const void **)&r->k.leaf_pos, err, errlen);
+    int rc = upload(r, rows, n * BVH_LEAF_LANES_FLOATS * sizeof(float), (const void **)&r->k.leaf_pos, "leaf_pos", err,
+                    errlen);
     free(rows);
     return rc;
 }
@@ -170,10 +172,12 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
             }
             k->node_layout = KNODES_CW8;
         }
-        int up = cw ? upload(r, packed, tree->nwnodes * sizeof(cw8_node), (const void **)&k->nodes, err, errlen)
-                    : upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, err, errlen);
+        int up = cw ? upload(r, packed, tree->nwnodes * sizeof(cw8_node), (const void **)&k->nodes, "nodes", err, errlen)
+                    : upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, "nodes", err,
+                             errlen);
         free(packed);
-        if (up || upload(r, tree->leaves, tree->nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, err, errlen))
+        if (up ||
+            upload(r, tree->leaves, tree->nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, "leaves", err, errlen))
             return -1;
         k->nnodes = (uint32_t)tree->nwnodes;
         k->nleaf4 = (uint32_t)tree->nleaf4;
@@ -187,7 +191,8 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
                                      h->nvertices ? h->positions : NULL, err, errlen))
         return -1;
     // the smallest megakernel variant that covers the scene's features (kernel/features.h)
-    r->variant = kernel_variant_for(kscene_features(h));
+    r->features = kscene_features(h);
+    r->variant = kernel_variant_for(r->features);
     switch (r->variant) {
         /* clang-format off */
 #define MEGA_KERNELS_CASE(NAME, name, features) case NAME: r->mega = mega_kernels_##NAME(k->node_layout); break;
@@ -197,7 +202,7 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     }
     // the scene's arrays (counts from the copy of h in *k)
 #define UP(type, name, count)                                                                                          \
-    if (upload(r, h->name, (size_t)(count) * sizeof(type), (const void **)&k->name, err, errlen)) return -1;
+    if (upload(r, h->name, (size_t)(count) * sizeof(type), (const void **)&k->name, #name, err, errlen)) return -1;
     KSCENE_ARRAYS(UP)
 #undef UP
     size_t n = (size_t)r->width * (size_t)r->height * 3u;

@@ -18,6 +18,7 @@
 #include "cuda/cuda_internal.h"
 #include "util/log.h"
 #include "kernel/vcm.h"
+#include "kernel/bidir_limits.h"
 
 #include <cub/device/device_scan.cuh>
 
@@ -120,6 +121,12 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int al
                                      size_t errlen) {
     if (cudaSetDevice(r->cfg.device) != cudaSuccess) {
         snprintf(err, errlen, "CUDA: cannot use device %d", r->cfg.device);
+        return NULL;
+    }
+    // the kernel's own list of what it cannot render (kernel/bidir_limits.h)
+    bidir_request q = bidir_request_of(cam, r->features);
+    if (const char *why = bidir_refusal(&q)) {
+        snprintf(err, errlen, "CUDA: the bidirectional integrators: %s", why);
         return NULL;
     }
     cuda_vcm *v = (cuda_vcm *)calloc(1, sizeof(cuda_vcm));

@@ -113,13 +113,18 @@ __global__ void __launch_bounds__(WF_BLOCK, WF_MIN_BLOCKS)
 }
 
 // One stage of path p: load its state, run the shared stage function, store it, and queue the
-// path for the stage that function names (shading: the queue of the hit's material kind).
+// path for the stage path_next names (shading: the queue of the hit's material kind).
 __device__ __forceinline__ void wf_step(const wf_args &a, const kscene &k, const kpass &pass, uint32_t p, int stage) {
     path_state ps;
     path_soa_load(&a.soa, p, &ps);
-    int next = stage == STAGE_INTERSECT ? stage_intersect(&ps, &k, &pass, k.node_layout)
-               : stage == STAGE_SHADE   ? stage_shade(&ps, &k, &pass)
-                                        : stage_shadow(&ps, &k, k.node_layout);
+    int event = 0;
+    if (stage == STAGE_INTERSECT)
+        event = stage_intersect(&ps, &k, &pass, k.node_layout);
+    else if (stage == STAGE_SHADE)
+        stage_shade(&ps, &k, &pass);
+    else
+        stage_shadow(&ps, &k, k.node_layout);
+    int next = path_next(&ps, stage, event);
     path_soa_store(&a.soa, p, &ps);
     int q = next == STAGE_INTERSECT ? WF_Q_ISECT
             : next == STAGE_SHADE   ? WF_Q_SHADE + hit_material_kind(&k, ps.h.prim)

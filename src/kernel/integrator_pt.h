@@ -9,6 +9,7 @@
 #include "bvh_traverse.h"
 #include "camera.h"
 #include "lights.h"
+#include "medium.h"
 #include "pass.h"
 #include "path_state.h"
 
@@ -30,38 +31,62 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
     ps->alive = 1;
     ps->rays = 0;
     ps->shadow_rays = 0;
+    path_medium_start(ps, p);
+}
+
+/* The stage after `stage`, the one place that says it (the CPU's loop, the GPU megakernel's step
+ * and the wavefront's queues all ask here). event: what STAGE_INTERSECT's segment step found (a
+ * segment_event); the other stages leave their answer in the path state (shadow_pending, alive). */
+KFN int path_next(const path_state *ps, int stage, int event) {
+    if (stage == STAGE_INTERSECT) return event == SEGMENT_SURFACE ? STAGE_SHADE : STAGE_DONE;
+    if (stage == STAGE_SHADE && ps->shadow_pending) return STAGE_SHADOW;
+    return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
 
 /* --adaptive-depth: p says the first depth limit (adaptive_depth.h). `layout`, here and below:
- * s->node_layout, or that value as a constant (trace_ray). */
+ * s->node_layout, or that value as a constant (trace_ray). The intersect stage's result: the
+ * segment step's event (path_segment, kernel/medium.h). */
 KFN int stage_intersect_done(path_state *ps, const kscene *s, const kpass *p, int got) {
-    if (got) return STAGE_SHADE;
-    if (!vis_black(s->env_radiance)) {
+    int event = path_segment(ps, s, p, got);
+    if (event == SEGMENT_MISS && !vis_black(s->env_radiance)) {
         float w = adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         if (!ps->prev_delta && s->env_pmf > 0.0f) w *= mis_power(ps->prev_pdf, env_pdf(s, ps->r.d));
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, env_eval(s, ps->r.d)), w));
     }
-    return STAGE_DONE;
+    return event;
 }
 KFN int stage_intersect(path_state *ps, const kscene *s, const kpass *p, uint32_t layout) {
     ps->rays++;
     return stage_intersect_done(ps, s, p, trace_closest_layout(s, ps->r, &ps->h, layout));
 }
 
-KFN int stage_shadow_done(path_state *ps, int occluded) {
-    if (!occluded) ps->radiance = vadd(ps->radiance, ps->shadow_contrib);
+/* The pending NEE contribution, weighted by its shadow ray's transmittance tr (trace_transmittance).
+ * Without media tr is 0 or 1 on every channel: the contribution is added as it is where the ray
+ * is unoccluded (no multiply, the same bits and instructions as a yes/no answer). */
+KFN void stage_shadow_done(path_state *ps, vec3 tr) {
+    if (!vis_black(tr)) ps->radiance = vadd(ps->radiance, KERNEL_MEDIA ? vmul(ps->shadow_contrib, tr) : ps->shadow_contrib);
     ps->shadow_pending = 0;
-    return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
-KFN int stage_shadow(path_state *ps, const kscene *s, uint32_t layout) {
+/* The medium the shadow ray starts in: the one its vertex lies in (the ray leaves a surface to
+ * the light's side, so a medium kernel keeps that medium with the pending shadow ray). */
+KFN int32_t path_shadow_medium(const path_state *ps) {
+#if KERNEL_MEDIA
+    return ps->medium;
+#else
+    (void)ps;
+    return MEDIUM_NONE;
+#endif
+}
+KFN void stage_shadow(path_state *ps, const kscene *s, uint32_t layout) {
     ps->rays++;
     ps->shadow_rays++;
-    return stage_shadow_done(ps, trace_occluded_layout(s, ps->shadow, layout));
+    uint32_t seed = hash_combine(ps->smp.pixel_seed ^ ps->smp.index, sampler_medium_dim((uint32_t)ps->depth, 0u));
+    stage_shadow_done(ps, trace_transmittance(s, ps->shadow, path_shadow_medium(ps), seed, layout));
 }
 
 /* Shading with the bounce's random numbers u (sampler_bounce: drawn before the depth test, or
  * ahead of time by path_advance on the CPU). */
-KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const bounce_samples *u) {
+KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass *p, const bounce_samples *u) {
     surface sf = surface_at(s, ps->r, &ps->h);
     material mat = material_at(s, &s->materials[sf.material], sf.uv, sf.p);
     const material *m = &mat;
@@ -74,7 +99,10 @@ KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *
         w *= adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, le), w));
     }
-    if (ps->depth >= adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth)) return STAGE_DONE;
+    if (ps->depth >= adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth)) {
+        ps->alive = 0;
+        return;
+    }
 
     /* Two-sided materials shade the side the ray arrived on. */
     if (!(material_flags(m) & BSDF_INTERIOR) && vdot(wo_world, sf.ng) < 0.0f) {
@@ -107,7 +135,7 @@ KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *
 
     /* Continue the path by sampling the BSDF. */
     bsdf_sample bs;
-    int next = STAGE_DONE;
+    int cont = 0; /* the path goes on */
     if (bsdf_sample_dir(m, albedo, wo, u_lobe, u_bsdf, &bs)) {
         vec3 wi_world = frame_to_world(fr, bs.wi);
         /* The sampled side must agree with the geometric surface (no light leaks). */
@@ -120,19 +148,18 @@ KFN_CPU_CALL int stage_shade_with(path_state *ps, const kscene *s, const kpass *
             ps->prev_p = sf.p;
             ps->r = make_ray(offset_origin(sf.p, sf.ng, wi_world), wi_world, K_INF);
             ps->depth++;
-            next = STAGE_INTERSECT;
+            cont = 1;
             if (ps->depth >= p->rr_depth) {
                 float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
                 if (u_rr < q)
-                    next = STAGE_DONE;
+                    cont = 0;
                 else
                     ps->throughput = vscale(ps->throughput, 1.0f / (1.0f - q));
             }
-            if (vis_black(ps->throughput)) next = STAGE_DONE;
+            if (vis_black(ps->throughput)) cont = 0;
         }
     }
-    ps->alive = next == STAGE_INTERSECT;
-    return ps->shadow_pending ? STAGE_SHADOW : next;
+    ps->alive = cont;
 }
 
 /* A bounce's numbers are drawn by every shade that continues the path (depth below its limit),
@@ -141,10 +168,10 @@ KFN int shade_draws(const path_state *ps, const kpass *p) {
     return ps->depth < adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth);
 }
 
-KFN int stage_shade(path_state *ps, const kscene *s, const kpass *p) {
+KFN void stage_shade(path_state *ps, const kscene *s, const kpass *p) {
     bounce_samples u = bounce_samples_none();
     if (shade_draws(ps, p)) u = sampler_bounce(&ps->smp, NULL);
-    return stage_shade_with(ps, s, p, &u);
+    stage_shade_with(ps, s, p, &u);
 }
 
 /* Material kind at a hit: the GPU wavefront sorts paths into one shade queue per kind. */
@@ -177,29 +204,43 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
     bounce_samples next = bounce_samples_none();
     if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
     while (stage != STAGE_DONE) {
+        int event = 0;
         switch (stage) {
-        case STAGE_INTERSECT: stage = stage_intersect(ps, s, p, layout); break;
+        case STAGE_INTERSECT: event = stage_intersect(ps, s, p, layout); break;
         case STAGE_SHADE: {
             bounce_samples u = next;
             ps->depth++; /* the next shade's depth, if this one continues the path */
             if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
             ps->depth--;
-            stage = stage_shade_with(ps, s, p, &u);
+            stage_shade_with(ps, s, p, &u);
             break;
         }
-        default: stage = stage_shadow(ps, s, layout); break;
+        default: stage_shadow(ps, s, layout); break;
         }
+        stage = path_next(ps, stage, event);
     }
     return STAGE_DONE;
 #else
     (void)c;
+#if KERNEL_MEDIA
+    /* a shadow ray through media passes interfaces and is attenuated: not one any-hit traversal */
+    if (stage == STAGE_SHADOW) {
+        stage_shadow(ps, s, layout);
+        return path_next(ps, STAGE_SHADOW, 0);
+    }
+#endif
     int any = stage == STAGE_SHADOW;
     ps->rays++;
     ps->shadow_rays += (uint32_t)any;
     int got = trace_layout(s, any ? ps->shadow : ps->r, &ps->h, any, layout);
-    if (any) return stage_shadow_done(ps, got);
-    stage = stage_intersect_done(ps, s, p, got);
-    return stage == STAGE_SHADE ? stage_shade(ps, s, p) : stage;
+    if (any) {
+        stage_shadow_done(ps, surface_transmittance(got));
+        return path_next(ps, STAGE_SHADOW, 0);
+    }
+    stage = path_next(ps, STAGE_INTERSECT, stage_intersect_done(ps, s, p, got));
+    if (stage != STAGE_SHADE) return stage;
+    stage_shade(ps, s, p);
+    return path_next(ps, STAGE_SHADE, 0);
 #endif
 }
 

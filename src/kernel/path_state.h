@@ -6,6 +6,23 @@
 #include "sampler.h"
 #include "types.h"
 
+/* KERNEL_MEDIA: 1 in a translation unit whose kernel handles participating media (its
+ * KERNEL_FEATURES has KF_MEDIA, kernel/medium.h checks the two agree). A preprocessor constant,
+ * unlike KHAS, because it adds columns to the path state: a kernel without media carries none of
+ * their state, in registers (megakernel) or in the wavefront pool's arrays. No kernel has media
+ * yet (docs/extending.md, "A medium"). */
+#ifndef KERNEL_MEDIA
+#define KERNEL_MEDIA 0
+#endif
+#define MEDIUM_NONE (-1) /* the vacuum: no medium */
+
+/* The path state's media columns, in PATH_STATE_FIELDS where the kernel has media. */
+#if KERNEL_MEDIA
+#define PATH_STATE_MEDIUM_FIELDS(X) X(int32_t, medium) /* the medium r travels in, or MEDIUM_NONE */
+#else
+#define PATH_STATE_MEDIUM_FIELDS(X)
+#endif
+
 #define PATH_STATE_FIELDS(X)                                                                                           \
     X(ray, r)               /* ray to intersect next */                                                                \
     X(hit, h)               /* its closest hit */                                                                      \
@@ -21,7 +38,8 @@
     X(int32_t, alive)        /* the path continues after the pending shadow ray */                                     \
     X(uint32_t, rays)        /* rays traced, for statistics (path segments and shadow rays) */                         \
     X(uint32_t, shadow_rays) /* of those, NEE shadow rays */                                                           \
-    X(sampler, smp)
+    X(sampler, smp)                                                                                                    \
+    PATH_STATE_MEDIUM_FIELDS(X)
 
 #define PATH_STATE_DECLARE(type, name) type name;
 typedef struct path_state {
@@ -45,7 +63,13 @@ KFN void path_soa_load(const path_soa *soa, uint32_t i, path_state *ps){PATH_STA
 #undef PATH_SOA_LOAD
 #undef PATH_SOA_STORE
 
-/* The stages of a path. Each stage function returns the stage that must run next. */
+/* The stages of a path. Which one runs next is path_next's decision alone (integrator_pt.h): the
+ * CPU's loop, the GPU megakernel's step and the wavefront's queues all ask it. */
 typedef enum path_stage { STAGE_INTERSECT = 0, STAGE_SHADE = 1, STAGE_SHADOW = 2, STAGE_DONE = 3 } path_stage;
+
+/* What the segment step (path_segment, kernel/medium.h) found along the ray just traced, the
+ * result of STAGE_INTERSECT that path_next reads. A medium adds its events here (a real
+ * scattering inside the segment, its own stage): docs/extending.md, "A medium". */
+typedef enum segment_event { SEGMENT_MISS = 0, SEGMENT_SURFACE = 1 } segment_event;
 
 #endif

@@ -7,6 +7,11 @@
  *               shuffled by a nested uniform scramble and the values Owen-scrambled, with one
  *               hash of (pixel, dimension) per draw; 1D draws compute one coordinate only.
  *
+ * Dimensions: the camera's SAMPLE_DIMS_CAMERA draws, then SAMPLE_DIMS_BOUNCE per bounce (light,
+ * BSDF, roulette: the SAMPLE_DIM_* offsets below). Media draw from a block of their own
+ * (sampler_medium_1d: far above any bounce's, and without advancing s->dim), so a scene without
+ * media draws exactly the numbers it drew before media existed.
+ *
  * Cost (the sampler runs five times per bounce): every Sobol operation is a few integer
  * instructions, no loops. Bit reversal is one instruction on the GPU (__brev) and a byte swap
  * plus three swaps on the CPU; the second Sobol dimension is the Pascal matrix mod 2, applied
@@ -21,6 +26,28 @@
 #include "vec.h"
 
 typedef enum sampler_type { SAMPLER_RANDOM = 0, SAMPLER_STRATIFIED = 1, SAMPLER_SOBOL = 2 } sampler_type;
+
+/* The per-sample dimension budget (a draw is one dimension, 1D or 2D). The camera's draws: pixel
+ * position, lens position. A bounce's, at these offsets from its first dimension: light
+ * selection (1D) and position (2D), BSDF lobe (1D) and direction (2D), Russian roulette (1D).
+ * Changing the surface counts changes every image; a medium never does (SAMPLE_DIM_MEDIA_BASE). */
+#define SAMPLE_DIMS_CAMERA     2u
+#define SAMPLE_DIMS_LIGHT      2u /* light pick, light position */
+#define SAMPLE_DIMS_BSDF       2u /* lobe, direction */
+#define SAMPLE_DIMS_RR         1u /* Russian roulette */
+#define SAMPLE_DIMS_BOUNCE     (SAMPLE_DIMS_LIGHT + SAMPLE_DIMS_BSDF + SAMPLE_DIMS_RR)
+#define SAMPLE_DIM_LIGHT_PICK  0u
+#define SAMPLE_DIM_LIGHT       1u
+#define SAMPLE_DIM_LOBE        (SAMPLE_DIMS_LIGHT + 0u)
+#define SAMPLE_DIM_BSDF        (SAMPLE_DIMS_LIGHT + 1u)
+#define SAMPLE_DIM_RR          (SAMPLE_DIMS_LIGHT + SAMPLE_DIMS_BSDF)
+/* Media: SAMPLE_DIMS_MEDIUM draws per bounce (say the channel, the distance and the phase
+ * direction) at SAMPLE_DIM_MEDIA_BASE + depth * SAMPLE_DIMS_MEDIUM + k, and past those a stream
+ * per bounce for the unbounded draws of delta and ratio tracking (sampler_medium_stream). The
+ * base lies above every bounce's surface dimensions (depth < SAMPLE_MEDIA_MAX_DEPTH). */
+#define SAMPLE_DIMS_MEDIUM     4u
+#define SAMPLE_MEDIA_MAX_DEPTH 65536u
+#define SAMPLE_DIM_MEDIA_BASE  (SAMPLE_DIMS_CAMERA + SAMPLE_DIMS_BOUNCE * SAMPLE_MEDIA_MAX_DEPTH)
 
 typedef struct sampler {
     int type;
@@ -314,9 +341,10 @@ KFN void sampler_cache_init(sampler_cache *c) {
 
 #if KERNEL_SIMD_AVX2
 /* The batch at s->dim with lanes (off, ymask); `bounce` tells the two layouts apart. Batch k
- * starts at dimension 0 (the camera's) or 2 + 5 (k - 1) (bounce k - 1's). */
+ * starts at dimension 0 (the camera's) or SAMPLE_DIMS_CAMERA + SAMPLE_DIMS_BOUNCE (k - 1) (bounce
+ * k - 1's). */
 KFN void sobol_lanes(const sampler *s, sampler_cache *c, int bounce, __m256i off, __m256i ymask, float *out) {
-    uint32_t k = (s->dim + 3u) / 5u, key = s->dim << 1 | (uint32_t)bounce;
+    uint32_t k = (s->dim + SAMPLE_DIMS_BOUNCE - SAMPLE_DIMS_CAMERA) / SAMPLE_DIMS_BOUNCE, key = s->dim << 1 | (uint32_t)bounce;
     if (c && k < SAMPLER_CACHE_SLOTS) {
         if (c->key[k] != key || c->pixel_seed[k] != s->pixel_seed) {
             c->seeds[k] = sobol_lane_seeds(s->pixel_seed, s->dim, off, ymask);
@@ -338,7 +366,7 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
         float u[8];
         sobol_lanes(s, c, 0, _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, -1, -1),
                     u);
-        s->dim += 2;
+        s->dim += SAMPLE_DIMS_CAMERA;
         *u_pixel = v2(u[0], u[2]);
         *u_lens = v2(u[1], u[3]);
         return;
@@ -346,7 +374,7 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
 #else
     if (s->type == SAMPLER_SOBOL) { /* the two draws of sampler_2d below after one test of the type */
         uint32_t d = s->dim, i0 = sobol_index(s, d), i1 = sobol_index(s, d + 1u);
-        s->dim += 2u;
+        s->dim += SAMPLE_DIMS_CAMERA;
         *u_pixel = sobol_point(s, d, i0);
         *u_lens = sobol_point(s, d + 1u, i1);
         return;
@@ -357,8 +385,8 @@ KFN void sampler_camera(sampler *s, sampler_cache *c, vec2 *u_pixel, vec2 *u_len
     *u_lens = sampler_2d(s);
 }
 
-/* A bounce's draws: light selection (1D), light position (2D), BSDF lobe (1D), BSDF
- * direction (2D), Russian roulette (1D). */
+/* A bounce's draws (SAMPLE_DIMS_BOUNCE): light selection (1D), light position (2D), BSDF lobe
+ * (1D), BSDF direction (2D), Russian roulette (1D). */
 typedef struct bounce_samples {
     float light_pick;
     vec2 light;
@@ -380,8 +408,14 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
 #if KERNEL_SIMD_AVX2
     if (s->type == SAMPLER_SOBOL) {
         float u[8];
-        sobol_lanes(s, c, 1, _mm256_setr_epi32(0, 1, 1, 3, 2, 3, 4, 4), _mm256_setr_epi32(0, 0, -1, -1, 0, 0, 0, 0), u);
-        s->dim += 5;
+        /* lanes: the light pick, the light position's x and y, the direction's y, the lobe, the
+         * direction's x, the roulette (twice) */
+        sobol_lanes(s, c, 1,
+                    _mm256_setr_epi32((int)SAMPLE_DIM_LIGHT_PICK, (int)SAMPLE_DIM_LIGHT, (int)SAMPLE_DIM_LIGHT,
+                                      (int)SAMPLE_DIM_BSDF, (int)SAMPLE_DIM_LOBE, (int)SAMPLE_DIM_BSDF,
+                                      (int)SAMPLE_DIM_RR, (int)SAMPLE_DIM_RR),
+                    _mm256_setr_epi32(0, 0, -1, -1, 0, 0, 0, 0), u);
+        s->dim += SAMPLE_DIMS_BOUNCE;
         b.light_pick = u[0];
         b.light = v2(u[1], u[2]);
         b.lobe = u[4];
@@ -393,13 +427,13 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
     if (s->type == SAMPLER_SOBOL) {
         /* the five draws of sampler_1d / sampler_2d below after one test of the type (the GPU's
          * megakernel tested it per draw) */
-        uint32_t d = s->dim, i1 = sobol_index(s, d + 1u), i3 = sobol_index(s, d + 3u);
-        s->dim += 5u;
-        b.light_pick = sobol_1d_at(s, d);
-        b.light = sobol_point(s, d + 1u, i1);
-        b.lobe = sobol_1d_at(s, d + 2u);
-        b.bsdf = sobol_point(s, d + 3u, i3);
-        b.rr = sobol_1d_at(s, d + 4u);
+        uint32_t d = s->dim, i1 = sobol_index(s, d + SAMPLE_DIM_LIGHT), i3 = sobol_index(s, d + SAMPLE_DIM_BSDF);
+        s->dim += SAMPLE_DIMS_BOUNCE;
+        b.light_pick = sobol_1d_at(s, d + SAMPLE_DIM_LIGHT_PICK);
+        b.light = sobol_point(s, d + SAMPLE_DIM_LIGHT, i1);
+        b.lobe = sobol_1d_at(s, d + SAMPLE_DIM_LOBE);
+        b.bsdf = sobol_point(s, d + SAMPLE_DIM_BSDF, i3);
+        b.rr = sobol_1d_at(s, d + SAMPLE_DIM_RR);
         return b;
     }
 #endif
@@ -410,6 +444,37 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
     b.bsdf = sampler_2d(s);
     b.rr = sampler_1d(s);
     return b;
+}
+/* The scalar draws above in the order sampler_bounce returns them: its layout must match the
+ * offsets (the AVX2 lanes and the Sobol path name them; the generic path draws in this order). */
+KSTATIC_ASSERT(SAMPLE_DIM_LIGHT_PICK == 0u && SAMPLE_DIM_LIGHT == 1u && SAMPLE_DIM_LOBE == 2u && SAMPLE_DIM_BSDF == 3u &&
+                   SAMPLE_DIM_RR == 4u && SAMPLE_DIMS_BOUNCE == 5u,
+               "sampler_bounce's generic draws follow the SAMPLE_DIM_* offsets: reorder them with the offsets");
+
+/* ---- the media block -------------------------------------------------------------------------
+ * Draw k (< SAMPLE_DIMS_MEDIUM) of bounce `depth` in the media block: a function of (pixel,
+ * sample, dimension) only, and s is not advanced, so surface draws are the same with or without
+ * media. Sobol: its own dimension of the sequence; random and stratified: a hash of the
+ * dimension and the sample (their streams are not touched). */
+KFN uint32_t sampler_medium_dim(uint32_t depth, uint32_t k) {
+    return SAMPLE_DIM_MEDIA_BASE + depth * SAMPLE_DIMS_MEDIUM + k;
+}
+KFN float sampler_medium_1d(const sampler *s, uint32_t depth, uint32_t k) {
+    uint32_t dim = sampler_medium_dim(depth, k);
+    if (s->type == SAMPLER_SOBOL) return sobol_1d_at(s, dim);
+    return u32_to_unit_float(hash_u32(hash_combine(hash_combine(s->pixel_seed, s->index), dim)));
+}
+KFN vec2 sampler_medium_2d(const sampler *s, uint32_t depth, uint32_t k) {
+    uint32_t dim = sampler_medium_dim(depth, k);
+    if (s->type == SAMPLER_SOBOL) return sobol_point(s, dim, sobol_index(s, dim));
+    uint32_t h = hash_combine(hash_combine(s->pixel_seed, s->index), dim);
+    return v2(u32_to_unit_float(hash_u32(h)), u32_to_unit_float(hash_u32(h ^ SOBOL_SEED_Y)));
+}
+/* A stream for bounce `depth`'s unbounded draws (null collisions of delta and ratio tracking):
+ * seeded from the media block, independent of every other draw. */
+KFN pcg32 sampler_medium_stream(const sampler *s, uint32_t depth) {
+    uint32_t dim = sampler_medium_dim(depth, SAMPLE_DIMS_MEDIUM);
+    return pcg32_seed(hash_u64(((uint64_t)hash_combine(s->pixel_seed, dim) << 32) | s->index), dim);
 }
 
 #endif

@@ -17,6 +17,7 @@
 #include "bvh_traverse.h"
 #include "camera.h"
 #include "lights.h"
+#include "medium.h"
 #include "rng.h"
 
 typedef enum vcm_algorithm { VCM_ALG_LT = 0, VCM_ALG_BDPT, VCM_ALG_PPM, VCM_ALG_BPM, VCM_ALG_VCM } vcm_algorithm;
@@ -519,19 +520,28 @@ KFN float vcm_camera_pdf_w(const vcm_params *p, float cos_cam) {
     return 1.0f / (p->pixel_area * cos_cam * cos_cam * cos_cam);
 }
 
-KFN int vcm_visible(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, uint32_t *rays) {
+/* The transmittance between vertices a and b (kernel/medium.h: 0 or 1 for surfaces; black where
+ * the two coincide). seed: vcm_medium_seed. */
+KFN vec3 vcm_transmittance(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, uint32_t seed, uint32_t *rays) {
     vec3 d = vsub(b, a);
     float dist = vlen(d);
-    if (!(dist > 0.0f)) return 0;
+    if (!(dist > 0.0f)) return v3s(0.0f);
     d = vscale(d, 1.0f / dist);
     vec3 o = offset_origin(a, na, d);
     vec3 e = offset_origin(b, nb, vneg(d));
     vec3 de = vsub(e, o);
     float len = vlen(de);
-    if (!(len > 0.0f)) return 0;
+    if (!(len > 0.0f)) return v3s(0.0f);
     (*rays)++;
-    return !trace_occluded(s, make_ray(o, vscale(de, 1.0f / len), len * (1.0f - 1e-4f)));
+    return trace_transmittance(s, make_ray(o, vscale(de, 1.0f / len), len * (1.0f - 1e-4f)), MEDIUM_NONE, seed,
+                               s->node_layout);
 }
+/* A connection's contribution c through a transmittance tr that is not black: without media (tr
+ * 1) c itself, as when connections were yes or no. */
+KFN vec3 vcm_transmitted(vec3 c, vec3 tr) { return KERNEL_MEDIA ? vmul(c, tr) : c; }
+/* The seed of a connection's ratio tracking (trace_transmittance): read from the sub-path's
+ * generator without drawing from it (its numbers stay those of a scene without media). */
+KFN uint32_t vcm_medium_seed(const pcg32 *rng) { return (uint32_t)(rng->state >> 32) ^ (uint32_t)rng->state; }
 
 /* Sample the next direction of a sub-path; updates throughput, MIS state (pending: see
  * vcm_mis_after_scatter) and the ray. */
@@ -615,10 +625,13 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
                         float w =
                             vcm_weight_to_camera(p, &mis, vcm_merges_between(p, prev_glossy, 0), cam_pdf_a, pdf_rev);
                         vec3 c = vscale(vmul(throughput, f), w * cam_pdf_a / p->light_paths);
-                        if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, p->cam.pos, dir, rays)) {
-                            splats[*nsplats].pixel = pixel;
-                            splats[*nsplats].value = c;
-                            (*nsplats)++;
+                        if (vis_finite(c) && !vis_black(c)) {
+                            vec3 tr = vcm_transmittance(s, sf.p, b.ng, p->cam.pos, dir, vcm_medium_seed(rng), rays);
+                            if (!vis_black(tr)) {
+                                splats[*nsplats].pixel = pixel;
+                                splats[*nsplats].value = vcm_transmitted(c, tr);
+                                (*nsplats)++;
+                            }
                         }
                     }
                 }
@@ -693,7 +706,9 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                     vec3 c = vscale(vmul(vmul(throughput, f), ls.le), w * cos_l / ls.pdf);
                     if (vis_finite(c) && !vis_black(c)) {
                         (*rays)++;
-                        if (!trace_occluded(s, shadow_ray_to(&ls, sf.p, b.ng))) color = vadd(color, c);
+                        vec3 tr = trace_transmittance(s, shadow_ray_to(&ls, sf.p, b.ng), MEDIUM_NONE,
+                                                      vcm_medium_seed(rng), s->node_layout);
+                        if (!vis_black(tr)) color = vadd(color, vcm_transmitted(c, tr));
                     }
                 }
             }
@@ -716,8 +731,10 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                                              vcm_merges_between(p, lv->after_glossy, b.glossy),
                                              cam_dir * cos_lv / dist2, cam_rev, l_dir * cos_c / dist2, l_rev);
                 vec3 c = vscale(vmul(vmul(throughput, lv->throughput), vmul(fc, fl)), g * w);
-                if (vis_finite(c) && !vis_black(c) && vcm_visible(s, sf.p, b.ng, lv->p, lv->bsdf.ng, rays))
-                    color = vadd(color, c);
+                if (vis_finite(c) && !vis_black(c)) {
+                    vec3 tr = vcm_transmittance(s, sf.p, b.ng, lv->p, lv->bsdf.ng, vcm_medium_seed(rng), rays);
+                    if (!vis_black(tr)) color = vadd(color, vcm_transmitted(c, tr));
+                }
             }
         }
         if (!b.delta && p->use_vm && grid->ncells > 0 && vcm_merges_between(p, prev_glossy, 1)) {

@@ -1,0 +1,49 @@
+/* What the bidirectional integrators (light tracing, BDPT, VCM and PPM: kernel/vcm.h) cannot
+ * render, in one table. The API refuses such a render with the row's message before any backend
+ * starts (backend_bidir_limits, src/api/backend.c), and the CPU and GPU drivers (src/cpu/
+ * render_vcm.c, src/cuda/render_vcm.cu) refuse it again from what they are given, so that no
+ * caller gets a wrong image. A feature the bidirectional kernels learn leaves the table; one they
+ * cannot handle yet (a new kind of thing: participating media) enters it with its message. */
+#ifndef CAUSTIC_KERNEL_BIDIR_LIMITS_H
+#define CAUSTIC_KERNEL_BIDIR_LIMITS_H
+
+#include "features.h"
+
+/* What a bidirectional render asks for (fields a caller does not know stay 0). */
+typedef struct bidir_request {
+    float adaptive;      /* adaptive sampling's threshold (0: off) */
+    int adaptive_depth;  /* --adaptive-depth */
+    float clamp;         /* the firefly clamp (0: off) */
+    float lens_radius;   /* the camera's aperture (0: pinhole) */
+    uint32_t features;   /* the scene's features (kscene_features) */
+} bidir_request;
+
+/* X(NAME, refused when (over `q`, a const bidir_request *), message after "--integrator NAME") */
+#define BIDIR_REFUSALS(X)                                                                                              \
+    X(BIDIR_ADAPTIVE, q->adaptive > 0.0f, "does not support adaptive sampling")                                        \
+    X(BIDIR_ADAPTIVE_DEPTH, q->adaptive_depth != 0, "does not support --adaptive-depth")                               \
+    X(BIDIR_CLAMP, q->clamp > 0.0f, "does not support the firefly clamp")                                              \
+    X(BIDIR_LENS, q->lens_radius > 0.0f, "supports pinhole cameras only (the scene has an APERTURE)")                  \
+    X(BIDIR_MEDIA, (q->features & KF_MEDIA) != 0u, "does not render participating media yet")
+
+/* The message of the first row that refuses q, or NULL. */
+KFN const char *bidir_refusal(const bidir_request *q) {
+#define BIDIR_REFUSAL_ROW(NAME, refused, message)                                                                      \
+    if (refused) return message;
+    BIDIR_REFUSALS(BIDIR_REFUSAL_ROW)
+#undef BIDIR_REFUSAL_ROW
+    return (const char *)0;
+}
+
+/* What a driver knows of a render: its camera and its scene. */
+KFN bidir_request bidir_request_of(const camera *cam, uint32_t features) {
+    bidir_request q;
+    q.adaptive = 0.0f;
+    q.adaptive_depth = 0;
+    q.clamp = 0.0f;
+    q.lens_radius = cam->lens_radius;
+    q.features = features;
+    return q;
+}
+
+#endif
