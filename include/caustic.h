@@ -402,13 +402,13 @@ void caustic_denoiser_free(caustic_denoiser *d);
  * add materials, then shapes and lights, then create renderers. Area lights are shapes with an
  * emitting material. Shapes and lights cannot be added once a renderer was created on it. */
 typedef enum caustic_material_kind {
-    CAUSTIC_MATERIAL_DIFFUSE = 0,    /* Lambertian: color */
-    CAUSTIC_MATERIAL_MIRROR = 1,     /* perfect mirror: color as reflectance */
-    CAUSTIC_MATERIAL_CONDUCTOR = 2,  /* rough metal (GGX): color as F0, roughness */
-    CAUSTIC_MATERIAL_GLASS = 3,      /* smooth dielectric: ior, color as tint */
-    CAUSTIC_MATERIAL_EMITTER = 4,    /* emits `emission`, reflects nothing */
-    CAUSTIC_MATERIAL_PHONG = 5,      /* Lambertian color + Phong lobe (specular, exponent) */
-    CAUSTIC_MATERIAL_PBR = 6,        /* glTF metallic-roughness: color, metallic, roughness */
+    CAUSTIC_MATERIAL_DIFFUSE = 0,     /* Lambertian: color */
+    CAUSTIC_MATERIAL_MIRROR = 1,      /* perfect mirror: color as reflectance */
+    CAUSTIC_MATERIAL_CONDUCTOR = 2,   /* rough metal (GGX): color as F0, roughness */
+    CAUSTIC_MATERIAL_GLASS = 3,       /* smooth dielectric: ior, color as tint */
+    CAUSTIC_MATERIAL_EMITTER = 4,     /* emits `emission`, reflects nothing */
+    CAUSTIC_MATERIAL_PHONG = 5,       /* Lambertian color + Phong lobe (specular, exponent) */
+    CAUSTIC_MATERIAL_PBR = 6,         /* glTF metallic-roughness: color, metallic, roughness */
     CAUSTIC_MATERIAL_ROUGH_GLASS = 7, /* rough dielectric (GGX): ior, roughness, color as tint */
     CAUSTIC_MATERIAL_KIND_COUNT       /* the number of kinds (not a kind) */
 } caustic_material_kind;

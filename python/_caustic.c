@@ -232,8 +232,8 @@ static PyObject *scene_stats(SceneObject *self, PyObject *noargs) {
         st.bounds_hi[2], "bvh_nodes", (Py_ssize_t)st.bvh_nodes, "bvh_leaves", (Py_ssize_t)st.bvh_leaves, "bvh_width",
         st.bvh_width, "bvh_max_depth", st.bvh_max_depth, "bvh_max_leaf", st.bvh_max_leaf, "bvh_sah_cost",
         st.bvh_sah_cost, "bvh_wide_sah_cost", st.bvh_wide_sah_cost, "bvh_build_seconds", st.bvh_build_seconds,
-        "memory_bytes", (Py_ssize_t)st.memory_bytes, "width", st.width, "height", st.height, "spp", st.spp,
-        "max_depth", st.max_depth);
+        "memory_bytes", (Py_ssize_t)st.memory_bytes, "width", st.width, "height", st.height, "spp", st.spp, "max_depth",
+        st.max_depth);
 }
 
 static PyObject *camera_to_dict(const caustic_camera *c) {
@@ -251,7 +251,8 @@ static PyObject *camera_to_dict(const caustic_camera *c) {
 /* Keys of `d` that are given replace those of `c`. */
 static int camera_from_dict(PyObject *d, caustic_camera *c) {
     if (!PyDict_Check(d)) {
-        PyErr_SetString(PyExc_TypeError, "camera: expected a dict (eye, lookat, up, fov_y, lens_radius, focus_distance)");
+        PyErr_SetString(PyExc_TypeError,
+                        "camera: expected a dict (eye, lookat, up, fov_y, lens_radius, focus_distance)");
         return -1;
     }
     PyObject *key, *val;
@@ -276,8 +277,8 @@ static int camera_from_dict(PyObject *d, caustic_camera *c) {
         else if (!strcmp(k, "focus_distance"))
             dst = &c->focus_distance;
         else {
-            PyErr_Format(PyExc_KeyError, "camera: unknown key '%s' (eye, lookat, up, fov_y, lens_radius, focus_distance)",
-                         k);
+            PyErr_Format(PyExc_KeyError,
+                         "camera: unknown key '%s' (eye, lookat, up, fov_y, lens_radius, focus_distance)", k);
             return -1;
         }
         if (dst) {
@@ -410,8 +411,8 @@ static PyObject *scene_add_mesh(SceneObject *self, PyObject *args, PyObject *kw)
     else if (have_u && (size_t)ub.len / 8u != nv)
         PyErr_Format(PyExc_ValueError, "add_mesh: %zu uvs for %zu vertices", (size_t)ub.len / 8u, nv);
     else {
-        Py_BEGIN_ALLOW_THREADS id = caustic_scene_add_mesh(self->scene, pb.buf, have_n ? nb.buf : NULL,
-                                                           have_u ? ub.buf : NULL, nv, ib.buf, nt, mat, err, sizeof err);
+        Py_BEGIN_ALLOW_THREADS id = caustic_scene_add_mesh(
+            self->scene, pb.buf, have_n ? nb.buf : NULL, have_u ? ub.buf : NULL, nv, ib.buf, nt, mat, err, sizeof err);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&pb);
@@ -541,7 +542,7 @@ static int opt_float(PyObject *v, const char *key, double *out) {
 
 #define OPTION_KEYS                                                                                                    \
     "width, height, spp, time_limit, threads, seed, max_depth, schedule, sampler, device, clamp, adaptive, "           \
-    "adaptive_min_spp, integrator, merge_radius, merge_alpha, merge_everywhere, gpu_mode, gpu_bvh, adaptive_depth, "  \
+    "adaptive_min_spp, integrator, merge_radius, merge_alpha, merge_everywhere, gpu_mode, gpu_bvh, adaptive_depth, "   \
     "aovs"
 
 static int options_from_dict(PyObject *d, caustic_options *o) {
@@ -554,14 +555,22 @@ static int options_from_dict(PyObject *d, caustic_options *o) {
         if (!k) return -1;
         double f;
         int e, rc = 0;
-        if (!strcmp(k, "width")) rc = opt_int(v, k, &o->width);
-        else if (!strcmp(k, "height")) rc = opt_int(v, k, &o->height);
-        else if (!strcmp(k, "spp")) rc = opt_int(v, k, &o->spp);
-        else if (!strcmp(k, "threads")) rc = opt_int(v, k, &o->threads);
-        else if (!strcmp(k, "max_depth")) rc = opt_int(v, k, &o->max_depth);
-        else if (!strcmp(k, "adaptive_min_spp")) rc = opt_int(v, k, &o->adaptive_min_spp);
-        else if (!strcmp(k, "merge_everywhere")) o->merge_everywhere = PyObject_IsTrue(v), rc = o->merge_everywhere < 0;
-        else if (!strcmp(k, "adaptive_depth")) o->adaptive_depth = PyObject_IsTrue(v), rc = o->adaptive_depth < 0;
+        if (!strcmp(k, "width"))
+            rc = opt_int(v, k, &o->width);
+        else if (!strcmp(k, "height"))
+            rc = opt_int(v, k, &o->height);
+        else if (!strcmp(k, "spp"))
+            rc = opt_int(v, k, &o->spp);
+        else if (!strcmp(k, "threads"))
+            rc = opt_int(v, k, &o->threads);
+        else if (!strcmp(k, "max_depth"))
+            rc = opt_int(v, k, &o->max_depth);
+        else if (!strcmp(k, "adaptive_min_spp"))
+            rc = opt_int(v, k, &o->adaptive_min_spp);
+        else if (!strcmp(k, "merge_everywhere"))
+            o->merge_everywhere = PyObject_IsTrue(v), rc = o->merge_everywhere < 0;
+        else if (!strcmp(k, "adaptive_depth"))
+            o->adaptive_depth = PyObject_IsTrue(v), rc = o->adaptive_depth < 0;
         else if (!strcmp(k, "seed")) {
             unsigned long long s = PyLong_AsUnsignedLongLong(v);
             if (PyErr_Occurred() || s > UINT32_MAX) {
@@ -599,8 +608,9 @@ static int options_from_dict(PyObject *d, caustic_options *o) {
         } else if (!strcmp(k, "aovs")) {
             const char *s = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
             if (!s || caustic_parse_aovs(s, &o->aovs)) {
-                PyErr_SetString(PyExc_ValueError,
-                                "option aovs: expected comma-separated names of albedo, normal, depth, samples, variance");
+                PyErr_SetString(
+                    PyExc_ValueError,
+                    "option aovs: expected comma-separated names of albedo, normal, depth, samples, variance");
                 return -1;
             }
         } else {
@@ -681,9 +691,7 @@ static int on_progress(void *user, const caustic_progress *p) {
 /* After a render call: KeyboardInterrupt if Ctrl-C stopped it, the callback's exception, the
  * library's message, else None. */
 static PyObject *render_result(int rc, int interrupted, int cb_failed, const char *err) {
-    if (cb_failed) {
-        PyErr_Clear(); /* keep the callback's own: fetched again below */
-    }
+    if (cb_failed) { PyErr_Clear(); /* keep the callback's own: fetched again below */ }
     if (flush_log() < 0) return NULL;
     if (interrupted) {
         PyErr_SetNone(PyExc_KeyboardInterrupt);
@@ -891,8 +899,8 @@ static PyObject *renderer_save(RendererObject *self, PyObject *args, PyObject *k
         return NULL;
     caustic_look look;
     unsigned mask = 0;
-    if (parse_look(tm, ev, &look) || (aovs && caustic_parse_aovs(aovs, &mask) &&
-                                      (PyErr_SetString(PyExc_ValueError, "aovs: unknown AOV name"), 1))) {
+    if (parse_look(tm, ev, &look) ||
+        (aovs && caustic_parse_aovs(aovs, &mask) && (PyErr_SetString(PyExc_ValueError, "aovs: unknown AOV name"), 1))) {
         Py_DECREF(path_obj);
         return NULL;
     }
@@ -965,10 +973,12 @@ static PyObject *renderer_load_checkpoint(RendererObject *self, PyObject *args) 
 
 static PyMethodDef renderer_methods[] = {
     {"render", (PyCFunction)(void (*)(void))renderer_render, METH_VARARGS | METH_KEYWORDS,
-     "render(progress=None): to the spp target or time limit (GIL released; Ctrl-C: KeyboardInterrupt after the pass)."},
+     "render(progress=None): to the spp target or time limit (GIL released; Ctrl-C: KeyboardInterrupt after the "
+     "pass)."},
     {"passes", (PyCFunction)(void (*)(void))renderer_passes, METH_VARARGS | METH_KEYWORDS,
      "passes(passes=1, spp=1) -> spp added."},
-    {"cancel", (PyCFunction)renderer_cancel, METH_NOARGS, "cancel(): a render running in another thread stops after its pass under way."},
+    {"cancel", (PyCFunction)renderer_cancel, METH_NOARGS,
+     "cancel(): a render running in another thread stops after its pass under way."},
     {"image", (PyCFunction)renderer_image, METH_NOARGS, "image() -> (bytearray float32, h, w, 3): a copy."},
     {"aov", (PyCFunction)renderer_aov, METH_O, "aov(name) -> (bytearray float32, h, w, channels): a copy."},
     {"sample_counts", (PyCFunction)renderer_sample_counts, METH_NOARGS, "sample_counts() -> (bytearray uint32, h, w)"},
@@ -1046,7 +1056,8 @@ static PyObject *mod_image_save(PyObject *mod, PyObject *args, PyObject *kw) {
     caustic_rgb_image img = {w, h, b.buf};
     char err[ERRLEN] = "";
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = caustic_image_save(&img, PyBytes_AS_STRING(path_obj), &look, exr_float, err, sizeof err);
+    Py_BEGIN_ALLOW_THREADS rc =
+        caustic_image_save(&img, PyBytes_AS_STRING(path_obj), &look, exr_float, err, sizeof err);
     Py_END_ALLOW_THREADS PyBuffer_Release(&b);
     Py_DECREF(path_obj);
     if (rc) return fail(err);
@@ -1107,9 +1118,12 @@ static PyObject *mod_denoise(PyObject *mod, PyObject *args, PyObject *kw) {
     const char *dev = "auto";
     if (!PyArg_ParseTupleAndKeywords(args, kw, "Oii|OOs", kwlist, &co, &w, &h, &ao, &no, &dev)) return NULL;
     caustic_denoise_device d;
-    if (!strcmp(dev, "auto")) d = CAUSTIC_DENOISE_AUTO;
-    else if (!strcmp(dev, "cpu")) d = CAUSTIC_DENOISE_CPU;
-    else if (!strcmp(dev, "cuda")) d = CAUSTIC_DENOISE_CUDA;
+    if (!strcmp(dev, "auto"))
+        d = CAUSTIC_DENOISE_AUTO;
+    else if (!strcmp(dev, "cpu"))
+        d = CAUSTIC_DENOISE_CPU;
+    else if (!strcmp(dev, "cuda"))
+        d = CAUSTIC_DENOISE_CUDA;
     else {
         PyErr_SetString(PyExc_ValueError, "denoise device: expected auto, cpu or cuda");
         return NULL;
@@ -1219,9 +1233,15 @@ static PyMethodDef module_methods[] = {
     {"cpu_isa", (PyCFunction)mod_cpu_isa, METH_NOARGS, "cpu_isa() -> str: the CPU kernels' ISA level"},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef caustic_module = {PyModuleDef_HEAD_INIT, "caustic._caustic",
-                                            "caustic's C API (low level; use the caustic package).", -1,
-                                            module_methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef caustic_module = {PyModuleDef_HEAD_INIT,
+                                            "caustic._caustic",
+                                            "caustic's C API (low level; use the caustic package).",
+                                            -1,
+                                            module_methods,
+                                            NULL,
+                                            NULL,
+                                            NULL,
+                                            NULL};
 
 PyMODINIT_FUNC PyInit__caustic(void) {
     if (PyType_Ready(&SceneType) < 0 || PyType_Ready(&RendererType) < 0) return NULL;

@@ -215,8 +215,8 @@ static void test_new_lobes(void) {
     material sm = make_material(MAT_ROUGH_GLASS, 1e-4f, v3s(1.0f));
     bsdf_sample bs;
     memset(&bs, 0, sizeof bs);
-    CHECK((material_flags(&sm) & BSDF_ALL_DELTA) && bsdf_sample_dir(&sm, sm.albedo, v3(0, 0, 1), 0.9f, v2(0.3f, 0.3f), &bs) &&
-              bs.delta && bs.wi.z < -0.999f,
+    CHECK((material_flags(&sm) & BSDF_ALL_DELTA) &&
+              bsdf_sample_dir(&sm, sm.albedo, v3(0, 0, 1), 0.9f, v2(0.3f, 0.3f), &bs) && bs.delta && bs.wi.z < -0.999f,
           "smooth rough glass refracts as smooth glass");
 }
 

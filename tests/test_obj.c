@@ -424,8 +424,8 @@ static void test_materials(void) {
         kept[0] = 0;
         char err[512] = "";
         CHECK(load(s2, name, -1, &o, err, sizeof err) == 0 &&
-                  contains(kept, "../secret.txt is outside the model's folder: not read") && !contains(kept, "SECRET") &&
-                  !contains(kept, "root:") && !contains(err, "SECRET"),
+                  contains(kept, "../secret.txt is outside the model's folder: not read") &&
+                  !contains(kept, "SECRET") && !contains(kept, "root:") && !contains(err, "SECRET"),
               "an MTL outside the model's folder: %s / %s", kept, err);
         scene_destroy(s2);
     }

@@ -574,12 +574,15 @@ static void test_texture_budget(void) {
     CHECK(image_save(&img, path, 0, ierr, sizeof ierr) == 0, "saving: %s", ierr);
     image_free(&img);
 #define TEXMAT(n, f) "\"" n "\":{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"image\",\"FILE\":\"" f "\"}}"
-    scene *s = load_text("{\"Materials\":{" TEXMAT("a", "big1.png") "," TEXMAT("b", "big1.png") "," TEXMAT(
-                             "c", "big1.png") "," TEXMAT("d", "./big1.png") "," TEXMAT("e", "big1.png") "," TEXMAT("f",
-                                                                                                                 "big1.png")
-                         "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"},{\"TYPE\":\"sphere\","
-                         "\"MATERIAL\":\"f\"}]}",
-                         "one image, six materials");
+    scene *s = load_text(
+        "{\"Materials\":{" TEXMAT("a", "big1.png") "," TEXMAT("b", "big1.png") "," TEXMAT("c", "big1.png") "," TEXMAT(
+            "d", "./big1.png") "," TEXMAT("e",
+                                          "big1.png") "," TEXMAT("f",
+                                                                 "big1.png") "}," CAM
+                                                                             ",\"Objects\":[{\"TYPE\":\"sphere\","
+                                                                             "\"MATERIAL\":\"a\"},{\"TYPE\":\"sphere\","
+                                                                             "\"MATERIAL\":\"f\"}]}",
+        "one image, six materials");
     if (s) {
         CHECK(s->ntextures == 1 && s->ntexels8 == 200u * 100 * 3,
               "six materials naming one file (two spellings): %zu textures, %zu texels, expected it decoded once",
@@ -589,8 +592,9 @@ static void test_texture_budget(void) {
     /* each 60 KB of 8-bit texels fits a 100 KiB cap; two together do not */
     setenv("CAUSTIC_IMAGE_MEMORY", "100K", 1);
     expect_fail("two textures over one budget",
-                "{\"Materials\":{" TEXMAT("a", "big1.png") "," TEXMAT("b", "big2.png") "}," CAM
-                ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"},{\"TYPE\":\"sphere\",\"MATERIAL\":\"b\"}]}",
+                "{\"Materials\":{" TEXMAT("a", "big1.png") "," TEXMAT(
+                    "b", "big2.png") "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"},{\"TYPE\":"
+                                              "\"sphere\",\"MATERIAL\":\"b\"}]}",
                 "big2.png: the scene's textures with this one needs 118 KiB in all, over the limit of 100 KiB",
                 "CAUSTIC_IMAGE_MEMORY");
     unsetenv("CAUSTIC_IMAGE_MEMORY");
@@ -602,8 +606,9 @@ static void test_texture_budget(void) {
         snprintf(path, sizeof path, "%s/bright.pfm", g_tmp);
         CHECK(image_save(&img, path, 0, ierr, sizeof ierr) == 0, "saving: %s", ierr);
         image_free(&img);
-        expect_fail("texel albedo above 1", "{\"Materials\":{" TEXMAT("a", "bright.pfm") "}," CAM
-                    ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"}]}",
+        expect_fail("texel albedo above 1",
+                    "{\"Materials\":{" TEXMAT(
+                        "a", "bright.pfm") "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"}]}",
                     "bright.pfm: 2 texel values above 1 (largest 3)", "an error with --strict");
     }
 #undef TEXMAT
@@ -1112,7 +1117,8 @@ static void test_dialects(void) {
     scene *s = load_dialect("materials.json", &w, 0);
     if (s) {
         const material *m = mat_named(s, "lamp");
-        CHECK(m->kind == MAT_EMITTER && fabsf(m->emission.x - 6.0f) < 1e-5f && m->two_sided, "Emissive/COLOR/INTENSITY");
+        CHECK(m->kind == MAT_EMITTER && fabsf(m->emission.x - 6.0f) < 1e-5f && m->two_sided,
+              "Emissive/COLOR/INTENSITY");
         CHECK(mat_named(s, "wall")->kind == MAT_DIFFUSE && fabsf(mat_named(s, "wall")->albedo.x - 0.7f) < 1e-6f,
               "LAMBERTIAN/ALBEDO");
         CHECK(mat_named(s, "mirror")->kind == MAT_MIRROR, "PureReflection is a mirror");

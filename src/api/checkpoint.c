@@ -41,35 +41,34 @@ void ckpt_scene_hash(const kscene *k, uint32_t out[CKPT_SCENE_PARTS]) {
      * values; the elements are 4-byte fields without padding */
     uLong c[CKPT_SCENE_PARTS];
     for (int i = 0; i < CKPT_SCENE_PARTS; ++i) c[i] = crc32_z(0L, Z_NULL, 0);
-#define CKPT_PART_triangles  CKPT_SCENE_GEOMETRY
-#define CKPT_PART_positions  CKPT_SCENE_GEOMETRY
-#define CKPT_PART_normals    CKPT_SCENE_GEOMETRY
-#define CKPT_PART_uvs        CKPT_SCENE_GEOMETRY
-#define CKPT_PART_tangents   CKPT_SCENE_GEOMETRY
-#define CKPT_PART_spheres    CKPT_SCENE_GEOMETRY
-#define CKPT_PART_quads      CKPT_SCENE_GEOMETRY
-#define CKPT_PART_materials  CKPT_SCENE_MATERIALS
-#define CKPT_PART_textures   CKPT_SCENE_MATERIALS
-#define CKPT_PART_texels     CKPT_SCENE_MATERIALS
-#define CKPT_PART_texels8    CKPT_SCENE_MATERIALS
-#define CKPT_PART_texel8_lut CKPT_SCENE_MATERIALS
+#define CKPT_PART_triangles    CKPT_SCENE_GEOMETRY
+#define CKPT_PART_positions    CKPT_SCENE_GEOMETRY
+#define CKPT_PART_normals      CKPT_SCENE_GEOMETRY
+#define CKPT_PART_uvs          CKPT_SCENE_GEOMETRY
+#define CKPT_PART_tangents     CKPT_SCENE_GEOMETRY
+#define CKPT_PART_spheres      CKPT_SCENE_GEOMETRY
+#define CKPT_PART_quads        CKPT_SCENE_GEOMETRY
+#define CKPT_PART_materials    CKPT_SCENE_MATERIALS
+#define CKPT_PART_textures     CKPT_SCENE_MATERIALS
+#define CKPT_PART_texels       CKPT_SCENE_MATERIALS
+#define CKPT_PART_texels8      CKPT_SCENE_MATERIALS
+#define CKPT_PART_texel8_lut   CKPT_SCENE_MATERIALS
 #define CKPT_PART_lights       CKPT_SCENE_LIGHTS
 #define CKPT_PART_light_cdf    CKPT_SCENE_LIGHTS
 #define CKPT_PART_prim_light   CKPT_SCENE_LIGHTS
 #define CKPT_PART_env_cdf_rows CKPT_SCENE_LIGHTS
 #define CKPT_PART_env_cdf_cols CKPT_SCENE_LIGHTS
-#define CKPT_HASH_ARRAY(type, name, count)                                                                            \
+#define CKPT_HASH_ARRAY(type, name, count)                                                                             \
     if (k->name)                                                                                                       \
-        c[CKPT_PART_##name] =                                                                                          \
-            crc32_z(c[CKPT_PART_##name], (const Bytef *)k->name, (size_t)(count) * sizeof(type));
+        c[CKPT_PART_##name] = crc32_z(c[CKPT_PART_##name], (const Bytef *)k->name, (size_t)(count) * sizeof(type));
     KSCENE_ARRAYS(CKPT_HASH_ARRAY)
 #undef CKPT_HASH_ARRAY
     const uint32_t counts[] = {k->ntriangles, k->nspheres, k->nquads, k->nvertices};
     c[CKPT_SCENE_GEOMETRY] = crc32_z(c[CKPT_SCENE_GEOMETRY], (const Bytef *)counts, sizeof counts);
     const uint64_t mcounts[] = {k->nmaterials, k->ntextures, k->ntexels, k->ntexels8};
     c[CKPT_SCENE_MATERIALS] = crc32_z(c[CKPT_SCENE_MATERIALS], (const Bytef *)mcounts, sizeof mcounts);
-    const float env[] = {k->env_radiance.x, k->env_radiance.y, k->env_radiance.z, (float)k->env_tex, k->env_pmf,
-                         (float)k->nlights};
+    const float env[] = {k->env_radiance.x, k->env_radiance.y, k->env_radiance.z,
+                         (float)k->env_tex, k->env_pmf,        (float)k->nlights};
     c[CKPT_SCENE_LIGHTS] = crc32_z(c[CKPT_SCENE_LIGHTS], (const Bytef *)env, sizeof env);
     for (int i = 0; i < CKPT_SCENE_PARTS; ++i) out[i] = (uint32_t)c[i];
 }

@@ -24,7 +24,7 @@ enum { CKPT_SCENE_GEOMETRY, CKPT_SCENE_MATERIALS, CKPT_SCENE_LIGHTS, CKPT_SCENE_
 typedef struct ckpt_settings {
     uint32_t scene[CKPT_SCENE_PARTS]; /* the prepared scene: geometry, materials (with textures),
                                          lights (with the environment) */
-    kpass pass; /* no sample range; spp_total only where it shapes the samples */
+    kpass pass;                       /* no sample range; spp_total only where it shapes the samples */
     int32_t integrator;
     float merge_radius, merge_alpha;
     int32_t merge_everywhere;

@@ -153,7 +153,7 @@ struct cuda_tile {
 // each backend fills with its own tree: render_cuda.cu's create and lbvh.cu). A new scene array
 // needs nothing here; a new BVH array is a row of CUDA_BVH_ARRAYS. cuda_own_buffer checks the
 // bound at run time.
-#define CUDA_BVH_ARRAYS(X) X(nodes) X(leaves) X(leaf_pos)
+#define CUDA_BVH_ARRAYS(X)                        X(nodes) X(leaves) X(leaf_pos)
 #define CUDA_COUNT_SCENE_ARRAY(type, name, count) +1
 #define CUDA_COUNT_BVH_ARRAY(name)                +1
 enum {
@@ -163,10 +163,10 @@ enum {
 #undef CUDA_COUNT_BVH_ARRAY
 
 struct cuda_renderer {
-    kscene k;                              // device pointers, passed to kernels by value
-    void *buffers[CUDA_SCENE_BUFFERS];     // KSCENE_ARRAYS and CUDA_BVH_ARRAYS (cuda_own_buffer)
+    kscene k;                          // device pointers, passed to kernels by value
+    void *buffers[CUDA_SCENE_BUFFERS]; // KSCENE_ARRAYS and CUDA_BVH_ARRAYS (cuda_own_buffer)
     int nbuffers;
-    uint32_t features;                     // the scene's features (kscene_features of the host scene)
+    uint32_t features;     // the scene's features (kscene_features of the host scene)
     float *accum;          // the film (cuda_film): width*height*3 sums, on the device
     uint32_t *count;       // samples per pixel
     float *lum2;           // per pixel: sum of squared sample luminance (adaptive sampling)

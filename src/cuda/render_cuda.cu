@@ -172,9 +172,10 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
             }
             k->node_layout = KNODES_CW8;
         }
-        int up = cw ? upload(r, packed, tree->nwnodes * sizeof(cw8_node), (const void **)&k->nodes, "nodes", err, errlen)
-                    : upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, "nodes", err,
-                             errlen);
+        int up =
+            cw ? upload(r, packed, tree->nwnodes * sizeof(cw8_node), (const void **)&k->nodes, "nodes", err, errlen)
+               : upload(r, tree->wnodes, tree->nwnodes * sizeof(bvh4_node), (const void **)&k->nodes, "nodes", err,
+                        errlen);
         free(packed);
         if (up ||
             upload(r, tree->leaves, tree->nleaf4 * sizeof(bvh_leaf4), (const void **)&k->leaves, "leaves", err, errlen))

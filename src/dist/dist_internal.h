@@ -18,7 +18,7 @@ enum { TAG_HELLO = 1, TAG_UNIT, TAG_RESULT, TAG_STOP };
 
 typedef struct dist_globals {
     int started, rank, size;
-    int failed; /* a pass (rank 0) or serving units failed: the job ends (caustic_dist_stop) */
+    int failed;  /* a pass (rank 0) or serving units failed: the job ends (caustic_dist_stop) */
     int stopped; /* interrupted: rank 0 stopped its pass, or a worker stopped serving; the job
                     ends normally (MPI_Finalize), without waiting for units still out */
     volatile sig_atomic_t *interrupt;
@@ -113,7 +113,6 @@ typedef struct dist {
     uint64_t units_local, units_remote, bytes, backups;
     double rendering, idle, coord, wall;
 } dist;
-
 
 /* ---- dist_transport.c ---- */
 size_t dist_tile_bytes(int w, int h);

@@ -214,7 +214,6 @@ static void dist_runner_stop(runner *q) {
     }
 }
 
-
 static void dist_free(void *p) {
     dist *b = p;
     if (!b) return;
@@ -241,8 +240,8 @@ static void dist_free(void *p) {
         char line[4096];
         size_t len = (size_t)snprintf(line, sizeof line, "caustic: dist: pixel samples by rank (%%):");
         for (int r = 0; r < dist_g.size && len < sizeof line; ++r)
-            len += (size_t)snprintf(line + len, sizeof line - len, " %.2f",
-                                    all ? 100.0 * b->rank_samples[r] / all : 0.0);
+            len +=
+                (size_t)snprintf(line + len, sizeof line - len, " %.2f", all ? 100.0 * b->rank_samples[r] / all : 0.0);
         lib_log("%s; %llu backup copies of late units", line, (unsigned long long)b->backups);
     }
     if (dist_g.rank == 0 && !dist_g.failed && dist_g.stopped) {
@@ -298,7 +297,8 @@ static void dist_free(void *p) {
             for (double t_end = timer_now() + 2.0; b->sreq[i] != MPI_REQUEST_NULL && !done && timer_now() < t_end;)
                 if (MPI_Test(&b->sreq[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
         }
-        for (int r = 1; r < dist_g.size && !dist_g.failed; ++r) dist_send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
+        for (int r = 1; r < dist_g.size && !dist_g.failed; ++r)
+            dist_send_until(NULL, 0, r, TAG_STOP, 2.0, err, sizeof err);
     }
     dist_runner_stop(&b->run);
     if (b->ib) b->inner->free(b->ib);

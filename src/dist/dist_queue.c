@@ -36,7 +36,6 @@ typedef struct unit {
  * under a millisecond and are hidden behind the rendering of the next unit. */
 #define UNIT_SECONDS 0.25
 
-
 /* The message for unit `id` into *buf (grown as needed); its length. */
 static size_t unit_write(const dist *b, const kpass *pass, const unit *u, int id, int first, unsigned char **buf,
                          size_t *cap) {

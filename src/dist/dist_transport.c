@@ -11,7 +11,6 @@
 #include "dist/dist_internal.h"
 #include "util/timer.h"
 
-
 /* A tile's film packed after a header: sums, squared luminance (double), counts. */
 size_t dist_tile_bytes(int w, int h) { return (size_t)w * h * (4 * sizeof(double) + sizeof(uint32_t)); }
 

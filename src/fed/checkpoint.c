@@ -149,7 +149,9 @@ int ckpt_load(const char *path, checkpoint *c, char *err, size_t errlen) {
     uint8_t *buf = (uint8_t *)read_file(path, &n);
     if (!buf) {
         snprintf(err, errlen, "%s: cannot read checkpoint: %s", path,
-                 errno == EINVAL ? "not a regular file" : errno == EFBIG ? "larger than 256 MiB" : strerror(errno));
+                 errno == EINVAL  ? "not a regular file"
+                 : errno == EFBIG ? "larger than 256 MiB"
+                                  : strerror(errno));
         return -1;
     }
     int rc = ckpt_parse(buf, n, path, c, err, errlen);

@@ -11,8 +11,8 @@
 #include <zlib.h>
 
 /* Limits well above any MNIST-like set; they reject absurd headers before allocating. */
-#define IDX_MAX_COUNT 100000000u
-#define IDX_MAX_SIDE  4096u
+#define IDX_MAX_COUNT         100000000u
+#define IDX_MAX_SIDE          4096u
 /* The decoded bytes kept (each becomes a float in the data set, and training copies it): 256 MiB,
  * five times Fashion-MNIST's training set; FEDTRAIN_IDX_MAX_MB raises it, --limit-train cuts the
  * items read. A small gzip file can claim and hold a thousand times its size. */
@@ -287,7 +287,8 @@ int idx_load(const char *path, int ndims, uint32_t max_items, idx_array *out, ch
     }
     int fl = S_ISREG(st.st_mode) ? fcntl(fd, F_GETFL) : -1;
     if (!S_ISREG(st.st_mode) || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0 || !(s->f = fdopen(fd, "rb"))) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
+        snprintf(err, errlen, "%s: cannot open: %s", path,
+                 S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
         close(fd);
         return finish(s, -1, out);
     }

@@ -310,8 +310,9 @@ int run_report(fed_config *cfg) {
                       "plot '%s/per_class_%s.dat' matrix with image notitle, '' matrix using 1:2:(sprintf('%%.2f',$3)) "
                       "with labels notitle\n",
                       160 + 70 * npresent, figs, metrics[mi], metrics[mi], figs, metrics[mi]);
-        tb_printf(&g, "set terminal pngcairo noenhanced size 760,680\nset lmargin %d\nset yrange [9.5:-0.5]\nset "
-                      "xlabel 'predicted'\nset ylabel 'true'\n",
+        tb_printf(&g,
+                  "set terminal pngcairo noenhanced size 760,680\nset lmargin %d\nset yrange [9.5:-0.5]\nset "
+                  "xlabel 'predicted'\nset ylabel 'true'\n",
                   fashion ? 14 : 6);
         class_tics(&g, 'y', fashion, "");
         for (int e = 0; e < 4; e++)
@@ -328,8 +329,7 @@ int run_report(fed_config *cfg) {
     char cmd[2600];
     snprintf(cmd, sizeof cmd, "gnuplot '%s/report.gp' > '%s/gnuplot.log' 2>&1", figs, figs);
     if (system(cmd) != 0) {
-        fprintf(stderr, "fedtrain: report: gnuplot failed on %s/report.gp (its output: %s/gnuplot.log)\n", figs,
-                figs);
+        fprintf(stderr, "fedtrain: report: gnuplot failed on %s/report.gp (its output: %s/gnuplot.log)\n", figs, figs);
         cJSON_Delete(root);
         cJSON_Delete(croot_own);
         return 2;

@@ -64,7 +64,7 @@ size_t env_budget(const char *var, size_t fallback) {
 struct fs_ctx {
     bool allow = false;
     std::map<std::string, std::vector<unsigned char>> read; /* by path: each URI read once */
-    size_t delivered = 0;                                    /* bytes handed out, copies included */
+    size_t delivered = 0;                                   /* bytes handed out, copies included */
     size_t budget = env_budget("CAUSTIC_GLTF_MAX_BUFFER_BYTES", MAX_FILE_BYTES);
 };
 bool fs_exists(const std::string &path, void *u) {

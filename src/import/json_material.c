@@ -99,8 +99,9 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int refl
             }
         if (over) {
             snprintf(key, sizeof key, "reflectance above 1 %s", full);
-            bad = prm_warn(&L->P, key, p, "%s: %zu texel values above 1 (largest %g) in a reflectance texture: the "
-                                          "surface would reflect more light than it receives",
+            bad = prm_warn(&L->P, key, p,
+                           "%s: %zu texel values above 1 (largest %g) in a reflectance texture: the "
+                           "surface would reflect more light than it receives",
                            full, over, (double)most);
         }
         free(full);

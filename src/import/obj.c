@@ -661,8 +661,9 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
         } else if (outside_folder(r->base_dir, r->libs[i])) {
             /* an absolute path, or one through "..": it may name any file on the system, whose
              * content a message would repeat; not read */
-            objwarn(r, "%s: material library %s is outside the model's folder: not read (its materials become "
-                       "the default grey)",
+            objwarn(r,
+                    "%s: material library %s is outside the model's folder: not read (its materials become "
+                    "the default grey)",
                     r->path, r->libs[i]);
             continue;
         } else {

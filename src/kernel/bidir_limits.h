@@ -11,11 +11,11 @@
 
 /* What a bidirectional render asks for (fields a caller does not know stay 0). */
 typedef struct bidir_request {
-    float adaptive;      /* adaptive sampling's threshold (0: off) */
-    int adaptive_depth;  /* --adaptive-depth */
-    float clamp;         /* the firefly clamp (0: off) */
-    float lens_radius;   /* the camera's aperture (0: pinhole) */
-    uint32_t features;   /* the scene's features (kscene_features) */
+    float adaptive;     /* adaptive sampling's threshold (0: off) */
+    int adaptive_depth; /* --adaptive-depth */
+    float clamp;        /* the firefly clamp (0: off) */
+    float lens_radius;  /* the camera's aperture (0: pinhole) */
+    uint32_t features;  /* the scene's features (kscene_features) */
 } bidir_request;
 
 /* X(NAME, refused when (over `q`, a const bidir_request *), message after "--integrator NAME") */

@@ -25,7 +25,7 @@ enum kf_shift {
     KF_BITS = KF_FLAGS_SHIFT + 3
 };
 KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 3 "
-                              "flags. To list more kinds, widen the masks to uint64_t in src/kernel/features.h");
+                                  "flags. To list more kinds, widen the masks to uint64_t in src/kernel/features.h");
 #define KF_MAT(kind)   (1u << (KF_MAT_SHIFT + (uint32_t)(kind)))   /* material kinds */
 #define KF_LIGHT(kind) (1u << (KF_LIGHT_SHIFT + (uint32_t)(kind))) /* light kinds */
 #define KF_PRIM(kind)  (1u << (KF_PRIM_SHIFT + (uint32_t)(kind)))  /* primitive kinds */
@@ -36,7 +36,7 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
 /* Participating media (reserved: no scene has one yet): the bit after the mask's fields, outside
  * KF_ALL until a kernel handles them; a kernel that does defines KERNEL_MEDIA 1 with it
  * (kernel/medium.h, the path state's medium column), docs/extending.md, "A medium". */
-#define KF_MEDIA (1u << KF_BITS)
+#define KF_MEDIA       (1u << KF_BITS)
 
 #ifndef KERNEL_FEATURES
 #define KERNEL_FEATURES KF_ALL

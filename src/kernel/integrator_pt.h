@@ -64,7 +64,8 @@ KFN int stage_intersect(path_state *ps, const kscene *s, const kpass *p, uint32_
  * Without media tr is 0 or 1 on every channel: the contribution is added as it is where the ray
  * is unoccluded (no multiply, the same bits and instructions as a yes/no answer). */
 KFN void stage_shadow_done(path_state *ps, vec3 tr) {
-    if (!vis_black(tr)) ps->radiance = vadd(ps->radiance, KERNEL_MEDIA ? vmul(ps->shadow_contrib, tr) : ps->shadow_contrib);
+    if (!vis_black(tr))
+        ps->radiance = vadd(ps->radiance, KERNEL_MEDIA ? vmul(ps->shadow_contrib, tr) : ps->shadow_contrib);
     ps->shadow_pending = 0;
 }
 /* The medium the shadow ray starts in: the one its vertex lies in (the ray leaves a surface to

@@ -344,7 +344,8 @@ KFN void sampler_cache_init(sampler_cache *c) {
  * starts at dimension 0 (the camera's) or SAMPLE_DIMS_CAMERA + SAMPLE_DIMS_BOUNCE (k - 1) (bounce
  * k - 1's). */
 KFN void sobol_lanes(const sampler *s, sampler_cache *c, int bounce, __m256i off, __m256i ymask, float *out) {
-    uint32_t k = (s->dim + SAMPLE_DIMS_BOUNCE - SAMPLE_DIMS_CAMERA) / SAMPLE_DIMS_BOUNCE, key = s->dim << 1 | (uint32_t)bounce;
+    uint32_t k = (s->dim + SAMPLE_DIMS_BOUNCE - SAMPLE_DIMS_CAMERA) / SAMPLE_DIMS_BOUNCE,
+             key = s->dim << 1 | (uint32_t)bounce;
     if (c && k < SAMPLER_CACHE_SLOTS) {
         if (c->key[k] != key || c->pixel_seed[k] != s->pixel_seed) {
             c->seeds[k] = sobol_lane_seeds(s->pixel_seed, s->dim, off, ymask);
@@ -447,8 +448,8 @@ KFN bounce_samples sampler_bounce(sampler *s, sampler_cache *c) {
 }
 /* The scalar draws above in the order sampler_bounce returns them: its layout must match the
  * offsets (the AVX2 lanes and the Sobol path name them; the generic path draws in this order). */
-KSTATIC_ASSERT(SAMPLE_DIM_LIGHT_PICK == 0u && SAMPLE_DIM_LIGHT == 1u && SAMPLE_DIM_LOBE == 2u && SAMPLE_DIM_BSDF == 3u &&
-                   SAMPLE_DIM_RR == 4u && SAMPLE_DIMS_BOUNCE == 5u,
+KSTATIC_ASSERT(SAMPLE_DIM_LIGHT_PICK == 0u && SAMPLE_DIM_LIGHT == 1u && SAMPLE_DIM_LOBE == 2u &&
+                   SAMPLE_DIM_BSDF == 3u && SAMPLE_DIM_RR == 4u && SAMPLE_DIMS_BOUNCE == 5u,
                "sampler_bounce's generic draws follow the SAMPLE_DIM_* offsets: reorder them with the offsets");
 
 /* ---- the media block -------------------------------------------------------------------------

@@ -80,13 +80,13 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
  *   name    its TYPE in caustic's scene format (the JSON reader also takes dialect spellings)
  *   PUBLIC  its caustic_material_kind in include/caustic.h: CAUSTIC_MATERIAL_<PUBLIC> */
 #define MATERIAL_KINDS(X)                                                                                              \
-    X(MAT_DIFFUSE, diffuse, "Diffuse", DIFFUSE)             /* Lambertian */                                           \
-    X(MAT_MIRROR, mirror, "Mirror", MIRROR)                 /* perfect specular reflection */                          \
-    X(MAT_CONDUCTOR, conductor, "Conductor", CONDUCTOR)     /* rough GGX conductor, Schlick F0 = colour */             \
-    X(MAT_DIELECTRIC, dielectric, "Dielectric", GLASS)      /* smooth glass: Fresnel reflection/refraction */          \
-    X(MAT_EMITTER, emitter, "Emitter", EMITTER)             /* no reflection (pure emitters) */                        \
-    X(MAT_PHONG, phong, "Phong", PHONG)                     /* Lambertian plus a normalised Phong lobe */              \
-    X(MAT_PBR, pbr, "PBR", PBR)                             /* glTF 2.0 metallic-roughness */                          \
+    X(MAT_DIFFUSE, diffuse, "Diffuse", DIFFUSE)                /* Lambertian */                                        \
+    X(MAT_MIRROR, mirror, "Mirror", MIRROR)                    /* perfect specular reflection */                       \
+    X(MAT_CONDUCTOR, conductor, "Conductor", CONDUCTOR)        /* rough GGX conductor, Schlick F0 = colour */          \
+    X(MAT_DIELECTRIC, dielectric, "Dielectric", GLASS)         /* smooth glass: Fresnel reflection/refraction */       \
+    X(MAT_EMITTER, emitter, "Emitter", EMITTER)                /* no reflection (pure emitters) */                     \
+    X(MAT_PHONG, phong, "Phong", PHONG)                        /* Lambertian plus a normalised Phong lobe */           \
+    X(MAT_PBR, pbr, "PBR", PBR)                                /* glTF 2.0 metallic-roughness */                       \
     X(MAT_ROUGH_GLASS, rough_glass, "RoughGlass", ROUGH_GLASS) /* rough dielectric: GGX reflection and transmission */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;

@@ -234,11 +234,11 @@ typedef struct vcm_bsdf {
     material mat; /* the vertex's material as the BSDF reads it: textured parameters applied
                      (material_at), so every parameter a texture can drive is the one evaluated */
     vec3 albedo;
-    frame fr;              /* shading frame, normal on the side of wo for two-sided materials */
-    vec3 ng;               /* geometric normal, flipped with the frame */
-    vec3 wo;               /* world direction towards the previous vertex of the sub-path */
-    vec3 wo_l;             /* the same in the shading frame */
-    float cont;            /* roulette continuation probability */
+    frame fr;   /* shading frame, normal on the side of wo for two-sided materials */
+    vec3 ng;    /* geometric normal, flipped with the frame */
+    vec3 wo;    /* world direction towards the previous vertex of the sub-path */
+    vec3 wo_l;  /* the same in the shading frame */
+    float cont; /* roulette continuation probability */
     int32_t delta;
     int32_t glossy; /* a non-Lambertian scatterer (specular or glossy): merging next to it is a strategy */
 } vcm_bsdf;
@@ -440,7 +440,7 @@ typedef struct vcm_merge_query {
     vec3 ng;
     vec3 wo;
     float cont;
-    material mat; /* vcm_bsdf.mat */
+    material mat;      /* vcm_bsdf.mat */
     vcm_mis_state mis; /* camera sub-path MIS state at the vertex */
     uint32_t pixel;
     int32_t len; /* camera sub-path segments */

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #define MATERIAL_NAME_ROW(kind, stem, name, PUBLIC) [kind] = name,
-#define PRIM_NAME_ROW(kind, name)                       [kind] = name,
-#define LIGHT_NAME_ROW(kind, name)                      [kind] = name,
+#define PRIM_NAME_ROW(kind, name)                   [kind] = name,
+#define LIGHT_NAME_ROW(kind, name)                  [kind] = name,
 static const char *const material_names[] = {MATERIAL_KINDS(MATERIAL_NAME_ROW)};
 static const char *const prim_names[] = {PRIM_KINDS(PRIM_NAME_ROW)};
 static const char *const light_names[] = {LIGHT_KINDS(LIGHT_NAME_ROW)};

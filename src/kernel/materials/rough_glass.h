@@ -24,7 +24,8 @@ KFN int rough_glass_half(const material *m, vec3 wo, vec3 wi, vec3 *wm, float *e
 }
 
 KFN uint32_t rough_glass_flags(const material *m) {
-    return BSDF_TRANSMITS | BSDF_NON_LAMBERTIAN | BSDF_INTERIOR | (m->alpha < GGX_MIN_ALPHA ? (uint32_t)BSDF_DELTA : 0u);
+    return BSDF_TRANSMITS | BSDF_NON_LAMBERTIAN | BSDF_INTERIOR |
+           (m->alpha < GGX_MIN_ALPHA ? (uint32_t)BSDF_DELTA : 0u);
 }
 KFN vec3 rough_glass_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi, int mode) {
     if (m->alpha < GGX_MIN_ALPHA) return v3s(0.0f);
