@@ -594,7 +594,7 @@ static void test_texture_budget(void) {
     expect_fail("two textures over one budget",
                 "{\"Materials\":{" TEXMAT("a", "big1.png") "," TEXMAT(
                     "b", "big2.png") "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"a\"},{\"TYPE\":"
-                                              "\"sphere\",\"MATERIAL\":\"b\"}]}",
+                                     "\"sphere\",\"MATERIAL\":\"b\"}]}",
                 "big2.png: the scene's textures with this one needs 118 KiB in all, over the limit of 100 KiB",
                 "CAUSTIC_IMAGE_MEMORY");
     unsetenv("CAUSTIC_IMAGE_MEMORY");

@@ -795,7 +795,7 @@ KFN uint32_t leaf_lane_load(const float *p, ku4 prim, uint32_t j, vec3 *a, vec3 
 KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, vec3 a, vec3 b, vec3 c) {
     float t, b1 = 0.0f, b2 = 0.0f;
     uint32_t i = prim_id_index(id);
-    uint32_t kind = KHAS(KF_PRIM(PRIM_SPHERE)) || KHAS(KF_PRIM(PRIM_QUAD)) ? prim_id_kind(id) : PRIM_TRIANGLE;
+    prim_kind kind = KHAS(KF_PRIM(PRIM_SPHERE)) || KHAS(KF_PRIM(PRIM_QUAD)) ? prim_id_kind(id) : PRIM_TRIANGLE;
     switch (kind) {
     case PRIM_TRIANGLE:
         if (!intersect_triangle(r->o, &r->sh, a, b, c, h->t, &t, &b1, &b2)) return 0;
@@ -803,7 +803,8 @@ KFN int leaf_lane(const kscene *s, const bvh_ray *r, hit *h, uint32_t id, vec3 a
     case PRIM_SPHERE:
         if (!KHAS(KF_PRIM(PRIM_SPHERE)) || !intersect_sphere(&s->spheres[i], r->o, r->d, 0.0f, h->t, &t)) return 0;
         break;
-    default:
+    case PRIM_QUAD:
+    case PRIM_KIND_COUNT: /* not a kind: ids hold 2 bits; named so that -Wswitch checks the list */
         if (!KHAS(KF_PRIM(PRIM_QUAD)) || !intersect_quad(&s->quads[i], r->o, r->d, 0.0f, h->t, &t, &b1, &b2)) return 0;
         break;
     }

@@ -118,7 +118,8 @@ KFN int intersect_prim(const kscene *s, uint32_t id, vec3 o, vec3 d, const ray_s
     case PRIM_SPHERE:
         if (!KHAS(KF_PRIM(PRIM_SPHERE)) || !intersect_sphere(&s->spheres[i], o, d, 0.0f, h->t, &t)) return 0;
         break;
-    default:
+    case PRIM_QUAD:
+    case PRIM_KIND_COUNT: /* not a kind: ids hold 2 bits; named so that -Wswitch checks the list */
         if (!KHAS(KF_PRIM(PRIM_QUAD)) || !intersect_quad(&s->quads[i], o, d, 0.0f, h->t, &t, &b1, &b2)) return 0;
         break;
     }
@@ -213,7 +214,8 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
             break;
         }
         /* fall through - a kernel without spheres never gets here (kernel/features.h) */
-    default: {
+    case PRIM_QUAD:
+    case PRIM_KIND_COUNT: /* not a kind: ids hold 2 bits; named so that -Wswitch checks the list */ {
         const quad *q = &s->quads[i];
         sf.p = vadd(vadd(q->o, vscale(q->u, h->b1)), vscale(q->v, h->b2));
         sf.ng = q->n;

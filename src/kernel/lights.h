@@ -107,7 +107,8 @@ KFN void light_sample_point_uv(const kscene *s, const light *l, vec2 u, vec3 *p,
             return;
         }
         /* fall through - a kernel without spheres never gets here (kernel/features.h) */
-    default: {
+    case PRIM_QUAD:
+    case PRIM_KIND_COUNT: /* not a kind: ids hold 2 bits; named so that -Wswitch checks the list */ {
         const quad *q = &s->quads[i];
         *p = vadd(q->o, vadd(vscale(q->u, u.x), vscale(q->v, u.y)));
         *n = l->ng;

@@ -31,7 +31,7 @@ KFN vec3 texel_fetch(const kscene *s, const texture *t, int x, int y) {
 
 KFN vec3 texture_eval(const kscene *s, int32_t index, vec2 uv, vec3 p) {
     const texture *t = &s->textures[index];
-    switch (t->kind) {
+    switch ((texture_kind)t->kind) {
     case TEX_CHECKER: {
         float sum = t->uv_space ? floorf(uv.x * t->scale) + floorf(uv.y * t->scale)
                                 : floorf(p.x * t->scale) + floorf(p.y * t->scale) + floorf(p.z * t->scale);
@@ -51,8 +51,9 @@ KFN vec3 texture_eval(const kscene *s, int32_t index, vec2 uv, vec3 p) {
         vec3 c01 = texel_at(s, t, xa, yb), c11 = texel_at(s, t, xb, yb);
         return vlerp(vlerp(c00, c10, ax), vlerp(c01, c11, ax), ay);
     }
-    default: return t->a;
+    case TEX_CONSTANT: break;
     }
+    return t->a;
 }
 
 KFN vec3 material_albedo(const kscene *s, const material *m, vec2 uv, vec3 p) {

@@ -9,7 +9,8 @@
  * One row per primitive kind: X(KIND, name). The enum follows the rows' order; the name is the
  * kind's in messages (prim_kind_name). Adding a kind: a row here, its array in KSCENE_ARRAYS, its
  * cases in intersect.h, lights.h, bvh_traverse.h and hit_material_kind (integrator_pt.h); those
- * switches end in `default:` for the last kind (quads), so a new kind must be placed before it.
+ * switches name every kind and PRIM_KIND_COUNT (no `default:`), so -Werror=switch names each
+ * switch a new kind must join.
  * A primitive id packs its kind in the top 2 bits and its index in that kind's array. */
 #define PRIM_KINDS(X)                                                                                                  \
     X(PRIM_TRIANGLE, "triangle")                                                                                       \
@@ -22,7 +23,7 @@ typedef enum prim_kind { PRIM_KINDS(PRIM_ENUM_ROW) PRIM_KIND_COUNT } prim_kind;
 #define PRIM_NONE       0xffffffffu
 KSTATIC_ASSERT(PRIM_KIND_COUNT <= (1 << (32 - PRIM_KIND_SHIFT)), "a primitive id has 2 bits for the kind");
 KFN uint32_t prim_id(int kind, uint32_t index) { return ((uint32_t)kind << PRIM_KIND_SHIFT) | index; }
-KFN int prim_id_kind(uint32_t id) { return (int)(id >> PRIM_KIND_SHIFT); }
+KFN prim_kind prim_id_kind(uint32_t id) { return (prim_kind)(id >> PRIM_KIND_SHIFT); }
 KFN uint32_t prim_id_index(uint32_t id) { return id & PRIM_INDEX_MASK; }
 
 /* Triangle: indices into the shared vertex arrays. Normals/UVs are optional per vertex. */
@@ -350,7 +351,8 @@ KFN void kscene_prim_bounds_of(const kscene *s, uint32_t id, vec3 *lo, vec3 *hi)
         *hi = vadd(c, e);
         return;
     }
-    default: {
+    case PRIM_QUAD:
+    case PRIM_KIND_COUNT: /* not a kind: ids hold 2 bits; named so that -Wswitch checks the list */ {
         const quad *q = &s->quads[i];
         vec3 a = q->o, b = vadd(q->o, q->u), c = vadd(q->o, q->v), d = vadd(b, q->v);
         *lo = vmin(vmin(a, b), vmin(c, d));

@@ -487,8 +487,10 @@ static float prim_area(const scene *s, uint32_t id) {
         return 0.5f * vlen(vcross(e1, e2));
     }
     case PRIM_SPHERE: return s->spheres[i].area;
-    default: return vlen(vcross(s->quads[i].u, s->quads[i].v));
+    case PRIM_QUAD:
+    case PRIM_KIND_COUNT: /* not a kind: ids hold 2 bits; named so that -Wswitch checks the list */ break;
     }
+    return vlen(vcross(s->quads[i].u, s->quads[i].v));
 }
 
 /* A triangle's or quad's unit geometric normal (as surface_at computes it); a sphere has none. */
@@ -500,8 +502,10 @@ static vec3 prim_geometric_normal(const scene *s, uint32_t id) {
         return triangle_normal(s->positions[t->v[0]], s->positions[t->v[1]], s->positions[t->v[2]]);
     }
     case PRIM_SPHERE: return v3s(0.0f);
-    default: return s->quads[i].n;
+    case PRIM_QUAD:
+    case PRIM_KIND_COUNT: /* not a kind: ids hold 2 bits; named so that -Wswitch checks the list */ break;
     }
+    return s->quads[i].n;
 }
 
 static int prim_material(const scene *s, uint32_t id) {
@@ -509,8 +513,10 @@ static int prim_material(const scene *s, uint32_t id) {
     switch (prim_id_kind(id)) {
     case PRIM_TRIANGLE: return s->triangles[i].material;
     case PRIM_SPHERE: return s->spheres[i].material;
-    default: return s->quads[i].material;
+    case PRIM_QUAD:
+    case PRIM_KIND_COUNT: /* not a kind: ids hold 2 bits; named so that -Wswitch checks the list */ break;
     }
+    return s->quads[i].material;
 }
 
 static uint32_t flat_to_prim_id(const scene *s, size_t flat) {
