@@ -148,8 +148,8 @@ static int build_rtow(scene *s, char *err, size_t errlen) {
                 float c[6];
                 for (int i = 0; i < 6; ++i) c[i] = pcg32_float(&rng);
                 snprintf(name, sizeof name, "diffuse_%d", n);
-                mat = add_named(s, name, make_mat(MAT_DIFFUSE, v3(c[0] * c[3], c[1] * c[4], c[2] * c[5]), 0.0f),
-                                err, errlen);
+                mat = add_named(s, name, make_mat(MAT_DIFFUSE, v3(c[0] * c[3], c[1] * c[4], c[2] * c[5]), 0.0f), err,
+                                errlen);
             } else if (choose < 0.95f) {
                 float c[3];
                 for (int i = 0; i < 3; ++i) c[i] = 0.5f + 0.5f * pcg32_float(&rng);

@@ -20,8 +20,8 @@ enum { SV_FLOOR, SV_GREEN, SV_RED, SV_WHITE, SV_MIRROR, SV_GLASS, SV_BLUE, SV_LI
 
 /* SmallVCM's materials through the host constructor. Its ior of 1 on the kinds without
  * refraction was never read; they now carry the constructor's 1.5 like every other reader's. */
-static int add_mat(scene *s, const char *name, material_kind kind, vec3 albedo, vec3 spec, double exponent,
-                   double ior, vec3 emission) {
+static int add_mat(scene *s, const char *name, material_kind kind, vec3 albedo, vec3 spec, double exponent, double ior,
+                   vec3 emission) {
     material_params p = material_params_default(kind);
     p.rgb = albedo;
     p.specular = spec;
