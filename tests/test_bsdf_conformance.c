@@ -265,6 +265,35 @@ static void check_gpu(void) {
     free(gpu);
 }
 
+/* The constructor's maps and cut-out (what the OBJ and glTF readers pass through it), and its
+ * alpha = roughness^2 rounding as a float product does (the readers' roughness comes from floats). */
+static void check_constructor_maps(void) {
+    material d = material_default(MAT_PBR);
+    CHECK(d.albedo_tex == -1 && d.maps == 0 && d.opacity == 1.0f && d.normal_scale == 1.0f && d.alpha_cutoff == 0.0f,
+          "material_default: maps %d albedo_tex %d opacity %g normal_scale %g alpha_cutoff %g", d.maps, d.albedo_tex,
+          d.opacity, d.normal_scale, d.alpha_cutoff);
+    material_params p = material_params_default(MAT_PBR);
+    p.albedo_tex = 2, p.mr_tex = 3, p.normal_tex = 4, p.emission_tex = 5, p.alpha_tex = 6;
+    p.normal_scale = 0.5, p.opacity = 0.25, p.alpha_cutoff = 0.75;
+    material m = material_from_params(MAT_PBR, &p);
+    CHECK(m.albedo_tex == 2 && m.mr_tex == 3 && m.normal_tex == 4 && m.emission_tex == 5 && m.alpha_tex == 6,
+          "material_from_params: textures %d %d %d %d %d", m.albedo_tex, m.mr_tex, m.normal_tex, m.emission_tex,
+          m.alpha_tex);
+    CHECK(m.maps == (MAP_METALLIC_ROUGHNESS | MAP_NORMAL | MAP_EMISSION | MAP_OPACITY),
+          "material_from_params: maps 0x%x", m.maps);
+    CHECK(m.normal_scale == 0.5f && m.opacity == 0.25f && m.alpha_cutoff == 0.75f,
+          "material_from_params: normal_scale %g opacity %g alpha_cutoff %g", m.normal_scale, m.opacity,
+          m.alpha_cutoff);
+    for (int i = 1; i < 1000; ++i) {
+        float r = (float)i / 997.0f;
+        material_params c = material_params_default(MAT_CONDUCTOR);
+        c.roughness = r;
+        material k = material_from_params(MAT_CONDUCTOR, &c);
+        float want = r * r;
+        CHECK(k.alpha == want, "conductor roughness %.9g: alpha %.9g, the float product is %.9g", r, k.alpha, want);
+    }
+}
+
 int main(void) {
     /* every kind in the list has parameter rows */
     for (int k = 0; k < MAT_KIND_COUNT; ++k) {
@@ -283,6 +312,7 @@ int main(void) {
                kind_name(sweeps[i].kind), i, sweeps[i].roughness, sweeps[i].ior, sweeps[i].metallic, g_checks - checks,
                g_failures - failures);
     }
+    check_constructor_maps();
     check_gpu();
     return test_result("test_bsdf_conformance");
 }

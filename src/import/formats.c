@@ -10,6 +10,7 @@
 #endif
 #include "import/import.h"
 #include "import/params.h"
+#include "scene/material.h"
 #include "util/array.h"
 #include "util/file.h"
 
@@ -309,10 +310,8 @@ static int model_bounds(const char *path, vec3 *lo, vec3 *hi, char *err, size_t 
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    material m;
-    memset(&m, 0, sizeof m);
-    m.albedo_tex = -1;
-    int mat = prm_ends_with_ci(path, ".ply") ? scene_add_material(t, "model", m) : -1;
+    /* a PLY has no materials of its own: any one will do for its bounds */
+    int mat = prm_ends_with_ci(path, ".ply") ? scene_add_material(t, "model", material_default(MAT_DIFFUSE)) : -1;
     int rc = scene_load_mesh_file(t, path, xform_identity(), mat, err, errlen);
     if (rc == 0) {
         *lo = v3s(INFINITY);

@@ -30,6 +30,7 @@
 extern "C" {
 #include "image/image.h"
 #include "scene/scene.h"
+#include "scene/material.h"
 #include "import/import.h"
 #include "util/file.h"
 }
@@ -456,29 +457,24 @@ struct importer {
         std::string mname = name + "#" + (mi < 0 ? std::string("default") : std::to_string(mi));
         int found = scene_find_material(s, mname.c_str());
         if (found >= 0) return materials[mi] = found; // the same file placed again
-        ::material mat;
-        std::memset(&mat, 0, sizeof mat);
-        mat.kind = MAT_PBR;
-        mat.albedo_tex = -1;
-        mat.albedo = v3s(1.0f);
-        mat.metallic = 1.0f;
-        mat.alpha = 1.0f;
-        mat.ior = 1.5f;
-        mat.opacity = 1.0f;
-        mat.normal_scale = 1.0f;
+        // glTF's defaults: white, metallic 1, roughness 1 (the constructor's opacity and normal scale 1)
+        material_kind kind = MAT_PBR;
+        material_params mat = material_params_default(kind);
+        mat.rgb = v3s(1.0f);
+        mat.metallic = 1.0;
+        mat.roughness = 1.0;
         if (mi >= 0) {
             if (size_t(mi) >= m.materials.size()) fail("material " + std::to_string(mi) + " does not exist");
             const tinygltf::Material &g = m.materials[size_t(mi)];
             std::string mp = str_index("materials", size_t(mi));
             const tinygltf::PbrMetallicRoughness &pbr = g.pbrMetallicRoughness;
             if (pbr.baseColorFactor.size() == 4) {
-                mat.albedo = v3(float(clamp01(pbr.baseColorFactor[0])), float(clamp01(pbr.baseColorFactor[1])),
-                                float(clamp01(pbr.baseColorFactor[2])));
+                mat.rgb = v3(float(clamp01(pbr.baseColorFactor[0])), float(clamp01(pbr.baseColorFactor[1])),
+                             float(clamp01(pbr.baseColorFactor[2])));
                 mat.opacity = float(clamp01(pbr.baseColorFactor[3]));
             }
             mat.metallic = float(clamp01(pbr.metallicFactor));
-            double rough = clamp01(pbr.roughnessFactor);
-            mat.alpha = float(rough * rough);
+            mat.roughness = clamp01(pbr.roughnessFactor); // GGX alpha = roughness^2, rounded once
             auto texcoord = [&](int tc, const std::string &where) {
                 if (tc != 0) warn(where + ".texCoord " + std::to_string(tc) + ": only TEXCOORD_0 is read; using it");
             };
@@ -491,10 +487,7 @@ struct importer {
                 std::string w = mp + ".pbrMetallicRoughness.metallicRoughnessTexture";
                 texcoord(pbr.metallicRoughnessTexture.texCoord, w);
                 int t = texture(pbr.metallicRoughnessTexture.index, USE_LINEAR, w);
-                if (t >= 0) {
-                    mat.mr_tex = t;
-                    mat.maps |= MAP_METALLIC_ROUGHNESS;
-                }
+                mat.mr_tex = t;
             }
             if (g.normalTexture.index >= 0) {
                 std::string w = mp + ".normalTexture";
@@ -503,7 +496,6 @@ struct importer {
                 if (t >= 0) {
                     mat.normal_tex = t;
                     mat.normal_scale = std::isfinite(g.normalTexture.scale) ? float(g.normalTexture.scale) : 1.0f;
-                    mat.maps |= MAP_NORMAL;
                 }
             }
             double strength = ext_number(g.extensions, "KHR_materials_emissive_strength", "emissiveStrength", 1.0);
@@ -519,10 +511,7 @@ struct importer {
                 std::string w = mp + ".emissiveTexture";
                 texcoord(g.emissiveTexture.texCoord, w);
                 int t = texture(g.emissiveTexture.index, USE_SRGB, w);
-                if (t >= 0) {
-                    mat.emission_tex = t;
-                    mat.maps |= MAP_EMISSION;
-                }
+                mat.emission_tex = t;
             }
             if (g.alphaMode == "MASK" || g.alphaMode == "BLEND") {
                 if (g.alphaMode == "BLEND")
@@ -535,10 +524,7 @@ struct importer {
                     if (pbr.baseColorTexture.index >= 0) {
                         int t = texture(pbr.baseColorTexture.index, USE_ALPHA,
                                         mp + ".pbrMetallicRoughness.baseColorTexture");
-                        if (t >= 0) {
-                            mat.alpha_tex = t;
-                            mat.maps |= MAP_OPACITY;
-                        }
+                        mat.alpha_tex = t;
                     }
                 }
             }
@@ -552,11 +538,12 @@ struct importer {
                          " is rendered as fully transmissive glass");
                 if (ext_object(g.extensions, "KHR_materials_transmission", "transmissionTexture"))
                     warn(mp + ": transmissionTexture is not read");
-                mat.kind = MAT_ROUGH_GLASS;
+                kind = MAT_ROUGH_GLASS;
                 mat.ior = ior == 1.0 ? 1.0001f : float(ior);
             }
         }
-        int idx = scene_add_material(s, mname.c_str(), mat);
+        ::material m = material_from_params(kind, &mat);
+        int idx = scene_add_material(s, mname.c_str(), m);
         if (idx < 0) throw std::bad_alloc();
         return materials[mi] = idx;
     }

@@ -199,13 +199,10 @@ int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
 /* Materials that objects use without defining one: a neutral grey diffuse. */
 int json_default_material(loader *L) {
     if (L->default_material >= 0) return L->default_material;
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE;
-    m.albedo = v3s(0.7f);
-    m.albedo_tex = -1;
-    m.ior = 1.5f;
-    m.two_sided = 1;
+    material_params p = material_params_default(MAT_DIFFUSE);
+    p.rgb = v3s(0.7f);
+    p.two_sided = 1;
+    material m = material_from_params(MAT_DIFFUSE, &p);
     L->default_material = scene_add_material(L->s, "(default grey)", m);
     return L->default_material;
 }

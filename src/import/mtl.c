@@ -1,12 +1,13 @@
 /* Wavefront MTL reader: newmtl, Kd, Ks, Ke, Ka, Ns, Ni, d, Tr, Tf, illum, map_Kd, and the PBR
  * extensions Pr, Pm, map_Pr. Options before a map's file name (-bm 1, -o u v w, ...) are skipped.
  * Other statements are counted and reported by the OBJ loader in one warning line. Errors are
- * one line, "file.mtl:LINE: problem". The mapping to caustic materials (mtl_to_material) is
+ * one line, "file.mtl:LINE: problem". The mapping to caustic materials (mtl_to_params) is
  * documented in docs/scene-format.md. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "import/mtl.h"
+#include "scene/material.h"
 #include "util/array.h"
 #include "util/file.h"
 
@@ -285,37 +286,27 @@ static float clamp01(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; 
 static vec3 clamp01v(vec3 c) { return v3(clamp01(c.x), clamp01(c.y), clamp01(c.z)); }
 static float maxc(vec3 c) { return fmaxf(c.x, fmaxf(c.y, c.z)); }
 
-material mtl_to_material(const mtl_entry *e) {
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = MAT_DIFFUSE;
-    m.albedo_tex = -1;
-    m.ior = 1.5f;
+material_kind mtl_to_params(const mtl_entry *e, material_params *out) {
+    material_kind kind = MAT_DIFFUSE;
     vec3 kd = clamp01v(e->kd), ks = clamp01v(e->ks);
-    m.albedo = kd;
-    m.emission = v3(fmaxf(e->ke.x, 0.0f), fmaxf(e->ke.y, 0.0f), fmaxf(e->ke.z, 0.0f));
+    material_params p = material_params_default(MAT_DIFFUSE);
+    p.rgb = kd;
+    p.emission = v3(fmaxf(e->ke.x, 0.0f), fmaxf(e->ke.y, 0.0f), fmaxf(e->ke.z, 0.0f));
     int il = e->illum;
     int transparent = (e->has & (MTL_HAS_D | MTL_HAS_TR)) && e->d < 1.0f && e->ni > 1.0f;
     if (il == 4 || il == 6 || il == 7 || transparent) {
-        m.kind = MAT_DIELECTRIC;
-        m.ior = e->ni > 1.0f ? fminf(e->ni, 10.0f) : 1.5f;
-        m.albedo = v3s(1.0f); /* clear glass: Kd/Tf of these files are not tints */
+        kind = MAT_DIELECTRIC;
+        p.ior = e->ni > 1.0f ? fminf(e->ni, 10.0f) : 1.5f;
+        p.rgb = v3s(1.0f); /* clear glass: Kd/Tf of these files are not tints */
     } else if ((e->has & MTL_HAS_PM) && e->pm > 0.5f) {
-        m.albedo = kd; /* PBR base colour is the conductor's F0 */
-        if (e->pr > 0.0f) {
-            m.kind = MAT_CONDUCTOR;
-            m.alpha = e->pr * e->pr;
-        } else {
-            m.kind = MAT_MIRROR;
-        }
+        p.rgb = kd; /* PBR base colour is the conductor's F0 */
+        kind = e->pr > 0.0f ? MAT_CONDUCTOR : MAT_MIRROR;
+        p.roughness = e->pr; /* GGX alpha = Pr^2: the float product is exact in double */
     } else if ((il == 3 || il == 5) && maxc(ks) > 0.0f) {
-        m.albedo = ks;
-        if ((e->has & MTL_HAS_PR) && e->pr > 0.0f) {
-            m.kind = MAT_CONDUCTOR;
-            m.alpha = e->pr * e->pr;
-        } else {
-            m.kind = MAT_MIRROR;
-        }
+        p.rgb = ks;
+        kind = (e->has & MTL_HAS_PR) && e->pr > 0.0f ? MAT_CONDUCTOR : MAT_MIRROR;
+        p.roughness = e->pr;
     }
-    return m;
+    *out = p;
+    return kind;
 }

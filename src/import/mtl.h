@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include "scene/scene.h"
+#include "scene/material.h"
 #include "import/import.h"
 
 /* Default angle threshold for generated smooth normals (degrees). */
@@ -49,9 +50,10 @@ void mtl_lib_free(mtl_lib *lib);
 /* The last entry called `name`, or NULL. */
 const mtl_entry *mtl_find(const mtl_lib *lib, const char *name);
 
-/* caustic material for an MTL entry (texture not set: albedo_tex = -1). See docs/scene-format.md
- * for the mapping. */
-material mtl_to_material(const mtl_entry *e);
+/* The caustic material kind and its parameters for an MTL entry (no texture: albedo_tex = -1;
+ * the OBJ reader loads map_Kd), for material_from_params. See docs/scene-format.md for the
+ * mapping. */
+material_kind mtl_to_params(const mtl_entry *e, material_params *out);
 
 /* Options of the OBJ loader, for tests and the fuzzer. Zero-initialised = the defaults. */
 typedef struct obj_options {

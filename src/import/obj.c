@@ -21,6 +21,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "import/mtl.h"
+#include "scene/material.h"
 #include "util/array.h"
 #include "util/file.h"
 #include "image/image.h"
@@ -570,12 +571,7 @@ typedef struct texcache {
 static int default_material(scene *s) {
     int m = scene_find_material(s, OBJ_DEFAULT_MATERIAL);
     if (m >= 0) return m;
-    material d;
-    memset(&d, 0, sizeof d);
-    d.kind = MAT_DIFFUSE;
-    d.albedo_tex = -1;
-    d.albedo = v3s(0.8f);
-    d.ior = 1.5f;
+    material d = material_default(MAT_DIFFUSE); /* grey 0.8 */
     return scene_add_material(s, OBJ_DEFAULT_MATERIAL, d);
 }
 
@@ -714,13 +710,15 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
         snprintf(name, nlen, "mtl:%s:%s", r->libs[li], e->name);
         int m = scene_find_material(s, name);
         if (m < 0) {
-            material mat = mtl_to_material(e);
+            material_params mp;
+            material_kind kind = mtl_to_params(e, &mp);
             if (e->map_kd &&
-                (mat.kind == MAT_DIFFUSE || mat.kind == MAT_CONDUCTOR || ((e->has & MTL_HAS_PM) && e->pm > 0.5f))) {
+                (kind == MAT_DIFFUSE || kind == MAT_CONDUCTOR || ((e->has & MTL_HAS_PM) && e->pm > 0.5f))) {
                 char *mdir = dir_of(r->libs[li]);
-                mat.albedo_tex = load_texture(r, s, &cache, &ncache, &capcache, mdir, e->map_kd);
+                mp.albedo_tex = load_texture(r, s, &cache, &ncache, &capcache, mdir, e->map_kd);
                 free(mdir);
             }
+            material mat = material_from_params(kind, &mp);
             if (e->map_pr && !warned_pr) {
                 objwarn(r, "%s: map_Pr (roughness texture) is not supported; using Pr", r->libs[li]);
                 warned_pr = 1;

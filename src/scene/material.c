@@ -15,6 +15,10 @@ material_params material_params_default(material_kind kind) {
     p.specular = v3s(0.0f);
     p.exponent = 1.0;
     p.two_sided = 0;
+    p.albedo_tex = p.mr_tex = p.normal_tex = p.emission_tex = p.alpha_tex = -1;
+    p.normal_scale = 1.0;
+    p.opacity = 1.0;
+    p.alpha_cutoff = 0.0;
     return p;
 }
 
@@ -22,11 +26,18 @@ material material_from_params(material_kind kind, const material_params *p) {
     material m;
     memset(&m, 0, sizeof m);
     m.kind = (int32_t)kind;
-    m.albedo_tex = -1;
     m.albedo = p->rgb;
     m.emission = p->emission;
     m.ior = 1.5f;
     m.two_sided = p->two_sided != 0;
+    m.albedo_tex = p->albedo_tex >= 0 ? p->albedo_tex : -1;
+    if (p->mr_tex >= 0) m.mr_tex = p->mr_tex, m.maps |= MAP_METALLIC_ROUGHNESS;
+    if (p->normal_tex >= 0) m.normal_tex = p->normal_tex, m.maps |= MAP_NORMAL;
+    if (p->emission_tex >= 0) m.emission_tex = p->emission_tex, m.maps |= MAP_EMISSION;
+    if (p->alpha_tex >= 0) m.alpha_tex = p->alpha_tex, m.maps |= MAP_OPACITY;
+    m.normal_scale = (float)p->normal_scale;
+    m.opacity = (float)p->opacity;
+    m.alpha_cutoff = (float)p->alpha_cutoff;
 #define MATERIAL_FROM_PARAMS_CASE(K, stem, name, P)                                                                    \
     case K: stem##_from_params(&m, p); return m;
     switch (kind) {

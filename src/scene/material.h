@@ -5,8 +5,8 @@
  *   material_params p = material_params_default(MAT_CONDUCTOR);
  *   p.rgb = ...; p.roughness = ...;            the values the format states
  *   material m = material_from_params(MAT_CONDUCTOR, &p);
- *   m.albedo_tex = ...;                         textures and maps stay the reader's (indices into
- *                                               the scene it builds)
+ *   p.albedo_tex = ...;                         textures and maps the reader loaded (indices into
+ *                                               the scene it builds; -1 for none)
  *
  * material_params (kernel/materials/lobe.h) holds parsed values, not text: range checks and
  * messages naming file/line/key are the reader's (its parameter module's), so that these stay
@@ -19,11 +19,12 @@
 
 /* The defaults of every parameter for kind `kind`: grey 0.8, no emission (an emitter: white
  * emittance 1), roughness 0.5, IOR 1.5, metallic 0 (a conductor: 1), no Phong lobe (exponent 1),
- * one-sided emission. */
+ * one-sided emission, no maps (textures -1, normal scale 1), opaque (opacity 1, no cut-off). */
 material_params material_params_default(material_kind kind);
-/* A material of kind `kind` from p: colour, emission and two-sidedness for every kind, then the
- * kind's own parameters; no textures or maps (albedo_tex = -1, maps = 0). kind must be a row of
- * MATERIAL_KINDS (an out-of-range kind gives a Diffuse material). */
+/* A material of kind `kind` from p: colour, emission, two-sidedness, maps (a texture >= 0 sets
+ * its MAP_* bit), normal scale, opacity and alpha cut-off for every kind, then the kind's own
+ * parameters. kind must be a row of MATERIAL_KINDS (an out-of-range kind gives a Diffuse
+ * material). */
 material material_from_params(material_kind kind, const material_params *p);
 /* material_from_params(kind, material_params_default(kind)). */
 material material_default(material_kind kind);

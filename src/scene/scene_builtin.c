@@ -7,6 +7,7 @@
 #include "scene/scene.h"
 #include "import/import.h"
 #include "kernel/rng.h"
+#include "scene/material.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,15 +89,13 @@ static int add_named(scene *s, const char *name, material m, char *err, size_t e
     return id;
 }
 
-static material make_mat(int kind, vec3 albedo, float alpha, float ior) {
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = kind;
-    m.albedo_tex = -1;
-    m.albedo = albedo;
-    m.alpha = alpha;
-    m.ior = ior;
-    return m;
+/* rtow's materials through the host constructor: roughness is the book's fuzz (GGX alpha =
+ * fuzz^2; a float product is exact in double, so it rounds as the float product did). */
+static material make_mat(material_kind kind, vec3 albedo, float roughness) {
+    material_params p = material_params_default(kind);
+    p.rgb = albedo;
+    p.roughness = roughness;
+    return material_from_params(kind, &p);
 }
 
 static int add_ball(scene *s, vec3 center, float radius, int mat, char *err, size_t errlen) {
@@ -128,8 +127,8 @@ static int build_rtow(scene *s, char *err, size_t errlen) {
     }
     memcpy(s->output_name, fname, strlen(fname) + 1);
 
-    int ground = add_named(s, "ground", make_mat(MAT_DIFFUSE, v3s(0.5f), 0.0f, 1.5f), err, errlen);
-    int glass = add_named(s, "glass", make_mat(MAT_DIELECTRIC, v3s(1.0f), 0.0f, 1.5f), err, errlen);
+    int ground = add_named(s, "ground", make_mat(MAT_DIFFUSE, v3s(0.5f), 0.0f), err, errlen);
+    int glass = add_named(s, "glass", make_mat(MAT_DIELECTRIC, v3s(1.0f), 0.0f), err, errlen);
     if (ground < 0 || glass < 0) return -1;
     if (add_ball(s, v3(0.0f, -1000.0f, 0.0f), 1000.0f, ground, err, errlen)) return -1;
 
@@ -149,14 +148,14 @@ static int build_rtow(scene *s, char *err, size_t errlen) {
                 float c[6];
                 for (int i = 0; i < 6; ++i) c[i] = pcg32_float(&rng);
                 snprintf(name, sizeof name, "diffuse_%d", n);
-                mat = add_named(s, name, make_mat(MAT_DIFFUSE, v3(c[0] * c[3], c[1] * c[4], c[2] * c[5]), 0.0f, 1.5f),
-                                err, errlen);
+                mat = add_named(s, name, make_mat(MAT_DIFFUSE, v3(c[0] * c[3], c[1] * c[4], c[2] * c[5]), 0.0f), err,
+                                errlen);
             } else if (choose < 0.95f) {
                 float c[3];
                 for (int i = 0; i < 3; ++i) c[i] = 0.5f + 0.5f * pcg32_float(&rng);
                 float fuzz = 0.5f * pcg32_float(&rng);
                 snprintf(name, sizeof name, "metal_%d", n);
-                mat = add_named(s, name, make_mat(MAT_CONDUCTOR, v3(c[0], c[1], c[2]), fuzz * fuzz, 1.5f), err, errlen);
+                mat = add_named(s, name, make_mat(MAT_CONDUCTOR, v3(c[0], c[1], c[2]), fuzz), err, errlen);
             } else {
                 mat = glass;
             }
@@ -164,8 +163,8 @@ static int build_rtow(scene *s, char *err, size_t errlen) {
             ++n;
         }
     }
-    int brown = add_named(s, "big_diffuse", make_mat(MAT_DIFFUSE, v3(0.4f, 0.2f, 0.1f), 0.0f, 1.5f), err, errlen);
-    int metal = add_named(s, "big_metal", make_mat(MAT_MIRROR, v3(0.7f, 0.6f, 0.5f), 0.0f, 1.5f), err, errlen);
+    int brown = add_named(s, "big_diffuse", make_mat(MAT_DIFFUSE, v3(0.4f, 0.2f, 0.1f), 0.0f), err, errlen);
+    int metal = add_named(s, "big_metal", make_mat(MAT_MIRROR, v3(0.7f, 0.6f, 0.5f), 0.0f), err, errlen);
     if (brown < 0 || metal < 0) return -1;
     if (add_ball(s, v3(0.0f, 1.0f, 0.0f), 1.0f, glass, err, errlen)) return -1;
     if (add_ball(s, v3(-4.0f, 1.0f, 0.0f), 1.0f, brown, err, errlen)) return -1;

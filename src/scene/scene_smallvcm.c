@@ -10,6 +10,7 @@
  * SmallVCM's diffuse surfaces are one-sided (black from behind); no back face is visible or
  * lit in these scenes, so our two-sided materials give the same images. */
 #include "scene/scene.h"
+#include "scene/material.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +18,17 @@
 
 enum { SV_FLOOR, SV_GREEN, SV_RED, SV_WHITE, SV_MIRROR, SV_GLASS, SV_BLUE, SV_LIGHT, SV_NMAT };
 
-static int add_mat(scene *s, const char *name, int kind, vec3 albedo, vec3 spec, float exponent, float ior,
+/* SmallVCM's materials through the host constructor. Its ior of 1 on the kinds without
+ * refraction was never read; they now carry the constructor's 1.5 like every other reader's. */
+static int add_mat(scene *s, const char *name, material_kind kind, vec3 albedo, vec3 spec, double exponent, double ior,
                    vec3 emission) {
-    material m;
-    memset(&m, 0, sizeof m);
-    m.kind = kind;
-    m.albedo_tex = -1;
-    m.albedo = albedo;
-    m.specular = spec;
-    m.exponent = exponent;
-    m.ior = ior;
-    m.emission = emission;
+    material_params p = material_params_default(kind);
+    p.rgb = albedo;
+    p.specular = spec;
+    p.exponent = exponent;
+    p.ior = ior;
+    p.emission = emission;
+    material m = material_from_params(kind, &p);
     return scene_add_material(s, name, m);
 }
 

@@ -54,6 +54,16 @@ typedef struct material_params {
     vec3 specular;    /* Phong lobe reflectance */
     double exponent;  /* Phong exponent */
     int32_t two_sided;
+    /* Maps, for any kind: indices into the scene's textures that the reader loaded, -1 for none.
+     * A map >= 0 sets its MAP_* bit. */
+    int32_t albedo_tex;   /* rgb times this texture */
+    int32_t mr_tex;       /* MAP_METALLIC_ROUGHNESS: glTF's roughness in G, metallic in B */
+    int32_t normal_tex;   /* MAP_NORMAL: tangent-space normal map, xy times normal_scale */
+    int32_t emission_tex; /* MAP_EMISSION: emission times this texture */
+    int32_t alpha_tex;    /* MAP_OPACITY: opacity times this texture's R */
+    double normal_scale;  /* 1 */
+    double opacity;       /* 1 */
+    double alpha_cutoff;  /* > 0: alpha cut-out where opacity < alpha_cutoff; 0: none */
 } material_params;
 
 /* Is m of kind K, a kind this kernel handles (KHAS, features.h)? A constant 0 where it does not,
