@@ -387,7 +387,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         /* over a diffuse base ROUGHNESS is the coat's (Mitsuba's roughplastic alpha), unless
          * COAT_ROUGHNESS says it; over the others ROUGHNESS is the base's and the coat is smooth */
         coat_roughness = coat_base == COAT_BASE_DIFFUSE ? roughness : 0.0;
-        if (json_opt_number(L, m, jpath, "COAT_ROUGHNESS", coat_roughness, 0, 1.0, &coat_roughness)) return -1;
+        if (json_opt_number(L, m, jpath, "COAT_ROUGHNESS", 0.0, 0, 1.0, &coat_roughness)) return -1;
         const cJSON *tv = json_get(m, "COAT_RGB");
         if (tv) {
             prm_jkey(p, jpath, "COAT_RGB");
@@ -399,7 +399,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
             double thick = 1.0;
             prm_jkey(p, jpath, "COAT_ABSORPTION");
             if (json_colour(L, av, p, 1e6, &sigma)) return -1;
-            if (json_opt_number(L, m, jpath, "COAT_THICKNESS", 1.0, 0, 1e6, &thick)) return -1;
+            if (json_opt_number(L, m, jpath, "COAT_THICKNESS", 0.0, 0, 1e6, &thick)) return -1;
             /* Beer-Lambert there and back at normal incidence */
             coat_tint = vmul(coat_tint, v3(expf(-2.0f * sigma.x * (float)thick), expf(-2.0f * sigma.y * (float)thick),
                                            expf(-2.0f * sigma.z * (float)thick)));
