@@ -33,6 +33,7 @@ typedef struct sweep {
     double coat_roughness;
     const char *metal; /* a named metal (material_metal_lookup) */
     vec3 tint;         /* the coat's tint; 0: clear */
+    double coat_weight; /* 0: 1 */
 } sweep;
 #define GREY                                                                                                           \
     { 0.8f, 0.6f, 0.4f }
@@ -40,41 +41,43 @@ typedef struct sweep {
     { 0.0f, 0.0f, 0.0f }
 /*  kind             rgb    specular  roughness ior metallic exponent sharp */
 static const sweep sweeps[] = {
-    {MAT_DIFFUSE, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_MIRROR, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE}, /* below GGX_MIN_ALPHA: a delta lobe */
-    {MAT_CONDUCTOR, GREY, NONE, 0.1, 1.5, 1.0, 1, 1, 0, 0.0, NULL, NONE},
-    {MAT_CONDUCTOR, GREY, NONE, 0.3, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_CONDUCTOR, GREY, NONE, 0.95, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_DIELECTRIC, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_DIELECTRIC, GREY, NONE, 0.0, 1.1, 0.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_EMITTER, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_PHONG, {0.4f, 0.3f, 0.2f}, {0.4f, 0.4f, 0.4f}, 0.0, 1.5, 0.0, 10, 0, 0, 0.0, NULL, NONE},
-    {MAT_PHONG, {0.1f, 0.1f, 0.1f}, {0.8f, 0.7f, 0.6f}, 0.0, 1.5, 0.0, 2, 0, 0, 0.0, NULL, NONE},
-    {MAT_PBR, GREY, NONE, 0.0, 1.5, 0.0, 1, 1, 0, 0.0, NULL, NONE}, /* clamped to PBR_MIN_ALPHA */
-    {MAT_PBR, GREY, NONE, 0.3, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_PBR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_PBR, GREY, NONE, 0.9, 1.5, 0.5, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_ROUGH_GLASS, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE}, /* smooth: delta lobes */
-    {MAT_ROUGH_GLASS, GREY, NONE, 0.4, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_ROUGH_GLASS, GREY, NONE, 0.7, 1.33, 0.0, 1, 0, 0, 0.0, NULL, NONE},
-    {MAT_ROUGH_GLASS, GREY, NONE, 0.9, 2.0, 0.0, 1, 0, 0, 0.0, NULL, NONE},
+    {MAT_DIFFUSE, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_MIRROR, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0}, /* below GGX_MIN_ALPHA: a delta lobe */
+    {MAT_CONDUCTOR, GREY, NONE, 0.1, 1.5, 1.0, 1, 1, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_CONDUCTOR, GREY, NONE, 0.3, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_CONDUCTOR, GREY, NONE, 0.95, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_DIELECTRIC, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_DIELECTRIC, GREY, NONE, 0.0, 1.1, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_EMITTER, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_PHONG, {0.4f, 0.3f, 0.2f}, {0.4f, 0.4f, 0.4f}, 0.0, 1.5, 0.0, 10, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_PHONG, {0.1f, 0.1f, 0.1f}, {0.8f, 0.7f, 0.6f}, 0.0, 1.5, 0.0, 2, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_PBR, GREY, NONE, 0.0, 1.5, 0.0, 1, 1, 0, 0.0, NULL, NONE, 0.0}, /* clamped to PBR_MIN_ALPHA */
+    {MAT_PBR, GREY, NONE, 0.3, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_PBR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_PBR, GREY, NONE, 0.9, 1.5, 0.5, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_ROUGH_GLASS, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0}, /* smooth: delta lobes */
+    {MAT_ROUGH_GLASS, GREY, NONE, 0.4, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_ROUGH_GLASS, GREY, NONE, 0.7, 1.33, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_ROUGH_GLASS, GREY, NONE, 0.9, 2.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
     /* named metals: the exact conductor Fresnel of a complex index */
-    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, "Au", NONE},
-    {MAT_CONDUCTOR, GREY, NONE, 0.3, 1.5, 1.0, 1, 0, 0, 0.0, "Au", NONE},
-    {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, "Cu", NONE},
-    {MAT_CONDUCTOR, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, 0, 0.0, "Cr", NONE},
+    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, "Au", NONE, 0.0},
+    {MAT_CONDUCTOR, GREY, NONE, 0.3, 1.5, 1.0, 1, 0, 0, 0.0, "Au", NONE, 0.0},
+    {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, "Cu", NONE, 0.0},
+    {MAT_CONDUCTOR, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, 0, 0.0, "Cr", NONE, 0.0},
     /* coated: base, base roughness (ROUGHNESS), coat roughness, IOR, base metal, tint */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE}, /* smooth coat: delta */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.3, NULL, NONE},
-    {MAT_COATED, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.7, NULL, {0.9f, 0.6f, 0.3f}},
-    {MAT_COATED, {0.05f, 0.05f, 0.05f}, NONE, 0.0, 2.0, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.5, NULL, NONE},
-    {MAT_COATED, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, NULL, NONE},
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, "Au", NONE}, /* all delta */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Au", NONE}, /* delta base */
-    {MAT_COATED, GREY, NONE, 0.5, 1.6, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Cu", {0.8f, 0.8f, 0.9f}},
-    {MAT_COATED, GREY, NONE, 0.5, 1.5, 0.5, 1, 0, COAT_BASE_PBR, 0.4, NULL, NONE},
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.0}, /* smooth coat: delta */
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.3, NULL, NONE, 0.0},
+    {MAT_COATED, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.7, NULL, {0.9f, 0.6f, 0.3f}, 0.0},
+    {MAT_COATED, {0.05f, 0.05f, 0.05f}, NONE, 0.0, 2.0, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.5, NULL, NONE, 0.0},
+    {MAT_COATED, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, NULL, NONE, 0.0},
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, "Au", NONE, 0.0}, /* all delta */
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Au", NONE, 0.0}, /* delta base */
+    {MAT_COATED, GREY, NONE, 0.5, 1.6, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Cu", {0.8f, 0.8f, 0.9f}, 0.0},
+    {MAT_COATED, GREY, NONE, 0.5, 1.5, 0.5, 1, 0, COAT_BASE_PBR, 0.4, NULL, NONE, 0.0},
+    {MAT_COATED, GREY, NONE, 0.5, 1.4, 0.25, 1, 0, COAT_BASE_PBR, 0.2, NULL, NONE, 0.75}, /* glTF clearcoat */
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.5}, /* half a smooth coat */
 };
 #define NSWEEPS ((int)(sizeof sweeps / sizeof *sweeps))
 
@@ -94,6 +97,7 @@ static material sweep_material(const sweep *w, int white) {
     p.coat_base = w->coat_base;
     p.coat_roughness = w->coat_roughness;
     if (!vis_black(w->tint)) p.coat_tint = w->tint;
+    if (w->coat_weight > 0.0) p.coat_weight = w->coat_weight;
     if (w->metal) {
         CHECK(material_metal_lookup(w->metal, &p.eta, &p.k, NULL) == 0, "no metal \"%s\"", w->metal);
         p.complex_ior = 1;

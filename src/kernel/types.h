@@ -127,6 +127,7 @@ typedef struct material {
     float coat_alpha;   /* GGX alpha of the coat */
     vec3 coat_tint;     /* transmittance of the coat at normal incidence, there and back (in [0, 1]) */
     float coat_kd;      /* the diffuse base's compensation 1 / (1 - E_avg) */
+    float coat_weight;  /* the coat's presence in [0, 1] (glTF clearcoatFactor): scales f_coat and E */
     float coat_e[COAT_E_N]; /* the coat's directional albedo E(mu) at mu = i / (COAT_E_N - 1) */
 } material;
 

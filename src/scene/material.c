@@ -27,6 +27,7 @@ material_params material_params_default(material_kind kind) {
     p.coat_base = COAT_BASE_DIFFUSE;
     p.coat_roughness = 0.0;
     p.coat_tint = v3s(1.0f);
+    p.coat_weight = 1.0;
     return p;
 }
 

@@ -10,7 +10,8 @@
  * coated_from_params: coat_e, 16 nodes in mu, linearly interpolated), cos_t the refracted cosine
  * inside the coat (the tint is the coat's transmittance at normal incidence there and back, so a
  * path through it at any angle is attenuated by Beer-Lambert along its refracted length), and K
- * the diffuse base's compensation 1 / (1 - E_avg) (1 for the other bases). The form is
+ * the diffuse base's compensation 1 / (1 - E_avg) (1 for the other bases). A coat weight w in
+ * [0, 1] (glTF's clearcoatFactor) scales f_coat and E alike (coat_e holds w E). The form is
  * symmetric in wo and wi, hence reciprocal. The base is evaluated at the outside directions (no
  * refraction of its lobe).
  *
@@ -60,7 +61,7 @@ KFN vec3 coated_trans(const material *m, float mu) {
 KFN float coated_coat_eval(const material *m, vec3 wo, vec3 wi) {
     vec3 wm = vnorm(vadd(wo, wi));
     float d = ggx_d(wm, m->coat_alpha), g = ggx_g2(wo, wi, m->coat_alpha);
-    return fresnel_dielectric(vdot(wo, wm), m->ior) * d * g / (4.0f * wo.z);
+    return m->coat_weight * fresnel_dielectric(vdot(wo, wm), m->ior) * d * g / (4.0f * wo.z);
 }
 /* the base's lobe (f * cos), pdf and sampling; conductor and PBR read alpha, metallic, eta, k */
 KFN vec3 coated_base_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi, int mode) {
@@ -119,7 +120,7 @@ KFN float coated_pdf(const material *m, vec3 wo, vec3 wi) {
 KFN int coated_sample(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, int mode, bsdf_sample *bs) {
     if (wo.z <= 0.0f) return 0;
     int cd = coated_coat_delta(m), bd = coated_base_delta(m);
-    float fc = fresnel_dielectric(wo.z, m->ior);
+    float fc = m->coat_weight * fresnel_dielectric(wo.z, m->ior);
     if (cd && bd) { /* both mirrors: one delta lobe */
         vec3 t = coated_trans(m, wo.z);
         vec3 base = conductor_fresnel(m, albedo, wo.z);
@@ -209,6 +210,9 @@ KFN void coated_from_params(material *m, const material_params *p) {
         double ea = m->coat_e[i], eb = m->coat_e[i + 1], ec = 0.5 * (ea + eb);
         eavg += h / 6.0 * (2.0 * a * ea + 8.0 * c * ec + 2.0 * b * eb);
     }
+    m->coat_weight = kclamp((float)p->coat_weight, 0.0f, 1.0f);
+    for (int i = 0; i < COAT_E_N; ++i) m->coat_e[i] *= m->coat_weight;
+    eavg *= (double)m->coat_weight;
     m->coat_kd = m->coat_base == COAT_BASE_DIFFUSE && eavg < 0.999 ? (float)(1.0 / (1.0 - eavg)) : 1.0f;
 }
 

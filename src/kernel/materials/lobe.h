@@ -71,6 +71,7 @@ typedef struct material_params {
     int32_t coat_base;     /* COAT_BASE_* */
     double coat_roughness; /* perceptual, alpha = r^2 */
     vec3 coat_tint;        /* coat transmittance at normal incidence, there and back; 1: clear */
+    double coat_weight;    /* the coat's presence in [0, 1] (glTF clearcoatFactor); 1 */
 } material_params;
 
 /* Is m of kind K, a kind this kernel handles (KHAS, features.h)? A constant 0 where it does not,
