@@ -410,6 +410,8 @@ typedef enum caustic_material_kind {
     CAUSTIC_MATERIAL_PHONG = 5,       /* Lambertian color + Phong lobe (specular, exponent) */
     CAUSTIC_MATERIAL_PBR = 6,         /* glTF metallic-roughness: color, metallic, roughness */
     CAUSTIC_MATERIAL_ROUGH_GLASS = 7, /* rough dielectric (GGX): ior, roughness, color as tint */
+    CAUSTIC_MATERIAL_THIN_DIELECTRIC = 8, /* a thin glass sheet (pbrt thindielectric): ior, color as tint */
+    CAUSTIC_MATERIAL_DIFFUSE_TRANSMISSION = 9, /* Lambertian both sides: color reflects, specular transmits */
     CAUSTIC_MATERIAL_KIND_COUNT       /* the number of kinds (not a kind) */
 } caustic_material_kind;
 typedef struct caustic_material {
@@ -419,7 +421,7 @@ typedef struct caustic_material {
     float roughness;   /* conductor, pbr, rough glass: in [0, 1] */
     float ior;         /* glass */
     float metallic;    /* pbr */
-    float specular[3]; /* phong */
+    float specular[3]; /* phong; diffuse transmission: the transmittance */
     float exponent;    /* phong */
     int two_sided;     /* emission from both sides of a surface */
 } caustic_material;

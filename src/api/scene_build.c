@@ -135,6 +135,7 @@ int caustic_scene_add_material(caustic_scene *cs, const caustic_material *cm, ch
     mp.ior = cm->ior;
     mp.metallic = cm->metallic;
     mp.specular = spec;
+    mp.transmittance = spec;
     mp.exponent = cm->exponent;
     mp.two_sided = cm->two_sided != 0;
     material m = material_from_params((material_kind)cm->kind, &mp);

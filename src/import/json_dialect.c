@@ -41,13 +41,20 @@ const keyalias json_material_keys[] = {
     {"REFLECTIVE", "REFL|HASREFLECTIVE|REFLECTIVITY", NULL, 0, 0},
     {"REFRACTIVE", "REFR|HASREFRACTIVE|TRANSMISSION|TRANSMISSIVE|TRANSMITTANCE", NULL, 0, 0},
     {"TWO_SIDED", "DOUBLESIDED", NULL, 0, 0},
+    {"TRANSMIT_RGB", "TRANSMITRGB|TRANSMITTANCERGB|TRANSMITCOLOR|TRANSMITCOLOUR|TRANSMISSIONCOLOR|TRANSMISSIONCOLOUR|"
+     "TRANSMITTANCECOLOR|TRANSMITTANCECOLOUR|KT",
+     NULL, 0, 0},
     /* two-colour procedural materials: the fallback renders their mean */
     {"RGB1", "COLOR1|COLOUR1", NULL, 0, 0},
     {"RGB2", "COLOR2|COLOUR2", NULL, 0, 0},
     {"LIGHT_RGB", "LIGHTCOLOR|LIGHTCOLOUR", NULL, 0, 0},
     {"DARK_RGB", "DARKCOLOR|DARKCOLOUR", NULL, 0, 0},
-    {"NORMAL_MAP", "NORMAL|NORMALMAP|NORMALTEXTURE|BUMP|BUMPMAP|BUMPSCALE|NORMALSCALE|HEIGHTMAP|DISPLACEMENT",
-     "normal and bump maps are not supported yet", 0, 0},
+    {"NORMAL_MAP", "NORMAL|NORMALMAP|NORMALTEXTURE|NORM|MAPNORM", NULL, 0, 0},
+    {"NORMAL_SCALE", "NORMALSCALE|NORMALSTRENGTH|NORMALINTENSITY", NULL, 0, 0},
+    {"BUMP_MAP", "BUMP|BUMPMAP|BUMPTEXTURE|HEIGHTMAP|HEIGHT|MAPBUMP", NULL, 0, 0},
+    {"BUMP_SCALE", "BUMPSCALE|BUMPSTRENGTH|BUMPMULTIPLIER|BM|HEIGHTSCALE", NULL, 0, 0},
+    {"DISPLACEMENT", "DISPLACEMENTMAP|DISP|MAPDISP", "displacement is not supported (no geometry is moved; give a BUMP_MAP)",
+     0, 0},
     {"METALLIC_ROUGHNESS",
      "METALLICROUGHNESSMAP|METALLICROUGHNESSTEXTURE|ROUGHNESSMAP|METALLICMAP|ORM|AOMAP|"
      "OCCLUSION|EMISSIVEMAP|EMISSIONMAP",
@@ -108,6 +115,11 @@ const keyalias json_object_keys[] = {
     /* a general 4x4 transform, row-major, applied after TRANS/ROTAT/SCALE */
     {"MATRIX", "TRANSFORM|TRANSFORMMATRIX|XFORM|TOWORLD|MODELMATRIX|MATRIX4", NULL, 0, 0},
     {"FILE", "PATH|FILENAME|FILEPATH|MESHFILE|MESHPATH|SRC|SOURCE|URI|GLTF|OBJ|MODELFILE", NULL, 0, 0},
+    /* an inline mesh instead of a FILE: positions, and optionally triangles, normals, uvs */
+    {"VERTICES", "VERTS|POSITIONS|POINTS|VERTEXPOSITIONS", NULL, 0, WANT_NONSTRING},
+    {"INDICES", "INDEX|FACES|TRIANGLES|TRIS|TRIANGLEINDICES|F", NULL, 0, 0},
+    {"NORMALS", "NORMAL|VERTEXNORMALS|VN|N", NULL, 0, 0},
+    {"UVS", "UV|TEXCOORDS|TEXCOORD|TEXTURECOORDINATES|VT|ST", NULL, 0, 0},
     {"MESH", "MESHNAME|MODEL|MESHID", NULL, 0, WANT_STRING},
     {"ORIGIN", NULL, NULL, 1, 0},
     {"U", NULL, NULL, 1, 0},
@@ -147,6 +159,13 @@ static const json_material_row json_material_rows[] = {
      JM_ALPHA | JM_METALLIC},
     /* frosted glass: GGX reflection and transmission, RGB tints both */
     {"RoughGlass", "ROUGHGLASS|FROSTEDGLASS|ROUGHDIELECTRIC|ROUGHREFRACTIVE|ROUGHTRANSMISSION", JM_IOR | JM_ALPHA},
+    /* pbrt-v4 / Mitsuba thindielectric, glTF thin-walled transmission */
+    {"ThinDielectric", "THINDIELECTRIC|THINGLASS|THINWALLED|THINWALLEDGLASS|WINDOWGLASS|WINDOW|PANE|GLASSPANE",
+     JM_IOR},
+    /* pbrt-v4 diffusetransmission, KHR_materials_diffuse_transmission: RGB reflects, TRANSMIT_RGB
+     * transmits */
+    {"DiffuseTransmission", "DIFFUSETRANSMISSION|DIFFUSETRANSMITTER|TRANSLUCENTDIFFUSE|DIFFUSETRANSLUCENT|LEAF|PAPER",
+     JM_TRANSMIT},
 };
 _Static_assert(sizeof json_material_rows / sizeof json_material_rows[0] == MAT_KIND_COUNT,
                "src/import/json_dialect.c: json_material_rows needs one row per MATERIAL_KINDS kind");
@@ -171,7 +190,8 @@ static const struct {
 /* caustic's own names and the course's, for "did you mean" */
 const char *const json_material_type_names[] = {"Emitter",   "Emitting", "Diffuse",    "Specular", "Refractive",
                                                 "Conductor", "Metal",    "Dielectric", "Glass",    "Mirror",
-                                                "Phong",     "PBR",      "RoughGlass", NULL};
+                                                "Phong",     "PBR",      "RoughGlass", "ThinDielectric",
+                                                "DiffuseTransmission", NULL};
 
 static int kind_of_name(const char *name) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k)

@@ -79,7 +79,9 @@ enum {
     JM_ALPHA = 4,         /* reads ROUGHNESS as GGX alpha = roughness^2 */
     JM_METALLIC = 8,      /* reads METALLIC */
     JM_PHONG_LOBE = 16,   /* requires SPECRGB and EXPONENT; RGB + SPECRGB at most 1 */
-    JM_METAL_DEFAULT = 32 /* METALLIC defaults to 1 (a conductor) */
+    JM_METAL_DEFAULT = 32, /* METALLIC defaults to 1 (a conductor) */
+    JM_TRANSMIT = 64       /* reads TRANSMIT_RGB (without it RGB is split: half reflects, half transmits);
+                              RGB + TRANSMIT_RGB at most 1 */
 };
 typedef struct json_material_row {
     const char *kind_name; /* a MATERIAL_KINDS name */
@@ -117,6 +119,9 @@ int json_opt_vec3(loader *L, const cJSON *obj, const char *jpath, const char *ke
                   vec3 *out);
 int json_opt_number(loader *L, const cJSON *obj, const char *jpath, const char *key, double lo, int lo_open, double hi,
                     double *out);
+/* Optional number with a soft range (params.h): outside [lo, hi] it is clamped with one warning,
+ * an error with --strict (a roughness sweep that includes -0.5). */
+int json_opt_soft(loader *L, const cJSON *obj, const char *jpath, const char *key, double lo, double hi, double *out);
 int json_string(loader *L, const cJSON *v, const char *p, const char **out);
 int json_missing(loader *L, const char *jpath, const char *key);
 int json_enum(loader *L, const cJSON *v, const char *p, const char *what, const char *const *names);

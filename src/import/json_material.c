@@ -22,7 +22,10 @@
 /* Loads the image named by the string `f` (at JSON path `p`, relative to the scene file) as an
  * image texture: an 8-bit sRGB file (PNG, JPEG) keeps its codes, decoded on lookup; any other as
  * linear float RGB, its invalid values reported and zeroed. */
-static int load_image_texture(loader *L, const cJSON *f, const char *p, int reflectance, int *out_index) {
+/* data: the texels are numbers, not colour (normal and height maps): 8-bit codes read linearly
+ * (code / 255), not as sRGB, and the file is a texture apart from its colour use. */
+static int load_image_texture_as(loader *L, const cJSON *f, const char *p, int reflectance, int data,
+                                 int *out_index) {
     const char *file = "";
     if (json_string(L, f, p, &file)) return -1;
     char *full = json_resolve_path(L, file);
@@ -41,6 +44,17 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int refl
     }
     /* the file by its canonical path: "a.png" and "./a.png" are one image */
     char *key = realpath(full, NULL);
+    if (key && data) {
+        size_t kl = strlen(key);
+        char *k2 = realloc(key, kl + 6);
+        if (!k2) {
+            free(key);
+            free(full);
+            return prm_fail(&L->P, p, "out of memory");
+        }
+        key = k2;
+        memcpy(key + kl, "#data", 6);
+    }
     for (size_t i = 0; key && i < L->ntex; ++i)
         if (!strcmp(L->tex_path[i], key)) {
             free(key);
@@ -65,7 +79,7 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int refl
     }
     if (is8) {
         free(full);
-        idx = scene_add_image_texture8(L->s, w, h, TEXEL8_SRGB);
+        idx = scene_add_image_texture8(L->s, w, h, data ? TEXEL8_LINEAR : TEXEL8_SRGB);
     } else {
         image img;
         if (image_load(&img, full, ierr, sizeof ierr)) {
@@ -125,6 +139,10 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int refl
     return 0;
 }
 
+static int load_image_texture(loader *L, const cJSON *f, const char *p, int reflectance, int *out_index) {
+    return load_image_texture_as(L, f, p, reflectance, 0, out_index);
+}
+
 /* An environment map: its texture, and the memory cap checked for the sampling tables that
  * scene_prepare builds from it, where the message can name the file. */
 int json_env_map(loader *L, const cJSON *node, const char *jp) {
@@ -135,13 +153,13 @@ int json_env_map(loader *L, const cJSON *node, const char *jp) {
     return 0;
 }
 
-int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
+static int texture_as(loader *L, cJSON *t, const char *jpath, int data, int *out_index) {
     static const char *const keys[] = {"TYPE", "RGB1", "RGB2", "SCALE", "SPACE", "FILE", NULL};
     static const char *const types[] = {"checker", "image", NULL};
     static const char *const spaces[] = {"world", "uv", NULL};
     char p[PRM_WHERE];
     /* course dialects give an image texture as its file name */
-    if (cJSON_IsString(t)) return load_image_texture(L, t, jpath, 1, out_index);
+    if (cJSON_IsString(t)) return load_image_texture_as(L, t, jpath, !data, data, out_index);
     if (!cJSON_IsObject(t)) return prm_fail(&L->P, jpath, "expected an object or a file name, got %s", json_type(t));
     if (json_check_keys(L, t, jpath, "TEXTURE", keys)) return -1;
     const cJSON *ty = json_get(t, "TYPE");
@@ -193,8 +211,10 @@ int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
     const cJSON *f = json_get(t, "FILE");
     if (!f) return json_missing(L, jpath, "FILE");
     prm_jkey(p, jpath, "FILE");
-    return load_image_texture(L, f, p, 1, out_index);
+    return load_image_texture_as(L, f, p, !data, data, out_index);
 }
+
+int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) { return texture_as(L, t, jpath, 0, out_index); }
 
 /* Materials that objects use without defining one: a neutral grey diffuse. */
 int json_default_material(loader *L) {
@@ -288,8 +308,9 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
             return json_missing(L, jpath, "RGB");
     }
     double roughness = 0.0, ior = 1.5, metallic = (reads & JM_METAL_DEFAULT) ? 1.0 : 0.0;
-    if (json_opt_number(L, m, jpath, "ROUGHNESS", 0.0, 0, 1.0, &roughness)) return -1;
-    if (json_opt_number(L, m, jpath, "METALLIC", 0.0, 0, 1.0, &metallic)) return -1;
+    /* soft ranges: course sweeps go past the ends (a roughness of -0.5); clamped with a warning */
+    if (json_opt_soft(L, m, jpath, "ROUGHNESS", 0.0, 1.0, &roughness)) return -1;
+    if (json_opt_soft(L, m, jpath, "METALLIC", 0.0, 1.0, &metallic)) return -1;
     const cJSON *iv = json_get(m, "IOR");
     if (iv) {
         prm_jkey(p, jpath, "IOR");
@@ -344,6 +365,30 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         }
         if (json_opt_number(L, m, jpath, "EXPONENT", 0.0, 0, 1e30, &exponent)) return -1;
     }
+    /* DiffuseTransmission: RGB reflects, TRANSMIT_RGB transmits (without it, half of RGB each);
+     * together at most 1 */
+    vec3 trans = v3s(0.0f);
+    const cJSON *tr = json_get(m, "TRANSMIT_RGB");
+    if (tr) {
+        prm_jkey(p, jpath, "TRANSMIT_RGB");
+        if (json_colour(L, tr, p, (reads & JM_TRANSMIT) ? 1.0 : 1e30, &trans)) return -1;
+    }
+    if (reads & JM_TRANSMIT) {
+        if (!tr) {
+            rgb = vscale(rgb, 0.5f);
+            trans = rgb;
+        }
+        float total = vmaxc(vadd(rgb, trans));
+        if (total > 1.0f) {
+            snprintf(dk, sizeof dk, "Materials.*.TRANSMIT_RGB>1");
+            if (prm_warn(&L->P, dk, p,
+                         "RGB + TRANSMIT_RGB exceeds 1 (the material would create energy): both scaled by %.3g",
+                         1.0 / total))
+                return -1;
+            rgb = vscale(rgb, 1.0f / total);
+            trans = vscale(trans, 1.0f / total);
+        }
+    }
     const cJSON *ts = json_get(m, "TWO_SIDED");
     if (ts) {
         prm_jkey(p, jpath, "TWO_SIDED");
@@ -358,6 +403,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     mp.ior = ior;
     mp.metallic = metallic;
     mp.specular = spec;
+    mp.transmittance = trans;
     mp.exponent = exponent;
     mp.two_sided = mat.two_sided;
     mat = material_from_params((material_kind)kind, &mp);
@@ -380,6 +426,32 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     if (tex) {
         prm_jkey(p, jpath, "TEXTURE");
         if (json_texture(L, tex, p, &mat.albedo_tex)) return -1;
+    }
+    /* NORMAL_MAP (tangent space, glTF's convention) or BUMP_MAP (a height map): one of them */
+    cJSON *nmap = cJSON_GetObjectItemCaseSensitive(m, "NORMAL_MAP"), *bmap = cJSON_GetObjectItemCaseSensitive(m, "BUMP_MAP");
+    static const char *const scale_of[2][2] = {{"NORMAL_SCALE", "NORMAL_MAP"}, {"BUMP_SCALE", "BUMP_MAP"}};
+    for (int i = 0; i < 2; ++i)
+        if (json_get(m, scale_of[i][0]) && !json_get(m, scale_of[i][1])) {
+            prm_jkey(p, jpath, scale_of[i][0]);
+            return prm_fail(&L->P, p, "%s without %s", scale_of[i][0], scale_of[i][1]);
+        }
+    if (nmap && bmap) {
+        prm_jkey(p, jpath, "BUMP_MAP");
+        return prm_fail(&L->P, p, "give either NORMAL_MAP or BUMP_MAP, not both");
+    }
+    if (nmap || bmap) {
+        if (reads & JM_EMITS) {
+            prm_jkey(p, jpath, nmap ? "NORMAL_MAP" : "BUMP_MAP");
+            return prm_fail(&L->P, p, "Emitting materials cannot have a %s", nmap ? "NORMAL_MAP" : "BUMP_MAP");
+        }
+        double scale = 1.0;
+        if (json_opt_number(L, m, jpath, nmap ? "NORMAL_SCALE" : "BUMP_SCALE", -1e6, 0, 1e6, &scale)) return -1;
+        int ti = -1;
+        prm_jkey(p, jpath, nmap ? "NORMAL_MAP" : "BUMP_MAP");
+        if (texture_as(L, nmap ? nmap : bmap, p, 1, &ti)) return -1;
+        mat.normal_tex = ti;
+        mat.normal_scale = (float)scale;
+        mat.maps |= nmap ? MAP_NORMAL : MAP_BUMP;
     }
     if (scene_add_material(L->s, name, mat) < 0) {
         if (scene_find_material(L->s, name) >= 0) return prm_fail(&L->P, jpath, "duplicate material name");

@@ -29,6 +29,30 @@ KFN vec3 texel_fetch(const kscene *s, const texture *t, int x, int y) {
     return texel_at(s, t, texel_wrap(x, t->width, t->wrap_u), texel_wrap(y, t->height, t->wrap_v));
 }
 
+/* The four texels around uv of image texture t and the weights between them (bilinear
+ * filtering); 0 where uv is not finite. */
+typedef struct texel_quad {
+    vec3 c00, c10, c01, c11; /* c10: one texel right (+u), c01: one texel down (-v) */
+    float ax, ay;
+} texel_quad;
+KFN int texel_quad_at(const kscene *s, const texture *t, vec2 uv, texel_quad *q) {
+    /* v = 0 is the bottom row of the image (OBJ convention); texel centres at +0.5 */
+    float fx = uv.x * (float)t->width - 0.5f, fy = (1.0f - uv.y) * (float)t->height - 0.5f;
+    if (!kfinite(fx) || !kfinite(fy)) return 0;
+    float x0 = floorf(fx), y0 = floorf(fy);
+    q->ax = fx - x0;
+    q->ay = fy - y0;
+    int ix = (int)fmodf(x0, (float)t->width), iy = (int)fmodf(y0, (float)t->height);
+    /* each column and row wrapped once (not once per texel: 4 wraps, not 8) */
+    int xa = texel_wrap(ix, t->width, t->wrap_u), xb = texel_wrap(ix + 1, t->width, t->wrap_u);
+    int ya = texel_wrap(iy, t->height, t->wrap_v), yb = texel_wrap(iy + 1, t->height, t->wrap_v);
+    q->c00 = texel_at(s, t, xa, ya);
+    q->c10 = texel_at(s, t, xb, ya);
+    q->c01 = texel_at(s, t, xa, yb);
+    q->c11 = texel_at(s, t, xb, yb);
+    return 1;
+}
+
 KFN vec3 texture_eval(const kscene *s, int32_t index, vec2 uv, vec3 p) {
     const texture *t = &s->textures[index];
     switch ((texture_kind)t->kind) {
@@ -38,22 +62,26 @@ KFN vec3 texture_eval(const kscene *s, int32_t index, vec2 uv, vec3 p) {
         return fmodf(fabsf(sum), 2.0f) < 0.5f ? t->a : t->b;
     }
     case TEX_IMAGE: {
-        /* v = 0 is the bottom row of the image (OBJ convention); texel centres at +0.5 */
-        float fx = uv.x * (float)t->width - 0.5f, fy = (1.0f - uv.y) * (float)t->height - 0.5f;
-        if (!kfinite(fx) || !kfinite(fy)) return t->a;
-        float x0 = floorf(fx), y0 = floorf(fy);
-        float ax = fx - x0, ay = fy - y0;
-        int ix = (int)fmodf(x0, (float)t->width), iy = (int)fmodf(y0, (float)t->height);
-        /* each column and row wrapped once (not once per texel: 4 wraps, not 8) */
-        int xa = texel_wrap(ix, t->width, t->wrap_u), xb = texel_wrap(ix + 1, t->width, t->wrap_u);
-        int ya = texel_wrap(iy, t->height, t->wrap_v), yb = texel_wrap(iy + 1, t->height, t->wrap_v);
-        vec3 c00 = texel_at(s, t, xa, ya), c10 = texel_at(s, t, xb, ya);
-        vec3 c01 = texel_at(s, t, xa, yb), c11 = texel_at(s, t, xb, yb);
-        return vlerp(vlerp(c00, c10, ax), vlerp(c01, c11, ax), ay);
+        texel_quad q;
+        if (!texel_quad_at(s, t, uv, &q)) return t->a;
+        return vlerp(vlerp(q.c00, q.c10, q.ax), vlerp(q.c01, q.c11, q.ax), q.ay);
     }
     case TEX_CONSTANT: break;
     }
     return t->a;
+}
+
+/* The gradient in uv (d/du, d/dv) of a height texture: the mean of its channels. Image textures:
+ * the exact gradient of their bilinear filtering (as Mitsuba's bitmap eval_1_grad); constant and
+ * checker textures are flat almost everywhere (0). */
+KFN vec2 texture_height_grad(const kscene *s, int32_t index, vec2 uv) {
+    const texture *t = &s->textures[index];
+    texel_quad q;
+    if (t->kind != TEX_IMAGE || !texel_quad_at(s, t, uv, &q)) return v2(0.0f, 0.0f);
+    vec3 dx = vlerp(vsub(q.c10, q.c00), vsub(q.c11, q.c01), q.ay);      /* per texel along +x */
+    vec3 dy = vsub(vlerp(q.c01, q.c11, q.ax), vlerp(q.c00, q.c10, q.ax)); /* per texel along +y (-v) */
+    const float third = 1.0f / 3.0f;
+    return v2((dx.x + dx.y + dx.z) * third * (float)t->width, -(dy.x + dy.y + dy.z) * third * (float)t->height);
 }
 
 KFN vec3 material_albedo(const kscene *s, const material *m, vec2 uv, vec3 p) {

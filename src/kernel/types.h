@@ -88,10 +88,15 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
     X(MAT_EMITTER, emitter, "Emitter", EMITTER)                /* no reflection (pure emitters) */                     \
     X(MAT_PHONG, phong, "Phong", PHONG)                        /* Lambertian plus a normalised Phong lobe */           \
     X(MAT_PBR, pbr, "PBR", PBR)                                /* glTF 2.0 metallic-roughness */                       \
-    X(MAT_ROUGH_GLASS, rough_glass, "RoughGlass", ROUGH_GLASS) /* rough dielectric: GGX reflection and transmission */
+    X(MAT_ROUGH_GLASS, rough_glass, "RoughGlass", ROUGH_GLASS) /* rough dielectric: GGX reflection and transmission */ \
+    X(MAT_THIN_DIELECTRIC, thin_dielectric, "ThinDielectric", THIN_DIELECTRIC) /* a glass sheet: R' and straight T */ \
+    X(MAT_DIFFUSE_TRANSMISSION, diffuse_transmission, "DiffuseTransmission",                                           \
+      DIFFUSE_TRANSMISSION) /* Lambertian reflection and transmission */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
-enum material_map { MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8 };
+/* MAP_BUMP: normal_tex is a height map (its channels' mean, times normal_scale, in scene units per
+ * uv unit of height), not a normal map; a material has one or the other. */
+enum material_map { MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8, MAP_BUMP = 16 };
 typedef struct material {
     int32_t kind;
     int32_t albedo_tex; /* index into textures, or -1 to use `albedo` */
@@ -99,7 +104,7 @@ typedef struct material {
     vec3 emission; /* emitted radiance; nonzero makes every surface using it a light */
     float alpha;   /* GGX roughness parameter (roughness^2) */
     float ior;
-    vec3 specular;     /* Phong lobe reflectance */
+    vec3 specular;     /* Phong lobe reflectance; DiffuseTransmission: the transmittance */
     float exponent;    /* Phong exponent */
     int32_t two_sided; /* emission leaves both sides of the surface (the CIS 5650 convention);
                            0: only the side the geometric normal faces */
@@ -108,8 +113,8 @@ typedef struct material {
     float metallic;     /* MAT_PBR */
     int32_t maps;       /* MAP_* bits */
     int32_t mr_tex;     /* MAP_METALLIC_ROUGHNESS: G scales roughness, B metallic (glTF layout) */
-    int32_t normal_tex; /* MAP_NORMAL: tangent-space normal map (linear RGB in [0,1]) */
-    float normal_scale;
+    int32_t normal_tex; /* MAP_NORMAL: tangent-space normal map (linear RGB in [0,1]); MAP_BUMP: height map */
+    float normal_scale; /* MAP_NORMAL: scales the map's xy; MAP_BUMP: scales the height */
     int32_t emission_tex; /* MAP_EMISSION: multiplies `emission` */
     int32_t alpha_tex;    /* MAP_OPACITY: opacity in R (= G = B), times `opacity` */
     float opacity;        /* glTF baseColorFactor's alpha (read only with alpha_cutoff > 0) */
