@@ -49,6 +49,9 @@ const keyalias json_material_keys[] = {
     {"RGB2", "COLOR2|COLOUR2", NULL, 0, 0},
     {"LIGHT_RGB", "LIGHTCOLOR|LIGHTCOLOUR", NULL, 0, 0},
     {"DARK_RGB", "DARKCOLOR|DARKCOLOUR", NULL, 0, 0},
+    /* the procedural materials' noise (Marble, Wood, Noise) */
+    {"OCTAVES", "OCTAVE|NUMOCTAVES|NOISEOCTAVES", NULL, 0, 0},
+    {"FREQUENCY", "FREQ|NOISESCALE|NOISEFREQUENCY|TURBULENCESCALE|MARBLESCALE", NULL, 0, 0},
     {"NORMAL_MAP", "NORMAL|NORMALMAP|NORMALTEXTURE|NORM|MAPNORM", NULL, 0, 0},
     {"NORMAL_SCALE", "NORMALSCALE|NORMALSTRENGTH|NORMALINTENSITY", NULL, 0, 0},
     {"BUMP_MAP", "BUMP|BUMPMAP|BUMPTEXTURE|HEIGHTMAP|HEIGHT|MAPBUMP", NULL, 0, 0},
@@ -173,7 +176,7 @@ _Static_assert(sizeof json_material_rows / sizeof json_material_rows[0] == MAT_K
 /* The dialect's TYPEs that are no kind of caustic's. */
 static const struct {
     const char *spellings;
-    int kind; /* JM_KIND_INFER or JM_KIND_FALLBACK */
+    int kind; /* JM_KIND_INFER, JM_KIND_FALLBACK or JM_KIND_PROCEDURAL */
     const char *why;
 } json_material_others[] = {
     /* no type ("", "N/A"): from the keys, as the course's text format did */
@@ -183,7 +186,8 @@ static const struct {
     {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT", JM_KIND_FALLBACK, "has no subsurface scattering"},
     {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS|HETEROGENEOUS", JM_KIND_FALLBACK,
      "has no participating media"},
-    {"MARBLE|WOOD|NOISE|PERLIN|PROCEDURAL|TURBULENCE|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", JM_KIND_FALLBACK,
+    {"MARBLE|WOOD|NOISE|PERLIN|TURBULENCE|PERLINNOISE|WOODGRAIN", JM_KIND_PROCEDURAL, NULL},
+    {"PROCEDURAL|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", JM_KIND_FALLBACK,
      "has no procedural materials (caustic's checker is a TEXTURE)"},
     {NULL, 0, NULL}};
 

@@ -154,8 +154,9 @@ int json_env_map(loader *L, const cJSON *node, const char *jp) {
 }
 
 static int texture_as(loader *L, cJSON *t, const char *jpath, int data, int *out_index) {
-    static const char *const keys[] = {"TYPE", "RGB1", "RGB2", "SCALE", "SPACE", "FILE", NULL};
-    static const char *const types[] = {"checker", "image", NULL};
+    static const char *const keys[] = {"TYPE", "RGB1", "RGB2", "SCALE", "SPACE", "FILE", "OCTAVES", NULL};
+    /* checker, image, and the Perlin-noise family (TEX_NOISE, TEX_MARBLE, TEX_WOOD) */
+    static const char *const types[] = {"checker", "image", "noise", "marble", "wood", NULL};
     static const char *const spaces[] = {"world", "uv", NULL};
     char p[PRM_WHERE];
     /* course dialects give an image texture as its file name */
@@ -170,12 +171,20 @@ static int texture_as(loader *L, cJSON *t, const char *jpath, int data, int *out
 
     texture tex;
     memset(&tex, 0, sizeof tex);
-    if (type == 0) {
+    if (type != 1) {
         if (json_get(t, "FILE")) {
             prm_jkey(p, jpath, "FILE");
             return prm_fail(&L->P, p, "FILE is only used by image textures");
         }
-        tex.kind = TEX_CHECKER;
+        if (type == 0 && json_get(t, "OCTAVES")) {
+            prm_jkey(p, jpath, "OCTAVES");
+            return prm_fail(&L->P, p, "OCTAVES is only used by noise, marble and wood textures");
+        }
+        static const int kinds[] = {TEX_CHECKER, TEX_IMAGE, TEX_NOISE, TEX_MARBLE, TEX_WOOD};
+        tex.kind = kinds[type];
+        double octaves = 6.0;
+        if (json_opt_number(L, t, jpath, "OCTAVES", 1.0, 0, 16.0, &octaves)) return -1;
+        tex.octaves = (int32_t)octaves;
         const char *req[] = {"RGB1", "RGB2"};
         vec3 *dst[] = {&tex.a, &tex.b};
         for (int i = 0; i < 2; ++i) {
@@ -201,11 +210,11 @@ static int texture_as(loader *L, cJSON *t, const char *jpath, int data, int *out
     }
 
     /* image */
-    static const char *const checker_only[] = {"RGB1", "RGB2", "SCALE", "SPACE"};
-    for (int i = 0; i < 4; ++i) {
+    static const char *const checker_only[] = {"RGB1", "RGB2", "SCALE", "SPACE", "OCTAVES"};
+    for (int i = 0; i < 5; ++i) {
         if (json_get(t, checker_only[i])) {
             prm_jkey(p, jpath, checker_only[i]);
-            return prm_fail(&L->P, p, "%s is only used by checker textures", checker_only[i]);
+            return prm_fail(&L->P, p, "%s is only used by checker and procedural textures", checker_only[i]);
         }
     }
     const cJSON *f = json_get(t, "FILE");
@@ -258,7 +267,9 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
             return -1;
         fallback = 1;
     }
-    if (fallback) kind = json_material_named("Diffuse", &row);
+    /* Marble, Wood, Noise: Diffuse with a procedural texture (below) */
+    int procedural = kind == JM_KIND_PROCEDURAL;
+    if (fallback || procedural) kind = json_material_named("Diffuse", &row);
 
     const cJSON *refl_v = json_get(m, "REFLECTIVE"), *refr_v = json_get(m, "REFRACTIVE");
     double emittance = row && (row->reads & JM_EMITS) ? 1.0 : 0.0;
@@ -302,8 +313,8 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         prm_jkey(p, jpath, "RGB");
         if (json_colour(L, c, p, (reads & JM_EMITS) ? MAX_RADIANCE : 1.0, &rgb)) return -1;
     } else if (!tex) {
-        if (fallback && (json_get(m, "RGB1") || json_get(m, "LIGHT_RGB")))
-            rgb = v3s(0.5f);
+        if ((fallback || procedural) && (json_get(m, "RGB1") || json_get(m, "LIGHT_RGB")))
+            rgb = v3s(procedural ? 1.0f : 0.5f);
         else
             return json_missing(L, jpath, "RGB");
     }
@@ -407,7 +418,36 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     mp.exponent = exponent;
     mp.two_sided = mat.two_sided;
     mat = material_from_params((material_kind)kind, &mp);
-    if (fallback) {
+    if (procedural) {
+        /* the Perlin-noise family: a texture blending the two colours (white and black without
+         * them), tinted by RGB; a TEXTURE given as well wins */
+        texture pt;
+        memset(&pt, 0, sizeof pt);
+        pt.kind = strstr(tnorm, "MARBLE") ? TEX_MARBLE : strstr(tnorm, "WOOD") ? TEX_WOOD : TEX_NOISE;
+        pt.a = v3s(1.0f);
+        pt.b = v3s(0.0f);
+        const char *pairs[2][2] = {{"RGB1", "RGB2"}, {"LIGHT_RGB", "DARK_RGB"}};
+        for (int i = 0; i < 2; ++i) {
+            const cJSON *va = json_get(m, pairs[i][0]), *vb = json_get(m, pairs[i][1]);
+            if (va || vb) {
+                if (!va || !vb) return json_missing(L, jpath, va ? pairs[i][1] : pairs[i][0]);
+                char pa[PRM_WHERE], pb[PRM_WHERE];
+                prm_jkey(pa, jpath, pairs[i][0]);
+                prm_jkey(pb, jpath, pairs[i][1]);
+                if (json_vec3(L, va, pa, 0.0, 0, 1.0, &pt.a) || json_vec3(L, vb, pb, 0.0, 0, 1.0, &pt.b)) return -1;
+                break;
+            }
+        }
+        double octaves = 6.0, freq = 1.0;
+        if (json_opt_number(L, m, jpath, "OCTAVES", 1.0, 0, 16.0, &octaves)) return -1;
+        if (json_opt_number(L, m, jpath, "FREQUENCY", 0.0, 1, 1e6, &freq)) return -1;
+        pt.octaves = (int32_t)octaves;
+        pt.scale = (float)freq;
+        if (!tex) {
+            mat.albedo_tex = scene_add_texture(L->s, pt, NULL);
+            if (mat.albedo_tex < 0) return prm_fail(&L->P, jpath, "out of memory");
+        }
+    } else if (fallback) {
         /* procedural two-colour materials: the mean of their colours, tinted by RGB */
         const char *pairs[2][2] = {{"RGB1", "RGB2"}, {"LIGHT_RGB", "DARK_RGB"}};
         for (int i = 0; i < 2; ++i) {

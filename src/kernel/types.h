@@ -50,12 +50,22 @@ typedef struct quad {
 } quad;
 
 /* ---- textures --------------------------------------------------------------------------- */
-typedef enum texture_kind { TEX_CONSTANT = 0, TEX_CHECKER = 1, TEX_IMAGE = 2 } texture_kind;
+/* TEX_NOISE, TEX_MARBLE, TEX_WOOD: the Perlin-noise family of the course's procedural materials
+ * (kernel/texture.h), blending a and b; in world space or in uv like the checker. */
+typedef enum texture_kind {
+    TEX_CONSTANT = 0,
+    TEX_CHECKER = 1,
+    TEX_IMAGE = 2,
+    TEX_NOISE = 3,
+    TEX_MARBLE = 4,
+    TEX_WOOD = 5
+} texture_kind;
 typedef struct texture {
     int32_t kind;
-    vec3 a, b;        /* constant colour / checker colours */
-    float scale;      /* checker cells per unit (uv or world, see uv_space) */
-    int32_t uv_space; /* checker: 1 = in uv, 0 = in world position */
+    vec3 a, b;        /* constant colour / checker and procedural colours */
+    float scale;      /* checker cells, procedural features per unit (uv or world, see uv_space) */
+    int32_t uv_space; /* checker, procedural: 1 = in uv, 0 = in world position */
+    int32_t octaves;  /* procedural: octaves of noise summed (1 to 16) */
     int32_t width, height;
     uint32_t offset;        /* first texel: in kscene.texels (linear RGB, 3 floats each), or for 8-bit
                            textures (texel8) in kscene.texels8 (3 bytes each) */
