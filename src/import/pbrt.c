@@ -1405,6 +1405,12 @@ static int d_shape(R *r, const pbrt_token *at) {
         skip = 1;
     }
     if (!rc) rc = finish_params(r, &pl);
+    if (!rc && r->pmats[r->g.material].interface) { /* no surface: only a boundary of media */
+        skip = 1;
+        if (r->g.area)
+            rc = UNSUPPORTED(r, "emissive interface", w,
+                             "an area light on a shape of material \"interface\" (no surface): it emits nothing");
+    }
     if (rc || skip) goto done;
     {
         int mat = shape_material(r, alpha_tex, w);
@@ -2377,7 +2383,7 @@ int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts,
         if (!s->ntriangles && !s->nspheres && !s->nquads)
             rc = UNSUPPORTED(r, "empty", NULL, "the scene has no shapes caustic can render");
     }
-    if (!rc && r->mirrored)
+    if (!rc && r->mirrored && opts && opts->json_out) /* said where coordinates are shown */
         prm_note(&r->ctx, "mirrored", NULL,
                  "pbrt's camera is left-handed: the scene is mirrored through the camera's vertical plane so that "
                  "caustic's right-handed camera sees pbrt's picture (coordinates in --dump-scene are mirrored)");
