@@ -80,7 +80,7 @@ static void test_settings(void) {
     CHECK(s->spp == 7 && s->max_depth == 3, "spp %d depth %d", s->spp, s->max_depth);
     CHECK_NEAR(s->camera.fovy_deg, 40.0, 1e-4, "landscape: pbrt's fov is the vertical one");
     CHECK(near3(s->camera.eye, 0, 0, 10), "eye");
-    CHECK(!contains(g_w.text, "mirrored"), "a right-handed camera is not mirrored: %s", g_w.text);
+    CHECK(near3(s->positions[0], 1, 0, 0), "a right-handed camera is not mirrored");
     scene_destroy(s);
     /* portrait: pbrt's fov spans the shorter axis, the horizontal one */
     s = load("portrait.pbrt", "Film \"rgb\" \"integer xresolution\" 32 \"integer yresolution\" 64\n" CAM "WorldBegin\n" TRI);
@@ -92,7 +92,7 @@ static void test_settings(void) {
     }
     /* pbrt's own left-handed LookAt: mirrored, the eye and view kept */
     s = load("lefthanded.pbrt", "LookAt 0 0 10  0 0 0  0 1 0\nCamera \"perspective\"\nWorldBegin\n" TRI);
-    CHECK(s != NULL && contains(g_w.text, "mirrored"), "left-handed camera: %s %s", g_err, g_w.text);
+    CHECK(s != NULL, "left-handed camera: %s", g_err);
     if (s) {
         CHECK(near3(s->camera.eye, 0, 0, 10) && near3(s->positions[0], -1, 0, 0), "mirror x: %g",
               s->positions[0].x);
