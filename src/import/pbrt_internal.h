@@ -8,6 +8,12 @@
 #include <stdint.h>
 #include "import/params.h"
 
+/* The reader (pbrt.c): the format table's load function for pbrt-v4 files (import.h). */
+struct scene_source;
+struct scene_load_opts;
+int pbrt_load(scene **out, const struct scene_source *src, const struct scene_load_opts *opts, char *err,
+              size_t errlen);
+
 /* ---- tokens (pbrt_lex.c) ------------------------------------------------------------------------ */
 typedef enum { PTK_EOF, PTK_WORD, PTK_STRING, PTK_NUMBER, PTK_LBRACK, PTK_RBRACK } pbrt_tok_type;
 typedef struct pbrt_token {
