@@ -1813,6 +1813,16 @@ static int d_settings(R *r, const pbrt_token *at, const char *what) {
                                             "randomwalk", "simplevolpath", "ambientocclusion", "aov", NULL};
         int k = prm_enum(&r->ctx, w, type, "integrator", known);
         if (k < 0) rc = -1;
+        /* scene files do not choose caustic's integrator: the matching one is named */
+        static const char *const as_caustic[] = {"pt", "pt", "pt", "bdpt", "pt", "ppm", "lt", "pt", "pt"};
+        if (!rc && k >= 0 && k < 9 && strcmp(as_caustic[k], "pt")) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "Integrator \"%s\": caustic's nearest is --integrator %s (a scene file does not choose it; path "
+                     "tracing unless the command line says)",
+                     type, as_caustic[k]);
+            prm_note(&r->ctx, "integrator choice", w, msg);
+        }
         if (!rc && k >= 9)
             rc = UNSUPPORTED(r, "integrator", w, "integrator \"%s\": caustic renders light transport; path tracing "
                                                  "stands in",
