@@ -247,6 +247,23 @@ static void test_objects_and_shapes(void) {
     scene_destroy(s);
 }
 
+static void test_plymesh(void) {
+    const char *ply = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+                      "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n"
+                      "4 0 1 2 3\n";
+    write_tmp("quad.ply", ply);
+    write_gz("quad.ply.gz", ply);
+    scene *s = load("ply.pbrt", CAM "WorldBegin\nShape \"plymesh\" \"string filename\" \"quad.ply\"\nTranslate 0 0 5\n"
+                                    "Shape \"plymesh\" \"string filename\" \"quad.ply.gz\"\n");
+    CHECK(s != NULL, "plymesh: %s", g_err);
+    if (s) {
+        CHECK(s->ntriangles == 4 && near3(s->positions[4], 0, 0, 5), "%zu triangles", s->ntriangles);
+        scene_destroy(s);
+    }
+    s = load("plybad.pbrt", CAM "WorldBegin\nShape \"plymesh\" \"string filename\" \"none.ply\"\n");
+    CHECK(s == NULL && contains(g_err, "plybad.pbrt:5:") && contains(g_err, "none.ply"), "%s", g_err);
+}
+
 static void test_lights_and_spectra(void) {
     vec3 bb = pbrt_blackbody_rgb(6500);
     CHECK_NEAR(pbrt_luminance(bb), 1.0, 1e-3, "blackbody luminance");
@@ -321,6 +338,7 @@ int main(void) {
     test_include();
     test_errors();
     test_objects_and_shapes();
+    test_plymesh();
     test_lights_and_spectra();
     test_materials_and_textures();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
