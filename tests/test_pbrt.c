@@ -291,6 +291,16 @@ static void test_lights_and_spectra(void) {
     CHECK(e->two_sided == 1, "twosided");
     CHECK(s->materials[s->triangles[1].material].emission.x == 0, "AttributeEnd ends the area light");
     scene_destroy(s);
+    /* power: W over pi * area (a triangle of area 0.5), and a sphere of radius 2 */
+    s = load("power.pbrt", CAM "WorldBegin\nAreaLightSource \"diffuse\" \"float power\" 10\n"
+                               "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"integer indices\" [0 1 2]\n"
+                               "Shape \"sphere\" \"float radius\" 2\n");
+    CHECK(s != NULL, "power: %s", g_err);
+    if (s) {
+        CHECK_NEAR(s->materials[s->triangles[0].material].emission.y, 10 / (PI_T * 0.5), 1e-3, "power on a triangle");
+        CHECK_NEAR(s->materials[s->spheres[0].material].emission.y, 10 / (PI_T * 16 * PI_T), 1e-4, "power on a sphere");
+        scene_destroy(s);
+    }
 }
 
 static void test_materials_and_textures(void) {

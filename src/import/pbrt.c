@@ -1413,7 +1413,22 @@ static int d_shape(R *r, const pbrt_token *at) {
     }
     if (rc || skip) goto done;
     {
-        int mat = shape_material(r, alpha_tex, w);
+        if (m.n && r->g.rev)
+            for (size_t i = 0; i < m.nv; ++i) m.n[i] = vscale(m.n[i], -1.0f);
+        /* "power" (W) -> radiance: pbrt divides by pi * area (twice for two-sided) */
+        vec3 saved = r->g.area_L;
+        if (r->g.area && r->g.area_power > 0) {
+            double a = analytic_sphere ? 4 * PI_D * sphere_r * sphere_r * pow(fabs(m4_det3(&r->g.ctm)), 2.0 / 3.0)
+                                       : mesh_area(&m, &r->g.ctm);
+            double k = PI_D * a * (r->g.area_two_sided ? 2 : 1);
+            if (k > 0) r->g.area_L = vscale(r->g.area_L, (float)(r->g.area_power / k));
+            if (!analytic_sphere && m.nt > 1)
+                rc = UNSUPPORTED(r, "area power mesh", r->g.area_where,
+                                 "\"power\" of an area light on a mesh: spread over the whole mesh (pbrt gives each "
+                                 "triangle that power)");
+        }
+        int mat = rc ? -1 : shape_material(r, alpha_tex, w);
+        r->g.area_L = saved;
         if (mat < 0) {
             rc = -1;
             goto done;
@@ -1423,32 +1438,8 @@ static int d_shape(R *r, const pbrt_token *at) {
             m4 sc = m4_scale(2 * sphere_r, 2 * sphere_r, 2 * sphere_r);
             m4 f = m4_mul(&to, &sc);
             if (scene_add_sphere(r->s, m4_xform(&f), mat)) rc = prm_fail(&r->ctx, w, "cannot add the sphere");
-            if (!rc && r->g.area && r->g.area_power > 0) {
-                double a = 4 * PI_D * sphere_r * sphere_r * fabs(m4_det3(&r->g.ctm));
-                (void)a;
-                rc = UNSUPPORTED(r, "area power sphere", r->g.area_where,
-                                 "\"power\" of an area light on a transformed sphere: its area is estimated");
-            }
         } else {
-            if (m.n && r->g.rev)
-                for (size_t i = 0; i < m.nv; ++i) m.n[i] = vscale(m.n[i], -1.0f);
-            if (r->g.area && r->g.area_power > 0 && !r->cur_object) {
-                /* power (W) -> radiance: pbrt divides by pi * area (twice for two-sided) and luminance */
-                double a = mesh_area(&m, &r->g.ctm);
-                double k = PI_D * a * (r->g.area_two_sided ? 2 : 1);
-                if (k > 0) {
-                    vec3 saved = r->g.area_L;
-                    r->g.area_L = vscale(r->g.area_L, (float)(r->g.area_power / k));
-                    mat = shape_material(r, alpha_tex, w);
-                    r->g.area_L = saved;
-                    if (mat < 0) rc = -1;
-                }
-                if (!rc && m.nt > 1)
-                    rc = UNSUPPORTED(r, "area power mesh", r->g.area_where,
-                                     "\"power\" of an area light on a mesh: spread over the whole mesh (pbrt gives "
-                                     "each triangle that power)");
-            }
-            if (!rc) rc = emit_mesh(r, &m, &to, mat, w);
+            rc = emit_mesh(r, &m, &to, mat, w);
         }
     }
 done:
