@@ -2388,6 +2388,16 @@ int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts,
         prm_note(&r->ctx, "mirrored", NULL,
                  "pbrt's camera is left-handed: the scene is mirrored through the camera's vertical plane so that "
                  "caustic's right-handed camera sees pbrt's picture (coordinates in --dump-scene are mirrored)");
+    if (!rc && r->ctx.npending) { /* the coverage summary closes the list */
+        size_t approx = r->ctx.npending, uses = 0;
+        for (size_t i = 0; i < r->ctx.npending; ++i) uses += 1 + r->ctx.pending[i].more;
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "coverage: %zu pbrt-v4 feature%s above (%zu use%s) approximated or not rendered; the rest is read as "
+                 "pbrt-v4 defines it",
+                 approx, approx == 1 ? "" : "s", uses, uses == 1 ? "" : "s");
+        prm_note(&r->ctx, "coverage summary", NULL, msg);
+    }
     if (rc) {
         prm_flush(&r->ctx, NULL, 0);
         scene_destroy(r->s);
