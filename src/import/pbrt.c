@@ -1510,7 +1510,7 @@ static int env_image(R *r, const char *path, double scale, const char *where) {
                         "octahedral (square) images",
                         path, img.width, img.height);
     }
-    int W = 2 * img.width > 4096 ? 4096 : 2 * img.width, H = W / 2;
+    int W = 2 * img.width > 2048 ? 2048 : 2 * img.width, H = W / 2;
     if (W < 8) W = 8, H = 4;
     float *ll = malloc((size_t)W * (size_t)H * 3 * sizeof *ll);
     if (!ll) {
