@@ -924,6 +924,8 @@ static int load_image_texture(R *r, const char *path, const char *where, int *te
     *tex = scene_take_image_texture(r->s, &img);
     image_free(&img);
     if (*tex < 0) return prm_fail(&r->ctx, where, "imagemap \"%s\": out of texture memory", path);
+    /* one image memory budget per scene (CAUSTIC_IMAGE_MEMORY), as every reader keeps */
+    if (scene_textures_memory_check(r->s, path, err, sizeof err)) return prm_fail(&r->ctx, where, "%s", err);
     return 0;
 }
 
@@ -1537,6 +1539,8 @@ static int env_image(R *r, const char *path, double scale, const char *where) {
     int tex = scene_add_image_texture(r->s, W, H, ll);
     free(ll);
     if (tex < 0) return prm_fail(&r->ctx, where, "infinite light \"%s\": out of texture memory", path);
+    if (scene_textures_memory_check(r->s, path, err, sizeof err) || scene_env_memory_check(r->s, tex, path, err, sizeof err))
+        return prm_fail(&r->ctx, where, "%s", err);
     r->s->env_tex = tex;
     r->s->env_radiance = v3s((float)scale);
     return 0;
