@@ -5,6 +5,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include "caustic.h"
 #include "import/import.h"
 #include "import/pbrt_internal.h"
 #include "scene/scene.h"
@@ -78,6 +79,7 @@ static void test_settings(void) {
     if (!s) return;
     CHECK(s->camera.width == 64 && s->camera.height == 32, "resolution %dx%d", s->camera.width, s->camera.height);
     CHECK(s->spp == 7 && s->max_depth == 3, "spp %d depth %d", s->spp, s->max_depth);
+    CHECK(s->integrator_hint == 0, "path: no integrator named");
     CHECK_NEAR(s->camera.fovy_deg, 40.0, 1e-4, "landscape: pbrt's fov is the vertical one");
     CHECK(near3(s->camera.eye, 0, 0, 10), "eye");
     CHECK(near3(s->positions[0], 1, 0, 0), "a right-handed camera is not mirrored");
@@ -90,6 +92,13 @@ static void test_settings(void) {
         CHECK_NEAR(s->camera.fovy_deg, want, 1e-3, "portrait fov");
         scene_destroy(s);
     }
+    s = load("bdpt.pbrt", "Integrator \"bdpt\"\n" CAM "WorldBegin\n" TRI);
+    CHECK(s && s->integrator_hint == CAUSTIC_INTEGRATOR_BDPT + 1, "bdpt names caustic's: %s", g_err);
+    if (s) scene_destroy(s);
+    s = load("bdptlens.pbrt", "Integrator \"bdpt\"\nLookAt 0 0 5 0 0 0 0 1 0\nCamera \"perspective\" \"float lensradius\" 0.1\n"
+                              "WorldBegin\n" TRI);
+    CHECK(s && s->integrator_hint == 0 && strstr(g_w.text, "lens"), "bdpt with a lens: path tracing: %s", g_w.text);
+    if (s) scene_destroy(s);
     /* pbrt's own left-handed LookAt: mirrored, the eye and view kept */
     s = load("lefthanded.pbrt", "LookAt 0 0 10  0 0 0  0 1 0\nCamera \"perspective\"\nWorldBegin\n" TRI);
     CHECK(s != NULL, "left-handed camera: %s", g_err);

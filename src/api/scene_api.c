@@ -193,5 +193,6 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->height = s->camera.height;
     st->spp = s->spp;
     st->max_depth = s->max_depth;
+    st->integrator = s->integrator_hint - 1;
     return 0;
 }

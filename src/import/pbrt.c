@@ -27,6 +27,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include "caustic.h"
 #include "import/import.h"
 #include "import/pbrt_internal.h"
 #include "image/image.h"
@@ -1808,16 +1809,10 @@ static int d_settings(R *r, const pbrt_token *at, const char *what) {
                                             "randomwalk", "simplevolpath", "ambientocclusion", "aov", NULL};
         int k = prm_enum(&r->ctx, w, type, "integrator", known);
         if (k < 0) rc = -1;
-        /* scene files do not choose caustic's integrator: the matching one is named */
-        static const char *const as_caustic[] = {"pt", "pt", "pt", "bdpt", "pt", "ppm", "lt", "pt", "pt"};
-        if (!rc && k >= 0 && k < 9 && strcmp(as_caustic[k], "pt")) {
-            char msg[200];
-            snprintf(msg, sizeof msg,
-                     "Integrator \"%s\": caustic's nearest is --integrator %s (a scene file does not choose it; path "
-                     "tracing unless the command line says)",
-                     type, as_caustic[k]);
-            prm_note(&r->ctx, "integrator choice", w, msg);
-        }
+        /* pbrt's bidirectional and photon integrators choose caustic's (a default --integrator overrides) */
+        static const int as_caustic[] = {0, 0, 0, CAUSTIC_INTEGRATOR_BDPT + 1, 0, CAUSTIC_INTEGRATOR_PPM + 1,
+                                         CAUSTIC_INTEGRATOR_LT + 1, 0, 0};
+        if (!rc && k >= 0 && k < 9) r->s->integrator_hint = as_caustic[k];
         if (!rc && k >= 9)
             rc = UNSUPPORTED(r, "integrator", w, "integrator \"%s\": caustic renders light transport; path tracing "
                                                  "stands in",
@@ -2387,6 +2382,12 @@ int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts,
         }
         if (!s->ntriangles && !s->nspheres && !s->nquads)
             rc = UNSUPPORTED(r, "empty", NULL, "the scene has no shapes caustic can render");
+    }
+    if (!rc && r->s->integrator_hint > 1 && r->lensradius > 0) { /* caustic's bidirectional ones have no lens */
+        r->s->integrator_hint = 0;
+        prm_note(&r->ctx, "integrator lens", NULL,
+                 "the pbrt file's integrator is bidirectional and its camera has a lens: caustic renders lenses with "
+                 "path tracing only, so path tracing it is");
     }
     if (!rc && r->mirrored && opts && opts->json_out) /* said where coordinates are shown */
         prm_note(&r->ctx, "mirrored", NULL,
