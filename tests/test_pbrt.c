@@ -346,6 +346,36 @@ static void test_materials_and_textures(void) {
     scene_destroy(s);
 }
 
+static void test_image_and_alpha(void) {
+    /* a 2x2 PFM (linear float) as an imagemap, and a float checkerboard as a shape's alpha */
+    char path[512];
+    snprintf(path, sizeof path, "%s/img.pfm", g_tmp);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fprintf(f, "PF\n2 2\n-1.0\n");
+    float px[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+    fwrite(px, sizeof px[0], 12, f);
+    fclose(f);
+    scene *s = load("img.pbrt", CAM "WorldBegin\n"
+                                    "Texture \"im\" \"spectrum\" \"imagemap\" \"string filename\" \"img.pfm\"\n"
+                                    "Texture \"cut\" \"float\" \"checkerboard\" \"float uscale\" 2 \"float vscale\" 2 "
+                                    "\"float tex1\" 1 \"float tex2\" 0\n"
+                                    "Material \"diffuse\" \"texture reflectance\" \"im\"\n"
+                                    "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"point2 uv\" [0 0 1 0 1 1] "
+                                    "\"texture alpha\" \"cut\"\n");
+    CHECK(s != NULL, "imagemap and alpha: %s", g_err);
+    if (!s) return;
+    const material *m = &s->materials[s->triangles[0].material];
+    CHECK(m->albedo_tex >= 0 && s->textures[m->albedo_tex].kind == TEX_IMAGE && s->textures[m->albedo_tex].width == 2,
+          "imagemap reflectance");
+    CHECK((m->maps & MAP_OPACITY) && m->alpha_cutoff > 0 && s->textures[m->alpha_tex].kind == TEX_CHECKER,
+          "alpha texture: a cut-out");
+    CHECK(s->uvs[1].x == 1.0f && s->uvs[1].y == 0.0f, "uv kept");
+    scene_destroy(s);
+    s = load("imgbad.pbrt", CAM "WorldBegin\nTexture \"im\" \"spectrum\" \"imagemap\" \"string filename\" \"no.png\"\n");
+    CHECK(s == NULL && contains(g_err, "imgbad.pbrt:5:") && contains(g_err, "no.png"), "%s", g_err);
+}
+
 int main(void) {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/caustic_test_pbrt_%d", (int)getpid());
     char cmd[400];
@@ -358,6 +388,7 @@ int main(void) {
     test_errors();
     test_objects_and_shapes();
     test_plymesh();
+    test_image_and_alpha();
     test_lights_and_spectra();
     test_materials_and_textures();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
