@@ -536,6 +536,11 @@ static int get_color(R *r, plist *pl, const char *name, vec3 def, int illum, vec
         *out = v3s((float)x);
         return 0;
     }
+    if (!strcmp(t, "blackbody") && v->type == PRM_NUMBER && v->n == 2) { /* pbrt-v3: temperature, scale */
+        v->used = 1;
+        *out = vscale(pbrt_blackbody_rgb(v->nums[0]), (float)v->nums[1]);
+        return 0;
+    }
     if (!strcmp(t, "blackbody")) {
         double T;
         if (prm_float(&pl->l, name, 6500, 1.0, 1e6, "K", &T)) return -1;
@@ -765,6 +770,47 @@ static int mat_interface(R *r, plist *pl, pmat *m) {
 }
 static int mat_mix(R *r, plist *pl, pmat *m);
 
+/* pbrt-v3's materials (files written for pbrt-v3 and read here): Kd/Ks/Kr, "index" */
+static int mat_v3_matte(R *r, plist *pl, pmat *m) {
+    prm_value *sg = pfind(pl, "sigma");
+    if (sg) sg->used = 1; /* Oren-Nayar roughness: Lambertian here */
+    return get_color(r, pl, "Kd", v3s(0.5f), 0, &m->p.rgb, &m->p.albedo_tex);
+}
+static int mat_v3_plastic(R *r, plist *pl, pmat *m) {
+    vec3 ks;
+    if (get_color(r, pl, "Kd", v3s(0.25f), 0, &m->p.rgb, &m->p.albedo_tex)) return -1;
+    if (get_color(r, pl, "Ks", v3s(0.25f), 0, &ks, NULL)) return -1;
+    if (get_roughness(r, pl, 0.1, &m->p.roughness)) return -1;
+    m->p.metallic = 0.0;
+    if (m->p.roughness < 0.02) m->p.roughness = 0.02;
+    return 0;
+}
+static int mat_v3_metal(R *r, plist *pl, pmat *m) {
+    if (get_conductor(r, pl, &m->p.rgb)) return -1;
+    return get_roughness(r, pl, 0.01, &m->p.roughness);
+}
+static int mat_v3_mirror(R *r, plist *pl, pmat *m) {
+    m->p.roughness = 0.0;
+    return get_color(r, pl, "Kr", v3s(0.9f), 0, &m->p.rgb, NULL);
+}
+static int mat_v3_glass(R *r, plist *pl, pmat *m) {
+    vec3 kr, kt;
+    double eta;
+    if (get_color(r, pl, "Kr", v3s(1.0f), 0, &kr, NULL) || get_color(r, pl, "Kt", v3s(1.0f), 0, &kt, NULL)) return -1;
+    if (get_float(r, pl, "index", 1.5, 1e-3, 1e3, &eta)) return -1;
+    if (get_roughness(r, pl, 0.0, &m->p.roughness)) return -1;
+    m->p.ior = eta;
+    m->p.rgb = kt;
+    if (m->p.roughness > 0.0) m->kind = MAT_ROUGH_GLASS;
+    return 0;
+}
+static int mat_v3_kd(R *r, plist *pl, pmat *m) {
+    if (ptype(pl, "Kd")) return get_color(r, pl, "Kd", v3s(0.5f), 0, &m->p.rgb, &m->p.albedo_tex);
+    if (ptype(pl, "color")) return get_color(r, pl, "color", v3s(0.5f), 0, &m->p.rgb, &m->p.albedo_tex);
+    m->p.rgb = v3s(0.5f);
+    return 0;
+}
+
 /* pbrt material -> caustic kind. standin: NULL where caustic renders the model (or all of it
  * that a pbrt file usually sets); otherwise what stands in, named in the one warning. */
 static const struct pbrt_material_row {
@@ -785,6 +831,18 @@ static const struct pbrt_material_row {
     {"subsurface", MAT_DIFFUSE, mat_subsurface, "diffuse of its reflectance (no subsurface scattering)"},
     {"measured", MAT_DIFFUSE, mat_grey, "grey diffuse 0.5 (caustic has no measured BRDFs)"},
     {"hair", MAT_DIFFUSE, mat_hair, "brown diffuse (caustic has no hair model)"},
+    /* pbrt-v3's names, for files written for it */
+    {"matte", MAT_DIFFUSE, mat_v3_matte, NULL},
+    {"plastic", MAT_PBR, mat_v3_plastic, "caustic's PBR (pbrt-v3 plastic: Kd under a GGX lobe; Ks not used)"},
+    {"metal", MAT_CONDUCTOR, mat_v3_metal, NULL},
+    {"mirror", MAT_CONDUCTOR, mat_v3_mirror, NULL},
+    {"glass", MAT_DIELECTRIC, mat_v3_glass, NULL},
+    {"uber", MAT_PBR, mat_v3_kd, "caustic's PBR of its Kd (pbrt-v3 uber)"},
+    {"substrate", MAT_PBR, mat_v3_kd, "caustic's PBR of its Kd (pbrt-v3 substrate)"},
+    {"translucent", MAT_DIFFUSE, mat_v3_kd, "diffuse of its Kd (pbrt-v3 translucent)"},
+    {"disney", MAT_PBR, mat_v3_kd, "caustic's PBR of its color (pbrt-v3 disney)"},
+    {"kdsubsurface", MAT_DIFFUSE, mat_v3_kd, "diffuse of its Kd (no subsurface scattering)"},
+    {"fourier", MAT_DIFFUSE, mat_grey, "grey diffuse 0.5 (pbrt-v3 fourier BSDF tables are not read)"},
     {NULL, MAT_DIFFUSE, NULL, NULL}};
 
 static int find_named_material(R *r, const char *name) {
@@ -851,6 +909,7 @@ static int make_material(R *r, const char *type, plist *pl, const char *name, co
     }
     /* parameters every material may have */
     prm_value *disp = pfind(pl, "displacement");
+    if (!disp) disp = pfind(pl, "bumpmap"); /* pbrt-v3's name */
     if (disp) {
         disp->used = 1;
         if (UNSUPPORTED(r, "bump mapping", disp->where,
@@ -999,8 +1058,9 @@ static int d_texture(R *r, const pbrt_token *at) {
         /* tex * scale: an image times a constant stays an image */
         vec3 a, b;
         int ta = -1, tb = -1;
-        rc = get_color(r, &pl, "tex", v3s(1.0f), 0, &a, &ta);
-        if (!rc) rc = get_color(r, &pl, "scale", v3s(1.0f), 0, &b, &tb);
+        int v3 = !ptype(&pl, "tex") && ptype(&pl, "tex1"); /* pbrt-v3: tex1 x tex2 */
+        rc = get_color(r, &pl, v3 ? "tex1" : "tex", v3s(1.0f), 0, &a, &ta);
+        if (!rc) rc = get_color(r, &pl, v3 ? "tex2" : "scale", v3s(1.0f), 0, &b, &tb);
         if (!rc) {
             if (ta >= 0 && tb < 0) {
                 t.kind = PT_IMAGE;
@@ -1500,20 +1560,29 @@ static vec3 bilerp(const image *img, double u, double v) {
     return acc;
 }
 
+/* pbrt-v3's lat-long maps: phi = atan2(y, x) across, theta = acos(z) down, in light space */
+static void latlong_square(const double d[3], double *u, double *v) {
+    double phi = atan2(d[1], d[0]);
+    if (phi < 0) phi += 2 * PI_D;
+    *u = phi / (2 * PI_D);
+    *v = acos(d[2] < -1 ? -1 : d[2] > 1 ? 1 : d[2]) / PI_D;
+}
+
 static int env_image(R *r, const char *path, double scale, const char *where) {
     image img;
     char err[512];
     memset(&img, 0, sizeof img);
     if (image_load(&img, path, err, sizeof err)) return prm_fail(&r->ctx, where, "infinite light: %s", err);
     int equal_area = img.width == img.height;
-    if (!equal_area) {
+    if (!equal_area &&
+        UNSUPPORTED(r, "latlong env", where,
+                    "infinite light \"%s\": %dx%d is not square, so not pbrt-v4's equal-area map: read as pbrt-v3's "
+                    "lat-long map",
+                    path, img.width, img.height)) {
         image_free(&img);
-        return prm_fail(&r->ctx, where,
-                        "infinite light \"%s\": %dx%d is not square; pbrt-v4's environment maps are equal-area "
-                        "octahedral (square) images",
-                        path, img.width, img.height);
+        return -1;
     }
-    int W = 2 * img.width > 2048 ? 2048 : 2 * img.width, H = W / 2;
+    int W = (equal_area ? 2 : 1) * img.width > 2048 ? 2048 : (equal_area ? 2 : 1) * img.width, H = W / 2;
     if (W < 8) W = 8, H = 4;
     float *ll = malloc((size_t)W * (size_t)H * 3 * sizeof *ll);
     if (!ll) {
@@ -1530,7 +1599,10 @@ static int env_image(R *r, const char *path, double scale, const char *where) {
                 double u = (x + 0.25 + 0.5 * (s & 1)) / W, v = (y + 0.25 + 0.5 * (s >> 1)) / H;
                 double d[3], eu, ev;
                 latlong_to_dir_pbrt(r, &inv, u, v, d);
-                equal_area_square(d, &eu, &ev);
+                if (equal_area)
+                    equal_area_square(d, &eu, &ev);
+                else
+                    latlong_square(d, &eu, &ev);
                 acc = vadd(acc, bilerp(&img, eu, ev));
             }
             float *o = ll + 3 * ((size_t)y * (size_t)W + (size_t)x);
@@ -1563,13 +1635,21 @@ static int d_light(R *r, const pbrt_token *at, int area) {
     pbrt_where(&r->lx, at, w);
     int rc = 0;
     double scale = 1, power = 0;
-    rc = prm_float(&pl.l, "scale", 1.0, -1e30, 1e30, "", &scale);
+    prm_value *sv = pfind(&pl, "scale");
+    if (sv && sv->type == PRM_NUMBER && sv->n == 3) { /* pbrt-v3: a spectrum */
+        sv->used = 1;
+        scale = (sv->nums[0] + sv->nums[1] + sv->nums[2]) / 3.0;
+        if ((sv->nums[0] != sv->nums[1] || sv->nums[1] != sv->nums[2]) &&
+            UNSUPPORTED(r, "coloured scale", sv->where, "a coloured \"scale\" of %s: its mean %g is used", owner, scale))
+            rc = -1;
+    } else
+        rc = prm_float(&pl.l, "scale", 1.0, -1e30, 1e30, "", &scale);
     if (!rc) rc = prm_float(&pl.l, "power", 0.0, 0, 1e30, "", &power);
     if (!rc && !r->world) rc = prm_fail(&r->ctx, w, "%s before WorldBegin", owner);
     m4 F = final_m4(r);
     if (rc) goto done;
     if (area) {
-        if (strcmp(type, "diffuse")) {
+        if (strcmp(type, "diffuse") && strcmp(type, "area")) { /* "area": pbrt-v3's name */
             rc = prm_fail(&r->ctx, w, "AreaLightSource \"%s\": pbrt-v4 has only \"diffuse\"", type);
             goto done;
         }
@@ -1645,6 +1725,7 @@ static int d_light(R *r, const pbrt_token *at, int area) {
     } else if (!strcmp(type, "infinite")) {
         const char *fn;
         rc = prm_string(&pl.l, "filename", "", &fn);
+        if (!rc && !fn[0]) rc = prm_string(&pl.l, "mapname", "", &fn); /* pbrt-v3 */
         prm_value *portal = pfind(&pl, "portal");
         if (!rc && portal) {
             portal->used = 1;
@@ -1653,8 +1734,8 @@ static int d_light(R *r, const pbrt_token *at, int area) {
         if (!rc && power > 0)
             rc = UNSUPPORTED(r, "infinite power", w, "infinite light \"power\": not applied; scale used");
         if (!rc && fn[0]) {
-            prm_value *L = pfind(&pl, "L");
-            if (L) rc = prm_fail(&r->ctx, L->where, "infinite light: give either \"L\" or \"filename\", not both");
+            vec3 tint = v3s(1.0f); /* pbrt-v3 multiplies its map by L */
+            if (pfind(&pl, "L")) rc = get_color(r, &pl, "L", v3s(1.0f), 0, &tint, NULL);
             if (!rc && (r->env_images || r->s->env_tex >= 0))
                 rc = UNSUPPORTED(r, "second env image", w, "a second infinite light with an image: caustic has one "
                                                           "environment map; this one is dropped");
@@ -1662,6 +1743,7 @@ static int d_light(R *r, const pbrt_token *at, int area) {
                 char *path = pbrt_resolve(&r->lx, at, fn);
                 rc = path ? env_image(r, path, scale, w) : oom(r, w);
                 free(path);
+                if (!rc) r->s->env_radiance = vmul(r->s->env_radiance, tint);
                 r->env_images++;
             }
         } else if (!rc) {
@@ -1793,7 +1875,8 @@ static int d_settings(R *r, const pbrt_token *at, const char *what) {
             prm_value *v = pfind(&pl, ignore[i]);
             if (v) v->used = 1;
         }
-        if (!rc && strcmp(type, "rgb") && strcmp(type, "gbuffer") && strcmp(type, "spectral"))
+        if (!rc && strcmp(type, "rgb") && strcmp(type, "gbuffer") && strcmp(type, "spectral") &&
+            strcmp(type, "image")) /* "image": pbrt-v3's RGB film */
             rc = UNSUPPORTED(r, "film type", w, "film \"%s\": an RGB film stands in", type);
     } else if (!strcmp(what, "Sampler")) {
         long spp;
@@ -1807,8 +1890,15 @@ static int d_settings(R *r, const pbrt_token *at, const char *what) {
         r->s->max_depth = (int)md;
         static const char *const known[] = {"path", "volpath", "simplepath", "bdpt", "mlt", "sppm", "lightpath",
                                             "randomwalk", "simplevolpath", "ambientocclusion", "aov", NULL};
-        int k = prm_enum(&r->ctx, w, type, "integrator", known);
-        if (k < 0) rc = -1;
+        int k = -1;
+        for (int i = 0; known[i]; ++i)
+            if (!strcmp(known[i], type)) k = i;
+        if (k < 0 && !strcmp(type, "directlighting")) { /* pbrt-v3 */
+            r->s->max_depth = 1;
+            rc = UNSUPPORTED(r, "integrator", w, "integrator \"directlighting\" (pbrt-v3): path tracing of depth 1 "
+                                                 "(direct light only) stands in");
+        } else if (k < 0)
+            rc = UNSUPPORTED(r, "integrator", w, "unknown integrator \"%s\": path tracing stands in", type);
         /* pbrt's bidirectional and photon integrators choose caustic's (a default --integrator overrides) */
         static const int as_caustic[] = {0, 0, 0, CAUSTIC_INTEGRATOR_BDPT + 1, 0, CAUSTIC_INTEGRATOR_PPM + 1,
                                          CAUSTIC_INTEGRATOR_LT + 1, 0, 0};
