@@ -376,6 +376,23 @@ static void test_image_and_alpha(void) {
     CHECK(s == NULL && contains(g_err, "imgbad.pbrt:5:") && contains(g_err, "no.png"), "%s", g_err);
 }
 
+static void test_pbrt_v3(void) {
+    /* files written for pbrt-v3 load: its material names, "area" lights, rgb scales, two-value blackbodies */
+    scene *s = load("v3.pbrt", CAM "WorldBegin\nLightSource \"infinite\" \"rgb L\" [1 1 1] \"rgb scale\" [2 2 2]\n"
+                                   "Material \"matte\" \"rgb Kd\" [0.1 0.2 0.3]\n" TRI
+                                   "Material \"glass\" \"float index\" 1.4\n" TRI
+                                   "AreaLightSource \"area\" \"blackbody L\" [6500 3]\n" TRI);
+    CHECK(s != NULL, "pbrt-v3 file: %s", g_err);
+    if (!s) return;
+    CHECK(near3(s->env_radiance, 2, 2, 2), "rgb scale");
+    CHECK(near3(s->materials[s->triangles[0].material].albedo, 0.1, 0.2, 0.3), "matte Kd");
+    CHECK(s->materials[s->triangles[1].material].kind == MAT_DIELECTRIC &&
+              fabs(s->materials[s->triangles[1].material].ior - 1.4) < 1e-5,
+          "glass index");
+    CHECK_NEAR(pbrt_luminance(s->materials[s->triangles[2].material].emission), 3.0, 0.01, "blackbody T, scale");
+    scene_destroy(s);
+}
+
 int main(void) {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/caustic_test_pbrt_%d", (int)getpid());
     char cmd[400];
@@ -389,6 +406,7 @@ int main(void) {
     test_objects_and_shapes();
     test_plymesh();
     test_image_and_alpha();
+    test_pbrt_v3();
     test_lights_and_spectra();
     test_materials_and_textures();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
