@@ -193,8 +193,8 @@ static void test_include(void) {
     if (s) {
         CHECK(s->ntriangles == 2, "%zu triangles", s->ntriangles);
         const material *m = &s->materials[s->triangles[1].material];
-        CHECK(m->kind == MAT_CONDUCTOR && m->albedo.x > 0.9f && m->albedo.z < 0.5f, "gold from its named spectra: %d %g %g",
-              m->kind, m->albedo.x, m->albedo.z);
+        CHECK(m->kind == MAT_CONDUCTOR && m->albedo.x > 0.9f && m->albedo.z < 0.5f && m->complex_ior && m->k.x > 2,
+              "gold from its named spectra: a complex IOR: %d %g %g", m->kind, m->albedo.x, m->albedo.z);
         CHECK(s->materials[s->triangles[0].material].kind == MAT_DIFFUSE, "pbrt's default material is diffuse");
         scene_destroy(s);
     }
@@ -323,6 +323,8 @@ static void test_materials_and_textures(void) {
                         "Material \"dielectric\" \"float eta\" 1.33\n" TRI
                         "Material \"dielectric\" \"float roughness\" 0.3\n" TRI
                         "Material \"coateddiffuse\" \"rgb reflectance\" [0.2 0.3 0.4]\n" TRI
+                        "Material \"coatedconductor\" \"spectrum conductor.eta\" \"metal-Ag-eta\" \"spectrum conductor.k\" "
+                        "\"metal-Ag-k\" \"float interface.roughness\" 0.01\n" TRI
                         "MakeNamedMaterial \"a\" \"string type\" \"diffuse\" \"rgb reflectance\" [1 0 0]\n"
                         "MakeNamedMaterial \"b\" \"string type\" \"diffuse\" \"rgb reflectance\" [0 1 0]\n"
                         "Material \"mix\" \"string materials\" [\"a\" \"b\"] \"float amount\" 0.8\n" TRI
@@ -337,9 +339,15 @@ static void test_materials_and_textures(void) {
               fabs(s->materials[s->triangles[2].material].ior - 1.33) < 1e-5,
           "dielectric eta");
     CHECK(s->materials[s->triangles[3].material].kind == MAT_ROUGH_GLASS, "rough dielectric");
-    CHECK(s->materials[s->triangles[4].material].kind == MAT_PBR, "coateddiffuse -> PBR");
-    CHECK(near3(s->materials[s->triangles[5].material].albedo, 0, 1, 0), "mix: the heavier one");
-    CHECK(s->ntriangles == 8, "interface shapes are no surface: %zu", s->ntriangles);
+    const material *cd = &s->materials[s->triangles[4].material];
+    CHECK(cd->kind == MAT_COATED && cd->coat_base == COAT_BASE_DIFFUSE && near3(cd->albedo, 0.2, 0.3, 0.4) &&
+              fabs(cd->coat_tint.x - exp(-0.02)) < 1e-4,
+          "coateddiffuse -> Coated over diffuse, the layer's tint from thickness 0.01");
+    const material *cc = &s->materials[s->triangles[5].material];
+    CHECK(cc->kind == MAT_COATED && cc->coat_base == COAT_BASE_CONDUCTOR && cc->complex_ior && cc->coat_alpha > 0,
+          "coatedconductor -> Coated over a silver conductor, a rough coat");
+    CHECK(near3(s->materials[s->triangles[6].material].albedo, 0, 1, 0), "mix: the heavier one");
+    CHECK(s->ntriangles == 9, "interface shapes are no surface: %zu", s->ntriangles);
     CHECK(contains(g_w.text, "material \"hair\"") && contains(g_w.text, "(and 1 more like it)"),
           "one warning per feature, counted: %s", g_w.text);
     CHECK(contains(g_w.text, "mats.pbrt:11:") || contains(g_w.text, "mats.pbrt:"), "warnings name file:line");

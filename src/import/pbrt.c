@@ -668,30 +668,82 @@ static int get_eta(R *r, plist *pl, double *eta) {
     return 0;
 }
 
-/* conductor colour: "reflectance" where given, else F0 from eta and k (named metals from a table) */
-static int get_conductor(R *r, plist *pl, vec3 *f0) {
+/* A conductor (prefix "" or "conductor."): "reflectance" where given (Schlick with that F0), else
+ * a complex index eta + i k: pbrt's named metal spectra through caustic's table of measured metals
+ * (material_metal_lookup), rgb or float eta and k as given; F0 from them is the colour. */
+static int get_conductor(R *r, plist *pl, const char *prefix, material_params *p) {
+    char ne[40], nk[40];
+    snprintf(ne, sizeof ne, "%seta", prefix);
+    snprintf(nk, sizeof nk, "%sk", prefix);
     if (ptype(pl, "reflectance")) {
         int tex;
-        return get_color(r, pl, "reflectance", v3s(1.0f), 0, f0, &tex);
+        p->complex_ior = 0;
+        return get_color(r, pl, "reflectance", v3s(1.0f), 0, &p->rgb, &tex);
     }
-    prm_value *ev = pfind(pl, "eta"), *kv = pfind(pl, "k");
+    prm_value *ev = pfind(pl, ne), *kv = pfind(pl, nk);
     char metal[32] = "Cu"; /* pbrt's default: metal-Cu-eta / metal-Cu-k */
     if (ev && ev->type == PRM_STRING) {
         if (sscanf(ev->str, "metal-%31[^-]", metal) != 1) metal[0] = '\0';
     } else if (ev) {
         metal[0] = '\0';
     }
-    if (metal[0] && (!kv || kv->type == PRM_STRING) && !pbrt_metal_f0(metal, f0)) {
-        if (ev) ev->used = 1;
-        if (kv) kv->used = 1;
-        return 0;
+    if (metal[0] && (!kv || kv->type == PRM_STRING)) {
+        vec3 eta, k, f0;
+        if (!material_metal_lookup(metal, &eta, &k, &f0)) {
+            p->complex_ior = 1, p->eta = eta, p->k = k, p->rgb = f0;
+        } else if (!pbrt_metal_f0(metal, &f0)) {
+            p->complex_ior = 0, p->rgb = f0;
+        } else
+            metal[0] = '\0';
+        if (metal[0]) {
+            if (ev) ev->used = 1;
+            if (kv) kv->used = 1;
+            return 0;
+        }
     }
     vec3 eta, k;
-    if (get_color(r, pl, "eta", v3s(0.2f), 0, &eta, NULL) || get_color(r, pl, "k", v3s(3.9f), 0, &k, NULL)) return -1;
+    if (get_color(r, pl, ne, v3s(0.2f), 0, &eta, NULL) || get_color(r, pl, nk, v3s(3.9f), 0, &k, NULL)) return -1;
     float e[3] = {eta.x, eta.y, eta.z}, kk[3] = {k.x, k.y, k.z}, f[3];
     for (int i = 0; i < 3; ++i)
         f[i] = ((e[i] - 1) * (e[i] - 1) + kk[i] * kk[i]) / ((e[i] + 1) * (e[i] + 1) + kk[i] * kk[i]);
-    *f0 = v3(f[0], f[1], f[2]);
+    p->rgb = v3(f[0], f[1], f[2]);
+    p->complex_ior = 1, p->eta = eta, p->k = k;
+    return 0;
+}
+
+/* a prefixed roughness ("conductor.", "interface."): caustic's perceptual roughness */
+static int get_prefixed_roughness(R *r, plist *pl, const char *prefix, double def, int remap, double *rough) {
+    char n[3][48];
+    snprintf(n[0], sizeof n[0], "%sroughness", prefix);
+    snprintf(n[1], sizeof n[1], "%suroughness", prefix);
+    snprintf(n[2], sizeof n[2], "%svroughness", prefix);
+    double rr, u, v;
+    if (get_float(r, pl, n[0], def, 0, 1e3, &rr) || get_float(r, pl, n[1], rr, 0, 1e3, &u) ||
+        get_float(r, pl, n[2], rr, 0, 1e3, &v))
+        return -1;
+    double alpha = 0.5 * (u + v);
+    if (remap) alpha = sqrt(alpha);
+    *rough = sqrt(alpha) > 1 ? 1 : sqrt(alpha);
+    return 0;
+}
+
+/* the layer between coat and base: pbrt's "thickness" of a medium of "albedo" (0: absorbing,
+ * sigma_t 1): its transmittance at normal incidence there and back */
+static int get_coat_tint(R *r, plist *pl, material_params *p) {
+    double th;
+    vec3 alb;
+    if (get_float(r, pl, "thickness", 0.01, 0, 1e6, &th)) return -1;
+    if (get_color(r, pl, "albedo", v3s(0.0f), 0, &alb, NULL)) return -1;
+    prm_value *g = pfind(pl, "g"), *md = pfind(pl, "maxdepth"), *ns = pfind(pl, "nsamples");
+    if (g) g->used = 1;
+    if (md) md->used = 1;
+    if (ns) ns->used = 1;
+    /* scattering albedo a returns part of what the layer would absorb: (1 - a) of sigma_t absorbs */
+    vec3 t;
+    t.x = (float)exp(-2 * th * (1 - alb.x));
+    t.y = (float)exp(-2 * th * (1 - alb.y));
+    t.z = (float)exp(-2 * th * (1 - alb.z));
+    p->coat_tint = t;
     return 0;
 }
 
@@ -700,7 +752,7 @@ static int mat_diffuse(R *r, plist *pl, pmat *m) {
     return get_color(r, pl, "reflectance", v3s(0.5f), 0, &m->p.rgb, &m->p.albedo_tex);
 }
 static int mat_conductor(R *r, plist *pl, pmat *m) {
-    if (get_conductor(r, pl, &m->p.rgb)) return -1;
+    if (get_conductor(r, pl, "", &m->p)) return -1;
     return get_roughness(r, pl, 0.0, &m->p.roughness);
 }
 static int mat_dielectric(R *r, plist *pl, pmat *m) {
@@ -709,38 +761,26 @@ static int mat_dielectric(R *r, plist *pl, pmat *m) {
     if (m->p.roughness > 0.0) m->kind = MAT_ROUGH_GLASS;
     return 0;
 }
+/* pbrt's coated materials onto caustic's Coated kind (a dielectric coat over a diffuse or conductor
+ * base): the coat's IOR and roughness, the base's colour (and roughness), the layer's tint */
 static int mat_coateddiffuse(R *r, plist *pl, pmat *m) {
     if (get_color(r, pl, "reflectance", v3s(0.5f), 0, &m->p.rgb, &m->p.albedo_tex)) return -1;
-    if (get_roughness(r, pl, 0.0, &m->p.roughness)) return -1;
-    double eta;
-    if (get_eta(r, pl, &eta)) return -1;
-    m->p.metallic = 0.0;
-    m->p.ior = eta;
-    if (m->p.roughness < 0.02) m->p.roughness = 0.02; /* a smooth coat: the glossiest caustic's PBR draws well */
+    if (get_roughness(r, pl, 0.0, &m->p.coat_roughness)) return -1;
+    if (get_eta(r, pl, &m->p.ior) || get_coat_tint(r, pl, &m->p)) return -1;
+    m->p.coat_base = COAT_BASE_DIFFUSE;
     return 0;
 }
 static int mat_coatedconductor(R *r, plist *pl, pmat *m) {
-    vec3 f0 = v3s(0.9f);
-    prm_value *ev = pfind(pl, "conductor.eta"), *kv = pfind(pl, "conductor.k"), *rv = pfind(pl, "reflectance");
-    char metal[32] = "Cu";
-    if (rv) {
-        int tex;
-        if (get_color(r, pl, "reflectance", v3s(1.0f), 0, &f0, &tex)) return -1;
-    } else {
-        if (ev && ev->type == PRM_STRING && sscanf(ev->str, "metal-%31[^-]", metal) != 1) metal[0] = '\0';
-        if (ev && ev->type != PRM_STRING) metal[0] = '\0';
-        if (ev) ev->used = 1;
-        if (kv) kv->used = 1;
-        if (!metal[0] || pbrt_metal_f0(metal, &f0)) f0 = v3s(0.9f);
-    }
-    m->p.rgb = f0;
-    double cr, ir;
-    if (get_float(r, pl, "conductor.roughness", 0.0, 0, 1e3, &cr)) return -1;
-    if (get_float(r, pl, "interface.roughness", 0.0, 0, 1e3, &ir)) return -1;
     int remap = 1;
     if (prm_bool(&pl->l, "remaproughness", 1, &remap)) return -1;
-    double a = remap ? sqrt(cr) : cr;
-    m->p.roughness = sqrt(a) > 1 ? 1 : sqrt(a);
+    if (get_conductor(r, pl, "conductor.", &m->p)) return -1;
+    if (get_prefixed_roughness(r, pl, "conductor.", 0.0, remap, &m->p.roughness)) return -1;
+    if (get_prefixed_roughness(r, pl, "interface.", 0.0, remap, &m->p.coat_roughness)) return -1;
+    vec3 c;
+    if (get_color(r, pl, "interface.eta", v3s(1.5f), 0, &c, NULL)) return -1;
+    m->p.ior = (c.x + c.y + c.z) / 3.0;
+    if (get_coat_tint(r, pl, &m->p)) return -1;
+    m->p.coat_base = COAT_BASE_CONDUCTOR;
     return 0;
 }
 static int mat_difftrans(R *r, plist *pl, pmat *m) {
@@ -786,7 +826,7 @@ static int mat_v3_plastic(R *r, plist *pl, pmat *m) {
     return 0;
 }
 static int mat_v3_metal(R *r, plist *pl, pmat *m) {
-    if (get_conductor(r, pl, &m->p.rgb)) return -1;
+    if (get_conductor(r, pl, "", &m->p)) return -1;
     return get_roughness(r, pl, 0.01, &m->p.roughness);
 }
 static int mat_v3_mirror(R *r, plist *pl, pmat *m) {
@@ -823,8 +863,8 @@ static const struct pbrt_material_row {
     {"conductor", MAT_CONDUCTOR, mat_conductor, NULL},
     {"dielectric", MAT_DIELECTRIC, mat_dielectric, NULL},
     {"thindielectric", MAT_DIELECTRIC, mat_dielectric, "a solid dielectric (refracting) of the same IOR"},
-    {"coateddiffuse", MAT_PBR, mat_coateddiffuse, "caustic's PBR (diffuse base under a GGX lobe, F0 0.04)"},
-    {"coatedconductor", MAT_CONDUCTOR, mat_coatedconductor, "its conductor without the dielectric coat"},
+    {"coateddiffuse", MAT_COATED, mat_coateddiffuse, NULL},
+    {"coatedconductor", MAT_COATED, mat_coatedconductor, NULL},
     {"diffusetransmission", MAT_DIFFUSE, mat_difftrans, "diffuse reflection only (no transmission)"},
     {"mix", MAT_DIFFUSE, mat_mix, "the material of larger weight"},
     {"interface", MAT_DIFFUSE, mat_interface, NULL},
