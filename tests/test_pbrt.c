@@ -380,6 +380,20 @@ static void test_image_and_alpha(void) {
           "alpha texture: a cut-out");
     CHECK(s->uvs[1].x == 1.0f && s->uvs[1].y == 0.0f, "uv kept");
     scene_destroy(s);
+    /* displacement by a scaled float image: caustic's bump map of that scale, on a tessellated sphere */
+    s = load("bump.pbrt", CAM "WorldBegin\nTexture \"h\" \"float\" \"imagemap\" \"string filename\" \"img.pfm\"\n"
+                              "Texture \"sh\" \"float\" \"scale\" \"texture tex\" \"h\" \"float scale\" -0.1\n"
+                              "Material \"diffuse\" \"texture displacement\" \"sh\"\nShape \"sphere\"\n"
+                              "Material \"thindielectric\" \"float eta\" 1.3\n" TRI
+                              "Material \"diffusetransmission\" \"rgb transmittance\" [0.5 0.5 0.5]\n" TRI);
+    CHECK(s != NULL, "bump: %s", g_err);
+    if (!s) return;
+    m = &s->materials[s->triangles[0].material];
+    CHECK(s->nspheres == 0 && (m->maps & MAP_BUMP) && fabs(m->normal_scale + 0.1) < 1e-6, "bump map: %d %g", m->maps,
+          m->normal_scale);
+    CHECK(s->materials[s->triangles[s->ntriangles - 2].material].kind == MAT_THIN_DIELECTRIC, "thindielectric");
+    CHECK(s->materials[s->triangles[s->ntriangles - 1].material].kind == MAT_DIFFUSE_TRANSMISSION, "diffusetransmission");
+    scene_destroy(s);
     s = load("imgbad.pbrt", CAM "WorldBegin\nTexture \"im\" \"spectrum\" \"imagemap\" \"string filename\" \"no.png\"\n");
     CHECK(s == NULL && contains(g_err, "imgbad.pbrt:5:") && contains(g_err, "no.png"), "%s", g_err);
 }

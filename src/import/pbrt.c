@@ -169,6 +169,7 @@ typedef struct ptex {
     ptex_kind kind;
     vec3 value; /* PT_CONST: the value; PT_IMAGE: its scale; PT_OTHER: the stand-in */
     int tex;    /* caustic texture (PT_IMAGE, PT_CHECKER) */
+    float factor; /* PT_IMAGE of a float texture: what multiplies its texels (a bump map's scale) */
 } ptex;
 
 typedef struct derived { /* a caustic material: a pbrt material with a shape's emission and alpha */
@@ -784,7 +785,18 @@ static int mat_coatedconductor(R *r, plist *pl, pmat *m) {
     return 0;
 }
 static int mat_difftrans(R *r, plist *pl, pmat *m) {
-    return get_color(r, pl, "reflectance", v3s(0.25f), 0, &m->p.rgb, &m->p.albedo_tex);
+    double sc;
+    if (get_color(r, pl, "reflectance", v3s(0.25f), 0, &m->p.rgb, &m->p.albedo_tex)) return -1;
+    if (get_color(r, pl, "transmittance", v3s(0.25f), 0, &m->p.transmittance, NULL)) return -1;
+    if (prm_float(&pl->l, "scale", 1.0, 0, 1e30, "", &sc)) return -1;
+    m->p.rgb = vscale(m->p.rgb, (float)sc);
+    m->p.transmittance = vscale(m->p.transmittance, (float)sc);
+    return 0;
+}
+static int mat_thindielectric(R *r, plist *pl, pmat *m) {
+    if (get_eta(r, pl, &m->p.ior)) return -1;
+    m->p.rgb = v3s(1.0f);
+    return 0;
 }
 static int mat_subsurface(R *r, plist *pl, pmat *m) {
     vec3 c = v3s(0.8f);
@@ -862,10 +874,10 @@ static const struct pbrt_material_row {
     {"diffuse", MAT_DIFFUSE, mat_diffuse, NULL},
     {"conductor", MAT_CONDUCTOR, mat_conductor, NULL},
     {"dielectric", MAT_DIELECTRIC, mat_dielectric, NULL},
-    {"thindielectric", MAT_DIELECTRIC, mat_dielectric, "a solid dielectric (refracting) of the same IOR"},
+    {"thindielectric", MAT_THIN_DIELECTRIC, mat_thindielectric, NULL},
     {"coateddiffuse", MAT_COATED, mat_coateddiffuse, NULL},
     {"coatedconductor", MAT_COATED, mat_coatedconductor, NULL},
-    {"diffusetransmission", MAT_DIFFUSE, mat_difftrans, "diffuse reflection only (no transmission)"},
+    {"diffusetransmission", MAT_DIFFUSE_TRANSMISSION, mat_difftrans, NULL},
     {"mix", MAT_DIFFUSE, mat_mix, "the material of larger weight"},
     {"interface", MAT_DIFFUSE, mat_interface, NULL},
     {"subsurface", MAT_DIFFUSE, mat_subsurface, "diffuse of its reflectance (no subsurface scattering)"},
@@ -950,10 +962,17 @@ static int make_material(R *r, const char *type, plist *pl, const char *name, co
     /* parameters every material may have */
     prm_value *disp = pfind(pl, "displacement");
     if (!disp) disp = pfind(pl, "bumpmap"); /* pbrt-v3's name */
+    ptex *bt = disp && disp->type == PRM_STRING ? find_tex(r, disp->str, 1) : NULL;
+    if (bt && bt->kind == PT_IMAGE && bt->tex >= 0) { /* a height map: caustic's bump map */
+        disp->used = 1;
+        m.p.bump_tex = bt->tex;
+        m.p.bump_scale = bt->factor;
+        disp = NULL;
+    }
     if (disp) {
         disp->used = 1;
         if (UNSUPPORTED(r, "bump mapping", disp->where,
-                        "\"displacement\" of %s: caustic has no bump mapping; the surface is smooth", pl->owner))
+                        "\"displacement\" of %s: not an image texture (caustic bumps by image height maps); the surface is smooth", pl->owner))
             return -1;
     }
     prm_value *nm = pfind(pl, "normalmap");
@@ -1092,6 +1111,7 @@ static int d_texture(R *r, const pbrt_token *at) {
             t.value = v3s((float)sc);
             if (t.is_float) { /* a float texture's stand-in value is its mean */
                 t.value = vscale(mean, (float)sc);
+                t.factor = (float)sc;
             }
         }
     } else if (!strcmp(cl, "scale")) {
@@ -1102,14 +1122,21 @@ static int d_texture(R *r, const pbrt_token *at) {
         rc = get_color(r, &pl, v3 ? "tex1" : "tex", v3s(1.0f), 0, &a, &ta);
         if (!rc) rc = get_color(r, &pl, v3 ? "tex2" : "scale", v3s(1.0f), 0, &b, &tb);
         if (!rc) {
+            const char *an = "", *bn = "";
+            (void)prm_string(&pl.l, v3 ? "tex1" : "tex", "", &an);
+            (void)prm_string(&pl.l, v3 ? "tex2" : "scale", "", &bn);
             if (ta >= 0 && tb < 0) {
                 t.kind = PT_IMAGE;
                 t.tex = ta;
                 t.value = vmul(a, b);
+                ptex *in = find_tex(r, an, 1);
+                t.factor = (in ? in->factor : 1.0f) * b.x;
             } else if (tb >= 0 && ta < 0) {
                 t.kind = PT_IMAGE;
                 t.tex = tb;
                 t.value = vmul(a, b);
+                ptex *in = find_tex(r, bn, 1);
+                t.factor = (in ? in->factor : 1.0f) * a.x;
             } else if (ta < 0 && tb < 0) {
                 t.kind = PT_CONST;
                 t.value = vmul(a, b);
@@ -1480,7 +1507,8 @@ static int d_shape(R *r, const pbrt_token *at) {
             if (!rc) rc = prm_float(&pl.l, "zmax", rad, -1e30, 1e30, "", &zmax);
             int whole = phimax >= 360.0 && zmin <= -rad && zmax >= rad;
             int emits = r->g.area;
-            if (!rc && whole && !r->cur_object && !(emits && r->g.rev)) {
+            int bumped = r->pmats[r->g.material].p.bump_tex >= 0; /* bump maps need triangles */
+            if (!rc && whole && !r->cur_object && !(emits && r->g.rev) && !bumped) {
                 analytic_sphere = 1;
                 sphere_r = rad;
             } else if (!rc && pbrt_tess_sphere(&m, rad, zmin, zmax, phimax, 64))
