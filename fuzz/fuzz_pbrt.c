@@ -8,6 +8,9 @@
  *     -Isrc -Iinclude fuzz/fuzz_pbrt.c (every .c file of src/scene, src/import, src/accel, src/image, src/cpu and src/util) \
  *     -lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread -o /tmp/fuzz_pbrt
  *   mkdir -p /tmp/fzp && /tmp/fuzz_pbrt -max_total_time=180 -dict=fuzz/pbrt.dict /tmp/fzp fuzz/corpus_pbrt
+ * Quicker, with only the reader instrumented (the rest from an ordinary build's libcaustic.a):
+ *   clang ... fuzz/fuzz_pbrt.c src/import/pbrt*.c build/libcaustic.a (the same -l list) -ldl -lstdc++
+ *   (120 s of that, from the seeds: 157,834 runs, cov 3271, no crash, on the day the reader landed)
  * Without -DCAUSTIC_LIBFUZZER: the standalone driver replays files (ctest's fuzz_smoke_pbrt).
  *
  * Each input must load, or fail with a one-line message and no scene. */
