@@ -313,19 +313,19 @@ static PyObject *scene_orbit(SceneObject *self, PyObject *arg) {
 }
 
 static PyObject *scene_add_material(SceneObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"kind",     "color",    "emission", "roughness", "ior",
-                             "metallic", "specular", "exponent", "two_sided", NULL};
-    static const char *const kinds[] = {"diffuse", "mirror", "conductor",       "glass",
-                                        "emitter", "phong",  "pbr",             "rough_glass",
-                                        "thin_dielectric",   "diffuse_transmission"};
+    static char *kwlist[] = {"kind",     "color",    "emission",  "roughness", "ior",            "metallic",
+                             "specular", "exponent", "two_sided", "metal",     "coat_roughness", NULL};
+    static const char *const kinds[] = {"diffuse", "mirror", "conductor", "glass",           "emitter",
+                                        "phong",   "pbr",    "rough_glass", "coated",        "thin_dielectric",
+                                        "diffuse_transmission"};
     _Static_assert(sizeof kinds / sizeof kinds[0] == CAUSTIC_MATERIAL_KIND_COUNT,
                    "python/_caustic.c: one name per caustic_material_kind");
     const char *kind = "diffuse";
     PyObject *color = NULL, *emission = NULL, *specular = NULL;
     caustic_material m;
     caustic_material_init(&m);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sOOfffOfp", kwlist, &kind, &color, &emission, &m.roughness, &m.ior,
-                                     &m.metallic, &specular, &m.exponent, &m.two_sided))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|sOOfffOfpzf", kwlist, &kind, &color, &emission, &m.roughness, &m.ior,
+                                     &m.metallic, &specular, &m.exponent, &m.two_sided, &m.metal, &m.coat_roughness))
         return NULL;
     int k = -1;
     for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]); i++)
@@ -333,7 +333,7 @@ static PyObject *scene_add_material(SceneObject *self, PyObject *args, PyObject 
     if (k < 0) {
         PyErr_Format(PyExc_ValueError,
                      "material kind '%s': expected diffuse, mirror, conductor, glass, emitter, phong, pbr, "
-                     "rough_glass, thin_dielectric or diffuse_transmission",
+                     "rough_glass, coated, thin_dielectric or diffuse_transmission",
                      kind);
         return NULL;
     }

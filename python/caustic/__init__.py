@@ -229,12 +229,14 @@ class Scene:
     def material(self, kind: str = "diffuse", *, color: Sequence[float] = (0.8, 0.8, 0.8),
                  emission: Sequence[float] = (0, 0, 0), roughness: float = 0.5, ior: float = 1.5,
                  metallic: float = 0.0, specular: Sequence[float] = (0, 0, 0), exponent: float = 0.0,
-                 two_sided: bool = False) -> int:
+                 two_sided: bool = False, metal: Optional[str] = None, coat_roughness: float = 0.0) -> int:
         """Adds a material; returns its index. kind: diffuse, mirror, conductor, glass, emitter,
-        phong, pbr, rough_glass, thin_dielectric, diffuse_transmission (specular is then the
-        transmittance). A nonzero emission makes its shapes area lights."""
+        phong, pbr, rough_glass, coated (a dielectric coat of ior and coat_roughness over a
+        diffuse base of color), thin_dielectric, diffuse_transmission (specular is then the
+        transmittance). metal names a conductor's measured complex IOR ("Au", "Ag", "Cu", ...).
+        A nonzero emission makes its shapes area lights."""
         return self._s.add_material(kind, color, emission, roughness, ior, metallic, specular,
-                                    exponent, two_sided)
+                                    exponent, two_sided, metal, coat_roughness)
 
     def sphere(self, center: Sequence[float], radius: float, material: int) -> int:
         return self._s.add_sphere(center, float(radius), int(material))

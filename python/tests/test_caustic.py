@@ -234,6 +234,24 @@ def test_scene_built_in_code():
     assert c[0] > c[1] and c[0] > c[2]
 
 
+def test_named_metal_and_coated_materials():
+    s = caustic.Scene()
+    gold = s.material("conductor", metal="Au", roughness=0.2)
+    plastic = s.material("coated", color=(0.1, 0.3, 0.8), ior=1.5, coat_roughness=0.1)
+    with pytest.raises(caustic.Error, match="metal"):
+        s.material("conductor", metal="Unobtainium")
+    s.sphere((-1, 0, 0), 0.8, gold)
+    s.sphere((1, 0, 0), 0.8, plastic)
+    s.sky((1, 1, 1))
+    s.render_defaults(40, 20, 8, 6)
+    s.camera = {"eye": (0, 0, 6), "lookat": (0, 0, 0), "fov_y": 30}
+    img = caustic.render(s, threads=2, device="cpu")
+    au = img[8:12, 7:13].mean(axis=(0, 1))
+    blue = img[8:12, 27:33].mean(axis=(0, 1))
+    assert au[0] > au[1] > au[2]          # gold's measured IOR: red > green > blue
+    assert blue[2] > blue[0]              # the blue base under a clear coat
+
+
 def test_mesh_input_checks():
     s = caustic.Scene()
     m = s.material()
