@@ -317,7 +317,8 @@ static PyObject *scene_add_material(SceneObject *self, PyObject *args, PyObject 
                              "metallic", "specular", "exponent", "two_sided", NULL};
     static const char *const kinds[] = {"diffuse", "mirror", "conductor",       "glass",
                                         "emitter", "phong",  "pbr",             "rough_glass",
-                                        "thin_dielectric",   "diffuse_transmission"};
+                                        "coated",            "thin_dielectric",
+                                        "diffuse_transmission"};
     _Static_assert(sizeof kinds / sizeof kinds[0] == CAUSTIC_MATERIAL_KIND_COUNT,
                    "python/_caustic.c: one name per caustic_material_kind");
     const char *kind = "diffuse";
@@ -333,7 +334,7 @@ static PyObject *scene_add_material(SceneObject *self, PyObject *args, PyObject 
     if (k < 0) {
         PyErr_Format(PyExc_ValueError,
                      "material kind '%s': expected diffuse, mirror, conductor, glass, emitter, phong, pbr, "
-                     "rough_glass, thin_dielectric or diffuse_transmission",
+                     "rough_glass, coated, thin_dielectric or diffuse_transmission",
                      kind);
         return NULL;
     }
