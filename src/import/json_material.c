@@ -419,7 +419,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         /* over a diffuse base ROUGHNESS is the coat's (Mitsuba's roughplastic alpha), unless
          * COAT_ROUGHNESS says it; over the others ROUGHNESS is the base's and the coat is smooth */
         coat_roughness = coat_base == COAT_BASE_DIFFUSE ? roughness : 0.0;
-        if (json_opt_number(L, m, jpath, "COAT_ROUGHNESS", 0.0, 0, 1.0, &coat_roughness)) return -1;
+        if (json_opt_soft(L, m, jpath, "COAT_ROUGHNESS", 0.0, 1.0, &coat_roughness)) return -1;
         const cJSON *tv = json_get(m, "COAT_RGB");
         if (tv) {
             prm_jkey(p, jpath, "COAT_RGB");
