@@ -1093,7 +1093,7 @@ static scene *load_dialect(const char *name, warnings *w, int strict) {
     char path[1200], err[1024] = "";
     snprintf(path, sizeof path, "%s/tests/data/dialects/%s", g_root, name);
     memset(w, 0, sizeof *w);
-    scene_load_opts o = {strict, collect_warning, w, NULL, 0, NULL, 0};
+    scene_load_opts o = {strict, collect_warning, w, NULL, 0, NULL, 0, NULL};
     scene *s = NULL;
     int rc = scene_load_file(&s, path, &o, err, sizeof err);
     if (strict) {

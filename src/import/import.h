@@ -25,6 +25,9 @@ typedef struct scene_load_opts {
      * json_out, the scene handed out is the overridden one. */
     const char *const *defines;
     int ndefines;
+    /* set to 1 (where not NULL) by a reader that takes the -D list as its own parameters rather
+     * than JSON paths (Mitsuba XML's $name): then no JSON needs to come back for them */
+    int *defines_taken;
 } scene_load_opts;
 
 /* ---- the table of formats (formats.c) ---------------------------------------------------------- */
