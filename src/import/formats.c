@@ -352,7 +352,6 @@ static int load_quicklook(scene **out, const scene_source *src, const scene_load
  * glob) and declares its detect and load functions here, above the table; the pbrt and Mitsuba
  * readers of issue 39 fill their rows' NULL load. docs/extending.md ("A scene format") has the recipe. */
 #define NOT_YET_39 "not yet: issue 39 brings its reader"
-int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *opts, char *err, size_t errlen);
 /* first match of the highest score wins: keep more specific formats above the ones they resemble */
 static const scene_format formats[] = {
     {"caustic JSON", ".json", detect_json, load_json, NULL, NULL},

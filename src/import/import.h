@@ -134,6 +134,11 @@ int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errle
  * NULL): without lights, scene_load_file gives the model the quick look's rig instead. */
 int scene_load_gltf_scene_ex(scene **out, const char *path, int *lit, int *has_camera, char *err, size_t errlen);
 
+/* ---- Mitsuba XML (mitsuba.c, mitsuba_xml.c; through libexpat) ------------------------------------
+ * A Mitsuba 3 scene (0.5/0.6 files upgraded) through the builders; opts->defines are its $name
+ * parameters (-D name=value). The table's load function for .xml files. */
+int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *opts, char *err, size_t errlen);
+
 /* ---- OBJ (obj.c, mtl.c; options in import/mtl.h) ------------------------------------------------ */
 /* Loads triangles (fan-triangulated) into the scene. */
 int scene_load_obj(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);
