@@ -627,7 +627,9 @@ static int texture_of(reader *R, const mx_node *t, int reflectance, int *index, 
  *   principled                       PBR (base_color, metallic, roughness); the lobes caustic lacks
  *                                    (clearcoat, sheen, spec_trans, anisotropic) warn when nonzero
  *   twosided                         its BSDF (caustic's surfaces are two-sided, glass aside)
- *   blendbsdf                        warns: the BSDF with the larger weight
+ *   blendbsdf, mixturebsdf (0.x)    warns: opaque ones (diffuse, conductors, plastics) blend into
+ *                                    one PBR (weighted colour, metallic, roughness); with glass,
+ *                                    the BSDF of the largest weight
  *   mask                             its BSDF with a cut-out: opacity texture -> alpha map with
  *                                    cut-off 0.5; a constant opacity warns
  *   bumpmap                          warns: its BSDF without the bumps (caustic has normal maps only)
@@ -732,7 +734,7 @@ static int get_roughness(reader *R, const mx_node *b, double def_alpha, double *
 
 static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, material_params *p, int *skip);
 
-/* The first nested BSDF of b (a <bsdf> child or a <ref> to one). */
+/* The which-th nested BSDF of b (a <bsdf> child or a <ref> to one). */
 static int inner_bsdf(reader *R, const mx_node *b, int which, const mx_node **out) {
     int k = 0;
     for (int i = 0; i < b->nkids; ++i) {
@@ -749,6 +751,49 @@ static int inner_bsdf(reader *R, const mx_node *b, int which, const mx_node **ou
         }
     }
     FAIL(R, b, "bsdf \"%s\" needs %s nested BSDF", mx_attr(b, "type"), which ? "a second" : "a");
+}
+
+/* blendbsdf / mixturebsdf: caustic cannot mix BSDFs. Opaque reflectors (Diffuse, Conductor,
+ * PBR) blend into one PBR: metallic, colour and roughness the weighted means of theirs (a
+ * Conductor counting as metallic 1), which keeps the blend's albedo; otherwise (glass, emitters)
+ * the BSDF of the largest weight. Either way one warning. */
+static int blend(reader *R, const mx_node *b, int depth, const mx_node *const *in, const double *w, int n, int *kind,
+                 material_params *p, int *skip) {
+    int kinds[16], skips[16], best = 0, opaque = 1;
+    material_params ps[16];
+    double sum = 0;
+    for (int i = 0; i < n; ++i) {
+        if (bsdf_build(R, in[i], depth + 1, &kinds[i], &ps[i], &skips[i])) return -1;
+        if (w[i] > w[best]) best = i;
+        sum += w[i] > 0 ? w[i] : 0;
+        opaque &= !skips[i] && ps[i].alpha_tex < 0 &&
+                  (kinds[i] == MAT_DIFFUSE || kinds[i] == MAT_CONDUCTOR || kinds[i] == MAT_PBR);
+    }
+    if (!opaque || !(sum > 0)) {
+        *kind = kinds[best];
+        *p = ps[best];
+        *skip = skips[best];
+        return warn_at(R, b, "blend", "%s: caustic cannot mix these BSDFs: the one of weight %.3g instead",
+                       mx_attr(b, "type"), w[best]);
+    }
+    *kind = MAT_PBR;
+    *p = material_params_default(MAT_PBR);
+    *skip = 0;
+    vec3 rgb = v3s(0.0f);
+    double metal = 0, rough = 0;
+    for (int i = 0; i < n; ++i) {
+        double wi = (w[i] > 0 ? w[i] : 0) / sum;
+        rgb = vadd(rgb, vscale(ps[i].rgb, (float)wi));
+        metal += wi * (kinds[i] == MAT_CONDUCTOR ? 1.0 : kinds[i] == MAT_PBR ? ps[i].metallic : 0.0);
+        rough += wi * (kinds[i] == MAT_DIFFUSE ? 1.0 : ps[i].roughness);
+    }
+    p->rgb = rgb;
+    p->metallic = metal;
+    p->roughness = rough;
+    p->albedo_tex = ps[best].albedo_tex;
+    p->normal_tex = ps[best].normal_tex;
+    return warn_at(R, b, "blend", "%s: caustic cannot mix BSDFs: one PBR of their weighted colour, metallic (%.3g) "
+                                  "and roughness (%.3g) instead", mx_attr(b, "type"), metal, rough);
 }
 
 static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, material_params *p, int *skip) {
@@ -865,33 +910,19 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         const mx_node *a, *bb;
         if (get_float_tex(R, b, "weight", 0.5, &w, &wt) || inner_bsdf(R, b, 0, &a) || inner_bsdf(R, b, 1, &bb))
             return -1;
-        if (warn_at(R, b, "blendbsdf", "blendbsdf: caustic cannot mix BSDFs: the %s one (weight %.3g) instead",
-                    w > 0.5 ? "second" : "first", w > 0.5 ? w : 1 - w))
-            return -1;
-        /* the other one is read too, so that its errors and unused parameters are reported */
-        int k2, s2;
-        material_params p2;
-        if (bsdf_build(R, w > 0.5 ? a : bb, depth + 1, &k2, &p2, &s2)) return -1;
-        return bsdf_build(R, w > 0.5 ? bb : a, depth + 1, kind, p, skip);
+        const mx_node *in[2] = {a, bb};
+        double wv[2] = {1 - w, w};
+        return blend(R, b, depth, in, wv, 2, kind, p, skip);
     } else if (!strcmp(type, "mixturebsdf")) {
         /* Mitsuba 0.x: weights "w1, w2, ..." over the nested BSDFs (Mitsuba 3 has blendbsdf) */
         const char *ws = get_string(b, "weights", NULL);
         double wv[16];
         int nw = ws ? parse_numbers(ws, wv, 16) : -1;
         if (nw < 1) FAIL(R, b, "mixturebsdf: \"weights\" must be a list of numbers");
-        int best = 0;
-        for (int i = 1; i < nw; ++i)
-            if (wv[i] > wv[best]) best = i;
-        if (warn_at(R, b, "blendbsdf", "mixturebsdf: caustic cannot mix BSDFs: the one of weight %.3g instead", wv[best]))
-            return -1;
-        for (int i = 0; i < nw; ++i) {
-            const mx_node *in;
-            int k2, s2;
-            material_params p2;
-            if (inner_bsdf(R, b, i, &in)) return -1;
-            if (i == best ? bsdf_build(R, in, depth + 1, kind, p, skip) : bsdf_build(R, in, depth + 1, &k2, &p2, &s2))
-                return -1;
-        }
+        const mx_node *in[16];
+        for (int i = 0; i < nw; ++i)
+            if (inner_bsdf(R, b, i, &in[i])) return -1;
+        return blend(R, b, depth, in, wv, nw, kind, p, skip);
     } else if (!strcmp(type, "mask")) {
         const mx_node *in;
         double op;
@@ -1221,6 +1252,58 @@ static int add_cylinder(reader *R, const mx_node *n, xform M, int mat, int flip)
     return 0;
 }
 
+/* Mitsuba decides a surface's sides by its shading normal (an area light emits on the side its
+ * vertex normals face; the inside of glass is behind them); caustic by the winding. Triangles
+ * added since t0 whose vertex normals oppose their winding are turned round (positions and
+ * normals kept), so both say the same. */
+static size_t align_winding(scene *s, size_t t0) {
+    size_t turned = 0;
+    if (!s->normals || !s->has_normals) return 0;
+    for (size_t i = t0; i < s->ntriangles; ++i) {
+        triangle *t = &s->triangles[i];
+        vec3 p0 = s->positions[t->v[0]], p1 = s->positions[t->v[1]], p2 = s->positions[t->v[2]];
+        vec3 g = vcross(vsub(p1, p0), vsub(p2, p0));
+        vec3 n = vadd(vadd(s->normals[t->v[0]], s->normals[t->v[1]]), s->normals[t->v[2]]);
+        if (vdot(g, n) < 0) {
+            uint32_t k = t->v[1];
+            t->v[1] = t->v[2];
+            t->v[2] = k;
+            turned++;
+        }
+    }
+    return turned;
+}
+
+/* Mitsuba's cube: [-1,1]^3 as 6 faces of 4 vertices each, with per-face uvs and flat normals
+ * (scene_add_cube shares 8 corners, so a texture could not follow the faces). */
+static int add_cube(reader *R, const mx_node *n, xform M, int mat, int flip) {
+    vec3 pos[24], nrm[24];
+    vec2 uv[24];
+    uint32_t idx[36];
+    for (int f = 0; f < 6; ++f) {
+        int axis = f / 2;
+        float sgn = f % 2 ? 1.0f : -1.0f;
+        float nn[3] = {0, 0, 0};
+        nn[axis] = sgn;
+        vec3 N = v3(nn[0], nn[1], nn[2]);
+        /* two tangents with t1 x t2 = N */
+        float a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+        a[(axis + 1) % 3] = 1;
+        b[(axis + 2) % 3] = sgn;
+        vec3 t1 = v3(a[0], a[1], a[2]), t2 = v3(b[0], b[1], b[2]);
+        for (int k = 0; k < 4; ++k) {
+            float su = k == 1 || k == 2 ? 1.0f : -1.0f, sv = k >= 2 ? 1.0f : -1.0f;
+            pos[4 * f + k] = vadd(N, vadd(vscale(t1, su), vscale(t2, sv)));
+            nrm[4 * f + k] = flip ? vscale(N, -1.0f) : N;
+            uv[4 * f + k] = v2(0.5f * (su + 1), 0.5f * (sv + 1));
+        }
+        uint32_t q[6] = {0, 1, 2, 0, 2, 3};
+        for (int k = 0; k < 6; ++k) idx[6 * f + k] = (uint32_t)(4 * f) + q[flip ? (k % 3 == 1 ? k + 1 : k % 3 == 2 ? k - 1 : k) : k];
+    }
+    if (scene_add_mesh(R->s, pos, nrm, uv, 24, idx, NULL, 12, M, mat)) FAIL(R, n, "cube: singular transform (or out of memory)");
+    return 0;
+}
+
 /* Reverses the triangles added since t0 and the normals of the vertices since v0 (flip_normals on
  * a mesh read by another reader). */
 static void flip_added(scene *s, size_t v0, size_t t0) {
@@ -1358,6 +1441,7 @@ static int add_shape(reader *R, const mx_node *sh, xform parent, int depth) {
         free(path);
         if (rc) FAIL(R, sh, "%s", err);
         if (flip) flip_added(R->s, v0, t0);
+        align_winding(R->s, t0);
     } else if (!strcmp(type, "serialized")) {
         const char *fn = get_string(sh, "filename", NULL);
         long index;
@@ -1368,6 +1452,7 @@ static int add_shape(reader *R, const mx_node *sh, xform parent, int depth) {
         int rc = load_serialized(R, sh, path, index, M, mat, flip);
         free(path);
         if (rc) return -1;
+        align_winding(R->s, t0);
     } else if (!strcmp(type, "rectangle")) {
         vec3 o = xform_point(&M, v3(-1, -1, 0)), u = xform_vector(&M, v3(2, 0, 0)), v = xform_vector(&M, v3(0, 2, 0));
         /* Mitsuba's normal is the transformed +z (inverse transpose): u x v flips with a mirroring
@@ -1379,9 +1464,7 @@ static int add_shape(reader *R, const mx_node *sh, xform parent, int depth) {
         }
         if (scene_add_quad(R->s, o, u, v, mat)) FAIL(R, sh, "rectangle: degenerate transform (or out of memory)");
     } else if (!strcmp(type, "cube")) {
-        xform S2 = xform_trs(v3s(0.0f), v3s(0.0f), v3s(2.0f)), C = xform_mul(&M, &S2);
-        if (scene_add_cube(R->s, C, mat)) FAIL(R, sh, "cube: singular transform (or out of memory)");
-        if (flip) flip_added(R->s, v0, t0);
+        if (add_cube(R, sh, M, mat, flip)) return -1;
     } else if (!strcmp(type, "sphere")) {
         vec3 c;
         double r;
@@ -1499,10 +1582,22 @@ static int add_emitter(reader *R, const mx_node *e) {
         if (get_colour_tex(R, e, "intensity", v3s(1.0f), &rgb, &tex) || get_float(R, e, "cutoff_angle", 20.0, &cut) ||
             get_float(R, e, "beam_width", cut * 0.75, &beam))
             return -1;
-        if (prop(e, "texture")) mark_all(prop(e, "texture"));
-        if (prop(e, "texture") &&
-            warn_at(R, e, "spot texture", "spot light with a texture: caustic's spot lights are plain (untextured)"))
-            return -1;
+        mx_node *tp = prop(e, "texture");
+        if (tp) {
+            vec3 mean;
+            int ti;
+            if (!strcmp(tp->tag, "ref")) {
+                const mx_node *t;
+                if (deref(R, tp, &t)) return -1;
+                tp = (mx_node *)t;
+            }
+            if (strcmp(tp->tag, "texture")) FAIL(R, tp, "spot: \"texture\" must be a <texture>");
+            if (texture_of(R, tp, 0, &ti, &mean)) return -1;
+            rgb = vmul(rgb, mean);
+            if (warn_at(R, e, "spot texture", "spot light with a texture: caustic's spot lights are plain: the "
+                                              "texture's mean colour (%.3g, %.3g, %.3g) instead", mean.x, mean.y, mean.z))
+                return -1;
+        }
         if (!(cut > 0 && cut <= 90)) FAIL(R, e, "spot: cutoff_angle %g must be in (0, 90]", cut);
         if (beam > cut) beam = cut;
         vec3 pos = xform_point(&M, v3s(0.0f)), ax = vnorm(xform_vector(&M, v3(0, 0, 1)));
