@@ -283,6 +283,57 @@ static void test_serialized_instances(void) {
     scene_destroy(s);
 }
 
+/* Mitsuba's envmap u = atan2(x, -z) / 2pi (wrapped); caustic's is that plus one half: an
+ * unrotated map comes out shifted by half its width; rotated 90 degrees about y, by a quarter
+ * more. A textured area light keeps its texture as the emission map, one-sided. */
+static void test_envmap_area(void) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/env.pfm", dir);
+    FILE *f = fopen(p, "wb");
+    fprintf(f, "PF\n8 2\n-1.0\n");
+    for (int y = 0; y < 2; ++y)
+        for (int x = 0; x < 8; ++x) {
+            float v[3] = {(float)(x + 1), (float)(x + 1), (float)(x + 1)};
+            fwrite(v, 4, 3, f);
+        }
+    fclose(f);
+    put("env.xml", "<scene version=\"3.0.0\"><emitter type=\"envmap\"><string name=\"filename\" value=\"env.pfm\"/>"
+                   "<float name=\"scale\" value=\"2\"/></emitter>\n"
+                   "<shape type=\"rectangle\"><emitter type=\"area\"><texture name=\"radiance\" type=\"checkerboard\"/>"
+                   "</emitter></shape></scene>\n");
+    put("env90.xml", "<scene version=\"3.0.0\"><emitter type=\"envmap\"><string name=\"filename\" value=\"env.pfm\"/>"
+                     "<transform name=\"to_world\"><rotate y=\"1\" angle=\"90\"/></transform></emitter></scene>\n");
+    scene *s = NULL;
+    char err[1024];
+    int rc = load("env.xml", &s, err, sizeof err, 0, NULL, 0);
+    CHECK(rc == 0);
+    if (rc) {
+        fprintf(stderr, "env: %s\n", err);
+        return;
+    }
+    CHECK(s->env_tex >= 0 && near(s->env_radiance.x, 2, 1e-6));
+    if (s->env_tex >= 0) {
+        const texture *t = &s->textures[s->env_tex];
+        CHECK(t->width == 8 && near(scene_texel(s, t, 0).x, 5, 1e-6) && near(scene_texel(s, t, 5).x, 2, 1e-6));
+    }
+    int em = -1;
+    for (size_t i = 0; i < s->nmaterials; ++i)
+        if (s->materials[i].maps & MAP_EMISSION) em = (int)i;
+    CHECK(em >= 0 && s->materials[em].two_sided == 0);
+    scene_destroy(s);
+    rc = load("env90.xml", &s, err, sizeof err, 0, NULL, 0);
+    CHECK(rc == 0);
+    if (rc == 0) {
+        const texture *t = &s->textures[s->env_tex];
+        /* caustic's column 0 looks along +z (u = 0); rotated +90 about y, the map's local
+         * direction there is -x: Mitsuba u = atan2(-1, 0) / 2pi = 0.75 (column 6, value 7) */
+        vec3 c = scene_texel(s, t, 0);
+        if (!near(c.x, 7, 0.6)) fprintf(stderr, "env90: texel 0 = %g\n", c.x);
+        CHECK(near(c.x, 7, 0.6));
+        scene_destroy(s);
+    }
+}
+
 static void expect_error(const char *name, const char *text, const char *want1, const char *want2) {
     put(name, text);
     scene *s = NULL;
@@ -443,6 +494,7 @@ int main(int argc, char **argv) {
     test_transforms_fov();
     test_include_upgrade_warnings();
     test_serialized_instances();
+    test_envmap_area();
     test_errors();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
