@@ -371,6 +371,9 @@ static void test_errors(void) {
     expect_error("e_fov.xml", "<scene version=\"3.0.0\"><sensor type=\"perspective\">\n<string name=\"fov_axis\" "
                               "value=\"z\"/><float name=\"fov\" value=\"40\"/></sensor><shape type=\"sphere\"/></scene>",
                  "e_fov.xml:1:", "fov_axis \"z\"");
+    expect_error("e_dup.xml", "<scene version=\"3.0.0\">\n<bsdf type=\"diffuse\" id=\"a\"/>\n<bsdf type=\"diffuse\" "
+                              "id=\"a\"/><shape type=\"sphere\"/></scene>",
+                 "e_dup.xml:3:", "id \"a\" is given twice (also at line 2)");
     expect_error("e_empty.xml", "<scene version=\"3.0.0\">\n</scene>", "e_empty.xml", "nothing caustic can render");
 }
 

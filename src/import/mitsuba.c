@@ -46,6 +46,7 @@ typedef struct mi_tex {
     vec3 mean;
 } mi_tex;
 
+struct id_entry;
 typedef struct reader {
     prm_ctx P;
     mx_doc D;
@@ -55,6 +56,8 @@ typedef struct reader {
     mi_tex *texs;
     size_t ntexs, capt;
     int default_mat, nemit;
+    struct id_entry *ids;
+    size_t nids;
     size_t nshapes, ninstances;
 } reader;
 
@@ -90,21 +93,40 @@ static void mark_all(const mx_node *n) {
     for (int i = 0; i < n->nkids; ++i) mark_all(n->kids[i]);
 }
 
-static const mx_node *find_id(const mx_node *n, const char *id) {
-    const char *a = mx_attr(n, "id");
-    if (a && !strcmp(a, id)) return n;
-    for (int i = 0; i < n->nkids; ++i) {
-        const mx_node *r = find_id(n->kids[i], id);
-        if (r) return r;
+/* Objects by id: sorted once, looked up by bisection (a scene of many shapes has many refs). */
+typedef struct id_entry {
+    const char *id;
+    const mx_node *node;
+} id_entry;
+
+static int collect_ids(const mx_node *n, id_entry **ids, size_t *nids, size_t *cap) {
+    const char *a = strcmp(n->tag, "ref") ? mx_attr(n, "id") : NULL;
+    if (a) {
+        if (*nids == *cap) {
+            size_t nc = *cap ? 2 * *cap : 64;
+            id_entry *e = realloc(*ids, nc * sizeof *e);
+            if (!e) return -1;
+            *ids = e;
+            *cap = nc;
+        }
+        (*ids)[(*nids)++] = (id_entry){a, n};
     }
-    return NULL;
+    for (int i = 0; i < n->nkids; ++i)
+        if (collect_ids(n->kids[i], ids, nids, cap)) return -1;
+    return 0;
+}
+
+static int id_cmp(const void *a, const void *b) {
+    return strcmp(((const id_entry *)a)->id, ((const id_entry *)b)->id);
 }
 
 /* <ref id="x"/> to the object; an unknown id is an error. */
 static int deref(reader *R, const mx_node *ref, const mx_node **out) {
     const char *id = mx_attr(ref, "id");
     if (!id) FAIL(R, ref, "<ref> without id");
-    const mx_node *t = find_id(R->D.root, id);
+    id_entry key = {id, NULL};
+    const id_entry *hit = R->nids ? bsearch(&key, R->ids, R->nids, sizeof *R->ids, id_cmp) : NULL;
+    const mx_node *t = hit ? hit->node : NULL;
     if (!t || t == ref) FAIL(R, ref, "<ref id=\"%s\">: no object has this id", id);
     ((mx_node *)ref)->used = 1;
     *out = t;
@@ -1808,6 +1830,18 @@ static int read_scene(reader *R) {
     R->s->max_depth = 1024;
     R->s->env_tex = -1;
     R->s->env_radiance = v3s(0.0f);
+    size_t cap = 0;
+    if (collect_ids(root, &R->ids, &R->nids, &cap)) return prm_fail(&R->P, NULL, "out of memory");
+    if (R->nids) qsort(R->ids, R->nids, sizeof *R->ids, id_cmp);
+    /* an id given twice: Mitsuba refuses it */
+    for (size_t i = 1; i < R->nids; ++i)
+        if (!strcmp(R->ids[i].id, R->ids[i - 1].id)) {
+            const mx_node *a = R->ids[i - 1].node, *b = R->ids[i].node;
+            if (a->line > b->line && a->file == b->file) a = b;
+            char w[PRM_WHERE];
+            mx_where(&R->P, w, R->ids[i].node == a ? R->ids[i - 1].node : R->ids[i].node);
+            return prm_fail(&R->P, w, "id \"%s\" is given twice (also at line %ld)", R->ids[i].id, a->line);
+        }
     R->default_mat = scene_add_material(R->s, "mitsuba-default", material_default(MAT_DIFFUSE));
     if (R->default_mat < 0) return prm_fail(&R->P, NULL, "out of memory");
     R->s->materials[R->default_mat].albedo = v3s(0.5f);
@@ -1892,6 +1926,7 @@ int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *op
         scene_destroy(R.s);
     free(R.bsdfs);
     free(R.texs);
+    free(R.ids);
     mx_free(&R.D);
     return rc;
 }
