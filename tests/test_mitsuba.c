@@ -334,6 +334,35 @@ static void test_envmap_area(void) {
     }
 }
 
+/* Spectra to RGB: a constant 1 over 360-830 nm is XYZ (1,1,1), linear sRGB (1.205, 0.948, 0.909),
+ * written as pairs and as a .spd file; 0.x's three-number spectrum is RGB. */
+static void test_spectra(void) {
+    put("flat.spd", "# a flat spectrum\n360 1\n600 1\n830 1\n");
+    put("spec.xml", "<scene version=\"3.0.0\">\n"
+                    "<shape type=\"sphere\"><emitter type=\"area\"><spectrum name=\"radiance\" value=\"360:1, 830:1\"/>"
+                    "</emitter></shape>\n"
+                    "<shape type=\"sphere\"><emitter type=\"area\"><spectrum name=\"radiance\" filename=\"flat.spd\"/>"
+                    "</emitter></shape>\n"
+                    "<shape type=\"sphere\"><emitter type=\"area\"><spectrum name=\"radiance\" value=\"0.1, 0.2, 0.3\"/>"
+                    "</emitter></shape>\n</scene>\n");
+    scene *s = NULL;
+    char err[1024];
+    int rc = load("spec.xml", &s, err, sizeof err, 0, NULL, 0);
+    CHECK(rc == 0);
+    if (rc) {
+        fprintf(stderr, "spec: %s\n", err);
+        return;
+    }
+    int flat = 0, rgb = 0;
+    for (size_t i = 0; i < s->nmaterials; ++i) {
+        vec3 e = s->materials[i].emission;
+        if (near(e.x, 1.205, 0.03) && near(e.y, 0.948, 0.03) && near(e.z, 0.909, 0.03)) flat++;
+        if (near(e.x, 0.1, 1e-6) && near(e.y, 0.2, 1e-6) && near(e.z, 0.3, 1e-6)) rgb++;
+    }
+    CHECK(flat == 2 && rgb == 1);
+    scene_destroy(s);
+}
+
 static void expect_error(const char *name, const char *text, const char *want1, const char *want2) {
     put(name, text);
     scene *s = NULL;
@@ -498,6 +527,7 @@ int main(int argc, char **argv) {
     test_include_upgrade_warnings();
     test_serialized_instances();
     test_envmap_area();
+    test_spectra();
     test_errors();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

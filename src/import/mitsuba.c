@@ -287,6 +287,36 @@ static vec3 spectrum_to_rgb(const double *wl, const double *val, int n) {
 
 static float srgb_decode(double c) { return (float)(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)); }
 
+/* A .spd file: "wavelength value" per line, '#' comments. */
+static int spectrum_file(reader *R, const mx_node *p, const char *fn, vec3 *out) {
+    char *path = mx_resolve(&R->D, p, fn);
+    if (!path) FAIL(R, p, "out of memory");
+    size_t size = 0;
+    char why[256];
+    char *text = file_read_all(path, 1 << 20, &size, why, sizeof why);
+    free(path);
+    if (!text) FAIL(R, p, "spectrum file \"%s\": %s", fn, why);
+    double wl[1024], val[1024];
+    int n = 0, bad = 0;
+    for (char *line = text; line && *line && n < 1024;) {
+        char *next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        while (isspace((unsigned char)*line)) line++;
+        if (*line && *line != '#') {
+            char *e1, *e2;
+            double a = strtod(line, &e1), b = e1 != line ? strtod(e1, &e2) : 0;
+            if (e1 == line || e2 == e1 || (n > 0 && !(a > wl[n - 1]))) bad = 1;
+            wl[n] = a;
+            val[n++] = b;
+        }
+        line = next;
+    }
+    free(text);
+    if (bad || n < 2) FAIL(R, p, "spectrum file \"%s\": expected increasing \"wavelength value\" lines", fn);
+    *out = spectrum_to_rgb(wl, val, n);
+    return 0;
+}
+
 /* <rgb>, <srgb>, <spectrum>, <float> as a colour. */
 static int colour_of(reader *R, const mx_node *p, vec3 *out) {
     const char *v = mx_attr(p, "value");
@@ -319,14 +349,9 @@ static int colour_of(reader *R, const mx_node *p, vec3 *out) {
     }
     if (!strcmp(p->tag, "spectrum")) {
         if (!v) {
-            if (mx_attr(p, "filename")) {
-                if (warn_at(R, p, "spectrum file", "spectrum from a file (\"%s\") is not read: grey 0.5 instead",
-                            mx_attr(p, "filename")))
-                    return -1;
-                *out = v3s(0.5f);
-                return 0;
-            }
-            FAIL(R, p, "<spectrum> without value");
+            const char *fn = mx_attr(p, "filename");
+            if (!fn) FAIL(R, p, "<spectrum> without value or filename");
+            return spectrum_file(R, p, fn, out);
         }
         if (!strchr(v, ':')) {
             /* one number: a constant spectrum; three (Mitsuba 0.x files in RGB mode): RGB */
