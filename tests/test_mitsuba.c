@@ -403,6 +403,37 @@ static void test_errors(void) {
     expect_error("e_dup.xml", "<scene version=\"3.0.0\">\n<bsdf type=\"diffuse\" id=\"a\"/>\n<bsdf type=\"diffuse\" "
                               "id=\"a\"/><shape type=\"sphere\"/></scene>",
                  "e_dup.xml:3:", "id \"a\" is given twice (also at line 2)");
+    expect_error("e_loop.xml", "<scene version=\"3.0.0\">\n<texture type=\"checkerboard\" id=\"t\"><ref name=\"color0\" "
+                               "id=\"t\"/></texture>\n<shape type=\"sphere\"><bsdf type=\"diffuse\"><ref "
+                               "name=\"reflectance\" id=\"t\"/></bsdf></shape></scene>",
+                 "e_loop.xml:", "nested deeper");
+    {
+        /* a .serialized whose counts promise more than it holds: refused before allocating */
+        char path[512];
+        unsigned char raw[64] = {0};
+        uint32_t flags = 0x1000;
+        uint64_t nv = 1u << 29, nt = 1u << 29;
+        memcpy(raw, &flags, 4);
+        raw[4] = 0; /* empty name */
+        memcpy(raw + 5, &nv, 8);
+        memcpy(raw + 13, &nt, 8);
+        unsigned char z[256];
+        uLongf zn = sizeof z;
+        compress(z, &zn, raw, 21);
+        snprintf(path, sizeof path, "%s/huge.serialized", dir);
+        FILE *f = fopen(path, "wb");
+        unsigned char hdr[4] = {0x1C, 0x04, 4, 0};
+        uint64_t off = 0;
+        uint32_t count = 1;
+        fwrite(hdr, 1, 4, f);
+        fwrite(z, 1, zn, f);
+        fwrite(&off, 8, 1, f);
+        fwrite(&count, 4, 1, f);
+        fclose(f);
+    }
+    expect_error("e_huge.xml", "<scene version=\"3.0.0\">\n<shape type=\"serialized\"><string name=\"filename\" "
+                               "value=\"huge.serialized\"/></shape></scene>",
+                 "e_huge.xml:2:", "truncated");
     expect_error("e_empty.xml", "<scene version=\"3.0.0\">\n</scene>", "e_empty.xml", "nothing caustic can render");
 }
 

@@ -55,7 +55,7 @@ typedef struct reader {
     size_t nbsdfs, capb;
     mi_tex *texs;
     size_t ntexs, capt;
-    int default_mat, nemit;
+    int default_mat, nemit, tex_depth;
     struct id_entry *ids;
     size_t nids;
     size_t nshapes, ninstances;
@@ -605,6 +605,7 @@ static int texture_of(reader *R, const mx_node *t, int reflectance, int *index, 
             return 0;
         }
     (void)reflectance;
+    if (R->tex_depth > MI_MAX_NEST) FAIL(R, t, "textures nested deeper than %d (a texture made of itself?)", MI_MAX_NEST);
     ((mx_node *)t)->used = 1;
     const char *type = mx_attr(t, "type");
     if (!type) FAIL(R, t, "<texture> without type");
@@ -625,7 +626,14 @@ static int texture_of(reader *R, const mx_node *t, int reflectance, int *index, 
         memset(&tx, 0, sizeof tx);
         tx.kind = TEX_CHECKER;
         int t0, t1;
-        if (get_colour_tex(R, t, "color0", v3s(0.4f), &tx.a, &t0) || get_colour_tex(R, t, "color1", v3s(0.2f), &tx.b, &t1))
+        R->tex_depth++;
+        int bad = get_colour_tex(R, t, "color0", v3s(0.4f), &tx.a, &t0) ||
+                  get_colour_tex(R, t, "color1", v3s(0.2f), &tx.b, &t1);
+        R->tex_depth--;
+        if (bad) return -1;
+        if ((t0 >= 0 || t1 >= 0) &&
+            warn_at(R, t, "checker of textures", "checkerboard of textures: caustic's checker has two colours: "
+                                                 "white where a texture was"))
             return -1;
         /* Mitsuba: two cells per unit of uv; to_uv's scale multiplies that (caustic's checker
          * has one square scale: a non-square one takes the mean, with a warning) */
@@ -1177,6 +1185,11 @@ static int load_serialized(reader *R, const mx_node *n, const char *path, long i
                  (unsigned long long)nt);
         goto done;
     }
+    size_t is = nv > 0xFFFFFFFFu ? 8 : 4;
+    /* everything the counts promise is there before anything is allocated */
+    size_t per_v = 3 * fs + (flags & SER_NORMALS ? 3 * fs : 0) + (flags & SER_UVS ? 2 * fs : 0) +
+                   (flags & SER_COLOURS ? 3 * fs : 0);
+    NEED(nv * per_v + nt * 3 * is);
     pos = malloc(nv * sizeof *pos);
     nrm = flags & SER_NORMALS ? malloc(nv * sizeof *nrm) : NULL;
     uv = flags & SER_UVS ? malloc(nv * sizeof *uv) : NULL;
@@ -1203,7 +1216,6 @@ static int load_serialized(reader *R, const mx_node *n, const char *path, long i
         NEED(nv * 3 * fs);
         at += nv * 3 * fs;
     }
-    size_t is = nv > 0xFFFFFFFFu ? 8 : 4;
     NEED(nt * 3 * is);
     for (uint64_t i = 0; i < nt * 3; ++i, at += is) {
         uint64_t v = is == 8 ? rd_u64(d + at) : rd_u32(d + at);
