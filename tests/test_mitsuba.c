@@ -125,9 +125,13 @@ static void test_basic(void) {
     rc = load("basic.xml", &s, err, sizeof err, 0, defs, 1);
     CHECK(rc == 0);
     if (rc == 0) {
-        CHECK(s->spp == 3);
+        CHECK(s->spp == 3 && nwarnings == 0);
         scene_destroy(s);
     }
+    const char *typo[] = {"sp=3"};
+    rc = load("basic.xml", &s, err, sizeof err, 0, typo, 1);
+    CHECK(rc == 0 && strstr(warnings, "-D sp: the scene has no $sp"));
+    if (rc == 0) scene_destroy(s);
 }
 
 static void test_transforms_fov(void) {

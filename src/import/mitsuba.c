@@ -1927,6 +1927,12 @@ static int read_scene(reader *R) {
      * their errors are not hidden */
     for (int i = 0; i < root->nkids; ++i)
         if (!strcmp(root->kids[i]->tag, "bsdf") && !bsdf_get(R, root->kids[i])) return -1;
+    int cur = 0;
+    for (const char *d; (d = mx_unused_define(&R->D, &cur));) {
+        char key[128];
+        snprintf(key, sizeof key, "unused define %.100s", d);
+        if (prm_warn(&R->P, key, NULL, "-D %s: the scene has no $%s", d, d)) return -1;
+    }
     return report_unused(R, root);
 }
 

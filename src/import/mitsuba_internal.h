@@ -28,7 +28,8 @@ typedef struct mx_doc {
     int nfiles;
     /* name=value parameters: -D first (they win over <default>), then <default> in file order */
     char **pname, **pvalue;
-    int nparams;
+    int nparams, ndefines; /* the first ndefines came from -D */
+    unsigned char *pused;  /* per parameter: some $name used it */
     char **search; /* <path value=...> folders, then the scene's own */
     int nsearch;
     int nincludes;
@@ -41,6 +42,8 @@ typedef struct mx_doc {
 int mx_read(mx_doc *doc, prm_ctx *c, const char *path, const char *text, size_t size, const char *const *defines,
             int ndefines);
 void mx_free(mx_doc *doc);
+/* The -D names no $name of the document used (NULL when all were): one warning each. */
+const char *mx_unused_define(const mx_doc *doc, int *cursor);
 const char *mx_attr(const mx_node *n, const char *name);
 /* The line of a node as the where-string of params.h messages, with c's file set to the node's
  * (an included file is named as itself: "inc.xml:6: ..."). */

@@ -47,9 +47,18 @@ void mx_free(mx_doc *doc) {
     }
     free(doc->pname);
     free(doc->pvalue);
+    free(doc->pused);
     for (int i = 0; i < doc->nsearch; ++i) free(doc->search[i]);
     free(doc->search);
     memset(doc, 0, sizeof *doc);
+}
+
+const char *mx_unused_define(const mx_doc *doc, int *cursor) {
+    while (*cursor < doc->ndefines) {
+        int i = (*cursor)++;
+        if (!doc->pused[i]) return doc->pname[i];
+    }
+    return NULL;
 }
 
 const char *mx_attr(const mx_node *n, const char *name) {
@@ -319,6 +328,10 @@ static int add_param(mx_doc *doc, const char *name, size_t nlen, const char *val
     char **b = realloc(doc->pvalue, (size_t)(doc->nparams + 1) * sizeof *b);
     if (!b) return -1;
     doc->pvalue = b;
+    unsigned char *u = realloc(doc->pused, (size_t)(doc->nparams + 1));
+    if (!u) return -1;
+    doc->pused = u;
+    u[doc->nparams] = 0;
     char *nm = malloc(nlen + 1), *v = xstrdup(value);
     if (!nm || !v) {
         free(nm);
@@ -363,6 +376,7 @@ static char *substitute(const mx_doc *doc, prm_ctx *c, const mx_node *n, const c
                 return NULL;
             }
             if (best >= 0) {
+                ((mx_doc *)doc)->pused[best] = 1;
                 add = doc->pvalue[best];
                 addn = strlen(add);
                 p += 1 + bestn;
@@ -506,6 +520,7 @@ int mx_read(mx_doc *doc, prm_ctx *c, const char *path, const char *text, size_t 
             add_param(doc, defines[i], (size_t)(eq - defines[i]), eq + 1))
             return prm_fail(c, NULL, "out of memory");
     }
+    doc->ndefines = doc->nparams;
     char *d = dir_of(path);
     doc->search = malloc(sizeof *doc->search);
     if (!d || !doc->search) {
