@@ -419,7 +419,6 @@ static int transform_of(reader *R, const mx_node *t, xform *out) {
     xform M = xform_identity();
     for (int i = 0; i < t->nkids; ++i) {
         const mx_node *e = t->kids[i];
-        e->used ? (void)0 : (void)0;
         ((mx_node *)e)->used = 1;
         double m[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
         if (!strcmp(e->tag, "translate")) {
@@ -496,7 +495,7 @@ static int get_transform(reader *R, const mx_node *n, const char *name, xform *o
 }
 
 /* ---- textures ---------------------------------------------------------------------------------- */
-static int texture_of(reader *R, const mx_node *t, int reflectance, int *index, vec3 *mean);
+static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean);
 
 /* A colour property that may be a texture: *tex >= 0 for a texture (then *rgb is white). */
 static int get_colour_tex(reader *R, const mx_node *n, const char *name, vec3 def, vec3 *rgb, int *tex) {
@@ -511,7 +510,7 @@ static int get_colour_tex(reader *R, const mx_node *n, const char *name, vec3 de
     }
     if (!strcmp(p->tag, "texture")) {
         vec3 mean;
-        if (texture_of(R, p, 1, tex, &mean)) return -1;
+        if (texture_of(R, p, tex, &mean)) return -1;
         *rgb = v3s(1.0f);
         return 0;
     }
@@ -532,7 +531,7 @@ static int get_float_tex(reader *R, const mx_node *n, const char *name, double d
     if (!strcmp(p->tag, "texture")) {
         vec3 mean;
         int ti;
-        if (texture_of(R, p, 0, &ti, &mean)) return -1;
+        if (texture_of(R, p, &ti, &mean)) return -1;
         if (tex) *tex = ti;
         *out = (mean.x + mean.y + mean.z) / 3.0;
         return 0;
@@ -597,14 +596,13 @@ static int load_bitmap(reader *R, const mx_node *t, int raw, int *index, vec3 *m
     return 0;
 }
 
-static int texture_of(reader *R, const mx_node *t, int reflectance, int *index, vec3 *mean) {
+static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean) {
     for (size_t i = 0; i < R->ntexs; ++i)
         if (R->texs[i].node == t) {
             *index = R->texs[i].index;
             *mean = R->texs[i].mean;
             return 0;
         }
-    (void)reflectance;
     if (R->tex_depth > MI_MAX_NEST) FAIL(R, t, "textures nested deeper than %d (a texture made of itself?)", MI_MAX_NEST);
     ((mx_node *)t)->used = 1;
     const char *type = mx_attr(t, "type");
@@ -1014,7 +1012,7 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
                 nt = (mx_node *)t;
             }
             if (strcmp(nt->tag, "texture")) FAIL(R, nt, "normalmap: \"normalmap\" must be a bitmap <texture>");
-            if (texture_of(R, nt, 0, &ti, &mean)) return -1;
+            if (texture_of(R, nt, &ti, &mean)) return -1;
             p->normal_tex = ti;
             p->normal_scale = 1;
         }
@@ -1651,7 +1649,7 @@ static int add_emitter(reader *R, const mx_node *e) {
                 tp = (mx_node *)t;
             }
             if (strcmp(tp->tag, "texture")) FAIL(R, tp, "spot: \"texture\" must be a <texture>");
-            if (texture_of(R, tp, 0, &ti, &mean)) return -1;
+            if (texture_of(R, tp, &ti, &mean)) return -1;
             rgb = vmul(rgb, mean);
             if (warn_at(R, e, "spot texture", "spot light with a texture: caustic's spot lights are plain: the "
                                               "texture's mean colour (%.3g, %.3g, %.3g) instead", mean.x, mean.y, mean.z))
@@ -1861,7 +1859,6 @@ static int report_unused(reader *R, const mx_node *n) {
 /* ---- the scene ------------------------------------------------------------------------------- */
 static int read_scene(reader *R) {
     const mx_node *root = R->D.root;
-    root->used ? (void)0 : (void)0;
     ((mx_node *)root)->used = 1;
     R->s->spp = 4;
     R->s->max_depth = 1024;
