@@ -536,8 +536,17 @@ static int corpus(const char *base, int spp) {
             if (r) caustic_renderer_free(r);
             caustic_scene_free(sc);
             if (isnan(mean)) continue;
-            printf("| %s | %s | yes | %d | %dx%d | %d | %.4f | %.4f | %.3f |\n", scenes[i], shown, nwarnings,
-                   have_ref ? ref.width : 0, have_ref ? ref.height : 0, spp, mean, refmean, mean / refmean);
+            /* the scenes whose features caustic has (or approximates closely: docs/corpus.md) must
+             * keep their mean within 4 % of Mitsuba's (measured 0.4-2 % at 64 spp) */
+            static const char *const matching[] = {"mi3-infinite-mirrors", "mi3-bsdf-sphere-grid",
+                                                   "mi3-various-shapes", "mi3-bumpmap-sphere", NULL};
+            int must = 0;
+            for (int m = 0; matching[m]; ++m) must |= !strcmp(matching[m], scenes[i]);
+            int off = must && have_ref && !(fabs(mean / refmean - 1.0) <= 0.04);
+            bad += off;
+            printf("| %s | %s | yes | %d | %dx%d | %d | %.4f | %.4f | %.3f%s |\n", scenes[i], shown, nwarnings,
+                   have_ref ? ref.width : 0, have_ref ? ref.height : 0, spp, mean, refmean, mean / refmean,
+                   off ? " **more than 4 % off**" : "");
             fflush(stdout);
         }
         if (have_ref) image_free(&ref);
