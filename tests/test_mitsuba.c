@@ -367,6 +367,36 @@ static void test_spectra(void) {
     scene_destroy(s);
 }
 
+/* Mitsuba 0.x plugins with a clear meaning: phong, the scale texture, coatings. */
+static void test_old_plugins(void) {
+    put("oldp.xml", "<scene version=\"0.5.0\">\n"
+                    "<shape type=\"sphere\"><bsdf type=\"phong\"><srgb name=\"diffuseReflectance\" value=\"1, 1, 1\"/>"
+                    "<rgb name=\"specularReflectance\" value=\"0.25\"/><float name=\"exponent\" value=\"90\"/></bsdf></shape>\n"
+                    "<shape type=\"sphere\"><bsdf type=\"diffuse\"><texture type=\"scale\" name=\"reflectance\">"
+                    "<float name=\"scale\" value=\"0.5\"/><rgb name=\"texture\" value=\"0.6\"/></texture></bsdf></shape>\n"
+                    "<shape type=\"sphere\"><bsdf type=\"roughcoating\"><bsdf type=\"diffuse\">"
+                    "<rgb name=\"reflectance\" value=\"0.125\"/></bsdf></bsdf></shape>\n"
+                    "</scene>\n");
+    scene *s = NULL;
+    char err[1024];
+    int rc = load("oldp.xml", &s, err, sizeof err, 0, NULL, 0);
+    CHECK(rc == 0);
+    if (rc) {
+        fprintf(stderr, "oldp: %s\n", err);
+        return;
+    }
+    int phong = 0, scaled = 0, coated = 0;
+    for (size_t i = 0; i < s->nmaterials; ++i) {
+        const material *m = &s->materials[i];
+        if (m->kind == MAT_PHONG && near(m->specular.x, 0.25, 1e-6) && near(m->exponent, 90, 1e-6)) phong = 1;
+        if (m->kind == MAT_DIFFUSE && near(m->albedo.x, 0.3, 1e-6)) scaled = 1;
+        if (m->kind == MAT_DIFFUSE && near(m->albedo.x, 0.125, 1e-6)) coated = 1;
+    }
+    CHECK(phong && scaled && coated);
+    CHECK(strstr(warnings, "roughcoating: caustic has no coat layer") != NULL);
+    scene_destroy(s);
+}
+
 static void expect_error(const char *name, const char *text, const char *want1, const char *want2) {
     put(name, text);
     scene *s = NULL;
@@ -572,6 +602,7 @@ int main(int argc, char **argv) {
     test_serialized_instances();
     test_envmap_area();
     test_spectra();
+    test_old_plugins();
     test_errors();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -496,6 +496,36 @@ static int get_transform(reader *R, const mx_node *n, const char *name, xform *o
 
 /* ---- textures ---------------------------------------------------------------------------------- */
 static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean);
+static int get_colour_tex(reader *R, const mx_node *n, const char *name, vec3 def, vec3 *rgb, int *tex);
+
+/* Mitsuba 0.x's <texture type="scale"> around a texture or colour: its `scale` times it. */
+static int scale_texture(reader *R, const mx_node *t, vec3 *rgb, int *tex) {
+    double k;
+    if (R->tex_depth > MI_MAX_NEST) FAIL(R, t, "textures nested deeper than %d", MI_MAX_NEST);
+    ((mx_node *)t)->used = 1;
+    if (get_float(R, t, "scale", 1.0, &k)) return -1;
+    const mx_node *inner = NULL;
+    for (int i = 0; i < t->nkids && !inner; ++i)
+        if (!strcmp(t->kids[i]->tag, "texture") || !strcmp(t->kids[i]->tag, "rgb") ||
+            !strcmp(t->kids[i]->tag, "srgb") || !strcmp(t->kids[i]->tag, "spectrum") || !strcmp(t->kids[i]->tag, "ref"))
+            inner = t->kids[i];
+    if (!inner) FAIL(R, t, "scale texture without a texture or colour to scale");
+    R->tex_depth++;
+    int rc = get_colour_tex(R, inner->parent, mx_attr(inner, "name") ? mx_attr(inner, "name") : "", v3s(1.0f), rgb, tex);
+    if (!mx_attr(inner, "name")) { /* unnamed: read it directly */
+        ((mx_node *)inner)->used = 1;
+        if (!strcmp(inner->tag, "texture")) {
+            vec3 mean;
+            rc = texture_of(R, inner, tex, &mean);
+            *rgb = v3s(1.0f);
+        } else
+            rc = colour_of(R, inner, rgb);
+    }
+    R->tex_depth--;
+    if (rc) return -1;
+    *rgb = vscale(*rgb, (float)k);
+    return 0;
+}
 
 /* A colour property that may be a texture: *tex >= 0 for a texture (then *rgb is white). */
 static int get_colour_tex(reader *R, const mx_node *n, const char *name, vec3 def, vec3 *rgb, int *tex) {
@@ -508,6 +538,8 @@ static int get_colour_tex(reader *R, const mx_node *n, const char *name, vec3 de
         if (deref(R, p, &t)) return -1;
         p = (mx_node *)t;
     }
+    if (!strcmp(p->tag, "texture") && mx_attr(p, "type") && !strcmp(mx_attr(p, "type"), "scale"))
+        return scale_texture(R, p, rgb, tex);
     if (!strcmp(p->tag, "texture")) {
         vec3 mean;
         if (texture_of(R, p, tex, &mean)) return -1;
@@ -908,7 +940,27 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         if (!strcmp(type, "thindielectric") &&
             warn_at(R, b, "thindielectric", "thindielectric: caustic has no thin sheet: a solid Dielectric instead"))
             return -1;
-    } else if (!strcmp(type, "plastic") || !strcmp(type, "roughplastic")) {
+    } else if (!strcmp(type, "phong")) {
+        /* Mitsuba 0.x: the normalised Phong of caustic's Phong kind, the same formula */
+        *kind = MAT_PHONG;
+        *p = material_params_default(MAT_PHONG);
+        vec3 sp;
+        int t2;
+        double ex;
+        if (get_colour_tex(R, b, "diffuse_reflectance", v3s(0.5f), &c, &tex) ||
+            get_colour_tex(R, b, "specular_reflectance", v3s(0.2f), &sp, &t2) || get_float_tex(R, b, "exponent", 30, &ex, NULL))
+            return -1;
+        p->rgb = c;
+        p->albedo_tex = tex;
+        p->specular = sp;
+        p->exponent = ex > 0 ? ex : 0;
+    } else if (!strcmp(type, "coating") || !strcmp(type, "roughcoating")) {
+        /* Mitsuba 0.x: a dielectric coat over a nested BSDF */
+        const mx_node *in;
+        if (inner_bsdf(R, b, 0, &in) || bsdf_build(R, in, depth + 1, kind, p, skip)) return -1;
+        mark_all(b);
+        if (warn_at(R, b, "coating", "%s: caustic has no coat layer: the BSDF under it instead", type)) return -1;
+    } else if (!strcmp(type, "plastic") || !strcmp(type, "roughplastic") || !strcmp(type, "pplastic")) {
         *kind = MAT_PBR;
         *p = material_params_default(MAT_PBR);
         if (get_colour_tex(R, b, "diffuse_reflectance", v3s(0.5f), &c, &tex)) return -1;
