@@ -79,7 +79,10 @@ enum {
     JM_ALPHA = 4,         /* reads ROUGHNESS as GGX alpha = roughness^2 */
     JM_METALLIC = 8,      /* reads METALLIC */
     JM_PHONG_LOBE = 16,   /* requires SPECRGB and EXPONENT; RGB + SPECRGB at most 1 */
-    JM_METAL_DEFAULT = 32 /* METALLIC defaults to 1 (a conductor) */
+    JM_METAL_DEFAULT = 32, /* METALLIC defaults to 1 (a conductor) */
+    JM_METAL_NAME = 64,    /* METAL (METALLIC) may be a string: a named conductor's complex IOR */
+    JM_ETA_K = 128,        /* K is the extinction of a complex IOR with IOR (a number or RGB) as eta */
+    JM_COAT = 256          /* the coat keys: BASE, COAT_ROUGHNESS, COAT_RGB, COAT_ABSORPTION, COAT_THICKNESS */
 };
 typedef struct json_material_row {
     const char *kind_name; /* a MATERIAL_KINDS name */
