@@ -725,18 +725,6 @@ typedef struct named {
     const char *name;
     double v[3];
 } named;
-/* Normal-incidence reflectance (linear sRGB) of Mitsuba's named conductors, from their measured
- * complex IORs (the Fresnel formula above at ~630/532/465 nm). */
-static const named conductors[] = {
-    {"none", {1.0, 1.0, 1.0}},       {"Ag", {0.972, 0.960, 0.915}},   {"Al", {0.913, 0.922, 0.924}},
-    {"Au", {1.000, 0.766, 0.336}},   {"Cu", {0.955, 0.638, 0.538}},   {"CuZn", {0.910, 0.780, 0.500}},
-    {"Cr", {0.549, 0.556, 0.554}},   {"Fe", {0.562, 0.565, 0.578}},   {"Hg", {0.781, 0.779, 0.779}},
-    {"Ni", {0.660, 0.609, 0.526}},   {"Pt", {0.673, 0.637, 0.585}},   {"Ti", {0.542, 0.497, 0.449}},
-    {"W", {0.504, 0.498, 0.478}},    {"Be", {0.540, 0.540, 0.560}},   {"Co", {0.660, 0.640, 0.610}},
-    {"K", {0.940, 0.930, 0.890}},    {"Li", {0.850, 0.840, 0.840}},   {"MgO", {0.070, 0.070, 0.070}},
-    {"Mo", {0.580, 0.580, 0.570}},   {"Na_palik", {0.970, 0.970, 0.960}}, {"Nb", {0.600, 0.580, 0.560}},
-    {"Rh", {0.790, 0.760, 0.720}},   {"Se", {0.260, 0.260, 0.250}},   {"Ta", {0.520, 0.490, 0.420}},
-    {"V", {0.530, 0.520, 0.540}},    {"a-C", {0.200, 0.200, 0.200}},  {NULL, {0, 0, 0}}};
 /* Mitsuba's named IORs (at ~589 nm). */
 static const named iors[] = {{"vacuum", {1.0}},
                              {"helium", {1.00004}},
@@ -898,30 +886,42 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
     } else if (!strcmp(type, "conductor") || !strcmp(type, "roughconductor")) {
         *kind = MAT_CONDUCTOR;
         *p = material_params_default(MAT_CONDUCTOR);
-        vec3 f0 = v3s(1.0f);
+        /* a complex index (named metal or eta/k: the exact conductor Fresnel of caustic's
+         * conductor, material_metal_lookup's table of Mitsuba's names); a specular_reflectance
+         * other than 1 tints it, which caustic's complex Fresnel cannot: Schlick with that F0 */
+        vec3 eta = v3s(0.0f), k = v3s(1.0f);
+        int complex = 1;
         if (prop(b, "eta") || prop(b, "k")) {
-            vec3 eta, k;
             int t1, t2;
             if (get_colour_tex(R, b, "eta", v3s(0.0f), &eta, &t1) || get_colour_tex(R, b, "k", v3s(1.0f), &k, &t2))
                 return -1;
-            float e[3] = {eta.x, eta.y, eta.z}, kk[3] = {k.x, k.y, k.z}, f[3];
-            for (int i = 0; i < 3; ++i)
-                f[i] = ((e[i] - 1) * (e[i] - 1) + kk[i] * kk[i]) / ((e[i] + 1) * (e[i] + 1) + kk[i] * kk[i]);
-            f0 = v3(f[0], f[1], f[2]);
         } else {
             const char *m = get_string(b, "material", "none");
-            const named *k = find_named(conductors, m);
-            if (!k) {
-                if (warn_at(R, b, "conductor material", "conductor material \"%s\" is not in caustic's table: "
-                                                        "F0 0.9 instead", m))
+            if (material_metal_lookup(m, &eta, &k, NULL)) {
+                const char *names[64];
+                int i = 0;
+                for (; i < 63 && material_metal_name(i); ++i) names[i] = material_metal_name(i);
+                names[i] = NULL;
+                const char *sug = prm_suggest(m, names);
+                if (warn_at(R, b, "conductor material", "conductor material \"%s\" is not in caustic's table%s%s%s: "
+                            "F0 0.9 instead", m, sug ? " (did you mean \"" : "", sug ? sug : "", sug ? "\"?)" : ""))
                     return -1;
-                f0 = v3s(0.9f);
-            } else
-                f0 = v3((float)k->v[0], (float)k->v[1], (float)k->v[2]);
+                complex = 0;
+                eta = v3s(0.0f);
+                k = v3s(0.0f);
+            }
         }
+        float e[3] = {eta.x, eta.y, eta.z}, kk[3] = {k.x, k.y, k.z}, f[3];
+        for (int i = 0; i < 3; ++i)
+            f[i] = ((e[i] - 1) * (e[i] - 1) + kk[i] * kk[i]) / ((e[i] + 1) * (e[i] + 1) + kk[i] * kk[i]);
+        vec3 f0 = complex ? v3(f[0], f[1], f[2]) : v3s(0.9f);
         if (get_colour_tex(R, b, "specular_reflectance", v3s(1.0f), &c, &tex)) return -1;
+        if (tex >= 0 || c.x != 1.0f || c.y != 1.0f || c.z != 1.0f) complex = 0;
         p->rgb = vmul(f0, c);
         p->albedo_tex = tex;
+        p->complex_ior = complex;
+        p->eta = eta;
+        p->k = k;
         p->roughness = 0;
         if (!strcmp(type, "roughconductor") && get_roughness(R, b, 0.1, &p->roughness)) return -1;
     } else if (!strcmp(type, "dielectric") || !strcmp(type, "roughdielectric") || !strcmp(type, "thindielectric")) {
@@ -955,28 +955,56 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         p->specular = sp;
         p->exponent = ex > 0 ? ex : 0;
     } else if (!strcmp(type, "coating") || !strcmp(type, "roughcoating")) {
-        /* Mitsuba 0.x: a dielectric coat over a nested BSDF */
+        /* Mitsuba 0.x: a dielectric coat over a nested BSDF: caustic's Coated kind where the base
+         * is diffuse, a conductor or PBR; the nested BSDF alone otherwise */
         const mx_node *in;
         if (inner_bsdf(R, b, 0, &in) || bsdf_build(R, in, depth + 1, kind, p, skip)) return -1;
-        mark_all(b);
-        if (warn_at(R, b, "coating", "%s: caustic has no coat layer: the BSDF under it instead", type)) return -1;
+        double ci, ce, r = 0, thick;
+        vec3 sa;
+        int t1;
+        if (get_ior(R, b, "int_ior", 1.5046, &ci) || get_ior(R, b, "ext_ior", 1.000277, &ce) ||
+            get_float(R, b, "thickness", 1.0, &thick) || get_colour_tex(R, b, "sigma_a", v3s(0.0f), &sa, &t1))
+            return -1;
+        if (!strcmp(type, "roughcoating") && get_roughness(R, b, 0.1, &r)) return -1;
+        (void)prop(b, "specular_reflectance");
+        int base = *kind == MAT_DIFFUSE ? COAT_BASE_DIFFUSE : *kind == MAT_CONDUCTOR ? COAT_BASE_CONDUCTOR
+                   : *kind == MAT_PBR                      ? COAT_BASE_PBR
+                                                           : -1;
+        if (base < 0)
+            return warn_at(R, b, "coating", "%s over this BSDF: caustic coats diffuse, conductor and PBR bases only: "
+                                            "the BSDF under the coat instead", type);
+        *kind = MAT_COATED;
+        p->coat_base = base;
+        p->ior = ci / ce;
+        p->coat_roughness = r;
+        p->coat_weight = 1.0;
+        p->coat_tint = v3(expf(-2.0f * (float)thick * sa.x), expf(-2.0f * (float)thick * sa.y),
+                          expf(-2.0f * (float)thick * sa.z));
     } else if (!strcmp(type, "plastic") || !strcmp(type, "roughplastic") || !strcmp(type, "pplastic")) {
-        *kind = MAT_PBR;
-        *p = material_params_default(MAT_PBR);
+        /* caustic's Coated kind over a diffuse base: Mitsuba's plastic (a dielectric coat, smooth
+         * or rough, over a Lambertian base, the coat-base interreflection restored as Mitsuba's
+         * nonlinear = false does) */
+        *kind = MAT_COATED;
+        *p = material_params_default(MAT_COATED);
+        p->coat_base = COAT_BASE_DIFFUSE;
         if (get_colour_tex(R, b, "diffuse_reflectance", v3s(0.5f), &c, &tex)) return -1;
         p->rgb = c;
         p->albedo_tex = tex;
-        p->metallic = 0;
-        double in, ext, r = 0.05;
+        double in, ext, r = 0;
         if (get_ior(R, b, "int_ior", 1.49, &in) || get_ior(R, b, "ext_ior", 1.000277, &ext)) return -1;
+        p->ior = in / ext;
         vec3 sr;
         int t2, nl;
         if (get_colour_tex(R, b, "specular_reflectance", v3s(1.0f), &sr, &t2) || get_bool(R, b, "nonlinear", 0, &nl))
             return -1;
-        if (!strcmp(type, "roughplastic") && get_roughness(R, b, 0.1, &r)) return -1;
-        p->roughness = r;
-        if (warn_at(R, b, "plastic", "%s: caustic has no coated plastic: PBR (metallic 0, F0 0.04, roughness %.3g) "
-                                     "instead, without the coating's internal reflections", type, r))
+        if (strcmp(type, "plastic") && get_roughness(R, b, 0.1, &r)) return -1;
+        p->coat_roughness = r;
+        if (nl && warn_at(R, b, "plastic nonlinear", "%s: nonlinear = true (the colour shift of internal scattering) "
+                                                    "is not modelled: the linear form instead", type))
+            return -1;
+        if ((t2 >= 0 || sr.x != 1.0f || sr.y != 1.0f || sr.z != 1.0f) &&
+            warn_at(R, b, "plastic specular", "%s: specular_reflectance other than 1 is not modelled (a clear coat)",
+                    type))
             return -1;
     } else if (!strcmp(type, "principled")) {
         *kind = MAT_PBR;
@@ -992,7 +1020,23 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
             warn_at(R, b, "principled textured scalar", "principled: textured metallic/roughness: caustic takes the "
                                                         "texture's mean (%.3g, %.3g)", p->metallic, p->roughness))
             return -1;
-        static const char *const lobes[] = {"anisotropic", "clearcoat", "sheen", "spec_trans", "flatness", NULL};
+        double cc, gloss;
+        int cct;
+        if (get_float_tex(R, b, "clearcoat", 0.0, &cc, &cct) || get_float_tex(R, b, "clearcoat_gloss", 0.0, &gloss, NULL))
+            return -1;
+        if (cc > 0) {
+            /* Disney's clear coat: IOR 1.5, GGX alpha from 0.1 (gloss 0) to 0.001 (gloss 1), weight
+             * clearcoat: caustic's Coated kind over the PBR base (a texture's mean as the weight) */
+            *kind = MAT_COATED;
+            p->coat_base = COAT_BASE_PBR;
+            p->coat_weight = cc > 1 ? 1 : cc;
+            p->coat_roughness = sqrt(0.1 + (0.001 - 0.1) * (gloss < 0 ? 0 : gloss > 1 ? 1 : gloss));
+            p->ior = 1.5;
+            if (cct >= 0 && warn_at(R, b, "clearcoat texture", "principled: a textured clearcoat: its mean (%.3g) as "
+                                                                "the coat's weight", cc))
+                return -1;
+        }
+        static const char *const lobes[] = {"anisotropic", "sheen", "spec_trans", "flatness", NULL};
         for (int i = 0; lobes[i]; ++i) {
             double v;
             int t;
@@ -1003,7 +1047,7 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         }
         double sp, st, ct, eta;
         if (get_float_tex(R, b, "specular", 0.5, &sp, NULL) || get_float_tex(R, b, "spec_tint", 0.0, &st, NULL) ||
-            get_float_tex(R, b, "clearcoat_gloss", 0.0, &ct, NULL) || get_float(R, b, "eta", 1.5, &eta) ||
+            get_float(R, b, "eta", 1.5, &eta) ||
             get_float_tex(R, b, "sheen_tint", 0.0, &ct, NULL))
             return -1;
     } else if (!strcmp(type, "twosided")) {
