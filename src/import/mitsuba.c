@@ -699,18 +699,19 @@ static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean) {
  * The one table of Mitsuba BSDFs onto caustic's kinds (MATERIAL_KINDS, kernel/types.h):
  *
  *   diffuse                          Diffuse (reflectance, texture)
- *   conductor, roughconductor        Conductor, F0 from `material` (named: RGB F0 table below) or
- *                                    from eta/k (F0 = ((n-1)^2+k^2)/((n+1)^2+k^2) per channel) times
- *                                    specular_reflectance; alpha -> roughness sqrt(alpha); beckmann
- *                                    and anisotropic alpha_u/alpha_v warn (GGX, sqrt(au*av))
+ *   conductor, roughconductor        Conductor with a complex index: the named `material`
+ *                                    (material_metal_lookup) or eta/k; a specular_reflectance
+ *                                    other than 1: Schlick with F0 from the index times it;
+ *                                    alpha -> roughness sqrt(alpha); beckmann and anisotropic
+ *                                    alpha_u/alpha_v warn (GGX, sqrt(au*av))
  *   dielectric                       Dielectric, IOR int_ior/ext_ior (named IORs below)
  *   roughdielectric                  RoughGlass, same IOR, roughness sqrt(alpha)
  *   thindielectric                   warns: Dielectric (a solid, not a thin sheet)
- *   plastic, roughplastic            warns once: PBR with metallic 0 (GGX specular over Lambertian,
- *                                    no internal reflections), base colour diffuse_reflectance,
- *                                    roughness sqrt(alpha) (plastic: 0.05)
- *   principled                       PBR (base_color, metallic, roughness); the lobes caustic lacks
- *                                    (clearcoat, sheen, spec_trans, anisotropic) warn when nonzero
+ *   plastic, roughplastic, pplastic  Coated over a diffuse base (coat IOR int_ior/ext_ior, coat
+ *                                    roughness sqrt(alpha); plastic: smooth)
+ *   principled                       PBR (base_color, metallic, roughness); clearcoat > 0: Coated
+ *                                    over it; the lobes caustic lacks (sheen, spec_trans,
+ *                                    anisotropic) warn when nonzero
  *   twosided                         its BSDF (caustic's surfaces are two-sided, glass aside)
  *   blendbsdf, mixturebsdf (0.x)    warns: opaque ones (diffuse, conductors, plastics) blend into
  *                                    one PBR (weighted colour, metallic, roughness); with glass,
@@ -840,7 +841,8 @@ static int blend(reader *R, const mx_node *b, int depth, const mx_node *const *i
         if (w[i] > w[best]) best = i;
         sum += w[i] > 0 ? w[i] : 0;
         opaque &= !skips[i] && ps[i].alpha_tex < 0 &&
-                  (kinds[i] == MAT_DIFFUSE || kinds[i] == MAT_CONDUCTOR || kinds[i] == MAT_PBR);
+                  (kinds[i] == MAT_DIFFUSE || kinds[i] == MAT_CONDUCTOR || kinds[i] == MAT_PBR ||
+                   kinds[i] == MAT_COATED);
     }
     if (!opaque || !(sum > 0)) {
         *kind = kinds[best];
@@ -857,8 +859,13 @@ static int blend(reader *R, const mx_node *b, int depth, const mx_node *const *i
     for (int i = 0; i < n; ++i) {
         double wi = (w[i] > 0 ? w[i] : 0) / sum;
         rgb = vadd(rgb, vscale(ps[i].rgb, (float)wi));
-        metal += wi * (kinds[i] == MAT_CONDUCTOR ? 1.0 : kinds[i] == MAT_PBR ? ps[i].metallic : 0.0);
-        rough += wi * (kinds[i] == MAT_DIFFUSE ? 1.0 : ps[i].roughness);
+        /* a coated BSDF counts as its base, with the coat's roughness */
+        int k = kinds[i] == MAT_COATED ? (ps[i].coat_base == COAT_BASE_CONDUCTOR ? MAT_CONDUCTOR
+                                          : ps[i].coat_base == COAT_BASE_PBR     ? MAT_PBR
+                                                                                 : MAT_DIFFUSE)
+                                       : kinds[i];
+        metal += wi * (k == MAT_CONDUCTOR ? 1.0 : k == MAT_PBR ? ps[i].metallic : 0.0);
+        rough += wi * (kinds[i] == MAT_COATED ? ps[i].coat_roughness : k == MAT_DIFFUSE ? 1.0 : ps[i].roughness);
     }
     p->rgb = rgb;
     p->metallic = metal;
