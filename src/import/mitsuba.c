@@ -709,9 +709,8 @@ static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean) {
  *   thindielectric                   warns: Dielectric (a solid, not a thin sheet)
  *   plastic, roughplastic, pplastic  Coated over a diffuse base (coat IOR int_ior/ext_ior, coat
  *                                    roughness sqrt(alpha); plastic: smooth)
- *   principled                       PBR (base_color, metallic, roughness); clearcoat > 0: Coated
- *                                    over it; the lobes caustic lacks (sheen, spec_trans,
- *                                    anisotropic) warn when nonzero
+ *   principled                       PBR (base_color, metallic, roughness); the lobes caustic lacks
+ *                                    (clearcoat, sheen, spec_trans, anisotropic) warn when nonzero
  *   twosided                         its BSDF (caustic's surfaces are two-sided, glass aside)
  *   blendbsdf, mixturebsdf (0.x)    warns: opaque ones (diffuse, conductors, plastics) blend into
  *                                    one PBR (weighted colour, metallic, roughness); with glass,
@@ -1027,23 +1026,10 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
             warn_at(R, b, "principled textured scalar", "principled: textured metallic/roughness: caustic takes the "
                                                         "texture's mean (%.3g, %.3g)", p->metallic, p->roughness))
             return -1;
-        double cc, gloss;
-        int cct;
-        if (get_float_tex(R, b, "clearcoat", 0.0, &cc, &cct) || get_float_tex(R, b, "clearcoat_gloss", 0.0, &gloss, NULL))
-            return -1;
-        if (cc > 0) {
-            /* Disney's clear coat: IOR 1.5, GGX alpha from 0.1 (gloss 0) to 0.001 (gloss 1), weight
-             * clearcoat: caustic's Coated kind over the PBR base (a texture's mean as the weight) */
-            *kind = MAT_COATED;
-            p->coat_base = COAT_BASE_PBR;
-            p->coat_weight = cc > 1 ? 1 : cc;
-            p->coat_roughness = sqrt(0.1 + (0.001 - 0.1) * (gloss < 0 ? 0 : gloss > 1 ? 1 : gloss));
-            p->ior = 1.5;
-            if (cct >= 0 && warn_at(R, b, "clearcoat texture", "principled: a textured clearcoat: its mean (%.3g) as "
-                                                                "the coat's weight", cc))
-                return -1;
-        }
-        static const char *const lobes[] = {"anisotropic", "sheen", "spec_trans", "flatness", NULL};
+        /* clearcoat is left out: Disney's clear coat is added on top of the base without taking
+         * its light, so caustic's energy-conserving Coated kind over the PBR base measured further
+         * from Mitsuba's mean (0.833 against 0.876 without it, mi3-principled-textured) */
+        static const char *const lobes[] = {"anisotropic", "clearcoat", "sheen", "spec_trans", "flatness", NULL};
         for (int i = 0; lobes[i]; ++i) {
             double v;
             int t;
@@ -1054,7 +1040,7 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         }
         double sp, st, ct, eta;
         if (get_float_tex(R, b, "specular", 0.5, &sp, NULL) || get_float_tex(R, b, "spec_tint", 0.0, &st, NULL) ||
-            get_float(R, b, "eta", 1.5, &eta) ||
+            get_float_tex(R, b, "clearcoat_gloss", 0.0, &ct, NULL) || get_float(R, b, "eta", 1.5, &eta) ||
             get_float_tex(R, b, "sheen_tint", 0.0, &ct, NULL))
             return -1;
     } else if (!strcmp(type, "twosided")) {
