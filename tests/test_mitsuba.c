@@ -399,6 +399,32 @@ static void test_old_plugins(void) {
     scene_destroy(s);
 }
 
+/* thindielectric is caustic's ThinDielectric; bumpmap is caustic's bump map with its scale. */
+static void test_thin_bump(void) {
+    put("tb.xml", "<scene version=\"3.0.0\">\n"
+                  "<shape type=\"sphere\"><bsdf type=\"thindielectric\"><float name=\"int_ior\" value=\"1.6\"/>"
+                  "<float name=\"ext_ior\" value=\"1\"/></bsdf></shape>\n"
+                  "<shape type=\"sphere\"><bsdf type=\"bumpmap\"><texture type=\"checkerboard\"/>"
+                  "<float name=\"scale\" value=\"0.02\"/><bsdf type=\"diffuse\"/></bsdf></shape>\n</scene>\n");
+    scene *s = NULL;
+    char err[1024];
+    int rc = load("tb.xml", &s, err, sizeof err, 0, NULL, 0);
+    CHECK(rc == 0);
+    if (rc) {
+        fprintf(stderr, "tb: %s\n", err);
+        return;
+    }
+    int thin = 0, bump = 0;
+    for (size_t i = 0; i < s->nmaterials; ++i) {
+        const material *m = &s->materials[i];
+        if (m->kind == MAT_THIN_DIELECTRIC && near(m->ior, 1.6, 1e-6)) thin = 1;
+        if (m->kind == MAT_DIFFUSE && (m->maps & MAP_BUMP)) bump = 1;
+    }
+    if (!(thin && bump && nwarnings == 1)) fprintf(stderr, "tb: thin %d bump %d warnings: %s\n", thin, bump, warnings);
+    CHECK(thin && bump && nwarnings == 1);
+    scene_destroy(s);
+}
+
 static void expect_error(const char *name, const char *text, const char *want1, const char *want2) {
     put(name, text);
     scene *s = NULL;
@@ -605,6 +631,7 @@ int main(int argc, char **argv) {
     test_envmap_area();
     test_spectra();
     test_old_plugins();
+    test_thin_bump();
     test_errors();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

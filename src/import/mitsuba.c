@@ -706,7 +706,7 @@ static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean) {
  *                                    alpha_u/alpha_v warn (GGX, sqrt(au*av))
  *   dielectric                       Dielectric, IOR int_ior/ext_ior (named IORs below)
  *   roughdielectric                  RoughGlass, same IOR, roughness sqrt(alpha)
- *   thindielectric                   warns: Dielectric (a solid, not a thin sheet)
+ *   thindielectric                   ThinDielectric (IOR int_ior/ext_ior)
  *   plastic, roughplastic, pplastic  Coated over a diffuse base (coat IOR int_ior/ext_ior, coat
  *                                    roughness sqrt(alpha); plastic: smooth)
  *   principled                       PBR (base_color, metallic, roughness); the lobes caustic lacks
@@ -717,7 +717,7 @@ static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean) {
  *                                    the BSDF of the largest weight
  *   mask                             its BSDF with a cut-out: opacity texture -> alpha map with
  *                                    cut-off 0.5; a constant opacity warns
- *   bumpmap                          warns: its BSDF without the bumps (caustic has normal maps only)
+ *   bumpmap                          its BSDF with caustic's bump map (height texture, `scale`)
  *   normalmap                        its BSDF with the normal map (tangent space)
  *   null                             the shape is left out (a medium boundary)
  *   anything else                    warns: Diffuse 0.5 */
@@ -931,8 +931,8 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         p->roughness = 0;
         if (!strcmp(type, "roughconductor") && get_roughness(R, b, 0.1, &p->roughness)) return -1;
     } else if (!strcmp(type, "dielectric") || !strcmp(type, "roughdielectric") || !strcmp(type, "thindielectric")) {
-        int rough = !strcmp(type, "roughdielectric");
-        *kind = rough ? MAT_ROUGH_GLASS : MAT_DIELECTRIC;
+        int rough = !strcmp(type, "roughdielectric"), thin = !strcmp(type, "thindielectric");
+        *kind = thin ? MAT_THIN_DIELECTRIC : rough ? MAT_ROUGH_GLASS : MAT_DIELECTRIC;
         *p = material_params_default(*kind);
         double in, ext;
         if (get_ior(R, b, "int_ior", 1.5046, &in) || get_ior(R, b, "ext_ior", 1.000277, &ext)) return -1;
@@ -943,9 +943,6 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         int t2;
         if (get_colour_tex(R, b, "specular_reflectance", v3s(1.0f), &sr, &t2)) return -1;
         if (rough && get_roughness(R, b, 0.1, &p->roughness)) return -1;
-        if (!strcmp(type, "thindielectric") &&
-            warn_at(R, b, "thindielectric", "thindielectric: caustic has no thin sheet: a solid Dielectric instead"))
-            return -1;
     } else if (!strcmp(type, "phong")) {
         /* Mitsuba 0.x: the normalised Phong of caustic's Phong kind, the same formula */
         *kind = MAT_PHONG;
@@ -1081,13 +1078,27 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         else if (op < 0.5)
             *skip = 1;
     } else if (!strcmp(type, "bumpmap")) {
-        const mx_node *in;
-        for (int i = 0; i < b->nkids; ++i)
-            if (!strcmp(b->kids[i]->tag, "texture")) mark_all(b->kids[i]); /* said below */
-        (void)get_float(R, b, "scale", 1.0, &(double){0});
+        /* caustic's bump map: the height texture times `scale` in scene units along the normal */
+        const mx_node *in, *ht = NULL;
+        double scale;
+        if (get_float(R, b, "scale", 1.0, &scale)) return -1;
+        for (int i = 0; i < b->nkids && !ht; ++i) {
+            const mx_node *c2 = b->kids[i];
+            if (!strcmp(c2->tag, "ref")) {
+                const mx_node *t;
+                if (deref(R, c2, &t)) return -1;
+                c2 = t;
+            }
+            if (!strcmp(c2->tag, "texture")) ht = c2;
+        }
+        if (!ht) FAIL(R, b, "bumpmap without a height <texture>");
+        ((mx_node *)ht)->used = 1;
+        int ti;
+        vec3 mean;
+        if (texture_of(R, ht, &ti, &mean)) return -1;
         if (inner_bsdf(R, b, 0, &in) || bsdf_build(R, in, depth + 1, kind, p, skip)) return -1;
-        if (warn_at(R, b, "bumpmap", "bumpmap: caustic has normal maps, not height maps: the BSDF without bumps"))
-            return -1;
+        p->bump_tex = ti;
+        p->bump_scale = scale;
     } else if (!strcmp(type, "normalmap")) {
         const mx_node *in;
         mx_node *nt = prop(b, "normalmap");
