@@ -1187,7 +1187,7 @@ static const material *mat_named(const scene *s, const char *name) {
 static void test_course_leftovers(void) {
     warnings w;
     memset(&w, 0, sizeof w);
-    scene_load_opts o = {0, collect_warning, &w, NULL, 0, NULL, 0};
+    scene_load_opts o = {0, collect_warning, &w, NULL, 0, NULL, 0, NULL};
     const char *json =
         "{\"Materials\":{\"m\":{\"TYPE\":\"PBR\",\"RGB\":[0.5,0.5,0.5],\"ROUGHNESS\":-0.5,\"METALLIC\":1.5},"
         "\"r\":{\"TYPE\":\"PBR\",\"RGB\":[0.5,0.5,0.5],\"ROUGHNESS\":1.5}}," CAM ",\"Objects\":["
