@@ -62,11 +62,11 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
         so.defines_taken = &defines_taken;
         rc = scene_load_file(&s, path, &so, err, errlen);
         if (rc == 0 && (o && (o->dump_scene || (o->ndefines > 0 && !defines_taken))) && !json) {
-            /* a glTF file with its own lights or camera, a Mitsuba scene: read directly, no JSON
-             * in between */
+            /* a glTF file with its own lights or camera, a pbrt or Mitsuba scene: read directly, no
+             * JSON in between */
             snprintf(err, errlen,
-                     "%s: %s this scene (a glTF file with its own lights or camera, or a Mitsuba scene, has no caustic "
-                     "JSON form)",
+                     "%s: %s this scene (it is read straight into caustic: a glTF file with its own lights or camera, "
+                     "or a pbrt or Mitsuba scene, has no caustic JSON form)",
                      path, o->dump_scene ? "--dump-scene cannot write" : "-D cannot override keys of");
             rc = -1;
         }
@@ -198,5 +198,6 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->height = s->camera.height;
     st->spp = s->spp;
     st->max_depth = s->max_depth;
+    st->integrator = s->integrator_hint - 1;
     return 0;
 }
