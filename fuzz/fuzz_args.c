@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ndefines > 0) {
         scene *s = NULL;
         char err[1024];
-        scene_load_opts so = {0, drop_warning, NULL, NULL, 0, defines, ndefines};
+        scene_load_opts so = {0, drop_warning, NULL, NULL, 0, defines, ndefines, NULL};
         if (scene_load_json_text_opts(&s, scene_builtin_json("cornell"), "builtin:cornell", NULL, &so, err,
                                       sizeof err) == 0)
             scene_destroy(s);

@@ -10,6 +10,7 @@
 # them the window title shows the figures);
 # xvfb, xauth, xdotool and imagemagick are for the viewer's test (a virtual display, X events,
 # screenshots).
+# libexpat1-dev reads Mitsuba XML scenes (optional: without it loading one says so).
 # libcivetweb-dev gives `caustic serve` (the viewer as a web page; without it serve is left out).
 # CAUSTIC_DEPS_BROWSER=1 also installs chromium, chromium-driver and python3-selenium for
 # caustic serve's browser test (tests/test_serve.py browser; about 150 MB to fetch and 500 MB on
@@ -28,7 +29,7 @@ python_deps() {
     || echo "deps: could not pip-install numpy pytest for $py: test_python will be skipped" >&2
 }
 trap 'python_deps; "$(dirname "$0")"/fetch-oidn.sh' EXIT
-pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libcjson-dev libtinyexr-dev libstb-dev
+pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libexpat1-dev libcjson-dev libtinyexr-dev libstb-dev
       libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev python3-pip
       libtinygltf-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core libfontconfig-dev xvfb xauth xdotool imagemagick
       libcivetweb-dev python3-dev python3-numpy python3-pytest"

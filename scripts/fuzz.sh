@@ -2,7 +2,7 @@
 # Build one libFuzzer target (clang, ASan + UBSan) and run it for SECONDS, printing libFuzzer's
 # final statistics; fuzz/README.md lists the targets and records the results.
 #   scripts/fuzz.sh TARGET [SECONDS]     e.g. scripts/fuzz.sh scene 240
-# TARGET: scene obj ply text gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args serve.
+# TARGET: scene obj ply text mitsuba gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args serve.
 # Binaries and grown corpora go to $FUZZ_DIR (default /tmp/caustic-fuzz); crashes land there as
 # crash-* files. Run from the repository root.
 set -eu
@@ -12,7 +12,7 @@ dir=${FUZZ_DIR:-/tmp/caustic-fuzz}
 mkdir -p "$dir/corpus_$t"
 san="-g -O1 -fsanitize=fuzzer,address,undefined"
 scene_src="$(ls src/scene/*.c src/import/*.c src/accel/*.c src/image/*.c src/util/*.c)" # none calls into src/cpu
-scene_libs="-lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lm -lpthread"
+scene_libs="-lcjson -lpng -ljpeg -lz -ltinyexr -lstb -lexpat -lm -lpthread"
 root=$(pwd)
 opts="-print_final_stats=1 -max_total_time=$secs -timeout=30" # a hang is a finding, not a stall
 # The scene sources, instrumented once per source tree into an archive that the scene-format
@@ -23,14 +23,14 @@ scene_lib() {
     if [ ! -f "$lib" ] || [ -n "$(find src include -newer "$lib" -name '*.[ch]' | head -1)" ]; then
         rm -rf "$lib.obj" && mkdir -p "$lib.obj"
         for f in $scene_src; do
-            clang -g -O1 -fsanitize=fuzzer-no-link,address,undefined -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude \
-                -c "$f" -o "$lib.obj/$(echo "$f" | tr / _).o"
+            clang -g -O1 -fsanitize=fuzzer-no-link,address,undefined -D_POSIX_C_SOURCE=200809L -DCAUSTIC_HAVE_EXPAT \
+                -Isrc -Iinclude -c "$f" -o "$lib.obj/$(echo "$f" | tr / _).o"
         done
         rm -f "$lib" && ar rcs "$lib" "$lib.obj"/*.o
     fi
 }
 case $t in
-scene | obj | ply | text)
+scene | obj | ply | text | mitsuba)
     scene_lib
     clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude "fuzz/fuzz_$t.c" "$lib" \
         $scene_libs -o "$dir/fuzz_$t"

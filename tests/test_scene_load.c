@@ -1163,7 +1163,7 @@ static scene *load_dialect(const char *name, warnings *w, int strict) {
     char path[1200], err[1024] = "";
     snprintf(path, sizeof path, "%s/tests/data/dialects/%s", g_root, name);
     memset(w, 0, sizeof *w);
-    scene_load_opts o = {strict, collect_warning, w, NULL, 0, NULL, 0};
+    scene_load_opts o = {strict, collect_warning, w, NULL, 0, NULL, 0, NULL};
     scene *s = NULL;
     int rc = scene_load_file(&s, path, &o, err, sizeof err);
     if (strict) {
@@ -1187,7 +1187,7 @@ static const material *mat_named(const scene *s, const char *name) {
 static void test_course_leftovers(void) {
     warnings w;
     memset(&w, 0, sizeof w);
-    scene_load_opts o = {0, collect_warning, &w, NULL, 0, NULL, 0};
+    scene_load_opts o = {0, collect_warning, &w, NULL, 0, NULL, 0, NULL};
     const char *json =
         "{\"Materials\":{\"m\":{\"TYPE\":\"PBR\",\"RGB\":[0.5,0.5,0.5],\"ROUGHNESS\":-0.5,\"METALLIC\":1.5},"
         "\"r\":{\"TYPE\":\"PBR\",\"RGB\":[0.5,0.5,0.5],\"ROUGHNESS\":1.5}}," CAM ",\"Objects\":["

@@ -5,6 +5,7 @@
 #include "caustic.h"
 #include "cpu/isa.h"
 #include "import/import.h"
+#include "import/mitsuba_internal.h"
 #include "scene/scene.h"
 
 void caustic_build_features(char *buf, size_t n) {
@@ -25,6 +26,7 @@ void caustic_build_features(char *buf, size_t n) {
     ADD("mpi: no (single-process rendering only)\n");
 #endif
     ADD("gltf: %s\n", scene_gltf_supported() ? "yes" : "no (built without libtinygltf-dev)");
+    ADD("mitsuba: %s\n", mx_available() ? "yes" : "no (built without libexpat1-dev)");
     int nk;
     const cpu_kernels *const *all = cpu_kernels_all(&nk);
     ADD("cpu kernels:");

@@ -56,13 +56,17 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
                               o && (o->dump_scene || o->ndefines > 0) ? &json : NULL,
                               0,
                               o ? o->defines : NULL,
-                              o ? o->ndefines : 0};
+                              o ? o->ndefines : 0,
+                              NULL};
+        int defines_taken = 0;
+        so.defines_taken = &defines_taken;
         rc = scene_load_file(&s, path, &so, err, errlen);
-        if (rc == 0 && (o && (o->dump_scene || o->ndefines > 0)) && !json) {
-            /* a glTF file with its own lights or camera, a pbrt scene: read directly, no JSON in between */
+        if (rc == 0 && (o && (o->dump_scene || (o->ndefines > 0 && !defines_taken))) && !json) {
+            /* a glTF file with its own lights or camera, a pbrt or Mitsuba scene: read directly, no
+             * JSON in between */
             snprintf(err, errlen,
                      "%s: %s this scene (it is read straight into caustic: a glTF file with its own lights or camera, "
-                     "or a pbrt scene, has no caustic JSON form)",
+                     "or a pbrt or Mitsuba scene, has no caustic JSON form)",
                      path, o->dump_scene ? "--dump-scene cannot write" : "-D cannot override keys of");
             rc = -1;
         }
@@ -91,7 +95,8 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
                                   o->ndefines > 0 ? &json : NULL,
                                   0,
                                   o->defines,
-                                  o->ndefines};
+                                  o->ndefines,
+                                  NULL};
             rc = scene_load_json_text_opts(&s, text, source, NULL, &so, err, errlen);
             if (rc == 0 && o->dump_scene && scene_dump_json(o->dump_scene, json ? json : text, err, errlen)) rc = -1;
             free(json);

@@ -361,7 +361,7 @@ static const scene_format formats[] = {
     {"PLY", ".ply", detect_ply, load_quicklook, scene_load_ply, NULL},
     {"CIS 565 text", ".txt", detect_cis_text, load_cis_text, NULL, NULL},
     {"pbrt", ".pbrt|.pbrt.gz", detect_pbrt, pbrt_load, NULL, NULL},
-    {"Mitsuba XML", ".xml", detect_mitsuba, NULL, NULL, NOT_YET_39},
+    {"Mitsuba XML", ".xml", detect_mitsuba, mitsuba_load, NULL, NULL},
     {"LuxCore", ".scn|.cfg", detect_luxcore, NULL, NULL, "caustic has no LuxCore reader"},
     {NULL, NULL, NULL, NULL, NULL, NULL}};
 

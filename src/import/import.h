@@ -25,6 +25,9 @@ typedef struct scene_load_opts {
      * json_out, the scene handed out is the overridden one. */
     const char *const *defines;
     int ndefines;
+    /* set to 1 (where not NULL) by a reader that takes the -D list as its own parameters rather
+     * than JSON paths (Mitsuba XML's $name): then no JSON needs to come back for them */
+    int *defines_taken;
 } scene_load_opts;
 
 /* ---- the table of formats (formats.c) ---------------------------------------------------------- */
@@ -130,6 +133,11 @@ int scene_load_gltf_scene(scene **out, const char *path, char *err, size_t errle
 /* ... and whether the file has punctual lights (*lit) and a camera (*has_camera) (either may be
  * NULL): without lights, scene_load_file gives the model the quick look's rig instead. */
 int scene_load_gltf_scene_ex(scene **out, const char *path, int *lit, int *has_camera, char *err, size_t errlen);
+
+/* ---- Mitsuba XML (mitsuba.c, mitsuba_xml.c; through libexpat) ------------------------------------
+ * A Mitsuba 3 scene (0.5/0.6 files upgraded) through the builders; opts->defines are its $name
+ * parameters (-D name=value). The table's load function for .xml files. */
+int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *opts, char *err, size_t errlen);
 
 /* ---- OBJ (obj.c, mtl.c; options in import/mtl.h) ------------------------------------------------ */
 /* Loads triangles (fan-triangulated) into the scene. */
