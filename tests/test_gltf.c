@@ -564,6 +564,22 @@ static void test_texture_precision(void) {
               s->ntextures == 0 && s->ntexels8 == 0,
           "a glTF image over the cap: rc %d, '%s'", rc, msg);
     scene_destroy(s);
+    /* ... and one budget per scene: a 40x40 texture already there (4800 bytes) and this file's
+     * first (768) are over 5 KiB although each decode fits */
+    setenv("CAUSTIC_IMAGE_MEMORY", "5K", 1);
+    s = scene_create();
+    unsigned char *pre = scene_reserve_texels8(s, 40, 40);
+    CHECK(pre != NULL, "reserve");
+    if (pre) {
+        memset(pre, 128, 40 * 40 * 3);
+        CHECK(scene_add_image_texture8(s, 40, 40, TEXEL8_SRGB) == 0, "texture already in the scene");
+    }
+    msg[0] = 0;
+    rc = scene_load_gltf(s, tmp_path("codes.gltf"), xform_identity(), -1, 0, msg, sizeof msg);
+    CHECK(rc != 0 &&
+              strstr(msg, "images[0]: the scene's textures with this one needs 6 KiB in all, over the limit of 5 KiB"),
+          "the scene's textures over the cap: rc %d, '%s'", rc, msg);
+    scene_destroy(s);
     unsetenv("CAUSTIC_IMAGE_MEMORY");
 }
 

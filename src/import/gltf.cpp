@@ -422,6 +422,9 @@ struct importer {
         }
         int idx = scene_add_image_texture8(s, img.width, img.height, use == USE_SRGB ? TEXEL8_SRGB : TEXEL8_LINEAR);
         if (idx < 0) throw std::bad_alloc();
+        /* one image memory budget per scene, across this file's images and the scene's others */
+        char berr[512];
+        if (scene_textures_memory_check(s, str_index("images", size_t(src)).c_str(), berr, sizeof berr)) fail(berr);
         ::texture &tx = s->textures[idx];
         if (t.sampler >= 0 && size_t(t.sampler) < m.samplers.size()) {
             const tinygltf::Sampler &sm = m.samplers[size_t(t.sampler)];
