@@ -238,11 +238,12 @@ typedef struct vcm_bsdf {
     int32_t material;      /* index into the scene's materials */
     material_textured tex; /* its mapped parameters at the vertex */
     vec3 albedo;
-    frame fr;   /* shading frame, normal on the side of wo for two-sided materials */
-    vec3 ng;    /* geometric normal, flipped with the frame */
-    vec3 wo;    /* world direction towards the previous vertex of the sub-path */
-    vec3 wo_l;  /* the same in the shading frame */
-    float cont; /* roulette continuation probability */
+    frame fr;       /* shading frame, normal on the side of wo for two-sided materials */
+    vec3 ng;        /* geometric normal, flipped with the frame */
+    vec3 wo;        /* world direction towards the previous vertex of the sub-path */
+    vec3 wo_l;      /* the same in the shading frame */
+    float cont;     /* roulette continuation probability */
+    uint32_t lobes; /* the material's lobe flags (material_flags) */
     int32_t delta;
     int32_t glossy; /* a non-Lambertian scatterer (specular or glossy): merging next to it is a strategy */
 } vcm_bsdf;
@@ -257,9 +258,9 @@ KFN material vcm_bsdf_material(const kscene *s, const vcm_bsdf *b) {
 KFN void vcm_bsdf_derive(const material *m, vec3 ns, vcm_bsdf *b) {
     b->fr = frame_from_normal(ns);
     b->wo_l = frame_to_local(b->fr, b->wo);
-    uint32_t lobes = material_flags(m); /* the kind's lobe flags (materials/<stem>.h) */
-    b->delta = (lobes & BSDF_ALL_DELTA) != 0u;
-    b->glossy = (lobes & BSDF_NON_LAMBERTIAN) != 0u;
+    b->lobes = material_flags(m); /* the kind's lobe flags (materials/<stem>.h) */
+    b->delta = (b->lobes & BSDF_ALL_DELTA) != 0u;
+    b->glossy = (b->lobes & BSDF_NON_LAMBERTIAN) != 0u;
 }
 
 /* Returns 0 where the sub-path must end (grazing arrival). */
@@ -337,7 +338,8 @@ KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, fl
     *pdf_dir = *pdf_rev = 0.0f;
     /* the non-delta lobes: reflection, or transmission where the material has it, agreeing with
      * the geometric sides (no light leaks) */
-    if (b->delta || *cos_wi < 1e-6f || !bsdf_sides_agree(m, b->wo_l, wi_l, b->wo, wi, b->ng)) return v3s(0.0f);
+    if (b->delta || *cos_wi < 1e-6f || !bsdf_sides_agree_lobes(b->lobes, b->wo_l, wi_l, b->wo, wi, b->ng))
+        return v3s(0.0f);
     vec3 fc = bsdf_eval_mode(m, b->albedo, b->wo_l, wi_l, mode);
     *pdf_dir = bsdf_pdf(m, b->wo_l, wi_l) * b->cont;
     *pdf_rev = bsdf_pdf(m, wi_l, b->wo_l) * b->cont;
