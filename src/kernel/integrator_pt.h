@@ -136,7 +136,7 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
 
     /* Continue the path by sampling the BSDF. */
     bsdf_sample bs;
-    int next = STAGE_DONE; /* the stage after a pending shadow ray */
+    int cont = 0; /* the path goes on */
     if (bsdf_sample_dir(m, albedo, wo, u_lobe, u_bsdf, &bs)) {
         vec3 wi_world = frame_to_world(fr, bs.wi);
         /* The sampled side must agree with the geometric surface (no light leaks). */
@@ -149,18 +149,18 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
             ps->prev_p = sf.p;
             ps->r = make_ray(offset_origin(sf.p, sf.ng, wi_world), wi_world, K_INF);
             ps->depth++;
-            next = STAGE_INTERSECT;
+            cont = 1;
             if (ps->depth >= p->rr_depth) {
                 float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
                 if (u_rr < q)
-                    next = STAGE_DONE;
+                    cont = 0;
                 else
                     ps->throughput = vscale(ps->throughput, 1.0f / (1.0f - q));
             }
-            if (vis_black(ps->throughput)) next = STAGE_DONE;
+            if (vis_black(ps->throughput)) cont = 0;
         }
     }
-    ps->alive = next == STAGE_INTERSECT;
+    ps->alive = cont;
 }
 
 /* A bounce's numbers are drawn by every shade that continues the path (depth below its limit),
