@@ -102,7 +102,6 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     }
     if (ps->depth >= adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth)) {
         ps->alive = 0;
-        ps->shadow_pending = 0;
         return;
     }
 
