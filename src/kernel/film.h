@@ -136,17 +136,11 @@ KFN void film_trace_pixel(const kscene *s, const kpass *p, int x, int y, film_pi
 #endif
             stage = STAGE_INTERSECT;
         }
-#if !KERNEL_TARGET_CPU
-        *rays += 1u;
-        *shadow_rays += (uint32_t)(stage == STAGE_SHADOW);
-#endif
         stage = path_advance(&ps, s, p, stage, layout, cache);
         if (stage == STAGE_DONE) {
             vec3 l = ps.radiance;
-#if KERNEL_TARGET_CPU
             *rays += ps.rays;
             *shadow_rays += ps.shadow_rays;
-#endif
             px->n++;
             if (film_sample(&l, p->clamp)) {
                 px->r += l.x;
