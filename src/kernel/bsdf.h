@@ -40,12 +40,19 @@ KFN uint32_t material_flags(const material *m) {
 /* May light travel between local directions wo and wi (world wo_w, wi_w) at a surface with
  * geometric normal ng through a non-delta lobe? Reflection or transmission in the shading frame
  * must be the same as seen from the geometry (no light leaks through shading normals), and
- * transmission needs a transmitting material. */
+ * transmission needs a transmitting material: `transmits`, an expression evaluated only then. */
+#define BSDF_SIDES_AGREE(wo, wi, wo_w, wi_w, ng, transmits)                                                            \
+    int reflect = (wi).z * (wo).z > 0.0f;                                                                              \
+    int geo_reflect = vdot(wi_w, ng) * vdot(wo_w, ng) > 0.0f;                                                          \
+    return reflect == geo_reflect && (reflect || (transmits))
 KFN int bsdf_sides_agree(const material *m, vec3 wo, vec3 wi, vec3 wo_w, vec3 wi_w, vec3 ng) {
-    int reflect = wi.z * wo.z > 0.0f;
-    int geo_reflect = vdot(wi_w, ng) * vdot(wo_w, ng) > 0.0f;
-    return reflect == geo_reflect && (reflect || (material_flags(m) & BSDF_TRANSMITS) != 0u);
+    BSDF_SIDES_AGREE(wo, wi, wo_w, wi_w, ng, (material_flags(m) & BSDF_TRANSMITS) != 0u);
 }
+/* The same for a material whose lobe flags (material_flags) are at hand. */
+KFN int bsdf_sides_agree_lobes(uint32_t lobes, vec3 wo, vec3 wi, vec3 wo_w, vec3 wi_w, vec3 ng) {
+    BSDF_SIDES_AGREE(wo, wi, wo_w, wi_w, ng, (lobes & BSDF_TRANSMITS) != 0u);
+}
+#undef BSDF_SIDES_AGREE
 
 KFN vec3 bsdf_eval_mode(const material *m, vec3 albedo, vec3 wo, vec3 wi, int mode) {
     switch ((material_kind)m->kind) {

@@ -162,6 +162,30 @@ KFN material material_at(const kscene *s, const material *m, vec2 uv, vec3 p) {
     return r;
 }
 
+/* The parameters of a material that maps drive (material_at sets them at a point): a stored path
+ * vertex (VCM's light vertices and merge queries, vcm.h) keeps these and the material's index
+ * instead of the whole material. A new mapped parameter is a field here, read in
+ * material_textured_of and written back in material_apply_textured; test_vcm's vertex-record
+ * test compares every byte of the material rebuilt from the record with material_at's. */
+typedef struct material_textured {
+    float alpha;
+    float metallic;
+} material_textured;
+/* The mapped parameters of `at`, a result of material_at. */
+KFN material_textured material_textured_of(const material *at) {
+    material_textured t;
+    t.alpha = at->alpha;
+    t.metallic = at->metallic;
+    return t;
+}
+/* m with the mapped parameters t in place of its own: material_at's result again. */
+KFN material material_apply_textured(const material *m, material_textured t) {
+    material r = *m;
+    r.alpha = t.alpha;
+    r.metallic = t.metallic;
+    return r;
+}
+
 /* A sphere's (u, v) at object-space point po where its material reads a texture or map, else
  * (0, 0): the two inverse trigonometric calls are work only a texture needs. */
 KFN vec2 sphere_uv(const kscene *s, int32_t material_index, vec3 po) {

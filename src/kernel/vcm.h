@@ -230,38 +230,95 @@ KFN int vcm_counts_emission(const vcm_params *p, int len, int specular_path) {
 }
 
 /* ---- the local scattering function at a path vertex --------------------------------------- */
+/* The material of a vertex is its scene material with the parameters that maps drive as
+ * material_at set them at the vertex (material_textured, texture.h): an index and a few floats
+ * rather than the whole material, so that stored vertices stay small (vcm_surface) and every
+ * mapped parameter is the one evaluated at the vertex. */
 typedef struct vcm_bsdf {
-    material mat; /* the vertex's material as the BSDF reads it: textured parameters applied
-                     (material_at), so every parameter a texture can drive is the one evaluated */
+    int32_t material;      /* index into the scene's materials */
+    material_textured tex; /* its mapped parameters at the vertex */
     vec3 albedo;
-    frame fr;   /* shading frame, normal on the side of wo for two-sided materials */
-    vec3 ng;    /* geometric normal, flipped with the frame */
-    vec3 wo;    /* world direction towards the previous vertex of the sub-path */
-    vec3 wo_l;  /* the same in the shading frame */
-    float cont; /* roulette continuation probability */
+    frame fr;       /* shading frame, normal on the side of wo for two-sided materials */
+    vec3 ng;        /* geometric normal, flipped with the frame */
+    vec3 wo;        /* world direction towards the previous vertex of the sub-path */
+    vec3 wo_l;      /* the same in the shading frame */
+    float cont;     /* roulette continuation probability */
+    uint32_t lobes; /* the material's lobe flags (material_flags) */
     int32_t delta;
     int32_t glossy; /* a non-Lambertian scatterer (specular or glossy): merging next to it is a strategy */
 } vcm_bsdf;
 
+/* The material the BSDF of b evaluates (material_at's result at b's point). */
+KFN material vcm_bsdf_material(const kscene *s, const vcm_bsdf *b) {
+    return material_apply_textured(&s->materials[b->material], b->tex);
+}
+/* The parts of b that follow from its material m, its wo and its shading normal ns (already on
+ * its side): setup and vcm_surface_load run the same operations on the same inputs, so a stored
+ * vertex evaluates bit-identically to the one that was stored. */
+KFN void vcm_bsdf_derive(const material *m, vec3 ns, vcm_bsdf *b) {
+    b->fr = frame_from_normal(ns);
+    b->wo_l = frame_to_local(b->fr, b->wo);
+    b->lobes = material_flags(m); /* the kind's lobe flags (materials/<stem>.h) */
+    b->delta = (b->lobes & BSDF_ALL_DELTA) != 0u;
+    b->glossy = (b->lobes & BSDF_NON_LAMBERTIAN) != 0u;
+}
+
 /* Returns 0 where the sub-path must end (grazing arrival). */
 KFN int vcm_bsdf_setup(const kscene *s, const surface *sf, vec3 wo, vcm_bsdf *b) {
-    b->mat = material_at(s, &s->materials[sf->material], sf->uv, sf->p);
-    const material *m = &b->mat;
+    material mat = material_at(s, &s->materials[sf->material], sf->uv, sf->p);
+    const material *m = &mat;
+    b->material = sf->material;
+    b->tex = material_textured_of(m);
     vec3 ns = sf->ns, ng = sf->ng;
     if (!(material_flags(m) & BSDF_INTERIOR) && vdot(wo, ng) < 0.0f) {
         ns = vneg(ns);
         ng = vneg(ng);
     }
     b->albedo = material_albedo(s, m, sf->uv, sf->p);
-    b->fr = frame_from_normal(ns);
     b->ng = ng;
     b->wo = wo;
-    b->wo_l = frame_to_local(b->fr, wo);
     b->cont = bsdf_continuation(m, b->albedo);
-    uint32_t lobes = material_flags(m);
-    b->delta = (lobes & BSDF_ALL_DELTA) != 0u;
-    b->glossy = (lobes & BSDF_NON_LAMBERTIAN) != 0u; /* the kind's lobe flags (materials/<stem>.h) */
+    vcm_bsdf_derive(m, ns, b);
     return fabsf(b->wo_l.z) > 1e-6f;
+}
+
+/* A vcm_bsdf as a light vertex or a merge query stores it: what vcm_surface_load rebuilds the
+ * frame, the local wo and the lobe flags from, bit for bit. 64 bytes (a vcm_vertex of 108 and a
+ * vcm_merge_query of 108, where copies of the material made them 236 and 192: the GPU writes and
+ * reads every one of them in each iteration). */
+typedef struct vcm_surface {
+    vec3 albedo;
+    vec3 n;  /* shading normal (the frame's n) */
+    vec3 ng; /* geometric normal */
+    vec3 wo;
+    float cont;
+    int32_t material;
+    material_textured tex;
+} vcm_surface;
+
+KFN vcm_surface vcm_surface_store(const vcm_bsdf *b) {
+    vcm_surface r;
+    r.albedo = b->albedo;
+    r.n = b->fr.n;
+    r.ng = b->ng;
+    r.wo = b->wo;
+    r.cont = b->cont;
+    r.material = b->material;
+    r.tex = b->tex;
+    return r;
+}
+/* The vcm_bsdf that vcm_surface_store stored. */
+KFN vcm_bsdf vcm_surface_load(const kscene *s, const vcm_surface *r) {
+    vcm_bsdf b;
+    b.material = r->material;
+    b.tex = r->tex;
+    b.albedo = r->albedo;
+    b.ng = r->ng;
+    b.wo = r->wo;
+    b.cont = r->cont;
+    material m = vcm_bsdf_material(s, &b);
+    vcm_bsdf_derive(&m, r->n, &b);
+    return b;
 }
 
 /* Shading-normal correction for importance transport (Veach 1997, 5.3): |wo.ns||wi.ng| / (|wo.ng||wi.ns|). */
@@ -274,14 +331,15 @@ KFN float vcm_adjoint_factor(const vcm_bsdf *b, vec3 wi, float wi_l_z) {
  * from wo (pdf_dir) and wo from wi (pdf_rev). mode: what the owning sub-path carries. */
 KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, float *cos_wi, float *pdf_dir,
                        float *pdf_rev) {
-    (void)s;
-    const material *m = &b->mat;
+    material mat = vcm_bsdf_material(s, b);
+    const material *m = &mat;
     vec3 wi_l = frame_to_local(b->fr, wi);
     *cos_wi = fabsf(wi_l.z);
     *pdf_dir = *pdf_rev = 0.0f;
     /* the non-delta lobes: reflection, or transmission where the material has it, agreeing with
      * the geometric sides (no light leaks) */
-    if (b->delta || *cos_wi < 1e-6f || !bsdf_sides_agree(m, b->wo_l, wi_l, b->wo, wi, b->ng)) return v3s(0.0f);
+    if (b->delta || *cos_wi < 1e-6f || !bsdf_sides_agree_lobes(b->lobes, b->wo_l, wi_l, b->wo, wi, b->ng))
+        return v3s(0.0f);
     vec3 fc = bsdf_eval_mode(m, b->albedo, b->wo_l, wi_l, mode);
     *pdf_dir = bsdf_pdf(m, b->wo_l, wi_l) * b->cont;
     *pdf_rev = bsdf_pdf(m, wi_l, b->wo_l) * b->cont;
@@ -294,8 +352,8 @@ KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, fl
 typedef struct vcm_vertex {
     vec3 p;
     vec3 throughput; /* light sub-path weight arriving here */
-    vcm_bsdf bsdf;
     vcm_mis_state mis;
+    vcm_surface bsdf;     /* vcm_surface_load gives its vcm_bsdf */
     int32_t path_length;  /* segments from the light */
     int32_t after_glossy; /* the previous vertex (towards the light) is glossy */
 } vcm_vertex;
@@ -432,15 +490,9 @@ KFN int vcm_grid_ranges(const vcm_grid *g, vec3 p, float radius2, uint32_t *begi
  * grid inline, the backend sorts them by grid bucket (queries reading the same photons run
  * together) and evaluates them with vcm_merge_query_eval; results go to the pixel afterwards. */
 typedef struct vcm_merge_query {
-    vec3 p;          /* camera vertex position */
-    vec3 throughput; /* camera sub-path throughput (vm_norm applied at evaluation) */
-    /* the vertex's (non-delta) vcm_bsdf, compactly: the frame and wo_l are rebuilt from n, wo */
-    vec3 albedo;
-    vec3 n; /* shading normal (the frame's n) */
-    vec3 ng;
-    vec3 wo;
-    float cont;
-    material mat;      /* vcm_bsdf.mat */
+    vec3 p;            /* camera vertex position */
+    vec3 throughput;   /* camera sub-path throughput (vm_norm applied at evaluation) */
+    vcm_surface bsdf;  /* the vertex's (non-delta) vcm_bsdf */
     vcm_mis_state mis; /* camera sub-path MIS state at the vertex */
     uint32_t pixel;
     int32_t len; /* camera sub-path segments */
@@ -450,29 +502,10 @@ KFN void vcm_merge_query_set(vcm_merge_query *q, vec3 p, vec3 throughput, const 
                              uint32_t pixel, int len) {
     q->p = p;
     q->throughput = throughput;
-    q->albedo = b->albedo;
-    q->n = b->fr.n;
-    q->ng = b->ng;
-    q->wo = b->wo;
-    q->cont = b->cont;
-    q->mat = b->mat;
+    q->bsdf = vcm_surface_store(b);
     q->mis = *mis;
     q->pixel = pixel;
     q->len = len;
-}
-/* The same vcm_bsdf that vcm_bsdf_setup made (the same operations on the same inputs). */
-KFN vcm_bsdf vcm_merge_query_bsdf(const vcm_merge_query *q) {
-    vcm_bsdf b;
-    b.mat = q->mat;
-    b.albedo = q->albedo;
-    b.fr = frame_from_normal(q->n);
-    b.ng = q->ng;
-    b.wo = q->wo;
-    b.wo_l = frame_to_local(b.fr, q->wo);
-    b.cont = q->cont;
-    b.delta = 0;
-    b.glossy = 0; /* not read by merging */
-    return b;
 }
 
 /* Contribution of merging query q with every light vertex within the radius. */
@@ -480,7 +513,7 @@ KFN vec3 vcm_merge_query_eval(const kscene *s, const vcm_grid *grid, const vcm_p
     vec3 acc = v3s(0.0f);
     uint32_t begin[8], end[8];
     int nranges = vcm_grid_ranges(grid, q->p, p->radius2, begin, end);
-    vcm_bsdf bsdf = vcm_merge_query_bsdf(q);
+    vcm_bsdf bsdf = vcm_surface_load(s, &q->bsdf);
     const vcm_bsdf *b = &bsdf;
     for (int k = 0; k < nranges; ++k) {
         for (uint32_t i = begin[k]; i < end[k]; ++i) {
@@ -547,8 +580,8 @@ KFN uint32_t vcm_medium_seed(const pcg32 *rng) { return (uint32_t)(rng->state >>
  * vcm_mis_after_scatter) and the ray. */
 KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec3 hit_p, pcg32 *rng, int mode,
                     vec3 *throughput, vcm_mis_state *mis, vcm_mis_state *pending, ray *r) {
-    (void)s;
-    const material *m = &b->mat;
+    material mat = vcm_bsdf_material(s, b);
+    const material *m = &mat;
     float u_lobe = pcg32_float(rng);
     vec2 u = vcm_rand2(rng);
     float u_rr = pcg32_float(rng);
@@ -604,7 +637,7 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
                 vcm_vertex *v = &verts[(*nverts)++];
                 v->p = sf.p;
                 v->throughput = throughput;
-                v->bsdf = b;
+                v->bsdf = vcm_surface_store(&b);
                 v->mis = mis;
                 v->path_length = len;
                 v->after_glossy = prev_glossy;
@@ -724,15 +757,16 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 float cos_c, cam_dir, cam_rev, cos_lv, l_dir, l_rev;
                 vec3 fc = vcm_bsdf_eval(s, &b, d, TRANSPORT_RADIANCE, &cos_c, &cam_dir, &cam_rev);
                 if (vis_black(fc)) continue;
-                vec3 fl = vcm_bsdf_eval(s, &lv->bsdf, vneg(d), TRANSPORT_IMPORTANCE, &cos_lv, &l_dir, &l_rev);
+                vcm_bsdf lb = vcm_surface_load(s, &lv->bsdf);
+                vec3 fl = vcm_bsdf_eval(s, &lb, vneg(d), TRANSPORT_IMPORTANCE, &cos_lv, &l_dir, &l_rev);
                 if (vis_black(fl)) continue;
                 float g = cos_c * cos_lv / dist2;
-                float w = vcm_weight_connect(p, &mis, vcm_merges_between(p, prev_glossy, lv->bsdf.glossy), &lv->mis,
+                float w = vcm_weight_connect(p, &mis, vcm_merges_between(p, prev_glossy, lb.glossy), &lv->mis,
                                              vcm_merges_between(p, lv->after_glossy, b.glossy),
                                              cam_dir * cos_lv / dist2, cam_rev, l_dir * cos_c / dist2, l_rev);
                 vec3 c = vscale(vmul(vmul(throughput, lv->throughput), vmul(fc, fl)), g * w);
                 if (vis_finite(c) && !vis_black(c)) {
-                    vec3 tr = vcm_transmittance(s, sf.p, b.ng, lv->p, lv->bsdf.ng, vcm_medium_seed(rng), rays);
+                    vec3 tr = vcm_transmittance(s, sf.p, b.ng, lv->p, lb.ng, vcm_medium_seed(rng), rays);
                     if (!vis_black(tr)) color = vadd(color, vcm_transmitted(c, tr));
                 }
             }
