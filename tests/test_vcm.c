@@ -257,7 +257,7 @@ static void test_emission(void) {
         float pd = 0.0f, pe = 0.0f;
         vec3 ref = v3(0.2f, 0.1f, 2.0f);
         vec3 dir = vnorm(vsub(ref, e.p));
-        CHECK(emitter_pdfs(&s->k, s->lights[0].prim, e.p, v3(0, 0, 1), vneg(dir), &pd, &pe), "emitter pdfs");
+        CHECK(emitter_pdfs(&s->k, s->lights[0].prim, e.p, v3(0, 0, 1), vneg(dir), ref, v3s(0.0f), &pd, &pe), "emitter pdfs");
         bad += fabsf(pd - e.pdf_direct) > 1e-5f * pd;
         bad += fabsf(pe - pd * dir.z * K_INV_PI) > 1e-5f * pe;
         /* the light's weight: Le * pi * area */
@@ -280,7 +280,7 @@ static void test_emission(void) {
               fabsf(e.weight.x - 8.0f * K_PI) < 1e-3f,
           "point light weight 4 pi I");
     light_sample ls;
-    CHECK(sample_light(&s->k, v3(0, 0, -2), 0.5f, v2(0.5f, 0.5f), &ls) && ls.delta && fabsf(ls.le.x - 0.5f) < 1e-6f &&
+    CHECK(sample_light(&s->k, v3(0, 0, -2), v3s(0.0f), 0.5f, v2(0.5f, 0.5f), &ls) && ls.delta && fabsf(ls.le.x - 0.5f) < 1e-6f &&
               fabsf(ls.pdf - 1.0f) < 1e-6f && fabsf(ls.dist - 2.0f) < 1e-6f,
           "point light NEE");
     scene_destroy(s);
