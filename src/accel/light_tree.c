@@ -140,8 +140,19 @@ static int lt_cmp(const void *a, const void *b) {
 }
 
 static void lt_store(light_tree_node *nd, const lt_box *b) {
-    nd->lo = v3((float)b->lo[0], (float)b->lo[1], (float)b->lo[2]);
-    nd->hi = v3((float)b->hi[0], (float)b->hi[1], (float)b->hi[2]);
+    /* the box's bounding sphere, its radius grown by the centre's rounding (to float) so that the
+     * float sphere still holds the box */
+    double c[3], r2 = 0.0, cmax = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        c[a] = 0.5 * (b->lo[a] + b->hi[a]);
+        r2 += 0.25 * (b->hi[a] - b->lo[a]) * (b->hi[a] - b->lo[a]);
+        cmax = fmax(cmax, fabs(c[a]));
+    }
+    nd->c = v3((float)c[0], (float)c[1], (float)c[2]);
+    double err = sqrt(3.0) * cmax * 0x1p-23; /* >= |c - float(c)| */
+    nd->r = c[0] == (double)nd->c.x && c[1] == (double)nd->c.y && c[2] == (double)nd->c.z ? 0.0f : (float)err;
+    nd->r = nextafterf((float)(sqrt(r2) + (double)nd->r), INFINITY);
+    if (r2 == 0.0 && nd->r == nextafterf(0.0f, INFINITY)) nd->r = 0.0f; /* a point light's exact position */
     nd->phi = (float)b->phi;
     nd->w = v3((float)b->w[0], (float)b->w[1], (float)b->w[2]);
     /* rounded outwards: a float cone never smaller than the double one */

@@ -2,8 +2,8 @@
  * src/scene/light_tree.c). After pbrt-v4's BVHLightSampler (its LightBounds::Importance) and
  * Cycles' light tree: a node's importance as seen from a shading point p with normal n is
  *   phi * cos(theta') * cos(theta'_i) / d^2,
- * phi the node's power, d the distance to the node's centre (at least half its diagonal's length,
- * as pbrt does, so that a point inside a large node does not blow up), theta' the smallest angle
+ * phi the node's power, d the distance to the node's centre (at least its radius, half the box's
+ * diagonal, as pbrt does, so that a point inside a large node does not blow up), theta' the smallest angle
  * between any emission direction the node allows and the direction from the node to p (the angle
  * between the axis and that direction less theta_o and less the angle the box subtends; 0 where
  * that exceeds theta_e), theta'_i the smallest angle between n and a direction into the box
@@ -28,13 +28,11 @@ KFN float light_sin_sub_clamped(float sin_a, float cos_a, float sin_b, float cos
 
 /* The importance of node nd for shading point p with (shading) normal n, or n zero. */
 KFN float light_node_importance(const light_tree_node *nd, vec3 p, vec3 n) {
-    vec3 pc = vscale(vadd(nd->lo, nd->hi), 0.5f);
-    vec3 diag = vsub(nd->hi, nd->lo);
-    float d2 = vlen2(vsub(p, pc));
-    d2 = kmax(d2, kmax(0.5f * vlen(diag), 1e-12f));
+    vec3 dv = vsub(p, nd->c);
+    float dc2 = vlen2(dv);
+    float d2 = kmax(dc2, kmax(nd->r, 1e-12f));
     /* the cone of directions from p into the box's bounding sphere */
-    float r2 = 0.25f * vlen2(diag);
-    float dc2 = vlen2(vsub(p, pc));
+    float r2 = nd->r * nd->r;
     float cos_b = -1.0f, sin_b = 0.0f;
     if (dc2 >= r2) {
         float sin2 = dc2 > 0.0f ? r2 / dc2 : 1.0f;
@@ -42,7 +40,7 @@ KFN float light_node_importance(const light_tree_node *nd, vec3 p, vec3 n) {
         sin_b = ksafe_sqrt(sin2);
     }
     /* the direction from the box's centre to p, against the node's emission cone */
-    vec3 wi = dc2 > 0.0f ? vscale(vsub(p, pc), 1.0f / sqrtf(dc2)) : v3(0.0f, 0.0f, 1.0f);
+    vec3 wi = dc2 > 0.0f ? vscale(dv, 1.0f / sqrtf(dc2)) : v3(0.0f, 0.0f, 1.0f);
     float cos_w = vdot(nd->w, wi);
     if (nd->flags & LIGHT_NODE_TWO_SIDED) cos_w = fabsf(cos_w);
     float sin_w = ksafe_sqrt(1.0f - cos_w * cos_w);

@@ -146,26 +146,25 @@ typedef struct light {
 } light;
 
 /* ---- light tree ------------------------------------------------------------------------- */
-/* A node of the light tree (src/scene/light_tree.c builds it, kernel/light_tree.h walks it; after
+/* A node of the light tree (src/accel/light_tree.c builds it, kernel/light_tree.h walks it; after
  * pbrt-v4's BVHLightSampler and Cycles' light tree): a binary BVH over the finite lights (area
- * primitives, point and spot lights) whose nodes bound their lights' positions (lo, hi), total
+ * primitives, point and spot lights) whose nodes bound their lights' positions (the sphere of
+ * centre c and radius r around the box of the lights: all the importance reads of the box), total
  * power (phi) and emission directions: every light below emits only along directions within
  * theta_o + theta_e of axis w, where cos_o = cos theta_o bounds the spread of the normals and
  * cos_e = cos theta_e the spread of emission about each normal. Inner node: its first child is
  * the next node, its second node `child`; leaf (LIGHT_NODE_LEAF set): light index `child`.
- * 56 bytes, depth first; the root is node 0. */
+ * 48 bytes, depth first; the root is node 0. */
 #define LIGHT_NODE_LEAF      1u
 #define LIGHT_NODE_TWO_SIDED 2u /* some light below emits on both sides: cosines taken absolute */
 #define LIGHT_TREE_MAX_DEPTH 64 /* bits of a light's trail (kscene.light_trail) */
 typedef struct light_tree_node {
-    vec3 lo;
-    float phi;
-    vec3 hi;
-    uint32_t child;
+    vec3 c;
+    float r;
     vec3 w;
-    float cos_o;
-    float cos_e;
-    uint32_t flags;
+    float phi;
+    float cos_o, cos_e;
+    uint32_t child, flags;
 } light_tree_node;
 
 /* ---- camera ----------------------------------------------------------------------------- */
