@@ -163,7 +163,7 @@ static void test_light_pdf_matches(void) {
     prepare(s, "tree");
     const kscene *k = &s->k;
     pcg32 r = pcg32_seed(21, 2);
-    int checked = 0, bad = 0;
+    int checked = 0, bad = 0, wrong_agrees = 0, with_normal = 0;
     for (int i = 0; i < 20000; ++i) {
         vec3 p, n;
         rnd_ref(&r, &p, &n);
@@ -177,8 +177,17 @@ static void test_light_pdf_matches(void) {
         float pm = light_pdf(k, h.prim, p, n, sf.p, sf.ng);
         checked++;
         bad += fabsf(pm - ls.pdf) > 1e-3f * ls.pdf;
+        /* the same comparison must notice a deliberately wrong MIS pdf: the previous vertex's
+         * normal forgotten (what a path state without prev_n would give) */
+        if (n.x != 0.0f || n.y != 0.0f || n.z != 0.0f) {
+            with_normal++;
+            float pw = light_pdf(k, h.prim, p, v3s(0.0f), sf.p, sf.ng);
+            wrong_agrees += fabsf(pw - ls.pdf) <= 1e-3f * ls.pdf;
+        }
     }
     CHECK(checked > 1000 && bad == 0, "light_pdf vs sample_light: %d of %d differ", bad, checked);
+    CHECK(wrong_agrees < with_normal / 10, "a pdf without the normal agreed with sampling at %d of %d samples",
+          wrong_agrees, with_normal);
     scene_destroy(s);
 }
 

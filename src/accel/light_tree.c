@@ -160,7 +160,8 @@ static void lt_store(light_tree_node *nd, const lt_box *b) {
     nd->cos_e = nextafterf((float)b->cos_e, -2.0f);
     if (nd->cos_o < -1.0f) nd->cos_o = -1.0f;
     if (nd->cos_e < -1.0f) nd->cos_e = -1.0f;
-    nd->flags = b->two_sided ? LIGHT_NODE_TWO_SIDED : 0u;
+    nd->sin_o = sqrtf(fmaxf(0.0f, 1.0f - nd->cos_o * nd->cos_o));
+    nd->child = b->two_sided ? LIGHT_NODE_TWO_SIDED : 0u;
 }
 
 /* Builds the subtree over ids[begin, end) at depth `depth` with trail bits `bits`; returns its
@@ -171,8 +172,7 @@ static uint32_t lt_node(lt_build *B, uint32_t begin, uint32_t end, int depth, ui
         uint32_t li = B->ids[begin];
         *out = lt_of(&B->lb[li]);
         lt_store(&B->nodes[me], out);
-        B->nodes[me].child = li;
-        B->nodes[me].flags |= LIGHT_NODE_LEAF;
+        B->nodes[me].child |= li | LIGHT_NODE_LEAF;
         B->trail[li] = bits;
         return me;
     }
@@ -244,7 +244,7 @@ static uint32_t lt_node(lt_build *B, uint32_t begin, uint32_t end, int depth, ui
     uint32_t second = lt_node(B, mid, end, depth + 1, bits | ((uint64_t)1u << depth), &r);
     *out = lt_union(l, &r);
     lt_store(&B->nodes[me], out);
-    B->nodes[me].child = second;
+    B->nodes[me].child |= second;
     return me;
 }
 

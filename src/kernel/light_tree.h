@@ -33,20 +33,19 @@ KFN float light_node_importance(const light_tree_node *nd, vec3 p, vec3 n) {
     float d2 = kmax(dc2, kmax(nd->r, 1e-12f));
     /* the cone of directions from p into the box's bounding sphere */
     float r2 = nd->r * nd->r;
+    float inv_d = dc2 > 0.0f ? 1.0f / sqrtf(dc2) : 0.0f;
     float cos_b = -1.0f, sin_b = 0.0f;
-    if (dc2 >= r2) {
-        float sin2 = dc2 > 0.0f ? r2 / dc2 : 1.0f;
-        cos_b = ksafe_sqrt(1.0f - sin2);
-        sin_b = ksafe_sqrt(sin2);
+    if (dc2 >= r2 && dc2 > 0.0f) {
+        sin_b = kmin(nd->r * inv_d, 1.0f);
+        cos_b = ksafe_sqrt(1.0f - sin_b * sin_b);
     }
     /* the direction from the box's centre to p, against the node's emission cone */
-    vec3 wi = dc2 > 0.0f ? vscale(dv, 1.0f / sqrtf(dc2)) : v3(0.0f, 0.0f, 1.0f);
+    vec3 wi = dc2 > 0.0f ? vscale(dv, inv_d) : v3(0.0f, 0.0f, 1.0f);
     float cos_w = vdot(nd->w, wi);
-    if (nd->flags & LIGHT_NODE_TWO_SIDED) cos_w = fabsf(cos_w);
+    if (nd->child & LIGHT_NODE_TWO_SIDED) cos_w = fabsf(cos_w);
     float sin_w = ksafe_sqrt(1.0f - cos_w * cos_w);
-    float sin_o = ksafe_sqrt(1.0f - nd->cos_o * nd->cos_o);
-    float cos_x = light_cos_sub_clamped(sin_w, cos_w, sin_o, nd->cos_o);
-    float sin_x = light_sin_sub_clamped(sin_w, cos_w, sin_o, nd->cos_o);
+    float cos_x = light_cos_sub_clamped(sin_w, cos_w, nd->sin_o, nd->cos_o);
+    float sin_x = light_sin_sub_clamped(sin_w, cos_w, nd->sin_o, nd->cos_o);
     float cos_p = light_cos_sub_clamped(sin_x, cos_x, sin_b, cos_b);
     if (cos_p <= nd->cos_e) return 0.0f;
     float imp = nd->phi * cos_p / d2;
@@ -63,7 +62,7 @@ KFN float light_node_importance(const light_tree_node *nd, vec3 p, vec3 n) {
  * powers, so that the picks from every point sum to one (the lights picked then contribute
  * nothing, as pbrt's failed samples, but sampling and light_tree_pmf stay one distribution). */
 KFN void light_tree_children(const kscene *s, uint32_t i, vec3 p, vec3 n, float *c0, float *c1) {
-    const light_tree_node *a = &s->light_nodes[i + 1u], *b = &s->light_nodes[s->light_nodes[i].child];
+    const light_tree_node *a = &s->light_nodes[i + 1u], *b = &s->light_nodes[s->light_nodes[i].child & LIGHT_NODE_INDEX];
     *c0 = light_node_importance(a, p, n);
     *c1 = light_node_importance(b, p, n);
     if (!(*c0 + *c1 > 0.0f)) {
@@ -79,8 +78,8 @@ KFN int light_tree_sample(const kscene *s, vec3 p, vec3 n, float u, uint32_t *li
     float prob = 1.0f;
     for (int depth = 0; depth < LIGHT_TREE_MAX_DEPTH; ++depth) {
         const light_tree_node *nd = &s->light_nodes[i];
-        if (nd->flags & LIGHT_NODE_LEAF) {
-            *li = nd->child;
+        if (nd->child & LIGHT_NODE_LEAF) {
+            *li = nd->child & LIGHT_NODE_INDEX;
             *pmf = prob;
             return prob > 0.0f;
         }
@@ -96,7 +95,7 @@ KFN int light_tree_sample(const kscene *s, vec3 p, vec3 n, float u, uint32_t *li
         } else {
             u = kmin((u - p0) / p1, 0.99999994f);
             prob *= p1;
-            i = nd->child;
+            i = nd->child & LIGHT_NODE_INDEX;
         }
     }
     return 0;
@@ -109,7 +108,7 @@ KFN float light_tree_pmf(const kscene *s, uint32_t li, vec3 p, vec3 n) {
     float prob = 1.0f;
     for (int depth = 0; depth < LIGHT_TREE_MAX_DEPTH; ++depth) {
         const light_tree_node *nd = &s->light_nodes[i];
-        if (nd->flags & LIGHT_NODE_LEAF) return prob;
+        if (nd->child & LIGHT_NODE_LEAF) return prob;
         uint32_t second = (uint32_t)(trail & 1u);
         float c0, c1;
         light_tree_children(s, i, p, n, &c0, &c1);
@@ -117,7 +116,7 @@ KFN float light_tree_pmf(const kscene *s, uint32_t li, vec3 p, vec3 n) {
         if (!(sum > 0.0f)) return 0.0f;
         prob *= (second ? c1 : c0) / sum;
         if (!(prob > 0.0f)) return 0.0f;
-        i = second ? nd->child : i + 1u;
+        i = second ? nd->child & LIGHT_NODE_INDEX : i + 1u;
         trail >>= 1;
     }
     return 0.0f;

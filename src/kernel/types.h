@@ -152,19 +152,21 @@ typedef struct light {
  * centre c and radius r around the box of the lights: all the importance reads of the box), total
  * power (phi) and emission directions: every light below emits only along directions within
  * theta_o + theta_e of axis w, where cos_o = cos theta_o bounds the spread of the normals and
- * cos_e = cos theta_e the spread of emission about each normal. Inner node: its first child is
- * the next node, its second node `child`; leaf (LIGHT_NODE_LEAF set): light index `child`.
- * 48 bytes, depth first; the root is node 0. */
-#define LIGHT_NODE_LEAF      1u
-#define LIGHT_NODE_TWO_SIDED 2u /* some light below emits on both sides: cosines taken absolute */
+ * cos_e = cos theta_e the spread of emission about each normal (sin_o = sin theta_o, stored: one
+ * square root less per visit). `child` holds two flags in its top bits and an index below them:
+ * inner node, its first child is the next node and the index its second; leaf (LIGHT_NODE_LEAF),
+ * the index is the light's. 48 bytes, depth first; the root is node 0. */
+#define LIGHT_NODE_LEAF      0x80000000u
+#define LIGHT_NODE_TWO_SIDED 0x40000000u /* some light below emits on both sides: cosines taken absolute */
+#define LIGHT_NODE_INDEX     0x3fffffffu
 #define LIGHT_TREE_MAX_DEPTH 64 /* bits of a light's trail (kscene.light_trail) */
 typedef struct light_tree_node {
     vec3 c;
     float r;
     vec3 w;
     float phi;
-    float cos_o, cos_e;
-    uint32_t child, flags;
+    float cos_o, sin_o, cos_e;
+    uint32_t child;
 } light_tree_node;
 
 /* ---- camera ----------------------------------------------------------------------------- */

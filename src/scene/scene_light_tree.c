@@ -101,6 +101,7 @@ int scene_build_light_tree(scene *s, const double *power, int mode, char *err, s
     }
     if (mode == SCENE_LIGHTS_POWER || nfinite < 2 || (mode == SCENE_LIGHTS_AUTO && nfinite < LIGHT_TREE_AUTO_MIN))
         return 0;
+    if (2u * (uint64_t)s->nlights > LIGHT_NODE_INDEX) return 0; /* beyond a node's index bits: by power */
     kscene view; /* what kscene_prim_bounds_of reads */
     memset(&view, 0, sizeof view);
     view.triangles = s->triangles;
