@@ -41,18 +41,36 @@ const keyalias json_material_keys[] = {
     {"REFLECTIVE", "REFL|HASREFLECTIVE|REFLECTIVITY", NULL, 0, 0},
     {"REFRACTIVE", "REFR|HASREFRACTIVE|TRANSMISSION|TRANSMISSIVE|TRANSMITTANCE", NULL, 0, 0},
     {"TWO_SIDED", "DOUBLESIDED", NULL, 0, 0},
+    {"TRANSMIT_RGB", "TRANSMITRGB|TRANSMITTANCERGB|TRANSMITCOLOR|TRANSMITCOLOUR|TRANSMISSIONCOLOR|TRANSMISSIONCOLOUR|"
+     "TRANSMITTANCECOLOR|TRANSMITTANCECOLOUR|KT",
+     NULL, 0, 0},
     /* two-colour procedural materials: the fallback renders their mean */
     {"RGB1", "COLOR1|COLOUR1", NULL, 0, 0},
     {"RGB2", "COLOR2|COLOUR2", NULL, 0, 0},
     {"LIGHT_RGB", "LIGHTCOLOR|LIGHTCOLOUR", NULL, 0, 0},
     {"DARK_RGB", "DARKCOLOR|DARKCOLOUR", NULL, 0, 0},
-    {"NORMAL_MAP", "NORMAL|NORMALMAP|NORMALTEXTURE|BUMP|BUMPMAP|BUMPSCALE|NORMALSCALE|HEIGHTMAP|DISPLACEMENT",
-     "normal and bump maps are not supported yet", 0, 0},
+    /* the procedural materials' noise (Marble, Wood, Noise) */
+    {"OCTAVES", "OCTAVE|NUMOCTAVES|NOISEOCTAVES", NULL, 0, 0},
+    {"FREQUENCY", "FREQ|NOISESCALE|NOISEFREQUENCY|TURBULENCESCALE|MARBLESCALE", NULL, 0, 0},
+    {"NORMAL_MAP", "NORMAL|NORMALMAP|NORMALTEXTURE|NORM|MAPNORM", NULL, 0, 0},
+    {"NORMAL_SCALE", "NORMALSCALE|NORMALSTRENGTH|NORMALINTENSITY", NULL, 0, 0},
+    {"BUMP_MAP", "BUMP|BUMPMAP|BUMPTEXTURE|HEIGHTMAP|HEIGHT|MAPBUMP", NULL, 0, 0},
+    {"BUMP_SCALE", "BUMPSCALE|BUMPSTRENGTH|BUMPMULTIPLIER|BM|HEIGHTSCALE", NULL, 0, 0},
+    {"DISPLACEMENT", "DISPLACEMENTMAP|DISP|MAPDISP", "displacement is not supported (no geometry is moved; give a BUMP_MAP)",
+     0, 0},
     {"METALLIC_ROUGHNESS",
      "METALLICROUGHNESSMAP|METALLICROUGHNESSTEXTURE|ROUGHNESSMAP|METALLICMAP|ORM|AOMAP|"
      "OCCLUSION|EMISSIVEMAP|EMISSIONMAP",
      "texture maps other than the base colour are not supported yet", 0, 0},
     {"DISPERSION", "ABBE|ABBENUMBER|CAUCHY|CAUCHYB", "dispersion is not supported (one IOR for all wavelengths)", 0, 0},
+    /* conductors' complex IOR: IOR is eta, K the extinction (a named METAL gives both) */
+    {"K", "KAPPA|EXTINCTION|EXTINCTIONCOEFFICIENT|ETAK|IORK", NULL, 0, 0},
+    /* coated materials */
+    {"BASE", "BASETYPE|SUBSTRATE|BASEMATERIAL|COATBASE", NULL, 0, 0},
+    {"COAT_ROUGHNESS", "COATROUGHNESS|CLEARCOATROUGHNESS|COATINGROUGHNESS", NULL, 0, 0},
+    {"COAT_RGB", "COATRGB|COATTINT|COATCOLOR|COATCOLOUR|COATINGCOLOR|COATINGCOLOUR|CLEARCOATTINT", NULL, 0, 0},
+    {"COAT_ABSORPTION", "COATABSORPTION|COATSIGMAA|COATINGABSORPTION", NULL, 0, 0},
+    {"COAT_THICKNESS", "COATTHICKNESS|COATINGTHICKNESS", NULL, 0, 0},
     {NULL, NULL, NULL, 0, 0}};
 
 const keyalias json_camera_keys[] = {
@@ -108,6 +126,11 @@ const keyalias json_object_keys[] = {
     /* a general 4x4 transform, row-major, applied after TRANS/ROTAT/SCALE */
     {"MATRIX", "TRANSFORM|TRANSFORMMATRIX|XFORM|TOWORLD|MODELMATRIX|MATRIX4", NULL, 0, 0},
     {"FILE", "PATH|FILENAME|FILEPATH|MESHFILE|MESHPATH|SRC|SOURCE|URI|GLTF|OBJ|MODELFILE", NULL, 0, 0},
+    /* an inline mesh instead of a FILE: positions, and optionally triangles, normals, uvs */
+    {"VERTICES", "VERTS|POSITIONS|POINTS|VERTEXPOSITIONS", NULL, 0, WANT_NONSTRING},
+    {"INDICES", "INDEX|FACES|TRIANGLES|TRIS|TRIANGLEINDICES|F", NULL, 0, 0},
+    {"NORMALS", "NORMAL|VERTEXNORMALS|VN|N", NULL, 0, 0},
+    {"UVS", "UV|TEXCOORDS|TEXCOORD|TEXTURECOORDINATES|VT|ST", NULL, 0, 0},
     {"MESH", "MESHNAME|MODEL|MESHID", NULL, 0, WANT_STRING},
     {"ORIGIN", NULL, NULL, 1, 0},
     {"U", NULL, NULL, 1, 0},
@@ -137,7 +160,8 @@ static const json_material_row json_material_rows[] = {
      "REFRACTIVE|DIELECTRIC|GLASS|TRANSMISSIVE|TRANSPARENT|TRANSMISSION|REFRACT|REFRACTION|FRESNEL|"
      "PURETRANSMISSION|PUREREFRACTION|SPECULARTRANSMISSION|SPECULARREFRACTION",
      JM_IOR},
-    {"Conductor", "CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL", JM_ALPHA | JM_METAL_DEFAULT},
+    /* RGB is F0 (Schlick), or a complex IOR: METAL "Au" (a named metal) or IOR (eta) with K */
+    {"Conductor", "CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL", JM_ALPHA | JM_METAL_DEFAULT | JM_METAL_NAME | JM_ETA_K},
     /* RGB is the diffuse part, SPECRGB the lobe's reflectance */
     {"Phong", "PHONG|GLOSSY|BLINNPHONG|BLINN", JM_PHONG_LOBE},
     /* glTF 2.0 metallic-roughness: RGB base colour, METALLIC, ROUGHNESS (perceptual, alpha = r^2) */
@@ -147,6 +171,20 @@ static const json_material_row json_material_rows[] = {
      JM_ALPHA | JM_METALLIC},
     /* frosted glass: GGX reflection and transmission, RGB tints both */
     {"RoughGlass", "ROUGHGLASS|FROSTEDGLASS|ROUGHDIELECTRIC|ROUGHREFRACTIVE|ROUGHTRANSMISSION", JM_IOR | JM_ALPHA},
+    /* a dielectric coat (IOR, COAT_ROUGHNESS, COAT_RGB or COAT_ABSORPTION x COAT_THICKNESS) over
+     * BASE "Diffuse" (RGB), "Conductor" (RGB as F0 or METAL, ROUGHNESS) or "PBR" (METALLIC,
+     * ROUGHNESS); pbrt's coateddiffuse/coatedconductor, Mitsuba's plastic/roughplastic */
+    {"Coated",
+     "COATED|PLASTIC|ROUGHPLASTIC|CLEARCOAT|COATEDDIFFUSE|COATEDCONDUCTOR|COATEDMETAL|LACQUER|VARNISH|"
+     "LACQUERED|VARNISHED",
+     JM_IOR | JM_ALPHA | JM_METALLIC | JM_METAL_NAME | JM_COAT},
+    /* pbrt-v4 / Mitsuba thindielectric, glTF thin-walled transmission */
+    {"ThinDielectric", "THINDIELECTRIC|THINGLASS|THINWALLED|THINWALLEDGLASS|WINDOWGLASS|WINDOW|PANE|GLASSPANE",
+     JM_IOR},
+    /* pbrt-v4 diffusetransmission, KHR_materials_diffuse_transmission: RGB reflects, TRANSMIT_RGB
+     * transmits */
+    {"DiffuseTransmission", "DIFFUSETRANSMISSION|DIFFUSETRANSMITTER|TRANSLUCENTDIFFUSE|DIFFUSETRANSLUCENT|LEAF|PAPER",
+     JM_TRANSMIT},
 };
 _Static_assert(sizeof json_material_rows / sizeof json_material_rows[0] == MAT_KIND_COUNT,
                "src/import/json_dialect.c: json_material_rows needs one row per MATERIAL_KINDS kind");
@@ -154,24 +192,25 @@ _Static_assert(sizeof json_material_rows / sizeof json_material_rows[0] == MAT_K
 /* The dialect's TYPEs that are no kind of caustic's. */
 static const struct {
     const char *spellings;
-    int kind; /* JM_KIND_INFER or JM_KIND_FALLBACK */
+    int kind; /* JM_KIND_INFER, JM_KIND_FALLBACK or JM_KIND_PROCEDURAL */
     const char *why;
 } json_material_others[] = {
     /* no type ("", "N/A"): from the keys, as the course's text format did */
     {"|N/A|NA|NONE|DEFAULT", JM_KIND_INFER, NULL},
     /* known, no caustic counterpart: its base colour as diffuse, with a warning */
-    {"PLASTIC|COATED|CLEARCOAT|COATEDDIFFUSE", JM_KIND_FALLBACK, "has no coated (plastic) layer yet"},
     {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT", JM_KIND_FALLBACK, "has no subsurface scattering"},
     {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS|HETEROGENEOUS", JM_KIND_FALLBACK,
      "has no participating media"},
-    {"MARBLE|WOOD|NOISE|PERLIN|PROCEDURAL|TURBULENCE|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", JM_KIND_FALLBACK,
+    {"MARBLE|WOOD|NOISE|PERLIN|TURBULENCE|PERLINNOISE|WOODGRAIN", JM_KIND_PROCEDURAL, NULL},
+    {"PROCEDURAL|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", JM_KIND_FALLBACK,
      "has no procedural materials (caustic's checker is a TEXTURE)"},
     {NULL, 0, NULL}};
 
 /* caustic's own names and the course's, for "did you mean" */
 const char *const json_material_type_names[] = {"Emitter",   "Emitting", "Diffuse",    "Specular", "Refractive",
                                                 "Conductor", "Metal",    "Dielectric", "Glass",    "Mirror",
-                                                "Phong",     "PBR",      "RoughGlass", NULL};
+                                                "Phong",     "PBR",      "RoughGlass", "Coated",   "Plastic",
+                                                "ThinDielectric", "DiffuseTransmission", NULL};
 
 static int kind_of_name(const char *name) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k)

@@ -7,6 +7,7 @@
 
 #include "materials/lobe.h"
 /* one include per row of MATERIAL_KINDS */
+#include "materials/coated.h"
 #include "materials/conductor.h"
 #include "materials/dielectric.h"
 #include "materials/diffuse.h"
@@ -15,6 +16,8 @@
 #include "materials/pbr.h"
 #include "materials/phong.h"
 #include "materials/rough_glass.h"
+#include "materials/thin_dielectric.h"
+#include "materials/diffuse_transmission.h"
 
 /* Every switch below names every kind (the rows) and MAT_KIND_COUNT, with no `default:`, so a
  * compiler with -Wswitch flags a kind left out. */
