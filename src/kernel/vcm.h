@@ -240,10 +240,12 @@ KFN float vcm_weight_merge(const vcm_params *p, const vcm_mis_state *cam, const 
  * vertex names the same shading normal (surface_at's ns, cosines absolute) on both sub-paths, so
  * the two sides compute the same pick for the same vertex. The environment and directional
  * lights are picked alike by both (their pick does not depend on the vertex). */
+KFN float vcm_pick_fix(float pick_direct, float pick_emit) {
+    return pick_emit > 0.0f ? vcm_mis(pick_direct / pick_emit) : 1.0f;
+}
 KFN float vcm_light_tree_fix(const kscene *s, const light_emission *e, vec3 y1, vec3 n1) {
     if (e->light < 0) return 1.0f;
-    float pe = light_pick(s, (uint32_t)e->light);
-    return pe > 0.0f ? vcm_mis(light_pick_at(s, (uint32_t)e->light, y1, n1) / pe) : 1.0f;
+    return vcm_pick_fix(light_pick_at(s, (uint32_t)e->light, y1, n1), light_pick(s, (uint32_t)e->light));
 }
 
 /* Does a camera sub-path that reaches an emitter by itself at length len count? Seen directly:
