@@ -150,6 +150,7 @@ typedef struct caustic_scene_stats {
     double bvh_wide_sah_cost;          /* the bvh_width-wide tree's (bvh_sah_cost: the binary tree's) */
     size_t memory_bytes;               /* kernel-side scene data incl. BVH */
     int width, height, spp, max_depth; /* the scene file's render settings */
+    int integrator; /* the integrator the scene file names (caustic_integrator; pbrt's Integrator), or -1 */
 } caustic_scene_stats;
 
 typedef struct caustic_progress {

@@ -149,8 +149,12 @@ glb_msg="glTF 2.0 binary"
 "$CAUSTIC" --version | grep -q "^gltf: yes" || glb_msg="built without glTF support"
 expect_fail "glb recognised" "$glb_msg" render "$T/model.glb" -o "$T/out.png"
 grep -q "NUL byte" "$T/stderr" && bad "glb: says NUL byte" || ok
-printf 'LookAt 0 0 5  0 0 0  0 1 0\nCamera "perspective"\nWorldBegin\n' > "$T/scene.pbrt"
-expect_fail "pbrt refused" "pbrt scene" render "$T/scene.pbrt" -o "$T/out.png"
+# pbrt-v4 scenes are read; a bad one is one line naming the file and line
+printf 'LookAt 0 0 5  0 0 0  0 1 0\nCamera "perspective"\nWorldBegin\nLightSource "infinite"\nShape "sphere"\n' > "$T/scene.pbrt"
+if "$CAUSTIC" render "$T/scene.pbrt" --spp 2 --res 16x16 -o "$T/out.png" >/dev/null 2>"$T/stderr" && [ -s "$T/out.png" ]; then ok; else bad "pbrt render: $(head -c 300 "$T/stderr")"; fi
+"$CAUSTIC" info "$T/scene.pbrt" 2>/dev/null | grep -q "1 spheres" && ok || bad "pbrt info"
+printf 'LookAt 0 0 5  0 0 0  0 1 0\nCamera "perspective"\nWorldBegin\nShap "sphere"\n' > "$T/scene.pbrt"
+expect_fail "bad pbrt" "scene.pbrt:4: unknown directive" render "$T/scene.pbrt" -o "$T/out.png"
 printf '<?xml version="1.0"?>\n<scene version="3.0.0">\n</scene>\n' > "$T/scene.xml"
 expect_fail "mitsuba refused" "Mitsuba XML" render "$T/scene.xml" -o "$T/out.png"
 printf 'scene.camera.lookat.orig = 0 0 5\nscene.objects.box.ply = box.ply\n' > "$T/scene.scn"

@@ -59,10 +59,11 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
                               o ? o->ndefines : 0};
         rc = scene_load_file(&s, path, &so, err, errlen);
         if (rc == 0 && (o && (o->dump_scene || o->ndefines > 0)) && !json) {
-            /* a glTF file with its own lights or camera: read directly, no JSON in between */
+            /* a glTF file with its own lights or camera, a pbrt scene: read directly, no JSON in between */
             snprintf(err, errlen,
-                     "%s: %s this scene (a glTF file with its own lights or camera has no caustic JSON form)", path,
-                     o->dump_scene ? "--dump-scene cannot write" : "-D cannot override keys of");
+                     "%s: %s this scene (it is read straight into caustic: a glTF file with its own lights or camera, "
+                     "or a pbrt scene, has no caustic JSON form)",
+                     path, o->dump_scene ? "--dump-scene cannot write" : "-D cannot override keys of");
             rc = -1;
         }
         if (rc == 0 && json && o->dump_scene && scene_dump_json(o->dump_scene, json, err, errlen)) rc = -1;
@@ -192,5 +193,6 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->height = s->camera.height;
     st->spp = s->spp;
     st->max_depth = s->max_depth;
+    st->integrator = s->integrator_hint - 1;
     return 0;
 }

@@ -196,6 +196,7 @@ static int render_one_frame(int argc, char **argv) {
 
 static int cmd_render(int argc, char **argv) {
     caustic_options opt;
+    int integrator_given = 0; /* else the scene file's integrator, where it names one (pbrt) */
     caustic_options_init(&opt);
     const char *scene_path = NULL, *output = NULL, *checkpoint = NULL, *heatmap = NULL, *dump = NULL, *camera = NULL;
     int quiet = 0, resume = 0, force = 0, strict = 0, denoise = 0, denoise_guides = 1;
@@ -348,6 +349,7 @@ static int cmd_render(int argc, char **argv) {
                     return usage_error("render", "--light-sampler: '%s' is not one of auto, power, tree", v);
                 setenv("CAUSTIC_LIGHT_SAMPLER", v, 1);
             } else if (!strcmp(a, "--integrator")) {
+                integrator_given = 1;
                 if (caustic_parse_integrator(v, &opt.integrator))
                     return usage_error("render", "--integrator: '%s' is not one of pt, lt, bdpt, ppm, bpm, vcm", v);
             } else if (!strcmp(a, "--radius")) {
@@ -490,6 +492,12 @@ static int cmd_render(int argc, char **argv) {
     if (dump && !quiet) fprintf(stderr, "caustic: wrote the scene as JSON to %s\n", dump);
     caustic_scene_stats sst;
     caustic_scene_stats_get(scene, &sst);
+    if (!integrator_given && !resume && sst.integrator >= 0 && sst.integrator != (int)opt.integrator) {
+        opt.integrator = (caustic_integrator)sst.integrator;
+        if (!quiet && rank == 0)
+            fprintf(stderr, "caustic: %s names its integrator: rendering with %s (--integrator overrides)\n", scene_path,
+                    caustic_integrator_name(opt.integrator));
+    }
     double bvh_s = sst.bvh_build_seconds;
     load_s = load_s > bvh_s ? load_s - bvh_s : 0.0; /* the BVH is built inside the load */
     if (load_tty && load_s + bvh_s > 1.0)

@@ -55,6 +55,7 @@ typedef struct scene {
     int spp;           /* ITERATIONS */
     int max_depth;     /* DEPTH */
     char *output_name; /* FILE, may be NULL */
+    int integrator_hint; /* the file's integrator, CAUSTIC_INTEGRATOR_* + 1 (pbrt's Integrator); 0: none said */
     /* prepared (scene_prepare) */
     struct bvh bvh; /* the tree of k (the CPU kernels' width); "struct": the member shares
                                 the type's name, which C++ (gltf.cpp) allows only so */

@@ -1,0 +1,437 @@
+/* The pbrt-v4 reader (src/import/pbrt*.c) on small hand-written files: every transform directive,
+ * the graphics state, Include/Import (also gzip), named materials and textures, objects and
+ * instances, shapes, lights and spectra, the camera's field of view on the shorter axis, pbrt's
+ * handedness, which side of a surface emits, and one-line errors that name file and line. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "caustic.h"
+#include "import/import.h"
+#include "import/pbrt_internal.h"
+#include "scene/scene.h"
+#include "testing.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define PI_T 3.14159265358979323846
+
+static char g_tmp[256];
+
+static int contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+
+static const char *write_tmp(const char *name, const char *content) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) exit(2);
+    fwrite(content, 1, strlen(content), f);
+    fclose(f);
+    return path;
+}
+
+typedef struct warnings {
+    int n;
+    char text[8192];
+} warnings;
+static void collect(void *user, const char *msg) {
+    warnings *w = user;
+    w->n++;
+    size_t used = strlen(w->text);
+    snprintf(w->text + used, sizeof w->text - used, "%s\n", msg);
+}
+
+static warnings g_w;
+static char g_err[1024];
+
+static scene *load_opts(const char *name, const char *content, int strict) {
+    const char *path = write_tmp(name, content);
+    scene_load_opts o;
+    memset(&o, 0, sizeof o);
+    memset(&g_w, 0, sizeof g_w);
+    o.warn = collect;
+    o.warn_user = &g_w;
+    o.strict = strict;
+    scene *s = NULL;
+    g_err[0] = '\0';
+    if (scene_load_file(&s, path, &o, g_err, sizeof g_err)) return NULL;
+    return s;
+}
+static scene *load(const char *name, const char *content) { return load_opts(name, content, 0); }
+
+/* a camera that is right-handed as caustic's (no mirror): pbrt's usual "Scale -1 1 1" */
+#define CAM "Scale -1 1 1\nLookAt 0 0 10  0 0 0  0 1 0\nCamera \"perspective\" \"float fov\" 40\n"
+#define TRI "Shape \"trianglemesh\" \"point3 P\" [1 0 0  0 1 0  0 0 1] \"integer indices\" [0 1 2]\n"
+
+static int near3(vec3 a, double x, double y, double z) {
+    return fabs(a.x - x) < 1e-4 && fabs(a.y - y) < 1e-4 && fabs(a.z - z) < 1e-4;
+}
+
+static void test_settings(void) {
+    scene *s = load("settings.pbrt", "Film \"rgb\" \"integer xresolution\" 64 \"integer yresolution\" 32 \"string filename\" "
+                                     "\"x.exr\"\nSampler \"halton\" \"integer pixelsamples\" 7\nIntegrator \"path\" "
+                                     "\"integer maxdepth\" [3]\n" CAM "WorldBegin\n" TRI);
+    CHECK(s != NULL, "settings: %s", g_err);
+    if (!s) return;
+    CHECK(s->camera.width == 64 && s->camera.height == 32, "resolution %dx%d", s->camera.width, s->camera.height);
+    CHECK(s->spp == 7 && s->max_depth == 3, "spp %d depth %d", s->spp, s->max_depth);
+    CHECK(s->integrator_hint == 0, "path: no integrator named");
+    CHECK_NEAR(s->camera.fovy_deg, 40.0, 1e-4, "landscape: pbrt's fov is the vertical one");
+    CHECK(near3(s->camera.eye, 0, 0, 10), "eye");
+    CHECK(near3(s->positions[0], 1, 0, 0), "a right-handed camera is not mirrored");
+    scene_destroy(s);
+    /* portrait: pbrt's fov spans the shorter axis, the horizontal one */
+    s = load("portrait.pbrt", "Film \"rgb\" \"integer xresolution\" 32 \"integer yresolution\" 64\n" CAM "WorldBegin\n" TRI);
+    CHECK(s != NULL, "portrait: %s", g_err);
+    if (s) {
+        double want = 2 * atan(tan(20.0 * PI_T / 180) * 2.0) * 180 / PI_T;
+        CHECK_NEAR(s->camera.fovy_deg, want, 1e-3, "portrait fov");
+        scene_destroy(s);
+    }
+    s = load("bdpt.pbrt", "Integrator \"bdpt\"\n" CAM "WorldBegin\n" TRI);
+    CHECK(s && s->integrator_hint == CAUSTIC_INTEGRATOR_BDPT + 1, "bdpt names caustic's: %s", g_err);
+    if (s) scene_destroy(s);
+    s = load("bdptlens.pbrt", "Integrator \"bdpt\"\nLookAt 0 0 5 0 0 0 0 1 0\nCamera \"perspective\" \"float lensradius\" 0.1\n"
+                              "WorldBegin\n" TRI);
+    CHECK(s && s->integrator_hint == 0 && strstr(g_w.text, "lens"), "bdpt with a lens: path tracing: %s", g_w.text);
+    if (s) scene_destroy(s);
+    /* pbrt's own left-handed LookAt: mirrored, the eye and view kept */
+    s = load("lefthanded.pbrt", "LookAt 0 0 10  0 0 0  0 1 0\nCamera \"perspective\"\nWorldBegin\n" TRI);
+    CHECK(s != NULL, "left-handed camera: %s", g_err);
+    if (s) {
+        CHECK(near3(s->camera.eye, 0, 0, 10) && near3(s->positions[0], -1, 0, 0), "mirror x: %g",
+              s->positions[0].x);
+        scene_destroy(s);
+    }
+}
+
+static void test_transforms(void) {
+    scene *s = load("xf.pbrt", CAM "WorldBegin\n"
+                               "AttributeBegin\nTranslate 1 2 3\nScale 2 2 2\nRotate 90 0 0 1\n" TRI "AttributeEnd\n"
+                               "AttributeBegin\nTransform [1 0 0 0  0 1 0 0  0 0 1 0  5 6 7 1]\n" TRI "AttributeEnd\n"
+                               "AttributeBegin\nTranslate 1 0 0\nConcatTransform [2 0 0 0  0 2 0 0  0 0 2 0  0 0 0 1]\n" TRI
+                               "Identity\n" TRI "AttributeEnd\n" TRI
+                               "CoordinateSystem \"here\"\nTranslate 9 9 9\nCoordSysTransform \"here\"\n" TRI
+                               "CoordSysTransform \"camera\"\n" TRI);
+    CHECK(s != NULL, "transforms: %s", g_err);
+    if (!s) return;
+    CHECK(s->ntriangles == 7, "%zu triangles", s->ntriangles);
+    /* T(1,2,3) S(2) Rz(90): (1,0,0) -> (0,1,0)*2 + t */
+    CHECK(near3(s->positions[0], 1, 4, 3), "translate scale rotate: %g %g %g", s->positions[0].x, s->positions[0].y,
+          s->positions[0].z);
+    CHECK(near3(s->positions[3], 6, 6, 7), "Transform is read transposed: %g %g %g", s->positions[3].x,
+          s->positions[3].y, s->positions[3].z);
+    CHECK(near3(s->positions[6], 3, 0, 0), "ConcatTransform: %g", s->positions[6].x);
+    CHECK(near3(s->positions[9], 1, 0, 0), "Identity");
+    CHECK(near3(s->positions[12], 1, 0, 0), "AttributeEnd restores");
+    CHECK(near3(s->positions[15], 1, 0, 0), "CoordSysTransform");
+    /* camera space: the camera at z = 10 looking down -z, with x flipped by the Scale -1 */
+    CHECK(near3(s->positions[20], 0, 0, 9), "CoordSysTransform \"camera\": %g %g %g", s->positions[20].x,
+          s->positions[20].y, s->positions[20].z);
+    scene_destroy(s);
+}
+
+static int tri_faces(const scene *s, size_t t, vec3 dir) {
+    const triangle *tr = &s->triangles[t];
+    vec3 a = s->positions[tr->v[0]], b = s->positions[tr->v[1]], c = s->positions[tr->v[2]];
+    return vdot(vcross(vsub(b, a), vsub(c, a)), dir) > 0;
+}
+
+static void test_orientation(void) {
+    /* a quad facing +z (counter-clockwise seen from +z); ReverseOrientation and a mirroring Scale
+     * each flip the side an area light emits from, as in pbrt */
+    const char *q = "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"integer indices\" [0 1 2]\n";
+    char text[2048];
+    snprintf(text, sizeof text,
+             CAM "WorldBegin\nAreaLightSource \"diffuse\" \"rgb L\" [1 1 1]\n%s"
+                 "AttributeBegin\nReverseOrientation\n%sAttributeEnd\n"
+                 "AttributeBegin\nScale 1 1 -1\n%sAttributeEnd\n"
+                 "AttributeBegin\nReverseOrientation\nScale 1 1 -1\n%sAttributeEnd\n"
+                 "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"normal N\" [0 0 -1 0 0 -1 0 0 -1]\n",
+             q, q, q, q);
+    scene *s = load("orient.pbrt", text);
+    CHECK(s != NULL, "orientation: %s", g_err);
+    if (!s) return;
+    vec3 z = v3(0, 0, 1);
+    CHECK(s->ntriangles == 5, "%zu", s->ntriangles);
+    CHECK(tri_faces(s, 0, z), "as given: +z");
+    CHECK(!tri_faces(s, 1, z), "ReverseOrientation: -z");
+    CHECK(!tri_faces(s, 2, z), "a transform that swaps handedness flips it (the normal transforms): -z");
+    CHECK(tri_faces(s, 3, z), "both: +z");
+    CHECK(!tri_faces(s, 4, z), "normals decide: -z");
+    CHECK(s->materials[s->triangles[0].material].emission.x == 1.0f, "emits L");
+    scene_destroy(s);
+}
+
+static void write_gz(const char *name, const char *content) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    gzFile f = gzopen(path, "wb");
+    if (!f) exit(2);
+    gzwrite(f, content, (unsigned)strlen(content));
+    gzclose(f);
+}
+
+static void test_include(void) {
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/sub", g_tmp);
+    if (access(dir, F_OK) != 0) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+        if (system(cmd) != 0) return;
+    }
+    write_tmp("sub/geo.pbrt", "Include \"more.pbrt\"\n" TRI);       /* relative to sub/ */
+    write_tmp("sub/more.pbrt", "MakeNamedMaterial \"gold\" \"string type\" \"conductor\" \"spectrum eta\" "
+                               "\"metal-Au-eta\" \"spectrum k\" \"metal-Au-k\"\n");
+    write_gz("sub/zipped.pbrt.gz", "NamedMaterial \"gold\"\n" TRI);
+    scene *s = load("inc.pbrt", CAM "WorldBegin\nInclude \"sub/geo.pbrt\"\nImport \"sub/zipped.pbrt.gz\"\n");
+    CHECK(s != NULL, "include: %s", g_err);
+    if (s) {
+        CHECK(s->ntriangles == 2, "%zu triangles", s->ntriangles);
+        const material *m = &s->materials[s->triangles[1].material];
+        CHECK(m->kind == MAT_CONDUCTOR && m->albedo.x > 0.9f && m->albedo.z < 0.5f && m->complex_ior && m->k.x > 2,
+              "gold from its named spectra: a complex IOR: %d %g %g", m->kind, m->albedo.x, m->albedo.z);
+        CHECK(s->materials[s->triangles[0].material].kind == MAT_DIFFUSE, "pbrt's default material is diffuse");
+        scene_destroy(s);
+    }
+    /* an error inside an included file names that file and its line */
+    write_tmp("sub/bad.pbrt", "\n\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"integer indices\" [0 1 7]\n");
+    s = load("incbad.pbrt", CAM "WorldBegin\nInclude \"sub/bad.pbrt\"\n");
+    CHECK(s == NULL && contains(g_err, "sub/bad.pbrt:3:") && contains(g_err, "out of range") && !strchr(g_err, '\n'),
+          "%s", g_err);
+    s = load("incmissing.pbrt", CAM "WorldBegin\n\nInclude \"nothere.pbrt\"\n");
+    CHECK(s == NULL && contains(g_err, "incmissing.pbrt:6:") && contains(g_err, "nothere.pbrt"), "%s", g_err);
+    write_tmp("sub/self.pbrt", "Include \"self.pbrt\"\n");
+    s = load("incself.pbrt", CAM "WorldBegin\nInclude \"sub/self.pbrt\"\n");
+    CHECK(s == NULL && contains(g_err, "itself"), "%s", g_err);
+}
+
+static void test_errors(void) {
+    struct {
+        const char *text, *want1, *want2;
+    } cases[] = {
+        {CAM "WorldBegin\nShap \"sphere\"\n", "bad.pbrt:5:", "did you mean \"Shape\""},
+        {CAM "WorldBegin\nShape \"sphere\" \"float radius\" [1\n", "bad.pbrt:", "ends inside"},
+        {CAM "WorldBegin\nNamedMaterial \"nope\"\n", "bad.pbrt:5:", "no material named"},
+        {CAM "WorldBegin\nShape \"sphere\" \"float radius\n", "bad.pbrt:5:", "unterminated string"},
+        {CAM "WorldBegin\nTranslate 1 2\nShape \"sphere\"\n", "bad.pbrt:6:", "not a number"},
+        {CAM "WorldBegin\nShape \"sphere\" \"floot radius\" 2\n", "bad.pbrt:5:", "unknown parameter type"},
+        {CAM "WorldBegin\nAttributeEnd\n", "bad.pbrt:5:", "without a matching begin"},
+        {CAM "\n", "bad.pbrt", "no WorldBegin"},
+        {CAM "WorldBegin\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1]\n", "bad.pbrt:5:", "expected a multiple"},
+        {CAM "WorldBegin\nObjectInstance \"x\"\n", "bad.pbrt:5:", "no object named"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        scene *s = load("bad.pbrt", cases[i].text);
+        CHECK(s == NULL && contains(g_err, cases[i].want1) && contains(g_err, cases[i].want2) && !strchr(g_err, '\n'),
+              "case %zu: %s", i, g_err);
+        if (s) scene_destroy(s);
+    }
+    /* --strict: what is approximated is an error */
+    scene *s = load_opts("strict.pbrt", CAM "WorldBegin\nMaterial \"measured\"\n" TRI, 1);
+    CHECK(s == NULL && contains(g_err, "strict.pbrt:5:") && contains(g_err, "measured"), "%s", g_err);
+}
+
+static void test_objects_and_shapes(void) {
+    scene *s = load("obj.pbrt", CAM "WorldBegin\nObjectBegin \"t\"\nTranslate 0 0 1\n" TRI "ObjectEnd\n"
+                                    "ObjectInstance \"t\"\nTranslate 10 0 0\nObjectInstance \"t\"\n"
+                                    "Shape \"loopsubdiv\" \"integer levels\" 2 \"point3 P\" [0 0 0 1 0 0 0 1 0 0 0 1] "
+                                    "\"integer indices\" [0 2 1 0 1 3 0 3 2 1 2 3]\n"
+                                    "Shape \"bilinearmesh\" \"point3 P\" [0 0 0 1 0 0 0 1 0 1 1 0]\n"
+                                    "Shape \"sphere\" \"float radius\" 2\n"
+                                    "Shape \"disk\" \"float radius\" 1\nShape \"cylinder\"\n"
+                                    "Shape \"sphere\" \"float zmax\" 0.5\n");
+    CHECK(s != NULL, "objects: %s", g_err);
+    if (!s) return;
+    CHECK(near3(s->positions[0], 1, 0, 1) && near3(s->positions[3], 11, 0, 1), "instances placed: %g %g",
+          s->positions[0].x, s->positions[3].x);
+    size_t want = 2 + 4 * 16 + 2 + 2 * 64 + 2 * 64 + 2 * 64 * 32;
+    CHECK(s->ntriangles == want, "%zu triangles, want %zu", s->ntriangles, want);
+    CHECK(s->nspheres == 1, "a whole sphere is caustic's sphere");
+    CHECK(contains(g_w.text, "tessellated"), "tessellation is said");
+    scene_destroy(s);
+}
+
+static void test_plymesh(void) {
+    const char *ply = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+                      "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n"
+                      "4 0 1 2 3\n";
+    write_tmp("quad.ply", ply);
+    write_gz("quad.ply.gz", ply);
+    scene *s = load("ply.pbrt", CAM "WorldBegin\nShape \"plymesh\" \"string filename\" \"quad.ply\"\nTranslate 0 0 5\n"
+                                    "Shape \"plymesh\" \"string filename\" \"quad.ply.gz\"\n");
+    CHECK(s != NULL, "plymesh: %s", g_err);
+    if (s) {
+        CHECK(s->ntriangles == 4 && near3(s->positions[4], 0, 0, 5), "%zu triangles", s->ntriangles);
+        scene_destroy(s);
+    }
+    s = load("plybad.pbrt", CAM "WorldBegin\nShape \"plymesh\" \"string filename\" \"none.ply\"\n");
+    CHECK(s == NULL && contains(g_err, "plybad.pbrt:5:") && contains(g_err, "none.ply"), "%s", g_err);
+}
+
+static void test_lights_and_spectra(void) {
+    vec3 bb = pbrt_blackbody_rgb(6500);
+    CHECK_NEAR(pbrt_luminance(bb), 1.0, 1e-3, "blackbody luminance");
+    CHECK(fabs(bb.x - bb.z) < 0.15, "6500 K is near white: %g %g %g", bb.x, bb.y, bb.z);
+    vec3 warm = pbrt_blackbody_rgb(2700);
+    CHECK(warm.x > warm.z * 2, "2700 K is warm");
+    double lam[2] = {300, 900}, val[2] = {1, 1};
+    vec3 flat = pbrt_spd_to_rgb(lam, val, 2);
+    CHECK(flat.x > 0 && fabs(flat.x / flat.y - 1) < 0.4 && fabs(flat.z / flat.y - 1) < 0.4,
+          "a flat spectrum (illuminant E) is near white: %g %g %g", flat.x, flat.y, flat.z);
+    scene *s = load("lights.pbrt", CAM "WorldBegin\n"
+                                       "LightSource \"point\" \"rgb I\" [1 2 3] \"float scale\" 2 \"point3 from\" [1 2 3]\n"
+                                       "LightSource \"spot\" \"blackbody I\" 3000 \"point3 from\" [0 5 0] \"point3 to\" [0 0 0]\n"
+                                       "LightSource \"distant\" \"rgb L\" [1 1 1] \"point3 from\" [0 1 0] \"point3 to\" [0 0 0]\n"
+                                       "LightSource \"infinite\" \"rgb L\" [0.1 0.2 0.3]\n"
+                                       "AttributeBegin\nAreaLightSource \"diffuse\" \"blackbody L\" 5000 \"float scale\" 4 "
+                                       "\"bool twosided\" true\n" TRI "AttributeEnd\n" TRI);
+    CHECK(s != NULL, "lights: %s", g_err);
+    if (!s) return;
+    CHECK(s->npunctual == 3, "%zu punctual", s->npunctual);
+    CHECK(near3(s->punctual[0].p, 1, 2, 3) && near3(s->punctual[0].intensity, 2, 4, 6), "point light");
+    CHECK(near3(s->env_radiance, 0.1, 0.2, 0.3), "constant infinite light");
+    const material *e = &s->materials[s->triangles[0].material];
+    CHECK_NEAR(pbrt_luminance(e->emission), 4.0, 1e-2, "area light: luminance 1 times scale");
+    CHECK(e->two_sided == 1, "twosided");
+    CHECK(s->materials[s->triangles[1].material].emission.x == 0, "AttributeEnd ends the area light");
+    scene_destroy(s);
+    /* power: W over pi * area (a triangle of area 0.5), and a sphere of radius 2 */
+    s = load("power.pbrt", CAM "WorldBegin\nAreaLightSource \"diffuse\" \"float power\" 10\n"
+                               "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"integer indices\" [0 1 2]\n"
+                               "Shape \"sphere\" \"float radius\" 2\n");
+    CHECK(s != NULL, "power: %s", g_err);
+    if (s) {
+        CHECK_NEAR(s->materials[s->triangles[0].material].emission.y, 10 / (PI_T * 0.5), 1e-3, "power on a triangle");
+        CHECK_NEAR(s->materials[s->spheres[0].material].emission.y, 10 / (PI_T * 16 * PI_T), 1e-4, "power on a sphere");
+        scene_destroy(s);
+    }
+}
+
+static void test_materials_and_textures(void) {
+    scene *s = load("mats.pbrt",
+                    CAM "WorldBegin\n"
+                        "Texture \"checks\" \"spectrum\" \"checkerboard\" \"float uscale\" 4 \"float vscale\" 4 "
+                        "\"rgb tex1\" [1 0 0] \"rgb tex2\" [0 0 1]\n"
+                        "Texture \"half\" \"spectrum\" \"scale\" \"rgb tex\" [0.5 0.5 0.5] \"float scale\" 0.5\n"
+                        "Material \"diffuse\" \"texture reflectance\" \"checks\"\n" TRI
+                        "Material \"diffuse\" \"texture reflectance\" \"half\"\n" TRI
+                        "Material \"dielectric\" \"float eta\" 1.33\n" TRI
+                        "Material \"dielectric\" \"float roughness\" 0.3\n" TRI
+                        "Material \"coateddiffuse\" \"rgb reflectance\" [0.2 0.3 0.4]\n" TRI
+                        "Material \"coatedconductor\" \"spectrum conductor.eta\" \"metal-Ag-eta\" \"spectrum conductor.k\" "
+                        "\"metal-Ag-k\" \"float interface.roughness\" 0.01\n" TRI
+                        "MakeNamedMaterial \"a\" \"string type\" \"diffuse\" \"rgb reflectance\" [1 0 0]\n"
+                        "MakeNamedMaterial \"b\" \"string type\" \"diffuse\" \"rgb reflectance\" [0 1 0]\n"
+                        "Material \"mix\" \"string materials\" [\"a\" \"b\"] \"float amount\" 0.8\n" TRI
+                        "Material \"interface\"\n" TRI
+                        "Material \"hair\"\n" TRI "Material \"hair\"\n" TRI);
+    CHECK(s != NULL, "materials: %s", g_err);
+    if (!s) return;
+    const material *m0 = &s->materials[s->triangles[0].material];
+    CHECK(m0->albedo_tex >= 0 && s->textures[m0->albedo_tex].kind == TEX_CHECKER, "checkerboard texture");
+    CHECK(near3(s->materials[s->triangles[1].material].albedo, 0.25, 0.25, 0.25), "scale texture of constants");
+    CHECK(s->materials[s->triangles[2].material].kind == MAT_DIELECTRIC &&
+              fabs(s->materials[s->triangles[2].material].ior - 1.33) < 1e-5,
+          "dielectric eta");
+    CHECK(s->materials[s->triangles[3].material].kind == MAT_ROUGH_GLASS, "rough dielectric");
+    const material *cd = &s->materials[s->triangles[4].material];
+    CHECK(cd->kind == MAT_COATED && cd->coat_base == COAT_BASE_DIFFUSE && near3(cd->albedo, 0.2, 0.3, 0.4) &&
+              fabs(cd->coat_tint.x - exp(-0.02)) < 1e-4,
+          "coateddiffuse -> Coated over diffuse, the layer's tint from thickness 0.01");
+    const material *cc = &s->materials[s->triangles[5].material];
+    CHECK(cc->kind == MAT_COATED && cc->coat_base == COAT_BASE_CONDUCTOR && cc->complex_ior && cc->coat_alpha > 0,
+          "coatedconductor -> Coated over a silver conductor, a rough coat");
+    CHECK(near3(s->materials[s->triangles[6].material].albedo, 0, 1, 0), "mix: the heavier one");
+    CHECK(s->ntriangles == 9, "interface shapes are no surface: %zu", s->ntriangles);
+    CHECK(contains(g_w.text, "material \"hair\"") && contains(g_w.text, "(and 1 more like it)"),
+          "one warning per feature, counted: %s", g_w.text);
+    CHECK(contains(g_w.text, "mats.pbrt:11:") || contains(g_w.text, "mats.pbrt:"), "warnings name file:line");
+    scene_destroy(s);
+}
+
+static void test_image_and_alpha(void) {
+    /* a 2x2 PFM (linear float) as an imagemap, and a float checkerboard as a shape's alpha */
+    char path[512];
+    snprintf(path, sizeof path, "%s/img.pfm", g_tmp);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fprintf(f, "PF\n2 2\n-1.0\n");
+    float px[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+    fwrite(px, sizeof px[0], 12, f);
+    fclose(f);
+    scene *s = load("img.pbrt", CAM "WorldBegin\n"
+                                    "Texture \"im\" \"spectrum\" \"imagemap\" \"string filename\" \"img.pfm\"\n"
+                                    "Texture \"cut\" \"float\" \"checkerboard\" \"float uscale\" 2 \"float vscale\" 2 "
+                                    "\"float tex1\" 1 \"float tex2\" 0\n"
+                                    "Material \"diffuse\" \"texture reflectance\" \"im\"\n"
+                                    "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"point2 uv\" [0 0 1 0 1 1] "
+                                    "\"texture alpha\" \"cut\"\n");
+    CHECK(s != NULL, "imagemap and alpha: %s", g_err);
+    if (!s) return;
+    const material *m = &s->materials[s->triangles[0].material];
+    CHECK(m->albedo_tex >= 0 && s->textures[m->albedo_tex].kind == TEX_IMAGE && s->textures[m->albedo_tex].width == 2,
+          "imagemap reflectance");
+    CHECK((m->maps & MAP_OPACITY) && m->alpha_cutoff > 0 && s->textures[m->alpha_tex].kind == TEX_CHECKER,
+          "alpha texture: a cut-out");
+    CHECK(s->uvs[1].x == 1.0f && s->uvs[1].y == 0.0f, "uv kept");
+    scene_destroy(s);
+    /* displacement by a scaled float image: caustic's bump map of that scale, on a tessellated sphere */
+    s = load("bump.pbrt", CAM "WorldBegin\nTexture \"h\" \"float\" \"imagemap\" \"string filename\" \"img.pfm\"\n"
+                              "Texture \"sh\" \"float\" \"scale\" \"texture tex\" \"h\" \"float scale\" -0.1\n"
+                              "Material \"diffuse\" \"texture displacement\" \"sh\"\nShape \"sphere\"\n"
+                              "Material \"thindielectric\" \"float eta\" 1.3\n" TRI
+                              "Material \"diffusetransmission\" \"rgb transmittance\" [0.5 0.5 0.5]\n" TRI);
+    CHECK(s != NULL, "bump: %s", g_err);
+    if (!s) return;
+    m = &s->materials[s->triangles[0].material];
+    CHECK(s->nspheres == 0 && (m->maps & MAP_BUMP) && fabs(m->normal_scale + 0.1) < 1e-6, "bump map: %d %g", m->maps,
+          m->normal_scale);
+    CHECK(s->materials[s->triangles[s->ntriangles - 2].material].kind == MAT_THIN_DIELECTRIC, "thindielectric");
+    CHECK(s->materials[s->triangles[s->ntriangles - 1].material].kind == MAT_DIFFUSE_TRANSMISSION, "diffusetransmission");
+    scene_destroy(s);
+    s = load("imgbad.pbrt", CAM "WorldBegin\nTexture \"im\" \"spectrum\" \"imagemap\" \"string filename\" \"no.png\"\n");
+    CHECK(s == NULL && contains(g_err, "imgbad.pbrt:5:") && contains(g_err, "no.png"), "%s", g_err);
+}
+
+static void test_pbrt_v3(void) {
+    /* files written for pbrt-v3 load: its material names, "area" lights, rgb scales, two-value blackbodies */
+    scene *s = load("v3.pbrt", CAM "WorldBegin\nLightSource \"infinite\" \"rgb L\" [1 1 1] \"rgb scale\" [2 2 2]\n"
+                                   "Material \"matte\" \"rgb Kd\" [0.1 0.2 0.3]\n" TRI
+                                   "Material \"glass\" \"float index\" 1.4\n" TRI
+                                   "AreaLightSource \"area\" \"blackbody L\" [6500 3]\n" TRI);
+    CHECK(s != NULL, "pbrt-v3 file: %s", g_err);
+    if (!s) return;
+    CHECK(near3(s->env_radiance, 2, 2, 2), "rgb scale");
+    CHECK(near3(s->materials[s->triangles[0].material].albedo, 0.1, 0.2, 0.3), "matte Kd");
+    CHECK(s->materials[s->triangles[1].material].kind == MAT_DIELECTRIC &&
+              fabs(s->materials[s->triangles[1].material].ior - 1.4) < 1e-5,
+          "glass index");
+    CHECK_NEAR(pbrt_luminance(s->materials[s->triangles[2].material].emission), 3.0, 0.01, "blackbody T, scale");
+    scene_destroy(s);
+}
+
+int main(void) {
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/caustic_test_pbrt_%d", (int)getpid());
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", g_tmp);
+    if (system(cmd) != 0) return 2;
+    test_settings();
+    test_transforms();
+    test_orientation();
+    test_include();
+    test_errors();
+    test_objects_and_shapes();
+    test_plymesh();
+    test_image_and_alpha();
+    test_pbrt_v3();
+    test_lights_and_spectra();
+    test_materials_and_textures();
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_tmp);
+    return test_result("test_pbrt");
+}
