@@ -60,7 +60,8 @@ int main(int argc, char **argv) {
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_TEXTURES) == KV_TEXTURED, "a texture");
     CHECK(kernel_variant_for(KF_TEXTURED | KF_MAT(MAT_MIRROR)) == KV_ALL, "a texture and a mirror");
     const uint32_t extra[] = {KF_MAT(MAT_DIELECTRIC), KF_MAT(MAT_PBR), KF_TEXTURES,
-                              KF_LIGHT(LIGHT_POINT),  KF_ENV_MAP,      KF_CUTOUTS};
+                              KF_LIGHT(LIGHT_POINT),  KF_ENV_MAP,      KF_CUTOUTS,
+                              KF_COMPLEX_IOR};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i)
         CHECK(kernel_variant_for(KF_OPAQUE | extra[i]) == KV_ALL, "opaque + feature 0x%x", extra[i]);
 

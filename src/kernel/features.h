@@ -15,16 +15,16 @@
 #include "types.h"
 
 /* The mask's bit fields, in this order, each as wide as its kind list (types.h): one bit per
- * material kind, per light kind, per primitive kind, then three flags. The shifts follow from the
+ * material kind, per light kind, per primitive kind, then four flags. The shifts follow from the
  * lists' counts, so a new kind moves the fields after it. */
 enum kf_shift {
     KF_MAT_SHIFT = 0,
     KF_LIGHT_SHIFT = KF_MAT_SHIFT + MAT_KIND_COUNT,
     KF_PRIM_SHIFT = KF_LIGHT_SHIFT + LIGHT_KIND_COUNT,
     KF_FLAGS_SHIFT = KF_PRIM_SHIFT + PRIM_KIND_COUNT,
-    KF_BITS = KF_FLAGS_SHIFT + 3
+    KF_BITS = KF_FLAGS_SHIFT + 4
 };
-KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 3 "
+KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 4 "
                                   "flags. To list more kinds, widen the masks to uint64_t in src/kernel/features.h");
 #define KF_MAT(kind)   (1u << (KF_MAT_SHIFT + (uint32_t)(kind)))   /* material kinds */
 #define KF_LIGHT(kind) (1u << (KF_LIGHT_SHIFT + (uint32_t)(kind))) /* light kinds */
@@ -32,6 +32,9 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
 #define KF_TEXTURES    (1u << (KF_FLAGS_SHIFT + 0))                /* a material reads a texture or map */
 #define KF_ENV_MAP     (1u << (KF_FLAGS_SHIFT + 1))                /* the environment is an image */
 #define KF_CUTOUTS     (1u << (KF_FLAGS_SHIFT + 2))                /* alpha-masked materials (has_cutouts) */
+/* a conductor with a complex IOR (named metals, ETA/K: the exact conductor Fresnel): outside the
+ * smaller variants, so that the opaque megakernel keeps Schlick's code only */
+#define KF_COMPLEX_IOR (1u << (KF_FLAGS_SHIFT + 3))
 #define KF_ALL         ((uint32_t)(((uint64_t)1u << KF_BITS) - 1u))
 /* Participating media (reserved: no scene has one yet): the bit after the mask's fields, outside
  * KF_ALL until a kernel handles them; a kernel that does defines KERNEL_MEDIA 1 with it
@@ -77,6 +80,7 @@ KFN uint32_t material_features(const material *m) {
     if (m->albedo_tex >= 0 || (m->maps & (MAP_METALLIC_ROUGHNESS | MAP_NORMAL | MAP_EMISSION | MAP_OPACITY | MAP_BUMP)))
         f |= KF_TEXTURES;
     if (m->alpha_cutoff > 0.0f) f |= KF_CUTOUTS;
+    if (m->complex_ior) f |= KF_COMPLEX_IOR;
     return f;
 }
 

@@ -7,7 +7,8 @@
 #include "lobe.h"
 
 KFN vec3 conductor_fresnel(const material *m, vec3 albedo, float cos_i) {
-    return m->complex_ior ? fresnel_conductor(cos_i, m->eta, m->k) : fresnel_schlick(albedo, cos_i);
+    return KHAS(KF_COMPLEX_IOR) && m->complex_ior ? fresnel_conductor(cos_i, m->eta, m->k)
+                                                  : fresnel_schlick(albedo, cos_i);
 }
 KFN uint32_t conductor_flags(const material *m) {
     return BSDF_NON_LAMBERTIAN | (m->alpha < GGX_MIN_ALPHA ? (uint32_t)BSDF_DELTA : 0u);
@@ -47,7 +48,8 @@ KFN int conductor_sample(const material *m, vec3 albedo, vec3 wo, float u1, vec2
     return 1;
 }
 KFN float conductor_albedo(const material *m, vec3 albedo) {
-    return kclamp(vmaxc(m->complex_ior ? fresnel_conductor(1.0f, m->eta, m->k) : albedo), 0.0f, 1.0f);
+    return kclamp(vmaxc(KHAS(KF_COMPLEX_IOR) && m->complex_ior ? fresnel_conductor(1.0f, m->eta, m->k) : albedo),
+                  0.0f, 1.0f);
 }
 KFN void conductor_from_params(material *m, const material_params *p) {
     m->alpha = (float)(p->roughness * p->roughness);
