@@ -111,7 +111,7 @@ typedef struct light_ctx {
 static int s_light(void *c, vec2 u, float u1, vec3 *d) {
     light_ctx *lc = c;
     light_sample ls;
-    if (!sample_light(&lc->s->k, lc->ref, u1, u, &ls)) return 0;
+    if (!sample_light(&lc->s->k, lc->ref, v3s(0.0f), u1, u, &ls)) return 0;
     *d = ls.wi;
     return 1;
 }
@@ -122,7 +122,7 @@ static double p_light(void *c, vec3 d) {
     hit h;
     surface sf;
     if (cpu_kernels_get()->closest_surface(k, make_ray(lc->ref, d, K_INF), &h, &sf)) {
-        if (vdot(sf.ng, d) < 0) p += light_pdf(k, h.prim, lc->ref, sf.p, sf.ng);
+        if (vdot(sf.ng, d) < 0) p += light_pdf(k, h.prim, lc->ref, v3s(0.0f), sf.p, sf.ng);
     }
     return p;
 }
@@ -193,13 +193,13 @@ static void test_sphere_light(void) {
             n++;
         }
         light_sample ls;
-        if (!sample_light(k, ref, us, u, &ls)) continue;
+        if (!sample_light(k, ref, v3s(0.0f), us, u, &ls)) continue;
         accepted += first;
         hit h;
         /* a ray towards a point on the silhouette may graze past the surface: skip those */
         surface sf;
         if (!cpu_kernels_get()->closest_surface(k, make_ray(ref, ls.wi, K_INF), &h, &sf)) continue;
-        double pm = light_pdf(k, h.prim, ref, sf.p, sf.ng);
+        double pm = light_pdf(k, h.prim, ref, v3s(0.0f), sf.p, sf.ng);
         /* near the silhouette the pdf (d^2/cos) is ill-conditioned: compare elsewhere */
         int grazing = fabsf(vdot(sf.ng, ls.wi)) < 0.2f;
         if (!grazing && fabs(pm - ls.pdf) > 1e-3 * ls.pdf) {

@@ -26,6 +26,7 @@ typedef struct rpath {
     float cf[16], cb[16]; /* cos at x_i towards x_i+1 (cf) and towards x_i-1 (cb) */
     float pf[16], pb[16]; /* at x_i: pdf of sampling towards x_i+1 / towards x_i-1 */
     float cam_pdf_w, pick, pdf_area, pe_dir;
+    float pick_d; /* NEE's pick of the light from x_k-1 (a light tree's; pick: emission's, by power) */
     int glossy[16]; /* x_i's material is not Lambertian (0 at the camera x0 and the light xk) */
 } rpath;
 
@@ -54,6 +55,7 @@ static vcm_mis_state camera_state_at(const vcm_params *p, const rpath *q, int j,
     }
     return m;
 }
+static int g_skip_pick_fix = 0; /* a deliberately wrong VCM: the light sub-path's pick not corrected */
 static light_emission emission_of(const rpath *q) {
     light_emission e;
     memset(&e, 0, sizeof e);
@@ -67,6 +69,7 @@ static vcm_mis_state light_state_at(const vcm_params *p, const rpath *q, int i) 
     light_emission e = emission_of(q);
     vcm_mis_state m = vcm_mis_light_start(p, &e), pend = {0, 0, 0};
     vcm_mis_after_hit(&m, &pend, q->d2[q->k - 1], q->cf[q->k - 1], 1);
+    if (!g_skip_pick_fix) m.dvcm *= vcm_pick_fix(q->pick_d, q->pick); /* vcm_light_tree_fix at x_k-1 */
     for (int v = q->k - 1; v > i; --v) {
         vcm_mis_after_scatter(&m, &pend, p, q->cb[v], q->pb[v], q->pf[v], 0);
         vcm_mis_after_hit(&m, &pend, q->d2[v - 1], q->cf[v - 1], 1);
@@ -82,15 +85,16 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
         vcm_mis_state pend;
         int pend_after;
         vcm_mis_state c = camera_state_at(p, q, k, &pend, &pend_after);
-        sum += vcm_weight_emission(p, &c, &pend, pend_after, q->pick * q->pdf_area, q->pick * q->pdf_area * q->pe_dir);
+        sum += vcm_weight_emission(p, &c, &pend, pend_after, q->pick_d * q->pdf_area, q->pick * q->pdf_area * q->pe_dir);
     }
     if (p->use_vc) {
         /* s = 1: NEE at x_k-1 */
         vcm_mis_state c = camera_state_at(p, q, k - 1, NULL, NULL);
         light_sample ls;
         memset(&ls, 0, sizeof ls);
-        ls.pick = q->pick;
-        ls.pdf = q->pick * q->pdf_area * q->d2[k - 1] / q->cb[k];
+        ls.pick = q->pick_d;
+        ls.pick_emit = q->pick;
+        ls.pdf = q->pick_d * q->pdf_area * q->d2[k - 1] / q->cb[k];
         ls.pdf_emit = q->pdf_area * q->pe_dir;
         ls.cos_light = q->cb[k];
         ls.finite = 1;
@@ -138,6 +142,8 @@ static void test_mis_weights_sum_to_one(void) {
         }
         q.cam_pdf_w = rnd(&r, 1e3f, 1e6f);
         q.pick = rnd(&r, 0.1f, 1.0f);
+        /* NEE's pick of the light: by power as emission's, or a light tree's (depends on x_k-1) */
+        q.pick_d = trial & 1 ? rnd(&r, 0.01f, 1.0f) : q.pick;
         q.pdf_area = rnd(&r, 0.1f, 10.0f);
         q.pe_dir = q.cb[q.k] * K_INV_PI;
         for (int a = 0; a < 4; ++a) {
@@ -171,6 +177,7 @@ static void test_mis_weights_sum_to_one(void) {
     }
     q.cam_pdf_w = 1e4f;
     q.pick = 1;
+    q.pick_d = 1;
     q.pdf_area = 1;
     q.pe_dir = 0.7f * K_INV_PI;
     vcm_params p;
@@ -179,6 +186,16 @@ static void test_mis_weights_sum_to_one(void) {
     p.max_path_length = 64;
     p.light_paths = 1e4f;
     p.merge_all = 1;
+    /* a light tree's NEE pick (0.3) unlike emission's (1): the sum stays one with the light
+     * sub-path's correction (vcm_light_tree_fix) and is off without it */
+    q.pick_d = 0.3f;
+    double with_fix = weight_sum(&p, &q);
+    g_skip_pick_fix = 1;
+    double without_fix = weight_sum(&p, &q);
+    g_skip_pick_fix = 0;
+    CHECK(fabs(with_fix - 1.0) < 1e-4 && fabs(without_fix - 1.0) > 1e-2,
+          "tree pick: weights sum to %.6f with the light sub-path's correction, %.6f without", with_fix, without_fix);
+    q.pick_d = 1;
     double full = weight_sum(&p, &q);
     vcm_mis_state l1 = light_state_at(&p, &q, 1);
     double lt = vcm_weight_to_camera(&p, &l1, 0, q.cam_pdf_w * q.cb[1] / q.d2[0], q.pf[1]);
@@ -259,7 +276,7 @@ static void test_emission(void) {
         float pd = 0.0f, pe = 0.0f;
         vec3 ref = v3(0.2f, 0.1f, 2.0f);
         vec3 dir = vnorm(vsub(ref, e.p));
-        CHECK(emitter_pdfs(&s->k, s->lights[0].prim, e.p, v3(0, 0, 1), vneg(dir), &pd, &pe), "emitter pdfs");
+        CHECK(emitter_pdfs(&s->k, s->lights[0].prim, e.p, v3(0, 0, 1), vneg(dir), ref, v3s(0.0f), &pd, &pe), "emitter pdfs");
         bad += fabsf(pd - e.pdf_direct) > 1e-5f * pd;
         bad += fabsf(pe - pd * dir.z * K_INV_PI) > 1e-5f * pe;
         /* the light's weight: Le * pi * area */
@@ -282,7 +299,7 @@ static void test_emission(void) {
               fabsf(e.weight.x - 8.0f * K_PI) < 1e-3f,
           "point light weight 4 pi I");
     light_sample ls;
-    CHECK(sample_light(&s->k, v3(0, 0, -2), 0.5f, v2(0.5f, 0.5f), &ls) && ls.delta && fabsf(ls.le.x - 0.5f) < 1e-6f &&
+    CHECK(sample_light(&s->k, v3(0, 0, -2), v3s(0.0f), 0.5f, v2(0.5f, 0.5f), &ls) && ls.delta && fabsf(ls.le.x - 0.5f) < 1e-6f &&
               fabsf(ls.pdf - 1.0f) < 1e-6f && fabsf(ls.dist - 2.0f) < 1e-6f,
           "point light NEE");
     scene_destroy(s);

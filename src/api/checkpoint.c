@@ -56,6 +56,8 @@ void ckpt_scene_hash(const kscene *k, uint32_t out[CKPT_SCENE_PARTS]) {
 #define CKPT_PART_lights       CKPT_SCENE_LIGHTS
 #define CKPT_PART_light_cdf    CKPT_SCENE_LIGHTS
 #define CKPT_PART_prim_light   CKPT_SCENE_LIGHTS
+#define CKPT_PART_light_nodes  CKPT_SCENE_LIGHTS
+#define CKPT_PART_light_trail  CKPT_SCENE_LIGHTS
 #define CKPT_PART_env_cdf_rows CKPT_SCENE_LIGHTS
 #define CKPT_PART_env_cdf_cols CKPT_SCENE_LIGHTS
 #define CKPT_HASH_ARRAY(type, name, count)                                                                             \

@@ -343,6 +343,11 @@ static int cmd_render(int argc, char **argv) {
             } else if (!strcmp(a, "--gpu-bvh")) {
                 if (caustic_parse_gpu_bvh(v, &opt.gpu_bvh))
                     return usage_error("render", "--gpu-bvh: '%s' is not one of sah, lbvh, cwbvh", v);
+            } else if (!strcmp(a, "--light-sampler")) {
+                /* the scene's light table is built at load (scene_prepare), which reads it */
+                if (strcmp(v, "auto") && strcmp(v, "power") && strcmp(v, "tree"))
+                    return usage_error("render", "--light-sampler: '%s' is not one of auto, power, tree", v);
+                setenv("CAUSTIC_LIGHT_SAMPLER", v, 1);
             } else if (!strcmp(a, "--integrator")) {
                 integrator_given = 1;
                 if (caustic_parse_integrator(v, &opt.integrator))

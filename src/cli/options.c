@@ -51,6 +51,9 @@ const cli_option cli_render_options[] = {
     {"--schedule", NULL, "S", "tiles rows rows-static pixels", G_SAMPLING,
      "tiles (default) | rows | rows-static | pixels"},
     {"--sampler", NULL, "S", "sobol stratified random", G_SAMPLING, "sobol (default) | stratified | random"},
+    {"--light-sampler", NULL, "L", "auto power tree", G_SAMPLING,
+     "how next-event estimation picks a light: auto (default: a light tree from 64 lights) | power | tree (the "
+     "environment variable CAUSTIC_LIGHT_SAMPLER, which the library reads)"},
     {"--clamp", NULL, "L", NULL, G_SAMPLING, "firefly clamp: scale samples down to luminance L (biased; default off)"},
     {"--adaptive", NULL, "E", NULL, G_SAMPLING,
      "adaptive sampling: a pixel stops once the relative standard error of its mean is below E (e.g. 0.01); --spp is "

@@ -22,6 +22,7 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
     ps->throughput = v3s(1.0f);
     ps->radiance = v3s(0.0f);
     ps->prev_p = ps->r.o;
+    ps->prev_n = v3s(0.0f);
     ps->prev_pdf = 0.0f;
     ps->prev_delta = 1;
     ps->depth = 0;
@@ -96,7 +97,7 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     /* Emission reached by the previous bounce, MIS-weighted against NEE. */
     vec3 le = emitted_radiance(s, &sf, wo_world);
     if (!vis_black(le)) {
-        float w = ps->prev_delta ? 1.0f : mis_power(ps->prev_pdf, light_pdf(s, ps->h.prim, ps->prev_p, sf.p, sf.ng));
+        float w = ps->prev_delta ? 1.0f : mis_power(ps->prev_pdf, light_pdf(s, ps->h.prim, ps->prev_p, ps->prev_n, sf.p, sf.ng));
         w *= adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, le), w));
     }
@@ -120,7 +121,7 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     /* Next-event estimation. */
     if (!(material_flags(m) & BSDF_ALL_DELTA) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
         light_sample ls;
-        int ok = sample_light(s, sf.p, u_light_pick, u_light, &ls);
+        int ok = sample_light(s, sf.p, sf.ns, u_light_pick, u_light, &ls);
         vec3 wi = ok ? frame_to_local(fr, ls.wi) : v3s(0.0f);
         if (ok && bsdf_sides_agree(m, wo, wi, wo_world, ls.wi, sf.ng)) {
             vec3 f = bsdf_eval(m, albedo, wo, wi);
@@ -147,6 +148,7 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
             ps->prev_pdf = bs.pdf;
             ps->prev_delta = bs.delta;
             ps->prev_p = sf.p;
+            ps->prev_n = sf.ns;
             ps->r = make_ray(offset_origin(sf.p, sf.ng, wi_world), wi_world, K_INF);
             ps->depth++;
             cont = 1;

@@ -7,6 +7,7 @@
 #include "sampling.h"
 #include "environment.h"
 #include "texture.h"
+#include "light_tree.h"
 
 typedef struct light_sample {
     vec3 wi;    /* from the shading point towards the light, unit */
@@ -19,7 +20,8 @@ typedef struct light_sample {
                      selection probability alone) */
     int delta;  /* point or directional light: BSDF sampling can never hit it */
     /* for bidirectional MIS: */
-    float pick;      /* selection probability */
+    float pick;      /* selection probability (NEE's: with a light tree it depends on the shading point) */
+    float pick_emit; /* the probability that light_emit picks the same light (by power) */
     float pdf_emit;  /* pdf (w.r.t. area x solid angle) that the light emits this particle, pick excluded */
     float cos_light; /* cosine at the light (1 for point, directional and environment) */
     int finite;      /* area and point lights; not the environment or the sun */
@@ -135,9 +137,46 @@ KFN uint32_t cdf_find(const float *cdf, uint32_t n, float u) {
     return lo;
 }
 
+/* Selection probability of light li by power (light emission always; NEE without a tree), and of
+ * the environment. */
+KFN float light_pick(const kscene *s, uint32_t li) { return (1.0f - s->env_pmf) * s->lights[li].pmf; }
+
+/* NEE's selection probability of light li from shading point ref with shading normal ref_n (zero
+ * where there is none): by power without a light tree or for a directional light, else the
+ * tree's (light_tree.h). The probability sample_light picks li with, to the last rounding. */
+KFN float light_pick_at(const kscene *s, uint32_t li, vec3 ref, vec3 ref_n) {
+    if (s->nlight_nodes == 0 || s->lights[li].kind == LIGHT_DIRECTIONAL) return light_pick(s, li);
+    return (1.0f - s->env_pmf) * s->light_tree_share * light_tree_pmf(s, li, ref, ref_n);
+}
+
+/* NEE's pick among the lights for ur uniform in [0, 1): light *li with probability *pick (what
+ * light_pick_at says). With a tree, the power cdf first decides between the directional lights
+ * and the tree (ur rescaled within the interval it fell in, uniform again, walks the tree). */
+KFN int light_pick_sample(const kscene *s, vec3 ref, vec3 ref_n, float ur, uint32_t *li, float *pick) {
+    if (s->nlight_nodes == 0) {
+        *li = cdf_find(s->light_cdf, s->nlights, ur);
+        *pick = light_pick(s, *li);
+        return 1;
+    }
+    if (s->ndirectional > 0) {
+        uint32_t j = cdf_find(s->light_cdf, s->nlights, ur);
+        if (s->lights[j].kind == LIGHT_DIRECTIONAL) {
+            *li = j;
+            *pick = light_pick(s, j);
+            return 1;
+        }
+        float pm = s->lights[j].pmf;
+        ur = pm > 0.0f ? kmin((ur - s->light_cdf[j]) / pm, 0.99999994f) : 0.0f;
+    }
+    float t;
+    if (!light_tree_sample(s, ref, ref_n, ur, li, &t)) return 0;
+    *pick = (1.0f - s->env_pmf) * s->light_tree_share * t;
+    return *pick > 0.0f;
+}
+
 /* Solid-angle pdf that NEE would have produced for reaching emitter point (p, n) of primitive
- * `id` from `ref`. Used to weight emitters hit by BSDF sampling. */
-KFN float light_pdf(const kscene *s, uint32_t id, vec3 ref, vec3 p, vec3 n) {
+ * `id` from `ref` (shading normal ref_n, or zero). Used to weight emitters hit by BSDF sampling. */
+KFN float light_pdf(const kscene *s, uint32_t id, vec3 ref, vec3 ref_n, vec3 p, vec3 n) {
     int32_t li = s->prim_light[prim_flat_index(s, id)];
     if (li < 0) return 0.0f;
     vec3 d = vsub(p, ref);
@@ -145,17 +184,14 @@ KFN float light_pdf(const kscene *s, uint32_t id, vec3 ref, vec3 p, vec3 n) {
     float cos_l = fabsf(vdot(n, d)) / sqrtf(d2);
     if (cos_l <= 0.0f) return 0.0f;
     const light *l = &s->lights[li];
-    return (1.0f - s->env_pmf) * l->pmf * light_area_pdf(s, l, p) * d2 / cos_l;
+    return light_pick_at(s, (uint32_t)li, ref, ref_n) * light_area_pdf(s, l, p) * d2 / cos_l;
 }
 /* NEE's solid-angle pdf for the environment in direction d, selection included. */
 KFN float env_pdf(const kscene *s, vec3 d) { return s->env_pmf * env_dir_pdf(s, d); }
 
-/* Selection probability of light li, and of the environment. */
-KFN float light_pick(const kscene *s, uint32_t li) { return (1.0f - s->env_pmf) * s->lights[li].pmf; }
-
-/* Pick a light (environment, or one of the others by power) and a point on it, as seen from
- * ref. Returns 0 on failure. */
-KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sample *ls) {
+/* Pick a light (environment, or one of the others: by power, or through the light tree) and a
+ * point on it, as seen from ref (shading normal ref_n, or zero). Returns 0 on failure. */
+KFN int sample_light(const kscene *s, vec3 ref, vec3 ref_n, float u_select, vec2 u, light_sample *ls) {
     ls->delta = 0;
     ls->cos_light = 1.0f;
     ls->p_end = v3s(0.0f);
@@ -164,6 +200,7 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
         ls->dist = K_INF;
         ls->le = env_eval(s, ls->wi);
         ls->pick = s->env_pmf;
+        ls->pick_emit = s->env_pmf;
         float pdf_dir = env_dir_pdf(s, ls->wi);
         ls->pdf = s->env_pmf * pdf_dir;
         ls->pdf_emit = pdf_dir / (K_PI * s->scene_radius * s->scene_radius);
@@ -172,9 +209,10 @@ KFN int sample_light(const kscene *s, vec3 ref, float u_select, vec2 u, light_sa
     }
     if (s->nlights == 0) return 0;
     float ur = (u_select - s->env_pmf) / (1.0f - s->env_pmf);
-    uint32_t li = cdf_find(s->light_cdf, s->nlights, kmin(ur, 0.99999994f));
+    uint32_t li;
+    if (!light_pick_sample(s, ref, ref_n, kmin(ur, 0.99999994f), &li, &ls->pick)) return 0;
+    ls->pick_emit = light_pick(s, li);
     const light *l = &s->lights[li];
-    ls->pick = light_pick(s, li);
     if (KHAS(KF_LIGHT(LIGHT_POINT)) && l->kind == LIGHT_POINT) {
         vec3 d = vsub(l->p, ref);
         float d2 = vlen2(d);
@@ -258,6 +296,7 @@ typedef struct light_emission {
     float pdf_direct; /* pdf that NEE picks p (area measure; solid angle for infinite lights), selection included */
     float cos_light;
     int delta, finite;
+    int32_t light; /* the light's index; -1: the environment */
 } light_emission;
 
 /* Infinite lights emit from a disk of the scene's bounding radius facing direction d. */
@@ -272,6 +311,7 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
     float disk_pdf = 1.0f / (K_PI * s->scene_radius * s->scene_radius);
     e->cos_light = 1.0f;
     e->delta = 0;
+    e->light = -1;
     if (u_select < s->env_pmf) {
         vec3 to_sky = env_sample_dir(s, u_dir);
         float pdf_dir = env_dir_pdf(s, to_sky);
@@ -290,6 +330,7 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
     const light *l = &s->lights[li];
     float pick = light_pick(s, li);
     if (!(pick > 0.0f)) return 0;
+    e->light = (int32_t)li;
     if (l->kind == LIGHT_POINT) {
         e->p = l->p;
         e->d = sample_uniform_sphere(u_dir);
@@ -347,16 +388,18 @@ KFN int light_emit(const kscene *s, float u_select, vec2 u_pos, vec2 u_dir, ligh
     return e->pdf_emit > 0.0f && kfinite(e->pdf_emit);
 }
 
-/* pdfs of an emitter point (p, n) of primitive id reached by a ray along dir: that NEE picks the
- * point (area measure) and that the light emits a particle back along -dir; selection included. */
-KFN int emitter_pdfs(const kscene *s, uint32_t id, vec3 p, vec3 n, vec3 dir, float *pdf_direct, float *pdf_emit) {
+/* pdfs of an emitter point (p, n) of primitive id reached by a ray along dir from vertex ref
+ * (shading normal ref_n): that NEE at ref picks the point (area measure) and that the light emits
+ * a particle back along -dir; selection included (NEE's from ref, emission's by power). */
+KFN int emitter_pdfs(const kscene *s, uint32_t id, vec3 p, vec3 n, vec3 dir, vec3 ref, vec3 ref_n, float *pdf_direct,
+                     float *pdf_emit) {
     int32_t li = s->prim_light[prim_flat_index(s, id)];
     if (li < 0) return 0;
     float pick = light_pick(s, (uint32_t)li);
     const light *l = &s->lights[li];
     float pdf_area = light_area_pdf(s, l, p);
     const material *m = &s->materials[l->material];
-    *pdf_direct = pick * pdf_area;
+    *pdf_direct = light_pick_at(s, (uint32_t)li, ref, ref_n) * pdf_area;
     *pdf_emit = pick * pdf_area * emit_cos(m, n, vneg(dir)) * K_INV_PI * emit_side_pmf(m);
     return 1;
 }

@@ -175,6 +175,30 @@ typedef struct light {
     vec3 q0, q1, q2;  /* triangle: its corners, as the positions the triangle indexes */
 } light;
 
+/* ---- light tree ------------------------------------------------------------------------- */
+/* A node of the light tree (src/accel/light_tree.c builds it, kernel/light_tree.h walks it; after
+ * pbrt-v4's BVHLightSampler and Cycles' light tree): a binary BVH over the finite lights (area
+ * primitives, point and spot lights) whose nodes bound their lights' positions (the sphere of
+ * centre c and radius r around the box of the lights: all the importance reads of the box), total
+ * power (phi) and emission directions: every light below emits only along directions within
+ * theta_o + theta_e of axis w, where cos_o = cos theta_o bounds the spread of the normals and
+ * cos_e = cos theta_e the spread of emission about each normal (sin_o = sin theta_o, stored: one
+ * square root less per visit). `child` holds two flags in its top bits and an index below them:
+ * inner node, its first child is the next node and the index its second; leaf (LIGHT_NODE_LEAF),
+ * the index is the light's. 48 bytes, depth first; the root is node 0. */
+#define LIGHT_NODE_LEAF      0x80000000u
+#define LIGHT_NODE_TWO_SIDED 0x40000000u /* some light below emits on both sides: cosines taken absolute */
+#define LIGHT_NODE_INDEX     0x3fffffffu
+#define LIGHT_TREE_MAX_DEPTH 64 /* bits of a light's trail (kscene.light_trail) */
+typedef struct light_tree_node {
+    vec3 c;
+    float r;
+    vec3 w;
+    float phi;
+    float cos_o, sin_o, cos_e;
+    uint32_t child;
+} light_tree_node;
+
 /* ---- camera ----------------------------------------------------------------------------- */
 typedef struct camera {
     vec3 pos, right, up, forward; /* orthonormal, right-handed view frame */
@@ -317,6 +341,9 @@ typedef struct bvh_leaf4 {
     X(float, light_cdf, k->nlights + 1u)     /* light_cdf[nlights] == 1 */                                             \
     X(int32_t, prim_light, kscene_nprims(k)) /* per primitive id order: triangles, spheres,    \
                                                 quads -> light index or -1 */                       \
+    X(light_tree_node, light_nodes, k->nlight_nodes) /* the light tree, or none (power pick) */         \
+    X(uint64_t, light_trail, k->nlight_nodes ? k->nlights : 0u) /* per light: the path from the \
+                                            root to its leaf, bit d = 1 where depth d takes the second child */ \
     X(float, env_cdf_rows, k->nenv_cdf_rows) /* env map: env_h + 1 entries, marginal cdf over  \
                                                 rows (top first) */                       \
     X(float, env_cdf_cols, k->nenv_cdf_cols) /* env map: env_h * (env_w + 1), conditional cdf  \
@@ -337,6 +364,10 @@ typedef struct kscene {
     vec3 env_radiance;   /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;     /* lat-long environment map (texture index), or -1 */
     float env_pmf;       /* probability NEE picks the environment instead of an area light */
+    uint32_t nlight_nodes;  /* light tree nodes; 0: NEE picks lights by power (light_cdf) */
+    uint32_t ndirectional;  /* directional lights: outside the tree, picked by power */
+    float light_tree_share; /* with a tree: the probability (after the environment's) that NEE
+                               picks a light of the tree, the power pmfs of the others' complement */
     int32_t has_cutouts; /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
     float scene_radius;  /* bounding-sphere radius, for environment sampling */
     vec3 scene_center;

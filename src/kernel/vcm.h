@@ -185,6 +185,8 @@ KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, int merg
     float w_light = ls->delta ? 0.0f : vcm_mis(bsdf_dir_pdf / ls->pdf);
     float w_camera = vcm_mis(ls->pdf_emit * cos_to_light / (pdf_dir_w * ls->cos_light)) *
                      (vcm_eta_if(p, merges_here) + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
+    /* the picks cancel unless NEE's (a light tree's) and emission's (power) differ */
+    if (ls->pick_emit != ls->pick) w_camera *= vcm_mis(ls->pick_emit / ls->pick);
     return 1.0f / (w_light + 1.0f + w_camera);
 }
 /* Weight of connecting a camera vertex and a light vertex (40-42): *_merges whether merging at
@@ -216,6 +218,34 @@ KFN float vcm_weight_merge(const vcm_params *p, const vcm_mis_state *cam, const 
     float w_light = lig->dvcm * p->mis_vc + lig->dvm * vcm_mis(cam_dir_pdf);
     float w_camera = cam->dvcm * p->mis_vc + cam->dvm * vcm_mis(cam_rev_pdf);
     return 1.0f / (w_light + 1.0f + w_camera);
+}
+
+/* The light tree and VCM's weights. With a tree, the probability that NEE picks light L depends on
+ * the vertex NEE starts from: pick_D(L | x, n_x) (light_pick_at), while light sub-paths keep the
+ * power pick pick_E(L) (light_emit). A light sub-path y0 y1 ... starts with
+ *   dVCM_0 = pdf_direct(y0) / pdf_emit(y0)                                               (31)
+ * where pdf_direct(y0) = pick_D(L | y1, n_y1) pdf_A(y0) is the probability that NEE from the
+ * camera vertex that meets y1 would have produced y0: the direct pdf of y0 depends on its
+ * successor on the light sub-path (its predecessor in the camera's direction), unknown until the
+ * first segment is traced. light_emit therefore writes it with pick_E, and at y1 (the only vertex
+ * whose NEE could produce y0) vcm_light_tree_fix multiplies dVCM_1 by
+ *   mis(pick_D(L | y1, n_y1) / pick_E(L)),
+ * exact because dVCM_1 = dVCM_0 mis(d^2) / mis(|cos_y1|) is linear in mis(pdf_direct) and no
+ * other quantity reads dVCM_0 (dVC and dVM carry pdf_emit only). From y1 on the recursion
+ * (34-38) carries the corrected value into every weight that names y0's direct pdf (connections,
+ * merges, light tracing). On the camera side NEE's pdf and the emission pdf of the same light no
+ * longer share their pick, so vcm_weight_nee multiplies its camera term by
+ * mis(pick_E / pick_D), and a camera sub-path that hits an emitter at z_k weighs it with
+ * pick_D(L | z_{k-1}, n_{k-1}) (emitter_pdfs gets the previous vertex and its normal). Every
+ * vertex names the same shading normal (surface_at's ns, cosines absolute) on both sub-paths, so
+ * the two sides compute the same pick for the same vertex. The environment and directional
+ * lights are picked alike by both (their pick does not depend on the vertex). */
+KFN float vcm_pick_fix(float pick_direct, float pick_emit) {
+    return pick_emit > 0.0f ? vcm_mis(pick_direct / pick_emit) : 1.0f;
+}
+KFN float vcm_light_tree_fix(const kscene *s, const light_emission *e, vec3 y1, vec3 n1) {
+    if (e->light < 0) return 1.0f;
+    return vcm_pick_fix(light_pick_at(s, (uint32_t)e->light, y1, n1), light_pick(s, (uint32_t)e->light));
 }
 
 /* Does a camera sub-path that reaches an emitter by itself at length len count? Seen directly:
@@ -631,6 +661,7 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
         vcm_bsdf b;
         if (!vcm_bsdf_setup(s, &sf, vneg(r.d), &b)) return;
         vcm_mis_after_hit(&mis, &pending, h.t * h.t, b.wo_l.z, len > 1 || finite);
+        if (len == 1 && finite && s->nlight_nodes > 0) mis.dvcm *= vcm_light_tree_fix(s, &e, sf.p, sf.ns);
         vcm_mis_confirm(&mis, &pending, vcm_merges_between(p, pending_after, b.glossy));
         if (!b.delta) {
             if ((p->use_vc && !p->light_trace_only) || p->use_vm) {
@@ -694,6 +725,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
     int prev_glossy = 0;   /* the previous vertex is glossy (the camera is not) */
     int pending_after = 0; /* ... and the one before it: pending's merge needs both */
     int specular_path = 1; /* every bounce so far was specular */
+    vec3 prev_p = r.o, prev_n = v3s(0.0f); /* the previous vertex and its shading normal (emitter_pdfs) */
     for (int len = 1;; ++len) {
         hit h;
         (*rays)++;
@@ -718,7 +750,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
         vec3 le = emitted_radiance(s, &sf, vneg(r.d));
         if (!vis_black(le) && vcm_counts_emission(p, len, specular_path)) {
             float w = 1.0f, pd, pe;
-            if (len > 1 && p->use_vc && emitter_pdfs(s, h.prim, sf.p, sf.ng, r.d, &pd, &pe))
+            if (len > 1 && p->use_vc && emitter_pdfs(s, h.prim, sf.p, sf.ng, r.d, prev_p, prev_n, &pd, &pe))
                 w = vcm_weight_emission(p, &mis, &pending, pending_after, pd, pe);
             color = vadd(color, vscale(vmul(throughput, le), w));
         }
@@ -730,7 +762,7 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             light_sample ls;
             float u_sel = pcg32_float(rng);
             vec2 u_l = vcm_rand2(rng);
-            if ((s->nlights > 0 || s->env_pmf > 0.0f) && sample_light(s, sf.p, u_sel, u_l, &ls)) {
+            if ((s->nlights > 0 || s->env_pmf > 0.0f) && sample_light(s, sf.p, sf.ns, u_sel, u_l, &ls)) {
                 float cos_l, pdf_dir, pdf_rev;
                 vec3 f = vcm_bsdf_eval(s, &b, ls.wi, TRANSPORT_RADIANCE, &cos_l, &pdf_dir, &pdf_rev);
                 if (!vis_black(f)) {
@@ -782,6 +814,8 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
         }
         specular_path &= b.delta;
         if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, &throughput, &mis, &pending, &r)) break;
+        prev_p = sf.p;
+        prev_n = sf.ns;
         pending_after = prev_glossy;
         prev_glossy = b.glossy;
     }

@@ -72,6 +72,8 @@ void scene_destroy(scene *s) {
     free(s->lights);
     free(s->light_cdf);
     free(s->prim_light);
+    free(s->light_nodes);
+    free(s->light_trail);
     free(s->punctual);
     free(s->env_cdf_rows);
     free(s->env_cdf_cols);
@@ -594,8 +596,10 @@ static int build_lights(scene *s, size_t nprims, char *err, size_t errlen) {
     if (n) s->light_cdf[n] = 1.0f;
     /* the pmf must be exactly what sampling the cdf yields */
     for (size_t i = 0; i < n; ++i) s->lights[i].pmf = s->light_cdf[i + 1] - s->light_cdf[i];
+    int mode, rc = scene_light_sampler_from_env(&mode, err, errlen);
+    if (!rc) rc = scene_build_light_tree(s, power, mode, err, errlen);
     free(power);
-    return 0;
+    return rc;
 oom:
     snprintf(err, errlen, "out of memory building the light table");
     return -1;
@@ -727,6 +731,9 @@ static void fill_kscene(scene *s) {
     k->nspheres = (uint32_t)s->nspheres;
     k->nquads = (uint32_t)s->nquads;
     k->nlights = (uint32_t)s->nlights;
+    k->nlight_nodes = s->nlight_nodes;
+    k->ndirectional = s->ndirectional;
+    k->light_tree_share = s->light_tree_share;
     k->nvertices = (uint32_t)s->nvertices;
     k->nmaterials = (uint32_t)s->nmaterials;
     k->ntextures = (uint32_t)s->ntextures;

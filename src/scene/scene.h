@@ -67,6 +67,10 @@ typedef struct scene {
     float *light_cdf;
     int32_t *prim_light;
     size_t nlights;
+    light_tree_node *light_nodes; /* the light tree, or NULL (scene_build_light_tree) */
+    uint64_t *light_trail;
+    uint32_t nlight_nodes, ndirectional;
+    float light_tree_share;
     vec3 bounds_lo, bounds_hi;
     kscene k;
     int prepared;
@@ -146,6 +150,13 @@ int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, s
  * builds its BVH with nodes of bvh_width (the width of the CPU kernel that traverses s->k; the
  * caller knows it, src/cpu/isa.h). Checks the file's camera. Returns 0, or -1 with a message. */
 int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen);
+/* How NEE picks lights (src/scene/scene_light_tree.c): by power, through a light tree, or a tree
+ * where there are many lights; CAUSTIC_LIGHT_SAMPLER names it. */
+enum { SCENE_LIGHTS_AUTO = 0, SCENE_LIGHTS_POWER = 1, SCENE_LIGHTS_TREE = 2 };
+int scene_light_sampler_from_env(int *mode, char *err, size_t errlen);
+/* Builds the light tree over s's light table (power[i]: light i's power) where mode asks for one
+ * (SCENE_LIGHTS_*), else leaves none. */
+int scene_build_light_tree(scene *s, const double *power, int mode, char *err, size_t errlen);
 /* The BVH of a prepared scene with nodes of `width` and the SAH's leaf cost counted in blocks of
  * sah_lanes primitives (bvh_build_lanes): s->bvh when that is it, else built once and cached with
  * the scene (the GPU's 4-wide tree). NULL with a message when out of memory. */
