@@ -410,6 +410,7 @@ typedef enum caustic_material_kind {
     CAUSTIC_MATERIAL_PHONG = 5,       /* Lambertian color + Phong lobe (specular, exponent) */
     CAUSTIC_MATERIAL_PBR = 6,         /* glTF metallic-roughness: color, metallic, roughness */
     CAUSTIC_MATERIAL_ROUGH_GLASS = 7, /* rough dielectric (GGX): ior, roughness, color as tint */
+    CAUSTIC_MATERIAL_INTERFACE = 8,   /* no surface: the boundary of a participating medium */
     CAUSTIC_MATERIAL_KIND_COUNT       /* the number of kinds (not a kind) */
 } caustic_material_kind;
 typedef struct caustic_material {

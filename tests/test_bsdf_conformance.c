@@ -55,6 +55,7 @@ static const sweep sweeps[] = {
     {MAT_ROUGH_GLASS, GREY, NONE, 0.4, 1.5, 0.0, 1, 0},
     {MAT_ROUGH_GLASS, GREY, NONE, 0.7, 1.33, 0.0, 1, 0},
     {MAT_ROUGH_GLASS, GREY, NONE, 0.9, 2.0, 0.0, 1, 0},
+    {MAT_INTERFACE, GREY, NONE, 0.0, 1.0, 0.0, 1, 0},
 };
 #define NSWEEPS ((int)(sizeof sweeps / sizeof *sweeps))
 

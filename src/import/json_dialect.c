@@ -20,7 +20,9 @@ const keyalias json_root_keys[] = {
     {"Lights", "LIGHT|PUNCTUALLIGHTS", NULL, 0, 0},
     {"Meshes", "MESHTABLE|MESHLIST", NULL, 0, 0},
     {"Imports", "IMPORT|MODELS|GLTFS|SCENES", NULL, 0, 0},
-    {"Volumes", "VOLUME|MEDIA|MEDIUMS|VDB", "participating media (volumes) are not supported", 0, 0},
+    {"Media", "MEDIUMS|PARTICIPATINGMEDIA", NULL, 0, 0}, /* name -> medium (json_media.c) */
+    {"Volumes", "VOLUME|VDB", "volume sections of other dialects are not read (caustic's media: the Media section)", 0,
+     0},
     {NULL, NULL, NULL, 0, 0}};
 
 const keyalias json_material_keys[] = {
@@ -80,6 +82,7 @@ const keyalias json_camera_keys[] = {
     {"FRAME", NULL, NULL, 0, 0},
     {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0,
      WANT_STRING}, /* a dialect's place for it */
+    {"MEDIUM", "CAMERAMEDIUM|EXTERIOR", NULL, 0, 0}, /* the medium around the camera (a name in Media) */
     {NULL, NULL, NULL, 0, 0}};
 
 const keyalias json_environment_keys[] = {
@@ -117,6 +120,9 @@ const keyalias json_object_keys[] = {
     {"MOTION", "VELOCITY|VEL|MOTIONBLUR|TRANSEND|MOVE", "motion blur is not supported (the object is rendered at rest)",
      0, 0},
     {"FRAME", NULL, NULL, 0, 0},
+    /* the media inside and outside the object's closed surface (names in Media) */
+    {"INTERIOR", "INSIDE|MEDIUMINSIDE|INTERIORMEDIUM|MEDIUMINTERIOR|INNERMEDIUM", NULL, 0, 0},
+    {"EXTERIOR", "OUTSIDE|MEDIUMOUTSIDE|EXTERIORMEDIUM|MEDIUMEXTERIOR|OUTERMEDIUM", NULL, 0, 0},
     {NULL, NULL, NULL, 0, 0}};
 
 /* ---- material TYPE -> kind ----------------------------------------------------------------------
@@ -147,6 +153,8 @@ static const json_material_row json_material_rows[] = {
      JM_ALPHA | JM_METALLIC},
     /* frosted glass: GGX reflection and transmission, RGB tints both */
     {"RoughGlass", "ROUGHGLASS|FROSTEDGLASS|ROUGHDIELECTRIC|ROUGHREFRACTIVE|ROUGHTRANSMISSION", JM_IOR | JM_ALPHA},
+    /* no surface: the boundary of a medium (Objects[].INTERIOR / EXTERIOR) */
+    {"Interface", "INTERFACE|NULL|NULLBSDF|NULLMATERIAL|MEDIUMBOUNDARY|PASSTHROUGH", JM_NO_COLOUR},
 };
 _Static_assert(sizeof json_material_rows / sizeof json_material_rows[0] == MAT_KIND_COUNT,
                "src/import/json_dialect.c: json_material_rows needs one row per MATERIAL_KINDS kind");
@@ -171,7 +179,7 @@ static const struct {
 /* caustic's own names and the course's, for "did you mean" */
 const char *const json_material_type_names[] = {"Emitter",   "Emitting", "Diffuse",    "Specular", "Refractive",
                                                 "Conductor", "Metal",    "Dielectric", "Glass",    "Mirror",
-                                                "Phong",     "PBR",      "RoughGlass", NULL};
+                                                "Phong",     "PBR",      "RoughGlass", "Interface", NULL};
 
 static int kind_of_name(const char *name) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k)

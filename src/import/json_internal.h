@@ -79,7 +79,8 @@ enum {
     JM_ALPHA = 4,         /* reads ROUGHNESS as GGX alpha = roughness^2 */
     JM_METALLIC = 8,      /* reads METALLIC */
     JM_PHONG_LOBE = 16,   /* requires SPECRGB and EXPONENT; RGB + SPECRGB at most 1 */
-    JM_METAL_DEFAULT = 32 /* METALLIC defaults to 1 (a conductor) */
+    JM_METAL_DEFAULT = 32, /* METALLIC defaults to 1 (a conductor) */
+    JM_NO_COLOUR = 64      /* needs no RGB (Interface: no surface) */
 };
 typedef struct json_material_row {
     const char *kind_name; /* a MATERIAL_KINDS name */
@@ -132,5 +133,12 @@ int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index);
 int json_env_map(loader *L, const cJSON *node, const char *jp);
 int json_materials(loader *L, cJSON *ms);
 int json_default_material(loader *L);
+
+/* ---- participating media (json_media.c) --------------------------------------------------------- */
+/* The top-level "Media" section: name -> medium. */
+int json_media(loader *L, cJSON *ms);
+/* obj's medium key `key` (a name in Media; absent, null or "": the vacuum) as a medium reference
+ * (index + 1, 0 the vacuum). */
+int json_medium_ref(loader *L, const cJSON *obj, const char *jpath, const char *key, int *ref);
 
 #endif

@@ -281,7 +281,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     if (c) {
         prm_jkey(p, jpath, "RGB");
         if (json_colour(L, c, p, (reads & JM_EMITS) ? MAX_RADIANCE : 1.0, &rgb)) return -1;
-    } else if (!tex) {
+    } else if (!tex && !(reads & JM_NO_COLOUR)) {
         if (fallback && (json_get(m, "RGB1") || json_get(m, "LIGHT_RGB")))
             rgb = v3s(0.5f);
         else

@@ -14,6 +14,7 @@
 #include "materials/mirror.h"
 #include "materials/pbr.h"
 #include "materials/phong.h"
+#include "materials/interface.h"
 #include "materials/rough_glass.h"
 
 /* Every switch below names every kind (the rows) and MAT_KIND_COUNT, with no `default:`, so a

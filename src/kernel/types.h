@@ -88,7 +88,8 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
     X(MAT_EMITTER, emitter, "Emitter", EMITTER)                /* no reflection (pure emitters) */                     \
     X(MAT_PHONG, phong, "Phong", PHONG)                        /* Lambertian plus a normalised Phong lobe */           \
     X(MAT_PBR, pbr, "PBR", PBR)                                /* glTF 2.0 metallic-roughness */                       \
-    X(MAT_ROUGH_GLASS, rough_glass, "RoughGlass", ROUGH_GLASS) /* rough dielectric: GGX reflection and transmission */
+    X(MAT_ROUGH_GLASS, rough_glass, "RoughGlass", ROUGH_GLASS) /* rough dielectric: GGX reflection and transmission */ \
+    X(MAT_INTERFACE, interface, "Interface", INTERFACE)        /* no surface: only a boundary between two media */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
 enum material_map { MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8 };
@@ -114,7 +115,29 @@ typedef struct material {
     int32_t alpha_tex;    /* MAP_OPACITY: opacity in R (= G = B), times `opacity` */
     float opacity;        /* glTF baseColorFactor's alpha (read only with alpha_cutoff > 0) */
     float alpha_cutoff;   /* > 0: where opacity < alpha_cutoff there is no surface (rays pass) */
+    /* The media on the two sides of the surface (pbrt-v4's MediumInterface), as medium references:
+     * index + 1 into kscene.media, 0 the vacuum (so a zero-initialised material binds none). Inside
+     * is the side the geometric normal points away from. Equal (both 0 unless the scene binds
+     * media): the surface is no medium boundary and a ray crossing it keeps its medium
+     * (kernel/medium.h, medium_after_crossing). */
+    int32_t medium_inside, medium_outside;
 } material;
+
+/* ---- participating media ------------------------------------------------------------------
+ * One row per medium kind: X(KIND, stem, name). The stem names its header
+ * kernel/media/<stem>.h and the prefix of its functions (kernel/medium.h dispatches over the list:
+ * a grid kind adds a row, its header and its fields here, e.g. a grid index and a majorant grid);
+ * the name is its TYPE in the scene format. */
+#define MEDIUM_KINDS(X) X(MEDIUM_HOMOGENEOUS, homogeneous, "Homogeneous") /* constant coefficients */
+#define MEDIUM_ENUM_ROW(kind, stem, name) kind,
+typedef enum medium_kind { MEDIUM_KINDS(MEDIUM_ENUM_ROW) MEDIUM_KIND_COUNT } medium_kind;
+typedef struct medium {
+    int32_t kind;
+    vec3 sigma_a, sigma_s; /* absorption and scattering coefficients per unit length, RGB */
+    vec3 emission;         /* radiance Le: the medium emits sigma_a * Le per unit length (pbrt-v4) */
+    float g;               /* Henyey-Greenstein asymmetry in (-1, 1); 0 isotropic */
+    float majorant;        /* an upper bound of sigma_t = sigma_a + sigma_s over channels and space */
+} medium;
 
 /* ---- lights ----------------------------------------------------------------------------- */
 /* Area lights are emissive primitives; point and directional lights have no geometry. Lights
@@ -151,6 +174,8 @@ typedef struct camera {
     float tan_half_fovy, aspect;
     float lens_radius, focus_distance;
     int32_t width, height;
+    int32_t medium; /* the medium around the camera (global fog): a medium reference (material's
+                       medium_inside), 0 the vacuum */
 } camera;
 
 /* ---- BVH -------------------------------------------------------------------------------- */
@@ -284,6 +309,7 @@ typedef struct bvh_leaf4 {
     X(uint8_t, texels8, k->ntexels8)                         /* 8-bit texels (texture.texel8) */                       \
     X(float, texel8_lut, k->ntexels8 ? TEXEL8_LUT_SIZE : 0u) /* code -> linear, per encoding */                        \
     X(light, lights, k->nlights)                                                                                       \
+    X(medium, media, k->nmedia) /* participating media (kernel/medium.h) */                                           \
     X(float, light_cdf, k->nlights + 1u)     /* light_cdf[nlights] == 1 */                                             \
     X(int32_t, prim_light, kscene_nprims(k)) /* per primitive id order: triangles, spheres,    \
                                                 quads -> light index or -1 */                       \
@@ -302,7 +328,7 @@ typedef struct kscene {
     uint32_t nnodes, nleaf4;
     uint32_t node_layout; /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
-    uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures;
+    uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures, nmedia;
     uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols;
     vec3 env_radiance;   /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;     /* lat-long environment map (texture index), or -1 */
