@@ -150,6 +150,9 @@ typedef struct caustic_scene_stats {
     double bvh_wide_sah_cost;          /* the bvh_width-wide tree's (bvh_sah_cost: the binary tree's) */
     size_t memory_bytes;               /* kernel-side scene data incl. BVH */
     int width, height, spp, max_depth; /* the scene file's render settings */
+    size_t media;                       /* participating media (the scene JSON's Media section) */
+    const char *camera_medium;          /* the medium around the camera (its name, valid while the scene
+                                           is), or NULL: the vacuum */
 } caustic_scene_stats;
 
 typedef struct caustic_progress {
@@ -410,7 +413,10 @@ typedef enum caustic_material_kind {
     CAUSTIC_MATERIAL_PHONG = 5,       /* Lambertian color + Phong lobe (specular, exponent) */
     CAUSTIC_MATERIAL_PBR = 6,         /* glTF metallic-roughness: color, metallic, roughness */
     CAUSTIC_MATERIAL_ROUGH_GLASS = 7, /* rough dielectric (GGX): ior, roughness, color as tint */
-    CAUSTIC_MATERIAL_INTERFACE = 8,   /* no surface: the boundary of a participating medium */
+    CAUSTIC_MATERIAL_COATED = 8,      /* dielectric coat (ior, coat_roughness, coat_tint) over coat_base:
+                                         diffuse (color), conductor (color or metal/eta/k, roughness) or
+                                         pbr (color, metallic, roughness) */
+    CAUSTIC_MATERIAL_INTERFACE = 9,   /* no surface: the boundary of a participating medium */
     CAUSTIC_MATERIAL_KIND_COUNT       /* the number of kinds (not a kind) */
 } caustic_material_kind;
 typedef struct caustic_material {
@@ -423,7 +429,19 @@ typedef struct caustic_material {
     float specular[3]; /* phong */
     float exponent;    /* phong */
     int two_sided;     /* emission from both sides of a surface */
+    /* conductor, coated over a conductor: a complex index of refraction instead of color as F0:
+     * a named metal (Mitsuba 3's names: "Au", "Ag", "Cu", "Al", "Cr", "W", ...; NULL: none) or,
+     * with use_eta_k, eta + i k per channel */
+    const char *metal;
+    int use_eta_k;
+    float eta[3], k[3];
+    /* coated: the base (CAUSTIC_COAT_BASE_*), the coat's roughness and its transmittance at normal
+     * incidence there and back (1, 1, 1: clear) */
+    int coat_base;
+    float coat_roughness;
+    float coat_tint[3];
 } caustic_material;
+enum { CAUSTIC_COAT_BASE_DIFFUSE = 0, CAUSTIC_COAT_BASE_CONDUCTOR = 1, CAUSTIC_COAT_BASE_PBR = 2 };
 void caustic_material_init(caustic_material *m); /* diffuse grey 0.8, ior 1.5, roughness 0.5 */
 int caustic_scene_create(caustic_scene **out, char *err, size_t errlen);
 /* Each add returns the new item's index (>= 0), or -1 with err. */

@@ -105,8 +105,8 @@ scene unknownmat.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\"
 expect_fail "unknown material" "gold" render "$T/unknownmat.json" --strict -o "$T/out.png"
 scene unknowntype.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"torus\", \"MATERIAL\": \"white\", \"TRANS\": [0,0,0], \"ROTAT\": [0,0,0], \"SCALE\": [1,1,1]}]}"
 expect_fail "unknown object type" "torus" render "$T/unknowntype.json" --strict -o "$T/out.png"
-scene badmattype.json "{\"Materials\": {\"m\": {\"TYPE\": \"Plastic\", \"RGB\": [1,1,1]}}, $GOOD_CAM, \"Objects\": []}"
-expect_fail "unknown material type" "Plastic" render "$T/badmattype.json" --strict -o "$T/out.png"
+scene badmattype.json "{\"Materials\": {\"m\": {\"TYPE\": \"Skin\", \"RGB\": [1,1,1]}}, $GOOD_CAM, \"Objects\": []}"
+expect_fail "unknown material type" "Skin" render "$T/badmattype.json" --strict -o "$T/out.png"
 # without --strict the same files render, with one warning line naming the file and the JSON path
 # (expect_warn NAME PATTERN ARGS...: status 0, a "warning:" line on stderr matching PATTERN, an image)
 expect_warn() {
@@ -122,7 +122,7 @@ expect_warn() {
 expect_warn "unknown key warns" "unknownkey.json: Objects\\[0\\].SCLAE: unknown key, ignored" render "$T/unknownkey.json" --quiet -o "$T/out.png"
 expect_warn "unknown object type warns" "unknowntype.json: Objects\\[0\\].TYPE: .*torus.*skipped" render "$T/unknowntype.json" --quiet -o "$T/out.png"
 expect_warn "unknown material warns" "unknownmat.json: Objects.*MATERIAL: unknown material \"gold\"" render "$T/unknownmat.json" --quiet -o "$T/out.png"
-expect_warn "material fallback warns" "badmattype.json: Materials.m.TYPE: .*Plastic.*Diffuse" render "$T/badmattype.json" --quiet -o "$T/out.png"
+expect_warn "material fallback warns" "badmattype.json: Materials.m.TYPE: .*Skin.*Diffuse" render "$T/badmattype.json" --quiet -o "$T/out.png"
 # one warning per key: the same unknown key in three objects is one line
 scene threekeys.json "{$GOOD_MATS, $GOOD_CAM, \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"white\", \"GLOW\": 1}, {\"TYPE\": \"cube\", \"MATERIAL\": \"white\", \"GLOW\": 1}, {\"TYPE\": \"sphere\", \"MATERIAL\": \"light\", \"GLOW\": 2, \"TRANS\": [0,8,0]}]}"
 expect_warn "one warning per key" "Objects\\[0\\].GLOW: unknown key, ignored \\(and 2 more like it\\)" render "$T/threekeys.json" --quiet -o "$T/out.png"

@@ -405,6 +405,31 @@ static void test_bad(void) {
     scene_destroy(s);
 }
 
+/* KHR_materials_clearcoat: a coated PBR material (coat weight, roughness, KHR_materials_ior); a
+ * material without it stays PBR. */
+static void test_clearcoat(void) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "{\"byteLength\":%d,\"uri\":\"quad.bin\"}", BIN_SIZE);
+    static const char mats[] =
+        "{\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.5,0.2,0.1,1],\"metallicFactor\":0.25,"
+        "\"roughnessFactor\":0.6},\"extensions\":{\"KHR_materials_clearcoat\":{\"clearcoatFactor\":0.75,"
+        "\"clearcoatRoughnessFactor\":0.2},\"KHR_materials_ior\":{\"ior\":1.4}}},"
+        "{\"pbrMetallicRoughness\":{\"metallicFactor\":0}}";
+    char *j = model_json(buf, mats, "", "");
+    write_bytes("clearcoat.gltf", j, strlen(j));
+    free(j);
+    scene *s = load_ok(tmp_path("clearcoat.gltf"), -1, 0, "clearcoat");
+    if (!s) return;
+    const material *m = &s->materials[0];
+    CHECK(s->nmaterials == 2 && m->kind == MAT_COATED && m->coat_base == COAT_BASE_PBR && m->coat_weight == 0.75f &&
+              fabsf(m->coat_alpha - 0.04f) < 1e-6f && fabsf(m->ior - 1.4f) < 1e-6f && m->metallic == 0.25f &&
+              fabsf(m->alpha - 0.36f) < 1e-6f,
+          "clearcoat: kind %d base %d weight %g coat alpha %g ior %g", m->kind, m->coat_base, m->coat_weight,
+          m->coat_alpha, m->ior);
+    CHECK(s->materials[1].kind == MAT_PBR, "no clearcoat: PBR");
+    scene_destroy(s);
+}
+
 /* A missing texture file warns and leaves the factor; an RGBA texture's alpha cuts the surface
  * out (MASK) where it is below alphaCutoff. */
 static void test_textures_and_cutout(void) {
@@ -564,6 +589,22 @@ static void test_texture_precision(void) {
               s->ntextures == 0 && s->ntexels8 == 0,
           "a glTF image over the cap: rc %d, '%s'", rc, msg);
     scene_destroy(s);
+    /* ... and one budget per scene: a 40x40 texture already there (4800 bytes) and this file's
+     * first (768) are over 5 KiB although each decode fits */
+    setenv("CAUSTIC_IMAGE_MEMORY", "5K", 1);
+    s = scene_create();
+    unsigned char *pre = scene_reserve_texels8(s, 40, 40);
+    CHECK(pre != NULL, "reserve");
+    if (pre) {
+        memset(pre, 128, 40 * 40 * 3);
+        CHECK(scene_add_image_texture8(s, 40, 40, TEXEL8_SRGB) == 0, "texture already in the scene");
+    }
+    msg[0] = 0;
+    rc = scene_load_gltf(s, tmp_path("codes.gltf"), xform_identity(), -1, 0, msg, sizeof msg);
+    CHECK(rc != 0 &&
+              strstr(msg, "images[0]: the scene's textures with this one needs 6 KiB in all, over the limit of 5 KiB"),
+          "the scene's textures over the cap: rc %d, '%s'", rc, msg);
+    scene_destroy(s);
     unsetenv("CAUSTIC_IMAGE_MEMORY");
 }
 
@@ -691,6 +732,7 @@ int main(void) {
     test_buffers();
     test_camera_lights();
     test_bad();
+    test_clearcoat();
     test_textures_and_cutout();
     test_texture_precision();
     test_render_furnace();

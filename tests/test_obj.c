@@ -406,6 +406,32 @@ static void test_materials(void) {
     load_bad("nanmtl.obj", "mtllib nan.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "nan.mtl:2:", "Ni");
     write_file("nul.mtl", "newmtl a\nKd 1 \0 1\n", 18);
     load_bad("nulmtl.obj", "mtllib nul.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "nul.mtl:2:", "NUL");
+    /* one image memory budget per scene: two 48x48 textures fit the cap one at a time, not together */
+    {
+        image big;
+        CHECK(image_init(&big, 48, 48) == 0, "image");
+        for (int i = 0; i < 48 * 48 * 3; ++i) big.rgb[i] = (float)(i % 7) / 7.0f;
+        char bp[512], berr[512] = "";
+        tpath(bp, sizeof bp, "big1.png");
+        CHECK(image_save(&big, bp, 0, berr, sizeof berr) == 0, "save: %s", berr);
+        tpath(bp, sizeof bp, "big2.png");
+        CHECK(image_save(&big, bp, 0, berr, sizeof berr) == 0, "save: %s", berr);
+        image_free(&big);
+        write_text("budget.mtl", "newmtl a\nmap_Kd big1.png\nnewmtl b\nmap_Kd big2.png\n");
+        const char *two = "mtllib budget.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\n"
+                          "usemtl a\nf 1/1 2/2 3/3\nusemtl b\nf 1/1 2/2 3/3\n";
+        setenv("CAUSTIC_IMAGE_MEMORY", "10K", 1);
+        load_bad("budget.obj", two, 0, "big2.png: the scene's textures with this one needs 14 KiB in all",
+                 "over the limit of 10 KiB");
+        setenv("CAUSTIC_IMAGE_MEMORY", "16K", 1);
+        obj_options bo;
+        memset(&bo, 0, sizeof bo);
+        bo.quiet = 1;
+        scene *bs = load_ok("budget.obj", NULL, 2, &bo);
+        CHECK(bs->ntextures == 2, "both textures under a raised cap: %zu", (size_t)bs->ntextures);
+        scene_destroy(bs);
+        unsetenv("CAUSTIC_IMAGE_MEMORY");
+    }
     /* a library outside the model's folder (any file on the system): refused without repeating
      * a word of its content */
     {

@@ -9,6 +9,7 @@
 #endif
 #include "cpu/isa.h"
 #include "scene/scene.h"
+#include "scene/material.h"
 #include "import/import.h"
 #include "image/image.h"
 #include "kernel/rng.h"
@@ -387,7 +388,13 @@ static void test_semantics(void) {
                        "\"t\":{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,0,0],\"RGB2\":[0,0,1]"
                        ",\"SCALE\":4,\"SPACE\":\"uv\"}},"
                        "\"tw\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.5,0.5,0.5],\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":["
-                       "1,1,1],\"RGB2\":[0,0,0]}}"
+                       "1,1,1],\"RGB2\":[0,0,0]}},"
+                       "\"au\":{\"TYPE\":\"Metal\",\"METAL\":\"Au\",\"ROUGHNESS\":0.2},"
+                       "\"ek\":{\"TYPE\":\"Conductor\",\"IOR\":[0.2,0.9,1.1],\"K\":[3.9,2.4,2.1]},"
+                       "\"pl\":{\"TYPE\":\"Plastic\",\"RGB\":[0.5,0.1,0.1],\"ROUGHNESS\":0.3,\"IOR\":1.49},"
+                       "\"cc\":{\"TYPE\":\"CoatedConductor\",\"METAL\":\"Cu\",\"ROUGHNESS\":0.4,"
+                       "\"COAT_ROUGHNESS\":0.1,\"COAT_ABSORPTION\":[0.1,0.2,0.3],\"COAT_THICKNESS\":0.5},"
+                       "\"cp\":{\"TYPE\":\"ClearCoat\",\"RGB\":[0.5,0.5,0.5],\"METALLIC\":0.5,\"COAT_RGB\":[1,0.9,0.8]}"
                        "}," CAM ",\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"e\"}]}";
     if ((s = load_text(mats, "materials"))) {
         const material *m = &s->materials[find_mat(s, "c")];
@@ -415,6 +422,28 @@ static void test_semantics(void) {
             CHECK(t->kind == TEX_CHECKER && t->uv_space == 1 && t->scale == 4.0f && t->a.x == 1.0f && t->b.z == 1.0f,
                   "checker fields");
         }
+        m = &s->materials[find_mat(s, "au")];
+        vec3 au_eta, au_k;
+        material_metal_lookup("Au", &au_eta, &au_k, NULL);
+        CHECK(m->kind == MAT_CONDUCTOR && m->complex_ior && m->eta.z == au_eta.z && m->k.x == au_k.x &&
+                  fabsf(m->alpha - 0.04f) < 1e-7f,
+              "METAL \"Au\": the table's eta/k");
+        m = &s->materials[find_mat(s, "ek")];
+        CHECK(m->kind == MAT_CONDUCTOR && m->complex_ior && m->eta.x == 0.2f && m->eta.y == 0.9f && m->k.z == 2.1f,
+              "IOR [r,g,b] with K: eta/k");
+        m = &s->materials[find_mat(s, "pl")];
+        CHECK(m->kind == MAT_COATED && m->coat_base == COAT_BASE_DIFFUSE && fabsf(m->coat_alpha - 0.09f) < 1e-7f &&
+                  fabsf(m->ior - 1.49f) < 1e-6f && m->coat_kd > 1.0f,
+              "Plastic: coated diffuse, ROUGHNESS is the coat's");
+        m = &s->materials[find_mat(s, "cc")];
+        CHECK(m->kind == MAT_COATED && m->coat_base == COAT_BASE_CONDUCTOR && m->complex_ior &&
+                  fabsf(m->alpha - 0.16f) < 1e-7f && fabsf(m->coat_alpha - 0.01f) < 1e-7f &&
+                  fabsf(m->coat_tint.z - expf(-0.3f)) < 1e-6f,
+              "CoatedConductor: METAL base, COAT_ROUGHNESS, absorption x thickness (tint %g)", m->coat_tint.z);
+        m = &s->materials[find_mat(s, "cp")];
+        CHECK(m->kind == MAT_COATED && m->coat_base == COAT_BASE_PBR && m->metallic == 0.5f && m->coat_alpha == 0.0f &&
+                  m->coat_tint.y == 0.9f,
+              "ClearCoat over PBR (METALLIC > 0), COAT_RGB");
         m = &s->materials[find_mat(s, "tw")];
         if (m->albedo_tex >= 0) {
             const texture *t = &s->textures[m->albedo_tex];
@@ -710,8 +739,22 @@ static void test_bad_json(void) {
     expect_fail("material type typo", SCENE_MAT("{\"TYPE\":\"Difuse\",\"RGB\":[1,1,1]}"),
                 "Materials.m.TYPE: unknown material TYPE \"Difuse\"", "did you mean \"Diffuse\"");
     /* these are warnings when loading for rendering; scene_load_json_text is --strict */
-    expect_fail("material type without counterpart", SCENE_MAT("{\"TYPE\":\"Plastic\",\"RGB\":[1,1,1]}"),
-                "Materials.m.TYPE: material TYPE \"Plastic\"", "an error with --strict");
+    expect_fail("material type without counterpart", SCENE_MAT("{\"TYPE\":\"Skin\",\"RGB\":[1,1,1]}"),
+                "Materials.m.TYPE: material TYPE \"Skin\"", "an error with --strict");
+    /* coated and complex-IOR conductors */
+    expect_fail("unknown metal", SCENE_MAT("{\"TYPE\":\"Conductor\",\"METAL\":\"Auu\"}"),
+                "Materials.m.METALLIC: unknown metal \"Auu\"", "did you mean \"Au\"");
+    expect_fail("K without IOR", SCENE_MAT("{\"TYPE\":\"Conductor\",\"K\":[3,2,1]}"),
+                "Materials.m: missing required key \"IOR\"", NULL);
+    expect_fail("conductor eta out of range", SCENE_MAT("{\"TYPE\":\"Conductor\",\"IOR\":[0.2,-1,1],\"K\":1}"),
+                "Materials.m.IOR", NULL);
+    expect_fail("coated base", SCENE_MAT("{\"TYPE\":\"Coated\",\"RGB\":[1,1,1],\"BASE\":\"Velvet\"}"),
+                "Materials.m.BASE: BASE \"Velvet\" is not a coated base", NULL);
+    expect_fail("coated metal on diffuse",
+                SCENE_MAT("{\"TYPE\":\"Coated\",\"BASE\":\"Diffuse\",\"RGB\":[1,1,1],\"METAL\":\"Au\"}"),
+                "Materials.m.METALLIC: a named METAL needs BASE \"Conductor\"", NULL);
+    expect_fail("coat roughness range", SCENE_MAT("{\"TYPE\":\"Plastic\",\"RGB\":[1,1,1],\"COAT_ROUGHNESS\":2}"),
+                "Materials.m.COAT_ROUGHNESS", NULL);
     expect_fail("material type unknown", SCENE_MAT("{\"TYPE\":\"Velvet\",\"RGB\":[1,1,1]}"),
                 "unknown material TYPE \"Velvet\"", "rendered as Diffuse");
     expect_fail("control chars in names", SCENE_MAT("{\"TYPE\":\"Diff\nuse\",\"RGB\":[1,1,1]}"),

@@ -34,6 +34,11 @@ printf 'frames 2\ndrag sideways 1 2\n' > bad.txt
 $V --input-script bad.txt > out 2> err
 [ $? -eq 2 ] && grep -q "bad.txt:2:" err && ok || bad "bad input script: $(cat err)"
 
+# a FIFO as the script is refused before anything opens (it would block for ever)
+mkfifo fifo.txt
+timeout 20 $V --input-script fifo.txt > out 2> err
+[ $? -eq 2 ] && grep -q "fifo.txt: cannot read the input script: not a regular file" err && ok || bad "FIFO input script: $(cat err)"
+
 # scripted orbit, pan and zoom, then 16 spp: save the frame and the camera
 cat > move.txt <<'EOF'
 frames 2

@@ -98,7 +98,7 @@ def test_progress_callback_and_stop():
         seen.append(p)
         return True                            # True stops after this pass
 
-    r = caustic.Renderer("cornell", width=32, height=32, spp=64, threads=2)
+    r = caustic.Renderer("cornell", width=32, height=32, spp=64, threads=2, device="cpu")  # passes of 1 spp
     r.render(progress=cb)
     assert len(seen) == 1 and seen[0].spp_target == 64 and seen[0].spp_done == r.spp
     assert 1 <= r.spp < 64
@@ -111,7 +111,7 @@ def test_progress_exception_propagates():
     def cb(p):
         raise ValueError("from the callback")
 
-    r = caustic.Renderer("cornell", width=16, height=16, spp=16, threads=2)
+    r = caustic.Renderer("cornell", width=16, height=16, spp=16, threads=2, device="cpu")
     with pytest.raises(ValueError, match="from the callback"):
         r.render(progress=cb)
     assert r.spp < 16
@@ -167,7 +167,7 @@ def test_ctrl_c_stops_cleanly():
 
 def test_gil_released_during_a_pass():
     """Another Python thread runs while a pass renders."""
-    r = caustic.Renderer("cornell", width=160, height=160, spp=6, threads=1)
+    r = caustic.Renderer("cornell", width=160, height=160, spp=6, threads=1, device="cpu")  # a GPU is too fast to tell
     done = threading.Event()
     span = []
 

@@ -106,12 +106,19 @@ static int finite3(const double a[3]) { return isfinite(a[0]) && isfinite(a[1]) 
 static vec3 vec_of(const double a[3]) { return v3((float)a[0], (float)a[1], (float)a[2]); }
 static vec3 vec_of_f(const float a[3]) { return v3(a[0], a[1], a[2]); }
 
+_Static_assert((int)CAUSTIC_COAT_BASE_DIFFUSE == (int)COAT_BASE_DIFFUSE &&
+                   (int)CAUSTIC_COAT_BASE_CONDUCTOR == (int)COAT_BASE_CONDUCTOR &&
+                   (int)CAUSTIC_COAT_BASE_PBR == (int)COAT_BASE_PBR,
+               "include/caustic.h: CAUSTIC_COAT_BASE_* must match enum coat_base (kernel/types.h)");
+
 void caustic_material_init(caustic_material *m) {
     memset(m, 0, sizeof *m);
     m->kind = CAUSTIC_MATERIAL_DIFFUSE;
     m->color[0] = m->color[1] = m->color[2] = 0.8f;
     m->roughness = 0.5f;
     m->ior = 1.5f;
+    m->eta[0] = m->eta[1] = m->eta[2] = 1.0f;
+    m->coat_tint[0] = m->coat_tint[1] = m->coat_tint[2] = 1.0f;
 }
 
 int caustic_scene_add_material(caustic_scene *cs, const caustic_material *cm, char *err, size_t errlen) {
@@ -137,6 +144,30 @@ int caustic_scene_add_material(caustic_scene *cs, const caustic_material *cm, ch
     mp.specular = spec;
     mp.exponent = cm->exponent;
     mp.two_sided = cm->two_sided != 0;
+    vec3 eta = vec_of_f(cm->eta), k = vec_of_f(cm->k), tint = vec_of_f(cm->coat_tint);
+    if (cm->metal) {
+        if (material_metal_lookup(cm->metal, &mp.eta, &mp.k, NULL)) {
+            snprintf(err, errlen, "material: unknown metal \"%.40s\" (Mitsuba 3's names: Au, Ag, Cu, Al, Cr, W, ...)",
+                     cm->metal);
+            return -1;
+        }
+        mp.complex_ior = 1;
+    } else if (cm->use_eta_k) {
+        if (!vis_finite(eta) || !vis_finite(k) || negative3(eta) || negative3(k)) {
+            snprintf(err, errlen, "material: eta and k must be finite and >= 0");
+            return -1;
+        }
+        mp.complex_ior = 1, mp.eta = eta, mp.k = k;
+    }
+    if (cm->coat_base < CAUSTIC_COAT_BASE_DIFFUSE || cm->coat_base > CAUSTIC_COAT_BASE_PBR ||
+        !(cm->coat_roughness >= 0.0f && cm->coat_roughness <= 1.0f) || !vis_finite(tint) || negative3(tint)) {
+        snprintf(err, errlen, "material: coat_base must be a CAUSTIC_COAT_BASE_*, coat_roughness in [0, 1], "
+                              "coat_tint finite and >= 0");
+        return -1;
+    }
+    mp.coat_base = cm->coat_base;
+    mp.coat_roughness = cm->coat_roughness;
+    mp.coat_tint = tint;
     material m = material_from_params((material_kind)cm->kind, &mp);
     char name[32];
     snprintf(name, sizeof name, "material#%zu", s->nmaterials);

@@ -1,10 +1,14 @@
 /* caustic view's input: --input-script files (read, then replayed a frame at a time as the same
  * view_events the window gives), the camera controls (orbit, pan, zoom, fly, focus) and what each
  * key does. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "cli.h"
@@ -39,9 +43,18 @@ static int button_named(const char *s) {
 int view_script_load(script *sc, const char *path, char *err, size_t errlen) {
     memset(sc, 0, sizeof *sc);
     sc->path = path;
-    FILE *f = fopen(path, "r");
+    /* a FIFO or a device would block or never end: a regular file only (O_NONBLOCK: opening a
+     * FIFO without a writer returns at once, to be refused) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    const char *why = fd < 0 || fstat(fd, &st) != 0 ? strerror(errno)
+                      : !S_ISREG(st.st_mode)        ? "not a regular file"
+                                                    : NULL;
+    int fl = why ? -1 : fcntl(fd, F_GETFL);
+    FILE *f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open the input script", path);
+        snprintf(err, errlen, "%s: cannot read the input script: %s", path, why ? why : strerror(errno));
+        if (fd >= 0) close(fd);
         return -1;
     }
     char line[512];

@@ -7,7 +7,8 @@
  * not; triangle strips and fans are triangulated; points and lines are skipped with a warning)
  * with POSITION, NORMAL, TEXCOORD_0 and TANGENT; materials (pbrMetallicRoughness with its base
  * colour, metallic-roughness, normal and emissive maps, alphaMode MASK as a cutout,
- * KHR_materials_emissive_strength, KHR_materials_transmission + KHR_materials_ior as rough glass);
+ * KHR_materials_emissive_strength, KHR_materials_transmission + KHR_materials_ior as rough glass,
+ * KHR_materials_clearcoat as a coated PBR lobe);
  * textures with their samplers' wrap modes; the first perspective camera; KHR_lights_punctual.
  * Everything read from the file is validated here (accessor bounds, strides, index ranges), not
  * trusted to the parser. A texture whose image is missing or cannot be decoded gives one warning
@@ -422,6 +423,9 @@ struct importer {
         }
         int idx = scene_add_image_texture8(s, img.width, img.height, use == USE_SRGB ? TEXEL8_SRGB : TEXEL8_LINEAR);
         if (idx < 0) throw std::bad_alloc();
+        /* one image memory budget per scene, across this file's images and the scene's others */
+        char berr[512];
+        if (scene_textures_memory_check(s, str_index("images", size_t(src)).c_str(), berr, sizeof berr)) fail(berr);
         ::texture &tx = s->textures[idx];
         if (t.sampler >= 0 && size_t(t.sampler) < m.samplers.size()) {
             const tinygltf::Sampler &sm = m.samplers[size_t(t.sampler)];
@@ -540,6 +544,25 @@ struct importer {
                     warn(mp + ": transmissionTexture is not read");
                 kind = MAT_ROUGH_GLASS;
                 mat.ior = ior == 1.0 ? 1.0001f : float(ior);
+            }
+            /* KHR_materials_clearcoat: a coat of weight clearcoatFactor over the metallic-roughness
+             * lobe (materials/coated.h), IOR from KHR_materials_ior (1.5) */
+            double clearcoat = ext_number(g.extensions, "KHR_materials_clearcoat", "clearcoatFactor", 0.0);
+            if (clearcoat > 0.0 && kind == MAT_PBR) {
+                double cr = ext_number(g.extensions, "KHR_materials_clearcoat", "clearcoatRoughnessFactor", 0.0);
+                double ior = ext_number(g.extensions, "KHR_materials_ior", "ior", 1.5);
+                if (!(clearcoat <= 1.0) || !(cr >= 0.0) || !(cr <= 1.0))
+                    fail(mp + ": KHR_materials_clearcoat clearcoatFactor / clearcoatRoughnessFactor out of [0, 1]");
+                if (!(ior >= 1.0) || !(ior <= 10.0))
+                    fail(mp + ": KHR_materials_ior ior " + std::to_string(ior) + " is out of range [1, 10]");
+                for (const char *t : {"clearcoatTexture", "clearcoatRoughnessTexture", "clearcoatNormalTexture"})
+                    if (ext_object(g.extensions, "KHR_materials_clearcoat", t))
+                        warn(mp + ": KHR_materials_clearcoat " + t + " is not read");
+                kind = MAT_COATED;
+                mat.coat_base = COAT_BASE_PBR;
+                mat.coat_weight = clearcoat;
+                mat.coat_roughness = cr;
+                mat.ior = ior;
             }
         }
         ::material m = material_from_params(kind, &mat);
@@ -818,7 +841,7 @@ int import(scene *s, const unsigned char *data, size_t size, const char *path, c
         }
         for (const std::string &e : model.extensionsRequired)
             if (e != "KHR_lights_punctual" && e != "KHR_materials_emissive_strength" &&
-                e != "KHR_materials_transmission" && e != "KHR_materials_ior")
+                e != "KHR_materials_transmission" && e != "KHR_materials_ior" && e != "KHR_materials_clearcoat")
                 fail("requires the extension " + e + ", which caustic does not support");
         importer im(s, model);
         im.name = name;

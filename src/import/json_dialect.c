@@ -55,6 +55,14 @@ const keyalias json_material_keys[] = {
      "OCCLUSION|EMISSIVEMAP|EMISSIONMAP",
      "texture maps other than the base colour are not supported yet", 0, 0},
     {"DISPERSION", "ABBE|ABBENUMBER|CAUCHY|CAUCHYB", "dispersion is not supported (one IOR for all wavelengths)", 0, 0},
+    /* conductors' complex IOR: IOR is eta, K the extinction (a named METAL gives both) */
+    {"K", "KAPPA|EXTINCTION|EXTINCTIONCOEFFICIENT|ETAK|IORK", NULL, 0, 0},
+    /* coated materials */
+    {"BASE", "BASETYPE|SUBSTRATE|BASEMATERIAL|COATBASE", NULL, 0, 0},
+    {"COAT_ROUGHNESS", "COATROUGHNESS|CLEARCOATROUGHNESS|COATINGROUGHNESS", NULL, 0, 0},
+    {"COAT_RGB", "COATRGB|COATTINT|COATCOLOR|COATCOLOUR|COATINGCOLOR|COATINGCOLOUR|CLEARCOATTINT", NULL, 0, 0},
+    {"COAT_ABSORPTION", "COATABSORPTION|COATSIGMAA|COATINGABSORPTION", NULL, 0, 0},
+    {"COAT_THICKNESS", "COATTHICKNESS|COATINGTHICKNESS", NULL, 0, 0},
     {NULL, NULL, NULL, 0, 0}};
 
 const keyalias json_camera_keys[] = {
@@ -143,7 +151,8 @@ static const json_material_row json_material_rows[] = {
      "REFRACTIVE|DIELECTRIC|GLASS|TRANSMISSIVE|TRANSPARENT|TRANSMISSION|REFRACT|REFRACTION|FRESNEL|"
      "PURETRANSMISSION|PUREREFRACTION|SPECULARTRANSMISSION|SPECULARREFRACTION",
      JM_IOR},
-    {"Conductor", "CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL", JM_ALPHA | JM_METAL_DEFAULT},
+    /* RGB is F0 (Schlick), or a complex IOR: METAL "Au" (a named metal) or IOR (eta) with K */
+    {"Conductor", "CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL", JM_ALPHA | JM_METAL_DEFAULT | JM_METAL_NAME | JM_ETA_K},
     /* RGB is the diffuse part, SPECRGB the lobe's reflectance */
     {"Phong", "PHONG|GLOSSY|BLINNPHONG|BLINN", JM_PHONG_LOBE},
     /* glTF 2.0 metallic-roughness: RGB base colour, METALLIC, ROUGHNESS (perceptual, alpha = r^2) */
@@ -153,6 +162,13 @@ static const json_material_row json_material_rows[] = {
      JM_ALPHA | JM_METALLIC},
     /* frosted glass: GGX reflection and transmission, RGB tints both */
     {"RoughGlass", "ROUGHGLASS|FROSTEDGLASS|ROUGHDIELECTRIC|ROUGHREFRACTIVE|ROUGHTRANSMISSION", JM_IOR | JM_ALPHA},
+    /* a dielectric coat (IOR, COAT_ROUGHNESS, COAT_RGB or COAT_ABSORPTION x COAT_THICKNESS) over
+     * BASE "Diffuse" (RGB), "Conductor" (RGB as F0 or METAL, ROUGHNESS) or "PBR" (METALLIC,
+     * ROUGHNESS); pbrt's coateddiffuse/coatedconductor, Mitsuba's plastic/roughplastic */
+    {"Coated",
+     "COATED|PLASTIC|ROUGHPLASTIC|CLEARCOAT|COATEDDIFFUSE|COATEDCONDUCTOR|COATEDMETAL|LACQUER|VARNISH|"
+     "LACQUERED|VARNISHED",
+     JM_IOR | JM_ALPHA | JM_METALLIC | JM_METAL_NAME | JM_COAT},
     /* no surface: the boundary of a medium (Objects[].INTERIOR / EXTERIOR) */
     {"Interface", "INTERFACE|NULL|NULLBSDF|NULLMATERIAL|MEDIUMBOUNDARY|PASSTHROUGH", JM_NO_COLOUR},
 };
@@ -168,7 +184,6 @@ static const struct {
     /* no type ("", "N/A"): from the keys, as the course's text format did */
     {"|N/A|NA|NONE|DEFAULT", JM_KIND_INFER, NULL},
     /* known, no caustic counterpart: its base colour as diffuse, with a warning */
-    {"PLASTIC|COATED|CLEARCOAT|COATEDDIFFUSE", JM_KIND_FALLBACK, "has no coated (plastic) layer yet"},
     {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT", JM_KIND_FALLBACK, "has no subsurface scattering"},
     {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS|HETEROGENEOUS", JM_KIND_FALLBACK,
      "has no participating media"},
@@ -179,7 +194,8 @@ static const struct {
 /* caustic's own names and the course's, for "did you mean" */
 const char *const json_material_type_names[] = {"Emitter",   "Emitting", "Diffuse",    "Specular", "Refractive",
                                                 "Conductor", "Metal",    "Dielectric", "Glass",    "Mirror",
-                                                "Phong",     "PBR",      "RoughGlass", "Interface", NULL};
+                                                "Phong",     "PBR",      "RoughGlass", "Coated",   "Plastic",
+                                                "Interface", NULL};
 
 static int kind_of_name(const char *name) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k)

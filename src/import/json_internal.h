@@ -80,7 +80,10 @@ enum {
     JM_METALLIC = 8,      /* reads METALLIC */
     JM_PHONG_LOBE = 16,   /* requires SPECRGB and EXPONENT; RGB + SPECRGB at most 1 */
     JM_METAL_DEFAULT = 32, /* METALLIC defaults to 1 (a conductor) */
-    JM_NO_COLOUR = 64      /* needs no RGB (Interface: no surface) */
+    JM_METAL_NAME = 64,    /* METAL (METALLIC) may be a string: a named conductor's complex IOR */
+    JM_ETA_K = 128,        /* K is the extinction of a complex IOR with IOR (a number or RGB) as eta */
+    JM_COAT = 256,         /* the coat keys: BASE, COAT_ROUGHNESS, COAT_RGB, COAT_ABSORPTION, COAT_THICKNESS */
+    JM_NO_COLOUR = 512     /* needs no RGB (Interface: no surface) */
 };
 typedef struct json_material_row {
     const char *kind_name; /* a MATERIAL_KINDS name */

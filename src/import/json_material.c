@@ -281,6 +281,8 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     if (c) {
         prm_jkey(p, jpath, "RGB");
         if (json_colour(L, c, p, (reads & JM_EMITS) ? MAX_RADIANCE : 1.0, &rgb)) return -1;
+    } else if (!tex && (reads & (JM_METAL_NAME | JM_ETA_K)) && (cJSON_IsString(json_get(m, "METALLIC")) || json_get(m, "K"))) {
+        rgb = v3s(1.0f); /* a complex IOR sets the colour */
     } else if (!tex && !(reads & JM_NO_COLOUR)) {
         if (fallback && (json_get(m, "RGB1") || json_get(m, "LIGHT_RGB")))
             rgb = v3s(0.5f);
@@ -289,14 +291,37 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     }
     double roughness = 0.0, ior = 1.5, metallic = (reads & JM_METAL_DEFAULT) ? 1.0 : 0.0;
     if (json_opt_number(L, m, jpath, "ROUGHNESS", 0.0, 0, 1.0, &roughness)) return -1;
-    if (json_opt_number(L, m, jpath, "METALLIC", 0.0, 0, 1.0, &metallic)) return -1;
+    /* a named conductor: METAL "Au" (METAL is METALLIC's spelling; a string names the metal) */
+    const cJSON *mv = json_get(m, "METALLIC");
+    int complex_ior = 0;
+    vec3 eta = v3s(1.0f), kk = v3s(0.0f);
+    if (mv && cJSON_IsString(mv) && (reads & JM_METAL_NAME)) {
+        prm_jkey(p, jpath, "METALLIC");
+        if (material_metal_lookup(mv->valuestring, &eta, &kk, NULL)) {
+            const char *names[128];
+            int n = 0;
+            while (n < 127 && (names[n] = material_metal_name(n)) != NULL) ++n;
+            names[n] = NULL;
+            const char *sug = prm_suggest(mv->valuestring, names);
+            return prm_fail(&L->P, p, "unknown metal \"%.40s\"%s%s%s (Mitsuba 3's names: Au, Ag, Cu, Al, Cr, W, ...)",
+                            mv->valuestring, sug ? " (did you mean \"" : "", sug ? sug : "", sug ? "\"?)" : "");
+        }
+        complex_ior = 1;
+        metallic = 1.0;
+    } else if (json_opt_number(L, m, jpath, "METALLIC", 0.0, 0, 1.0, &metallic)) {
+        return -1;
+    }
     const cJSON *iv = json_get(m, "IOR");
+    vec3 ior3 = v3s(1.5f);
+    int ior_given = 0;
     if (iv) {
         prm_jkey(p, jpath, "IOR");
+        ior_given = 1;
         if (cJSON_IsArray(iv) && cJSON_GetArraySize(iv) == 3) { /* per-channel IOR: dispersion */
             double a[3];
             if (json_array(L, iv, p, 3, 0.0, 1, 10.0, a)) return -1;
             ior = a[1];
+            ior3 = v3((float)a[0], (float)a[1], (float)a[2]);
             snprintf(dk, sizeof dk, "Materials.*.IOR[]");
             if ((reads & JM_IOR) &&
                 prm_warn(&L->P, dk, p, "per-channel IOR (dispersion) is not supported: using the middle value %g", ior))
@@ -312,6 +337,76 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
             }
         } else if (json_range(L, iv, p, -1e30, 0, 1e30, &ior)) {
             return -1; /* IOR does not apply to this type: any number is accepted, as the course does */
+        } else {
+            ior3 = v3s((float)ior);
+        }
+    }
+    /* a conductor's explicit complex IOR: IOR (eta, a number or RGB) with K */
+    const cJSON *kv = json_get(m, "K");
+    if (kv && (reads & JM_ETA_K)) {
+        prm_jkey(p, jpath, "K");
+        if (json_colour(L, kv, p, 100.0, &kk)) return -1;
+        if (!ior_given) return json_missing(L, jpath, "IOR");
+        if (!(ior3.x > 0.0f && ior3.y > 0.0f && ior3.z > 0.0f) || ior3.x > 100.0f || ior3.y > 100.0f ||
+            ior3.z > 100.0f) {
+            prm_jkey(p, jpath, "IOR");
+            return prm_fail(&L->P, p, "a conductor's IOR (eta, with K) must be in (0, 100]");
+        }
+        eta = ior3;
+        complex_ior = 1;
+    }
+    /* coated: the base, the coat's roughness and absorption */
+    int coat_base = COAT_BASE_DIFFUSE;
+    double coat_roughness = 0.0;
+    vec3 coat_tint = v3s(1.0f);
+    if (reads & JM_COAT) {
+        const cJSON *bv = json_get(m, "BASE");
+        if (bv) {
+            prm_jkey(p, jpath, "BASE");
+            const char *bn = "";
+            if (json_string(L, bv, p, &bn)) return -1;
+            char bnorm[32];
+            prm_normalise(bn, bnorm, sizeof bnorm);
+            if (prm_in_list(bnorm, "DIFFUSE|LAMBERT|LAMBERTIAN|MATTE"))
+                coat_base = COAT_BASE_DIFFUSE;
+            else if (prm_in_list(bnorm, "CONDUCTOR|METAL|METALLIC"))
+                coat_base = COAT_BASE_CONDUCTOR;
+            else if (prm_in_list(bnorm, "PBR|METALLICROUGHNESS|GGX"))
+                coat_base = COAT_BASE_PBR;
+            else
+                return prm_fail(&L->P, p, "BASE \"%.40s\" is not a coated base (Diffuse, Conductor or PBR)", bn);
+        } else if (complex_ior || prm_in_list(tnorm, "COATEDCONDUCTOR|COATEDMETAL")) {
+            coat_base = COAT_BASE_CONDUCTOR;
+        } else if (metallic > 0.0) {
+            coat_base = COAT_BASE_PBR;
+        }
+        if (complex_ior && coat_base != COAT_BASE_CONDUCTOR) {
+            prm_jkey(p, jpath, "METALLIC");
+            return prm_fail(&L->P, p, "a named METAL needs BASE \"Conductor\"");
+        }
+        /* over a diffuse base ROUGHNESS is the coat's (Mitsuba's roughplastic alpha), unless
+         * COAT_ROUGHNESS says it; over the others ROUGHNESS is the base's and the coat is smooth */
+        coat_roughness = coat_base == COAT_BASE_DIFFUSE ? roughness : 0.0;
+        if (json_opt_number(L, m, jpath, "COAT_ROUGHNESS", 0.0, 0, 1.0, &coat_roughness)) return -1;
+        const cJSON *tv = json_get(m, "COAT_RGB");
+        if (tv) {
+            prm_jkey(p, jpath, "COAT_RGB");
+            if (json_colour(L, tv, p, 1.0, &coat_tint)) return -1;
+        }
+        const cJSON *av = json_get(m, "COAT_ABSORPTION");
+        if (av) {
+            vec3 sigma;
+            double thick = 1.0;
+            prm_jkey(p, jpath, "COAT_ABSORPTION");
+            if (json_colour(L, av, p, 1e6, &sigma)) return -1;
+            if (json_opt_number(L, m, jpath, "COAT_THICKNESS", 0.0, 0, 1e6, &thick)) return -1;
+            /* Beer-Lambert there and back at normal incidence */
+            coat_tint = vmul(coat_tint, v3(expf(-2.0f * sigma.x * (float)thick), expf(-2.0f * sigma.y * (float)thick),
+                                           expf(-2.0f * sigma.z * (float)thick)));
+        } else if (json_get(m, "COAT_THICKNESS")) {
+            prm_jkey(p, jpath, "COAT_THICKNESS");
+            if (prm_warn(&L->P, "Materials.*.COAT_THICKNESS", p, "COAT_THICKNESS without COAT_ABSORPTION: ignored"))
+                return -1;
         }
     }
     /* Phong: RGB is the diffuse part, SPECRGB the lobe's reflectance; together at most 1 */
@@ -360,6 +455,12 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     mp.specular = spec;
     mp.exponent = exponent;
     mp.two_sided = mat.two_sided;
+    mp.complex_ior = complex_ior;
+    mp.eta = eta;
+    mp.k = kk;
+    mp.coat_base = coat_base;
+    mp.coat_roughness = coat_roughness;
+    mp.coat_tint = coat_tint;
     mat = material_from_params((material_kind)kind, &mp);
     if (fallback) {
         /* procedural two-colour materials: the mean of their colours, tinted by RGB */

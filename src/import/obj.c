@@ -79,7 +79,8 @@ typedef struct objreader {
     size_t nlibs, cap_libs;
     size_t degenerate, unknown;
     char unknown_kw[120];
-    const scene *s; /* warnings go to its sink */
+    int over_budget; /* a texture broke the scene's image memory budget: the load fails (r->err says) */
+    const scene *s;  /* warnings go to its sink */
 } objreader;
 
 static int objfail(objreader *r, const char *fmt, ...) {
@@ -623,6 +624,12 @@ static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache
                 index = -1;
             }
         }
+        /* one image memory budget per scene, whatever file named the texture (JSON, MTL, glTF) */
+        if (index >= 0 && scene_textures_memory_check(s, found, ierr, sizeof ierr)) {
+            if (r->err && r->errlen) snprintf(r->err, r->errlen, "%s", ierr);
+            r->over_budget = 1;
+            index = -1;
+        }
         free(found);
     }
     if (!GROW(*cache, *capcache, *ncache + 1)) {
@@ -732,7 +739,7 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
         }
         slot_mat[k] = m;
     }
-    rc = 0;
+    if (!r->over_budget) rc = 0;
 done:
     for (size_t i = 0; i < r->nlibs; ++i) mtl_lib_free(&libs[i]);
     free(libs);

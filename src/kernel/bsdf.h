@@ -7,6 +7,7 @@
 
 #include "materials/lobe.h"
 /* one include per row of MATERIAL_KINDS */
+#include "materials/coated.h"
 #include "materials/conductor.h"
 #include "materials/dielectric.h"
 #include "materials/diffuse.h"

@@ -32,6 +32,27 @@ KFN float fresnel_dielectric(float cos_i, float eta) {
     return 0.5f * (rs * rs + rp * rp);
 }
 
+/* Unpolarised Fresnel reflectance of a conductor with complex index eta + i k (relative to the
+ * outside), exact for each channel (the closed form of Lazanyi and Szirmay-Kalos 2005, as in
+ * pbrt-v4's FrComplex and Mitsuba 3's fresnel_conductor). */
+KFN float fresnel_conductor1(float cos_i, float eta, float k) {
+    float c2 = kclamp(cos_i * cos_i, 0.0f, 1.0f), s2 = 1.0f - c2;
+    float e2 = eta * eta, k2 = k * k;
+    float t0 = e2 - k2 - s2;
+    float a2b2 = sqrtf(kmax(t0 * t0 + 4.0f * e2 * k2, 0.0f));
+    float a = ksafe_sqrt(0.5f * (a2b2 + t0));
+    float ci = sqrtf(c2);
+    float t1 = a2b2 + c2, t2 = 2.0f * a * ci;
+    float rs = (t1 - t2) / kmax(t1 + t2, 1e-20f);
+    float t3 = c2 * a2b2 + s2 * s2, t4 = t2 * s2;
+    float rp = rs * (t3 - t4) / kmax(t3 + t4, 1e-20f);
+    return kclamp(0.5f * (rs + rp), 0.0f, 1.0f);
+}
+KFN vec3 fresnel_conductor(float cos_i, vec3 eta, vec3 k) {
+    return v3(fresnel_conductor1(cos_i, eta.x, k.x), fresnel_conductor1(cos_i, eta.y, k.y),
+              fresnel_conductor1(cos_i, eta.z, k.z));
+}
+
 /* ---- GGX (Trowbridge-Reitz), isotropic ---- */
 KFN float ggx_d(vec3 m, float alpha) {
     if (m.z <= 0.0f) return 0.0f;

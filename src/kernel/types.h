@@ -89,8 +89,11 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
     X(MAT_PHONG, phong, "Phong", PHONG)                        /* Lambertian plus a normalised Phong lobe */           \
     X(MAT_PBR, pbr, "PBR", PBR)                                /* glTF 2.0 metallic-roughness */                       \
     X(MAT_ROUGH_GLASS, rough_glass, "RoughGlass", ROUGH_GLASS) /* rough dielectric: GGX reflection and transmission */ \
+    X(MAT_COATED, coated, "Coated", COATED)                    /* dielectric coat over a diffuse/conductor/PBR base */ \
     X(MAT_INTERFACE, interface, "Interface", INTERFACE)        /* no surface: only a boundary between two media */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
+enum coat_base { COAT_BASE_DIFFUSE = 0, COAT_BASE_CONDUCTOR = 1, COAT_BASE_PBR = 2 };
+#define COAT_E_N 16
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
 enum material_map { MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8 };
 typedef struct material {
@@ -115,6 +118,18 @@ typedef struct material {
     int32_t alpha_tex;    /* MAP_OPACITY: opacity in R (= G = B), times `opacity` */
     float opacity;        /* glTF baseColorFactor's alpha (read only with alpha_cutoff > 0) */
     float alpha_cutoff;   /* > 0: where opacity < alpha_cutoff there is no surface (rays pass) */
+    /* MAT_CONDUCTOR (and MAT_COATED's conductor base): a complex index eta + i k per channel,
+     * used where complex_ior is set (the exact conductor Fresnel); otherwise Schlick with F0 =
+     * the colour. */
+    int32_t complex_ior;
+    vec3 eta, k;
+    /* MAT_COATED (materials/coated.h): the coat's IOR is `ior`, the base's roughness `alpha` */
+    int32_t coat_base;  /* COAT_BASE_* */
+    float coat_alpha;   /* GGX alpha of the coat */
+    vec3 coat_tint;     /* transmittance of the coat at normal incidence, there and back (in [0, 1]) */
+    float coat_kd;      /* the diffuse base's compensation 1 / (1 - E_avg) */
+    float coat_weight;  /* the coat's presence in [0, 1] (glTF clearcoatFactor): scales f_coat and E */
+    float coat_e[COAT_E_N]; /* the coat's directional albedo E(mu) at mu = i / (COAT_E_N - 1) */
     /* The media on the two sides of the surface (pbrt-v4's MediumInterface), as medium references:
      * index + 1 into kscene.media, 0 the vacuum (so a zero-initialised material binds none). Inside
      * is the side the geometric normal points away from. Equal (both 0 unless the scene binds

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "scene/metal_ior_table.h"
+
 material_params material_params_default(material_kind kind) {
     material_params p;
     memset(&p, 0, sizeof p);
@@ -19,6 +21,13 @@ material_params material_params_default(material_kind kind) {
     p.normal_scale = 1.0;
     p.opacity = 1.0;
     p.alpha_cutoff = 0.0;
+    p.complex_ior = 0;
+    p.eta = v3s(1.0f);
+    p.k = v3s(0.0f);
+    p.coat_base = COAT_BASE_DIFFUSE;
+    p.coat_roughness = 0.0;
+    p.coat_tint = v3s(1.0f);
+    p.coat_weight = 1.0;
     return p;
 }
 
@@ -47,6 +56,21 @@ material material_from_params(material_kind kind, const material_params *p) {
 #undef MATERIAL_FROM_PARAMS_CASE
     m.kind = MAT_DIFFUSE;
     return m;
+}
+
+int material_metal_lookup(const char *name, vec3 *eta, vec3 *k, vec3 *f0_ref) {
+    for (size_t i = 0; i < sizeof metal_ior_table / sizeof metal_ior_table[0]; ++i) {
+        const metal_ior_row *r = &metal_ior_table[i];
+        if (strcmp(r->name, name) != 0) continue;
+        if (eta) *eta = v3(r->eta[0], r->eta[1], r->eta[2]);
+        if (k) *k = v3(r->k[0], r->k[1], r->k[2]);
+        if (f0_ref) *f0_ref = v3(r->f0_ref[0], r->f0_ref[1], r->f0_ref[2]);
+        return 0;
+    }
+    return -1;
+}
+const char *material_metal_name(int i) {
+    return i >= 0 && (size_t)i < sizeof metal_ior_table / sizeof metal_ior_table[0] ? metal_ior_table[i].name : NULL;
 }
 
 material material_default(material_kind kind) {

@@ -28,5 +28,12 @@ material_params material_params_default(material_kind kind);
 material material_from_params(material_kind kind, const material_params *p);
 /* material_from_params(kind, material_params_default(kind)). */
 material material_default(material_kind kind);
+/* A named conductor's RGB complex index (Mitsuba 3's names: "Au", "Ag", "Cu", "Al", "Cr", "W",
+ * ..., "none" for a perfect mirror; src/scene/metal_ior_table.h, generated from measured spectra by
+ * tools/metal_ior_table.py) and its reference normal-incidence reflectance (sRGB, from the
+ * spectra). 0, or -1 for an unknown name. Any output may be NULL. */
+int material_metal_lookup(const char *name, vec3 *eta, vec3 *k, vec3 *f0_ref);
+/* The i-th name of that table, NULL past its end (for messages and "did you mean"). */
+const char *material_metal_name(int i);
 
 #endif

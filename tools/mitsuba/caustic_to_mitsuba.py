@@ -2,7 +2,8 @@
 """Renders a caustic scene file with Mitsuba 3, matched to caustic's conventions, and times it:
 the comparison in docs/performance-log.md ("2026-11-25: a cheaper Sobol sampler, AVX-512 kernels,
 against Mitsuba 3"). Translates the subset the comparison scenes use: Diffuse / Emitter (or
-Emitting) / Specular (mirror) materials; cube, sphere, quad, plane and OBJ mesh objects (TRANS, ROTAT, SCALE; quads also ORIGIN/U/V); a constant
+Emitting) / Specular (mirror) materials, named-metal conductors (METAL "Au": Mitsuba's conductor /
+roughconductor with the same material name); cube, sphere, quad, plane and OBJ mesh objects (TRANS, ROTAT, SCALE; quads also ORIGIN/U/V); a constant
 Environment; the pinhole Camera. A mesh without MATERIAL takes its materials from its MTL files as
 caustic's OBJ loader does (src/import/obj.c, mtl.c), for the diffuse case only (Kd, map_Kd): one
 Mitsuba mesh per usemtl material, map_Kd as a `bitmap` texture holding Kd * the sRGB-decoded
@@ -247,6 +248,15 @@ def load(mi, path, res, spp):
         elif m["TYPE"] in ("Specular", "Mirror"):
             mats[name] = ("bsdf", {"type": "twosided", "bsdf": {"type": "conductor", "material": "none",
                                                                 "specular_reflectance": {"type": "rgb", "value": rgb}}})
+        elif m["TYPE"] in ("Conductor", "Metal") and isinstance(m.get("METAL", m.get("METALLIC")), str):
+            # a named conductor: Mitsuba's conductor (smooth) or roughconductor (GGX, alpha =
+            # ROUGHNESS^2, visible normals); caustic's rough conductor uses the height-correlated
+            # Smith G2, Mitsuba's the separable one, so only the smooth one matches exactly
+            metal = m.get("METAL", m.get("METALLIC"))
+            r = float(m.get("ROUGHNESS", 0.0))
+            b = ({"type": "conductor", "material": metal} if r * r < 1e-3 else
+                 {"type": "roughconductor", "material": metal, "distribution": "ggx", "alpha": r * r})
+            mats[name] = ("bsdf", {"type": "twosided", "bsdf": b})
         else:
             sys.exit(f"caustic_to_mitsuba.py: material type {m['TYPE']} is not translated")
     base = os.path.dirname(os.path.abspath(path))

@@ -64,6 +64,14 @@ typedef struct material_params {
     double normal_scale;  /* 1 */
     double opacity;       /* 1 */
     double alpha_cutoff;  /* > 0: alpha cut-out where opacity < alpha_cutoff; 0: none */
+    /* conductors: a complex index of refraction (eta + i k, RGB) where complex_ior is set */
+    int32_t complex_ior;
+    vec3 eta, k;
+    /* coated (materials/coated.h): `ior` is the coat's, `roughness` the base's */
+    int32_t coat_base;     /* COAT_BASE_* */
+    double coat_roughness; /* perceptual, alpha = r^2 */
+    vec3 coat_tint;        /* coat transmittance at normal incidence, there and back; 1: clear */
+    double coat_weight;    /* the coat's presence in [0, 1] (glTF clearcoatFactor); 1 */
 } material_params;
 
 /* Is m of kind K, a kind this kernel handles (KHAS, features.h)? A constant 0 where it does not,
