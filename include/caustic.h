@@ -150,8 +150,8 @@ typedef struct caustic_scene_stats {
     double bvh_wide_sah_cost;          /* the bvh_width-wide tree's (bvh_sah_cost: the binary tree's) */
     size_t memory_bytes;               /* kernel-side scene data incl. BVH */
     int width, height, spp, max_depth; /* the scene file's render settings */
-    size_t media;                       /* participating media (the scene JSON's Media section) */
-    const char *camera_medium;          /* the medium around the camera (its name, valid while the scene
+    size_t media;                      /* participating media (the scene JSON's Media section) */
+    const char *camera_medium;         /* the medium around the camera (its name, valid while the scene
                                            is), or NULL: the vacuum */
 } caustic_scene_stats;
 

@@ -113,8 +113,7 @@ static void test_slab_transmittance(void) {
     /* through the whole slab (2 units), from the vacuum */
     vec3 tr = trace_transmittance(k, make_ray(v3(-3.0f, 0.1f, 0.2f), v3(1.0f, 0.0f, 0.0f), 6.0f), MEDIUM_NONE, 1u,
                                   k->node_layout);
-    for (int c = 0; c < 3; ++c)
-        CHECK_NEAR(vcomp(tr, c), expf(-2.0f * vcomp(st, c)), 1e-4, "slab transmittance");
+    for (int c = 0; c < 3; ++c) CHECK_NEAR(vcomp(tr, c), expf(-2.0f * vcomp(st, c)), 1e-4, "slab transmittance");
     /* slanted: the path inside is 2 / cos */
     vec3 d = vnorm(v3(1.0f, 0.5f, 0.0f));
     tr = trace_transmittance(k, make_ray(v3(-3.0f, 0.0f, 0.0f), d, 5.0f), MEDIUM_NONE, 1u, k->node_layout);

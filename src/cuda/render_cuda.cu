@@ -196,7 +196,8 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     r->variant = kernel_variant_for(r->features);
     // the wavefront pipeline is compiled once, without the media columns (KERNEL_MEDIA 0)
     if (r->cfg.mode == CUDA_MODE_WAVEFRONT && (r->features & KF_MEDIA)) {
-        snprintf(err, errlen, "--gpu-mode wavefront does not render participating media yet (the default megakernel does)");
+        snprintf(err, errlen,
+                 "--gpu-mode wavefront does not render participating media yet (the default megakernel does)");
         return -1;
     }
     switch (r->variant) {

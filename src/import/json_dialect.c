@@ -89,7 +89,7 @@ const keyalias json_camera_keys[] = {
     {"ANTIALIAS", "AA|ANTIALIASING|SAMPLEWIDTH|JITTER", "caustic always antialiases (jittered samples)", 0, 0},
     {"FRAME", NULL, NULL, 0, 0},
     {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0,
-     WANT_STRING}, /* a dialect's place for it */
+     WANT_STRING},                                   /* a dialect's place for it */
     {"MEDIUM", "CAMERAMEDIUM|EXTERIOR", NULL, 0, 0}, /* the medium around the camera (a name in Media) */
     {NULL, NULL, NULL, 0, 0}};
 
@@ -152,7 +152,8 @@ static const json_material_row json_material_rows[] = {
      "PURETRANSMISSION|PUREREFRACTION|SPECULARTRANSMISSION|SPECULARREFRACTION",
      JM_IOR},
     /* RGB is F0 (Schlick), or a complex IOR: METAL "Au" (a named metal) or IOR (eta) with K */
-    {"Conductor", "CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL", JM_ALPHA | JM_METAL_DEFAULT | JM_METAL_NAME | JM_ETA_K},
+    {"Conductor", "CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL",
+     JM_ALPHA | JM_METAL_DEFAULT | JM_METAL_NAME | JM_ETA_K},
     /* RGB is the diffuse part, SPECRGB the lobe's reflectance */
     {"Phong", "PHONG|GLOSSY|BLINNPHONG|BLINN", JM_PHONG_LOBE},
     /* glTF 2.0 metallic-roughness: RGB base colour, METALLIC, ROUGHNESS (perceptual, alpha = r^2) */
@@ -192,10 +193,9 @@ static const struct {
     {NULL, 0, NULL}};
 
 /* caustic's own names and the course's, for "did you mean" */
-const char *const json_material_type_names[] = {"Emitter",   "Emitting", "Diffuse",    "Specular", "Refractive",
-                                                "Conductor", "Metal",    "Dielectric", "Glass",    "Mirror",
-                                                "Phong",     "PBR",      "RoughGlass", "Coated",   "Plastic",
-                                                "Interface", NULL};
+const char *const json_material_type_names[] = {
+    "Emitter", "Emitting", "Diffuse", "Specular",   "Refractive", "Conductor", "Metal",     "Dielectric", "Glass",
+    "Mirror",  "Phong",    "PBR",     "RoughGlass", "Coated",     "Plastic",   "Interface", NULL};
 
 static int kind_of_name(const char *name) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k)

@@ -74,11 +74,11 @@ extern const keyalias json_root_keys[], json_material_keys[], json_camera_keys[]
  * are no kind: no TYPE (inferred from the keys) and known types caustic lacks (a diffuse stand-in
  * with a warning saying why). */
 enum {
-    JM_EMITS = 1,         /* RGB is radiance (any size), EMITTANCE defaults to 1, no TEXTURE */
-    JM_IOR = 2,           /* reads IOR (checked > 0; a per-channel IOR warns) */
-    JM_ALPHA = 4,         /* reads ROUGHNESS as GGX alpha = roughness^2 */
-    JM_METALLIC = 8,      /* reads METALLIC */
-    JM_PHONG_LOBE = 16,   /* requires SPECRGB and EXPONENT; RGB + SPECRGB at most 1 */
+    JM_EMITS = 1,          /* RGB is radiance (any size), EMITTANCE defaults to 1, no TEXTURE */
+    JM_IOR = 2,            /* reads IOR (checked > 0; a per-channel IOR warns) */
+    JM_ALPHA = 4,          /* reads ROUGHNESS as GGX alpha = roughness^2 */
+    JM_METALLIC = 8,       /* reads METALLIC */
+    JM_PHONG_LOBE = 16,    /* requires SPECRGB and EXPONENT; RGB + SPECRGB at most 1 */
     JM_METAL_DEFAULT = 32, /* METALLIC defaults to 1 (a conductor) */
     JM_METAL_NAME = 64,    /* METAL (METALLIC) may be a string: a named conductor's complex IOR */
     JM_ETA_K = 128,        /* K is the extinction of a complex IOR with IOR (a number or RGB) as eta */

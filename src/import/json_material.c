@@ -281,7 +281,8 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     if (c) {
         prm_jkey(p, jpath, "RGB");
         if (json_colour(L, c, p, (reads & JM_EMITS) ? MAX_RADIANCE : 1.0, &rgb)) return -1;
-    } else if (!tex && (reads & (JM_METAL_NAME | JM_ETA_K)) && (cJSON_IsString(json_get(m, "METALLIC")) || json_get(m, "K"))) {
+    } else if (!tex && (reads & (JM_METAL_NAME | JM_ETA_K)) &&
+               (cJSON_IsString(json_get(m, "METALLIC")) || json_get(m, "K"))) {
         rgb = v3s(1.0f); /* a complex IOR sets the colour */
     } else if (!tex && !(reads & JM_NO_COLOUR)) {
         if (fallback && (json_get(m, "RGB1") || json_get(m, "LIGHT_RGB")))

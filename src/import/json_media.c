@@ -11,17 +11,16 @@
 #define MAX_SIGMA 1e7 /* per unit length: beyond this a medium is a surface */
 
 /* a medium's keys and their other spellings (course projects, pbrt and Mitsuba names) */
-static const keyalias json_medium_keys[] = {
-    {"TYPE", "KIND", NULL, 0, 0},
-    {"SIGMA_A", "SIGMAA|ABSORPTION|ABSORPTIONCOEFFICIENT|ABSORB", NULL, 0, 0},
-    {"SIGMA_S", "SIGMAS|SCATTERING|SCATTERINGCOEFFICIENT|SCATTER", NULL, 0, 0},
-    {"ALBEDO", "SINGLESCATTERINGALBEDO|RGB|COLOR|COLOUR", NULL, 0, 0},
-    {"DENSITY", "SIGMA_T|SIGMAT|EXTINCTION|SIGMATRANSMISSION", NULL, 0, 0},
-    {"MFP", "MEANFREEPATH|MEANFREEPATHLENGTH", NULL, 0, 0},
-    {"SCALE", "DENSITYSCALE|SIGMASCALE", NULL, 0, 0},
-    {"EMISSION", "EMITTANCE|LE|RADIANCE", NULL, 0, 0},
-    {"G", "ANISOTROPY|HG|PHASEG|ASYMMETRY", NULL, 0, 0},
-    {NULL, NULL, NULL, 0, 0}};
+static const keyalias json_medium_keys[] = {{"TYPE", "KIND", NULL, 0, 0},
+                                            {"SIGMA_A", "SIGMAA|ABSORPTION|ABSORPTIONCOEFFICIENT|ABSORB", NULL, 0, 0},
+                                            {"SIGMA_S", "SIGMAS|SCATTERING|SCATTERINGCOEFFICIENT|SCATTER", NULL, 0, 0},
+                                            {"ALBEDO", "SINGLESCATTERINGALBEDO|RGB|COLOR|COLOUR", NULL, 0, 0},
+                                            {"DENSITY", "SIGMA_T|SIGMAT|EXTINCTION|SIGMATRANSMISSION", NULL, 0, 0},
+                                            {"MFP", "MEANFREEPATH|MEANFREEPATHLENGTH", NULL, 0, 0},
+                                            {"SCALE", "DENSITYSCALE|SIGMASCALE", NULL, 0, 0},
+                                            {"EMISSION", "EMITTANCE|LE|RADIANCE", NULL, 0, 0},
+                                            {"G", "ANISOTROPY|HG|PHASEG|ASYMMETRY", NULL, 0, 0},
+                                            {NULL, NULL, NULL, 0, 0}};
 
 static const char *const json_medium_types[] = {
 #define JSON_MEDIUM_TYPE_ROW(kind, stem, name) name,
@@ -136,8 +135,7 @@ int json_medium_ref(loader *L, const cJSON *obj, const char *jpath, const char *
     if (!name[0]) return 0; /* "": the vacuum */
     int i = scene_find_medium(L->s, name);
     if (i < 0) {
-        if (!L->s->nmedia)
-            return prm_fail(&L->P, p, "unknown medium \"%.64s\": the scene has no Media section", name);
+        if (!L->s->nmedia) return prm_fail(&L->P, p, "unknown medium \"%.64s\": the scene has no Media section", name);
         return prm_fail(&L->P, p, "unknown medium \"%.64s\" (not defined in Media)", name);
     }
     *ref = i + 1;

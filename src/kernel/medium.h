@@ -113,10 +113,9 @@ KFN int path_segment(path_state *ps, const kscene *s, const kpass *p, int got) {
 #if KERNEL_MEDIA
     if (ps->medium != MEDIUM_NONE) {
         uint32_t d = ps->mdim++;
-        medium_segment seg =
-            medium_sample_segment(&s->media[ps->medium], ps->r, got ? ps->h.t : K_INF, ps->throughput,
-                                  sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_CHANNEL),
-                                  sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_DISTANCE));
+        medium_segment seg = medium_sample_segment(&s->media[ps->medium], ps->r, got ? ps->h.t : K_INF, ps->throughput,
+                                                   sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_CHANNEL),
+                                                   sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_DISTANCE));
         if (!vis_black(seg.emitted)) {
             float w = adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
             ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, seg.emitted), w));

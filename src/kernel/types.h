@@ -124,11 +124,11 @@ typedef struct material {
     int32_t complex_ior;
     vec3 eta, k;
     /* MAT_COATED (materials/coated.h): the coat's IOR is `ior`, the base's roughness `alpha` */
-    int32_t coat_base;  /* COAT_BASE_* */
-    float coat_alpha;   /* GGX alpha of the coat */
-    vec3 coat_tint;     /* transmittance of the coat at normal incidence, there and back (in [0, 1]) */
-    float coat_kd;      /* the diffuse base's compensation 1 / (1 - E_avg) */
-    float coat_weight;  /* the coat's presence in [0, 1] (glTF clearcoatFactor): scales f_coat and E */
+    int32_t coat_base;      /* COAT_BASE_* */
+    float coat_alpha;       /* GGX alpha of the coat */
+    vec3 coat_tint;         /* transmittance of the coat at normal incidence, there and back (in [0, 1]) */
+    float coat_kd;          /* the diffuse base's compensation 1 / (1 - E_avg) */
+    float coat_weight;      /* the coat's presence in [0, 1] (glTF clearcoatFactor): scales f_coat and E */
     float coat_e[COAT_E_N]; /* the coat's directional albedo E(mu) at mu = i / (COAT_E_N - 1) */
     /* The media on the two sides of the surface (pbrt-v4's MediumInterface), as medium references:
      * index + 1 into kscene.media, 0 the vacuum (so a zero-initialised material binds none). Inside
@@ -143,7 +143,7 @@ typedef struct material {
  * kernel/media/<stem>.h and the prefix of its functions (kernel/medium.h dispatches over the list:
  * a grid kind adds a row, its header and its fields here, e.g. a grid index and a majorant grid);
  * the name is its TYPE in the scene format. */
-#define MEDIUM_KINDS(X) X(MEDIUM_HOMOGENEOUS, homogeneous, "Homogeneous") /* constant coefficients */
+#define MEDIUM_KINDS(X)                   X(MEDIUM_HOMOGENEOUS, homogeneous, "Homogeneous") /* constant coefficients */
 #define MEDIUM_ENUM_ROW(kind, stem, name) kind,
 typedef enum medium_kind { MEDIUM_KINDS(MEDIUM_ENUM_ROW) MEDIUM_KIND_COUNT } medium_kind;
 typedef struct medium {
@@ -324,7 +324,7 @@ typedef struct bvh_leaf4 {
     X(uint8_t, texels8, k->ntexels8)                         /* 8-bit texels (texture.texel8) */                       \
     X(float, texel8_lut, k->ntexels8 ? TEXEL8_LUT_SIZE : 0u) /* code -> linear, per encoding */                        \
     X(light, lights, k->nlights)                                                                                       \
-    X(medium, media, k->nmedia) /* participating media (kernel/medium.h) */                                           \
+    X(medium, media, k->nmedia)              /* participating media (kernel/medium.h) */                               \
     X(float, light_cdf, k->nlights + 1u)     /* light_cdf[nlights] == 1 */                                             \
     X(int32_t, prim_light, kscene_nprims(k)) /* per primitive id order: triangles, spheres,    \
                                                 quads -> light index or -1 */                       \

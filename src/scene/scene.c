@@ -143,8 +143,7 @@ static int32_t bound_material(scene *s, int32_t mat, int inside, int outside) {
     return scene_add_material(s, name, m);
 }
 
-int scene_bind_media(scene *s, size_t first_triangle, size_t first_sphere, size_t first_quad, int inside,
-                     int outside) {
+int scene_bind_media(scene *s, size_t first_triangle, size_t first_sphere, size_t first_quad, int inside, int outside) {
     int32_t last = -2, bound = -1;
     for (size_t i = first_triangle; i < s->ntriangles; ++i) {
         if (s->triangles[i].material != last) {

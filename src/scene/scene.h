@@ -47,8 +47,8 @@ typedef struct scene {
     size_t ntexels8, cap_texels8; /* 8-bit image textures (texture.texel8) */
     float *texel8_lut;            /* TEXEL8_LUT_SIZE decoded codes, with the first texels8 */
     light *punctual;
-    size_t npunctual, cap_punctual;     /* point and directional lights */
-    medium *media;                      /* participating media (kernel/medium.h) */
+    size_t npunctual, cap_punctual; /* point and directional lights */
+    medium *media;                  /* participating media (kernel/medium.h) */
     char **medium_names;
     size_t nmedia, cap_media;
     vec3 env_radiance;                  /* constant sky colour, or the scale of env_tex */
@@ -98,8 +98,7 @@ int scene_find_medium(const scene *s, const char *name);
  * (an object just built): their materials become copies whose medium_inside / medium_outside are
  * the references inside / outside (index + 1, 0 the vacuum; kernel/medium.h states the rule),
  * one copy per (material, inside, outside), named "MATERIAL|INSIDE|OUTSIDE". -1: out of memory. */
-int scene_bind_media(scene *s, size_t first_triangle, size_t first_sphere, size_t first_quad, int inside,
-                     int outside);
+int scene_bind_media(scene *s, size_t first_triangle, size_t first_sphere, size_t first_quad, int inside, int outside);
 /* texels: width*height*3 linear floats copied in, or NULL for procedural textures. */
 int scene_add_texture(scene *s, texture t, const float *texels);
 /* An image texture from width*height*3 linear floats; its mean colour is what the kernel returns
