@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "import/import.h"
 #include "scene/material.h"
 #include "scene/scene.h"
 #include "sphere_chi2.h"
@@ -235,7 +236,54 @@ static void test_absorbing_glass(void) {
     scene_destroy(s);
 }
 
+/* Scene JSON: the Media section, INTERIOR / EXTERIOR, Camera.MEDIUM, the course's Fog material,
+ * and one clear message for a medium name that is not defined. */
+static void test_json(void) {
+    const char *text =
+        "{\"Media\": {\"smoke\": {\"ALBEDO\": [0.9, 0.8, 0.7], \"DENSITY\": 2, \"G\": 0.4},"
+        "           \"air\": {\"SIGMA_A\": 0.01, \"SIGMA_S\": [0.02, 0.03, 0.04]}},"
+        " \"Materials\": {\"b\": {\"TYPE\": \"Interface\"}, \"w\": {\"TYPE\": \"Diffuse\", \"RGB\": 0.5},"
+        "               \"fog\": {\"TYPE\": \"Fog\", \"SIGMA_A\": 0.1, \"SIGMA_S\": 0.5}},"
+        " \"Camera\": {\"RES\": [8, 8], \"FOVY\": 20, \"EYE\": [0, 0, 5], \"LOOKAT\": [0, 0, 0], \"UP\": [0, 1, 0],"
+        "            \"MEDIUM\": \"air\"},"
+        " \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"b\", \"INTERIOR\": \"smoke\", \"EXTERIOR\": \"air\"},"
+        "             {\"TYPE\": \"cube\", \"MATERIAL\": \"w\", \"TRANS\": [3, 0, 0]},"
+        "             {\"TYPE\": \"cube\", \"MATERIAL\": \"fog\", \"TRANS\": [-3, 0, 0]}]}";
+    scene *s = NULL;
+    char err[512] = "";
+    int rc = scene_load_json_text(&s, text, "media.json", NULL, err, sizeof err);
+    CHECK(rc == 0, "load: %s", err);
+    if (rc) return;
+    CHECK(s->nmedia == 3, "%zu media", s->nmedia);
+    int smoke = scene_find_medium(s, "smoke"), air = scene_find_medium(s, "air");
+    CHECK(smoke >= 0 && air >= 0, "media by name");
+    if (smoke >= 0) {
+        CHECK_NEAR(s->media[smoke].sigma_s.x, 1.8, 1e-5, "ALBEDO * DENSITY");
+        CHECK_NEAR(s->media[smoke].sigma_a.z, 0.6, 1e-5, "DENSITY - sigma_s");
+        CHECK_NEAR(s->media[smoke].g, 0.4, 1e-6, "G");
+    }
+    CHECK(s->camera.medium == air + 1, "camera medium %d", s->camera.medium);
+    const material *ms = &s->materials[s->spheres[0].material];
+    CHECK(ms->kind == MAT_INTERFACE && ms->medium_inside == smoke + 1 && ms->medium_outside == air + 1,
+          "the sphere's interface binds smoke inside, air outside (%d %d)", ms->medium_inside, ms->medium_outside);
+    const material *mw = &s->materials[s->triangles[0].material];
+    CHECK(mw->medium_inside == 0 && mw->medium_outside == 0, "an object without media keys binds none");
+    const material *mf = &s->materials[s->triangles[12].material];
+    CHECK(mf->kind == MAT_INTERFACE && mf->medium_inside > 0 && s->media[mf->medium_inside - 1].sigma_s.y == 0.5f,
+          "a Fog material is an interface filled with its medium");
+    scene_destroy(s);
+    /* an undefined medium: one message naming the key */
+    const char *bad = "{\"Media\": {\"smoke\": {\"SIGMA_S\": 1}}, \"Materials\": {\"b\": {\"TYPE\": \"Interface\"}},"
+                      " \"Camera\": {\"RES\": [8, 8], \"FOVY\": 20, \"EYE\": [0, 0, 5], \"LOOKAT\": [0, 0, 0]},"
+                      " \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"b\", \"INTERIOR\": \"smoek\"}]}";
+    s = NULL;
+    rc = scene_load_json_text(&s, bad, "bad.json", NULL, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "Objects[0].INTERIOR") && strstr(err, "smoek"), "undefined medium: %s", err);
+    if (!rc) scene_destroy(s);
+}
+
 int main(void) {
+    test_json();
     test_hg();
     test_slab_transmittance();
     test_furnace();

@@ -62,6 +62,10 @@ const keyalias json_material_keys[] = {
     {"COAT_ROUGHNESS", "COATROUGHNESS|CLEARCOATROUGHNESS|COATINGROUGHNESS", NULL, 0, 0},
     {"COAT_RGB", "COATRGB|COATTINT|COATCOLOR|COATCOLOUR|COATINGCOLOR|COATINGCOLOUR|CLEARCOATTINT", NULL, 0, 0},
     {"COAT_ABSORPTION", "COATABSORPTION|COATSIGMAA|COATINGABSORPTION", NULL, 0, 0},
+    /* a volume material's medium (TYPE Fog, Smoke, Volume, Medium: json_media.c) */
+    {"SIGMA_A", "SIGMAA|ABSORPTIONCOEFFICIENT", NULL, 0, 0},
+    {"SIGMA_S", "SIGMAS|SCATTERINGCOEFFICIENT", NULL, 0, 0},
+    {"G", "ANISOTROPY|HG|PHASEG|ASYMMETRY", NULL, 1, 0},
     {"COAT_THICKNESS", "COATTHICKNESS|COATINGTHICKNESS", NULL, 0, 0},
     {NULL, NULL, NULL, 0, 0}};
 
@@ -186,8 +190,9 @@ static const struct {
     {"|N/A|NA|NONE|DEFAULT", JM_KIND_INFER, NULL},
     /* known, no caustic counterpart: its base colour as diffuse, with a warning */
     {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT", JM_KIND_FALLBACK, "has no subsurface scattering"},
-    {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS|HETEROGENEOUS", JM_KIND_FALLBACK,
-     "has no participating media"},
+    /* a course's volume material: the medium inside the objects that use it (json_media.c) */
+    {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS", JM_KIND_MEDIUM, NULL},
+    {"HETEROGENEOUS|VDB|GRID|CLOUD", JM_KIND_FALLBACK, "has no heterogeneous (grid) media yet"},
     {"MARBLE|WOOD|NOISE|PERLIN|PROCEDURAL|TURBULENCE|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", JM_KIND_FALLBACK,
      "has no procedural materials (caustic's checker is a TEXTURE)"},
     {NULL, 0, NULL}};

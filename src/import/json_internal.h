@@ -90,7 +90,7 @@ typedef struct json_material_row {
     const char *spellings; /* TYPE spellings (normalised, '|'-separated) */
     int reads;             /* JM_* */
 } json_material_row;
-enum { JM_KIND_INFER = -2, JM_KIND_FALLBACK = -3, JM_KIND_UNKNOWN = -1 };
+enum { JM_KIND_INFER = -2, JM_KIND_FALLBACK = -3, JM_KIND_UNKNOWN = -1, JM_KIND_MEDIUM = -4 };
 /* The kind (MATERIAL_KINDS index) a normalised TYPE spelling names, JM_KIND_INFER,
  * JM_KIND_FALLBACK (*why says what caustic lacks) or JM_KIND_UNKNOWN. */
 int json_material_kind(const char *tnorm, const json_material_row **row, const char **why);
@@ -143,5 +143,9 @@ int json_media(loader *L, cJSON *ms);
 /* obj's medium key `key` (a name in Media; absent, null or "": the vacuum) as a medium reference
  * (index + 1, 0 the vacuum). */
 int json_medium_ref(loader *L, const cJSON *obj, const char *jpath, const char *key, int *ref);
+/* A course's volume material (TYPE Fog, Smoke, Volume, Medium; JM_KIND_MEDIUM): a medium named
+ * `name` from its SIGMA_A, SIGMA_S, G (EMITTANCE times RGB: its emission), and an Interface material
+ * of that name with the medium inside, so that every object using it is filled with it. */
+int json_volume_material(loader *L, const char *name, const cJSON *m, const char *jpath);
 
 #endif

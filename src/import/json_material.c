@@ -232,6 +232,8 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
                 : prm_warn(&L->P, dk, p, "unknown material TYPE \"%.64s\": rendered as Diffuse with its RGB", tname);
         if (rc) return -1;
         fallback = 1;
+    } else if (kind == JM_KIND_MEDIUM) {
+        return json_volume_material(L, name, m, jpath);
     } else if (kind == JM_KIND_FALLBACK) {
         if (prm_warn(&L->P, dk, p, "material TYPE \"%.64s\": caustic %s; rendered as Diffuse with its base colour",
                      tname, why))

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "import/json_internal.h"
+#include "scene/material.h"
 
 #define MAX_SIGMA 1e7 /* per unit length: beyond this a medium is a surface */
 
@@ -121,6 +122,33 @@ int json_media(loader *L, cJSON *ms) {
         if (scene_find_medium(L->s, m->string) >= 0) return prm_fail(&L->P, jp, "medium defined twice");
         if (parse_medium(L, m, m->string, jp)) return -1;
     }
+    return 0;
+}
+
+int json_volume_material(loader *L, const char *name, const cJSON *m, const char *jpath) {
+    if (scene_find_medium(L->s, name) >= 0)
+        return prm_fail(&L->P, jpath, "a medium of this name is in Media already: rename one of them");
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return prm_fail(&L->P, jpath, "out of memory");
+    const char *keys[] = {"SIGMA_A", "SIGMA_S", "G"};
+    int rc = 0;
+    for (int i = 0; i < 3 && !rc; ++i) {
+        const cJSON *v = json_get(m, keys[i]);
+        cJSON *c = v ? cJSON_Duplicate(v, 1) : NULL;
+        if (v && (!c || !cJSON_AddItemToObject(o, keys[i], c))) {
+            cJSON_Delete(c);
+            rc = prm_fail(&L->P, jpath, "out of memory");
+        }
+    }
+    if (!rc && !json_get(m, "SIGMA_A") && !json_get(m, "SIGMA_S"))
+        rc = json_missing(L, jpath, "SIGMA_S");
+    if (!rc) rc = parse_medium(L, o, name, jpath);
+    cJSON_Delete(o);
+    if (rc) return -1;
+    material_params p = material_params_default(MAT_INTERFACE);
+    material mat = material_from_params(MAT_INTERFACE, &p);
+    mat.medium_inside = (int32_t)L->s->nmedia; /* the medium just added, as a reference */
+    if (scene_add_material(L->s, name, mat) < 0) return prm_fail(&L->P, jpath, "could not add material");
     return 0;
 }
 
