@@ -416,7 +416,9 @@ typedef enum caustic_material_kind {
     CAUSTIC_MATERIAL_COATED = 8,      /* dielectric coat (ior, coat_roughness, coat_tint) over coat_base:
                                          diffuse (color), conductor (color or metal/eta/k, roughness) or
                                          pbr (color, metallic, roughness) */
-    CAUSTIC_MATERIAL_INTERFACE = 9,   /* no surface: the boundary of a participating medium */
+    CAUSTIC_MATERIAL_THIN_DIELECTRIC = 9, /* a thin glass sheet (pbrt thindielectric): ior, color as tint */
+    CAUSTIC_MATERIAL_DIFFUSE_TRANSMISSION = 10, /* Lambertian both sides: color reflects, specular transmits */
+    CAUSTIC_MATERIAL_INTERFACE = 11,  /* no surface: the boundary of a participating medium */
     CAUSTIC_MATERIAL_KIND_COUNT       /* the number of kinds (not a kind) */
 } caustic_material_kind;
 typedef struct caustic_material {
@@ -426,7 +428,7 @@ typedef struct caustic_material {
     float roughness;   /* conductor, pbr, rough glass: in [0, 1] */
     float ior;         /* glass */
     float metallic;    /* pbr */
-    float specular[3]; /* phong */
+    float specular[3]; /* phong; diffuse transmission: the transmittance */
     float exponent;    /* phong */
     int two_sided;     /* emission from both sides of a surface */
     /* conductor, coated over a conductor: a complex index of refraction instead of color as F0:

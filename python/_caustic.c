@@ -315,8 +315,11 @@ static PyObject *scene_orbit(SceneObject *self, PyObject *arg) {
 static PyObject *scene_add_material(SceneObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"kind",     "color",    "emission", "roughness", "ior",
                              "metallic", "specular", "exponent", "two_sided", NULL};
-    static const char *const kinds[] = {"diffuse", "mirror", "conductor", "glass",
-                                        "emitter", "phong",  "pbr",       "rough_glass"};
+    static const char *const kinds[] = {"diffuse", "mirror", "conductor",       "glass",
+                                        "emitter", "phong",  "pbr",             "rough_glass",
+                                        "thin_dielectric",   "diffuse_transmission"};
+    _Static_assert(sizeof kinds / sizeof kinds[0] == CAUSTIC_MATERIAL_KIND_COUNT,
+                   "python/_caustic.c: one name per caustic_material_kind");
     const char *kind = "diffuse";
     PyObject *color = NULL, *emission = NULL, *specular = NULL;
     caustic_material m;
@@ -329,8 +332,8 @@ static PyObject *scene_add_material(SceneObject *self, PyObject *args, PyObject 
         if (!strcmp(kind, kinds[i])) k = i;
     if (k < 0) {
         PyErr_Format(PyExc_ValueError,
-                     "material kind '%s': expected diffuse, mirror, conductor, glass, emitter, phong, pbr or "
-                     "rough_glass",
+                     "material kind '%s': expected diffuse, mirror, conductor, glass, emitter, phong, pbr, "
+                     "rough_glass, thin_dielectric or diffuse_transmission",
                      kind);
         return NULL;
     }

@@ -78,6 +78,13 @@ static const sweep sweeps[] = {
     {MAT_COATED, GREY, NONE, 0.5, 1.5, 0.5, 1, 0, COAT_BASE_PBR, 0.4, NULL, NONE, 0.0},
     {MAT_COATED, GREY, NONE, 0.5, 1.4, 0.25, 1, 0, COAT_BASE_PBR, 0.2, NULL, NONE, 0.75},   /* glTF clearcoat */
     {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.5}, /* half a smooth coat */
+    {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 3.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    /* specular: the transmittance */
+    {MAT_DIFFUSE_TRANSMISSION, {0.4f, 0.3f, 0.2f}, {0.5f, 0.5f, 0.5f}, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_DIFFUSE_TRANSMISSION, {0.1f, 0.1f, 0.1f}, {0.8f, 0.6f, 0.4f}, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_DIFFUSE_TRANSMISSION, {0.9f, 0.9f, 0.9f}, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
     {MAT_INTERFACE, GREY, NONE, 0.0, 1.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
 };
 #define NSWEEPS ((int)(sizeof sweeps / sizeof *sweeps))
@@ -86,10 +93,13 @@ static material sweep_material(const sweep *w, int white) {
     material_params p = material_params_default(w->kind);
     p.rgb = white ? v3s(1.0f) : w->rgb;
     p.specular = w->specular;
-    if (white && w->kind == MAT_PHONG) { /* white in all: diffuse + specular = 1 */
+    p.transmittance = w->specular;
+    if (white && (w->kind == MAT_PHONG || w->kind == MAT_DIFFUSE_TRANSMISSION)) {
+        /* white in all: diffuse + specular (or transmittance) = 1 */
         float t = vmaxc(vadd(w->rgb, w->specular));
         p.rgb = vscale(v3s(vmaxc(w->rgb)), 1.0f / t);
         p.specular = vscale(v3s(vmaxc(w->specular)), 1.0f / t);
+        p.transmittance = p.specular;
     }
     p.roughness = w->roughness;
     p.ior = w->ior;

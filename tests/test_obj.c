@@ -372,8 +372,9 @@ static void test_materials(void) {
         CHECK(s->triangles[14].material == s->triangles[0].material, "one default material");
     }
     CHECK(o.warn_missing_material == 1, "missing materials counted: %zu", o.warn_missing_material);
-    CHECK(o.warn_missing_texture == 1, "missing textures counted: %zu", o.warn_missing_texture);
-    CHECK(o.warn_unknown == 2, "unknown MTL statements counted: %zu", o.warn_unknown); /* Ka first, map_bump */
+    /* Tex/nothere.png and the bump map Tex/none.png */
+    CHECK(o.warn_missing_texture == 2, "missing textures counted: %zu", o.warn_missing_texture);
+    CHECK(o.warn_unknown == 1, "unknown MTL statements counted: %zu", o.warn_unknown); /* Ka before newmtl */
     /* loading the same file again (instancing) reuses materials and textures */
     size_t nm = s->nmaterials, nt = s->ntextures;
     char e2[512] = "";
@@ -402,6 +403,18 @@ static void test_materials(void) {
     write_text("bad.mtl", "newmtl a\nKd 0.5 0.5 0.5\nKd 0.5 abc 0.5\n");
     load_bad("badmtl.obj", "mtllib bad.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0,
              "bad.mtl:3:", "\"abc\" is not a number");
+    /* numbers written with commas (an exporter's dialect): "Kd 0.98, 0.98, 0.98" */
+    write_text("comma.mtl", "newmtl a\nKd 0.98, 0.5 ,0.25\nKs 0.1,0.1,0.1\nNi 1.5,\n");
+    memset(&o, 0, sizeof o);
+    o.quiet = 1;
+    s = load_ok("commamtl.obj", "mtllib comma.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 1, &o);
+    CHECK(fabsf(tri_mat(s, 0)->albedo.x - 0.98f) < 1e-6f && fabsf(tri_mat(s, 0)->albedo.y - 0.5f) < 1e-6f &&
+              fabsf(tri_mat(s, 0)->albedo.z - 0.25f) < 1e-6f,
+          "Kd with commas: %g %g %g", tri_mat(s, 0)->albedo.x, tri_mat(s, 0)->albedo.y, tri_mat(s, 0)->albedo.z);
+    scene_destroy(s);
+    write_text("comma2.mtl", "newmtl a\nKd 0.5 ,, 0.5 0.5\n");
+    load_bad("comma2mtl.obj", "mtllib comma2.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "comma2.mtl:2:",
+             "is not a number");
     write_text("nan.mtl", "newmtl a\nNi nan\n");
     load_bad("nanmtl.obj", "mtllib nan.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "nan.mtl:2:", "Ni");
     write_file("nul.mtl", "newmtl a\nKd 1 \0 1\n", 18);
@@ -588,7 +601,9 @@ static void test_assets(void) {
         {"teapot/teapot-newell.obj", 6320, 0, 0},
         {"dragon/dragon_100k.obj", 100000, 0, 0},
         {"lucy/lucy_100k.obj", 99970, 0, 0},
-        {"sponza/sponza.obj", 66444, 12, 0}, /* 66,450 minus 6 zero-area triangles */
+        /* 66,450 minus 6 zero-area triangles; 12 colour textures and the 11 height maps of its 36
+         * bump/map_bump lines */
+        {"sponza/sponza.obj", 66444, 23, 0},
         {"cornell-box/CornellBox-Original.obj", 36, 0, 2},
         {"cornell-box/CornellBox-Mirror.obj", 36, 0, 2},
         {"cornell-box/CornellBox-Sphere.obj", 2188, 0, 2},
@@ -639,7 +654,9 @@ static void test_assets(void) {
     char src[1200], dst[1200];
     const char *tex[] = {"00_skap.JPG",    "01_STUB.JPG",  "01_S_ba.JPG", "01_S_kap.JPG", "01_St_kp.JPG",
                          "KAMEN-stup.JPG", "KAMEN.JPG",    "prozor1.JPG", "reljef.JPG",   "sp_luk.JPG",
-                         "vrata_ko.JPG",   "vrata_kr.JPG", "x01_st.JPG",  "sponza.obj",   NULL};
+                         "vrata_ko.JPG",   "vrata_kr.JPG", "x01_st.JPG",  "sponza.obj",   "01_STUB-bump.jpg",
+                         "01_S_kap-bump.jpg", "01_St_kp-bump.jpg", "KAMEN-bump.jpg", "reljef-bump.jpg",
+                         "sp_luk-bump.JPG", "x01_st-bump.jpg", NULL};
     for (int i = 0; tex[i]; ++i) {
         snprintf(src, sizeof src, "%s/sponza/%s", dir, tex[i]);
         snprintf(dst, sizeof dst, "%s/%s", sp, tex[i]);
@@ -655,8 +672,19 @@ static void test_assets(void) {
     char err[512] = "";
     snprintf(dst, sizeof dst, "%s/sponza.obj", sp);
     CHECK(scene_load_obj_ex(s, dst, xform_identity(), -1, &o, err, sizeof err) == 0, "sponza-original: %s", err);
-    CHECK(s->ntextures == 12 && o.warn_missing_texture == 0, "sponza-original: %zu textures, %zu missing", s->ntextures,
+    CHECK(s->ntextures == 23 && o.warn_missing_texture == 0, "sponza-original: %zu textures, %zu missing", s->ntextures,
           o.warn_missing_texture);
+    /* the bump lines: height maps read linearly, with MTL's unit */
+    size_t bumped = 0;
+    for (size_t m = 0; m < s->nmaterials; ++m)
+        if (s->materials[m].maps & MAP_BUMP) {
+            bumped++;
+            CHECK(s->textures[s->materials[m].normal_tex].texel8 == TEXEL8_LINEAR &&
+                      fabsf(s->materials[m].normal_scale - (float)MTL_BUMP_UNIT) < 1e-7f,
+                  "sponza-original: %s: a height map is linear data of scale %g", s->material_names[m],
+                  (double)s->materials[m].normal_scale);
+        }
+    CHECK(bumped >= 11, "sponza-original: %zu materials with a bump map", bumped);
     scene_destroy(s);
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "api/api_internal.h"
+#include "image/image.h"
 #include "kernel/adaptive_depth.h"
 #include "test_scenes.h"
 
@@ -376,7 +377,88 @@ static void test_seed(void) {
     caustic_scene_free(cs);
 }
 
+/* Bump maps (MAP_BUMP, kernel/intersect.h): a plane (a quad) and a triangle-mesh plane under a
+ * light, rendered flat, with a constant height map and with a height map of stripes. A constant
+ * map must render bit for bit as flat (its gradient is 0), the stripes must not; and the
+ * stripes' relief must show on both primitive kinds. */
+static float *render_bump_scene(const char *dir, const char *tag, const char *mat_extra, const char *obj) {
+    char path[512], json[2048];
+    snprintf(path, sizeof path, "%s/bump_%s.json", dir, tag);
+    snprintf(json, sizeof json,
+             "{\"Materials\":{\"light\":{\"TYPE\":\"Emitter\",\"RGB\":[1,1,1],\"EMITTANCE\":5},"
+             "\"floor\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.8,0.8,0.8]%s}},"
+             "\"Camera\":{\"RES\":[32,32],\"FOVY\":40,\"EYE\":[0,3,0.01],\"LOOKAT\":[0,0,0],\"ITERATIONS\":8,"
+             "\"DEPTH\":3},\"Objects\":[%s,"
+             "{\"TYPE\":\"quad\",\"MATERIAL\":\"light\",\"ORIGIN\":[2,2,-1],\"U\":[0,0,2],\"V\":[0,1,0]}]}",
+             mat_extra, obj);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f) return NULL;
+    fputs(json, f);
+    fclose(f);
+    caustic_scene *cs = NULL;
+    char err[512] = "";
+    CHECK(caustic_scene_load(&cs, path, err, sizeof err) == 0, "%s: %s", tag, err);
+    if (!cs) return NULL;
+    float *img = NULL;
+    render_mean(cs, CAUSTIC_SAMPLER_SOBOL, 8, 32, 32, NULL, &img);
+    caustic_scene_free(cs);
+    return img;
+}
+
+static void test_bump_maps(void) {
+    char dir[] = "/tmp/caustic_test_bump_XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp failed");
+        return;
+    }
+    /* height maps: 16x16, stripes along u (a sine), and a constant grey */
+    image img;
+    char err[512] = "", path[600];
+    for (int which = 0; which < 2; ++which) {
+        CHECK(image_init(&img, 16, 16) == 0, "image_init");
+        for (int y = 0; y < 16; ++y)
+            for (int x = 0; x < 16; ++x)
+                for (int c = 0; c < 3; ++c)
+                    img.rgb[3 * (y * 16 + x) + c] = which ? 0.5f : 0.5f + 0.5f * sinf(6.2831853f * (float)x / 8.0f);
+        snprintf(path, sizeof path, "%s/%s.pfm", dir, which ? "flat" : "stripes");
+        CHECK(image_save(&img, path, 0, err, sizeof err) == 0, "save %s: %s", path, err);
+        image_free(&img);
+    }
+    static const char *const objs[2] = {
+        "{\"TYPE\":\"quad\",\"MATERIAL\":\"floor\",\"ORIGIN\":[-1,0,1],\"U\":[2,0,0],\"V\":[0,0,-2]}",
+        "{\"TYPE\":\"mesh\",\"MATERIAL\":\"floor\",\"VERTICES\":[[-1,0,1],[1,0,1],[1,0,-1],[-1,0,-1]],"
+        "\"UVS\":[[0,0],[1,0],[1,1],[0,1]],\"INDICES\":[[0,1,2,3]]}"};
+    for (int o = 0; o < 2; ++o) {
+        const char *kind = o ? "mesh" : "quad";
+        char tag[64];
+        snprintf(tag, sizeof tag, "%s_flat", kind);
+        float *flat = render_bump_scene(dir, tag, "", objs[o]);
+        snprintf(tag, sizeof tag, "%s_const", kind);
+        float *cst = render_bump_scene(dir, tag, ",\"BUMP_MAP\":\"flat.pfm\",\"BUMP_SCALE\":0.2", objs[o]);
+        snprintf(tag, sizeof tag, "%s_stripes", kind);
+        float *str = render_bump_scene(dir, tag, ",\"BUMP_MAP\":\"stripes.pfm\",\"BUMP_SCALE\":0.2", objs[o]);
+        if (flat && cst && str) {
+            CHECK(memcmp(flat, cst, sizeof(float) * 3 * 32 * 32) == 0, "%s: a constant height map changed the image",
+                  kind);
+            double diff = 0.0, sum = 0.0;
+            for (int i = 0; i < 3 * 32 * 32; ++i) {
+                diff += fabs((double)str[i] - (double)flat[i]);
+                sum += flat[i];
+            }
+            CHECK(diff > 0.05 * sum, "%s: the bump map changed the image by only %g of %g", kind, diff, sum);
+        }
+        free(flat);
+        free(cst);
+        free(str);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", dir);
+}
+
 int main(void) {
+    test_bump_maps();
     test_furnace();
     test_sky_sphere();
     test_determinism();

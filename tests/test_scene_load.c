@@ -800,7 +800,34 @@ static void test_bad_json(void) {
     expect_fail("emittance negative", SCENE_MAT("{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"EMITTANCE\":-5}"),
                 "Materials.m.EMITTANCE", "out of range");
     expect_fail("roughness above 1", SCENE_MAT("{\"TYPE\":\"Metal\",\"RGB\":[1,1,1],\"ROUGHNESS\":2}"),
-                "Materials.m.ROUGHNESS", "<= 1");
+                "Materials.m.ROUGHNESS: ROUGHNESS: 2 is outside [0, 1]", "an error with --strict");
+    expect_fail("roughness negative", SCENE_MAT("{\"TYPE\":\"PBR\",\"RGB\":[1,1,1],\"ROUGHNESS\":-0.5}"),
+                "Materials.m.ROUGHNESS: ROUGHNESS: -0.5 is outside [0, 1]", "an error with --strict");
+    expect_fail("roughness not a number", SCENE_MAT("{\"TYPE\":\"PBR\",\"RGB\":[1,1,1],\"ROUGHNESS\":\"x\"}"),
+                "Materials.m.ROUGHNESS: expected a number", NULL);
+    /* inline meshes */
+    expect_fail("inline mesh short", SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"VERTICES\":[0,0,0,1,0]}"),
+                "Objects[0].VERTICES: expected a multiple of 3 numbers, got 5", NULL);
+    expect_fail("inline mesh index",
+                SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"VERTICES\":[0,0,0,1,0,0,0,1,0],"
+                          "\"INDICES\":[[0,1,3]]}"),
+                "Objects[0].INDICES[0][2]: 3 is out of range", "<= 2");
+    expect_fail("inline mesh fraction index",
+                SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"VERTICES\":[0,0,0,1,0,0,0,1,0],"
+                          "\"INDICES\":[0,1,1.5]}"),
+                "Objects[0].INDICES[2]: expected an integer index", NULL);
+    expect_fail("inline mesh normals",
+                SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"VERTICES\":[[0,0,0],[1,0,0],[0,1,0]],"
+                          "\"NORMALS\":[[0,0,1]]}"),
+                "Objects[0].NORMALS: 1 normals for 3 vertices", NULL);
+    expect_fail("inline mesh and file",
+                SCENE_OBJ("{\"TYPE\":\"mesh\",\"FILE\":\"a.obj\",\"VERTICES\":[0,0,0,1,0,0,0,1,0]}"),
+                "Objects[0].VERTICES: give either FILE (or MESH) or VERTICES", NULL);
+    expect_fail("inline keys on a sphere", SCENE_OBJ("{\"TYPE\":\"sphere\",\"MATERIAL\":\"white\",\"VERTICES\":[0,0,0]}"),
+                "Objects[0].VERTICES: VERTICES is only used by mesh objects", NULL);
+    expect_fail("inline mesh flat",
+                SCENE_OBJ("{\"TYPE\":\"mesh\",\"MATERIAL\":\"white\",\"VERTICES\":[0,0,0,1,0,0,2,0,0]}"),
+                "Objects[0].VERTICES: the mesh has no triangle with an area", NULL);
     expect_fail("ior zero", SCENE_MAT("{\"TYPE\":\"Glass\",\"RGB\":[1,1,1],\"IOR\":0}"), "Materials.m.IOR", "> 0");
     expect_fail("emitter texture",
                 SCENE_MAT("{\"TYPE\":\"Emitting\",\"RGB\":[1,1,1],\"TEXTURE\":{\"TYPE\":\"checker\"}}"),
@@ -1155,6 +1182,88 @@ static const material *mat_named(const scene *s, const char *name) {
     return i >= 0 ? &s->materials[i] : &s->materials[0];
 }
 
+/* The course leftovers: inline meshes, and out-of-range values clamped with a warning (lenient)
+ * that are errors with --strict (test_bad_json). */
+static void test_course_leftovers(void) {
+    warnings w;
+    memset(&w, 0, sizeof w);
+    scene_load_opts o = {0, collect_warning, &w, NULL, 0, NULL, 0};
+    const char *json =
+        "{\"Materials\":{\"m\":{\"TYPE\":\"PBR\",\"RGB\":[0.5,0.5,0.5],\"ROUGHNESS\":-0.5,\"METALLIC\":1.5},"
+        "\"r\":{\"TYPE\":\"PBR\",\"RGB\":[0.5,0.5,0.5],\"ROUGHNESS\":1.5}}," CAM ",\"Objects\":["
+        /* a unit square as one polygon, with normals and uvs */
+        "{\"TYPE\":\"mesh\",\"MATERIAL\":\"m\",\"VERTICES\":[[0,0,0],[1,0,0],[1,1,0],[0,1,0]],"
+        "\"FACES\":[[0,1,2,3]],\"NORMALS\":[0,0,1, 0,0,1, 0,0,1, 0,0,1],\"UVS\":[[0,0],[1,0],[1,1],[0,1]]},"
+        /* flat triangles, no indices, no material, placed by TRANS */
+        "{\"TYPE\":\"mesh\",\"VERTICES\":[0,0,0, 1,0,0, 0,1,0, 0,0,1, 1,0,1, 0,1,1],\"TRANS\":[0,0,-3]},"
+        /* TYPE left out: VERTICES make it a mesh; a zero-area triangle skipped */
+        "{\"MATERIAL\":\"r\",\"POSITIONS\":[0,0,0, 1,0,0, 0,1,0, 2,0,0],\"INDICES\":[0,1,2, 0,1,3]}]}";
+    scene *s = NULL;
+    char err[1024] = "";
+    int rc = scene_load_json_text_opts(&s, json, "leftovers.json", g_tmp, &o, err, sizeof err);
+    CHECK(rc == 0 && s, "leftovers.json: %s", err);
+    if (!s) return;
+    CHECK(s->ntriangles == 2 + 2 + 1 && s->nvertices == 4 + 6 + 4, "inline meshes: %zu triangles, %zu vertices",
+          s->ntriangles, s->nvertices);
+    if (s->ntriangles == 5 && s->nvertices == 14) {
+        CHECK(fabsf(s->positions[2].x - 1.0f) < 1e-6f && fabsf(s->positions[2].y - 1.0f) < 1e-6f, "VERTICES rows");
+        CHECK(fabsf(s->normals[0].z - 1.0f) < 1e-6f && fabsf(s->uvs[2].x - 1.0f) < 1e-6f, "NORMALS and UVS");
+        CHECK(fabsf(s->positions[4].z + 3.0f) < 1e-6f, "inline mesh under TRANS");
+        CHECK(s->triangles[2].material != s->triangles[0].material, "no MATERIAL: grey");
+    }
+    const material *m = mat_named(s, "m");
+    CHECK(m->kind == MAT_PBR && m->alpha == 0.0f && m->metallic == 1.0f, "ROUGHNESS -0.5 -> 0, METALLIC 1.5 -> 1");
+    CHECK(mat_named(s, "r")->alpha == 1.0f, "ROUGHNESS 1.5 -> 1 (alpha 1)");
+    CHECK(contains(w.text, "leftovers.json: Materials.m.ROUGHNESS: ROUGHNESS: -0.5 is outside [0, 1]; clamped to 0"),
+          "roughness warning:\n%s", w.text);
+    CHECK(contains(w.text, "Materials.m.METALLIC: METALLIC: 1.5 is outside [0, 1]; clamped to 1"),
+          "metallic warning:\n%s", w.text);
+    CHECK(contains(w.text, "Objects[1]: no MATERIAL for an inline mesh"), "material warning:\n%s", w.text);
+    CHECK(contains(w.text, "Objects[2].INDICES: 1 zero-area triangles skipped"), "degenerate warning:\n%s", w.text);
+    check_prepares(s, "leftovers.json");
+    scene_destroy(s);
+
+    /* the Perlin-noise family as textures of any material: values between the two colours, spread
+     * over them, 0 noise at lattice points, deterministic */
+    CHECK(perlin_noise(v3(3.0f, -2.0f, 7.0f)) == 0.0f, "noise is 0 at lattice points");
+    static const char *const kinds[] = {"noise", "marble", "wood"};
+    for (int k = 0; k < 3; ++k) {
+        char j[1024];
+        snprintf(j, sizeof j,
+                 "{\"Materials\":{\"m\":{\"TYPE\":\"Conductor\",\"RGB\":[1,1,1],\"ROUGHNESS\":0.3,"
+                 "\"TEXTURE\":{\"TYPE\":\"%s\",\"RGB1\":[1,0.5,0],\"RGB2\":[0,0,0],\"SCALE\":3,\"OCTAVES\":5}}},"
+                 "%s,\"Objects\":[{\"TYPE\":\"sphere\",\"MATERIAL\":\"m\"}]}",
+                 kinds[k], CAM);
+        s = load_text(j, kinds[k]);
+        if (!s) continue;
+        check_prepares(s, kinds[k]);
+        const material *pm = &s->materials[find_mat(s, "m")];
+        CHECK(pm->albedo_tex >= 0 && s->textures[pm->albedo_tex].octaves == 5, "%s: texture and OCTAVES", kinds[k]);
+        float lo = 2.0f, hi = -1.0f;
+        int bad = 0;
+        for (int i = 0; i < 400 && pm->albedo_tex >= 0; ++i) {
+            vec3 p = v3((float)(i % 20) * 0.137f - 1.3f, (float)(i / 20) * 0.091f - 0.9f, 0.31f * (float)(i % 7));
+            vec3 c = texture_eval(&s->k, pm->albedo_tex, v2(0.0f, 0.0f), p);
+            vec3 c2 = texture_eval(&s->k, pm->albedo_tex, v2(0.0f, 0.0f), p);
+            bad += !(c.x >= 0.0f && c.x <= 1.0f) || fabsf(c.y - 0.5f * c.x) > 1e-6f || c.z != 0.0f ||
+                   memcmp(&c, &c2, sizeof c) != 0;
+            lo = fminf(lo, c.x);
+            hi = fmaxf(hi, c.x);
+        }
+        CHECK(bad == 0, "%s: %d values outside the blend of RGB1 and RGB2", kinds[k], bad);
+        CHECK(lo < 0.3f && hi > 0.7f, "%s: values spread over [%g, %g] only", kinds[k], (double)lo, (double)hi);
+        scene_destroy(s);
+    }
+    expect_fail("octaves on a checker",
+                SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"checker\",\"RGB1\":[1,1,1],"
+                          "\"RGB2\":[0,0,0],\"OCTAVES\":3}}"),
+                "Materials.m.TEXTURE.OCTAVES: OCTAVES is only used by noise, marble and wood textures", NULL);
+    expect_fail("octaves range",
+                SCENE_MAT("{\"TYPE\":\"Diffuse\",\"TEXTURE\":{\"TYPE\":\"wood\",\"RGB1\":[1,1,1],"
+                          "\"RGB2\":[0,0,0],\"OCTAVES\":40}}"),
+                "Materials.m.TEXTURE.OCTAVES: 40 is out of range", "<= 16");
+}
+
 static void test_dialects(void) {
     warnings w;
     scene *s = load_dialect("materials.json", &w, 0);
@@ -1187,19 +1296,23 @@ static void test_dialects(void) {
         CHECK(mat_named(s, "wax")->kind == MAT_DIFFUSE && fabsf(mat_named(s, "wax")->albedo.z - 0.6f) < 1e-6f,
               "Subsurface: base colour");
         m = mat_named(s, "marble");
-        CHECK(m->kind == MAT_DIFFUSE && fabsf(m->albedo.x - 0.5f) < 1e-6f, "Marble: the mean of RGB1 and RGB2");
+        CHECK(m->kind == MAT_DIFFUSE && m->albedo.x == 1.0f && m->albedo_tex >= 0 &&
+                  s->textures[m->albedo_tex].kind == TEX_MARBLE && s->textures[m->albedo_tex].octaves == 4 &&
+                  fabsf(s->textures[m->albedo_tex].a.x - 0.2f) < 1e-6f &&
+                  fabsf(s->textures[m->albedo_tex].b.x - 0.8f) < 1e-6f,
+              "Marble: Diffuse with a marble texture of RGB1 and RGB2, OCTAVES read");
         CHECK(!mat_named(s, "oneside")->two_sided, "TWO_SIDED false");
         CHECK(s->nspheres == 9 && s->nquads == 2, "objects: %zu spheres, %zu quads", s->nspheres, s->nquads);
         /* one warning per key: prism's IOR + ABBE, plastic's normal map, wax's SIGMA_A and type, marble's
          * OCTAVES and type */
         CHECK(contains(w.text, "materials.json: Materials.prism.ABBE: dispersion is not supported"),
               "ABBE warning:\n%s", w.text);
-        CHECK(contains(w.text, "Materials.plastic.NORMAL_MAP: normal and bump maps are not supported"),
-              "normal map warning:\n%s", w.text);
+        CHECK(contains(w.text, "Materials.plastic.DISPLACEMENT: displacement is not supported"),
+              "displacement warning:\n%s", w.text);
         CHECK(contains(w.text, "Materials.wax.SIGMA_A: unknown key, ignored"), "SIGMA_A warning:\n%s", w.text);
         CHECK(contains(w.text, "Materials.wax.TYPE: material TYPE \"Subsurface\""), "subsurface warning:\n%s", w.text);
         CHECK(!contains(w.text, "PBR"), "PBR types are read, not approximated:\n%s", w.text);
-        CHECK(w.n == 7, "materials.json: %d warnings:\n%s", w.n, w.text);
+        CHECK(w.n == 5, "materials.json: %d warnings:\n%s", w.n, w.text);
         scene_destroy(s);
     }
     load_dialect("materials.json", &w, 1);
@@ -1284,6 +1397,7 @@ int main(int argc, char **argv) {
     test_obj();
     test_mutations();
     test_dialects();
+    test_course_leftovers();
     /* clean up the scratch directory */
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);

@@ -231,7 +231,8 @@ class Scene:
                  metallic: float = 0.0, specular: Sequence[float] = (0, 0, 0), exponent: float = 0.0,
                  two_sided: bool = False) -> int:
         """Adds a material; returns its index. kind: diffuse, mirror, conductor, glass, emitter,
-        phong, pbr, rough_glass. A nonzero emission makes its shapes area lights."""
+        phong, pbr, rough_glass, thin_dielectric, diffuse_transmission (specular is then the
+        transmittance). A nonzero emission makes its shapes area lights."""
         return self._s.add_material(kind, color, emission, roughness, ior, metallic, specular,
                                     exponent, two_sided)
 

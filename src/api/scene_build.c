@@ -142,6 +142,7 @@ int caustic_scene_add_material(caustic_scene *cs, const caustic_material *cm, ch
     mp.ior = cm->ior;
     mp.metallic = cm->metallic;
     mp.specular = spec;
+    mp.transmittance = spec;
     mp.exponent = cm->exponent;
     mp.two_sided = cm->two_sided != 0;
     vec3 eta = vec_of_f(cm->eta), k = vec_of_f(cm->k), tint = vec_of_f(cm->coat_tint);

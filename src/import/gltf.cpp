@@ -544,6 +544,43 @@ struct importer {
                     warn(mp + ": transmissionTexture is not read");
                 kind = MAT_ROUGH_GLASS;
                 mat.ior = ior == 1.0 ? 1.0001f : float(ior);
+                /* KHR_materials_volume with thicknessFactor 0 states a thin wall: a glass sheet
+                 * (without the extension the spec means thin-walled too; caustic keeps solid glass
+                 * there, as it always did) */
+                auto vol = g.extensions.find("KHR_materials_volume");
+                if (vol != g.extensions.end() &&
+                    ext_number(g.extensions, "KHR_materials_volume", "thicknessFactor", 0.0) == 0.0) {
+                    if (mat.roughness > 0.0)
+                        warn(mp + ": a thin-walled transmission is rendered smooth (ThinDielectric): roughness " +
+                             std::to_string(mat.roughness) + " ignored");
+                    kind = MAT_THIN_DIELECTRIC;
+                }
+            }
+            /* KHR_materials_diffuse_transmission on a dielectric base: the Lambertian lobe split
+             * between reflection (1 - factor) and transmission (factor x colour), both of the base
+             * colour; the specular layer above it is not rendered (said once) */
+            double dt = ext_number(g.extensions, "KHR_materials_diffuse_transmission", "diffuseTransmissionFactor", 0.0);
+            if (dt > 0.0 && transmission <= 0.0) {
+                if (mat.metallic > 0.0)
+                    warn(mp + ": KHR_materials_diffuse_transmission on a metallic material is not read");
+                else {
+                    dt = clamp01(dt);
+                    vec3 tc = v3s(1.0f);
+                    auto it = g.extensions.find("KHR_materials_diffuse_transmission");
+                    if (it->second.IsObject() && it->second.Has("diffuseTransmissionColorFactor")) {
+                        const tinygltf::Value &c = it->second.Get("diffuseTransmissionColorFactor");
+                        if (c.IsArray() && c.ArrayLen() == 3)
+                            for (int k = 0; k < 3; ++k)
+                                (&tc.x)[k] = float(clamp01(c.Get(k).IsNumber() || c.Get(k).IsInt()
+                                                               ? c.Get(k).GetNumberAsDouble()
+                                                               : 1.0));
+                    }
+                    warn(mp + ": KHR_materials_diffuse_transmission is rendered as DiffuseTransmission without "
+                              "the specular layer above it");
+                    kind = MAT_DIFFUSE_TRANSMISSION;
+                    mat.transmittance = vscale(vmul(mat.rgb, tc), float(dt));
+                    mat.rgb = vscale(mat.rgb, float(1.0 - dt));
+                }
             }
             /* KHR_materials_clearcoat: a coat of weight clearcoatFactor over the metallic-roughness
              * lobe (materials/coated.h), IOR from KHR_materials_ior (1.5) */

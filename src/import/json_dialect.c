@@ -43,13 +43,23 @@ const keyalias json_material_keys[] = {
     {"REFLECTIVE", "REFL|HASREFLECTIVE|REFLECTIVITY", NULL, 0, 0},
     {"REFRACTIVE", "REFR|HASREFRACTIVE|TRANSMISSION|TRANSMISSIVE|TRANSMITTANCE", NULL, 0, 0},
     {"TWO_SIDED", "DOUBLESIDED", NULL, 0, 0},
+    {"TRANSMIT_RGB", "TRANSMITRGB|TRANSMITTANCERGB|TRANSMITCOLOR|TRANSMITCOLOUR|TRANSMISSIONCOLOR|TRANSMISSIONCOLOUR|"
+     "TRANSMITTANCECOLOR|TRANSMITTANCECOLOUR|KT",
+     NULL, 0, 0},
     /* two-colour procedural materials: the fallback renders their mean */
     {"RGB1", "COLOR1|COLOUR1", NULL, 0, 0},
     {"RGB2", "COLOR2|COLOUR2", NULL, 0, 0},
     {"LIGHT_RGB", "LIGHTCOLOR|LIGHTCOLOUR", NULL, 0, 0},
     {"DARK_RGB", "DARKCOLOR|DARKCOLOUR", NULL, 0, 0},
-    {"NORMAL_MAP", "NORMAL|NORMALMAP|NORMALTEXTURE|BUMP|BUMPMAP|BUMPSCALE|NORMALSCALE|HEIGHTMAP|DISPLACEMENT",
-     "normal and bump maps are not supported yet", 0, 0},
+    /* the procedural materials' noise (Marble, Wood, Noise) */
+    {"OCTAVES", "OCTAVE|NUMOCTAVES|NOISEOCTAVES", NULL, 0, 0},
+    {"FREQUENCY", "FREQ|NOISESCALE|NOISEFREQUENCY|TURBULENCESCALE|MARBLESCALE", NULL, 0, 0},
+    {"NORMAL_MAP", "NORMAL|NORMALMAP|NORMALTEXTURE|NORM|MAPNORM", NULL, 0, 0},
+    {"NORMAL_SCALE", "NORMALSCALE|NORMALSTRENGTH|NORMALINTENSITY", NULL, 0, 0},
+    {"BUMP_MAP", "BUMP|BUMPMAP|BUMPTEXTURE|HEIGHTMAP|HEIGHT|MAPBUMP", NULL, 0, 0},
+    {"BUMP_SCALE", "BUMPSCALE|BUMPSTRENGTH|BUMPMULTIPLIER|BM|HEIGHTSCALE", NULL, 0, 0},
+    {"DISPLACEMENT", "DISPLACEMENTMAP|DISP|MAPDISP", "displacement is not supported (no geometry is moved; give a BUMP_MAP)",
+     0, 0},
     {"METALLIC_ROUGHNESS",
      "METALLICROUGHNESSMAP|METALLICROUGHNESSTEXTURE|ROUGHNESSMAP|METALLICMAP|ORM|AOMAP|"
      "OCCLUSION|EMISSIVEMAP|EMISSIONMAP",
@@ -123,6 +133,11 @@ const keyalias json_object_keys[] = {
     /* a general 4x4 transform, row-major, applied after TRANS/ROTAT/SCALE */
     {"MATRIX", "TRANSFORM|TRANSFORMMATRIX|XFORM|TOWORLD|MODELMATRIX|MATRIX4", NULL, 0, 0},
     {"FILE", "PATH|FILENAME|FILEPATH|MESHFILE|MESHPATH|SRC|SOURCE|URI|GLTF|OBJ|MODELFILE", NULL, 0, 0},
+    /* an inline mesh instead of a FILE: positions, and optionally triangles, normals, uvs */
+    {"VERTICES", "VERTS|POSITIONS|POINTS|VERTEXPOSITIONS", NULL, 0, WANT_NONSTRING},
+    {"INDICES", "INDEX|FACES|TRIANGLES|TRIS|TRIANGLEINDICES|F", NULL, 0, 0},
+    {"NORMALS", "NORMAL|VERTEXNORMALS|VN|N", NULL, 0, 0},
+    {"UVS", "UV|TEXCOORDS|TEXCOORD|TEXTURECOORDINATES|VT|ST", NULL, 0, 0},
     {"MESH", "MESHNAME|MODEL|MESHID", NULL, 0, WANT_STRING},
     {"ORIGIN", NULL, NULL, 1, 0},
     {"U", NULL, NULL, 1, 0},
@@ -174,6 +189,13 @@ static const json_material_row json_material_rows[] = {
      "COATED|PLASTIC|ROUGHPLASTIC|CLEARCOAT|COATEDDIFFUSE|COATEDCONDUCTOR|COATEDMETAL|LACQUER|VARNISH|"
      "LACQUERED|VARNISHED",
      JM_IOR | JM_ALPHA | JM_METALLIC | JM_METAL_NAME | JM_COAT},
+    /* pbrt-v4 / Mitsuba thindielectric, glTF thin-walled transmission */
+    {"ThinDielectric", "THINDIELECTRIC|THINGLASS|THINWALLED|THINWALLEDGLASS|WINDOWGLASS|WINDOW|PANE|GLASSPANE",
+     JM_IOR},
+    /* pbrt-v4 diffusetransmission, KHR_materials_diffuse_transmission: RGB reflects, TRANSMIT_RGB
+     * transmits */
+    {"DiffuseTransmission", "DIFFUSETRANSMISSION|DIFFUSETRANSMITTER|TRANSLUCENTDIFFUSE|DIFFUSETRANSLUCENT|LEAF|PAPER",
+     JM_TRANSMIT},
     /* no surface: the boundary of a medium (Objects[].INTERIOR / EXTERIOR) */
     {"Interface", "INTERFACE|NULL|NULLBSDF|NULLMATERIAL|MEDIUMBOUNDARY|PASSTHROUGH", JM_NO_COLOUR},
 };
@@ -183,7 +205,7 @@ _Static_assert(sizeof json_material_rows / sizeof json_material_rows[0] == MAT_K
 /* The dialect's TYPEs that are no kind of caustic's. */
 static const struct {
     const char *spellings;
-    int kind; /* JM_KIND_INFER or JM_KIND_FALLBACK */
+    int kind; /* JM_KIND_INFER, JM_KIND_FALLBACK or JM_KIND_PROCEDURAL */
     const char *why;
 } json_material_others[] = {
     /* no type ("", "N/A"): from the keys, as the course's text format did */
@@ -193,14 +215,16 @@ static const struct {
     /* a course's volume material: the medium inside the objects that use it (json_media.c) */
     {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS", JM_KIND_MEDIUM, NULL},
     {"HETEROGENEOUS|VDB|GRID|CLOUD", JM_KIND_FALLBACK, "has no heterogeneous (grid) media yet"},
-    {"MARBLE|WOOD|NOISE|PERLIN|PROCEDURAL|TURBULENCE|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", JM_KIND_FALLBACK,
+    {"MARBLE|WOOD|NOISE|PERLIN|TURBULENCE|PERLINNOISE|WOODGRAIN", JM_KIND_PROCEDURAL, NULL},
+    {"PROCEDURAL|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", JM_KIND_FALLBACK,
      "has no procedural materials (caustic's checker is a TEXTURE)"},
     {NULL, 0, NULL}};
 
 /* caustic's own names and the course's, for "did you mean" */
-const char *const json_material_type_names[] = {
-    "Emitter", "Emitting", "Diffuse", "Specular",   "Refractive", "Conductor", "Metal",     "Dielectric", "Glass",
-    "Mirror",  "Phong",    "PBR",     "RoughGlass", "Coated",     "Plastic",   "Interface", NULL};
+const char *const json_material_type_names[] = {"Emitter",   "Emitting", "Diffuse",    "Specular", "Refractive",
+                                                "Conductor", "Metal",    "Dielectric", "Glass",    "Mirror",
+                                                "Phong",     "PBR",      "RoughGlass", "Coated",   "Plastic",
+                                                "ThinDielectric", "DiffuseTransmission", "Interface", NULL};
 
 static int kind_of_name(const char *name) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k)

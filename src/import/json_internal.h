@@ -83,14 +83,19 @@ enum {
     JM_METAL_NAME = 64,    /* METAL (METALLIC) may be a string: a named conductor's complex IOR */
     JM_ETA_K = 128,        /* K is the extinction of a complex IOR with IOR (a number or RGB) as eta */
     JM_COAT = 256,         /* the coat keys: BASE, COAT_ROUGHNESS, COAT_RGB, COAT_ABSORPTION, COAT_THICKNESS */
-    JM_NO_COLOUR = 512     /* needs no RGB (Interface: no surface) */
+    JM_TRANSMIT = 512,     /* reads TRANSMIT_RGB (without it RGB is split: half reflects, half transmits);
+                              RGB + TRANSMIT_RGB at most 1 */
+    JM_NO_COLOUR = 1024    /* needs no RGB (Interface: no surface) */
 };
 typedef struct json_material_row {
     const char *kind_name; /* a MATERIAL_KINDS name */
     const char *spellings; /* TYPE spellings (normalised, '|'-separated) */
     int reads;             /* JM_* */
 } json_material_row;
-enum { JM_KIND_INFER = -2, JM_KIND_FALLBACK = -3, JM_KIND_UNKNOWN = -1, JM_KIND_MEDIUM = -4 };
+/* JM_KIND_PROCEDURAL: the course's procedural materials (Marble, Wood, Noise): Diffuse with a
+ * procedural texture of their two colours */
+enum { JM_KIND_INFER = -2, JM_KIND_FALLBACK = -3, JM_KIND_UNKNOWN = -1, JM_KIND_PROCEDURAL = -4,
+       JM_KIND_MEDIUM = -5 };
 /* The kind (MATERIAL_KINDS index) a normalised TYPE spelling names, JM_KIND_INFER,
  * JM_KIND_FALLBACK (*why says what caustic lacks) or JM_KIND_UNKNOWN. */
 int json_material_kind(const char *tnorm, const json_material_row **row, const char **why);
@@ -121,6 +126,9 @@ int json_opt_vec3(loader *L, const cJSON *obj, const char *jpath, const char *ke
                   vec3 *out);
 int json_opt_number(loader *L, const cJSON *obj, const char *jpath, const char *key, double lo, int lo_open, double hi,
                     double *out);
+/* Optional number with a soft range (params.h): outside [lo, hi] it is clamped with one warning,
+ * an error with --strict (a roughness sweep that includes -0.5). */
+int json_opt_soft(loader *L, const cJSON *obj, const char *jpath, const char *key, double lo, double hi, double *out);
 int json_string(loader *L, const cJSON *v, const char *p, const char **out);
 int json_missing(loader *L, const char *jpath, const char *key);
 int json_enum(loader *L, const cJSON *v, const char *p, const char *what, const char *const *names);

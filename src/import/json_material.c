@@ -22,7 +22,10 @@
 /* Loads the image named by the string `f` (at JSON path `p`, relative to the scene file) as an
  * image texture: an 8-bit sRGB file (PNG, JPEG) keeps its codes, decoded on lookup; any other as
  * linear float RGB, its invalid values reported and zeroed. */
-static int load_image_texture(loader *L, const cJSON *f, const char *p, int reflectance, int *out_index) {
+/* data: the texels are numbers, not colour (normal and height maps): 8-bit codes read linearly
+ * (code / 255), not as sRGB, and the file is a texture apart from its colour use. */
+static int load_image_texture_as(loader *L, const cJSON *f, const char *p, int reflectance, int data,
+                                 int *out_index) {
     const char *file = "";
     if (json_string(L, f, p, &file)) return -1;
     char *full = json_resolve_path(L, file);
@@ -41,6 +44,17 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int refl
     }
     /* the file by its canonical path: "a.png" and "./a.png" are one image */
     char *key = realpath(full, NULL);
+    if (key && data) {
+        size_t kl = strlen(key);
+        char *k2 = realloc(key, kl + 6);
+        if (!k2) {
+            free(key);
+            free(full);
+            return prm_fail(&L->P, p, "out of memory");
+        }
+        key = k2;
+        memcpy(key + kl, "#data", 6);
+    }
     for (size_t i = 0; key && i < L->ntex; ++i)
         if (!strcmp(L->tex_path[i], key)) {
             free(key);
@@ -65,7 +79,7 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int refl
     }
     if (is8) {
         free(full);
-        idx = scene_add_image_texture8(L->s, w, h, TEXEL8_SRGB);
+        idx = scene_add_image_texture8(L->s, w, h, data ? TEXEL8_LINEAR : TEXEL8_SRGB);
     } else {
         image img;
         if (image_load(&img, full, ierr, sizeof ierr)) {
@@ -125,6 +139,10 @@ static int load_image_texture(loader *L, const cJSON *f, const char *p, int refl
     return 0;
 }
 
+static int load_image_texture(loader *L, const cJSON *f, const char *p, int reflectance, int *out_index) {
+    return load_image_texture_as(L, f, p, reflectance, 0, out_index);
+}
+
 /* An environment map: its texture, and the memory cap checked for the sampling tables that
  * scene_prepare builds from it, where the message can name the file. */
 int json_env_map(loader *L, const cJSON *node, const char *jp) {
@@ -135,13 +153,14 @@ int json_env_map(loader *L, const cJSON *node, const char *jp) {
     return 0;
 }
 
-int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
-    static const char *const keys[] = {"TYPE", "RGB1", "RGB2", "SCALE", "SPACE", "FILE", NULL};
-    static const char *const types[] = {"checker", "image", NULL};
+static int texture_as(loader *L, cJSON *t, const char *jpath, int data, int *out_index) {
+    static const char *const keys[] = {"TYPE", "RGB1", "RGB2", "SCALE", "SPACE", "FILE", "OCTAVES", NULL};
+    /* checker, image, and the Perlin-noise family (TEX_NOISE, TEX_MARBLE, TEX_WOOD) */
+    static const char *const types[] = {"checker", "image", "noise", "marble", "wood", NULL};
     static const char *const spaces[] = {"world", "uv", NULL};
     char p[PRM_WHERE];
     /* course dialects give an image texture as its file name */
-    if (cJSON_IsString(t)) return load_image_texture(L, t, jpath, 1, out_index);
+    if (cJSON_IsString(t)) return load_image_texture_as(L, t, jpath, !data, data, out_index);
     if (!cJSON_IsObject(t)) return prm_fail(&L->P, jpath, "expected an object or a file name, got %s", json_type(t));
     if (json_check_keys(L, t, jpath, "TEXTURE", keys)) return -1;
     const cJSON *ty = json_get(t, "TYPE");
@@ -152,12 +171,20 @@ int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
 
     texture tex;
     memset(&tex, 0, sizeof tex);
-    if (type == 0) {
+    if (type != 1) {
         if (json_get(t, "FILE")) {
             prm_jkey(p, jpath, "FILE");
             return prm_fail(&L->P, p, "FILE is only used by image textures");
         }
-        tex.kind = TEX_CHECKER;
+        if (type == 0 && json_get(t, "OCTAVES")) {
+            prm_jkey(p, jpath, "OCTAVES");
+            return prm_fail(&L->P, p, "OCTAVES is only used by noise, marble and wood textures");
+        }
+        static const int kinds[] = {TEX_CHECKER, TEX_IMAGE, TEX_NOISE, TEX_MARBLE, TEX_WOOD};
+        tex.kind = kinds[type];
+        double octaves = 6.0;
+        if (json_opt_number(L, t, jpath, "OCTAVES", 1.0, 0, 16.0, &octaves)) return -1;
+        tex.octaves = (int32_t)octaves;
         const char *req[] = {"RGB1", "RGB2"};
         vec3 *dst[] = {&tex.a, &tex.b};
         for (int i = 0; i < 2; ++i) {
@@ -183,18 +210,20 @@ int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
     }
 
     /* image */
-    static const char *const checker_only[] = {"RGB1", "RGB2", "SCALE", "SPACE"};
-    for (int i = 0; i < 4; ++i) {
+    static const char *const checker_only[] = {"RGB1", "RGB2", "SCALE", "SPACE", "OCTAVES"};
+    for (int i = 0; i < 5; ++i) {
         if (json_get(t, checker_only[i])) {
             prm_jkey(p, jpath, checker_only[i]);
-            return prm_fail(&L->P, p, "%s is only used by checker textures", checker_only[i]);
+            return prm_fail(&L->P, p, "%s is only used by checker and procedural textures", checker_only[i]);
         }
     }
     const cJSON *f = json_get(t, "FILE");
     if (!f) return json_missing(L, jpath, "FILE");
     prm_jkey(p, jpath, "FILE");
-    return load_image_texture(L, f, p, 1, out_index);
+    return load_image_texture_as(L, f, p, !data, data, out_index);
 }
+
+int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) { return texture_as(L, t, jpath, 0, out_index); }
 
 /* Materials that objects use without defining one: a neutral grey diffuse. */
 int json_default_material(loader *L) {
@@ -240,7 +269,9 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
             return -1;
         fallback = 1;
     }
-    if (fallback) kind = json_material_named("Diffuse", &row);
+    /* Marble, Wood, Noise: Diffuse with a procedural texture (below) */
+    int procedural = kind == JM_KIND_PROCEDURAL;
+    if (fallback || procedural) kind = json_material_named("Diffuse", &row);
 
     const cJSON *refl_v = json_get(m, "REFLECTIVE"), *refr_v = json_get(m, "REFRACTIVE");
     double emittance = row && (row->reads & JM_EMITS) ? 1.0 : 0.0;
@@ -287,13 +318,14 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
                (cJSON_IsString(json_get(m, "METALLIC")) || json_get(m, "K"))) {
         rgb = v3s(1.0f); /* a complex IOR sets the colour */
     } else if (!tex && !(reads & JM_NO_COLOUR)) {
-        if (fallback && (json_get(m, "RGB1") || json_get(m, "LIGHT_RGB")))
-            rgb = v3s(0.5f);
+        if ((fallback || procedural) && (json_get(m, "RGB1") || json_get(m, "LIGHT_RGB")))
+            rgb = v3s(procedural ? 1.0f : 0.5f);
         else
             return json_missing(L, jpath, "RGB");
     }
     double roughness = 0.0, ior = 1.5, metallic = (reads & JM_METAL_DEFAULT) ? 1.0 : 0.0;
-    if (json_opt_number(L, m, jpath, "ROUGHNESS", 0.0, 0, 1.0, &roughness)) return -1;
+    /* soft ranges: course sweeps go past the ends (a roughness of -0.5); clamped with a warning */
+    if (json_opt_soft(L, m, jpath, "ROUGHNESS", 0.0, 1.0, &roughness)) return -1;
     /* a named conductor: METAL "Au" (METAL is METALLIC's spelling; a string names the metal) */
     const cJSON *mv = json_get(m, "METALLIC");
     int complex_ior = 0;
@@ -311,7 +343,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         }
         complex_ior = 1;
         metallic = 1.0;
-    } else if (json_opt_number(L, m, jpath, "METALLIC", 0.0, 0, 1.0, &metallic)) {
+    } else if (json_opt_soft(L, m, jpath, "METALLIC", 0.0, 1.0, &metallic)) {
         return -1;
     }
     const cJSON *iv = json_get(m, "IOR");
@@ -442,6 +474,30 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         }
         if (json_opt_number(L, m, jpath, "EXPONENT", 0.0, 0, 1e30, &exponent)) return -1;
     }
+    /* DiffuseTransmission: RGB reflects, TRANSMIT_RGB transmits (without it, half of RGB each);
+     * together at most 1 */
+    vec3 trans = v3s(0.0f);
+    const cJSON *tr = json_get(m, "TRANSMIT_RGB");
+    if (tr) {
+        prm_jkey(p, jpath, "TRANSMIT_RGB");
+        if (json_colour(L, tr, p, (reads & JM_TRANSMIT) ? 1.0 : 1e30, &trans)) return -1;
+    }
+    if (reads & JM_TRANSMIT) {
+        if (!tr) {
+            rgb = vscale(rgb, 0.5f);
+            trans = rgb;
+        }
+        float total = vmaxc(vadd(rgb, trans));
+        if (total > 1.0f) {
+            snprintf(dk, sizeof dk, "Materials.*.TRANSMIT_RGB>1");
+            if (prm_warn(&L->P, dk, p,
+                         "RGB + TRANSMIT_RGB exceeds 1 (the material would create energy): both scaled by %.3g",
+                         1.0 / total))
+                return -1;
+            rgb = vscale(rgb, 1.0f / total);
+            trans = vscale(trans, 1.0f / total);
+        }
+    }
     const cJSON *ts = json_get(m, "TWO_SIDED");
     if (ts) {
         prm_jkey(p, jpath, "TWO_SIDED");
@@ -456,6 +512,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     mp.ior = ior;
     mp.metallic = metallic;
     mp.specular = spec;
+    mp.transmittance = trans;
     mp.exponent = exponent;
     mp.two_sided = mat.two_sided;
     mp.complex_ior = complex_ior;
@@ -465,7 +522,36 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     mp.coat_roughness = coat_roughness;
     mp.coat_tint = coat_tint;
     mat = material_from_params((material_kind)kind, &mp);
-    if (fallback) {
+    if (procedural) {
+        /* the Perlin-noise family: a texture blending the two colours (white and black without
+         * them), tinted by RGB; a TEXTURE given as well wins */
+        texture pt;
+        memset(&pt, 0, sizeof pt);
+        pt.kind = strstr(tnorm, "MARBLE") ? TEX_MARBLE : strstr(tnorm, "WOOD") ? TEX_WOOD : TEX_NOISE;
+        pt.a = v3s(1.0f);
+        pt.b = v3s(0.0f);
+        const char *pairs[2][2] = {{"RGB1", "RGB2"}, {"LIGHT_RGB", "DARK_RGB"}};
+        for (int i = 0; i < 2; ++i) {
+            const cJSON *va = json_get(m, pairs[i][0]), *vb = json_get(m, pairs[i][1]);
+            if (va || vb) {
+                if (!va || !vb) return json_missing(L, jpath, va ? pairs[i][1] : pairs[i][0]);
+                char pa[PRM_WHERE], pb[PRM_WHERE];
+                prm_jkey(pa, jpath, pairs[i][0]);
+                prm_jkey(pb, jpath, pairs[i][1]);
+                if (json_vec3(L, va, pa, 0.0, 0, 1.0, &pt.a) || json_vec3(L, vb, pb, 0.0, 0, 1.0, &pt.b)) return -1;
+                break;
+            }
+        }
+        double octaves = 6.0, freq = 1.0;
+        if (json_opt_number(L, m, jpath, "OCTAVES", 1.0, 0, 16.0, &octaves)) return -1;
+        if (json_opt_number(L, m, jpath, "FREQUENCY", 0.0, 1, 1e6, &freq)) return -1;
+        pt.octaves = (int32_t)octaves;
+        pt.scale = (float)freq;
+        if (!tex) {
+            mat.albedo_tex = scene_add_texture(L->s, pt, NULL);
+            if (mat.albedo_tex < 0) return prm_fail(&L->P, jpath, "out of memory");
+        }
+    } else if (fallback) {
         /* procedural two-colour materials: the mean of their colours, tinted by RGB */
         const char *pairs[2][2] = {{"RGB1", "RGB2"}, {"LIGHT_RGB", "DARK_RGB"}};
         for (int i = 0; i < 2; ++i) {
@@ -484,6 +570,32 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     if (tex) {
         prm_jkey(p, jpath, "TEXTURE");
         if (json_texture(L, tex, p, &mat.albedo_tex)) return -1;
+    }
+    /* NORMAL_MAP (tangent space, glTF's convention) or BUMP_MAP (a height map): one of them */
+    cJSON *nmap = cJSON_GetObjectItemCaseSensitive(m, "NORMAL_MAP"), *bmap = cJSON_GetObjectItemCaseSensitive(m, "BUMP_MAP");
+    static const char *const scale_of[2][2] = {{"NORMAL_SCALE", "NORMAL_MAP"}, {"BUMP_SCALE", "BUMP_MAP"}};
+    for (int i = 0; i < 2; ++i)
+        if (json_get(m, scale_of[i][0]) && !json_get(m, scale_of[i][1])) {
+            prm_jkey(p, jpath, scale_of[i][0]);
+            return prm_fail(&L->P, p, "%s without %s", scale_of[i][0], scale_of[i][1]);
+        }
+    if (nmap && bmap) {
+        prm_jkey(p, jpath, "BUMP_MAP");
+        return prm_fail(&L->P, p, "give either NORMAL_MAP or BUMP_MAP, not both");
+    }
+    if (nmap || bmap) {
+        if (reads & JM_EMITS) {
+            prm_jkey(p, jpath, nmap ? "NORMAL_MAP" : "BUMP_MAP");
+            return prm_fail(&L->P, p, "Emitting materials cannot have a %s", nmap ? "NORMAL_MAP" : "BUMP_MAP");
+        }
+        double scale = 1.0;
+        if (json_opt_number(L, m, jpath, nmap ? "NORMAL_SCALE" : "BUMP_SCALE", -1e6, 0, 1e6, &scale)) return -1;
+        int ti = -1;
+        prm_jkey(p, jpath, nmap ? "NORMAL_MAP" : "BUMP_MAP");
+        if (texture_as(L, nmap ? nmap : bmap, p, 1, &ti)) return -1;
+        mat.normal_tex = ti;
+        mat.normal_scale = (float)scale;
+        mat.maps |= nmap ? MAP_NORMAL : MAP_BUMP;
     }
     if (scene_add_material(L->s, name, mat) < 0) {
         if (scene_find_material(L->s, name) >= 0) return prm_fail(&L->P, jpath, "duplicate material name");

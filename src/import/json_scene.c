@@ -267,6 +267,193 @@ static int parse_lights(loader *L, cJSON *ls) {
 /* ---- objects --------------------------------------------------------------------------------- */
 /* dialect spellings of the object types, normalised, in json_object_types order */
 
+/* ---- inline meshes ---------------------------------------------------------------------------- */
+/* A list of numbers given flat ([x,y,z, x,y,z, ...]) or as rows ([[x,y,z], ...]) of `dim` numbers
+ * each (dim 0: rows of any length >= 3, the corners of polygons, fan-triangulated: indices).
+ * Fills a malloc'ed array of doubles and, for polygons, the row lengths. */
+static int inline_numbers(loader *L, const cJSON *v, const char *p, int dim, double lo, double hi, double **out,
+                          size_t *n, size_t **rows, size_t *nrows) {
+    *out = NULL;
+    *n = 0;
+    if (rows) *rows = NULL, *nrows = 0;
+    if (!cJSON_IsArray(v)) return prm_fail(&L->P, p, "expected an array of numbers, got %s", json_type(v));
+    size_t count = 0, nr = 0;
+    int nested = v->child && cJSON_IsArray(v->child);
+    for (const cJSON *e = v->child; e; e = e->next) {
+        nr++;
+        if (nested) {
+            char pe[PRM_WHERE];
+            prm_jindex(pe, p, nr - 1);
+            if (!cJSON_IsArray(e)) return prm_fail(&L->P, pe, "expected an array, got %s", json_type(e));
+            int k = cJSON_GetArraySize(e);
+            if (dim ? k != dim : k < 3)
+                return dim ? prm_fail(&L->P, pe, "expected %d numbers, got %d", dim, k)
+                           : prm_fail(&L->P, pe, "a face needs at least 3 corners, got %d", k);
+            count += (size_t)k;
+        } else {
+            count++;
+        }
+    }
+    if (count == 0) return prm_fail(&L->P, p, "empty array");
+    if (!nested && dim && count % (size_t)dim)
+        return prm_fail(&L->P, p, "expected a multiple of %d numbers, got %zu", dim, count);
+    if (!nested && !dim && count % 3) return prm_fail(&L->P, p, "expected a multiple of 3 indices, got %zu", count);
+    double *a = malloc(count * sizeof *a);
+    size_t *r = rows ? malloc(nr * sizeof *r) : NULL;
+    if (!a || (rows && !r)) {
+        free(a);
+        free(r);
+        return prm_fail(&L->P, p, "out of memory");
+    }
+    size_t i = 0, ri = 0;
+    for (const cJSON *e = v->child; e; e = e->next, ++ri) {
+        char pe[PRM_WHERE];
+        prm_jindex(pe, p, ri);
+        const cJSON *first = nested ? e->child : e;
+        size_t k = 0;
+        for (const cJSON *x = first; x; x = nested ? x->next : NULL, ++k) {
+            char px[PRM_WHERE];
+            if (nested) prm_jindex(px, pe, k);
+            if (json_range(L, x, nested ? px : pe, lo, 0, hi, &a[i++])) {
+                free(a);
+                free(r);
+                return -1;
+            }
+        }
+        if (r) r[ri] = k;
+    }
+    *out = a;
+    *n = count;
+    if (rows) {
+        if (!nested) { /* flat indices: triangles */
+            for (size_t t = 0; t < count / 3; ++t) r[t] = 3;
+            nr = count / 3;
+        }
+        *rows = r;
+        *nrows = nr;
+    }
+    return 0;
+}
+
+/* A mesh object given inline: VERTICES (required), INDICES (triangles or polygons; without it,
+ * every three vertices are a triangle), NORMALS and UVS (one per vertex). */
+static int parse_inline_mesh(loader *L, const cJSON *o, const char *jp, xform m, int mat) {
+    char p[PRM_WHERE];
+    double *pos = NULL, *nrm = NULL, *uvs = NULL, *idx = NULL;
+    size_t npos = 0, nn = 0, nuv = 0, nidx = 0, *rows = NULL, nrows = 0;
+    vec3 *P = NULL, *N = NULL;
+    vec2 *T = NULL;
+    uint32_t *tri = NULL;
+    int rc = -1;
+    prm_jkey(p, jp, "VERTICES");
+    if (inline_numbers(L, json_get(o, "VERTICES"), p, 3, -MAX_COORD, MAX_COORD, &pos, &npos, NULL, NULL)) goto done;
+    size_t nv = npos / 3;
+    if (nv > (size_t)1 << 30) {
+        prm_fail(&L->P, p, "too many vertices");
+        goto done;
+    }
+    const cJSON *nj = json_get(o, "NORMALS"), *tj = json_get(o, "UVS"), *ij = json_get(o, "INDICES");
+    if (nj) {
+        prm_jkey(p, jp, "NORMALS");
+        if (inline_numbers(L, nj, p, 3, -1e30, 1e30, &nrm, &nn, NULL, NULL)) goto done;
+        if (nn / 3 != nv) {
+            prm_fail(&L->P, p, "%zu normals for %zu vertices (one per vertex)", nn / 3, nv);
+            goto done;
+        }
+    }
+    if (tj) {
+        prm_jkey(p, jp, "UVS");
+        if (inline_numbers(L, tj, p, 2, -1e30, 1e30, &uvs, &nuv, NULL, NULL)) goto done;
+        if (nuv / 2 != nv) {
+            prm_fail(&L->P, p, "%zu uvs for %zu vertices (one per vertex)", nuv / 2, nv);
+            goto done;
+        }
+    }
+    size_t ntri = 0;
+    if (ij) {
+        prm_jkey(p, jp, "INDICES");
+        if (inline_numbers(L, ij, p, 0, 0.0, (double)nv - 1.0, &idx, &nidx, &rows, &nrows)) goto done;
+        for (size_t r = 0; r < nrows; ++r) ntri += rows[r] - 2;
+        for (size_t i = 0; i < nidx; ++i)
+            if (idx[i] != floor(idx[i])) {
+                char pe[PRM_WHERE];
+                prm_jindex(pe, p, i);
+                prm_fail(&L->P, pe, "expected an integer index, got %g", idx[i]);
+                goto done;
+            }
+    } else {
+        prm_jkey(p, jp, "VERTICES");
+        if (nv % 3) {
+            prm_fail(&L->P, p, "%zu vertices and no INDICES: expected a multiple of 3 (one triangle per three)", nv);
+            goto done;
+        }
+        ntri = nv / 3;
+    }
+    P = malloc(nv * sizeof *P);
+    N = nrm ? malloc(nv * sizeof *N) : NULL;
+    T = uvs ? malloc(nv * sizeof *T) : NULL;
+    tri = malloc(ntri * 3 * sizeof *tri);
+    if (!P || (nrm && !N) || (uvs && !T) || !tri) {
+        prm_fail(&L->P, jp, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nv; ++i) {
+        P[i] = v3((float)pos[3 * i], (float)pos[3 * i + 1], (float)pos[3 * i + 2]);
+        if (N) N[i] = v3((float)nrm[3 * i], (float)nrm[3 * i + 1], (float)nrm[3 * i + 2]);
+        if (T) T[i] = v2((float)uvs[2 * i], (float)uvs[2 * i + 1]);
+    }
+    /* triangles (polygons fanned), zero-area ones skipped with one warning */
+    size_t kept = 0, skipped = 0, c0 = 0;
+    for (size_t r = 0; r < (ij ? nrows : ntri); ++r) {
+        size_t corners = ij ? rows[r] : 3;
+        for (size_t k = 1; k + 1 < corners; ++k) {
+            uint32_t a = ij ? (uint32_t)idx[c0] : (uint32_t)(3 * r), b = ij ? (uint32_t)idx[c0 + k] : a + (uint32_t)k,
+                     c = ij ? (uint32_t)idx[c0 + k + 1] : a + (uint32_t)k + 1;
+            if (!(vlen(vcross(vsub(P[b], P[a]), vsub(P[c], P[a]))) > 0.0f)) {
+                skipped++;
+                continue;
+            }
+            tri[3 * kept] = a;
+            tri[3 * kept + 1] = b;
+            tri[3 * kept + 2] = c;
+            kept++;
+        }
+        c0 += corners;
+    }
+    prm_jkey(p, jp, ij ? "INDICES" : "VERTICES");
+    if (!kept) {
+        prm_fail(&L->P, p, "the mesh has no triangle with an area");
+        goto done;
+    }
+    if (skipped && prm_warn(&L->P, "Objects[].INDICES degenerate", p, "%zu zero-area triangles skipped", skipped))
+        goto done;
+    if (mat < 0) {
+        if (prm_warn(&L->P, "Objects[].MATERIAL", jp, "no MATERIAL for an inline mesh: rendered grey diffuse"))
+            goto done;
+        mat = json_default_material(L);
+        if (mat < 0) {
+            prm_fail(&L->P, jp, "out of memory");
+            goto done;
+        }
+    }
+    if (scene_add_mesh(L->s, P, N, T, nv, tri, NULL, kept, m, mat)) {
+        prm_fail(&L->P, jp, "could not add the mesh (out of memory)");
+        goto done;
+    }
+    rc = 0;
+done:
+    free(pos);
+    free(nrm);
+    free(uvs);
+    free(idx);
+    free(rows);
+    free(P);
+    free(N);
+    free(T);
+    free(tri);
+    return rc;
+}
+
 static int parse_object_shape(loader *L, cJSON *o, const char *jp) {
     char p[PRM_WHERE];
     if (!cJSON_IsObject(o)) return prm_fail(&L->P, jp, "expected an object, got %s", json_type(o));
@@ -275,7 +462,8 @@ static int parse_object_shape(loader *L, cJSON *o, const char *jp) {
     int type = -1;
     if (!ty) {
         /* a dialect: objects that only name a mesh file are meshes */
-        if (!json_get(o, "FILE") && !json_get(o, "MESH")) return json_missing(L, jp, "TYPE");
+        if (!json_get(o, "FILE") && !json_get(o, "MESH") && !json_get(o, "VERTICES"))
+            return json_missing(L, jp, "TYPE");
         type = OT_MESH;
     } else {
         prm_jkey(p, jp, "TYPE");
@@ -386,6 +574,14 @@ static int parse_object_shape(loader *L, cJSON *o, const char *jp) {
         prm_jkey(p, jp, "FILE");
         return prm_fail(&L->P, p, "FILE is only used by mesh objects");
     }
+    static const char *const inline_keys[] = {"VERTICES", "INDICES", "NORMALS", "UVS"};
+    for (int i = 0; i < 4; ++i)
+        if (json_get(o, inline_keys[i]) && (type != OT_MESH || !json_get(o, "VERTICES") || json_get(o, "FILE"))) {
+            prm_jkey(p, jp, inline_keys[i]);
+            if (type != OT_MESH) return prm_fail(&L->P, p, "%s is only used by mesh objects", inline_keys[i]);
+            if (json_get(o, "VERTICES")) return prm_fail(&L->P, p, "give either FILE (or MESH) or VERTICES, not both");
+            return prm_fail(&L->P, p, "%s needs VERTICES (an inline mesh)", inline_keys[i]);
+        }
 
     if (is_quad && nquad) {
         /* explicit parallelogram: exclusive with the transform form */
@@ -435,6 +631,7 @@ static int parse_object_shape(loader *L, cJSON *o, const char *jp) {
         if (scene_add_sphere(L->s, m, mat)) return prm_fail(&L->P, jp, "could not add sphere (out of memory)");
         return 0;
     case OT_MESH: {
+        if (json_get(o, "VERTICES")) return parse_inline_mesh(L, o, jp, m, mat);
         const cJSON *f = json_get(o, "FILE");
         if (!f) return json_missing(L, jp, "FILE");
         prm_jkey(p, jp, "FILE");

@@ -175,6 +175,19 @@ int json_opt_number(loader *L, const cJSON *obj, const char *jpath, const char *
     return json_range(L, v, p, lo, lo_open, hi, out);
 }
 
+int json_opt_soft(loader *L, const cJSON *obj, const char *jpath, const char *key, double lo, double hi, double *out) {
+    const cJSON *v = json_get(obj, key);
+    if (!v) return 0;
+    char p[PRM_WHERE], dk[96];
+    prm_jkey(p, jpath, key);
+    double x = 0.0;
+    if (json_range(L, v, p, -1e30, 0, 1e30, &x)) return -1;
+    snprintf(dk, sizeof dk, "soft range %.64s", key);
+    if (prm_soft_range(&L->P, dk, p, key, "", lo, hi, &x)) return -1;
+    *out = x;
+    return 0;
+}
+
 int json_string(loader *L, const cJSON *v, const char *p, const char **out) {
     if (!cJSON_IsString(v) || !v->valuestring) return prm_fail(&L->P, p, "expected a string, got %s", json_type(v));
     *out = v->valuestring;

@@ -1,4 +1,5 @@
-/* Wavefront MTL reader: newmtl, Kd, Ks, Ke, Ka, Ns, Ni, d, Tr, Tf, illum, map_Kd, and the PBR
+/* Wavefront MTL reader: newmtl, Kd, Ks, Ke, Ka, Ns, Ni, d, Tr, Tf, illum, map_Kd, bump/map_bump
+ * (with -bm), norm/map_Kn, map_d, and the PBR
  * extensions Pr, Pm, map_Pr. Options before a map's file name (-bm 1, -o u v w, ...) are skipped.
  * Other statements are counted and reported by the OBJ loader in one warning line. Errors are
  * one line, "file.mtl:LINE: problem". The mapping to caustic materials (mtl_to_params) is
@@ -39,9 +40,12 @@ static int mtlfail(mtlreader *r, const char *fmt, ...) {
 /* One number token; returns 0 and advances, or -1 with an error. */
 static int read_number(mtlreader *r, char **pp, const char *what, double lo, double hi, double *out) {
     char *p = text_skip_space(*pp);
+    if (*p == ',' && p != *pp) p = text_skip_space(p + 1); /* "0.98 , 0.98" */
     if (!*p || *p == '#') return mtlfail(r, "%s: missing number", what);
     char *end;
     double x = strtod(p, &end);
+    /* some exporters separate the numbers with commas ("Kd 0.98, 0.98, 0.98") */
+    if (end != p && *end == ',') *end = ' ';
     if (end == p || (*end && !text_is_space(*end) && *end != '#')) {
         size_t len = strcspn(p, " \t\r");
         return mtlfail(r, "%s: \"%.*s\" is not a number", what, (int)(len > 32 ? 32 : len), p);
@@ -80,7 +84,7 @@ static void note_unknown(mtl_lib *lib, const char *kw, size_t n) {
 /* Texture statement: skips "-option args" and returns the file name (rest of the line, trimmed),
  * or NULL if there is none. Options take a fixed number of arguments, except -o/-s/-t which take
  * one to three numbers. */
-static char *map_filename(char *p) {
+static char *map_filename(char *p, double *bm) {
     static const struct {
         const char *opt;
         int nargs;
@@ -102,9 +106,15 @@ static char *map_filename(char *p) {
             }
         }
         if (nargs < 0) nargs = 0; /* unknown option: assume a flag */
+        int is_bm = n == 3 && memcmp(tok, "-bm", 3) == 0;
         for (int a = 0; a < nargs; ++a) {
             p = text_skip_space(p);
             if (!*p) break;
+            if (is_bm && bm) { /* the bump multiplier: kept when it is a finite number */
+                char *end;
+                double x = strtod(p, &end);
+                if (end != p && isfinite(x) && fabs(x) <= 1e6) *bm = x;
+            }
             if (variable && a > 0) { /* optional numbers */
                 char *end;
                 (void)strtod(p, &end);
@@ -220,8 +230,21 @@ static int parse_mtl_line(mtlreader *r, char *p, mtl_entry **cur) {
         }
         return 0;
     }
+    if (KW("bump") || KW("map_bump") || KW("map_Bump") || KW("norm") || KW("map_Kn") || KW("map_d")) {
+        int is_norm = KW("norm") || KW("map_Kn"), is_d = KW("map_d");
+        double bm = 1.0;
+        char *f = map_filename(p, is_norm || is_d ? NULL : &bm);
+        if (!f) return mtlfail(r, "%.*s without a file name", (int)n, kw);
+        char *d = text_dup(f);
+        if (!d) return mtlfail(r, "out of memory");
+        char **slot = is_norm ? &e->map_norm : is_d ? &e->map_d : &e->map_bump;
+        free(*slot);
+        *slot = d;
+        if (!is_norm && !is_d) e->bump_scale = (float)bm;
+        return 0;
+    }
     if (KW("map_Kd")) {
-        char *f = map_filename(p);
+        char *f = map_filename(p, NULL);
         if (!f) return mtlfail(r, "map_Kd without a file name");
         char *d = text_dup(f);
         if (!d) return mtlfail(r, "out of memory");
@@ -271,6 +294,9 @@ void mtl_lib_free(mtl_lib *lib) {
     for (size_t i = 0; i < lib->n; ++i) {
         free(lib->entries[i].name);
         free(lib->entries[i].map_kd);
+        free(lib->entries[i].map_bump);
+        free(lib->entries[i].map_norm);
+        free(lib->entries[i].map_d);
     }
     free(lib->entries);
     memset(lib, 0, sizeof *lib);

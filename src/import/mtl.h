@@ -8,6 +8,11 @@
 #include "scene/material.h"
 #include "import/import.h"
 
+/* The height of an MTL bump map's full range (a texel value of 1) in scene units, before -bm: the
+ * format leaves it open; 0.01 (a centimetre where units are metres, as in the test Sponza) gives
+ * stone and brick their relief. */
+#define MTL_BUMP_UNIT 0.01
+
 /* Default angle threshold for generated smooth normals (degrees). */
 #define OBJ_SMOOTH_ANGLE_DEG 60.0f
 
@@ -19,6 +24,10 @@ typedef struct mtl_entry {
     int illum;
     unsigned has; /* MTL_HAS_* bits: which statements were given */
     char *map_kd; /* texture path as written (options stripped), or NULL */
+    char *map_bump;   /* bump / map_bump: a height map (options stripped), or NULL */
+    float bump_scale; /* its -bm multiplier (1) */
+    char *map_norm;   /* norm / map_Kn: a tangent-space normal map, or NULL */
+    char *map_d;      /* map_d: an opacity map (cut-out where below 1/2), or NULL */
     int map_pr;   /* map_Pr was given (not supported: ignored with a warning) */
     int line;     /* line of the newmtl statement */
 } mtl_entry;

@@ -567,6 +567,7 @@ static int build_vertices(objreader *r, const vec3 *cn, vec3 **opos, vec3 **onrm
 typedef struct texcache {
     char *path;
     int index;
+    int data; /* loaded as data (height, normal and opacity maps: 8-bit codes linear), not colour */
 } texcache; /* index -1: failed */
 
 static int default_material(scene *s) {
@@ -579,11 +580,11 @@ static int default_material(scene *s) {
 /* Image texture for an MTL map (path relative to the MTL's directory), loaded once per file per
  * OBJ load; -1 (after one warning) when it is missing or unreadable. */
 static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache, size_t *capcache, const char *mtl_dir,
-                        const char *map) {
+                        const char *map, int data) {
     char *full = join_path(mtl_dir, map);
     if (!full) return -1;
     for (size_t i = 0; i < *ncache; ++i) {
-        if (strcmp((*cache)[i].path, full) == 0) {
+        if ((*cache)[i].data == data && strcmp((*cache)[i].path, full) == 0) {
             free(full);
             return (*cache)[i].index;
         }
@@ -605,7 +606,7 @@ static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache
         /* 8-bit sRGB stays 8-bit, decoded straight into the scene's store, as in the JSON loader */
         int is8 = image_load_srgb8(found, scene_reserve_texels8, s, &w8, &h8, ierr, sizeof ierr);
         if (is8 == 1) {
-            index = scene_add_image_texture8(s, w8, h8, TEXEL8_SRGB);
+            index = scene_add_image_texture8(s, w8, h8, data ? TEXEL8_LINEAR : TEXEL8_SRGB);
         } else if (is8 < 0 || image_load(&img, found, ierr, sizeof ierr)) {
             objwarn(r, "%s: texture not loaded, material uses its Kd colour: %s", r->path, ierr);
             r->opt->warn_missing_texture++;
@@ -634,6 +635,7 @@ static int load_texture(objreader *r, scene *s, texcache **cache, size_t *ncache
     }
     if (!GROW(*cache, *capcache, *ncache + 1)) {
         (*cache)[*ncache].path = full;
+        (*cache)[*ncache].data = data;
         (*cache)[(*ncache)++].index = index;
     } else {
         free(full);
@@ -722,7 +724,26 @@ static int resolve_materials(objreader *r, scene *s, int32_t *slot_mat) {
             if (e->map_kd &&
                 (kind == MAT_DIFFUSE || kind == MAT_CONDUCTOR || ((e->has & MTL_HAS_PM) && e->pm > 0.5f))) {
                 char *mdir = dir_of(r->libs[li]);
-                mp.albedo_tex = load_texture(r, s, &cache, &ncache, &capcache, mdir, e->map_kd);
+                mp.albedo_tex = load_texture(r, s, &cache, &ncache, &capcache, mdir, e->map_kd, 0);
+                free(mdir);
+            }
+            /* normal or bump map (a normal map wins), and an opacity map as an alpha cut-out (glTF's
+             * MASK path: no surface where d times the map is below 1/2); glass has neither */
+            if ((e->map_norm || e->map_bump || e->map_d) && kind != MAT_DIELECTRIC) {
+                char *mdir = dir_of(r->libs[li]);
+                if (e->map_norm)
+                    mp.normal_tex = load_texture(r, s, &cache, &ncache, &capcache, mdir, e->map_norm, 1);
+                else if (e->map_bump) {
+                    mp.bump_tex = load_texture(r, s, &cache, &ncache, &capcache, mdir, e->map_bump, 1);
+                    mp.bump_scale = MTL_BUMP_UNIT * e->bump_scale;
+                }
+                if (e->map_d) {
+                    mp.alpha_tex = load_texture(r, s, &cache, &ncache, &capcache, mdir, e->map_d, 1);
+                    if (mp.alpha_tex >= 0) {
+                        mp.opacity = (e->has & (MTL_HAS_D | MTL_HAS_TR)) ? e->d : 1.0;
+                        mp.alpha_cutoff = 0.5;
+                    }
+                }
                 free(mdir);
             }
             material mat = material_from_params(kind, &mp);

@@ -17,6 +17,8 @@
 #include "materials/phong.h"
 #include "materials/interface.h"
 #include "materials/rough_glass.h"
+#include "materials/thin_dielectric.h"
+#include "materials/diffuse_transmission.h"
 
 /* Every switch below names every kind (the rows) and MAT_KIND_COUNT, with no `default:`, so a
  * compiler with -Wswitch flags a kind left out. */

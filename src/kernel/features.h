@@ -78,7 +78,7 @@ KFN uint32_t kernel_variant_features(int v) {
 /* The features of material m (as a primitive uses it). */
 KFN uint32_t material_features(const material *m) {
     uint32_t f = KF_MAT((uint32_t)m->kind);
-    if (m->albedo_tex >= 0 || (m->maps & (MAP_METALLIC_ROUGHNESS | MAP_NORMAL | MAP_EMISSION | MAP_OPACITY)))
+    if (m->albedo_tex >= 0 || (m->maps & (MAP_METALLIC_ROUGHNESS | MAP_NORMAL | MAP_EMISSION | MAP_OPACITY | MAP_BUMP)))
         f |= KF_TEXTURES;
     if (m->alpha_cutoff > 0.0f) f |= KF_CUTOUTS;
     return f;

@@ -130,31 +130,24 @@ KFN int intersect_prim(const kscene *s, uint32_t id, vec3 o, vec3 d, const ray_s
     return 1;
 }
 
-/* Tangent-space normal mapping of triangle tr at barycentrics (b0, b1, b2): the tangent is the
- * vertices' (glTF TANGENT, xyz and handedness w) where they have one, otherwise dp/du of the
- * triangle with the handedness of its uv parametrisation; the bitangent is w * (n x t). */
-KFN vec3 normal_mapped(const kscene *s, const material *m, const triangle *tr, float b0, float b1, float b2, vec3 n,
-                       vec2 uv, vec3 p) {
-    vec3 t;
-    float w = 0.0f;
-    if (s->tangents && s->tangents[4u * tr->v[0] + 3u] != 0.0f) {
-        const float *t0 = s->tangents + 4u * tr->v[0], *t1 = s->tangents + 4u * tr->v[1],
-                    *t2 = s->tangents + 4u * tr->v[2];
-        t = v3(b0 * t0[0] + b1 * t1[0] + b2 * t2[0], b0 * t0[1] + b1 * t1[1] + b2 * t2[1],
-               b0 * t0[2] + b1 * t1[2] + b2 * t2[2]);
-        w = t0[3] < 0.0f ? -1.0f : 1.0f;
-    } else {
-        if (!s->uvs) return n;
-        vec3 p0 = s->positions[tr->v[0]];
-        vec3 e1 = vsub(s->positions[tr->v[1]], p0), e2 = vsub(s->positions[tr->v[2]], p0);
-        vec2 u0 = s->uvs[tr->v[0]], u1 = s->uvs[tr->v[1]], u2 = s->uvs[tr->v[2]];
-        float du1 = u1.x - u0.x, dv1 = u1.y - u0.y, du2 = u2.x - u0.x, dv2 = u2.y - u0.y;
-        float det = du1 * dv2 - du2 * dv1;
-        if (det == 0.0f || !kfinite(det)) return n;
-        t = vscale(vsub(vscale(e1, dv2), vscale(e2, dv1)), 1.0f / det);
-        vec3 b = vscale(vsub(vscale(e2, du1), vscale(e1, du2)), 1.0f / det);
-        w = vdot(vcross(n, t), b) < 0.0f ? -1.0f : 1.0f;
-    }
+/* dp/du and dp/dv of triangle tr in the parametrisation of its vertices' uvs; 0 where it has none
+ * (a scene without uvs) or it is degenerate. */
+KFN int triangle_dpduv(const kscene *s, const triangle *tr, vec3 *dpdu, vec3 *dpdv) {
+    if (!s->uvs) return 0;
+    vec3 p0 = s->positions[tr->v[0]];
+    vec3 e1 = vsub(s->positions[tr->v[1]], p0), e2 = vsub(s->positions[tr->v[2]], p0);
+    vec2 u0 = s->uvs[tr->v[0]], u1 = s->uvs[tr->v[1]], u2 = s->uvs[tr->v[2]];
+    float du1 = u1.x - u0.x, dv1 = u1.y - u0.y, du2 = u2.x - u0.x, dv2 = u2.y - u0.y;
+    float det = du1 * dv2 - du2 * dv1;
+    if (det == 0.0f || !kfinite(det)) return 0;
+    *dpdu = vscale(vsub(vscale(e1, dv2), vscale(e2, dv1)), 1.0f / det);
+    *dpdv = vscale(vsub(vscale(e2, du1), vscale(e1, du2)), 1.0f / det);
+    return 1;
+}
+
+/* Tangent-space normal mapping around shading normal n with tangent t (any length, not yet
+ * orthogonal to n) and handedness w (+-1): the bitangent is w * (n x t). */
+KFN vec3 normal_map_apply(const kscene *s, const material *m, vec3 n, vec3 t, float w, vec2 uv, vec3 p) {
     t = vsub(t, vscale(n, vdot(n, t))); /* Gram-Schmidt against the interpolated normal */
     float tl = vlen2(t);
     if (!(tl > 0.0f) || !kfinite(tl)) return n;
@@ -165,6 +158,52 @@ KFN vec3 normal_mapped(const kscene *s, const material *m, const triangle *tr, f
     vec3 r = vadd(vadd(vscale(t, d.x), vscale(bt, d.y)), vscale(n, d.z));
     float rl = vlen2(r);
     return rl > 0.0f && kfinite(rl) ? vscale(r, 1.0f / sqrtf(rl)) : n;
+}
+
+/* Bump mapping around shading normal n, given the surface's dp/du and dp/dv (Mitsuba's bumpmap,
+ * pbrt's BumpMap without the dn/du term): the height h = normal_scale * the map displaces the
+ * surface along n, so dp/du becomes its part in the tangent plane plus n dh/du (likewise v), and
+ * the normal is their cross product, on n's side. A flat map leaves n as it is (bit for bit). */
+KFN vec3 bump_map_apply(const kscene *s, const material *m, vec3 n, vec3 dpdu, vec3 dpdv, vec2 uv) {
+    vec2 g = texture_height_grad(s, m->normal_tex, uv);
+    if (g.x == 0.0f && g.y == 0.0f) return n;
+    vec3 su = vadd(dpdu, vscale(n, m->normal_scale * g.x - vdot(n, dpdu)));
+    vec3 sv = vadd(dpdv, vscale(n, m->normal_scale * g.y - vdot(n, dpdv)));
+    vec3 r = vcross(su, sv);
+    float rl = vlen2(r);
+    if (!(rl > 0.0f) || !kfinite(rl)) return n;
+    r = vscale(r, 1.0f / sqrtf(rl));
+    return vdot(r, n) < 0.0f ? vneg(r) : r;
+}
+
+/* The shading normal of triangle tr at barycentrics (b0, b1, b2) under its material's normal or
+ * bump map. Normal maps: the tangent is the vertices' (glTF TANGENT, xyz and handedness w) where
+ * they have one, otherwise dp/du of the triangle with the handedness of its uv parametrisation.
+ * Bump maps: dp/du and dp/dv of the uvs, or of the barycentrics (the uv of a scene without uvs). */
+KFN vec3 normal_mapped(const kscene *s, const material *m, const triangle *tr, float b0, float b1, float b2, vec3 n,
+                       vec2 uv, vec3 p) {
+    vec3 t, b;
+    if (m->maps & MAP_BUMP) {
+        if (!triangle_dpduv(s, tr, &t, &b)) {
+            if (s->uvs) return n;
+            vec3 p0 = s->positions[tr->v[0]];
+            t = vsub(s->positions[tr->v[1]], p0);
+            b = vsub(s->positions[tr->v[2]], p0);
+        }
+        return bump_map_apply(s, m, n, t, b, uv);
+    }
+    float w = 0.0f;
+    if (s->tangents && s->tangents[4u * tr->v[0] + 3u] != 0.0f) {
+        const float *t0 = s->tangents + 4u * tr->v[0], *t1 = s->tangents + 4u * tr->v[1],
+                    *t2 = s->tangents + 4u * tr->v[2];
+        t = v3(b0 * t0[0] + b1 * t1[0] + b2 * t2[0], b0 * t0[1] + b1 * t1[1] + b2 * t2[1],
+               b0 * t0[2] + b1 * t1[2] + b2 * t2[2]);
+        w = t0[3] < 0.0f ? -1.0f : 1.0f;
+    } else {
+        if (!triangle_dpduv(s, tr, &t, &b)) return n;
+        w = vdot(vcross(n, t), b) < 0.0f ? -1.0f : 1.0f;
+    }
+    return normal_map_apply(s, m, n, t, w, uv, p);
 }
 
 /* Position, normals, uv and material at a hit. Normals face the primitive's outside. */
@@ -197,7 +236,7 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
         sf.material = tr->material;
         {
             const material *m = &s->materials[tr->material];
-            if (KHAS(KF_TEXTURES) && (m->maps & MAP_NORMAL))
+            if (KHAS(KF_TEXTURES) && (m->maps & (MAP_NORMAL | MAP_BUMP)))
                 sf.ns = normal_mapped(s, m, tr, b0, h->b1, h->b2, sf.ns, sf.uv, sf.p);
         }
         break;
@@ -211,6 +250,25 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
             sf.ns = sf.ng;
             sf.uv = sphere_uv(s, sp->material, po);
             sf.material = sp->material;
+            {
+                const material *m = &s->materials[sp->material];
+                if (KHAS(KF_TEXTURES) && (m->maps & (MAP_NORMAL | MAP_BUMP))) {
+                    /* sphere_uv's parametrisation: phi = atan2(z, x) = 2 pi (u - 1/2), theta = acos(y) = pi v,
+                     * so in object space dp/du = 2 pi (-z, 0, x) and dp/dv = pi (y cos phi, -sin theta r, y sin phi)
+                     * with r = |po| */
+                    float rxz = sqrtf(po.x * po.x + po.z * po.z);
+                    vec3 du = vscale(v3(-po.z, 0.0f, po.x), 2.0f * K_PI);
+                    vec3 dv = rxz > 0.0f ? vscale(v3(po.y * po.x / rxz, -rxz, po.y * po.z / rxz), K_PI)
+                                         : v3(K_PI * po.y, 0.0f, 0.0f);
+                    du = xform_vector(&sp->to_world, du);
+                    dv = xform_vector(&sp->to_world, dv);
+                    if (m->maps & MAP_BUMP)
+                        sf.ns = bump_map_apply(s, m, sf.ns, du, dv, sf.uv);
+                    else
+                        sf.ns = normal_map_apply(s, m, sf.ns, du, vdot(vcross(sf.ns, du), dv) < 0.0f ? -1.0f : 1.0f,
+                                                 sf.uv, sf.p);
+                }
+            }
             break;
         }
         /* fall through - a kernel without spheres never gets here (kernel/features.h) */
@@ -222,6 +280,15 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
         sf.ns = q->n;
         sf.uv = v2(h->b1, h->b2);
         sf.material = q->material;
+        {
+            /* uv = (s, t) of o + s U + t V: dp/du = U, dp/dv = V */
+            const material *m = &s->materials[q->material];
+            if (KHAS(KF_TEXTURES) && (m->maps & MAP_BUMP))
+                sf.ns = bump_map_apply(s, m, sf.ns, q->u, q->v, sf.uv);
+            else if (KHAS(KF_TEXTURES) && (m->maps & MAP_NORMAL))
+                sf.ns = normal_map_apply(s, m, sf.ns, q->u, vdot(vcross(sf.ns, q->u), q->v) < 0.0f ? -1.0f : 1.0f,
+                                         sf.uv, sf.p);
+        }
         break;
     }
     }

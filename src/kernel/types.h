@@ -50,12 +50,22 @@ typedef struct quad {
 } quad;
 
 /* ---- textures --------------------------------------------------------------------------- */
-typedef enum texture_kind { TEX_CONSTANT = 0, TEX_CHECKER = 1, TEX_IMAGE = 2 } texture_kind;
+/* TEX_NOISE, TEX_MARBLE, TEX_WOOD: the Perlin-noise family of the course's procedural materials
+ * (kernel/texture.h), blending a and b; in world space or in uv like the checker. */
+typedef enum texture_kind {
+    TEX_CONSTANT = 0,
+    TEX_CHECKER = 1,
+    TEX_IMAGE = 2,
+    TEX_NOISE = 3,
+    TEX_MARBLE = 4,
+    TEX_WOOD = 5
+} texture_kind;
 typedef struct texture {
     int32_t kind;
-    vec3 a, b;        /* constant colour / checker colours */
-    float scale;      /* checker cells per unit (uv or world, see uv_space) */
-    int32_t uv_space; /* checker: 1 = in uv, 0 = in world position */
+    vec3 a, b;        /* constant colour / checker and procedural colours */
+    float scale;      /* checker cells, procedural features per unit (uv or world, see uv_space) */
+    int32_t uv_space; /* checker, procedural: 1 = in uv, 0 = in world position */
+    int32_t octaves;  /* procedural: octaves of noise summed (1 to 16) */
     int32_t width, height;
     uint32_t offset;        /* first texel: in kscene.texels (linear RGB, 3 floats each), or for 8-bit
                            textures (texel8) in kscene.texels8 (3 bytes each) */
@@ -90,12 +100,17 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
     X(MAT_PBR, pbr, "PBR", PBR)                                /* glTF 2.0 metallic-roughness */                       \
     X(MAT_ROUGH_GLASS, rough_glass, "RoughGlass", ROUGH_GLASS) /* rough dielectric: GGX reflection and transmission */ \
     X(MAT_COATED, coated, "Coated", COATED)                    /* dielectric coat over a diffuse/conductor/PBR base */ \
+    X(MAT_THIN_DIELECTRIC, thin_dielectric, "ThinDielectric", THIN_DIELECTRIC) /* a glass sheet: R' and straight T */ \
+    X(MAT_DIFFUSE_TRANSMISSION, diffuse_transmission, "DiffuseTransmission",                                           \
+      DIFFUSE_TRANSMISSION) /* Lambertian reflection and transmission */ \
     X(MAT_INTERFACE, interface, "Interface", INTERFACE)        /* no surface: only a boundary between two media */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 enum coat_base { COAT_BASE_DIFFUSE = 0, COAT_BASE_CONDUCTOR = 1, COAT_BASE_PBR = 2 };
 #define COAT_E_N 16
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
-enum material_map { MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8 };
+/* MAP_BUMP: normal_tex is a height map (its channels' mean, times normal_scale, in scene units per
+ * uv unit of height), not a normal map; a material has one or the other. */
+enum material_map { MAP_METALLIC_ROUGHNESS = 1, MAP_NORMAL = 2, MAP_EMISSION = 4, MAP_OPACITY = 8, MAP_BUMP = 16 };
 typedef struct material {
     int32_t kind;
     int32_t albedo_tex; /* index into textures, or -1 to use `albedo` */
@@ -103,7 +118,7 @@ typedef struct material {
     vec3 emission; /* emitted radiance; nonzero makes every surface using it a light */
     float alpha;   /* GGX roughness parameter (roughness^2) */
     float ior;
-    vec3 specular;     /* Phong lobe reflectance */
+    vec3 specular;     /* Phong lobe reflectance; DiffuseTransmission: the transmittance */
     float exponent;    /* Phong exponent */
     int32_t two_sided; /* emission leaves both sides of the surface (the CIS 5650 convention);
                            0: only the side the geometric normal faces */
@@ -112,8 +127,8 @@ typedef struct material {
     float metallic;     /* MAT_PBR */
     int32_t maps;       /* MAP_* bits */
     int32_t mr_tex;     /* MAP_METALLIC_ROUGHNESS: G scales roughness, B metallic (glTF layout) */
-    int32_t normal_tex; /* MAP_NORMAL: tangent-space normal map (linear RGB in [0,1]) */
-    float normal_scale;
+    int32_t normal_tex; /* MAP_NORMAL: tangent-space normal map (linear RGB in [0,1]); MAP_BUMP: height map */
+    float normal_scale; /* MAP_NORMAL: scales the map's xy; MAP_BUMP: scales the height */
     int32_t emission_tex; /* MAP_EMISSION: multiplies `emission` */
     int32_t alpha_tex;    /* MAP_OPACITY: opacity in R (= G = B), times `opacity` */
     float opacity;        /* glTF baseColorFactor's alpha (read only with alpha_cutoff > 0) */

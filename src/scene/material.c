@@ -15,10 +15,13 @@ material_params material_params_default(material_kind kind) {
     p.ior = 1.5;
     p.metallic = kind == MAT_CONDUCTOR ? 1.0 : 0.0;
     p.specular = v3s(0.0f);
+    p.transmittance = v3s(0.25f); /* pbrt-v4's default (and reflectance 0.25) */
     p.exponent = 1.0;
     p.two_sided = 0;
     p.albedo_tex = p.mr_tex = p.normal_tex = p.emission_tex = p.alpha_tex = -1;
     p.normal_scale = 1.0;
+    p.bump_tex = -1;
+    p.bump_scale = 1.0;
     p.opacity = 1.0;
     p.alpha_cutoff = 0.0;
     p.complex_ior = 0;
@@ -45,6 +48,8 @@ material material_from_params(material_kind kind, const material_params *p) {
     if (p->emission_tex >= 0) m.emission_tex = p->emission_tex, m.maps |= MAP_EMISSION;
     if (p->alpha_tex >= 0) m.alpha_tex = p->alpha_tex, m.maps |= MAP_OPACITY;
     m.normal_scale = (float)p->normal_scale;
+    if (p->normal_tex < 0 && p->bump_tex >= 0) /* one or the other: a normal map wins */
+        m.normal_tex = p->bump_tex, m.maps |= MAP_BUMP, m.normal_scale = (float)p->bump_scale;
     m.opacity = (float)p->opacity;
     m.alpha_cutoff = (float)p->alpha_cutoff;
 #define MATERIAL_FROM_PARAMS_CASE(K, stem, name, P)                                                                    \

@@ -52,6 +52,7 @@ typedef struct material_params {
     double ior;       /* index of refraction, inside / outside */
     double metallic;  /* [0, 1] */
     vec3 specular;    /* Phong lobe reflectance */
+    vec3 transmittance; /* DiffuseTransmission: the colour through the surface (rgb reflects) */
     double exponent;  /* Phong exponent */
     int32_t two_sided;
     /* Maps, for any kind: indices into the scene's textures that the reader loaded, -1 for none.
@@ -62,6 +63,8 @@ typedef struct material_params {
     int32_t emission_tex; /* MAP_EMISSION: emission times this texture */
     int32_t alpha_tex;    /* MAP_OPACITY: opacity times this texture's R */
     double normal_scale;  /* 1 */
+    int32_t bump_tex;     /* MAP_BUMP (when there is no normal map): a height map, its channels' mean */
+    double bump_scale;    /* 1: the height in scene units per unit of the map */
     double opacity;       /* 1 */
     double alpha_cutoff;  /* > 0: alpha cut-out where opacity < alpha_cutoff; 0: none */
     /* conductors: a complex index of refraction (eta + i k, RGB) where complex_ior is set */
