@@ -151,6 +151,9 @@ typedef struct caustic_scene_stats {
     size_t memory_bytes;               /* kernel-side scene data incl. BVH */
     int width, height, spp, max_depth; /* the scene file's render settings */
     int integrator; /* the integrator the scene file names (caustic_integrator; pbrt's Integrator), or -1 */
+    size_t media;                      /* participating media (the scene JSON's Media section) */
+    const char *camera_medium;         /* the medium around the camera (its name, valid while the scene
+                                           is), or NULL: the vacuum */
 } caustic_scene_stats;
 
 typedef struct caustic_progress {
@@ -416,6 +419,7 @@ typedef enum caustic_material_kind {
                                          pbr (color, metallic, roughness) */
     CAUSTIC_MATERIAL_THIN_DIELECTRIC = 9, /* a thin glass sheet (pbrt thindielectric): ior, color as tint */
     CAUSTIC_MATERIAL_DIFFUSE_TRANSMISSION = 10, /* Lambertian both sides: color reflects, specular transmits */
+    CAUSTIC_MATERIAL_INTERFACE = 11,  /* no surface: the boundary of a participating medium */
     CAUSTIC_MATERIAL_KIND_COUNT       /* the number of kinds (not a kind) */
 } caustic_material_kind;
 typedef struct caustic_material {

@@ -12,7 +12,5 @@
     void features_render_##NAME(const kscene *s, const kpass *p, double *rgb);
 KERNEL_VARIANTS(FEATURES_RENDER_DECL)
 #undef FEATURES_RENDER_DECL
-/* The full kernel with the media seam compiled in (KERNEL_MEDIA 1, KF_ALL | KF_MEDIA). */
-void features_render_KV_MEDIA_SEAM(const kscene *s, const kpass *p, double *rgb);
 
 #endif

@@ -31,8 +31,8 @@ typedef struct sweep {
     /* coated and complex-IOR conductors (0 / NULL: the defaults) */
     int coat_base;
     double coat_roughness;
-    const char *metal; /* a named metal (material_metal_lookup) */
-    vec3 tint;         /* the coat's tint; 0: clear */
+    const char *metal;  /* a named metal (material_metal_lookup) */
+    vec3 tint;          /* the coat's tint; 0: clear */
     double coat_weight; /* 0: 1 */
 } sweep;
 #define GREY                                                                                                           \
@@ -76,7 +76,7 @@ static const sweep sweeps[] = {
     {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Au", NONE, 0.0}, /* delta base */
     {MAT_COATED, GREY, NONE, 0.5, 1.6, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Cu", {0.8f, 0.8f, 0.9f}, 0.0},
     {MAT_COATED, GREY, NONE, 0.5, 1.5, 0.5, 1, 0, COAT_BASE_PBR, 0.4, NULL, NONE, 0.0},
-    {MAT_COATED, GREY, NONE, 0.5, 1.4, 0.25, 1, 0, COAT_BASE_PBR, 0.2, NULL, NONE, 0.75}, /* glTF clearcoat */
+    {MAT_COATED, GREY, NONE, 0.5, 1.4, 0.25, 1, 0, COAT_BASE_PBR, 0.2, NULL, NONE, 0.75},   /* glTF clearcoat */
     {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.5}, /* half a smooth coat */
     {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
     {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
@@ -85,6 +85,7 @@ static const sweep sweeps[] = {
     {MAT_DIFFUSE_TRANSMISSION, {0.4f, 0.3f, 0.2f}, {0.5f, 0.5f, 0.5f}, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
     {MAT_DIFFUSE_TRANSMISSION, {0.1f, 0.1f, 0.1f}, {0.8f, 0.6f, 0.4f}, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
     {MAT_DIFFUSE_TRANSMISSION, {0.9f, 0.9f, 0.9f}, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_INTERFACE, GREY, NONE, 0.0, 1.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
 };
 #define NSWEEPS ((int)(sizeof sweeps / sizeof *sweeps))
 
@@ -358,8 +359,8 @@ static void check_named_metals(void) {
         float worst = fmaxf(fabsf(f.x - ref.x) / ref.x, fmaxf(fabsf(f.y - ref.y) / ref.y, fabsf(f.z - ref.z) / ref.z));
         printf("%-3s F0 from RGB eta/k (%.4f %.4f %.4f), from the spectra (%.4f %.4f %.4f): %.1f %%\n", names[i], f.x,
                f.y, f.z, ref.x, ref.y, ref.z, 100.0 * worst);
-        CHECK(!checked[i] || worst < 0.07f, "metal %s: F0 from RGB eta/k differs from the spectra's by %.1f %%", names[i],
-              100.0 * worst);
+        CHECK(!checked[i] || worst < 0.07f, "metal %s: F0 from RGB eta/k differs from the spectra's by %.1f %%",
+              names[i], 100.0 * worst);
         /* the material reflects F0 along the normal (smooth: its delta weight) */
         material_params p = material_params_default(MAT_CONDUCTOR);
         p.roughness = 0.0, p.complex_ior = 1, p.eta = eta, p.k = k;

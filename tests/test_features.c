@@ -65,9 +65,11 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i)
         CHECK(kernel_variant_for(KF_OPAQUE | extra[i]) == KV_ALL, "opaque + feature 0x%x", extra[i]);
 
-    /* media: no variant has them yet (KF_ALL leaves KF_MEDIA out), and the bidirectional
+    /* media: only the media variant has them (KF_ALL leaves KF_MEDIA out), and the bidirectional
      * integrators refuse them by their table (kernel/bidir_limits.h) */
-    CHECK((KF_ALL & KF_MEDIA) == 0u, "KF_MEDIA is reserved, outside KF_ALL");
+    CHECK((KF_ALL & KF_MEDIA) == 0u, "KF_MEDIA is outside KF_ALL");
+    CHECK(kernel_variant_for(KF_DIFFUSE | KF_MEDIA) == KV_MEDIA, "a diffuse scene with a medium: %s",
+          kernel_variant_name(kernel_variant_for(KF_DIFFUSE | KF_MEDIA)));
     {
         camera cam;
         memset(&cam, 0, sizeof cam);
@@ -125,7 +127,7 @@ int main(int argc, char **argv) {
               kernel_variant_name(v));
         /* the media seam (kernel/medium.h) compiled in changes no surface image: its slot, segment
          * step, transmittance and sample block leave a scene without media as it was */
-        features_render_KV_MEDIA_SEAM(k, &p, img);
+        render_variant[KV_MEDIA](k, &p, img);
         CHECK(memcmp(full, img, bytes) == 0, "%s: the kernel with the media seam (KERNEL_MEDIA) renders it differently",
               names[n]);
         /* the smallest kernel on a scene that needs more must not pass for the full one */

@@ -172,6 +172,8 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->materials = s->nmaterials;
     st->textures = s->ntextures;
     st->lights = s->nlights + (vis_black(s->env_radiance) ? 0 : 1);
+    st->media = s->nmedia;
+    st->camera_medium = s->camera.medium > 0 ? s->medium_names[s->camera.medium - 1] : NULL;
     st->vertices = s->nvertices;
     st->bounds_lo[0] = s->bounds_lo.x;
     st->bounds_lo[1] = s->bounds_lo.y;

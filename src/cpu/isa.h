@@ -40,12 +40,17 @@ int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *
                                  const atomic_int *cancel, const kfilm *film, uint64_t *rays);
 void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v);
 
+/* kernel_cpu_media.c's path tracer: render_rect for scenes with participating media */
+void CPU_ISA_FN(render_rect_media)(const cpu_pass *p, int x0, int y0, int x1, int y1, cpu_pass_stats *st);
+
 typedef struct cpu_kernels {
     const char *name; /* "sse", "avx2", "portable" */
     const char *desc; /* e.g. "AVX2+FMA, 8-wide BVH" */
     int bvh_width;    /* node width its traversal reads (BVH4_WIDTH / BVH8_WIDTH) */
     /* path tracing of pixels [x0,x1) x [y0,y1) of a pass (src/cpu/render_cpu.c's pool) */
     void (*render_rect)(const cpu_pass *p, int x0, int y0, int x1, int y1, cpu_pass_stats *st);
+    /* the same for scenes with participating media (the kernel with KERNEL_MEDIA 1) */
+    void (*render_rect_media)(const cpu_pass *p, int x0, int y0, int x1, int y1, cpu_pass_stats *st);
     /* the bidirectional integrators' driver (render_vcm.h) */
     vcm_renderer *(*vcm_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length, float radius,
                                 float alpha, int merge_everywhere, uint32_t seed);

@@ -194,6 +194,12 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     // the smallest megakernel variant that covers the scene's features (kernel/features.h)
     r->features = kscene_features(h);
     r->variant = kernel_variant_for(r->features);
+    // the wavefront pipeline is compiled once, without the media columns (KERNEL_MEDIA 0)
+    if (r->cfg.mode == CUDA_MODE_WAVEFRONT && (r->features & KF_MEDIA)) {
+        snprintf(err, errlen,
+                 "--gpu-mode wavefront does not render participating media yet (the default megakernel does)");
+        return -1;
+    }
     switch (r->variant) {
         /* clang-format off */
 #define MEGA_KERNELS_CASE(NAME, name, features) case NAME: r->mega = mega_kernels_##NAME(k->node_layout); break;

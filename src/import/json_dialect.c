@@ -20,7 +20,9 @@ const keyalias json_root_keys[] = {
     {"Lights", "LIGHT|PUNCTUALLIGHTS", NULL, 0, 0},
     {"Meshes", "MESHTABLE|MESHLIST", NULL, 0, 0},
     {"Imports", "IMPORT|MODELS|GLTFS|SCENES", NULL, 0, 0},
-    {"Volumes", "VOLUME|MEDIA|MEDIUMS|VDB", "participating media (volumes) are not supported", 0, 0},
+    {"Media", "MEDIUMS|PARTICIPATINGMEDIA", NULL, 0, 0}, /* name -> medium (json_media.c) */
+    {"Volumes", "VOLUME|VDB", "volume sections of other dialects are not read (caustic's media: the Media section)", 0,
+     0},
     {NULL, NULL, NULL, 0, 0}};
 
 const keyalias json_material_keys[] = {
@@ -70,6 +72,10 @@ const keyalias json_material_keys[] = {
     {"COAT_ROUGHNESS", "COATROUGHNESS|CLEARCOATROUGHNESS|COATINGROUGHNESS", NULL, 0, 0},
     {"COAT_RGB", "COATRGB|COATTINT|COATCOLOR|COATCOLOUR|COATINGCOLOR|COATINGCOLOUR|CLEARCOATTINT", NULL, 0, 0},
     {"COAT_ABSORPTION", "COATABSORPTION|COATSIGMAA|COATINGABSORPTION", NULL, 0, 0},
+    /* a volume material's medium (TYPE Fog, Smoke, Volume, Medium: json_media.c) */
+    {"SIGMA_A", "SIGMAA|ABSORPTIONCOEFFICIENT", NULL, 0, 0},
+    {"SIGMA_S", "SIGMAS|SCATTERINGCOEFFICIENT", NULL, 0, 0},
+    {"G", "ANISOTROPY|HG|PHASEG|ASYMMETRY", NULL, 1, 0},
     {"COAT_THICKNESS", "COATTHICKNESS|COATINGTHICKNESS", NULL, 0, 0},
     {NULL, NULL, NULL, 0, 0}};
 
@@ -97,7 +103,8 @@ const keyalias json_camera_keys[] = {
     {"ANTIALIAS", "AA|ANTIALIASING|SAMPLEWIDTH|JITTER", "caustic always antialiases (jittered samples)", 0, 0},
     {"FRAME", NULL, NULL, 0, 0},
     {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0,
-     WANT_STRING}, /* a dialect's place for it */
+     WANT_STRING},                                   /* a dialect's place for it */
+    {"MEDIUM", "CAMERAMEDIUM|EXTERIOR", NULL, 0, 0}, /* the medium around the camera (a name in Media) */
     {NULL, NULL, NULL, 0, 0}};
 
 const keyalias json_environment_keys[] = {
@@ -140,6 +147,9 @@ const keyalias json_object_keys[] = {
     {"MOTION", "VELOCITY|VEL|MOTIONBLUR|TRANSEND|MOVE", "motion blur is not supported (the object is rendered at rest)",
      0, 0},
     {"FRAME", NULL, NULL, 0, 0},
+    /* the media inside and outside the object's closed surface (names in Media) */
+    {"INTERIOR", "INSIDE|MEDIUMINSIDE|INTERIORMEDIUM|MEDIUMINTERIOR|INNERMEDIUM", NULL, 0, 0},
+    {"EXTERIOR", "OUTSIDE|MEDIUMOUTSIDE|EXTERIORMEDIUM|MEDIUMEXTERIOR|OUTERMEDIUM", NULL, 0, 0},
     {NULL, NULL, NULL, 0, 0}};
 
 /* ---- material TYPE -> kind ----------------------------------------------------------------------
@@ -161,7 +171,8 @@ static const json_material_row json_material_rows[] = {
      "PURETRANSMISSION|PUREREFRACTION|SPECULARTRANSMISSION|SPECULARREFRACTION",
      JM_IOR},
     /* RGB is F0 (Schlick), or a complex IOR: METAL "Au" (a named metal) or IOR (eta) with K */
-    {"Conductor", "CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL", JM_ALPHA | JM_METAL_DEFAULT | JM_METAL_NAME | JM_ETA_K},
+    {"Conductor", "CONDUCTOR|METAL|METALLIC|ROUGHMETAL|GLOSSYMETAL",
+     JM_ALPHA | JM_METAL_DEFAULT | JM_METAL_NAME | JM_ETA_K},
     /* RGB is the diffuse part, SPECRGB the lobe's reflectance */
     {"Phong", "PHONG|GLOSSY|BLINNPHONG|BLINN", JM_PHONG_LOBE},
     /* glTF 2.0 metallic-roughness: RGB base colour, METALLIC, ROUGHNESS (perceptual, alpha = r^2) */
@@ -185,6 +196,8 @@ static const json_material_row json_material_rows[] = {
      * transmits */
     {"DiffuseTransmission", "DIFFUSETRANSMISSION|DIFFUSETRANSMITTER|TRANSLUCENTDIFFUSE|DIFFUSETRANSLUCENT|LEAF|PAPER",
      JM_TRANSMIT},
+    /* no surface: the boundary of a medium (Objects[].INTERIOR / EXTERIOR) */
+    {"Interface", "INTERFACE|NULL|NULLBSDF|NULLMATERIAL|MEDIUMBOUNDARY|PASSTHROUGH", JM_NO_COLOUR},
 };
 _Static_assert(sizeof json_material_rows / sizeof json_material_rows[0] == MAT_KIND_COUNT,
                "src/import/json_dialect.c: json_material_rows needs one row per MATERIAL_KINDS kind");
@@ -199,8 +212,9 @@ static const struct {
     {"|N/A|NA|NONE|DEFAULT", JM_KIND_INFER, NULL},
     /* known, no caustic counterpart: its base colour as diffuse, with a warning */
     {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT", JM_KIND_FALLBACK, "has no subsurface scattering"},
-    {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS|HETEROGENEOUS", JM_KIND_FALLBACK,
-     "has no participating media"},
+    /* a course's volume material: the medium inside the objects that use it (json_media.c) */
+    {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS", JM_KIND_MEDIUM, NULL},
+    {"HETEROGENEOUS|VDB|GRID|CLOUD", JM_KIND_FALLBACK, "has no heterogeneous (grid) media yet"},
     {"MARBLE|WOOD|NOISE|PERLIN|TURBULENCE|PERLINNOISE|WOODGRAIN", JM_KIND_PROCEDURAL, NULL},
     {"PROCEDURAL|CHECKER|CHECKERBOARD|GRADIENT|WORLEY", JM_KIND_FALLBACK,
      "has no procedural materials (caustic's checker is a TEXTURE)"},
@@ -210,7 +224,7 @@ static const struct {
 const char *const json_material_type_names[] = {"Emitter",   "Emitting", "Diffuse",    "Specular", "Refractive",
                                                 "Conductor", "Metal",    "Dielectric", "Glass",    "Mirror",
                                                 "Phong",     "PBR",      "RoughGlass", "Coated",   "Plastic",
-                                                "ThinDielectric", "DiffuseTransmission", NULL};
+                                                "ThinDielectric", "DiffuseTransmission", "Interface", NULL};
 
 static int kind_of_name(const char *name) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k)

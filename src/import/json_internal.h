@@ -74,17 +74,18 @@ extern const keyalias json_root_keys[], json_material_keys[], json_camera_keys[]
  * are no kind: no TYPE (inferred from the keys) and known types caustic lacks (a diffuse stand-in
  * with a warning saying why). */
 enum {
-    JM_EMITS = 1,         /* RGB is radiance (any size), EMITTANCE defaults to 1, no TEXTURE */
-    JM_IOR = 2,           /* reads IOR (checked > 0; a per-channel IOR warns) */
-    JM_ALPHA = 4,         /* reads ROUGHNESS as GGX alpha = roughness^2 */
-    JM_METALLIC = 8,      /* reads METALLIC */
-    JM_PHONG_LOBE = 16,   /* requires SPECRGB and EXPONENT; RGB + SPECRGB at most 1 */
+    JM_EMITS = 1,          /* RGB is radiance (any size), EMITTANCE defaults to 1, no TEXTURE */
+    JM_IOR = 2,            /* reads IOR (checked > 0; a per-channel IOR warns) */
+    JM_ALPHA = 4,          /* reads ROUGHNESS as GGX alpha = roughness^2 */
+    JM_METALLIC = 8,       /* reads METALLIC */
+    JM_PHONG_LOBE = 16,    /* requires SPECRGB and EXPONENT; RGB + SPECRGB at most 1 */
     JM_METAL_DEFAULT = 32, /* METALLIC defaults to 1 (a conductor) */
     JM_METAL_NAME = 64,    /* METAL (METALLIC) may be a string: a named conductor's complex IOR */
     JM_ETA_K = 128,        /* K is the extinction of a complex IOR with IOR (a number or RGB) as eta */
     JM_COAT = 256,         /* the coat keys: BASE, COAT_ROUGHNESS, COAT_RGB, COAT_ABSORPTION, COAT_THICKNESS */
-    JM_TRANSMIT = 512      /* reads TRANSMIT_RGB (without it RGB is split: half reflects, half transmits);
+    JM_TRANSMIT = 512,     /* reads TRANSMIT_RGB (without it RGB is split: half reflects, half transmits);
                               RGB + TRANSMIT_RGB at most 1 */
+    JM_NO_COLOUR = 1024    /* needs no RGB (Interface: no surface) */
 };
 typedef struct json_material_row {
     const char *kind_name; /* a MATERIAL_KINDS name */
@@ -93,7 +94,8 @@ typedef struct json_material_row {
 } json_material_row;
 /* JM_KIND_PROCEDURAL: the course's procedural materials (Marble, Wood, Noise): Diffuse with a
  * procedural texture of their two colours */
-enum { JM_KIND_INFER = -2, JM_KIND_FALLBACK = -3, JM_KIND_UNKNOWN = -1, JM_KIND_PROCEDURAL = -4 };
+enum { JM_KIND_INFER = -2, JM_KIND_FALLBACK = -3, JM_KIND_UNKNOWN = -1, JM_KIND_PROCEDURAL = -4,
+       JM_KIND_MEDIUM = -5 };
 /* The kind (MATERIAL_KINDS index) a normalised TYPE spelling names, JM_KIND_INFER,
  * JM_KIND_FALLBACK (*why says what caustic lacks) or JM_KIND_UNKNOWN. */
 int json_material_kind(const char *tnorm, const json_material_row **row, const char **why);
@@ -142,5 +144,16 @@ int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index);
 int json_env_map(loader *L, const cJSON *node, const char *jp);
 int json_materials(loader *L, cJSON *ms);
 int json_default_material(loader *L);
+
+/* ---- participating media (json_media.c) --------------------------------------------------------- */
+/* The top-level "Media" section: name -> medium. */
+int json_media(loader *L, cJSON *ms);
+/* obj's medium key `key` (a name in Media; absent, null or "": the vacuum) as a medium reference
+ * (index + 1, 0 the vacuum). */
+int json_medium_ref(loader *L, const cJSON *obj, const char *jpath, const char *key, int *ref);
+/* A course's volume material (TYPE Fog, Smoke, Volume, Medium; JM_KIND_MEDIUM): a medium named
+ * `name` from its SIGMA_A, SIGMA_S, G (EMITTANCE times RGB: its emission), and an Interface material
+ * of that name with the medium inside, so that every object using it is filled with it. */
+int json_volume_material(loader *L, const char *name, const cJSON *m, const char *jpath);
 
 #endif

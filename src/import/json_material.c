@@ -261,6 +261,8 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
                 : prm_warn(&L->P, dk, p, "unknown material TYPE \"%.64s\": rendered as Diffuse with its RGB", tname);
         if (rc) return -1;
         fallback = 1;
+    } else if (kind == JM_KIND_MEDIUM) {
+        return json_volume_material(L, name, m, jpath);
     } else if (kind == JM_KIND_FALLBACK) {
         if (prm_warn(&L->P, dk, p, "material TYPE \"%.64s\": caustic %s; rendered as Diffuse with its base colour",
                      tname, why))
@@ -312,9 +314,10 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     if (c) {
         prm_jkey(p, jpath, "RGB");
         if (json_colour(L, c, p, (reads & JM_EMITS) ? MAX_RADIANCE : 1.0, &rgb)) return -1;
-    } else if (!tex && (reads & (JM_METAL_NAME | JM_ETA_K)) && (cJSON_IsString(json_get(m, "METALLIC")) || json_get(m, "K"))) {
+    } else if (!tex && (reads & (JM_METAL_NAME | JM_ETA_K)) &&
+               (cJSON_IsString(json_get(m, "METALLIC")) || json_get(m, "K"))) {
         rgb = v3s(1.0f); /* a complex IOR sets the colour */
-    } else if (!tex) {
+    } else if (!tex && !(reads & JM_NO_COLOUR)) {
         if ((fallback || procedural) && (json_get(m, "RGB1") || json_get(m, "LIGHT_RGB")))
             rgb = v3s(procedural ? 1.0f : 0.5f);
         else

@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,7 +454,7 @@ done:
     return rc;
 }
 
-static int parse_object(loader *L, cJSON *o, const char *jp) {
+static int parse_object_shape(loader *L, cJSON *o, const char *jp) {
     char p[PRM_WHERE];
     if (!cJSON_IsObject(o)) return prm_fail(&L->P, jp, "expected an object, got %s", json_type(o));
     if (json_canonicalize(L, o, jp, "Objects[]", json_object_keys)) return -1;
@@ -690,6 +691,21 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
     return prm_fail(&L->P, jp, "object type %d has no builder (json_object_types)", type);
 }
 
+/* An object, and the media its surface bounds (INTERIOR / EXTERIOR, json_media.c). */
+static int parse_object(loader *L, cJSON *o, const char *jp) {
+    scene *s = L->s;
+    size_t t0 = s->ntriangles, s0 = s->nspheres, q0 = s->nquads, nmeshes = L->nmeshes;
+    if (parse_object_shape(L, o, jp)) return -1;
+    if (!cJSON_IsObject(o)) return 0;
+    int inside = 0, outside = 0;
+    if (json_medium_ref(L, o, jp, "INTERIOR", &inside) || json_medium_ref(L, o, jp, "EXTERIOR", &outside)) return -1;
+    if (!inside && !outside) return 0;
+    if (scene_bind_media(s, t0, s0, q0, inside, outside)) return prm_fail(&L->P, jp, "out of memory");
+    /* a mesh loaded for this object now carries its media: later objects do not instance it */
+    if (L->nmeshes > nmeshes) L->meshes[L->nmeshes - 1].material = INT_MIN;
+    return 0;
+}
+
 static int parse_objects(loader *L, cJSON *objs) {
     if (!cJSON_IsArray(objs)) return prm_fail(&L->P, "Objects", "expected an array, got %s", json_type(objs));
     size_t i = 0;
@@ -728,9 +744,13 @@ static int parse_root(loader *L, cJSON *root) {
                             keys_seen);
         return prm_fail(&L->P, NULL, "missing required key \"Camera\"");
     }
-    /* materials first: objects refer to them by name, wherever they appear in the file */
+    /* media and materials first: the camera and objects refer to them by name, wherever they
+     * appear in the file */
+    cJSON *media = cJSON_GetObjectItemCaseSensitive(root, "Media");
+    if (media && !L->camera_only && json_media(L, media)) return -1;
     if (ms && !L->camera_only && json_materials(L, ms)) return -1;
     if (parse_camera(L, cam)) return -1;
+    if (!L->camera_only && json_medium_ref(L, cam, "Camera", "MEDIUM", &L->s->camera.medium)) return -1;
     if (L->camera_only) return 0;
     if (env && parse_environment(L, env)) return -1;
     cJSON *lights = cJSON_GetObjectItemCaseSensitive(root, "Lights");

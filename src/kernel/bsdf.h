@@ -15,6 +15,7 @@
 #include "materials/mirror.h"
 #include "materials/pbr.h"
 #include "materials/phong.h"
+#include "materials/interface.h"
 #include "materials/rough_glass.h"
 #include "materials/thin_dielectric.h"
 #include "materials/diffuse_transmission.h"

@@ -36,9 +36,11 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
  * smaller variants, so that the opaque megakernel keeps Schlick's code only */
 #define KF_COMPLEX_IOR (1u << (KF_FLAGS_SHIFT + 3))
 #define KF_ALL         ((uint32_t)(((uint64_t)1u << KF_BITS) - 1u))
-/* Participating media (reserved: no scene has one yet): the bit after the mask's fields, outside
- * KF_ALL until a kernel handles them; a kernel that does defines KERNEL_MEDIA 1 with it
- * (kernel/medium.h, the path state's medium column), docs/extending.md, "A medium". */
+/* Participating media (the scene has a medium: kscene.nmedia): the bit after the mask's fields,
+ * outside KF_ALL, so that only a kernel that handles them has it; such a kernel defines
+ * KERNEL_MEDIA 1 with it (kernel/medium.h, the path state's medium columns): the CPU's media
+ * kernel (src/cpu/kernel_cpu_media.c) and the "media" megakernel variant. docs/extending.md,
+ * "A medium". */
 #define KF_MEDIA       (1u << KF_BITS)
 
 #ifndef KERNEL_FEATURES
@@ -54,7 +56,8 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
  *   textured  that with textures and maps (Sponza)
  *   opaque    diffuse with mirrors, conductors and spheres (the Cornell box of scenes/cornell.json)
  *   all       everything (glass, PBR, Phong, environment maps, cut-outs, point lights, and any mix
- *             the rows above do not cover) */
+ *             the rows above do not cover) but media
+ *   media     everything and participating media (KERNEL_MEDIA 1: the path state's medium columns) */
 #define KF_DIFFUSE                                                                                                     \
     (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_EMITTER) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
 #define KF_TEXTURED (KF_DIFFUSE | KF_TEXTURES)
@@ -63,7 +66,8 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
     X(KV_DIFFUSE, "diffuse", KF_DIFFUSE)                                                                               \
     X(KV_TEXTURED, "textured", KF_TEXTURED)                                                                            \
     X(KV_OPAQUE, "opaque", KF_OPAQUE)                                                                                  \
-    X(KV_ALL, "all", KF_ALL)
+    X(KV_ALL, "all", KF_ALL)                                                                                           \
+    X(KV_MEDIA, "media", KF_ALL | KF_MEDIA)
 #define KERNEL_VARIANT_ENUM_ROW(NAME, name, features) NAME,
 typedef enum kernel_variant { KERNEL_VARIANTS(KERNEL_VARIANT_ENUM_ROW) KV_COUNT } kernel_variant;
 
@@ -109,14 +113,15 @@ KFN uint32_t kscene_features(const kscene *s) {
     for (uint32_t i = 0; i < s->nlights; ++i) f |= KF_LIGHT((uint32_t)s->lights[i].kind);
     if (s->env_tex >= 0) f |= KF_ENV_MAP;
     if (s->has_cutouts) f |= KF_CUTOUTS;
+    if (s->nmedia) f |= KF_MEDIA;
     return f;
 }
 
-/* The first variant whose features cover `features` (KV_ALL covers every scene). */
+/* The first variant whose features cover `features` (KV_MEDIA covers every scene). */
 KFN int kernel_variant_for(uint32_t features) {
     for (int v = 0; v < KV_COUNT; ++v)
         if ((features & ~kernel_variant_features(v)) == 0u) return v;
-    return KV_ALL;
+    return KV_MEDIA;
 }
 
 KFN const char *kernel_variant_name(int v) {

@@ -39,7 +39,16 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
  * and the wavefront's queues all ask here). event: what STAGE_INTERSECT's segment step found (a
  * segment_event); the other stages leave their answer in the path state (shadow_pending, alive). */
 KFN int path_next(const path_state *ps, int stage, int event) {
+#if KERNEL_MEDIA
+    if (stage == STAGE_INTERSECT)
+        return event == SEGMENT_SURFACE     ? STAGE_SHADE
+               : event == SEGMENT_SCATTER   ? STAGE_MEDIUM
+               : event == SEGMENT_INTERFACE ? STAGE_INTERSECT
+                                            : STAGE_DONE;
+    if (stage == STAGE_MEDIUM && ps->shadow_pending) return STAGE_SHADOW;
+#else
     if (stage == STAGE_INTERSECT) return event == SEGMENT_SURFACE ? STAGE_SHADE : STAGE_DONE;
+#endif
     if (stage == STAGE_SHADE && ps->shadow_pending) return STAGE_SHADOW;
     return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
@@ -69,11 +78,11 @@ KFN void stage_shadow_done(path_state *ps, vec3 tr) {
         ps->radiance = vadd(ps->radiance, KERNEL_MEDIA ? vmul(ps->shadow_contrib, tr) : ps->shadow_contrib);
     ps->shadow_pending = 0;
 }
-/* The medium the shadow ray starts in: the one its vertex lies in (the ray leaves a surface to
- * the light's side, so a medium kernel keeps that medium with the pending shadow ray). */
+/* The medium the shadow ray starts in: the one on the light's side of its vertex (a medium kernel
+ * keeps it with the pending shadow ray: stage_shade_with, stage_medium). */
 KFN int32_t path_shadow_medium(const path_state *ps) {
 #if KERNEL_MEDIA
-    return ps->medium;
+    return ps->shadow_medium;
 #else
     (void)ps;
     return MEDIUM_NONE;
@@ -93,6 +102,9 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     material mat = material_at(s, &s->materials[sf.material], sf.uv, sf.p);
     const material *m = &mat;
     vec3 wo_world = vneg(ps->r.d);
+#if KERNEL_MEDIA
+    const vec3 ng_out = sf.ng; /* facing the outside: which medium a crossing ray enters */
+#endif
 
     /* Emission reached by the previous bounce, MIS-weighted against NEE. */
     vec3 le = emitted_radiance(s, &sf, wo_world);
@@ -131,6 +143,11 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
                 ps->shadow_contrib = vscale(vmul(vmul(ps->throughput, f), ls.le), w / ls.pdf);
                 ps->shadow = shadow_ray_to(&ls, sf.p, sf.ng);
                 ps->shadow_pending = 1;
+#if KERNEL_MEDIA
+                ps->shadow_medium = vdot(ls.wi, sf.ng) * vdot(wo_world, sf.ng) < 0.0f
+                                        ? medium_after_crossing(m, ng_out, ls.wi, ps->medium)
+                                        : ps->medium;
+#endif
             }
         }
     }
@@ -151,6 +168,9 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
             ps->prev_n = sf.ns;
             ps->r = make_ray(offset_origin(sf.p, sf.ng, wi_world), wi_world, K_INF);
             ps->depth++;
+#if KERNEL_MEDIA
+            if (!reflect) ps->medium = medium_after_crossing(m, ng_out, wi_world, ps->medium);
+#endif
             cont = 1;
             if (ps->depth >= p->rr_depth) {
                 float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
@@ -177,15 +197,6 @@ KFN void stage_shade(path_state *ps, const kscene *s, const kpass *p) {
     stage_shade_with(ps, s, p, &u);
 }
 
-/* Material kind at a hit: the GPU wavefront sorts paths into one shade queue per kind. */
-KFN int hit_material_kind(const kscene *s, uint32_t prim) {
-    uint32_t i = prim_id_index(prim);
-    int32_t m = prim_id_kind(prim) == PRIM_TRIANGLE ? s->triangles[i].material
-                : prim_id_kind(prim) == PRIM_SPHERE ? s->spheres[i].material
-                                                    : s->quads[i].material;
-    return s->materials[m].kind;
-}
-
 /* Firefly clamp: scales a sample down so its luminance is at most max_lum (hue and saturation
  * kept). Biased, off (max_lum <= 0) by default. */
 KFN vec3 clamp_sample(vec3 l, float max_lum) {
@@ -210,6 +221,9 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
         int event = 0;
         switch (stage) {
         case STAGE_INTERSECT: event = stage_intersect(ps, s, p, layout); break;
+#if KERNEL_MEDIA
+        case STAGE_MEDIUM: stage_medium(ps, s, p); break;
+#endif
         case STAGE_SHADE: {
             bounce_samples u = next;
             ps->depth++; /* the next shade's depth, if this one continues the path */
@@ -241,6 +255,12 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
         return path_next(ps, STAGE_SHADOW, 0);
     }
     stage = path_next(ps, STAGE_INTERSECT, stage_intersect_done(ps, s, p, got));
+#if KERNEL_MEDIA
+    if (stage == STAGE_MEDIUM) {
+        stage_medium(ps, s, p);
+        return path_next(ps, STAGE_MEDIUM, 0);
+    }
+#endif
     if (stage != STAGE_SHADE) return stage;
     stage_shade(ps, s, p);
     return path_next(ps, STAGE_SHADE, 0);

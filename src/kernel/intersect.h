@@ -295,4 +295,14 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
     return sf;
 }
 
+/* Material kind at a hit: the GPU wavefront sorts paths into one shade queue per kind; kernels
+ * with media step over interface-only surfaces (kernel/medium.h). */
+KFN int hit_material_kind(const kscene *s, uint32_t prim) {
+    uint32_t i = prim_id_index(prim);
+    int32_t m = prim_id_kind(prim) == PRIM_TRIANGLE ? s->triangles[i].material
+                : prim_id_kind(prim) == PRIM_SPHERE ? s->spheres[i].material
+                                                    : s->quads[i].material;
+    return s->materials[m].kind;
+}
+
 #endif

@@ -19,21 +19,84 @@
 #ifndef CAUSTIC_KERNEL_MEDIUM_H
 #define CAUSTIC_KERNEL_MEDIUM_H
 
+#include "adaptive_depth.h"
 #include "bvh_traverse.h"
 #include "features.h"
+#include "lights.h"
+#include "intersect.h"
+#include "media/hg.h"
+#include "media/homogeneous.h"
 #include "pass.h"
 #include "path_state.h"
+#include "sampler.h"
 
 /* A kernel's media code and its medium column come and go together. */
+/* The draws of the media block (sampler_medium_1d / _2d) of one media event: a segment uses the
+ * first two, a scattering vertex the others (the path's event counter ps->mdim numbers them, so
+ * that segments between interfaces at one depth draw apart). */
+enum medium_dims {
+    MEDIUM_DIM_CHANNEL = 0,
+    MEDIUM_DIM_DISTANCE = 1,
+    MEDIUM_DIM_LIGHT_PICK = 2,
+    MEDIUM_DIM_LIGHT = 3, /* and 4 */
+    MEDIUM_DIM_PHASE = 5, /* and 6 */
+    MEDIUM_DIM_RR = 7
+};
+KSTATIC_ASSERT(MEDIUM_DIM_RR < SAMPLE_DIMS_MEDIUM, "kernel/sampler.h: SAMPLE_DIMS_MEDIUM holds the media draws");
+/* A shadow ray passes at most this many interfaces. */
+#define MEDIUM_MAX_CROSSINGS 64
+
 KSTATIC_ASSERT(KHAS(KF_MEDIA) == (KERNEL_MEDIA != 0),
                "a kernel with KF_MEDIA in KERNEL_FEATURES defines KERNEL_MEDIA 1 first (kernel/path_state.h), and "
                "only such a kernel");
 
+/* ---- the medium kinds (MEDIUM_KINDS, kernel/types.h): one header each, dispatched here --------
+ * A kind defines <stem>_transmittance(m, r, t) (RGB, over [0, t) of ray r) and
+ * <stem>_sample_segment(m, r, tmax, beta, u_channel, u_dist) (a medium_segment). A kind whose
+ * tracking needs null collisions (a grid) will take the path's stream too. */
+KFN vec3 medium_transmittance(const medium *m, ray r, float t) {
+    switch ((medium_kind)m->kind) {
+#define MEDIUM_TRANSMITTANCE_ROW(kind, stem, name)                                                                     \
+    case kind: return stem##_transmittance(m, r, t);
+        MEDIUM_KINDS(MEDIUM_TRANSMITTANCE_ROW)
+#undef MEDIUM_TRANSMITTANCE_ROW
+    case MEDIUM_KIND_COUNT: break;
+    }
+    return v3s(1.0f);
+}
+KFN medium_segment medium_sample_segment(const medium *m, ray r, float tmax, vec3 beta, float u_channel, float u_dist) {
+    switch ((medium_kind)m->kind) {
+#define MEDIUM_SEGMENT_ROW(kind, stem, name)                                                                           \
+    case kind: return stem##_sample_segment(m, r, tmax, beta, u_channel, u_dist);
+        MEDIUM_KINDS(MEDIUM_SEGMENT_ROW)
+#undef MEDIUM_SEGMENT_ROW
+    case MEDIUM_KIND_COUNT: break;
+    }
+    return homogeneous_sample_segment(m, r, tmax, beta, u_channel, u_dist);
+}
+
+/* A medium reference (material.medium_inside, camera.medium: index + 1, 0 the vacuum) as an
+ * index (MEDIUM_NONE: the vacuum). */
+KFN int32_t medium_of_ref(int32_t ref) { return ref - 1; }
+
+/* The medium a ray travelling along `dir` is in after crossing a surface of material m (ng_out:
+ * its geometric normal, facing the outside), coming from medium `current`. The rule is pbrt-v4's
+ * MediumInterface: a surface whose two sides bind different media sets the medium of the side the
+ * ray enters; one whose sides are equal (no media bound) is no boundary, and the ray keeps its
+ * medium. So a glass of water is three surfaces: the glass's outside (EXTERIOR air, INTERIOR
+ * none: glass is the vacuum here), the water's surface against the glass (EXTERIOR none,
+ * INTERIOR water) and the water's free surface against the air (EXTERIOR air, INTERIOR water). */
+KFN int32_t medium_after_crossing(const material *m, vec3 ng_out, vec3 dir, int32_t current) {
+    if (m->medium_inside == m->medium_outside) return current;
+    return medium_of_ref(vdot(dir, ng_out) < 0.0f ? m->medium_inside : m->medium_outside);
+}
+
 /* The medium a camera ray starts in (the camera's: a render setting, so kpass's). */
 KFN void path_medium_start(path_state *ps, const kpass *p) {
 #if KERNEL_MEDIA
-    (void)p;
-    ps->medium = MEDIUM_NONE; /* kpass's camera medium goes here */
+    ps->medium = medium_of_ref(p->cam.medium);
+    ps->shadow_medium = MEDIUM_NONE;
+    ps->mdim = 0u;
 #else
     (void)ps;
     (void)p;
@@ -47,10 +110,86 @@ KFN void path_medium_start(path_state *ps, const kpass *p) {
  * numbers: sampler_medium_1d / _2d / _stream of bounce ps->depth (never the surface draws). With no
  * medium: what the trace found. */
 KFN int path_segment(path_state *ps, const kscene *s, const kpass *p, int got) {
+#if KERNEL_MEDIA
+    if (ps->medium != MEDIUM_NONE) {
+        uint32_t d = ps->mdim++;
+        medium_segment seg = medium_sample_segment(&s->media[ps->medium], ps->r, got ? ps->h.t : K_INF, ps->throughput,
+                                                   sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_CHANNEL),
+                                                   sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_DISTANCE));
+        if (!vis_black(seg.emitted)) {
+            float w = adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
+            ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, seg.emitted), w));
+        }
+        ps->throughput = vmul(ps->throughput, seg.weight);
+        if (vis_black(ps->throughput)) return SEGMENT_ABSORBED;
+        if (seg.scattered) {
+            ps->h.t = seg.t;
+            return SEGMENT_SCATTER;
+        }
+    }
+    if (got && hit_material_kind(s, ps->h.prim) == MAT_INTERFACE) {
+        /* no surface: change medium and go on along the same ray, no bounce */
+        surface sf = surface_at(s, ps->r, &ps->h);
+        ps->medium = medium_after_crossing(&s->materials[sf.material], sf.ng, ps->r.d, ps->medium);
+        ps->r = make_ray(offset_origin(sf.p, sf.ng, ps->r.d), ps->r.d, K_INF);
+        return SEGMENT_INTERFACE;
+    }
+#else
     (void)ps;
     (void)s;
     (void)p;
+#endif
     return got ? SEGMENT_SURFACE : SEGMENT_MISS;
+}
+
+/* The scattering vertex the segment step found (SEGMENT_SCATTER at ps->h.t along ps->r, inside
+ * medium ps->medium): NEE towards a light sampled as at a surface, weighted by the phase function
+ * and MIS'd (power heuristic) against phase sampling, which continues the path. Its numbers are
+ * the media block's of the vertex (never the surface dimensions). */
+KFN void stage_medium(path_state *ps, const kscene *s, const kpass *p) {
+#if KERNEL_MEDIA
+    const medium *m = &s->media[ps->medium];
+    vec3 x = vmadd(ps->r.o, ps->r.d, ps->h.t);
+    uint32_t d = ps->mdim++;
+    if (ps->depth >= adaptive_depth_limit(ps->smp.index, p->depth_start, p->max_depth)) {
+        ps->alive = 0;
+        return;
+    }
+    if (s->nlights > 0 || s->env_pmf > 0.0f) {
+        light_sample ls;
+        if (sample_light(s, x, sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_LIGHT_PICK),
+                         sampler_medium_2d(&ps->smp, d, MEDIUM_DIM_LIGHT), &ls)) {
+            float ph = hg_eval(m->g, ps->r.d, ls.wi);
+            if (ph > 0.0f && ls.pdf > 0.0f) {
+                float w = ls.delta ? 1.0f : mis_power(ls.pdf, ph);
+                w *= adaptive_depth_weight(ps->depth + 1, p->depth_start, ps->smp.spp);
+                ps->shadow_contrib = vscale(vmul(ps->throughput, ls.le), ph * w / ls.pdf);
+                ps->shadow = shadow_ray_to(&ls, x, ls.wi);
+                ps->shadow_medium = ps->medium;
+                ps->shadow_pending = 1;
+            }
+        }
+    }
+    vec3 wi = hg_sample(m->g, ps->r.d, sampler_medium_2d(&ps->smp, d, MEDIUM_DIM_PHASE));
+    ps->prev_pdf = hg_pdf(m->g, ps->r.d, wi);
+    ps->prev_delta = 0;
+    ps->prev_p = x;
+    ps->r = make_ray(x, wi, K_INF);
+    ps->depth++;
+    int cont = 1; /* the phase sample's weight is 1: the throughput is unchanged */
+    if (ps->depth >= p->rr_depth) {
+        float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
+        if (sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_RR) < q)
+            cont = 0;
+        else
+            ps->throughput = vscale(ps->throughput, 1.0f / (1.0f - q));
+    }
+    ps->alive = cont;
+#else
+    (void)ps;
+    (void)s;
+    (void)p;
+#endif
 }
 
 /* The transmittance of a shadow ray that one traversal found occluded or not: the whole answer
@@ -66,9 +205,31 @@ KFN vec3 surface_transmittance(int occluded) { return v3s(occluded ? 0.0f : 1.0f
  * weighted by it: add vmul(contrib, tr) where tr is not black, which for surfaces is the old
  * "add contrib if unoccluded" to the bit. */
 KFN vec3 trace_transmittance(const kscene *s, ray r, int32_t medium, uint32_t seed, uint32_t layout) {
+    (void)seed; /* homogeneous media need no random numbers (media/homogeneous.h) */
+#if KERNEL_MEDIA
+    vec3 tr = v3s(1.0f);
+    for (int crossings = 0; crossings < MEDIUM_MAX_CROSSINGS; ++crossings) {
+        hit h;
+        int got = trace_closest_layout(s, r, &h, layout);
+        if (medium != MEDIUM_NONE) {
+            tr = vmul(tr, medium_transmittance(&s->media[medium], r, got ? h.t : r.tmax));
+            if (vis_black(tr)) return tr;
+        }
+        if (!got) return tr;
+        surface sf = surface_at(s, r, &h);
+        const material *m = &s->materials[sf.material];
+        if (m->kind != MAT_INTERFACE) return v3s(0.0f); /* an opaque (or refracting) surface */
+        medium = medium_after_crossing(m, sf.ng, r.d, medium);
+        vec3 o = offset_origin(sf.p, sf.ng, r.d);
+        float left = r.tmax - vdot(vsub(o, r.o), r.d);
+        if (!(left > 0.0f)) return tr;
+        r = make_ray(o, r.d, left);
+    }
+    return v3s(0.0f); /* more interfaces than MEDIUM_MAX_CROSSINGS: counted as blocked */
+#else
     (void)medium;
-    (void)seed;
     return surface_transmittance(trace_occluded_layout(s, r, layout));
+#endif
 }
 
 #endif

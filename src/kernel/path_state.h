@@ -18,7 +18,10 @@
 
 /* The path state's media columns, in PATH_STATE_FIELDS where the kernel has media. */
 #if KERNEL_MEDIA
-#define PATH_STATE_MEDIUM_FIELDS(X) X(int32_t, medium) /* the medium r travels in, or MEDIUM_NONE */
+#define PATH_STATE_MEDIUM_FIELDS(X)                                                                                    \
+    X(int32_t, medium)        /* the medium r travels in, or MEDIUM_NONE */                                            \
+    X(int32_t, shadow_medium) /* the medium the pending shadow ray starts in */                                        \
+    X(uint32_t, mdim)         /* media events so far: their draws' index in the media block */
 #else
 #define PATH_STATE_MEDIUM_FIELDS(X)
 #endif
@@ -66,11 +69,23 @@ KFN void path_soa_load(const path_soa *soa, uint32_t i, path_state *ps){PATH_STA
 
 /* The stages of a path. Which one runs next is path_next's decision alone (integrator_pt.h): the
  * CPU's loop, the GPU megakernel's step and the wavefront's queues all ask it. */
-typedef enum path_stage { STAGE_INTERSECT = 0, STAGE_SHADE = 1, STAGE_SHADOW = 2, STAGE_DONE = 3 } path_stage;
+typedef enum path_stage {
+    STAGE_INTERSECT = 0,
+    STAGE_SHADE = 1,
+    STAGE_SHADOW = 2,
+    STAGE_DONE = 3,
+    STAGE_MEDIUM = 4 /* a scattering vertex in a medium (kernels with KERNEL_MEDIA only) */
+} path_stage;
 
 /* What the segment step (path_segment, kernel/medium.h) found along the ray just traced, the
  * result of STAGE_INTERSECT that path_next reads. A medium adds its events here (a real
  * scattering inside the segment, its own stage): docs/extending.md, "A medium". */
-typedef enum segment_event { SEGMENT_MISS = 0, SEGMENT_SURFACE = 1 } segment_event;
+typedef enum segment_event {
+    SEGMENT_MISS = 0,
+    SEGMENT_SURFACE = 1,
+    SEGMENT_SCATTER = 2,   /* a real scattering in the medium, at h.t (stage STAGE_MEDIUM) */
+    SEGMENT_INTERFACE = 3, /* an interface-only surface: the ray goes on from it (STAGE_INTERSECT) */
+    SEGMENT_ABSORBED = 4   /* the medium took all of the throughput: the path ends */
+} segment_event;
 
 #endif

@@ -41,11 +41,11 @@ typedef enum sampler_type { SAMPLER_RANDOM = 0, SAMPLER_STRATIFIED = 1, SAMPLER_
 #define SAMPLE_DIM_LOBE        (SAMPLE_DIMS_LIGHT + 0u)
 #define SAMPLE_DIM_BSDF        (SAMPLE_DIMS_LIGHT + 1u)
 #define SAMPLE_DIM_RR          (SAMPLE_DIMS_LIGHT + SAMPLE_DIMS_BSDF)
-/* Media: SAMPLE_DIMS_MEDIUM draws per bounce (say the channel, the distance and the phase
- * direction) at SAMPLE_DIM_MEDIA_BASE + depth * SAMPLE_DIMS_MEDIUM + k, and past those a stream
+/* Media: SAMPLE_DIMS_MEDIUM draws per media event (the channel, the distance, NEE's light and
+ * the phase direction: kernel/medium.h, medium_dims) at SAMPLE_DIM_MEDIA_BASE + depth * SAMPLE_DIMS_MEDIUM + k, and past those a stream
  * per bounce for the unbounded draws of delta and ratio tracking (sampler_medium_stream). The
  * base lies above every bounce's surface dimensions (depth < SAMPLE_MEDIA_MAX_DEPTH). */
-#define SAMPLE_DIMS_MEDIUM     4u
+#define SAMPLE_DIMS_MEDIUM     8u
 #define SAMPLE_MEDIA_MAX_DEPTH 65536u
 #define SAMPLE_DIM_MEDIA_BASE  (SAMPLE_DIMS_CAMERA + SAMPLE_DIMS_BOUNCE * SAMPLE_MEDIA_MAX_DEPTH)
 

@@ -102,7 +102,8 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
     X(MAT_COATED, coated, "Coated", COATED)                    /* dielectric coat over a diffuse/conductor/PBR base */ \
     X(MAT_THIN_DIELECTRIC, thin_dielectric, "ThinDielectric", THIN_DIELECTRIC) /* a glass sheet: R' and straight T */ \
     X(MAT_DIFFUSE_TRANSMISSION, diffuse_transmission, "DiffuseTransmission",                                           \
-      DIFFUSE_TRANSMISSION) /* Lambertian reflection and transmission */
+      DIFFUSE_TRANSMISSION) /* Lambertian reflection and transmission */ \
+    X(MAT_INTERFACE, interface, "Interface", INTERFACE)        /* no surface: only a boundary between two media */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 enum coat_base { COAT_BASE_DIFFUSE = 0, COAT_BASE_CONDUCTOR = 1, COAT_BASE_PBR = 2 };
 #define COAT_E_N 16
@@ -138,13 +139,35 @@ typedef struct material {
     int32_t complex_ior;
     vec3 eta, k;
     /* MAT_COATED (materials/coated.h): the coat's IOR is `ior`, the base's roughness `alpha` */
-    int32_t coat_base;  /* COAT_BASE_* */
-    float coat_alpha;   /* GGX alpha of the coat */
-    vec3 coat_tint;     /* transmittance of the coat at normal incidence, there and back (in [0, 1]) */
-    float coat_kd;      /* the diffuse base's compensation 1 / (1 - E_avg) */
-    float coat_weight;  /* the coat's presence in [0, 1] (glTF clearcoatFactor): scales f_coat and E */
+    int32_t coat_base;      /* COAT_BASE_* */
+    float coat_alpha;       /* GGX alpha of the coat */
+    vec3 coat_tint;         /* transmittance of the coat at normal incidence, there and back (in [0, 1]) */
+    float coat_kd;          /* the diffuse base's compensation 1 / (1 - E_avg) */
+    float coat_weight;      /* the coat's presence in [0, 1] (glTF clearcoatFactor): scales f_coat and E */
     float coat_e[COAT_E_N]; /* the coat's directional albedo E(mu) at mu = i / (COAT_E_N - 1) */
+    /* The media on the two sides of the surface (pbrt-v4's MediumInterface), as medium references:
+     * index + 1 into kscene.media, 0 the vacuum (so a zero-initialised material binds none). Inside
+     * is the side the geometric normal points away from. Equal (both 0 unless the scene binds
+     * media): the surface is no medium boundary and a ray crossing it keeps its medium
+     * (kernel/medium.h, medium_after_crossing). */
+    int32_t medium_inside, medium_outside;
 } material;
+
+/* ---- participating media ------------------------------------------------------------------
+ * One row per medium kind: X(KIND, stem, name). The stem names its header
+ * kernel/media/<stem>.h and the prefix of its functions (kernel/medium.h dispatches over the list:
+ * a grid kind adds a row, its header and its fields here, e.g. a grid index and a majorant grid);
+ * the name is its TYPE in the scene format. */
+#define MEDIUM_KINDS(X)                   X(MEDIUM_HOMOGENEOUS, homogeneous, "Homogeneous") /* constant coefficients */
+#define MEDIUM_ENUM_ROW(kind, stem, name) kind,
+typedef enum medium_kind { MEDIUM_KINDS(MEDIUM_ENUM_ROW) MEDIUM_KIND_COUNT } medium_kind;
+typedef struct medium {
+    int32_t kind;
+    vec3 sigma_a, sigma_s; /* absorption and scattering coefficients per unit length, RGB */
+    vec3 emission;         /* radiance Le: the medium emits sigma_a * Le per unit length (pbrt-v4) */
+    float g;               /* Henyey-Greenstein asymmetry in (-1, 1); 0 isotropic */
+    float majorant;        /* an upper bound of sigma_t = sigma_a + sigma_s over channels and space */
+} medium;
 
 /* ---- lights ----------------------------------------------------------------------------- */
 /* Area lights are emissive primitives; point and directional lights have no geometry. Lights
@@ -205,6 +228,8 @@ typedef struct camera {
     float tan_half_fovy, aspect;
     float lens_radius, focus_distance;
     int32_t width, height;
+    int32_t medium; /* the medium around the camera (global fog): a medium reference (material's
+                       medium_inside), 0 the vacuum */
 } camera;
 
 /* ---- BVH -------------------------------------------------------------------------------- */
@@ -338,6 +363,7 @@ typedef struct bvh_leaf4 {
     X(uint8_t, texels8, k->ntexels8)                         /* 8-bit texels (texture.texel8) */                       \
     X(float, texel8_lut, k->ntexels8 ? TEXEL8_LUT_SIZE : 0u) /* code -> linear, per encoding */                        \
     X(light, lights, k->nlights)                                                                                       \
+    X(medium, media, k->nmedia)              /* participating media (kernel/medium.h) */                               \
     X(float, light_cdf, k->nlights + 1u)     /* light_cdf[nlights] == 1 */                                             \
     X(int32_t, prim_light, kscene_nprims(k)) /* per primitive id order: triangles, spheres,    \
                                                 quads -> light index or -1 */                       \
@@ -359,7 +385,7 @@ typedef struct kscene {
     uint32_t nnodes, nleaf4;
     uint32_t node_layout; /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
-    uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures;
+    uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures, nmedia;
     uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols;
     vec3 env_radiance;   /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;     /* lat-long environment map (texture index), or -1 */

@@ -77,6 +77,9 @@ void scene_destroy(scene *s) {
     free(s->punctual);
     free(s->env_cdf_rows);
     free(s->env_cdf_cols);
+    free(s->media);
+    for (size_t i = 0; i < s->nmedia; ++i) free(s->medium_names[i]);
+    free(s->medium_names);
     free(s);
 }
 
@@ -100,6 +103,69 @@ int scene_add_material(scene *s, const char *name, material m) {
     s->materials[s->nmaterials] = m;
     s->material_names[s->nmaterials] = copy;
     return (int)s->nmaterials++;
+}
+
+int scene_find_medium(const scene *s, const char *name) {
+    for (size_t i = 0; i < s->nmedia; ++i)
+        if (strcmp(s->medium_names[i], name) == 0) return (int)i;
+    return -1;
+}
+
+int scene_add_medium(scene *s, const char *name, medium m) {
+    vec3 c[3] = {m.sigma_a, m.sigma_s, m.emission};
+    for (int i = 0; i < 3; ++i)
+        if (!vis_finite(c[i]) || c[i].x < 0.0f || c[i].y < 0.0f || c[i].z < 0.0f) return -1;
+    if (!(fabsf(m.g) < 1.0f) || m.kind < 0 || m.kind >= MEDIUM_KIND_COUNT) return -1;
+    if (scene_find_medium(s, name) >= 0) return -1;
+    if (GROW(s->media, s->cap_media, s->nmedia + 1)) return -1;
+    char **names = realloc(s->medium_names, s->cap_media * sizeof(char *));
+    if (!names) return -1;
+    s->medium_names = names;
+    size_t len = strlen(name);
+    char *copy = malloc(len + 1);
+    if (!copy) return -1;
+    memcpy(copy, name, len + 1);
+    m.majorant = vmaxc(vadd(m.sigma_a, m.sigma_s));
+    s->media[s->nmedia] = m;
+    s->medium_names[s->nmedia] = copy;
+    return (int)s->nmedia++;
+}
+
+/* The copy of material mat bound to media (inside, outside), made once. */
+static int32_t bound_material(scene *s, int32_t mat, int inside, int outside) {
+    if (mat < 0) return mat;
+    material m = s->materials[mat];
+    if (m.medium_inside == inside && m.medium_outside == outside) return mat;
+    char name[600];
+    snprintf(name, sizeof name, "%.500s|%d|%d", s->material_names[mat], inside, outside);
+    int found = scene_find_material(s, name);
+    if (found >= 0) return found;
+    m.medium_inside = inside;
+    m.medium_outside = outside;
+    return scene_add_material(s, name, m);
+}
+
+int scene_bind_media(scene *s, size_t first_triangle, size_t first_sphere, size_t first_quad, int inside, int outside) {
+    int32_t last = -2, bound = -1;
+    for (size_t i = first_triangle; i < s->ntriangles; ++i) {
+        if (s->triangles[i].material != last) {
+            last = s->triangles[i].material;
+            bound = bound_material(s, last, inside, outside);
+            if (bound < 0 && last >= 0) return -1;
+        }
+        s->triangles[i].material = bound;
+    }
+    for (size_t i = first_sphere; i < s->nspheres; ++i) {
+        int32_t b = bound_material(s, s->spheres[i].material, inside, outside);
+        if (b < 0) return -1;
+        s->spheres[i].material = b;
+    }
+    for (size_t i = first_quad; i < s->nquads; ++i) {
+        int32_t b = bound_material(s, s->quads[i].material, inside, outside);
+        if (b < 0) return -1;
+        s->quads[i].material = b;
+    }
+    return 0;
 }
 
 int scene_add_texture(scene *s, texture t, const float *texels) {
@@ -737,6 +803,7 @@ static void fill_kscene(scene *s) {
     k->nvertices = (uint32_t)s->nvertices;
     k->nmaterials = (uint32_t)s->nmaterials;
     k->ntextures = (uint32_t)s->ntextures;
+    k->nmedia = (uint32_t)s->nmedia;
     k->ntexels = s->ntexels;
     k->ntexels8 = s->ntexels8;
     if (s->env_tex >= 0) {
@@ -828,5 +895,6 @@ int camera_from_desc(const camera_desc *cd, int width, int height, camera *c, ch
     c->aspect = (float)width / (float)height;
     c->lens_radius = cd->aperture_radius;
     c->focus_distance = cd->focus_distance > 0.0f ? cd->focus_distance : vlen(fwd);
+    c->medium = cd->medium;
     return 0;
 }

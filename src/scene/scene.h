@@ -13,6 +13,7 @@ typedef struct camera_desc {
     float aperture_radius; /* 0 = pinhole */
     float focus_distance;  /* 0 = distance from eye to lookat */
     int width, height;
+    int medium; /* the medium around the camera: a medium reference (index + 1), 0 the vacuum */
 } camera_desc;
 
 /* Receives one warning line ("FILE: JSON.PATH: problem"); loaders never print. */
@@ -46,7 +47,10 @@ typedef struct scene {
     size_t ntexels8, cap_texels8; /* 8-bit image textures (texture.texel8) */
     float *texel8_lut;            /* TEXEL8_LUT_SIZE decoded codes, with the first texels8 */
     light *punctual;
-    size_t npunctual, cap_punctual;     /* point and directional lights */
+    size_t npunctual, cap_punctual; /* point and directional lights */
+    medium *media;                  /* participating media (kernel/medium.h) */
+    char **medium_names;
+    size_t nmedia, cap_media;
     vec3 env_radiance;                  /* constant sky colour, or the scale of env_tex */
     int env_tex;                        /* lat-long environment map texture, or -1 */
     float *env_cdf_rows, *env_cdf_cols; /* its sampling distribution (scene_prepare) */
@@ -91,6 +95,15 @@ int scene_textures_memory_check(const scene *s, const char *name, char *err, siz
 /* Materials are looked up by name; adding a name twice is an error (returns -1). */
 int scene_add_material(scene *s, const char *name, material m);
 int scene_find_material(const scene *s, const char *name);
+/* Participating media, by name as materials (kernel/types.h, medium); -1 on a name added twice,
+ * out of memory, or coefficients that are negative or not finite, or |g| >= 1. */
+int scene_add_medium(scene *s, const char *name, medium m);
+int scene_find_medium(const scene *s, const char *name);
+/* Binds media to the primitives added since the counts first_triangle, first_sphere, first_quad
+ * (an object just built): their materials become copies whose medium_inside / medium_outside are
+ * the references inside / outside (index + 1, 0 the vacuum; kernel/medium.h states the rule),
+ * one copy per (material, inside, outside), named "MATERIAL|INSIDE|OUTSIDE". -1: out of memory. */
+int scene_bind_media(scene *s, size_t first_triangle, size_t first_sphere, size_t first_quad, int inside, int outside);
 /* texels: width*height*3 linear floats copied in, or NULL for procedural textures. */
 int scene_add_texture(scene *s, texture t, const float *texels);
 /* An image texture from width*height*3 linear floats; its mean colour is what the kernel returns

@@ -1,0 +1,171 @@
+/* Scene JSON's participating media: the top-level "Media" section (name -> medium), and the
+ * medium keys that bind them: Objects[].INTERIOR / EXTERIOR (the media inside and outside a
+ * closed surface, pbrt-v4's MediumInterface: kernel/medium.h states the rule) and Camera.MEDIUM
+ * (the medium around the camera: global fog). docs/scene-format.md, "Media". */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "import/json_internal.h"
+#include "scene/material.h"
+
+#define MAX_SIGMA 1e7 /* per unit length: beyond this a medium is a surface */
+
+/* a medium's keys and their other spellings (course projects, pbrt and Mitsuba names) */
+static const keyalias json_medium_keys[] = {{"TYPE", "KIND", NULL, 0, 0},
+                                            {"SIGMA_A", "SIGMAA|ABSORPTION|ABSORPTIONCOEFFICIENT|ABSORB", NULL, 0, 0},
+                                            {"SIGMA_S", "SIGMAS|SCATTERING|SCATTERINGCOEFFICIENT|SCATTER", NULL, 0, 0},
+                                            {"ALBEDO", "SINGLESCATTERINGALBEDO|RGB|COLOR|COLOUR", NULL, 0, 0},
+                                            {"DENSITY", "SIGMA_T|SIGMAT|EXTINCTION|SIGMATRANSMISSION", NULL, 0, 0},
+                                            {"MFP", "MEANFREEPATH|MEANFREEPATHLENGTH", NULL, 0, 0},
+                                            {"SCALE", "DENSITYSCALE|SIGMASCALE", NULL, 0, 0},
+                                            {"EMISSION", "EMITTANCE|LE|RADIANCE", NULL, 0, 0},
+                                            {"G", "ANISOTROPY|HG|PHASEG|ASYMMETRY", NULL, 0, 0},
+                                            {NULL, NULL, NULL, 0, 0}};
+
+static const char *const json_medium_types[] = {
+#define JSON_MEDIUM_TYPE_ROW(kind, stem, name) name,
+    MEDIUM_KINDS(JSON_MEDIUM_TYPE_ROW)
+#undef JSON_MEDIUM_TYPE_ROW
+        NULL};
+
+static int parse_medium(loader *L, cJSON *m, const char *name, const char *jp) {
+    char p[PRM_WHERE];
+    if (!cJSON_IsObject(m)) return prm_fail(&L->P, jp, "expected an object (a medium's keys), got %s", json_type(m));
+    if (json_canonicalize(L, m, jp, "Media.*", json_medium_keys)) return -1;
+    medium md;
+    memset(&md, 0, sizeof md);
+    md.kind = MEDIUM_HOMOGENEOUS;
+    const cJSON *ty = json_get(m, "TYPE");
+    if (ty) {
+        prm_jkey(p, jp, "TYPE");
+        int k = json_enum(L, ty, p, "medium TYPE", json_medium_types);
+        if (k < 0) return -1;
+        md.kind = k;
+    }
+    const cJSON *sa = json_get(m, "SIGMA_A"), *ss = json_get(m, "SIGMA_S"), *al = json_get(m, "ALBEDO"),
+                *de = json_get(m, "DENSITY"), *mfp = json_get(m, "MFP");
+    if (al || de || mfp) {
+        /* albedo with density (sigma_t) or mean free path (1 / sigma_t) */
+        if (sa || ss) {
+            prm_jkey(p, jp, sa ? "SIGMA_A" : "SIGMA_S");
+            return prm_fail(&L->P, p, "give SIGMA_A/SIGMA_S, or ALBEDO with DENSITY or MFP, not both");
+        }
+        if (de && mfp) {
+            prm_jkey(p, jp, "MFP");
+            return prm_fail(&L->P, p, "DENSITY and MFP both set sigma_t: give only one");
+        }
+        if (!de && !mfp) return json_missing(L, jp, "DENSITY");
+        vec3 albedo = v3s(1.0f), st;
+        if (al) {
+            prm_jkey(p, jp, "ALBEDO");
+            if (json_colour(L, al, p, 1.0, &albedo)) return -1;
+        }
+        prm_jkey(p, jp, de ? "DENSITY" : "MFP");
+        if (de) {
+            if (json_colour(L, de, p, MAX_SIGMA, &st)) return -1;
+        } else {
+            vec3 len;
+            if (cJSON_IsNumber(mfp)) {
+                double x;
+                if (json_range(L, mfp, p, 0.0, 1, 1e30, &x)) return -1;
+                len = v3s((float)x);
+            } else if (json_vec3(L, mfp, p, 0.0, 1, 1e30, &len))
+                return -1;
+            st = v3(1.0f / len.x, 1.0f / len.y, 1.0f / len.z);
+        }
+        md.sigma_s = vmul(albedo, st);
+        md.sigma_a = vsub(st, md.sigma_s);
+    } else {
+        if (sa) {
+            prm_jkey(p, jp, "SIGMA_A");
+            if (json_colour(L, sa, p, MAX_SIGMA, &md.sigma_a)) return -1;
+        }
+        if (ss) {
+            prm_jkey(p, jp, "SIGMA_S");
+            if (json_colour(L, ss, p, MAX_SIGMA, &md.sigma_s)) return -1;
+        }
+    }
+    const cJSON *sc = json_get(m, "SCALE");
+    if (sc) {
+        double x;
+        prm_jkey(p, jp, "SCALE");
+        if (json_range(L, sc, p, 0.0, 0, MAX_SIGMA, &x)) return -1;
+        md.sigma_a = vscale(md.sigma_a, (float)x);
+        md.sigma_s = vscale(md.sigma_s, (float)x);
+    }
+    const cJSON *em = json_get(m, "EMISSION");
+    if (em) {
+        prm_jkey(p, jp, "EMISSION");
+        if (json_colour(L, em, p, MAX_RADIANCE, &md.emission)) return -1;
+    }
+    double g = 0.0;
+    if (json_opt_number(L, m, jp, "G", -0.999, 0, 0.999, &g)) return -1;
+    md.g = (float)g;
+    if (!vis_black(md.emission) && vis_black(md.sigma_a)) {
+        prm_jkey(p, jp, "EMISSION");
+        if (prm_warn(&L->P, "Media.*.EMISSION", p,
+                     "a medium emits sigma_a * EMISSION per unit length: with SIGMA_A 0 it emits nothing"))
+            return -1;
+    }
+    if (scene_add_medium(L->s, name, md) < 0) return prm_fail(&L->P, jp, "could not add medium (out of memory)");
+    return 0;
+}
+
+int json_media(loader *L, cJSON *ms) {
+    if (!cJSON_IsObject(ms))
+        return prm_fail(&L->P, "Media", "expected an object (medium name -> its keys), got %s", json_type(ms));
+    for (cJSON *m = ms->child; m; m = m->next) {
+        char jp[PRM_WHERE];
+        prm_jkey(jp, "Media", m->string);
+        if (!m->string[0]) return prm_fail(&L->P, jp, "a medium needs a name");
+        if (scene_find_medium(L->s, m->string) >= 0) return prm_fail(&L->P, jp, "medium defined twice");
+        if (parse_medium(L, m, m->string, jp)) return -1;
+    }
+    return 0;
+}
+
+int json_volume_material(loader *L, const char *name, const cJSON *m, const char *jpath) {
+    if (scene_find_medium(L->s, name) >= 0)
+        return prm_fail(&L->P, jpath, "a medium of this name is in Media already: rename one of them");
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return prm_fail(&L->P, jpath, "out of memory");
+    const char *keys[] = {"SIGMA_A", "SIGMA_S", "G"};
+    int rc = 0;
+    for (int i = 0; i < 3 && !rc; ++i) {
+        const cJSON *v = json_get(m, keys[i]);
+        cJSON *c = v ? cJSON_Duplicate(v, 1) : NULL;
+        if (v && (!c || !cJSON_AddItemToObject(o, keys[i], c))) {
+            cJSON_Delete(c);
+            rc = prm_fail(&L->P, jpath, "out of memory");
+        }
+    }
+    if (!rc && !json_get(m, "SIGMA_A") && !json_get(m, "SIGMA_S"))
+        rc = json_missing(L, jpath, "SIGMA_S");
+    if (!rc) rc = parse_medium(L, o, name, jpath);
+    cJSON_Delete(o);
+    if (rc) return -1;
+    material_params p = material_params_default(MAT_INTERFACE);
+    material mat = material_from_params(MAT_INTERFACE, &p);
+    mat.medium_inside = (int32_t)L->s->nmedia; /* the medium just added, as a reference */
+    if (scene_add_material(L->s, name, mat) < 0) return prm_fail(&L->P, jpath, "could not add material");
+    return 0;
+}
+
+int json_medium_ref(loader *L, const cJSON *obj, const char *jpath, const char *key, int *ref) {
+    *ref = 0;
+    const cJSON *v = json_get(obj, key);
+    if (!v || cJSON_IsNull(v)) return 0;
+    char p[PRM_WHERE];
+    prm_jkey(p, jpath, key);
+    const char *name = "";
+    if (json_string(L, v, p, &name)) return -1;
+    if (!name[0]) return 0; /* "": the vacuum */
+    int i = scene_find_medium(L->s, name);
+    if (i < 0) {
+        if (!L->s->nmedia) return prm_fail(&L->P, p, "unknown medium \"%.64s\": the scene has no Media section", name);
+        return prm_fail(&L->P, p, "unknown medium \"%.64s\" (not defined in Media)", name);
+    }
+    *ref = i + 1;
+    return 0;
+}
