@@ -157,7 +157,9 @@ KFN void stage_medium(path_state *ps, const kscene *s, const kpass *p) {
     }
     if (s->nlights > 0 || s->env_pmf > 0.0f) {
         light_sample ls;
-        if (sample_light(s, x, sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_LIGHT_PICK),
+        /* a medium vertex has no normal: the light tree's pick without an orientation term (v3s(0)),
+         * as light_pdf recomputes it from prev_n below */
+        if (sample_light(s, x, v3s(0.0f), sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_LIGHT_PICK),
                          sampler_medium_2d(&ps->smp, d, MEDIUM_DIM_LIGHT), &ls)) {
             float ph = hg_eval(m->g, ps->r.d, ls.wi);
             if (ph > 0.0f && ls.pdf > 0.0f) {
@@ -174,6 +176,7 @@ KFN void stage_medium(path_state *ps, const kscene *s, const kpass *p) {
     ps->prev_pdf = hg_pdf(m->g, ps->r.d, wi);
     ps->prev_delta = 0;
     ps->prev_p = x;
+    ps->prev_n = v3s(0.0f);
     ps->r = make_ray(x, wi, K_INF);
     ps->depth++;
     int cont = 1; /* the phase sample's weight is 1: the throughput is unchanged */
