@@ -313,11 +313,20 @@ static PyObject *scene_orbit(SceneObject *self, PyObject *arg) {
 }
 
 static PyObject *scene_add_material(SceneObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"kind",     "color",    "emission",  "roughness", "ior",            "metallic",
-                             "specular", "exponent", "two_sided", "metal",     "coat_roughness", NULL};
-    static const char *const kinds[] = {"diffuse", "mirror", "conductor", "glass",           "emitter",
-                                        "phong",   "pbr",    "rough_glass", "coated",        "thin_dielectric",
-                                        "diffuse_transmission"};
+    static char *kwlist[] = {"kind",     "color",     "emission", "roughness",      "ior", "metallic", "specular",
+                             "exponent", "two_sided", "metal",    "coat_roughness", NULL};
+    static const char *const kinds[] = {"diffuse",
+                                        "mirror",
+                                        "conductor",
+                                        "glass",
+                                        "emitter",
+                                        "phong",
+                                        "pbr",
+                                        "rough_glass",
+                                        "coated",
+                                        "thin_dielectric",
+                                        "diffuse_transmission",
+                                        "interface"};
     _Static_assert(sizeof kinds / sizeof kinds[0] == CAUSTIC_MATERIAL_KIND_COUNT,
                    "python/_caustic.c: one name per caustic_material_kind");
     const char *kind = "diffuse";
@@ -333,7 +342,7 @@ static PyObject *scene_add_material(SceneObject *self, PyObject *args, PyObject 
     if (k < 0) {
         PyErr_Format(PyExc_ValueError,
                      "material kind '%s': expected diffuse, mirror, conductor, glass, emitter, phong, pbr, "
-                     "rough_glass, coated, thin_dielectric or diffuse_transmission",
+                     "rough_glass, coated, thin_dielectric, diffuse_transmission or interface",
                      kind);
         return NULL;
     }

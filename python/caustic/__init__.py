@@ -233,7 +233,7 @@ class Scene:
         """Adds a material; returns its index. kind: diffuse, mirror, conductor, glass, emitter,
         phong, pbr, rough_glass, coated (a dielectric coat of ior and coat_roughness over a
         diffuse base of color), thin_dielectric, diffuse_transmission (specular is then the
-        transmittance). metal names a conductor's measured complex IOR ("Au", "Ag", "Cu", ...).
+        transmittance), interface (no surface: a medium boundary). metal names a conductor's measured complex IOR ("Au", "Ag", "Cu", ...).
         A nonzero emission makes its shapes area lights."""
         return self._s.add_material(kind, color, emission, roughness, ior, metallic, specular,
                                     exponent, two_sided, metal, coat_roughness)
