@@ -150,9 +150,9 @@ typedef struct caustic_scene_stats {
     double bvh_wide_sah_cost;          /* the bvh_width-wide tree's (bvh_sah_cost: the binary tree's) */
     size_t memory_bytes;               /* kernel-side scene data incl. BVH */
     int width, height, spp, max_depth; /* the scene file's render settings */
-    int integrator; /* the integrator the scene file names (caustic_integrator; pbrt's Integrator), or -1 */
-    size_t media;                      /* participating media (the scene JSON's Media section) */
-    const char *camera_medium;         /* the medium around the camera (its name, valid while the scene
+    int integrator;            /* the integrator the scene file names (caustic_integrator; pbrt's Integrator), or -1 */
+    size_t media;              /* participating media (the scene JSON's Media section) */
+    const char *camera_medium; /* the medium around the camera (its name, valid while the scene
                                            is), or NULL: the vacuum */
 } caustic_scene_stats;
 
@@ -406,21 +406,21 @@ void caustic_denoiser_free(caustic_denoiser *d);
  * add materials, then shapes and lights, then create renderers. Area lights are shapes with an
  * emitting material. Shapes and lights cannot be added once a renderer was created on it. */
 typedef enum caustic_material_kind {
-    CAUSTIC_MATERIAL_DIFFUSE = 0,     /* Lambertian: color */
-    CAUSTIC_MATERIAL_MIRROR = 1,      /* perfect mirror: color as reflectance */
-    CAUSTIC_MATERIAL_CONDUCTOR = 2,   /* rough metal (GGX): color as F0, roughness */
-    CAUSTIC_MATERIAL_GLASS = 3,       /* smooth dielectric: ior, color as tint */
-    CAUSTIC_MATERIAL_EMITTER = 4,     /* emits `emission`, reflects nothing */
-    CAUSTIC_MATERIAL_PHONG = 5,       /* Lambertian color + Phong lobe (specular, exponent) */
-    CAUSTIC_MATERIAL_PBR = 6,         /* glTF metallic-roughness: color, metallic, roughness */
-    CAUSTIC_MATERIAL_ROUGH_GLASS = 7, /* rough dielectric (GGX): ior, roughness, color as tint */
-    CAUSTIC_MATERIAL_COATED = 8,      /* dielectric coat (ior, coat_roughness, coat_tint) over coat_base:
+    CAUSTIC_MATERIAL_DIFFUSE = 0,               /* Lambertian: color */
+    CAUSTIC_MATERIAL_MIRROR = 1,                /* perfect mirror: color as reflectance */
+    CAUSTIC_MATERIAL_CONDUCTOR = 2,             /* rough metal (GGX): color as F0, roughness */
+    CAUSTIC_MATERIAL_GLASS = 3,                 /* smooth dielectric: ior, color as tint */
+    CAUSTIC_MATERIAL_EMITTER = 4,               /* emits `emission`, reflects nothing */
+    CAUSTIC_MATERIAL_PHONG = 5,                 /* Lambertian color + Phong lobe (specular, exponent) */
+    CAUSTIC_MATERIAL_PBR = 6,                   /* glTF metallic-roughness: color, metallic, roughness */
+    CAUSTIC_MATERIAL_ROUGH_GLASS = 7,           /* rough dielectric (GGX): ior, roughness, color as tint */
+    CAUSTIC_MATERIAL_COATED = 8,                /* dielectric coat (ior, coat_roughness, coat_tint) over coat_base:
                                          diffuse (color), conductor (color or metal/eta/k, roughness) or
                                          pbr (color, metallic, roughness) */
-    CAUSTIC_MATERIAL_THIN_DIELECTRIC = 9, /* a thin glass sheet (pbrt thindielectric): ior, color as tint */
+    CAUSTIC_MATERIAL_THIN_DIELECTRIC = 9,       /* a thin glass sheet (pbrt thindielectric): ior, color as tint */
     CAUSTIC_MATERIAL_DIFFUSE_TRANSMISSION = 10, /* Lambertian both sides: color reflects, specular transmits */
-    CAUSTIC_MATERIAL_INTERFACE = 11,  /* no surface: the boundary of a participating medium */
-    CAUSTIC_MATERIAL_KIND_COUNT       /* the number of kinds (not a kind) */
+    CAUSTIC_MATERIAL_INTERFACE = 11,            /* no surface: the boundary of a participating medium */
+    CAUSTIC_MATERIAL_KIND_COUNT                 /* the number of kinds (not a kind) */
 } caustic_material_kind;
 typedef struct caustic_material {
     caustic_material_kind kind;

@@ -89,8 +89,7 @@ static void expect_refused(const char *name, const char *content, const char *n1
 
 static void test_refusals(void) {
     /* pbrt files are read (tests/test_pbrt.c); through the table, a bad one is its reader's message */
-    expect_refused("scene.pbrt", "LookAt 0 0 5  0 0 0  0 1 0\nCamera \"perspective\"\n", "scene.pbrt",
-                   "no WorldBegin");
+    expect_refused("scene.pbrt", "LookAt 0 0 5  0 0 0  0 1 0\nCamera \"perspective\"\n", "scene.pbrt", "no WorldBegin");
     /* Mitsuba XML is read (tests/test_mitsuba.c): an empty one has nothing to render */
     expect_refused("scene.xml", "<?xml version=\"1.0\"?>\n<scene version=\"3.0.0\">\n</scene>\n", "nothing caustic",
                    "can render");

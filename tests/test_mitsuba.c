@@ -70,9 +70,9 @@ static int load(const char *name, scene **out, char *err, size_t errlen, int str
 static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
 
 #define SENSOR                                                                                                         \
-    "<sensor type=\"perspective\"><float name=\"fov\" value=\"90\"/><string name=\"fov_axis\" value=\"y\"/>"         \
-    "<transform name=\"to_world\"><lookat origin=\"0,0,5\" target=\"0,0,0\" up=\"0,1,0\"/></transform>"              \
-    "<film type=\"hdrfilm\"><integer name=\"width\" value=\"64\"/><integer name=\"height\" value=\"32\"/></film>"   \
+    "<sensor type=\"perspective\"><float name=\"fov\" value=\"90\"/><string name=\"fov_axis\" value=\"y\"/>"           \
+    "<transform name=\"to_world\"><lookat origin=\"0,0,5\" target=\"0,0,0\" up=\"0,1,0\"/></transform>"                \
+    "<film type=\"hdrfilm\"><integer name=\"width\" value=\"64\"/><integer name=\"height\" value=\"32\"/></film>"      \
     "<sampler type=\"independent\"><integer name=\"sample_count\" value=\"$spp\"/></sampler></sensor>"
 
 static void test_basic(void) {
@@ -283,7 +283,7 @@ static void test_serialized_instances(void) {
     }
     CHECK(s->ntriangles == 6 && s->nvertices == 12);
     CHECK(s->triangles[0].v[1] == 2 && near(s->normals[0].z, -1, 1e-6)); /* flipped */
-    CHECK(near(s->positions[8].x, 20, 1e-6));                           /* the second instance */
+    CHECK(near(s->positions[8].x, 20, 1e-6));                            /* the second instance */
     scene_destroy(s);
 }
 
@@ -342,13 +342,14 @@ static void test_envmap_area(void) {
  * written as pairs and as a .spd file; 0.x's three-number spectrum is RGB. */
 static void test_spectra(void) {
     put("flat.spd", "# a flat spectrum\n360 1\n600 1\n830 1\n");
-    put("spec.xml", "<scene version=\"3.0.0\">\n"
-                    "<shape type=\"sphere\"><emitter type=\"area\"><spectrum name=\"radiance\" value=\"360:1, 830:1\"/>"
-                    "</emitter></shape>\n"
-                    "<shape type=\"sphere\"><emitter type=\"area\"><spectrum name=\"radiance\" filename=\"flat.spd\"/>"
-                    "</emitter></shape>\n"
-                    "<shape type=\"sphere\"><emitter type=\"area\"><spectrum name=\"radiance\" value=\"0.1, 0.2, 0.3\"/>"
-                    "</emitter></shape>\n</scene>\n");
+    put("spec.xml",
+        "<scene version=\"3.0.0\">\n"
+        "<shape type=\"sphere\"><emitter type=\"area\"><spectrum name=\"radiance\" value=\"360:1, 830:1\"/>"
+        "</emitter></shape>\n"
+        "<shape type=\"sphere\"><emitter type=\"area\"><spectrum name=\"radiance\" filename=\"flat.spd\"/>"
+        "</emitter></shape>\n"
+        "<shape type=\"sphere\"><emitter type=\"area\"><spectrum name=\"radiance\" value=\"0.1, 0.2, 0.3\"/>"
+        "</emitter></shape>\n</scene>\n");
     scene *s = NULL;
     char err[1024];
     int rc = load("spec.xml", &s, err, sizeof err, 0, NULL, 0);
@@ -370,14 +371,15 @@ static void test_spectra(void) {
 /* Mitsuba 0.x plugins with a clear meaning: phong, the scale texture, coatings (caustic's Coated
  * kind over the nested base). */
 static void test_old_plugins(void) {
-    put("oldp.xml", "<scene version=\"0.5.0\">\n"
-                    "<shape type=\"sphere\"><bsdf type=\"phong\"><srgb name=\"diffuseReflectance\" value=\"1, 1, 1\"/>"
-                    "<rgb name=\"specularReflectance\" value=\"0.25\"/><float name=\"exponent\" value=\"90\"/></bsdf></shape>\n"
-                    "<shape type=\"sphere\"><bsdf type=\"diffuse\"><texture type=\"scale\" name=\"reflectance\">"
-                    "<float name=\"scale\" value=\"0.5\"/><rgb name=\"texture\" value=\"0.6\"/></texture></bsdf></shape>\n"
-                    "<shape type=\"sphere\"><bsdf type=\"roughcoating\"><bsdf type=\"diffuse\">"
-                    "<rgb name=\"reflectance\" value=\"0.125\"/></bsdf></bsdf></shape>\n"
-                    "</scene>\n");
+    put("oldp.xml",
+        "<scene version=\"0.5.0\">\n"
+        "<shape type=\"sphere\"><bsdf type=\"phong\"><srgb name=\"diffuseReflectance\" value=\"1, 1, 1\"/>"
+        "<rgb name=\"specularReflectance\" value=\"0.25\"/><float name=\"exponent\" value=\"90\"/></bsdf></shape>\n"
+        "<shape type=\"sphere\"><bsdf type=\"diffuse\"><texture type=\"scale\" name=\"reflectance\">"
+        "<float name=\"scale\" value=\"0.5\"/><rgb name=\"texture\" value=\"0.6\"/></texture></bsdf></shape>\n"
+        "<shape type=\"sphere\"><bsdf type=\"roughcoating\"><bsdf type=\"diffuse\">"
+        "<rgb name=\"reflectance\" value=\"0.125\"/></bsdf></bsdf></shape>\n"
+        "</scene>\n");
     scene *s = NULL;
     char err[1024];
     int rc = load("oldp.xml", &s, err, sizeof err, 0, NULL, 0);
@@ -431,43 +433,51 @@ static void expect_error(const char *name, const char *text, const char *want1, 
     char err[1024] = "";
     int rc = load(name, &s, err, sizeof err, 0, NULL, 0);
     int ok = rc != 0 && strstr(err, want1) && (!want2 || strstr(err, want2)) && !strchr(err, '\n');
-    if (!ok) fprintf(stderr, "%s: rc %d, message \"%s\" (wanted \"%s\"%s%s)\n", name, rc, err, want1,
-                     want2 ? ", " : "", want2 ? want2 : "");
+    if (!ok)
+        fprintf(stderr, "%s: rc %d, message \"%s\" (wanted \"%s\"%s%s)\n", name, rc, err, want1, want2 ? ", " : "",
+                want2 ? want2 : "");
     CHECK(ok);
     if (rc == 0) scene_destroy(s);
 }
 
 static void test_errors(void) {
-    expect_error("e_xml.xml", "<scene version=\"3.0.0\">\n<shape type=\"sphere\">\n</scene>\n", "e_xml.xml:3:",
-                 "not well-formed");
+    expect_error("e_xml.xml", "<scene version=\"3.0.0\">\n<shape type=\"sphere\">\n</scene>\n",
+                 "e_xml.xml:3:", "not well-formed");
     expect_error("e_ref.xml", "<scene version=\"3.0.0\">\n<shape type=\"sphere\">\n<ref id=\"nope\"/></shape></scene>",
                  "e_ref.xml:3:", "no object has this id");
-    expect_error("e_param.xml", "<scene version=\"3.0.0\">\n\n<shape type=\"sphere\"><float name=\"radius\" "
-                                "value=\"$r\"/></shape></scene>",
+    expect_error("e_param.xml",
+                 "<scene version=\"3.0.0\">\n\n<shape type=\"sphere\"><float name=\"radius\" "
+                 "value=\"$r\"/></shape></scene>",
                  "e_param.xml:3:", "$r is not a parameter");
-    expect_error("e_num.xml", "<scene version=\"3.0.0\"><shape type=\"sphere\">\n<float name=\"radius\" "
-                              "value=\"big\"/></shape></scene>",
+    expect_error("e_num.xml",
+                 "<scene version=\"3.0.0\"><shape type=\"sphere\">\n<float name=\"radius\" "
+                 "value=\"big\"/></shape></scene>",
                  "e_num.xml:2:", "not a number");
-    expect_error("e_ior.xml", "<scene version=\"3.0.0\"><shape type=\"sphere\"><bsdf type=\"dielectric\">\n"
-                              "<string name=\"int_ior\" value=\"diamon\"/></bsdf></shape></scene>",
+    expect_error("e_ior.xml",
+                 "<scene version=\"3.0.0\"><shape type=\"sphere\"><bsdf type=\"dielectric\">\n"
+                 "<string name=\"int_ior\" value=\"diamon\"/></bsdf></shape></scene>",
                  "e_ior.xml:2:", "did you mean \"diamond\"");
-    expect_error("e_inc.xml", "<scene version=\"3.0.0\">\n<include filename=\"missing.xml\"/></scene>", "e_inc.xml:2:",
-                 "missing.xml");
+    expect_error("e_inc.xml", "<scene version=\"3.0.0\">\n<include filename=\"missing.xml\"/></scene>",
+                 "e_inc.xml:2:", "missing.xml");
     expect_error("e_self.xml", "<scene version=\"3.0.0\">\n<include filename=\"e_self.xml\"/></scene>",
                  "e_self.xml:2:", "includes");
     expect_error("e_root.xml", "<?xml version=\"1.0\"?>\n<scene_x/>", "e_root.xml:2:", "<scene>");
-    expect_error("e_obj.xml", "<scene version=\"3.0.0\">\n<shape type=\"obj\"><string name=\"filename\" "
-                              "value=\"nothere.obj\"/></shape></scene>",
+    expect_error("e_obj.xml",
+                 "<scene version=\"3.0.0\">\n<shape type=\"obj\"><string name=\"filename\" "
+                 "value=\"nothere.obj\"/></shape></scene>",
                  "e_obj.xml:2:", "nothere.obj");
-    expect_error("e_fov.xml", "<scene version=\"3.0.0\"><sensor type=\"perspective\">\n<string name=\"fov_axis\" "
-                              "value=\"z\"/><float name=\"fov\" value=\"40\"/></sensor><shape type=\"sphere\"/></scene>",
+    expect_error("e_fov.xml",
+                 "<scene version=\"3.0.0\"><sensor type=\"perspective\">\n<string name=\"fov_axis\" "
+                 "value=\"z\"/><float name=\"fov\" value=\"40\"/></sensor><shape type=\"sphere\"/></scene>",
                  "e_fov.xml:1:", "fov_axis \"z\"");
-    expect_error("e_dup.xml", "<scene version=\"3.0.0\">\n<bsdf type=\"diffuse\" id=\"a\"/>\n<bsdf type=\"diffuse\" "
-                              "id=\"a\"/><shape type=\"sphere\"/></scene>",
+    expect_error("e_dup.xml",
+                 "<scene version=\"3.0.0\">\n<bsdf type=\"diffuse\" id=\"a\"/>\n<bsdf type=\"diffuse\" "
+                 "id=\"a\"/><shape type=\"sphere\"/></scene>",
                  "e_dup.xml:3:", "id \"a\" is given twice (also at line 2)");
-    expect_error("e_loop.xml", "<scene version=\"3.0.0\">\n<texture type=\"checkerboard\" id=\"t\"><ref name=\"color0\" "
-                               "id=\"t\"/></texture>\n<shape type=\"sphere\"><bsdf type=\"diffuse\"><ref "
-                               "name=\"reflectance\" id=\"t\"/></bsdf></shape></scene>",
+    expect_error("e_loop.xml",
+                 "<scene version=\"3.0.0\">\n<texture type=\"checkerboard\" id=\"t\"><ref name=\"color0\" "
+                 "id=\"t\"/></texture>\n<shape type=\"sphere\"><bsdf type=\"diffuse\"><ref "
+                 "name=\"reflectance\" id=\"t\"/></bsdf></shape></scene>",
                  "e_loop.xml:", "nested deeper");
     {
         /* a .serialized whose counts promise more than it holds: refused before allocating */
@@ -493,8 +503,9 @@ static void test_errors(void) {
         fwrite(&count, 4, 1, f);
         fclose(f);
     }
-    expect_error("e_huge.xml", "<scene version=\"3.0.0\">\n<shape type=\"serialized\"><string name=\"filename\" "
-                               "value=\"huge.serialized\"/></shape></scene>",
+    expect_error("e_huge.xml",
+                 "<scene version=\"3.0.0\">\n<shape type=\"serialized\"><string name=\"filename\" "
+                 "value=\"huge.serialized\"/></shape></scene>",
                  "e_huge.xml:2:", "truncated");
     expect_error("e_empty.xml", "<scene version=\"3.0.0\">\n</scene>", "e_empty.xml", "nothing caustic can render");
 }
@@ -596,8 +607,8 @@ static int corpus(const char *base, int spp) {
             if (isnan(mean)) continue;
             /* the scenes whose features caustic has (or approximates closely: docs/corpus.md) must
              * keep their mean within 4 % of Mitsuba's (measured 0.4-2 % at 64 spp) */
-            static const char *const matching[] = {"mi3-infinite-mirrors", "mi3-bsdf-sphere-grid",
-                                                   "mi3-various-shapes", "mi3-bumpmap-sphere", NULL};
+            static const char *const matching[] = {"mi3-infinite-mirrors", "mi3-bsdf-sphere-grid", "mi3-various-shapes",
+                                                   "mi3-bumpmap-sphere", NULL};
             int must = 0;
             for (int m = 0; matching[m]; ++m) must |= !strcmp(matching[m], scenes[i]);
             int off = must && have_ref && !(fabs(mean / refmean - 1.0) <= 0.04);

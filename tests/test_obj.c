@@ -413,8 +413,8 @@ static void test_materials(void) {
           "Kd with commas: %g %g %g", tri_mat(s, 0)->albedo.x, tri_mat(s, 0)->albedo.y, tri_mat(s, 0)->albedo.z);
     scene_destroy(s);
     write_text("comma2.mtl", "newmtl a\nKd 0.5 ,, 0.5 0.5\n");
-    load_bad("comma2mtl.obj", "mtllib comma2.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "comma2.mtl:2:",
-             "is not a number");
+    load_bad("comma2mtl.obj", "mtllib comma2.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0,
+             "comma2.mtl:2:", "is not a number");
     write_text("nan.mtl", "newmtl a\nNi nan\n");
     load_bad("nanmtl.obj", "mtllib nan.mtl\nusemtl a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0, "nan.mtl:2:", "Ni");
     write_file("nul.mtl", "newmtl a\nKd 1 \0 1\n", 18);
@@ -652,11 +652,17 @@ static void test_assets(void) {
     tpath(sp, sizeof sp, "sp");
     mkdir(sp, 0700);
     char src[1200], dst[1200];
-    const char *tex[] = {"00_skap.JPG",    "01_STUB.JPG",  "01_S_ba.JPG", "01_S_kap.JPG", "01_St_kp.JPG",
-                         "KAMEN-stup.JPG", "KAMEN.JPG",    "prozor1.JPG", "reljef.JPG",   "sp_luk.JPG",
-                         "vrata_ko.JPG",   "vrata_kr.JPG", "x01_st.JPG",  "sponza.obj",   "01_STUB-bump.jpg",
-                         "01_S_kap-bump.jpg", "01_St_kp-bump.jpg", "KAMEN-bump.jpg", "reljef-bump.jpg",
-                         "sp_luk-bump.JPG", "x01_st-bump.jpg", NULL};
+    const char *tex[] = {"00_skap.JPG",       "01_STUB.JPG",
+                         "01_S_ba.JPG",       "01_S_kap.JPG",
+                         "01_St_kp.JPG",      "KAMEN-stup.JPG",
+                         "KAMEN.JPG",         "prozor1.JPG",
+                         "reljef.JPG",        "sp_luk.JPG",
+                         "vrata_ko.JPG",      "vrata_kr.JPG",
+                         "x01_st.JPG",        "sponza.obj",
+                         "01_STUB-bump.jpg",  "01_S_kap-bump.jpg",
+                         "01_St_kp-bump.jpg", "KAMEN-bump.jpg",
+                         "reljef-bump.jpg",   "sp_luk-bump.JPG",
+                         "x01_st-bump.jpg",   NULL};
     for (int i = 0; tex[i]; ++i) {
         snprintf(src, sizeof src, "%s/sponza/%s", dir, tex[i]);
         snprintf(dst, sizeof dst, "%s/%s", sp, tex[i]);

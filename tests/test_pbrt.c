@@ -72,9 +72,10 @@ static int near3(vec3 a, double x, double y, double z) {
 }
 
 static void test_settings(void) {
-    scene *s = load("settings.pbrt", "Film \"rgb\" \"integer xresolution\" 64 \"integer yresolution\" 32 \"string filename\" "
-                                     "\"x.exr\"\nSampler \"halton\" \"integer pixelsamples\" 7\nIntegrator \"path\" "
-                                     "\"integer maxdepth\" [3]\n" CAM "WorldBegin\n" TRI);
+    scene *s =
+        load("settings.pbrt", "Film \"rgb\" \"integer xresolution\" 64 \"integer yresolution\" 32 \"string filename\" "
+                              "\"x.exr\"\nSampler \"halton\" \"integer pixelsamples\" 7\nIntegrator \"path\" "
+                              "\"integer maxdepth\" [3]\n" CAM "WorldBegin\n" TRI);
     CHECK(s != NULL, "settings: %s", g_err);
     if (!s) return;
     CHECK(s->camera.width == 64 && s->camera.height == 32, "resolution %dx%d", s->camera.width, s->camera.height);
@@ -85,7 +86,8 @@ static void test_settings(void) {
     CHECK(near3(s->positions[0], 1, 0, 0), "a right-handed camera is not mirrored");
     scene_destroy(s);
     /* portrait: pbrt's fov spans the shorter axis, the horizontal one */
-    s = load("portrait.pbrt", "Film \"rgb\" \"integer xresolution\" 32 \"integer yresolution\" 64\n" CAM "WorldBegin\n" TRI);
+    s = load("portrait.pbrt",
+             "Film \"rgb\" \"integer xresolution\" 32 \"integer yresolution\" 64\n" CAM "WorldBegin\n" TRI);
     CHECK(s != NULL, "portrait: %s", g_err);
     if (s) {
         double want = 2 * atan(tan(20.0 * PI_T / 180) * 2.0) * 180 / PI_T;
@@ -95,28 +97,29 @@ static void test_settings(void) {
     s = load("bdpt.pbrt", "Integrator \"bdpt\"\n" CAM "WorldBegin\n" TRI);
     CHECK(s && s->integrator_hint == CAUSTIC_INTEGRATOR_BDPT + 1, "bdpt names caustic's: %s", g_err);
     if (s) scene_destroy(s);
-    s = load("bdptlens.pbrt", "Integrator \"bdpt\"\nLookAt 0 0 5 0 0 0 0 1 0\nCamera \"perspective\" \"float lensradius\" 0.1\n"
-                              "WorldBegin\n" TRI);
+    s = load("bdptlens.pbrt",
+             "Integrator \"bdpt\"\nLookAt 0 0 5 0 0 0 0 1 0\nCamera \"perspective\" \"float lensradius\" 0.1\n"
+             "WorldBegin\n" TRI);
     CHECK(s && s->integrator_hint == 0 && strstr(g_w.text, "lens"), "bdpt with a lens: path tracing: %s", g_w.text);
     if (s) scene_destroy(s);
     /* pbrt's own left-handed LookAt: mirrored, the eye and view kept */
     s = load("lefthanded.pbrt", "LookAt 0 0 10  0 0 0  0 1 0\nCamera \"perspective\"\nWorldBegin\n" TRI);
     CHECK(s != NULL, "left-handed camera: %s", g_err);
     if (s) {
-        CHECK(near3(s->camera.eye, 0, 0, 10) && near3(s->positions[0], -1, 0, 0), "mirror x: %g",
-              s->positions[0].x);
+        CHECK(near3(s->camera.eye, 0, 0, 10) && near3(s->positions[0], -1, 0, 0), "mirror x: %g", s->positions[0].x);
         scene_destroy(s);
     }
 }
 
 static void test_transforms(void) {
-    scene *s = load("xf.pbrt", CAM "WorldBegin\n"
-                               "AttributeBegin\nTranslate 1 2 3\nScale 2 2 2\nRotate 90 0 0 1\n" TRI "AttributeEnd\n"
-                               "AttributeBegin\nTransform [1 0 0 0  0 1 0 0  0 0 1 0  5 6 7 1]\n" TRI "AttributeEnd\n"
-                               "AttributeBegin\nTranslate 1 0 0\nConcatTransform [2 0 0 0  0 2 0 0  0 0 2 0  0 0 0 1]\n" TRI
-                               "Identity\n" TRI "AttributeEnd\n" TRI
-                               "CoordinateSystem \"here\"\nTranslate 9 9 9\nCoordSysTransform \"here\"\n" TRI
-                               "CoordSysTransform \"camera\"\n" TRI);
+    scene *s = load("xf.pbrt",
+                    CAM "WorldBegin\n"
+                        "AttributeBegin\nTranslate 1 2 3\nScale 2 2 2\nRotate 90 0 0 1\n" TRI "AttributeEnd\n"
+                        "AttributeBegin\nTransform [1 0 0 0  0 1 0 0  0 0 1 0  5 6 7 1]\n" TRI "AttributeEnd\n"
+                        "AttributeBegin\nTranslate 1 0 0\nConcatTransform [2 0 0 0  0 2 0 0  0 0 2 0  0 0 0 1]\n" TRI
+                        "Identity\n" TRI "AttributeEnd\n" TRI
+                        "CoordinateSystem \"here\"\nTranslate 9 9 9\nCoordSysTransform \"here\"\n" TRI
+                        "CoordSysTransform \"camera\"\n" TRI);
     CHECK(s != NULL, "transforms: %s", g_err);
     if (!s) return;
     CHECK(s->ntriangles == 7, "%zu triangles", s->ntriangles);
@@ -184,7 +187,7 @@ static void test_include(void) {
         snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
         if (system(cmd) != 0) return;
     }
-    write_tmp("sub/geo.pbrt", "Include \"more.pbrt\"\n" TRI);       /* relative to sub/ */
+    write_tmp("sub/geo.pbrt", "Include \"more.pbrt\"\n" TRI); /* relative to sub/ */
     write_tmp("sub/more.pbrt", "MakeNamedMaterial \"gold\" \"string type\" \"conductor\" \"spectrum eta\" "
                                "\"metal-Au-eta\" \"spectrum k\" \"metal-Au-k\"\n");
     write_gz("sub/zipped.pbrt.gz", "NamedMaterial \"gold\"\n" TRI);
@@ -199,7 +202,8 @@ static void test_include(void) {
         scene_destroy(s);
     }
     /* an error inside an included file names that file and its line */
-    write_tmp("sub/bad.pbrt", "\n\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"integer indices\" [0 1 7]\n");
+    write_tmp("sub/bad.pbrt",
+              "\n\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"integer indices\" [0 1 7]\n");
     s = load("incbad.pbrt", CAM "WorldBegin\nInclude \"sub/bad.pbrt\"\n");
     CHECK(s == NULL && contains(g_err, "sub/bad.pbrt:3:") && contains(g_err, "out of range") && !strchr(g_err, '\n'),
           "%s", g_err);
@@ -222,7 +226,8 @@ static void test_errors(void) {
         {CAM "WorldBegin\nShape \"sphere\" \"floot radius\" 2\n", "bad.pbrt:5:", "unknown parameter type"},
         {CAM "WorldBegin\nAttributeEnd\n", "bad.pbrt:5:", "without a matching begin"},
         {CAM "\n", "bad.pbrt", "no WorldBegin"},
-        {CAM "WorldBegin\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1]\n", "bad.pbrt:5:", "expected a multiple"},
+        {CAM "WorldBegin\nShape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1]\n",
+         "bad.pbrt:5:", "expected a multiple"},
         {CAM "WorldBegin\nObjectInstance \"x\"\n", "bad.pbrt:5:", "no object named"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -283,13 +288,14 @@ static void test_lights_and_spectra(void) {
     vec3 flat = pbrt_spd_to_rgb(lam, val, 2);
     CHECK(flat.x > 0 && fabs(flat.x / flat.y - 1) < 0.4 && fabs(flat.z / flat.y - 1) < 0.4,
           "a flat spectrum (illuminant E) is near white: %g %g %g", flat.x, flat.y, flat.z);
-    scene *s = load("lights.pbrt", CAM "WorldBegin\n"
-                                       "LightSource \"point\" \"rgb I\" [1 2 3] \"float scale\" 2 \"point3 from\" [1 2 3]\n"
-                                       "LightSource \"spot\" \"blackbody I\" 3000 \"point3 from\" [0 5 0] \"point3 to\" [0 0 0]\n"
-                                       "LightSource \"distant\" \"rgb L\" [1 1 1] \"point3 from\" [0 1 0] \"point3 to\" [0 0 0]\n"
-                                       "LightSource \"infinite\" \"rgb L\" [0.1 0.2 0.3]\n"
-                                       "AttributeBegin\nAreaLightSource \"diffuse\" \"blackbody L\" 5000 \"float scale\" 4 "
-                                       "\"bool twosided\" true\n" TRI "AttributeEnd\n" TRI);
+    scene *s = load("lights.pbrt",
+                    CAM "WorldBegin\n"
+                        "LightSource \"point\" \"rgb I\" [1 2 3] \"float scale\" 2 \"point3 from\" [1 2 3]\n"
+                        "LightSource \"spot\" \"blackbody I\" 3000 \"point3 from\" [0 5 0] \"point3 to\" [0 0 0]\n"
+                        "LightSource \"distant\" \"rgb L\" [1 1 1] \"point3 from\" [0 1 0] \"point3 to\" [0 0 0]\n"
+                        "LightSource \"infinite\" \"rgb L\" [0.1 0.2 0.3]\n"
+                        "AttributeBegin\nAreaLightSource \"diffuse\" \"blackbody L\" 5000 \"float scale\" 4 "
+                        "\"bool twosided\" true\n" TRI "AttributeEnd\n" TRI);
     CHECK(s != NULL, "lights: %s", g_err);
     if (!s) return;
     CHECK(s->npunctual == 3, "%zu punctual", s->npunctual);
@@ -313,23 +319,22 @@ static void test_lights_and_spectra(void) {
 }
 
 static void test_materials_and_textures(void) {
-    scene *s = load("mats.pbrt",
-                    CAM "WorldBegin\n"
-                        "Texture \"checks\" \"spectrum\" \"checkerboard\" \"float uscale\" 4 \"float vscale\" 4 "
-                        "\"rgb tex1\" [1 0 0] \"rgb tex2\" [0 0 1]\n"
-                        "Texture \"half\" \"spectrum\" \"scale\" \"rgb tex\" [0.5 0.5 0.5] \"float scale\" 0.5\n"
-                        "Material \"diffuse\" \"texture reflectance\" \"checks\"\n" TRI
-                        "Material \"diffuse\" \"texture reflectance\" \"half\"\n" TRI
-                        "Material \"dielectric\" \"float eta\" 1.33\n" TRI
-                        "Material \"dielectric\" \"float roughness\" 0.3\n" TRI
-                        "Material \"coateddiffuse\" \"rgb reflectance\" [0.2 0.3 0.4]\n" TRI
-                        "Material \"coatedconductor\" \"spectrum conductor.eta\" \"metal-Ag-eta\" \"spectrum conductor.k\" "
-                        "\"metal-Ag-k\" \"float interface.roughness\" 0.01\n" TRI
-                        "MakeNamedMaterial \"a\" \"string type\" \"diffuse\" \"rgb reflectance\" [1 0 0]\n"
-                        "MakeNamedMaterial \"b\" \"string type\" \"diffuse\" \"rgb reflectance\" [0 1 0]\n"
-                        "Material \"mix\" \"string materials\" [\"a\" \"b\"] \"float amount\" 0.8\n" TRI
-                        "Material \"interface\"\n" TRI
-                        "Material \"hair\"\n" TRI "Material \"hair\"\n" TRI);
+    scene *s =
+        load("mats.pbrt", CAM
+             "WorldBegin\n"
+             "Texture \"checks\" \"spectrum\" \"checkerboard\" \"float uscale\" 4 \"float vscale\" 4 "
+             "\"rgb tex1\" [1 0 0] \"rgb tex2\" [0 0 1]\n"
+             "Texture \"half\" \"spectrum\" \"scale\" \"rgb tex\" [0.5 0.5 0.5] \"float scale\" 0.5\n"
+             "Material \"diffuse\" \"texture reflectance\" \"checks\"\n" TRI
+             "Material \"diffuse\" \"texture reflectance\" \"half\"\n" TRI
+             "Material \"dielectric\" \"float eta\" 1.33\n" TRI "Material \"dielectric\" \"float roughness\" 0.3\n" TRI
+             "Material \"coateddiffuse\" \"rgb reflectance\" [0.2 0.3 0.4]\n" TRI
+             "Material \"coatedconductor\" \"spectrum conductor.eta\" \"metal-Ag-eta\" \"spectrum conductor.k\" "
+             "\"metal-Ag-k\" \"float interface.roughness\" 0.01\n" TRI
+             "MakeNamedMaterial \"a\" \"string type\" \"diffuse\" \"rgb reflectance\" [1 0 0]\n"
+             "MakeNamedMaterial \"b\" \"string type\" \"diffuse\" \"rgb reflectance\" [0 1 0]\n"
+             "Material \"mix\" \"string materials\" [\"a\" \"b\"] \"float amount\" 0.8\n" TRI
+             "Material \"interface\"\n" TRI "Material \"hair\"\n" TRI "Material \"hair\"\n" TRI);
     CHECK(s != NULL, "materials: %s", g_err);
     if (!s) return;
     const material *m0 = &s->materials[s->triangles[0].material];
@@ -364,13 +369,14 @@ static void test_image_and_alpha(void) {
     float px[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
     fwrite(px, sizeof px[0], 12, f);
     fclose(f);
-    scene *s = load("img.pbrt", CAM "WorldBegin\n"
-                                    "Texture \"im\" \"spectrum\" \"imagemap\" \"string filename\" \"img.pfm\"\n"
-                                    "Texture \"cut\" \"float\" \"checkerboard\" \"float uscale\" 2 \"float vscale\" 2 "
-                                    "\"float tex1\" 1 \"float tex2\" 0\n"
-                                    "Material \"diffuse\" \"texture reflectance\" \"im\"\n"
-                                    "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"point2 uv\" [0 0 1 0 1 1] "
-                                    "\"texture alpha\" \"cut\"\n");
+    scene *s =
+        load("img.pbrt", CAM "WorldBegin\n"
+                             "Texture \"im\" \"spectrum\" \"imagemap\" \"string filename\" \"img.pfm\"\n"
+                             "Texture \"cut\" \"float\" \"checkerboard\" \"float uscale\" 2 \"float vscale\" 2 "
+                             "\"float tex1\" 1 \"float tex2\" 0\n"
+                             "Material \"diffuse\" \"texture reflectance\" \"im\"\n"
+                             "Shape \"trianglemesh\" \"point3 P\" [0 0 0 1 0 0 1 1 0] \"point2 uv\" [0 0 1 0 1 1] "
+                             "\"texture alpha\" \"cut\"\n");
     CHECK(s != NULL, "imagemap and alpha: %s", g_err);
     if (!s) return;
     const material *m = &s->materials[s->triangles[0].material];
@@ -392,9 +398,11 @@ static void test_image_and_alpha(void) {
     CHECK(s->nspheres == 0 && (m->maps & MAP_BUMP) && fabs(m->normal_scale + 0.1) < 1e-6, "bump map: %d %g", m->maps,
           m->normal_scale);
     CHECK(s->materials[s->triangles[s->ntriangles - 2].material].kind == MAT_THIN_DIELECTRIC, "thindielectric");
-    CHECK(s->materials[s->triangles[s->ntriangles - 1].material].kind == MAT_DIFFUSE_TRANSMISSION, "diffusetransmission");
+    CHECK(s->materials[s->triangles[s->ntriangles - 1].material].kind == MAT_DIFFUSE_TRANSMISSION,
+          "diffusetransmission");
     scene_destroy(s);
-    s = load("imgbad.pbrt", CAM "WorldBegin\nTexture \"im\" \"spectrum\" \"imagemap\" \"string filename\" \"no.png\"\n");
+    s = load("imgbad.pbrt",
+             CAM "WorldBegin\nTexture \"im\" \"spectrum\" \"imagemap\" \"string filename\" \"no.png\"\n");
     CHECK(s == NULL && contains(g_err, "imgbad.pbrt:5:") && contains(g_err, "no.png"), "%s", g_err);
 }
 

@@ -26,7 +26,7 @@ typedef struct rpath {
     float cf[16], cb[16]; /* cos at x_i towards x_i+1 (cf) and towards x_i-1 (cb) */
     float pf[16], pb[16]; /* at x_i: pdf of sampling towards x_i+1 / towards x_i-1 */
     float cam_pdf_w, pick, pdf_area, pe_dir;
-    float pick_d; /* NEE's pick of the light from x_k-1 (a light tree's; pick: emission's, by power) */
+    float pick_d;   /* NEE's pick of the light from x_k-1 (a light tree's; pick: emission's, by power) */
     int glossy[16]; /* x_i's material is not Lambertian (0 at the camera x0 and the light xk) */
 } rpath;
 
@@ -85,7 +85,8 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
         vcm_mis_state pend;
         int pend_after;
         vcm_mis_state c = camera_state_at(p, q, k, &pend, &pend_after);
-        sum += vcm_weight_emission(p, &c, &pend, pend_after, q->pick_d * q->pdf_area, q->pick * q->pdf_area * q->pe_dir);
+        sum +=
+            vcm_weight_emission(p, &c, &pend, pend_after, q->pick_d * q->pdf_area, q->pick * q->pdf_area * q->pe_dir);
     }
     if (p->use_vc) {
         /* s = 1: NEE at x_k-1 */
@@ -276,7 +277,8 @@ static void test_emission(void) {
         float pd = 0.0f, pe = 0.0f;
         vec3 ref = v3(0.2f, 0.1f, 2.0f);
         vec3 dir = vnorm(vsub(ref, e.p));
-        CHECK(emitter_pdfs(&s->k, s->lights[0].prim, e.p, v3(0, 0, 1), vneg(dir), ref, v3s(0.0f), &pd, &pe), "emitter pdfs");
+        CHECK(emitter_pdfs(&s->k, s->lights[0].prim, e.p, v3(0, 0, 1), vneg(dir), ref, v3s(0.0f), &pd, &pe),
+              "emitter pdfs");
         bad += fabsf(pd - e.pdf_direct) > 1e-5f * pd;
         bad += fabsf(pe - pd * dir.z * K_INV_PI) > 1e-5f * pe;
         /* the light's weight: Le * pi * area */
@@ -299,8 +301,8 @@ static void test_emission(void) {
               fabsf(e.weight.x - 8.0f * K_PI) < 1e-3f,
           "point light weight 4 pi I");
     light_sample ls;
-    CHECK(sample_light(&s->k, v3(0, 0, -2), v3s(0.0f), 0.5f, v2(0.5f, 0.5f), &ls) && ls.delta && fabsf(ls.le.x - 0.5f) < 1e-6f &&
-              fabsf(ls.pdf - 1.0f) < 1e-6f && fabsf(ls.dist - 2.0f) < 1e-6f,
+    CHECK(sample_light(&s->k, v3(0, 0, -2), v3s(0.0f), 0.5f, v2(0.5f, 0.5f), &ls) && ls.delta &&
+              fabsf(ls.le.x - 0.5f) < 1e-6f && fabsf(ls.pdf - 1.0f) < 1e-6f && fabsf(ls.dist - 2.0f) < 1e-6f,
           "point light NEE");
     scene_destroy(s);
 
@@ -505,7 +507,8 @@ static void test_coated_agreement(void) {
     if (!cs) return;
     scene *s = api_scene_internal(cs);
     vec3 au_eta, au_k, cu_eta, cu_k;
-    CHECK(material_metal_lookup("Au", &au_eta, &au_k, NULL) == 0 && material_metal_lookup("Cu", &cu_eta, &cu_k, NULL) == 0,
+    CHECK(material_metal_lookup("Au", &au_eta, &au_k, NULL) == 0 &&
+              material_metal_lookup("Cu", &cu_eta, &cu_k, NULL) == 0,
           "named metals");
     material_params p = material_params_default(MAT_COATED);
     p.coat_base = COAT_BASE_CONDUCTOR, p.complex_ior = 1, p.eta = au_eta, p.k = au_k, p.roughness = 0.3;

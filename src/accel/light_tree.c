@@ -113,8 +113,8 @@ static double lt_cost(const lt_box *b, int dim) {
     double to = lt_acos(b->cos_o), te = lt_acos(b->cos_e);
     double tw = fmin(to + te, LT_PI);
     double so = sqrt(fmax(0.0, 1.0 - b->cos_o * b->cos_o));
-    double m = 2.0 * LT_PI * (1.0 - b->cos_o) +
-               LT_PI / 2.0 * (2.0 * tw * so - cos(to - 2.0 * tw) - 2.0 * to * so + b->cos_o);
+    double m =
+        2.0 * LT_PI * (1.0 - b->cos_o) + LT_PI / 2.0 * (2.0 * tw * so - cos(to - 2.0 * tw) - 2.0 * to * so + b->cos_o);
     double d[3] = {b->hi[0] - b->lo[0], b->hi[1] - b->lo[1], b->hi[2] - b->lo[2]};
     double dmax = fmax(d[0], fmax(d[1], d[2]));
     double kr = d[dim] > 0.0 ? dmax / d[dim] : 1.0;

@@ -8,12 +8,12 @@
 
 /* What the builder needs of one light: where it is, how much it emits, and which way. */
 typedef struct light_bounds {
-    vec3 lo, hi;     /* box around the emitter (a point: lo == hi) */
-    double phi;      /* power (> 0) */
-    vec3 w;          /* axis of the normals' cone (unit) */
-    float cos_o;     /* cosine of the normals' spread about w (1: one normal; -1: every direction) */
-    float cos_e;     /* cosine of the emission's spread about a normal (0: a hemisphere) */
-    int two_sided;   /* emits on both sides of its normals */
+    vec3 lo, hi;   /* box around the emitter (a point: lo == hi) */
+    double phi;    /* power (> 0) */
+    vec3 w;        /* axis of the normals' cone (unit) */
+    float cos_o;   /* cosine of the normals' spread about w (1: one normal; -1: every direction) */
+    float cos_e;   /* cosine of the emission's spread about a normal (0: a hemisphere) */
+    int two_sided; /* emits on both sides of its normals */
 } light_bounds;
 
 /* Builds the tree over lights[0..n) (n >= 1; indices into the scene's light table), light i's

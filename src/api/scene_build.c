@@ -162,8 +162,9 @@ int caustic_scene_add_material(caustic_scene *cs, const caustic_material *cm, ch
     }
     if (cm->coat_base < CAUSTIC_COAT_BASE_DIFFUSE || cm->coat_base > CAUSTIC_COAT_BASE_PBR ||
         !(cm->coat_roughness >= 0.0f && cm->coat_roughness <= 1.0f) || !vis_finite(tint) || negative3(tint)) {
-        snprintf(err, errlen, "material: coat_base must be a CAUSTIC_COAT_BASE_*, coat_roughness in [0, 1], "
-                              "coat_tint finite and >= 0");
+        snprintf(err, errlen,
+                 "material: coat_base must be a CAUSTIC_COAT_BASE_*, coat_roughness in [0, 1], "
+                 "coat_tint finite and >= 0");
         return -1;
     }
     mp.coat_base = cm->coat_base;

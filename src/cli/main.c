@@ -495,8 +495,8 @@ static int cmd_render(int argc, char **argv) {
     if (!integrator_given && !resume && sst.integrator >= 0 && sst.integrator != (int)opt.integrator) {
         opt.integrator = (caustic_integrator)sst.integrator;
         if (!quiet && rank == 0)
-            fprintf(stderr, "caustic: %s names its integrator: rendering with %s (--integrator overrides)\n", scene_path,
-                    caustic_integrator_name(opt.integrator));
+            fprintf(stderr, "caustic: %s names its integrator: rendering with %s (--integrator overrides)\n",
+                    scene_path, caustic_integrator_name(opt.integrator));
     }
     double bvh_s = sst.bvh_build_seconds;
     load_s = load_s > bvh_s ? load_s - bvh_s : 0.0; /* the BVH is built inside the load */

@@ -559,7 +559,8 @@ struct importer {
             /* KHR_materials_diffuse_transmission on a dielectric base: the Lambertian lobe split
              * between reflection (1 - factor) and transmission (factor x colour), both of the base
              * colour; the specular layer above it is not rendered (said once) */
-            double dt = ext_number(g.extensions, "KHR_materials_diffuse_transmission", "diffuseTransmissionFactor", 0.0);
+            double dt =
+                ext_number(g.extensions, "KHR_materials_diffuse_transmission", "diffuseTransmissionFactor", 0.0);
             if (dt > 0.0 && transmission <= 0.0) {
                 if (mat.metallic > 0.0)
                     warn(mp + ": KHR_materials_diffuse_transmission on a metallic material is not read");
@@ -571,9 +572,8 @@ struct importer {
                         const tinygltf::Value &c = it->second.Get("diffuseTransmissionColorFactor");
                         if (c.IsArray() && c.ArrayLen() == 3)
                             for (int k = 0; k < 3; ++k)
-                                (&tc.x)[k] = float(clamp01(c.Get(k).IsNumber() || c.Get(k).IsInt()
-                                                               ? c.Get(k).GetNumberAsDouble()
-                                                               : 1.0));
+                                (&tc.x)[k] = float(clamp01(
+                                    c.Get(k).IsNumber() || c.Get(k).IsInt() ? c.Get(k).GetNumberAsDouble() : 1.0));
                     }
                     warn(mp + ": KHR_materials_diffuse_transmission is rendered as DiffuseTransmission without "
                               "the specular layer above it");

@@ -43,7 +43,8 @@ const keyalias json_material_keys[] = {
     {"REFLECTIVE", "REFL|HASREFLECTIVE|REFLECTIVITY", NULL, 0, 0},
     {"REFRACTIVE", "REFR|HASREFRACTIVE|TRANSMISSION|TRANSMISSIVE|TRANSMITTANCE", NULL, 0, 0},
     {"TWO_SIDED", "DOUBLESIDED", NULL, 0, 0},
-    {"TRANSMIT_RGB", "TRANSMITRGB|TRANSMITTANCERGB|TRANSMITCOLOR|TRANSMITCOLOUR|TRANSMISSIONCOLOR|TRANSMISSIONCOLOUR|"
+    {"TRANSMIT_RGB",
+     "TRANSMITRGB|TRANSMITTANCERGB|TRANSMITCOLOR|TRANSMITCOLOUR|TRANSMISSIONCOLOR|TRANSMISSIONCOLOUR|"
      "TRANSMITTANCECOLOR|TRANSMITTANCECOLOUR|KT",
      NULL, 0, 0},
     /* two-colour procedural materials: the fallback renders their mean */
@@ -58,8 +59,8 @@ const keyalias json_material_keys[] = {
     {"NORMAL_SCALE", "NORMALSCALE|NORMALSTRENGTH|NORMALINTENSITY", NULL, 0, 0},
     {"BUMP_MAP", "BUMP|BUMPMAP|BUMPTEXTURE|HEIGHTMAP|HEIGHT|MAPBUMP", NULL, 0, 0},
     {"BUMP_SCALE", "BUMPSCALE|BUMPSTRENGTH|BUMPMULTIPLIER|BM|HEIGHTSCALE", NULL, 0, 0},
-    {"DISPLACEMENT", "DISPLACEMENTMAP|DISP|MAPDISP", "displacement is not supported (no geometry is moved; give a BUMP_MAP)",
-     0, 0},
+    {"DISPLACEMENT", "DISPLACEMENTMAP|DISP|MAPDISP",
+     "displacement is not supported (no geometry is moved; give a BUMP_MAP)", 0, 0},
     {"METALLIC_ROUGHNESS",
      "METALLICROUGHNESSMAP|METALLICROUGHNESSTEXTURE|ROUGHNESSMAP|METALLICMAP|ORM|AOMAP|"
      "OCCLUSION|EMISSIVEMAP|EMISSIONMAP",
@@ -190,8 +191,7 @@ static const json_material_row json_material_rows[] = {
      "LACQUERED|VARNISHED",
      JM_IOR | JM_ALPHA | JM_METALLIC | JM_METAL_NAME | JM_COAT},
     /* pbrt-v4 / Mitsuba thindielectric, glTF thin-walled transmission */
-    {"ThinDielectric", "THINDIELECTRIC|THINGLASS|THINWALLED|THINWALLEDGLASS|WINDOWGLASS|WINDOW|PANE|GLASSPANE",
-     JM_IOR},
+    {"ThinDielectric", "THINDIELECTRIC|THINGLASS|THINWALLED|THINWALLEDGLASS|WINDOWGLASS|WINDOW|PANE|GLASSPANE", JM_IOR},
     /* pbrt-v4 diffusetransmission, KHR_materials_diffuse_transmission: RGB reflects, TRANSMIT_RGB
      * transmits */
     {"DiffuseTransmission", "DIFFUSETRANSMISSION|DIFFUSETRANSMITTER|TRANSLUCENTDIFFUSE|DIFFUSETRANSLUCENT|LEAF|PAPER",
@@ -221,10 +221,25 @@ static const struct {
     {NULL, 0, NULL}};
 
 /* caustic's own names and the course's, for "did you mean" */
-const char *const json_material_type_names[] = {"Emitter",   "Emitting", "Diffuse",    "Specular", "Refractive",
-                                                "Conductor", "Metal",    "Dielectric", "Glass",    "Mirror",
-                                                "Phong",     "PBR",      "RoughGlass", "Coated",   "Plastic",
-                                                "ThinDielectric", "DiffuseTransmission", "Interface", NULL};
+const char *const json_material_type_names[] = {"Emitter",
+                                                "Emitting",
+                                                "Diffuse",
+                                                "Specular",
+                                                "Refractive",
+                                                "Conductor",
+                                                "Metal",
+                                                "Dielectric",
+                                                "Glass",
+                                                "Mirror",
+                                                "Phong",
+                                                "PBR",
+                                                "RoughGlass",
+                                                "Coated",
+                                                "Plastic",
+                                                "ThinDielectric",
+                                                "DiffuseTransmission",
+                                                "Interface",
+                                                NULL};
 
 static int kind_of_name(const char *name) {
     for (int k = 0; k < MAT_KIND_COUNT; ++k)

@@ -24,8 +24,7 @@
  * linear float RGB, its invalid values reported and zeroed. */
 /* data: the texels are numbers, not colour (normal and height maps): 8-bit codes read linearly
  * (code / 255), not as sRGB, and the file is a texture apart from its colour use. */
-static int load_image_texture_as(loader *L, const cJSON *f, const char *p, int reflectance, int data,
-                                 int *out_index) {
+static int load_image_texture_as(loader *L, const cJSON *f, const char *p, int reflectance, int data, int *out_index) {
     const char *file = "";
     if (json_string(L, f, p, &file)) return -1;
     char *full = json_resolve_path(L, file);
@@ -223,7 +222,9 @@ static int texture_as(loader *L, cJSON *t, const char *jpath, int data, int *out
     return load_image_texture_as(L, f, p, !data, data, out_index);
 }
 
-int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) { return texture_as(L, t, jpath, 0, out_index); }
+int json_texture(loader *L, cJSON *t, const char *jpath, int *out_index) {
+    return texture_as(L, t, jpath, 0, out_index);
+}
 
 /* Materials that objects use without defining one: a neutral grey diffuse. */
 int json_default_material(loader *L) {
@@ -572,7 +573,8 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         if (json_texture(L, tex, p, &mat.albedo_tex)) return -1;
     }
     /* NORMAL_MAP (tangent space, glTF's convention) or BUMP_MAP (a height map): one of them */
-    cJSON *nmap = cJSON_GetObjectItemCaseSensitive(m, "NORMAL_MAP"), *bmap = cJSON_GetObjectItemCaseSensitive(m, "BUMP_MAP");
+    cJSON *nmap = cJSON_GetObjectItemCaseSensitive(m, "NORMAL_MAP"),
+          *bmap = cJSON_GetObjectItemCaseSensitive(m, "BUMP_MAP");
     static const char *const scale_of[2][2] = {{"NORMAL_SCALE", "NORMAL_MAP"}, {"BUMP_SCALE", "BUMP_MAP"}};
     for (int i = 0; i < 2; ++i)
         if (json_get(m, scale_of[i][0]) && !json_get(m, scale_of[i][1])) {

@@ -140,8 +140,7 @@ int json_volume_material(loader *L, const char *name, const cJSON *m, const char
             rc = prm_fail(&L->P, jpath, "out of memory");
         }
     }
-    if (!rc && !json_get(m, "SIGMA_A") && !json_get(m, "SIGMA_S"))
-        rc = json_missing(L, jpath, "SIGMA_S");
+    if (!rc && !json_get(m, "SIGMA_A") && !json_get(m, "SIGMA_S")) rc = json_missing(L, jpath, "SIGMA_S");
     if (!rc) rc = parse_medium(L, o, name, jpath);
     cJSON_Delete(o);
     if (rc) return -1;

@@ -28,9 +28,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#define MI_PI 3.14159265358979323846
-#define MI_MAX_NEST 64         /* nested bsdfs / shapegroups */
-#define MI_SEGMENTS 64         /* disk and cylinder tessellation */
+#define MI_PI             3.14159265358979323846
+#define MI_MAX_NEST       64 /* nested bsdfs / shapegroups */
+#define MI_SEGMENTS       64 /* disk and cylinder tessellation */
 #define MI_MAX_SERIALIZED (1LL << 31)
 
 typedef struct mi_bsdf {
@@ -61,12 +61,10 @@ typedef struct reader {
     size_t nshapes, ninstances;
 } reader;
 
-
-
-#define FAIL(R, n, ...)                                                                                               \
+#define FAIL(R, n, ...)                                                                                                \
     do {                                                                                                               \
         char w_[PRM_WHERE];                                                                                            \
-        mx_where(&(R)->P, w_, (n));                                                                                             \
+        mx_where(&(R)->P, w_, (n));                                                                                    \
         return prm_fail(&(R)->P, w_, __VA_ARGS__);                                                                     \
     } while (0)
 
@@ -116,9 +114,7 @@ static int collect_ids(const mx_node *n, id_entry **ids, size_t *nids, size_t *c
     return 0;
 }
 
-static int id_cmp(const void *a, const void *b) {
-    return strcmp(((const id_entry *)a)->id, ((const id_entry *)b)->id);
-}
+static int id_cmp(const void *a, const void *b) { return strcmp(((const id_entry *)a)->id, ((const id_entry *)b)->id); }
 
 /* <ref id="x"/> to the object; an unknown id is an error. */
 static int deref(reader *R, const mx_node *ref, const mx_node **out) {
@@ -327,7 +323,8 @@ static int colour_of(reader *R, const mx_node *p, vec3 *out) {
         if (k != 1 && k != 3) {
             if (v[0] == '#' && strlen(v) == 7) { /* #rrggbb */
                 unsigned rr, gg, bb;
-                if (sscanf(v + 1, "%2x%2x%2x", &rr, &gg, &bb) != 3) FAIL(R, p, "<%s value=\"%s\">: not a colour", p->tag, v);
+                if (sscanf(v + 1, "%2x%2x%2x", &rr, &gg, &bb) != 3)
+                    FAIL(R, p, "<%s value=\"%s\">: not a colour", p->tag, v);
                 d[0] = rr / 255.0, d[1] = gg / 255.0, d[2] = bb / 255.0;
                 *out = v3(srgb_decode(d[0]), srgb_decode(d[1]), srgb_decode(d[2]));
                 return 0;
@@ -390,8 +387,8 @@ static int colour_of(reader *R, const mx_node *p, vec3 *out) {
         for (int i = 0; i < 95; ++i) {
             wl[i] = 360 + 5 * i;
             double l = wl[i] * 1e-9;
-            val[i] = 2 * 6.62607015e-34 * 2.99792458e8 * 2.99792458e8 / (pow(l, 5) *
-                     (exp(6.62607015e-34 * 2.99792458e8 / (l * 1.380649e-23 * T)) - 1)) * 1e-9;
+            val[i] = 2 * 6.62607015e-34 * 2.99792458e8 * 2.99792458e8 /
+                     (pow(l, 5) * (exp(6.62607015e-34 * 2.99792458e8 / (l * 1.380649e-23 * T)) - 1)) * 1e-9;
         }
         *out = spectrum_to_rgb(wl, val, 95);
         return 0;
@@ -437,8 +434,9 @@ static int transform_of(reader *R, const mx_node *t, xform *out) {
             if (!(len > 0)) FAIL(R, e, "<rotate> needs an axis (x, y, z or value)");
             double x = a.x / len, y = a.y / len, z = a.z / len, th = ang * MI_PI / 180.0;
             double c = cos(th), s = sin(th), C = 1 - c;
-            double r[12] = {x * x * C + c,     x * y * C - z * s, x * z * C + y * s, 0, y * x * C + z * s, y * y * C + c,
-                            y * z * C - x * s, 0,                 z * x * C - y * s, z * y * C + x * s, z * z * C + c, 0};
+            double r[12] = {x * x * C + c,     x * y * C - z * s, x * z * C + y * s, 0,
+                            y * x * C + z * s, y * y * C + c,     y * z * C - x * s, 0,
+                            z * x * C - y * s, z * y * C + x * s, z * z * C + c,     0};
             memcpy(m, r, sizeof m);
         } else if (!strcmp(e->tag, "matrix")) {
             const char *v = mx_attr(e, "value");
@@ -511,7 +509,8 @@ static int scale_texture(reader *R, const mx_node *t, vec3 *rgb, int *tex) {
             inner = t->kids[i];
     if (!inner) FAIL(R, t, "scale texture without a texture or colour to scale");
     R->tex_depth++;
-    int rc = get_colour_tex(R, inner->parent, mx_attr(inner, "name") ? mx_attr(inner, "name") : "", v3s(1.0f), rgb, tex);
+    int rc =
+        get_colour_tex(R, inner->parent, mx_attr(inner, "name") ? mx_attr(inner, "name") : "", v3s(1.0f), rgb, tex);
     if (!mx_attr(inner, "name")) { /* unnamed: read it directly */
         ((mx_node *)inner)->used = 1;
         if (!strcmp(inner->tag, "texture")) {
@@ -635,7 +634,8 @@ static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean) {
             *mean = R->texs[i].mean;
             return 0;
         }
-    if (R->tex_depth > MI_MAX_NEST) FAIL(R, t, "textures nested deeper than %d (a texture made of itself?)", MI_MAX_NEST);
+    if (R->tex_depth > MI_MAX_NEST)
+        FAIL(R, t, "textures nested deeper than %d (a texture made of itself?)", MI_MAX_NEST);
     ((mx_node *)t)->used = 1;
     const char *type = mx_attr(t, "type");
     if (!type) FAIL(R, t, "<texture> without type");
@@ -661,9 +661,9 @@ static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean) {
                   get_colour_tex(R, t, "color1", v3s(0.2f), &tx.b, &t1);
         R->tex_depth--;
         if (bad) return -1;
-        if ((t0 >= 0 || t1 >= 0) &&
-            warn_at(R, t, "checker of textures", "checkerboard of textures: caustic's checker has two colours: "
-                                                 "white where a texture was"))
+        if ((t0 >= 0 || t1 >= 0) && warn_at(R, t, "checker of textures",
+                                            "checkerboard of textures: caustic's checker has two colours: "
+                                            "white where a texture was"))
             return -1;
         /* Mitsuba: two cells per unit of uv; to_uv's scale multiplies that (caustic's checker
          * has one square scale: a non-square one takes the mean, with a warning) */
@@ -726,30 +726,14 @@ typedef struct named {
     double v[3];
 } named;
 /* Mitsuba's named IORs (at ~589 nm). */
-static const named iors[] = {{"vacuum", {1.0}},
-                             {"helium", {1.00004}},
-                             {"hydrogen", {1.00013}},
-                             {"air", {1.00028}},
-                             {"carbon dioxide", {1.00045}},
-                             {"water", {1.3330}},
-                             {"acetone", {1.36}},
-                             {"ethanol", {1.361}},
-                             {"carbon tetrachloride", {1.461}},
-                             {"glycerol", {1.4729}},
-                             {"benzene", {1.501}},
-                             {"silicone oil", {1.52045}},
-                             {"bromine", {1.661}},
-                             {"water ice", {1.31}},
-                             {"fused quartz", {1.458}},
-                             {"pyrex", {1.470}},
-                             {"acrylic glass", {1.49}},
-                             {"polypropylene", {1.49}},
-                             {"bk7", {1.5046}},
-                             {"sodium chloride", {1.544}},
-                             {"amber", {1.55}},
-                             {"pet", {1.5750}},
-                             {"diamond", {2.419}},
-                             {NULL, {0}}};
+static const named iors[] = {{"vacuum", {1.0}},      {"helium", {1.00004}},         {"hydrogen", {1.00013}},
+                             {"air", {1.00028}},     {"carbon dioxide", {1.00045}}, {"water", {1.3330}},
+                             {"acetone", {1.36}},    {"ethanol", {1.361}},          {"carbon tetrachloride", {1.461}},
+                             {"glycerol", {1.4729}}, {"benzene", {1.501}},          {"silicone oil", {1.52045}},
+                             {"bromine", {1.661}},   {"water ice", {1.31}},         {"fused quartz", {1.458}},
+                             {"pyrex", {1.470}},     {"acrylic glass", {1.49}},     {"polypropylene", {1.49}},
+                             {"bk7", {1.5046}},      {"sodium chloride", {1.544}},  {"amber", {1.55}},
+                             {"pet", {1.5750}},      {"diamond", {2.419}},          {NULL, {0}}};
 
 static const named *find_named(const named *t, const char *name) {
     for (; t->name; ++t)
@@ -790,8 +774,10 @@ static int get_roughness(reader *R, const mx_node *b, double def_alpha, double *
         if (get_float_tex(R, b, "alpha_u", def_alpha, &au, NULL) || get_float_tex(R, b, "alpha_v", au, &av, NULL))
             return -1;
         if (fabs(au - av) > 1e-6 &&
-            warn_at(R, b, "anisotropic", "anisotropic roughness (alpha_u %g, alpha_v %g): caustic's GGX is isotropic "
-                                         "(alpha = sqrt(alpha_u alpha_v))", au, av))
+            warn_at(R, b, "anisotropic",
+                    "anisotropic roughness (alpha_u %g, alpha_v %g): caustic's GGX is isotropic "
+                    "(alpha = sqrt(alpha_u alpha_v))",
+                    au, av))
             return -1;
         a = sqrt(fabs(au * av));
     }
@@ -839,9 +825,9 @@ static int blend(reader *R, const mx_node *b, int depth, const mx_node *const *i
         if (bsdf_build(R, in[i], depth + 1, &kinds[i], &ps[i], &skips[i])) return -1;
         if (w[i] > w[best]) best = i;
         sum += w[i] > 0 ? w[i] : 0;
-        opaque &= !skips[i] && ps[i].alpha_tex < 0 &&
-                  (kinds[i] == MAT_DIFFUSE || kinds[i] == MAT_CONDUCTOR || kinds[i] == MAT_PBR ||
-                   kinds[i] == MAT_COATED);
+        opaque &=
+            !skips[i] && ps[i].alpha_tex < 0 &&
+            (kinds[i] == MAT_DIFFUSE || kinds[i] == MAT_CONDUCTOR || kinds[i] == MAT_PBR || kinds[i] == MAT_COATED);
     }
     if (!opaque || !(sum > 0)) {
         *kind = kinds[best];
@@ -871,8 +857,10 @@ static int blend(reader *R, const mx_node *b, int depth, const mx_node *const *i
     p->roughness = rough;
     p->albedo_tex = ps[best].albedo_tex;
     p->normal_tex = ps[best].normal_tex;
-    return warn_at(R, b, "blend", "%s: caustic cannot mix BSDFs: one PBR of their weighted colour, metallic (%.3g) "
-                                  "and roughness (%.3g) instead", mx_attr(b, "type"), metal, rough);
+    return warn_at(R, b, "blend",
+                   "%s: caustic cannot mix BSDFs: one PBR of their weighted colour, metallic (%.3g) "
+                   "and roughness (%.3g) instead",
+                   mx_attr(b, "type"), metal, rough);
 }
 
 static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, material_params *p, int *skip) {
@@ -909,8 +897,10 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
                 for (; i < 63 && material_metal_name(i); ++i) names[i] = material_metal_name(i);
                 names[i] = NULL;
                 const char *sug = prm_suggest(m, names);
-                if (warn_at(R, b, "conductor material", "conductor material \"%s\" is not in caustic's table%s%s%s: "
-                            "F0 0.9 instead", m, sug ? " (did you mean \"" : "", sug ? sug : "", sug ? "\"?)" : ""))
+                if (warn_at(R, b, "conductor material",
+                            "conductor material \"%s\" is not in caustic's table%s%s%s: "
+                            "F0 0.9 instead",
+                            m, sug ? " (did you mean \"" : "", sug ? sug : "", sug ? "\"?)" : ""))
                     return -1;
                 complex = 0;
                 eta = v3s(0.0f);
@@ -951,7 +941,8 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         int t2;
         double ex;
         if (get_colour_tex(R, b, "diffuse_reflectance", v3s(0.5f), &c, &tex) ||
-            get_colour_tex(R, b, "specular_reflectance", v3s(0.2f), &sp, &t2) || get_float_tex(R, b, "exponent", 30, &ex, NULL))
+            get_colour_tex(R, b, "specular_reflectance", v3s(0.2f), &sp, &t2) ||
+            get_float_tex(R, b, "exponent", 30, &ex, NULL))
             return -1;
         p->rgb = c;
         p->albedo_tex = tex;
@@ -970,19 +961,22 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
             return -1;
         if (!strcmp(type, "roughcoating") && get_roughness(R, b, 0.1, &r)) return -1;
         (void)prop(b, "specular_reflectance");
-        int base = *kind == MAT_DIFFUSE ? COAT_BASE_DIFFUSE : *kind == MAT_CONDUCTOR ? COAT_BASE_CONDUCTOR
-                   : *kind == MAT_PBR                      ? COAT_BASE_PBR
-                                                           : -1;
+        int base = *kind == MAT_DIFFUSE     ? COAT_BASE_DIFFUSE
+                   : *kind == MAT_CONDUCTOR ? COAT_BASE_CONDUCTOR
+                   : *kind == MAT_PBR       ? COAT_BASE_PBR
+                                            : -1;
         if (base < 0)
-            return warn_at(R, b, "coating", "%s over this BSDF: caustic coats diffuse, conductor and PBR bases only: "
-                                            "the BSDF under the coat instead", type);
+            return warn_at(R, b, "coating",
+                           "%s over this BSDF: caustic coats diffuse, conductor and PBR bases only: "
+                           "the BSDF under the coat instead",
+                           type);
         *kind = MAT_COATED;
         p->coat_base = base;
         p->ior = ci / ce;
         p->coat_roughness = r;
         p->coat_weight = 1.0;
-        p->coat_tint = v3(expf(-2.0f * (float)thick * sa.x), expf(-2.0f * (float)thick * sa.y),
-                          expf(-2.0f * (float)thick * sa.z));
+        p->coat_tint =
+            v3(expf(-2.0f * (float)thick * sa.x), expf(-2.0f * (float)thick * sa.y), expf(-2.0f * (float)thick * sa.z));
     } else if (!strcmp(type, "plastic") || !strcmp(type, "roughplastic") || !strcmp(type, "pplastic")) {
         /* caustic's Coated kind over a diffuse base: Mitsuba's plastic (a dielectric coat, smooth
          * or rough, over a Lambertian base, the coat-base interreflection restored as Mitsuba's
@@ -1002,8 +996,10 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
             return -1;
         if (strcmp(type, "plastic") && get_roughness(R, b, 0.1, &r)) return -1;
         p->coat_roughness = r;
-        if (nl && warn_at(R, b, "plastic nonlinear", "%s: nonlinear = true (the colour shift of internal scattering) "
-                                                    "is not modelled: the linear form instead", type))
+        if (nl && warn_at(R, b, "plastic nonlinear",
+                          "%s: nonlinear = true (the colour shift of internal scattering) "
+                          "is not modelled: the linear form instead",
+                          type))
             return -1;
         if ((t2 >= 0 || sr.x != 1.0f || sr.y != 1.0f || sr.z != 1.0f) &&
             warn_at(R, b, "plastic specular", "%s: specular_reflectance other than 1 is not modelled (a clear coat)",
@@ -1019,9 +1015,10 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         if (get_float_tex(R, b, "metallic", 0.0, &p->metallic, &mt) ||
             get_float_tex(R, b, "roughness", 0.5, &p->roughness, &rt))
             return -1;
-        if ((mt >= 0 || rt >= 0) &&
-            warn_at(R, b, "principled textured scalar", "principled: textured metallic/roughness: caustic takes the "
-                                                        "texture's mean (%.3g, %.3g)", p->metallic, p->roughness))
+        if ((mt >= 0 || rt >= 0) && warn_at(R, b, "principled textured scalar",
+                                            "principled: textured metallic/roughness: caustic takes the "
+                                            "texture's mean (%.3g, %.3g)",
+                                            p->metallic, p->roughness))
             return -1;
         /* clearcoat is left out: Disney's clear coat is added on top of the base without taking
          * its light, so caustic's energy-conserving Coated kind over the PBR base measured further
@@ -1072,8 +1069,10 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         if (ot >= 0) {
             p->alpha_tex = ot;
             p->alpha_cutoff = 0.5;
-        } else if (op < 1 && warn_at(R, b, "mask constant", "mask with constant opacity %.3g: caustic's cut-outs are "
-                                                            "all or nothing: %s", op, op < 0.5 ? "left out" : "opaque"))
+        } else if (op < 1 && warn_at(R, b, "mask constant",
+                                     "mask with constant opacity %.3g: caustic's cut-outs are "
+                                     "all or nothing: %s",
+                                     op, op < 0.5 ? "left out" : "opaque"))
             return -1;
         else if (op < 0.5)
             *skip = 1;
@@ -1154,15 +1153,23 @@ static mi_bsdf *bsdf_get(reader *R, const mx_node *b) {
 /* Mitsuba's .serialized: a little-endian header (0x041C, version 3 or 4), then per shape a zlib
  * stream of flags, (v4) a name, vertex and triangle counts, positions, normals, uvs, colours
  * (single or double precision) and indices; a table of shape offsets and their count at the end. */
-enum { SER_NORMALS = 0x1, SER_UVS = 0x2, SER_COLOURS = 0x8, SER_FACE_NORMALS = 0x10, SER_SINGLE = 0x1000,
-       SER_DOUBLE = 0x2000 };
+enum {
+    SER_NORMALS = 0x1,
+    SER_UVS = 0x2,
+    SER_COLOURS = 0x8,
+    SER_FACE_NORMALS = 0x10,
+    SER_SINGLE = 0x1000,
+    SER_DOUBLE = 0x2000
+};
 
 static uint64_t rd_u64(const unsigned char *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
     return v;
 }
-static uint32_t rd_u32(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t rd_u32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 static float rd_real(const unsigned char *p, size_t size) {
     if (size == 8) {
@@ -1245,13 +1252,15 @@ static int load_serialized(reader *R, const mx_node *n, const char *path, long i
         goto done;
     }
     if (index < 0 || index >= (long)count) {
-        prm_fail(&R->P, w, "%s: shape_index %ld, but the file has %u shape%s", path, index, count, count == 1 ? "" : "s");
+        prm_fail(&R->P, w, "%s: shape_index %ld, but the file has %u shape%s", path, index, count,
+                 count == 1 ? "" : "s");
         goto done;
     }
     const unsigned char *table = f + size - 4 - (size_t)count * osz;
     start = version == 4 ? (size_t)rd_u64(table + 8 * index) : rd_u32(table + 4 * index);
-    end = index + 1 < (long)count ? (version == 4 ? (size_t)rd_u64(table + 8 * (index + 1)) : rd_u32(table + 4 * (index + 1)))
-                                  : (size_t)(table - f);
+    end = index + 1 < (long)count
+              ? (version == 4 ? (size_t)rd_u64(table + 8 * (index + 1)) : rd_u32(table + 4 * (index + 1)))
+              : (size_t)(table - f);
     if (start + 4 > end || end > size || rd_u32(f + start) != (0x041Cu | (uint32_t)version << 16)) {
         prm_fail(&R->P, w, "%s: shape %ld: bad offset or header", path, index);
         goto done;
@@ -1365,7 +1374,8 @@ static int add_disk(reader *R, const mx_node *n, xform M, int mat, int flip) {
         idx[3 * i + 1] = (uint32_t)(1 + (flip ? (i + 1) % S : i));
         idx[3 * i + 2] = (uint32_t)(1 + (flip ? i : (i + 1) % S));
     }
-    if (scene_add_mesh(R->s, pos, nrm, uv, S + 1, idx, NULL, S, M, mat)) FAIL(R, n, "out of memory (or a singular transform)");
+    if (scene_add_mesh(R->s, pos, nrm, uv, S + 1, idx, NULL, S, M, mat))
+        FAIL(R, n, "out of memory (or a singular transform)");
     return 0;
 }
 
@@ -1455,9 +1465,11 @@ static int add_cube(reader *R, const mx_node *n, xform M, int mat, int flip) {
             uv[4 * f + k] = v2(0.5f * (su + 1), 0.5f * (sv + 1));
         }
         uint32_t q[6] = {0, 1, 2, 0, 2, 3};
-        for (int k = 0; k < 6; ++k) idx[6 * f + k] = (uint32_t)(4 * f) + q[flip ? (k % 3 == 1 ? k + 1 : k % 3 == 2 ? k - 1 : k) : k];
+        for (int k = 0; k < 6; ++k)
+            idx[6 * f + k] = (uint32_t)(4 * f) + q[flip ? (k % 3 == 1 ? k + 1 : k % 3 == 2 ? k - 1 : k) : k];
     }
-    if (scene_add_mesh(R->s, pos, nrm, uv, 24, idx, NULL, 12, M, mat)) FAIL(R, n, "cube: singular transform (or out of memory)");
+    if (scene_add_mesh(R->s, pos, nrm, uv, 24, idx, NULL, 12, M, mat))
+        FAIL(R, n, "cube: singular transform (or out of memory)");
     return 0;
 }
 
@@ -1575,8 +1587,8 @@ static int add_shape(reader *R, const mx_node *sh, xform parent, int depth) {
     int flip, facen;
     if (get_bool(R, sh, "flip_normals", 0, &flip) || get_bool(R, sh, "face_normals", 0, &facen)) return -1;
     if (facen && warn_at(R, sh, "face_normals", "face_normals: caustic keeps the mesh's vertex normals")) return -1;
-    static const char *const known[] = {"obj", "ply", "serialized", "rectangle", "cube", "sphere", "disk", "cylinder",
-                                        NULL};
+    static const char *const known[] = {"obj",    "ply",  "serialized", "rectangle", "cube",
+                                        "sphere", "disk", "cylinder",   NULL};
     int k = 0;
     while (known[k] && strcmp(known[k], type)) k++;
     if (!known[k]) {
@@ -1751,8 +1763,10 @@ static int add_emitter(reader *R, const mx_node *e) {
             if (strcmp(tp->tag, "texture")) FAIL(R, tp, "spot: \"texture\" must be a <texture>");
             if (texture_of(R, tp, &ti, &mean)) return -1;
             rgb = vmul(rgb, mean);
-            if (warn_at(R, e, "spot texture", "spot light with a texture: caustic's spot lights are plain: the "
-                                              "texture's mean colour (%.3g, %.3g, %.3g) instead", mean.x, mean.y, mean.z))
+            if (warn_at(R, e, "spot texture",
+                        "spot light with a texture: caustic's spot lights are plain: the "
+                        "texture's mean colour (%.3g, %.3g, %.3g) instead",
+                        mean.x, mean.y, mean.z))
                 return -1;
         }
         if (!(cut > 0 && cut <= 90)) FAIL(R, e, "spot: cutoff_angle %g must be in (0, 90]", cut);
@@ -1768,7 +1782,8 @@ static int add_emitter(reader *R, const mx_node *e) {
     } else if (!strcmp(type, "constant")) {
         if (get_colour_tex(R, e, "radiance", v3s(1.0f), &rgb, &tex)) return -1;
         if (R->s->env_tex >= 0 || R->s->env_radiance.x + R->s->env_radiance.y + R->s->env_radiance.z > 0) {
-            if (warn_at(R, e, "two environments", "a second environment emitter: caustic has one; this one is left out"))
+            if (warn_at(R, e, "two environments",
+                        "a second environment emitter: caustic has one; this one is left out"))
                 return -1;
             return 0;
         }
@@ -1777,7 +1792,8 @@ static int add_emitter(reader *R, const mx_node *e) {
         double scale;
         if (get_float(R, e, "scale", 1.0, &scale)) return -1;
         if (R->s->env_tex >= 0 || R->s->env_radiance.x + R->s->env_radiance.y + R->s->env_radiance.z > 0) {
-            if (warn_at(R, e, "two environments", "a second environment emitter: caustic has one; this one is left out"))
+            if (warn_at(R, e, "two environments",
+                        "a second environment emitter: caustic has one; this one is left out"))
                 return -1;
             mark_all(e);
             return 0;
@@ -1819,8 +1835,8 @@ static int read_sensor(reader *R, const mx_node *sn) {
                     for (int j = 0; j < c->kids[k]->nkids; ++j) ((mx_node *)c->kids[k]->kids[j])->used = 1;
                 }
             /* output settings with no meaning for the picture */
-            static const char *const fmt[] = {"pixel_format", "component_format", "file_format", "banner",
-                                              "high_quality_edges", "rfilter", "sample_border", NULL};
+            static const char *const fmt[] = {"pixel_format",       "component_format", "file_format",   "banner",
+                                              "high_quality_edges", "rfilter",          "sample_border", NULL};
             for (int k = 0; fmt[k]; ++k) (void)prop(c, fmt[k]);
         } else if (!strcmp(c->tag, "sampler")) {
             ((mx_node *)c)->used = 1;
@@ -1881,11 +1897,14 @@ static int read_sensor(reader *R, const mx_node *sn) {
         cd->aperture_radius = (float)ar;
         cd->focus_distance = (float)fd;
     } else if (!strcmp(type, "orthographic")) {
-        if (warn_at(R, sn, "orthographic", "orthographic sensor: caustic's cameras are perspective: a %g degree "
-                                          "perspective view from the same place instead", vfov * 180 / MI_PI))
+        if (warn_at(R, sn, "orthographic",
+                    "orthographic sensor: caustic's cameras are perspective: a %g degree "
+                    "perspective view from the same place instead",
+                    vfov * 180 / MI_PI))
             return -1;
     } else if (strcmp(type, "perspective")) {
-        if (warn_at(R, sn, type, "sensor \"%s\": caustic has no such camera: a perspective one instead", type)) return -1;
+        if (warn_at(R, sn, type, "sensor \"%s\": caustic has no such camera: a perspective one instead", type))
+            return -1;
     }
     return 0;
 }
@@ -1910,8 +1929,10 @@ static int read_integrator(reader *R, const mx_node *in) {
     if (md < 0 || md > 1025)
         R->s->max_depth = 1024;
     else if (md <= 1) {
-        if (warn_at(R, in, "max_depth 1", "max_depth %ld (emitters seen directly): caustic's shortest paths are "
-                                          "depth 1 (direct light)", md))
+        if (warn_at(R, in, "max_depth 1",
+                    "max_depth %ld (emitters seen directly): caustic's shortest paths are "
+                    "depth 1 (direct light)",
+                    md))
             return -1;
         R->s->max_depth = 1;
     } else
@@ -1921,8 +1942,10 @@ static int read_integrator(reader *R, const mx_node *in) {
     while (native[k] && strcmp(native[k], type)) k++;
     if (!native[k]) {
         char msg[256];
-        snprintf(msg, sizeof msg, "integrator \"%s\": caustic renders with the integrator --integrator chooses "
-                                  "(path tracing unless told; vcm for caustics)", type);
+        snprintf(msg, sizeof msg,
+                 "integrator \"%s\": caustic renders with the integrator --integrator chooses "
+                 "(path tracing unless told; vcm for caustics)",
+                 type);
         char w[PRM_WHERE];
         mx_where(&R->P, w, in);
         prm_note(&R->P, "integrator", w, msg);
@@ -1933,8 +1956,8 @@ static int read_integrator(reader *R, const mx_node *in) {
 
 /* ---- the coverage summary: parameters nobody read --------------------------------------------- */
 static int is_property(const char *tag) {
-    static const char *const t[] = {"float", "integer", "boolean", "string", "rgb", "srgb", "spectrum", "point",
-                                    "vector", "transform", "texture", "blackbody", NULL};
+    static const char *const t[] = {"float", "integer", "boolean",   "string",  "rgb",       "srgb", "spectrum",
+                                    "point", "vector",  "transform", "texture", "blackbody", NULL};
     for (int i = 0; t[i]; ++i)
         if (!strcmp(t[i], tag)) return 1;
     return 0;
@@ -2042,7 +2065,8 @@ int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *op
     prm_init(&R.P, src->path, opts ? opts->strict : 0, err, errlen);
     R.P.line_format = 1;
     /* -D name=value: Mitsuba's parameters ($name); the names are not JSON paths here */
-    int rc = mx_read(&R.D, &R.P, src->path, src->text, src->size, opts ? opts->defines : NULL, opts ? opts->ndefines : 0);
+    int rc =
+        mx_read(&R.D, &R.P, src->path, src->text, src->size, opts ? opts->defines : NULL, opts ? opts->ndefines : 0);
     if (rc == 0) {
         R.s = scene_create();
         if (!R.s)
@@ -2053,8 +2077,7 @@ int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *op
             rc = read_scene(&R);
         }
     }
-    if (rc == 0 && R.s->ntriangles + R.s->nspheres + R.s->nquads == 0 && R.s->env_tex < 0 &&
-        R.s->npunctual == 0)
+    if (rc == 0 && R.s->ntriangles + R.s->nspheres + R.s->nquads == 0 && R.s->env_tex < 0 && R.s->npunctual == 0)
         rc = prm_fail(&R.P, NULL, "the scene has nothing caustic can render (no shape, light or environment read)");
     /* -D was this reader's own ($name parameters); no caustic JSON is handed out (it cannot say
      * serialized meshes, spot lights, cut-out masks), so --dump-scene refuses (scene_api.c) */
@@ -2070,4 +2093,3 @@ int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *op
     mx_free(&R.D);
     return rc;
 }
-

@@ -11,8 +11,8 @@
 #include "import/params.h"
 
 typedef struct mx_node {
-    char *tag;     /* element name (after the 0.x upgrade: "lookat", snake_case names) */
-    char **attr;   /* name, value, name, value ... ($name substituted) */
+    char *tag;   /* element name (after the 0.x upgrade: "lookat", snake_case names) */
+    char **attr; /* name, value, name, value ... ($name substituted) */
     int nattr;
     struct mx_node **kids;
     int nkids, cap;
@@ -30,7 +30,7 @@ typedef struct mx_doc {
     char **pname, **pvalue;
     int nparams, ndefines; /* the first ndefines came from -D */
     unsigned char *pused;  /* per parameter: some $name used it */
-    char **search; /* <path value=...> folders, then the scene's own */
+    char **search;         /* <path value=...> folders, then the scene's own */
     int nsearch;
     int nincludes;
     int version_major, version_minor;

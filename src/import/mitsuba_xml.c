@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 
 #define MX_MAX_INCLUDES 256 /* in all: a file that includes itself stops here */
-#define MX_MAX_FILE (256L << 20)
-#define MX_MAX_DEPTH 256 /* element nesting */
+#define MX_MAX_FILE     (256L << 20)
+#define MX_MAX_DEPTH    256 /* element nesting */
 
 static char *xstrdup(const char *s) {
     size_t n = strlen(s);
@@ -163,8 +163,7 @@ static char *snake(const char *s) {
     if (!r) return NULL;
     for (size_t i = 0; i < n; ++i) {
         unsigned char ch = (unsigned char)s[i];
-        if (isupper(ch) && i > 0 && (islower((unsigned char)s[i - 1]) || isdigit((unsigned char)s[i - 1])))
-            *o++ = '_';
+        if (isupper(ch) && i > 0 && (islower((unsigned char)s[i - 1]) || isdigit((unsigned char)s[i - 1]))) *o++ = '_';
         *o++ = (char)tolower(ch);
     }
     *o = '\0';

@@ -22,14 +22,14 @@ typedef struct mtl_entry {
     vec3 kd, ks, ke;
     float ni, d, pr, pm, ns;
     int illum;
-    unsigned has; /* MTL_HAS_* bits: which statements were given */
-    char *map_kd; /* texture path as written (options stripped), or NULL */
+    unsigned has;     /* MTL_HAS_* bits: which statements were given */
+    char *map_kd;     /* texture path as written (options stripped), or NULL */
     char *map_bump;   /* bump / map_bump: a height map (options stripped), or NULL */
     float bump_scale; /* its -bm multiplier (1) */
     char *map_norm;   /* norm / map_Kn: a tangent-space normal map, or NULL */
     char *map_d;      /* map_d: an opacity map (cut-out where below 1/2), or NULL */
-    int map_pr;   /* map_Pr was given (not supported: ignored with a warning) */
-    int line;     /* line of the newmtl statement */
+    int map_pr;       /* map_Pr was given (not supported: ignored with a warning) */
+    int line;         /* line of the newmtl statement */
 } mtl_entry;
 
 enum {

@@ -568,7 +568,7 @@ typedef struct texcache {
     char *path;
     int index;
     int data; /* loaded as data (height, normal and opacity maps: 8-bit codes linear), not colour */
-} texcache; /* index -1: failed */
+} texcache;   /* index -1: failed */
 
 static int default_material(scene *s) {
     int m = scene_find_material(s, OBJ_DEFAULT_MATERIAL);

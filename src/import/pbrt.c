@@ -39,9 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PI_D 3.14159265358979323846
+#define PI_D          3.14159265358979323846
 #define MAX_TRIANGLES (1u << 30)
-#define MAX_LEVELS 8
+#define MAX_LEVELS    8
 
 /* ---- 4x4 matrices (double: pbrt scenes chain many transforms) ------------------------------------ */
 typedef struct m4 {
@@ -167,8 +167,8 @@ typedef struct ptex {
     char *name;
     int is_float;
     ptex_kind kind;
-    vec3 value; /* PT_CONST: the value; PT_IMAGE: its scale; PT_OTHER: the stand-in */
-    int tex;    /* caustic texture (PT_IMAGE, PT_CHECKER) */
+    vec3 value;   /* PT_CONST: the value; PT_IMAGE: its scale; PT_OTHER: the stand-in */
+    int tex;      /* caustic texture (PT_IMAGE, PT_CHECKER) */
     float factor; /* PT_IMAGE of a float texture: what multiplies its texels (a bump map's scale) */
 } ptex;
 
@@ -307,9 +307,9 @@ static const double *pnums(R *r, plist *pl, const char *name, size_t *n) {
 }
 
 static int is_type(const char *t) {
-    static const char *const types[] = {"integer", "float",  "point2", "vector2", "point3",    "vector3",
-                                        "normal",  "normal3", "point", "vector",  "color",     "rgb",
-                                        "spectrum", "blackbody", "bool", "string", "texture", NULL};
+    static const char *const types[] = {"integer",  "float",     "point2", "vector2", "point3",  "vector3",
+                                        "normal",   "normal3",   "point",  "vector",  "color",   "rgb",
+                                        "spectrum", "blackbody", "bool",   "string",  "texture", NULL};
     for (int i = 0; types[i]; ++i)
         if (!strcmp(t, types[i])) return 1;
     return 0;
@@ -396,8 +396,9 @@ static int parse_params(R *r, plist *pl, const char *owner, const pbrt_token *at
         if (dup) { /* pbrt-v4 keeps the first value */
             char key[200];
             snprintf(key, sizeof key, "twice %.100s %.64s", owner, name);
-            if (UNSUPPORTED(r, key, w, "parameter \"%s\" of %s given twice (first at %s); the first is used, as pbrt-v4 "
-                                       "does",
+            if (UNSUPPORTED(r, key, w,
+                            "parameter \"%s\" of %s given twice (first at %s); the first is used, as pbrt-v4 "
+                            "does",
                             name, owner, dup->where))
                 goto fail;
             continue;
@@ -594,7 +595,8 @@ static int get_color(R *r, plist *pl, const char *name, vec3 def, int illum, vec
         const char *tn;
         if (prm_string(&pl->l, name, "", &tn)) return -1;
         ptex *x = find_tex(r, tn, 0);
-        if (!x) return prm_fail(&r->ctx, v->where, "parameter \"%s\" of %s: no texture named \"%s\"", name, pl->owner, tn);
+        if (!x)
+            return prm_fail(&r->ctx, v->where, "parameter \"%s\" of %s: no texture named \"%s\"", name, pl->owner, tn);
         *out = x->value;
         if (x->kind == PT_CONST) return 0;
         if (tex && (x->kind == PT_IMAGE || x->kind == PT_CHECKER)) {
@@ -931,9 +933,20 @@ static int make_material(R *r, const char *type, plist *pl, const char *name, co
     pmat m;
     memset(&m, 0, sizeof m);
     if (!row) {
-        static const char *names[] = {"diffuse", "conductor", "dielectric", "thindielectric", "coateddiffuse",
-                                      "coatedconductor", "diffusetransmission", "mix", "interface", "subsurface",
-                                      "measured", "hair", "none", NULL};
+        static const char *names[] = {"diffuse",
+                                      "conductor",
+                                      "dielectric",
+                                      "thindielectric",
+                                      "coateddiffuse",
+                                      "coatedconductor",
+                                      "diffusetransmission",
+                                      "mix",
+                                      "interface",
+                                      "subsurface",
+                                      "measured",
+                                      "hair",
+                                      "none",
+                                      NULL};
         if (!strcmp(type, "") || !strcmp(type, "none")) {
             m.interface = 1;
         } else {
@@ -972,14 +985,18 @@ static int make_material(R *r, const char *type, plist *pl, const char *name, co
     if (disp) {
         disp->used = 1;
         if (UNSUPPORTED(r, "bump mapping", disp->where,
-                        "\"displacement\" of %s: not an image texture (caustic bumps by image height maps); the surface is smooth", pl->owner))
+                        "\"displacement\" of %s: not an image texture (caustic bumps by image height maps); the "
+                        "surface is smooth",
+                        pl->owner))
             return -1;
     }
     prm_value *nm = pfind(pl, "normalmap");
     if (nm) {
         nm->used = 1;
-        if (UNSUPPORTED(r, "normal map", nm->where, "\"normalmap\" of %s: not read (caustic's normal maps are "
-                                                    "glTF's); the surface is smooth", pl->owner))
+        if (UNSUPPORTED(r, "normal map", nm->where,
+                        "\"normalmap\" of %s: not read (caustic's normal maps are "
+                        "glTF's); the surface is smooth",
+                        pl->owner))
             return -1;
     }
     if (finish_params(r, pl)) return -1;
@@ -1097,8 +1114,7 @@ static int d_texture(R *r, const pbrt_token *at) {
             int inv = 0;
             if (!rc) rc = prm_float(&pl.l, "scale", 1.0, -1e30, 1e30, "", &sc);
             if (!rc) rc = prm_bool(&pl.l, "invert", 0, &inv);
-            if (!rc && inv)
-                rc = UNSUPPORTED(r, "imagemap invert", w, "%s: \"invert\" is not applied", owner);
+            if (!rc && inv) rc = UNSUPPORTED(r, "imagemap invert", w, "%s: \"invert\" is not applied", owner);
             const char *enc;
             if (!rc) rc = prm_string(&pl.l, "encoding", "", &enc);
             const char *filt;
@@ -1159,8 +1175,9 @@ static int d_texture(R *r, const pbrt_token *at) {
         if (!rc) rc = prm_float(&pl.l, "vscale", us, -1e9, 1e9, "", &vs);
         if (!rc) rc = prm_int(&pl.l, "dimension", 2, 2, 3, &dim);
         if (!rc && fabs(us - vs) > 1e-9 * fabs(us))
-            rc = UNSUPPORTED(r, "checkerboard scales", w, "%s: uscale %g and vscale %g differ; caustic's checker has one "
-                                                          "scale (uscale used)",
+            rc = UNSUPPORTED(r, "checkerboard scales", w,
+                             "%s: uscale %g and vscale %g differ; caustic's checker has one "
+                             "scale (uscale used)",
                              owner, us, vs);
         if (!rc) {
             texture tx;
@@ -1257,7 +1274,8 @@ static int emit_mesh(R *r, pbrt_mesh *m, const m4 *to, int material, const char 
                 o->n[o->nv + i] = v3s(0.0f);
         }
         for (size_t t = 0; t < m->nt; ++t) {
-            for (int k = 0; k < 3; ++k) o->idx[3 * (o->nt + t) + (size_t)k] = (uint32_t)o->nv + m->idx[3 * t + (size_t)k];
+            for (int k = 0; k < 3; ++k)
+                o->idx[3 * (o->nt + t) + (size_t)k] = (uint32_t)o->nv + m->idx[3 * t + (size_t)k];
             o->mat[o->nt + t] = material;
         }
         o->nv += m->nv;
@@ -1301,7 +1319,8 @@ static int get_indices(R *r, plist *pl, const char *name, size_t nverts, size_t 
         return prm_fail(&r->ctx, pl->where, "%s needs \"integer %s\"", pl->owner, name);
     }
     prm_value *v = pfind(pl, name);
-    if (k % per) return prm_fail(&r->ctx, v->where, "%s: \"%s\" has %zu values, not a multiple of %zu", pl->owner, name, k, per);
+    if (k % per)
+        return prm_fail(&r->ctx, v->where, "%s: \"%s\" has %zu values, not a multiple of %zu", pl->owner, name, k, per);
     *out = malloc((k ? k : 1) * sizeof **out);
     if (!*out) return oom(r, v->where);
     for (size_t i = 0; i < k; ++i) {
@@ -1362,10 +1381,11 @@ static int shape_alpha(R *r, plist *pl, int *alpha_tex, int *skip) {
     }
     double a;
     if (prm_float(&pl->l, "alpha", 1.0, 0, 1, "", &a)) return -1;
-    if (a <= 0) *skip = 1;
-    else if (a < 1 && UNSUPPORTED(r, "constant alpha", pl->where,
-                                  "constant alpha %g of %s: caustic's cut-outs are 0 or 1; the shape is opaque", a,
-                                  pl->owner))
+    if (a <= 0)
+        *skip = 1;
+    else if (a < 1 &&
+             UNSUPPORTED(r, "constant alpha", pl->where,
+                         "constant alpha %g of %s: caustic's cut-outs are 0 or 1; the shape is opaque", a, pl->owner))
         return -1;
     return 0;
 }
@@ -1460,8 +1480,9 @@ static int d_shape(R *r, const pbrt_token *at) {
                     memcpy(m.idx + 6 * q, tri, sizeof tri);
                 }
                 free(ix);
-                if (!rc && ni && UNSUPPORTED(r, "bilinear patches", w,
-                                             "bilinearmesh: each patch is two triangles (exact for planar patches)"))
+                if (!rc && ni &&
+                    UNSUPPORTED(r, "bilinear patches", w,
+                                "bilinearmesh: each patch is two triangles (exact for planar patches)"))
                     rc = -1;
             } else {
                 m.idx = ix;
@@ -1496,7 +1517,8 @@ static int d_shape(R *r, const pbrt_token *at) {
             d->used = 1;
             prm_value *e = pfind(&pl, "edgelength");
             if (e) e->used = 1;
-            rc = UNSUPPORTED(r, "displacement", d->where, "plymesh displacement: not applied (the mesh is as in its file)");
+            rc = UNSUPPORTED(r, "displacement", d->where,
+                             "plymesh displacement: not applied (the mesh is as in its file)");
         }
     } else if (!strcmp(type, "sphere") || !strcmp(type, "cylinder") || !strcmp(type, "disk")) {
         double rad, zmin, zmax, phimax, h = 0, ri = 0;
@@ -1525,8 +1547,8 @@ static int d_shape(R *r, const pbrt_token *at) {
         if (!rc && !analytic_sphere) {
             char key[96];
             snprintf(key, sizeof key, "tessellated %s", type);
-            rc = UNSUPPORTED(r, key, w, "%s: tessellated (64 segments a turn; caustic has no analytic %s%s)", type, type,
-                             !strcmp(type, "sphere") ? " of this kind" : "");
+            rc = UNSUPPORTED(r, key, w, "%s: tessellated (64 segments a turn; caustic has no analytic %s%s)", type,
+                             type, !strcmp(type, "sphere") ? " of this kind" : "");
         }
     } else {
         char key[80];
@@ -1680,7 +1702,8 @@ static int env_image(R *r, const char *path, double scale, const char *where) {
     int tex = scene_add_image_texture(r->s, W, H, ll);
     free(ll);
     if (tex < 0) return prm_fail(&r->ctx, where, "infinite light \"%s\": out of texture memory", path);
-    if (scene_textures_memory_check(r->s, path, err, sizeof err) || scene_env_memory_check(r->s, tex, path, err, sizeof err))
+    if (scene_textures_memory_check(r->s, path, err, sizeof err) ||
+        scene_env_memory_check(r->s, tex, path, err, sizeof err))
         return prm_fail(&r->ctx, where, "%s", err);
     r->s->env_tex = tex;
     r->s->env_radiance = v3s((float)scale);
@@ -1692,8 +1715,9 @@ static int d_light(R *r, const pbrt_token *at, int area) {
     pbrt_token ty;
     if (pbrt_lex_next(&r->lx, &ty)) return -1;
     pbrt_where(&r->lx, at, w);
-    if (ty.type != PTK_STRING) return prm_fail(&r->ctx, w, "%s: expected the light's type as a quoted string",
-                                               area ? "AreaLightSource" : "LightSource");
+    if (ty.type != PTK_STRING)
+        return prm_fail(&r->ctx, w, "%s: expected the light's type as a quoted string",
+                        area ? "AreaLightSource" : "LightSource");
     char type[64];
     snprintf(type, sizeof type, "%.*s", (int)(ty.len > 60 ? 60 : ty.len), ty.text);
     char owner[96];
@@ -1708,7 +1732,8 @@ static int d_light(R *r, const pbrt_token *at, int area) {
         sv->used = 1;
         scale = (sv->nums[0] + sv->nums[1] + sv->nums[2]) / 3.0;
         if ((sv->nums[0] != sv->nums[1] || sv->nums[1] != sv->nums[2]) &&
-            UNSUPPORTED(r, "coloured scale", sv->where, "a coloured \"scale\" of %s: its mean %g is used", owner, scale))
+            UNSUPPORTED(r, "coloured scale", sv->where, "a coloured \"scale\" of %s: its mean %g is used", owner,
+                        scale))
             rc = -1;
     } else
         rc = prm_float(&pl.l, "scale", 1.0, -1e30, 1e30, "", &scale);
@@ -1728,7 +1753,8 @@ static int d_light(R *r, const pbrt_token *at, int area) {
         prm_value *fn = pfind(&pl, "filename");
         if (!rc && fn) {
             fn->used = 1;
-            rc = UNSUPPORTED(r, "area light image", fn->where, "area light \"filename\": image emission is not read; L stands in");
+            rc = UNSUPPORTED(r, "area light image", fn->where,
+                             "area light \"filename\": image emission is not read; L stands in");
         }
         r->g.area = 1;
         r->g.area_L = vscale(L, (float)scale);
@@ -1805,8 +1831,9 @@ static int d_light(R *r, const pbrt_token *at, int area) {
             vec3 tint = v3s(1.0f); /* pbrt-v3 multiplies its map by L */
             if (pfind(&pl, "L")) rc = get_color(r, &pl, "L", v3s(1.0f), 0, &tint, NULL);
             if (!rc && (r->env_images || r->s->env_tex >= 0))
-                rc = UNSUPPORTED(r, "second env image", w, "a second infinite light with an image: caustic has one "
-                                                          "environment map; this one is dropped");
+                rc = UNSUPPORTED(r, "second env image", w,
+                                 "a second infinite light with an image: caustic has one "
+                                 "environment map; this one is dropped");
             else if (!rc) {
                 char *path = pbrt_resolve(&r->lx, at, fn);
                 rc = path ? env_image(r, path, scale, w) : oom(r, w);
@@ -1833,8 +1860,9 @@ static int d_light(R *r, const pbrt_token *at, int area) {
             rc = prm_fail(&r->ctx, w, "cannot add the point light");
         r->nlights++;
     } else {
-        rc = prm_fail(&r->ctx, w, "unknown light \"%s\" (pbrt-v4 has point, spot, goniometric, projection, distant, "
-                                  "infinite)",
+        rc = prm_fail(&r->ctx, w,
+                      "unknown light \"%s\" (pbrt-v4 has point, spot, goniometric, projection, distant, "
+                      "infinite)",
                       type);
     }
     if (!rc) rc = finish_params(r, &pl);
@@ -1890,14 +1918,16 @@ static int d_camera(R *r, const pbrt_token *at) {
         char key[64];
         snprintf(key, sizeof key, "camera %s", type);
         for (size_t i = 0; i < pl.l.n; ++i) pl.l.v[i].used = 1;
-        rc = UNSUPPORTED(r, key, w, "camera \"%s\": caustic has a perspective camera; a perspective camera of fov 90 "
-                                    "stands in",
+        rc = UNSUPPORTED(r, key, w,
+                         "camera \"%s\": caustic has a perspective camera; a perspective camera of fov 90 "
+                         "stands in",
                          type);
     }
     if (!rc && !strcmp(type, "orthographic"))
-        rc = UNSUPPORTED(r, "orthographic", w,
-                         "orthographic camera: caustic's camera is perspective; a far-away camera of a very narrow field "
-                         "of view stands in");
+        rc = UNSUPPORTED(
+            r, "orthographic", w,
+            "orthographic camera: caustic's camera is perspective; a far-away camera of a very narrow field "
+            "of view stands in");
     if (!rc) rc = finish_params(r, &pl);
     plist_free(&pl);
     return rc;
@@ -1932,7 +1962,8 @@ static int d_settings(R *r, const pbrt_token *at, const char *what) {
         const char *sensor;
         if (!rc) rc = prm_string(&pl.l, "sensor", "cie1931", &sensor);
         if (!rc && strcmp(sensor, "cie1931"))
-            rc = UNSUPPORTED(r, "sensor", w, "film sensor \"%s\": caustic renders sRGB as the cie1931 sensor does", sensor);
+            rc = UNSUPPORTED(r, "sensor", w, "film sensor \"%s\": caustic renders sRGB as the cie1931 sensor does",
+                             sensor);
         prm_value *cw = pfind(&pl, "cropwindow");
         if (!rc && cw) {
             cw->used = 1;
@@ -1956,24 +1987,27 @@ static int d_settings(R *r, const pbrt_token *at, const char *what) {
         rc = prm_int(&pl.l, "maxdepth", 5, 0, 100000, &md);
         if (md > 1024) md = 1024;
         r->s->max_depth = (int)md;
-        static const char *const known[] = {"path", "volpath", "simplepath", "bdpt", "mlt", "sppm", "lightpath",
-                                            "randomwalk", "simplevolpath", "ambientocclusion", "aov", NULL};
+        static const char *const known[] = {"path", "volpath",   "simplepath", "bdpt",          "mlt",
+                                            "sppm", "lightpath", "randomwalk", "simplevolpath", "ambientocclusion",
+                                            "aov",  NULL};
         int k = -1;
         for (int i = 0; known[i]; ++i)
             if (!strcmp(known[i], type)) k = i;
         if (k < 0 && !strcmp(type, "directlighting")) { /* pbrt-v3 */
             r->s->max_depth = 1;
-            rc = UNSUPPORTED(r, "integrator", w, "integrator \"directlighting\" (pbrt-v3): path tracing of depth 1 "
-                                                 "(direct light only) stands in");
+            rc = UNSUPPORTED(r, "integrator", w,
+                             "integrator \"directlighting\" (pbrt-v3): path tracing of depth 1 "
+                             "(direct light only) stands in");
         } else if (k < 0)
             rc = UNSUPPORTED(r, "integrator", w, "unknown integrator \"%s\": path tracing stands in", type);
         /* pbrt's bidirectional and photon integrators choose caustic's (a default --integrator overrides) */
-        static const int as_caustic[] = {0, 0, 0, CAUSTIC_INTEGRATOR_BDPT + 1, 0, CAUSTIC_INTEGRATOR_PPM + 1,
-                                         CAUSTIC_INTEGRATOR_LT + 1, 0, 0};
+        static const int as_caustic[] = {
+            0, 0, 0, CAUSTIC_INTEGRATOR_BDPT + 1, 0, CAUSTIC_INTEGRATOR_PPM + 1, CAUSTIC_INTEGRATOR_LT + 1, 0, 0};
         if (!rc && k >= 0 && k < 9) r->s->integrator_hint = as_caustic[k];
         if (!rc && k >= 9)
-            rc = UNSUPPORTED(r, "integrator", w, "integrator \"%s\": caustic renders light transport; path tracing "
-                                                 "stands in",
+            rc = UNSUPPORTED(r, "integrator", w,
+                             "integrator \"%s\": caustic renders light transport; path tracing "
+                             "stands in",
                              type);
         for (size_t i = 0; i < pl.l.n; ++i) pl.l.v[i].used = 1; /* regularize, lightsampler... */
     } else {
@@ -2132,8 +2166,9 @@ static int instance(R *r, const char *name, const char *w) {
     if (rc) return prm_fail(&r->ctx, w, "ObjectInstance \"%s\": out of memory or a singular transformation", name);
     static int said;
     (void)said;
-    return UNSUPPORTED(r, "instancing", w, "ObjectInstance: the object's triangles are copied (caustic has no "
-                                           "instancing yet)");
+    return UNSUPPORTED(r, "instancing", w,
+                       "ObjectInstance: the object's triangles are copied (caustic has no "
+                       "instancing yet)");
 }
 
 static int directive(R *r, const pbrt_token *t) {
@@ -2158,7 +2193,8 @@ static int directive(R *r, const pbrt_token *t) {
         concat(r, &m);
     } else if (!strcmp(name, "LookAt")) {
         if (read_numbers(r, v, 9, name, t)) return -1;
-        double pos[3] = {v[0], v[1], v[2]}, dir[3] = {v[3] - v[0], v[4] - v[1], v[5] - v[2]}, up[3] = {v[6], v[7], v[8]};
+        double pos[3] = {v[0], v[1], v[2]}, dir[3] = {v[3] - v[0], v[4] - v[1], v[5] - v[2]},
+               up[3] = {v[6], v[7], v[8]};
         double right[3], nup[3];
         if (d_norm(dir)) return prm_fail(&r->ctx, w, "LookAt: the eye and the point looked at are the same");
         if (d_norm(up)) return prm_fail(&r->ctx, w, "LookAt: the up vector is zero");
@@ -2188,7 +2224,8 @@ static int directive(R *r, const pbrt_token *t) {
         if (read_string(r, t, name, &n)) return -1;
         int rc = 0;
         if (name[5] == 'i') { /* CoordinateSystem */
-            if (GROW(r->coords, r->ncoords, r->capcoords)) rc = oom(r, w);
+            if (GROW(r->coords, r->ncoords, r->capcoords))
+                rc = oom(r, w);
             else
                 r->coords[r->ncoords++] = (named_m4){n, r->g.ctm}, n = NULL;
         } else {
@@ -2226,8 +2263,9 @@ static int directive(R *r, const pbrt_token *t) {
         if (pbrt_lex_next(&r->lx, &a)) return -1;
         if (a.type != PTK_WORD) return prm_fail(&r->ctx, w, "ActiveTransform expects StartTime, EndTime or All");
         if (!tok_is_word(&a, "All"))
-            return UNSUPPORTED(r, "motion blur", w, "ActiveTransform: caustic has no motion blur; the transforms of both "
-                                                    "times apply");
+            return UNSUPPORTED(r, "motion blur", w,
+                               "ActiveTransform: caustic has no motion blur; the transforms of both "
+                               "times apply");
     } else if (!strcmp(name, "WorldBegin")) {
         if (r->world) return prm_fail(&r->ctx, w, "WorldBegin twice");
         r->world = 1;
@@ -2333,8 +2371,9 @@ static int directive(R *r, const pbrt_token *t) {
         r->media = g;
         r->media[r->nmedia++] = n;
         pbrt_where(&r->lx, t, w);
-        return UNSUPPORTED(r, "media", w, "participating media (MakeNamedMedium \"%s\"): caustic has none yet; "
-                                          "rendered as if in vacuum",
+        return UNSUPPORTED(r, "media", w,
+                           "participating media (MakeNamedMedium \"%s\"): caustic has none yet; "
+                           "rendered as if in vacuum",
                            n);
     } else if (!strcmp(name, "MediumInterface")) {
         char *a = NULL, *b = NULL;
@@ -2403,14 +2442,48 @@ static int directive(R *r, const pbrt_token *t) {
     } else if (!strcmp(name, "MakeNamedMedium")) {
         return 0;
     } else {
-        static const char *const known[] = {
-            "Identity", "Translate", "Scale", "Rotate", "LookAt", "Transform", "ConcatTransform", "CoordinateSystem",
-            "CoordSysTransform", "ReverseOrientation", "AttributeBegin", "AttributeEnd", "TransformBegin",
-            "TransformEnd", "TransformTimes", "ActiveTransform", "WorldBegin", "WorldEnd", "Camera", "Film",
-            "Sampler", "Integrator", "Accelerator", "PixelFilter", "Option", "ColorSpace", "Attribute", "Shape",
-            "LightSource", "AreaLightSource", "Material", "MakeNamedMaterial", "NamedMaterial", "Texture",
-            "MakeNamedMedium", "MediumInterface", "ObjectBegin", "ObjectEnd", "ObjectInstance", "Include", "Import",
-            NULL};
+        static const char *const known[] = {"Identity",
+                                            "Translate",
+                                            "Scale",
+                                            "Rotate",
+                                            "LookAt",
+                                            "Transform",
+                                            "ConcatTransform",
+                                            "CoordinateSystem",
+                                            "CoordSysTransform",
+                                            "ReverseOrientation",
+                                            "AttributeBegin",
+                                            "AttributeEnd",
+                                            "TransformBegin",
+                                            "TransformEnd",
+                                            "TransformTimes",
+                                            "ActiveTransform",
+                                            "WorldBegin",
+                                            "WorldEnd",
+                                            "Camera",
+                                            "Film",
+                                            "Sampler",
+                                            "Integrator",
+                                            "Accelerator",
+                                            "PixelFilter",
+                                            "Option",
+                                            "ColorSpace",
+                                            "Attribute",
+                                            "Shape",
+                                            "LightSource",
+                                            "AreaLightSource",
+                                            "Material",
+                                            "MakeNamedMaterial",
+                                            "NamedMaterial",
+                                            "Texture",
+                                            "MakeNamedMedium",
+                                            "MediumInterface",
+                                            "ObjectBegin",
+                                            "ObjectEnd",
+                                            "ObjectInstance",
+                                            "Include",
+                                            "Import",
+                                            NULL};
         const char *sug = prm_suggest(name, known);
         return prm_fail(&r->ctx, w, "unknown directive \"%s\"%s%s%s", name, sug ? " (did you mean \"" : "",
                         sug ? sug : "", sug ? "\"?)" : "");
@@ -2497,7 +2570,8 @@ int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts,
         d.kind = MAT_DIFFUSE;
         d.p = material_params_default(MAT_DIFFUSE);
         d.p.rgb = v3s(0.5f);
-        if (GROW(r->pmats, r->npmats, r->cappmats)) rc = prm_fail(&r->ctx, NULL, "out of memory");
+        if (GROW(r->pmats, r->npmats, r->cappmats))
+            rc = prm_fail(&r->ctx, NULL, "out of memory");
         else
             r->pmats[r->npmats++] = d;
         r->g.material = 0;
@@ -2513,7 +2587,9 @@ int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts,
             char w[PRM_WHERE];
             pbrt_where(&r->lx, &t, w);
             rc = prm_fail(&r->ctx, w, "expected a directive (a word such as Shape or AttributeBegin), found %s",
-                          t.type == PTK_STRING ? "a quoted string" : t.type == PTK_NUMBER ? "a number" : "a bracket");
+                          t.type == PTK_STRING   ? "a quoted string"
+                          : t.type == PTK_NUMBER ? "a number"
+                                                 : "a bracket");
             break;
         }
         rc = directive(r, &t);
@@ -2528,9 +2604,10 @@ int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts,
         scene *s = r->s;
         s->env_radiance = s->env_tex >= 0 ? vadd(s->env_radiance, v3s(0.0f)) : r->env_const;
         if (s->env_tex >= 0 && (r->env_const.x > 0 || r->env_const.y > 0 || r->env_const.z > 0))
-            rc = UNSUPPORTED(r, "env const+image", NULL,
-                             "a constant infinite light besides the image one: caustic's environment is one of them; the "
-                             "constant is dropped");
+            rc = UNSUPPORTED(
+                r, "env const+image", NULL,
+                "a constant infinite light besides the image one: caustic's environment is one of them; the "
+                "constant is dropped");
         /* exposure: pbrt's imaging ratio (shutter time x ISO / 100) scales what the film records */
         float k = (float)r->imaging_ratio;
         if (k != 1.0f) {

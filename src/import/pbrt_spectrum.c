@@ -89,9 +89,9 @@ typedef struct named_ior {
     double ior;
 } named_ior;
 /* pbrt-v4's glass-* spectra at the helium d line (587.6 nm) */
-static const named_ior glasses[] = {{"glass-BK7", 1.5168},  {"glass-BAF10", 1.6700}, {"glass-FK51A", 1.4866},
-                                    {"glass-LASF9", 1.8503}, {"glass-F5", 1.6034},    {"glass-F10", 1.6200},
-                                    {"glass-F11", 1.6209},   {NULL, 0}};
+static const named_ior glasses[] = {
+    {"glass-BK7", 1.5168}, {"glass-BAF10", 1.6700}, {"glass-FK51A", 1.4866}, {"glass-LASF9", 1.8503},
+    {"glass-F5", 1.6034},  {"glass-F10", 1.6200},   {"glass-F11", 1.6209},   {NULL, 0}};
 
 typedef struct named_temp {
     const char *name;
@@ -99,10 +99,10 @@ typedef struct named_temp {
 } named_temp;
 /* standard illuminants as blackbodies of their correlated colour temperature (D65 is exact white) */
 static const named_temp illuminants[] = {
-    {"stdillum-A", 2856},   {"stdillum-D50", 5003},  {"illum-acesD60", 6000}, {"stdillum-F1", 6430},
-    {"stdillum-F2", 4230},  {"stdillum-F3", 3450},   {"stdillum-F4", 2940},   {"stdillum-F5", 6350},
-    {"stdillum-F6", 4150},  {"stdillum-F7", 6500},   {"stdillum-F8", 5000},   {"stdillum-F9", 4150},
-    {"stdillum-F10", 5000}, {"stdillum-F11", 4000},  {"stdillum-F12", 3000},  {NULL, 0}};
+    {"stdillum-A", 2856},   {"stdillum-D50", 5003}, {"illum-acesD60", 6000}, {"stdillum-F1", 6430},
+    {"stdillum-F2", 4230},  {"stdillum-F3", 3450},  {"stdillum-F4", 2940},   {"stdillum-F5", 6350},
+    {"stdillum-F6", 4150},  {"stdillum-F7", 6500},  {"stdillum-F8", 5000},   {"stdillum-F9", 4150},
+    {"stdillum-F10", 5000}, {"stdillum-F11", 4000}, {"stdillum-F12", 3000},  {NULL, 0}};
 
 int pbrt_named_spectrum(const char *name, vec3 *rgb) {
     if (!strcmp(name, "stdillum-D65")) {
@@ -128,8 +128,8 @@ typedef struct metal_f0 {
 } metal_f0;
 /* normal-incidence reflectance, linear sRGB (RTR 4th ed. table 9.2; MgO and TiO2, which are
  * dielectrics in pbrt's list, from their IORs 1.74 and 2.6 (TiO2 k small)) */
-static const metal_f0 metals[] = {{"Ag", 0.972f, 0.960f, 0.915f}, {"Al", 0.913f, 0.922f, 0.924f},
-                                  {"Au", 1.000f, 0.766f, 0.336f}, {"Cu", 0.955f, 0.638f, 0.538f},
+static const metal_f0 metals[] = {{"Ag", 0.972f, 0.960f, 0.915f},   {"Al", 0.913f, 0.922f, 0.924f},
+                                  {"Au", 1.000f, 0.766f, 0.336f},   {"Cu", 0.955f, 0.638f, 0.538f},
                                   {"CuZn", 0.910f, 0.778f, 0.423f}, {"MgO", 0.073f, 0.073f, 0.073f},
                                   {"TiO2", 0.197f, 0.197f, 0.197f}, {NULL, 0, 0, 0}};
 

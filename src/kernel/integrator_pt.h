@@ -109,7 +109,9 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     /* Emission reached by the previous bounce, MIS-weighted against NEE. */
     vec3 le = emitted_radiance(s, &sf, wo_world);
     if (!vis_black(le)) {
-        float w = ps->prev_delta ? 1.0f : mis_power(ps->prev_pdf, light_pdf(s, ps->h.prim, ps->prev_p, ps->prev_n, sf.p, sf.ng));
+        float w = ps->prev_delta
+                      ? 1.0f
+                      : mis_power(ps->prev_pdf, light_pdf(s, ps->h.prim, ps->prev_p, ps->prev_n, sf.p, sf.ng));
         w *= adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, le), w));
     }

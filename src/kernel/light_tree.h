@@ -62,7 +62,8 @@ KFN float light_node_importance(const light_tree_node *nd, vec3 p, vec3 n) {
  * powers, so that the picks from every point sum to one (the lights picked then contribute
  * nothing, as pbrt's failed samples, but sampling and light_tree_pmf stay one distribution). */
 KFN void light_tree_children(const kscene *s, uint32_t i, vec3 p, vec3 n, float *c0, float *c1) {
-    const light_tree_node *a = &s->light_nodes[i + 1u], *b = &s->light_nodes[s->light_nodes[i].child & LIGHT_NODE_INDEX];
+    const light_tree_node *a = &s->light_nodes[i + 1u],
+                          *b = &s->light_nodes[s->light_nodes[i].child & LIGHT_NODE_INDEX];
     *c0 = light_node_importance(a, p, n);
     *c1 = light_node_importance(b, p, n);
     if (!(*c0 + *c1 > 0.0f)) {

@@ -32,7 +32,7 @@
     X(vec3, throughput)     /* product of BSDF weights / pdfs so far */                                                \
     X(vec3, radiance)       /* accumulated estimate */                                                                 \
     X(vec3, prev_p)         /* previous scattering vertex, for emitter MIS */                                          \
-    X(vec3, prev_n)         /* its shading normal (the light tree's pick depends on it) */                            \
+    X(vec3, prev_n)         /* its shading normal (the light tree's pick depends on it) */                             \
     X(float, prev_pdf)      /* solid-angle pdf of the BSDF sample that produced r */                                   \
     X(int32_t, prev_delta)  /* r came from a delta lobe (or the camera): no MIS */                                     \
     X(int32_t, depth)       /* scattering events so far */                                                             \

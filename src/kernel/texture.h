@@ -80,8 +80,9 @@ KFN float perlin_noise(vec3 p) {
     float c[2][2];
     for (int j = 0; j < 2; ++j)
         for (int k = 0; k < 2; ++k)
-            c[j][k] = noise_lerp(noise_grad(noise_hash(x, y + j, z + k), dx, dy - (float)j, dz - (float)k),
-                                 noise_grad(noise_hash(x + 1, y + j, z + k), dx - 1.0f, dy - (float)j, dz - (float)k), u);
+            c[j][k] =
+                noise_lerp(noise_grad(noise_hash(x, y + j, z + k), dx, dy - (float)j, dz - (float)k),
+                           noise_grad(noise_hash(x + 1, y + j, z + k), dx - 1.0f, dy - (float)j, dz - (float)k), u);
     return noise_lerp(noise_lerp(c[0][0], c[1][0], v), noise_lerp(c[0][1], c[1][1], v), w);
 }
 /* Sums of octaves, each twice the frequency and half the amplitude of the last: fbm of the
@@ -139,7 +140,7 @@ KFN vec2 texture_height_grad(const kscene *s, int32_t index, vec2 uv) {
     const texture *t = &s->textures[index];
     texel_quad q;
     if (t->kind != TEX_IMAGE || !texel_quad_at(s, t, uv, &q)) return v2(0.0f, 0.0f);
-    vec3 dx = vlerp(vsub(q.c10, q.c00), vsub(q.c11, q.c01), q.ay);      /* per texel along +x */
+    vec3 dx = vlerp(vsub(q.c10, q.c00), vsub(q.c11, q.c01), q.ay);        /* per texel along +x */
     vec3 dy = vsub(vlerp(q.c01, q.c11, q.ax), vlerp(q.c00, q.c10, q.ax)); /* per texel along +y (-v) */
     const float third = 1.0f / 3.0f;
     return v2((dx.x + dx.y + dx.z) * third * (float)t->width, -(dy.x + dy.y + dy.z) * third * (float)t->height);

@@ -100,10 +100,10 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
     X(MAT_PBR, pbr, "PBR", PBR)                                /* glTF 2.0 metallic-roughness */                       \
     X(MAT_ROUGH_GLASS, rough_glass, "RoughGlass", ROUGH_GLASS) /* rough dielectric: GGX reflection and transmission */ \
     X(MAT_COATED, coated, "Coated", COATED)                    /* dielectric coat over a diffuse/conductor/PBR base */ \
-    X(MAT_THIN_DIELECTRIC, thin_dielectric, "ThinDielectric", THIN_DIELECTRIC) /* a glass sheet: R' and straight T */ \
+    X(MAT_THIN_DIELECTRIC, thin_dielectric, "ThinDielectric", THIN_DIELECTRIC) /* a glass sheet: R' and straight T */  \
     X(MAT_DIFFUSE_TRANSMISSION, diffuse_transmission, "DiffuseTransmission",                                           \
-      DIFFUSE_TRANSMISSION) /* Lambertian reflection and transmission */ \
-    X(MAT_INTERFACE, interface, "Interface", INTERFACE)        /* no surface: only a boundary between two media */
+      DIFFUSE_TRANSMISSION)                             /* Lambertian reflection and transmission */                   \
+    X(MAT_INTERFACE, interface, "Interface", INTERFACE) /* no surface: only a boundary between two media */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 enum coat_base { COAT_BASE_DIFFUSE = 0, COAT_BASE_CONDUCTOR = 1, COAT_BASE_PBR = 2 };
 #define COAT_E_N 16
@@ -124,11 +124,11 @@ typedef struct material {
                            0: only the side the geometric normal faces */
     /* metallic-roughness and texture maps. A map is used only where its bit is set in `maps`,
      * so a zero-initialised material has none (texture index 0 is a valid texture). */
-    float metallic;     /* MAT_PBR */
-    int32_t maps;       /* MAP_* bits */
-    int32_t mr_tex;     /* MAP_METALLIC_ROUGHNESS: G scales roughness, B metallic (glTF layout) */
-    int32_t normal_tex; /* MAP_NORMAL: tangent-space normal map (linear RGB in [0,1]); MAP_BUMP: height map */
-    float normal_scale; /* MAP_NORMAL: scales the map's xy; MAP_BUMP: scales the height */
+    float metallic;       /* MAT_PBR */
+    int32_t maps;         /* MAP_* bits */
+    int32_t mr_tex;       /* MAP_METALLIC_ROUGHNESS: G scales roughness, B metallic (glTF layout) */
+    int32_t normal_tex;   /* MAP_NORMAL: tangent-space normal map (linear RGB in [0,1]); MAP_BUMP: height map */
+    float normal_scale;   /* MAP_NORMAL: scales the map's xy; MAP_BUMP: scales the height */
     int32_t emission_tex; /* MAP_EMISSION: multiplies `emission` */
     int32_t alpha_tex;    /* MAP_OPACITY: opacity in R (= G = B), times `opacity` */
     float opacity;        /* glTF baseColorFactor's alpha (read only with alpha_cutoff > 0) */
@@ -363,16 +363,16 @@ typedef struct bvh_leaf4 {
     X(uint8_t, texels8, k->ntexels8)                         /* 8-bit texels (texture.texel8) */                       \
     X(float, texel8_lut, k->ntexels8 ? TEXEL8_LUT_SIZE : 0u) /* code -> linear, per encoding */                        \
     X(light, lights, k->nlights)                                                                                       \
-    X(medium, media, k->nmedia)              /* participating media (kernel/medium.h) */                               \
-    X(float, light_cdf, k->nlights + 1u)     /* light_cdf[nlights] == 1 */                                             \
-    X(int32_t, prim_light, kscene_nprims(k)) /* per primitive id order: triangles, spheres,    \
-                                                quads -> light index or -1 */                       \
-    X(light_tree_node, light_nodes, k->nlight_nodes) /* the light tree, or none (power pick) */         \
+    X(medium, media, k->nmedia)                                 /* participating media (kernel/medium.h) */            \
+    X(float, light_cdf, k->nlights + 1u)                        /* light_cdf[nlights] == 1 */                          \
+    X(int32_t, prim_light, kscene_nprims(k))                    /* per primitive id order: triangles, spheres,    \
+                                                quads -> light index or -1 */    \
+    X(light_tree_node, light_nodes, k->nlight_nodes)            /* the light tree, or none (power pick) */             \
     X(uint64_t, light_trail, k->nlight_nodes ? k->nlights : 0u) /* per light: the path from the \
-                                            root to its leaf, bit d = 1 where depth d takes the second child */ \
-    X(float, env_cdf_rows, k->nenv_cdf_rows) /* env map: env_h + 1 entries, marginal cdf over  \
-                                                rows (top first) */                       \
-    X(float, env_cdf_cols, k->nenv_cdf_cols) /* env map: env_h * (env_w + 1), conditional cdf  \
+                                            root to its leaf, bit d = 1 where depth d takes the second child */                      \
+    X(float, env_cdf_rows, k->nenv_cdf_rows)                    /* env map: env_h + 1 entries, marginal cdf over  \
+                                                rows (top first) */    \
+    X(float, env_cdf_cols, k->nenv_cdf_cols)                    /* env map: env_h * (env_w + 1), conditional cdf  \
                                                 within each row */
 
 #define KSCENE_ARRAY_MEMBER(type, name, count) const type *name;
@@ -387,15 +387,15 @@ typedef struct kscene {
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
     uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures, nmedia;
     uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols;
-    vec3 env_radiance;   /* constant environment, or the scale of the environment map; black = none */
-    int32_t env_tex;     /* lat-long environment map (texture index), or -1 */
-    float env_pmf;       /* probability NEE picks the environment instead of an area light */
+    vec3 env_radiance;      /* constant environment, or the scale of the environment map; black = none */
+    int32_t env_tex;        /* lat-long environment map (texture index), or -1 */
+    float env_pmf;          /* probability NEE picks the environment instead of an area light */
     uint32_t nlight_nodes;  /* light tree nodes; 0: NEE picks lights by power (light_cdf) */
     uint32_t ndirectional;  /* directional lights: outside the tree, picked by power */
     float light_tree_share; /* with a tree: the probability (after the environment's) that NEE
                                picks a light of the tree, the power pmfs of the others' complement */
-    int32_t has_cutouts; /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
-    float scene_radius;  /* bounding-sphere radius, for environment sampling */
+    int32_t has_cutouts;    /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
+    float scene_radius;     /* bounding-sphere radius, for environment sampling */
     vec3 scene_center;
 } kscene;
 #undef KSCENE_ARRAY_MEMBER

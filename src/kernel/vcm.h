@@ -722,9 +722,9 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
     float cos_cam = vdot(p->cam.forward, r.d);
     vcm_mis_state mis = vcm_mis_camera_start(p, vcm_camera_pdf_w(p, cos_cam)), pending = {0.0f, 0.0f, 0.0f};
     vec3 throughput = v3s(1.0f);
-    int prev_glossy = 0;   /* the previous vertex is glossy (the camera is not) */
-    int pending_after = 0; /* ... and the one before it: pending's merge needs both */
-    int specular_path = 1; /* every bounce so far was specular */
+    int prev_glossy = 0;                   /* the previous vertex is glossy (the camera is not) */
+    int pending_after = 0;                 /* ... and the one before it: pending's merge needs both */
+    int specular_path = 1;                 /* every bounce so far was specular */
     vec3 prev_p = r.o, prev_n = v3s(0.0f); /* the previous vertex and its shading normal (emitter_pdfs) */
     for (int len = 1;; ++len) {
         hit h;

@@ -56,9 +56,9 @@ typedef struct scene {
     float *env_cdf_rows, *env_cdf_cols; /* its sampling distribution (scene_prepare) */
     /* view and render defaults from the file */
     camera_desc camera;
-    int spp;           /* ITERATIONS */
-    int max_depth;     /* DEPTH */
-    char *output_name; /* FILE, may be NULL */
+    int spp;             /* ITERATIONS */
+    int max_depth;       /* DEPTH */
+    char *output_name;   /* FILE, may be NULL */
     int integrator_hint; /* the file's integrator, CAUSTIC_INTEGRATOR_* + 1 (pbrt's Integrator); 0: none said */
     /* prepared (scene_prepare) */
     struct bvh bvh; /* the tree of k (the CPU kernels' width); "struct": the member shares

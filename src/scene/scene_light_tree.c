@@ -41,9 +41,7 @@ static light_bounds bounds_of(const scene *s, const kscene *view, const light *l
     b.cos_o = -1.0f; /* every direction */
     b.cos_e = 0.0f;
     switch (l->kind) {
-    case LIGHT_POINT:
-        b.lo = b.hi = l->p;
-        return b;
+    case LIGHT_POINT: b.lo = b.hi = l->p; return b;
     case LIGHT_SPOT: {
         b.lo = b.hi = l->p;
         b.w = l->axis;
@@ -58,8 +56,7 @@ static light_bounds bounds_of(const scene *s, const kscene *view, const light *l
     case LIGHT_DIRECTIONAL:
         b.phi = 0.0; /* outside the tree */
         return b;
-    default:
-        break;
+    default: break;
     }
     kscene_prim_bounds_of(view, l->prim, &b.lo, &b.hi);
     const material *m = &s->materials[l->material];
@@ -78,8 +75,10 @@ static light_bounds bounds_of(const scene *s, const kscene *view, const light *l
             front += d >= 0.0f;
             back += d < 0.0f;
         }
-        if (back == 3) b.w = vneg(l->ng);
-        else if (back) b.two_sided = 1;
+        if (back == 3)
+            b.w = vneg(l->ng);
+        else if (back)
+            b.two_sided = 1;
     }
     return b;
 }
@@ -102,7 +101,7 @@ int scene_build_light_tree(scene *s, const double *power, int mode, char *err, s
     if (mode == SCENE_LIGHTS_POWER || nfinite < 2 || (mode == SCENE_LIGHTS_AUTO && nfinite < LIGHT_TREE_AUTO_MIN))
         return 0;
     if (2u * (uint64_t)s->nlights > LIGHT_NODE_INDEX) return 0; /* beyond a node's index bits: by power */
-    kscene view; /* what kscene_prim_bounds_of reads */
+    kscene view;                                                /* what kscene_prim_bounds_of reads */
     memset(&view, 0, sizeof view);
     view.triangles = s->triangles;
     view.positions = s->positions;

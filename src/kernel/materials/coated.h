@@ -176,10 +176,10 @@ KFN void coated_from_params(material *m, const material_params *p) {
     m->coat_alpha = (float)(p->coat_roughness * p->coat_roughness);
     m->ior = (float)kmax((float)p->ior, 1.0f);
     m->metallic = (float)p->metallic;
-    m->coat_base = p->coat_base == COAT_BASE_CONDUCTOR || p->coat_base == COAT_BASE_PBR ? p->coat_base
-                                                                                         : COAT_BASE_DIFFUSE;
-    m->coat_tint = v3(kclamp(p->coat_tint.x, 0.0f, 1.0f), kclamp(p->coat_tint.y, 0.0f, 1.0f),
-                      kclamp(p->coat_tint.z, 0.0f, 1.0f));
+    m->coat_base =
+        p->coat_base == COAT_BASE_CONDUCTOR || p->coat_base == COAT_BASE_PBR ? p->coat_base : COAT_BASE_DIFFUSE;
+    m->coat_tint =
+        v3(kclamp(p->coat_tint.x, 0.0f, 1.0f), kclamp(p->coat_tint.y, 0.0f, 1.0f), kclamp(p->coat_tint.z, 0.0f, 1.0f));
     m->complex_ior = p->complex_ior != 0;
     m->eta = p->eta;
     m->k = p->k;

@@ -44,12 +44,13 @@ KFN int conductor_sample(const material *m, vec3 albedo, vec3 wo, float u1, vec2
     bs->pdf = ggx_reflect_pdf(wo, wm, m->alpha);
     if (bs->pdf <= 0.0f) return 0;
     /* weight = F * G2 / G1(wo), the VNDF estimator */
-    bs->weight = vscale(conductor_fresnel(m, albedo, vdot(wo, wm)), ggx_g2(wo, bs->wi, m->alpha) / ggx_g1(wo, m->alpha));
+    bs->weight =
+        vscale(conductor_fresnel(m, albedo, vdot(wo, wm)), ggx_g2(wo, bs->wi, m->alpha) / ggx_g1(wo, m->alpha));
     return 1;
 }
 KFN float conductor_albedo(const material *m, vec3 albedo) {
-    return kclamp(vmaxc(KHAS(KF_COMPLEX_IOR) && m->complex_ior ? fresnel_conductor(1.0f, m->eta, m->k) : albedo),
-                  0.0f, 1.0f);
+    return kclamp(vmaxc(KHAS(KF_COMPLEX_IOR) && m->complex_ior ? fresnel_conductor(1.0f, m->eta, m->k) : albedo), 0.0f,
+                  1.0f);
 }
 KFN void conductor_from_params(material *m, const material_params *p) {
     m->alpha = (float)(p->roughness * p->roughness);

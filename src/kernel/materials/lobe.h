@@ -46,14 +46,14 @@ enum bsdf_lobe_flags {
  * kind's <stem>_from_params takes the ones it uses. Colours are linear RGB. Scalars are doubles so
  * that a reader's double arithmetic (alpha = roughness^2) rounds to float once, as it always did. */
 typedef struct material_params {
-    vec3 rgb;         /* reflectance, F0 or tint */
-    vec3 emission;    /* emitted radiance (any kind; nonzero makes the surfaces using it lights) */
-    double roughness; /* perceptual roughness in [0, 1] (GGX alpha = roughness^2, rounded once) */
-    double ior;       /* index of refraction, inside / outside */
-    double metallic;  /* [0, 1] */
-    vec3 specular;    /* Phong lobe reflectance */
+    vec3 rgb;           /* reflectance, F0 or tint */
+    vec3 emission;      /* emitted radiance (any kind; nonzero makes the surfaces using it lights) */
+    double roughness;   /* perceptual roughness in [0, 1] (GGX alpha = roughness^2, rounded once) */
+    double ior;         /* index of refraction, inside / outside */
+    double metallic;    /* [0, 1] */
+    vec3 specular;      /* Phong lobe reflectance */
     vec3 transmittance; /* DiffuseTransmission: the colour through the surface (rgb reflects) */
-    double exponent;  /* Phong exponent */
+    double exponent;    /* Phong exponent */
     int32_t two_sided;
     /* Maps, for any kind: indices into the scene's textures that the reader loaded, -1 for none.
      * A map >= 0 sets its MAP_* bit. */

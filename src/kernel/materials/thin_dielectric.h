@@ -27,8 +27,7 @@ KFN float thin_dielectric_reflectance(const material *m, float cos_o) {
     if (r < 1.0f) r += (1.0f - r) * (1.0f - r) * r / (1.0f - r * r);
     return kclamp(r, 0.0f, 1.0f);
 }
-KFN int thin_dielectric_sample(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, int mode,
-                               bsdf_sample *bs) {
+KFN int thin_dielectric_sample(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, int mode, bsdf_sample *bs) {
     (void)u2, (void)mode;
     if (wo.z == 0.0f) return 0;
     float r = thin_dielectric_reflectance(m, wo.z);
