@@ -66,7 +66,8 @@ int main(int argc, char **argv) {
         CHECK(kernel_variant_for(KF_OPAQUE | extra[i]) == KV_ALL, "opaque + feature 0x%x", extra[i]);
 
     /* media: only the media variant has them (KF_ALL leaves KF_MEDIA out), and the bidirectional
-     * integrators refuse them by their table (kernel/bidir_limits.h) */
+     * integrators refuse them by their table (kernel/bidir_limits.h) where the driver has no media
+     * build, and emissive media everywhere */
     CHECK((KF_ALL & KF_MEDIA) == 0u, "KF_MEDIA is outside KF_ALL");
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_MEDIA) == KV_MEDIA, "a diffuse scene with a medium: %s",
           kernel_variant_name(kernel_variant_for(KF_DIFFUSE | KF_MEDIA)));
@@ -77,7 +78,13 @@ int main(int argc, char **argv) {
         CHECK(bidir_refusal(&q) == NULL, "a diffuse scene is refused: %s", bidir_refusal(&q));
         q.features |= KF_MEDIA;
         const char *why = bidir_refusal(&q);
-        CHECK(why && strstr(why, "media"), "a scene with media: %s", why ? why : "not refused");
+        CHECK(why && strstr(why, "media"), "a scene with media, a driver without: %s", why ? why : "not refused");
+        q.media_ok = 1; /* the CPU's driver (render_vcm_media.c) */
+        CHECK(bidir_refusal(&q) == NULL, "a scene with media, a driver with: %s", bidir_refusal(&q));
+        q.emissive_media = 1;
+        why = bidir_refusal(&q);
+        CHECK(why && strstr(why, "emissive"), "an emissive medium: %s", why ? why : "not refused");
+        q.emissive_media = 0;
         q.features = 0u;
         q.clamp = 1.0f;
         why = bidir_refusal(&q);

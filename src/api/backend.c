@@ -14,9 +14,11 @@ const backend_ops *const backend_table[] = {
 #endif
     &backend_multi, &backend_cuda_pt, &backend_cuda_bidir, &backend_cpu_pt, &backend_cpu_bidir, NULL};
 
-int backend_bidir_limits(const backend_desc *d, char *err, size_t errlen) {
+int backend_bidir_limits(const backend_desc *d, int media_ok, char *err, size_t errlen) {
     const caustic_options *o = d->opt;
     bidir_request q = bidir_request_of(&d->cam, kscene_features(&d->scene->k));
+    q.emissive_media = kscene_emissive_media(&d->scene->k);
+    q.media_ok = media_ok;
     q.adaptive = o->adaptive;
     q.adaptive_depth = o->adaptive_depth != 0;
     q.clamp = o->clamp;

@@ -96,7 +96,8 @@ extern const backend_ops *const backend_table[];
 extern const backend_ops backend_cpu_pt, backend_cpu_bidir, backend_cuda_pt, backend_cuda_bidir, backend_dist,
     backend_multi;
 
-/* The bidirectional integrators' limits, the same on every device (vcm.h): 0, or -1 and why. */
-int backend_bidir_limits(const backend_desc *d, char *err, size_t errlen);
+/* The bidirectional integrators' limits (kernel/bidir_limits.h): 0, or -1 and why. media_ok: the
+ * calling backend's driver renders participating media. */
+int backend_bidir_limits(const backend_desc *d, int media_ok, char *err, size_t errlen);
 
 #endif

@@ -152,7 +152,7 @@ const backend_ops backend_cpu_pt = {
 /* ---- bidirectional --------------------------------------------------------------------------- */
 static int bidir_supports(const backend_desc *d, char *err, size_t errlen) {
     if (d->opt->integrator == CAUSTIC_INTEGRATOR_PT) return 0;
-    return backend_bidir_limits(d, err, errlen) ? -1 : 1;
+    return backend_bidir_limits(d, 1, err, errlen) ? -1 : 1;
 }
 
 static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
@@ -161,6 +161,8 @@ static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
     const caustic_options *o = d->opt;
     /* the kernel's own list of what it cannot render (kernel/bidir_limits.h), from the scene it gets */
     bidir_request q = bidir_request_of(&d->cam, kscene_features(b->k));
+    q.emissive_media = kscene_emissive_media(b->k);
+    q.media_ok = 1; /* render_vcm_media.c */
     const char *why = bidir_refusal(&q);
     if (why) {
         snprintf(err, errlen, "--integrator %s %s", caustic_integrator_name(o->integrator), why);

@@ -171,7 +171,7 @@ const backend_ops backend_cuda_pt = {
 /* ---- bidirectional --------------------------------------------------------------------------- */
 static int bidir_supports(const backend_desc *d, char *err, size_t errlen) {
     if (d->opt->integrator == CAUSTIC_INTEGRATOR_PT) return 0;
-    if (backend_bidir_limits(d, err, errlen)) return -1;
+    if (backend_bidir_limits(d, 1, err, errlen)) return -1; /* media: render_vcm_media.cu */
     return need_device(d, err, errlen);
 }
 

@@ -39,6 +39,13 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, const camera *cam
 int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
                                  const atomic_int *cancel, const kfilm *film, uint64_t *rays);
 void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v);
+/* render_vcm_media.c's: the same driver for scenes with participating media (create and run of
+ * render_vcm.c pass such scenes and their renderers on to these) */
+vcm_renderer *CPU_ISA_FN(vcm_renderer_create_media)(const kscene *s, const camera *cam, int algorithm,
+                                                    int max_path_length, float radius, float alpha,
+                                                    int merge_everywhere, uint32_t seed);
+int CPU_ISA_FN(vcm_renderer_run_media)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first,
+                                       uint32_t count, const atomic_int *cancel, const kfilm *film, uint64_t *rays);
 
 /* kernel_cpu_media.c's path tracer: render_rect for scenes with participating media */
 void CPU_ISA_FN(render_rect_media)(const cpu_pass *p, int x0, int y0, int x1, int y1, cpu_pass_stats *st);

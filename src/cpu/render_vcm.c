@@ -8,6 +8,16 @@
 #include "kernel/vcm.h"
 #include "util/array.h"
 
+/* This file is compiled twice per ISA level: as itself (KERNEL_MEDIA 0, surfaces only) and by
+ * render_vcm_media.c (KERNEL_MEDIA 1: the sub-paths sample medium vertices, kernel/vcm.h's
+ * "Media"), so that scenes without media keep their code. The create entry of the surface build
+ * hands a scene with media to the media build's, and run follows the renderer's `media`. */
+#if KERNEL_MEDIA
+#define VCM_FN(name) CPU_ISA_FN(name##_media)
+#else
+#define VCM_FN(name) CPU_ISA_FN(name)
+#endif
+
 /* Light sub-paths are traced in fixed chunks of path indices; each chunk keeps its vertices (the
  * camera jobs read them there) and its splats are added in chunk order afterwards, so the result
  * is independent of which thread traced which chunk. */
@@ -49,6 +59,7 @@ struct vcm_renderer {
     float radius, alpha;
     int merge_everywhere;
     uint32_t seed;
+    int media; /* made by the media build (render_vcm_media.c), which runs it */
     int w, h;
     uint32_t npaths, nchunks;
     chunk_buf *chunks;
@@ -277,10 +288,16 @@ static int build_grid(vcm_renderer *v, float radius) {
     return 0;
 }
 
-vcm_renderer *CPU_ISA_FN(vcm_renderer_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length,
-                                              float radius, float alpha, int merge_everywhere, uint32_t seed) {
+vcm_renderer *VCM_FN(vcm_renderer_create)(const kscene *s, const camera *cam, int algorithm, int max_path_length,
+                                          float radius, float alpha, int merge_everywhere, uint32_t seed) {
+#if !KERNEL_MEDIA
+    if (kscene_features(s) & KF_MEDIA)
+        return CPU_ISA_FN(vcm_renderer_create_media)(s, cam, algorithm, max_path_length, radius, alpha,
+                                                     merge_everywhere, seed);
+#endif
     vcm_renderer *v = calloc(1, sizeof *v);
     if (!v) return NULL;
+    v->media = KERNEL_MEDIA;
     v->s = s;
     v->cam = *cam;
     v->algorithm = algorithm;
@@ -358,8 +375,11 @@ static void film_row_job(void *ctx, unsigned y, int thread) {
     }
 }
 
-int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
-                                 const atomic_int *cancel, const kfilm *film, uint64_t *rays) {
+int VCM_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first, uint32_t count,
+                             const atomic_int *cancel, const kfilm *film, uint64_t *rays) {
+#if !KERNEL_MEDIA
+    if (v->media) return CPU_ISA_FN(vcm_renderer_run_media)(v, pool, cam, first, count, cancel, film, rays);
+#endif
     if (cam->width != v->w || cam->height != v->h) return -1;
     v->cam = *cam;
     v->cancel = cancel;
@@ -373,6 +393,7 @@ int CPU_ISA_FN(vcm_renderer_run)(vcm_renderer *v, cpu_pool *pool, const camera *
     return 0;
 }
 
+#if !KERNEL_MEDIA /* one free for both builds: the same struct and buffers */
 void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     if (!v) return;
     if (v->chunks)
@@ -405,3 +426,4 @@ void CPU_ISA_FN(vcm_renderer_free)(vcm_renderer *v) {
     free(v->cursor);
     free(v);
 }
+#endif

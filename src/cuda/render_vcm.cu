@@ -17,18 +17,12 @@
 #define KERNEL_TRACE_NOINLINE 1
 #include "cuda/cuda_internal.h"
 #include "util/log.h"
-#include "kernel/vcm.h"
 #include "kernel/bidir_limits.h"
 
 #include <cub/device/device_scan.cuh>
 
-#define VCM_BLOCK 128
-// Minimum resident blocks per SM asked of the compiler for the path kernels (caps registers).
-// H100, 512x512, smallvcm0/2, ms per VCM iteration: 1 (141-149 registers) 5.2/5.6, 4 (128)
-// 4.7/5.1, 6 (80) 5.0/5.5, 8 (64) 4.8/5.3; BDPT alike (docs/performance-log.md).
-#ifndef VCM_MIN_BLOCKS
-#define VCM_MIN_BLOCKS 4
-#endif
+#include "cuda/vcm_path_kernels.cuh"
+
 enum { VCM_PASS_LIGHT, VCM_PASS_GRID, VCM_PASS_CAMERA, VCM_PASS_MERGE, VCM_PASS_ACCUM, VCM_NPASS };
 static const char *const vcm_pass_names[VCM_NPASS] = {"light", "grid", "camera", "merge", "accumulate"};
 
@@ -36,6 +30,7 @@ struct cuda_vcm {
     cuda_renderer *r;
     camera cam;
     int algorithm, max_path_length, merge_everywhere;
+    int media;                // the scene has media: the path kernels of render_vcm_media.cu
     float radius, alpha;
     uint32_t seed, npaths;
     int maxv;                 // light vertex (and splat) slots per light sub-path
@@ -125,6 +120,7 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int al
     }
     // the kernel's own list of what it cannot render (kernel/bidir_limits.h)
     bidir_request q = bidir_request_of(cam, r->features);
+    q.media_ok = 1; // render_vcm_media.cu (emissive media: the API's check, which has the host scene)
     if (const char *why = bidir_refusal(&q)) {
         snprintf(err, errlen, "CUDA: the bidirectional integrators: %s", why);
         return NULL;
@@ -135,6 +131,7 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int al
         return NULL;
     }
     v->r = r;
+    v->media = (r->features & KF_MEDIA) != 0u;
     v->cam = *cam;
     v->algorithm = algorithm;
     v->max_path_length = max_path_length;
@@ -180,26 +177,6 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int al
 }
 
 // ---- kernels ----------------------------------------------------------------------------------
-__global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
-    vcm_light_kernel(kscene k, vcm_params p, uint64_t seed, uint32_t npaths, int maxv, vcm_vertex *verts,
-                     int32_t *nverts, vcm_splat *splats, float *splat_img, unsigned long long *counters) {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= npaths) return;
-    pcg32 rng = vcm_light_rng(seed, i);
-    int nv, ns;
-    uint32_t rays = 0;
-    vcm_splat *sp = splats + (size_t)i * maxv;
-    vcm_trace_light_path(&k, &p, &rng, verts + (size_t)i * maxv, &nv, sp, &ns, &rays);
-    nverts[i] = nv;
-    for (int j = 0; j < ns; ++j) {
-        float *o = splat_img + 3u * sp[j].pixel;
-        atomicAdd(o, sp[j].value.x);
-        atomicAdd(o + 1, sp[j].value.y);
-        atomicAdd(o + 2, sp[j].value.z);
-    }
-    atomicAdd(&counters[0], (unsigned long long)rays);
-}
-
 // The light vertices that merge, appended (position, photon) where they fit; the counter says
 // how many there are, so the host can grow the arrays and run this again.
 __global__ void vcm_collect_kernel(vcm_params p, uint32_t npaths, int maxv, const vcm_vertex *verts,
@@ -233,42 +210,6 @@ __global__ void vcm_scatter_kernel(uint32_t n, const uint32_t *bucket, const vec
     uint32_t q = atomicAdd(&cursor[bucket[i]], 1u);
     cell_pos[q] = ppos[i];
     cell_photons[q] = photons[i];
-}
-
-__global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
-    vcm_camera_kernel(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, uint32_t npaths, int maxv,
-                      const vcm_vertex *verts, const int32_t *nverts, int maxq, vcm_merge_query *queries,
-                      uint32_t *nqueries, float *cam_img, unsigned long long *counters) {
-    uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pix >= npaths) return;
-    int x = (int)(pix % (uint32_t)width), y = (int)(pix / (uint32_t)width);
-    pcg32 rng = vcm_camera_rng(seed, pix);
-    uint32_t nq = 0, rays = 0;
-    vec3 c = vcm_trace_camera_path(&k, &p, &rng, x, y, verts + (size_t)pix * maxv, nverts[pix], &g,
-                                   queries + (size_t)pix * maxq, &nq, (uint32_t)maxq, &rays);
-    if (!vis_finite(c)) c = v3s(0.0f);
-    cam_img[3u * pix] = c.x;
-    cam_img[3u * pix + 1] = c.y;
-    cam_img[3u * pix + 2] = c.z;
-    nqueries[pix] = nq;
-    atomicAdd(&counters[0], (unsigned long long)rays);
-}
-
-// One thread per pixel evaluates its own camera sub-path's merge queries (no atomics: the pixel
-// is the thread's own).
-__global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
-    vcm_merge_kernel(kscene k, vcm_params p, vcm_grid g, uint32_t npaths, int maxq, const vcm_merge_query *queries,
-                     const uint32_t *nqueries, float *cam_img) {
-    uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
-    if (pix >= npaths) return;
-    uint32_t nq = nqueries[pix];
-    if (nq == 0) return;
-    vec3 acc = v3s(0.0f);
-    for (uint32_t j = 0; j < nq; ++j)
-        acc = vadd(acc, vcm_merge_query_eval(&k, &g, &p, &queries[(size_t)pix * maxq + j]));
-    cam_img[3u * pix] += acc.x;
-    cam_img[3u * pix + 1] += acc.y;
-    cam_img[3u * pix + 2] += acc.z;
 }
 
 // One iteration into the film; its AOVs through a camera ray of their own (aov_camera_sample).
@@ -387,8 +328,9 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
     size_t n = v->npaths;
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_LIGHT], st));
     CUDA_TRY(cudaMemsetAsync(v->splat_img, 0, 3 * n * sizeof(float), st));
-    vcm_light_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, p, seed, v->npaths, v->maxv, v->verts, v->nverts,
-                                                          v->splats, v->splat_img, v->counters);
+    // the path kernels of the scene's build (vcm_path_kernels.cuh: with media or without)
+    (v->media ? vcm_launch_light_media : vcm_launch_light)(blocks_for(n), st, r->k, p, seed, v->npaths, v->maxv,
+                                                            v->verts, v->nverts, v->splats, v->splat_img, v->counters);
     CUDA_TRY(cudaGetLastError());
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_GRID], st));
     vcm_grid g;
@@ -396,14 +338,14 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
     if (p.use_vm && build_grid(v, &p, radius, &g, err, errlen)) return -1;
     int merging = p.use_vm && g.ncells > 0;
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_CAMERA], st));
-    vcm_camera_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, p, g, seed, r->width, v->npaths, v->maxv, v->verts,
-                                                           v->nverts, merging ? v->maxq : 0, v->queries, v->nqueries,
-                                                           v->cam_img, v->counters);
+    (v->media ? vcm_launch_camera_media : vcm_launch_camera)(blocks_for(n), st, r->k, p, g, seed, r->width, v->npaths,
+                                                              v->maxv, v->verts, v->nverts, merging ? v->maxq : 0,
+                                                              v->queries, v->nqueries, v->cam_img, v->counters);
     CUDA_TRY(cudaGetLastError());
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_MERGE], st));
     if (merging) {
-        vcm_merge_kernel<<<blocks_for(n), VCM_BLOCK, 0, st>>>(r->k, p, g, v->npaths, v->maxq, v->queries, v->nqueries,
-                                                              v->cam_img);
+        (v->media ? vcm_launch_merge_media : vcm_launch_merge)(blocks_for(n), st, r->k, p, g, v->npaths, v->maxq,
+                                                                v->queries, v->nqueries, v->cam_img);
         CUDA_TRY(cudaGetLastError());
     }
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_ACCUM], st));

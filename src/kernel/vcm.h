@@ -35,6 +35,9 @@ typedef struct vcm_params {
     float mis_vm;             /* eta_VCM (0 without merging) */
     float mis_vc;             /* 1 / eta_VCM (0 without connections) */
     float vm_norm;            /* 1 / (pi r^2 light_paths) */
+    float vm_medium;          /* eta at a medium vertex over eta at a surface: (4/3 pi r^3) / (pi r^2) = 4 r / 3
+                                 (vcm_eta_at; merging in media, below) */
+    float vm_norm_medium;     /* 1 / (4/3 pi r^3 light_paths): the volume kernel of a merge in a medium */
     float pixel_area;         /* one pixel's area on the image plane at distance 1 */
     camera cam;               /* the pass's camera (kpass.cam) */
 } vcm_params;
@@ -83,6 +86,8 @@ KFN vcm_params vcm_make_params(int algorithm, int max_path_length, float radius,
     p.mis_vm = p.use_vm ? vcm_mis(eta) : 0.0f;
     p.mis_vc = (p.use_vc && !p.light_trace_only) ? vcm_mis(1.0f / eta) : 0.0f;
     p.vm_norm = 1.0f / eta;
+    p.vm_medium = 4.0f * radius / 3.0f;
+    p.vm_norm_medium = p.vm_norm / p.vm_medium;
     p.pixel_area = (2.0f * cam->tan_half_fovy * cam->aspect / (float)cam->width) *
                    (2.0f * cam->tan_half_fovy / (float)cam->height);
     p.cam = *cam;
@@ -175,48 +180,52 @@ KFN float vcm_weight_emission(const vcm_params *p, const vcm_mis_state *cam, con
     return 1.0f / (1.0f + w_camera);
 }
 /* Weight of a light sample taken at a camera vertex (NEE, 44-46); bsdf pdfs include roulette.
- * merges_here: whether merging at the camera vertex is a strategy (its next vertex is the light). */
-KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, int merges_here, const light_sample *ls,
+ * eta_here: vcm_eta_at of the camera vertex (merging there is a strategy when its next vertex is
+ * the light). In media ("Media" below) bsdf_dir_pdf carries the shadow segment's T and
+ * cos_to_light the camera vertex's s T. */
+KFN float vcm_weight_nee(const vcm_params *p, const vcm_mis_state *cam, float eta_here, const light_sample *ls,
                          float cos_to_light, float bsdf_dir_pdf, float bsdf_rev_pdf) {
+    (void)p;
     /* NEE's pdf without the selection: solid angle; for a point light the squared distance and
      * for the sun 1, so that pdf_emit * cos / pdf_dir_w is the light's emission pdf at the
      * receiver in area measure */
     float pdf_dir_w = ls->delta ? (ls->finite ? ls->dist * ls->dist : 1.0f) : ls->pdf / ls->pick;
     float w_light = ls->delta ? 0.0f : vcm_mis(bsdf_dir_pdf / ls->pdf);
     float w_camera = vcm_mis(ls->pdf_emit * cos_to_light / (pdf_dir_w * ls->cos_light)) *
-                     (vcm_eta_if(p, merges_here) + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
+                     (eta_here + cam->dvcm + cam->dvc * vcm_mis(bsdf_rev_pdf));
     /* the picks cancel unless NEE's (a light tree's) and emission's (power) differ */
     if (ls->pick_emit != ls->pick) w_camera *= vcm_mis(ls->pick_emit / ls->pick);
     return 1.0f / (w_light + 1.0f + w_camera);
 }
-/* Weight of connecting a camera vertex and a light vertex (40-42): *_merges whether merging at
- * that vertex is a strategy, *_dir_pdf_a the area pdfs of each side sampling the other vertex,
- * *_rev_pdf the solid-angle pdfs of sampling backwards. */
-KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, int cam_merges, const vcm_mis_state *lig,
-                             int light_merges, float cam_dir_pdf_a, float cam_rev_pdf, float light_dir_pdf_a,
+/* Weight of connecting a camera vertex and a light vertex (40-42): *_eta vcm_eta_at of that vertex
+ * (0 where merging there is no strategy), *_dir_pdf_a the area (in media: vertex) pdfs of each
+ * side sampling the other vertex, *_rev_pdf the solid-angle pdfs of sampling backwards. */
+KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, float cam_eta, const vcm_mis_state *lig,
+                             float light_eta, float cam_dir_pdf_a, float cam_rev_pdf, float light_dir_pdf_a,
                              float light_rev_pdf) {
-    float w_light =
-        vcm_mis(cam_dir_pdf_a) * (vcm_eta_if(p, light_merges) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
-    float w_camera =
-        vcm_mis(light_dir_pdf_a) * (vcm_eta_if(p, cam_merges) + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
+    (void)p;
+    float w_light = vcm_mis(cam_dir_pdf_a) * (light_eta + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    float w_camera = vcm_mis(light_dir_pdf_a) * (cam_eta + cam->dvcm + cam->dvc * vcm_mis(cam_rev_pdf));
     return 1.0f / (w_light + 1.0f + w_camera);
 }
-/* Weight of connecting a light vertex to the camera (46-47): merges, whether merging at the
- * light vertex is a strategy (its next vertex is the camera); camera_pdf_a, the area pdf at the
- * light vertex of the camera's primary ray. */
-KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, int merges, float camera_pdf_a,
+/* Weight of connecting a light vertex to the camera (46-47): eta, vcm_eta_at of the light vertex
+ * (merging there is a strategy when its next vertex is the camera); camera_pdf_a, the area (in
+ * media: vertex) pdf at the light vertex of the camera's primary ray. */
+KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, float eta, float camera_pdf_a,
                                float light_rev_pdf) {
     if (p->light_trace_only) return 1.0f;
-    float w_light = vcm_mis(camera_pdf_a / p->light_paths) *
-                    (vcm_eta_if(p, merges) + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    float w_light =
+        vcm_mis(camera_pdf_a / p->light_paths) * (eta + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
     return 1.0f / (w_light + 1.0f);
 }
-/* Weight of merging a camera vertex with a light vertex (37-39). */
+/* Weight of merging a camera vertex with a light vertex (37-39). eta_scale: the surface eta over
+ * the merged vertex's (1 on surfaces, 1 / vm_medium in a medium: vcm_eta_at), since dVM counts
+ * strategies relative to a merge with the surface eta (see "Media" below). */
 KFN float vcm_weight_merge(const vcm_params *p, const vcm_mis_state *cam, const vcm_mis_state *lig, float cam_dir_pdf,
-                           float cam_rev_pdf) {
+                           float cam_rev_pdf, float eta_scale) {
     if (p->ppm) return 1.0f;
-    float w_light = lig->dvcm * p->mis_vc + lig->dvm * vcm_mis(cam_dir_pdf);
-    float w_camera = cam->dvcm * p->mis_vc + cam->dvm * vcm_mis(cam_rev_pdf);
+    float w_light = (lig->dvcm * p->mis_vc + lig->dvm * vcm_mis(cam_dir_pdf)) * eta_scale;
+    float w_camera = (cam->dvcm * p->mis_vc + cam->dvm * vcm_mis(cam_rev_pdf)) * eta_scale;
     return 1.0f / (w_light + 1.0f + w_camera);
 }
 
@@ -248,6 +257,78 @@ KFN float vcm_light_tree_fix(const kscene *s, const light_emission *e, vec3 y1, 
     return vcm_pick_fix(light_pick_at(s, (uint32_t)e->light, y1, n1), light_pick(s, (uint32_t)e->light));
 }
 
+/* ---- Media: medium vertices in both sub-paths (kernels with KERNEL_MEDIA only) ---------------
+ * A vertex that free-flight sampling (medium_sample_segment) puts inside a medium, a "medium
+ * vertex", scatters with the phase function as its BSDF: f = pdf = HG, the same value sampled in
+ * either direction (hg.h), with no normal and no cosine. The report's recursions (34-38) are in
+ * area measure, p(x_i) = pdf_w(x_{i-1}) |cos theta_i| / d^2. Through a medium (the path-space
+ * measure with volume vertices: Pauly, Kollig and Keller 2000; Lafortune and Willems 1996 for
+ * bidirectional transport in media) a vertex sampled by free flight has the volume pdf
+ *   p(x_i) = pdf_w(x_{i-1}) sigma_t(x_i) T(d) / d^2,
+ * and a surface vertex reached through a medium the area pdf pdf_w |cos theta_i| T(d) / d^2, where
+ * T(d) is the probability to fly the whole segment. With c_i = |cos theta_i| at a surface and 1 in
+ * a medium and s_i = sigma_t at a medium vertex and 1 at a surface, the distance-sampling pdf
+ * replaces the cosine piece: cos theta_i (34-36) becomes c_i s_i T, and the reverse piece
+ * cos theta_out of x_{i-1} (in 35-36, through vcm_mis_after_scatter's cos_out) becomes
+ * c_{i-1} s_{i-1} T, because sampling backwards flies the same segment. On arrival
+ * (vcm_mis_after_hit with cos_fix = c_i s_i, then vcm_mis_medium_arrive):
+ *   dVCM_i = dVCM d^2 / (c_i s_i T)      dVC_i = dVC s_{i-1} / (c_i s_i)      dVM_i likewise
+ * (T cancels from dVC and dVM: it is in the reverse pdf of x_{i-1} and the forward pdf of x_i).
+ * A sub-path segment that passes interfaces (materials that only bound media) is one segment:
+ * d is its whole length and T the product over its media. Connections (40-43), NEE (44-46) and
+ * light tracing (46-47) evaluate the transmittance of their segment before their weight: the area
+ * pdfs of the vertex each side would have sampled get s T of that vertex, and NEE's BSDF-sampling
+ * pdf gets the T the sampled ray would have flown. A camera sub-path that escapes to the
+ * environment divides dVCM by the escape segment's T and multiplies dVC by s_{k-1} (48).
+ *
+ * The exact distance pdfs of a chromatic medium depend on the hero channel's probabilities, which
+ * follow the throughput (media/homogeneous.h) and so the direction a segment is sampled in. The
+ * weights use proxies instead: s the mean of sigma_t over the channels, T the mean of the
+ * transmittance. A weight only needs each strategy's pdf to be the same function of the path
+ * whichever strategy computes it, so that the weights of a path sum to one (Veach 1997, 9.2.2):
+ * these are, and for grey media they are the exact pdfs.
+ *
+ * Merging is point-to-point: photons are light medium vertices, and a camera medium vertex
+ * gathers the medium photons within the radius with the volume kernel 1 / (4/3 pi r^3) (surface
+ * queries gather surface photons only: a merged pair stands for one path vertex, so both are of
+ * one kind). The photons' weights carry sigma_s of their last flight, so their sum estimates
+ * sigma_s times the in-scattered radiance: the estimate divides by sigma_s (vcm_div_sigma_s).
+ * Merging at x_i has the pdf p(x_i) eta_i with eta_i = pi r^2 N on a surface and
+ * 4/3 pi r^3 N in a medium (N light paths). dVC's pending term carries each vertex's own eta_i
+ * (vcm_eta_at, as do the eta terms of 40-47), and dVM counts strategies relative to a merge with the
+ * surface's eta_ref = pi r^2 N: its pending term is eta_i / eta_ref (vm_medium = 4 r / 3 in a
+ * medium), its dVCM term 1 / eta_ref (mis_vc), and a merge at x_k scales both sides of (37-39) by
+ * eta_ref / eta_k (vcm_weight_merge's eta_scale). For VCM's default strategies a medium vertex
+ * counts as Lambertian (not glossy): it merges between two glossy neighbours, e.g. the fog seen
+ * through glass lit through glass (S M S), and --merge-everywhere merges at every medium vertex. */
+/* T, the channels' mean of a transmittance (see above). Never 0 for a segment that was flown or
+ * connected: a denormal floor keeps 1 / T finite where the mean underflows. */
+KFN float vcm_tr_proxy(vec3 tr) { return kmax((tr.x + tr.y + tr.z) * (1.0f / 3.0f), 1e-30f); }
+/* s of a medium: the channels' mean of sigma_t. */
+KFN float vcm_medium_sigma(const medium *m) {
+    vec3 st = vadd(m->sigma_a, m->sigma_s);
+    return (st.x + st.y + st.z) * (1.0f / 3.0f);
+}
+/* The media pieces of an arrival (see above), after vcm_mis_after_hit(cos_fix = c_i s_i): tr, T of
+ * the segment; s_prev, s of the vertex it started from (1: a surface, the camera or a light). */
+KFN void vcm_mis_medium_arrive(vcm_mis_state *m, vcm_mis_state *pending, float tr, float s_prev) {
+    m->dvcm *= 1.0f / vcm_mis(tr);
+    float sp = vcm_mis(s_prev);
+    m->dvc *= sp;
+    m->dvm *= sp;
+    pending->dvc *= sp;
+    pending->dvm *= sp;
+}
+
+/* vcm_mis_after_scatter at a medium vertex: its "cosine" is 1 and its pending merge terms carry the
+ * medium's eta_i: dVC's eta_i itself, dVM's eta_i / eta_ref. */
+KFN void vcm_mis_after_scatter_medium(vcm_mis_state *m, vcm_mis_state *pending, const vcm_params *p, float pdf_dir,
+                                      float pdf_rev) {
+    vcm_mis_after_scatter(m, pending, p, 1.0f, pdf_dir, pdf_rev, 0);
+    pending->dvc *= p->vm_medium;
+    pending->dvm *= p->vm_medium;
+}
+
 /* Does a camera sub-path that reaches an emitter by itself at length len count? Seen directly:
  * always. Light tracing: never after that (particles cover the rest). Merging without
  * connections (PPM, BPM): only along purely specular paths; merging covers the rest, and its
@@ -277,6 +358,48 @@ typedef struct vcm_bsdf {
     int32_t delta;
     int32_t glossy; /* a non-Lambertian scatterer (specular or glossy): merging next to it is a strategy */
 } vcm_bsdf;
+
+/* A medium vertex's vcm_bsdf (see "Media" above): material -1 - its medium's index, wo as for a
+ * surface, the phase function's frame around wo (wo_l.z = 1: the "cosine" of a medium vertex is
+ * 1), no normal (ng 0: offset_origin leaves the point where it is), the single-scattering albedo
+ * sigma_s / sigma_t as the roulette's albedo, neither delta nor glossy. */
+KFN void vcm_bsdf_medium(const kscene *s, int32_t med, vec3 wo, vcm_bsdf *b) {
+    const medium *m = &s->media[med];
+    vec3 st = vadd(m->sigma_a, m->sigma_s);
+    b->material = -1 - med;
+    b->tex.alpha = 0.0f; /* unused: no material */
+    b->tex.metallic = 0.0f;
+    b->albedo = v3(st.x > 0.0f ? m->sigma_s.x / st.x : 0.0f, st.y > 0.0f ? m->sigma_s.y / st.y : 0.0f,
+                   st.z > 0.0f ? m->sigma_s.z / st.z : 0.0f);
+    b->ng = v3s(0.0f);
+    b->wo = wo;
+    b->cont = kclamp(vmaxc(b->albedo), 0.0f, 1.0f);
+    b->fr = frame_from_normal(wo);
+    b->wo_l = v3(0.0f, 0.0f, 1.0f);
+    b->lobes = 0u;
+    b->delta = 0;
+    b->glossy = 0;
+}
+/* Is b a medium vertex? Never in a kernel without media (the test folds away). */
+KFN int vcm_bsdf_in_medium(const vcm_bsdf *b) { return KERNEL_MEDIA && b->material < 0; }
+/* s of b's vertex ("Media" above): sigma_t's mean in a medium, 1 on a surface. */
+KFN float vcm_bsdf_sigma(const kscene *s, const vcm_bsdf *b) {
+    return vcm_bsdf_in_medium(b) ? vcm_medium_sigma(&s->media[-1 - b->material]) : 1.0f;
+}
+/* eta of merging at b's vertex where merging there is a strategy, else 0: pi r^2 N on a surface,
+ * 4/3 pi r^3 N in a medium. */
+KFN float vcm_eta_at(const vcm_params *p, int merges, const vcm_bsdf *b) {
+    float e = vcm_eta_if(p, merges);
+    return vcm_bsdf_in_medium(b) ? e * p->vm_medium : e;
+}
+/* The phase function as a medium vertex's f (no cosine: cos_wi 1) and its pdfs both ways, which
+ * are equal (HG depends on the angle between the propagation directions only). */
+KFN vec3 vcm_phase_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, float *cos_wi, float *pdf_dir, float *pdf_rev) {
+    float ph = hg_eval(s->media[-1 - b->material].g, vneg(wi), b->wo);
+    *cos_wi = 1.0f;
+    *pdf_dir = *pdf_rev = ph * b->cont;
+    return v3s(ph);
+}
 
 /* The material the BSDF of b evaluates (material_at's result at b's point). */
 KFN material vcm_bsdf_material(const kscene *s, const vcm_bsdf *b) {
@@ -346,6 +469,10 @@ KFN vcm_bsdf vcm_surface_load(const kscene *s, const vcm_surface *r) {
     b.ng = r->ng;
     b.wo = r->wo;
     b.cont = r->cont;
+    if (vcm_bsdf_in_medium(&b)) {
+        vcm_bsdf_medium(s, -1 - b.material, r->wo, &b);
+        return b;
+    }
     material m = vcm_bsdf_material(s, &b);
     vcm_bsdf_derive(&m, r->n, &b);
     return b;
@@ -361,6 +488,7 @@ KFN float vcm_adjoint_factor(const vcm_bsdf *b, vec3 wi, float wi_l_z) {
  * from wo (pdf_dir) and wo from wi (pdf_rev). mode: what the owning sub-path carries. */
 KFN vec3 vcm_bsdf_eval(const kscene *s, const vcm_bsdf *b, vec3 wi, int mode, float *cos_wi, float *pdf_dir,
                        float *pdf_rev) {
+    if (vcm_bsdf_in_medium(b)) return vcm_phase_eval(s, b, wi, cos_wi, pdf_dir, pdf_rev);
     material mat = vcm_bsdf_material(s, b);
     const material *m = &mat;
     vec3 wi_l = frame_to_local(b->fr, wi);
@@ -409,16 +537,24 @@ typedef struct vcm_photon {
     vec3 wo;    /* towards the previous vertex of the light sub-path */
     float cont; /* its roulette continuation probability */
     vec3 throughput;
-    int32_t path_length;
+    int32_t path_length; /* | VCM_PHOTON_MEDIUM for a medium vertex's photon */
     vcm_mis_state mis;
 } vcm_photon;
+/* A photon at a medium vertex: a flag in its path length (the record keeps its 44 bytes). */
+#define VCM_PHOTON_MEDIUM (1 << 30)
+KFN int32_t vcm_photon_length(const vcm_photon *ph) {
+    return KERNEL_MEDIA ? ph->path_length & (VCM_PHOTON_MEDIUM - 1) : ph->path_length;
+}
+KFN int vcm_photon_in_medium(const vcm_photon *ph) { return (ph->path_length & VCM_PHOTON_MEDIUM) != 0; }
 
+/* (Also compiled where the kernel has no media, e.g. the GPU's collect pass: the flag is set from
+ * the record alone.) */
 KFN vcm_photon vcm_photon_of(const vcm_vertex *v) {
     vcm_photon ph;
     ph.wo = v->bsdf.wo;
     ph.cont = v->bsdf.cont;
     ph.throughput = v->throughput;
-    ph.path_length = v->path_length;
+    ph.path_length = v->bsdf.material < 0 ? v->path_length | VCM_PHOTON_MEDIUM : v->path_length;
     ph.mis = v->mis;
     return ph;
 }
@@ -538,6 +674,12 @@ KFN void vcm_merge_query_set(vcm_merge_query *q, vec3 p, vec3 throughput, const 
     q->len = len;
 }
 
+/* x / sigma_s of medium m per channel (0 where sigma_s is: no photon carries light there). */
+KFN vec3 vcm_div_sigma_s(const medium *m, vec3 x) {
+    vec3 ss = m->sigma_s;
+    return v3(ss.x > 0.0f ? x.x / ss.x : 0.0f, ss.y > 0.0f ? x.y / ss.y : 0.0f, ss.z > 0.0f ? x.z / ss.z : 0.0f);
+}
+
 /* Contribution of merging query q with every light vertex within the radius. */
 KFN vec3 vcm_merge_query_eval(const kscene *s, const vcm_grid *grid, const vcm_params *p, const vcm_merge_query *q) {
     vec3 acc = v3s(0.0f);
@@ -545,22 +687,30 @@ KFN vec3 vcm_merge_query_eval(const kscene *s, const vcm_grid *grid, const vcm_p
     int nranges = vcm_grid_ranges(grid, q->p, p->radius2, begin, end);
     vcm_bsdf bsdf = vcm_surface_load(s, &q->bsdf);
     const vcm_bsdf *b = &bsdf;
+    /* a query in a medium gathers medium photons with the volume kernel, one on a surface surface
+     * photons ("Media" above) */
+    int in_medium = vcm_bsdf_in_medium(b);
     for (int k = 0; k < nranges; ++k) {
         for (uint32_t i = begin[k]; i < end[k]; ++i) {
             if (vlen2(vsub(grid->positions[i], q->p)) > p->radius2) continue;
             const vcm_photon *lv = &grid->photons[i];
-            if (lv->path_length + q->len > p->max_path_length) continue;
+            if (KERNEL_MEDIA && vcm_photon_in_medium(lv) != in_medium) continue;
+            if (vcm_photon_length(lv) + q->len > p->max_path_length) continue;
             float cos_c, cam_dir, cam_rev;
             vec3 fc = vcm_bsdf_eval(s, b, lv->wo, TRANSPORT_RADIANCE, &cos_c, &cam_dir, &cam_rev);
             if (vis_black(fc)) continue;
             /* the reverse pdf continues the light sub-path: its vertex's roulette */
             cam_rev = cam_rev / b->cont * lv->cont;
-            float w = vcm_weight_merge(p, &q->mis, &lv->mis, cam_dir, cam_rev);
+            float w = vcm_weight_merge(p, &q->mis, &lv->mis, cam_dir, cam_rev, in_medium ? 1.0f / p->vm_medium : 1.0f);
             acc = vadd(acc, vscale(vmul(fc, lv->throughput), w));
         }
     }
+    /* in a medium the photons' sum estimates sigma_s times the in-scattered radiance (their
+     * weights carry sigma_s of their last free flight, as the camera's carries its own): divided
+     * by the medium's sigma_s per channel (Jensen and Christensen 1998, volume radiance estimate) */
+    if (in_medium) acc = vcm_div_sigma_s(&s->media[-1 - b->material], acc);
     /* the same operations as the inline merge had: PPM images stay bit-identical */
-    vec3 add = vscale(vmul(q->throughput, acc), p->vm_norm);
+    vec3 add = vscale(vmul(q->throughput, acc), in_medium ? p->vm_norm_medium : p->vm_norm);
     return vis_finite(add) ? add : v3s(0.0f);
 }
 
@@ -584,8 +734,10 @@ KFN float vcm_camera_pdf_w(const vcm_params *p, float cos_cam) {
 }
 
 /* The transmittance between vertices a and b (kernel/medium.h: 0 or 1 for surfaces; black where
- * the two coincide). seed: vcm_medium_seed. */
-KFN vec3 vcm_transmittance(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, uint32_t seed, uint32_t *rays) {
+ * the two coincide), starting in medium `medium` at a (MEDIUM_NONE without media). seed:
+ * vcm_medium_seed. */
+KFN vec3 vcm_transmittance(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, int32_t medium, uint32_t seed,
+                           uint32_t *rays) {
     vec3 d = vsub(b, a);
     float dist = vlen(d);
     if (!(dist > 0.0f)) return v3s(0.0f);
@@ -596,7 +748,7 @@ KFN vec3 vcm_transmittance(const kscene *s, vec3 a, vec3 na, vec3 b, vec3 nb, ui
     float len = vlen(de);
     if (!(len > 0.0f)) return v3s(0.0f);
     (*rays)++;
-    return trace_transmittance(s, make_ray(o, vscale(de, 1.0f / len), len * (1.0f - 1e-4f)), MEDIUM_NONE, seed,
+    return trace_transmittance(s, make_ray(o, vscale(de, 1.0f / len), len * (1.0f - 1e-4f)), medium, seed,
                                s->node_layout);
 }
 /* A connection's contribution c through a transmittance tr that is not black: without media (tr
@@ -606,10 +758,122 @@ KFN vec3 vcm_transmitted(vec3 c, vec3 tr) { return KERNEL_MEDIA ? vmul(c, tr) : 
  * generator without drawing from it (its numbers stay those of a scene without media). */
 KFN uint32_t vcm_medium_seed(const pcg32 *rng) { return (uint32_t)(rng->state >> 32) ^ (uint32_t)rng->state; }
 
+/* ---- media along the sub-paths (KERNEL_MEDIA kernels; see "Media" above) --------------------- */
+/* The medium on the side of b's vertex that direction d leaves into, where the vertex's wo side
+ * is in `medium`: a refraction (d on the other side) crosses into the material's other medium as
+ * integrator_pt.h's shading does (medium_after_crossing; sf: the vertex's surface, its ng facing
+ * the outside); a medium vertex stays in its medium. */
+KFN int32_t vcm_medium_towards(const kscene *s, const surface *sf, const vcm_bsdf *b, vec3 d, int32_t medium) {
+    if (!KERNEL_MEDIA || vcm_bsdf_in_medium(b)) return medium;
+    if (vdot(d, b->ng) * vdot(b->wo, b->ng) >= 0.0f) return medium;
+    return medium_after_crossing(&s->materials[b->material], sf->ng, d, medium);
+}
+
+/* The medium a light sub-path starts in, found by walking from its first ray's origin along the
+ * ray: the first surface that binds media (an interface, or a material with INTERIOR/EXTERIOR)
+ * says which of its sides the light is on; surfaces that bind none are passed. A ray that meets
+ * none is in the camera's medium: the medium around everything (global fog). (pbrt-v4 asks every
+ * light for its medium instead; this reads the same scenes without a key. A light inside a
+ * bounded medium that no surface of its own binds, with the camera outside it, is outside this
+ * rule.) */
+KFN int32_t vcm_light_medium(const kscene *s, const vcm_params *p, ray r, uint32_t *rays) {
+    for (int crossings = 0; crossings < MEDIUM_MAX_CROSSINGS; ++crossings) {
+        hit h;
+        (*rays)++;
+        if (!trace_closest(s, r, &h)) break;
+        surface sf = surface_at(s, r, &h);
+        const material *m = &s->materials[sf.material];
+        if (m->medium_inside != m->medium_outside)
+            return medium_of_ref(vdot(r.d, sf.ng) < 0.0f ? m->medium_outside : m->medium_inside);
+        r = make_ray(offset_origin(sf.p, sf.ng, r.d), r.d, K_INF);
+    }
+    return medium_of_ref(p->cam.medium);
+}
+
+/* What one sub-path segment found: free flight through the media along it, across interfaces. */
+enum vcm_walk_event { VCM_WALK_END = 0, VCM_WALK_MISS, VCM_WALK_SURFACE, VCM_WALK_MEDIUM };
+typedef struct vcm_walk {
+    int32_t event; /* vcm_walk_event: END the path ends (absorbed, or too many interfaces) */
+    float dist;    /* from the segment's start to the vertex it found */
+    float tr;      /* T of the segment (vcm_tr_proxy) */
+    vec3 x;        /* the medium vertex (VCM_WALK_MEDIUM) */
+} vcm_walk;
+
+/* The segment along *r, whose closest hit (got) is *h, starting in medium *cur: in each medium a free
+ * flight is sampled (medium_sample_segment, the throughput weighted as path tracing weights it);
+ * an interface is crossed (the medium changes, the ray goes on: *r, *h are then the last piece's)
+ * until a surface, a medium vertex, an escape or an absorption. */
+KFN vcm_walk vcm_walk_segment(const kscene *s, ray *r, hit *h, int got, int32_t *cur, vec3 *throughput, pcg32 *rng,
+                              uint32_t *rays) {
+    vcm_walk w;
+    w.event = VCM_WALK_END;
+    w.dist = 0.0f;
+    w.x = r->o;
+    vec3 tr = v3s(1.0f);
+    for (int crossings = 0; crossings < MEDIUM_MAX_CROSSINGS; ++crossings) {
+        if (*cur != MEDIUM_NONE) {
+            const medium *m = &s->media[*cur];
+            float u_channel = pcg32_float(rng);
+            float u_dist = pcg32_float(rng);
+            float tmax = got ? h->t : K_INF;
+            medium_segment seg = medium_sample_segment(m, *r, tmax, *throughput, u_channel, u_dist);
+            *throughput = vmul(*throughput, seg.weight);
+            if (vis_black(*throughput) || !vis_finite(*throughput)) return w;
+            tr = vmul(tr, medium_transmittance(m, *r, seg.scattered ? seg.t : tmax));
+            if (seg.scattered) {
+                w.event = VCM_WALK_MEDIUM;
+                w.dist += seg.t;
+                w.tr = vcm_tr_proxy(tr);
+                w.x = vmadd(r->o, r->d, seg.t);
+                return w;
+            }
+        }
+        w.tr = vcm_tr_proxy(tr);
+        if (!got) {
+            w.event = VCM_WALK_MISS;
+            return w;
+        }
+        w.dist += h->t;
+        if (hit_material_kind(s, h->prim) != MAT_INTERFACE) {
+            w.event = VCM_WALK_SURFACE;
+            return w;
+        }
+        surface sf = surface_at(s, *r, h);
+        *cur = medium_after_crossing(&s->materials[sf.material], sf.ng, r->d, *cur);
+        vec3 o = offset_origin(sf.p, sf.ng, r->d);
+        w.dist += vdot(vsub(o, sf.p), r->d);
+        *r = make_ray(o, r->d, K_INF);
+        (*rays)++;
+        got = trace_closest(s, *r, h);
+    }
+    w.event = VCM_WALK_END;
+    return w;
+}
+
+/* The scattering of a medium vertex: a direction from the phase function (its weight is 1), the
+ * roulette, and the MIS update with the medium's "cosine" 1 and merging's eta_i / eta_ref in the
+ * pending terms ("Media" above). */
+KFN int vcm_scatter_medium(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec3 x, pcg32 *rng,
+                           vec3 *throughput, vcm_mis_state *mis, vcm_mis_state *pending, ray *r) {
+    vec2 u = vcm_rand2(rng);
+    float u_rr = pcg32_float(rng);
+    float g = s->media[-1 - b->material].g;
+    vec3 wi = hg_sample(g, vneg(b->wo), u);
+    float ph = hg_pdf(g, vneg(b->wo), wi);
+    if (!(ph > 0.0f) || u_rr >= b->cont) return 0;
+    *throughput = vscale(*throughput, 1.0f / b->cont);
+    if (vis_black(*throughput) || !vis_finite(*throughput)) return 0;
+    float pdf = ph * b->cont;
+    vcm_mis_after_scatter_medium(mis, pending, p, pdf, pdf);
+    *r = make_ray(x, wi, K_INF);
+    return 1;
+}
+
 /* Sample the next direction of a sub-path; updates throughput, MIS state (pending: see
  * vcm_mis_after_scatter) and the ray. */
 KFN int vcm_scatter(const kscene *s, const vcm_params *p, const vcm_bsdf *b, vec3 hit_p, pcg32 *rng, int mode,
                     vec3 *throughput, vcm_mis_state *mis, vcm_mis_state *pending, ray *r) {
+    if (vcm_bsdf_in_medium(b)) return vcm_scatter_medium(s, p, b, hit_p, rng, throughput, mis, pending, r);
     material mat = vcm_bsdf_material(s, b);
     const material *m = &mat;
     float u_lobe = pcg32_float(rng);
@@ -653,14 +917,41 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
     if (e.finite && !e.delta)
         r.o = vmadd(e.p, e.d, K_RAY_EPS * (1.0f + vmaxc(v3(fabsf(e.p.x), fabsf(e.p.y), fabsf(e.p.z)))));
     int finite = e.finite;
+    /* media: the medium the ray travels in, and s of the vertex it left (the light: 1) */
+    int32_t medium = KERNEL_MEDIA ? vcm_light_medium(s, p, r, rays) : MEDIUM_NONE;
+    float s_prev = 1.0f;
     for (int len = 1;; ++len) {
         hit h;
         (*rays)++;
-        if (!trace_closest(s, r, &h)) return;
-        surface sf = surface_at(s, r, &h);
+        int got = trace_closest(s, r, &h);
+        float dist = h.t;
+        int in_medium = 0; /* the segment ends at a medium vertex */
+        vcm_walk wk;
+        wk.event = VCM_WALK_SURFACE;
+        wk.dist = h.t;
+        wk.tr = 1.0f;
+        wk.x = r.o;
+        if (KERNEL_MEDIA) {
+            wk = vcm_walk_segment(s, &r, &h, got, &medium, &throughput, rng, rays);
+            if (wk.event == VCM_WALK_END) return;
+            got = wk.event != VCM_WALK_MISS;
+            in_medium = wk.event == VCM_WALK_MEDIUM;
+            dist = wk.dist;
+        }
+        if (!got) return;
+        surface sf;
         vcm_bsdf b;
-        if (!vcm_bsdf_setup(s, &sf, vneg(r.d), &b)) return;
-        vcm_mis_after_hit(&mis, &pending, h.t * h.t, b.wo_l.z, len > 1 || finite);
+        if (in_medium) {
+            sf.p = wk.x;
+            sf.ns = sf.ng = v3s(0.0f);
+            vcm_bsdf_medium(s, medium, vneg(r.d), &b);
+        } else {
+            sf = surface_at(s, r, &h);
+            if (!vcm_bsdf_setup(s, &sf, vneg(r.d), &b)) return;
+        }
+        float s_here = vcm_bsdf_sigma(s, &b);
+        vcm_mis_after_hit(&mis, &pending, dist * dist, b.wo_l.z * s_here, len > 1 || finite);
+        if (KERNEL_MEDIA) vcm_mis_medium_arrive(&mis, &pending, wk.tr, s_prev);
         if (len == 1 && finite && s->nlight_nodes > 0) mis.dvcm *= vcm_light_tree_fix(s, &e, sf.p, sf.ns);
         vcm_mis_confirm(&mis, &pending, vcm_merges_between(p, pending_after, b.glossy));
         if (!b.delta) {
@@ -683,14 +974,24 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
                     vec3 dir = vscale(to_cam, 1.0f / sqrtf(dist2));
                     float cos_s, pdf_dir, pdf_rev;
                     vec3 f = vcm_bsdf_eval(s, &b, dir, TRANSPORT_IMPORTANCE, &cos_s, &pdf_dir, &pdf_rev);
-                    if (!vis_black(f)) {
+                    vec3 tr = v3s(1.0f);
+                    float t_mis = 1.0f; /* s T of the light vertex over the connection (media) */
+                    if (KERNEL_MEDIA && !vis_black(f)) {
+                        /* from the camera, whose medium is known, to the vertex */
+                        tr = vcm_transmittance(s, p->cam.pos, vneg(dir), sf.p, b.ng, medium_of_ref(p->cam.medium),
+                                               vcm_medium_seed(rng), rays);
+                        t_mis = vcm_tr_proxy(tr) * s_here;
+                    }
+                    if (!vis_black(f) && !vis_black(tr)) {
                         float cam_pdf_w = vcm_camera_pdf_w(p, cos_cam);
                         float cam_pdf_a = cam_pdf_w * cos_s / dist2;
-                        float w =
-                            vcm_weight_to_camera(p, &mis, vcm_merges_between(p, prev_glossy, 0), cam_pdf_a, pdf_rev);
+                        float w = vcm_weight_to_camera(p, &mis, vcm_eta_at(p, vcm_merges_between(p, prev_glossy, 0), &b),
+                                                       cam_pdf_a * t_mis, pdf_rev);
                         vec3 c = vscale(vmul(throughput, f), w * cam_pdf_a / p->light_paths);
                         if (vis_finite(c) && !vis_black(c)) {
-                            vec3 tr = vcm_transmittance(s, sf.p, b.ng, p->cam.pos, dir, vcm_medium_seed(rng), rays);
+                            if (!KERNEL_MEDIA)
+                                tr = vcm_transmittance(s, sf.p, b.ng, p->cam.pos, dir, MEDIUM_NONE,
+                                                       vcm_medium_seed(rng), rays);
                             if (!vis_black(tr)) {
                                 splats[*nsplats].pixel = pixel;
                                 splats[*nsplats].value = vcm_transmitted(c, tr);
@@ -703,6 +1004,8 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
         }
         if (len + 2 > p->max_path_length) return;
         if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_IMPORTANCE, &throughput, &mis, &pending, &r)) return;
+        medium = vcm_medium_towards(s, &sf, &b, r.d, medium);
+        s_prev = s_here;
         pending_after = prev_glossy;
         prev_glossy = b.glossy;
     }
@@ -726,10 +1029,30 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
     int pending_after = 0;                 /* ... and the one before it: pending's merge needs both */
     int specular_path = 1;                 /* every bounce so far was specular */
     vec3 prev_p = r.o, prev_n = v3s(0.0f); /* the previous vertex and its shading normal (emitter_pdfs) */
+    /* media: the medium the ray travels in, and s of the vertex it left (the camera: 1) */
+    int32_t medium = KERNEL_MEDIA ? medium_of_ref(p->cam.medium) : MEDIUM_NONE;
+    float s_prev = 1.0f;
     for (int len = 1;; ++len) {
         hit h;
         (*rays)++;
-        if (!trace_closest(s, r, &h)) {
+        int got = trace_closest(s, r, &h);
+        float dist = h.t;
+        int in_medium = 0; /* the segment ends at a medium vertex */
+        vcm_walk wk;
+        wk.event = VCM_WALK_SURFACE;
+        wk.dist = h.t;
+        wk.tr = 1.0f;
+        wk.x = r.o;
+        if (KERNEL_MEDIA) {
+            wk = vcm_walk_segment(s, &r, &h, got, &medium, &throughput, rng, rays);
+            if (wk.event == VCM_WALK_END) break;
+            got = wk.event != VCM_WALK_MISS;
+            in_medium = wk.event == VCM_WALK_MEDIUM;
+            dist = wk.dist;
+            /* an escape's weight (48) reads dVCM and dVC with the escape segment's pieces */
+            if (!got) vcm_mis_medium_arrive(&mis, &pending, wk.tr, s_prev);
+        }
+        if (!got) {
             if (!vis_black(s->env_radiance) && vcm_counts_emission(p, len, specular_path)) {
                 vec3 le = env_eval(s, r.d);
                 float w = 1.0f;
@@ -742,12 +1065,22 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             }
             break;
         }
-        surface sf = surface_at(s, r, &h);
+        surface sf;
         vcm_bsdf b;
-        int ok = vcm_bsdf_setup(s, &sf, vneg(r.d), &b);
-        vcm_mis_after_hit(&mis, &pending, h.t * h.t, ok ? b.wo_l.z : 1.0f, 1);
+        int ok = 1;
+        if (in_medium) {
+            sf.p = wk.x;
+            sf.ns = sf.ng = v3s(0.0f);
+            vcm_bsdf_medium(s, medium, vneg(r.d), &b);
+        } else {
+            sf = surface_at(s, r, &h);
+            ok = vcm_bsdf_setup(s, &sf, vneg(r.d), &b);
+        }
+        float s_here = vcm_bsdf_sigma(s, &b);
+        vcm_mis_after_hit(&mis, &pending, dist * dist, ok ? b.wo_l.z * s_here : 1.0f, 1);
+        if (KERNEL_MEDIA) vcm_mis_medium_arrive(&mis, &pending, wk.tr, s_prev);
         /* an emitter reached by the camera sub-path itself */
-        vec3 le = emitted_radiance(s, &sf, vneg(r.d));
+        vec3 le = in_medium ? v3s(0.0f) : emitted_radiance(s, &sf, vneg(r.d));
         if (!vis_black(le) && vcm_counts_emission(p, len, specular_path)) {
             float w = 1.0f, pd, pe;
             if (len > 1 && p->use_vc && emitter_pdfs(s, h.prim, sf.p, sf.ng, r.d, prev_p, prev_n, &pd, &pe))
@@ -765,14 +1098,25 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
             if ((s->nlights > 0 || s->env_pmf > 0.0f) && sample_light(s, sf.p, sf.ns, u_sel, u_l, &ls)) {
                 float cos_l, pdf_dir, pdf_rev;
                 vec3 f = vcm_bsdf_eval(s, &b, ls.wi, TRANSPORT_RADIANCE, &cos_l, &pdf_dir, &pdf_rev);
-                if (!vis_black(f)) {
-                    float w =
-                        vcm_weight_nee(p, &mis, vcm_merges_between(p, prev_glossy, 0), &ls, cos_l, pdf_dir, pdf_rev);
+                vec3 tr = v3s(1.0f);
+                float t_seg = 1.0f; /* T of the shadow segment (media) */
+                if (KERNEL_MEDIA && !vis_black(f)) {
+                    (*rays)++;
+                    tr = trace_transmittance(s, shadow_ray_to(&ls, sf.p, b.ng),
+                                             vcm_medium_towards(s, &sf, &b, ls.wi, medium), vcm_medium_seed(rng),
+                                             s->node_layout);
+                    t_seg = vcm_tr_proxy(tr);
+                }
+                if (!vis_black(f) && !vis_black(tr)) {
+                    float w = vcm_weight_nee(p, &mis, vcm_eta_at(p, vcm_merges_between(p, prev_glossy, 0), &b), &ls,
+                                             cos_l * s_here * t_seg, pdf_dir * t_seg, pdf_rev);
                     vec3 c = vscale(vmul(vmul(throughput, f), ls.le), w * cos_l / ls.pdf);
                     if (vis_finite(c) && !vis_black(c)) {
-                        (*rays)++;
-                        vec3 tr = trace_transmittance(s, shadow_ray_to(&ls, sf.p, b.ng), MEDIUM_NONE,
-                                                      vcm_medium_seed(rng), s->node_layout);
+                        if (!KERNEL_MEDIA) {
+                            (*rays)++;
+                            tr = trace_transmittance(s, shadow_ray_to(&ls, sf.p, b.ng), MEDIUM_NONE,
+                                                     vcm_medium_seed(rng), s->node_layout);
+                        }
                         if (!vis_black(tr)) color = vadd(color, vcm_transmitted(c, tr));
                     }
                 }
@@ -792,13 +1136,23 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                 vcm_bsdf lb = vcm_surface_load(s, &lv->bsdf);
                 vec3 fl = vcm_bsdf_eval(s, &lb, vneg(d), TRANSPORT_IMPORTANCE, &cos_lv, &l_dir, &l_rev);
                 if (vis_black(fl)) continue;
+                vec3 tr = v3s(1.0f);
+                float t_seg = 1.0f; /* T of the connection (media) */
+                if (KERNEL_MEDIA) {
+                    tr = vcm_transmittance(s, sf.p, b.ng, lv->p, lb.ng, vcm_medium_towards(s, &sf, &b, d, medium),
+                                           vcm_medium_seed(rng), rays);
+                    if (vis_black(tr)) continue;
+                    t_seg = vcm_tr_proxy(tr);
+                }
                 float g = cos_c * cos_lv / dist2;
-                float w = vcm_weight_connect(p, &mis, vcm_merges_between(p, prev_glossy, lb.glossy), &lv->mis,
-                                             vcm_merges_between(p, lv->after_glossy, b.glossy),
-                                             cam_dir * cos_lv / dist2, cam_rev, l_dir * cos_c / dist2, l_rev);
+                float w = vcm_weight_connect(p, &mis, vcm_eta_at(p, vcm_merges_between(p, prev_glossy, lb.glossy), &b),
+                                             &lv->mis, vcm_eta_at(p, vcm_merges_between(p, lv->after_glossy, b.glossy), &lb),
+                                             cam_dir * cos_lv / dist2 * (vcm_bsdf_sigma(s, &lb) * t_seg), cam_rev,
+                                             l_dir * cos_c / dist2 * (s_here * t_seg), l_rev);
                 vec3 c = vscale(vmul(vmul(throughput, lv->throughput), vmul(fc, fl)), g * w);
                 if (vis_finite(c) && !vis_black(c)) {
-                    vec3 tr = vcm_transmittance(s, sf.p, b.ng, lv->p, lb.ng, vcm_medium_seed(rng), rays);
+                    if (!KERNEL_MEDIA)
+                        tr = vcm_transmittance(s, sf.p, b.ng, lv->p, lb.ng, MEDIUM_NONE, vcm_medium_seed(rng), rays);
                     if (!vis_black(tr)) color = vadd(color, vcm_transmitted(c, tr));
                 }
             }
@@ -814,6 +1168,8 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
         }
         specular_path &= b.delta;
         if (!vcm_scatter(s, p, &b, sf.p, rng, TRANSPORT_RADIANCE, &throughput, &mis, &pending, &r)) break;
+        medium = vcm_medium_towards(s, &sf, &b, r.d, medium);
+        s_prev = s_here;
         prev_p = sf.p;
         prev_n = sf.ns;
         pending_after = prev_glossy;
