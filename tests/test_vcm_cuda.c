@@ -7,8 +7,9 @@
  * SmallVCM's sun (smallvcm0) and point-light (smallvcm2) boxes with lt, bdpt, bpm and vcm: mean
  * within 1 %, 4x4 block error within the thresholds test_vcm uses against path tracing, and
  * not much above the error between two CPU renders of other seeds (a GPU bias would show there
- * first). Also: the renderer reports the GPU, a GPU render split by a checkpoint matches an
+ * first); and the fog of scenes/cornell-fog.json (media: render_vcm_media.cu). Also: the renderer reports the GPU, a GPU render split by a checkpoint matches an
  * unsplit one, and two GPU runs agree (atomics reorder sums only). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,10 +113,17 @@ static void test_checkpoint(void) {
     caustic_scene_free(cs);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     skip_without_cuda();
     test_agreement("smallvcm0");
     test_agreement("smallvcm2");
+    /* participating media (render_vcm_media.cu's kernels): fog around everything, the source
+     * tree's scenes/cornell-fog.json (its path from the first argument) */
+    if (argc > 1) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/scenes/cornell-fog.json", argv[1]);
+        test_agreement(path);
+    }
     test_checkpoint();
     return test_result("test_vcm_cuda");
 }
