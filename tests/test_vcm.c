@@ -126,16 +126,18 @@ static double weight_sum(const vcm_params *p, const rpath *q) {
         ls.cos_light = q->cb[k];
         ls.finite = 1;
         float t = q->tr[k - 1];
-        sum += vcm_weight_nee(p, &c, eta_at(p, q, k - 1, vcm_merges_between(p, q->glossy[k - 2], 0)), &ls,
-                              q->cf[k - 1] * q->sg[k - 1] * t, q->pf[k - 1] * (g_break_medium ? 1.0f : t), q->pb[k - 1]);
+        sum +=
+            vcm_weight_nee(p, &c, eta_at(p, q, k - 1, vcm_merges_between(p, q->glossy[k - 2], 0)), &ls,
+                           q->cf[k - 1] * q->sg[k - 1] * t, q->pf[k - 1] * (g_break_medium ? 1.0f : t), q->pb[k - 1]);
         /* 2 <= s <= k-1: connect camera vertex x_t-1 to light vertex x_t */
         for (int t = 2; t <= k - 1; ++t) {
             vcm_mis_state cs = camera_state_at(p, q, t - 1, NULL, NULL), ls2 = light_state_at(p, q, t);
             float d2 = q->d2[t - 1], tc = q->tr[t - 1];
-            sum += vcm_weight_connect(p, &cs, eta_at(p, q, t - 1, vcm_merges_between(p, q->glossy[t - 2], q->glossy[t])),
-                                      &ls2, eta_at(p, q, t, vcm_merges_between(p, q->glossy[t + 1], q->glossy[t - 1])),
-                                      q->pf[t - 1] * q->cb[t] / d2 * q->sg[t] * tc, q->pb[t - 1],
-                                      q->pb[t] * q->cf[t - 1] / d2 * q->sg[t - 1] * tc, q->pf[t]);
+            sum +=
+                vcm_weight_connect(p, &cs, eta_at(p, q, t - 1, vcm_merges_between(p, q->glossy[t - 2], q->glossy[t])),
+                                   &ls2, eta_at(p, q, t, vcm_merges_between(p, q->glossy[t + 1], q->glossy[t - 1])),
+                                   q->pf[t - 1] * q->cb[t] / d2 * q->sg[t] * tc, q->pb[t - 1],
+                                   q->pb[t] * q->cf[t - 1] / d2 * q->sg[t - 1] * tc, q->pf[t]);
         }
         /* s = k: light vertex x_1 to the camera */
         vcm_mis_state l1 = light_state_at(p, q, 1);
@@ -565,8 +567,9 @@ static void test_media_agreement(void) {
         if (!img || !ref) continue;
         double e = block_error(img, ref, W, H), rm = image_mean(img, W * H) / image_mean(ref, W * H);
         /* light tracing's splats near the camera (in the fog) are heavy-tailed: a wider block error */
-        CHECK(e < (a == 0 ? 0.12 : 0.06) && fabs(rm - 1.0) < 0.02, "fog box %s%s vs pt: block error %.4f, mean ratio %.4f",
-              names[algs[a]], a == 3 ? " (merging everywhere)" : "", e, rm);
+        CHECK(e < (a == 0 ? 0.12 : 0.06) && fabs(rm - 1.0) < 0.02,
+              "fog box %s%s vs pt: block error %.4f, mean ratio %.4f", names[algs[a]],
+              a == 3 ? " (merging everywhere)" : "", e, rm);
         printf("fog box %s%s vs pt: block error %.4f, mean ratio %.4f\n", names[algs[a]],
                a == 3 ? " (merging everywhere)" : "", e, rm);
         free(img);

@@ -30,7 +30,7 @@ struct cuda_vcm {
     cuda_renderer *r;
     camera cam;
     int algorithm, max_path_length, merge_everywhere;
-    int media;                // the scene has media: the path kernels of render_vcm_media.cu
+    int media; // the scene has media: the path kernels of render_vcm_media.cu
     float radius, alpha;
     uint32_t seed, npaths;
     int maxv;                 // light vertex (and splat) slots per light sub-path
@@ -330,7 +330,7 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
     CUDA_TRY(cudaMemsetAsync(v->splat_img, 0, 3 * n * sizeof(float), st));
     // the path kernels of the scene's build (vcm_path_kernels.cuh: with media or without)
     (v->media ? vcm_launch_light_media : vcm_launch_light)(blocks_for(n), st, r->k, p, seed, v->npaths, v->maxv,
-                                                            v->verts, v->nverts, v->splats, v->splat_img, v->counters);
+                                                           v->verts, v->nverts, v->splats, v->splat_img, v->counters);
     CUDA_TRY(cudaGetLastError());
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_GRID], st));
     vcm_grid g;
@@ -339,13 +339,13 @@ static int run_iteration(cuda_vcm *v, uint32_t iteration, char *err, size_t errl
     int merging = p.use_vm && g.ncells > 0;
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_CAMERA], st));
     (v->media ? vcm_launch_camera_media : vcm_launch_camera)(blocks_for(n), st, r->k, p, g, seed, r->width, v->npaths,
-                                                              v->maxv, v->verts, v->nverts, merging ? v->maxq : 0,
-                                                              v->queries, v->nqueries, v->cam_img, v->counters);
+                                                             v->maxv, v->verts, v->nverts, merging ? v->maxq : 0,
+                                                             v->queries, v->nqueries, v->cam_img, v->counters);
     CUDA_TRY(cudaGetLastError());
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_MERGE], st));
     if (merging) {
         (v->media ? vcm_launch_merge_media : vcm_launch_merge)(blocks_for(n), st, r->k, p, g, v->npaths, v->maxq,
-                                                                v->queries, v->nqueries, v->cam_img);
+                                                               v->queries, v->nqueries, v->cam_img);
         CUDA_TRY(cudaGetLastError());
     }
     if (v->profile) CUDA_TRY(cudaEventRecord(v->ev[VCM_PASS_ACCUM], st));

@@ -24,7 +24,7 @@
 
 __global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
     VCM_KNAME(vcm_light_kernel)(kscene k, vcm_params p, uint64_t seed, uint32_t npaths, int maxv, vcm_vertex *verts,
-                     int32_t *nverts, vcm_splat *splats, float *splat_img, unsigned long long *counters) {
+                                int32_t *nverts, vcm_splat *splats, float *splat_img, unsigned long long *counters) {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= npaths) return;
     pcg32 rng = vcm_light_rng(seed, i);
@@ -43,9 +43,10 @@ __global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
 }
 
 __global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
-    VCM_KNAME(vcm_camera_kernel)(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, uint32_t npaths, int maxv,
-                      const vcm_vertex *verts, const int32_t *nverts, int maxq, vcm_merge_query *queries,
-                      uint32_t *nqueries, float *cam_img, unsigned long long *counters) {
+    VCM_KNAME(vcm_camera_kernel)(kscene k, vcm_params p, vcm_grid g, uint64_t seed, int width, uint32_t npaths,
+                                 int maxv, const vcm_vertex *verts, const int32_t *nverts, int maxq,
+                                 vcm_merge_query *queries, uint32_t *nqueries, float *cam_img,
+                                 unsigned long long *counters) {
     uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
     if (pix >= npaths) return;
     int x = (int)(pix % (uint32_t)width), y = (int)(pix / (uint32_t)width);
@@ -64,8 +65,8 @@ __global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
 // One thread per pixel evaluates its own camera sub-path's merge queries (no atomics: the pixel
 // is the thread's own).
 __global__ void __launch_bounds__(VCM_BLOCK, VCM_MIN_BLOCKS)
-    VCM_KNAME(vcm_merge_kernel)(kscene k, vcm_params p, vcm_grid g, uint32_t npaths, int maxq, const vcm_merge_query *queries,
-                     const uint32_t *nqueries, float *cam_img) {
+    VCM_KNAME(vcm_merge_kernel)(kscene k, vcm_params p, vcm_grid g, uint32_t npaths, int maxq,
+                                const vcm_merge_query *queries, const uint32_t *nqueries, float *cam_img) {
     uint32_t pix = blockIdx.x * blockDim.x + threadIdx.x;
     if (pix >= npaths) return;
     uint32_t nq = nqueries[pix];
@@ -83,18 +84,17 @@ void VCM_KNAME(vcm_launch_light)(unsigned blocks, cudaStream_t st, kscene k, vcm
                                  uint32_t npaths, int maxv, vcm_vertex *verts, int32_t *nverts, vcm_splat *splats,
                                  float *splat_img, unsigned long long *counters) {
     VCM_KNAME(vcm_light_kernel)<<<blocks, VCM_BLOCK, 0, st>>>(k, p, seed, npaths, maxv, verts, nverts, splats,
-                                                                splat_img, counters);
+                                                              splat_img, counters);
 }
 void VCM_KNAME(vcm_launch_camera)(unsigned blocks, cudaStream_t st, kscene k, vcm_params p, vcm_grid g, uint64_t seed,
-                                  int width, uint32_t npaths, int maxv, const vcm_vertex *verts,
-                                  const int32_t *nverts, int maxq, vcm_merge_query *queries, uint32_t *nqueries,
-                                  float *cam_img, unsigned long long *counters) {
-    VCM_KNAME(vcm_camera_kernel)<<<blocks, VCM_BLOCK, 0, st>>>(k, p, g, seed, width, npaths, maxv, verts, nverts,
-                                                                 maxq, queries, nqueries, cam_img, counters);
+                                  int width, uint32_t npaths, int maxv, const vcm_vertex *verts, const int32_t *nverts,
+                                  int maxq, vcm_merge_query *queries, uint32_t *nqueries, float *cam_img,
+                                  unsigned long long *counters) {
+    VCM_KNAME(vcm_camera_kernel)<<<blocks, VCM_BLOCK, 0, st>>>(k, p, g, seed, width, npaths, maxv, verts, nverts, maxq,
+                                                               queries, nqueries, cam_img, counters);
 }
-void VCM_KNAME(vcm_launch_merge)(unsigned blocks, cudaStream_t st, kscene k, vcm_params p, vcm_grid g,
-                                 uint32_t npaths, int maxq, const vcm_merge_query *queries, const uint32_t *nqueries,
-                                 float *cam_img) {
+void VCM_KNAME(vcm_launch_merge)(unsigned blocks, cudaStream_t st, kscene k, vcm_params p, vcm_grid g, uint32_t npaths,
+                                 int maxq, const vcm_merge_query *queries, const uint32_t *nqueries, float *cam_img) {
     VCM_KNAME(vcm_merge_kernel)<<<blocks, VCM_BLOCK, 0, st>>>(k, p, g, npaths, maxq, queries, nqueries, cam_img);
 }
 

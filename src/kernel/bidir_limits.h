@@ -29,8 +29,8 @@ typedef struct bidir_request {
     X(BIDIR_ADAPTIVE_DEPTH, q->adaptive_depth != 0, "does not support --adaptive-depth")                               \
     X(BIDIR_CLAMP, q->clamp > 0.0f, "does not support the firefly clamp")                                              \
     X(BIDIR_LENS, q->lens_radius > 0.0f, "supports pinhole cameras only (the scene has an APERTURE)")                  \
-    X(BIDIR_MEDIA_EMISSION, q->emissive_media != 0, "does not render emissive media (--integrator pt does)")       \
-    X(BIDIR_MEDIA, (q->features & KF_MEDIA) != 0u && !q->media_ok,                                                   \
+    X(BIDIR_MEDIA_EMISSION, q->emissive_media != 0, "does not render emissive media (--integrator pt does)")           \
+    X(BIDIR_MEDIA, (q->features & KF_MEDIA) != 0u && !q->media_ok,                                                     \
       "does not render participating media on this device yet (--device cpu does)")
 
 /* The message of the first row that refuses q, or NULL. */

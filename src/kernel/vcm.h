@@ -214,8 +214,7 @@ KFN float vcm_weight_connect(const vcm_params *p, const vcm_mis_state *cam, floa
 KFN float vcm_weight_to_camera(const vcm_params *p, const vcm_mis_state *lig, float eta, float camera_pdf_a,
                                float light_rev_pdf) {
     if (p->light_trace_only) return 1.0f;
-    float w_light =
-        vcm_mis(camera_pdf_a / p->light_paths) * (eta + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
+    float w_light = vcm_mis(camera_pdf_a / p->light_paths) * (eta + lig->dvcm + lig->dvc * vcm_mis(light_rev_pdf));
     return 1.0f / (w_light + 1.0f);
 }
 /* Weight of merging a camera vertex with a light vertex (37-39). eta_scale: the surface eta over
@@ -985,8 +984,9 @@ KFN void vcm_trace_light_path(const kscene *s, const vcm_params *p, pcg32 *rng, 
                     if (!vis_black(f) && !vis_black(tr)) {
                         float cam_pdf_w = vcm_camera_pdf_w(p, cos_cam);
                         float cam_pdf_a = cam_pdf_w * cos_s / dist2;
-                        float w = vcm_weight_to_camera(p, &mis, vcm_eta_at(p, vcm_merges_between(p, prev_glossy, 0), &b),
-                                                       cam_pdf_a * t_mis, pdf_rev);
+                        float w =
+                            vcm_weight_to_camera(p, &mis, vcm_eta_at(p, vcm_merges_between(p, prev_glossy, 0), &b),
+                                                 cam_pdf_a * t_mis, pdf_rev);
                         vec3 c = vscale(vmul(throughput, f), w * cam_pdf_a / p->light_paths);
                         if (vis_finite(c) && !vis_black(c)) {
                             if (!KERNEL_MEDIA)
@@ -1145,10 +1145,11 @@ KFN vec3 vcm_trace_camera_path(const kscene *s, const vcm_params *p, pcg32 *rng,
                     t_seg = vcm_tr_proxy(tr);
                 }
                 float g = cos_c * cos_lv / dist2;
-                float w = vcm_weight_connect(p, &mis, vcm_eta_at(p, vcm_merges_between(p, prev_glossy, lb.glossy), &b),
-                                             &lv->mis, vcm_eta_at(p, vcm_merges_between(p, lv->after_glossy, b.glossy), &lb),
-                                             cam_dir * cos_lv / dist2 * (vcm_bsdf_sigma(s, &lb) * t_seg), cam_rev,
-                                             l_dir * cos_c / dist2 * (s_here * t_seg), l_rev);
+                float w =
+                    vcm_weight_connect(p, &mis, vcm_eta_at(p, vcm_merges_between(p, prev_glossy, lb.glossy), &b),
+                                       &lv->mis, vcm_eta_at(p, vcm_merges_between(p, lv->after_glossy, b.glossy), &lb),
+                                       cam_dir * cos_lv / dist2 * (vcm_bsdf_sigma(s, &lb) * t_seg), cam_rev,
+                                       l_dir * cos_c / dist2 * (s_here * t_seg), l_rev);
                 vec3 c = vscale(vmul(vmul(throughput, lv->throughput), vmul(fc, fl)), g * w);
                 if (vis_finite(c) && !vis_black(c)) {
                     if (!KERNEL_MEDIA)
