@@ -53,17 +53,28 @@ int main(int argc, char **argv) {
     /* the selection itself: the full set needs the full kernel, every variant covers itself, and
      * a feature outside every smaller set (glass, a texture with a mirror, a point light, ...) moves a
      * scene up */
-    CHECK(kernel_variant_for(KF_ALL) == KV_ALL, "all features: %s", kernel_variant_name(kernel_variant_for(KF_ALL)));
+    CHECK(kernel_variant_for(KF_ALL) == KV_FULL, "all features: %s", kernel_variant_name(kernel_variant_for(KF_ALL)));
+    CHECK(kernel_variant_for(KF_SURFACES) == KV_ALL, "the surface features before KF_FULL_ONLY: %s",
+          kernel_variant_name(kernel_variant_for(KF_SURFACES)));
     for (int v = 0; v < KV_COUNT; ++v)
         CHECK(kernel_variant_for(kernel_variant_features(v)) == v, "variant %s", kernel_variant_name(v));
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_PRIM(PRIM_SPHERE)) == KV_OPAQUE, "a sphere");
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_TEXTURES) == KV_TEXTURED, "a texture");
     CHECK(kernel_variant_for(KF_TEXTURED | KF_MAT(MAT_MIRROR)) == KV_ALL, "a texture and a mirror");
     const uint32_t extra[] = {KF_MAT(MAT_DIELECTRIC), KF_MAT(MAT_PBR), KF_TEXTURES,
-                              KF_LIGHT(LIGHT_POINT),  KF_ENV_MAP,      KF_CUTOUTS,
-                              KF_COMPLEX_IOR};
+                              KF_LIGHT(LIGHT_POINT),  KF_ENV_MAP,      KF_CUTOUTS};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i)
         CHECK(kernel_variant_for(KF_OPAQUE | extra[i]) == KV_ALL, "opaque + feature 0x%x", extra[i]);
+    /* the layered and thin kinds, complex IORs, the light tree and procedural textures: the full
+     * kernel only, from any smaller set */
+    const uint32_t full_only[] = {KF_MAT(MAT_COATED),   KF_MAT(MAT_THIN_DIELECTRIC), KF_MAT(MAT_DIFFUSE_TRANSMISSION),
+                                  KF_MAT(MAT_INTERFACE), KF_COMPLEX_IOR,              KF_LIGHT_TREE,
+                                  KF_PROCEDURAL};
+    for (size_t i = 0; i < sizeof full_only / sizeof full_only[0]; ++i) {
+        CHECK((KF_FULL_ONLY & full_only[i]) != 0u, "0x%x is in KF_FULL_ONLY", full_only[i]);
+        CHECK(kernel_variant_for(KF_DIFFUSE | full_only[i]) == KV_FULL, "diffuse + feature 0x%x", full_only[i]);
+        CHECK(kernel_variant_for(KF_SURFACES | full_only[i]) == KV_FULL, "all + feature 0x%x", full_only[i]);
+    }
 
     /* media: only the media variant has them (KF_ALL leaves KF_MEDIA out), and the bidirectional
      * integrators refuse them by their table (kernel/bidir_limits.h) */
@@ -98,7 +109,12 @@ int main(int argc, char **argv) {
                            "scenes/sky-sphere.json",
                            "scenes/cornell-mesh.json",
                            "scenes/sponza.json",
-                           "tools/mitsuba/dragon_diffuse.json"};
+                           "tools/mitsuba/dragon_diffuse.json",
+                           /* the full kernel's features: coated kinds and named metals (complex
+                            * IOR), a procedural texture, a light tree (72 emitting triangles) */
+                           "tests/data/materials/coated_box.json",
+                           "tests/data/dialects/materials.json",
+                           "tests/data/materials/many_lights.json"};
     int picked[KV_COUNT] = {0}, caught = 0;
     double *full = malloc(RES * RES * 3 * sizeof(double)), *img = malloc(RES * RES * 3 * sizeof(double));
     const size_t bytes = RES * RES * 3 * sizeof(double);
@@ -121,7 +137,7 @@ int main(int argc, char **argv) {
         p.max_depth = 8;
         p.rr_depth = KPASS_RR_DEPTH;
         p.sample_end = SPP;
-        render_variant[KV_ALL](k, &p, full);
+        render_variant[KV_FULL](k, &p, full);
         render_variant[v](k, &p, img);
         CHECK(memcmp(full, img, bytes) == 0, "%s picks the %s kernel, which renders it differently", names[n],
               kernel_variant_name(v));
@@ -130,6 +146,14 @@ int main(int argc, char **argv) {
         render_variant[KV_MEDIA](k, &p, img);
         CHECK(memcmp(full, img, bytes) == 0, "%s: the kernel with the media seam (KERNEL_MEDIA) renders it differently",
               names[n]);
+        /* each feature of KF_FULL_ONLY is needed: without them a scene would pick a smaller kernel,
+         * which must render it differently (a light tree's picks, the layered kinds, the noise) */
+        if (f & KF_FULL_ONLY) {
+            int w = kernel_variant_for(f & ~KF_FULL_ONLY);
+            render_variant[w](k, &p, img);
+            CHECK(w != v && memcmp(full, img, bytes) != 0, "%s: the %s kernel, without features 0x%x, renders it alike",
+                  names[n], kernel_variant_name(w), f & KF_FULL_ONLY);
+        }
         /* the smallest kernel on a scene that needs more must not pass for the full one */
         int differs = -1;
         if (v != 0) {
@@ -146,8 +170,8 @@ int main(int argc, char **argv) {
     }
     free(full);
     free(img);
-    CHECK(picked[KV_OPAQUE] >= 1 && picked[KV_ALL] >= 1 && caught >= 1,
-          "scenes per variant: diffuse %d, textured %d, opaque %d, all %d; smallest kernel caught on %d",
-          picked[KV_DIFFUSE], picked[KV_TEXTURED], picked[KV_OPAQUE], picked[KV_ALL], caught);
+    CHECK(picked[KV_OPAQUE] >= 1 && picked[KV_ALL] >= 1 && picked[KV_FULL] >= 3 && caught >= 1,
+          "scenes per variant: diffuse %d, textured %d, opaque %d, all %d, full %d; smallest kernel caught on %d",
+          picked[KV_DIFFUSE], picked[KV_TEXTURED], picked[KV_OPAQUE], picked[KV_ALL], picked[KV_FULL], caught);
     return test_result("test_features");
 }

@@ -124,6 +124,7 @@ KFN vec3 texture_eval(const kscene *s, int32_t index, vec2 uv, vec3 p) {
     case TEX_NOISE:
     case TEX_MARBLE:
     case TEX_WOOD: {
+        if (!KHAS(KF_PROCEDURAL)) break; /* a kernel without them never gets here (features.h) */
         vec3 q = t->uv_space ? v3(uv.x * t->scale, uv.y * t->scale, 0.0f) : vscale(p, t->scale);
         if (!(fabsf(q.x) < 1e7f && fabsf(q.y) < 1e7f && fabsf(q.z) < 1e7f)) return t->a; /* NaN too */
         return vlerp(t->a, t->b, procedural_blend(t->kind, q, t->octaves));
