@@ -60,19 +60,20 @@ int main(int argc, char **argv) {
         CHECK(kernel_variant_for(kernel_variant_features(v)) == v, "variant %s", kernel_variant_name(v));
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_PRIM(PRIM_SPHERE)) == KV_OPAQUE, "a sphere");
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_TEXTURES) == KV_TEXTURED, "a texture");
+    CHECK(kernel_variant_for(KF_DIFFUSE | KF_TEXTURES | KF_BUMP) == KV_TEXTURED, "a bump map (Sponza)");
     CHECK(kernel_variant_for(KF_TEXTURED | KF_MAT(MAT_MIRROR)) == KV_ALL, "a texture and a mirror");
     const uint32_t extra[] = {KF_MAT(MAT_DIELECTRIC), KF_MAT(MAT_PBR), KF_TEXTURES,
                               KF_LIGHT(LIGHT_POINT),  KF_ENV_MAP,      KF_CUTOUTS};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i)
         CHECK(kernel_variant_for(KF_OPAQUE | extra[i]) == KV_ALL, "opaque + feature 0x%x", extra[i]);
-    /* the layered and thin kinds, complex IORs, the light tree and procedural textures: the full
-     * kernel only, from any smaller set */
+    /* the layered and thin kinds, complex IORs, the light tree, procedural textures and bump maps:
+     * the full kernel only, from the opaque and "all" sets (the textured one has bump maps) */
     const uint32_t full_only[] = {KF_MAT(MAT_COATED),   KF_MAT(MAT_THIN_DIELECTRIC), KF_MAT(MAT_DIFFUSE_TRANSMISSION),
                                   KF_MAT(MAT_INTERFACE), KF_COMPLEX_IOR,              KF_LIGHT_TREE,
-                                  KF_PROCEDURAL};
+                                  KF_PROCEDURAL,         KF_BUMP};
     for (size_t i = 0; i < sizeof full_only / sizeof full_only[0]; ++i) {
         CHECK((KF_FULL_ONLY & full_only[i]) != 0u, "0x%x is in KF_FULL_ONLY", full_only[i]);
-        CHECK(kernel_variant_for(KF_DIFFUSE | full_only[i]) == KV_FULL, "diffuse + feature 0x%x", full_only[i]);
+        CHECK(kernel_variant_for(KF_OPAQUE | full_only[i]) == KV_FULL, "opaque + feature 0x%x", full_only[i]);
         CHECK(kernel_variant_for(KF_SURFACES | full_only[i]) == KV_FULL, "all + feature 0x%x", full_only[i]);
     }
 
@@ -111,10 +112,12 @@ int main(int argc, char **argv) {
                            "scenes/sponza.json",
                            "tools/mitsuba/dragon_diffuse.json",
                            /* the full kernel's features: coated kinds and named metals (complex
-                            * IOR), a procedural texture, a light tree (72 emitting triangles) */
+                            * IOR), a procedural texture, a light tree (72 emitting triangles), a
+                            * bump-mapped sphere */
                            "tests/data/materials/coated_box.json",
                            "tests/data/dialects/materials.json",
-                           "tests/data/materials/many_lights.json"};
+                           "tests/data/materials/many_lights.json",
+                           "tests/data/materials/bump_sphere.json"};
     int picked[KV_COUNT] = {0}, caught = 0;
     double *full = malloc(RES * RES * 3 * sizeof(double)), *img = malloc(RES * RES * 3 * sizeof(double));
     const size_t bytes = RES * RES * 3 * sizeof(double);
@@ -170,7 +173,7 @@ int main(int argc, char **argv) {
     }
     free(full);
     free(img);
-    CHECK(picked[KV_OPAQUE] >= 1 && picked[KV_ALL] >= 1 && picked[KV_FULL] >= 3 && caught >= 1,
+    CHECK(picked[KV_OPAQUE] >= 1 && picked[KV_ALL] >= 1 && picked[KV_FULL] >= 4 && caught >= 1,
           "scenes per variant: diffuse %d, textured %d, opaque %d, all %d, full %d; smallest kernel caught on %d",
           picked[KV_DIFFUSE], picked[KV_TEXTURED], picked[KV_OPAQUE], picked[KV_ALL], picked[KV_FULL], caught);
     return test_result("test_features");

@@ -125,7 +125,8 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     }
 
     /* Two-sided materials shade the side the ray arrived on. */
-    if (!(material_flags(m) & BSDF_INTERIOR) && vdot(wo_world, sf.ng) < 0.0f) {
+    const uint32_t lobes = material_flags(m);
+    if (!(lobes & BSDF_INTERIOR) && vdot(wo_world, sf.ng) < 0.0f) {
         sf.ng = vneg(sf.ng);
         sf.ns = vneg(sf.ns);
     }
@@ -137,11 +138,11 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     vec2 u_light = u->light, u_bsdf = u->bsdf;
 
     /* Next-event estimation. */
-    if (!(material_flags(m) & BSDF_ALL_DELTA) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
+    if (!(lobes & BSDF_ALL_DELTA) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
         light_sample ls;
         int ok = sample_light(s, sf.p, sf.ns, u_light_pick, u_light, &ls);
         vec3 wi = ok ? frame_to_local(fr, ls.wi) : v3s(0.0f);
-        if (ok && bsdf_sides_agree(m, wo, wi, wo_world, ls.wi, sf.ng)) {
+        if (ok && bsdf_sides_agree_lobes(lobes, wo, wi, wo_world, ls.wi, sf.ng)) {
             vec3 f = bsdf_eval(m, albedo, wo, wi);
             if (!vis_black(f)) {
                 float w = ls.delta ? 1.0f : mis_power(ls.pdf, bsdf_pdf(m, wo, wi));

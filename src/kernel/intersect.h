@@ -176,6 +176,10 @@ KFN vec3 bump_map_apply(const kscene *s, const material *m, vec3 n, vec3 dpdu, v
     return vdot(r, n) < 0.0f ? vneg(r) : r;
 }
 
+/* Does m have a bump map (MAP_BUMP) that this kernel handles? A constant 0 without KF_BUMP (a
+ * kernel whose scenes have none: features.h). */
+KFN int material_bumped(const material *m) { return KHAS(KF_BUMP) && (m->maps & MAP_BUMP); }
+
 /* The frame of triangle tr's normal or bump map at barycentrics (b0, b1, b2), around shading
  * normal n: MAP_NORMAL with tangent *t and handedness *w, MAP_BUMP with dp/du *t and dp/dv *b, or 0
  * (the map leaves n as it is). Normal maps: the tangent is the vertices' (glTF TANGENT, xyz and
@@ -184,7 +188,7 @@ KFN vec3 bump_map_apply(const kscene *s, const material *m, vec3 n, vec3 dpdu, v
  * without uvs). */
 KFN int triangle_map_frame(const kscene *s, const material *m, const triangle *tr, float b0, float b1, float b2, vec3 n,
                            vec3 *t, vec3 *b, float *w) {
-    if (m->maps & MAP_BUMP) {
+    if (material_bumped(m)) {
         if (!triangle_dpduv(s, tr, t, b)) {
             if (s->uvs) return 0;
             vec3 p0 = s->positions[tr->v[0]];
@@ -268,7 +272,7 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
                                          : v3(K_PI * po.y, 0.0f, 0.0f);
                     mt = xform_vector(&sp->to_world, du);
                     mb = xform_vector(&sp->to_world, dv);
-                    map = m->maps & MAP_BUMP ? MAP_BUMP : MAP_NORMAL;
+                    map = material_bumped(m) ? MAP_BUMP : MAP_NORMAL;
                     if (map == MAP_NORMAL) mw = vdot(vcross(sf.ns, mt), mb) < 0.0f ? -1.0f : 1.0f;
                 }
             }
@@ -289,7 +293,7 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
             if (KHAS(KF_TEXTURES) && (m->maps & (MAP_NORMAL | MAP_BUMP))) {
                 mt = q->u;
                 mb = q->v;
-                map = m->maps & MAP_BUMP ? MAP_BUMP : MAP_NORMAL;
+                map = material_bumped(m) ? MAP_BUMP : MAP_NORMAL;
                 if (map == MAP_NORMAL) mw = vdot(vcross(sf.ns, q->u), q->v) < 0.0f ? -1.0f : 1.0f;
             }
         }
