@@ -70,7 +70,7 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
  *   full      everything but media: also the layered and thin kinds (Coated, ThinDielectric,
  *             DiffuseTransmission, Interface), complex-IOR conductors, the light tree, procedural
  *             textures and bump maps (KF_FULL_ONLY), which more than doubled the "all" kernel's code
- *             and tripled its spills (docs/performance-log.md, "megakernels by scene features")
+ *             and tripled its spills (docs/performance-log.md, "megakernels by scene features, again")
  *   media     everything and participating media (KERNEL_MEDIA 1: the path state's medium columns) */
 #define KF_DIFFUSE                                                                                                     \
     (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_EMITTER) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
