@@ -68,9 +68,14 @@ int main(int argc, char **argv) {
         CHECK(kernel_variant_for(KF_OPAQUE | extra[i]) == KV_ALL, "opaque + feature 0x%x", extra[i]);
     /* the layered and thin kinds, complex IORs, the light tree, procedural textures and bump maps:
      * the full kernel only, from the opaque and "all" sets (the textured one has bump maps) */
-    const uint32_t full_only[] = {KF_MAT(MAT_COATED),   KF_MAT(MAT_THIN_DIELECTRIC), KF_MAT(MAT_DIFFUSE_TRANSMISSION),
-                                  KF_MAT(MAT_INTERFACE), KF_COMPLEX_IOR,              KF_LIGHT_TREE,
-                                  KF_PROCEDURAL,         KF_BUMP};
+    const uint32_t full_only[] = {KF_MAT(MAT_COATED),
+                                  KF_MAT(MAT_THIN_DIELECTRIC),
+                                  KF_MAT(MAT_DIFFUSE_TRANSMISSION),
+                                  KF_MAT(MAT_INTERFACE),
+                                  KF_COMPLEX_IOR,
+                                  KF_LIGHT_TREE,
+                                  KF_PROCEDURAL,
+                                  KF_BUMP};
     for (size_t i = 0; i < sizeof full_only / sizeof full_only[0]; ++i) {
         CHECK((KF_FULL_ONLY & full_only[i]) != 0u, "0x%x is in KF_FULL_ONLY", full_only[i]);
         CHECK(kernel_variant_for(KF_OPAQUE | full_only[i]) == KV_FULL, "opaque + feature 0x%x", full_only[i]);
@@ -97,27 +102,15 @@ int main(int argc, char **argv) {
     }
 
     /* scenes: the variant each picks renders it exactly as the full kernel */
-    const char *names[] = {"cornell",
-                           "cornell-glass",
-                           "rtow",
-                           "smallvcm0",
-                           "smallvcm1",
-                           "smallvcm2",
-                           "smallvcm3",
-                           "scenes/cornell.json",
-                           "scenes/cornell-water.json",
-                           "scenes/checker-quads.json",
-                           "scenes/sky-sphere.json",
-                           "scenes/cornell-mesh.json",
-                           "scenes/sponza.json",
+    const char *names[] = {"cornell", "cornell-glass", "rtow", "smallvcm0", "smallvcm1", "smallvcm2", "smallvcm3",
+                           "scenes/cornell.json", "scenes/cornell-water.json", "scenes/checker-quads.json",
+                           "scenes/sky-sphere.json", "scenes/cornell-mesh.json", "scenes/sponza.json",
                            "tools/mitsuba/dragon_diffuse.json",
                            /* the full kernel's features: coated kinds and named metals (complex
                             * IOR), a procedural texture, a light tree (72 emitting triangles), a
                             * bump-mapped sphere */
-                           "tests/data/materials/coated_box.json",
-                           "tests/data/dialects/materials.json",
-                           "tests/data/materials/many_lights.json",
-                           "tests/data/materials/bump_sphere.json"};
+                           "tests/data/materials/coated_box.json", "tests/data/dialects/materials.json",
+                           "tests/data/materials/many_lights.json", "tests/data/materials/bump_sphere.json"};
     int picked[KV_COUNT] = {0}, caught = 0;
     double *full = malloc(RES * RES * 3 * sizeof(double)), *img = malloc(RES * RES * 3 * sizeof(double));
     const size_t bytes = RES * RES * 3 * sizeof(double);
