@@ -3,6 +3,8 @@
  * kernel reads (BVH_WIDTH: 8 with AVX2; test_bvh_sse and test_bvh_scalar run it at 4). */
 #include <string.h>
 
+/* the traversal with instances too (a two-level BVH: check_instances) */
+#define KERNEL_FEATURES (KF_ALL | KF_INSTANCES)
 #include "kernel/kernel.h"
 #include "cpu/isa.h"
 #include "scene/scene.h"

@@ -369,6 +369,13 @@ struct importer {
     size_t triangles = 0, instanced = 0; // added by this file; of them, copies of a primitive seen before
     size_t triangle_budget = env_budget("CAUSTIC_GLTF_MAX_TRIANGLES", size_t(1) << 25);
     std::set<const tinygltf::Primitive *> meshes_seen;
+    /* where a primitive's triangles were added first: later nodes that reuse it place them again
+     * (scene_instance_mesh: true instancing, no copy) */
+    struct placed_prim {
+        size_t v0, nv, t0, nt;
+        xform placed;
+    };
+    std::map<const tinygltf::Primitive *, placed_prim> placed_prims;
     int lights = 0;
     bool have_camera = false;
 
@@ -615,6 +622,14 @@ struct importer {
             warn(where + ": mode " + std::to_string(mode) + " (points or lines) is skipped");
             return;
         }
+        auto again = placed_prims.find(&p);
+        if (again != placed_prims.end()) { /* a mesh that another node placed: an instance of it */
+            const placed_prim &q = again->second;
+            instanced += q.nt;
+            if (scene_instance_mesh(s, q.v0, q.nv, q.t0, q.nt, q.placed, world))
+                fail(where + ": singular node transform (it cannot be inverted), or out of memory");
+            return;
+        }
         auto pos_it = p.attributes.find("POSITION");
         if (pos_it == p.attributes.end()) fail(where + ".attributes: no POSITION");
         std::vector<float> pos = read_floats(m, pos_it->second, 3, false, where + ".attributes.POSITION");
@@ -662,13 +677,14 @@ struct importer {
         if (nt == 0) return;
         if (s->ntriangles + nt > PRIM_INDEX_MASK)
             fail(where + ": the scene would exceed " + std::to_string(PRIM_INDEX_MASK) + " triangles");
-        /* node instancing copies a mesh's triangles once per visit: a few kilobytes of nodes can
-         * ask for hundreds of millions */
+        /* the budget counts the triangles the file holds (a node that reuses a mesh places it
+         * again without a copy: scene_instance_mesh above) */
         triangles += nt;
-        if (!meshes_seen.insert(&p).second) instanced += nt;
+        meshes_seen.insert(&p);
         if (triangles > triangle_budget)
-            fail(where + ": budget: " + std::to_string(triangles) + " triangles (" + std::to_string(instanced) +
-                 " from instancing), limit " + std::to_string(triangle_budget) + ", set CAUSTIC_GLTF_MAX_TRIANGLES");
+            fail(where + ": budget: " + std::to_string(triangles) + " triangles held (" + std::to_string(instanced) +
+                 " more placed by instancing, not copied), limit " + std::to_string(triangle_budget) +
+                 ", set CAUSTIC_GLTF_MAX_TRIANGLES");
         xform inv;
         if (xform_invert(&world, &inv)) fail(where + ": singular node transform (it cannot be inverted)");
         int mat = material(p.material);
@@ -684,10 +700,11 @@ struct importer {
             /* glTF's v runs down the image; caustic's (OBJ's) up */
             for (size_t i = 0; i < nv; ++i) UV[i] = v2(uv[2 * i], 1.0f - uv[2 * i + 1]);
         }
-        size_t v0 = s->nvertices;
+        size_t v0 = s->nvertices, t0 = s->ntriangles;
         if (scene_add_mesh(s, P.data(), N.empty() ? nullptr : N.data(), UV.empty() ? nullptr : UV.data(), nv,
                            tri.data(), nullptr, nt, world, mat))
             throw std::bad_alloc(); /* the transform was checked above */
+        placed_prims[&p] = placed_prim{v0, nv, t0, nt, world};
         /* the glTF default of a positive handedness, where the file gives none for a normal-mapped mesh
          * is left to the kernel (tangents from the uvs) */
         if (!tan.empty() && scene_set_tangents(s, v0, tan.data(), nv, world)) throw std::bad_alloc();
@@ -810,13 +827,17 @@ struct scene_mark {
     size_t ntriangles, nvertices, nmaterials, ntextures, ntexels, ntexels8, npunctual;
     int has_normals, has_uvs, has_tangents;
     camera_desc cam;
+    size_t nmeshes, nplacements;
 };
 scene_mark mark(const scene *s) {
-    scene_mark k = {s->ntriangles, s->nvertices,   s->nmaterials, s->ntextures,    s->ntexels, s->ntexels8,
-                    s->npunctual,  s->has_normals, s->has_uvs,    s->has_tangents, s->camera};
+    scene_mark k = {s->ntriangles, s->nvertices,   s->nmaterials, s->ntextures,    s->ntexels,
+                    s->ntexels8,   s->npunctual,   s->has_normals, s->has_uvs,     s->has_tangents,
+                    s->camera,     s->nmeshes,     s->nplacements};
     return k;
 }
 void rollback(scene *s, const scene_mark &k) {
+    s->nmeshes = k.nmeshes;
+    s->nplacements = k.nplacements;
     s->ntriangles = k.ntriangles;
     s->nvertices = k.nvertices;
     for (size_t i = k.nmaterials; i < s->nmaterials; ++i) std::free(s->material_names[i]);
