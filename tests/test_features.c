@@ -62,55 +62,32 @@ static void render_at(render_fn fn, const scene *s, int res, int spp, double *rg
     fn(&s->k, &p, rgb);
 }
 
-/* True instancing (kernel/types.h, kinstance): scenes/instances.json, a mesh placed 12 times under
- * rotations, non-uniform scales, mirrors and a material override, renders as its flattened twin
- * (CAUSTIC_INSTANCES=flatten: the triangles copied under each transform) up to float rounding: the
- * same sampler and seed trace the same paths wherever the two traversals agree, so the images
- * agree pixel by pixel but for the few paths whose hits round differently. Returns the relative
- * RMSE. */
-static double check_instances(const char *root) {
-    enum { IRES = 40, ISPP = 16 };
+/* An instanced scene (scenes/instances.json: a mesh placed 12 times) picks the instances variant,
+ * the only one with the two-level traversal; its flattened twin (CAUSTIC_INSTANCES=flatten: the
+ * triangles copied, one BVH level) renders through the instances kernel exactly as through the
+ * full one. (The instanced and the flattened images against each other: test_render.) */
+static void check_instances(const char *root) {
+    enum { IRES = 16, ISPP = 2 };
     scene *si = load("scenes/instances.json", root);
     setenv("CAUSTIC_INSTANCES", "flatten", 1);
     scene *sf = load("scenes/instances.json", root);
     unsetenv("CAUSTIC_INSTANCES");
-    if (!si || !sf) {
-        scene_destroy(si);
-        scene_destroy(sf);
-        return -1.0;
+    if (si && sf) {
+        CHECK(si->ninstances == 13 && si->k.ninstances == 13, "instances: %zu (12 and the world's)", si->ninstances);
+        CHECK(sf->ninstances == 0 && sf->flattened == 12 && sf->ntriangles == si->ntriangles + 11 * 8,
+              "flattened: %zu instances, %zu copies, %zu triangles", sf->ninstances, sf->flattened, sf->ntriangles);
+        CHECK(kernel_variant_for(kscene_features(&si->k)) == KV_INSTANCES, "the instanced scene picks %s",
+              kernel_variant_name(kernel_variant_for(kscene_features(&si->k))));
+        const size_t n = IRES * IRES * 3;
+        double *b = malloc(n * sizeof(double)), *c = malloc(n * sizeof(double));
+        render_at(render_variant[KV_ALL], sf, IRES, ISPP, b);
+        render_at(render_variant[KV_INSTANCES], sf, IRES, ISPP, c);
+        CHECK(memcmp(b, c, n * sizeof(double)) == 0, "the instances kernel renders the flattened scene differently");
+        free(b);
+        free(c);
     }
-    CHECK(si->ninstances == 13 && si->k.ninstances == 13, "instances: %zu (12 and the world's)", si->ninstances);
-    CHECK(sf->ninstances == 0 && sf->flattened == 12 && sf->ntriangles == si->ntriangles + 11 * 8,
-          "flattened: %zu instances, %zu copies, %zu triangles", sf->ninstances, sf->flattened, sf->ntriangles);
-    CHECK(kernel_variant_for(kscene_features(&si->k)) == KV_INSTANCES, "the instanced scene picks %s",
-          kernel_variant_name(kernel_variant_for(kscene_features(&si->k))));
-    const size_t n = IRES * IRES * 3;
-    double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double)), *c = malloc(n * sizeof(double));
-    render_at(render_variant[KV_INSTANCES], si, IRES, ISPP, a);
-    render_at(render_variant[KV_ALL], sf, IRES, ISPP, b);
-    /* the kernel with instances on a scene without: the single-level traversal, the same image */
-    render_at(render_variant[KV_INSTANCES], sf, IRES, ISPP, c);
-    CHECK(memcmp(b, c, n * sizeof(double)) == 0, "the instances kernel renders the flattened scene differently");
-    double sa = 0, sb = 0, se = 0;
-    size_t far = 0;
-    for (size_t i = 0; i < n; ++i) {
-        sa += a[i];
-        sb += b[i];
-        se += (a[i] - b[i]) * (a[i] - b[i]);
-        far += fabs(a[i] - b[i]) > 1e-3 * (1.0 + fabs(b[i]));
-    }
-    double mean = sb / (double)n, rel_rmse = sqrt(se / (double)n) / mean;
-    printf("instances.json: mean %.6f instanced, %.6f flattened; relative RMSE %.2e; %zu of %zu values differ "
-           "by > 1e-3\n",
-           sa / (double)n, mean, rel_rmse, far, n);
-    CHECK(fabs(sa - sb) <= 2e-3 * fabs(sb), "means %.6f and %.6f", sa / (double)n, mean);
-    CHECK(rel_rmse < 0.02 && far <= n / 50, "relative RMSE %.3g, %zu values off", rel_rmse, far);
-    free(a);
-    free(b);
-    free(c);
     scene_destroy(si);
     scene_destroy(sf);
-    return rel_rmse;
 }
 
 int main(int argc, char **argv) {

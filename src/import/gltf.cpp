@@ -9,7 +9,8 @@
  * colour, metallic-roughness, normal and emissive maps, alphaMode MASK as a cutout,
  * KHR_materials_emissive_strength, KHR_materials_transmission + KHR_materials_ior as rough glass,
  * KHR_materials_clearcoat as a coated PBR lobe);
- * textures with their samplers' wrap modes; the first perspective camera; KHR_lights_punctual.
+ * textures with their samplers' wrap modes; the first perspective camera; KHR_lights_punctual;
+ * EXT_mesh_gpu_instancing (each instance a placement of the node's mesh: true instancing).
  * Everything read from the file is validated here (accessor bounds, strides, index ranges), not
  * trusted to the parser. A texture whose image is missing or cannot be decoded gives one warning
  * naming it and the material renders with its factors. */
@@ -710,6 +711,48 @@ struct importer {
         if (!tan.empty() && scene_set_tangents(s, v0, tan.data(), nv, world)) throw std::bad_alloc();
     }
 
+    /* EXT_mesh_gpu_instancing: the node's mesh placed once per instance (its TRANSLATION, ROTATION
+     * and SCALE accessors, composed as a node's), each under the node's world transform; none
+     * without the extension. The placements after the first are instances of the first
+     * (primitive: scene_instance_mesh), so the mesh is held once. */
+    std::vector<xform> gpu_instances(const tinygltf::Node &n, const xform &world, const std::string &np) {
+        std::vector<xform> out;
+        const tinygltf::Value *a = ext_object(n.extensions, "EXT_mesh_gpu_instancing", "attributes");
+        if (!a) return out;
+        std::string ap = np + ".extensions.EXT_mesh_gpu_instancing.attributes.";
+        std::vector<float> T, R, S;
+        size_t count = 0;
+        bool any = false;
+        auto get = [&](const char *name, int nc, bool norm, std::vector<float> &v) {
+            if (!a->Has(name)) return;
+            const tinygltf::Value &x = a->Get(name);
+            if (!x.IsInt()) fail(ap + name + ": expected an accessor index");
+            v = read_floats(m, x.Get<int>(), nc, norm, ap + name);
+            size_t c = v.size() / size_t(nc);
+            if (any && c != count) fail(ap + name + ": " + std::to_string(c) + " elements, another attribute has " +
+                                        std::to_string(count));
+            count = c;
+            any = true;
+        };
+        get("TRANSLATION", 3, false, T);
+        get("ROTATION", 4, true, R);
+        get("SCALE", 3, false, S);
+        if (!any) return out;
+        visits += count;
+        if (visits > MAX_NODE_VISITS)
+            fail(np + ": EXT_mesh_gpu_instancing places more than " + std::to_string(MAX_NODE_VISITS) + " instances");
+        out.reserve(count);
+        for (size_t i = 0; i < count; ++i) {
+            tinygltf::Node t; /* the instance's TRS as a node's (node_local checks and composes it) */
+            if (!T.empty()) t.translation = {T[3 * i], T[3 * i + 1], T[3 * i + 2]};
+            if (!R.empty()) t.rotation = {R[4 * i], R[4 * i + 1], R[4 * i + 2], R[4 * i + 3]};
+            if (!S.empty()) t.scale = {S[3 * i], S[3 * i + 1], S[3 * i + 2]};
+            xform local = node_local(t, ap + "[" + std::to_string(i) + "]");
+            out.push_back(xform_mul(&world, &local));
+        }
+        return out;
+    }
+
     void node(int ni, const xform &parent, int depth) {
         if (ni < 0 || size_t(ni) >= m.nodes.size()) fail("node " + std::to_string(ni) + " does not exist");
         if (on_path.size() < m.nodes.size()) on_path.resize(m.nodes.size(), false);
@@ -727,8 +770,11 @@ struct importer {
             if (size_t(n.mesh) >= m.meshes.size())
                 fail(np + ".mesh: mesh " + std::to_string(n.mesh) + " does not exist");
             const tinygltf::Mesh &mesh = m.meshes[size_t(n.mesh)];
-            for (size_t i = 0; i < mesh.primitives.size(); ++i)
-                primitive(mesh.primitives[i], world, str_index("meshes", size_t(n.mesh)) + str_index(".primitives", i));
+            std::vector<xform> places = gpu_instances(n, world, np);
+            if (places.empty()) places.push_back(world);
+            for (const xform &w : places)
+                for (size_t i = 0; i < mesh.primitives.size(); ++i)
+                    primitive(mesh.primitives[i], w, str_index("meshes", size_t(n.mesh)) + str_index(".primitives", i));
         }
         if ((flags & GLTF_CAMERA) && !have_camera && n.camera >= 0 && size_t(n.camera) < m.cameras.size() &&
             m.cameras[size_t(n.camera)].type == "perspective")
@@ -899,7 +945,8 @@ int import(scene *s, const unsigned char *data, size_t size, const char *path, c
         }
         for (const std::string &e : model.extensionsRequired)
             if (e != "KHR_lights_punctual" && e != "KHR_materials_emissive_strength" &&
-                e != "KHR_materials_transmission" && e != "KHR_materials_ior" && e != "KHR_materials_clearcoat")
+                e != "KHR_materials_transmission" && e != "KHR_materials_ior" && e != "KHR_materials_clearcoat" &&
+                e != "EXT_mesh_gpu_instancing")
                 fail("requires the extension " + e + ", which caustic does not support");
         importer im(s, model);
         im.name = name;
