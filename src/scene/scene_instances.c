@@ -121,6 +121,16 @@ int scene_prepare_instances(scene *s, char *err, size_t errlen) {
             flat = s->placements[j].mesh == (uint32_t)i && emissive(s, s->placements[j].material);
         if (!flat) continue;
         if (!flatten_all) nemissive++;
+        size_t copies = 0;
+        for (size_t j = 0; j < s->nplacements; ++j) copies += s->placements[j].mesh == (uint32_t)i;
+        if (s->ntriangles + copies * m->nt > PRIM_INDEX_MASK) {
+            snprintf(err, errlen,
+                     "a mesh of %zu triangles placed %zu times is copied at each placement (%s), more than the %u "
+                     "triangles a scene holds",
+                     m->nt, copies, flatten_all ? "CAUSTIC_INSTANCES=flatten" : "it emits light: lights are not instanced",
+                     PRIM_INDEX_MASK);
+            return -1;
+        }
         if (flatten_mesh(s, i)) {
             snprintf(err, errlen, "out of memory copying the instances of a mesh");
             return -1;
