@@ -742,9 +742,9 @@ static void check_instances(uint64_t seed) {
     xform mirror = xform_identity();
     mirror.m[0][0] = -1.0f;
     for (int i = 0; i < NI; ++i) {
-        xform x = xform_trs(v3(IRND(-7, 7), IRND(-7, 7), IRND(-7, 7)),
-                            v3(IRND(-180, 180), IRND(-180, 180), IRND(-180, 180)),
-                            v3(IRND(0.3f, 2.5f), IRND(0.3f, 2.5f), IRND(0.3f, 2.5f)));
+        xform x =
+            xform_trs(v3(IRND(-7, 7), IRND(-7, 7), IRND(-7, 7)), v3(IRND(-180, 180), IRND(-180, 180), IRND(-180, 180)),
+                      v3(IRND(0.3f, 2.5f), IRND(0.3f, 2.5f), IRND(0.3f, 2.5f)));
         if (i % 3 == 1) x = xform_mul(&x, &mirror);
         if (i == 0) x = xform_identity(); /* the mesh where it is */
         int rev = i == 4;

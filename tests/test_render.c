@@ -519,8 +519,9 @@ static double test_instances(void) {
                 off += fabs((double)a[i] - b[i]) > 1e-3 * (1.0 + fabs((double)b[i]));
             }
             rel = sqrt(se / (double)n) / (sb / (double)n);
-            printf("instances: mean %.6f instanced, %.6f flattened; relative RMSE %.3e; %zu of %zu values off by > 1e-3\n",
-                   sa / (double)n, sb / (double)n, rel, off, n);
+            printf(
+                "instances: mean %.6f instanced, %.6f flattened; relative RMSE %.3e; %zu of %zu values off by > 1e-3\n",
+                sa / (double)n, sb / (double)n, rel, off, n);
             CHECK(fabs(sa - sb) <= 2e-3 * sb, "means %.6f and %.6f", sa / (double)n, sb / (double)n);
             CHECK(rel < 0.01 && off <= n / 100, "relative RMSE %.3e, %zu values off", rel, off);
         }

@@ -17,8 +17,8 @@ void CPU_ISA_FN(render_rect_media)(const cpu_pass *p, int x0, int y0, int x1, in
 
 #include "cpu/trace_rays.h"
 
-size_t CPU_ISA_FN(trace_rays_instanced)(const kscene *k, int any_hit, const float *o, const float *d,
-                                         const float *tmax, size_t begin, size_t end, double *tsum, hit *out) {
+size_t CPU_ISA_FN(trace_rays_instanced)(const kscene *k, int any_hit, const float *o, const float *d, const float *tmax,
+                                        size_t begin, size_t end, double *tsum, hit *out) {
     return trace_rays(k, any_hit, o, d, tmax, begin, end, tsum, out);
 }
 int CPU_ISA_FN(closest_surface_instanced)(const kscene *k, ray r, hit *h, surface *sf) {

@@ -729,8 +729,9 @@ struct importer {
             if (!x.IsInt()) fail(ap + name + ": expected an accessor index");
             v = read_floats(m, x.Get<int>(), nc, norm, ap + name);
             size_t c = v.size() / size_t(nc);
-            if (any && c != count) fail(ap + name + ": " + std::to_string(c) + " elements, another attribute has " +
-                                        std::to_string(count));
+            if (any && c != count)
+                fail(ap + name + ": " + std::to_string(c) + " elements, another attribute has " +
+                     std::to_string(count));
             count = c;
             any = true;
         };
@@ -876,9 +877,9 @@ struct scene_mark {
     size_t nmeshes, nplacements;
 };
 scene_mark mark(const scene *s) {
-    scene_mark k = {s->ntriangles, s->nvertices,   s->nmaterials, s->ntextures,    s->ntexels,
-                    s->ntexels8,   s->npunctual,   s->has_normals, s->has_uvs,     s->has_tangents,
-                    s->camera,     s->nmeshes,     s->nplacements};
+    scene_mark k = {s->ntriangles, s->nvertices, s->nmaterials,  s->ntextures, s->ntexels,
+                    s->ntexels8,   s->npunctual, s->has_normals, s->has_uvs,   s->has_tangents,
+                    s->camera,     s->nmeshes,   s->nplacements};
     return k;
 }
 void rollback(scene *s, const scene_mark &k) {

@@ -468,8 +468,7 @@ static int load_mesh_object(loader *L, const cJSON *o, const char *jp, xform m, 
     int ply = prm_ends_with_ci(file, ".ply");
     if (ply && mat < 0) { /* PLY files carry no materials */
         prm_jkey(p, jp, "MATERIAL");
-        if (prm_warn(&L->P, "Objects[].MATERIAL", jp, "no MATERIAL for a PLY mesh: rendered grey diffuse"))
-            return -1;
+        if (prm_warn(&L->P, "Objects[].MATERIAL", jp, "no MATERIAL for a PLY mesh: rendered grey diffuse")) return -1;
         mat = json_default_material(L);
         if (mat < 0) return prm_fail(&L->P, jp, "out of memory");
         prm_jkey(p, jp, "FILE");
@@ -523,14 +522,16 @@ static int parse_instances(loader *L, const cJSON *in, const char *jp, size_t t0
     if (L->s->ntriangles == t0) return 0;
     for (size_t i = 0; i < L->s->nmeshes; ++i)
         if (L->s->meshes[i].t0 >= t0)
-            return prm_fail(&L->P, ip, "the file places its own meshes several times (glTF nodes that share a mesh): "
-                                       "give each placement as an object of its own");
+            return prm_fail(&L->P, ip,
+                            "the file places its own meshes several times (glTF nodes that share a mesh): "
+                            "give each placement as an object of its own");
     int mesh = scene_add_instanced_mesh(L->s, t0, L->s->ntriangles - t0, v0, L->s->nvertices - v0);
     if (mesh < 0) return prm_fail(&L->P, ip, "out of memory");
     size_t i = 0;
     for (const cJSON *e = in->child; e; e = e->next, ++i) {
         prm_jindex(ep, ip, i);
-        if (!cJSON_IsObject(e)) return prm_fail(&L->P, ep, "expected an object with TRANS, ROTAT, SCALE, MATRIX, MATERIAL");
+        if (!cJSON_IsObject(e))
+            return prm_fail(&L->P, ep, "expected an object with TRANS, ROTAT, SCALE, MATRIX, MATERIAL");
         static const char *const keys[] = {"TRANS", "ROTAT", "SCALE", "MATRIX", "MATERIAL", "NAME", NULL};
         for (const cJSON *k = e->child; k; k = k->next) {
             int known = 0;

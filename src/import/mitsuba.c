@@ -64,7 +64,7 @@ typedef struct reader {
     struct mi_group {
         const mx_node *g;
         int mesh; /* -1: empty (no triangles) */
-    } *groups;
+    } * groups;
     size_t ngroups, capgroups;
 } reader;
 
@@ -1591,7 +1591,8 @@ static int add_instance(reader *R, const mx_node *g, xform M, int depth) {
     if (i == R->ngroups) { /* the group's triangles once, in its own space */
         size_t t0 = R->s->ntriangles, v0 = R->s->nvertices;
         if (add_group(R, g, xform_identity(), depth)) return -1;
-        if (array_grow((void **)&R->groups, &R->capgroups, R->ngroups + 1, sizeof *R->groups)) FAIL(R, g, "out of memory");
+        if (array_grow((void **)&R->groups, &R->capgroups, R->ngroups + 1, sizeof *R->groups))
+            FAIL(R, g, "out of memory");
         R->groups[i].g = g;
         R->groups[i].mesh = -1;
         if (R->s->ntriangles > t0) {

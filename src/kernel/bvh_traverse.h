@@ -964,7 +964,7 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
     if (KHAS(KF_INSTANCES) && s->ninstances) return trace_instances(s, r, h, any, compact);
     h->t = r.tmax;
     h->prim = PRIM_NONE;
-    h->b1 = h->b2 = 0.0f; /* set with every hit; initialised so compilers can see it */
+    h->b1 = h->b2 = 0.0f;                 /* set with every hit; initialised so compilers can see it */
     if (KHAS(KF_INSTANCES)) h->inst = 0u; /* (read only in such a kernel's scenes with instances) */
     /* a non-finite origin or direction hits nothing (the slab tests would let NaN through) */
     if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;

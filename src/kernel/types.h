@@ -353,7 +353,7 @@ typedef struct bvh_leaf4 {
  * trace_instances) carries the ray into object space with an unnormalised direction, so a hit's t
  * is the world's; surface_at moves the surface back. Only kernels with KF_INSTANCES
  * (kernel/features.h) read them. 112 bytes. */
-#define KINST_IDENTITY 1u /* to_world is the identity: hits need no transform */
+#define KINST_IDENTITY     1u /* to_world is the identity: hits need no transform */
 /* A TLAS leaf lane: the instance index under the kind bits no primitive kind takes (3; PRIM_NONE
  * has them too, with the largest index), and the instance's BLAS root node in the block's v0. */
 #define PRIM_INSTANCE_KIND 3u

@@ -127,7 +127,8 @@ int scene_prepare_instances(scene *s, char *err, size_t errlen) {
             snprintf(err, errlen,
                      "a mesh of %zu triangles placed %zu times is copied at each placement (%s), more than the %u "
                      "triangles a scene holds",
-                     m->nt, copies, flatten_all ? "CAUSTIC_INSTANCES=flatten" : "it emits light: lights are not instanced",
+                     m->nt, copies,
+                     flatten_all ? "CAUSTIC_INSTANCES=flatten" : "it emits light: lights are not instanced",
                      PRIM_INDEX_MASK);
             return -1;
         }
@@ -137,8 +138,10 @@ int scene_prepare_instances(scene *s, char *err, size_t errlen) {
         }
     }
     if (nemissive)
-        scene_warn(s, "instancing: %zu emissive mesh%s copied into the scene at each placement (lights are not "
-                   "instanced)", nemissive, nemissive == 1 ? "" : "es");
+        scene_warn(s,
+                   "instancing: %zu emissive mesh%s copied into the scene at each placement (lights are not "
+                   "instanced)",
+                   nemissive, nemissive == 1 ? "" : "es");
     if (!s->nmeshes) return 0;
     size_t in_meshes = 0;
     for (size_t i = 0; i < s->nmeshes; ++i) in_meshes += s->meshes[i].nt;
