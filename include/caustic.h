@@ -154,6 +154,10 @@ typedef struct caustic_scene_stats {
     size_t media;              /* participating media (the scene JSON's Media section) */
     const char *camera_medium; /* the medium around the camera (its name, valid while the scene
                                            is), or NULL: the vacuum */
+    /* instancing (docs/scene-format.md, "Instancing"): placements (0: none, one BVH level), the
+     * meshes they place, and the primitives they put in the world (each placement's mesh counted
+     * again; `primitives` counts the ones held) */
+    size_t instances, instanced_meshes, placed_primitives;
 } caustic_scene_stats;
 
 typedef struct caustic_progress {

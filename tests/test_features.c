@@ -48,8 +48,51 @@ static scene *load(const char *name, const char *root) {
     return s;
 }
 
+static void render_at(render_fn fn, const scene *s, int res, int spp, double *rgb) {
+    kpass p;
+    memset(&p, 0, sizeof p);
+    char err[256];
+    CHECK(scene_camera(s, res, res, &p.cam, err, sizeof err) == 0, "camera: %s", err);
+    p.sampler = SAMPLER_SOBOL;
+    p.seed = 7;
+    p.spp_total = spp;
+    p.max_depth = 8;
+    p.rr_depth = KPASS_RR_DEPTH;
+    p.sample_end = spp;
+    fn(&s->k, &p, rgb);
+}
+
+/* An instanced scene (scenes/instances.json: a mesh placed 12 times) picks the instances variant,
+ * the only one with the two-level traversal; its flattened twin (CAUSTIC_INSTANCES=flatten: the
+ * triangles copied, one BVH level) renders through the instances kernel exactly as through the
+ * full one. (The instanced and the flattened images against each other: test_render.) */
+static void check_instances(const char *root) {
+    enum { IRES = 16, ISPP = 2 };
+    scene *si = load("scenes/instances.json", root);
+    setenv("CAUSTIC_INSTANCES", "flatten", 1);
+    scene *sf = load("scenes/instances.json", root);
+    unsetenv("CAUSTIC_INSTANCES");
+    if (si && sf) {
+        CHECK(si->ninstances == 13 && si->k.ninstances == 13, "instances: %zu (12 and the world's)", si->ninstances);
+        CHECK(sf->ninstances == 0 && sf->flattened == 12 && sf->ntriangles == si->ntriangles + 11 * 8,
+              "flattened: %zu instances, %zu copies, %zu triangles", sf->ninstances, sf->flattened, sf->ntriangles);
+        CHECK(kernel_variant_for(kscene_features(&si->k)) == KV_INSTANCES, "the instanced scene picks %s",
+              kernel_variant_name(kernel_variant_for(kscene_features(&si->k))));
+        const size_t n = IRES * IRES * 3;
+        double *b = malloc(n * sizeof(double)), *c = malloc(n * sizeof(double));
+        render_at(render_variant[KV_FULL], sf, IRES, ISPP, b);
+        render_at(render_variant[KV_INSTANCES], sf, IRES, ISPP, c);
+        CHECK(memcmp(b, c, n * sizeof(double)) == 0, "the instances kernel renders the flattened scene differently");
+        free(b);
+        free(c);
+    }
+    scene_destroy(si);
+    scene_destroy(sf);
+}
+
 int main(int argc, char **argv) {
     const char *root = argc > 1 ? argv[1] : ".";
+    check_instances(root);
     /* the selection itself: the full set needs the full kernel, every variant covers itself, and
      * a feature outside every smaller set (glass, a texture with a mirror, a point light, ...) moves a
      * scene up */
@@ -149,6 +192,10 @@ int main(int argc, char **argv) {
         render_variant[KV_MEDIA](k, &p, img);
         CHECK(memcmp(full, img, bytes) == 0, "%s: the kernel with the media seam (KERNEL_MEDIA) renders it differently",
               names[n]);
+        /* ... nor the two-level traversal compiled in (KF_INSTANCES): a scene without instances
+         * takes the single level */
+        render_variant[KV_INSTANCES](k, &p, img);
+        CHECK(memcmp(full, img, bytes) == 0, "%s: the kernel with instances renders it differently", names[n]);
         /* each feature of KF_FULL_ONLY is needed: a scene that takes the full kernel would pick a
          * smaller one without them, which must render it differently (a light tree's picks, the
          * layered kinds, the noise, a bump map) */

@@ -281,9 +281,10 @@ static void test_serialized_instances(void) {
         fprintf(stderr, "ser: %s\n", err);
         return;
     }
-    CHECK(s->ntriangles == 6 && s->nvertices == 12);
-    CHECK(s->triangles[0].v[1] == 2 && near(s->normals[0].z, -1, 1e-6)); /* flipped */
-    CHECK(near(s->positions[8].x, 20, 1e-6));                            /* the second instance */
+    /* the group is one mesh (its quad held once) placed by both instances (true instancing) */
+    CHECK(s->ntriangles == 4 && s->nvertices == 8 && s->nmeshes == 1 && s->nplacements == 2);
+    CHECK(s->triangles[0].v[1] == 2 && near(s->normals[0].z, -1, 1e-6));             /* flipped */
+    CHECK(s->nplacements == 2 && near(s->placements[1].to_world.m[0][3], 20, 1e-6)); /* the second instance */
     scene_destroy(s);
 }
 

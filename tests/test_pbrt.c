@@ -252,9 +252,11 @@ static void test_objects_and_shapes(void) {
                                     "Shape \"sphere\" \"float zmax\" 0.5\n");
     CHECK(s != NULL, "objects: %s", g_err);
     if (!s) return;
-    CHECK(near3(s->positions[0], 1, 0, 1) && near3(s->positions[3], 11, 0, 1), "instances placed: %g %g",
-          s->positions[0].x, s->positions[3].x);
-    size_t want = 2 + 4 * 16 + 2 + 2 * 64 + 2 * 64 + 2 * 64 * 32;
+    /* the object's triangle is held once, in its space, and placed twice (true instancing) */
+    CHECK(near3(s->positions[0], 1, 0, 1) && s->nmeshes == 1 && s->nplacements == 2 &&
+              fabsf(s->placements[0].to_world.m[0][3]) < 1e-6f && fabsf(s->placements[1].to_world.m[0][3] - 10) < 1e-5f,
+          "instances placed: %g, %zu meshes, %zu placements", s->positions[0].x, s->nmeshes, s->nplacements);
+    size_t want = 1 + 4 * 16 + 2 + 2 * 64 + 2 * 64 + 2 * 64 * 32;
     CHECK(s->ntriangles == want, "%zu triangles, want %zu", s->ntriangles, want);
     CHECK(s->nspheres == 1, "a whole sphere is caustic's sphere");
     CHECK(contains(g_w.text, "tessellated"), "tessellation is said");

@@ -954,7 +954,7 @@ float *bvh_leaf_positions(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *po
         /* unused and non-triangle lanes hold vertex 0 (their indices), as a gather would read */
         for (int c = 0; c < 3; ++c)
             for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
-                vec3 p = positions ? positions[v[c][j]] : v3s(0.0f);
+                vec3 p = positions && !prim_is_instance_lane(leaves[i].prim[j]) ? positions[v[c][j]] : v3s(0.0f);
                 row[(3 * c + 0) * BVH_LEAF_WIDTH + j] = p.x;
                 row[(3 * c + 1) * BVH_LEAF_WIDTH + j] = p.y;
                 row[(3 * c + 2) * BVH_LEAF_WIDTH + j] = p.z;
@@ -974,7 +974,7 @@ float *bvh_leaf_lanes(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *positi
             /* unused and non-triangle lanes hold vertex 0 (their indices), as in the rows; without
              * positions (spheres and quads only) every vertex is 0 */
             vec3 p[3] = {v3s(0.0f), v3s(0.0f), v3s(0.0f)};
-            if (positions) {
+            if (positions && !prim_is_instance_lane(leaves[i].prim[j])) { /* a TLAS lane's v0 is a node */
                 p[0] = positions[leaves[i].v0[j]];
                 p[1] = positions[leaves[i].v1[j]];
                 p[2] = positions[leaves[i].v2[j]];
@@ -989,6 +989,90 @@ float *bvh_leaf_lanes(const bvh_leaf4 *leaves, size_t nleaf4, const vec3 *positi
             memcpy(&lane[3], &id, sizeof id);
         }
     return out;
+}
+
+/* A child reference of a wide node moved by node_off (inner) or leaf_off (leaf); an empty slot
+ * (child = count = 0) stays empty. */
+static uint32_t relocate_child(uint32_t child, uint32_t count, uint32_t node_off, uint32_t leaf_off) {
+    if (count) return child + leaf_off;
+    return child ? child + node_off : 0u;
+}
+
+int bvh_combine(bvh *out, const bvh *top, const bvh *parts, size_t nparts, const uint32_t *lane_part) {
+    memset(out, 0, sizeof *out);
+    int width = top->width;
+    size_t wsize = bvh_wnode_size(width), nn = top->nwnodes, nl = top->nleaf4;
+    uint32_t *node_off = malloc((nparts ? nparts : 1) * sizeof(uint32_t));
+    uint32_t *leaf_off = malloc((nparts ? nparts : 1) * sizeof(uint32_t));
+    if (!node_off || !leaf_off) goto fail;
+    for (size_t p = 0; p < nparts; ++p) {
+        if (parts[p].width != width) goto fail;
+        node_off[p] = (uint32_t)nn;
+        leaf_off[p] = (uint32_t)nl;
+        nn += parts[p].nwnodes;
+        nl += parts[p].nleaf4;
+    }
+    if (nn > (size_t)BVH_MAX_REF + 1 || nl > (size_t)BVH_MAX_REF + 1) goto fail;
+    out->width = width;
+    out->wnodes = aligned_alloc(64, (nn * wsize + 63) / 64 * 64);
+    out->leaves = malloc((nl ? nl : 1) * sizeof(bvh_leaf4));
+    out->leaf_pos = aligned_alloc(64, (nl * BVH_LEAF_POS_FLOATS * sizeof(float) + 63) / 64 * 64 + 64);
+    if (!out->wnodes || !out->leaves || !out->leaf_pos) goto fail;
+    memcpy(out->wnodes, top->wnodes, top->nwnodes * wsize);
+    memcpy(out->leaves, top->leaves, top->nleaf4 * sizeof(bvh_leaf4));
+    memset(out->leaf_pos, 0, top->nleaf4 * BVH_LEAF_POS_FLOATS * sizeof(float));
+    for (size_t i = 0; i < top->nleaf4; ++i) { /* the instances' BLAS roots */
+        bvh_leaf4 *b = &out->leaves[i];
+        for (int j = 0; j < BVH_LEAF_WIDTH; ++j) {
+            if (!prim_is_instance_lane(b->prim[j])) continue;
+            b->v0[j] = node_off[lane_part[prim_id_index(b->prim[j])]];
+            memcpy(&out->leaf_pos[i * BVH_LEAF_POS_FLOATS + BVH_LEAF_POS_IDS + j], &b->prim[j], sizeof(uint32_t));
+        }
+    }
+    out->max_depth = top->max_depth;
+    out->max_leaf = top->max_leaf;
+    out->nleaves = top->nleaves;
+    out->build_seconds = top->build_seconds;
+    out->sah_cost = top->sah_cost;
+    out->wide_sah_cost = top->wide_sah_cost;
+    out->nprims = top->nprims;
+    for (size_t p = 0; p < nparts; ++p) {
+        const bvh *b = &parts[p];
+        char *dst = (char *)out->wnodes + (size_t)node_off[p] * wsize;
+        memcpy(dst, b->wnodes, b->nwnodes * wsize);
+        for (size_t i = 0; i < b->nwnodes; ++i) {
+            if (width == BVH8_WIDTH) {
+                bvh8_node *n = (bvh8_node *)dst + i;
+                for (int c = 0; c < BVH8_WIDTH; ++c) {
+                    uint32_t cnt = n->ref[c] & BVH_MAX_LEAF_BLOCKS, ch = n->ref[c] >> BVH_COUNT_BITS;
+                    n->ref[c] = relocate_child(ch, cnt, node_off[p], leaf_off[p]) << BVH_COUNT_BITS | cnt;
+                }
+            } else {
+                bvh4_node *n = (bvh4_node *)dst + i;
+                for (int c = 0; c < BVH4_WIDTH; ++c)
+                    n->child[c] = relocate_child(n->child[c], n->count[c], node_off[p], leaf_off[p]);
+            }
+        }
+        memcpy(out->leaves + leaf_off[p], b->leaves, b->nleaf4 * sizeof(bvh_leaf4));
+        if (b->nleaf4)
+            memcpy(out->leaf_pos + (size_t)leaf_off[p] * BVH_LEAF_POS_FLOATS, b->leaf_pos,
+                   b->nleaf4 * BVH_LEAF_POS_FLOATS * sizeof(float));
+        if (top->max_depth + b->max_depth > out->max_depth) out->max_depth = top->max_depth + b->max_depth;
+        if (b->max_leaf > out->max_leaf) out->max_leaf = b->max_leaf;
+        out->nleaves += b->nleaves;
+        out->build_seconds += b->build_seconds;
+        out->nprims += b->nprims;
+    }
+    out->nwnodes = nn;
+    out->nleaf4 = nl;
+    free(node_off);
+    free(leaf_off);
+    return 0;
+fail:
+    free(node_off);
+    free(leaf_off);
+    bvh_free(out);
+    return -1;
 }
 
 void bvh_free(bvh *b) {

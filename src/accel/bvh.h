@@ -40,6 +40,14 @@ int bvh_build(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_
 int bvh_build_lanes(bvh *b, const vec3 *lo, const vec3 *hi, const uint32_t *ids, size_t n, const triangle *tris,
                     const vec3 *positions, int threads, int sah_lanes, int width);
 void bvh_free(bvh *b);
+/* Two levels in one tree (types.h, kinstance): the top-level tree `top` (built over instance
+ * bounds, its leaf lanes prim_instance_lane(i)) and the bottom-level trees parts[0..nparts), all of
+ * one width, into *out: top's nodes and leaf blocks first (its root stays node 0), then each part's
+ * with its references moved past the ones before; instance i's lanes get part lane_part[i]'s root
+ * node in the block's v0. leaf_pos is the parts' (the TLAS blocks' rows 0, their ids kept). The
+ * binary trees are not kept (out->nodes NULL). Returns 0, or -1 (out of memory, widths differ,
+ * more references than a stack entry holds). */
+int bvh_combine(bvh *out, const bvh *top, const bvh *parts, size_t nparts, const uint32_t *lane_part);
 /* SAH builds run in this process so far (tests: a scene's trees are built once). */
 size_t bvh_build_count(void);
 /* The collapse's SAH: a `width`-wide node costs BVH_COLLAPSE_NODE_COST(width) leaf tests (the

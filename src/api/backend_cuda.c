@@ -172,6 +172,14 @@ const backend_ops backend_cuda_pt = {
 static int bidir_supports(const backend_desc *d, char *err, size_t errlen) {
     if (d->opt->integrator == CAUSTIC_INTEGRATOR_PT) return 0;
     if (backend_bidir_limits(d, 1, err, errlen)) return -1; /* media: render_vcm_media.cu */
+    /* the GPU's bidirectional kernels (render_vcm.cu) have no two-level traversal: the CPU's do */
+    if (d->scene->ninstances) {
+        if (d->opt->device == CAUSTIC_DEVICE_AUTO) return 0;
+        snprintf(err, errlen,
+                 "the GPU's bidirectional integrators do not traverse instances yet: --device cpu renders the scene "
+                 "(or CAUSTIC_INSTANCES=flatten copies them)");
+        return -1;
+    }
     return need_device(d, err, errlen);
 }
 

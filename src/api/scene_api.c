@@ -189,6 +189,16 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->bvh_sah_cost = s->bvh.sah_cost;
     st->bvh_wide_sah_cost = s->bvh.wide_sah_cost;
     st->bvh_build_seconds = s->bvh.build_seconds;
+    st->instances = s->ninstances;
+    st->instanced_meshes = s->nmeshes;
+    st->placed_primitives = 0;
+    if (s->ninstances) {
+        size_t held = 0;
+        for (size_t i = 0; i < s->nmeshes; ++i) held += s->meshes[i].nt;
+        for (size_t i = 0; i < s->ninstances; ++i)
+            st->placed_primitives +=
+                s->instance_mesh[i] == SCENE_MESH_WORLD ? st->primitives - held : s->meshes[s->instance_mesh[i]].nt;
+    }
     const kscene *k = &s->k;
     size_t bytes = s->bvh.nwnodes * bvh_wnode_size(s->bvh.width) + s->bvh.nleaf4 * sizeof(bvh_leaf4);
 #define ARRAY_BYTES(type, name, count)                                                                                 \

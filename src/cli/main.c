@@ -666,6 +666,9 @@ static int cmd_info(int argc, char **argv) {
         printf("media:       %zu homogeneous%s%s%s (path tracing only)\n", s.media,
                s.camera_medium ? ", the camera in \"" : "", s.camera_medium ? s.camera_medium : "",
                s.camera_medium ? "\"" : "");
+    if (s.instances)
+        printf("instances:   %zu placements of %zu meshes: %zu primitives placed, %zu held (two-level BVH)\n",
+               s.instances, s.instanced_meshes, s.placed_primitives, s.primitives);
     printf("bounds:      (%g, %g, %g) - (%g, %g, %g)\n", s.bounds_lo[0], s.bounds_lo[1], s.bounds_lo[2], s.bounds_hi[0],
            s.bounds_hi[1], s.bounds_hi[2]);
     printf("cpu kernel:  %s\n", caustic_cpu_isa(err, sizeof err));

@@ -47,8 +47,12 @@ vcm_renderer *CPU_ISA_FN(vcm_renderer_create_media)(const kscene *s, const camer
 int CPU_ISA_FN(vcm_renderer_run_media)(vcm_renderer *v, cpu_pool *pool, const camera *cam, uint32_t first,
                                        uint32_t count, const atomic_int *cancel, const kfilm *film, uint64_t *rays);
 
-/* kernel_cpu_media.c's path tracer: render_rect for scenes with participating media */
+/* kernel_cpu_media.c's path tracer: render_rect for scenes with participating media or instances */
 void CPU_ISA_FN(render_rect_media)(const cpu_pass *p, int x0, int y0, int x1, int y1, cpu_pass_stats *st);
+/* ... and its ray queries (cpu_kernels.trace_rays, closest_surface) for scenes with instances */
+size_t CPU_ISA_FN(trace_rays_instanced)(const kscene *k, int any_hit, const float *o, const float *d, const float *tmax,
+                                        size_t begin, size_t end, double *tsum, hit *out);
+int CPU_ISA_FN(closest_surface_instanced)(const kscene *k, ray r, hit *h, surface *sf);
 
 typedef struct cpu_kernels {
     const char *name; /* "sse", "avx2", "portable" */

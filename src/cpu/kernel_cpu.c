@@ -7,36 +7,17 @@
 
 #include "cpu/render_rect.h"
 
-static size_t trace_rays(const kscene *k, int any_hit, const float *o, const float *d, const float *tmax, size_t begin,
-                         size_t end, double *tsum, hit *out) {
-    size_t hits = 0;
-    double sum = 0;
-    for (size_t i = begin; i < end; ++i) {
-        ray r = make_ray(v3(o[3 * i], o[3 * i + 1], o[3 * i + 2]), v3(d[3 * i], d[3 * i + 1], d[3 * i + 2]), tmax[i]);
-        hit h;
-        if (any_hit) {
-            int occ = trace_ray(k, r, &h, 1, k->node_layout);
-            hits += (size_t)occ;
-            if (out) {
-                out[i - begin] = h;
-                out[i - begin].prim = occ ? h.prim : PRIM_NONE;
-            }
-        } else {
-            if (trace_closest(k, r, &h)) {
-                hits++;
-                sum += h.t;
-            }
-            if (out) out[i - begin] = h;
-        }
-    }
-    *tsum += sum;
-    return hits;
-}
+#include "cpu/trace_rays.h"
 
-static int closest_surface(const kscene *k, ray r, hit *h, surface *sf) {
-    if (!trace_closest(k, r, h)) return 0;
-    *sf = surface_at(k, r, h);
-    return 1;
+/* The table's entries: a scene with instances goes to the kernel that has them (kernel_cpu_media.c) */
+static size_t trace_rays_entry(const kscene *k, int any_hit, const float *o, const float *d, const float *tmax,
+                               size_t begin, size_t end, double *tsum, hit *out) {
+    if (k->ninstances) return CPU_ISA_FN(trace_rays_instanced)(k, any_hit, o, d, tmax, begin, end, tsum, out);
+    return trace_rays(k, any_hit, o, d, tmax, begin, end, tsum, out);
+}
+static int closest_surface_entry(const kscene *k, ray r, hit *h, surface *sf) {
+    if (k->ninstances) return CPU_ISA_FN(closest_surface_instanced)(k, r, h, sf);
+    return closest_surface(k, r, h, sf);
 }
 
 #if KERNEL_SIMD_AVX512
@@ -70,6 +51,6 @@ const cpu_kernels CPU_ISA_FN(cpu_kernels) = {
     CPU_ISA_FN(vcm_renderer_create),
     CPU_ISA_FN(vcm_renderer_run),
     CPU_ISA_FN(vcm_renderer_free),
-    trace_rays,
-    closest_surface,
+    trace_rays_entry,
+    closest_surface_entry,
 };

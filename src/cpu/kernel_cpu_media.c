@@ -1,9 +1,10 @@
-/* The CPU path tracer of one ISA level for scenes with participating media: the shared kernel
- * compiled with the media columns and code (KERNEL_MEDIA 1, the features of the "media" variant,
- * kernel/features.h), so that kernel_cpu.c's surface kernel keeps its code. render_cpu.c picks
- * this one for a scene whose features have KF_MEDIA. */
+/* The CPU path tracer of one ISA level for scenes with participating media or instances: the
+ * shared kernel compiled with the media columns and code (KERNEL_MEDIA 1) and the two-level BVH's
+ * traversal (KF_INSTANCES: the features of the "instances" variant, kernel/features.h), so that
+ * kernel_cpu.c's surface kernel keeps its code. render_cpu.c picks this one for a scene with
+ * media or instances. */
 #define KERNEL_MEDIA    1
-#define KERNEL_FEATURES (KF_ALL | KF_MEDIA)
+#define KERNEL_FEATURES (KF_ALL | KF_MEDIA | KF_INSTANCES)
 #include "cpu/isa.h"
 
 #include "kernel/kernel.h"
@@ -12,4 +13,14 @@
 
 void CPU_ISA_FN(render_rect_media)(const cpu_pass *p, int x0, int y0, int x1, int y1, cpu_pass_stats *st) {
     render_rect(p, x0, y0, x1, y1, st);
+}
+
+#include "cpu/trace_rays.h"
+
+size_t CPU_ISA_FN(trace_rays_instanced)(const kscene *k, int any_hit, const float *o, const float *d, const float *tmax,
+                                        size_t begin, size_t end, double *tsum, hit *out) {
+    return trace_rays(k, any_hit, o, d, tmax, begin, end, tsum, out);
+}
+int CPU_ISA_FN(closest_surface_instanced)(const kscene *k, ray r, hit *h, surface *sf) {
+    return closest_surface(k, r, h, sf);
 }

@@ -1,3 +1,6 @@
+/* The bidirectional kernels read instanced scenes too (a two-level BVH; for a scene without
+ * instances the traversal's one test of kscene.ninstances is all it costs). */
+#define KERNEL_FEATURES (KF_ALL | KF_INSTANCES)
 #include "cpu/render_vcm.h"
 
 #include <stdlib.h>

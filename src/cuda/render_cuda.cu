@@ -138,6 +138,17 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
     k->leaves = NULL;
     k->leaf_pos = NULL;
     k->nnodes = k->nleaf4 = 0;
+    // the LBVH and compressed builds, and the wavefront (compiled without KF_INSTANCES), take one
+    // level only (kernel/types.h, kinstance)
+    if (h->ninstances && (r->cfg.bvh != CUDA_BVH_SAH || r->cfg.mode == CUDA_MODE_WAVEFRONT)) {
+        snprintf(err, errlen,
+                 "%s does not render instances yet (the default megakernel with --gpu-bvh sah does; "
+                 "CAUSTIC_INSTANCES=flatten copies them)",
+                 r->cfg.mode == CUDA_MODE_WAVEFRONT ? "--gpu-mode wavefront"
+                 : r->cfg.bvh == CUDA_BVH_LBVH      ? "--gpu-bvh lbvh"
+                                                    : "--gpu-bvh cwbvh");
+        return -1;
+    }
     if (r->cfg.device < 0 || r->cfg.device >= cuda_device_count()) {
         snprintf(err, errlen, "CUDA: no device %d (%d found)", r->cfg.device, cuda_device_count());
         return -1;

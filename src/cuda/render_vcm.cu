@@ -125,6 +125,11 @@ extern "C" cuda_vcm *cuda_vcm_create(cuda_renderer *r, const camera *cam, int al
         snprintf(err, errlen, "CUDA: the bidirectional integrators: %s", why);
         return NULL;
     }
+    // compiled without KF_INSTANCES (the CPU's bidirectional kernels have the two-level traversal)
+    if (r->features & KF_INSTANCES) {
+        snprintf(err, errlen, "CUDA: the bidirectional integrators do not traverse instances yet (--device cpu does)");
+        return NULL;
+    }
     cuda_vcm *v = (cuda_vcm *)calloc(1, sizeof(cuda_vcm));
     if (!v) {
         snprintf(err, errlen, "out of memory");

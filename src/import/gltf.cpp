@@ -9,7 +9,8 @@
  * colour, metallic-roughness, normal and emissive maps, alphaMode MASK as a cutout,
  * KHR_materials_emissive_strength, KHR_materials_transmission + KHR_materials_ior as rough glass,
  * KHR_materials_clearcoat as a coated PBR lobe);
- * textures with their samplers' wrap modes; the first perspective camera; KHR_lights_punctual.
+ * textures with their samplers' wrap modes; the first perspective camera; KHR_lights_punctual;
+ * EXT_mesh_gpu_instancing (each instance a placement of the node's mesh: true instancing).
  * Everything read from the file is validated here (accessor bounds, strides, index ranges), not
  * trusted to the parser. A texture whose image is missing or cannot be decoded gives one warning
  * naming it and the material renders with its factors. */
@@ -369,6 +370,13 @@ struct importer {
     size_t triangles = 0, instanced = 0; // added by this file; of them, copies of a primitive seen before
     size_t triangle_budget = env_budget("CAUSTIC_GLTF_MAX_TRIANGLES", size_t(1) << 25);
     std::set<const tinygltf::Primitive *> meshes_seen;
+    /* where a primitive's triangles were added first: later nodes that reuse it place them again
+     * (scene_instance_mesh: true instancing, no copy) */
+    struct placed_prim {
+        size_t v0, nv, t0, nt;
+        xform placed;
+    };
+    std::map<const tinygltf::Primitive *, placed_prim> placed_prims;
     int lights = 0;
     bool have_camera = false;
 
@@ -615,6 +623,14 @@ struct importer {
             warn(where + ": mode " + std::to_string(mode) + " (points or lines) is skipped");
             return;
         }
+        auto again = placed_prims.find(&p);
+        if (again != placed_prims.end()) { /* a mesh that another node placed: an instance of it */
+            const placed_prim &q = again->second;
+            instanced += q.nt;
+            if (scene_instance_mesh(s, q.v0, q.nv, q.t0, q.nt, q.placed, world))
+                fail(where + ": singular node transform (it cannot be inverted), or out of memory");
+            return;
+        }
         auto pos_it = p.attributes.find("POSITION");
         if (pos_it == p.attributes.end()) fail(where + ".attributes: no POSITION");
         std::vector<float> pos = read_floats(m, pos_it->second, 3, false, where + ".attributes.POSITION");
@@ -662,13 +678,14 @@ struct importer {
         if (nt == 0) return;
         if (s->ntriangles + nt > PRIM_INDEX_MASK)
             fail(where + ": the scene would exceed " + std::to_string(PRIM_INDEX_MASK) + " triangles");
-        /* node instancing copies a mesh's triangles once per visit: a few kilobytes of nodes can
-         * ask for hundreds of millions */
+        /* the budget counts the triangles the file holds (a node that reuses a mesh places it
+         * again without a copy: scene_instance_mesh above) */
         triangles += nt;
-        if (!meshes_seen.insert(&p).second) instanced += nt;
+        meshes_seen.insert(&p);
         if (triangles > triangle_budget)
-            fail(where + ": budget: " + std::to_string(triangles) + " triangles (" + std::to_string(instanced) +
-                 " from instancing), limit " + std::to_string(triangle_budget) + ", set CAUSTIC_GLTF_MAX_TRIANGLES");
+            fail(where + ": budget: " + std::to_string(triangles) + " triangles held (" + std::to_string(instanced) +
+                 " more placed by instancing, not copied), limit " + std::to_string(triangle_budget) +
+                 ", set CAUSTIC_GLTF_MAX_TRIANGLES");
         xform inv;
         if (xform_invert(&world, &inv)) fail(where + ": singular node transform (it cannot be inverted)");
         int mat = material(p.material);
@@ -684,13 +701,57 @@ struct importer {
             /* glTF's v runs down the image; caustic's (OBJ's) up */
             for (size_t i = 0; i < nv; ++i) UV[i] = v2(uv[2 * i], 1.0f - uv[2 * i + 1]);
         }
-        size_t v0 = s->nvertices;
+        size_t v0 = s->nvertices, t0 = s->ntriangles;
         if (scene_add_mesh(s, P.data(), N.empty() ? nullptr : N.data(), UV.empty() ? nullptr : UV.data(), nv,
                            tri.data(), nullptr, nt, world, mat))
             throw std::bad_alloc(); /* the transform was checked above */
+        placed_prims[&p] = placed_prim{v0, nv, t0, nt, world};
         /* the glTF default of a positive handedness, where the file gives none for a normal-mapped mesh
          * is left to the kernel (tangents from the uvs) */
         if (!tan.empty() && scene_set_tangents(s, v0, tan.data(), nv, world)) throw std::bad_alloc();
+    }
+
+    /* EXT_mesh_gpu_instancing: the node's mesh placed once per instance (its TRANSLATION, ROTATION
+     * and SCALE accessors, composed as a node's), each under the node's world transform; none
+     * without the extension. The placements after the first are instances of the first
+     * (primitive: scene_instance_mesh), so the mesh is held once. */
+    std::vector<xform> gpu_instances(const tinygltf::Node &n, const xform &world, const std::string &np) {
+        std::vector<xform> out;
+        const tinygltf::Value *a = ext_object(n.extensions, "EXT_mesh_gpu_instancing", "attributes");
+        if (!a) return out;
+        std::string ap = np + ".extensions.EXT_mesh_gpu_instancing.attributes.";
+        std::vector<float> T, R, S;
+        size_t count = 0;
+        bool any = false;
+        auto get = [&](const char *name, int nc, bool norm, std::vector<float> &v) {
+            if (!a->Has(name)) return;
+            const tinygltf::Value &x = a->Get(name);
+            if (!x.IsInt()) fail(ap + name + ": expected an accessor index");
+            v = read_floats(m, x.Get<int>(), nc, norm, ap + name);
+            size_t c = v.size() / size_t(nc);
+            if (any && c != count)
+                fail(ap + name + ": " + std::to_string(c) + " elements, another attribute has " +
+                     std::to_string(count));
+            count = c;
+            any = true;
+        };
+        get("TRANSLATION", 3, false, T);
+        get("ROTATION", 4, true, R);
+        get("SCALE", 3, false, S);
+        if (!any) return out;
+        visits += count;
+        if (visits > MAX_NODE_VISITS)
+            fail(np + ": EXT_mesh_gpu_instancing places more than " + std::to_string(MAX_NODE_VISITS) + " instances");
+        out.reserve(count);
+        for (size_t i = 0; i < count; ++i) {
+            tinygltf::Node t; /* the instance's TRS as a node's (node_local checks and composes it) */
+            if (!T.empty()) t.translation = {T[3 * i], T[3 * i + 1], T[3 * i + 2]};
+            if (!R.empty()) t.rotation = {R[4 * i], R[4 * i + 1], R[4 * i + 2], R[4 * i + 3]};
+            if (!S.empty()) t.scale = {S[3 * i], S[3 * i + 1], S[3 * i + 2]};
+            xform local = node_local(t, ap + "[" + std::to_string(i) + "]");
+            out.push_back(xform_mul(&world, &local));
+        }
+        return out;
     }
 
     void node(int ni, const xform &parent, int depth) {
@@ -710,8 +771,11 @@ struct importer {
             if (size_t(n.mesh) >= m.meshes.size())
                 fail(np + ".mesh: mesh " + std::to_string(n.mesh) + " does not exist");
             const tinygltf::Mesh &mesh = m.meshes[size_t(n.mesh)];
-            for (size_t i = 0; i < mesh.primitives.size(); ++i)
-                primitive(mesh.primitives[i], world, str_index("meshes", size_t(n.mesh)) + str_index(".primitives", i));
+            std::vector<xform> places = gpu_instances(n, world, np);
+            if (places.empty()) places.push_back(world);
+            for (const xform &w : places)
+                for (size_t i = 0; i < mesh.primitives.size(); ++i)
+                    primitive(mesh.primitives[i], w, str_index("meshes", size_t(n.mesh)) + str_index(".primitives", i));
         }
         if ((flags & GLTF_CAMERA) && !have_camera && n.camera >= 0 && size_t(n.camera) < m.cameras.size() &&
             m.cameras[size_t(n.camera)].type == "perspective")
@@ -810,13 +874,17 @@ struct scene_mark {
     size_t ntriangles, nvertices, nmaterials, ntextures, ntexels, ntexels8, npunctual;
     int has_normals, has_uvs, has_tangents;
     camera_desc cam;
+    size_t nmeshes, nplacements;
 };
 scene_mark mark(const scene *s) {
-    scene_mark k = {s->ntriangles, s->nvertices,   s->nmaterials, s->ntextures,    s->ntexels, s->ntexels8,
-                    s->npunctual,  s->has_normals, s->has_uvs,    s->has_tangents, s->camera};
+    scene_mark k = {s->ntriangles, s->nvertices, s->nmaterials,  s->ntextures, s->ntexels,
+                    s->ntexels8,   s->npunctual, s->has_normals, s->has_uvs,   s->has_tangents,
+                    s->camera,     s->nmeshes,   s->nplacements};
     return k;
 }
 void rollback(scene *s, const scene_mark &k) {
+    s->nmeshes = k.nmeshes;
+    s->nplacements = k.nplacements;
     s->ntriangles = k.ntriangles;
     s->nvertices = k.nvertices;
     for (size_t i = k.nmaterials; i < s->nmaterials; ++i) std::free(s->material_names[i]);
@@ -878,7 +946,8 @@ int import(scene *s, const unsigned char *data, size_t size, const char *path, c
         }
         for (const std::string &e : model.extensionsRequired)
             if (e != "KHR_lights_punctual" && e != "KHR_materials_emissive_strength" &&
-                e != "KHR_materials_transmission" && e != "KHR_materials_ior" && e != "KHR_materials_clearcoat")
+                e != "KHR_materials_transmission" && e != "KHR_materials_ior" && e != "KHR_materials_clearcoat" &&
+                e != "EXT_mesh_gpu_instancing")
                 fail("requires the extension " + e + ", which caustic does not support");
         importer im(s, model);
         im.name = name;

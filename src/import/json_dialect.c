@@ -103,6 +103,8 @@ const keyalias json_camera_keys[] = {
     {"INV_RES", "PIXELLENGTH", NULL, 0, 0},
     {"ANTIALIAS", "AA|ANTIALIASING|SAMPLEWIDTH|JITTER", "caustic always antialiases (jittered samples)", 0, 0},
     {"FRAME", NULL, NULL, 0, 0},
+    /* placements of a mesh object (true instancing): [{TRANS, ROTAT, SCALE, MATRIX, MATERIAL}, ...] */
+    {"INSTANCES", "PLACEMENTS", NULL, 0, WANT_NONSTRING},
     {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0,
      WANT_STRING},                                   /* a dialect's place for it */
     {"MEDIUM", "CAMERAMEDIUM|EXTERIOR", NULL, 0, 0}, /* the medium around the camera (a name in Media) */
@@ -148,6 +150,8 @@ const keyalias json_object_keys[] = {
     {"MOTION", "VELOCITY|VEL|MOTIONBLUR|TRANSEND|MOVE", "motion blur is not supported (the object is rendered at rest)",
      0, 0},
     {"FRAME", NULL, NULL, 0, 0},
+    /* placements of a mesh object (true instancing): [{TRANS, ROTAT, SCALE, MATRIX, MATERIAL}, ...] */
+    {"INSTANCES", "PLACEMENTS", NULL, 0, WANT_NONSTRING},
     /* the media inside and outside the object's closed surface (names in Media) */
     {"INTERIOR", "INSIDE|MEDIUMINSIDE|INTERIORMEDIUM|MEDIUMINTERIOR|INNERMEDIUM", NULL, 0, 0},
     {"EXTERIOR", "OUTSIDE|MEDIUMOUTSIDE|EXTERIORMEDIUM|MEDIUMEXTERIOR|OUTERMEDIUM", NULL, 0, 0},

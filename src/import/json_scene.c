@@ -454,6 +454,116 @@ done:
     return rc;
 }
 
+/* A mesh object's triangles (FILE or VERTICES) under m. shared: a FILE loaded before with the
+ * same material is instanced (scene_instance_mesh) instead of read again, and this one is kept for
+ * later objects; 0: read as it is (an object with INSTANCES). */
+static int load_mesh_object(loader *L, const cJSON *o, const char *jp, xform m, int mat, int shared) {
+    char p[PRM_WHERE];
+    if (json_get(o, "VERTICES")) return parse_inline_mesh(L, o, jp, m, mat);
+    const cJSON *f = json_get(o, "FILE");
+    if (!f) return json_missing(L, jp, "FILE");
+    prm_jkey(p, jp, "FILE");
+    const char *file = "";
+    if (json_string(L, f, p, &file)) return -1;
+    int ply = prm_ends_with_ci(file, ".ply");
+    if (ply && mat < 0) { /* PLY files carry no materials */
+        prm_jkey(p, jp, "MATERIAL");
+        if (prm_warn(&L->P, "Objects[].MATERIAL", jp, "no MATERIAL for a PLY mesh: rendered grey diffuse")) return -1;
+        mat = json_default_material(L);
+        if (mat < 0) return prm_fail(&L->P, jp, "out of memory");
+        prm_jkey(p, jp, "FILE");
+    }
+    char *full = json_resolve_path(L, file);
+    if (!full) return prm_fail(&L->P, p, "out of memory");
+    for (size_t i = 0; shared && i < L->nmeshes; ++i) {
+        loaded_mesh *lm = &L->meshes[i];
+        if (lm->material != mat || strcmp(lm->path, full) != 0) continue;
+        free(full);
+        if (scene_instance_mesh(L->s, lm->v0, lm->nv, lm->t0, lm->nt, lm->placed, m))
+            return prm_fail(&L->P, jp, "could not instance the mesh (out of memory)");
+        return 0;
+    }
+    size_t v0 = L->s->nvertices, t0 = L->s->ntriangles, meshes0 = L->s->nmeshes;
+    char merr[512];
+    int rc = scene_load_mesh_file(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the file's materials */
+    if (rc) {
+        free(full);
+        return prm_fail(&L->P, p, "%s", merr);
+    }
+    /* a file that instances its own meshes (glTF nodes that share one) is read again for each object */
+    if (!shared || L->s->nmeshes != meshes0) {
+        free(full);
+        return 0;
+    }
+    loaded_mesh *grown = realloc(L->meshes, (L->nmeshes + 1) * sizeof(loaded_mesh));
+    if (!grown) {
+        free(full);
+        return prm_fail(&L->P, p, "out of memory");
+    }
+    L->meshes = grown;
+    loaded_mesh *lm = &L->meshes[L->nmeshes++];
+    lm->path = full;
+    lm->material = mat;
+    lm->v0 = v0;
+    lm->nv = L->s->nvertices - v0;
+    lm->t0 = t0;
+    lm->nt = L->s->ntriangles - t0;
+    lm->placed = m;
+    return 0;
+}
+
+/* INSTANCES (an array of placements of a mesh object, each TRANS/ROTAT/SCALE/MATRIX after the
+ * object's own transform, and optionally a MATERIAL): the triangles [t0, ...) and vertices
+ * [v0, ...) the object added become a mesh that only these place (true instancing). */
+static int parse_instances(loader *L, const cJSON *in, const char *jp, size_t t0, size_t v0) {
+    char ip[PRM_WHERE], ep[PRM_WHERE], p[PRM_WHERE];
+    prm_jkey(ip, jp, "INSTANCES");
+    if (!cJSON_IsArray(in)) return prm_fail(&L->P, ip, "expected an array of placements ({\"TRANS\": [x,y,z], ...})");
+    if (L->s->ntriangles == t0) return 0;
+    for (size_t i = 0; i < L->s->nmeshes; ++i)
+        if (L->s->meshes[i].t0 >= t0)
+            return prm_fail(&L->P, ip,
+                            "the file places its own meshes several times (glTF nodes that share a mesh): "
+                            "give each placement as an object of its own");
+    int mesh = scene_add_instanced_mesh(L->s, t0, L->s->ntriangles - t0, v0, L->s->nvertices - v0);
+    if (mesh < 0) return prm_fail(&L->P, ip, "out of memory");
+    size_t i = 0;
+    for (const cJSON *e = in->child; e; e = e->next, ++i) {
+        prm_jindex(ep, ip, i);
+        if (!cJSON_IsObject(e))
+            return prm_fail(&L->P, ep, "expected an object with TRANS, ROTAT, SCALE, MATRIX, MATERIAL");
+        static const char *const keys[] = {"TRANS", "ROTAT", "SCALE", "MATRIX", "MATERIAL", "NAME", NULL};
+        for (const cJSON *k = e->child; k; k = k->next) {
+            int known = 0;
+            for (int j = 0; keys[j]; ++j) known |= k->string && !strcmp(k->string, keys[j]);
+            if (!known) {
+                prm_jkey(p, ep, k->string ? k->string : "?");
+                return prm_fail(&L->P, p, "unknown key of a placement (TRANS, ROTAT, SCALE, MATRIX, MATERIAL, NAME)");
+            }
+        }
+        vec3 t = v3s(0.0f), r = v3s(0.0f), sc = v3s(1.0f);
+        if (json_opt_vec3(L, e, ep, "TRANS", -MAX_COORD, 0, MAX_COORD, &t)) return -1;
+        if (json_opt_vec3(L, e, ep, "ROTAT", -MAX_ANGLE, 0, MAX_ANGLE, &r)) return -1;
+        if (json_opt_vec3(L, e, ep, "SCALE", 0.0, 1, MAX_SCALE, &sc)) return -1;
+        xform m = xform_trs(t, r, sc);
+        if (json_get(e, "MATRIX") && json_matrix(L, json_get(e, "MATRIX"), ep, &m)) return -1;
+        int mat = -1;
+        const cJSON *mv = json_get(e, "MATERIAL");
+        if (mv) {
+            const char *name = "";
+            prm_jkey(p, ep, "MATERIAL");
+            if (json_string(L, mv, p, &name)) return -1;
+            mat = scene_find_material(L->s, name);
+            if (mat < 0) return prm_fail(&L->P, p, "no material named \"%s\" in Materials", name);
+        }
+        if (scene_add_instance(L->s, mesh, m, mat, 0)) {
+            prm_jkey(p, ep, json_get(e, "MATRIX") ? "MATRIX" : "SCALE");
+            return prm_fail(&L->P, p, "transform is singular (or out of memory)");
+        }
+    }
+    return 0;
+}
+
 static int parse_object_shape(loader *L, cJSON *o, const char *jp) {
     char p[PRM_WHERE];
     if (!cJSON_IsObject(o)) return prm_fail(&L->P, jp, "expected an object, got %s", json_type(o));
@@ -631,53 +741,11 @@ static int parse_object_shape(loader *L, cJSON *o, const char *jp) {
         if (scene_add_sphere(L->s, m, mat)) return prm_fail(&L->P, jp, "could not add sphere (out of memory)");
         return 0;
     case OT_MESH: {
-        if (json_get(o, "VERTICES")) return parse_inline_mesh(L, o, jp, m, mat);
-        const cJSON *f = json_get(o, "FILE");
-        if (!f) return json_missing(L, jp, "FILE");
-        prm_jkey(p, jp, "FILE");
-        const char *file = "";
-        if (json_string(L, f, p, &file)) return -1;
-        int ply = prm_ends_with_ci(file, ".ply");
-        if (ply && mat < 0) { /* PLY files carry no materials */
-            prm_jkey(p, jp, "MATERIAL");
-            if (prm_warn(&L->P, "Objects[].MATERIAL", jp, "no MATERIAL for a PLY mesh: rendered grey diffuse"))
-                return -1;
-            mat = json_default_material(L);
-            if (mat < 0) return prm_fail(&L->P, jp, "out of memory");
-            prm_jkey(p, jp, "FILE");
-        }
-        char *full = json_resolve_path(L, file);
-        if (!full) return prm_fail(&L->P, p, "out of memory");
-        for (size_t i = 0; i < L->nmeshes; ++i) {
-            loaded_mesh *lm = &L->meshes[i];
-            if (lm->material != mat || strcmp(lm->path, full) != 0) continue;
-            free(full);
-            if (scene_instance_mesh(L->s, lm->v0, lm->nv, lm->t0, lm->nt, lm->placed, m))
-                return prm_fail(&L->P, jp, "could not instance the mesh (out of memory)");
-            return 0;
-        }
-        size_t v0 = L->s->nvertices, t0 = L->s->ntriangles;
-        char merr[512];
-        int rc = scene_load_mesh_file(L->s, full, m, mat, merr, sizeof merr); /* mat < 0: the file's materials */
-        if (rc) {
-            free(full);
-            return prm_fail(&L->P, p, "%s", merr);
-        }
-        loaded_mesh *grown = realloc(L->meshes, (L->nmeshes + 1) * sizeof(loaded_mesh));
-        if (!grown) {
-            free(full);
-            return prm_fail(&L->P, p, "out of memory");
-        }
-        L->meshes = grown;
-        loaded_mesh *lm = &L->meshes[L->nmeshes++];
-        lm->path = full;
-        lm->material = mat;
-        lm->v0 = v0;
-        lm->nv = L->s->nvertices - v0;
-        lm->t0 = t0;
-        lm->nt = L->s->ntriangles - t0;
-        lm->placed = m;
-        return 0;
+        const cJSON *in = json_get(o, "INSTANCES");
+        if (!in) return load_mesh_object(L, o, jp, m, mat, 1);
+        size_t t0 = L->s->ntriangles, v0 = L->s->nvertices;
+        if (load_mesh_object(L, o, jp, m, mat, 0)) return -1;
+        return parse_instances(L, in, jp, t0, v0);
     }
     case OT_QUAD:
     case OT_PLANE: {

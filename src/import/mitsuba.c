@@ -17,6 +17,7 @@
 #include "image/image.h"
 #include "kernel/environment.h"
 #include "scene/material.h"
+#include "util/array.h"
 #include "util/file.h"
 
 #include <ctype.h>
@@ -59,6 +60,12 @@ typedef struct reader {
     struct id_entry *ids;
     size_t nids;
     size_t nshapes, ninstances;
+    /* shapegroups made meshes (true instancing): the group and its scene mesh */
+    struct mi_group {
+        const mx_node *g;
+        int mesh; /* -1: empty (no triangles) */
+    } * groups;
+    size_t ngroups, capgroups;
 } reader;
 
 #define FAIL(R, n, ...)                                                                                                \
@@ -1566,6 +1573,39 @@ static int add_group(reader *R, const mx_node *g, xform M, int depth) {
     return 0;
 }
 
+/* A shapegroup whose shapes are all triangles in caustic (meshes, cubes, tessellated disks and
+ * cylinders) is one mesh that each instance places (scene_add_instance); one with a rectangle or a
+ * sphere (caustic's quads and spheres, which meshes do not hold) is copied under each instance. */
+static int add_instance(reader *R, const mx_node *g, xform M, int depth) {
+    static const char *const triangles[] = {"obj", "ply", "serialized", "cube", "disk", "cylinder", NULL};
+    for (int i = 0; i < g->nkids; ++i) {
+        const mx_node *c = g->kids[i];
+        if (strcmp(c->tag, "shape")) continue;
+        const char *type = mx_attr(c, "type");
+        int k = 0;
+        while (type && triangles[k] && strcmp(triangles[k], type)) k++;
+        if (!type || !triangles[k]) return add_group(R, g, M, depth); /* the flatten fallback */
+    }
+    size_t i = 0;
+    while (i < R->ngroups && R->groups[i].g != g) i++;
+    if (i == R->ngroups) { /* the group's triangles once, in its own space */
+        size_t t0 = R->s->ntriangles, v0 = R->s->nvertices;
+        if (add_group(R, g, xform_identity(), depth)) return -1;
+        if (array_grow((void **)&R->groups, &R->capgroups, R->ngroups + 1, sizeof *R->groups))
+            FAIL(R, g, "out of memory");
+        R->groups[i].g = g;
+        R->groups[i].mesh = -1;
+        if (R->s->ntriangles > t0) {
+            R->groups[i].mesh = scene_add_instanced_mesh(R->s, t0, R->s->ntriangles - t0, v0, R->s->nvertices - v0);
+            if (R->groups[i].mesh < 0) FAIL(R, g, "out of memory");
+        }
+        R->ngroups++;
+    }
+    if (R->groups[i].mesh >= 0 && scene_add_instance(R->s, R->groups[i].mesh, M, -1, 0))
+        FAIL(R, g, "instance: singular to_world (or out of memory)");
+    return 0;
+}
+
 static int add_shape(reader *R, const mx_node *sh, xform parent, int depth) {
     ((mx_node *)sh)->used = 1;
     if (depth > MI_MAX_NEST) FAIL(R, sh, "shapegroups nested deeper than %d (an instance of itself?)", MI_MAX_NEST);
@@ -1582,7 +1622,7 @@ static int add_shape(reader *R, const mx_node *sh, xform parent, int depth) {
         if (!g || strcmp(g->tag, "shape") || !mx_attr(g, "type") || strcmp(mx_attr(g, "type"), "shapegroup"))
             FAIL(R, sh, "instance: needs a <ref> to a shapegroup");
         R->ninstances++;
-        return add_group(R, g, M, depth);
+        return add_instance(R, g, M, depth);
     }
     int flip, facen;
     if (get_bool(R, sh, "flip_normals", 0, &flip) || get_bool(R, sh, "face_normals", 0, &facen)) return -1;
@@ -2090,6 +2130,7 @@ int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *op
     free(R.bsdfs);
     free(R.texs);
     free(R.ids);
+    free(R.groups);
     mx_free(&R.D);
     return rc;
 }

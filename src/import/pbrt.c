@@ -15,7 +15,8 @@
  *   - shapes: trianglemesh, plymesh (.ply/.ply.gz through ply.c), bilinearmesh (two triangles a
  *     patch), loopsubdiv (subdivided here), sphere (caustic's analytic sphere when whole, else
  *     tessellated), disk and cylinder (tessellated, 64 segments a turn; pbrt_shapes.c);
- *     ObjectBegin/ObjectInstance copy the object's triangles under the instance's transform.
+ *     ObjectBegin/ObjectInstance: the object's triangles become one mesh, placed by each instance
+ *     (true instancing, scene_add_instance; an emissive object is copied, see scene_instances.c).
  *   - materials: one table (pbrt_materials below): a row per pbrt material, its caustic kind, and
  *     where caustic has no such model the stand-in a warning names.
  *   - lights: area "diffuse" as emission of the shape's material (L, scale, twosided, power),
@@ -201,6 +202,7 @@ typedef struct pobject { /* ObjectBegin: triangles in world space (before the mi
     uint32_t *idx;
     int *mat;
     size_t nv, nt, capv, capt;
+    int mesh; /* the scene's mesh of it + 1 (scene_add_instanced_mesh, at the first instance); 0: none yet */
 } pobject;
 
 typedef struct R {
@@ -2151,24 +2153,21 @@ static int instance(R *r, const char *name, const char *w) {
     if (!o) return prm_fail(&r->ctx, w, "ObjectInstance: no object named \"%s\"", name);
     if (r->cur_object) return prm_fail(&r->ctx, w, "ObjectInstance inside ObjectBegin");
     if (!o->nt) return 0;
-    if (r->s->ntriangles + o->nt > MAX_TRIANGLES) return prm_fail(&r->ctx, w, "more than %u triangles", MAX_TRIANGLES);
     m4 F = final_m4(r);
-    int swap = m4_det3(&F) < 0;
-    uint32_t *idx = malloc(3 * o->nt * sizeof *idx);
-    if (!idx) return oom(r, w);
-    for (size_t t = 0; t < o->nt; ++t) {
-        idx[3 * t] = o->idx[3 * t];
-        idx[3 * t + 1] = o->idx[3 * t + (swap ? 2 : 1)];
-        idx[3 * t + 2] = o->idx[3 * t + (swap ? 1 : 2)];
+    if (!o->mesh) { /* the object's triangles once, in its space (true instancing: scene_add_instance) */
+        if (r->s->ntriangles + o->nt > MAX_TRIANGLES)
+            return prm_fail(&r->ctx, w, "more than %u triangles", MAX_TRIANGLES);
+        size_t v0 = r->s->nvertices, t0 = r->s->ntriangles;
+        if (scene_add_mesh(r->s, o->p, o->n, o->uv, o->nv, o->idx, o->mat, o->nt, xform_identity(), 0))
+            return oom(r, w);
+        int mesh = scene_add_instanced_mesh(r->s, t0, o->nt, v0, o->nv);
+        if (mesh < 0) return oom(r, w);
+        o->mesh = mesh + 1;
     }
-    int rc = scene_add_mesh(r->s, o->p, o->n, o->uv, o->nv, idx, o->mat, o->nt, m4_xform(&F), 0);
-    free(idx);
-    if (rc) return prm_fail(&r->ctx, w, "ObjectInstance \"%s\": out of memory or a singular transformation", name);
-    static int said;
-    (void)said;
-    return UNSUPPORTED(r, "instancing", w,
-                       "ObjectInstance: the object's triangles are copied (caustic has no "
-                       "instancing yet)");
+    /* pbrt keeps a surface's side under a transform that changes handedness: the winding reversed */
+    if (scene_add_instance(r->s, o->mesh - 1, m4_xform(&F), -1, m4_det3(&F) < 0))
+        return prm_fail(&r->ctx, w, "ObjectInstance \"%s\": out of memory or a singular transformation", name);
+    return 0;
 }
 
 static int directive(R *r, const pbrt_token *t) {

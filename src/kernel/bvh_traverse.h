@@ -876,20 +876,16 @@ KFN int leaf_intersect(const kscene *s, uint32_t lref, uint32_t lcnt, const bvh_
     return found;
 }
 
-/* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays); `compact`
- * (a constant at each call site) selects leaf4_intersect's rolled lane loop; `layout` (KNODES_*:
- * kscene.node_layout, or a constant where the caller specialises the loop per layout) the node
- * visitor. */
-KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, uint32_t layout) {
-    h->t = r.tmax;
-    h->prim = PRIM_NONE;
-    h->b1 = h->b2 = 0.0f; /* set with every hit; initialised so compilers can see it */
-    /* a non-finite origin or direction hits nothing (the slab tests would let NaN through) */
-    if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
-    bvh_ray br = make_bvh_ray(r);
+/* The walk from node `root` down to the leaves (every hit nearer than h->t goes into *h; returns
+ * whether *h holds a hit): the whole traversal of a scene without instances (root 0), and a
+ * BLAS's in one with instances (trace_instances). `any` stops at the first hit (shadow rays);
+ * `compact` (a constant at each call site) selects leaf4_intersect's rolled lane loop; `layout`
+ * (KNODES_*: kscene.node_layout, or a constant where the caller specialises the loop per layout)
+ * the node visitor. */
+KFN int bvh_walk(const kscene *s, const bvh_ray *br, hit *h, int any, int compact, uint32_t layout, uint32_t root) {
     BVH_STACK_DECL(st);
     int sp = 0;
-    uint32_t ref = 0, cnt = 0; /* the entry to visit next (`have`): first the root node */
+    uint32_t ref = root, cnt = 0; /* the entry to visit next (`have`): first the root node */
     int have = 1;
     for (;;) {
         /* inner nodes until a leaf is reached (or nothing is left). The leaf waits in lref/lcnt;
@@ -906,14 +902,74 @@ KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, u
                 have = 0;
             } else {
                 have = layout == KNODES_CW8
-                           ? cw8_visit((const cw8_node *)s->nodes + ref, &br, h->t, &st, &sp, &ref, &cnt)
-                           : bvh_visit((const bvh_wnode *)s->nodes + ref, &br, h->t, any, &st, &sp, &ref, &cnt);
+                           ? cw8_visit((const cw8_node *)s->nodes + ref, br, h->t, &st, &sp, &ref, &cnt)
+                           : bvh_visit((const bvh_wnode *)s->nodes + ref, br, h->t, any, &st, &sp, &ref, &cnt);
             }
             if (kwarp_all(lcnt > 0)) break;
         }
         if (lcnt == 0) return h->prim != PRIM_NONE; /* nothing left */
-        if (leaf_intersect(s, lref, lcnt, &br, h, any, compact) && any) return 1;
+        if (leaf_intersect(s, lref, lcnt, br, h, any, compact) && any) return 1;
     }
+}
+
+/* Two levels (a scene with instances, kscene.ninstances; types.h, kinstance): the TLAS from node
+ * 0, whose leaf lanes are instances; at each, the ray goes into the instance's object space
+ * (origin and direction through to_object, the direction left unnormalised so that a distance
+ * along it is the world's) and the instance's BLAS is walked with the hit so far as its bound.
+ * h->inst names the instance of the hit. The 4- and 8-wide float layouts only (the CUDA backend's
+ * LBVH and compressed trees refuse instanced scenes). */
+KFN int trace_instances(const kscene *s, ray r, hit *h, int any, int compact) {
+    h->t = r.tmax;
+    h->prim = PRIM_NONE;
+    h->b1 = h->b2 = 0.0f;
+    h->inst = 0u;
+    if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
+    bvh_ray br = make_bvh_ray(r);
+    BVH_STACK_DECL(st);
+    int sp = 0;
+    uint32_t ref = 0, cnt = 0;
+    int have = 1;
+    for (;;) {
+        if (!have && !(have = bvh_pop(&st, &sp, h->t, &ref, &cnt))) return h->prim != PRIM_NONE;
+        if (cnt == 0) {
+            have = bvh_visit((const bvh_wnode *)s->nodes + ref, &br, h->t, any, &st, &sp, &ref, &cnt);
+            continue;
+        }
+        have = 0;
+        for (uint32_t k = 0; k < cnt; ++k) {
+            const bvh_leaf4 *b = &s->leaves[ref + k];
+            for (uint32_t j = 0; j < BVH_LEAF_WIDTH; ++j) {
+                uint32_t id = b->prim[j];
+                if (id == PRIM_NONE) break; /* unused lanes come last */
+                id = prim_id_index(id);
+                const kinstance *in = &s->instances[id];
+                float t0 = h->t;
+                ray q = make_ray(xform_point(&in->to_object, r.o), xform_vector(&in->to_object, r.d), t0);
+                if (!vis_finite(q.o) || !vis_finite(q.d)) continue;
+                bvh_ray qb = make_bvh_ray(q);
+                bvh_walk(s, &qb, h, any, compact, KNODES_WIDE, b->v0[j]);
+                if (h->t < t0) { /* a hit nearer than the ones before: this instance's */
+                    h->inst = id;
+                    if (any) return 1;
+                }
+            }
+        }
+    }
+}
+
+/* Closest hit along r within (0, r.tmax). `any` stops at the first hit (shadow rays); `compact`
+ * and `layout` as bvh_walk. A kernel with KF_INSTANCES takes the two levels in a scene with
+ * instances; every other kernel (KHAS folds to 0) is the single walk from the root. */
+KFN int trace_ray_inline(const kscene *s, ray r, hit *h, int any, int compact, uint32_t layout) {
+    if (KHAS(KF_INSTANCES) && s->ninstances) return trace_instances(s, r, h, any, compact);
+    h->t = r.tmax;
+    h->prim = PRIM_NONE;
+    h->b1 = h->b2 = 0.0f;                 /* set with every hit; initialised so compilers can see it */
+    if (KHAS(KF_INSTANCES)) h->inst = 0u; /* (read only in such a kernel's scenes with instances) */
+    /* a non-finite origin or direction hits nothing (the slab tests would let NaN through) */
+    if (s->nnodes == 0 || !vis_finite(r.o) || !vis_finite(r.d)) return 0;
+    bvh_ray br = make_bvh_ray(r);
+    return bvh_walk(s, &br, h, any, compact, layout, 0u);
 }
 
 /* The traversal's entry point, with compact leaves; the trace-only kernel calls trace_ray_inline

@@ -24,7 +24,7 @@ enum kf_shift {
     KF_FLAGS_SHIFT = KF_PRIM_SHIFT + PRIM_KIND_COUNT,
     KF_BITS = KF_FLAGS_SHIFT + 7
 };
-KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 7 "
+KSTATIC_ASSERT(KF_BITS + 2 <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 7 "
                                   "flags. To list more kinds, widen the masks to uint64_t in src/kernel/features.h");
 #define KF_MAT(kind)   (1u << (KF_MAT_SHIFT + (uint32_t)(kind)))   /* material kinds */
 #define KF_LIGHT(kind) (1u << (KF_LIGHT_SHIFT + (uint32_t)(kind))) /* light kinds */
@@ -52,6 +52,11 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
  * kernel (src/cpu/kernel_cpu_media.c) and the "media" megakernel variant. docs/extending.md,
  * "A medium". */
 #define KF_MEDIA       (1u << KF_BITS)
+/* Instances (kscene.ninstances: a two-level BVH, bvh_traverse.h's trace_instances): outside KF_ALL
+ * too, so that a scene without instances runs kernels that have none of that code (the
+ * single-level traversal as it was); the "instances" variant and the CPU's media kernel
+ * (src/cpu/kernel_cpu_media.c), which then also renders instanced scenes, have it. */
+#define KF_INSTANCES   (1u << (KF_BITS + 1))
 
 #ifndef KERNEL_FEATURES
 #define KERNEL_FEATURES KF_ALL
@@ -71,7 +76,8 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
  *             DiffuseTransmission, Interface), complex-IOR conductors, the light tree, procedural
  *             textures and bump maps (KF_FULL_ONLY), which more than doubled the "all" kernel's code
  *             and tripled its spills (docs/performance-log.md, "megakernels by scene features, again")
- *   media     everything and participating media (KERNEL_MEDIA 1: the path state's medium columns) */
+ *   media     everything and participating media (KERNEL_MEDIA 1: the path state's medium columns)
+ *   instances all that and instances (a two-level BVH: KF_INSTANCES) */
 #define KF_DIFFUSE                                                                                                     \
     (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_EMITTER) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
 #define KF_TEXTURED (KF_DIFFUSE | KF_TEXTURES | KF_BUMP)
@@ -86,7 +92,8 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
     X(KV_OPAQUE, "opaque", KF_OPAQUE)                                                                                  \
     X(KV_ALL, "all", KF_SURFACES)                                                                                      \
     X(KV_FULL, "full", KF_ALL)                                                                                         \
-    X(KV_MEDIA, "media", KF_ALL | KF_MEDIA)
+    X(KV_MEDIA, "media", KF_ALL | KF_MEDIA)                                                                            \
+    X(KV_INSTANCES, "instances", KF_ALL | KF_MEDIA | KF_INSTANCES)
 #define KERNEL_VARIANT_ENUM_ROW(NAME, name, features) NAME,
 typedef enum kernel_variant { KERNEL_VARIANTS(KERNEL_VARIANT_ENUM_ROW) KV_COUNT } kernel_variant;
 
@@ -143,14 +150,19 @@ KFN uint32_t kscene_features(const kscene *s) {
     if (s->env_tex >= 0) f |= KF_ENV_MAP;
     if (s->has_cutouts) f |= KF_CUTOUTS;
     if (s->nmedia) f |= KF_MEDIA;
+    if (s->ninstances) {
+        f |= KF_INSTANCES;
+        for (uint32_t i = 0; i < s->ninstances; ++i)
+            if (s->instances[i].material >= 0) f |= material_features(&s->materials[s->instances[i].material]);
+    }
     return f;
 }
 
-/* The first variant whose features cover `features` (KV_MEDIA covers every scene). */
+/* The first variant whose features cover `features` (KV_INSTANCES covers every scene). */
 KFN int kernel_variant_for(uint32_t features) {
     for (int v = 0; v < KV_COUNT; ++v)
         if ((features & ~kernel_variant_features(v)) == 0u) return v;
-    return KV_MEDIA;
+    return KV_INSTANCES;
 }
 
 KFN const char *kernel_variant_name(int v) {

@@ -210,6 +210,48 @@ KFN int triangle_map_frame(const kscene *s, const material *m, const triangle *t
     return MAP_NORMAL;
 }
 
+/* A vertex normal moved by an instance as a copy of the mesh would hold it (scene_copy_triangles):
+ * by the inverse transpose, normalised; zero (none) stays zero. */
+KFN vec3 instance_vertex_normal(const kinstance *in, vec3 n) {
+    return vis_black(n) ? n : vnorm(xform_normal_by_inverse(&in->to_object, n));
+}
+
+/* A surface found in an instance's object space (a scene with instances, types.h: kinstance) moved
+ * into the world as the flattened scene (the triangles copied under the instance) would give it:
+ * the point through to_world; the geometric normal by the inverse transpose (to_object's
+ * transpose) times ng_sign (the normal the transformed triangle's own winding gives); the shading
+ * normal interpolated from the vertex normals moved and normalised one by one (not the object-space
+ * one moved: under a non-uniform scale the two differ), the geometric one turned to its side as
+ * surface_at does; a normal- or bump-mapped shading normal (computed in object space) moved by the
+ * inverse transpose. The instance's material where it overrides the mesh's. The identity instance
+ * (the world geometry) is left as it is. */
+KFN void surface_to_world(const kscene *s, const hit *h, surface *sf) {
+    const kinstance *in = &s->instances[h->inst];
+    if (in->material >= 0) sf->material = in->material;
+    if (in->flags & KINST_IDENTITY) return;
+    const triangle *tr = &s->triangles[prim_id_index(h->prim)]; /* instanced meshes are triangles */
+    float b0 = 1.0f - h->b1 - h->b2;
+    vec3 p0 = s->positions[tr->v[0]], p1 = s->positions[tr->v[1]], p2 = s->positions[tr->v[2]];
+    sf->p = xform_point(&in->to_world, sf->p);
+    sf->ng = vscale(vnorm(xform_normal_by_inverse(&in->to_object, triangle_normal(p0, p1, p2))), in->ng_sign);
+    const material *m = &s->materials[tr->material];
+    if (KHAS(KF_TEXTURES) && (m->maps & (MAP_NORMAL | MAP_BUMP))) {
+        sf->ns = vnorm(xform_normal_by_inverse(&in->to_object, sf->ns));
+        if (s->normals && vdot(sf->ns, sf->ng) < 0.0f) sf->ng = vneg(sf->ng);
+        return;
+    }
+    sf->ns = sf->ng;
+    if (!s->normals) return;
+    vec3 n = vadd(vadd(vscale(instance_vertex_normal(in, s->normals[tr->v[0]]), b0),
+                       vscale(instance_vertex_normal(in, s->normals[tr->v[1]]), h->b1)),
+                  vscale(instance_vertex_normal(in, s->normals[tr->v[2]]), h->b2));
+    float l2 = vlen2(n);
+    if (l2 > 0.0f && kfinite(l2)) {
+        sf->ns = vscale(n, 1.0f / sqrtf(l2));
+        if (vdot(sf->ns, sf->ng) < 0.0f) sf->ng = vneg(sf->ng); /* trust authored normals' side */
+    }
+}
+
 /* Position, normals, uv and material at a hit. Normals face the primitive's outside. */
 KFN surface surface_at(const kscene *s, ray r, const hit *h) {
     surface sf;
@@ -305,6 +347,7 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
         sf.ns = map == MAP_BUMP ? bump_map_apply(s, m, sf.ns, mt, mb, sf.uv)
                                 : normal_map_apply(s, m, sf.ns, mt, mw, sf.uv, sf.p);
     }
+    if (KHAS(KF_INSTANCES) && s->ninstances) surface_to_world(s, h, &sf);
     return sf;
 }
 

@@ -341,6 +341,34 @@ typedef struct bvh_leaf4 {
 #define BVH_LEAF_LANE_FLOATS  12
 #define BVH_LEAF_LANES_FLOATS (BVH_LEAF_LANE_FLOATS * BVH_LEAF_WIDTH)
 
+/* ---- instances (two-level BVH) ----------------------------------------------------------
+ * A scene with instances (kscene.ninstances > 0) holds each unique mesh once, in its own object
+ * space, with a bottom-level BVH (BLAS) of its own in kscene.nodes / leaves (the builder's tree of
+ * the mesh's primitives, its references moved past the others'), and places it by instances: the
+ * top-level BVH (TLAS, the tree whose root is node 0) has one leaf lane per instance (a leaf
+ * block's prim[] holds prim_instance_lane(instance), its v0 the instance's BLAS root node, so that
+ * the instances do not depend on the layout a backend builds). The
+ * primitives that no instance shares (the scene's "world" geometry) are one more mesh, placed by an
+ * identity instance (KINST_IDENTITY: its hits are not transformed). Traversal (bvh_traverse.h,
+ * trace_instances) carries the ray into object space with an unnormalised direction, so a hit's t
+ * is the world's; surface_at moves the surface back. Only kernels with KF_INSTANCES
+ * (kernel/features.h) read them. 112 bytes. */
+#define KINST_IDENTITY     1u /* to_world is the identity: hits need no transform */
+/* A TLAS leaf lane: the instance index under the kind bits no primitive kind takes (3; PRIM_NONE
+ * has them too, with the largest index), and the instance's BLAS root node in the block's v0. */
+#define PRIM_INSTANCE_KIND 3u
+KSTATIC_ASSERT(PRIM_KIND_COUNT <= (int)PRIM_INSTANCE_KIND, "TLAS lanes take the primitive id kind no kind has");
+KFN uint32_t prim_instance_lane(uint32_t instance) { return PRIM_INSTANCE_KIND << PRIM_KIND_SHIFT | instance; }
+KFN int prim_is_instance_lane(uint32_t id) { return id != PRIM_NONE && (id >> PRIM_KIND_SHIFT) == PRIM_INSTANCE_KIND; }
+typedef struct kinstance {
+    xform to_world, to_object; /* the mesh's object space to world, and its inverse */
+    uint32_t mesh;             /* the host's mesh index (the BLAS's root is in the TLAS leaf, bvh_leaf4.v0) */
+    int32_t material;          /* -1: the mesh's own materials; else every primitive of the instance takes it */
+    float ng_sign;             /* the geometric normal's sign in world space: sign(det) of to_world, negated
+                                  where the instance reverses the mesh's winding (pbrt's handedness rule) */
+    uint32_t flags;            /* KINST_* */
+} kinstance;
+
 /* ---- everything a kernel needs ------------------------------------------------------------ */
 /* The scene's arrays, declared once: X(element type, name, element count). The count is an
  * expression over `k`, a pointer to the kscene, which must be in scope where the list is
@@ -364,6 +392,7 @@ typedef struct bvh_leaf4 {
     X(float, texel8_lut, k->ntexels8 ? TEXEL8_LUT_SIZE : 0u) /* code -> linear, per encoding */                        \
     X(light, lights, k->nlights)                                                                                       \
     X(medium, media, k->nmedia)                                 /* participating media (kernel/medium.h) */            \
+    X(kinstance, instances, k->ninstances)                      /* placed meshes (two-level BVH), or none */           \
     X(float, light_cdf, k->nlights + 1u)                        /* light_cdf[nlights] == 1 */                          \
     X(int32_t, prim_light, kscene_nprims(k))                    /* per primitive id order: triangles, spheres,    \
                                                 quads -> light index or -1 */    \
@@ -386,6 +415,7 @@ typedef struct kscene {
     uint32_t node_layout; /* KNODES_WIDE or KNODES_CW8 (the CUDA backend's --gpu-bvh cwbvh) */
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
     uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures, nmedia;
+    uint32_t ninstances; /* 0: one BVH over every primitive (no instances) */
     uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols;
     vec3 env_radiance;      /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;        /* lat-long environment map (texture index), or -1 */
@@ -462,7 +492,9 @@ KFN void kscene_prim_bounds(const kscene *s, vec3 *lo, vec3 *hi, uint32_t *ids) 
 typedef struct hit {
     float t;
     uint32_t prim;
-    float b1, b2; /* triangle barycentrics / quad (s,t) / unused for spheres */
+    float b1, b2;  /* triangle barycentrics / quad (s,t) / unused for spheres */
+    uint32_t inst; /* the instance hit (kscene.instances): set only by a kernel with KF_INSTANCES in a
+                      scene with instances (bvh_traverse.h, trace_instances); read only there */
 } hit;
 
 typedef struct surface {

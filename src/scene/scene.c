@@ -80,6 +80,10 @@ void scene_destroy(scene *s) {
     free(s->media);
     for (size_t i = 0; i < s->nmedia; ++i) free(s->medium_names[i]);
     free(s->medium_names);
+    free(s->meshes);
+    free(s->placements);
+    free(s->instances);
+    free(s->instance_mesh);
     free(s);
 }
 
@@ -497,11 +501,9 @@ int scene_set_tangents(scene *s, size_t v0, const float *tangents, size_t n, xfo
     return 0;
 }
 
-int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world) {
-    xform placed_inv, to_inv;
-    if (xform_invert(&placed, &placed_inv) || xform_invert(&to_world, &to_inv)) return -1;
-    xform m = xform_mul(&to_world, &placed_inv); /* from the first placement to the new one */
-    xform m_inv = xform_mul(&placed, &to_inv);
+int scene_copy_triangles(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform m, int material, int reverse) {
+    xform m_inv;
+    if (xform_invert(&m, &m_inv)) return -1;
     if (reserve_mesh(s, nv, nt)) return -1;
     size_t base = s->nvertices;
     for (size_t i = 0; i < nv; ++i) {
@@ -515,9 +517,29 @@ int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xf
     for (size_t t = 0; t < nt; ++t) {
         triangle tr = s->triangles[t0 + t];
         for (int k = 0; k < 3; ++k) tr.v[k] = (uint32_t)(tr.v[k] - v0 + base);
+        if (reverse) {
+            uint32_t x = tr.v[1];
+            tr.v[1] = tr.v[2];
+            tr.v[2] = x;
+        }
+        if (material >= 0) tr.material = material;
         s->triangles[s->ntriangles++] = tr;
     }
     return 0;
+}
+
+int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world) {
+    xform placed_inv;
+    if (xform_invert(&placed, &placed_inv)) return -1;
+    xform m = xform_mul(&to_world, &placed_inv); /* from the first placement to the new one */
+    int mesh = -1;
+    for (size_t i = 0; i < s->nmeshes; ++i)
+        if (s->meshes[i].t0 == t0 && s->meshes[i].nt == nt) mesh = (int)i;
+    if (mesh < 0) { /* the first instance: the range becomes a mesh, placed where it was too */
+        mesh = scene_add_instanced_mesh(s, t0, nt, v0, nv);
+        if (mesh < 0 || scene_add_instance(s, mesh, xform_identity(), -1, 0)) return -1;
+    }
+    return scene_add_instance(s, mesh, m, -1, 0);
 }
 
 int scene_add_cube(scene *s, xform to_world, int material) {
@@ -743,6 +765,7 @@ static int build_env_distribution(scene *s, char *err, size_t errlen) {
 
 /* Binned SAH build over every primitive of the scene (s->k's arrays filled). */
 static int build_bvh(const scene *s, bvh *b, int width, int sah_lanes, char *err, size_t errlen) {
+    if (s->ninstances) return scene_build_instanced_bvh(s, b, width, sah_lanes, err, errlen);
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
     vec3 *lo = malloc((nprims ? nprims : 1) * sizeof(vec3));
     vec3 *hi = malloc((nprims ? nprims : 1) * sizeof(vec3));
@@ -804,6 +827,7 @@ static void fill_kscene(scene *s) {
     k->nmaterials = (uint32_t)s->nmaterials;
     k->ntextures = (uint32_t)s->ntextures;
     k->nmedia = (uint32_t)s->nmedia;
+    k->ninstances = (uint32_t)s->ninstances;
     k->ntexels = s->ntexels;
     k->ntexels8 = s->ntexels8;
     if (s->env_tex >= 0) {
@@ -818,6 +842,8 @@ static void fill_kscene(scene *s) {
 }
 
 int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen) {
+    /* instances first: the flatten fallback changes the triangles */
+    if (scene_prepare_instances(s, err, errlen)) return -1;
     size_t nprims = s->ntriangles + s->nspheres + s->nquads;
     if (nprims > PRIM_INDEX_MASK) {
         snprintf(err, errlen, "scene has %zu primitives, more than the %u supported", nprims, PRIM_INDEX_MASK);
@@ -835,7 +861,8 @@ int scene_prepare(scene *s, int bvh_width, char *err, size_t errlen) {
     fill_kscene(s);
     s->bounds_lo = v3s(INFINITY);
     s->bounds_hi = v3s(-INFINITY);
-    for (size_t f = 0; f < nprims; ++f) {
+    if (s->ninstances) scene_instances_bounds(s, &s->bounds_lo, &s->bounds_hi);
+    for (size_t f = 0; f < nprims && !s->ninstances; ++f) {
         vec3 lo, hi;
         kscene_prim_bounds_of(&s->k, kscene_prim_id(&s->k, (uint32_t)f), &lo, &hi);
         s->bounds_lo = vmin(s->bounds_lo, lo);

@@ -16,6 +16,21 @@ typedef struct camera_desc {
     int medium; /* the medium around the camera: a medium reference (index + 1), 0 the vacuum */
 } camera_desc;
 
+/* Instancing (scene_instances.c). A mesh is a range of triangles [t0, t0 + nt) over vertices
+ * [v0, v0 + nv) in its own object space that only its placements put in the world (a two-level BVH:
+ * kernel/types.h, kinstance); the rest of the scene (every primitive in no mesh) is the "world"
+ * geometry, placed once as it is. */
+typedef struct scene_mesh {
+    size_t t0, nt, v0, nv;
+} scene_mesh;
+typedef struct scene_placement {
+    uint32_t mesh;
+    xform to_world;
+    int material; /* -1: the mesh's materials */
+    int reverse;  /* the mesh's winding reversed (pbrt: a transform that changes handedness) */
+} scene_placement;
+#define SCENE_MESH_WORLD 0xffffffffu /* instance_mesh of the world geometry's instance */
+
 /* Receives one warning line ("FILE: JSON.PATH: problem"); loaders never print. */
 typedef void (*scene_warn_fn)(void *user, const char *message);
 
@@ -54,6 +69,17 @@ typedef struct scene {
     vec3 env_radiance;                  /* constant sky colour, or the scale of env_tex */
     int env_tex;                        /* lat-long environment map texture, or -1 */
     float *env_cdf_rows, *env_cdf_cols; /* its sampling distribution (scene_prepare) */
+    /* instancing (scene_add_instance): meshes and their placements, as loaded */
+    scene_mesh *meshes;
+    size_t nmeshes, cap_meshes;
+    scene_placement *placements;
+    size_t nplacements, cap_placements;
+    size_t flattened; /* placements whose triangles scene_prepare copied (emissive meshes, CAUSTIC_INSTANCES=flatten) */
+    /* prepared: the kernel's instances (kscene.instances; none without meshes), the world's first
+     * where it has geometry, and each one's mesh (SCENE_MESH_WORLD for the world's) */
+    kinstance *instances;
+    uint32_t *instance_mesh;
+    size_t ninstances;
     /* view and render defaults from the file */
     camera_desc camera;
     int spp;             /* ITERATIONS */
@@ -139,13 +165,33 @@ int xform_invert(const xform *m, xform *inv); /* 0 on success, -1 if singular */
 /* Each returns 0, or -1 on allocation failure / singular transform. */
 int scene_add_sphere(scene *s, xform to_world, int material); /* diameter 1 before transform */
 int scene_add_cube(scene *s, xform to_world, int material);   /* [-0.5,0.5]^3, 12 triangles */
-/* Instancing: places again the triangles [t0, t0+nt) with vertices [v0, v0+nv), which were
- * added with transform `placed`, under transform `to_world` (the mesh file is not re-read). */
 /* Tangents (4 floats per vertex: xyz and handedness w = +-1) for the n vertices from v0, which a
  * scene_add_mesh with the same `to_world` added. Returns 0, or -1. */
 int scene_set_tangents(scene *s, size_t v0, const float *tangents, size_t n, xform to_world);
+/* Instancing: places again the triangles [t0, t0+nt) with vertices [v0, v0+nv), which were
+ * added with transform `placed`, under transform `to_world` (the mesh file is not re-read): the
+ * first time the range becomes a mesh (scene_add_instanced_mesh) placed where it was and here. */
 int scene_instance_mesh(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform placed, xform to_world);
+/* Copies the triangles [t0, t0+nt) with vertices [v0, v0+nv) under transform m (material >= 0:
+ * theirs replaced; reverse: winding reversed): the flatten fallback. Returns 0, or -1. */
+int scene_copy_triangles(scene *s, size_t v0, size_t nv, size_t t0, size_t nt, xform m, int material, int reverse);
 int scene_add_quad(scene *s, vec3 o, vec3 u, vec3 v, int material);
+/* Instancing (see scene_mesh): the triangles [t0, t0 + nt), which index only the vertices
+ * [v0, v0 + nv), become a mesh that only scene_add_instance places (the scene holds them once).
+ * Returns the mesh index, or -1 (out of memory, a range that overlaps another mesh's). */
+int scene_add_instanced_mesh(scene *s, size_t t0, size_t nt, size_t v0, size_t nv);
+/* Places mesh `mesh` under to_world (its object space to the world); material >= 0 replaces the
+ * mesh's materials; reverse: the winding is reversed (the geometric normal flips). scene_prepare
+ * copies the triangles instead (the flatten fallback) for a mesh with an emissive material (lights
+ * are primitives of the world) or where CAUSTIC_INSTANCES=flatten. Returns 0, or -1 (a singular
+ * transform, a bad mesh or material, out of memory). */
+int scene_add_instance(scene *s, int mesh, xform to_world, int material, int reverse);
+/* scene_prepare's part: the flatten fallback, then the kernel's instances (s->instances). */
+int scene_prepare_instances(scene *s, char *err, size_t errlen);
+/* The two-level BVH of a scene with instances (build_bvh's, for any width / lane count). */
+int scene_build_instanced_bvh(const scene *s, bvh *b, int width, int sah_lanes, char *err, size_t errlen);
+/* World bounds of a prepared scene with instances (the instances' boxes). */
+void scene_instances_bounds(const scene *s, vec3 *lo, vec3 *hi);
 /* Lights without geometry: a point light of radiant intensity `intensity` (W/sr), and a
  * directional light travelling along `direction` with irradiance `irradiance` on a plane facing
  * it. Return 0, or -1 (bad values, out of memory). */
