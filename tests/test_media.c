@@ -282,7 +282,227 @@ static void test_json(void) {
     if (!rc) scene_destroy(s);
 }
 
-int main(void) {
+/* ---- dispersion: the prism (scenes/prism.json) ------------------------------------------------
+ * Renders the scene's screen (seen from behind) with the library's path tracer and measures each
+ * channel's band: its centroid along the screen, against the one Snell's law predicts with the
+ * glass's Cauchy IOR. The prediction traces the scene's own geometry (read from the file) in the
+ * prism's cross-section: a parallel beam through the wall's aperture, refracted at the two faces
+ * (Fresnel transmittance at each), onto the screen, for wavelengths 360..830 nm weighted by the
+ * channel's response (kernel/spectral.h). Red must deviate least, blue most, each centroid within
+ * PRISM_TOL of its prediction; with the dispersion off (-D ...ABBE=0) the three bands coincide. */
+#include <cjson/cJSON.h>
+
+#include "caustic.h"
+#include "kernel/spectral.h"
+
+#define PRISM_W   160
+#define PRISM_H   40
+#define PRISM_TOL 0.03 /* scene units along the screen (the red-blue separation is ~0.25) */
+
+typedef struct prism_geo {
+    double tri[3][2];        /* the prism's cross-section (the first three VERTICES) */
+    double ya0, ya1, xwall;  /* the aperture between the two walls */
+    double sc[2], su[2];     /* the screen's centre and unit direction along it (in the plane) */
+    double eye[2], tan_half; /* the camera (behind the screen, looking at its centre), tan(fov_x / 2) */
+    float ior, b;            /* the glass: IOR at the d line, Cauchy B */
+} prism_geo;
+
+static const cJSON *prism_object(const cJSON *root, const char *name) {
+    const cJSON *o;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItem(root, "Objects")) {
+        const cJSON *n = cJSON_GetObjectItem(o, "NAME");
+        if (n && cJSON_IsString(n) && strcmp(n->valuestring, name) == 0) return o;
+    }
+    return NULL;
+}
+static double jnum(const cJSON *a, int i) { return cJSON_GetArrayItem(a, i)->valuedouble; }
+
+static int prism_read(const char *path, prism_geo *g) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    cJSON *root = cJSON_Parse(buf);
+    if (!root) return -1;
+    const cJSON *pr = prism_object(root, "prism"), *wa = prism_object(root, "wall above"),
+                *wb = prism_object(root, "wall below"), *sc = prism_object(root, "screen");
+    const cJSON *cam = cJSON_GetObjectItem(root, "Camera");
+    const cJSON *glass = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "Materials"), "glass");
+    int ok = pr && wa && wb && sc && cam && glass;
+    if (ok) {
+        const cJSON *v = cJSON_GetObjectItem(pr, "VERTICES");
+        for (int i = 0; i < 3; ++i)
+            for (int c = 0; c < 2; ++c) g->tri[i][c] = jnum(cJSON_GetArrayItem(v, i), c);
+        const cJSON *oa = cJSON_GetObjectItem(wa, "ORIGIN"), *ob = cJSON_GetObjectItem(wb, "ORIGIN");
+        g->ya1 = jnum(oa, 1);
+        g->ya0 = jnum(ob, 1) + jnum(cJSON_GetObjectItem(wb, "U"), 1);
+        g->xwall = jnum(oa, 0);
+        const cJSON *so = cJSON_GetObjectItem(sc, "ORIGIN"), *su = cJSON_GetObjectItem(sc, "U");
+        double len = hypot(jnum(su, 0), jnum(su, 1));
+        for (int c = 0; c < 2; ++c) {
+            g->sc[c] = jnum(so, c) + 0.5 * jnum(su, c);
+            g->su[c] = jnum(su, c) / len;
+            g->eye[c] = jnum(cJSON_GetObjectItem(cam, "EYE"), c);
+        }
+        const cJSON *res = cJSON_GetObjectItem(cam, "RES");
+        g->tan_half = tan(0.5 * jnum(cJSON_GetObjectItem(cam, "FOVY"), 0) * K_PI / 180.0) * jnum(res, 0) / jnum(res, 1);
+        g->ior = (float)cJSON_GetObjectItem(glass, "IOR")->valuedouble;
+        g->b = cauchy_b_from_abbe(g->ior, (float)cJSON_GetObjectItem(glass, "ABBE")->valuedouble);
+    }
+    cJSON_Delete(root);
+    return ok ? 0 : -1;
+}
+
+/* The 2D ray (o, d) through the prism of index n: where it meets the screen's line, as the
+ * coordinate along it (*s), and the Fresnel transmittance of the two faces (returned; 0 if it
+ * misses, is reflected totally, or leaves by a third face). */
+static double prism_trace(const prism_geo *g, double o[2], double d[2], double n, double *s) {
+    double t_total = 1.0;
+    int inside = 0;
+    for (int bounce = 0; bounce < 2; ++bounce) {
+        double best = 1e30, nrm[2] = {0, 0};
+        for (int e = 0; e < 3; ++e) {
+            const double *a = g->tri[e], *b = g->tri[(e + 1) % 3];
+            double ex = b[0] - a[0], ey = b[1] - a[1], den = d[0] * ey - d[1] * ex;
+            if (fabs(den) < 1e-12) continue;
+            double rx = a[0] - o[0], ry = a[1] - o[1];
+            double t = (rx * ey - ry * ex) / den, u = (rx * d[1] - ry * d[0]) / den;
+            if (t > 1e-9 && t < best && u >= 0.0 && u <= 1.0) {
+                best = t;
+                /* the edge's outward normal (the third corner is behind it) */
+                const double *c = g->tri[(e + 2) % 3];
+                double nx = ey, ny = -ex, l = hypot(nx, ny);
+                nx /= l, ny /= l;
+                if (nx * (c[0] - a[0]) + ny * (c[1] - a[1]) > 0.0) nx = -nx, ny = -ny;
+                nrm[0] = nx, nrm[1] = ny;
+            }
+        }
+        if (best == 1e30) return 0.0;
+        o[0] += best * d[0], o[1] += best * d[1];
+        /* Snell: the normal against d, eta = n_i / n_t */
+        double nx = inside ? -nrm[0] : nrm[0], ny = inside ? -nrm[1] : nrm[1], eta = inside ? n : 1.0 / n;
+        double ci = -(d[0] * nx + d[1] * ny), k = 1.0 - eta * eta * (1.0 - ci * ci);
+        if (k < 0.0) return 0.0;
+        t_total *= 1.0 - fresnel_dielectric((float)ci, inside ? 1.0f / (float)n : (float)n);
+        double ct = sqrt(k);
+        d[0] = eta * d[0] + (eta * ci - ct) * nx;
+        d[1] = eta * d[1] + (eta * ci - ct) * ny;
+        inside = !inside;
+    }
+    /* onto the screen's line: o + t d = sc + s su */
+    double den = d[0] * g->su[1] - d[1] * g->su[0];
+    if (fabs(den) < 1e-12) return 0.0;
+    double rx = g->sc[0] - o[0], ry = g->sc[1] - o[1];
+    *s = (rx * d[1] - ry * d[0]) / den;
+    return t_total;
+}
+
+/* The predicted centroid of each channel's band along the screen. */
+static void prism_predict(const prism_geo *g, float b, double out[3]) {
+    double sw[3] = {0, 0, 0}, sws[3] = {0, 0, 0};
+    for (float l = SPECTRAL_LAMBDA_MIN + 0.5f; l < SPECTRAL_LAMBDA_MAX; l += 1.0f) {
+        vec3 w = spectral_rgb(l);
+        double n = cauchy_ior(g->ior, b, l);
+        for (int i = 0; i < 64; ++i) {
+            double o[2] = {g->xwall, g->ya0 + (g->ya1 - g->ya0) * (i + 0.5) / 64.0}, d[2] = {1.0, 0.0}, s = 0.0;
+            double t = prism_trace(g, o, d, n, &s);
+            for (int c = 0; c < 3; ++c) {
+                sw[c] += t * vcomp(w, c);
+                sws[c] += t * vcomp(w, c) * s;
+            }
+        }
+    }
+    for (int c = 0; c < 3; ++c) out[c] = sws[c] / sw[c];
+}
+
+/* Renders the scene (with `define`, NULL for none) and measures each channel's centroid along the
+ * screen, in a window of +-win around `around`. */
+static int prism_measure(const char *path, const prism_geo *g, const char *define, int spp, double around, double win,
+                         double out[3]) {
+    caustic_load_options lo;
+    caustic_load_options_init(&lo);
+    const char *defs[1] = {define};
+    lo.defines = defs;
+    lo.ndefines = define ? 1 : 0;
+    char err[512];
+    caustic_scene *cs = NULL;
+    if (caustic_scene_load_ex(&cs, path, &lo, err, sizeof err)) {
+        CHECK(0, "prism: %s", err);
+        return -1;
+    }
+    caustic_options o;
+    caustic_options_init(&o);
+    o.width = PRISM_W;
+    o.height = PRISM_H;
+    o.spp = spp;
+    o.threads = 2;
+    o.seed = 7;
+    o.max_depth = 8;
+    o.device = CAUSTIC_DEVICE_CPU;
+    caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
+    CHECK(r != NULL, "prism renderer: %s", err);
+    if (!r) return -1;
+    caustic_render(r, NULL, NULL, NULL, 0);
+    const float *img = caustic_image(r, NULL, NULL);
+    /* the camera looks at the screen's centre square on: column x sees the screen at s */
+    double dist = hypot(g->eye[0] - g->sc[0], g->eye[1] - g->sc[1]), sw[3] = {0, 0, 0}, sws[3] = {0, 0, 0};
+    for (int y = 0; y < PRISM_H; ++y)
+        for (int x = 0; x < PRISM_W; ++x) {
+            double s = dist * g->tan_half * (2.0 * (x + 0.5) / PRISM_W - 1.0);
+            if (fabs(s - around) > win) continue;
+            for (int c = 0; c < 3; ++c) {
+                double v = img[3 * (y * PRISM_W + x) + c];
+                sw[c] += v;
+                sws[c] += v * s;
+            }
+        }
+    for (int c = 0; c < 3; ++c) out[c] = sw[c] > 0.0 ? sws[c] / sw[c] : 0.0;
+    caustic_renderer_free(r);
+    caustic_scene_free(cs);
+    return sw[0] > 0.0 && sw[1] > 0.0 && sw[2] > 0.0 ? 0 : -1;
+}
+
+static int test_prism(const char *path, int spp) {
+    prism_geo g;
+    if (prism_read(path, &g)) {
+        CHECK(0, "%s: not the prism scene (Objects prism, wall above/below, screen; Materials.glass)", path);
+        return test_result("test_prism");
+    }
+    double pred[3], pred0[3], meas[3], meas0[3];
+    prism_predict(&g, g.b, pred);
+    prism_predict(&g, 0.0f, pred0);
+    printf("prism: IOR %.4f, Cauchy B %.5f um^2 (n 450 nm %.4f, 650 nm %.4f)\n", g.ior, g.b,
+           cauchy_ior(g.ior, g.b, 450.0f), cauchy_ior(g.ior, g.b, 650.0f));
+    const double win = 0.8;
+    int rc = prism_measure(path, &g, NULL, spp, pred[1], win, meas);
+    CHECK(rc == 0, "prism: no light on the screen");
+    rc = prism_measure(path, &g, "Materials.glass.ABBE=0", spp, pred0[1], win, meas0);
+    CHECK(rc == 0, "prism without dispersion: no light on the screen");
+    /* the deviation grows along -su or +su: the sign of blue's offset from red in the prediction */
+    double sgn = pred[2] > pred[0] ? 1.0 : -1.0;
+    const char *ch = "RGB";
+    for (int c = 0; c < 3; ++c) {
+        printf("prism %c: centroid %.4f (predicted %.4f); without dispersion %.4f (predicted %.4f)\n", ch[c], meas[c],
+               pred[c], meas0[c], pred0[c]);
+        CHECK(fabs(meas[c] - pred[c]) < PRISM_TOL, "prism channel %c: band at %.4f, Snell's law with Cauchy's IOR says %.4f",
+              ch[c], meas[c], pred[c]);
+        CHECK(fabs(meas0[c] - pred0[c]) < PRISM_TOL, "prism without dispersion, channel %c: band at %.4f, predicted %.4f",
+              ch[c], meas0[c], pred0[c]);
+    }
+    CHECK(sgn * (meas[1] - meas[0]) > 0.0 && sgn * (meas[2] - meas[1]) > 0.0,
+          "prism: the bands are not ordered red (least deviated), green, blue: %.4f %.4f %.4f", meas[0], meas[1],
+          meas[2]);
+    CHECK(fabs(pred[2] - pred[0]) > 4.0 * PRISM_TOL, "prism: the predicted red-blue separation %.4f is too small a test",
+          fabs(pred[2] - pred[0]));
+    CHECK(fabs(meas0[2] - meas0[0]) < PRISM_TOL, "prism without dispersion: red and blue apart by %.4f",
+          meas0[2] - meas0[0]);
+    return test_result("test_prism");
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 3 && strcmp(argv[1], "--prism") == 0) return test_prism(argv[2], argc >= 4 ? atoi(argv[3]) : 512);
     test_json();
     test_hg();
     test_slab_transmittance();

@@ -1,9 +1,11 @@
 /* The CPU path tracer of one ISA level for scenes with participating media: the shared kernel
  * compiled with the media columns and code (KERNEL_MEDIA 1, the features of the "media" variant,
  * kernel/features.h), so that kernel_cpu.c's surface kernel keeps its code. render_cpu.c picks
- * this one for a scene whose features have KF_MEDIA. */
+ * this one for a scene whose features have KF_MEDIA, and for dispersive scenes (KF_DISPERSION:
+ * the path's wavelength column, KERNEL_SPECTRAL 1, kernel/spectral.h). */
 #define KERNEL_MEDIA    1
-#define KERNEL_FEATURES (KF_ALL | KF_MEDIA)
+#define KERNEL_SPECTRAL 1
+#define KERNEL_FEATURES (KF_ALL | KF_MEDIA | KF_DISPERSION)
 #include "cpu/isa.h"
 
 #include "kernel/kernel.h"

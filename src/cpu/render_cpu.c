@@ -46,9 +46,11 @@ static void run_worker(cpu_pool *pool, int index) {
         return;
     }
     const cpu_pass *p = pool->pass;
-    /* the kernel with media columns only for a scene that has media (kernel/features.h, KF_MEDIA) */
+    /* the kernel with media columns only for a scene that has media (kernel/features.h, KF_MEDIA)
+     * or dispersion (KF_DISPERSION: the same kernel carries the path's wavelength) */
     void (*const render_rect)(const cpu_pass *, int, int, int, int, cpu_pass_stats *) =
-        p->scene->nmedia ? cpu_kernels_get()->render_rect_media : cpu_kernels_get()->render_rect;
+        p->scene->nmedia || p->scene->has_dispersion ? cpu_kernels_get()->render_rect_media
+                                                     : cpu_kernels_get()->render_rect;
     cpu_pass_stats st = {0, 0, 0, 0};
     /* the film's pixels [ox, ox + w) x [oy, oy + h) of the image */
     int w = p->film.width, h = p->film.height, ox = p->x0, oy = p->y0;

@@ -24,7 +24,7 @@ enum kf_shift {
     KF_FLAGS_SHIFT = KF_PRIM_SHIFT + PRIM_KIND_COUNT,
     KF_BITS = KF_FLAGS_SHIFT + 4
 };
-KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 4 "
+KSTATIC_ASSERT(KF_BITS + 2 <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 4 "
                                   "flags. To list more kinds, widen the masks to uint64_t in src/kernel/features.h");
 #define KF_MAT(kind)   (1u << (KF_MAT_SHIFT + (uint32_t)(kind)))   /* material kinds */
 #define KF_LIGHT(kind) (1u << (KF_LIGHT_SHIFT + (uint32_t)(kind))) /* light kinds */
@@ -42,6 +42,10 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
  * kernel (src/cpu/kernel_cpu_media.c) and the "media" megakernel variant. docs/extending.md,
  * "A medium". */
 #define KF_MEDIA       (1u << KF_BITS)
+/* Dispersion (a dielectric with a wavelength-dependent IOR: kernel/spectral.h): outside KF_ALL
+ * like media, for the same reason: the path state's wavelength column (KERNEL_SPECTRAL 1, defined
+ * with KERNEL_MEDIA by the same kernels), so that every other kernel keeps its code. */
+#define KF_DISPERSION  (1u << (KF_BITS + 1))
 
 #ifndef KERNEL_FEATURES
 #define KERNEL_FEATURES KF_ALL
@@ -57,7 +61,8 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
  *   opaque    diffuse with mirrors, conductors and spheres (the Cornell box of scenes/cornell.json)
  *   all       everything (glass, PBR, Phong, environment maps, cut-outs, point lights, and any mix
  *             the rows above do not cover) but media
- *   media     everything and participating media (KERNEL_MEDIA 1: the path state's medium columns) */
+ *   media     everything and participating media (KERNEL_MEDIA 1: the path state's medium columns),
+ *             and dispersion (KERNEL_SPECTRAL 1: the path's wavelength) */
 #define KF_DIFFUSE                                                                                                     \
     (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_EMITTER) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
 #define KF_TEXTURED (KF_DIFFUSE | KF_TEXTURES)
@@ -67,7 +72,7 @@ KSTATIC_ASSERT(KF_BITS + 1 <= 32, "kernel feature masks are 32 bits: one per mat
     X(KV_TEXTURED, "textured", KF_TEXTURED)                                                                            \
     X(KV_OPAQUE, "opaque", KF_OPAQUE)                                                                                  \
     X(KV_ALL, "all", KF_ALL)                                                                                           \
-    X(KV_MEDIA, "media", KF_ALL | KF_MEDIA)
+    X(KV_MEDIA, "media", KF_ALL | KF_MEDIA | KF_DISPERSION)
 #define KERNEL_VARIANT_ENUM_ROW(NAME, name, features) NAME,
 typedef enum kernel_variant { KERNEL_VARIANTS(KERNEL_VARIANT_ENUM_ROW) KV_COUNT } kernel_variant;
 
@@ -85,6 +90,7 @@ KFN uint32_t material_features(const material *m) {
         f |= KF_TEXTURES;
     if (m->alpha_cutoff > 0.0f) f |= KF_CUTOUTS;
     if (m->complex_ior) f |= KF_COMPLEX_IOR;
+    if (m->dispersion != 0.0f && (m->kind == MAT_DIELECTRIC || m->kind == MAT_ROUGH_GLASS)) f |= KF_DISPERSION;
     return f;
 }
 
