@@ -50,7 +50,8 @@ typedef struct sweep {
 static const sweep sweeps[] = {
     {MAT_DIFFUSE, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     {MAT_MIRROR, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
-    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS}, /* below GGX_MIN_ALPHA: a delta lobe */
+    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0,
+     NO_LAYERS}, /* below GGX_MIN_ALPHA: a delta lobe */
     {MAT_CONDUCTOR, GREY, NONE, 0.1, 1.5, 1.0, 1, 1, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     {MAT_CONDUCTOR, GREY, NONE, 0.3, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
@@ -74,23 +75,53 @@ static const sweep sweeps[] = {
     {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, "Cu", NONE, 0.0, NO_LAYERS},
     {MAT_CONDUCTOR, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, 0, 0.0, "Cr", NONE, 0.0, NO_LAYERS},
     /* coated: base, base roughness (ROUGHNESS), coat roughness, IOR, base metal, tint */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.0, NO_LAYERS}, /* smooth coat: delta */
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.0,
+     NO_LAYERS}, /* smooth coat: delta */
     {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.3, NULL, NONE, 0.0, NO_LAYERS},
     {MAT_COATED, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.7, NULL, {0.9f, 0.6f, 0.3f}, 0.0, NO_LAYERS},
     {MAT_COATED, {0.05f, 0.05f, 0.05f}, NONE, 0.0, 2.0, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.5, NULL, NONE, 0.0, NO_LAYERS},
     {MAT_COATED, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, "Au", NONE, 0.0, NO_LAYERS}, /* all delta */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Au", NONE, 0.0, NO_LAYERS}, /* delta base */
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Au", NONE, 0.0,
+     NO_LAYERS}, /* delta base */
     {MAT_COATED, GREY, NONE, 0.5, 1.6, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Cu", {0.8f, 0.8f, 0.9f}, 0.0, NO_LAYERS},
     {MAT_COATED, GREY, NONE, 0.5, 1.5, 0.5, 1, 0, COAT_BASE_PBR, 0.4, NULL, NONE, 0.0, NO_LAYERS},
-    {MAT_COATED, GREY, NONE, 0.5, 1.4, 0.25, 1, 0, COAT_BASE_PBR, 0.2, NULL, NONE, 0.75, NO_LAYERS},   /* glTF clearcoat */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.5, NO_LAYERS}, /* half a smooth coat */
+    {MAT_COATED, GREY, NONE, 0.5, 1.4, 0.25, 1, 0, COAT_BASE_PBR, 0.2, NULL, NONE, 0.75,
+     NO_LAYERS}, /* glTF clearcoat */
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.5,
+     NO_LAYERS}, /* half a smooth coat */
     {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 3.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     /* specular: the transmittance */
-    {MAT_DIFFUSE_TRANSMISSION, {0.4f, 0.3f, 0.2f}, {0.5f, 0.5f, 0.5f}, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
-    {MAT_DIFFUSE_TRANSMISSION, {0.1f, 0.1f, 0.1f}, {0.8f, 0.6f, 0.4f}, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_DIFFUSE_TRANSMISSION,
+     {0.4f, 0.3f, 0.2f},
+     {0.5f, 0.5f, 0.5f},
+     0.0,
+     1.5,
+     0.0,
+     1,
+     0,
+     0,
+     0.0,
+     NULL,
+     NONE,
+     0.0,
+     NO_LAYERS},
+    {MAT_DIFFUSE_TRANSMISSION,
+     {0.1f, 0.1f, 0.1f},
+     {0.8f, 0.6f, 0.4f},
+     0.0,
+     1.5,
+     0.0,
+     1,
+     0,
+     0,
+     0.0,
+     NULL,
+     NONE,
+     0.0,
+     NO_LAYERS},
     {MAT_DIFFUSE_TRANSMISSION, {0.9f, 0.9f, 0.9f}, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     {MAT_INTERFACE, GREY, NONE, 0.0, 1.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     /* PBR's layers: sheen (Charlie, albedo-scaled over the lobe) and specular (F0 colour, F90);
@@ -100,7 +131,23 @@ static const sweep sweeps[] = {
     {MAT_PBR, GREY, NONE, 0.8, 1.5, 0.5, 1, 0, 0, 0.0, NULL, NONE, 0.0, {0.6f, 0.6f, 0.6f}, 1.0, 0.0, NONE},
     {MAT_PBR, GREY, NONE, 0.4, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NONE, 0.0, 0.5, {1.0f, 0.5f, 2.0f}},
     {MAT_PBR, GREY, NONE, 0.2, 1.5, 0.2, 1, 0, 0, 0.0, NULL, NONE, 0.0, NONE, 0.0, 1.0, {25.0f, 25.0f, 25.0f}},
-    {MAT_PBR, GREY, NONE, 0.6, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, {1.0f, 1.0f, 1.0f}, 0.7, 0.3, {2.0f, 2.0f, 2.0f}},
+    {MAT_PBR,
+     GREY,
+     NONE,
+     0.6,
+     1.5,
+     0.0,
+     1,
+     0,
+     0,
+     0.0,
+     NULL,
+     NONE,
+     0.0,
+     {1.0f, 1.0f, 1.0f},
+     0.7,
+     0.3,
+     {2.0f, 2.0f, 2.0f}},
 };
 #define NSWEEPS ((int)(sizeof sweeps / sizeof *sweeps))
 

@@ -304,14 +304,14 @@ static void test_json(void) {
 #define PRISM_TOL 0.5 /* pixels: a band's centroid against the prediction (red to blue: 9.5 pixels) */
 
 typedef struct prism_geo {
-    double tri[3][2];        /* the prism's cross-section (the first three VERTICES) */
-    double pz;               /* its half-length along z */
-    double ya0, ya1, xwall;  /* the aperture between the two walls */
+    double tri[3][2];              /* the prism's cross-section (the first three VERTICES) */
+    double pz;                     /* its half-length along z */
+    double ya0, ya1, xwall;        /* the aperture between the two walls */
     double light[3], lu[3], lv[3]; /* the slit: ORIGIN, U, V */
-    double sc[2], su[2];     /* the screen's centre and unit direction along it (in the plane) */
-    double eye[2], tan_half; /* the camera (behind the screen, looking at its centre), tan(fov_x / 2) */
-    double zview;            /* the screen's half-height the camera sees */
-    float ior, b;            /* the glass: IOR at the d line, Cauchy B */
+    double sc[2], su[2];           /* the screen's centre and unit direction along it (in the plane) */
+    double eye[2], tan_half;       /* the camera (behind the screen, looking at its centre), tan(fov_x / 2) */
+    double zview;                  /* the screen's half-height the camera sees */
+    float ior, b;                  /* the glass: IOR at the d line, Cauchy B */
 } prism_geo;
 
 static const cJSON *prism_object(const cJSON *root, const char *name) {
@@ -561,8 +561,8 @@ static int test_prism(const char *path, int spp) {
     CHECK(sgn * (meas[1] - meas[0]) > 0.0 && sgn * (meas[2] - meas[1]) > 0.0,
           "prism: the bands are not ordered red (least deviated), green, blue: %.5f %.5f %.5f", meas[0], meas[1],
           meas[2]);
-    CHECK(fabs(pred[2] - pred[0]) > 10.0 * PRISM_TOL * px, "prism: the predicted red-blue separation %.2f pixels is too small a test",
-          fabs(pred[2] - pred[0]) / px);
+    CHECK(fabs(pred[2] - pred[0]) > 10.0 * PRISM_TOL * px,
+          "prism: the predicted red-blue separation %.2f pixels is too small a test", fabs(pred[2] - pred[0]) / px);
     CHECK(fabs(meas0[2] - meas0[0]) < 0.05 * px, "prism without dispersion: red and blue apart by %.3f pixels",
           (meas0[2] - meas0[0]) / px);
     return test_result("test_prism");

@@ -1382,7 +1382,7 @@ static void test_dialects(void) {
 /* Dispersion (ABBE, DISPERSION, CAUCHY_B, IOR [R, G, B]) and PBR's sheen / specular keys. */
 static void test_dispersion_and_layers(void) {
 #define DISP_SCENE(mat)                                                                                                \
-    "{\"Materials\": {\"m\": " mat "}, \"Camera\": {\"RES\": [8, 8], \"FOVY\": 30, \"EYE\": [0, 0, 5], "                    \
+    "{\"Materials\": {\"m\": " mat "}, \"Camera\": {\"RES\": [8, 8], \"FOVY\": 30, \"EYE\": [0, 0, 5], "               \
     "\"LOOKAT\": [0, 0, 0], \"UP\": [0, 1, 0]}, \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"m\"}]}"
     struct {
         const char *json;
@@ -1393,8 +1393,8 @@ static void test_dispersion_and_layers(void) {
          0.004218f},
         {DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"IOR\": 1.5168, \"DISPERSION\": 0.311672}"), MAT_DIELECTRIC,
          1.5168f, 0.004218f},
-        {DISP_SCENE("{\"TYPE\": \"RoughGlass\", \"RGB\": 1, \"ROUGHNESS\": 0.3, \"CAUCHY_B\": 0.01}"),
-         MAT_ROUGH_GLASS, 1.5f, 0.01f},
+        {DISP_SCENE("{\"TYPE\": \"RoughGlass\", \"RGB\": 1, \"ROUGHNESS\": 0.3, \"CAUCHY_B\": 0.01}"), MAT_ROUGH_GLASS,
+         1.5f, 0.01f},
         /* through red 650 nm and blue 450 nm: B = 0.02 / (1/0.45^2 - 1/0.65^2) */
         {DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"IOR\": [1.51, 1.52, 1.53]}"), MAT_DIELECTRIC, 1.51682f,
          0.007778f},
@@ -1409,7 +1409,8 @@ static void test_dispersion_and_layers(void) {
               m->dispersion, ok[i].ior, ok[i].b);
         scene_destroy(s);
     }
-    expect_fail("two dispersion keys", DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"ABBE\": 40, \"CAUCHY_B\": 0.01}"),
+    expect_fail("two dispersion keys",
+                DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"ABBE\": 40, \"CAUCHY_B\": 0.01}"),
                 "Materials.m.CAUCHY_B", "give one of DISPERSION, ABBE and CAUCHY_B");
     expect_fail("ABBE below 1", DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"ABBE\": 0.5}"), "Materials.m.ABBE",
                 "is not an Abbe number");
@@ -1417,7 +1418,8 @@ static void test_dispersion_and_layers(void) {
     expect_fail("coated with ABBE", DISP_SCENE("{\"TYPE\": \"Coated\", \"RGB\": 0.5, \"ABBE\": 40}"),
                 "Materials.m.ABBE", "applies to Dielectric and RoughGlass only");
     /* PBR's layers */
-    scene *s = load_text(DISP_SCENE("{\"TYPE\": \"PBR\", \"RGB\": 0.5, \"ROUGHNESS\": 0.5, \"SHEEN_RGB\": [1, 0.5, 0.2], "
+    scene *s =
+        load_text(DISP_SCENE("{\"TYPE\": \"PBR\", \"RGB\": 0.5, \"ROUGHNESS\": 0.5, \"SHEEN_RGB\": [1, 0.5, 0.2], "
                              "\"SHEEN_ROUGHNESS\": 0.6, \"SPECULAR_WEIGHT\": 0.5, \"SPECULAR_TINT\": [2, 1, 1]}"),
                   "PBR layers");
     if (s) {

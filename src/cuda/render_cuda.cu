@@ -201,8 +201,7 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
         return -1;
     }
     if (r->cfg.mode == CUDA_MODE_WAVEFRONT && (r->features & KF_DISPERSION)) {
-        snprintf(err, errlen,
-                 "--gpu-mode wavefront does not render dispersion yet (the default megakernel does)");
+        snprintf(err, errlen, "--gpu-mode wavefront does not render dispersion yet (the default megakernel does)");
         return -1;
     }
     switch (r->variant) {

@@ -553,9 +553,10 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         if (given && ior_rgb) {
             snprintf(dk, sizeof dk, "Materials.*.IOR[]+%s", given);
             prm_jkey(p, jpath, given);
-            if (prm_warn(&L->P, dk, p,
-                         "a per-channel IOR and %s both state the dispersion: %s is used, with the IOR's middle value %g",
-                         given, given, ior))
+            if (prm_warn(
+                    &L->P, dk, p,
+                    "a per-channel IOR and %s both state the dispersion: %s is used, with the IOR's middle value %g",
+                    given, given, ior))
                 return -1;
         }
         if (!given && ior_rgb && ior3.z > ior3.x && ior3.y >= ior3.x && ior3.z >= ior3.y) {

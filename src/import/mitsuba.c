@@ -1043,8 +1043,7 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         vec3 tint = lum > 0.0f ? vscale(c, 1.0f / lum) : v3s(1.0f);
         /* Disney's specular: the dielectric F0 = 0.08 specular mix(1, tint, spec_tint), as caustic's
          * KHR_materials_specular tint over F0 0.04 (0.5 and no tint: the plain lobe) */
-        if (sp != 0.5 || st > 0.0)
-            p->spec_tint = vscale(vlerp(v3s(1.0f), tint, (float)st), (float)(2.0 * sp));
+        if (sp != 0.5 || st > 0.0) p->spec_tint = vscale(vlerp(v3s(1.0f), tint, (float)st), (float)(2.0 * sp));
         /* Disney's sheen (a grazing lobe added on top) as caustic's Charlie sheen of the colour
          * sheen mix(1, tint, sheen_tint), roughness 0.5: another lobe, not Mitsuba's */
         if (sh > 0.0 || sht_tex >= 0) {

@@ -768,8 +768,7 @@ static int mat_conductor(R *r, plist *pl, pmat *m) {
     return get_roughness(r, pl, 0.0, &m->p.roughness);
 }
 static int mat_dielectric(R *r, plist *pl, pmat *m) {
-    if (get_eta_dispersive(r, pl, &m->p.ior, &m->p.dispersion) || get_roughness(r, pl, 0.0, &m->p.roughness))
-        return -1;
+    if (get_eta_dispersive(r, pl, &m->p.ior, &m->p.dispersion) || get_roughness(r, pl, 0.0, &m->p.roughness)) return -1;
     m->p.rgb = v3s(1.0f);
     if (m->p.roughness > 0.0) m->kind = MAT_ROUGH_GLASS;
     return 0;

@@ -24,8 +24,8 @@ typedef struct bidir_request {
     X(BIDIR_ADAPTIVE_DEPTH, q->adaptive_depth != 0, "does not support --adaptive-depth")                               \
     X(BIDIR_CLAMP, q->clamp > 0.0f, "does not support the firefly clamp")                                              \
     X(BIDIR_LENS, q->lens_radius > 0.0f, "supports pinhole cameras only (the scene has an APERTURE)")                  \
-    X(BIDIR_MEDIA, (q->features & KF_MEDIA) != 0u, "does not render participating media yet")                        \
-    X(BIDIR_DISPERSION, (q->features & KF_DISPERSION) != 0u,                                                          \
+    X(BIDIR_MEDIA, (q->features & KF_MEDIA) != 0u, "does not render participating media yet")                          \
+    X(BIDIR_DISPERSION, (q->features & KF_DISPERSION) != 0u,                                                           \
       "does not render dispersion yet (a dispersive material: DISPERSION/ABBE/CAUCHY_B); use --integrator pt")
 
 /* The message of the first row that refuses q, or NULL. */

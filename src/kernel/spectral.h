@@ -20,17 +20,17 @@
 #include "features.h"
 #include "path_state.h"
 
-#define SPECTRAL_LAMBDA_MIN 360.0f /* nm: the range SampleVisibleWavelengths covers */
-#define SPECTRAL_LAMBDA_MAX 830.0f
+#define SPECTRAL_LAMBDA_MIN  360.0f /* nm: the range SampleVisibleWavelengths covers */
+#define SPECTRAL_LAMBDA_MAX  830.0f
 /* Fraunhofer lines of the Abbe number V_d = (n_d - 1) / (n_F - n_C), in micrometres */
 #define SPECTRAL_LAMBDA_D_UM 0.5875618f
 #define SPECTRAL_LAMBDA_F_UM 0.4861327f
 #define SPECTRAL_LAMBDA_C_UM 0.6562725f
 /* the integrals over [360, 830] nm of the clamped linear-sRGB matching functions below
  * (tests/test_bsdf_conformance.c recomputes them) */
-#define SPECTRAL_NORM_R 176.1773f
-#define SPECTRAL_NORM_G 115.3913f
-#define SPECTRAL_NORM_B 109.3705f
+#define SPECTRAL_NORM_R      176.1773f
+#define SPECTRAL_NORM_G      115.3913f
+#define SPECTRAL_NORM_B      109.3705f
 
 KSTATIC_ASSERT(KHAS(KF_DISPERSION) == (KERNEL_SPECTRAL != 0),
                "a kernel with KF_DISPERSION in KERNEL_FEATURES defines KERNEL_SPECTRAL 1 first (kernel/path_state.h), "
@@ -38,7 +38,8 @@ KSTATIC_ASSERT(KHAS(KF_DISPERSION) == (KERNEL_SPECTRAL != 0),
 
 /* Cauchy's B (um^2) from an IOR at the d line and an Abbe number V_d (> 0). */
 KFN float cauchy_b_from_abbe(float ior_d, float abbe) {
-    float f = 1.0f / (SPECTRAL_LAMBDA_F_UM * SPECTRAL_LAMBDA_F_UM), c = 1.0f / (SPECTRAL_LAMBDA_C_UM * SPECTRAL_LAMBDA_C_UM);
+    float f = 1.0f / (SPECTRAL_LAMBDA_F_UM * SPECTRAL_LAMBDA_F_UM),
+          c = 1.0f / (SPECTRAL_LAMBDA_C_UM * SPECTRAL_LAMBDA_C_UM);
     return (ior_d - 1.0f) / (abbe * (f - c));
 }
 /* The IOR at wavelength lambda (nm) of a Cauchy glass with IOR ior_d at the d line and

@@ -152,11 +152,11 @@ typedef struct material {
      * metallic-roughness material runs the code it always did): KHR_materials_specular's
      * dielectric Fresnel and KHR_materials_sheen's Charlie sheen over the lobe */
     int32_t pbr_layers;
-    vec3 spec_f0;               /* the dielectric part's F0: min(0.04 specularColor, 1) specular */
-    float spec_f90;             /* its F90: specular (KHR_materials_specular's specularFactor) */
-    vec3 sheen;                 /* sheen colour (0: none) */
-    float sheen_alpha;          /* Charlie's alpha = sheenRoughness^2 (at least PBR_SHEEN_MIN_ALPHA) */
-    float sheen_e[SHEEN_E_N];   /* the white sheen lobe's directional albedo at mu = i / (SHEEN_E_N - 1) */
+    vec3 spec_f0;             /* the dielectric part's F0: min(0.04 specularColor, 1) specular */
+    float spec_f90;           /* its F90: specular (KHR_materials_specular's specularFactor) */
+    vec3 sheen;               /* sheen colour (0: none) */
+    float sheen_alpha;        /* Charlie's alpha = sheenRoughness^2 (at least PBR_SHEEN_MIN_ALPHA) */
+    float sheen_e[SHEEN_E_N]; /* the white sheen lobe's directional albedo at mu = i / (SHEEN_E_N - 1) */
     /* The media on the two sides of the surface (pbrt-v4's MediumInterface), as medium references:
      * index + 1 into kscene.media, 0 the vacuum (so a zero-initialised material binds none). Inside
      * is the side the geometric normal points away from. Equal (both 0 unless the scene binds

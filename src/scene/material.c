@@ -7,7 +7,9 @@
 #include "scene/metal_ior_table.h"
 #include "kernel/spectral.h"
 
-double material_cauchy_b(double ior_d, double abbe) { return abbe > 0.0 ? cauchy_b_from_abbe((float)ior_d, (float)abbe) : 0.0; }
+double material_cauchy_b(double ior_d, double abbe) {
+    return abbe > 0.0 ? cauchy_b_from_abbe((float)ior_d, (float)abbe) : 0.0;
+}
 
 material_params material_params_default(material_kind kind) {
     material_params p;

@@ -37,8 +37,7 @@ KFN float pbr_fd_of(float f0, float f90, float c) {
     return f0 + (f90 - f0) * (x * x) * (x * x) * x;
 }
 KFN float pbr_fd(const material *m, float c) {
-    return m->pbr_layers ? pbr_fd_of(vmaxc(m->spec_f0), m->spec_f90, c)
-                         : pbr_fd_of(PBR_DIELECTRIC_F0, 1.0f, c);
+    return m->pbr_layers ? pbr_fd_of(vmaxc(m->spec_f0), m->spec_f90, c) : pbr_fd_of(PBR_DIELECTRIC_F0, 1.0f, c);
 }
 
 /* ---- sheen ---- */
@@ -179,9 +178,10 @@ KFN void pbr_from_params(material *m, const material_params *p) {
         return; /* the plain glTF lobe */
     m->pbr_layers = 1;
     float w = (float)kclamp((float)p->spec_weight, 0.0f, 1.0f);
-    m->spec_f0 = vscale(v3(kmin(PBR_DIELECTRIC_F0 * p->spec_tint.x, 1.0f), kmin(PBR_DIELECTRIC_F0 * p->spec_tint.y, 1.0f),
-                           kmin(PBR_DIELECTRIC_F0 * p->spec_tint.z, 1.0f)),
-                        w);
+    m->spec_f0 =
+        vscale(v3(kmin(PBR_DIELECTRIC_F0 * p->spec_tint.x, 1.0f), kmin(PBR_DIELECTRIC_F0 * p->spec_tint.y, 1.0f),
+                  kmin(PBR_DIELECTRIC_F0 * p->spec_tint.z, 1.0f)),
+               w);
     m->spec_f90 = w;
     if (!sheen) return;
     m->sheen = p->sheen;
