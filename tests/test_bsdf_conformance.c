@@ -16,6 +16,7 @@
 
 #include "cuda/render_cuda.h"
 #include "kernel/bsdf_probe.h"
+#include "kernel/spectral.h"
 #include "scene/material.h"
 #include "scene/scene.h"
 #include "sphere_chi2.h"
@@ -34,58 +35,119 @@ typedef struct sweep {
     const char *metal;  /* a named metal (material_metal_lookup) */
     vec3 tint;          /* the coat's tint; 0: clear */
     double coat_weight; /* 0: 1 */
+    /* PBR's layers (0: none): KHR_materials_sheen's colour and roughness, KHR_materials_specular's
+     * weight (0: 1) and tint (0: white) */
+    vec3 sheen;
+    double sheen_roughness, spec_weight;
+    vec3 spec_tint;
 } sweep;
 #define GREY                                                                                                           \
     { 0.8f, 0.6f, 0.4f }
 #define NONE                                                                                                           \
     { 0.0f, 0.0f, 0.0f }
+#define NO_LAYERS NONE, 0.0, 0.0, NONE
 /*  kind             rgb    specular  roughness ior metallic exponent sharp */
 static const sweep sweeps[] = {
-    {MAT_DIFFUSE, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_MIRROR, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0}, /* below GGX_MIN_ALPHA: a delta lobe */
-    {MAT_CONDUCTOR, GREY, NONE, 0.1, 1.5, 1.0, 1, 1, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_CONDUCTOR, GREY, NONE, 0.3, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_CONDUCTOR, GREY, NONE, 0.95, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_DIELECTRIC, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_DIELECTRIC, GREY, NONE, 0.0, 1.1, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_EMITTER, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_PHONG, {0.4f, 0.3f, 0.2f}, {0.4f, 0.4f, 0.4f}, 0.0, 1.5, 0.0, 10, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_PHONG, {0.1f, 0.1f, 0.1f}, {0.8f, 0.7f, 0.6f}, 0.0, 1.5, 0.0, 2, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_PBR, GREY, NONE, 0.0, 1.5, 0.0, 1, 1, 0, 0.0, NULL, NONE, 0.0}, /* clamped to PBR_MIN_ALPHA */
-    {MAT_PBR, GREY, NONE, 0.3, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_PBR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_PBR, GREY, NONE, 0.9, 1.5, 0.5, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_ROUGH_GLASS, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0}, /* smooth: delta lobes */
-    {MAT_ROUGH_GLASS, GREY, NONE, 0.4, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_ROUGH_GLASS, GREY, NONE, 0.7, 1.33, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_ROUGH_GLASS, GREY, NONE, 0.9, 2.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_DIFFUSE, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_MIRROR, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0,
+     NO_LAYERS}, /* below GGX_MIN_ALPHA: a delta lobe */
+    {MAT_CONDUCTOR, GREY, NONE, 0.1, 1.5, 1.0, 1, 1, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_CONDUCTOR, GREY, NONE, 0.3, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_CONDUCTOR, GREY, NONE, 0.95, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_DIELECTRIC, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_DIELECTRIC, GREY, NONE, 0.0, 1.1, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_EMITTER, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_PHONG, {0.4f, 0.3f, 0.2f}, {0.4f, 0.4f, 0.4f}, 0.0, 1.5, 0.0, 10, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_PHONG, {0.1f, 0.1f, 0.1f}, {0.8f, 0.7f, 0.6f}, 0.0, 1.5, 0.0, 2, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_PBR, GREY, NONE, 0.0, 1.5, 0.0, 1, 1, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS}, /* clamped to PBR_MIN_ALPHA */
+    {MAT_PBR, GREY, NONE, 0.3, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_PBR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_PBR, GREY, NONE, 0.9, 1.5, 0.5, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_ROUGH_GLASS, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS}, /* smooth: delta lobes */
+    {MAT_ROUGH_GLASS, GREY, NONE, 0.4, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_ROUGH_GLASS, GREY, NONE, 0.7, 1.33, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_ROUGH_GLASS, GREY, NONE, 0.9, 2.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     /* named metals: the exact conductor Fresnel of a complex index */
-    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, "Au", NONE, 0.0},
-    {MAT_CONDUCTOR, GREY, NONE, 0.3, 1.5, 1.0, 1, 0, 0, 0.0, "Au", NONE, 0.0},
-    {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, "Cu", NONE, 0.0},
-    {MAT_CONDUCTOR, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, 0, 0.0, "Cr", NONE, 0.0},
+    {MAT_CONDUCTOR, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, 0, 0.0, "Au", NONE, 0.0, NO_LAYERS},
+    {MAT_CONDUCTOR, GREY, NONE, 0.3, 1.5, 1.0, 1, 0, 0, 0.0, "Au", NONE, 0.0, NO_LAYERS},
+    {MAT_CONDUCTOR, GREY, NONE, 0.6, 1.5, 1.0, 1, 0, 0, 0.0, "Cu", NONE, 0.0, NO_LAYERS},
+    {MAT_CONDUCTOR, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, 0, 0.0, "Cr", NONE, 0.0, NO_LAYERS},
     /* coated: base, base roughness (ROUGHNESS), coat roughness, IOR, base metal, tint */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.0}, /* smooth coat: delta */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.3, NULL, NONE, 0.0},
-    {MAT_COATED, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.7, NULL, {0.9f, 0.6f, 0.3f}, 0.0},
-    {MAT_COATED, {0.05f, 0.05f, 0.05f}, NONE, 0.0, 2.0, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.5, NULL, NONE, 0.0},
-    {MAT_COATED, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, NULL, NONE, 0.0},
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, "Au", NONE, 0.0}, /* all delta */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Au", NONE, 0.0}, /* delta base */
-    {MAT_COATED, GREY, NONE, 0.5, 1.6, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Cu", {0.8f, 0.8f, 0.9f}, 0.0},
-    {MAT_COATED, GREY, NONE, 0.5, 1.5, 0.5, 1, 0, COAT_BASE_PBR, 0.4, NULL, NONE, 0.0},
-    {MAT_COATED, GREY, NONE, 0.5, 1.4, 0.25, 1, 0, COAT_BASE_PBR, 0.2, NULL, NONE, 0.75},   /* glTF clearcoat */
-    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.5}, /* half a smooth coat */
-    {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 3.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.0,
+     NO_LAYERS}, /* smooth coat: delta */
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.3, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_COATED, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.7, NULL, {0.9f, 0.6f, 0.3f}, 0.0, NO_LAYERS},
+    {MAT_COATED, {0.05f, 0.05f, 0.05f}, NONE, 0.0, 2.0, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.5, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_COATED, GREY, NONE, 0.4, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.0, "Au", NONE, 0.0, NO_LAYERS}, /* all delta */
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Au", NONE, 0.0,
+     NO_LAYERS}, /* delta base */
+    {MAT_COATED, GREY, NONE, 0.5, 1.6, 1.0, 1, 0, COAT_BASE_CONDUCTOR, 0.3, "Cu", {0.8f, 0.8f, 0.9f}, 0.0, NO_LAYERS},
+    {MAT_COATED, GREY, NONE, 0.5, 1.5, 0.5, 1, 0, COAT_BASE_PBR, 0.4, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_COATED, GREY, NONE, 0.5, 1.4, 0.25, 1, 0, COAT_BASE_PBR, 0.2, NULL, NONE, 0.75,
+     NO_LAYERS}, /* glTF clearcoat */
+    {MAT_COATED, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, COAT_BASE_DIFFUSE, 0.0, NULL, NONE, 0.5,
+     NO_LAYERS}, /* half a smooth coat */
+    {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 1.33, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_THIN_DIELECTRIC, GREY, NONE, 0.0, 3.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
     /* specular: the transmittance */
-    {MAT_DIFFUSE_TRANSMISSION, {0.4f, 0.3f, 0.2f}, {0.5f, 0.5f, 0.5f}, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_DIFFUSE_TRANSMISSION, {0.1f, 0.1f, 0.1f}, {0.8f, 0.6f, 0.4f}, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_DIFFUSE_TRANSMISSION, {0.9f, 0.9f, 0.9f}, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
-    {MAT_INTERFACE, GREY, NONE, 0.0, 1.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0},
+    {MAT_DIFFUSE_TRANSMISSION,
+     {0.4f, 0.3f, 0.2f},
+     {0.5f, 0.5f, 0.5f},
+     0.0,
+     1.5,
+     0.0,
+     1,
+     0,
+     0,
+     0.0,
+     NULL,
+     NONE,
+     0.0,
+     NO_LAYERS},
+    {MAT_DIFFUSE_TRANSMISSION,
+     {0.1f, 0.1f, 0.1f},
+     {0.8f, 0.6f, 0.4f},
+     0.0,
+     1.5,
+     0.0,
+     1,
+     0,
+     0,
+     0.0,
+     NULL,
+     NONE,
+     0.0,
+     NO_LAYERS},
+    {MAT_DIFFUSE_TRANSMISSION, {0.9f, 0.9f, 0.9f}, NONE, 0.0, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    {MAT_INTERFACE, GREY, NONE, 0.0, 1.0, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NO_LAYERS},
+    /* PBR's layers: sheen (Charlie, albedo-scaled over the lobe) and specular (F0 colour, F90);
+     * last, so that the rows above keep their seeds */
+    {MAT_PBR, GREY, NONE, 0.5, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, {1.0f, 1.0f, 1.0f}, 0.5, 0.0, NONE},
+    {MAT_PBR, GREY, NONE, 0.3, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, {0.9f, 0.5f, 0.2f}, 0.0, 0.0, NONE},
+    {MAT_PBR, GREY, NONE, 0.8, 1.5, 0.5, 1, 0, 0, 0.0, NULL, NONE, 0.0, {0.6f, 0.6f, 0.6f}, 1.0, 0.0, NONE},
+    {MAT_PBR, GREY, NONE, 0.4, 1.5, 0.0, 1, 0, 0, 0.0, NULL, NONE, 0.0, NONE, 0.0, 0.5, {1.0f, 0.5f, 2.0f}},
+    {MAT_PBR, GREY, NONE, 0.2, 1.5, 0.2, 1, 0, 0, 0.0, NULL, NONE, 0.0, NONE, 0.0, 1.0, {25.0f, 25.0f, 25.0f}},
+    {MAT_PBR,
+     GREY,
+     NONE,
+     0.6,
+     1.5,
+     0.0,
+     1,
+     0,
+     0,
+     0.0,
+     NULL,
+     NONE,
+     0.0,
+     {1.0f, 1.0f, 1.0f},
+     0.7,
+     0.3,
+     {2.0f, 2.0f, 2.0f}},
 };
 #define NSWEEPS ((int)(sizeof sweeps / sizeof *sweeps))
 
@@ -109,6 +171,10 @@ static material sweep_material(const sweep *w, int white) {
     p.coat_roughness = w->coat_roughness;
     if (!vis_black(w->tint)) p.coat_tint = w->tint;
     if (w->coat_weight > 0.0) p.coat_weight = w->coat_weight;
+    p.sheen = w->sheen;
+    p.sheen_roughness = w->sheen_roughness;
+    if (w->spec_weight > 0.0) p.spec_weight = w->spec_weight;
+    if (!vis_black(w->spec_tint)) p.spec_tint = w->spec_tint;
     if (w->metal) {
         CHECK(material_metal_lookup(w->metal, &p.eta, &p.k, NULL) == 0, "no metal \"%s\"", w->metal);
         p.complex_ior = 1;
@@ -383,6 +449,75 @@ static void check_named_metals(void) {
     CHECK(material_metal_lookup("Unobtainium", &eta, &k, NULL) == -1, "an unknown metal was found");
 }
 
+/* ---- dispersion (kernel/spectral.h) ----
+ * The wavelength a dispersive path picks and the RGB weight it carries: the channels' responses
+ * integrate to 1 (the normalising constants), the sampler follows its pdf (its cdf at the sampled
+ * wavelength is u), the mean weight over the sampled wavelengths is white (white light through a
+ * path that does not disperse stays white), and Cauchy's B from an Abbe number gives that Abbe
+ * number back (BK7: B = 0.0042 um^2, the catalogue's Cauchy fit). */
+static void check_spectral(void) {
+    double integ[3] = {0, 0, 0}, pdf_int = 0.0;
+    const int n = 47000;
+    const double dl = (SPECTRAL_LAMBDA_MAX - SPECTRAL_LAMBDA_MIN) / n;
+    for (int i = 0; i < n; ++i) {
+        float l = SPECTRAL_LAMBDA_MIN + (float)((i + 0.5) * dl);
+        vec3 c = spectral_rgb(l);
+        for (int k = 0; k < 3; ++k) integ[k] += vcomp(c, k) * dl;
+        pdf_int += spectral_pdf(l) * dl;
+    }
+    for (int k = 0; k < 3; ++k)
+        CHECK(fabs(integ[k] - 1.0) < 1e-3, "spectral_rgb channel %d integrates to %.5f, not 1 (SPECTRAL_NORM_*)", k,
+              integ[k]);
+    CHECK(fabs(pdf_int - 1.0) < 1e-3, "spectral_pdf integrates to %.5f over [360, 830] nm", pdf_int);
+    /* the sampler's cdf: int_360^lambda(u) pdf = u */
+    for (int j = 1; j < 10; ++j) {
+        float u = (float)j / 10.0f, lu = spectral_sample(u);
+        double cdf = 0.0;
+        const int m = 20000;
+        for (int i = 0; i < m; ++i) {
+            float l = SPECTRAL_LAMBDA_MIN + (lu - SPECTRAL_LAMBDA_MIN) * ((float)i + 0.5f) / (float)m;
+            cdf += spectral_pdf(l) * (lu - SPECTRAL_LAMBDA_MIN) / m;
+        }
+        CHECK(fabs(cdf - u) < 2e-3, "spectral_sample(%.1f) = %.2f nm, where the pdf's cdf is %.4f", u, lu, cdf);
+    }
+    /* white averages to white: stratified u, the weight's mean per channel */
+    double mean[3] = {0, 0, 0};
+    const int ns = 200000;
+    for (int i = 0; i < ns; ++i) {
+        vec3 w = spectral_weight(spectral_sample(((float)i + 0.5f) / (float)ns));
+        for (int k = 0; k < 3; ++k) mean[k] += vcomp(w, k) / ns;
+    }
+    printf("spectral: mean RGB weight over the sampled wavelengths %.5f %.5f %.5f\n", mean[0], mean[1], mean[2]);
+    for (int k = 0; k < 3; ++k)
+        CHECK(fabs(mean[k] - 1.0) < 2e-3, "white light through a non-dispersive path averages to %.5f in channel %d",
+              mean[k], k);
+    /* Cauchy from the Abbe number, and back */
+    float b = cauchy_b_from_abbe(1.5168f, 64.17f);
+    CHECK(fabsf(b - 0.0042f) < 1e-4f, "BK7 (n_d 1.5168, V_d 64.17): Cauchy B %.5f, the catalogue's fit 0.0042", b);
+    float nd = cauchy_ior(1.5168f, b, 587.5618f), nf = cauchy_ior(1.5168f, b, 486.1327f),
+          nc = cauchy_ior(1.5168f, b, 656.2725f);
+    CHECK(fabsf(nd - 1.5168f) < 1e-5f, "Cauchy IOR at the d line %.6f", nd);
+    CHECK(fabsf((nd - 1.0f) / (nf - nc) - 64.17f) < 0.05f, "Abbe number back from the Cauchy glass %.3f",
+          (nd - 1.0f) / (nf - nc));
+    /* a dispersive glass: the path's first event picks a wavelength and takes its weight; a later
+     * one keeps it; the IOR is the Cauchy glass's there */
+    material_params p = material_params_default(MAT_ROUGH_GLASS);
+    p.dispersion = b;
+    material m = material_from_params(MAT_ROUGH_GLASS, &p), m2 = m;
+    CHECK(material_dispersive(&m) && (material_features(&m) & KF_DISPERSION), "rough glass with B is not dispersive");
+    float lambda = 0.0f;
+    vec3 thr = v3s(1.0f);
+    dispersion_resolve(&m, &lambda, &thr, 0.9f);
+    CHECK(lambda == spectral_sample(0.9f) && fabsf(m.ior - cauchy_ior(1.5f, b, lambda)) < 1e-6f,
+          "dispersion_resolve: lambda %g, ior %g", lambda, m.ior);
+    vec3 w = spectral_weight(lambda);
+    CHECK(thr.x == w.x && thr.y == w.y && thr.z == w.z, "the first dispersive event's weight");
+    dispersion_resolve(&m2, &lambda, &thr, 0.1f);
+    CHECK(lambda == spectral_sample(0.9f) && thr.x == w.x, "a later dispersive event picked a new wavelength");
+    material plain = material_default(MAT_DIELECTRIC);
+    CHECK(!material_dispersive(&plain) && !(material_features(&plain) & KF_DISPERSION), "plain glass is dispersive");
+}
+
 int main(void) {
     /* every kind in the list has parameter rows */
     for (int k = 0; k < MAT_KIND_COUNT; ++k) {
@@ -403,6 +538,7 @@ int main(void) {
     }
     check_constructor_maps();
     check_named_metals();
+    check_spectral();
     check_gpu();
     return test_result("test_bsdf_conformance");
 }

@@ -441,6 +441,35 @@ static void test_clearcoat(void) {
     scene_destroy(s);
 }
 
+/* KHR_materials_sheen and KHR_materials_specular: PBR's layers; KHR_materials_dispersion on a
+ * transmissive material: a Cauchy glass (B from the Abbe number 20 / dispersion). */
+static void test_sheen_specular_dispersion(void) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "{\"byteLength\":%d,\"uri\":\"quad.bin\"}", BIN_SIZE);
+    static const char mats[] =
+        "{\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.5,0.2,0.1,1],\"metallicFactor\":0,"
+        "\"roughnessFactor\":0.6},\"extensions\":{\"KHR_materials_sheen\":{\"sheenColorFactor\":[1,0.5,0.25],"
+        "\"sheenRoughnessFactor\":0.5},\"KHR_materials_specular\":{\"specularFactor\":0.5,"
+        "\"specularColorFactor\":[2,1,0.5]}}},"
+        "{\"pbrMetallicRoughness\":{\"metallicFactor\":0,\"roughnessFactor\":0},\"extensions\":{"
+        "\"KHR_materials_transmission\":{\"transmissionFactor\":1},\"KHR_materials_ior\":{\"ior\":1.5168},"
+        "\"KHR_materials_dispersion\":{\"dispersion\":0.311672}}}";
+    char *j = model_json(buf, mats, "", "");
+    write_bytes("layers.gltf", j, strlen(j));
+    free(j);
+    scene *s = load_ok(tmp_path("layers.gltf"), -1, 0, "layers");
+    if (!s) return;
+    const material *m = &s->materials[0], *g = &s->materials[1];
+    CHECK(s->nmaterials == 2 && m->kind == MAT_PBR && m->pbr_layers && fabsf(m->spec_f0.x - 0.04f) < 1e-6f &&
+              fabsf(m->spec_f0.z - 0.01f) < 1e-6f && m->spec_f90 == 0.5f && fabsf(m->sheen_alpha - 0.25f) < 1e-6f &&
+              m->sheen.x > 0.0f && m->sheen.z < m->sheen.x,
+          "sheen/specular: kind %d layers %d f0 %g %g f90 %g sheen alpha %g", m->kind, m->pbr_layers, m->spec_f0.x,
+          m->spec_f0.z, m->spec_f90, m->sheen_alpha);
+    CHECK(g->kind == MAT_ROUGH_GLASS && fabsf(g->ior - 1.5168f) < 1e-6f && fabsf(g->dispersion - 0.004218f) < 2e-6f,
+          "KHR_materials_dispersion: kind %d ior %g Cauchy B %g", g->kind, g->ior, g->dispersion);
+    scene_destroy(s);
+}
+
 /* A missing texture file warns and leaves the factor; an RGBA texture's alpha cuts the surface
  * out (MASK) where it is below alphaCutoff. */
 static void test_textures_and_cutout(void) {
@@ -744,6 +773,7 @@ int main(void) {
     test_camera_lights();
     test_bad();
     test_clearcoat();
+    test_sheen_specular_dispersion();
     test_textures_and_cutout();
     test_texture_precision();
     test_render_furnace();

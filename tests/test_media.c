@@ -282,7 +282,300 @@ static void test_json(void) {
     if (!rc) scene_destroy(s);
 }
 
-int main(void) {
+/* ---- dispersion: the prism (scenes/prism.json) ------------------------------------------------
+ * The scene's slit light, behind a wall's aperture, seen through its prism of Cauchy glass from
+ * where its receiving screen stands (the eye just in front of the screen's centre, looking back
+ * along the beam: a spectrometer whose columns are directions). Rendered with the library's path
+ * tracer, each channel's band has a centroid, the mean direction the slit's light of that
+ * channel arrives from; the prediction traces the scene's own geometry (read from the file), the
+ * same pinhole's rays through the two faces by Snell's law at wavelengths 361..829 nm (3D, Fresnel
+ * transmittance at each face), counted where they pass the aperture and reach the slit, weighted
+ * by the channel's response (kernel/spectral.h). Red must deviate least, blue most, each centroid
+ * within PRISM_TOL pixels of the prediction; with the dispersion off (-D ...ABBE=0) the three
+ * coincide and match the prediction at the d-line IOR. */
+#include <cjson/cJSON.h>
+
+#include "caustic.h"
+#include "cuda_skip.h"
+#include "kernel/spectral.h"
+
+#define PRISM_W   160
+#define PRISM_H   40
+#define PRISM_TOL 0.5 /* pixels: a band's centroid against the prediction (red to blue: 9.5 pixels) */
+
+typedef struct prism_geo {
+    double tri[3][2];              /* the prism's cross-section (the first three VERTICES) */
+    double pz;                     /* its half-length along z */
+    double ya0, ya1, xwall;        /* the aperture between the two walls */
+    double light[3], lu[3], lv[3]; /* the slit: ORIGIN, U, V */
+    double sc[2], su[2];           /* the screen's centre and unit direction along it (in the plane) */
+    double eye[2], tan_half;       /* the camera (behind the screen, looking at its centre), tan(fov_x / 2) */
+    double zview;                  /* the screen's half-height the camera sees */
+    float ior, b;                  /* the glass: IOR at the d line, Cauchy B */
+} prism_geo;
+
+static const cJSON *prism_object(const cJSON *root, const char *name) {
+    const cJSON *o;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItem(root, "Objects")) {
+        const cJSON *n = cJSON_GetObjectItem(o, "NAME");
+        if (n && cJSON_IsString(n) && strcmp(n->valuestring, name) == 0) return o;
+    }
+    return NULL;
+}
+static double jnum(const cJSON *a, int i) { return cJSON_GetArrayItem(a, i)->valuedouble; }
+
+static int prism_read(const char *path, prism_geo *g) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    cJSON *root = cJSON_Parse(buf);
+    if (!root) return -1;
+    const cJSON *pr = prism_object(root, "prism"), *wa = prism_object(root, "wall above"),
+                *wb = prism_object(root, "wall below"), *sc = prism_object(root, "screen"),
+                *sl = prism_object(root, "slit");
+    const cJSON *cam = cJSON_GetObjectItem(root, "Camera");
+    const cJSON *glass = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "Materials"), "glass");
+    int ok = pr && wa && wb && sc && sl && cam && glass;
+    if (ok) {
+        const cJSON *v = cJSON_GetObjectItem(pr, "VERTICES");
+        for (int i = 0; i < 3; ++i)
+            for (int c = 0; c < 2; ++c) g->tri[i][c] = jnum(cJSON_GetArrayItem(v, i), c);
+        g->pz = fabs(jnum(cJSON_GetArrayItem(v, 0), 2));
+        const cJSON *oa = cJSON_GetObjectItem(wa, "ORIGIN"), *ob = cJSON_GetObjectItem(wb, "ORIGIN");
+        g->ya1 = jnum(oa, 1);
+        g->ya0 = jnum(ob, 1) + jnum(cJSON_GetObjectItem(wb, "U"), 1);
+        g->xwall = jnum(oa, 0);
+        for (int c = 0; c < 3; ++c) {
+            g->light[c] = jnum(cJSON_GetObjectItem(sl, "ORIGIN"), c);
+            g->lu[c] = jnum(cJSON_GetObjectItem(sl, "U"), c);
+            g->lv[c] = jnum(cJSON_GetObjectItem(sl, "V"), c);
+        }
+        const cJSON *so = cJSON_GetObjectItem(sc, "ORIGIN"), *su = cJSON_GetObjectItem(sc, "U");
+        double len = hypot(jnum(su, 0), jnum(su, 1));
+        for (int c = 0; c < 2; ++c) {
+            g->sc[c] = jnum(so, c) + 0.5 * jnum(su, c);
+            g->su[c] = jnum(su, c) / len;
+            g->eye[c] = jnum(cJSON_GetObjectItem(cam, "EYE"), c);
+        }
+        const cJSON *res = cJSON_GetObjectItem(cam, "RES");
+        /* FOVY: half the vertical field of view in degrees (docs/scene-format.md, Camera) */
+        double tan_v = tan(cJSON_GetObjectItem(cam, "FOVY")->valuedouble * K_PI / 180.0);
+        g->tan_half = tan_v * jnum(res, 0) / jnum(res, 1);
+        g->zview = hypot(g->eye[0] - g->sc[0], g->eye[1] - g->sc[1]) * tan_v;
+        g->ior = (float)cJSON_GetObjectItem(glass, "IOR")->valuedouble;
+        g->b = cauchy_b_from_abbe(g->ior, (float)cJSON_GetObjectItem(glass, "ABBE")->valuedouble);
+    }
+    cJSON_Delete(root);
+    return ok ? 0 : -1;
+}
+
+/* The ray (o, d) (3D, d unit) through the prism of index n, refracted by Snell's law at two faces
+ * (the cross-section's edges extruded along z): o and d become the ray that leaves it; returns the
+ * Fresnel transmittance of the two faces (0 if it misses the prism, is reflected totally, or
+ * leaves through an end cap). */
+static double prism_trace(const prism_geo *g, double o[3], double d[3], double n) {
+    double t_total = 1.0;
+    int inside = 0;
+    for (int bounce = 0; bounce < 2; ++bounce) {
+        double best = 1e30, nrm[2] = {0, 0};
+        for (int e = 0; e < 3; ++e) {
+            const double *a = g->tri[e], *b = g->tri[(e + 1) % 3];
+            double ex = b[0] - a[0], ey = b[1] - a[1], den = d[0] * ey - d[1] * ex;
+            if (fabs(den) < 1e-12) continue;
+            double rx = a[0] - o[0], ry = a[1] - o[1];
+            double t = (rx * ey - ry * ex) / den, u = (rx * d[1] - ry * d[0]) / den;
+            if (t > 1e-9 && t < best && u >= 0.0 && u <= 1.0) {
+                best = t;
+                /* the edge's outward normal (the third corner is behind it) */
+                const double *c = g->tri[(e + 2) % 3];
+                double nx = ey, ny = -ex, l = hypot(nx, ny);
+                nx /= l, ny /= l;
+                if (nx * (c[0] - a[0]) + ny * (c[1] - a[1]) > 0.0) nx = -nx, ny = -ny;
+                nrm[0] = nx, nrm[1] = ny;
+            }
+        }
+        if (best == 1e30) return 0.0;
+        for (int c = 0; c < 3; ++c) o[c] += best * d[c];
+        if (fabs(o[2]) > g->pz) return 0.0;
+        /* Snell: the normal against d, eta = n_i / n_t */
+        double nx = inside ? -nrm[0] : nrm[0], ny = inside ? -nrm[1] : nrm[1], eta = inside ? n : 1.0 / n;
+        double ci = -(d[0] * nx + d[1] * ny), k = 1.0 - eta * eta * (1.0 - ci * ci);
+        if (k < 0.0) return 0.0;
+        t_total *= 1.0 - fresnel_dielectric((float)ci, inside ? 1.0f / (float)n : (float)n);
+        double ct = sqrt(k);
+        d[0] = eta * d[0] + (eta * ci - ct) * nx;
+        d[1] = eta * d[1] + (eta * ci - ct) * ny;
+        d[2] = eta * d[2];
+        inside = !inside;
+    }
+    return t_total;
+}
+
+/* The test's view: the eye just in front of the screen's centre, looking back at the prism along
+ * the beam (a spectrometer: each column a direction, the slit seen through the prism where
+ * Snell's law puts it at each wavelength). */
+typedef struct prism_view {
+    double eye[3], fwd[3], right[3], up[3];
+    double tan_h, tan_v;
+} prism_view;
+#define PRISM_FOVY 1.5 /* degrees, half the vertical field of view */
+static prism_view prism_view_of(const prism_geo *g) {
+    prism_view v;
+    /* the beam reaches the screen along d0 = (su.y, -su.x) */
+    double d0[2] = {g->su[1], -g->su[0]};
+    v.eye[0] = g->sc[0] - 0.1 * d0[0], v.eye[1] = g->sc[1] - 0.1 * d0[1], v.eye[2] = 0.0;
+    v.fwd[0] = -d0[0], v.fwd[1] = -d0[1], v.fwd[2] = 0.0;
+    /* right = forward x up, up = z (scene.c's camera frame) */
+    v.up[0] = 0.0, v.up[1] = 0.0, v.up[2] = 1.0;
+    v.right[0] = v.fwd[1], v.right[1] = -v.fwd[0], v.right[2] = 0.0;
+    v.tan_v = tan(PRISM_FOVY * K_PI / 180.0);
+    v.tan_h = v.tan_v * PRISM_W / PRISM_H;
+    return v;
+}
+/* Does the ray (o, d), leaving the prism, pass the wall's aperture and reach the slit? */
+static int prism_sees_slit(const prism_geo *g, const double o[3], const double d[3]) {
+    if (!(d[0] < 0.0)) return 0;
+    double t = (g->xwall - o[0]) / d[0], y = o[1] + t * d[1];
+    if (y < g->ya0 || y > g->ya1) return 0;
+    t = (g->light[0] - o[0]) / d[0];
+    double ly = o[1] + t * d[1] - g->light[1], lz = o[2] + t * d[2] - g->light[2];
+    return ly >= 0.0 && ly <= g->lu[1] && lz >= 0.0 && lz <= g->lv[2];
+}
+/* The predicted centroid of each channel's band, in the view's horizontal tangent: every column
+ * (4 x 4 points a pixel, every fourth row) traced through the prism at wavelengths 361..829 nm,
+ * counted where it reaches the slit, weighted by the faces' Fresnel transmittance and the
+ * channel's response (kernel/spectral.h). */
+static void prism_predict(const prism_geo *g, const prism_view *v, float b, double out[3]) {
+    double sw[3] = {0, 0, 0}, sws[3] = {0, 0, 0};
+    for (int x = 0; x < PRISM_W; ++x)
+        for (int y = 0; y < PRISM_H; y += 4)
+            for (int j = 0; j < 16; ++j) {
+                double tx = (2.0 * (x + (j % 4 + 0.5) / 4.0) / PRISM_W - 1.0) * v->tan_h;
+                double ty = (1.0 - 2.0 * (y + (j / 4 + 0.5) / 4.0) / PRISM_H) * v->tan_v;
+                for (float l = SPECTRAL_LAMBDA_MIN + 1.0f; l < SPECTRAL_LAMBDA_MAX; l += 2.0f) {
+                    double o[3], d[3], len = 0.0;
+                    for (int c = 0; c < 3; ++c) {
+                        o[c] = v->eye[c];
+                        d[c] = v->fwd[c] + tx * v->right[c] + ty * v->up[c];
+                        len += d[c] * d[c];
+                    }
+                    for (int c = 0; c < 3; ++c) d[c] /= sqrt(len);
+                    double t = prism_trace(g, o, d, cauchy_ior(g->ior, b, l));
+                    if (!(t > 0.0) || !prism_sees_slit(g, o, d)) continue;
+                    vec3 w = spectral_rgb(l);
+                    for (int c = 0; c < 3; ++c) {
+                        sw[c] += t * vcomp(w, c);
+                        sws[c] += t * vcomp(w, c) * tx;
+                    }
+                }
+            }
+    for (int c = 0; c < 3; ++c) out[c] = sw[c] > 0.0 ? sws[c] / sw[c] : 1e30;
+}
+
+static int g_prism_device = CAUSTIC_DEVICE_CPU; /* test_media --prism FILE SPP cuda: the GPU megakernel's */
+/* Renders the scene from the view (with `define` as well, NULL for none) and measures each
+ * channel's centroid in the view's horizontal tangent. */
+static int prism_measure(const char *path, const prism_view *v, const char *define, int spp, double out[3]) {
+    char eye[96], look[96], fovy[32];
+    snprintf(eye, sizeof eye, "Camera.EYE=[%.9g,%.9g,%.9g]", v->eye[0], v->eye[1], v->eye[2]);
+    snprintf(look, sizeof look, "Camera.LOOKAT=[%.9g,%.9g,%.9g]", v->eye[0] + v->fwd[0], v->eye[1] + v->fwd[1],
+             v->eye[2] + v->fwd[2]);
+    snprintf(fovy, sizeof fovy, "Camera.FOVY=%.9g", PRISM_FOVY);
+    const char *defs[4] = {eye, look, fovy, define};
+    caustic_load_options lo;
+    caustic_load_options_init(&lo);
+    lo.defines = defs;
+    lo.ndefines = define ? 4 : 3;
+    char err[512];
+    caustic_scene *cs = NULL;
+    if (caustic_scene_load_ex(&cs, path, &lo, err, sizeof err)) {
+        CHECK(0, "prism: %s", err);
+        return -1;
+    }
+    caustic_options o;
+    caustic_options_init(&o);
+    o.width = PRISM_W;
+    o.height = PRISM_H;
+    o.spp = spp;
+    o.threads = 2;
+    o.seed = 7;
+    o.max_depth = 8;
+    o.device = (caustic_device)g_prism_device;
+    caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
+    CHECK(r != NULL, "prism renderer: %s", err);
+    if (!r) {
+        caustic_scene_free(cs);
+        return -1;
+    }
+    caustic_render(r, NULL, NULL, NULL, 0);
+    const float *img = caustic_image(r, NULL, NULL);
+    double sw[3] = {0, 0, 0}, sws[3] = {0, 0, 0};
+    for (int y = 0; y < PRISM_H; ++y)
+        for (int x = 0; x < PRISM_W; ++x) {
+            double tx = (2.0 * (x + 0.5) / PRISM_W - 1.0) * v->tan_h;
+            for (int c = 0; c < 3; ++c) {
+                double val = img[3 * (y * PRISM_W + x) + c];
+                sw[c] += val;
+                sws[c] += val * tx;
+            }
+        }
+    for (int c = 0; c < 3; ++c) out[c] = sw[c] > 0.0 ? sws[c] / sw[c] : 1e30;
+    caustic_renderer_free(r);
+    caustic_scene_free(cs);
+    return sw[0] > 0.0 && sw[1] > 0.0 && sw[2] > 0.0 ? 0 : -1;
+}
+
+static int test_prism(const char *path, int spp) {
+    prism_geo g;
+    if (prism_read(path, &g)) {
+        CHECK(0, "%s: not the prism scene (Objects prism, slit, wall above/below, screen; Materials.glass)", path);
+        return test_result("test_prism");
+    }
+    prism_view v = prism_view_of(&g);
+    double pred[3], pred0[3], meas[3], meas0[3];
+    prism_predict(&g, &v, g.b, pred);
+    prism_predict(&g, &v, 0.0f, pred0);
+    printf("prism: IOR %.4f, Cauchy B %.5f um^2 (n 450 nm %.4f, 650 nm %.4f)\n", g.ior, g.b,
+           cauchy_ior(g.ior, g.b, 450.0f), cauchy_ior(g.ior, g.b, 650.0f));
+    CHECK(prism_measure(path, &v, NULL, spp, meas) == 0, "prism: the slit is not seen through the prism");
+    CHECK(prism_measure(path, &v, "Materials.glass.ABBE=0", spp, meas0) == 0,
+          "prism without dispersion: the slit is not seen through the prism");
+    const double px = 2.0 * v.tan_h / PRISM_W; /* a pixel, in the tangent */
+    const char *ch = "RGB";
+    for (int c = 0; c < 3; ++c) {
+        printf("prism %c: band at %+.4f deg (Snell's law with the Cauchy IOR: %+.4f deg); without dispersion %+.4f "
+               "(%+.4f)\n",
+               ch[c], atan(meas[c]) * 180.0 / K_PI, atan(pred[c]) * 180.0 / K_PI, atan(meas0[c]) * 180.0 / K_PI,
+               atan(pred0[c]) * 180.0 / K_PI);
+        CHECK(fabs(meas[c] - pred[c]) < PRISM_TOL * px,
+              "prism channel %c: band at %.5f, Snell's law with Cauchy's IOR says %.5f (%.2f pixels off)", ch[c],
+              meas[c], pred[c], (meas[c] - pred[c]) / px);
+        CHECK(fabs(meas0[c] - pred0[c]) < PRISM_TOL * px, "prism without dispersion, channel %c: %.5f, predicted %.5f",
+              ch[c], meas0[c], pred0[c]);
+    }
+    /* the deviation grows towards blue's side of red in the prediction */
+    double sgn = pred[2] > pred[0] ? 1.0 : -1.0;
+    CHECK(sgn * (meas[1] - meas[0]) > 0.0 && sgn * (meas[2] - meas[1]) > 0.0,
+          "prism: the bands are not ordered red (least deviated), green, blue: %.5f %.5f %.5f", meas[0], meas[1],
+          meas[2]);
+    CHECK(fabs(pred[2] - pred[0]) > 10.0 * PRISM_TOL * px,
+          "prism: the predicted red-blue separation %.2f pixels is too small a test", fabs(pred[2] - pred[0]) / px);
+    CHECK(fabs(meas0[2] - meas0[0]) < 0.05 * px, "prism without dispersion: red and blue apart by %.3f pixels",
+          (meas0[2] - meas0[0]) / px);
+    return test_result("test_prism");
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 3 && strcmp(argv[1], "--prism") == 0) {
+        if (argc >= 5 && strcmp(argv[4], "cuda") == 0) {
+            skip_without_cuda();
+            g_prism_device = CAUSTIC_DEVICE_CUDA;
+        }
+        return test_prism(argv[2], argc >= 4 ? atoi(argv[3]) : 256);
+    }
     test_json();
     test_hg();
     test_slab_transmittance();

@@ -1304,16 +1304,20 @@ static void test_dialects(void) {
               "Marble: Diffuse with a marble texture of RGB1 and RGB2, OCTAVES read");
         CHECK(!mat_named(s, "oneside")->two_sided, "TWO_SIDED false");
         CHECK(s->nspheres == 9 && s->nquads == 2, "objects: %zu spheres, %zu quads", s->nspheres, s->nquads);
-        /* one warning per key: prism's IOR + ABBE, plastic's displacement, wax's type (its SIGMA_A is a
-         * known key since volume materials read it: the type's warning says the subsurface part is
-         * not rendered) */
-        CHECK(contains(w.text, "materials.json: Materials.prism.ABBE: dispersion is not supported"),
+        /* one warning per key: prism's IOR [R, G, B] with ABBE (both state the dispersion: ABBE is
+         * used), plastic's displacement, wax's type (its SIGMA_A is a known key since volume
+         * materials read it: the type's warning says the subsurface part is not rendered) */
+        CHECK(contains(w.text, "materials.json: Materials.prism.ABBE: a per-channel IOR and ABBE both state"),
               "ABBE warning:\n%s", w.text);
+        m = mat_named(s, "prism");
+        CHECK(m->kind == MAT_DIELECTRIC && fabsf(m->ior - 1.6f) < 1e-6f &&
+                  fabsf(m->dispersion - (float)material_cauchy_b(1.6, 40.0)) < 1e-7f,
+              "Transparent with ABBE 40: a Cauchy glass of IOR 1.6 (dispersion %g)", m->dispersion);
         CHECK(contains(w.text, "Materials.plastic.DISPLACEMENT: displacement is not supported"),
               "displacement warning:\n%s", w.text);
         CHECK(contains(w.text, "Materials.wax.TYPE: material TYPE \"Subsurface\""), "subsurface warning:\n%s", w.text);
         CHECK(!contains(w.text, "PBR"), "PBR types are read, not approximated:\n%s", w.text);
-        CHECK(w.n == 4, "materials.json: %d warnings:\n%s", w.n, w.text);
+        CHECK(w.n == 3, "materials.json: %d warnings:\n%s", w.n, w.text);
         scene_destroy(s);
     }
     load_dialect("materials.json", &w, 1);
@@ -1379,6 +1383,65 @@ static void test_dialects(void) {
     free(json);
 }
 
+/* Dispersion (ABBE, DISPERSION, CAUCHY_B, IOR [R, G, B]) and PBR's sheen / specular keys. */
+static void test_dispersion_and_layers(void) {
+#define DISP_SCENE(mat)                                                                                                \
+    "{\"Materials\": {\"m\": " mat "}, \"Camera\": {\"RES\": [8, 8], \"FOVY\": 30, \"EYE\": [0, 0, 5], "               \
+    "\"LOOKAT\": [0, 0, 0], \"UP\": [0, 1, 0]}, \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"m\"}]}"
+    struct {
+        const char *json;
+        int kind;
+        float ior, b;
+    } ok[] = {
+        {DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"IOR\": 1.5168, \"ABBE\": 64.17}"), MAT_DIELECTRIC, 1.5168f,
+         0.004218f},
+        {DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"IOR\": 1.5168, \"DISPERSION\": 0.311672}"), MAT_DIELECTRIC,
+         1.5168f, 0.004218f},
+        {DISP_SCENE("{\"TYPE\": \"RoughGlass\", \"RGB\": 1, \"ROUGHNESS\": 0.3, \"CAUCHY_B\": 0.01}"), MAT_ROUGH_GLASS,
+         1.5f, 0.01f},
+        /* through red 650 nm and blue 450 nm: B = 0.02 / (1/0.45^2 - 1/0.65^2) */
+        {DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"IOR\": [1.51, 1.52, 1.53]}"), MAT_DIELECTRIC, 1.51682f,
+         0.007778f},
+        {DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"IOR\": 1.5}"), MAT_DIELECTRIC, 1.5f, 0.0f},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; ++i) {
+        scene *s = load_text(ok[i].json, "dispersion");
+        if (!s) continue;
+        const material *m = &s->materials[find_mat(s, "m")];
+        CHECK(m->kind == ok[i].kind && fabsf(m->ior - ok[i].ior) < 2e-4f && fabsf(m->dispersion - ok[i].b) < 2e-6f,
+              "dispersion row %zu: kind %d, IOR %.5f, Cauchy B %.6f (expected %.5f, %.6f)", i, m->kind, m->ior,
+              m->dispersion, ok[i].ior, ok[i].b);
+        scene_destroy(s);
+    }
+    expect_fail("two dispersion keys",
+                DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"ABBE\": 40, \"CAUCHY_B\": 0.01}"),
+                "Materials.m.CAUCHY_B", "give one of DISPERSION, ABBE and CAUCHY_B");
+    expect_fail("ABBE below 1", DISP_SCENE("{\"TYPE\": \"Glass\", \"RGB\": 1, \"ABBE\": 0.5}"), "Materials.m.ABBE",
+                "is not an Abbe number");
+    /* on a kind without dispersion: a warning (an error here, where warnings are), one IOR */
+    expect_fail("coated with ABBE", DISP_SCENE("{\"TYPE\": \"Coated\", \"RGB\": 0.5, \"ABBE\": 40}"),
+                "Materials.m.ABBE", "applies to Dielectric and RoughGlass only");
+    /* PBR's layers */
+    scene *s =
+        load_text(DISP_SCENE("{\"TYPE\": \"PBR\", \"RGB\": 0.5, \"ROUGHNESS\": 0.5, \"SHEEN_RGB\": [1, 0.5, 0.2], "
+                             "\"SHEEN_ROUGHNESS\": 0.6, \"SPECULAR_WEIGHT\": 0.5, \"SPECULAR_TINT\": [2, 1, 1]}"),
+                  "PBR layers");
+    if (s) {
+        const material *m = &s->materials[find_mat(s, "m")];
+        CHECK(m->kind == MAT_PBR && m->pbr_layers && fabsf(m->spec_f0.x - 0.04f) < 1e-6f &&
+                  fabsf(m->spec_f0.y - 0.02f) < 1e-6f && fabsf(m->spec_f90 - 0.5f) < 1e-6f &&
+                  fabsf(m->sheen_alpha - 0.36f) < 1e-6f && m->sheen.x > 0.0f && m->sheen_e[SHEEN_E_N / 2] > 0.0f,
+              "PBR layers: f0 %g %g, f90 %g, sheen alpha %g", m->spec_f0.x, m->spec_f0.y, m->spec_f90, m->sheen_alpha);
+        scene_destroy(s);
+    }
+    s = load_text(DISP_SCENE("{\"TYPE\": \"PBR\", \"RGB\": 0.5}"), "plain PBR");
+    if (s) {
+        CHECK(!s->materials[find_mat(s, "m")].pbr_layers, "a plain PBR material has layers");
+        scene_destroy(s);
+    }
+#undef DISP_SCENE
+}
+
 int main(int argc, char **argv) {
 #ifdef CAUSTIC_SOURCE_DIR
     snprintf(g_root, sizeof g_root, "%s", CAUSTIC_SOURCE_DIR);
@@ -1403,6 +1466,7 @@ int main(int argc, char **argv) {
     test_mutations();
     test_dialects();
     test_course_leftovers();
+    test_dispersion_and_layers();
     /* clean up the scratch directory */
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);

@@ -1,10 +1,12 @@
-/* The CPU path tracer of one ISA level for scenes with participating media or instances: the
- * shared kernel compiled with the media columns and code (KERNEL_MEDIA 1) and the two-level BVH's
- * traversal (KF_INSTANCES: the features of the "instances" variant, kernel/features.h), so that
+/* The CPU path tracer of one ISA level for scenes with participating media, instances or
+ * dispersion: the shared kernel compiled with the media columns and code (KERNEL_MEDIA 1), the
+ * two-level BVH's traversal (KF_INSTANCES) and the path's wavelength (KERNEL_SPECTRAL 1,
+ * kernel/spectral.h): the features of the "instances" variant (kernel/features.h), so that
  * kernel_cpu.c's surface kernel keeps its code. render_cpu.c picks this one for a scene with
- * media or instances. */
+ * media, instances or a dispersive material. */
 #define KERNEL_MEDIA    1
-#define KERNEL_FEATURES (KF_ALL | KF_MEDIA | KF_INSTANCES)
+#define KERNEL_SPECTRAL 1
+#define KERNEL_FEATURES (KF_ALL | KF_MEDIA | KF_INSTANCES | KF_DISPERSION)
 #include "cpu/isa.h"
 
 #include "kernel/kernel.h"

@@ -211,6 +211,10 @@ static int create(cuda_renderer *r, const kscene *h, const bvh *tree, char *err,
                  "--gpu-mode wavefront does not render participating media yet (the default megakernel does)");
         return -1;
     }
+    if (r->cfg.mode == CUDA_MODE_WAVEFRONT && (r->features & KF_DISPERSION)) {
+        snprintf(err, errlen, "--gpu-mode wavefront does not render dispersion yet (the default megakernel does)");
+        return -1;
+    }
     switch (r->variant) {
         /* clang-format off */
 #define MEGA_KERNELS_CASE(NAME, name, features) case NAME: r->mega = mega_kernels_##NAME(k->node_layout); break;

@@ -8,7 +8,8 @@
  * with POSITION, NORMAL, TEXCOORD_0 and TANGENT; materials (pbrMetallicRoughness with its base
  * colour, metallic-roughness, normal and emissive maps, alphaMode MASK as a cutout,
  * KHR_materials_emissive_strength, KHR_materials_transmission + KHR_materials_ior as rough glass,
- * KHR_materials_clearcoat as a coated PBR lobe);
+ * KHR_materials_clearcoat as a coated PBR lobe, KHR_materials_dispersion as a Cauchy glass,
+ * KHR_materials_sheen and KHR_materials_specular as the PBR lobe's layers);
  * textures with their samplers' wrap modes; the first perspective camera; KHR_lights_punctual;
  * EXT_mesh_gpu_instancing (each instance a placement of the node's mesh: true instancing).
  * Everything read from the file is validated here (accessor bounds, strides, index ranges), not
@@ -461,6 +462,18 @@ struct importer {
         return v.IsObject() ? &v : nullptr;
     }
     static double clamp01(double x) { return std::isfinite(x) ? (x < 0 ? 0 : (x > 1 ? 1 : x)) : 0; }
+    /* An extension's colour (an array of three numbers), each clamped into [0, hi]; def without it. */
+    static vec3 ext_colour(const tinygltf::ExtensionMap &ext, const char *name, const char *key, vec3 def, double hi) {
+        auto it = ext.find(name);
+        if (it == ext.end() || !it->second.IsObject() || !it->second.Has(key)) return def;
+        const tinygltf::Value &c = it->second.Get(key);
+        if (!c.IsArray() || c.ArrayLen() != 3) return def;
+        for (int k = 0; k < 3; ++k) {
+            double x = c.Get(k).IsNumber() || c.Get(k).IsInt() ? c.Get(k).GetNumberAsDouble() : 0.0;
+            (&def.x)[k] = float(std::isfinite(x) ? (x < 0 ? 0 : (x > hi ? hi : x)) : 0);
+        }
+        return def;
+    }
 
     int material(int mi) {
         if (override_material >= 0) return override_material;
@@ -552,6 +565,12 @@ struct importer {
                     warn(mp + ": transmissionTexture is not read");
                 kind = MAT_ROUGH_GLASS;
                 mat.ior = ior == 1.0 ? 1.0001f : float(ior);
+                /* KHR_materials_dispersion: dispersion = 20 / V_d, a Cauchy glass (kernel/spectral.h) */
+                double disp = ext_number(g.extensions, "KHR_materials_dispersion", "dispersion", 0.0);
+                if (!(disp >= 0.0) || disp > 100.0)
+                    fail(mp + ": KHR_materials_dispersion dispersion " + std::to_string(disp) +
+                         " is out of range [0, 100]");
+                if (disp > 0.0) mat.dispersion = material_cauchy_b(mat.ior, 20.0 / disp);
                 /* KHR_materials_volume with thicknessFactor 0 states a thin wall: a glass sheet
                  * (without the extension the spec means thin-walled too; caustic keeps solid glass
                  * there, as it always did) */
@@ -562,6 +581,7 @@ struct importer {
                         warn(mp + ": a thin-walled transmission is rendered smooth (ThinDielectric): roughness " +
                              std::to_string(mat.roughness) + " ignored");
                     kind = MAT_THIN_DIELECTRIC;
+                    if (mat.dispersion > 0.0) warn(mp + ": KHR_materials_dispersion on a thin wall is not rendered");
                 }
             }
             /* KHR_materials_diffuse_transmission on a dielectric base: the Lambertian lobe split
@@ -589,6 +609,21 @@ struct importer {
                     mat.transmittance = vscale(vmul(mat.rgb, tc), float(dt));
                     mat.rgb = vscale(mat.rgb, float(1.0 - dt));
                 }
+            }
+            /* KHR_materials_sheen and KHR_materials_specular: PBR's layers (materials/pbr.h) */
+            if (kind == MAT_PBR) {
+                mat.sheen = ext_colour(g.extensions, "KHR_materials_sheen", "sheenColorFactor", v3s(0.0f), 1.0);
+                mat.sheen_roughness =
+                    clamp01(ext_number(g.extensions, "KHR_materials_sheen", "sheenRoughnessFactor", 0.0));
+                mat.spec_weight = clamp01(ext_number(g.extensions, "KHR_materials_specular", "specularFactor", 1.0));
+                mat.spec_tint =
+                    ext_colour(g.extensions, "KHR_materials_specular", "specularColorFactor", v3s(1.0f), 1e3);
+                for (const char *t : {"sheenColorTexture", "sheenRoughnessTexture"})
+                    if (ext_object(g.extensions, "KHR_materials_sheen", t))
+                        warn(mp + ": KHR_materials_sheen " + t + " is not read (the factor is used)");
+                for (const char *t : {"specularTexture", "specularColorTexture"})
+                    if (ext_object(g.extensions, "KHR_materials_specular", t))
+                        warn(mp + ": KHR_materials_specular " + t + " is not read (the factor is used)");
             }
             /* KHR_materials_clearcoat: a coat of weight clearcoatFactor over the metallic-roughness
              * lobe (materials/coated.h), IOR from KHR_materials_ior (1.5) */

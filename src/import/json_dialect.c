@@ -65,7 +65,11 @@ const keyalias json_material_keys[] = {
      "METALLICROUGHNESSMAP|METALLICROUGHNESSTEXTURE|ROUGHNESSMAP|METALLICMAP|ORM|AOMAP|"
      "OCCLUSION|EMISSIVEMAP|EMISSIONMAP",
      "texture maps other than the base colour are not supported yet", 0, 0},
-    {"DISPERSION", "ABBE|ABBENUMBER|CAUCHY|CAUCHYB", "dispersion is not supported (one IOR for all wavelengths)", 0, 0},
+    /* dispersion (Dielectric, RoughGlass: kernel/spectral.h): one of KHR_materials_dispersion's
+     * DISPERSION (20 / V_d), the Abbe number V_d, or Cauchy's B in um^2 */
+    {"DISPERSION", "DISPERSIONFACTOR|KHRDISPERSION", NULL, 0, 0},
+    {"ABBE", "ABBENUMBER|ABBEVD|VD", NULL, 0, 0},
+    {"CAUCHY_B", "CAUCHYB|CAUCHY", NULL, 0, 0},
     /* conductors' complex IOR: IOR is eta, K the extinction (a named METAL gives both) */
     {"K", "KAPPA|EXTINCTION|EXTINCTIONCOEFFICIENT|ETAK|IORK", NULL, 0, 0},
     /* coated materials */
@@ -78,6 +82,11 @@ const keyalias json_material_keys[] = {
     {"SIGMA_S", "SIGMAS|SCATTERINGCOEFFICIENT", NULL, 0, 0},
     {"G", "ANISOTROPY|HG|PHASEG|ASYMMETRY", NULL, 1, 0},
     {"COAT_THICKNESS", "COATTHICKNESS|COATINGTHICKNESS", NULL, 0, 0},
+    /* PBR's layers: KHR_materials_sheen and KHR_materials_specular */
+    {"SHEEN_RGB", "SHEEN|SHEENCOLOR|SHEENCOLOUR|SHEENCOLORFACTOR", NULL, 0, 0},
+    {"SHEEN_ROUGHNESS", "SHEENROUGHNESSFACTOR", NULL, 0, 0},
+    {"SPECULAR_WEIGHT", "SPECULARFACTOR|SPECULARSTRENGTH|SPECULARLEVEL", NULL, 0, 0},
+    {"SPECULAR_TINT", "SPECULARCOLORFACTOR|SPECULARCOLOURFACTOR", NULL, 0, 0},
     {NULL, NULL, NULL, 0, 0}};
 
 const keyalias json_camera_keys[] = {
@@ -184,7 +193,7 @@ static const json_material_row json_material_rows[] = {
     {"PBR",
      "PBR|MICROFACET|MICROFACETPBR|METALLICROUGHNESS|METALLICWORKFLOW|PRINCIPLED|DISNEY|DISNEYBRDF|GGX|"
      "COOKTORRANCE|STANDARD|PBRMETALLICROUGHNESS",
-     JM_ALPHA | JM_METALLIC},
+     JM_ALPHA | JM_METALLIC | JM_PBR_LAYERS},
     /* frosted glass: GGX reflection and transmission, RGB tints both */
     {"RoughGlass", "ROUGHGLASS|FROSTEDGLASS|ROUGHDIELECTRIC|ROUGHREFRACTIVE|ROUGHTRANSMISSION", JM_IOR | JM_ALPHA},
     /* a dielectric coat (IOR, COAT_ROUGHNESS, COAT_RGB or COAT_ABSORPTION x COAT_THICKNESS) over

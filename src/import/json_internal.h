@@ -85,7 +85,8 @@ enum {
     JM_COAT = 256,         /* the coat keys: BASE, COAT_ROUGHNESS, COAT_RGB, COAT_ABSORPTION, COAT_THICKNESS */
     JM_TRANSMIT = 512,     /* reads TRANSMIT_RGB (without it RGB is split: half reflects, half transmits);
                               RGB + TRANSMIT_RGB at most 1 */
-    JM_NO_COLOUR = 1024    /* needs no RGB (Interface: no surface) */
+    JM_NO_COLOUR = 1024,   /* needs no RGB (Interface: no surface) */
+    JM_PBR_LAYERS = 2048   /* SHEEN_RGB, SHEEN_ROUGHNESS, SPECULAR_WEIGHT, SPECULAR_TINT (materials/pbr.h) */
 };
 typedef struct json_material_row {
     const char *kind_name; /* a MATERIAL_KINDS name */

@@ -8,6 +8,7 @@
 #endif
 #include "import/json_internal.h"
 #include "scene/material.h"
+#include "kernel/spectral.h"
 #include "image/image.h"
 #include "util/array.h"
 
@@ -349,7 +350,7 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     }
     const cJSON *iv = json_get(m, "IOR");
     vec3 ior3 = v3s(1.5f);
-    int ior_given = 0;
+    int ior_given = 0, ior_rgb = 0;
     if (iv) {
         prm_jkey(p, jpath, "IOR");
         ior_given = 1;
@@ -358,9 +359,13 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
             if (json_array(L, iv, p, 3, 0.0, 1, 10.0, a)) return -1;
             ior = a[1];
             ior3 = v3((float)a[0], (float)a[1], (float)a[2]);
+            ior_rgb = (reads & JM_IOR) && !(reads & JM_ETA_K);
             snprintf(dk, sizeof dk, "Materials.*.IOR[]");
-            if ((reads & JM_IOR) &&
-                prm_warn(&L->P, dk, p, "per-channel IOR (dispersion) is not supported: using the middle value %g", ior))
+            if (ior_rgb && !(a[2] >= a[1] && a[1] >= a[0]) &&
+                prm_warn(&L->P, dk, p,
+                         "per-channel IOR [R, G, B] must not decrease from red to blue (normal dispersion): using "
+                         "the middle value %g for all wavelengths",
+                         ior))
                 return -1;
         } else if (reads & JM_IOR) {
             /* the course's text format writes 0 for "not set" */
@@ -499,14 +504,86 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
             trans = vscale(trans, 1.0f / total);
         }
     }
+    /* PBR: sheen (KHR_materials_sheen) and the dielectric's specular (KHR_materials_specular) */
+    vec3 sheen = v3s(0.0f), spec_tint = v3s(1.0f);
+    double sheen_roughness = 0.0, spec_weight = 1.0;
+    if (reads & JM_PBR_LAYERS) {
+        const cJSON *sv = json_get(m, "SHEEN_RGB"), *tv = json_get(m, "SPECULAR_TINT");
+        if (sv) {
+            prm_jkey(p, jpath, "SHEEN_RGB");
+            if (json_colour(L, sv, p, 1.0, &sheen)) return -1;
+        }
+        if (json_opt_soft(L, m, jpath, "SHEEN_ROUGHNESS", 0.0, 1.0, &sheen_roughness)) return -1;
+        if (json_opt_soft(L, m, jpath, "SPECULAR_WEIGHT", 0.0, 1.0, &spec_weight)) return -1;
+        if (tv) {
+            prm_jkey(p, jpath, "SPECULAR_TINT");
+            if (json_colour(L, tv, p, 1e3, &spec_tint)) return -1;
+        }
+    }
     const cJSON *ts = json_get(m, "TWO_SIDED");
     if (ts) {
         prm_jkey(p, jpath, "TWO_SIDED");
         if (json_flag(L, ts, p, &mat.two_sided)) return -1;
     }
 
+    /* dispersion: one of DISPERSION (KHR_materials_dispersion: 20 / V_d), ABBE (V_d) or CAUCHY_B
+     * (um^2), or a per-channel IOR [R, G, B] (a Cauchy fit through red 650 nm and blue 450 nm) */
+    double cauchy_b = 0.0;
+    {
+        const char *keys[3] = {"DISPERSION", "ABBE", "CAUCHY_B"};
+        const char *given = NULL;
+        for (int i = 0; i < 3; ++i) {
+            if (!json_get(m, keys[i])) continue;
+            if (given) {
+                prm_jkey(p, jpath, keys[i]);
+                return prm_fail(&L->P, p, "give one of DISPERSION, ABBE and CAUCHY_B (%s is given too)", given);
+            }
+            given = keys[i];
+            double v = 0.0;
+            if (json_opt_number(L, m, jpath, keys[i], 0.0, 0, i == 1 ? 1e4 : 1.0, &v)) return -1;
+            if (i == 1 && v > 0.0 && v < 1.0) {
+                prm_jkey(p, jpath, keys[i]);
+                return prm_fail(&L->P, p, "ABBE %g is not an Abbe number (glasses have 15 to 100; 0: no dispersion)",
+                                v);
+            }
+            if (i == 0 && v > 0.0) cauchy_b = material_cauchy_b(ior, 20.0 / v);
+            if (i == 1 && v > 0.0) cauchy_b = material_cauchy_b(ior, v);
+            if (i == 2) cauchy_b = v;
+        }
+        if (given && ior_rgb) {
+            snprintf(dk, sizeof dk, "Materials.*.IOR[]+%s", given);
+            prm_jkey(p, jpath, given);
+            if (prm_warn(
+                    &L->P, dk, p,
+                    "a per-channel IOR and %s both state the dispersion: %s is used, with the IOR's middle value %g",
+                    given, given, ior))
+                return -1;
+        }
+        if (!given && ior_rgb && ior3.z > ior3.x && ior3.y >= ior3.x && ior3.z >= ior3.y) {
+            const float lr = 0.65f, lg = 0.55f, lb = 0.45f;
+            cauchy_b = (ior3.z - ior3.x) / (1.0f / (lb * lb) - 1.0f / (lr * lr));
+            /* the d-line IOR of the Cauchy glass through the middle value at 550 nm */
+            ior = ior3.y + cauchy_b * (1.0 / (SPECTRAL_LAMBDA_D_UM * SPECTRAL_LAMBDA_D_UM) - 1.0 / (lg * lg));
+            given = "IOR";
+        }
+        int glass = kind == MAT_DIELECTRIC || kind == MAT_ROUGH_GLASS;
+        if (given && cauchy_b > 0.0 && !glass) {
+            snprintf(dk, sizeof dk, "Materials.*.%s", given);
+            prm_jkey(p, jpath, given);
+            if (prm_warn(&L->P, dk, p,
+                         "%s (dispersion) applies to Dielectric and RoughGlass only: this material has one IOR", given))
+                return -1;
+            cauchy_b = 0.0;
+        }
+    }
+
     /* the kind takes the parameters it uses (its <stem>_from_params, kernel/materials/) */
     material_params mp = material_params_default((material_kind)kind);
+    mp.dispersion = cauchy_b;
+    mp.sheen = sheen;
+    mp.sheen_roughness = sheen_roughness;
+    mp.spec_weight = spec_weight;
+    mp.spec_tint = spec_tint;
     mp.rgb = rgb;
     mp.emission = vscale(rgb, (float)emittance);
     mp.roughness = roughness;

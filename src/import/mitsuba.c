@@ -1030,7 +1030,7 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         /* clearcoat is left out: Disney's clear coat is added on top of the base without taking
          * its light, so caustic's energy-conserving Coated kind over the PBR base measured further
          * from Mitsuba's mean (0.833 against 0.876 without it, mi3-principled-textured) */
-        static const char *const lobes[] = {"anisotropic", "clearcoat", "sheen", "spec_trans", "flatness", NULL};
+        static const char *const lobes[] = {"anisotropic", "clearcoat", "spec_trans", "flatness", NULL};
         for (int i = 0; lobes[i]; ++i) {
             double v;
             int t;
@@ -1039,11 +1039,30 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
                 warn_at(R, b, lobes[i], "principled: \"%s\" (caustic's PBR has no such lobe): left out", lobes[i]))
                 return -1;
         }
-        double sp, st, ct, eta;
+        double sp, st, ct, eta, sh, sht;
+        int sht_tex;
         if (get_float_tex(R, b, "specular", 0.5, &sp, NULL) || get_float_tex(R, b, "spec_tint", 0.0, &st, NULL) ||
             get_float_tex(R, b, "clearcoat_gloss", 0.0, &ct, NULL) || get_float(R, b, "eta", 1.5, &eta) ||
-            get_float_tex(R, b, "sheen_tint", 0.0, &ct, NULL))
+            get_float_tex(R, b, "sheen", 0.0, &sh, &sht_tex) || get_float_tex(R, b, "sheen_tint", 0.0, &sht, NULL))
             return -1;
+        /* the base colour's hue (Disney's "tint": the colour over its luminance) */
+        float lum = vluminance(c);
+        vec3 tint = lum > 0.0f ? vscale(c, 1.0f / lum) : v3s(1.0f);
+        /* Disney's specular: the dielectric F0 = 0.08 specular mix(1, tint, spec_tint), as caustic's
+         * KHR_materials_specular tint over F0 0.04 (0.5 and no tint: the plain lobe) */
+        if (sp != 0.5 || st > 0.0) p->spec_tint = vscale(vlerp(v3s(1.0f), tint, (float)st), (float)(2.0 * sp));
+        /* Disney's sheen (a grazing lobe added on top) as caustic's Charlie sheen of the colour
+         * sheen mix(1, tint, sheen_tint), roughness 0.5: another lobe, not Mitsuba's */
+        if (sh > 0.0 || sht_tex >= 0) {
+            p->sheen = vscale(vlerp(v3s(1.0f), tint, (float)sht), (float)kclamp((float)sh, 0.0f, 1.0f));
+            p->sheen = v3(kmin(p->sheen.x, 1.0f), kmin(p->sheen.y, 1.0f), kmin(p->sheen.z, 1.0f));
+            p->sheen_roughness = 0.5;
+            if (warn_at(R, b, "sheen",
+                        "principled: \"sheen\" %.3g is rendered as Charlie sheen (KHR_materials_sheen, roughness "
+                        "0.5), not Disney's lobe: the sheen's light differs from Mitsuba's",
+                        sh))
+                return -1;
+        }
     } else if (!strcmp(type, "twosided")) {
         const mx_node *in;
         return inner_bsdf(R, b, 0, &in) || bsdf_build(R, in, depth + 1, kind, p, skip) ? -1 : 0;

@@ -658,12 +658,20 @@ static int get_roughness(R *r, plist *pl, double def, double *rough) {
     return 0;
 }
 
-static int get_eta(R *r, plist *pl, double *eta) {
+/* cauchy_b: where not NULL (a dielectric), a named glass-* spectrum caustic knows the Abbe number
+ * of is a dispersive glass: Cauchy's B there (0 otherwise). */
+static int get_eta_dispersive(R *r, plist *pl, double *eta, double *cauchy_b) {
     vec3 c;
     if (get_color(r, pl, "eta", v3s(1.5f), 0, &c, NULL)) return -1;
     const char *t = ptype(pl, "eta");
     prm_value *v = pfind(pl, "eta");
-    if (t && !strcmp(t, "spectrum") && !(v->type == PRM_STRING && !strncmp(v->str, "glass-", 6) && 0) &&
+    double abbe = 0.0;
+    if (cauchy_b && t && !strcmp(t, "spectrum") && v->type == PRM_STRING && pbrt_glass_abbe(v->str, &abbe) == 0) {
+        *eta = c.y;
+        *cauchy_b = material_cauchy_b(*eta, abbe);
+        return 0;
+    }
+    if (t && !strcmp(t, "spectrum") &&
         UNSUPPORTED(r, "dispersion", v->where,
                     "spectral IOR of %s: caustic renders in RGB (no dispersion); its mean %.4g stands in", pl->owner,
                     (c.x + c.y + c.z) / 3.0))
@@ -672,6 +680,7 @@ static int get_eta(R *r, plist *pl, double *eta) {
     if (!(*eta > 0)) *eta = 1.5;
     return 0;
 }
+static int get_eta(R *r, plist *pl, double *eta) { return get_eta_dispersive(r, pl, eta, NULL); }
 
 /* A conductor (prefix "" or "conductor."): "reflectance" where given (Schlick with that F0), else
  * a complex index eta + i k: pbrt's named metal spectra through caustic's table of measured metals
@@ -761,7 +770,7 @@ static int mat_conductor(R *r, plist *pl, pmat *m) {
     return get_roughness(r, pl, 0.0, &m->p.roughness);
 }
 static int mat_dielectric(R *r, plist *pl, pmat *m) {
-    if (get_eta(r, pl, &m->p.ior) || get_roughness(r, pl, 0.0, &m->p.roughness)) return -1;
+    if (get_eta_dispersive(r, pl, &m->p.ior, &m->p.dispersion) || get_roughness(r, pl, 0.0, &m->p.roughness)) return -1;
     m->p.rgb = v3s(1.0f);
     if (m->p.roughness > 0.0) m->kind = MAT_ROUGH_GLASS;
     return 0;

@@ -78,6 +78,9 @@ double pbrt_luminance(vec3 c);
 /* pbrt-v4's named spectra: 0 and *rgb set for a known name (illuminants: luminance 1; metal eta/k
  * and glass IORs: their values at 650/550/450 nm), -1 otherwise. *is_ior for glass-* names. */
 int pbrt_named_spectrum(const char *name, vec3 *rgb);
+/* The Abbe number V_d of a pbrt glass-* spectrum where caustic knows it (-1: not), for a
+ * dispersive dielectric (a Cauchy glass through the d-line IOR, kernel/spectral.h). */
+int pbrt_glass_abbe(const char *name, double *abbe);
 /* Normal-incidence reflectance of a named metal ("Cu" of metal-Cu-eta), -1 when unknown. */
 int pbrt_metal_f0(const char *metal, vec3 *f0);
 

@@ -87,11 +87,22 @@ vec3 pbrt_blackbody_rgb(double T) {
 typedef struct named_ior {
     const char *name;
     double ior;
+    double abbe; /* V_d of the Schott glass of that name (its data sheet); 0: not known here */
 } named_ior;
 /* pbrt-v4's glass-* spectra at the helium d line (587.6 nm) */
-static const named_ior glasses[] = {
-    {"glass-BK7", 1.5168}, {"glass-BAF10", 1.6700}, {"glass-FK51A", 1.4866}, {"glass-LASF9", 1.8503},
-    {"glass-F5", 1.6034},  {"glass-F10", 1.6200},   {"glass-F11", 1.6209},   {NULL, 0}};
+static const named_ior glasses[] = {{"glass-BK7", 1.5168, 64.17},   {"glass-BAF10", 1.6700, 47.11},
+                                    {"glass-FK51A", 1.4866, 84.47}, {"glass-LASF9", 1.8503, 32.17},
+                                    {"glass-F5", 1.6034, 38.03},    {"glass-F10", 1.6200, 0.0},
+                                    {"glass-F11", 1.6209, 0.0},     {NULL, 0, 0}};
+
+int pbrt_glass_abbe(const char *name, double *abbe) {
+    for (const named_ior *g = glasses; g->name; ++g)
+        if (!strcmp(name, g->name) && g->abbe > 0.0) {
+            *abbe = g->abbe;
+            return 0;
+        }
+    return -1;
+}
 
 typedef struct named_temp {
     const char *name;

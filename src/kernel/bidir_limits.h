@@ -31,7 +31,9 @@ typedef struct bidir_request {
     X(BIDIR_LENS, q->lens_radius > 0.0f, "supports pinhole cameras only (the scene has an APERTURE)")                  \
     X(BIDIR_MEDIA_EMISSION, q->emissive_media != 0, "does not render emissive media (--integrator pt does)")           \
     X(BIDIR_MEDIA, (q->features & KF_MEDIA) != 0u && !q->media_ok,                                                     \
-      "does not render participating media on this device yet (--device cpu does)")
+      "does not render participating media on this device yet (--device cpu does)")                                    \
+    X(BIDIR_DISPERSION, (q->features & KF_DISPERSION) != 0u,                                                           \
+      "does not render dispersion yet (a dispersive material: DISPERSION/ABBE/CAUCHY_B); use --integrator pt")
 
 /* The message of the first row that refuses q, or NULL. */
 KFN const char *bidir_refusal(const bidir_request *q) {

@@ -24,7 +24,7 @@ enum kf_shift {
     KF_FLAGS_SHIFT = KF_PRIM_SHIFT + PRIM_KIND_COUNT,
     KF_BITS = KF_FLAGS_SHIFT + 7
 };
-KSTATIC_ASSERT(KF_BITS + 2 <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 7 "
+KSTATIC_ASSERT(KF_BITS + 3 <= 32, "kernel feature masks are 32 bits: one per material, light and primitive kind and 7 "
                                   "flags. To list more kinds, widen the masks to uint64_t in src/kernel/features.h");
 #define KF_MAT(kind)   (1u << (KF_MAT_SHIFT + (uint32_t)(kind)))   /* material kinds */
 #define KF_LIGHT(kind) (1u << (KF_LIGHT_SHIFT + (uint32_t)(kind))) /* light kinds */
@@ -57,6 +57,10 @@ KSTATIC_ASSERT(KF_BITS + 2 <= 32, "kernel feature masks are 32 bits: one per mat
  * single-level traversal as it was); the "instances" variant and the CPU's media kernel
  * (src/cpu/kernel_cpu_media.c), which then also renders instanced scenes, have it. */
 #define KF_INSTANCES   (1u << (KF_BITS + 1))
+/* Dispersion (a dielectric with a wavelength-dependent IOR: kernel/spectral.h): outside KF_ALL
+ * like media, for the same reason: the path state's wavelength column (KERNEL_SPECTRAL 1, defined
+ * with KERNEL_MEDIA by the same kernels), so that every other kernel keeps its code. */
+#define KF_DISPERSION  (1u << (KF_BITS + 2))
 
 #ifndef KERNEL_FEATURES
 #define KERNEL_FEATURES KF_ALL
@@ -76,7 +80,8 @@ KSTATIC_ASSERT(KF_BITS + 2 <= 32, "kernel feature masks are 32 bits: one per mat
  *             DiffuseTransmission, Interface), complex-IOR conductors, the light tree, procedural
  *             textures and bump maps (KF_FULL_ONLY), which more than doubled the "all" kernel's code
  *             and tripled its spills (docs/performance-log.md, "megakernels by scene features, again")
- *   media     everything and participating media (KERNEL_MEDIA 1: the path state's medium columns)
+ *   media     everything and participating media (KERNEL_MEDIA 1: the path state's medium columns),
+ *             and dispersion (KERNEL_SPECTRAL 1: the path's wavelength)
  *   instances all that and instances (a two-level BVH: KF_INSTANCES) */
 #define KF_DIFFUSE                                                                                                     \
     (KF_MAT(MAT_DIFFUSE) | KF_MAT(MAT_EMITTER) | KF_LIGHT(LIGHT_AREA) | KF_PRIM(PRIM_TRIANGLE) | KF_PRIM(PRIM_QUAD))
@@ -92,8 +97,8 @@ KSTATIC_ASSERT(KF_BITS + 2 <= 32, "kernel feature masks are 32 bits: one per mat
     X(KV_OPAQUE, "opaque", KF_OPAQUE)                                                                                  \
     X(KV_ALL, "all", KF_SURFACES)                                                                                      \
     X(KV_FULL, "full", KF_ALL)                                                                                         \
-    X(KV_MEDIA, "media", KF_ALL | KF_MEDIA)                                                                            \
-    X(KV_INSTANCES, "instances", KF_ALL | KF_MEDIA | KF_INSTANCES)
+    X(KV_MEDIA, "media", KF_ALL | KF_MEDIA | KF_DISPERSION)                                                            \
+    X(KV_INSTANCES, "instances", KF_ALL | KF_MEDIA | KF_DISPERSION | KF_INSTANCES)
 #define KERNEL_VARIANT_ENUM_ROW(NAME, name, features) NAME,
 typedef enum kernel_variant { KERNEL_VARIANTS(KERNEL_VARIANT_ENUM_ROW) KV_COUNT } kernel_variant;
 
@@ -112,6 +117,7 @@ KFN uint32_t material_features(const material *m) {
     if (m->alpha_cutoff > 0.0f) f |= KF_CUTOUTS;
     if (m->complex_ior) f |= KF_COMPLEX_IOR;
     if (m->maps & MAP_BUMP) f |= KF_BUMP;
+    if (m->dispersion != 0.0f && (m->kind == MAT_DIELECTRIC || m->kind == MAT_ROUGH_GLASS)) f |= KF_DISPERSION;
     return f;
 }
 

@@ -12,6 +12,7 @@
 #include "medium.h"
 #include "pass.h"
 #include "path_state.h"
+#include "spectral.h"
 
 /* c: the pixel's sampler seeds (sampler_cache), or NULL. */
 KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t index, sampler_cache *c) {
@@ -33,6 +34,9 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
     ps->rays = 0;
     ps->shadow_rays = 0;
     path_medium_start(ps, p);
+#if KERNEL_SPECTRAL
+    ps->lambda = 0.0f;
+#endif
 }
 
 /* The stage after `stage`, the one place that says it (the CPU's loop, the GPU megakernel's step
@@ -123,6 +127,11 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
         ps->alive = 0;
         return;
     }
+#if KERNEL_SPECTRAL
+    /* a dispersive surface: the path's wavelength (picked at the first), the IOR at it */
+    if (KHAS(KF_DISPERSION) && material_dispersive(&mat))
+        dispersion_resolve(&mat, &ps->lambda, &ps->throughput, spectral_u(&ps->smp));
+#endif
 
     /* Two-sided materials shade the side the ray arrived on. */
     const uint32_t lobes = material_flags(m);

@@ -17,6 +17,12 @@ KFN vec3 fresnel_schlick(vec3 f0, float cos_theta) {
     float m5 = (m * m) * (m * m) * m;
     return vadd(f0, vscale(vsub(v3s(1.0f), f0), m5));
 }
+/* Schlick with a reflectance f90 (<= 1) at grazing incidence (KHR_materials_specular). */
+KFN vec3 fresnel_schlick_f90(vec3 f0, float f90, float cos_theta) {
+    float m = kclamp(1.0f - cos_theta, 0.0f, 1.0f);
+    float m5 = (m * m) * (m * m) * m;
+    return vadd(f0, vscale(vsub(v3s(f90), f0), m5));
+}
 /* Unpolarised dielectric Fresnel reflectance; eta = n_transmitted / n_incident. */
 KFN float fresnel_dielectric(float cos_i, float eta) {
     cos_i = kclamp(cos_i, -1.0f, 1.0f);

@@ -15,6 +15,16 @@
 #define KERNEL_MEDIA 0
 #endif
 #define MEDIUM_NONE (-1) /* the vacuum: no medium */
+/* KERNEL_SPECTRAL: 1 in a kernel that carries a path's wavelength (KF_DISPERSION, kernel/spectral.h):
+ * the media kernels. */
+#ifndef KERNEL_SPECTRAL
+#define KERNEL_SPECTRAL 0
+#endif
+#if KERNEL_SPECTRAL
+#define PATH_STATE_SPECTRAL_FIELDS(X) X(float, lambda) /* the path's wavelength in nm, 0: none picked yet */
+#else
+#define PATH_STATE_SPECTRAL_FIELDS(X)
+#endif
 
 /* The path state's media columns, in PATH_STATE_FIELDS where the kernel has media. */
 #if KERNEL_MEDIA
@@ -43,7 +53,8 @@
     X(uint32_t, rays)        /* rays traced, for statistics (path segments and shadow rays) */                         \
     X(uint32_t, shadow_rays) /* of those, NEE shadow rays */                                                           \
     X(sampler, smp)                                                                                                    \
-    PATH_STATE_MEDIUM_FIELDS(X)
+    PATH_STATE_MEDIUM_FIELDS(X)                                                                                        \
+    PATH_STATE_SPECTRAL_FIELDS(X)
 
 #define PATH_STATE_DECLARE(type, name) type name;
 typedef struct path_state {

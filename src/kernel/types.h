@@ -106,7 +106,8 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
     X(MAT_INTERFACE, interface, "Interface", INTERFACE) /* no surface: only a boundary between two media */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 enum coat_base { COAT_BASE_DIFFUSE = 0, COAT_BASE_CONDUCTOR = 1, COAT_BASE_PBR = 2 };
-#define COAT_E_N 16
+#define COAT_E_N  16
+#define SHEEN_E_N 16
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
 /* MAP_BUMP: normal_tex is a height map (its channels' mean, times normal_scale, in scene units per
  * uv unit of height), not a normal map; a material has one or the other. */
@@ -118,6 +119,8 @@ typedef struct material {
     vec3 emission; /* emitted radiance; nonzero makes every surface using it a light */
     float alpha;   /* GGX roughness parameter (roughness^2) */
     float ior;
+    float dispersion;  /* MAT_DIELECTRIC, MAT_ROUGH_GLASS: Cauchy's B in um^2 (kernel/spectral.h), `ior` the
+                           d-line value; 0: one IOR for all wavelengths */
     vec3 specular;     /* Phong lobe reflectance; DiffuseTransmission: the transmittance */
     float exponent;    /* Phong exponent */
     int32_t two_sided; /* emission leaves both sides of the surface (the CIS 5650 convention);
@@ -145,6 +148,15 @@ typedef struct material {
     float coat_kd;          /* the diffuse base's compensation 1 / (1 - E_avg) */
     float coat_weight;      /* the coat's presence in [0, 1] (glTF clearcoatFactor): scales f_coat and E */
     float coat_e[COAT_E_N]; /* the coat's directional albedo E(mu) at mu = i / (COAT_E_N - 1) */
+    /* MAT_PBR's optional layers (materials/pbr.h), read only where pbr_layers is set (a plain
+     * metallic-roughness material runs the code it always did): KHR_materials_specular's
+     * dielectric Fresnel and KHR_materials_sheen's Charlie sheen over the lobe */
+    int32_t pbr_layers;
+    vec3 spec_f0;             /* the dielectric part's F0: min(0.04 specularColor, 1) specular */
+    float spec_f90;           /* its F90: specular (KHR_materials_specular's specularFactor) */
+    vec3 sheen;               /* sheen colour (0: none) */
+    float sheen_alpha;        /* Charlie's alpha = sheenRoughness^2 (at least PBR_SHEEN_MIN_ALPHA) */
+    float sheen_e[SHEEN_E_N]; /* the white sheen lobe's directional albedo at mu = i / (SHEEN_E_N - 1) */
     /* The media on the two sides of the surface (pbrt-v4's MediumInterface), as medium references:
      * index + 1 into kscene.media, 0 the vacuum (so a zero-initialised material binds none). Inside
      * is the side the geometric normal points away from. Equal (both 0 unless the scene binds
@@ -425,6 +437,7 @@ typedef struct kscene {
     float light_tree_share; /* with a tree: the probability (after the environment's) that NEE
                                picks a light of the tree, the power pmfs of the others' complement */
     int32_t has_cutouts;    /* some material has alpha_cutoff > 0: traversal skips cut-out hits */
+    int32_t has_dispersion; /* some material is dispersive (material_dispersive): the spectral kernel */
     float scene_radius;     /* bounding-sphere radius, for environment sampling */
     vec3 scene_center;
 } kscene;

@@ -5,6 +5,11 @@
 #include <string.h>
 
 #include "scene/metal_ior_table.h"
+#include "kernel/spectral.h"
+
+double material_cauchy_b(double ior_d, double abbe) {
+    return abbe > 0.0 ? cauchy_b_from_abbe((float)ior_d, (float)abbe) : 0.0;
+}
 
 material_params material_params_default(material_kind kind) {
     material_params p;
@@ -31,6 +36,10 @@ material_params material_params_default(material_kind kind) {
     p.coat_roughness = 0.0;
     p.coat_tint = v3s(1.0f);
     p.coat_weight = 1.0;
+    p.spec_weight = 1.0;
+    p.spec_tint = v3s(1.0f);
+    p.sheen = v3s(0.0f);
+    p.sheen_roughness = 0.0;
     return p;
 }
 

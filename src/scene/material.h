@@ -33,6 +33,10 @@ material material_default(material_kind kind);
  * tools/metal_ior_table.py) and its reference normal-incidence reflectance (sRGB, from the
  * spectra). 0, or -1 for an unknown name. Any output may be NULL. */
 int material_metal_lookup(const char *name, vec3 *eta, vec3 *k, vec3 *f0_ref);
+/* Dispersion (kernel/spectral.h): Cauchy's B in um^2 of a glass with IOR ior_d at the d line and
+ * Abbe number abbe (> 0; KHR_materials_dispersion's `dispersion` is 20 / abbe), for the readers
+ * (material_params.dispersion). */
+double material_cauchy_b(double ior_d, double abbe);
 /* The i-th name of that table, NULL past its end (for messages and "did you mean"). */
 const char *material_metal_name(int i);
 

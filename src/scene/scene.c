@@ -1,6 +1,7 @@
 /* Scene builder: growable arrays, transforms, primitive helpers, and preparation of the flat
  * kernel layout (BVH, light distribution, camera). */
 #include "scene/scene.h"
+#include "kernel/features.h"
 #include "image/image.h"
 #include "util/array.h"
 #include "util/file.h"
@@ -816,6 +817,8 @@ static void fill_kscene(scene *s) {
     if (!s->has_tangents) k->tangents = NULL;
     for (size_t i = 0; i < s->nmaterials; ++i)
         if (s->materials[i].alpha_cutoff > 0.0f) k->has_cutouts = 1;
+    for (size_t i = 0; i < s->nmaterials; ++i)
+        if (material_features(&s->materials[i]) & KF_DISPERSION) k->has_dispersion = 1;
     k->ntriangles = (uint32_t)s->ntriangles;
     k->nspheres = (uint32_t)s->nspheres;
     k->nquads = (uint32_t)s->nquads;

@@ -225,9 +225,43 @@ def obj_mtl_meshes(mi, path, to_world):
     return shapes
 
 
-def load(mi, path, res, spp):
+def texture_mean(m, rgb):
+    """A material's albedo without its procedural TEXTURE (Mitsuba has no marble or wood, and its
+    checkerboard is in uv where caustic's is in world space): RGB times the mean of the two colours."""
+    t = m.get("TEXTURE")
+    if not isinstance(t, dict):
+        return rgb, False
+    a, b = t.get("RGB1", [1, 1, 1]), t.get("RGB2", [0, 0, 0])
+    return [c * 0.5 * (x + y) for c, x, y in zip(rgb, a, b)], True
+
+
+def approximate_bsdf(name, m, rgb, differs):
+    """Materials Mitsuba 3 has no model of (--approximate): the closest plugin, and the row named
+    in `differs` (printed: the means of those rows are not comparable)."""
+    t = m["TYPE"]
+    differs.append(f"{name} ({t})")
+    if t == "Phong":
+        return {"type": "twosided", "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": rgb}}}
+    if t == "DiffuseTransmission":
+        return {"type": "diffuse", "reflectance": {"type": "rgb", "value": rgb}}
+    if t in ("Conductor", "Metal"):  # Schlick with F0 = RGB: a perfect conductor tinted by it
+        r = float(m.get("ROUGHNESS", 0.0))
+        b = ({"type": "conductor", "material": "none"} if r * r < 1e-3 else
+             {"type": "roughconductor", "material": "none", "distribution": "ggx", "alpha": r * r})
+        b["specular_reflectance"] = {"type": "rgb", "value": rgb}
+        return {"type": "twosided", "bsdf": b}
+    if t == "Coated":  # a conductor base under a coat: roughconductor of the named metal, no coat
+        metal = m.get("METAL", m.get("METALLIC"))
+        r = max(float(m.get("ROUGHNESS", 0.0)), 0.05)
+        return {"type": "twosided", "bsdf": {"type": "roughconductor", "material": metal if isinstance(metal, str) else "none",
+                                             "distribution": "ggx", "alpha": r * r}}
+    sys.exit(f"caustic_to_mitsuba.py: material type {t} is not translated")
+
+
+def load(mi, path, res, spp, approximate=False):
     with open(path) as f:
         sc = json.load(f)
+    differs = []
     cam = sc["Camera"]
     w, h = res or cam["RES"]
     d = {"type": "scene",
@@ -240,6 +274,10 @@ def load(mi, path, res, spp):
     mats = {}
     for name, m in sc["Materials"].items():
         rgb = m.get("RGB", [1, 1, 1])
+        if approximate:
+            rgb, textured = texture_mean(m, rgb)
+            if textured:
+                differs.append(f"{name} (procedural texture as its mean colour)")
         if m["TYPE"] in ("Emitter", "Emitting"):
             e = m.get("EMITTANCE", 1.0)
             mats[name] = ("emit", [c * e for c in rgb])
@@ -257,8 +295,42 @@ def load(mi, path, res, spp):
             b = ({"type": "conductor", "material": metal} if r * r < 1e-3 else
                  {"type": "roughconductor", "material": metal, "distribution": "ggx", "alpha": r * r})
             mats[name] = ("bsdf", {"type": "twosided", "bsdf": b})
+        elif m["TYPE"] in ("Dielectric", "Glass", "Refractive", "RoughGlass"):
+            # caustic's tint weights reflection and transmission alike; dispersion (ABBE, ...) has
+            # no Mitsuba 3 model: such a row renders at its d-line IOR there
+            r = float(m.get("ROUGHNESS", 0.0)) if m["TYPE"] == "RoughGlass" else 0.0
+            b = {"type": "dielectric"} if r * r < 1e-3 else {"type": "roughdielectric", "distribution": "ggx", "alpha": r * r}
+            b.update({"int_ior": float(m.get("IOR", 1.5)), "ext_ior": 1.0,
+                      "specular_reflectance": {"type": "rgb", "value": rgb},
+                      "specular_transmittance": {"type": "rgb", "value": rgb}})
+            if any(k in m for k in ("ABBE", "DISPERSION", "CAUCHY_B")):
+                differs.append(f"{name} (dispersion: Mitsuba 3 has none)")
+            mats[name] = ("bsdf", b)
+        elif m["TYPE"] == "ThinDielectric":
+            mats[name] = ("bsdf", {"type": "thindielectric", "int_ior": float(m.get("IOR", 1.5)), "ext_ior": 1.0,
+                                   "specular_reflectance": {"type": "rgb", "value": rgb},
+                                   "specular_transmittance": {"type": "rgb", "value": rgb}})
+        elif m["TYPE"] == "Coated" and m.get("BASE", "Diffuse") == "Diffuse" and not isinstance(m.get("METALLIC"), str):
+            # Mitsuba's plastic / roughplastic (linear), the coat's roughness COAT_ROUGHNESS (or ROUGHNESS)
+            r = float(m.get("COAT_ROUGHNESS", m.get("ROUGHNESS", 0.0)))
+            b = ({"type": "plastic"} if r * r < 1e-3 else {"type": "roughplastic", "distribution": "ggx", "alpha": r * r})
+            b.update({"diffuse_reflectance": {"type": "rgb", "value": rgb}, "int_ior": float(m.get("IOR", 1.5)),
+                      "ext_ior": 1.0, "nonlinear": False})
+            mats[name] = ("bsdf", {"type": "twosided", "bsdf": b})
+        elif m["TYPE"] == "PBR":
+            # Mitsuba's principled without its other lobes; caustic's sheen/specular layers are
+            # another model than Disney's sheen/specular
+            b = {"type": "principled", "base_color": {"type": "rgb", "value": rgb},
+                 "metallic": float(m.get("METALLIC", 0.0)), "roughness": float(m.get("ROUGHNESS", 0.5))}
+            if any(k in m for k in ("SHEEN_RGB", "SPECULAR_TINT", "SPECULAR_WEIGHT")):
+                differs.append(f"{name} (sheen/specular layers: Disney's lobes in Mitsuba)")
+            differs.append(f"{name} (PBR: glTF metallic-roughness against Disney's principled)")
+            mats[name] = ("bsdf", {"type": "twosided", "bsdf": b})
+        elif approximate:
+            mats[name] = ("bsdf", approximate_bsdf(name, m, rgb, differs))
         else:
-            sys.exit(f"caustic_to_mitsuba.py: material type {m['TYPE']} is not translated")
+            sys.exit(f"caustic_to_mitsuba.py: material type {m['TYPE']} is not translated (--approximate: "
+                     "the closest plugin, the row reported)")
     base = os.path.dirname(os.path.abspath(path))
     for i, o in enumerate(sc["Objects"]):
         t = o["TYPE"]
@@ -301,6 +373,8 @@ def load(mi, path, res, spp):
     if env:
         e = env.get("EMITTANCE", 1.0)
         d["env"] = {"type": "constant", "radiance": {"type": "rgb", "value": [c * e for c in env["RGB"]]}}
+    if differs:
+        print("rows that differ from caustic's models: " + "; ".join(differs), file=sys.stderr)
     return d, w, h
 
 
@@ -314,13 +388,15 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--out")
     ap.add_argument("--seed", type=int, default=1, help="the first timed run's seed (run r: seed + r)")
+    ap.add_argument("--approximate", action="store_true",
+                    help="translate materials Mitsuba 3 lacks to the closest plugin (listed on stderr)")
     a = ap.parse_args()
     import drjit as dr
     import mitsuba as mi
     mi.set_variant(a.variant)
     dr.set_thread_count(a.threads)
     res = [int(x) for x in a.res.split("x")] if a.res else None
-    d, w, h = load(mi, a.scene, res, a.spp)
+    d, w, h = load(mi, a.scene, res, a.spp, a.approximate)
     scene = mi.load_dict(d)
     img = mi.render(scene, spp=a.spp, seed=0)  # warm-up: JIT compilation
     dr.eval(img)

@@ -1,5 +1,7 @@
 /* Dielectric: smooth glass, Fresnel reflection and refraction with m->ior (n_inside / n_outside),
- * the colour as tint. wo.z < 0 means wo is inside. */
+ * the colour as tint. wo.z < 0 means wo is inside. A dispersive one (m->dispersion, Cauchy's B)
+ * reaches these functions with m->ior already taken at the path's wavelength (kernel/spectral.h,
+ * dispersion_resolve); so does rough glass. */
 #ifndef CAUSTIC_KERNEL_MATERIALS_DIELECTRIC_H
 #define CAUSTIC_KERNEL_MATERIALS_DIELECTRIC_H
 
@@ -44,6 +46,9 @@ KFN float dielectric_albedo(const material *m, vec3 albedo) {
     (void)m, (void)albedo;
     return 1.0f;
 }
-KFN void dielectric_from_params(material *m, const material_params *p) { m->ior = (float)p->ior; }
+KFN void dielectric_from_params(material *m, const material_params *p) {
+    m->ior = (float)p->ior;
+    m->dispersion = (float)p->dispersion;
+}
 
 #endif

@@ -50,6 +50,8 @@ typedef struct material_params {
     vec3 emission;      /* emitted radiance (any kind; nonzero makes the surfaces using it lights) */
     double roughness;   /* perceptual roughness in [0, 1] (GGX alpha = roughness^2, rounded once) */
     double ior;         /* index of refraction, inside / outside */
+    double dispersion;  /* Dielectric, RoughGlass: Cauchy's B in um^2 (kernel/spectral.h; 0: none), `ior` at the
+                           d line (587.6 nm) */
     double metallic;    /* [0, 1] */
     vec3 specular;      /* Phong lobe reflectance */
     vec3 transmittance; /* DiffuseTransmission: the colour through the surface (rgb reflects) */
@@ -75,6 +77,11 @@ typedef struct material_params {
     double coat_roughness; /* perceptual, alpha = r^2 */
     vec3 coat_tint;        /* coat transmittance at normal incidence, there and back; 1: clear */
     double coat_weight;    /* the coat's presence in [0, 1] (glTF clearcoatFactor); 1 */
+    /* PBR's layers (materials/pbr.h): KHR_materials_specular and KHR_materials_sheen */
+    double spec_weight;     /* specularFactor in [0, 1]: scales the dielectric Fresnel (F0 and F90); 1 */
+    vec3 spec_tint;         /* specularColorFactor (>= 0): the dielectric F0 is min(0.04 tint, 1); 1 */
+    vec3 sheen;             /* sheenColorFactor in [0, 1]; 0: no sheen */
+    double sheen_roughness; /* sheenRoughnessFactor in [0, 1] (Charlie's alpha = its square) */
 } material_params;
 
 /* Is m of kind K, a kind this kernel handles (KHAS, features.h)? A constant 0 where it does not,

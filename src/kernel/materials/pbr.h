@@ -6,19 +6,72 @@
  *   + (1 - metallic) colour/pi (1 - Fd(cos_o)) (1 - Fd(cos_i)), Fd = Schlick with F0 = 0.04: the
  *     diffuse part weighted by what the dielectric interface lets through on the way in and out.
  * Every term is reciprocal; the sum never exceeds 1 (tests/test_bsdf_conformance.c). Glossy for
- * VCM where the specular lobe dominates. */
+ * VCM where the specular lobe dominates.
+ * Optional layers (m->pbr_layers; without it every value below is the constant above):
+ *   KHR_materials_specular: the dielectric part's Fresnel has F0 = m->spec_f0 (colour) and F90 =
+ *     m->spec_f90, in the specular lobe, its compensation and the diffuse part's weights (with
+ *     the scalar max(F0) for the latter);
+ *   KHR_materials_sheen: Charlie sheen (Estevez & Kulla 2017: D = (2 + 1/a) sin^(1/a)(theta_h) /
+ *     2 pi, their fitted Lambda in V = 1 / ((1 + L(o) + L(i)) 4 cos_o cos_i)) of colour m->sheen
+ *     over the lobe, layered by albedo scaling as KHR_materials_sheen states it:
+ *     f = f_sheen + f_base min(1 - s E(cos_o), 1 - s E(cos_i)), s = max(sheen), E the white sheen
+ *     lobe's directional albedo tabulated per material (pbr_from_params): reciprocal and, as
+ *     E <= 1 (the lobe is scaled down where its albedo would pass 1), never above 1. Sampled with
+ *     probability min(s E(cos_o), 1/2) from the cosine lobe. */
 #ifndef CAUSTIC_KERNEL_MATERIALS_PBR_H
 #define CAUSTIC_KERNEL_MATERIALS_PBR_H
 
 #include "lobe.h"
 
-#define PBR_DIELECTRIC_F0 0.04f
-#define PBR_MIN_ALPHA     2e-3f /* smoother surfaces are clamped here: the lobe is never delta */
+#define PBR_DIELECTRIC_F0   0.04f
+#define PBR_MIN_ALPHA       2e-3f /* smoother surfaces are clamped here: the lobe is never delta */
+#define PBR_SHEEN_MIN_ALPHA 0.09f /* sheen roughness 0.3: smoother, Charlie's albedo passes 1 at grazing angles */
 
 KFN float pbr_alpha(const material *m) { return kmax(m->alpha, PBR_MIN_ALPHA); }
-KFN float pbr_fd(float c) {
+/* The dielectric part's Fresnel: F0 (colour) and F90. */
+KFN vec3 pbr_f0d(const material *m) { return m->pbr_layers ? m->spec_f0 : v3s(PBR_DIELECTRIC_F0); }
+KFN float pbr_f90d(const material *m) { return m->pbr_layers ? m->spec_f90 : 1.0f; }
+/* Its scalar Schlick (F0 = max of the colour) that weights the diffuse part. */
+KFN float pbr_fd_of(float f0, float f90, float c) {
     float x = kclamp(1.0f - c, 0.0f, 1.0f);
-    return PBR_DIELECTRIC_F0 + (1.0f - PBR_DIELECTRIC_F0) * (x * x) * (x * x) * x;
+    return f0 + (f90 - f0) * (x * x) * (x * x) * x;
+}
+KFN float pbr_fd(const material *m, float c) {
+    return m->pbr_layers ? pbr_fd_of(vmaxc(m->spec_f0), m->spec_f90, c) : pbr_fd_of(PBR_DIELECTRIC_F0, 1.0f, c);
+}
+
+/* ---- sheen ---- */
+/* Estevez & Kulla's fit of Charlie's Lambda. */
+KFN float sheen_l(float x, float alpha) {
+    float t = (1.0f - alpha) * (1.0f - alpha);
+    float a = 21.5473f + (25.3245f - 21.5473f) * t, b = 3.82987f + (3.32435f - 3.82987f) * t;
+    float c = 0.19823f + (0.16801f - 0.19823f) * t, d = -1.97760f + (-1.27393f + 1.97760f) * t;
+    float e = -4.32054f + (-4.85967f + 4.32054f) * t;
+    return a / (1.0f + b * powf(x, c)) + d * x + e;
+}
+KFN float sheen_lambda(float cos_t, float alpha) {
+    float c = fabsf(cos_t);
+    return c < 0.5f ? expf(sheen_l(c, alpha)) : expf(2.0f * sheen_l(0.5f, alpha) - sheen_l(1.0f - c, alpha));
+}
+/* The white sheen lobe's f * cos_i (both directions above the surface). */
+KFN float sheen_f_cos(float alpha, vec3 wo, vec3 wi) {
+    vec3 h = vnorm(vadd(wo, wi));
+    float sin2 = kmax(0.0f, 1.0f - h.z * h.z), inv = 1.0f / alpha;
+    float d = (2.0f + inv) * powf(sin2, 0.5f * inv) * (0.5f * K_INV_PI);
+    return d / ((1.0f + sheen_lambda(wo.z, alpha) + sheen_lambda(wi.z, alpha)) * 4.0f * wo.z);
+}
+/* The tabulated directional albedo of the white lobe at cos mu. */
+KFN float sheen_e(const material *m, float mu) {
+    float x = kclamp(mu, 0.0f, 1.0f) * (float)(SHEEN_E_N - 1);
+    int i = (int)x;
+    if (i >= SHEEN_E_N - 1) return m->sheen_e[SHEEN_E_N - 1];
+    float t = x - (float)i;
+    return m->sheen_e[i] + (m->sheen_e[i + 1] - m->sheen_e[i]) * t;
+}
+KFN int pbr_has_sheen(const material *m) { return m->pbr_layers && !vis_black(m->sheen); }
+/* The probability of sampling the sheen's cosine lobe (0 without sheen). */
+KFN float pbr_sheen_prob(const material *m, float cos_o) {
+    return pbr_has_sheen(m) ? kmin(vmaxc(m->sheen) * sheen_e(m, cos_o), 0.5f) : 0.0f;
 }
 /* The multiple-scattering lobe without its colour: (1 - E(cos_o)) (1 - E(cos_i)) / (pi (1 - E_avg)). */
 KFN float pbr_ms_shape(float alpha, float cos_o, float cos_i) {
@@ -28,9 +81,9 @@ KFN float pbr_ms_shape(float alpha, float cos_o, float cos_i) {
 }
 /* Its colour: the light that leaves after any number of bounces between microfacets, with the
  * Schlick Fresnel's hemispherical average F_avg = F0 + (1 - F0) / 21 at every bounce. */
-KFN vec3 pbr_ms_colour(vec3 f0, float alpha) {
+KFN vec3 pbr_ms_colour(vec3 f0, float f90, float alpha) {
     float eavg = ggx_albedo_avg(alpha);
-    vec3 favg = vadd(f0, vscale(vsub(v3s(1.0f), f0), 1.0f / 21.0f));
+    vec3 favg = vadd(f0, vscale(vsub(v3s(f90), f0), 1.0f / 21.0f));
     vec3 r;
     r.x = favg.x * favg.x * eavg / (1.0f - favg.x * (1.0f - eavg));
     r.y = favg.y * favg.y * eavg / (1.0f - favg.y * (1.0f - eavg));
@@ -44,7 +97,7 @@ KFN vec3 pbr_ms_colour(vec3 f0, float alpha) {
 KFN float pbr_spec_prob(const material *m, float cos_o) {
     float metallic = kclamp(m->metallic, 0.0f, 1.0f);
     float e = ggx_albedo(cos_o, pbr_alpha(m));
-    float f = pbr_fd(cos_o);
+    float f = pbr_fd(m, cos_o);
     float ws = e * (f + (1.0f - f) * metallic);
     float wc = (1.0f - metallic) * (1.0f - f) + (1.0f - e);
     return kclamp(kmax(ws / kmax(ws + wc, 1e-6f), 0.25f), 0.0f, 1.0f);
@@ -52,20 +105,32 @@ KFN float pbr_spec_prob(const material *m, float cos_o) {
 /* The lobes without the hemisphere test (the sampler has made it). */
 KFN vec3 pbr_eval_f(const material *m, vec3 albedo, vec3 wo, vec3 wi) {
     float metallic = kclamp(m->metallic, 0.0f, 1.0f), alpha = pbr_alpha(m);
-    vec3 f0 = vlerp(v3s(PBR_DIELECTRIC_F0), albedo, metallic);
+    vec3 f0d = pbr_f0d(m), f0 = vlerp(f0d, albedo, metallic);
     vec3 wm = vnorm(vadd(wo, wi));
     float d = ggx_d(wm, alpha), g = ggx_g2(wo, wi, alpha);
-    vec3 spec = vscale(fresnel_schlick(f0, vdot(wo, wm)), d * g / (4.0f * wo.z));
+    /* Schlick with F90 = mix(the dielectric's, 1, metallic): linear in F0 and F90 like the mix */
+    vec3 fr = m->pbr_layers ? fresnel_schlick_f90(f0, m->spec_f90 + (1.0f - m->spec_f90) * metallic, vdot(wo, wm))
+                            : fresnel_schlick(f0, vdot(wo, wm));
+    vec3 spec = vscale(fr, d * g / (4.0f * wo.z));
     /* the glTF model is a linear mix of a dielectric and a metal: so is the compensation */
-    vec3 fms = vlerp(pbr_ms_colour(v3s(PBR_DIELECTRIC_F0), alpha), pbr_ms_colour(albedo, alpha), metallic);
+    vec3 fms = vlerp(pbr_ms_colour(f0d, pbr_f90d(m), alpha), pbr_ms_colour(albedo, 1.0f, alpha), metallic);
     vec3 ms = vscale(fms, pbr_ms_shape(alpha, wo.z, wi.z) * wi.z);
-    float kd = (1.0f - metallic) * (1.0f - pbr_fd(wo.z)) * (1.0f - pbr_fd(wi.z)) * K_INV_PI * wi.z;
-    return vadd(vadd(spec, ms), vscale(albedo, kd));
+    float kd = (1.0f - metallic) * (1.0f - pbr_fd(m, wo.z)) * (1.0f - pbr_fd(m, wi.z)) * K_INV_PI * wi.z;
+    vec3 f = vadd(vadd(spec, ms), vscale(albedo, kd));
+    if (pbr_has_sheen(m)) {
+        float s = vmaxc(m->sheen);
+        float scale = kmin(1.0f - s * sheen_e(m, wo.z), 1.0f - s * sheen_e(m, wi.z));
+        f = vadd(vscale(f, scale), vscale(m->sheen, sheen_f_cos(m->sheen_alpha, wo, wi)));
+    }
+    return f;
 }
 KFN float pbr_pdf_f(const material *m, vec3 wo, vec3 wi) {
     float ps = pbr_spec_prob(m, wo.z);
     vec3 wm = vnorm(vadd(wo, wi));
-    return ps * ggx_reflect_pdf(wo, wm, pbr_alpha(m)) + (1.0f - ps) * pdf_cosine_hemisphere(wi.z);
+    float pdf = ps * ggx_reflect_pdf(wo, wm, pbr_alpha(m)) + (1.0f - ps) * pdf_cosine_hemisphere(wi.z);
+    float psh = pbr_sheen_prob(m, wo.z);
+    if (psh > 0.0f) pdf = psh * pdf_cosine_hemisphere(wi.z) + (1.0f - psh) * pdf;
+    return pdf;
 }
 
 KFN uint32_t pbr_flags(const material *m) {
@@ -83,7 +148,12 @@ KFN float pbr_pdf(const material *m, vec3 wo, vec3 wi) {
 KFN int pbr_sample(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, int mode, bsdf_sample *bs) {
     (void)mode;
     if (wo.z <= 0.0f) return 0;
-    if (u1 < pbr_spec_prob(m, wo.z)) {
+    float psh = pbr_sheen_prob(m, wo.z);
+    if (psh > 0.0f) /* the sheen's share of u1 first, the rest rescaled for the lobes below */
+        u1 = u1 < psh ? -1.0f : kmin((u1 - psh) / (1.0f - psh), 0.99999994f);
+    if (u1 < 0.0f) {
+        bs->wi = sample_cosine_hemisphere(u2);
+    } else if (u1 < pbr_spec_prob(m, wo.z)) {
         vec3 wm = ggx_sample_vndf(wo, pbr_alpha(m), u2);
         bs->wi = reflect_about(wo, wm);
     } else {
@@ -103,6 +173,39 @@ KFN float pbr_albedo(const material *m, vec3 albedo) {
 KFN void pbr_from_params(material *m, const material_params *p) {
     m->metallic = (float)p->metallic;
     m->alpha = (float)(p->roughness * p->roughness);
+    int sheen = !vis_black(p->sheen);
+    if (p->spec_weight == 1.0 && p->spec_tint.x == 1.0f && p->spec_tint.y == 1.0f && p->spec_tint.z == 1.0f && !sheen)
+        return; /* the plain glTF lobe */
+    m->pbr_layers = 1;
+    float w = (float)kclamp((float)p->spec_weight, 0.0f, 1.0f);
+    m->spec_f0 =
+        vscale(v3(kmin(PBR_DIELECTRIC_F0 * p->spec_tint.x, 1.0f), kmin(PBR_DIELECTRIC_F0 * p->spec_tint.y, 1.0f),
+                  kmin(PBR_DIELECTRIC_F0 * p->spec_tint.z, 1.0f)),
+               w);
+    m->spec_f90 = w;
+    if (!sheen) return;
+    m->sheen = p->sheen;
+    m->sheen_alpha = kmax((float)(p->sheen_roughness * p->sheen_roughness), PBR_SHEEN_MIN_ALPHA);
+    /* the white lobe's albedo E(mu) = int f cos dwi, midpoint rule over (cos, phi); where it passes
+     * 1 the colour is scaled down so that the sheen's albedo s E stays at most 1 */
+    float emax = 0.0f;
+    for (int i = 0; i < SHEEN_E_N; ++i) {
+        float mu = kmax((float)i / (float)(SHEEN_E_N - 1), 0.02f);
+        vec3 wo = v3(ksafe_sqrt(1.0f - mu * mu), 0.0f, mu);
+        const int nc = 48, np = 48;
+        double e = 0.0;
+        for (int a = 0; a < nc; ++a)
+            for (int b = 0; b < np; ++b) {
+                float c = ((float)a + 0.5f) / (float)nc, ph = 2.0f * K_PI * ((float)b + 0.5f) / (float)np;
+                float st = ksafe_sqrt(1.0f - c * c);
+                /* f cos dw with dw = dcos dphi */
+                e += (double)sheen_f_cos(m->sheen_alpha, wo, v3(st * cosf(ph), st * sinf(ph), c)) *
+                     (2.0 * K_PI / ((double)nc * np));
+            }
+        m->sheen_e[i] = (float)e;
+        emax = kmax(emax, (float)e);
+    }
+    if (emax > 1.0f) m->sheen = vscale(m->sheen, 1.0f / emax);
 }
 
 #endif

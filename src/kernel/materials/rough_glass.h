@@ -77,6 +77,7 @@ KFN float rough_glass_albedo(const material *m, vec3 albedo) {
 }
 KFN void rough_glass_from_params(material *m, const material_params *p) {
     m->ior = (float)p->ior;
+    m->dispersion = (float)p->dispersion;
     m->alpha = (float)(p->roughness * p->roughness);
 }
 
