@@ -10,10 +10,10 @@
  *
  * All functions returning int return 0 on success and nonzero on failure, with a one-line
  * message in `err` (err may be NULL with errlen 0). The library does not print: warnings go to
- * the log callback (caustic_set_log). It does not exit either, except in the MPI layer, which
- * ends processes where MPI leaves no other way: caustic_dist_start prints one line on stderr and
- * ends the process (status 1) when MPI_Init has not returned within CAUSTIC_MPI_INIT_TIMEOUT
- * seconds, and caustic_dist_stop(failed) on rank 0 ends the whole job (MPI_Abort). */
+ * the log callback (caustic_set_log). It does not exit either, except caustic_dist_stop(failed) on
+ * rank 0 of a distributed job, which ends the whole job (MPI_Abort) where MPI leaves no other way;
+ * an MPI start-up that never returns is reported (caustic_dist_start returns -2) for the caller to
+ * end the process. */
 #ifndef CAUSTIC_H
 #define CAUSTIC_H
 

@@ -259,8 +259,10 @@ static int write_image(FILE *f, void *user, char *err, size_t errlen) {
     switch (w->fmt) {
     case IMAGE_FMT_PNG: return image__png_write8(f, w->img, w->rgb8, w->path, err, errlen);
     case IMAGE_FMT_EXR: return image__exr_write(f, w->img, w->exr_float, w->layers, w->nlayers, w->path, err, errlen);
-    default: return image__pfm_write(f, w->img, w->path, err, errlen);
+    case IMAGE_FMT_PFM: break;
+    case IMAGE_FMT_UNKNOWN: break; /* PFM (image_write's default) */
     }
+    return image__pfm_write(f, w->img, w->path, err, errlen);
 }
 
 static int save_impl(const image *img, const unsigned char *rgb8, const char *path, int exr_float,

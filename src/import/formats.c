@@ -349,9 +349,9 @@ static int load_quicklook(scene **out, const scene_source *src, const scene_load
 
 /* ---- the table -----------------------------------------------------------------------------------
  * A format is a row. Its reader lives in its own file (src/import/NAME.c, picked up by CMake's
- * glob) and declares its detect and load functions here, above the table; the pbrt and Mitsuba
- * readers of issue 39 fill their rows' NULL load. docs/extending.md ("A scene format") has the recipe. */
-#define NOT_YET_39 "not yet: issue 39 brings its reader"
+ * glob) and declares its detect and load functions here, above the table (or in import.h). A format
+ * caustic recognises but does not read has a NULL load and a refusal. docs/extending.md ("A scene
+ * format") has the recipe. */
 int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts, char *err, size_t errlen); /* pbrt.c */
 /* first match of the highest score wins: keep more specific formats above the ones they resemble */
 static const scene_format formats[] = {

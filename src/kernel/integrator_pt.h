@@ -235,11 +235,13 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
     if (shade_draws(ps, p)) next = sampler_bounce(&ps->smp, c);
     while (stage != STAGE_DONE) {
         int event = 0;
-        switch (stage) {
+        switch ((path_stage)stage) { /* every stage named (-Werror=switch) */
         case STAGE_INTERSECT: event = stage_intersect(ps, s, p, layout); break;
+        case STAGE_MEDIUM:
 #if KERNEL_MEDIA
-        case STAGE_MEDIUM: stage_medium(ps, s, p); break;
+            stage_medium(ps, s, p);
 #endif
+            break;
         case STAGE_SHADE: {
             bounce_samples u = next;
             ps->depth++; /* the next shade's depth, if this one continues the path */
@@ -248,7 +250,8 @@ KFN int path_advance(path_state *ps, const kscene *s, const kpass *p, int stage,
             stage_shade_with(ps, s, p, &u);
             break;
         }
-        default: stage_shadow(ps, s, layout); break;
+        case STAGE_SHADOW: stage_shadow(ps, s, layout); break;
+        case STAGE_DONE: break; /* the loop's condition */
         }
         stage = path_next(ps, stage, event);
     }

@@ -124,6 +124,28 @@ KFN int refract_about(vec3 w, vec3 n, float eta, float *etap, vec3 *wt) {
     return 1;
 }
 
+/* ---- directional albedo of a dielectric GGX reflector (coat_albedo.h) ---- */
+/* E(mu) = int f cos dwi of the single-scattering GGX reflection (alpha) of a dielectric of IOR eta,
+ * Fresnel included: by visible-normal sampling on a fixed n x n grid (the Fresnel times G2 / G1,
+ * no randomness), mu clamped to 1e-3; below GGX_MIN_ALPHA the Fresnel itself. Host only: the
+ * generator of coat_albedo.h (tools/coat_albedo_table.c) and the check of that table
+ * (tests/test_bsdf_conformance.c). */
+KFN float ggx_dielectric_albedo_estimate(float mu, float alpha, float eta, int n) {
+    if (alpha < GGX_MIN_ALPHA) return fresnel_dielectric(mu, eta);
+    mu = kmax(mu, 1e-3f);
+    vec3 wo = v3(ksafe_sqrt(1.0f - mu * mu), 0.0f, mu);
+    double sum = 0.0;
+    for (int a = 0; a < n; ++a)
+        for (int b = 0; b < n; ++b) {
+            vec2 u = v2(((float)a + 0.5f) / (float)n, ((float)b + 0.5f) / (float)n);
+            vec3 wm = ggx_sample_vndf(wo, alpha, u);
+            vec3 wi = reflect_about(wo, wm);
+            if (wi.z <= 0.0f) continue;
+            sum += (double)(fresnel_dielectric(vdot(wo, wm), eta) * ggx_g2(wo, wi, alpha) / ggx_g1(wo, alpha));
+        }
+    return (float)(sum / (double)(n * n));
+}
+
 /* ---- directional albedo of a white single-scattering GGX reflector (ggx_albedo.h) ---- */
 static const float ggx_albedo_e_host[GGX_ALBEDO_N * GGX_ALBEDO_N] = {GGX_ALBEDO_E_DATA};
 static const float ggx_albedo_avg_host[GGX_ALBEDO_N] = {GGX_ALBEDO_AVG_DATA};

@@ -106,7 +106,6 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
     X(MAT_INTERFACE, interface, "Interface", INTERFACE) /* no surface: only a boundary between two media */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 enum coat_base { COAT_BASE_DIFFUSE = 0, COAT_BASE_CONDUCTOR = 1, COAT_BASE_PBR = 2 };
-#define COAT_E_N  16
 #define SHEEN_E_N 16
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
 /* MAP_BUMP: normal_tex is a height map (its channels' mean, times normal_scale, in scene units per
@@ -121,8 +120,16 @@ typedef struct material {
     float ior;
     float dispersion;  /* MAT_DIELECTRIC, MAT_ROUGH_GLASS: Cauchy's B in um^2 (kernel/spectral.h), `ior` the
                            d-line value; 0: one IOR for all wavelengths */
-    vec3 specular;     /* Phong lobe reflectance; DiffuseTransmission: the transmittance */
-    float exponent;    /* Phong exponent */
+    /* Phong's lobe and DiffuseTransmission's transmittance; Coated (no such lobe) keeps its coat's
+     * tint and GGX alpha in their place */
+    union {
+        vec3 specular;  /* Phong lobe reflectance; DiffuseTransmission: the transmittance */
+        vec3 coat_tint; /* MAT_COATED: transmittance of the coat at normal incidence, there and back (in [0, 1]) */
+    };
+    union {
+        float exponent;   /* Phong exponent */
+        float coat_alpha; /* MAT_COATED: GGX alpha of the coat */
+    };
     int32_t two_sided; /* emission leaves both sides of the surface (the CIS 5650 convention);
                            0: only the side the geometric normal faces */
     /* metallic-roughness and texture maps. A map is used only where its bit is set in `maps`,
@@ -141,13 +148,12 @@ typedef struct material {
      * the colour. */
     int32_t complex_ior;
     vec3 eta, k;
-    /* MAT_COATED (materials/coated.h): the coat's IOR is `ior`, the base's roughness `alpha` */
-    int32_t coat_base;      /* COAT_BASE_* */
-    float coat_alpha;       /* GGX alpha of the coat */
-    vec3 coat_tint;         /* transmittance of the coat at normal incidence, there and back (in [0, 1]) */
-    float coat_kd;          /* the diffuse base's compensation 1 / (1 - E_avg) */
-    float coat_weight;      /* the coat's presence in [0, 1] (glTF clearcoatFactor): scales f_coat and E */
-    float coat_e[COAT_E_N]; /* the coat's directional albedo E(mu) at mu = i / (COAT_E_N - 1) */
+    /* MAT_COATED (materials/coated.h): the coat's IOR is `ior`, the base's roughness `alpha`, its
+     * tint and alpha share Phong's fields (above); its directional albedo is one table for all
+     * materials (coat_albedo.h), not a field */
+    int32_t coat_base; /* COAT_BASE_* */
+    float coat_kd;     /* the diffuse base's compensation 1 / (1 - E_avg) */
+    float coat_weight; /* the coat's presence in [0, 1] (glTF clearcoatFactor): scales f_coat and E */
     /* MAT_PBR's optional layers (materials/pbr.h), read only where pbr_layers is set (a plain
      * metallic-roughness material runs the code it always did): KHR_materials_specular's
      * dielectric Fresnel and KHR_materials_sheen's Charlie sheen over the lobe */
@@ -164,6 +170,13 @@ typedef struct material {
      * (kernel/medium.h, medium_after_crossing). */
     int32_t medium_inside, medium_outside;
 } material;
+/* Every GPU material load and VCM vertex reads it: 248 bytes (96 before conductors' complex IOR,
+ * the coat and the media bindings: 144; the PBR kind's sheen and specular layers, with their
+ * 16-float sheen albedo table, added 104, which should move to a shared table as the coat's did,
+ * coat_albedo.h). Grow it only for every kind's sake; a kind's own parameters share storage with
+ * another kind's where they can (the unions above). */
+#define MATERIAL_BYTES 248
+KSTATIC_ASSERT(sizeof(material) == MATERIAL_BYTES, "kernel/types.h: material is MATERIAL_BYTES bytes");
 
 /* ---- participating media ------------------------------------------------------------------
  * One row per medium kind: X(KIND, stem, name). The stem names its header

@@ -40,7 +40,7 @@ static light_bounds bounds_of(const scene *s, const kscene *view, const light *l
     b.w = v3(0.0f, 0.0f, 1.0f);
     b.cos_o = -1.0f; /* every direction */
     b.cos_e = 0.0f;
-    switch (l->kind) {
+    switch ((light_kind)l->kind) {
     case LIGHT_POINT: b.lo = b.hi = l->p; return b;
     case LIGHT_SPOT: {
         b.lo = b.hi = l->p;
@@ -56,7 +56,8 @@ static light_bounds bounds_of(const scene *s, const kscene *view, const light *l
     case LIGHT_DIRECTIONAL:
         b.phi = 0.0; /* outside the tree */
         return b;
-    default: break;
+    case LIGHT_AREA: break; /* its primitive's bounds, below */
+    case LIGHT_KIND_COUNT: break;
     }
     kscene_prim_bounds_of(view, l->prim, &b.lo, &b.hi);
     const material *m = &s->materials[l->material];

@@ -6,24 +6,26 @@
  *   T(mu) = (1 - E(mu)) tint^(1 / (2 cos_t(mu))),
  *
  * f_coat the single-scattering GGX (or, below GGX_MIN_ALPHA, mirror) reflection of the coat with
- * the dielectric Fresnel, E(mu) its directional albedo (tabulated per material by
- * coated_from_params: coat_e, 16 nodes in mu, linearly interpolated), cos_t the refracted cosine
+ * the dielectric Fresnel, E(mu) its directional albedo (the Fresnel for a smooth coat; for a rough
+ * one, one table for all materials, coat_albedo.h, trilinear in mu, the coat's roughness and its
+ * IOR), cos_t the refracted cosine
  * inside the coat (the tint is the coat's transmittance at normal incidence there and back, so a
  * path through it at any angle is attenuated by Beer-Lambert along its refracted length), and K
  * the diffuse base's compensation 1 / (1 - E_avg) (1 for the other bases). A coat weight w in
- * [0, 1] (glTF's clearcoatFactor) scales f_coat and E alike (coat_e holds w E). The form is
+ * [0, 1] (glTF's clearcoatFactor) scales f_coat and E alike. The form is
  * symmetric in wo and wi, hence reciprocal. The base is evaluated at the outside directions (no
  * refraction of its lobe).
  *
  * Energy: with a white base, the albedo is E_true(mu_o) + (1 - E(mu_o)) K (1 - E_avg) a_base
  * where a_base <= 1 is the base's average weighted by T. For the diffuse base K (1 - E_avg) = 1,
- * so the albedo is E_true(mu_o) + 1 - E(mu_o): exactly 1 where the table is exact (the
- * interreflection between coat and base that albedo scaling ignores is what K restores, as
- * Mitsuba's plastic with nonlinear = false does); the interpolated table of a convex E lies above
- * it, so the furnace never exceeds 1. For the conductor and PBR bases K = 1: the light that the
- * coat reflects back down onto the base is lost, at most E(mu)(1 - E(mu)) + E_avg of the incident
- * energy (about 4 + 9 % at normal incidence for IOR 1.5; the loss the conformance test's furnace
- * rows print).
+ * so the albedo is E_true(mu_o) + 1 - E(mu_o): exactly 1 for a smooth coat (E is the Fresnel
+ * itself; the interreflection between coat and base that albedo scaling ignores is what K
+ * restores, as Mitsuba's plastic with nonlinear = false does), and off by the table's error for a
+ * rough one (below 0.005 except near grazing at roughness below 0.2, up to 0.02 there:
+ * tests/test_bsdf_conformance.c measures it; the furnace rows stay within 1 +- 0.001). For the
+ * conductor and PBR bases K = 1: the light that the coat reflects back down onto the base is
+ * lost, at most E(mu)(1 - E(mu)) + E_avg of the incident energy (about 4 + 9 % at normal
+ * incidence for IOR 1.5; the loss the conformance test's furnace rows print).
  *
  * Sampling picks the coat with probability P(mu_o) = E / (E + (1 - E)^2 rho) (rho from the
  * untextured colour, so pdf needs no texture; clamped to [0.05, 0.95]) and the base otherwise;
@@ -32,6 +34,7 @@
 #ifndef CAUSTIC_KERNEL_MATERIALS_COATED_H
 #define CAUSTIC_KERNEL_MATERIALS_COATED_H
 
+#include "../coat_albedo.h"
 #include "conductor.h"
 #include "diffuse.h"
 #include "lobe.h"
@@ -39,14 +42,44 @@
 
 KFN int coated_coat_delta(const material *m) { return m->coat_alpha < GGX_MIN_ALPHA; }
 KFN int coated_base_delta(const material *m) { return m->coat_base == COAT_BASE_CONDUCTOR && m->alpha < GGX_MIN_ALPHA; }
-/* E(mu): the coat's directional albedo, linear in the table */
-KFN float coated_e(const material *m, float mu) {
-    float f = kclamp(mu, 0.0f, 1.0f) * (float)(COAT_E_N - 1);
-    int i0 = (int)f;
-    if (i0 > COAT_E_N - 2) i0 = COAT_E_N - 2;
-    float t = f - (float)i0;
-    return m->coat_e[i0] * (1.0f - t) + m->coat_e[i0 + 1] * t;
+/* ---- the coat's directional albedo E(mu) (coat_albedo.h) ---- */
+static const float coat_albedo_host[COAT_ALBEDO_N * COAT_ALBEDO_N * COAT_ALBEDO_N] = {COAT_ALBEDO_DATA};
+#if defined(__CUDACC__)
+static __device__ const float coat_albedo_dev[COAT_ALBEDO_N * COAT_ALBEDO_N * COAT_ALBEDO_N] = {COAT_ALBEDO_DATA};
+#endif
+KFN float coat_albedo_at(int i) {
+#if defined(__CUDA_ARCH__)
+    return coat_albedo_dev[i];
+#else
+    return coat_albedo_host[i];
+#endif
 }
+/* x in [0, 1] on the table's axis: the lower node and the weight of the upper one */
+KFN int coat_albedo_coord(float x, float *t) {
+    float f = kclamp(x, 0.0f, 1.0f) * (float)(COAT_ALBEDO_N - 1);
+    int i = (int)f;
+    if (i > COAT_ALBEDO_N - 2) i = COAT_ALBEDO_N - 2;
+    *t = f - (float)i;
+    return i;
+}
+/* E(mu) of m's coat at weight 1: the Fresnel of a smooth coat; for a rough one trilinear in the
+ * table's mu, r = sqrt(coat_alpha) and s = (ior - 1) / (ior + 1) (an IOR above 3 reads 3's) */
+KFN float coated_e1(const material *m, float mu) {
+    if (coated_coat_delta(m)) return fresnel_dielectric(mu, m->ior);
+    float ti, tj, tk;
+    int i = coat_albedo_coord(mu, &ti), j = coat_albedo_coord(sqrtf(m->coat_alpha), &tj);
+    int k = coat_albedo_coord((m->ior - 1.0f) / ((m->ior + 1.0f) * COAT_ALBEDO_S_MAX), &tk);
+    float e = 0.0f;
+    for (int dk = 0; dk < 2; ++dk)
+        for (int dj = 0; dj < 2; ++dj) {
+            int row = ((k + dk) * COAT_ALBEDO_N + j + dj) * COAT_ALBEDO_N + i;
+            float w = (dk ? tk : 1.0f - tk) * (dj ? tj : 1.0f - tj);
+            e += w * (coat_albedo_at(row) * (1.0f - ti) + coat_albedo_at(row + 1) * ti);
+        }
+    return e;
+}
+/* E(mu): the coat's directional albedo times its weight */
+KFN float coated_e(const material *m, float mu) { return m->coat_weight * coated_e1(m, mu); }
 /* T(mu): what the coat lets through on one crossing, absorption included */
 KFN vec3 coated_trans(const material *m, float mu) {
     float e = 1.0f - coated_e(m, mu);
@@ -63,27 +96,31 @@ KFN float coated_coat_eval(const material *m, vec3 wo, vec3 wi) {
     float d = ggx_d(wm, m->coat_alpha), g = ggx_g2(wo, wi, m->coat_alpha);
     return m->coat_weight * fresnel_dielectric(vdot(wo, wm), m->ior) * d * g / (4.0f * wo.z);
 }
-/* the base's lobe (f * cos), pdf and sampling; conductor and PBR read alpha, metallic, eta, k */
+/* the base's lobe (f * cos), pdf and sampling; conductor and PBR read alpha, metallic, eta, k. Each
+ * switch names every base (-Werror=switch flags a new one); the diffuse base after it. */
 KFN vec3 coated_base_eval(const material *m, vec3 albedo, vec3 wo, vec3 wi, int mode) {
-    switch (m->coat_base) {
+    switch ((enum coat_base)m->coat_base) {
+    case COAT_BASE_DIFFUSE: break;
     case COAT_BASE_CONDUCTOR: return conductor_eval(m, albedo, wo, wi, mode);
     case COAT_BASE_PBR: return pbr_eval(m, albedo, wo, wi, mode);
-    default: return diffuse_eval(m, albedo, wo, wi, mode);
     }
+    return diffuse_eval(m, albedo, wo, wi, mode);
 }
 KFN float coated_base_pdf(const material *m, vec3 wo, vec3 wi) {
-    switch (m->coat_base) {
+    switch ((enum coat_base)m->coat_base) {
+    case COAT_BASE_DIFFUSE: break;
     case COAT_BASE_CONDUCTOR: return conductor_pdf(m, wo, wi);
     case COAT_BASE_PBR: return pbr_pdf(m, wo, wi);
-    default: return diffuse_pdf(m, wo, wi);
     }
+    return diffuse_pdf(m, wo, wi);
 }
 KFN int coated_base_sample(const material *m, vec3 albedo, vec3 wo, float u1, vec2 u2, int mode, bsdf_sample *bs) {
-    switch (m->coat_base) {
+    switch ((enum coat_base)m->coat_base) {
+    case COAT_BASE_DIFFUSE: break;
     case COAT_BASE_CONDUCTOR: return conductor_sample(m, albedo, wo, u1, u2, mode, bs);
     case COAT_BASE_PBR: return pbr_sample(m, albedo, wo, u1, u2, mode, bs);
-    default: return diffuse_sample(m, albedo, wo, u1, u2, mode, bs);
     }
+    return diffuse_sample(m, albedo, wo, u1, u2, mode, bs);
 }
 /* probability of sampling the coat rather than the base */
 KFN float coated_coat_prob(const material *m, float mu) {
@@ -167,10 +204,9 @@ KFN float coated_albedo(const material *m, vec3 albedo) {
     vec3 c = m->coat_base == COAT_BASE_CONDUCTOR && m->complex_ior ? fresnel_conductor(1.0f, m->eta, m->k) : albedo;
     return kclamp(kmax(vmaxc(c), 0.5f), 0.0f, 1.0f);
 }
-/* The coat's albedo table: E(mu) = int f_coat cos dwi at mu = i / (COAT_E_N - 1) (1e-3 for i = 0
- * of a rough coat), by VNDF sampling on a fixed 64 x 64 grid (the Fresnel times G2 / G1); for a
- * smooth coat the Fresnel itself. Then E_avg = 2 int E mu dmu of the linear interpolant, exactly
- * (Simpson per segment). Host only (material_from_params). */
+/* The diffuse base's compensation K = 1 / (1 - E_avg), E_avg = 2 int E mu dmu of coated_e:
+ * composite Simpson with 8 panels per node interval of the table, exact where E is linear between
+ * the nodes (a rough coat). Host only (material_from_params). */
 KFN void coated_from_params(material *m, const material_params *p) {
     m->alpha = (float)(p->roughness * p->roughness);
     m->coat_alpha = (float)(p->coat_roughness * p->coat_roughness);
@@ -183,36 +219,14 @@ KFN void coated_from_params(material *m, const material_params *p) {
     m->complex_ior = p->complex_ior != 0;
     m->eta = p->eta;
     m->k = p->k;
-    for (int i = 0; i < COAT_E_N; ++i) {
-        float mu = (float)i / (float)(COAT_E_N - 1);
-        if (m->coat_alpha < GGX_MIN_ALPHA) {
-            m->coat_e[i] = fresnel_dielectric(mu, m->ior);
-            continue;
-        }
-        mu = kmax(mu, 1e-3f);
-        vec3 wo = v3(ksafe_sqrt(1.0f - mu * mu), 0.0f, mu);
-        const int n = 64;
-        double sum = 0.0;
-        for (int a = 0; a < n; ++a)
-            for (int b = 0; b < n; ++b) {
-                vec2 u = v2(((float)a + 0.5f) / (float)n, ((float)b + 0.5f) / (float)n);
-                vec3 wm = ggx_sample_vndf(wo, m->coat_alpha, u);
-                vec3 wi = reflect_about(wo, wm);
-                if (wi.z <= 0.0f) continue;
-                sum += (double)(fresnel_dielectric(vdot(wo, wm), m->ior) * ggx_g2(wo, wi, m->coat_alpha) /
-                                ggx_g1(wo, m->coat_alpha));
-            }
-        m->coat_e[i] = (float)(sum / (double)(n * n));
-    }
-    double eavg = 0.0, h = 1.0 / (double)(COAT_E_N - 1);
-    for (int i = 0; i + 1 < COAT_E_N; ++i) {
-        double a = (double)i * h, b = a + h, c = 0.5 * (a + b);
-        double ea = m->coat_e[i], eb = m->coat_e[i + 1], ec = 0.5 * (ea + eb);
-        eavg += h / 6.0 * (2.0 * a * ea + 8.0 * c * ec + 2.0 * b * eb);
-    }
     m->coat_weight = kclamp((float)p->coat_weight, 0.0f, 1.0f);
-    for (int i = 0; i < COAT_E_N; ++i) m->coat_e[i] *= m->coat_weight;
-    eavg *= (double)m->coat_weight;
+    const int panels = 8 * (COAT_ALBEDO_N - 1);
+    double eavg = 0.0, h = 1.0 / (double)panels;
+    for (int i = 0; i <= panels; ++i) {
+        double mu = (double)i * h, w = i == 0 || i == panels ? 1.0 : (i % 2 ? 4.0 : 2.0);
+        eavg += w * mu * (double)coated_e(m, (float)mu);
+    }
+    eavg *= 2.0 * h / 3.0;
     m->coat_kd = m->coat_base == COAT_BASE_DIFFUSE && eavg < 0.999 ? (float)(1.0 / (1.0 - eavg)) : 1.0f;
 }
 
