@@ -509,6 +509,13 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     material_params mp = material_params_default((material_kind)kind);
     mp.rgb = rgb;
     mp.emission = vscale(rgb, (float)emittance);
+    const cJSON *erv = json_get(m, "EMISSION_RGB");
+    if (erv) { /* its own emitted colour, scaled by EMITTANCE where given */
+        vec3 e;
+        prm_jkey(p, jpath, "EMISSION_RGB");
+        if (json_colour(L, erv, p, MAX_RADIANCE, &e)) return -1;
+        mp.emission = vscale(e, json_get(m, "EMITTANCE") ? (float)emittance : 1.0f);
+    }
     mp.roughness = roughness;
     mp.ior = ior;
     mp.metallic = metallic;
