@@ -1,14 +1,14 @@
 /* A scene in memory written back as caustic JSON (`--dump-scene` for the readers that build the
  * scene directly: pbrt-v4, Mitsuba XML, a glTF file with its own lights): camera, environment,
- * point and directional lights, every material with its keys, every primitive in the scene's
+ * point, directional and spot lights, every material with its keys, every primitive in the scene's
  * own order (triangles as inline meshes, one object per run of triangles of one material;
  * spheres by their MATRIX; quads by ORIGIN/U/V), and the image textures as PFM files next to the
  * JSON (NAME.texN.pfm). Read back, it builds the same arrays: numbers are printed with the digits
  * that give the same float back (%.9g), so the render is the same but for what the JSON loader
  * computes again (normals renormalised).
  *
- * What caustic's JSON has no key for is refused with one message naming it (spot lights,
- * metallic-roughness, emission and opacity maps, a coat weight, tangents with a normal map,
+ * What caustic's JSON has no key for is refused with one message naming it (metallic-roughness
+ * and emission maps, a coat weight, tangents with a normal map,
  * participating media, texture wrap modes other than repeat). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -178,8 +178,11 @@ static void key_vec(sbuf *b, const char *k, vec3 v) {
     sb_printf(b, ",\"%s\":", k);
     sb_vec(b, v);
 }
-/* ROUGHNESS from a GGX alpha (alpha = ROUGHNESS^2 read back, rounded once to float) */
-static float roughness_of(float alpha) { return (float)sqrt((double)alpha); }
+/* ROUGHNESS from a GGX alpha: the reader rounds ROUGHNESS^2 (in double) to float once, so the
+ * root is written with a double's digits to give the same alpha back */
+static void key_roughness(sbuf *b, const char *k, float alpha) {
+    sb_printf(b, ",\"%s\":%.17g", k, sqrt((double)alpha));
+}
 
 static int write_material(dumper *D, sbuf *b, int mi) {
     const scene *s = D->s;
@@ -187,8 +190,8 @@ static int write_material(dumper *D, sbuf *b, int mi) {
     const char *name = s->material_names[mi];
     if (m->maps & MAP_METALLIC_ROUGHNESS) return refuse(D, "material \"%s\": a metallic-roughness map", name);
     if (m->maps & MAP_EMISSION) return refuse(D, "material \"%s\": an emission map", name);
-    if ((m->maps & MAP_OPACITY) || m->alpha_cutoff > 0.0f)
-        return refuse(D, "material \"%s\": an opacity (cut-out) map", name);
+    if (m->alpha_cutoff > 0.0f && !(m->maps & MAP_OPACITY))
+        return refuse(D, "material \"%s\": a cut-out without an opacity map", name);
     if (m->medium_inside || m->medium_outside) return refuse(D, "material \"%s\": bound to participating media", name);
     if (m->kind == MAT_COATED && m->coat_weight != 1.0f)
         return refuse(D, "material \"%s\": a coat weight of %g", name, (double)m->coat_weight);
@@ -218,14 +221,14 @@ static int write_material(dumper *D, sbuf *b, int mi) {
     case MAT_CONDUCTOR:
     case MAT_PBR:
     case MAT_ROUGH_GLASS:
-        key_num(b, "ROUGHNESS", roughness_of(m->alpha));
+        key_roughness(b, "ROUGHNESS", m->alpha);
         break;
     case MAT_COATED:
         sb_printf(b, ",\"BASE\":\"%s\"", m->coat_base == COAT_BASE_CONDUCTOR ? "Conductor"
                                          : m->coat_base == COAT_BASE_PBR     ? "PBR"
                                                                              : "Diffuse");
-        key_num(b, "ROUGHNESS", roughness_of(m->alpha));
-        key_num(b, "COAT_ROUGHNESS", roughness_of(m->coat_alpha));
+        key_roughness(b, "ROUGHNESS", m->alpha);
+        key_roughness(b, "COAT_ROUGHNESS", m->coat_alpha);
         key_vec(b, "COAT_RGB", m->coat_tint);
         break;
     default:
@@ -258,6 +261,12 @@ static int write_material(dumper *D, sbuf *b, int mi) {
         sb_printf(b, ",\"%s\":", bump ? "BUMP_MAP" : "NORMAL_MAP");
         if (texture_obj(D, b, m->normal_tex)) return -1;
         key_num(b, bump ? "BUMP_SCALE" : "NORMAL_SCALE", m->normal_scale);
+    }
+    if (m->maps & MAP_OPACITY) {
+        sb_printf(b, ",\"OPACITY_MAP\":");
+        if (texture_obj(D, b, m->alpha_tex)) return -1;
+        key_num(b, "OPACITY", m->opacity);
+        key_num(b, "ALPHA_CUTOFF", m->alpha_cutoff);
     }
     sb_printf(b, "}");
     return 0;
@@ -359,8 +368,8 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
         goto done;
     }
     for (size_t i = 0; i < s->npunctual; ++i)
-        if (s->punctual[i].kind != LIGHT_POINT && s->punctual[i].kind != LIGHT_DIRECTIONAL) {
-            refuse(&D, "a %s light", light_kind_name(s->punctual[i].kind) ? light_kind_name(s->punctual[i].kind) : "?");
+        if (!light_kind_name(s->punctual[i].kind) || s->punctual[i].kind == LIGHT_AREA) {
+            refuse(&D, "a light of kind %d", (int)s->punctual[i].kind);
             goto done;
         }
     sb_printf(&b, "{\n");
@@ -385,12 +394,15 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
         sb_printf(&b, ",\n\"Lights\":[");
         for (size_t i = 0; i < s->npunctual; ++i) {
             const light *l = &s->punctual[i];
-            int point = l->kind == LIGHT_POINT;
-            sb_printf(&b, "%s{\"TYPE\":\"%s\",\"%s\":", i ? ",\n" : "", point ? "point" : "directional",
-                      point ? "POSITION" : "DIRECTION");
-            sb_vec(&b, l->p);
-            sb_printf(&b, ",\"RGB\":");
-            sb_vec(&b, l->intensity);
+            sb_printf(&b, "%s{\"TYPE\":\"%s\"", i ? ",\n" : "", light_kind_name(l->kind));
+            key_vec(&b, l->kind == LIGHT_DIRECTIONAL ? "DIRECTION" : "POSITION", l->p);
+            if (l->kind == LIGHT_SPOT) { /* the cone's angles back in degrees */
+                key_vec(&b, "DIRECTION", l->axis);
+                key_num(&b, "INNER_ANGLE", (float)(acos((double)l->cos_inner) * 180.0 / 3.14159265358979323846));
+                key_num(&b, "OUTER_ANGLE",
+                        fminf(90.0f, (float)(acos((double)l->cos_outer) * 180.0 / 3.14159265358979323846)));
+            }
+            key_vec(&b, "RGB", l->intensity);
             sb_printf(&b, "}");
         }
         sb_printf(&b, "]");
