@@ -187,6 +187,8 @@ if "$CAUSTIC" --version | grep -q "^mitsuba: yes"; then
   # rectangles, a textured diffuse, a named-metal conductor, glass, a plastic, an area light on a
   # reflecting surface, spot, point and constant lights)
   dump_roundtrip "$SRC/tests/data/dump/roundtrip.xml" mitsuba
+  "$CAUSTIC" info "$SRC/tests/data/dump/roundtrip.xml" --dump-scene "$T/info.json" >/dev/null 2>&1 \
+    && cmp -s "$T/info.json" "$T/rt.json" && ok || bad "info --dump-scene does not write what render's does"
 else
   expect_fail "mitsuba without expat" "libexpat" render "$T/scene.xml" -o "$T/out.png"
 fi
