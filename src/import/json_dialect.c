@@ -110,6 +110,8 @@ const keyalias json_camera_keys[] = {
     {"INV_RES", "PIXELLENGTH", NULL, 0, 0},
     {"ANTIALIAS", "AA|ANTIALIASING|SAMPLEWIDTH|JITTER", "caustic always antialiases (jittered samples)", 0, 0},
     {"FRAME", NULL, NULL, 0, 0},
+    /* the file's integrator (pbrt's Integrator, kept by --dump-scene); --integrator overrides */
+    {"INTEGRATOR", NULL, NULL, 0, WANT_STRING},
     {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0,
      WANT_STRING},                                   /* a dialect's place for it */
     {"MEDIUM", "CAMERAMEDIUM|EXTERIOR", NULL, 0, 0}, /* the medium around the camera (a name in Media) */

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "import/json_internal.h"
+#include "caustic.h"
 #include "util/array.h"
 #include "util/file.h"
 
@@ -77,6 +78,16 @@ static int parse_camera(loader *L, cJSON *cam) {
         prm_jkey(p, jp, "DEPTH");
         if (json_int(L, dp, p, 1, MAX_DEPTH, &iv)) return -1;
         L->s->max_depth = (int)iv;
+    }
+    const cJSON *ig = json_get(cam, "INTEGRATOR");
+    if (ig) { /* the scene's integrator, as --integrator names them */
+        const char *nm = "";
+        caustic_integrator k;
+        prm_jkey(p, jp, "INTEGRATOR");
+        if (json_string(L, ig, p, &nm)) return -1;
+        if (caustic_parse_integrator(nm, &k))
+            return prm_fail(&L->P, p, "unknown integrator \"%.40s\" (pt, lt, bdpt, ppm, bpm or vcm)", nm);
+        L->s->integrator_hint = (int)k + 1;
     }
     const cJSON *file = json_get(cam, "FILE");
     if (file) {

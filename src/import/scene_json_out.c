@@ -5,7 +5,7 @@
  * spheres by their MATRIX; quads by ORIGIN/U/V), and the image textures as PFM files next to the
  * JSON (NAME.texN.pfm). Read back, it builds the same arrays: numbers are printed with the digits
  * that give the same float back (%.9g), so the render is the same but for what the JSON loader
- * computes again (normals renormalised).
+ * computes again (normals renormalised). The file's integrator is kept (Camera.INTEGRATOR).
  *
  * What caustic's JSON has no key for is refused with one message naming it (metallic-roughness
  * and emission maps, a coat weight, tangents with a normal map,
@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "import/import.h"
+#include "caustic.h"
 #include "image/image.h"
 
 #include <math.h>
@@ -283,6 +284,8 @@ static void write_camera(const scene *s, sbuf *b) {
     if (c->focus_distance > 0.0f) key_num(b, "FOCUS_DISTANCE", c->focus_distance);
     if (s->spp > 0) sb_printf(b, ",\"ITERATIONS\":%d", s->spp);
     if (s->max_depth > 0) sb_printf(b, ",\"DEPTH\":%d", s->max_depth);
+    if (s->integrator_hint > 0)
+        sb_printf(b, ",\"INTEGRATOR\":\"%s\"", caustic_integrator_name((caustic_integrator)(s->integrator_hint - 1)));
     sb_printf(b, "}");
 }
 
