@@ -202,15 +202,14 @@ static int write_material(dumper *D, sbuf *b, int mi) {
     if (!kname) return refuse(D, "material \"%s\" of kind %d", name, (int)m->kind);
     sb_str(b, name);
     sb_printf(b, ":{\"TYPE\":\"%s\"", kname);
-    int complex_ior = (m->kind == MAT_CONDUCTOR || (m->kind == MAT_COATED && m->coat_base == COAT_BASE_CONDUCTOR)) &&
-                      m->complex_ior;
+    int complex_ior =
+        (m->kind == MAT_CONDUCTOR || (m->kind == MAT_COATED && m->coat_base == COAT_BASE_CONDUCTOR)) && m->complex_ior;
     switch (m->kind) {
     case MAT_EMITTER:
         key_vec(b, "RGB", m->emission);
         sb_printf(b, ",\"EMITTANCE\":1");
         break;
-    case MAT_INTERFACE:
-        break;
+    case MAT_INTERFACE: break;
     default: /* a constant texture is its colour times RGB */
         key_vec(b, "RGB",
                 m->albedo_tex >= 0 && s->textures[m->albedo_tex].kind == TEX_CONSTANT
@@ -221,19 +220,17 @@ static int write_material(dumper *D, sbuf *b, int mi) {
     switch (m->kind) {
     case MAT_CONDUCTOR:
     case MAT_PBR:
-    case MAT_ROUGH_GLASS:
-        key_roughness(b, "ROUGHNESS", m->alpha);
-        break;
+    case MAT_ROUGH_GLASS: key_roughness(b, "ROUGHNESS", m->alpha); break;
     case MAT_COATED:
-        sb_printf(b, ",\"BASE\":\"%s\"", m->coat_base == COAT_BASE_CONDUCTOR ? "Conductor"
-                                         : m->coat_base == COAT_BASE_PBR     ? "PBR"
-                                                                             : "Diffuse");
+        sb_printf(b, ",\"BASE\":\"%s\"",
+                  m->coat_base == COAT_BASE_CONDUCTOR ? "Conductor"
+                  : m->coat_base == COAT_BASE_PBR     ? "PBR"
+                                                      : "Diffuse");
         key_roughness(b, "ROUGHNESS", m->alpha);
         key_roughness(b, "COAT_ROUGHNESS", m->coat_alpha);
         key_vec(b, "COAT_RGB", m->coat_tint);
         break;
-    default:
-        break;
+    default: break;
     }
     if (m->kind == MAT_DIELECTRIC || m->kind == MAT_ROUGH_GLASS || m->kind == MAT_THIN_DIELECTRIC ||
         m->kind == MAT_COATED)
