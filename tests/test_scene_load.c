@@ -701,6 +701,15 @@ static void test_bad_json(void) {
                 "{" MATS "," CAM
                 ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"laser\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1]}]}",
                 "bad.json: Lights[0].TYPE", NULL);
+    /* the keys --dump-scene writes: an integrator by name, a cut-out's map */
+    expect_fail("bad integrator",
+                "{" MATS ",\"Camera\":{\"RES\":[8,8],\"FOVY\":30," CAMBASE ",\"INTEGRATOR\":\"metropolis\"},"
+                "\"Objects\":[" BALL "]}",
+                "bad.json: Camera.INTEGRATOR", "unknown integrator");
+    expect_fail("opacity without its map",
+                "{\"Materials\":{\"white\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.8,0.8,0.8],\"OPACITY\":0.5}}," CAM
+                ",\"Objects\":[" BALL "]}",
+                "bad.json: Materials.white.OPACITY", "without OPACITY_MAP");
     /* spot lights: a cone's axis, angles in order */
     expect_fail("spot without axis",
                 "{" MATS "," CAM
