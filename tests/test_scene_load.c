@@ -699,8 +699,31 @@ static void test_bad_json(void) {
                 "bad.json: Lights[0]: missing required key \"RGB\"", NULL);
     expect_fail("light bad type",
                 "{" MATS "," CAM
-                ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"spot\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1]}]}",
+                ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"laser\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1]}]}",
                 "bad.json: Lights[0].TYPE", NULL);
+    /* the keys --dump-scene writes: an integrator by name, a cut-out's map */
+    expect_fail("bad integrator",
+                "{" MATS ",\"Camera\":{\"RES\":[8,8],\"FOVY\":30," CAMBASE ",\"INTEGRATOR\":\"metropolis\"},"
+                "\"Objects\":[" BALL "]}",
+                "bad.json: Camera.INTEGRATOR", "unknown integrator");
+    expect_fail("opacity without its map",
+                "{\"Materials\":{\"white\":{\"TYPE\":\"Diffuse\",\"RGB\":[0.8,0.8,0.8],\"OPACITY\":0.5}}," CAM
+                ",\"Objects\":[" BALL "]}",
+                "bad.json: Materials.white.OPACITY", "without OPACITY_MAP");
+    /* spot lights: a cone's axis, angles in order */
+    expect_fail("spot without axis",
+                "{" MATS "," CAM
+                ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"spot\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1]}]}",
+                "bad.json: Lights[0]: missing required key \"DIRECTION\"", NULL);
+    expect_fail("spot inner wider than outer",
+                "{" MATS "," CAM
+                ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"spot\",\"POSITION\":[0,1,0],\"DIRECTION\":[0,-1,0],"
+                "\"RGB\":[1,1,1],\"INNER_ANGLE\":40,\"OUTER_ANGLE\":30}]}",
+                "bad.json: Lights[0].INNER_ANGLE", "wider than OUTER_ANGLE");
+    expect_fail("point light with a cone",
+                "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"point\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1],"
+                "\"OUTER_ANGLE\":30}]}",
+                "bad.json: Lights[0].OUTER_ANGLE", "spot lights have");
     expect_fail("lights not an array", "{" MATS "," CAM ",\"Objects\":[],\"Lights\":{}}",
                 "bad.json: Lights: expected an array", NULL);
     expect_fail("negative light colour",

@@ -61,15 +61,17 @@ int caustic_scene_load_ex(caustic_scene **out, const char *path, const caustic_l
         int defines_taken = 0;
         so.defines_taken = &defines_taken;
         rc = scene_load_file(&s, path, &so, err, errlen);
-        if (rc == 0 && (o && (o->dump_scene || (o->ndefines > 0 && !defines_taken))) && !json) {
-            /* a glTF file with its own lights or camera, a pbrt or Mitsuba scene: read directly, no
-             * JSON in between */
+        if (rc == 0 && o && o->ndefines > 0 && !defines_taken && !json) {
+            /* a glTF file with its own lights or camera, a pbrt scene: read directly, no JSON in
+             * between whose keys -D could name */
             snprintf(err, errlen,
-                     "%s: %s this scene (it is read straight into caustic: a glTF file with its own lights or camera, "
-                     "or a pbrt or Mitsuba scene, has no caustic JSON form)",
-                     path, o->dump_scene ? "--dump-scene cannot write" : "-D cannot override keys of");
+                     "%s: -D cannot override keys of this scene (it is read straight into caustic: a glTF file with "
+                     "its own lights or camera, or a pbrt scene, has no caustic JSON keys to override)",
+                     path);
             rc = -1;
         }
+        /* read straight into caustic (pbrt, Mitsuba, glTF with lights): written from the scene */
+        if (rc == 0 && o && o->dump_scene && !json && scene_to_json(s, o->dump_scene, &json, err, errlen)) rc = -1;
         if (rc == 0 && json && o->dump_scene && scene_dump_json(o->dump_scene, json, err, errlen)) rc = -1;
         free(json);
     } else {

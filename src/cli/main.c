@@ -16,7 +16,10 @@
 #include "render_output.h"
 #include "view.h"
 
-static const char *usage_info = "usage: caustic info SCENE\n";
+static const char *usage_info = "usage: caustic info SCENE [--dump-scene FILE]\n"
+                                "\n"
+                                "Prints the scene's counts, bounds, BVH statistics and memory; --dump-scene FILE also\n"
+                                "writes the scene as caustic JSON (a pbrt or Mitsuba scene as caustic read it).\n";
 static const char *usage_compare = "usage: caustic compare A B\n"
                                    "\n"
                                    "Compares two images of the same size (.png, .exr, .pfm) and prints\n"
@@ -643,20 +646,35 @@ static int cmd_info(int argc, char **argv) {
         fputs(usage_info, stdout);
         return 0;
     }
-    if (argc != 1) return usage_error("info", "%s", argc == 0 ? "missing SCENE" : "too many arguments");
-    if (argv[0][0] == '-') return usage_error("info", "unknown option '%s'", argv[0]);
+    const char *path = NULL, *dump = NULL;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "--dump-scene") || !strncmp(argv[i], "--dump-scene=", 13)) {
+            const char *v = argv[i][12] == '=' ? argv[i] + 13 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || !*v) return usage_error("info", "%s", "--dump-scene needs a FILE");
+            dump = v;
+        } else if (argv[i][0] == '-') {
+            return usage_error("info", "unknown option '%s'", argv[i]);
+        } else if (path) {
+            return usage_error("info", "%s", "too many arguments");
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) return usage_error("info", "%s", "missing SCENE");
     char err[1024];
     caustic_scene *scene;
     caustic_load_options lo;
     caustic_load_options_init(&lo);
     lo.warning = print_warning;
-    if (caustic_scene_load_ex(&scene, argv[0], &lo, err, sizeof err)) {
+    lo.dump_scene = dump;
+    if (caustic_scene_load_ex(&scene, path, &lo, err, sizeof err)) {
         fprintf(stderr, "caustic: %s\n", err);
         return EXIT_USAGE;
     }
+    if (dump) fprintf(stderr, "caustic: wrote the scene as JSON to %s\n", dump);
     caustic_scene_stats s;
     caustic_scene_stats_get(scene, &s);
-    printf("scene:       %s\n", argv[0]);
+    printf("scene:       %s\n", path);
     printf("resolution:  %dx%d, %d spp, max depth %d\n", s.width, s.height, s.spp, s.max_depth);
     printf("primitives:  %zu (%zu triangles, %zu spheres, %zu quads), %zu vertices\n", s.primitives, s.triangles,
            s.spheres, s.quads, s.vertices);

@@ -36,8 +36,9 @@ const cli_option cli_render_options[] = {
      "view' writes)"},
     {"--dump-scene", NULL, "FILE", "@file", G_SCENE,
      "also write the scene as editable caustic JSON (the quick look's generated scene, a text scene converted, a "
-     "JSON built-in); refused where the scene has no JSON form (glTF files with their own lights, rtow, "
-     "smallvcm0-3)"},
+     "JSON built-in, a pbrt, Mitsuba or glTF scene as caustic read it, image textures as PFM files beside it); "
+     "refused with one message for what the JSON cannot say (rtow, smallvcm0-3, metallic-roughness or emission "
+     "maps, media so far)"},
     {"--strict", NULL, NULL, NULL, G_SCENE, "dialect keys and types caustic maps or ignores are errors, not warnings"},
     {"--quiet", "-q", NULL, NULL, G_SCENE, "no progress bar, no notes"},
     {"--spp", NULL, "N", NULL, G_SAMPLING, "samples per pixel (default: the scene's ITERATIONS)"},

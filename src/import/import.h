@@ -74,6 +74,10 @@ const scene_format *scene_format_by_extension(const char *path);
 int scene_load_file(scene **out, const char *path, const scene_load_opts *opts, char *err, size_t errlen);
 /* Writes scene JSON text to path atomically (a temporary file renamed over it). */
 int scene_dump_json(const char *path, const char *json, char *err, size_t errlen);
+/* A scene that a reader built directly (pbrt-v4, Mitsuba XML, glTF with its own lights) as caustic
+ * JSON (malloc'd in *out), its image textures written as PFM files next to json_path
+ * (scene_json_out.c). -1 with one message for what caustic's JSON has no key for. */
+int scene_to_json(const scene *s, const char *json_path, char **out, char *err, size_t errlen);
 /* Meshes by file extension, through the table's load_mesh: the one place a mesh file reaches its
  * reader. */
 int scene_load_mesh_file(scene *s, const char *path, xform to_world, int material, char *err, size_t errlen);

@@ -35,7 +35,14 @@ const keyalias json_material_keys[] = {
      "ALBEDOTEXTURE|IMAGE",
      NULL, 0, 0},
     {"EMITTANCE", "EMISSION|EMISSIVE|EMISSIVESTRENGTH|EMISSIONSTRENGTH|INTENSITY|STRENGTH|POWER|LUMINANCE", NULL, 0, 0},
+    /* an emitted radiance of its own (a reflecting surface that also emits: pbrt's and Mitsuba's
+     * area lights); times EMITTANCE when that is given */
+    {"EMISSION_RGB", "EMISSIONRGB|EMISSIONCOLOR|EMISSIONCOLOUR|EMITTEDRGB", NULL, 0, WANT_NONSTRING},
     {"ROUGHNESS", "FUZZ|ROUGH", NULL, 0, 0},
+    /* a cut-out (glTF's alpha mask, Mitsuba's mask): opacity map, its factor and the cut-off */
+    {"OPACITY_MAP", "OPACITYMAP|ALPHAMAP|MASKMAP|CUTOUTMAP", NULL, 0, 0},
+    {"OPACITY", NULL, NULL, 0, WANT_NONSTRING},
+    {"ALPHA_CUTOFF", "ALPHACUTOFF|CUTOFF", NULL, 0, WANT_NONSTRING},
     {"IOR", "ETA|REFRIOR|INDEXOFREFRACTION|INDEXOFREFLECTION|REFRACTIONINDEX|REFRACTIVEINDEX|REFRACTION|N", NULL, 0, 0},
     {"METALLIC", "METALNESS|METAL", NULL, 0, 0},
     {"SPECRGB", "SPECULARCOLOR|SPECULARCOLOUR|SPECCOLOR|SPECCOLOUR|KS|SPECULARRGB", NULL, 0, 0},
@@ -114,6 +121,8 @@ const keyalias json_camera_keys[] = {
     {"FRAME", NULL, NULL, 0, 0},
     /* placements of a mesh object (true instancing): [{TRANS, ROTAT, SCALE, MATRIX, MATERIAL}, ...] */
     {"INSTANCES", "PLACEMENTS", NULL, 0, WANT_NONSTRING},
+    /* the file's integrator (pbrt's Integrator, kept by --dump-scene); --integrator overrides */
+    {"INTEGRATOR", NULL, NULL, 0, WANT_STRING},
     {"ENVMAP", "ENVIRONMENTMAP|ENVIRONMENT|SKYBOX|HDRI|BACKGROUND", NULL, 0,
      WANT_STRING},                                   /* a dialect's place for it */
     {"MEDIUM", "CAMERAMEDIUM|EXTERIOR", NULL, 0, 0}, /* the medium around the camera (a name in Media) */

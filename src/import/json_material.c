@@ -586,6 +586,13 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
     mp.spec_tint = spec_tint;
     mp.rgb = rgb;
     mp.emission = vscale(rgb, (float)emittance);
+    const cJSON *erv = json_get(m, "EMISSION_RGB");
+    if (erv) { /* its own emitted colour, scaled by EMITTANCE where given */
+        vec3 e;
+        prm_jkey(p, jpath, "EMISSION_RGB");
+        if (json_colour(L, erv, p, MAX_RADIANCE, &e)) return -1;
+        mp.emission = vscale(e, json_get(m, "EMITTANCE") ? (float)emittance : 1.0f);
+    }
     mp.roughness = roughness;
     mp.ior = ior;
     mp.metallic = metallic;
@@ -675,6 +682,25 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         mat.normal_tex = ti;
         mat.normal_scale = (float)scale;
         mat.maps |= nmap ? MAP_NORMAL : MAP_BUMP;
+    }
+    /* a cut-out: where OPACITY times the map's R is below ALPHA_CUTOFF there is no surface */
+    cJSON *omap = cJSON_GetObjectItemCaseSensitive(m, "OPACITY_MAP");
+    if (!omap && (json_get(m, "OPACITY") || json_get(m, "ALPHA_CUTOFF"))) {
+        prm_jkey(p, jpath, json_get(m, "OPACITY") ? "OPACITY" : "ALPHA_CUTOFF");
+        return prm_fail(&L->P, p, "%s without OPACITY_MAP", json_get(m, "OPACITY") ? "OPACITY" : "ALPHA_CUTOFF");
+    }
+    if (omap) {
+        double op = 1.0, cut = 0.5;
+        if (json_opt_number(L, m, jpath, "OPACITY", 0.0, 0, 1.0, &op) ||
+            json_opt_number(L, m, jpath, "ALPHA_CUTOFF", 0.0, 1, 1.0, &cut))
+            return -1;
+        int ti = -1;
+        prm_jkey(p, jpath, "OPACITY_MAP");
+        if (texture_as(L, omap, p, 1, &ti)) return -1;
+        mat.alpha_tex = ti;
+        mat.opacity = (float)op;
+        mat.alpha_cutoff = (float)cut;
+        mat.maps |= MAP_OPACITY;
     }
     if (scene_add_material(L->s, name, mat) < 0) {
         if (scene_find_material(L->s, name) >= 0) return prm_fail(&L->P, jpath, "duplicate material name");

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "import/json_internal.h"
+#include "caustic.h"
 #include "util/array.h"
 #include "util/file.h"
 
@@ -77,6 +78,16 @@ static int parse_camera(loader *L, cJSON *cam) {
         prm_jkey(p, jp, "DEPTH");
         if (json_int(L, dp, p, 1, MAX_DEPTH, &iv)) return -1;
         L->s->max_depth = (int)iv;
+    }
+    const cJSON *ig = json_get(cam, "INTEGRATOR");
+    if (ig) { /* the scene's integrator, as --integrator names them */
+        const char *nm = "";
+        caustic_integrator k;
+        prm_jkey(p, jp, "INTEGRATOR");
+        if (json_string(L, ig, p, &nm)) return -1;
+        if (caustic_parse_integrator(nm, &k))
+            return prm_fail(&L->P, p, "unknown integrator \"%.40s\" (pt, lt, bdpt, ppm, bpm or vcm)", nm);
+        L->s->integrator_hint = (int)k + 1;
     }
     const cJSON *file = json_get(cam, "FILE");
     if (file) {
@@ -224,11 +235,16 @@ static int parse_environment(loader *L, cJSON *env) {
 /* ---- lights without geometry ----------------------------------------------------------------- */
 /* {"TYPE":"point", "POSITION":[x,y,z], "RGB":[..], "EMITTANCE":e}: radiant intensity RGB*e (W/sr);
  * {"TYPE":"directional", "DIRECTION":[x,y,z], "RGB":[..], "EMITTANCE":e}: light travelling along
- * DIRECTION with irradiance RGB*e on a plane facing it. */
+ * DIRECTION with irradiance RGB*e on a plane facing it;
+ * {"TYPE":"spot", "POSITION", "DIRECTION", "RGB", "EMITTANCE", "INNER_ANGLE", "OUTER_ANGLE"}: a
+ * point light shining along DIRECTION, full within INNER_ANGLE degrees of it (default 0) and
+ * falling smoothly to nothing at OUTER_ANGLE (default 45, at most 90), as glTF's spot. */
 static int parse_lights(loader *L, cJSON *ls) {
-    static const char *const keys[] = {"TYPE", "POSITION", "DIRECTION", "RGB", "EMITTANCE", NULL};
+    static const char *const keys[] = {"TYPE",      "POSITION",    "DIRECTION",   "RGB",
+                                       "EMITTANCE", "INNER_ANGLE", "OUTER_ANGLE", NULL};
     /* the light table's names (kernel/types.h); area lights are emissive materials */
-    const char *const types[] = {light_kind_name(LIGHT_POINT), light_kind_name(LIGHT_DIRECTIONAL), NULL};
+    const char *const types[] = {light_kind_name(LIGHT_POINT), light_kind_name(LIGHT_DIRECTIONAL),
+                                 light_kind_name(LIGHT_SPOT), NULL};
     if (!cJSON_IsArray(ls)) return prm_fail(&L->P, "Lights", "expected an array, got %s", json_type(ls));
     size_t i = 0;
     for (cJSON *l = ls->child; l; l = l->next, ++i) {
@@ -241,24 +257,43 @@ static int parse_lights(loader *L, cJSON *ls) {
         prm_jkey(p, jp, "TYPE");
         int type = json_enum(L, ty, p, "light TYPE", types);
         if (type < 0) return -1;
-        const char *where = type == 0 ? "POSITION" : "DIRECTION";
-        const char *other = type == 0 ? "DIRECTION" : "POSITION";
-        if (json_get(l, other)) {
-            prm_jkey(p, jp, other);
-            return prm_fail(&L->P, p, "%s lights have no %s", type == 0 ? "point" : "directional", other);
+        const char *tname = types[type];
+        /* point: POSITION; directional: DIRECTION; spot: both */
+        int wants_pos = type != 1, wants_dir = type != 0;
+        const char *forbidden = !wants_pos ? "POSITION" : !wants_dir ? "DIRECTION" : NULL;
+        if (forbidden && json_get(l, forbidden)) {
+            prm_jkey(p, jp, forbidden);
+            return prm_fail(&L->P, p, "%s lights have no %s", tname, forbidden);
         }
-        if (!json_get(l, where)) return json_missing(L, jp, where);
+        for (int k = 0; k < 2 && type != 2; ++k) {
+            const char *cone = k ? "OUTER_ANGLE" : "INNER_ANGLE";
+            if (json_get(l, cone)) {
+                prm_jkey(p, jp, cone);
+                return prm_fail(&L->P, p, "%s lights have no %s (spot lights have)", tname, cone);
+            }
+        }
+        if (wants_pos && !json_get(l, "POSITION")) return json_missing(L, jp, "POSITION");
+        if (wants_dir && !json_get(l, "DIRECTION")) return json_missing(L, jp, "DIRECTION");
         if (!json_get(l, "RGB")) return json_missing(L, jp, "RGB");
-        vec3 v = v3s(0.0f), rgb = v3s(0.0f);
-        double e = 1.0;
-        if (json_opt_vec3(L, l, jp, where, -1e30, 0, 1e30, &v)) return -1;
+        vec3 pos = v3s(0.0f), dir = v3s(0.0f), rgb = v3s(0.0f);
+        double e = 1.0, inner = 0.0, outer = 45.0;
+        if (json_opt_vec3(L, l, jp, "POSITION", -1e30, 0, 1e30, &pos)) return -1;
+        if (json_opt_vec3(L, l, jp, "DIRECTION", -1e30, 0, 1e30, &dir)) return -1;
         if (json_opt_vec3(L, l, jp, "RGB", 0.0, 0, MAX_RADIANCE, &rgb)) return -1;
         if (json_opt_number(L, l, jp, "EMITTANCE", 0.0, 0, MAX_RADIANCE, &e)) return -1;
-        int rc = type == 0 ? scene_add_point_light(L->s, v, vscale(rgb, (float)e))
-                           : scene_add_directional_light(L->s, v, vscale(rgb, (float)e));
+        if (json_opt_number(L, l, jp, "OUTER_ANGLE", 0.0, 1, 90.0, &outer)) return -1;
+        if (json_opt_number(L, l, jp, "INNER_ANGLE", 0.0, 0, 90.0, &inner)) return -1;
+        if (inner > outer) {
+            prm_jkey(p, jp, "INNER_ANGLE");
+            return prm_fail(&L->P, p, "INNER_ANGLE %g is wider than OUTER_ANGLE %g", inner, outer);
+        }
+        vec3 I = vscale(rgb, (float)e);
+        int rc = type == 0   ? scene_add_point_light(L->s, pos, I)
+                 : type == 1 ? scene_add_directional_light(L->s, dir, I)
+                             : scene_add_spot_light(L->s, pos, dir, I, (float)inner, (float)outer);
         if (rc) {
-            prm_jkey(p, jp, where);
-            return prm_fail(&L->P, p, type == 0 ? "out of memory" : "DIRECTION must not be the zero vector");
+            prm_jkey(p, jp, wants_dir ? "DIRECTION" : "POSITION");
+            return prm_fail(&L->P, p, wants_dir ? "DIRECTION must not be the zero vector" : "out of memory");
         }
     }
     return 0;

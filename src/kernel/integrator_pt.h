@@ -21,6 +21,7 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
     sampler_camera(&ps->smp, c, &u_pixel, &u_lens);
     ps->r = camera_ray(&p->cam, px, py, u_pixel, u_lens);
     ps->throughput = v3s(1.0f);
+    ps->eta_scale = 1.0f;
     ps->radiance = v3s(0.0f);
     ps->prev_p = ps->r.o;
     if (KHAS(KF_LIGHT_TREE)) ps->prev_n = v3s(0.0f); /* read by the light tree's pick only */
@@ -187,9 +188,14 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
 #if KERNEL_MEDIA
             if (!reflect) ps->medium = medium_after_crossing(m, ng_out, wi_world, ps->medium);
 #endif
+            /* glass scaled the radiance by 1/eta^2 (eta = n_t / n_i); roulette weighs it back */
+            if (!reflect && (m->kind == MAT_DIELECTRIC || m->kind == MAT_ROUGH_GLASS)) {
+                float eta = wo.z > 0.0f ? m->ior : 1.0f / m->ior;
+                ps->eta_scale *= eta * eta;
+            }
             cont = 1;
             if (ps->depth >= p->rr_depth) {
-                float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
+                float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput) * ps->eta_scale);
                 if (u_rr < q)
                     cont = 0;
                 else

@@ -181,7 +181,7 @@ KFN void stage_medium(path_state *ps, const kscene *s, const kpass *p) {
     ps->depth++;
     int cont = 1; /* the phase sample's weight is 1: the throughput is unchanged */
     if (ps->depth >= p->rr_depth) {
-        float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput));
+        float q = kmax(0.05f, 1.0f - vmaxc(ps->throughput) * ps->eta_scale);
         if (sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_RR) < q)
             cont = 0;
         else

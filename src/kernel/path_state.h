@@ -40,6 +40,9 @@
     X(ray, r)               /* ray to intersect next */                                                                \
     X(hit, h)               /* its closest hit */                                                                      \
     X(vec3, throughput)     /* product of BSDF weights / pdfs so far */                                                \
+    X(float, eta_scale)     /* product of eta^2 over refractions: throughput * eta_scale is the throughput      \
+                               without radiance's 1/eta^2 compression, what Russian roulette weighs (pbrt-v4's   \
+                               etaScale): paths deep inside nested glass are not killed for it */      \
     X(vec3, radiance)       /* accumulated estimate */                                                                 \
     X(vec3, prev_p)         /* previous scattering vertex, for emitter MIS */                                          \
     X(vec3, prev_n)         /* its shading normal (the light tree's pick depends on it) */                             \
