@@ -192,6 +192,13 @@ int json_subsurface_material(loader *L, const char *name, const cJSON *m, const 
             prm_jkey(p, jpath, "SIGMA_S");
             if (json_colour(L, ss, p, MAX_SIGMA, &md.sigma_s)) return -1;
         }
+        if (vis_black(md.sigma_s)) {
+            prm_jkey(p, jpath, sa ? "SIGMA_A" : "SIGMA_S");
+            if (prm_warn(&L->P, "Materials.*.SIGMA_S=0", p,
+                         "a subsurface material without scattering (SIGMA_S 0): its inside only absorbs, a "
+                         "clear coloured glass; give SIGMA_S, or RGB with RADIUS"))
+                return -1;
+        }
     }
     double ior = 1.5, roughness = 0.0;
     if (json_opt_number(L, m, jpath, "IOR", 1.0, 0, 10.0, &ior)) return -1;
