@@ -28,7 +28,9 @@ static const corpus_scene scenes[] = {
     {"pbrt4-bump-sphere", "bump-sphere-v4.pbrt", 1},
     {"pbrt4-theater", "theater-v4.pbrt.gz", 1},
     {"pbrt4-conference-room", "conference_room-v4.pbrt.gz", 1},
-    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 0}, /* a scattering medium: caustic has none */
+    /* a scattering medium, rendered by path tracing while the bidirectional integrators refuse
+     * media: the volumetric caustic under the glass sphere is missing (docs/corpus.md, 0.89) */
+    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 0},
 };
 
 int main(int argc, char **argv) {

@@ -31,6 +31,7 @@
 #include "import/import.h"
 #include "import/pbrt_internal.h"
 #include "image/image.h"
+#include "kernel/bidir_limits.h"
 #include "scene/material.h"
 
 #include <ctype.h>
@@ -2758,6 +2759,19 @@ int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts,
         prm_note(&r->ctx, "integrator lens", NULL,
                  "the pbrt file's integrator is bidirectional and its camera has a lens: caustic renders lenses with "
                  "path tracing only, so path tracing it is");
+    }
+    if (!rc && r->s->integrator_hint > 1 && r->s->nmedia > 0) {
+        /* while the bidirectional integrators refuse media (kernel/bidir_limits.h), the file's
+         * bdpt / sppm / lightpath becomes path tracing rather than a refusal */
+        bidir_request q;
+        memset(&q, 0, sizeof q);
+        q.features = KF_MEDIA;
+        if (bidir_refusal(&q)) {
+            r->s->integrator_hint = 0;
+            prm_note(&r->ctx, "integrator media", NULL,
+                     "the pbrt file's integrator is bidirectional and the scene has participating media, which "
+                     "caustic's bidirectional integrators do not render yet: path tracing it is");
+        }
     }
     if (!rc && r->mirrored && opts && opts->json_out) /* said where coordinates are shown */
         prm_note(&r->ctx, "mirrored", NULL,
