@@ -19,7 +19,7 @@
 set -u
 CAUSTIC=$1
 SRC=$2
-SPP=${3:-256}
+SPP=${3:-512}
 PY=${CAUSTIC_MITSUBA_PYTHON:-python3}
 if ! "$PY" -c 'import mitsuba, numpy' 2>/dev/null; then
   echo "test_mitsuba_media: SKIPPED: $PY has no mitsuba/numpy (pip install mitsuba numpy, or set CAUSTIC_MITSUBA_PYTHON)"
