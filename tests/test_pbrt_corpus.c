@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
         if (rc == 0 && image_load(&img, out, err, sizeof err) == 0) {
             double m = image_luminance_mean(&img), mr = image_luminance_mean(&r);
             printf("%-26s mean %.5f  pbrt-v4 %.5f  ratio %.3f%s\n", c->folder, m, mr, m / mr,
-                   c->compare ? "" : "  (not compared: media)");
+                   c->compare ? "" : "  (not compared)");
             if (c->compare) CHECK(m > 0.8 * mr && m < 1.25 * mr, "%s: mean %.5f vs pbrt-v4's %.5f", c->folder, m, mr);
         }
         image_free(&img);
