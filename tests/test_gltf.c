@@ -436,13 +436,12 @@ static void test_clearcoat(void) {
 static void test_volume(void) {
     char buf[128];
     snprintf(buf, sizeof buf, "{\"byteLength\":%d,\"uri\":\"quad.bin\"}", BIN_SIZE);
-    static const char mats[] =
-        "{\"extensions\":{\"KHR_materials_transmission\":{\"transmissionFactor\":1},"
-        "\"KHR_materials_volume\":{\"thicknessFactor\":1,\"attenuationDistance\":2,"
-        "\"attenuationColor\":[0.5,0.25,1]}}},"
-        "{\"extensions\":{\"KHR_materials_transmission\":{\"transmissionFactor\":1},"
-        "\"KHR_materials_volume\":{\"thicknessFactor\":0,\"attenuationDistance\":2,"
-        "\"attenuationColor\":[0.5,0.25,1]}}}";
+    static const char mats[] = "{\"extensions\":{\"KHR_materials_transmission\":{\"transmissionFactor\":1},"
+                               "\"KHR_materials_volume\":{\"thicknessFactor\":1,\"attenuationDistance\":2,"
+                               "\"attenuationColor\":[0.5,0.25,1]}}},"
+                               "{\"extensions\":{\"KHR_materials_transmission\":{\"transmissionFactor\":1},"
+                               "\"KHR_materials_volume\":{\"thicknessFactor\":0,\"attenuationDistance\":2,"
+                               "\"attenuationColor\":[0.5,0.25,1]}}}";
     char *j = model_json(buf, mats, "", "");
     write_bytes("volume.gltf", j, strlen(j));
     free(j);

@@ -348,7 +348,8 @@ static void test_subsurface(void) {
     CHECK(material_measured_medium("Skin3", &ka, &ks) < 0, "an unknown measured medium");
 
     const char *text =
-        "{\"Materials\": {\"skin\": {\"TYPE\": \"Skin\", \"RGB\": [0.8, 0.5, 0.3], \"RADIUS\": [1, 0.5, 0.25], \"IOR\": 1.4},"
+        "{\"Materials\": {\"skin\": {\"TYPE\": \"Skin\", \"RGB\": [0.8, 0.5, 0.3], \"RADIUS\": [1, 0.5, 0.25], "
+        "\"IOR\": 1.4},"
         "               \"wax\": {\"TYPE\": \"Wax\", \"SIGMA_A\": [0.1, 0.2, 0.3], \"SIGMA_S\": 2, \"ROUGHNESS\": 0.3,"
         "                       \"G\": 0.2},"
         "               \"plain\": {\"TYPE\": \"SSS\", \"RGB\": 0.5}},"
@@ -387,9 +388,10 @@ static void test_subsurface(void) {
     }
     scene_destroy(s);
     /* both ways of giving the medium: one message naming the key */
-    const char *bad = "{\"Materials\": {\"s\": {\"TYPE\": \"Subsurface\", \"RGB\": 0.5, \"RADIUS\": 1, \"SIGMA_S\": 2}},"
-                      " \"Camera\": {\"RES\": [8, 8], \"FOVY\": 20, \"EYE\": [0, 0, 5], \"LOOKAT\": [0, 0, 0]},"
-                      " \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"s\"}]}";
+    const char *bad =
+        "{\"Materials\": {\"s\": {\"TYPE\": \"Subsurface\", \"RGB\": 0.5, \"RADIUS\": 1, \"SIGMA_S\": 2}},"
+        " \"Camera\": {\"RES\": [8, 8], \"FOVY\": 20, \"EYE\": [0, 0, 5], \"LOOKAT\": [0, 0, 0]},"
+        " \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"s\"}]}";
     s = NULL;
     rc = scene_load_json_text_opts(&s, bad, "bad.json", NULL, &o, err, sizeof err);
     CHECK(rc != 0 && strstr(err, "Materials.s.RADIUS"), "RADIUS with SIGMA_S: %s", err);

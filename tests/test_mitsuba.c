@@ -623,7 +623,6 @@ static int corpus(const char *base, int spp) {
     return bad ? 1 : 0;
 }
 
-
 /* Media: a homogeneous medium (sigma_t x scale, albedo, hg g) referenced as a shape's interior
  * and the sensor's medium, a null BSDF bounding it (an Interface, kept), a dielectric with an
  * interior (absorbing glass), a null BSDF bounding nothing (left out), and a heterogeneous medium

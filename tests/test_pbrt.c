@@ -424,27 +424,27 @@ static void test_pbrt_v3(void) {
     scene_destroy(s);
 }
 
-
 /* Media: MakeNamedMedium homogeneous (sigma_a, sigma_s, scale, g, Le, preset), MediumInterface on
  * shapes (an "interface" sphere bounds its medium; a shape whose sides are equal bounds none) and
  * at the Camera (its outside), subsurface as a dielectric around its medium (named measured media,
  * reflectance + mfp through the inversion), and grid media: one warning, rendered without them. */
 static void test_media(void) {
-    scene *s = load("media.pbrt", "MakeNamedMedium \"fog\" \"string type\" \"homogeneous\" \"rgb sigma_a\" [0.1 0.2 0.3]\n"
-                                  "  \"rgb sigma_s\" [1 2 3] \"float scale\" 2 \"float g\" 0.3 \"rgb Le\" [0.5 0.5 0.5]\n"
-                                  "MakeNamedMedium \"k\" \"string type\" \"homogeneous\" \"string preset\" \"Ketchup\"\n"
-                                  "MakeNamedMedium \"grid\" \"string type\" \"uniformgrid\" \"float density\" [1]\n"
-                                  "MediumInterface \"\" \"fog\"\n" CAM "WorldBegin\n"
-                                  "AttributeBegin MediumInterface \"fog\" \"\" Material \"interface\"\n"
-                                  "  Shape \"sphere\" \"float radius\" 5 AttributeEnd\n"
-                                  "AttributeBegin MediumInterface \"k\" \"k\" Material \"diffuse\" " TRI "AttributeEnd\n"
-                                  "AttributeBegin MediumInterface \"grid\" \"fog\" Material \"dielectric\"\n"
-                                  "  Shape \"sphere\" \"float radius\" 1 AttributeEnd\n"
-                                  "AttributeBegin Material \"subsurface\" \"string name\" \"Skin1\" \"float scale\" 10\n"
-                                  "  Shape \"sphere\" \"float radius\" 2 AttributeEnd\n"
-                                  "AttributeBegin Material \"subsurface\" \"rgb reflectance\" [0.8 0.8 0.8]\n"
-                                  "  \"rgb mfp\" [1 2 0.5] \"float eta\" 1.4 \"float roughness\" 0.1\n"
-                                  "  Shape \"sphere\" \"float radius\" 3 AttributeEnd\n");
+    scene *s =
+        load("media.pbrt", "MakeNamedMedium \"fog\" \"string type\" \"homogeneous\" \"rgb sigma_a\" [0.1 0.2 0.3]\n"
+                           "  \"rgb sigma_s\" [1 2 3] \"float scale\" 2 \"float g\" 0.3 \"rgb Le\" [0.5 0.5 0.5]\n"
+                           "MakeNamedMedium \"k\" \"string type\" \"homogeneous\" \"string preset\" \"Ketchup\"\n"
+                           "MakeNamedMedium \"grid\" \"string type\" \"uniformgrid\" \"float density\" [1]\n"
+                           "MediumInterface \"\" \"fog\"\n" CAM "WorldBegin\n"
+                           "AttributeBegin MediumInterface \"fog\" \"\" Material \"interface\"\n"
+                           "  Shape \"sphere\" \"float radius\" 5 AttributeEnd\n"
+                           "AttributeBegin MediumInterface \"k\" \"k\" Material \"diffuse\" " TRI "AttributeEnd\n"
+                           "AttributeBegin MediumInterface \"grid\" \"fog\" Material \"dielectric\"\n"
+                           "  Shape \"sphere\" \"float radius\" 1 AttributeEnd\n"
+                           "AttributeBegin Material \"subsurface\" \"string name\" \"Skin1\" \"float scale\" 10\n"
+                           "  Shape \"sphere\" \"float radius\" 2 AttributeEnd\n"
+                           "AttributeBegin Material \"subsurface\" \"rgb reflectance\" [0.8 0.8 0.8]\n"
+                           "  \"rgb mfp\" [1 2 0.5] \"float eta\" 1.4 \"float roughness\" 0.1\n"
+                           "  Shape \"sphere\" \"float radius\" 3 AttributeEnd\n");
     CHECK(s != NULL, "media: %s", g_err);
     if (!s) return;
     int fog = scene_find_medium(s, "fog"), k = scene_find_medium(s, "k");

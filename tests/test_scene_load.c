@@ -1295,8 +1295,8 @@ static void test_dialects(void) {
         CHECK(m->kind == MAT_PHONG && fabsf(m->exponent - 40.0f) < 1e-6f && fabsf(m->specular.x - 0.6f) < 1e-6f,
               "GLOSSY with SPECEX is Phong");
         m = mat_named(s, "wax");
-        CHECK(m->kind == MAT_DIELECTRIC && m->medium_inside > 0 &&
-                  s->media[m->medium_inside - 1].sigma_a.z == 0.03f && s->media[m->medium_inside - 1].sigma_s.x == 0.0f,
+        CHECK(m->kind == MAT_DIELECTRIC && m->medium_inside > 0 && s->media[m->medium_inside - 1].sigma_a.z == 0.03f &&
+                  s->media[m->medium_inside - 1].sigma_s.x == 0.0f,
               "Subsurface: a dielectric around its medium (SIGMA_A as given)");
         m = mat_named(s, "marble");
         CHECK(m->kind == MAT_DIFFUSE && m->albedo.x == 1.0f && m->albedo_tex >= 0 &&

@@ -576,7 +576,8 @@ struct importer {
                         }
                     }
                     if (ext_object(g.extensions, "KHR_materials_volume", "thicknessTexture"))
-                        warn(mp + ": KHR_materials_volume thicknessTexture is not read (ray tracing needs no thickness)");
+                        warn(mp +
+                             ": KHR_materials_volume thicknessTexture is not read (ray tracing needs no thickness)");
                     ::medium md;
                     std::memset(&md, 0, sizeof md);
                     md.kind = MEDIUM_HOMOGENEOUS;

@@ -94,8 +94,14 @@ typedef struct json_material_row {
 } json_material_row;
 /* JM_KIND_PROCEDURAL: the course's procedural materials (Marble, Wood, Noise): Diffuse with a
  * procedural texture of their two colours */
-enum { JM_KIND_INFER = -2, JM_KIND_FALLBACK = -3, JM_KIND_UNKNOWN = -1, JM_KIND_PROCEDURAL = -4, JM_KIND_MEDIUM = -5,
-       JM_KIND_SUBSURFACE = -6 };
+enum {
+    JM_KIND_INFER = -2,
+    JM_KIND_FALLBACK = -3,
+    JM_KIND_UNKNOWN = -1,
+    JM_KIND_PROCEDURAL = -4,
+    JM_KIND_MEDIUM = -5,
+    JM_KIND_SUBSURFACE = -6
+};
 /* The kind (MATERIAL_KINDS index) a normalised TYPE spelling names, JM_KIND_INFER,
  * JM_KIND_FALLBACK (*why says what caustic lacks) or JM_KIND_UNKNOWN. */
 int json_material_kind(const char *tnorm, const json_material_row **row, const char **why);

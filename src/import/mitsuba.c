@@ -63,7 +63,7 @@ typedef struct reader {
     const mx_node **med_nodes;
     int *med_refs;
     size_t nmed;
-    int interface_mat; /* the Interface material of null-BSDF medium boundaries (-1 until used) */
+    int interface_mat;  /* the Interface material of null-BSDF medium boundaries (-1 until used) */
     int shape_boundary; /* the shape being added bounds media: a null BSDF makes it an Interface */
 } reader;
 
@@ -1655,8 +1655,10 @@ static int medium_of(reader *R, const mx_node *n, int *ref) {
         *ref = idx + 1;
     } else {
         mark_all(n);
-        if (warn_at(R, n, "medium", "medium \"%s\": caustic reads only homogeneous media from Mitsuba files yet; "
-                    "rendered without the medium", type))
+        if (warn_at(R, n, "medium",
+                    "medium \"%s\": caustic reads only homogeneous media from Mitsuba files yet; "
+                    "rendered without the medium",
+                    type))
             return -1;
     }
     const mx_node **gn = realloc(R->med_nodes, (R->nmed + 1) * sizeof *gn);

@@ -822,8 +822,8 @@ static int mat_subsurface(R *r, plist *pl, pmat *m) {
     if (preset[0]) {
         if (material_measured_medium(preset, &md.sigma_a, &md.sigma_s)) {
             prm_value *v = pfind(pl, "name");
-            return prm_fail(&r->ctx, v ? v->where : pl->where, "%s: unknown measured medium \"%s\" (Skin1, Ketchup, ...)",
-                            pl->owner, preset);
+            return prm_fail(&r->ctx, v ? v->where : pl->where,
+                            "%s: unknown measured medium \"%s\" (Skin1, Ketchup, ...)", pl->owner, preset);
         }
     } else if (ptype(pl, "sigma_a") || ptype(pl, "sigma_s")) {
         if (get_color(r, pl, "sigma_a", v3(0.0011f, 0.0024f, 0.014f), 0, &md.sigma_a, NULL) ||
@@ -1679,7 +1679,7 @@ static int d_shape(R *r, const pbrt_token *at) {
     }
     if (!rc) rc = finish_params(r, &pl);
     if (!rc && r->pmats[r->g.material].interface) { /* no surface: only a boundary of media */
-        if (r->g.med_in == r->g.med_out) skip = 1; /* a boundary of none: nothing there */
+        if (r->g.med_in == r->g.med_out) skip = 1;  /* a boundary of none: nothing there */
         if (r->g.area)
             rc = UNSUPPORTED(r, "emissive interface", w,
                              "an area light on a shape of material \"interface\" (no surface): it emits nothing");

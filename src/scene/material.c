@@ -124,7 +124,8 @@ static const struct {
 
 static int same_name(const char *a, const char *b) {
     for (; *a && *b; ++a, ++b) {
-        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a,
+             y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
         if (x != y) return 0;
     }
     return *a == *b;
