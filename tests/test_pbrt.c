@@ -459,8 +459,9 @@ static void test_media(void) {
     CHECK(s->camera.medium == fog + 1, "the camera's medium is the MediumInterface's outside (%d)", s->camera.medium);
     CHECK(s->nspheres == 4, "%zu spheres (the interface sphere bounds fog: kept)", s->nspheres);
     const material *mi = &s->materials[s->spheres[0].material];
-    CHECK(mi->kind == MAT_INTERFACE && mi->medium_inside == fog + 1 && mi->medium_outside == 0,
-          "interface sphere: fog inside, vacuum outside (kind %d, %d %d)", mi->kind, mi->medium_inside,
+    CHECK(mi->kind == MAT_INTERFACE && mi->medium_inside == fog + 1 && mi->medium_outside == 0 &&
+              !(mi->alpha_cutoff > 0.0f),
+          "interface sphere: fog inside, vacuum outside, not cut out (kind %d, %d %d)", mi->kind, mi->medium_inside,
           mi->medium_outside);
     const material *mt = &s->materials[s->triangles[0].material];
     CHECK(mt->medium_inside == 0 && mt->medium_outside == 0, "equal sides: no boundary");

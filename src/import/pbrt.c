@@ -1141,7 +1141,7 @@ static int shape_material(R *r, int alpha_tex, const char *where) {
     material_params p = pm->p;
     p.emission = L;
     p.two_sided = two;
-    if (pm->interface) {
+    if (pm->interface && med_in == med_out) { /* a boundary of nothing: no surface at all */
         p.opacity = 0.0;
         p.alpha_cutoff = 0.5;
         if (r->g.area && UNSUPPORTED(r, "emissive interface", where,
@@ -1154,7 +1154,7 @@ static int shape_material(R *r, int alpha_tex, const char *where) {
     }
     /* an interface that bounds media: caustic's Interface kind (no surface) */
     material m = material_from_params(pm->interface && med_in != med_out ? MAT_INTERFACE : pm->kind, &p);
-    if (pm->interface) m.emission = v3s(0.0f);
+    if (pm->interface) m.emission = v3s(0.0f); /* a boundary of media is caustic's Interface, not cut out */
     m.medium_inside = med_in;
     m.medium_outside = med_out;
     char name[300];
