@@ -470,6 +470,34 @@ static void test_sheen_specular_dispersion(void) {
     scene_destroy(s);
 }
 
+/* KHR_materials_volume on a solid transmissive material: an absorbing medium inside it,
+ * sigma_a = -ln(attenuationColor) / attenuationDistance; thicknessFactor 0 (thin-walled) and an
+ * infinite distance bind none. */
+static void test_volume(void) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "{\"byteLength\":%d,\"uri\":\"quad.bin\"}", BIN_SIZE);
+    static const char mats[] = "{\"extensions\":{\"KHR_materials_transmission\":{\"transmissionFactor\":1},"
+                               "\"KHR_materials_volume\":{\"thicknessFactor\":1,\"attenuationDistance\":2,"
+                               "\"attenuationColor\":[0.5,0.25,1]}}},"
+                               "{\"extensions\":{\"KHR_materials_transmission\":{\"transmissionFactor\":1},"
+                               "\"KHR_materials_volume\":{\"thicknessFactor\":0,\"attenuationDistance\":2,"
+                               "\"attenuationColor\":[0.5,0.25,1]}}}";
+    char *j = model_json(buf, mats, "", "");
+    write_bytes("volume.gltf", j, strlen(j));
+    free(j);
+    scene *s = load_ok(tmp_path("volume.gltf"), -1, 0, "volume");
+    if (!s) return;
+    const material *m = &s->materials[0];
+    CHECK(s->nmedia == 1 && m->kind == MAT_ROUGH_GLASS && m->medium_inside == 1 && m->medium_outside == 0,
+          "volume: %zu media, kind %d, inside %d", s->nmedia, m->kind, m->medium_inside);
+    if (s->nmedia == 1)
+        CHECK(near3(s->media[0].sigma_a, v3(logf(2.0f) / 2, logf(4.0f) / 2, 0), 1e-6f) &&
+                  vmaxc(s->media[0].sigma_s) == 0.0f,
+              "volume: sigma_a = -ln(colour) / distance");
+    CHECK(s->materials[1].kind == MAT_THIN_DIELECTRIC && s->materials[1].medium_inside == 0, "thin-walled: no medium");
+    scene_destroy(s);
+}
+
 /* A missing texture file warns and leaves the factor; an RGBA texture's alpha cuts the surface
  * out (MASK) where it is below alphaCutoff. */
 static void test_textures_and_cutout(void) {
@@ -774,6 +802,7 @@ int main(void) {
     test_bad();
     test_clearcoat();
     test_sheen_specular_dispersion();
+    test_volume();
     test_textures_and_cutout();
     test_texture_precision();
     test_render_furnace();

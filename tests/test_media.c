@@ -282,6 +282,123 @@ static void test_json(void) {
     if (!rc) scene_destroy(s);
 }
 
+/* Subsurface: Chiang et al. 2016's inversion (src/scene/material.h) at points worked by hand, its
+ * monotonicity, and the JSON mapping (TYPE Subsurface / Skin / Wax: a dielectric or rough glass
+ * around the medium; SIGMA_A/SIGMA_S as given; neither: Diffuse with a warning; an object's
+ * EXTERIOR keeps the material's inside). */
+static int g_warnings;
+static void count_warning(void *user, const char *msg) {
+    (void)user;
+    (void)msg;
+    g_warnings++;
+}
+/* The hemispherical albedo of a semi-infinite isotropic medium of single-scattering albedo `alpha`
+ * behind an index-matched boundary, lit uniformly (cosine-distributed entry): the fraction of
+ * n random walks (depth along z, in mean free paths) that come back out. */
+static double walk_albedo(double alpha, int n, uint64_t seed) {
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1u;
+#define U01() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, (double)(x >> 11) * (1.0 / 9007199254740992.0))
+    int out = 0;
+    for (int i = 0; i < n; ++i) {
+        double z = 0.0, dz = sqrt(U01());
+        for (int step = 0; step < 100000; ++step) {
+            z += dz * -log(1.0 - U01());
+            if (z < 0.0) {
+                out++;
+                break;
+            }
+            if (U01() >= alpha) break;
+            dz = 2.0 * U01() - 1.0;
+        }
+    }
+#undef U01
+    return (double)out / n;
+}
+
+static void test_subsurface(void) {
+    /* the inversion does what it is for: a walk of alpha(A) comes back with probability A (the fit's
+     * error: within 0.01 up to A 0.8; 0.90 at A 0.95) */
+    const float as[] = {0.2f, 0.5f, 0.8f};
+    for (int i = 0; i < 3; ++i) {
+        double r = walk_albedo(material_subsurface_alpha(as[i]), 40000, 5 + (uint64_t)i);
+        CHECK(fabs(r - as[i]) < 0.012, "A %g: the walk's albedo is %g", as[i], r);
+    }
+    CHECK_NEAR(material_subsurface_alpha(0.0f), 0.0, 1e-7, "alpha(0)");
+    CHECK_NEAR(material_subsurface_alpha(1.0f), 1.0 - exp(-6.80023), 1e-5, "alpha(1)");
+    CHECK_NEAR(material_subsurface_alpha(0.5f), 1.0 - exp(0.5 * (-5.09406 + 0.5 * (2.61188 - 0.5 * 4.31805))), 1e-6,
+               "alpha(0.5)");
+    float prev = -1.0f;
+    for (int i = 0; i <= 100; ++i) {
+        float a = material_subsurface_alpha((float)i / 100.0f);
+        CHECK(a > prev && a < 1.0f, "alpha not increasing in (0, 1) at A = %g: %g", i / 100.0, a);
+        prev = a;
+    }
+    vec3 sa, ss;
+    /* A = 0.8: s = 1.1, so sigma_t = 1 / (1.1 d) */
+    material_subsurface_medium(v3(0.8f, 0.8f, 0.8f), v3(1.0f, 2.0f, 0.5f), 0.0f, &sa, &ss);
+    CHECK_NEAR(sa.x + ss.x, 1.0 / 1.1, 1e-5, "sigma_t(A 0.8, d 1)");
+    CHECK_NEAR(sa.y + ss.y, 1.0 / 2.2, 1e-5, "sigma_t(A 0.8, d 2)");
+    CHECK_NEAR(ss.z / (sa.z + ss.z), material_subsurface_alpha(0.8f), 1e-5, "sigma_s / sigma_t = alpha");
+    vec3 sa_g, ss_g; /* with g: the reduced scattering coefficient is the isotropic one */
+    material_subsurface_medium(v3(0.8f, 0.8f, 0.8f), v3(1.0f, 2.0f, 0.5f), 0.6f, &sa_g, &ss_g);
+    CHECK_NEAR(ss_g.x * 0.4f, ss.x, 1e-5, "sigma_s (1 - g)");
+    CHECK_NEAR(sa_g.x, sa.x, 1e-7, "sigma_a independent of g");
+    vec3 ka, ks;
+    CHECK(material_measured_medium("skin1", &ka, &ks) == 0 && ks.x == 0.74f && ka.z == 0.48f, "Skin1 (Jensen 2001)");
+    CHECK(material_measured_medium("Skin3", &ka, &ks) < 0, "an unknown measured medium");
+
+    const char *text =
+        "{\"Materials\": {\"skin\": {\"TYPE\": \"Skin\", \"RGB\": [0.8, 0.5, 0.3], \"RADIUS\": [1, 0.5, 0.25], "
+        "\"IOR\": 1.4},"
+        "               \"wax\": {\"TYPE\": \"Wax\", \"SIGMA_A\": [0.1, 0.2, 0.3], \"SIGMA_S\": 2, \"ROUGHNESS\": 0.3,"
+        "                       \"G\": 0.2},"
+        "               \"plain\": {\"TYPE\": \"SSS\", \"RGB\": 0.5}},"
+        " \"Media\": {\"air\": {\"SIGMA_S\": 0.01}},"
+        " \"Camera\": {\"RES\": [8, 8], \"FOVY\": 20, \"EYE\": [0, 0, 5], \"LOOKAT\": [0, 0, 0]},"
+        " \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"skin\"},"
+        "             {\"TYPE\": \"sphere\", \"MATERIAL\": \"wax\", \"EXTERIOR\": \"air\"},"
+        "             {\"TYPE\": \"sphere\", \"MATERIAL\": \"plain\"}]}";
+    scene *s = NULL;
+    char err[512] = "";
+    scene_load_opts o;
+    memset(&o, 0, sizeof o);
+    o.warn = count_warning;
+    g_warnings = 0;
+    int rc = scene_load_json_text_opts(&s, text, "sss.json", NULL, &o, err, sizeof err);
+    CHECK(rc == 0, "load: %s", err);
+    if (rc) return;
+    CHECK(g_warnings == 1, "one warning (the SSS material without a medium), got %d", g_warnings);
+    int skin = scene_find_medium(s, "skin"), wax = scene_find_medium(s, "wax"), air = scene_find_medium(s, "air");
+    CHECK(skin >= 0 && wax >= 0 && air >= 0 && scene_find_medium(s, "plain") < 0, "media by the materials' names");
+    if (skin >= 0 && wax >= 0) {
+        material_subsurface_medium(v3(0.8f, 0.5f, 0.3f), v3(1.0f, 0.5f, 0.25f), 0.0f, &sa, &ss);
+        CHECK(s->media[skin].sigma_a.y == sa.y && s->media[skin].sigma_s.z == ss.z, "skin: the inversion's medium");
+        CHECK(s->media[wax].sigma_a.z == 0.3f && s->media[wax].sigma_s.x == 2.0f && s->media[wax].g == 0.2f,
+              "wax: SIGMA_A / SIGMA_S / G as given");
+        const material *m0 = &s->materials[s->spheres[0].material];
+        CHECK(m0->kind == MAT_DIELECTRIC && m0->medium_inside == skin + 1 && m0->medium_outside == 0 &&
+                  fabsf(m0->ior - 1.4f) < 1e-6f,
+              "skin: a dielectric of IOR 1.4 around its medium (kind %d, inside %d)", m0->kind, m0->medium_inside);
+        const material *m1 = &s->materials[s->spheres[1].material];
+        CHECK(m1->kind == MAT_ROUGH_GLASS && m1->medium_inside == wax + 1 && m1->medium_outside == air + 1,
+              "wax: rough glass, its medium inside and EXTERIOR air outside (kind %d, %d %d)", m1->kind,
+              m1->medium_inside, m1->medium_outside);
+        const material *m2 = &s->materials[s->spheres[2].material];
+        CHECK(m2->kind == MAT_DIFFUSE, "SSS without RADIUS or SIGMA: Diffuse (kind %d)", m2->kind);
+    }
+    scene_destroy(s);
+    /* both ways of giving the medium: one message naming the key */
+    const char *bad =
+        "{\"Materials\": {\"s\": {\"TYPE\": \"Subsurface\", \"RGB\": 0.5, \"RADIUS\": 1, \"SIGMA_S\": 2}},"
+        " \"Camera\": {\"RES\": [8, 8], \"FOVY\": 20, \"EYE\": [0, 0, 5], \"LOOKAT\": [0, 0, 0]},"
+        " \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"s\"}]}";
+    s = NULL;
+    rc = scene_load_json_text_opts(&s, bad, "bad.json", NULL, &o, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "Materials.s.RADIUS"), "RADIUS with SIGMA_S: %s", err);
+    if (!rc) scene_destroy(s);
+}
+
+
 /* ---- dispersion: the prism (scenes/prism.json) ------------------------------------------------
  * The scene's slit light, behind a wall's aperture, seen through its prism of Cauchy glass from
  * where its receiving screen stands (the eye just in front of the screen's centre, looking back
@@ -576,6 +693,7 @@ int main(int argc, char **argv) {
         }
         return test_prism(argv[2], argc >= 4 ? atoi(argv[3]) : 256);
     }
+    test_subsurface();
     test_json();
     test_hg();
     test_slab_transmittance();

@@ -624,6 +624,56 @@ static int corpus(const char *base, int spp) {
     return bad ? 1 : 0;
 }
 
+/* Media: a homogeneous medium (sigma_t x scale, albedo, hg g) referenced as a shape's interior
+ * and the sensor's medium, a null BSDF bounding it (an Interface, kept), a dielectric with an
+ * interior (absorbing glass), a null BSDF bounding nothing (left out), and a heterogeneous medium
+ * (one warning, rendered without it). */
+static void test_media(void) {
+    put("media.xml",
+        "<scene version=\"3.0.0\">\n"
+        "<medium type=\"homogeneous\" id=\"fog\"><rgb name=\"sigma_t\" value=\"0.5, 0.25, 1\"/>"
+        "<float name=\"scale\" value=\"4\"/><rgb name=\"albedo\" value=\"0.5, 1, 0.25\"/>"
+        "<phase type=\"hg\"><float name=\"g\" value=\"-0.4\"/></phase></medium>\n"
+        "<medium type=\"homogeneous\" id=\"ink\"><float name=\"sigma_t\" value=\"2\"/>"
+        "<float name=\"albedo\" value=\"0\"/></medium>\n"
+        "<sensor type=\"perspective\"><ref id=\"fog\"/><transform name=\"to_world\">"
+        "<lookat origin=\"0,0,5\" target=\"0,0,0\" up=\"0,1,0\"/></transform></sensor>\n"
+        "<shape type=\"sphere\"><bsdf type=\"null\"/><ref name=\"interior\" id=\"fog\"/></shape>\n"
+        "<shape type=\"cube\"><bsdf type=\"dielectric\"/><ref name=\"interior\" id=\"ink\"/>"
+        "<ref name=\"exterior\" id=\"fog\"/></shape>\n"
+        "<shape type=\"rectangle\"><bsdf type=\"null\"/></shape>\n"
+        "<shape type=\"rectangle\"><bsdf type=\"diffuse\"/><medium type=\"heterogeneous\" name=\"interior\">"
+        "<float name=\"scale\" value=\"1\"/></medium></shape>\n"
+        "<emitter type=\"constant\"/>\n"
+        "</scene>\n");
+    scene *s = NULL;
+    char err[1024];
+    int rc = load("media.xml", &s, err, sizeof err, 0, NULL, 0);
+    CHECK(rc == 0);
+    if (rc) {
+        fprintf(stderr, "media: %s\n", err);
+        return;
+    }
+    CHECK(s->nmedia == 2);
+    CHECK(s->nspheres == 1 && s->ntriangles == 12 && s->nquads == 1);
+    if (s->nmedia == 2 && s->nspheres == 1 && s->ntriangles == 12) {
+        const medium *f = &s->media[0], *k = &s->media[1];
+        CHECK(near(f->sigma_s.x, 1.0, 1e-6) && near(f->sigma_a.x, 1.0, 1e-6) && near(f->sigma_s.y, 1.0, 1e-6) &&
+              near(f->sigma_a.y, 0.0, 1e-6) && near(f->sigma_s.z, 1.0, 1e-6) && near(f->sigma_a.z, 3.0, 1e-6));
+        CHECK(near(f->g, -0.4, 1e-6));
+        CHECK(near(k->sigma_a.x, 2.0, 1e-6) && k->sigma_s.x == 0.0f);
+        CHECK(s->camera.medium == 1);
+        const material *ms = &s->materials[s->spheres[0].material];
+        CHECK(ms->kind == MAT_INTERFACE && ms->medium_inside == 1 && ms->medium_outside == 0);
+        const material *mc = &s->materials[s->triangles[0].material];
+        CHECK(mc->kind == MAT_DIELECTRIC && mc->medium_inside == 2 && mc->medium_outside == 1);
+        const material *mq = &s->materials[s->quads[0].material];
+        CHECK(mq->kind == MAT_DIFFUSE && mq->medium_inside == 0 && mq->medium_outside == 0);
+    }
+    CHECK(strstr(warnings, "heterogeneous") != NULL && strstr(warnings, "without the medium") != NULL);
+    scene_destroy(s);
+}
+
 int main(int argc, char **argv) {
     if (!mx_available()) {
         printf("test_mitsuba: caustic was built without libexpat (libexpat1-dev): skipped\n");
@@ -637,6 +687,7 @@ int main(int argc, char **argv) {
     }
     test_detect();
     test_basic();
+    test_media();
     test_transforms_fov();
     test_include_upgrade_warnings();
     test_serialized_instances();

@@ -8,6 +8,7 @@
 #include "caustic.h"
 #include "import/import.h"
 #include "import/pbrt_internal.h"
+#include "scene/material.h"
 #include "scene/scene.h"
 #include "testing.h"
 
@@ -425,6 +426,74 @@ static void test_pbrt_v3(void) {
     scene_destroy(s);
 }
 
+/* Media: MakeNamedMedium homogeneous (sigma_a, sigma_s, scale, g, Le, preset), MediumInterface on
+ * shapes (an "interface" sphere bounds its medium; a shape whose sides are equal bounds none) and
+ * at the Camera (its outside), subsurface as a dielectric around its medium (named measured media,
+ * reflectance + mfp through the inversion), and grid media: one warning, rendered without them. */
+static void test_media(void) {
+    scene *s =
+        load("media.pbrt", "MakeNamedMedium \"fog\" \"string type\" \"homogeneous\" \"rgb sigma_a\" [0.1 0.2 0.3]\n"
+                           "  \"rgb sigma_s\" [1 2 3] \"float scale\" 2 \"float g\" 0.3 \"rgb Le\" [0.5 0.5 0.5]\n"
+                           "MakeNamedMedium \"k\" \"string type\" \"homogeneous\" \"string preset\" \"Ketchup\"\n"
+                           "MakeNamedMedium \"grid\" \"string type\" \"uniformgrid\" \"float density\" [1]\n"
+                           "MediumInterface \"\" \"fog\"\n" CAM "WorldBegin\n"
+                           "AttributeBegin MediumInterface \"fog\" \"\" Material \"interface\"\n"
+                           "  Shape \"sphere\" \"float radius\" 5 AttributeEnd\n"
+                           "AttributeBegin MediumInterface \"k\" \"k\" Material \"diffuse\" " TRI "AttributeEnd\n"
+                           "AttributeBegin MediumInterface \"grid\" \"fog\" Material \"dielectric\"\n"
+                           "  Shape \"sphere\" \"float radius\" 1 AttributeEnd\n"
+                           "AttributeBegin Material \"subsurface\" \"string name\" \"Skin1\" \"float scale\" 10\n"
+                           "  Shape \"sphere\" \"float radius\" 2 AttributeEnd\n"
+                           "AttributeBegin Material \"subsurface\" \"rgb reflectance\" [0.8 0.8 0.8]\n"
+                           "  \"rgb mfp\" [1 2 0.5] \"float eta\" 1.4 \"float roughness\" 0.1\n"
+                           "  Shape \"sphere\" \"float radius\" 3 AttributeEnd\n");
+    CHECK(s != NULL, "media: %s", g_err);
+    if (!s) return;
+    int fog = scene_find_medium(s, "fog"), k = scene_find_medium(s, "k");
+    CHECK(fog >= 0 && k >= 0 && scene_find_medium(s, "grid") < 0, "media by name (the grid one not made)");
+    if (fog < 0 || k < 0) {
+        scene_destroy(s);
+        return;
+    }
+    CHECK(near3(s->media[fog].sigma_a, 0.2, 0.4, 0.6) && near3(s->media[fog].sigma_s, 2, 4, 6), "scale multiplies");
+    CHECK(fabsf(s->media[fog].g - 0.3f) < 1e-6f && near3(s->media[fog].emission, 0.5, 0.5, 0.5), "g, Le");
+    CHECK(near3(s->media[k].sigma_s, 0.18, 0.07, 0.03) && near3(s->media[k].sigma_a, 0.061, 0.97, 1.45), "preset");
+    CHECK(s->camera.medium == fog + 1, "the camera's medium is the MediumInterface's outside (%d)", s->camera.medium);
+    CHECK(s->nspheres == 4, "%zu spheres (the interface sphere bounds fog: kept)", s->nspheres);
+    const material *mi = &s->materials[s->spheres[0].material];
+    CHECK(mi->kind == MAT_INTERFACE && mi->medium_inside == fog + 1 && mi->medium_outside == 0 &&
+              !(mi->alpha_cutoff > 0.0f),
+          "interface sphere: fog inside, vacuum outside, not cut out (kind %d, %d %d)", mi->kind, mi->medium_inside,
+          mi->medium_outside);
+    const material *mt = &s->materials[s->triangles[0].material];
+    CHECK(mt->medium_inside == 0 && mt->medium_outside == 0, "equal sides: no boundary");
+    const material *mg = &s->materials[s->spheres[1].material];
+    CHECK(mg->kind == MAT_DIELECTRIC && mg->medium_inside == 0 && mg->medium_outside == fog + 1,
+          "a grid medium renders as the vacuum (%d %d)", mg->medium_inside, mg->medium_outside);
+    const material *ms = &s->materials[s->spheres[2].material];
+    CHECK(ms->kind == MAT_DIELECTRIC && ms->medium_inside > 0 && fabsf(ms->ior - 1.33f) < 1e-6f,
+          "subsurface: a dielectric of eta 1.33 around its medium (kind %d)", ms->kind);
+    if (ms->medium_inside > 0)
+        CHECK(near3(s->media[ms->medium_inside - 1].sigma_s, 7.4, 8.8, 10.1), "Skin1 times scale 10");
+    const material *mr = &s->materials[s->spheres[3].material];
+    CHECK(mr->kind == MAT_ROUGH_GLASS && mr->medium_inside > 0 && fabsf(mr->ior - 1.4f) < 1e-6f,
+          "rough subsurface: rough glass (kind %d)", mr->kind);
+    if (mr->medium_inside > 0) {
+        vec3 sa, ss;
+        material_subsurface_medium(v3s(0.8f), v3(1, 2, 0.5f), 0.0f, &sa, &ss);
+        const medium *m = &s->media[mr->medium_inside - 1];
+        CHECK(fabsf(m->sigma_a.y - sa.y) < 1e-6f && fabsf(m->sigma_s.z - ss.z) < 1e-5f, "reflectance + mfp");
+    }
+    CHECK(strstr(g_w.text, "uniformgrid") != NULL && strstr(g_w.text, "without the medium") != NULL,
+          "the grid medium's warning: %s", g_w.text);
+    CHECK(strstr(g_w.text, "random walk") != NULL, "subsurface says what it renders: %s", g_w.text);
+    scene_destroy(s);
+    s = load("media_bad.pbrt", "MakeNamedMedium \"a\" \"string type\" \"homogeneous\" \"string preset\" \"Skin9\"\n" CAM
+                               "WorldBegin\n" TRI);
+    CHECK(s == NULL && strstr(g_err, "media_bad.pbrt:1") && strstr(g_err, "Skin9"), "unknown preset: %s", g_err);
+    if (s) scene_destroy(s);
+}
+
 int main(void) {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/caustic_test_pbrt_%d", (int)getpid());
     char cmd[400];
@@ -441,6 +510,7 @@ int main(void) {
     test_pbrt_v3();
     test_lights_and_spectra();
     test_materials_and_textures();
+    test_media();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_tmp);
     return test_result("test_pbrt");

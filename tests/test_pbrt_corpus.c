@@ -19,7 +19,7 @@
 
 typedef struct corpus_scene {
     const char *folder, *entry;
-    int compare; /* caustic has its features (media: no) */
+    int compare; /* caustic has its features */
 } corpus_scene;
 
 static const corpus_scene scenes[] = {
@@ -29,7 +29,9 @@ static const corpus_scene scenes[] = {
     {"pbrt4-bump-sphere", "bump-sphere-v4.pbrt", 1},
     {"pbrt4-theater", "theater-v4.pbrt.gz", 1},
     {"pbrt4-conference-room", "conference_room-v4.pbrt.gz", 1},
-    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 0}, /* a scattering medium: caustic has none */
+    /* a scattering medium, rendered by path tracing while the bidirectional integrators refuse
+     * media: the volumetric caustic under the glass sphere is missing (docs/corpus.md, 0.89) */
+    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 1},
 };
 
 int main(int argc, char **argv) {
@@ -65,7 +67,7 @@ int main(int argc, char **argv) {
         if (rc == 0 && image_load(&img, out, err, sizeof err) == 0) {
             double m = image_luminance_mean(&img), mr = image_luminance_mean(&r);
             printf("%-26s mean %.5f  pbrt-v4 %.5f  ratio %.3f%s\n", c->folder, m, mr, m / mr,
-                   c->compare ? "" : "  (not compared: media)");
+                   c->compare ? "" : "  (not compared)");
             if (c->compare) CHECK(m > 0.8 * mr && m < 1.25 * mr, "%s: mean %.5f vs pbrt-v4's %.5f", c->folder, m, mr);
             /* the scene written back as JSON (--dump-scene) renders the same image: the same
              * numbers but for the JSON loader's renormalised normals */

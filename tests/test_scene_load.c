@@ -1317,8 +1317,10 @@ static void test_dialects(void) {
         m = mat_named(s, "shiny");
         CHECK(m->kind == MAT_PHONG && fabsf(m->exponent - 40.0f) < 1e-6f && fabsf(m->specular.x - 0.6f) < 1e-6f,
               "GLOSSY with SPECEX is Phong");
-        CHECK(mat_named(s, "wax")->kind == MAT_DIFFUSE && fabsf(mat_named(s, "wax")->albedo.z - 0.6f) < 1e-6f,
-              "Subsurface: base colour");
+        m = mat_named(s, "wax");
+        CHECK(m->kind == MAT_DIELECTRIC && m->medium_inside > 0 && s->media[m->medium_inside - 1].sigma_a.z == 0.03f &&
+                  s->media[m->medium_inside - 1].sigma_s.x == 0.0f,
+              "Subsurface: a dielectric around its medium (SIGMA_A as given)");
         m = mat_named(s, "marble");
         CHECK(m->kind == MAT_DIFFUSE && m->albedo.x == 1.0f && m->albedo_tex >= 0 &&
                   s->textures[m->albedo_tex].kind == TEX_MARBLE && s->textures[m->albedo_tex].octaves == 4 &&
@@ -1328,8 +1330,8 @@ static void test_dialects(void) {
         CHECK(!mat_named(s, "oneside")->two_sided, "TWO_SIDED false");
         CHECK(s->nspheres == 9 && s->nquads == 2, "objects: %zu spheres, %zu quads", s->nspheres, s->nquads);
         /* one warning per key: prism's IOR [R, G, B] with ABBE (both state the dispersion: ABBE is
-         * used), plastic's displacement, wax's type (its SIGMA_A is a known key since volume
-         * materials read it: the type's warning says the subsurface part is not rendered) */
+         * used), plastic's displacement, wax's medium (SIGMA_A without
+         * SIGMA_S: it only absorbs) */
         CHECK(contains(w.text, "materials.json: Materials.prism.ABBE: a per-channel IOR and ABBE both state"),
               "ABBE warning:\n%s", w.text);
         m = mat_named(s, "prism");
@@ -1338,7 +1340,8 @@ static void test_dialects(void) {
               "Transparent with ABBE 40: a Cauchy glass of IOR 1.6 (dispersion %g)", m->dispersion);
         CHECK(contains(w.text, "Materials.plastic.DISPLACEMENT: displacement is not supported"),
               "displacement warning:\n%s", w.text);
-        CHECK(contains(w.text, "Materials.wax.TYPE: material TYPE \"Subsurface\""), "subsurface warning:\n%s", w.text);
+        CHECK(contains(w.text, "Materials.wax.SIGMA_A: a subsurface material without scattering"),
+              "subsurface warning:\n%s", w.text);
         CHECK(!contains(w.text, "PBR"), "PBR types are read, not approximated:\n%s", w.text);
         CHECK(w.n == 3, "materials.json: %d warnings:\n%s", w.n, w.text);
         scene_destroy(s);

@@ -9,7 +9,8 @@
  * colour, metallic-roughness, normal and emissive maps, alphaMode MASK as a cutout,
  * KHR_materials_emissive_strength, KHR_materials_transmission + KHR_materials_ior as rough glass,
  * KHR_materials_clearcoat as a coated PBR lobe, KHR_materials_dispersion as a Cauchy glass,
- * KHR_materials_sheen and KHR_materials_specular as the PBR lobe's layers);
+ * KHR_materials_sheen and KHR_materials_specular as the PBR lobe's layers, KHR_materials_volume
+ * on a solid transmissive material as an absorbing medium inside it);
  * textures with their samplers' wrap modes; the first perspective camera; KHR_lights_punctual;
  * EXT_mesh_gpu_instancing (each instance a placement of the node's mesh: true instancing).
  * Everything read from the file is validated here (accessor bounds, strides, index ranges), not
@@ -488,6 +489,7 @@ struct importer {
         mat.rgb = v3s(1.0f);
         mat.metallic = 1.0;
         mat.roughness = 1.0;
+        int volume_medium = 0; /* KHR_materials_volume's absorbing interior (a medium reference) */
         if (mi >= 0) {
             if (size_t(mi) >= m.materials.size()) fail("material " + std::to_string(mi) + " does not exist");
             const tinygltf::Material &g = m.materials[size_t(mi)];
@@ -583,6 +585,40 @@ struct importer {
                     kind = MAT_THIN_DIELECTRIC;
                     if (mat.dispersion > 0.0) warn(mp + ": KHR_materials_dispersion on a thin wall is not rendered");
                 }
+                /* KHR_materials_volume on a solid (thicknessFactor > 0): an absorbing interior,
+                 * sigma_a = -ln(attenuationColor) / attenuationDistance (the spec's Beer-Lambert,
+                 * distances in world units); the boundary binds it inside (kernel/medium.h) */
+                double adist = ext_number(g.extensions, "KHR_materials_volume", "attenuationDistance", INFINITY);
+                if (kind != MAT_THIN_DIELECTRIC && vol != g.extensions.end() && std::isfinite(adist)) {
+                    if (!(adist > 0.0)) fail(mp + ": KHR_materials_volume attenuationDistance must be > 0");
+                    double ac[3] = {1.0, 1.0, 1.0};
+                    if (vol->second.IsObject() && vol->second.Has("attenuationColor")) {
+                        const tinygltf::Value &v = vol->second.Get("attenuationColor");
+                        if (!v.IsArray() || v.ArrayLen() != 3)
+                            fail(mp + ": KHR_materials_volume attenuationColor must be 3 numbers");
+                        for (int c = 0; c < 3; ++c) {
+                            const tinygltf::Value &x = v.Get(c);
+                            ac[c] = x.IsNumber() || x.IsInt() ? x.GetNumberAsDouble() : -1.0;
+                            if (!(ac[c] >= 0.0 && ac[c] <= 1.0))
+                                fail(mp + ": KHR_materials_volume attenuationColor must be in [0, 1]");
+                        }
+                    }
+                    if (ext_object(g.extensions, "KHR_materials_volume", "thicknessTexture"))
+                        warn(mp +
+                             ": KHR_materials_volume thicknessTexture is not read (ray tracing needs no thickness)");
+                    ::medium md;
+                    std::memset(&md, 0, sizeof md);
+                    md.kind = MEDIUM_HOMOGENEOUS;
+                    float sa[3];
+                    for (int c = 0; c < 3; ++c) /* a colour of 0: opaque within a tiny distance */
+                        sa[c] = float(-std::log(ac[c] > 1e-6 ? ac[c] : 1e-6) / adist);
+                    md.sigma_a = v3(sa[0], sa[1], sa[2]);
+                    if (vmaxc(md.sigma_a) > 0.0f) {
+                        int mid = scene_add_medium(s, mname.c_str(), md);
+                        if (mid < 0) fail(mp + ": KHR_materials_volume: cannot add its medium");
+                        volume_medium = mid + 1;
+                    }
+                }
             }
             /* KHR_materials_diffuse_transmission on a dielectric base: the Lambertian lobe split
              * between reflection (1 - factor) and transmission (factor x colour), both of the base
@@ -646,6 +682,7 @@ struct importer {
             }
         }
         ::material m = material_from_params(kind, &mat);
+        m.medium_inside = volume_medium;
         int idx = scene_add_material(s, mname.c_str(), m);
         if (idx < 0) throw std::bad_alloc();
         return materials[mi] = idx;
@@ -982,7 +1019,7 @@ int import(scene *s, const unsigned char *data, size_t size, const char *path, c
         for (const std::string &e : model.extensionsRequired)
             if (e != "KHR_lights_punctual" && e != "KHR_materials_emissive_strength" &&
                 e != "KHR_materials_transmission" && e != "KHR_materials_ior" && e != "KHR_materials_clearcoat" &&
-                e != "EXT_mesh_gpu_instancing")
+                e != "EXT_mesh_gpu_instancing" && e != "KHR_materials_volume")
                 fail("requires the extension " + e + ", which caustic does not support");
         importer im(s, model);
         im.name = name;

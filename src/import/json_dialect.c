@@ -88,6 +88,9 @@ const keyalias json_material_keys[] = {
     {"SIGMA_A", "SIGMAA|ABSORPTIONCOEFFICIENT", NULL, 0, 0},
     {"SIGMA_S", "SIGMAS|SCATTERINGCOEFFICIENT", NULL, 0, 0},
     {"G", "ANISOTROPY|HG|PHASEG|ASYMMETRY", NULL, 1, 0},
+    /* a subsurface material's mean free path per channel (TYPE Subsurface: json_media.c) */
+    {"RADIUS", "SUBSURFACERADIUS|SSSRADIUS|SCATTERDISTANCE|SCATTERINGDISTANCE|MFP|MEANFREEPATH|DMFP|SUBSURFACEDISTANCE",
+     NULL, 0, 0},
     {"COAT_THICKNESS", "COATTHICKNESS|COATINGTHICKNESS", NULL, 0, 0},
     /* PBR's layers: KHR_materials_sheen and KHR_materials_specular */
     {"SHEEN_RGB", "SHEEN|SHEENCOLOR|SHEENCOLOUR|SHEENCOLORFACTOR", NULL, 0, 0},
@@ -233,7 +236,8 @@ static const struct {
     /* no type ("", "N/A"): from the keys, as the course's text format did */
     {"|N/A|NA|NONE|DEFAULT", JM_KIND_INFER, NULL},
     /* known, no caustic counterpart: its base colour as diffuse, with a warning */
-    {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT", JM_KIND_FALLBACK, "has no subsurface scattering"},
+    /* subsurface scattering: a dielectric around a medium (json_media.c) */
+    {"SUBSURFACE|SSS|SKIN|WAX|TRANSLUCENT|RANDOMWALK|RANDOMWALKSSS|SUBSURFACESCATTERING", JM_KIND_SUBSURFACE, NULL},
     /* a course's volume material: the medium inside the objects that use it (json_media.c) */
     {"VOLUME|MEDIUM|PARTICIPATINGMEDIUM|FOG|SMOKE|HOMOGENEOUS", JM_KIND_MEDIUM, NULL},
     {"HETEROGENEOUS|VDB|GRID|CLOUD", JM_KIND_FALLBACK, "has no heterogeneous (grid) media yet"},
@@ -261,6 +265,7 @@ const char *const json_material_type_names[] = {"Emitter",
                                                 "ThinDielectric",
                                                 "DiffuseTransmission",
                                                 "Interface",
+                                                "Subsurface",
                                                 NULL};
 
 static int kind_of_name(const char *name) {

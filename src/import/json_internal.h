@@ -95,7 +95,14 @@ typedef struct json_material_row {
 } json_material_row;
 /* JM_KIND_PROCEDURAL: the course's procedural materials (Marble, Wood, Noise): Diffuse with a
  * procedural texture of their two colours */
-enum { JM_KIND_INFER = -2, JM_KIND_FALLBACK = -3, JM_KIND_UNKNOWN = -1, JM_KIND_PROCEDURAL = -4, JM_KIND_MEDIUM = -5 };
+enum {
+    JM_KIND_INFER = -2,
+    JM_KIND_FALLBACK = -3,
+    JM_KIND_UNKNOWN = -1,
+    JM_KIND_PROCEDURAL = -4,
+    JM_KIND_MEDIUM = -5,
+    JM_KIND_SUBSURFACE = -6
+};
 /* The kind (MATERIAL_KINDS index) a normalised TYPE spelling names, JM_KIND_INFER,
  * JM_KIND_FALLBACK (*why says what caustic lacks) or JM_KIND_UNKNOWN. */
 int json_material_kind(const char *tnorm, const json_material_row **row, const char **why);
@@ -155,5 +162,11 @@ int json_medium_ref(loader *L, const cJSON *obj, const char *jpath, const char *
  * `name` from its SIGMA_A, SIGMA_S, G (EMITTANCE times RGB: its emission), and an Interface material
  * of that name with the medium inside, so that every object using it is filled with it. */
 int json_volume_material(loader *L, const char *name, const cJSON *m, const char *jpath);
+/* A subsurface material (TYPE Subsurface, SSS, Skin, Wax; JM_KIND_SUBSURFACE): a dielectric
+ * boundary (IOR, ROUGHNESS: RoughGlass when rough) with a homogeneous medium inside, named `name`
+ * as the material, from RGB (the subsurface albedo) and RADIUS (the mean free path, per channel;
+ * src/scene/material.h states the inversion), or from SIGMA_A / SIGMA_S; G its phase. 1 when the
+ * material gives neither (the caller renders it as Diffuse with a warning), 0 done, -1 an error. */
+int json_subsurface_material(loader *L, const char *name, const cJSON *m, const char *jpath);
 
 #endif

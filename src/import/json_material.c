@@ -265,6 +265,16 @@ static int parse_material(loader *L, const char *name, cJSON *m, const char *jpa
         fallback = 1;
     } else if (kind == JM_KIND_MEDIUM) {
         return json_volume_material(L, name, m, jpath);
+    } else if (kind == JM_KIND_SUBSURFACE) {
+        int rc = json_subsurface_material(L, name, m, jpath);
+        if (rc <= 0) return rc;
+        /* neither RADIUS nor SIGMA_A / SIGMA_S: no medium to fill it with */
+        if (prm_warn(&L->P, dk, p,
+                     "material TYPE \"%.64s\" without RADIUS or SIGMA_A/SIGMA_S (its medium): rendered as Diffuse "
+                     "with its base colour",
+                     tname))
+            return -1;
+        fallback = 1;
     } else if (kind == JM_KIND_FALLBACK) {
         if (prm_warn(&L->P, dk, p, "material TYPE \"%.64s\": caustic %s; rendered as Diffuse with its base colour",
                      tname, why))

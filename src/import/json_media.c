@@ -151,6 +151,74 @@ int json_volume_material(loader *L, const char *name, const cJSON *m, const char
     return 0;
 }
 
+int json_subsurface_material(loader *L, const char *name, const cJSON *m, const char *jpath) {
+    char p[PRM_WHERE];
+    const cJSON *sa = json_get(m, "SIGMA_A"), *ss = json_get(m, "SIGMA_S"), *rad = json_get(m, "RADIUS");
+    if (!sa && !ss && !rad) return 1;
+    if (scene_find_medium(L->s, name) >= 0)
+        return prm_fail(&L->P, jpath, "a medium of this name is in Media already: rename one of them");
+    medium md;
+    memset(&md, 0, sizeof md);
+    md.kind = MEDIUM_HOMOGENEOUS;
+    double g = 0.0;
+    if (json_opt_number(L, m, jpath, "G", -0.999, 0, 0.999, &g)) return -1;
+    md.g = (float)g;
+    if (rad) {
+        if (sa || ss) {
+            prm_jkey(p, jpath, "RADIUS");
+            return prm_fail(&L->P, p, "give RGB with RADIUS, or SIGMA_A/SIGMA_S, not both");
+        }
+        vec3 albedo = v3s(0.8f), len;
+        const cJSON *c = json_get(m, "RGB");
+        if (c) {
+            prm_jkey(p, jpath, "RGB");
+            if (json_colour(L, c, p, 1.0, &albedo)) return -1;
+        }
+        prm_jkey(p, jpath, "RADIUS");
+        if (cJSON_IsNumber(rad)) {
+            double x;
+            if (json_range(L, rad, p, 0.0, 1, 1e30, &x)) return -1;
+            len = v3s((float)x);
+        } else if (json_vec3(L, rad, p, 0.0, 1, 1e30, &len)) {
+            return -1;
+        }
+        material_subsurface_medium(albedo, len, md.g, &md.sigma_a, &md.sigma_s);
+    } else {
+        if (sa) {
+            prm_jkey(p, jpath, "SIGMA_A");
+            if (json_colour(L, sa, p, MAX_SIGMA, &md.sigma_a)) return -1;
+        }
+        if (ss) {
+            prm_jkey(p, jpath, "SIGMA_S");
+            if (json_colour(L, ss, p, MAX_SIGMA, &md.sigma_s)) return -1;
+        }
+        if (vis_black(md.sigma_s)) {
+            prm_jkey(p, jpath, sa ? "SIGMA_A" : "SIGMA_S");
+            if (prm_warn(&L->P, "Materials.*.SIGMA_S=0", p,
+                         "a subsurface material without scattering (SIGMA_S 0): its inside only absorbs, a "
+                         "clear coloured glass; give SIGMA_S, or RGB with RADIUS"))
+                return -1;
+        }
+    }
+    double ior = 1.5, roughness = 0.0;
+    if (json_opt_number(L, m, jpath, "IOR", 1.0, 0, 10.0, &ior)) return -1;
+    if (json_opt_soft(L, m, jpath, "ROUGHNESS", 0.0, 1.0, &roughness)) return -1;
+    if (scene_add_medium(L->s, name, md) < 0) return prm_fail(&L->P, jpath, "could not add medium (out of memory)");
+    /* the boundary: a clear (rough) dielectric; what colours the object is its medium */
+    material_kind kind = roughness > 0.0 ? MAT_ROUGH_GLASS : MAT_DIELECTRIC;
+    material_params mp = material_params_default(kind);
+    mp.rgb = v3s(1.0f);
+    mp.ior = ior;
+    mp.roughness = roughness;
+    material mat = material_from_params(kind, &mp);
+    mat.medium_inside = (int32_t)L->s->nmedia; /* the medium just added, as a reference */
+    if (scene_add_material(L->s, name, mat) < 0) {
+        if (scene_find_material(L->s, name) >= 0) return prm_fail(&L->P, jpath, "duplicate material name");
+        return prm_fail(&L->P, jpath, "could not add material");
+    }
+    return 0;
+}
+
 int json_medium_ref(loader *L, const cJSON *obj, const char *jpath, const char *key, int *ref) {
     *ref = 0;
     const cJSON *v = json_get(obj, key);

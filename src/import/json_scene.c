@@ -803,6 +803,8 @@ static int parse_object(loader *L, cJSON *o, const char *jp) {
     int inside = 0, outside = 0;
     if (json_medium_ref(L, o, jp, "INTERIOR", &inside) || json_medium_ref(L, o, jp, "EXTERIOR", &outside)) return -1;
     if (!inside && !outside) return 0;
+    /* no INTERIOR key: the material's own inside stays (a Subsurface or Fog material's medium) */
+    if (!json_get(o, "INTERIOR")) inside = -1;
     if (scene_bind_media(s, t0, s0, q0, inside, outside)) return prm_fail(&L->P, jp, "out of memory");
     /* a mesh loaded for this object now carries its media: later objects do not instance it */
     if (L->nmeshes > nmeshes) L->meshes[L->nmeshes - 1].material = INT_MIN;

@@ -66,6 +66,12 @@ typedef struct reader {
         int mesh; /* -1: empty (no triangles) */
     } * groups;
     size_t ngroups, capgroups;
+    /* media: each <medium> node read once (its caustic reference, 0 rendered without it) */
+    const mx_node **med_nodes;
+    int *med_refs;
+    size_t nmed;
+    int interface_mat;  /* the Interface material of null-BSDF medium boundaries (-1 until used) */
+    int shape_boundary; /* the shape being added bounds media: a null BSDF makes it an Interface */
 } reader;
 
 #define FAIL(R, n, ...)                                                                                                \
@@ -726,7 +732,8 @@ static int texture_of(reader *R, const mx_node *t, int *index, vec3 *mean) {
  *                                    cut-off 0.5; a constant opacity warns
  *   bumpmap                          its BSDF with caustic's bump map (height texture, `scale`)
  *   normalmap                        its BSDF with the normal map (tangent space)
- *   null                             the shape is left out (a medium boundary)
+ *   null                             the shape is left out; with interior/exterior media, an
+ *                                    Interface (a boundary of media, no surface)
  *   anything else                    warns: Diffuse 0.5 */
 typedef struct named {
     const char *name;
@@ -1530,19 +1537,20 @@ static int shape_material(reader *R, const mx_node *sh, int *mat) {
         }
         if (!strcmp(c->tag, "bsdf")) bsdf = c;
         if (!strcmp(c->tag, "emitter")) em = c;
-        if (!strcmp(c->tag, "medium")) {
-            ((mx_node *)c)->used = 1;
-            if (warn_at(R, c, "medium", "participating media (\"%s\") are not rendered yet: the shape's surface only",
-                        mx_attr(c, "type") ? mx_attr(c, "type") : "?"))
-                return -1;
-            mark_all(c);
-        }
     }
     mi_bsdf *b = NULL;
     if (bsdf && !(b = bsdf_get(R, bsdf))) return -1;
     if (!em) {
         if (!b) {
             *mat = R->default_mat;
+            return 0;
+        }
+        if (b->skip && R->shape_boundary) { /* a null BSDF bounding media: no surface, a boundary */
+            if (R->interface_mat < 0) {
+                R->interface_mat = scene_add_material(R->s, "(null bsdf)", material_default(MAT_INTERFACE));
+                if (R->interface_mat < 0) FAIL(R, sh, "out of memory");
+            }
+            *mat = R->interface_mat;
             return 0;
         }
         if (b->skip) {
@@ -1625,7 +1633,147 @@ static int add_instance(reader *R, const mx_node *g, xform M, int depth) {
     return 0;
 }
 
+/* A <medium> (or a <ref> to one) as a caustic medium reference, read once per node: Mitsuba 3's
+ * homogeneous medium (sigma_t and albedo, colours or floats or a constvolume, times scale; sigma_s
+ * = albedo sigma_t, sigma_a = (1 - albedo) sigma_t; phase hg (g) or isotropic). Other media
+ * (heterogeneous grids) warn and give 0: rendered without the medium. */
+static int medium_of(reader *R, const mx_node *n, int *ref) {
+    *ref = 0;
+    if (!strcmp(n->tag, "ref")) {
+        const mx_node *t;
+        ((mx_node *)n)->used = 1;
+        if (deref(R, n, &t)) return -1;
+        if (strcmp(t->tag, "medium")) FAIL(R, n, "a medium reference names a <%s>, not a <medium>", t->tag);
+        n = t;
+    }
+    for (size_t i = 0; i < R->nmed; ++i)
+        if (R->med_nodes[i] == n) {
+            *ref = R->med_refs[i];
+            return 0;
+        }
+    ((mx_node *)n)->used = 1;
+    const char *type = mx_attr(n, "type");
+    if (!type) FAIL(R, n, "<medium> without type");
+    if (!strcmp(type, "homogeneous")) {
+        vec3 st = v3s(1.0f), albedo = v3s(0.75f);
+        const char *names[2] = {"sigma_t", "albedo"};
+        vec3 *dst[2] = {&st, &albedo};
+        for (int k = 0; k < 2; ++k) {
+            mx_node *p = prop(n, names[k]);
+            if (!p) continue;
+            if (!strcmp(p->tag, "volume")) { /* constvolume: its value */
+                const char *vt = mx_attr(p, "type");
+                if (!vt || strcmp(vt, "constvolume"))
+                    FAIL(R, p, "\"%s\" of a homogeneous medium: a <volume> must be a constvolume", names[k]);
+                p->used = 1;
+                mx_node *v = prop(p, "value");
+                if (!v) FAIL(R, p, "constvolume without \"value\"");
+                v->used = 1;
+                if (colour_of(R, v, dst[k])) return -1;
+                continue;
+            }
+            int tex;
+            if (get_colour_tex(R, n, names[k], *dst[k], dst[k], &tex)) return -1;
+            if (tex >= 0) FAIL(R, p, "\"%s\" of a homogeneous medium cannot be a texture", names[k]);
+        }
+        double scale, g = 0.0;
+        if (get_float(R, n, "scale", 1.0, &scale)) return -1;
+        int unused;
+        if (get_bool(R, n, "sample_emitters", 1, &unused) || get_bool(R, n, "has_spectral_extinction", 1, &unused))
+            return -1;
+        for (int i = 0; i < n->nkids; ++i) {
+            const mx_node *c = n->kids[i];
+            if (strcmp(c->tag, "phase")) continue;
+            ((mx_node *)c)->used = 1;
+            const char *pt = mx_attr(c, "type");
+            if (pt && !strcmp(pt, "hg")) {
+                if (get_float(R, c, "g", 0.8, &g)) return -1;
+                if (!(g > -1.0 && g < 1.0)) FAIL(R, c, "phase hg: g must be in (-1, 1), not %g", g);
+            } else if (!pt || strcmp(pt, "isotropic")) {
+                mark_all(c);
+                if (warn_at(R, c, "phase", "phase function \"%s\": caustic has Henyey-Greenstein only: isotropic",
+                            pt ? pt : "?"))
+                    return -1;
+            }
+        }
+        if (!(scale >= 0.0)) FAIL(R, n, "homogeneous medium: scale must be >= 0");
+        if (albedo.x > 1.0f || albedo.y > 1.0f || albedo.z > 1.0f)
+            FAIL(R, n, "homogeneous medium: albedo above 1 (%g %g %g)", albedo.x, albedo.y, albedo.z);
+        medium md;
+        memset(&md, 0, sizeof md);
+        md.kind = MEDIUM_HOMOGENEOUS;
+        st = vscale(st, (float)scale);
+        md.sigma_s = vmul(albedo, st);
+        md.sigma_a = vsub(st, md.sigma_s);
+        md.g = (float)g;
+        char name[64];
+        const char *id = mx_attr(n, "id");
+        snprintf(name, sizeof name, "%.40s#%zu", id ? id : "medium", R->nmed);
+        int idx = scene_add_medium(R->s, name, md);
+        if (idx < 0) FAIL(R, n, "homogeneous medium: not a medium (negative or non-finite coefficients?)");
+        *ref = idx + 1;
+    } else {
+        mark_all(n);
+        if (warn_at(R, n, "medium",
+                    "medium \"%s\": caustic reads only homogeneous media from Mitsuba files yet; "
+                    "rendered without the medium",
+                    type))
+            return -1;
+    }
+    const mx_node **gn = realloc(R->med_nodes, (R->nmed + 1) * sizeof *gn);
+    if (gn) R->med_nodes = gn;
+    int *gr = gn ? realloc(R->med_refs, (R->nmed + 1) * sizeof *gr) : NULL;
+    if (!gr) FAIL(R, n, "out of memory");
+    R->med_refs = gr;
+    R->med_nodes[R->nmed] = n;
+    R->med_refs[R->nmed++] = *ref;
+    return 0;
+}
+
+/* A shape's media: its <medium name="interior"> / "exterior" children (or refs so named); 0 the
+ * vacuum. */
+static int shape_media(reader *R, const mx_node *sh, int *in, int *out) {
+    *in = *out = 0;
+    for (int i = 0; i < sh->nkids; ++i) {
+        const mx_node *c = sh->kids[i];
+        const mx_node *t = c;
+        if (!strcmp(c->tag, "ref")) {
+            if (deref(R, c, &t)) return -1;
+            if (strcmp(t->tag, "medium")) continue;
+        } else if (strcmp(c->tag, "medium")) {
+            continue;
+        }
+        const char *nm = mx_attr(c, "name");
+        int ref;
+        if (medium_of(R, c, &ref)) return -1;
+        if (nm && !strcmp(nm, "interior"))
+            *in = ref;
+        else if (nm && !strcmp(nm, "exterior"))
+            *out = ref;
+        else
+            FAIL(R, c, "a shape's medium must be named \"interior\" or \"exterior\", not \"%s\"", nm ? nm : "");
+    }
+    return 0;
+}
+
+static int add_shape_prims(reader *R, const mx_node *sh, xform parent, int depth);
+
+/* A shape, and the media it bounds (kernel/medium.h's rule; Mitsuba's: entering gives the
+ * interior, leaving the exterior, an unset one the vacuum). */
 static int add_shape(reader *R, const mx_node *sh, xform parent, int depth) {
+    int in, out;
+    if (shape_media(R, sh, &in, &out)) return -1;
+    size_t t0 = R->s->ntriangles, s0 = R->s->nspheres, q0 = R->s->nquads;
+    int saved = R->shape_boundary;
+    R->shape_boundary = in != out;
+    int rc = add_shape_prims(R, sh, parent, depth);
+    R->shape_boundary = saved;
+    if (rc) return -1;
+    if (in != out && scene_bind_media(R->s, t0, s0, q0, in, out)) FAIL(R, sh, "out of memory");
+    return 0;
+}
+
+static int add_shape_prims(reader *R, const mx_node *sh, xform parent, int depth) {
     ((mx_node *)sh)->used = 1;
     if (depth > MI_MAX_NEST) FAIL(R, sh, "shapegroups nested deeper than %d (an instance of itself?)", MI_MAX_NEST);
     const char *type = mx_attr(sh, "type");
@@ -1902,6 +2050,10 @@ static int read_sensor(reader *R, const mx_node *sn) {
             if (get_int(R, c, "sample_count", 4, &spp)) return -1;
             if (spp < 1) FAIL(R, c, "sample_count %ld must be at least 1", spp);
             (void)prop(c, "seed");
+        } else if (!strcmp(c->tag, "medium") || !strcmp(c->tag, "ref")) {
+            const mx_node *t = c; /* the medium around the camera */
+            if (!strcmp(c->tag, "ref") && deref(R, c, &t)) return -1;
+            if (!strcmp(t->tag, "medium") && medium_of(R, c, &cd->medium)) return -1;
         }
     }
     cd->width = (int)w;
@@ -2081,11 +2233,8 @@ static int read_scene(reader *R) {
         } else if (!strcmp(t, "bsdf") || !strcmp(t, "texture") || !strcmp(t, "spectrum") || !strcmp(t, "rgb")) {
             /* declared for reference */
         } else if (!strcmp(t, "medium")) {
-            ((mx_node *)c)->used = 1;
-            mark_all(c);
-            if (warn_at(R, c, "medium", "participating media (\"%s\") are not rendered yet",
-                        mx_attr(c, "type") ? mx_attr(c, "type") : "?"))
-                return -1;
+            int ref; /* declared for reference; read here so that its problems are said once */
+            if (medium_of(R, c, &ref)) return -1;
         } else if (!strcmp(t, "default") || !strcmp(t, "path")) {
         } else if (warn_at(R, c, t, "<%s> at the scene's top level is not read", t))
             return -1;
@@ -2121,6 +2270,7 @@ int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *op
     *out = NULL;
     reader R;
     memset(&R, 0, sizeof R);
+    R.interface_mat = -1;
     prm_init(&R.P, src->path, opts ? opts->strict : 0, err, errlen);
     R.P.line_format = 1;
     /* -D name=value: Mitsuba's parameters ($name); the names are not JSON paths here */
@@ -2150,6 +2300,8 @@ int mitsuba_load(scene **out, const scene_source *src, const scene_load_opts *op
     free(R.texs);
     free(R.ids);
     free(R.groups);
+    free(R.med_nodes);
+    free(R.med_refs);
     mx_free(&R.D);
     return rc;
 }

@@ -32,6 +32,7 @@
 #include "import/import.h"
 #include "import/pbrt_internal.h"
 #include "image/image.h"
+#include "kernel/bidir_limits.h"
 #include "scene/material.h"
 
 #include <ctype.h>
@@ -161,6 +162,7 @@ typedef struct pmat { /* a pbrt material, resolved when it was defined */
     material_kind kind;
     material_params p;
     int interface; /* no surface (pbrt's "interface"): rays pass */
+    int sss;       /* subsurface: the medium inside its dielectric (a medium reference; 0 none) */
 } pmat;
 
 typedef enum { PT_CONST, PT_IMAGE, PT_CHECKER, PT_OTHER } ptex_kind;
@@ -173,10 +175,10 @@ typedef struct ptex {
     float factor; /* PT_IMAGE of a float texture: what multiplies its texels (a bump map's scale) */
 } ptex;
 
-typedef struct derived { /* a caustic material: a pbrt material with a shape's emission and alpha */
+typedef struct derived { /* a caustic material: a pbrt material with a shape's emission, alpha and media */
     int pm;
     vec3 L;
-    int two_sided, alpha_tex, index;
+    int two_sided, alpha_tex, index, med_in, med_out;
 } derived;
 
 typedef struct gstate {
@@ -188,6 +190,7 @@ typedef struct gstate {
     int area_two_sided;
     double area_power;
     char *area_where;
+    int med_in, med_out; /* MediumInterface: the media inside and outside shapes (references, 0 the vacuum) */
 } gstate;
 
 typedef struct named_m4 {
@@ -232,8 +235,10 @@ typedef struct R {
     size_t nders, capders;
     named_m4 *coords;
     size_t ncoords, capcoords;
-    char **media;
+    char **media;   /* MakeNamedMedium's names */
+    int *media_ref; /* each one's caustic medium reference (0: rendered without it) */
     size_t nmedia;
+    int cam_medium; /* the camera's medium: the MediumInterface's outside at Camera */
     pobject *objects;
     size_t nobjects, capobjects;
     pobject *cur_object;
@@ -811,11 +816,60 @@ static int mat_thindielectric(R *r, plist *pl, pmat *m) {
     m->p.rgb = v3s(1.0f);
     return 0;
 }
+/* pbrt's subsurface: caustic's model of it, a (rough) dielectric of "eta" (1.33) around a
+ * homogeneous medium: "name" (a measured medium, material_measured_medium), "sigma_a"/"sigma_s",
+ * or "reflectance" with "mfp" through the albedo inversion (src/scene/material.h); times "scale";
+ * "g". pbrt-v4 itself renders it with a tabulated diffusion BSSRDF; the random walk differs from
+ * that, and the one warning says so. */
 static int mat_subsurface(R *r, plist *pl, pmat *m) {
-    vec3 c = v3s(0.8f);
-    if (ptype(pl, "reflectance") && get_color(r, pl, "reflectance", c, 0, &c, &m->p.albedo_tex)) return -1;
-    m->p.rgb = c;
-    return 0;
+    medium md;
+    memset(&md, 0, sizeof md);
+    md.kind = MEDIUM_HOMOGENEOUS;
+    double g, scale, eta = 1.33;
+    if (get_float(r, pl, "g", 0.0, -0.999, 0.999, &g) || get_float(r, pl, "scale", 1.0, 0.0, 1e30, &scale)) return -1;
+    md.g = (float)g;
+    const char *preset;
+    if (prm_string(&pl->l, "name", "", &preset)) return -1;
+    if (preset[0]) {
+        if (material_measured_medium(preset, &md.sigma_a, &md.sigma_s)) {
+            prm_value *v = pfind(pl, "name");
+            return prm_fail(&r->ctx, v ? v->where : pl->where,
+                            "%s: unknown measured medium \"%s\" (Skin1, Ketchup, ...)", pl->owner, preset);
+        }
+    } else if (ptype(pl, "sigma_a") || ptype(pl, "sigma_s")) {
+        if (get_color(r, pl, "sigma_a", v3(0.0011f, 0.0024f, 0.014f), 0, &md.sigma_a, NULL) ||
+            get_color(r, pl, "sigma_s", v3(2.55f, 3.21f, 3.77f), 0, &md.sigma_s, NULL))
+            return -1;
+    } else if (ptype(pl, "reflectance")) {
+        vec3 refl, mfp;
+        if (get_color(r, pl, "reflectance", v3s(1.0f), 0, &refl, NULL) ||
+            get_color(r, pl, "mfp", v3s(1.0f), 0, &mfp, NULL))
+            return -1;
+        if (!(vmaxc(mfp) > 0.0f) || mfp.x <= 0.0f || mfp.y <= 0.0f || mfp.z <= 0.0f) {
+            prm_value *v = pfind(pl, "mfp");
+            return prm_fail(&r->ctx, v ? v->where : pl->where, "%s: \"mfp\" must be > 0", pl->owner);
+        }
+        material_subsurface_medium(refl, mfp, md.g, &md.sigma_a, &md.sigma_s);
+    } else { /* pbrt-v4's default: whole milk's coefficients (1/mm) */
+        md.sigma_a = v3(0.0011f, 0.0024f, 0.014f);
+        md.sigma_s = v3(2.55f, 3.21f, 3.77f);
+    }
+    md.sigma_a = vscale(md.sigma_a, (float)scale);
+    md.sigma_s = vscale(md.sigma_s, (float)scale);
+    if (ptype(pl, "eta") && get_eta(r, pl, &eta)) return -1;
+    if (get_roughness(r, pl, 0.0, &m->p.roughness)) return -1;
+    m->p.ior = eta;
+    m->p.rgb = v3s(1.0f);
+    m->kind = m->p.roughness > 0.0 ? MAT_ROUGH_GLASS : MAT_DIELECTRIC;
+    char name[64];
+    snprintf(name, sizeof name, "(pbrt subsurface %zu)", r->npmats);
+    int idx = scene_add_medium(r->s, name, md);
+    if (idx < 0) return prm_fail(&r->ctx, pl->where, "%s: cannot add its medium", pl->owner);
+    m->sss = idx + 1;
+    return UNSUPPORTED(r, "material subsurface", pl->where,
+                       "%s: a random walk through its medium inside a dielectric boundary (caustic's subsurface "
+                       "model; pbrt-v4 renders a tabulated diffusion BSSRDF, which differs a little)",
+                       pl->owner);
 }
 static int mat_grey(R *r, plist *pl, pmat *m) {
     (void)r, (void)pl;
@@ -893,7 +947,7 @@ static const struct pbrt_material_row {
     {"diffusetransmission", MAT_DIFFUSE_TRANSMISSION, mat_difftrans, NULL},
     {"mix", MAT_DIFFUSE, mat_mix, "the material of larger weight"},
     {"interface", MAT_DIFFUSE, mat_interface, NULL},
-    {"subsurface", MAT_DIFFUSE, mat_subsurface, "diffuse of its reflectance (no subsurface scattering)"},
+    {"subsurface", MAT_DIELECTRIC, mat_subsurface, NULL},
     {"measured", MAT_DIFFUSE, mat_grey, "grey diffuse 0.5 (caustic has no measured BRDFs)"},
     {"hair", MAT_DIFFUSE, mat_hair, "brown diffuse (caustic has no hair model)"},
     /* pbrt-v3's names, for files written for it */
@@ -1021,21 +1075,84 @@ static int make_material(R *r, const char *type, plist *pl, const char *name, co
     return (int)r->npmats - 1;
 }
 
+/* MakeNamedMedium's medium: "homogeneous" (sigma_a, sigma_s, scale, g, Le, Lescale, preset) as a
+ * caustic medium, *ref its reference; the grid media ("uniformgrid", "rgbgrid", "nanovdb", "cloud")
+ * are not read yet: one warning, and shapes bound to them render without the medium (*ref 0). */
+static int make_medium(R *r, plist *pl, const char *name, int *ref) {
+    const char *type;
+    *ref = 0;
+    if (prm_string(&pl->l, "type", "", &type)) return -1;
+    if (strcmp(type, "homogeneous") != 0) {
+        for (size_t i = 0; i < pl->l.n; ++i) pl->l.v[i].used = 1;
+        char key[80];
+        snprintf(key, sizeof key, "medium %.60s", type);
+        if (!type[0]) return prm_fail(&r->ctx, pl->where, "%s: no \"string type\"", pl->owner);
+        return UNSUPPORTED(r, key, pl->where,
+                           "%s of type \"%s\": caustic reads only homogeneous media from pbrt files yet; rendered "
+                           "without the medium",
+                           pl->owner, type);
+    }
+    medium md;
+    memset(&md, 0, sizeof md);
+    md.kind = MEDIUM_HOMOGENEOUS;
+    const char *preset;
+    if (prm_string(&pl->l, "preset", "", &preset)) return -1;
+    if (preset[0]) {
+        if (material_measured_medium(preset, &md.sigma_a, &md.sigma_s)) {
+            prm_value *v = pfind(pl, "preset");
+            return prm_fail(&r->ctx, v ? v->where : pl->where, "%s: unknown preset \"%s\" (Skin1, Ketchup, ...)",
+                            pl->owner, preset);
+        }
+        /* pbrt-v4 reads sigma_a / sigma_s only without a preset */
+        prm_value *v;
+        if ((v = pfind(pl, "sigma_a")) != NULL) v->used = 1;
+        if ((v = pfind(pl, "sigma_s")) != NULL) v->used = 1;
+    } else if (get_color(r, pl, "sigma_a", v3s(1.0f), 0, &md.sigma_a, NULL) ||
+               get_color(r, pl, "sigma_s", v3s(1.0f), 0, &md.sigma_s, NULL)) {
+        return -1;
+    }
+    double scale, g, lescale;
+    vec3 le;
+    if (get_float(r, pl, "scale", 1.0, 0.0, 1e30, &scale) || get_float(r, pl, "g", 0.0, -0.999, 0.999, &g) ||
+        get_color(r, pl, "Le", v3s(0.0f), 1, &le, NULL) || get_float(r, pl, "Lescale", 1.0, 0.0, 1e30, &lescale))
+        return -1;
+    md.sigma_a = vscale(md.sigma_a, (float)scale);
+    md.sigma_s = vscale(md.sigma_s, (float)scale);
+    md.g = (float)g;
+    md.emission = vscale(le, (float)lescale);
+    int idx = scene_add_medium(r->s, name, md);
+    if (idx < 0)
+        return prm_fail(&r->ctx, pl->where, "%s: not a medium (negative or non-finite coefficients?)", pl->owner);
+    *ref = idx + 1;
+    return 0;
+}
+
 /* the caustic material of a shape: its pbrt material with the area light and alpha in force */
+/* The media a shape of the current material binds (kernel/medium.h's rule, which is pbrt-v4's: a
+ * MediumInterface whose sides differ is a boundary, one whose sides are equal is none); a
+ * subsurface material binds its own medium inside, the MediumInterface's outside around it. */
+static void shape_media(const R *r, const pmat *pm, int *in, int *out) {
+    int transition = r->g.med_in != r->g.med_out;
+    *in = pm->sss ? pm->sss : transition ? r->g.med_in : 0;
+    *out = pm->sss || transition ? r->g.med_out : 0;
+}
+
 static int shape_material(R *r, int alpha_tex, const char *where) {
     const pmat *pm = &r->pmats[r->g.material];
     vec3 L = r->g.area ? r->g.area_L : v3s(0.0f);
     int two = r->g.area ? r->g.area_two_sided : 0;
+    int med_in, med_out;
+    shape_media(r, pm, &med_in, &med_out);
     for (size_t i = 0; i < r->nders; ++i) {
         derived *d = &r->ders[i];
         if (d->pm == r->g.material && d->two_sided == two && d->alpha_tex == alpha_tex && d->L.x == L.x &&
-            d->L.y == L.y && d->L.z == L.z)
+            d->L.y == L.y && d->L.z == L.z && d->med_in == med_in && d->med_out == med_out)
             return d->index;
     }
     material_params p = pm->p;
     p.emission = L;
     p.two_sided = two;
-    if (pm->interface) {
+    if (pm->interface && med_in == med_out) { /* a boundary of nothing: no surface at all */
         p.opacity = 0.0;
         p.alpha_cutoff = 0.5;
         if (r->g.area && UNSUPPORTED(r, "emissive interface", where,
@@ -1046,14 +1163,17 @@ static int shape_material(R *r, int alpha_tex, const char *where) {
         p.alpha_tex = alpha_tex;
         p.alpha_cutoff = 0.5;
     }
-    material m = material_from_params(pm->kind, &p);
-    if (pm->interface) m.emission = v3s(0.0f);
+    /* an interface that bounds media: caustic's Interface kind (no surface) */
+    material m = material_from_params(pm->interface && med_in != med_out ? MAT_INTERFACE : pm->kind, &p);
+    if (pm->interface) m.emission = v3s(0.0f); /* a boundary of media is caustic's Interface, not cut out */
+    m.medium_inside = med_in;
+    m.medium_outside = med_out;
     char name[300];
     snprintf(name, sizeof name, "%.200s#%zu", pm->name ? pm->name : "pbrt", r->nders);
     int idx = scene_add_material(r->s, name, m);
     if (idx < 0) return prm_fail(&r->ctx, where, "cannot add material \"%s\"", name);
     if (GROW(r->ders, r->nders, r->capders)) return oom(r, where);
-    r->ders[r->nders++] = (derived){r->g.material, L, two, alpha_tex, idx};
+    r->ders[r->nders++] = (derived){r->g.material, L, two, alpha_tex, idx, med_in, med_out};
     return idx;
 }
 
@@ -1570,7 +1690,7 @@ static int d_shape(R *r, const pbrt_token *at) {
     }
     if (!rc) rc = finish_params(r, &pl);
     if (!rc && r->pmats[r->g.material].interface) { /* no surface: only a boundary of media */
-        skip = 1;
+        if (r->g.med_in == r->g.med_out) skip = 1;  /* a boundary of none: nothing there */
         if (r->g.area)
             rc = UNSUPPORTED(r, "emissive interface", w,
                              "an area light on a shape of material \"interface\" (no surface): it emits nothing");
@@ -1899,6 +2019,7 @@ static int d_camera(R *r, const pbrt_token *at) {
     int rc = 0;
     if (r->world) rc = prm_fail(&r->ctx, w, "Camera after WorldBegin");
     r->cam_from_world = r->g.ctm;
+    r->cam_medium = r->g.med_out; /* pbrt-v4's CameraMedium: the outside of the MediumInterface in force */
     r->have_camera = 1;
     free(r->cam_type);
     r->cam_type = sdup(type, strlen(type));
@@ -2054,6 +2175,7 @@ static int setup_world(R *r, const char *where) {
         r->mirror = refl;
     }
     camera_desc *cd = &r->s->camera;
+    cd->medium = r->cam_medium;
     int W = r->width, H = r->height;
     cd->width = W;
     cd->height = H;
@@ -2364,25 +2486,35 @@ static int directive(R *r, const pbrt_token *t) {
     } else if (!strcmp(name, "MakeNamedMedium")) {
         char *n;
         if (read_string(r, t, name, &n)) return -1;
+        for (size_t i = 0; i < r->nmedia; ++i)
+            if (!strcmp(r->media[i], n)) {
+                int rc = prm_fail(&r->ctx, w, "MakeNamedMedium: \"%s\" is defined twice", n);
+                free(n);
+                return rc;
+            }
+        char owner[200];
+        snprintf(owner, sizeof owner, "medium \"%.160s\"", n);
         plist pl;
-        if (parse_params(r, &pl, "medium", t)) {
+        if (parse_params(r, &pl, owner, t)) {
             free(n);
             return -1;
         }
-        for (size_t i = 0; i < pl.l.n; ++i) pl.l.v[i].used = 1;
-        plist_free(&pl);
         char **g = realloc(r->media, (r->nmedia + 1) * sizeof *g);
-        if (!g) {
+        int *gr = g ? realloc(r->media_ref, (r->nmedia + 1) * sizeof *gr) : NULL;
+        if (g) r->media = g;
+        if (!gr) {
             free(n);
+            plist_free(&pl);
             return oom(r, w);
         }
-        r->media = g;
-        r->media[r->nmedia++] = n;
-        pbrt_where(&r->lx, t, w);
-        return UNSUPPORTED(r, "media", w,
-                           "participating media (MakeNamedMedium \"%s\"): caustic has none yet; "
-                           "rendered as if in vacuum",
-                           n);
+        r->media_ref = gr;
+        r->media[r->nmedia] = n;
+        r->media_ref[r->nmedia++] = 0;
+        int ref = 0, rc = make_medium(r, &pl, n, &ref);
+        r->media_ref[r->nmedia - 1] = ref;
+        if (!rc) rc = finish_params(r, &pl);
+        plist_free(&pl);
+        return rc;
     } else if (!strcmp(name, "MediumInterface")) {
         char *a = NULL, *b = NULL;
         if (read_string(r, t, name, &a)) return -1;
@@ -2395,9 +2527,9 @@ static int directive(R *r, const pbrt_token *t) {
             free(a);
             return -1;
         }
-        int rc = 0;
+        int rc = 0, ref[2] = {0, 0};
         for (int k = 0; k < 2; ++k) {
-            const char *m = k ? b : a;
+            const char *m = k && b ? b : a; /* one name: the same medium on both sides (pbrt-v4) */
             if (!m || !m[0]) continue;
             size_t i = 0;
             while (i < r->nmedia && strcmp(r->media[i], m)) ++i;
@@ -2405,8 +2537,11 @@ static int directive(R *r, const pbrt_token *t) {
                 rc = prm_fail(&r->ctx, w, "MediumInterface: no medium named \"%s\"", m);
                 break;
             }
+            ref[k] = r->media_ref[i];
         }
         free(a), free(b);
+        r->g.med_in = ref[0];
+        r->g.med_out = ref[1];
         return rc;
     } else if (!strcmp(name, "ObjectBegin")) {
         char *n;
@@ -2514,6 +2649,7 @@ static void free_reader(R *r) {
     free(r->coords);
     for (size_t i = 0; i < r->nmedia; ++i) free(r->media[i]);
     free(r->media);
+    free(r->media_ref);
     for (size_t i = 0; i < r->nobjects; ++i) {
         pobject *o = &r->objects[i];
         free(o->name), free(o->p), free(o->n), free(o->uv), free(o->idx), free(o->mat);
@@ -2631,6 +2767,19 @@ int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts,
         prm_note(&r->ctx, "integrator lens", NULL,
                  "the pbrt file's integrator is bidirectional and its camera has a lens: caustic renders lenses with "
                  "path tracing only, so path tracing it is");
+    }
+    if (!rc && r->s->integrator_hint > 1 && r->s->nmedia > 0) {
+        /* while the bidirectional integrators refuse media (kernel/bidir_limits.h), the file's
+         * bdpt / sppm / lightpath becomes path tracing rather than a refusal */
+        bidir_request q;
+        memset(&q, 0, sizeof q);
+        q.features = KF_MEDIA;
+        if (bidir_refusal(&q)) {
+            r->s->integrator_hint = 0;
+            prm_note(&r->ctx, "integrator media", NULL,
+                     "the pbrt file's integrator is bidirectional and the scene has participating media, which "
+                     "caustic's bidirectional integrators do not render yet: path tracing it is");
+        }
     }
     if (!rc && r->mirrored && opts && opts->json_out) /* said where coordinates are shown */
         prm_note(&r->ctx, "mirrored", NULL,

@@ -2,6 +2,7 @@
  * its <stem>_from_params (kernel/materials/<stem>.h), dispatched from the material list. */
 #include "scene/material.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "scene/metal_ior_table.h"
@@ -90,4 +91,64 @@ const char *material_metal_name(int i) {
 material material_default(material_kind kind) {
     material_params p = material_params_default(kind);
     return material_from_params(kind, &p);
+}
+
+float material_subsurface_alpha(float A) {
+    A = fminf(fmaxf(A, 0.0f), 1.0f);
+    return 1.0f - expf(A * (-5.09406f + A * (2.61188f - A * 4.31805f)));
+}
+
+void material_subsurface_medium(vec3 albedo, vec3 radius, float g, vec3 *sigma_a, vec3 *sigma_s) {
+    float a[3] = {albedo.x, albedo.y, albedo.z}, d[3] = {radius.x, radius.y, radius.z}, sa[3], ss[3];
+    for (int c = 0; c < 3; ++c) {
+        float A = fminf(fmaxf(a[c], 0.0f), 1.0f);
+        float s = 1.9f - A + 3.5f * (A - 0.8f) * (A - 0.8f);
+        float st = 1.0f / fmaxf(d[c] * s, 1e-16f);
+        float alpha = material_subsurface_alpha(A);
+        ss[c] = alpha * st / (1.0f - g);
+        sa[c] = st - alpha * st;
+    }
+    *sigma_a = v3(sa[0], sa[1], sa[2]);
+    *sigma_s = v3(ss[0], ss[1], ss[2]);
+}
+
+/* Jensen et al. 2001, figure 5 (1/mm): name, sigma_s' (R, G, B), sigma_a (R, G, B). */
+static const struct {
+    const char *name;
+    float sps[3], sa[3];
+} measured_media[] = {
+    {"Apple", {2.29f, 2.39f, 1.97f}, {0.0030f, 0.0034f, 0.046f}},
+    {"Chicken1", {0.15f, 0.21f, 0.38f}, {0.015f, 0.077f, 0.19f}},
+    {"Chicken2", {0.19f, 0.25f, 0.32f}, {0.018f, 0.088f, 0.20f}},
+    {"Cream", {7.38f, 5.47f, 3.15f}, {0.0002f, 0.0028f, 0.0163f}},
+    {"Ketchup", {0.18f, 0.07f, 0.03f}, {0.061f, 0.97f, 1.45f}},
+    {"Marble", {2.19f, 2.62f, 3.00f}, {0.0021f, 0.0041f, 0.0071f}},
+    {"Potato", {0.68f, 0.70f, 0.55f}, {0.0024f, 0.0090f, 0.12f}},
+    {"Skimmilk", {0.70f, 1.22f, 1.90f}, {0.0014f, 0.0025f, 0.0142f}},
+    {"Skin1", {0.74f, 0.88f, 1.01f}, {0.032f, 0.17f, 0.48f}},
+    {"Skin2", {1.09f, 1.59f, 1.79f}, {0.013f, 0.070f, 0.145f}},
+    {"Spectralon", {11.6f, 20.4f, 14.9f}, {0.0f, 0.0f, 0.0f}},
+    {"Wholemilk", {2.55f, 3.21f, 3.77f}, {0.0011f, 0.0024f, 0.014f}},
+};
+
+static int same_name(const char *a, const char *b) {
+    for (; *a && *b; ++a, ++b) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a,
+             y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+int material_measured_medium(const char *name, vec3 *sigma_a, vec3 *sigma_s) {
+    for (size_t i = 0; i < sizeof measured_media / sizeof measured_media[0]; ++i)
+        if (same_name(measured_media[i].name, name)) {
+            if (sigma_a) *sigma_a = v3(measured_media[i].sa[0], measured_media[i].sa[1], measured_media[i].sa[2]);
+            if (sigma_s) *sigma_s = v3(measured_media[i].sps[0], measured_media[i].sps[1], measured_media[i].sps[2]);
+            return 0;
+        }
+    return -1;
+}
+const char *material_measured_medium_name(int i) {
+    return i >= 0 && (size_t)i < sizeof measured_media / sizeof measured_media[0] ? measured_media[i].name : NULL;
 }

@@ -40,4 +40,29 @@ double material_cauchy_b(double ior_d, double abbe);
 /* The i-th name of that table, NULL past its end (for messages and "did you mean"). */
 const char *material_metal_name(int i);
 
+/* ---- subsurface scattering: the medium inside a Subsurface material ------------------------
+ * A subsurface material is a (rough) dielectric boundary around a homogeneous medium, so that the
+ * path tracer's random walk through media is the subsurface walk (Cycles' random-walk SSS; the
+ * Mitsuba 3 model of a dielectric with an interior medium). What users set is the colour seen
+ * from outside (the multiple-scattering albedo A, per channel) and the distance light travels
+ * inside (the radius d, per channel). The medium's coefficients from them: the single-scattering
+ * albedo alpha and the extinction from the fits of Chiang, Kutz and Burley 2016 ("Practical and
+ * Controllable Subsurface Scattering for Production Path Tracing", SIGGRAPH talk), the inversion
+ * Cycles' random walk uses:
+ *     alpha(A) = 1 - exp(-5.09406 A + 2.61188 A^2 - 4.31805 A^3)
+ *     s(A)     = 1.9 - A + 3.5 (A - 0.8)^2
+ *     sigma_t  = 1 / (d s(A)),  sigma_s = alpha sigma_t,  sigma_a = sigma_t - sigma_s.
+ * The fit is for isotropic scattering; with an HG g the scattering coefficient is the reduced
+ * one's over (1 - g) (the similarity relation sigma_s' = sigma_s (1 - g)), so the diffusive look
+ * stays. A in [0, 1] (clamped), d > 0; g in (-1, 1). */
+float material_subsurface_alpha(float A);
+void material_subsurface_medium(vec3 albedo, vec3 radius, float g, vec3 *sigma_a, vec3 *sigma_s);
+/* Measured media of Jensen, Marschner, Levoy and Hanrahan 2001 ("A Practical Model for Subsurface
+ * Light Transport", figure 5: reduced scattering sigma_s' and absorption sigma_a in 1/mm), by
+ * pbrt's names ("Skin1", "Ketchup", "Wholemilk", ...; compared without case): sigma_s' is given as
+ * sigma_s (g = 0), per scene unit, as pbrt-v4 does. 0, or -1 for an unknown name. */
+int material_measured_medium(const char *name, vec3 *sigma_a, vec3 *sigma_s);
+/* The i-th name of that table, NULL past its end. */
+const char *material_measured_medium_name(int i);
+
 #endif

@@ -140,6 +140,7 @@ int scene_add_medium(scene *s, const char *name, medium m) {
 static int32_t bound_material(scene *s, int32_t mat, int inside, int outside) {
     if (mat < 0) return mat;
     material m = s->materials[mat];
+    if (inside < 0) inside = m.medium_inside;
     if (m.medium_inside == inside && m.medium_outside == outside) return mat;
     char name[600];
     snprintf(name, sizeof name, "%.500s|%d|%d", s->material_names[mat], inside, outside);

@@ -128,7 +128,9 @@ int scene_find_medium(const scene *s, const char *name);
 /* Binds media to the primitives added since the counts first_triangle, first_sphere, first_quad
  * (an object just built): their materials become copies whose medium_inside / medium_outside are
  * the references inside / outside (index + 1, 0 the vacuum; kernel/medium.h states the rule),
- * one copy per (material, inside, outside), named "MATERIAL|INSIDE|OUTSIDE". -1: out of memory. */
+ * one copy per (material, inside, outside), named "MATERIAL|INSIDE|OUTSIDE"; inside < 0 keeps each
+ * material's own inside (a Subsurface material's medium under an object's EXTERIOR). -1: out of
+ * memory. */
 int scene_bind_media(scene *s, size_t first_triangle, size_t first_sphere, size_t first_quad, int inside, int outside);
 /* texels: width*height*3 linear floats copied in, or NULL for procedural textures. */
 int scene_add_texture(scene *s, texture t, const float *texels);
