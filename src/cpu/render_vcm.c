@@ -1,6 +1,9 @@
 /* The bidirectional kernels read instanced scenes too (a two-level BVH; for a scene without
- * instances the traversal's one test of kscene.ninstances is all it costs). */
+ * instances the traversal's one test of kscene.ninstances is all it costs). render_vcm_media.c
+ * defines its own features (media too) before including this file. */
+#ifndef KERNEL_FEATURES
 #define KERNEL_FEATURES (KF_ALL | KF_INSTANCES)
+#endif
 #include "cpu/render_vcm.h"
 
 #include <stdlib.h>

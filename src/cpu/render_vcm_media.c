@@ -4,6 +4,6 @@
  * surface build keeps its code. Its entry points carry the suffix _media; render_vcm.c's create
  * hands scenes with KF_MEDIA here. */
 #define KERNEL_MEDIA    1
-#define KERNEL_FEATURES (KF_ALL | KF_MEDIA)
+#define KERNEL_FEATURES (KF_ALL | KF_MEDIA | KF_INSTANCES)
 
 #include "render_vcm.c"
