@@ -154,6 +154,8 @@ typedef struct caustic_scene_stats {
     size_t media;              /* participating media (the scene JSON's Media section) */
     const char *camera_medium; /* the medium around the camera (its name, valid while the scene
                                            is), or NULL: the vacuum */
+    size_t grid_media;  /* of media, the voxel grids (TYPE Grid) */
+    size_t voxel_bytes; /* their voxels: density, albedo and majorant grids (in memory_bytes too) */
 } caustic_scene_stats;
 
 typedef struct caustic_progress {
