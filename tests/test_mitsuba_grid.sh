@@ -48,8 +48,8 @@ ok = bool((rel < 0.005).all())
 n = w * h * int(sys.argv[5])
 secs = float(sys.argv[4]) - float(sys.argv[3])
 mi = open(sys.argv[6]).read().split()
-mis = [x for x in mi if x.startswith('Msamples/s=')]
+mis = [x for x in mi if x.startswith('Msamples/s=') or x.startswith('cpu_Msamples/s=')]
 print('%s grid cloud: caustic %s mitsuba %s: %.3f %% (caustic %.4f Msamples/s incl. load, 1 thread; mitsuba scalar_rgb %s)'
-      % ('ok' if ok else 'FAIL', ma, mb, 100 * rel.max(), n / secs / 1e6, mis[-1] if mis else '?'))
+      % ('ok' if ok else 'FAIL', ma, mb, 100 * rel.max(), n / secs / 1e6, '; '.join(mis[-2:]) if mis else '?'))
 sys.exit(0 if ok else 1)
 PY
