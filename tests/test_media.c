@@ -523,6 +523,32 @@ static void test_grid_constant(void) {
     scene_destroy(g);
 }
 
+/* The furnace of test_furnace with an emitting, absorbing and scattering grid (constant density
+ * over a box around the sphere, the majorant loosened 2x: null collisions add emission too): 1. */
+static void test_grid_furnace(void) {
+    scene *s = scene_create();
+    int wall = add_material(s, "wall", MAT_EMITTER, v3s(1.0f), v3s(1.0f));
+    uint32_t res[3] = {2, 2, 2};
+    float d[8] = {2, 2, 2, 2, 2, 2, 2, 2};
+    int m = add_grid(s, "m", res, d, v3s(-2.5f), v3s(2.5f), v3(0.15f, 0.5f, 0.025f), v3(0.5f, 0.1f, 0.3f), v3s(1.0f),
+                     -0.3f, 2.0f);
+    scene_add_sphere(s, xform_trs(v3s(0.0f), v3s(0.0f), v3s(4.0f)), wall);
+    CHECK(scene_bind_media(s, 0, 0, 0, m + 1, 0) == 0, "bind");
+    s->camera.eye = v3(0.3f, -0.2f, 0.1f);
+    s->camera.lookat = v3(1.0f, 0.0f, 0.4f);
+    s->camera.up = v3(0.0f, 1.0f, 0.0f);
+    s->camera.fovy_deg = 90.0f;
+    s->camera.width = s->camera.height = 16;
+    s->camera.medium = m + 1;
+    prepare(s);
+    kpass p = make_pass(s, FURNACE_SPP, 1000);
+    vec3 e, l = render_mean(&s->k, &p, &e);
+    printf("grid furnace, emitting medium: %.5f %.5f %.5f (standard error %.5f %.5f %.5f)\n", l.x, l.y, l.z, e.x, e.y,
+           e.z);
+    for (int c = 0; c < 3; ++c) CHECK_NEAR(vcomp(l, c), 1.0, 4.0 * vcomp(e, c) + 1e-4, "emitting grid furnace");
+    scene_destroy(s);
+}
+
 /* .vol: a written grid reads back the same; malformed files fail with one message naming the
  * file and the fault, and leave the scene's voxels as they were. */
 static void put32(unsigned char *b, uint32_t v) {
@@ -640,6 +666,7 @@ int main(void) {
     test_grid_transmittance();
     test_grid_delta_tracking();
     test_grid_constant();
+    test_grid_furnace();
     test_json();
     test_hg();
     test_slab_transmittance();

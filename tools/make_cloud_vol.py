@@ -80,8 +80,8 @@ def main():
             "Materials": {"boundary": {"TYPE": "Interface"},
                           "ground": {"TYPE": "Diffuse", "RGB": [0.4, 0.4, 0.4]}},
             "Environment": {"RGB": [0.5, 0.7, 1.0]},
-            "Lights": [{"TYPE": "directional", "DIRECTION": [-0.4, -1, -0.3], "RGB": [6, 5.6, 5]}],
-            "Camera": {"RES": [1920, 1080], "FOVY": 22, "EYE": [0, 0.3, 4.2], "LOOKAT": [0, 0, 0], "UP": [0, 1, 0],
+            "Lights": [{"TYPE": "directional", "DIRECTION": [-0.4, -1, -0.3], "RGB": [3, 2.8, 2.5]}],
+            "Camera": {"RES": [1920, 1080], "FOVY": 14, "EYE": [0, 0.3, 4.2], "LOOKAT": [0, 0, 0], "UP": [0, 1, 0],
                        "ITERATIONS": 64, "DEPTH": 32},
             "Objects": [
                 {"TYPE": "cube", "MATERIAL": "boundary", "INTERIOR": "cloud",
