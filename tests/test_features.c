@@ -53,17 +53,34 @@ int main(int argc, char **argv) {
     /* the selection itself: the full set needs the full kernel, every variant covers itself, and
      * a feature outside every smaller set (glass, a texture with a mirror, a point light, ...) moves a
      * scene up */
-    CHECK(kernel_variant_for(KF_ALL) == KV_ALL, "all features: %s", kernel_variant_name(kernel_variant_for(KF_ALL)));
+    CHECK(kernel_variant_for(KF_ALL) == KV_FULL, "all features: %s", kernel_variant_name(kernel_variant_for(KF_ALL)));
+    CHECK(kernel_variant_for(KF_SURFACES) == KV_ALL, "the surface features before KF_FULL_ONLY: %s",
+          kernel_variant_name(kernel_variant_for(KF_SURFACES)));
     for (int v = 0; v < KV_COUNT; ++v)
         CHECK(kernel_variant_for(kernel_variant_features(v)) == v, "variant %s", kernel_variant_name(v));
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_PRIM(PRIM_SPHERE)) == KV_OPAQUE, "a sphere");
     CHECK(kernel_variant_for(KF_DIFFUSE | KF_TEXTURES) == KV_TEXTURED, "a texture");
-    CHECK(kernel_variant_for(KF_TEXTURED | KF_MAT(MAT_MIRROR)) == KV_ALL, "a texture and a mirror");
+    CHECK(kernel_variant_for(KF_DIFFUSE | KF_TEXTURES | KF_BUMP) == KV_TEXTURED, "a bump map (Sponza)");
+    CHECK(kernel_variant_for(KF_DIFFUSE | KF_TEXTURES | KF_MAT(MAT_MIRROR)) == KV_ALL, "a texture and a mirror");
     const uint32_t extra[] = {KF_MAT(MAT_DIELECTRIC), KF_MAT(MAT_PBR), KF_TEXTURES,
-                              KF_LIGHT(LIGHT_POINT),  KF_ENV_MAP,      KF_CUTOUTS,
-                              KF_COMPLEX_IOR};
+                              KF_LIGHT(LIGHT_POINT),  KF_ENV_MAP,      KF_CUTOUTS};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i)
         CHECK(kernel_variant_for(KF_OPAQUE | extra[i]) == KV_ALL, "opaque + feature 0x%x", extra[i]);
+    /* the layered and thin kinds, complex IORs, the light tree, procedural textures and bump maps:
+     * the full kernel only, from the opaque and "all" sets (the textured one has bump maps) */
+    const uint32_t full_only[] = {KF_MAT(MAT_COATED),
+                                  KF_MAT(MAT_THIN_DIELECTRIC),
+                                  KF_MAT(MAT_DIFFUSE_TRANSMISSION),
+                                  KF_MAT(MAT_INTERFACE),
+                                  KF_COMPLEX_IOR,
+                                  KF_LIGHT_TREE,
+                                  KF_PROCEDURAL,
+                                  KF_BUMP};
+    for (size_t i = 0; i < sizeof full_only / sizeof full_only[0]; ++i) {
+        CHECK((KF_FULL_ONLY & full_only[i]) != 0u, "0x%x is in KF_FULL_ONLY", full_only[i]);
+        CHECK(kernel_variant_for(KF_OPAQUE | full_only[i]) == KV_FULL, "opaque + feature 0x%x", full_only[i]);
+        CHECK(kernel_variant_for(KF_SURFACES | full_only[i]) == KV_FULL, "all + feature 0x%x", full_only[i]);
+    }
 
     /* media: only the media variant has them (KF_ALL leaves KF_MEDIA out), and the bidirectional
      * integrators refuse them by their table (kernel/bidir_limits.h) */
@@ -85,20 +102,15 @@ int main(int argc, char **argv) {
     }
 
     /* scenes: the variant each picks renders it exactly as the full kernel */
-    const char *names[] = {"cornell",
-                           "cornell-glass",
-                           "rtow",
-                           "smallvcm0",
-                           "smallvcm1",
-                           "smallvcm2",
-                           "smallvcm3",
-                           "scenes/cornell.json",
-                           "scenes/cornell-water.json",
-                           "scenes/checker-quads.json",
-                           "scenes/sky-sphere.json",
-                           "scenes/cornell-mesh.json",
-                           "scenes/sponza.json",
-                           "tools/mitsuba/dragon_diffuse.json"};
+    const char *names[] = {"cornell", "cornell-glass", "rtow", "smallvcm0", "smallvcm1", "smallvcm2", "smallvcm3",
+                           "scenes/cornell.json", "scenes/cornell-water.json", "scenes/checker-quads.json",
+                           "scenes/sky-sphere.json", "scenes/cornell-mesh.json", "scenes/sponza.json",
+                           "tools/mitsuba/dragon_diffuse.json",
+                           /* the full kernel's features: coated kinds and named metals (complex
+                            * IOR), a procedural texture, a light tree (72 emitting triangles), a
+                            * bump-mapped sphere */
+                           "tests/data/materials/coated_box.json", "tests/data/materials/marble_box.json",
+                           "tests/data/materials/many_lights.json", "tests/data/materials/bump_sphere.json"};
     int picked[KV_COUNT] = {0}, caught = 0;
     double *full = malloc(RES * RES * 3 * sizeof(double)), *img = malloc(RES * RES * 3 * sizeof(double));
     const size_t bytes = RES * RES * 3 * sizeof(double);
@@ -121,7 +133,7 @@ int main(int argc, char **argv) {
         p.max_depth = 8;
         p.rr_depth = KPASS_RR_DEPTH;
         p.sample_end = SPP;
-        render_variant[KV_ALL](k, &p, full);
+        render_variant[KV_FULL](k, &p, full);
         render_variant[v](k, &p, img);
         CHECK(memcmp(full, img, bytes) == 0, "%s picks the %s kernel, which renders it differently", names[n],
               kernel_variant_name(v));
@@ -130,6 +142,15 @@ int main(int argc, char **argv) {
         render_variant[KV_MEDIA](k, &p, img);
         CHECK(memcmp(full, img, bytes) == 0, "%s: the kernel with the media seam (KERNEL_MEDIA) renders it differently",
               names[n]);
+        /* each feature of KF_FULL_ONLY is needed: a scene that takes the full kernel would pick a
+         * smaller one without them, which must render it differently (a light tree's picks, the
+         * layered kinds, the noise, a bump map) */
+        if (v == KV_FULL) {
+            int w = kernel_variant_for(f & ~KF_FULL_ONLY);
+            render_variant[w](k, &p, img);
+            CHECK(w != v && memcmp(full, img, bytes) != 0, "%s: the %s kernel, without features 0x%x, renders it alike",
+                  names[n], kernel_variant_name(w), f & KF_FULL_ONLY);
+        }
         /* the smallest kernel on a scene that needs more must not pass for the full one */
         int differs = -1;
         if (v != 0) {
@@ -146,8 +167,8 @@ int main(int argc, char **argv) {
     }
     free(full);
     free(img);
-    CHECK(picked[KV_OPAQUE] >= 1 && picked[KV_ALL] >= 1 && caught >= 1,
-          "scenes per variant: diffuse %d, textured %d, opaque %d, all %d; smallest kernel caught on %d",
-          picked[KV_DIFFUSE], picked[KV_TEXTURED], picked[KV_OPAQUE], picked[KV_ALL], caught);
+    CHECK(picked[KV_OPAQUE] >= 1 && picked[KV_ALL] >= 1 && picked[KV_FULL] >= 4 && caught >= 1,
+          "scenes per variant: diffuse %d, textured %d, opaque %d, all %d, full %d; smallest kernel caught on %d",
+          picked[KV_DIFFUSE], picked[KV_TEXTURED], picked[KV_OPAQUE], picked[KV_ALL], picked[KV_FULL], caught);
     return test_result("test_features");
 }

@@ -67,7 +67,8 @@ void cuda_describe_devices(char *buf, size_t n);
 cuda_renderer *cuda_renderer_create(const struct kscene *k, const struct bvh *tree, int width, int height,
                                     const cuda_config *cfg, char *err, size_t errlen);
 /* The name of the megakernel variant the renderer runs (the smallest of kernel/features.h's
- * KERNEL_VARIANTS that covers its scene: "diffuse", "textured", "opaque", "all"), or NULL in wavefront mode. */
+ * KERNEL_VARIANTS that covers its scene: "diffuse", "textured", "opaque", "all", "full", "media"), or NULL in
+ * wavefront mode. */
 const char *cuda_renderer_kernel_variant(const cuda_renderer *r);
 /* The LBVH build time of a renderer created with CUDA_BVH_LBVH (0 otherwise). */
 double cuda_renderer_bvh_seconds(const cuda_renderer *r);

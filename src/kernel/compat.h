@@ -28,6 +28,15 @@
 #define KFN_TRACE KFN
 #endif
 
+/* Rarely run code that the GPU's megakernels would otherwise inline at every call site (the
+ * procedural textures' noise at each texture lookup): one real function on the GPU, inlined on the
+ * CPU as KFN. */
+#if defined(__CUDACC__)
+#define KFN_COLD __host__ __device__ static __noinline__
+#else
+#define KFN_COLD KFN
+#endif
+
 /* A stage of the CPU's path loop that is a real function there and inlined on the GPU (as KFN).
  * The CPU megakernel (render_rect) inlined everything into one function, whose register
  * allocation spilled across the shading and the traversal loops alike; the shading as its own

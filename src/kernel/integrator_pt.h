@@ -22,7 +22,7 @@ KFN void path_generate(path_state *ps, const kpass *p, int px, int py, uint32_t 
     ps->throughput = v3s(1.0f);
     ps->radiance = v3s(0.0f);
     ps->prev_p = ps->r.o;
-    ps->prev_n = v3s(0.0f);
+    if (KHAS(KF_LIGHT_TREE)) ps->prev_n = v3s(0.0f); /* read by the light tree's pick only */
     ps->prev_pdf = 0.0f;
     ps->prev_delta = 1;
     ps->depth = 0;
@@ -52,6 +52,10 @@ KFN int path_next(const path_state *ps, int stage, int event) {
     if (stage == STAGE_SHADE && ps->shadow_pending) return STAGE_SHADOW;
     return ps->alive ? STAGE_INTERSECT : STAGE_DONE;
 }
+
+/* The shading normal of the path's previous vertex, for the light tree's pick in light_pdf: a
+ * kernel without the tree (KF_LIGHT_TREE) neither keeps nor reads it. */
+KFN vec3 path_prev_n(const path_state *ps) { return KHAS(KF_LIGHT_TREE) ? ps->prev_n : v3s(0.0f); }
 
 /* --adaptive-depth: p says the first depth limit (adaptive_depth.h). `layout`, here and below:
  * s->node_layout, or that value as a constant (trace_ray). The intersect stage's result: the
@@ -111,7 +115,7 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     if (!vis_black(le)) {
         float w = ps->prev_delta
                       ? 1.0f
-                      : mis_power(ps->prev_pdf, light_pdf(s, ps->h.prim, ps->prev_p, ps->prev_n, sf.p, sf.ng));
+                      : mis_power(ps->prev_pdf, light_pdf(s, ps->h.prim, ps->prev_p, path_prev_n(ps), sf.p, sf.ng));
         w *= adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
         ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, le), w));
     }
@@ -121,7 +125,8 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     }
 
     /* Two-sided materials shade the side the ray arrived on. */
-    if (!(material_flags(m) & BSDF_INTERIOR) && vdot(wo_world, sf.ng) < 0.0f) {
+    const uint32_t lobes = material_flags(m);
+    if (!(lobes & BSDF_INTERIOR) && vdot(wo_world, sf.ng) < 0.0f) {
         sf.ng = vneg(sf.ng);
         sf.ns = vneg(sf.ns);
     }
@@ -133,11 +138,11 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
     vec2 u_light = u->light, u_bsdf = u->bsdf;
 
     /* Next-event estimation. */
-    if (!(material_flags(m) & BSDF_ALL_DELTA) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
+    if (!(lobes & BSDF_ALL_DELTA) && (s->nlights > 0 || s->env_pmf > 0.0f)) {
         light_sample ls;
         int ok = sample_light(s, sf.p, sf.ns, u_light_pick, u_light, &ls);
         vec3 wi = ok ? frame_to_local(fr, ls.wi) : v3s(0.0f);
-        if (ok && bsdf_sides_agree(m, wo, wi, wo_world, ls.wi, sf.ng)) {
+        if (ok && bsdf_sides_agree_lobes(lobes, wo, wi, wo_world, ls.wi, sf.ng)) {
             vec3 f = bsdf_eval(m, albedo, wo, wi);
             if (!vis_black(f)) {
                 float w = ls.delta ? 1.0f : mis_power(ls.pdf, bsdf_pdf(m, wo, wi));
@@ -167,7 +172,7 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
             ps->prev_pdf = bs.pdf;
             ps->prev_delta = bs.delta;
             ps->prev_p = sf.p;
-            ps->prev_n = sf.ns;
+            if (KHAS(KF_LIGHT_TREE)) ps->prev_n = sf.ns;
             ps->r = make_ray(offset_origin(sf.p, sf.ng, wi_world), wi_world, K_INF);
             ps->depth++;
 #if KERNEL_MEDIA

@@ -176,39 +176,49 @@ KFN vec3 bump_map_apply(const kscene *s, const material *m, vec3 n, vec3 dpdu, v
     return vdot(r, n) < 0.0f ? vneg(r) : r;
 }
 
-/* The shading normal of triangle tr at barycentrics (b0, b1, b2) under its material's normal or
- * bump map. Normal maps: the tangent is the vertices' (glTF TANGENT, xyz and handedness w) where
- * they have one, otherwise dp/du of the triangle with the handedness of its uv parametrisation.
- * Bump maps: dp/du and dp/dv of the uvs, or of the barycentrics (the uv of a scene without uvs). */
-KFN vec3 normal_mapped(const kscene *s, const material *m, const triangle *tr, float b0, float b1, float b2, vec3 n,
-                       vec2 uv, vec3 p) {
-    vec3 t, b;
-    if (m->maps & MAP_BUMP) {
-        if (!triangle_dpduv(s, tr, &t, &b)) {
-            if (s->uvs) return n;
+/* Does m have a bump map (MAP_BUMP) that this kernel handles? A constant 0 without KF_BUMP (a
+ * kernel whose scenes have none: features.h). */
+KFN int material_bumped(const material *m) { return KHAS(KF_BUMP) && (m->maps & MAP_BUMP); }
+
+/* The frame of triangle tr's normal or bump map at barycentrics (b0, b1, b2), around shading
+ * normal n: MAP_NORMAL with tangent *t and handedness *w, MAP_BUMP with dp/du *t and dp/dv *b, or 0
+ * (the map leaves n as it is). Normal maps: the tangent is the vertices' (glTF TANGENT, xyz and
+ * handedness w) where they have one, otherwise dp/du of the triangle with the handedness of its uv
+ * parametrisation. Bump maps: dp/du and dp/dv of the uvs, or of the barycentrics (the uv of a scene
+ * without uvs). */
+KFN int triangle_map_frame(const kscene *s, const material *m, const triangle *tr, float b0, float b1, float b2, vec3 n,
+                           vec3 *t, vec3 *b, float *w) {
+    if (material_bumped(m)) {
+        if (!triangle_dpduv(s, tr, t, b)) {
+            if (s->uvs) return 0;
             vec3 p0 = s->positions[tr->v[0]];
-            t = vsub(s->positions[tr->v[1]], p0);
-            b = vsub(s->positions[tr->v[2]], p0);
+            *t = vsub(s->positions[tr->v[1]], p0);
+            *b = vsub(s->positions[tr->v[2]], p0);
         }
-        return bump_map_apply(s, m, n, t, b, uv);
+        return MAP_BUMP;
     }
-    float w = 0.0f;
     if (s->tangents && s->tangents[4u * tr->v[0] + 3u] != 0.0f) {
         const float *t0 = s->tangents + 4u * tr->v[0], *t1 = s->tangents + 4u * tr->v[1],
                     *t2 = s->tangents + 4u * tr->v[2];
-        t = v3(b0 * t0[0] + b1 * t1[0] + b2 * t2[0], b0 * t0[1] + b1 * t1[1] + b2 * t2[1],
-               b0 * t0[2] + b1 * t1[2] + b2 * t2[2]);
-        w = t0[3] < 0.0f ? -1.0f : 1.0f;
+        *t = v3(b0 * t0[0] + b1 * t1[0] + b2 * t2[0], b0 * t0[1] + b1 * t1[1] + b2 * t2[1],
+                b0 * t0[2] + b1 * t1[2] + b2 * t2[2]);
+        *w = t0[3] < 0.0f ? -1.0f : 1.0f;
     } else {
-        if (!triangle_dpduv(s, tr, &t, &b)) return n;
-        w = vdot(vcross(n, t), b) < 0.0f ? -1.0f : 1.0f;
+        if (!triangle_dpduv(s, tr, t, b)) return 0;
+        *w = vdot(vcross(n, *t), *b) < 0.0f ? -1.0f : 1.0f;
     }
-    return normal_map_apply(s, m, n, t, w, uv, p);
+    return MAP_NORMAL;
 }
 
 /* Position, normals, uv and material at a hit. Normals face the primitive's outside. */
 KFN surface surface_at(const kscene *s, ray r, const hit *h) {
     surface sf;
+    /* a normal or bump map's frame, from the primitive's case, applied once after the switch (one
+     * copy of the map code in the GPU's megakernels, not one per primitive kind): MAP_NORMAL with
+     * tangent mt and handedness mw, MAP_BUMP with dp/du mt and dp/dv mb, or 0 */
+    int map = 0;
+    vec3 mt = v3s(0.0f), mb = v3s(0.0f);
+    float mw = 0.0f;
     uint32_t i = prim_id_index(h->prim);
     switch (prim_id_kind(h->prim)) {
     case PRIM_TRIANGLE: {
@@ -237,7 +247,7 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
         {
             const material *m = &s->materials[tr->material];
             if (KHAS(KF_TEXTURES) && (m->maps & (MAP_NORMAL | MAP_BUMP)))
-                sf.ns = normal_mapped(s, m, tr, b0, h->b1, h->b2, sf.ns, sf.uv, sf.p);
+                map = triangle_map_frame(s, m, tr, b0, h->b1, h->b2, sf.ns, &mt, &mb, &mw);
         }
         break;
     }
@@ -260,13 +270,10 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
                     vec3 du = vscale(v3(-po.z, 0.0f, po.x), 2.0f * K_PI);
                     vec3 dv = rxz > 0.0f ? vscale(v3(po.y * po.x / rxz, -rxz, po.y * po.z / rxz), K_PI)
                                          : v3(K_PI * po.y, 0.0f, 0.0f);
-                    du = xform_vector(&sp->to_world, du);
-                    dv = xform_vector(&sp->to_world, dv);
-                    if (m->maps & MAP_BUMP)
-                        sf.ns = bump_map_apply(s, m, sf.ns, du, dv, sf.uv);
-                    else
-                        sf.ns = normal_map_apply(s, m, sf.ns, du, vdot(vcross(sf.ns, du), dv) < 0.0f ? -1.0f : 1.0f,
-                                                 sf.uv, sf.p);
+                    mt = xform_vector(&sp->to_world, du);
+                    mb = xform_vector(&sp->to_world, dv);
+                    map = material_bumped(m) ? MAP_BUMP : MAP_NORMAL;
+                    if (map == MAP_NORMAL) mw = vdot(vcross(sf.ns, mt), mb) < 0.0f ? -1.0f : 1.0f;
                 }
             }
             break;
@@ -283,14 +290,20 @@ KFN surface surface_at(const kscene *s, ray r, const hit *h) {
         {
             /* uv = (s, t) of o + s U + t V: dp/du = U, dp/dv = V */
             const material *m = &s->materials[q->material];
-            if (KHAS(KF_TEXTURES) && (m->maps & MAP_BUMP))
-                sf.ns = bump_map_apply(s, m, sf.ns, q->u, q->v, sf.uv);
-            else if (KHAS(KF_TEXTURES) && (m->maps & MAP_NORMAL))
-                sf.ns = normal_map_apply(s, m, sf.ns, q->u, vdot(vcross(sf.ns, q->u), q->v) < 0.0f ? -1.0f : 1.0f,
-                                         sf.uv, sf.p);
+            if (KHAS(KF_TEXTURES) && (m->maps & (MAP_NORMAL | MAP_BUMP))) {
+                mt = q->u;
+                mb = q->v;
+                map = material_bumped(m) ? MAP_BUMP : MAP_NORMAL;
+                if (map == MAP_NORMAL) mw = vdot(vcross(sf.ns, q->u), q->v) < 0.0f ? -1.0f : 1.0f;
+            }
         }
         break;
     }
+    }
+    if (KHAS(KF_TEXTURES) && map) {
+        const material *m = &s->materials[sf.material];
+        sf.ns = map == MAP_BUMP ? bump_map_apply(s, m, sf.ns, mt, mb, sf.uv)
+                                : normal_map_apply(s, m, sf.ns, mt, mw, sf.uv, sf.p);
     }
     return sf;
 }

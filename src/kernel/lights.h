@@ -145,7 +145,8 @@ KFN float light_pick(const kscene *s, uint32_t li) { return (1.0f - s->env_pmf) 
  * where there is none): by power without a light tree or for a directional light, else the
  * tree's (light_tree.h). The probability sample_light picks li with, to the last rounding. */
 KFN float light_pick_at(const kscene *s, uint32_t li, vec3 ref, vec3 ref_n) {
-    if (s->nlight_nodes == 0 || s->lights[li].kind == LIGHT_DIRECTIONAL) return light_pick(s, li);
+    if (!KHAS(KF_LIGHT_TREE) || s->nlight_nodes == 0 || s->lights[li].kind == LIGHT_DIRECTIONAL)
+        return light_pick(s, li);
     return (1.0f - s->env_pmf) * s->light_tree_share * light_tree_pmf(s, li, ref, ref_n);
 }
 
@@ -153,7 +154,7 @@ KFN float light_pick_at(const kscene *s, uint32_t li, vec3 ref, vec3 ref_n) {
  * light_pick_at says). With a tree, the power cdf first decides between the directional lights
  * and the tree (ur rescaled within the interval it fell in, uniform again, walks the tree). */
 KFN int light_pick_sample(const kscene *s, vec3 ref, vec3 ref_n, float ur, uint32_t *li, float *pick) {
-    if (s->nlight_nodes == 0) {
+    if (!KHAS(KF_LIGHT_TREE) || s->nlight_nodes == 0) { /* a kernel without the tree: its scenes have none */
         *li = cdf_find(s->light_cdf, s->nlights, ur);
         *pick = light_pick(s, *li);
         return 1;

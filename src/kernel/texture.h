@@ -100,8 +100,9 @@ KFN float noise_octaves(vec3 p, int32_t octaves, int absolute) {
     return sum / norm;
 }
 /* The blend between a and b of a procedural texture at q (the point, scaled): noise (fbm), marble
- * (a sine of x disturbed by turbulence: veins) and wood (rings about the y axis, disturbed). */
-KFN float procedural_blend(int32_t kind, vec3 q, int32_t octaves) {
+ * (a sine of x disturbed by turbulence: veins) and wood (rings about the y axis, disturbed). One
+ * function on the GPU (KFN_COLD): inlined, the noise took half of the textured megakernel's code. */
+KFN_COLD float procedural_blend(int32_t kind, vec3 q, int32_t octaves) {
     if (kind == TEX_NOISE) return kclamp(0.5f + 0.5f * noise_octaves(q, octaves, 0), 0.0f, 1.0f);
     if (kind == TEX_MARBLE) return 0.5f + 0.5f * sinf(q.x + 8.0f * noise_octaves(q, octaves, 1));
     float r = sqrtf(q.x * q.x + q.z * q.z) + 0.6f * noise_octaves(q, octaves, 0);
@@ -124,6 +125,7 @@ KFN vec3 texture_eval(const kscene *s, int32_t index, vec2 uv, vec3 p) {
     case TEX_NOISE:
     case TEX_MARBLE:
     case TEX_WOOD: {
+        if (!KHAS(KF_PROCEDURAL)) break; /* a kernel without them never gets here (features.h) */
         vec3 q = t->uv_space ? v3(uv.x * t->scale, uv.y * t->scale, 0.0f) : vscale(p, t->scale);
         if (!(fabsf(q.x) < 1e7f && fabsf(q.y) < 1e7f && fabsf(q.z) < 1e7f)) return t->a; /* NaN too */
         return vlerp(t->a, t->b, procedural_blend(t->kind, q, t->octaves));
