@@ -158,6 +158,8 @@ typedef struct caustic_scene_stats {
      * meshes they place, and the primitives they put in the world (each placement's mesh counted
      * again; `primitives` counts the ones held) */
     size_t instances, instanced_meshes, placed_primitives;
+    size_t grid_media;  /* of media, the voxel grids (TYPE Grid) */
+    size_t voxel_bytes; /* their voxels: density, albedo and majorant grids (in memory_bytes too) */
 } caustic_scene_stats;
 
 typedef struct caustic_progress {

@@ -2,7 +2,7 @@
 # Build one libFuzzer target (clang, ASan + UBSan) and run it for SECONDS, printing libFuzzer's
 # final statistics; fuzz/README.md lists the targets and records the results.
 #   scripts/fuzz.sh TARGET [SECONDS]     e.g. scripts/fuzz.sh scene 240
-# TARGET: scene obj ply text mitsuba gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args serve.
+# TARGET: scene obj ply vol text mitsuba gltf image checkpoint fed_idx fed_update fed_msgframe fed_ckpt fed_args args serve.
 # Binaries and grown corpora go to $FUZZ_DIR (default /tmp/caustic-fuzz); crashes land there as
 # crash-* files. Run from the repository root.
 set -eu
@@ -30,13 +30,14 @@ scene_lib() {
     fi
 }
 case $t in
-scene | obj | ply | text | mitsuba)
+scene | obj | ply | vol | text | mitsuba)
     scene_lib
     clang $san -DCAUSTIC_LIBFUZZER -D_POSIX_C_SOURCE=200809L -Isrc -Iinclude "fuzz/fuzz_$t.c" "$lib" \
         $scene_libs -o "$dir/fuzz_$t"
     case $t in
     scene) seeds=fuzz/corpus opts="$opts -dict=$root/fuzz/scene.dict" ;;
     ply) seeds=fuzz/corpus_ply opts="$opts -dict=$root/fuzz/ply.dict -max_len=4096" ;;
+    vol) seeds=fuzz/corpus_vol opts="$opts -max_len=4096" ;;
     *) seeds=fuzz/corpus_$t opts="$opts -dict=$root/fuzz/$t.dict" ;;
     esac ;;
 args)

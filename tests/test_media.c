@@ -9,7 +9,11 @@
 #define KERNEL_FEATURES (KF_ALL | KF_MEDIA)
 #include "kernel/kernel.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "import/import.h"
 #include "scene/material.h"
@@ -685,6 +689,380 @@ static int test_prism(const char *path, int spp) {
     return test_result("test_prism");
 }
 
+
+/* ---- grid media (kernel/media/grid.h) -------------------------------------------------------------- */
+/* A grid medium named `name` of res voxels (density d, x fastest) over world box [lo, hi], sigma
+ * per unit density; majorant_scale multiplies its majorant grid after it is built (1: as built;
+ * > 1 a looser bound, still valid; < 1 a deliberately wrong one). */
+static int add_grid(scene *s, const char *name, const uint32_t res[3], const float *d, vec3 lo, vec3 hi, vec3 sa,
+                    vec3 ss, vec3 le, float g, float majorant_scale) {
+    size_t n = (size_t)res[0] * res[1] * res[2];
+    float *v = scene_reserve_voxels(s, n);
+    CHECK(v != NULL, "voxels");
+    if (!v) return -1;
+    memcpy(v, d, n * sizeof *d);
+    medium m;
+    memset(&m, 0, sizeof m);
+    m.kind = MEDIUM_GRID;
+    m.sigma_a = sa;
+    m.sigma_s = ss;
+    m.emission = le;
+    m.g = g;
+    m.density_grid = (uint32_t)s->nvoxels;
+    m.albedo_grid = MEDIUM_NO_GRID;
+    scene_commit_voxels(s, n);
+    for (int a = 0; a < 3; ++a) {
+        m.res[a] = res[a];
+        m.to_grid[4 * a + a] = 1.0f / (vcomp(hi, a) - vcomp(lo, a));
+        m.to_grid[4 * a + 3] = -vcomp(lo, a) / (vcomp(hi, a) - vcomp(lo, a));
+    }
+    int i = scene_add_grid_medium(s, name, m);
+    CHECK(i >= 0, "grid medium");
+    if (i < 0) return -1;
+    const medium *gm = &s->media[i];
+    size_t nm = (size_t)gm->mres[0] * gm->mres[1] * gm->mres[2];
+    for (size_t k = 0; k < nm; ++k) s->voxels[gm->majorant_grid + k] *= majorant_scale;
+    return i;
+}
+
+/* The ramp of the slab tests: 8 x 1 x 1 voxels, density 0.25 + 0.5 i, over x in [-1, 1]. */
+#define RAMP_N 8
+static float ramp_density(int i) { return 0.25f + 0.5f * (float)i; }
+/* The trilinear density of the ramp at world x (clamped at the half voxels of the ends). */
+static double ramp_at(double x) {
+    double v = (x + 1.0) / 2.0 * RAMP_N - 0.5;
+    if (v <= 0.0) return ramp_density(0);
+    if (v >= RAMP_N - 1) return ramp_density(RAMP_N - 1);
+    int i = (int)floor(v);
+    double f = v - i;
+    return ramp_density(i) * (1.0 - f) + ramp_density(i + 1) * f;
+}
+/* The integral of the ramp over world x in [a, b] (inside [-1, 1]): midpoint rule, fine enough. */
+static double ramp_integral(double a, double b) {
+    const int n = 200000;
+    double h = (b - a) / n, sum = 0.0;
+    for (int i = 0; i < n; ++i) sum += ramp_at(a + (i + 0.5) * h);
+    return sum * h;
+}
+static scene *ramp_scene(vec3 sa, vec3 ss, float majorant_scale) {
+    scene *s = scene_create();
+    uint32_t res[3] = {RAMP_N, 1, 1};
+    float d[RAMP_N];
+    for (int i = 0; i < RAMP_N; ++i) d[i] = ramp_density(i);
+    add_material(s, "wall", MAT_DIFFUSE, v3s(0.5f), v3s(0.0f));
+    add_grid(s, "ramp", res, d, v3(-1.0f, -5.0f, -5.0f), v3(1.0f, 5.0f, 5.0f), sa, ss, v3s(0.0f), 0.0f,
+             majorant_scale);
+    scene_add_quad(s, v3(50.0f, -1.0f, -1.0f), v3(0.0f, 2.0f, 0.0f), v3(0.0f, 0.0f, 2.0f), 0);
+    prepare(s);
+    return s;
+}
+
+/* Ratio tracking through the ramp against exp(-sigma_t * integral of the density), per channel
+ * (chromatic sigma_t: one majorant for all three), through the whole slab and from inside it. */
+static void test_grid_transmittance(void) {
+    vec3 sa = v3(0.2f, 0.5f, 1.0f), ss = v3(0.3f, 0.1f, 0.0f), st = vadd(sa, ss);
+    scene *s = ramp_scene(sa, ss, 1.0f);
+    const kscene *k = &s->k;
+    CHECK(k->media[0].mres[0] == 1 && k->voxels[k->media[0].majorant_grid] == ramp_density(RAMP_N - 1),
+          "one majorant cell for 8 voxels, the largest density");
+    struct {
+        vec3 o;
+        float len;
+        double a, b;
+    } cases[2] = {{{-3.0f, 0.1f, 0.2f}, 6.0f, -1.0, 1.0}, {{-0.6f, 0.3f, -0.2f}, 1.1f, -0.6, 0.5}};
+    const int n = 20000;
+    for (int ci = 0; ci < 2; ++ci) {
+        double want_tau = ramp_integral(cases[ci].a, cases[ci].b);
+        double sum[3] = {0, 0, 0}, sum2[3] = {0, 0, 0};
+        for (int i = 0; i < n; ++i) {
+            pcg32 rng = pcg32_seed((uint64_t)i * 7919u + (uint64_t)ci, 17u);
+            vec3 tr = medium_transmittance(k, &k->media[0], make_ray(cases[ci].o, v3(1.0f, 0.0f, 0.0f), cases[ci].len),
+                                           cases[ci].len, &rng);
+            for (int c = 0; c < 3; ++c) {
+                sum[c] += vcomp(tr, c);
+                sum2[c] += vcomp(tr, c) * vcomp(tr, c);
+            }
+        }
+        for (int c = 0; c < 3; ++c) {
+            double mean = sum[c] / n, se = sqrt(fmax(0.0, sum2[c] / n - mean * mean) / n);
+            double want = exp(-vcomp(st, c) * want_tau);
+            printf("grid ratio tracking, case %d channel %d: %.5f +- %.5f (exp(-integral): %.5f)\n", ci, c, mean, se,
+                   want);
+            CHECK_NEAR(mean, want, 4.0 * se + 1e-4, "ratio tracking through the ramp");
+        }
+    }
+    scene_destroy(s);
+}
+
+/* Delta tracking's estimators over one segment through the ramp, for a chromatic path throughput
+ * (so that the channels' probabilities differ) and a majorant looser than the grid's: the
+ * expected weight of passing is the transmittance T, and the expected weight of scattering the
+ * integral of T sigma_s (per channel). Returns the largest |error| / standard error. */
+static double delta_tracking_error(float majorant_scale, int verbose) {
+    vec3 sa = v3(0.4f, 0.1f, 1.2f), ss = v3(0.6f, 0.2f, 0.4f), st = vadd(sa, ss);
+    scene *s = ramp_scene(sa, ss, majorant_scale);
+    const kscene *k = &s->k;
+    const char *env = getenv("CAUSTIC_TEST_GRID_SAMPLES"); /* a longer check by hand */
+    const int n = env && atoi(env) > 0 ? atoi(env) : 40000;
+    vec3 beta = v3(1.0f, 0.6f, 0.3f);
+    double pass[3] = {0, 0, 0}, pass2[3] = {0, 0, 0}, scat[3] = {0, 0, 0}, scat2[3] = {0, 0, 0};
+    for (int i = 0; i < n; ++i) {
+        pcg32 rng = pcg32_seed((uint64_t)i, 5u);
+        float uc = pcg32_float(&rng), ud = pcg32_float(&rng);
+        medium_segment seg = medium_sample_segment(k, &k->media[0], make_ray(v3(-3.0f, 0.0f, 0.0f), v3(1.0f, 0.0f, 0.0f), 6.0f),
+                                                   6.0f, beta, uc, ud, &rng);
+        for (int c = 0; c < 3; ++c) {
+            double w = vcomp(seg.weight, c);
+            double *sm = seg.scattered ? scat : pass, *sm2 = seg.scattered ? scat2 : pass2;
+            sm[c] += w;
+            sm2[c] += w * w;
+        }
+    }
+    /* the expected scattering weight: integral over the slab of sigma_s d(x) exp(-sigma_t tau(x)) */
+    double worst = 0.0;
+    for (int c = 0; c < 3; ++c) {
+        double tau = ramp_integral(-1.0, 1.0), want_pass = exp(-vcomp(st, c) * tau), want_scat = 0.0;
+        const int m = 4000;
+        double acc = 0.0, h = 2.0 / m;
+        for (int j = 0; j < m; ++j) {
+            double x = -1.0 + (j + 0.5) * h, dx = ramp_at(x);
+            double tau_x = acc + dx * h * 0.5;
+            want_scat += vcomp(ss, c) * dx * exp(-vcomp(st, c) * tau_x) * h;
+            acc += dx * h;
+        }
+        double mp = pass[c] / n, sp = sqrt(fmax(0.0, pass2[c] / n - mp * mp) / n);
+        double ms = scat[c] / n, sse = sqrt(fmax(0.0, scat2[c] / n - ms * ms) / n);
+        if (verbose)
+            printf("grid delta tracking channel %d: pass %.5f +- %.5f (T %.5f), scatter %.5f +- %.5f (%.5f)\n", c, mp,
+                   sp, want_pass, ms, sse, want_scat);
+        worst = fmax(worst, fabs(mp - want_pass) / (sp + 1e-4));
+        worst = fmax(worst, fabs(ms - want_scat) / (sse + 1e-4));
+    }
+    scene_destroy(s);
+    return worst;
+}
+static void test_grid_delta_tracking(void) {
+    double e = delta_tracking_error(1.0f, 1);
+    CHECK(e < 4.0, "delta tracking with the built majorant: %.2f standard errors off", e);
+    e = delta_tracking_error(3.0f, 1);
+    CHECK(e < 4.0, "delta tracking with a 3x looser majorant (null collisions): %.2f standard errors off", e);
+    /* the test can fail: a majorant below the density (half the built one) biases delta tracking */
+    e = delta_tracking_error(0.5f, 1);
+    printf("grid delta tracking with a deliberately wrong majorant (0.5x): %.1f standard errors off\n", e);
+    CHECK(e > 8.0, "a majorant below the density must fail the check (%.2f standard errors)", e);
+}
+
+/* A cube of constant-density grid equals the homogeneous medium of the same coefficients: the
+ * mean of an image (light through and scattered by the medium, NEE with a point light) within
+ * noise, the grid's majorant loosened so that its null collisions and spectral MIS are used. */
+static scene *cube_scene(int grid, float majorant_scale) {
+    scene *s = scene_create();
+    int iface = add_material(s, "iface", MAT_INTERFACE, v3s(1.0f), v3s(0.0f));
+    int light = add_material(s, "light", MAT_EMITTER, v3s(1.0f), v3s(1.0f));
+    vec3 sa = v3(0.2f, 0.5f, 0.1f), ss = v3(1.2f, 0.6f, 0.3f);
+    int m;
+    if (grid) {
+        uint32_t res[3] = {4, 4, 4};
+        float d[64];
+        for (int i = 0; i < 64; ++i) d[i] = 0.5f;
+        m = add_grid(s, "m", res, d, v3s(-1.0f), v3s(1.0f), vscale(sa, 2.0f), vscale(ss, 2.0f), v3s(0.0f), 0.3f,
+                     majorant_scale);
+    } else {
+        m = add_medium(s, "m", sa, ss, v3s(0.0f), 0.3f);
+    }
+    size_t t0 = s->ntriangles;
+    scene_add_cube(s, xform_trs(v3s(0.0f), v3s(0.0f), v3s(2.0f)), iface);
+    CHECK(scene_bind_media(s, t0, 0, 0, m + 1, 0) == 0, "bind");
+    scene_add_quad(s, v3(3.0f, -2.0f, -2.0f), v3(0.0f, 0.0f, 4.0f), v3(0.0f, 4.0f, 0.0f), light);
+    s->camera.eye = v3(-4.0f, 0.5f, 0.3f);
+    s->camera.lookat = v3s(0.0f);
+    s->camera.up = v3(0.0f, 1.0f, 0.0f);
+    s->camera.fovy_deg = 35.0f;
+    s->camera.width = s->camera.height = 12;
+    prepare(s);
+    return s;
+}
+/* Pixel p of a render of k (p's samples), channel c: out[3 * p + c]. */
+static void render_pixels(const kscene *k, const kpass *p, double *out) {
+    for (int y = 0; y < p->cam.height; ++y)
+        for (int x = 0; x < p->cam.width; ++x) {
+            film_pixel px = {0.0, 0.0, 0.0, 0.0, 0u};
+            uint32_t rays = 0, shadow = 0, bad = 0;
+            film_trace_pixel(k, p, x, y, &px, NULL, &rays, &shadow, &bad, k->node_layout);
+            double *o = out + 3 * (y * p->cam.width + x);
+            o[0] = px.r / px.n;
+            o[1] = px.g / px.n;
+            o[2] = px.b / px.n;
+        }
+}
+static void test_grid_constant(void) {
+    scene *h = cube_scene(0, 1.0f), *g = cube_scene(1, 2.5f);
+    kpass ph = make_pass(h, 128, 64), pg = make_pass(g, 128, 64);
+    pg.seed = 11; /* independent of the homogeneous render */
+    int n = ph.cam.width * ph.cam.height;
+    double *ih = malloc(3 * sizeof(double) * (size_t)n), *ig = malloc(3 * sizeof(double) * (size_t)n);
+    CHECK(ih && ig, "memory");
+    if (ih && ig) {
+        render_pixels(&h->k, &ph, ih);
+        render_pixels(&g->k, &pg, ig);
+        /* the per-pixel differences: the image's content cancels, their spread is the noise */
+        for (int c = 0; c < 3; ++c) {
+            double sh = 0.0, sd = 0.0, sd2 = 0.0;
+            for (int i = 0; i < n; ++i) {
+                double d = ig[3 * i + c] - ih[3 * i + c];
+                sh += ih[3 * i + c];
+                sd += d;
+                sd2 += d * d;
+            }
+            double md = sd / n, se = sqrt(fmax(0.0, sd2 / n - md * md) / (n - 1.0));
+            printf("constant grid channel %d: mean %.5f, homogeneous %.5f: difference %.5f +- %.5f\n", c,
+                   sh / n + md, sh / n, md, se);
+            CHECK_NEAR(md, 0.0, 4.0 * se + 1e-4, "a constant-density grid equals the homogeneous medium");
+        }
+    }
+    free(ih);
+    free(ig);
+    scene_destroy(h);
+    scene_destroy(g);
+}
+
+/* The furnace of test_furnace with an emitting, absorbing and scattering grid (constant density
+ * over a box around the sphere, the majorant loosened 2x: null collisions add emission too): 1. */
+static void test_grid_furnace(void) {
+    scene *s = scene_create();
+    int wall = add_material(s, "wall", MAT_EMITTER, v3s(1.0f), v3s(1.0f));
+    uint32_t res[3] = {2, 2, 2};
+    float d[8] = {2, 2, 2, 2, 2, 2, 2, 2};
+    int m = add_grid(s, "m", res, d, v3s(-2.5f), v3s(2.5f), v3(0.15f, 0.5f, 0.025f), v3(0.5f, 0.1f, 0.3f), v3s(1.0f),
+                     -0.3f, 2.0f);
+    scene_add_sphere(s, xform_trs(v3s(0.0f), v3s(0.0f), v3s(4.0f)), wall);
+    CHECK(scene_bind_media(s, 0, 0, 0, m + 1, 0) == 0, "bind");
+    s->camera.eye = v3(0.3f, -0.2f, 0.1f);
+    s->camera.lookat = v3(1.0f, 0.0f, 0.4f);
+    s->camera.up = v3(0.0f, 1.0f, 0.0f);
+    s->camera.fovy_deg = 90.0f;
+    s->camera.width = s->camera.height = 16;
+    s->camera.medium = m + 1;
+    prepare(s);
+    kpass p = make_pass(s, FURNACE_SPP, 1000);
+    vec3 e, l = render_mean(&s->k, &p, &e);
+    printf("grid furnace, emitting medium: %.5f %.5f %.5f (standard error %.5f %.5f %.5f)\n", l.x, l.y, l.z, e.x, e.y,
+           e.z);
+    for (int c = 0; c < 3; ++c) CHECK_NEAR(vcomp(l, c), 1.0, 4.0 * vcomp(e, c) + 1e-4, "emitting grid furnace");
+    scene_destroy(s);
+}
+
+/* .vol: a written grid reads back the same; malformed files fail with one message naming the
+ * file and the fault, and leave the scene's voxels as they were. */
+static void put32(unsigned char *b, uint32_t v) {
+    for (int k = 0; k < 4; ++k) b[k] = (unsigned char)(v >> (8 * k));
+}
+static void test_vol(void) {
+    char path[] = "/tmp/caustic_test_vol_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    close(fd);
+    uint32_t res[3] = {3, 2, 2};
+    float bbox[6] = {-1.0f, 0.0f, 2.0f, 1.0f, 4.0f, 3.5f}, v[36];
+    for (int i = 0; i < 36; ++i) v[i] = 0.1f * (float)i;
+    char err[512] = "";
+    CHECK(vol_write(path, res, 3, bbox, v, err, sizeof err) == 0, "write: %s", err);
+    scene *s = scene_create();
+    vol_header h;
+    int rc = vol_load(s, path, &h, err, sizeof err);
+    CHECK(rc == 0, "read: %s", err);
+    if (!rc) {
+        CHECK(h.res[0] == 3 && h.res[1] == 2 && h.res[2] == 2 && h.channels == 3 && h.nvalues == 36 && h.offset == 0,
+              "header");
+        CHECK(memcmp(h.bbox, bbox, sizeof bbox) == 0, "bbox");
+        CHECK(s->nvoxels == 36 && memcmp(s->voxels, v, sizeof v) == 0, "values");
+    }
+    /* malformed: each a buffer from the good file's bytes */
+    unsigned char good[48 + 4 * 36];
+    FILE *f = fopen(path, "rb");
+    CHECK(f && fread(good, 1, sizeof good, f) == sizeof good, "read back the bytes");
+    if (f) fclose(f);
+    remove(path);
+    struct {
+        int at;       /* byte to change (-1: none) */
+        uint32_t val; /* its new 32-bit value (at 3: the version byte) */
+        size_t size;  /* bytes given */
+        const char *want;
+    } bad[] = {{0, 0x4c4f5657u, sizeof good, "not a Mitsuba .vol grid"},
+               {3, 2u, sizeof good, "version 2"},
+               {4, 2u, sizeof good, "encoding 2"},
+               {8, 0u, sizeof good, "resolution 0 x 2 x 2"},
+               {20, 2u, sizeof good, "2 channels"},
+               {-1, 0u, sizeof good - 4, "needs 144 bytes of voxels after the header, the file has 140"},
+               {-1, 0u, 20, "48-byte header"},
+               {48 + 4 * 7, 0x7fc00000u, sizeof good, "voxel (2, 0, 0) channel 1 is nan"},
+               {48 + 4 * 35, 0xbf800000u, sizeof good, "voxel (2, 1, 1) channel 2 is -1"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        unsigned char b[sizeof good];
+        memcpy(b, good, sizeof good);
+        if (bad[i].at == 3)
+            b[3] = (unsigned char)bad[i].val;
+        else if (bad[i].at >= 0)
+            put32(b + bad[i].at, bad[i].val);
+        size_t before = s->nvoxels;
+        err[0] = '\0';
+        rc = vol_load_memory(s, b, bad[i].size, "bad.vol", &h, err, sizeof err);
+        CHECK(rc != 0 && strncmp(err, "bad.vol: ", 9) == 0 && strstr(err, bad[i].want) && !strchr(err, '\n'),
+              "malformed .vol %zu: \"%s\" (want \"%s\")", i, err, bad[i].want);
+        CHECK(s->nvoxels == before, "a failed read keeps the voxels");
+    }
+    scene_destroy(s);
+}
+
+/* Scene JSON's grid medium: FILE, BOX, the coefficients per unit density, and messages naming
+ * the key. */
+static void test_grid_json(void) {
+    char dir[] = "/tmp/caustic_test_grid_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    char dpath[256], apath[256], err[512] = "";
+    snprintf(dpath, sizeof dpath, "%s/d.vol", dir);
+    snprintf(apath, sizeof apath, "%s/a.vol", dir);
+    uint32_t res[3] = {2, 2, 2};
+    float bbox[6] = {0, 0, 0, 1, 1, 1}, d[8] = {1, 2, 3, 4, 5, 6, 7, 8}, a[24];
+    for (int i = 0; i < 24; ++i) a[i] = 0.5f;
+    CHECK(vol_write(dpath, res, 1, bbox, d, err, sizeof err) == 0, "write: %s", err);
+    CHECK(vol_write(apath, res, 3, bbox, a, err, sizeof err) == 0, "write: %s", err);
+    const char *fmt = "{\"Media\": {\"cloud\": {\"TYPE\": \"Grid\", \"FILE\": \"%s\", %s}},"
+                      " \"Materials\": {\"b\": {\"TYPE\": \"Interface\"}},"
+                      " \"Camera\": {\"RES\": [8, 8], \"FOVY\": 20, \"EYE\": [0, 0, 5], \"LOOKAT\": [0, 0, 0]},"
+                      " \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"b\", \"INTERIOR\": \"cloud\"}]}";
+    char text[2048];
+    snprintf(text, sizeof text, fmt, "d.vol",
+             "\"ALBEDO\": 0.8, \"DENSITY\": 2, \"SCALE\": 3, \"ALBEDO_FILE\": \"a.vol\", \"BOX\": [[-1,-1,-1],[1,1,1]]");
+    scene *s = NULL;
+    int rc = scene_load_json_text(&s, text, "grid.json", dir, err, sizeof err);
+    CHECK(rc == 0, "grid JSON: %s", err);
+    if (!rc) {
+        const medium *m = &s->media[0];
+        CHECK(m->kind == MEDIUM_GRID && m->res[0] == 2 && m->albedo_grid != MEDIUM_NO_GRID, "a grid medium");
+        CHECK_NEAR(vcomp(vadd(m->sigma_a, m->sigma_s), 0), 6.0, 1e-5, "sigma_t per unit density: DENSITY * SCALE");
+        CHECK_NEAR(m->majorant, 48.0, 1e-4, "majorant: the largest density times sigma_t");
+        CHECK_NEAR(m->to_grid[0], 0.5, 1e-6, "BOX maps to the unit cube");
+        scene_destroy(s);
+    }
+    struct {
+        const char *file, *keys, *want;
+    } bad[] = {{"d.vol", "\"ALBEDO_FILE\": \"d.vol\"", "Media.cloud.ALBEDO_FILE"},
+               {"nope.vol", "\"G\": 0", "Media.cloud.FILE"},
+               {"d.vol", "\"BOX\": [[0,0,0],[1,0,1]]", "Media.cloud.BOX"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        snprintf(text, sizeof text, fmt, bad[i].file, bad[i].keys);
+        s = NULL;
+        rc = scene_load_json_text(&s, text, "grid.json", dir, err, sizeof err);
+        CHECK(rc != 0 && strstr(err, bad[i].want), "bad grid JSON %zu: %s", i, err);
+        if (!rc) scene_destroy(s);
+    }
+    remove(dpath);
+    remove(apath);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "--prism") == 0) {
         if (argc >= 5 && strcmp(argv[4], "cuda") == 0) {
@@ -694,6 +1072,12 @@ int main(int argc, char **argv) {
         return test_prism(argv[2], argc >= 4 ? atoi(argv[3]) : 256);
     }
     test_subsurface();
+    test_vol();
+    test_grid_json();
+    test_grid_transmittance();
+    test_grid_delta_tracking();
+    test_grid_constant();
+    test_grid_furnace();
     test_json();
     test_hg();
     test_slab_transmittance();

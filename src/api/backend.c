@@ -18,6 +18,7 @@ int backend_bidir_limits(const backend_desc *d, int media_ok, char *err, size_t 
     const caustic_options *o = d->opt;
     bidir_request q = bidir_request_of(&d->cam, kscene_features(&d->scene->k));
     q.emissive_media = kscene_emissive_media(&d->scene->k);
+    q.grid_media = kscene_grid_media(&d->scene->k);
     q.media_ok = media_ok;
     q.adaptive = o->adaptive;
     q.adaptive_depth = o->adaptive_depth != 0;

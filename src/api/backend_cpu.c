@@ -162,6 +162,7 @@ static void *bidir_create(const backend_desc *d, char *err, size_t errlen) {
     /* the kernel's own list of what it cannot render (kernel/bidir_limits.h), from the scene it gets */
     bidir_request q = bidir_request_of(&d->cam, kscene_features(b->k));
     q.emissive_media = kscene_emissive_media(b->k);
+    q.grid_media = kscene_grid_media(b->k);
     q.media_ok = 1; /* render_vcm_media.c */
     const char *why = bidir_refusal(&q);
     if (why) {

@@ -681,12 +681,13 @@ static int cmd_info(int argc, char **argv) {
     printf("materials:   %zu, textures: %zu\n", s.materials, s.textures);
     printf("lights:      %zu\n", s.lights);
     if (s.media)
-        printf("media:       %zu homogeneous%s%s%s (path tracing only)\n", s.media,
-               s.camera_medium ? ", the camera in \"" : "", s.camera_medium ? s.camera_medium : "",
+        printf("media:       %zu homogeneous, %zu grid%s%s%s (path tracing only)\n", s.media - s.grid_media,
+               s.grid_media, s.camera_medium ? ", the camera in \"" : "", s.camera_medium ? s.camera_medium : "",
                s.camera_medium ? "\"" : "");
     if (s.instances)
         printf("instances:   %zu placements of %zu meshes: %zu primitives placed, %zu held (two-level BVH)\n",
                s.instances, s.instanced_meshes, s.placed_primitives, s.primitives);
+    if (s.grid_media) printf("voxels:      %.2f MiB (density, albedo and majorant grids)\n", s.voxel_bytes / 1048576.0);
     printf("bounds:      (%g, %g, %g) - (%g, %g, %g)\n", s.bounds_lo[0], s.bounds_lo[1], s.bounds_lo[2], s.bounds_hi[0],
            s.bounds_hi[1], s.bounds_hi[2]);
     printf("cpu kernel:  %s\n", caustic_cpu_isa(err, sizeof err));

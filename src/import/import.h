@@ -117,6 +117,29 @@ int scene_load_ply(scene *s, const char *path, xform to_world, int material, cha
 int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
                           char *err, size_t errlen);
 
+/* ---- Mitsuba's .vol grids (vol.c) ---------------------------------------------------------------- */
+typedef struct vol_header {
+    uint32_t res[3], channels;
+    float bbox[6];  /* xmin ymin zmin xmax ymax zmax, as the file has it */
+    size_t nvalues; /* res[0] * res[1] * res[2] * channels */
+    uint32_t offset; /* where the values went in s->voxels */
+} vol_header;
+/* Reads a .vol grid (header 'VOL' 3, encoding 1: float32) into s's voxels (scene_reserve_voxels),
+ * values finite and >= 0; -1 with one message "path: ..." and s->nvoxels unchanged. */
+int vol_load(scene *s, const char *path, vol_header *h, char *err, size_t errlen);
+/* The same from a buffer; `name` stands in for the path in messages (fuzzing, tests). */
+int vol_load_memory(scene *s, const void *data, size_t size, const char *name, vol_header *h, char *err,
+                    size_t errlen);
+/* A grid medium `name` with md's coefficients (per unit density), g and emission, over the .vol
+ * density grid at density_path (and the RGB albedo grid at albedo_path, or NULL), placed as
+ * Mitsuba 3's gridvolume: to_world (NULL: identity) maps the unit cube to the world, after the
+ * file's bounding box is mapped to the unit cube where use_grid_bbox. -1 with one message. */
+int vol_grid_medium(scene *s, const char *name, medium md, const char *density_path, const char *albedo_path,
+                    const xform *to_world, int use_grid_bbox, char *err, size_t errlen);
+/* Writes one (tests and tools). */
+int vol_write(const char *path, const uint32_t res[3], uint32_t channels, const float bbox[6], const float *v,
+              char *err, size_t errlen);
+
 /* ---- glTF 2.0 (gltf.cpp through tinygltf; gltf_stub.c where caustic was built without it) ------
  * scene_load_gltf adds the triangle meshes of a .gltf/.glb file's default scene under `to_world`:
  * with material >= 0 every triangle uses it, with -1 the file's own materials are imported (as

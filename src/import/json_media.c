@@ -4,8 +4,10 @@
  * (the medium around the camera: global fog). docs/scene-format.md, "Media". */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "import/import.h"
 #include "import/json_internal.h"
 #include "scene/material.h"
 
@@ -21,6 +23,9 @@ static const keyalias json_medium_keys[] = {{"TYPE", "KIND", NULL, 0, 0},
                                             {"SCALE", "DENSITYSCALE|SIGMASCALE", NULL, 0, 0},
                                             {"EMISSION", "EMITTANCE|LE|RADIANCE", NULL, 0, 0},
                                             {"G", "ANISOTROPY|HG|PHASEG|ASYMMETRY", NULL, 0, 0},
+                                            {"FILE", "FILENAME|GRID|DENSITYFILE|DENSITY_FILE", NULL, 0, 0},
+                                            {"ALBEDO_FILE", "ALBEDOFILE|ALBEDOGRID", NULL, 0, 0},
+                                            {"BOX", "BOUNDS|BBOX", NULL, 0, 0},
                                             {NULL, NULL, NULL, 0, 0}};
 
 static const char *const json_medium_types[] = {
@@ -28,6 +33,90 @@ static const char *const json_medium_types[] = {
     MEDIUM_KINDS(JSON_MEDIUM_TYPE_ROW)
 #undef JSON_MEDIUM_TYPE_ROW
         NULL};
+
+/* One .vol file of a grid medium (key `key` of medium jp), of `channels` channels, into the
+ * scene's voxels. */
+static int load_grid_file(loader *L, const cJSON *m, const char *jp, const char *key, uint32_t channels,
+                          vol_header *h) {
+    char p[PRM_WHERE], err[512];
+    prm_jkey(p, jp, key);
+    const char *file = "";
+    if (json_string(L, json_get(m, key), p, &file)) return -1;
+    char *path = json_resolve_path(L, file);
+    if (!path) return prm_fail(&L->P, p, "out of memory");
+    int rc = vol_load(L->s, path, h, err, sizeof err);
+    free(path);
+    if (rc) return prm_fail(&L->P, p, "%s", err);
+    if (h->channels != channels) {
+        L->s->nvoxels = h->offset; /* give the values back */
+        return prm_fail(&L->P, p, "%s: %u channels, a %s grid has %u", file, (unsigned)h->channels,
+                        channels == 1 ? "density" : "albedo", (unsigned)channels);
+    }
+    return 0;
+}
+
+/* A grid medium (TYPE "Grid"): FILE (a .vol density grid), ALBEDO_FILE (an optional RGB .vol
+ * of the same resolution), BOX (the world box of the grid's unit cube: [[x0,y0,z0],[x1,y1,z1]],
+ * by default the file's bounding box); md's coefficients are per unit density. */
+static int parse_grid(loader *L, const cJSON *m, const char *name, const char *jp, medium *md) {
+    char p[PRM_WHERE];
+    if (!json_get(m, "FILE")) return json_missing(L, jp, "FILE");
+    size_t mark = L->s->nvoxels;
+    vol_header h, ha;
+    if (load_grid_file(L, m, jp, "FILE", 1u, &h)) return -1;
+    md->density_grid = h.offset;
+    md->albedo_grid = MEDIUM_NO_GRID;
+    if (json_get(m, "ALBEDO_FILE")) {
+        if (load_grid_file(L, m, jp, "ALBEDO_FILE", 3u, &ha)) goto fail;
+        if (memcmp(ha.res, h.res, sizeof h.res) != 0) {
+            prm_jkey(p, jp, "ALBEDO_FILE");
+            prm_fail(&L->P, p, "resolution %u x %u x %u, the density's (FILE) is %u x %u x %u", (unsigned)ha.res[0],
+                     (unsigned)ha.res[1], (unsigned)ha.res[2], (unsigned)h.res[0], (unsigned)h.res[1],
+                     (unsigned)h.res[2]);
+            goto fail;
+        }
+        md->albedo_grid = ha.offset;
+    }
+    double lo[3] = {h.bbox[0], h.bbox[1], h.bbox[2]}, hi[3] = {h.bbox[3], h.bbox[4], h.bbox[5]};
+    const cJSON *box = json_get(m, "BOX");
+    prm_jkey(p, jp, box ? "BOX" : "FILE");
+    if (box) {
+        if (!cJSON_IsArray(box) || cJSON_GetArraySize(box) != 2) {
+            prm_fail(&L->P, p, "expected [[xmin, ymin, zmin], [xmax, ymax, zmax]], got %s", json_type(box));
+            goto fail;
+        }
+        vec3 a, b;
+        if (json_vec3(L, cJSON_GetArrayItem(box, 0), p, -1e30, 0, 1e30, &a) ||
+            json_vec3(L, cJSON_GetArrayItem(box, 1), p, -1e30, 0, 1e30, &b))
+            goto fail;
+        for (int i = 0; i < 3; ++i) {
+            lo[i] = vcomp(a, i);
+            hi[i] = vcomp(b, i);
+        }
+    }
+    for (int i = 0; i < 3; ++i)
+        if (!(hi[i] > lo[i]) || !isfinite(lo[i]) || !isfinite(hi[i])) {
+            prm_fail(&L->P, p, "the grid's box is empty or not finite on axis %c (%g to %g)%s", "xyz"[i], lo[i], hi[i],
+                     box ? "" : ": give BOX");
+            goto fail;
+        }
+    memset(md->to_grid, 0, sizeof md->to_grid);
+    for (int i = 0; i < 3; ++i) {
+        md->to_grid[4 * i + i] = (float)(1.0 / (hi[i] - lo[i]));
+        md->to_grid[4 * i + 3] = (float)(-lo[i] / (hi[i] - lo[i]));
+    }
+    md->res[0] = h.res[0];
+    md->res[1] = h.res[1];
+    md->res[2] = h.res[2];
+    if (scene_add_grid_medium(L->s, name, *md) < 0) {
+        prm_fail(&L->P, jp, "could not add grid medium (out of memory)");
+        goto fail;
+    }
+    return 0;
+fail:
+    L->s->nvoxels = mark;
+    return -1;
+}
 
 static int parse_medium(loader *L, cJSON *m, const char *name, const char *jp) {
     char p[PRM_WHERE];
@@ -55,14 +144,16 @@ static int parse_medium(loader *L, cJSON *m, const char *name, const char *jp) {
             prm_jkey(p, jp, "MFP");
             return prm_fail(&L->P, p, "DENSITY and MFP both set sigma_t: give only one");
         }
-        if (!de && !mfp) return json_missing(L, jp, "DENSITY");
+        if (!de && !mfp && md.kind != MEDIUM_GRID) return json_missing(L, jp, "DENSITY");
         vec3 albedo = v3s(1.0f), st;
         if (al) {
             prm_jkey(p, jp, "ALBEDO");
             if (json_colour(L, al, p, 1.0, &albedo)) return -1;
         }
         prm_jkey(p, jp, de ? "DENSITY" : "MFP");
-        if (de) {
+        if (!de && !mfp) {
+            st = v3s(1.0f); /* a grid's coefficients are per unit density: its density is the grid's */
+        } else if (de) {
             if (json_colour(L, de, p, MAX_SIGMA, &st)) return -1;
         } else {
             vec3 len;
@@ -76,6 +167,8 @@ static int parse_medium(loader *L, cJSON *m, const char *name, const char *jp) {
         }
         md.sigma_s = vmul(albedo, st);
         md.sigma_a = vsub(st, md.sigma_s);
+    } else if (!sa && !ss && md.kind == MEDIUM_GRID) {
+        md.sigma_s = v3s(1.0f); /* a grid without coefficients: albedo 1, sigma_t = density */
     } else {
         if (sa) {
             prm_jkey(p, jp, "SIGMA_A");
@@ -108,6 +201,13 @@ static int parse_medium(loader *L, cJSON *m, const char *name, const char *jp) {
                      "a medium emits sigma_a * EMISSION per unit length: with SIGMA_A 0 it emits nothing"))
             return -1;
     }
+    if (md.kind == MEDIUM_GRID) return parse_grid(L, m, name, jp, &md);
+    const char *gk[] = {"FILE", "ALBEDO_FILE", "BOX"};
+    for (int i = 0; i < 3; ++i)
+        if (json_get(m, gk[i])) {
+            prm_jkey(p, jp, gk[i]);
+            return prm_fail(&L->P, p, "a grid medium's key: add \"TYPE\": \"Grid\"");
+        }
     if (scene_add_medium(L->s, name, md) < 0) return prm_fail(&L->P, jp, "could not add medium (out of memory)");
     return 0;
 }

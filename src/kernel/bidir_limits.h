@@ -20,6 +20,7 @@ typedef struct bidir_request {
     float lens_radius;  /* the camera's aperture (0: pinhole) */
     uint32_t features;  /* the scene's features (kscene_features) */
     int emissive_media; /* a medium of the scene emits (kscene_emissive_media) */
+    int grid_media;     /* a medium of the scene is a voxel grid (kscene_grid_media) */
     int media_ok;       /* the driver asked renders participating media (KF_MEDIA) */
 } bidir_request;
 
@@ -30,6 +31,9 @@ typedef struct bidir_request {
     X(BIDIR_CLAMP, q->clamp > 0.0f, "does not support the firefly clamp")                                              \
     X(BIDIR_LENS, q->lens_radius > 0.0f, "supports pinhole cameras only (the scene has an APERTURE)")                  \
     X(BIDIR_MEDIA_EMISSION, q->emissive_media != 0, "does not render emissive media (--integrator pt does)")           \
+    X(BIDIR_GRID_MEDIA, q->grid_media != 0,                                                                            \
+      "does not render grid (heterogeneous) media yet: its MIS needs the free-flight pdf, which delta tracking does "  \
+      "not give (--integrator pt does)")                                                                               \
     X(BIDIR_MEDIA, (q->features & KF_MEDIA) != 0u && !q->media_ok,                                                     \
       "does not render participating media on this device yet (--device cpu does)")                                    \
     X(BIDIR_DISPERSION, (q->features & KF_DISPERSION) != 0u,                                                           \
@@ -51,6 +55,13 @@ KFN int kscene_emissive_media(const kscene *s) {
     return 0;
 }
 
+/* Is a medium of s (a host scene) a voxel grid? */
+KFN int kscene_grid_media(const kscene *s) {
+    for (uint32_t i = 0; i < s->nmedia; ++i)
+        if (s->media[i].kind == MEDIUM_GRID) return 1;
+    return 0;
+}
+
 /* What a driver knows of a render: its camera and its scene's features (the fields it does not
  * know stay 0: emissive_media is set where the host scene is at hand, media_ok by a driver that
  * renders media). */
@@ -62,6 +73,7 @@ KFN bidir_request bidir_request_of(const camera *cam, uint32_t features) {
     q.lens_radius = cam->lens_radius;
     q.features = features;
     q.emissive_media = 0;
+    q.grid_media = 0;
     q.media_ok = 0;
     return q;
 }

@@ -24,6 +24,7 @@
 #include "features.h"
 #include "lights.h"
 #include "intersect.h"
+#include "media/grid.h"
 #include "media/hg.h"
 #include "media/homogeneous.h"
 #include "pass.h"
@@ -43,6 +44,8 @@ enum medium_dims {
     MEDIUM_DIM_RR = 7
 };
 KSTATIC_ASSERT(MEDIUM_DIM_RR < SAMPLE_DIMS_MEDIUM, "kernel/sampler.h: SAMPLE_DIMS_MEDIUM holds the media draws");
+/* The pcg32 stream selector of shadow rays' ratio tracking (any constant: the seed varies). */
+#define MEDIUM_SHADOW_STREAM 0x6d656469u
 /* A shadow ray passes at most this many interfaces. */
 #define MEDIUM_MAX_CROSSINGS 64
 
@@ -51,28 +54,30 @@ KSTATIC_ASSERT(KHAS(KF_MEDIA) == (KERNEL_MEDIA != 0),
                "only such a kernel");
 
 /* ---- the medium kinds (MEDIUM_KINDS, kernel/types.h): one header each, dispatched here --------
- * A kind defines <stem>_transmittance(m, r, t) (RGB, over [0, t) of ray r) and
- * <stem>_sample_segment(m, r, tmax, beta, u_channel, u_dist) (a medium_segment). A kind whose
- * tracking needs null collisions (a grid) will take the path's stream too. */
-KFN vec3 medium_transmittance(const medium *m, ray r, float t) {
+ * A kind defines <stem>_transmittance(s, m, r, t, rng) (RGB, over [0, t) of ray r: ratio tracking
+ * where it needs null collisions) and <stem>_sample_segment(s, m, r, tmax, beta, u_channel,
+ * u_dist, rng) (a medium_segment); rng is the stream of the draws beyond the media block's (a
+ * kind with closed forms ignores it). */
+KFN vec3 medium_transmittance(const kscene *s, const medium *m, ray r, float t, pcg32 *rng) {
     switch ((medium_kind)m->kind) {
 #define MEDIUM_TRANSMITTANCE_ROW(kind, stem, name)                                                                     \
-    case kind: return stem##_transmittance(m, r, t);
+    case kind: return stem##_transmittance(s, m, r, t, rng);
         MEDIUM_KINDS(MEDIUM_TRANSMITTANCE_ROW)
 #undef MEDIUM_TRANSMITTANCE_ROW
     case MEDIUM_KIND_COUNT: break;
     }
     return v3s(1.0f);
 }
-KFN medium_segment medium_sample_segment(const medium *m, ray r, float tmax, vec3 beta, float u_channel, float u_dist) {
+KFN medium_segment medium_sample_segment(const kscene *s, const medium *m, ray r, float tmax, vec3 beta,
+                                         float u_channel, float u_dist, pcg32 *rng) {
     switch ((medium_kind)m->kind) {
 #define MEDIUM_SEGMENT_ROW(kind, stem, name)                                                                           \
-    case kind: return stem##_sample_segment(m, r, tmax, beta, u_channel, u_dist);
+    case kind: return stem##_sample_segment(s, m, r, tmax, beta, u_channel, u_dist, rng);
         MEDIUM_KINDS(MEDIUM_SEGMENT_ROW)
 #undef MEDIUM_SEGMENT_ROW
     case MEDIUM_KIND_COUNT: break;
     }
-    return homogeneous_sample_segment(m, r, tmax, beta, u_channel, u_dist);
+    return homogeneous_sample_segment(s, m, r, tmax, beta, u_channel, u_dist, rng);
 }
 
 /* A medium reference (material.medium_inside, camera.medium: index + 1, 0 the vacuum) as an
@@ -113,9 +118,10 @@ KFN int path_segment(path_state *ps, const kscene *s, const kpass *p, int got) {
 #if KERNEL_MEDIA
     if (ps->medium != MEDIUM_NONE) {
         uint32_t d = ps->mdim++;
-        medium_segment seg = medium_sample_segment(&s->media[ps->medium], ps->r, got ? ps->h.t : K_INF, ps->throughput,
-                                                   sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_CHANNEL),
-                                                   sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_DISTANCE));
+        pcg32 rng = sampler_medium_stream(&ps->smp, d);
+        medium_segment seg = medium_sample_segment(s, &s->media[ps->medium], ps->r, got ? ps->h.t : K_INF,
+                                                   ps->throughput, sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_CHANNEL),
+                                                   sampler_medium_1d(&ps->smp, d, MEDIUM_DIM_DISTANCE), &rng);
         if (!vis_black(seg.emitted)) {
             float w = adaptive_depth_weight(ps->depth, p->depth_start, ps->smp.spp);
             ps->radiance = vadd(ps->radiance, vscale(vmul(ps->throughput, seg.emitted), w));
@@ -208,14 +214,14 @@ KFN vec3 surface_transmittance(int occluded) { return v3s(occluded ? 0.0f : 1.0f
  * weighted by it: add vmul(contrib, tr) where tr is not black, which for surfaces is the old
  * "add contrib if unoccluded" to the bit. */
 KFN vec3 trace_transmittance(const kscene *s, ray r, int32_t medium, uint32_t seed, uint32_t layout) {
-    (void)seed; /* homogeneous media need no random numbers (media/homogeneous.h) */
 #if KERNEL_MEDIA
     vec3 tr = v3s(1.0f);
+    pcg32 rng = pcg32_seed(hash_u64(seed), MEDIUM_SHADOW_STREAM); /* ratio tracking's (grid media) */
     for (int crossings = 0; crossings < MEDIUM_MAX_CROSSINGS; ++crossings) {
         hit h;
         int got = trace_closest_layout(s, r, &h, layout);
         if (medium != MEDIUM_NONE) {
-            tr = vmul(tr, medium_transmittance(&s->media[medium], r, got ? h.t : r.tmax));
+            tr = vmul(tr, medium_transmittance(s, &s->media[medium], r, got ? h.t : r.tmax, &rng));
             if (vis_black(tr)) return tr;
         }
         if (!got) return tr;
@@ -231,6 +237,7 @@ KFN vec3 trace_transmittance(const kscene *s, ray r, int32_t medium, uint32_t se
     return v3s(0.0f); /* more interfaces than MEDIUM_MAX_CROSSINGS: counted as blocked */
 #else
     (void)medium;
+    (void)seed;
     return surface_transmittance(trace_occluded_layout(s, r, layout));
 #endif
 }

@@ -180,18 +180,33 @@ KSTATIC_ASSERT(sizeof(material) == MATERIAL_BYTES, "kernel/types.h: material is 
 
 /* ---- participating media ------------------------------------------------------------------
  * One row per medium kind: X(KIND, stem, name). The stem names its header
- * kernel/media/<stem>.h and the prefix of its functions (kernel/medium.h dispatches over the list:
- * a grid kind adds a row, its header and its fields here, e.g. a grid index and a majorant grid);
+ * kernel/media/<stem>.h and the prefix of its functions (kernel/medium.h dispatches over the list);
  * the name is its TYPE in the scene format. */
-#define MEDIUM_KINDS(X)                   X(MEDIUM_HOMOGENEOUS, homogeneous, "Homogeneous") /* constant coefficients */
+#define MEDIUM_KINDS(X)                                                                                                \
+    X(MEDIUM_HOMOGENEOUS, homogeneous, "Homogeneous") /* constant coefficients */                                      \
+    X(MEDIUM_GRID, grid, "Grid") /* a density grid (and optional RGB albedo grid) times the coefficients */
 #define MEDIUM_ENUM_ROW(kind, stem, name) kind,
 typedef enum medium_kind { MEDIUM_KINDS(MEDIUM_ENUM_ROW) MEDIUM_KIND_COUNT } medium_kind;
+/* A grid medium's absent optional grid (medium.albedo_grid). */
+#define MEDIUM_NO_GRID 0xffffffffu
 typedef struct medium {
     int32_t kind;
-    vec3 sigma_a, sigma_s; /* absorption and scattering coefficients per unit length, RGB */
+    vec3 sigma_a, sigma_s; /* absorption and scattering coefficients per unit length, RGB (a grid:
+                              per unit density, sigma(p) = density(p) * sigma) */
     vec3 emission;         /* radiance Le: the medium emits sigma_a * Le per unit length (pbrt-v4) */
     float g;               /* Henyey-Greenstein asymmetry in (-1, 1); 0 isotropic */
     float majorant;        /* an upper bound of sigma_t = sigma_a + sigma_s over channels and space */
+    /* MEDIUM_GRID only (kernel/media/grid.h), zero otherwise. Grids are offsets into
+     * kscene.voxels, x fastest then y then z; a voxel's value sits at its cell's centre of the
+     * unit cube [0,1]^3 of grid space (Mitsuba 3's gridvolume), interpolated trilinearly with
+     * clamping at the faces; outside the cube the density is 0. */
+    uint32_t density_grid;  /* res[0] * res[1] * res[2] floats */
+    uint32_t albedo_grid;   /* 3 floats a voxel (RGB single-scattering albedo, same res), or
+                               MEDIUM_NO_GRID: sigma_s / (sigma_a + sigma_s) everywhere */
+    uint32_t majorant_grid; /* mres[0] * mres[1] * mres[2] floats: each cell of a coarse partition of
+                               the unit cube holds the largest density any point in it can read */
+    uint32_t res[3], mres[3];
+    float to_grid[12]; /* world -> grid space (3x4, row-major: u = M p + column 3) */
 } medium;
 
 /* ---- lights ----------------------------------------------------------------------------- */
@@ -418,6 +433,7 @@ typedef struct kinstance {
     X(light, lights, k->nlights)                                                                                       \
     X(medium, media, k->nmedia)                                 /* participating media (kernel/medium.h) */            \
     X(kinstance, instances, k->ninstances)                      /* placed meshes (two-level BVH), or none */           \
+    X(float, voxels, k->nvoxels)                                /* grid media's density, albedo and majorant grids */  \
     X(float, light_cdf, k->nlights + 1u)                        /* light_cdf[nlights] == 1 */                          \
     X(int32_t, prim_light, kscene_nprims(k))                    /* per primitive id order: triangles, spheres,    \
                                                 quads -> light index or -1 */    \
@@ -441,7 +457,7 @@ typedef struct kscene {
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
     uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures, nmedia;
     uint32_t ninstances; /* 0: one BVH over every primitive (no instances) */
-    uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols;
+    uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols, nvoxels;
     vec3 env_radiance;      /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;        /* lat-long environment map (texture index), or -1 */
     float env_pmf;          /* probability NEE picks the environment instead of an area light */

@@ -815,10 +815,10 @@ KFN vcm_walk vcm_walk_segment(const kscene *s, ray *r, hit *h, int got, int32_t 
             float u_channel = pcg32_float(rng);
             float u_dist = pcg32_float(rng);
             float tmax = got ? h->t : K_INF;
-            medium_segment seg = medium_sample_segment(m, *r, tmax, *throughput, u_channel, u_dist);
+            medium_segment seg = medium_sample_segment(s, m, *r, tmax, *throughput, u_channel, u_dist, rng);
             *throughput = vmul(*throughput, seg.weight);
             if (vis_black(*throughput) || !vis_finite(*throughput)) return w;
-            tr = vmul(tr, medium_transmittance(m, *r, seg.scattered ? seg.t : tmax));
+            tr = vmul(tr, medium_transmittance(s, m, *r, seg.scattered ? seg.t : tmax, rng));
             if (seg.scattered) {
                 w.event = VCM_WALK_MEDIUM;
                 w.dist += seg.t;

@@ -2,6 +2,7 @@
  * kernel layout (BVH, light distribution, camera). */
 #include "scene/scene.h"
 #include "kernel/features.h"
+#include "kernel/media/grid.h"
 #include "image/image.h"
 #include "util/array.h"
 #include "util/file.h"
@@ -85,6 +86,7 @@ void scene_destroy(scene *s) {
     free(s->placements);
     free(s->instances);
     free(s->instance_mesh);
+    free(s->voxels);
     free(s);
 }
 
@@ -116,7 +118,7 @@ int scene_find_medium(const scene *s, const char *name) {
     return -1;
 }
 
-int scene_add_medium(scene *s, const char *name, medium m) {
+static int add_medium(scene *s, const char *name, medium m) {
     vec3 c[3] = {m.sigma_a, m.sigma_s, m.emission};
     for (int i = 0; i < 3; ++i)
         if (!vis_finite(c[i]) || c[i].x < 0.0f || c[i].y < 0.0f || c[i].z < 0.0f) return -1;
@@ -130,10 +132,81 @@ int scene_add_medium(scene *s, const char *name, medium m) {
     char *copy = malloc(len + 1);
     if (!copy) return -1;
     memcpy(copy, name, len + 1);
-    m.majorant = vmaxc(vadd(m.sigma_a, m.sigma_s));
+    if (m.kind != MEDIUM_GRID) m.majorant = vmaxc(vadd(m.sigma_a, m.sigma_s));
     s->media[s->nmedia] = m;
     s->medium_names[s->nmedia] = copy;
     return (int)s->nmedia++;
+}
+int scene_add_medium(scene *s, const char *name, medium m) {
+    if (m.kind == MEDIUM_GRID) return -1; /* its grids are checked by scene_add_grid_medium */
+    return add_medium(s, name, m);
+}
+
+float *scene_reserve_voxels(scene *s, size_t n) {
+    if (n > (size_t)UINT32_MAX - s->nvoxels) return NULL;
+    if (GROW(s->voxels, s->cap_voxels, s->nvoxels + n)) return NULL;
+    return s->voxels + s->nvoxels;
+}
+void scene_commit_voxels(scene *s, size_t n) { s->nvoxels += n; }
+
+/* The voxel range [lo, hi] (clamped to n voxels) a trilinear lookup can read anywhere in grid
+ * coordinates [a, b] of the unit cube (media/grid.h, grid_axis). */
+static void grid_support(double a, double b, uint32_t n, uint32_t *lo, uint32_t *hi) {
+    double va = a * n - 0.5, vb = b * n - 0.5;
+    long l = (long)floor(va), h = (long)floor(vb) + 1;
+    *lo = (uint32_t)(l < 0 ? 0 : (l > (long)n - 1 ? (long)n - 1 : l));
+    *hi = (uint32_t)(h < 0 ? 0 : (h > (long)n - 1 ? (long)n - 1 : h));
+}
+
+int scene_add_grid_medium(scene *s, const char *name, medium m) {
+    if (m.kind != MEDIUM_GRID) return -1;
+    uint64_t nv = 1;
+    for (int a = 0; a < 3; ++a) {
+        if (m.res[a] == 0) return -1;
+        nv *= m.res[a];
+    }
+    if (nv > s->nvoxels || m.density_grid > s->nvoxels - nv) return -1;
+    if (m.albedo_grid != MEDIUM_NO_GRID && (3 * nv > s->nvoxels || m.albedo_grid > s->nvoxels - 3 * nv)) return -1;
+    for (int i = 0; i < 12; ++i)
+        if (!isfinite(m.to_grid[i])) return -1;
+    const float *d = s->voxels + m.density_grid;
+    for (uint64_t i = 0; i < nv; ++i)
+        if (!(d[i] >= 0.0f) || !isfinite(d[i])) return -1;
+    if (m.albedo_grid != MEDIUM_NO_GRID)
+        for (uint64_t i = 0; i < 3 * nv; ++i)
+            if (!isfinite(s->voxels[m.albedo_grid + i])) return -1;
+    size_t nm = 1;
+    for (int a = 0; a < 3; ++a) {
+        uint32_t r = (m.res[a] + GRID_MAJORANT_VOXELS - 1) / GRID_MAJORANT_VOXELS;
+        m.mres[a] = r < GRID_MAJORANT_MAX_RES ? r : GRID_MAJORANT_MAX_RES;
+        nm *= m.mres[a];
+    }
+    float *mg = scene_reserve_voxels(s, nm);
+    if (!mg) return -1;
+    d = s->voxels + m.density_grid; /* reserving may have moved the voxels */
+    float dmax = 0.0f;
+    for (uint32_t cz = 0; cz < m.mres[2]; ++cz)
+        for (uint32_t cy = 0; cy < m.mres[1]; ++cy)
+            for (uint32_t cx = 0; cx < m.mres[0]; ++cx) {
+                uint32_t lo[3], hi[3], c[3] = {cx, cy, cz};
+                for (int a = 0; a < 3; ++a)
+                    grid_support((double)c[a] / m.mres[a], (double)(c[a] + 1) / m.mres[a], m.res[a], &lo[a], &hi[a]);
+                float mx = 0.0f;
+                for (uint32_t z = lo[2]; z <= hi[2]; ++z)
+                    for (uint32_t y = lo[1]; y <= hi[1]; ++y)
+                        for (uint32_t x = lo[0]; x <= hi[0]; ++x) {
+                            float v = d[((size_t)z * m.res[1] + y) * m.res[0] + x];
+                            mx = v > mx ? v : mx;
+                        }
+                mg[((size_t)cz * m.mres[1] + cy) * m.mres[0] + cx] = mx;
+                dmax = mx > dmax ? mx : dmax;
+            }
+    m.majorant_grid = (uint32_t)s->nvoxels;
+    m.majorant = dmax * vmaxc(vadd(m.sigma_a, m.sigma_s));
+    scene_commit_voxels(s, nm);
+    int i = add_medium(s, name, m);
+    if (i < 0) s->nvoxels -= nm;
+    return i;
 }
 
 /* The copy of material mat bound to media (inside, outside), made once. */
@@ -832,6 +905,7 @@ static void fill_kscene(scene *s) {
     k->ntextures = (uint32_t)s->ntextures;
     k->nmedia = (uint32_t)s->nmedia;
     k->ninstances = (uint32_t)s->ninstances;
+    k->nvoxels = s->nvoxels;
     k->ntexels = s->ntexels;
     k->ntexels8 = s->ntexels8;
     if (s->env_tex >= 0) {

@@ -66,6 +66,8 @@ typedef struct scene {
     medium *media;                  /* participating media (kernel/medium.h) */
     char **medium_names;
     size_t nmedia, cap_media;
+    float *voxels; /* grid media's grids (medium.density_grid, albedo_grid, majorant_grid) */
+    size_t nvoxels, cap_voxels;
     vec3 env_radiance;                  /* constant sky colour, or the scale of env_tex */
     int env_tex;                        /* lat-long environment map texture, or -1 */
     float *env_cdf_rows, *env_cdf_cols; /* its sampling distribution (scene_prepare) */
@@ -122,8 +124,19 @@ int scene_textures_memory_check(const scene *s, const char *name, char *err, siz
 int scene_add_material(scene *s, const char *name, material m);
 int scene_find_material(const scene *s, const char *name);
 /* Participating media, by name as materials (kernel/types.h, medium); -1 on a name added twice,
- * out of memory, or coefficients that are negative or not finite, or |g| >= 1. */
+ * out of memory, or coefficients that are negative or not finite, or |g| >= 1, or a grid medium
+ * (scene_add_grid_medium adds those). */
 int scene_add_medium(scene *s, const char *name, medium m);
+/* Room for n more voxel floats at the end of s->voxels (the offset s->nvoxels, which the caller
+ * fills and then advances with scene_commit_voxels), or NULL: out of memory, or the voxels would
+ * pass the 2^32 offsets of medium's grids. */
+float *scene_reserve_voxels(scene *s, size_t n);
+void scene_commit_voxels(scene *s, size_t n);
+/* A grid medium (MEDIUM_GRID): m's coefficients, g, emission, res, to_grid and density_grid (and
+ * albedo_grid or MEDIUM_NO_GRID) set, the grids in s->voxels; builds its majorant grid and sets
+ * m.majorant. -1 where scene_add_medium refuses, on a grid outside s->voxels, a voxel that is
+ * negative or not finite, or out of memory. */
+int scene_add_grid_medium(scene *s, const char *name, medium m);
 int scene_find_medium(const scene *s, const char *name);
 /* Binds media to the primitives added since the counts first_triangle, first_sphere, first_quad
  * (an object just built): their materials become copies whose medium_inside / medium_outside are

@@ -4,7 +4,9 @@ the comparison in docs/performance-log.md ("2026-11-25: a cheaper Sobol sampler,
 against Mitsuba 3"). Translates the subset the comparison scenes use: Diffuse / Emitter (or
 Emitting) / Specular (mirror) materials, named-metal conductors (METAL "Au": Mitsuba's conductor /
 roughconductor with the same material name); cube, sphere, quad, plane and OBJ mesh objects (TRANS, ROTAT, SCALE; quads also ORIGIN/U/V); a constant
-Environment; the pinhole Camera. A mesh without MATERIAL takes its materials from its MTL files as
+Environment; the pinhole Camera; Media (Homogeneous, and Grid over a .vol file: heterogeneous with
+gridvolume) bound by INTERIOR/EXTERIOR to shapes whose Interface material is Mitsuba's null BSDF,
+rendered by volpathmis. A mesh without MATERIAL takes its materials from its MTL files as
 caustic's OBJ loader does (src/import/obj.c, mtl.c), for the diffuse case only (Kd, map_Kd): one
 Mitsuba mesh per usemtl material, map_Kd as a `bitmap` texture holding Kd * the sRGB-decoded
 texels (caustic's albedo: Kd times the texture, 8-bit codes decoded by the same table, bilinear,
@@ -258,6 +260,45 @@ def approximate_bsdf(name, m, rgb, differs):
     sys.exit(f"caustic_to_mitsuba.py: material type {t} is not translated")
 
 
+def colour(v):
+    return [float(v)] * 3 if isinstance(v, (int, float)) else [float(x) for x in v]
+
+
+def medium(mi, m, base):
+    """A caustic Media entry as a Mitsuba medium: Homogeneous (SIGMA_A/SIGMA_S or ALBEDO with
+    DENSITY, times SCALE) or Grid (the same per unit density, its FILE a .vol read by gridvolume
+    over BOX: caustic's default BOX, the file's bounding box, is Mitsuba's use_grid_bbox). G is
+    an hg phase; EMISSION and ALBEDO_FILE are not translated."""
+    for k in ("EMISSION", "ALBEDO_FILE", "MFP"):
+        if k in m:
+            sys.exit(f"caustic_to_mitsuba.py: medium key {k} is not translated")
+    if "ALBEDO" in m or "DENSITY" in m:
+        albedo, st = colour(m.get("ALBEDO", 1.0)), colour(m.get("DENSITY", 1.0))
+    elif "SIGMA_A" in m or "SIGMA_S" in m:
+        sa, ss = colour(m.get("SIGMA_A", 0.0)), colour(m.get("SIGMA_S", 0.0))
+        st = [a + b for a, b in zip(sa, ss)]
+        albedo = [b / t if t > 0 else 0.0 for b, t in zip(ss, st)]
+    else:
+        albedo, st = [1.0] * 3, [1.0] * 3
+    scale = float(m.get("SCALE", 1.0))
+    if len(set(st)) != 1:
+        sys.exit("caustic_to_mitsuba.py: a chromatic sigma_t is not translated (Mitsuba's scale is a float)")
+    med = {"phase": {"type": "hg", "g": float(m.get("G", 0.0))},
+           "albedo": {"type": "rgb", "value": albedo}, "scale": scale * st[0]}
+    if m.get("TYPE", "Homogeneous") == "Grid":
+        grid = {"type": "gridvolume", "filename": os.path.join(base, m["FILE"]), "filter_type": "trilinear"}
+        if "BOX" in m:
+            lo, hi = m["BOX"]
+            grid["to_world"] = mi.ScalarTransform4f().translate(lo) @ mi.ScalarTransform4f().scale(
+                [h - l for l, h in zip(lo, hi)])
+        else:
+            grid["use_grid_bbox"] = True
+        med.update({"type": "heterogeneous", "sigma_t": grid})
+    else:
+        med.update({"type": "homogeneous", "sigma_t": {"type": "rgb", "value": [1.0] * 3}})
+    return med
+
+
 def load(mi, path, res, spp, approximate=False):
     with open(path) as f:
         sc = json.load(f)
@@ -271,6 +312,10 @@ def load(mi, path, res, spp, approximate=False):
                     "film": {"type": "hdrfilm", "width": w, "height": h, "rfilter": {"type": "box"},
                              "pixel_format": "rgb"},
                     "sampler": {"type": "independent", "sample_count": spp}}}
+    base = os.path.dirname(os.path.abspath(path))
+    media = {n: medium(mi, m, base) for n, m in sc.get("Media", {}).items()}
+    if media:  # null-scattering volumetric path tracing, with spectral MIS (caustic's per-segment one)
+        d["integrator"]["type"] = "volpathmis"
     mats = {}
     for name, m in sc["Materials"].items():
         rgb = m.get("RGB", [1, 1, 1])
@@ -278,7 +323,9 @@ def load(mi, path, res, spp, approximate=False):
             rgb, textured = texture_mean(m, rgb)
             if textured:
                 differs.append(f"{name} (procedural texture as its mean colour)")
-        if m["TYPE"] in ("Emitter", "Emitting"):
+        if m["TYPE"] == "Interface":
+            mats[name] = ("bsdf", {"type": "null"})
+        elif m["TYPE"] in ("Emitter", "Emitting"):
             e = m.get("EMITTANCE", 1.0)
             mats[name] = ("emit", [c * e for c in rgb])
         elif m["TYPE"] == "Diffuse":
@@ -368,6 +415,9 @@ def load(mi, path, res, spp, approximate=False):
             s["bsdf"] = {"type": "diffuse", "reflectance": {"type": "rgb", "value": [0, 0, 0]}}
         else:
             s["bsdf"] = val
+        for key, mname in (("INTERIOR", "interior"), ("EXTERIOR", "exterior")):
+            if o.get(key):
+                s[mname] = media[o[key]]
         d[f"obj{i}"] = s
     env = sc.get("Environment")
     if env:

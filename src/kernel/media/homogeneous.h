@@ -15,6 +15,7 @@
 #ifndef CAUSTIC_KERNEL_MEDIA_HOMOGENEOUS_H
 #define CAUSTIC_KERNEL_MEDIA_HOMOGENEOUS_H
 
+#include "../rng.h"
 #include "../types.h"
 
 /* What a segment through a medium found (medium_sample_segment, kernel/medium.h). */
@@ -40,17 +41,22 @@ KFN float medium_exp_integral(float sigma, float t) {
 
 KFN vec3 homogeneous_sigma_t(const medium *m) { return vadd(m->sigma_a, m->sigma_s); }
 
-/* The transmittance over [0, t) of ray r (the medium has no position dependence: r unused). */
-KFN vec3 homogeneous_transmittance(const medium *m, ray r, float t) {
+/* The transmittance over [0, t) of ray r (the medium has no position dependence: r unused; no
+ * random number: rng unused). */
+KFN vec3 homogeneous_transmittance(const kscene *s, const medium *m, ray r, float t, pcg32 *rng) {
+    (void)s;
     (void)r;
+    (void)rng;
     return medium_exp_neg3(homogeneous_sigma_t(m), t);
 }
 
 /* One segment [0, tmax) of ray r (tmax K_INF: the ray escapes), for a path of throughput beta:
  * u_channel picks the hero channel, u_dist its free-flight distance. */
-KFN medium_segment homogeneous_sample_segment(const medium *m, ray r, float tmax, vec3 beta, float u_channel,
-                                              float u_dist) {
+KFN medium_segment homogeneous_sample_segment(const kscene *s, const medium *m, ray r, float tmax, vec3 beta,
+                                              float u_channel, float u_dist, pcg32 *rng) {
+    (void)s;
     (void)r;
+    (void)rng;
     medium_segment seg;
     vec3 st = homogeneous_sigma_t(m);
     seg.emitted = v3(m->sigma_a.x * m->emission.x * medium_exp_integral(st.x, tmax),
