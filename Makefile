@@ -15,10 +15,16 @@ deps:
 oidn:
 	@scripts/fetch-oidn.sh --retry
 
+# Without a GPU (CI, a laptop with nvcc), the CUDA code is compiled to PTX only: every kernel still
+# goes through nvcc's front end (a compile error fails the build), but ptxas, which takes most of
+# the build on a small machine (the megakernel variants), does not run; a driver would JIT the PTX.
+# With a GPU (or CMAKE_ARGS naming CMAKE_CUDA_ARCHITECTURES) the build makes sm_90 code as before.
+CUDA_ARCH_ARGS := $(if $(findstring CMAKE_CUDA_ARCHITECTURES,$(CMAKE_ARGS)),,$(shell nvidia-smi -L >/dev/null 2>&1 || echo -DCMAKE_CUDA_ARCHITECTURES=90-virtual))
+
 # build/Makefile, not CMakeCache.txt: a configure that failed leaves the cache behind, and the
 # next make must configure again rather than build nothing
 $(BUILD)/Makefile:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CUDA_ARCH_ARGS) $(CMAKE_ARGS)
 
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
