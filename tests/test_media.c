@@ -402,7 +402,6 @@ static void test_subsurface(void) {
     if (!rc) scene_destroy(s);
 }
 
-
 /* ---- dispersion: the prism (scenes/prism.json) ------------------------------------------------
  * The scene's slit light, behind a wall's aperture, seen through its prism of Cauchy glass from
  * where its receiving screen stands (the eye just in front of the screen's centre, looking back
@@ -689,7 +688,6 @@ static int test_prism(const char *path, int spp) {
     return test_result("test_prism");
 }
 
-
 /* ---- grid media (kernel/media/grid.h) -------------------------------------------------------------- */
 /* A grid medium named `name` of res voxels (density d, x fastest) over world box [lo, hi], sigma
  * per unit density; majorant_scale multiplies its majorant grid after it is built (1: as built;
@@ -750,8 +748,7 @@ static scene *ramp_scene(vec3 sa, vec3 ss, float majorant_scale) {
     float d[RAMP_N];
     for (int i = 0; i < RAMP_N; ++i) d[i] = ramp_density(i);
     add_material(s, "wall", MAT_DIFFUSE, v3s(0.5f), v3s(0.0f));
-    add_grid(s, "ramp", res, d, v3(-1.0f, -5.0f, -5.0f), v3(1.0f, 5.0f, 5.0f), sa, ss, v3s(0.0f), 0.0f,
-             majorant_scale);
+    add_grid(s, "ramp", res, d, v3(-1.0f, -5.0f, -5.0f), v3(1.0f, 5.0f, 5.0f), sa, ss, v3s(0.0f), 0.0f, majorant_scale);
     scene_add_quad(s, v3(50.0f, -1.0f, -1.0f), v3(0.0f, 2.0f, 0.0f), v3(0.0f, 0.0f, 2.0f), 0);
     prepare(s);
     return s;
@@ -809,8 +806,8 @@ static double delta_tracking_error(float majorant_scale, int verbose) {
     for (int i = 0; i < n; ++i) {
         pcg32 rng = pcg32_seed((uint64_t)i, 5u);
         float uc = pcg32_float(&rng), ud = pcg32_float(&rng);
-        medium_segment seg = medium_sample_segment(k, &k->media[0], make_ray(v3(-3.0f, 0.0f, 0.0f), v3(1.0f, 0.0f, 0.0f), 6.0f),
-                                                   6.0f, beta, uc, ud, &rng);
+        medium_segment seg = medium_sample_segment(
+            k, &k->media[0], make_ray(v3(-3.0f, 0.0f, 0.0f), v3(1.0f, 0.0f, 0.0f), 6.0f), 6.0f, beta, uc, ud, &rng);
         for (int c = 0; c < 3; ++c) {
             double w = vcomp(seg.weight, c);
             double *sm = seg.scattered ? scat : pass, *sm2 = seg.scattered ? scat2 : pass2;
@@ -915,8 +912,8 @@ static void test_grid_constant(void) {
                 sd2 += d * d;
             }
             double md = sd / n, se = sqrt(fmax(0.0, sd2 / n - md * md) / (n - 1.0));
-            printf("constant grid channel %d: mean %.5f, homogeneous %.5f: difference %.5f +- %.5f\n", c,
-                   sh / n + md, sh / n, md, se);
+            printf("constant grid channel %d: mean %.5f, homogeneous %.5f: difference %.5f +- %.5f\n", c, sh / n + md,
+                   sh / n, md, se);
             CHECK_NEAR(md, 0.0, 4.0 * se + 1e-4, "a constant-density grid equals the homogeneous medium");
         }
     }
@@ -1033,8 +1030,9 @@ static void test_grid_json(void) {
                       " \"Camera\": {\"RES\": [8, 8], \"FOVY\": 20, \"EYE\": [0, 0, 5], \"LOOKAT\": [0, 0, 0]},"
                       " \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"b\", \"INTERIOR\": \"cloud\"}]}";
     char text[2048];
-    snprintf(text, sizeof text, fmt, "d.vol",
-             "\"ALBEDO\": 0.8, \"DENSITY\": 2, \"SCALE\": 3, \"ALBEDO_FILE\": \"a.vol\", \"BOX\": [[-1,-1,-1],[1,1,1]]");
+    snprintf(
+        text, sizeof text, fmt, "d.vol",
+        "\"ALBEDO\": 0.8, \"DENSITY\": 2, \"SCALE\": 3, \"ALBEDO_FILE\": \"a.vol\", \"BOX\": [[-1,-1,-1],[1,1,1]]");
     scene *s = NULL;
     int rc = scene_load_json_text(&s, text, "grid.json", dir, err, sizeof err);
     CHECK(rc == 0, "grid JSON: %s", err);

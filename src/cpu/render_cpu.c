@@ -50,7 +50,7 @@ static void run_worker(cpu_pool *pool, int index) {
      * them (kernel/features.h, KF_MEDIA, KF_INSTANCES, KF_DISPERSION) */
     void (*const render_rect)(const cpu_pass *, int, int, int, int, cpu_pass_stats *) =
         p->scene->nmedia || p->scene->ninstances || p->scene->has_dispersion ? cpu_kernels_get()->render_rect_media
-                                                                              : cpu_kernels_get()->render_rect;
+                                                                             : cpu_kernels_get()->render_rect;
     cpu_pass_stats st = {0, 0, 0, 0};
     /* the film's pixels [ox, ox + w) x [oy, oy + h) of the image */
     int w = p->film.width, h = p->film.height, ox = p->x0, oy = p->y0;

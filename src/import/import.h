@@ -120,16 +120,15 @@ int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *n
 /* ---- Mitsuba's .vol grids (vol.c) ---------------------------------------------------------------- */
 typedef struct vol_header {
     uint32_t res[3], channels;
-    float bbox[6];  /* xmin ymin zmin xmax ymax zmax, as the file has it */
-    size_t nvalues; /* res[0] * res[1] * res[2] * channels */
+    float bbox[6];   /* xmin ymin zmin xmax ymax zmax, as the file has it */
+    size_t nvalues;  /* res[0] * res[1] * res[2] * channels */
     uint32_t offset; /* where the values went in s->voxels */
 } vol_header;
 /* Reads a .vol grid (header 'VOL' 3, encoding 1: float32) into s's voxels (scene_reserve_voxels),
  * values finite and >= 0; -1 with one message "path: ..." and s->nvoxels unchanged. */
 int vol_load(scene *s, const char *path, vol_header *h, char *err, size_t errlen);
 /* The same from a buffer; `name` stands in for the path in messages (fuzzing, tests). */
-int vol_load_memory(scene *s, const void *data, size_t size, const char *name, vol_header *h, char *err,
-                    size_t errlen);
+int vol_load_memory(scene *s, const void *data, size_t size, const char *name, vol_header *h, char *err, size_t errlen);
 /* A grid medium `name` with md's coefficients (per unit density), g and emission, over the .vol
  * density grid at density_path (and the RGB albedo grid at albedo_path, or NULL), placed as
  * Mitsuba 3's gridvolume: to_world (NULL: identity) maps the unit cube to the world, after the

@@ -70,8 +70,9 @@ static int vol_parse_header(const unsigned char *b, size_t have, uint64_t payloa
     }
     h->nvalues = (size_t)n;
     if (payload != 4u * n) {
-        snprintf(err, errlen, "%s: %u x %u x %u x %u channels needs %llu bytes of voxels after the header, the file has %llu",
-                 name, (unsigned)h->res[0], (unsigned)h->res[1], (unsigned)h->res[2], (unsigned)h->channels,
+        snprintf(err, errlen,
+                 "%s: %u x %u x %u x %u channels needs %llu bytes of voxels after the header, the file has %llu", name,
+                 (unsigned)h->res[0], (unsigned)h->res[1], (unsigned)h->res[2], (unsigned)h->channels,
                  (unsigned long long)(4u * n), (unsigned long long)payload);
         return -1;
     }
@@ -205,8 +206,8 @@ int vol_grid_medium(scene *s, const char *name, medium md, const char *density_p
         if (vol_load(s, albedo_path, &ha, err, errlen)) goto fail;
         if (ha.channels != 3 || memcmp(ha.res, h.res, sizeof h.res) != 0) {
             snprintf(err, errlen, "%s: %u x %u x %u, %u channels: an albedo grid has 3, at the density's %u x %u x %u",
-                     albedo_path, (unsigned)ha.res[0], (unsigned)ha.res[1], (unsigned)ha.res[2],
-                     (unsigned)ha.channels, (unsigned)h.res[0], (unsigned)h.res[1], (unsigned)h.res[2]);
+                     albedo_path, (unsigned)ha.res[0], (unsigned)ha.res[1], (unsigned)ha.res[2], (unsigned)ha.channels,
+                     (unsigned)h.res[0], (unsigned)h.res[1], (unsigned)h.res[2]);
             goto fail;
         }
         md.albedo_grid = ha.offset;
@@ -231,7 +232,8 @@ int vol_grid_medium(scene *s, const char *name, medium md, const char *density_p
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 4; ++c) md.to_grid[4 * r + c] = g.m[r][c];
     if (scene_add_grid_medium(s, name, md) < 0) {
-        snprintf(err, errlen, "%s: not a medium (a name used twice, coefficients negative or not finite, or out of memory)",
+        snprintf(err, errlen,
+                 "%s: not a medium (a name used twice, coefficients negative or not finite, or out of memory)",
                  density_path);
         goto fail;
     }

@@ -118,7 +118,7 @@ typedef struct material {
     vec3 emission; /* emitted radiance; nonzero makes every surface using it a light */
     float alpha;   /* GGX roughness parameter (roughness^2) */
     float ior;
-    float dispersion;  /* MAT_DIELECTRIC, MAT_ROUGH_GLASS: Cauchy's B in um^2 (kernel/spectral.h), `ior` the
+    float dispersion; /* MAT_DIELECTRIC, MAT_ROUGH_GLASS: Cauchy's B in um^2 (kernel/spectral.h), `ior` the
                            d-line value; 0: one IOR for all wavelengths */
     /* Phong's lobe and DiffuseTransmission's transmittance; Coated (no such lobe) keeps its coat's
      * tint and GGX alpha in their place */

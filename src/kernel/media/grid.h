@@ -48,8 +48,8 @@
 #define GRID_MAJORANT_MAX_RES 64u
 /* Ratio tracking's roulette: below this transmittance a shadow ray survives with probability
  * GRID_RR_SURVIVE (weighted by its inverse). */
-#define GRID_RR_THRESHOLD 0.05f
-#define GRID_RR_SURVIVE   0.25f
+#define GRID_RR_THRESHOLD     0.05f
+#define GRID_RR_SURVIVE       0.25f
 
 /* Grid space (the unit cube) of world point p. */
 KFN vec3 grid_point(const medium *m, vec3 p) {
@@ -107,12 +107,12 @@ KFN vec3 grid_sigma_s(const kscene *s, const medium *m, vec3 u, float d) {
 
 /* ---- the majorant grid's DDA ------------------------------------------------------------------ */
 typedef struct grid_dda {
-    vec3 uo, ud;        /* the ray in grid space: u(t) = uo + ud t */
-    int32_t cell[3];    /* the current majorant cell */
-    int32_t step[3];    /* +-1 per axis */
-    float tnext[3];     /* ray parameter of the next cell boundary per axis */
-    float tdelta[3];    /* parameter length of one cell per axis */
-    float t, tend;      /* the current cell starts at t; the walk ends at tend */
+    vec3 uo, ud;     /* the ray in grid space: u(t) = uo + ud t */
+    int32_t cell[3]; /* the current majorant cell */
+    int32_t step[3]; /* +-1 per axis */
+    float tnext[3];  /* ray parameter of the next cell boundary per axis */
+    float tdelta[3]; /* parameter length of one cell per axis */
+    float t, tend;   /* the current cell starts at t; the walk ends at tend */
 } grid_dda;
 
 /* Starts the walk of ray r over [0, tmax) through m's unit cube: 0 where it misses the cube. */
@@ -209,8 +209,8 @@ KFN float grid_exp_depth(float stc, float u) { return stc > 0.0f ? -logf(1.0f - 
 
 /* One segment [0, tmax) of ray r through grid medium m (kernel/medium.h's contract, as
  * homogeneous_sample_segment's; rng: the stream for the draws after the first). */
-KFN medium_segment grid_sample_segment(const kscene *s, const medium *m, ray r, float tmax, vec3 beta,
-                                       float u_channel, float u_dist, pcg32 *rng) {
+KFN medium_segment grid_sample_segment(const kscene *s, const medium *m, ray r, float tmax, vec3 beta, float u_channel,
+                                       float u_dist, pcg32 *rng) {
     medium_segment seg;
     seg.weight = v3s(1.0f);
     seg.emitted = v3s(0.0f);
