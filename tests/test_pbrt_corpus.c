@@ -20,18 +20,18 @@
 typedef struct corpus_scene {
     const char *folder, *entry;
     int compare; /* caustic has its features */
+    int dump;    /* --dump-scene writes it (0: it refuses, with exit status 2, what JSON cannot say yet) */
 } corpus_scene;
 
 static const corpus_scene scenes[] = {
-    {"pbrt4-bk7-spheres", "bk7-sphere.pbrt", 1},
-    {"pbrt4-envmap-conductor", "image_skybox.pbrt", 1},
-    {"pbrt4-teapot-area-light", "teapot-area-light-v4.pbrt", 1},
-    {"pbrt4-bump-sphere", "bump-sphere-v4.pbrt", 1},
-    {"pbrt4-theater", "theater-v4.pbrt.gz", 1},
-    {"pbrt4-conference-room", "conference_room-v4.pbrt.gz", 1},
-    /* a scattering medium, rendered by path tracing while the bidirectional integrators refuse
-     * media: the volumetric caustic under the glass sphere is missing (docs/corpus.md, 0.89) */
-    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 1},
+    {"pbrt4-bk7-spheres", "bk7-sphere.pbrt", 1, 1},
+    {"pbrt4-envmap-conductor", "image_skybox.pbrt", 1, 1},
+    {"pbrt4-teapot-area-light", "teapot-area-light-v4.pbrt", 1, 1},
+    {"pbrt4-bump-sphere", "bump-sphere-v4.pbrt", 1, 1},
+    {"pbrt4-theater", "theater-v4.pbrt.gz", 1, 1},
+    {"pbrt4-conference-room", "conference_room-v4.pbrt.gz", 1, 1},
+    /* a scattering medium (docs/corpus.md); --dump-scene does not write media yet: it refuses */
+    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 1, 0},
 };
 
 int main(int argc, char **argv) {
@@ -59,11 +59,14 @@ int main(int argc, char **argv) {
         }
         int w = 64, h = (int)(64.0 * r.height / r.width + 0.5);
         char cmd[3000];
-        snprintf(cmd, sizeof cmd,
-                 "'%s' render '%s/%s/%s' --res %dx%d --spp 32 --threads 2 -q -o '%s' --dump-scene '%s' >/dev/null 2>&1",
-                 argv[1], argv[2], c->folder, c->entry, w, h, out, json);
+        snprintf(cmd, sizeof cmd, "'%s' render '%s/%s/%s' --res %dx%d --spp 32 --threads 2 -q -o '%s' >/dev/null 2>&1",
+                 argv[1], argv[2], c->folder, c->entry, w, h, out);
         int rc = system(cmd);
         CHECK(rc == 0, "%s: does not load or render (status %d)", c->folder, rc);
+        snprintf(cmd, sizeof cmd, "'%s' info '%s/%s/%s' --dump-scene '%s' >/dev/null 2>&1", argv[1], argv[2], c->folder,
+                 c->entry, json);
+        int drc = system(cmd);
+        CHECK(c->dump ? drc == 0 : drc != 0, "%s: --dump-scene exits with status %d", c->folder, drc);
         if (rc == 0 && image_load(&img, out, err, sizeof err) == 0) {
             double m = image_luminance_mean(&img), mr = image_luminance_mean(&r);
             printf("%-26s mean %.5f  pbrt-v4 %.5f  ratio %.3f%s\n", c->folder, m, mr, m / mr,
@@ -74,8 +77,9 @@ int main(int argc, char **argv) {
             image back = {0, 0, NULL};
             snprintf(cmd, sizeof cmd, "'%s' render '%s' --res %dx%d --spp 32 --threads 2 -q -o '%s' >/dev/null 2>&1",
                      argv[1], json, w, h, out);
-            rc = system(cmd);
-            CHECK(rc == 0, "%s: its --dump-scene JSON does not load or render (status %d)", c->folder, rc);
+            rc = c->dump && drc == 0 ? system(cmd) : -1;
+            if (rc == -1) printf("%-26s --dump-scene refused (not written yet)\n", "");
+            CHECK(rc == 0 || rc == -1, "%s: its --dump-scene JSON does not load or render (status %d)", c->folder, rc);
             if (rc == 0 && image_load(&back, out, err, sizeof err) == 0) {
                 double mb = image_luminance_mean(&back);
                 printf("%-26s through --dump-scene: mean %.5f (ratio %.6f)\n", "", mb, mb / m);

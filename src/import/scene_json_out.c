@@ -235,6 +235,10 @@ static int write_material(dumper *D, sbuf *b, int mi) {
     if (m->kind == MAT_DIELECTRIC || m->kind == MAT_ROUGH_GLASS || m->kind == MAT_THIN_DIELECTRIC ||
         m->kind == MAT_COATED)
         key_num(b, "IOR", m->ior);
+    if ((m->kind == MAT_DIELECTRIC || m->kind == MAT_ROUGH_GLASS) && m->dispersion != 0.0f)
+        key_num(b, "CAUCHY_B", m->dispersion); /* the glass's dispersion (kernel/spectral.h) */
+    if (m->kind == MAT_PBR && m->pbr_layers)
+        return refuse(D, "material \"%s\": the PBR lobe's sheen and specular layers", name);
     if (m->kind == MAT_PBR || (m->kind == MAT_COATED && m->coat_base == COAT_BASE_PBR))
         key_num(b, "METALLIC", m->metallic);
     if (complex_ior) {
