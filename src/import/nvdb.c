@@ -173,6 +173,10 @@ static void nvdb_support(double a, double b, uint32_t n, int32_t imin, int64_t *
 
 int nvdb_grid_medium_memory(scene *s, const char *name, medium md, const unsigned char *grid_bytes, size_t size,
                             const char *file, const double *box, char *err, size_t errlen) {
+    if (size < NVDB_GRID_HEADER) {
+        snprintf(err, errlen, "%s: a %zu-byte grid is too small for a NanoVDB grid", file, size);
+        return -1;
+    }
     size_t nw = (size + 3u) / 4u, off;
     size_t mark_v = s->nvoxels, mark_n = s->nnanovdb;
     uint32_t *w = scene_reserve_nanovdb(s, nw, &off);
@@ -194,7 +198,11 @@ int nvdb_grid_medium_memory(scene *s, const char *name, medium md, const unsigne
     pnanovdb_coord_t bmin = pnanovdb_root_get_bbox_min(buf, root), bmax = pnanovdb_root_get_bbox_max(buf, root);
     float bg = pnanovdb_read_float(
         buf, pnanovdb_address_offset(root.address, PNANOVDB_GRID_TYPE_GET(PNANOVDB_GRID_TYPE_FLOAT, root_off_background)));
-    if (oob) {
+    /* the root's tiles (every lookup searches them: their count bounds its loop) */
+    uint64_t tiles = pnanovdb_root_get_tile_count(buf, root);
+    uint64_t tiles_end = root.address.byte_offset + PNANOVDB_GRID_TYPE_GET(PNANOVDB_GRID_TYPE_FLOAT, root_size) +
+                         tiles * PNANOVDB_GRID_TYPE_GET(PNANOVDB_GRID_TYPE_FLOAT, root_tile_size);
+    if (oob || tiles > size || tiles_end > size) {
         snprintf(err, errlen, "%s: the grid's tree lies outside its %zu bytes", file, size);
         goto fail;
     }

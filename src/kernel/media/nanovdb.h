@@ -23,6 +23,9 @@
 #define PNANOVDB_C
 #endif
 #if defined(__CUDACC__)
+#include <math.h> /* its system headers first, outside the macros below */
+#include <stdint.h>
+#include <string.h>
 #pragma push_macro("inline")
 #pragma push_macro("static")
 #define inline __host__ __device__ inline /* its functions are `static inline` */
