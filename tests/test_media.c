@@ -1105,6 +1105,9 @@ static void test_nanovdb(void) {
         scene_destroy(s);
         return;
     }
+    /* a wall far away: scene_prepare wants a surface */
+    scene_add_quad(s, v3(50.0f, -1.0f, -1.0f), v3(0.0f, 2.0f, 0.0f), v3(0.0f, 0.0f, 2.0f),
+                   add_material(s, "wall", MAT_DIFFUSE, v3s(0.5f), v3s(0.0f)));
     prepare(s);
     const kscene *k = &s->k;
     const medium *d = &k->media[0], *n = &k->media[1], *c = &k->media[has_vdb ? 3 : 2];
@@ -1135,7 +1138,9 @@ static void test_nanovdb(void) {
         CHECK(t1.x == t2.x && t1.y == t2.y && t1.z == t2.z, "ray %d: NanoVDB transmittance %g, dense %g", i, t2.x,
               t1.x);
     }
-    /* a constant density 2 over the unit cube: exp(-2 sigma_t L) per channel along x and slanted */
+    /* a constant density 2 over the unit cube: exp(-2 sigma_t L) per channel, along x and slanted,
+     * over segments of length L = 0.6 inside it (within half a voxel of a face the lookup blends
+     * with the background 0, NanoVDB's trilinear: not a slab there) */
     vec3 st = vadd(c->sigma_a, c->sigma_s);
     vec3 dirs[2] = {v3(1.0f, 0.0f, 0.0f), vnorm(v3(1.0f, 0.4f, 0.0f))};
     for (int j = 0; j < 2; ++j) {
@@ -1143,7 +1148,7 @@ static void test_nanovdb(void) {
         double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
         for (int i = 0; i < N; ++i) {
             pcg32 r = pcg32_seed((uint64_t)i, 11u + (uint64_t)j);
-            vec3 t = medium_transmittance(k, c, make_ray(v3(-1.0f, 0.3f, 0.5f), dirs[j], 5.0f), 5.0f, &r);
+            vec3 t = medium_transmittance(k, c, make_ray(v3(0.2f, 0.3f, 0.5f), dirs[j], 0.6f), 0.6f, &r);
             for (int ch = 0; ch < 3; ++ch) {
                 sum[ch] += vcomp(t, ch);
                 sq[ch] += vcomp(t, ch) * vcomp(t, ch);
@@ -1151,7 +1156,7 @@ static void test_nanovdb(void) {
         }
         for (int ch = 0; ch < 3; ++ch) {
             double mean = sum[ch] / N, se = sqrt(fmax(sq[ch] / N - mean * mean, 1e-12) / N);
-            double want = exp(-2.0 * vcomp(st, ch) / dirs[j].x);
+            double want = exp(-2.0 * vcomp(st, ch) * 0.6);
             printf("constant NanoVDB slab, ray %d channel %d: %.5f +- %.5f (exp: %.5f)\n", j, ch, mean, se, want);
             CHECK_NEAR(mean, want, 4.0 * se + 1e-4, "constant NanoVDB grid: closed-form slab transmittance");
         }
