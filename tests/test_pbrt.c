@@ -631,6 +631,29 @@ static void test_grid_media(void) {
     CHECK(contains(g_w.text, "\"cloud\"") && contains(g_w.text, "without the medium"), "cloud: %s", g_w.text);
     scene_destroy(s);
 
+    /* a grid medium made before WorldBegin takes the mirror the camera decides there (pbrt's plain
+     * LookAt: mirrored) as one made after it */
+    s = load("grid_mirror.pbrt",
+             "MakeNamedMedium \"a\" \"string type\" \"uniformgrid\" \"float density\" [1] \"point3 p0\" [1 2 3]\n"
+             "LookAt 1 2 10  0 0 0  0 1 0\nCamera \"perspective\" \"float fov\" 40\nWorldBegin\n"
+             "MakeNamedMedium \"b\" \"string type\" \"uniformgrid\" \"float density\" [1] \"point3 p0\" [1 2 3]\n"
+             "  \"point3 p1\" [1 1 1]\n" TRI);
+    CHECK(s == NULL && contains(g_err, "grid_mirror.pbrt:1") && contains(g_err, "p1 is not above p0 on axis x"),
+          "p1 (default 1 1 1) not above p0: %s", g_err);
+    if (s) scene_destroy(s);
+    s = load("grid_mirror.pbrt",
+             "MakeNamedMedium \"a\" \"string type\" \"uniformgrid\" \"float density\" [1] \"point3 p1\" [1 2 3]\n"
+             "LookAt 1 2 10  0 0 0  0 1 0\nCamera \"perspective\" \"float fov\" 40\nWorldBegin\n"
+             "MakeNamedMedium \"b\" \"string type\" \"uniformgrid\" \"float density\" [1] \"point3 p1\" [1 2 3]\n" TRI);
+    CHECK(s != NULL, "grid media before and after WorldBegin: %s", g_err);
+    if (s) {
+        const medium *ma = &s->media[scene_find_medium(s, "a")], *mb = &s->media[scene_find_medium(s, "b")];
+        float worst = 0.0f;
+        for (int i = 0; i < 12; ++i) worst = fmaxf(worst, fabsf(ma->to_grid[i] - mb->to_grid[i]));
+        CHECK(worst < 1e-5f, "before WorldBegin: the same place as after it, mirror included (differs by %g)", worst);
+        scene_destroy(s);
+    }
+
     /* errors name file and line */
     s = load("grid_bad.pbrt", CAM "WorldBegin\nMakeNamedMedium \"g\" \"string type\" \"uniformgrid\"\n"
                                   "  \"integer nx\" 2 \"float density\" [1 2 3]\n");

@@ -187,6 +187,7 @@ int pbrt_setup_world(R *r, const char *where) {
         double t = 2 * d_dot(cr, eye);
         for (int i = 0; i < 3; ++i) refl.m[i][3] = t * cr[i];
         r->mirror = refl;
+        pbrt_media_mirror(r); /* grid media made before WorldBegin */
     }
     camera_desc *cd = &r->s->camera;
     cd->medium = r->cam_medium;

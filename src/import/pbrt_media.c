@@ -21,7 +21,9 @@
  * excess). Between voxel centres caustic interpolates density and albedo, pbrt sigma_s: equal where
  * the albedo is constant. Emission (Le): caustic's grid media emit one RGB Le (sigma_a(p) Le); a Le
  * that varies over the grid (pbrt's Lescale grid, rgbgrid's Le grid) is its mean (one warning), and
- * uniformgrid's "temperature" (blackbody emission) is not read (one warning). */
+ * uniformgrid's "temperature" (blackbody emission) is not read (one warning). pbrt-v4 reads even
+ * a constant Lescale through a one-voxel SampledGrid, so its uniformgrid emission falls to half at
+ * the faces of [p0, p1] (to an eighth at the corners); caustic's is the constant. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -56,7 +58,8 @@ static int grid_res(R *r, plist *pl, size_t count, const char *what, uint32_t re
 }
 
 /* the medium's place: world -> the unit cube over [p0, p1] grown by one voxel each side (res: the
- * file's voxels), through the CTM at MakeNamedMedium and the camera's mirror */
+ * file's voxels), through the CTM at MakeNamedMedium and the camera's mirror (before WorldBegin the
+ * mirror is not known yet: pbrt_media_mirror adds it there) */
 static int grid_place(R *r, plist *pl, const uint32_t res[3], medium *md) {
     vec3 p0, p1;
     if (prm_vec3(&pl->l, "p0", v3s(0.0f), -1e30, 1e30, "", &p0) ||
@@ -75,12 +78,6 @@ static int grid_place(R *r, plist *pl, const uint32_t res[3], medium *md) {
         b.m[a][a] = 1.0 / (ghi - glo);
         b.m[a][3] = -glo / (ghi - glo);
     }
-    if (!r->world && r->mirrored == 0 &&
-        UNSUPPORTED(r, "grid medium before WorldBegin", pl->where,
-                    "%s: a grid medium made before WorldBegin is placed without the camera's mirror (caustic knows "
-                    "it at WorldBegin)",
-                    pl->owner))
-        return -1;
     m4 to = final_m4(r);
     if (m4_inv(&to, &inv)) return prm_fail(&r->ctx, pl->where, "%s: its transformation is singular", pl->owner);
     m4 g = m4_mul(&b, &inv);
@@ -290,6 +287,23 @@ static int make_rgbgrid(R *r, plist *pl, medium *md) {
     free(dens);
     free(alb);
     return rc;
+}
+
+/* The grid media made before WorldBegin, placed without the mirror the camera then decides: their
+ * world -> grid maps take it (world' = mirror world, and the mirror is its own inverse). */
+void pbrt_media_mirror(R *r) {
+    for (size_t i = 0; i < r->s->nmedia; ++i) {
+        medium *m = &r->s->media[i];
+        if (m->kind != MEDIUM_GRID) continue;
+        float g[12];
+        for (int row = 0; row < 3; ++row)
+            for (int c = 0; c < 4; ++c) {
+                double v = c == 3 ? m->to_grid[4 * row + 3] : 0.0;
+                for (int k = 0; k < 3; ++k) v += m->to_grid[4 * row + k] * r->mirror.m[k][c];
+                g[4 * row + c] = (float)v;
+            }
+        memcpy(m->to_grid, g, sizeof g);
+    }
 }
 
 /* MakeNamedMedium's medium as a caustic medium, *ref its reference: "homogeneous" (sigma_a, sigma_s,
