@@ -151,9 +151,14 @@ static int grid_mean_le(R *r, plist *pl, const float *v, size_t n, uint32_t nch,
     char key[120];
     snprintf(key, sizeof key, "grid Le %.60s", pl->owner);
     prm_value *pv = pbrt_pfind(pl, what);
+    char ms[96];
+    if (nch == 1)
+        snprintf(ms, sizeof ms, "%g", mean->x);
+    else
+        snprintf(ms, sizeof ms, "%g %g %g", mean->x, mean->y, mean->z);
     return UNSUPPORTED(r, key, pv ? pv->where : pl->where,
-                       "%s: \"%s\" varies over the grid; caustic's grid media emit one Le: its mean (%g %g %g) is used",
-                       pl->owner, what, mean->x, mean->y, mean->z);
+                       "%s: \"%s\" varies over the grid; caustic's grid media emit one Le: its mean (%s) is used",
+                       pl->owner, what, ms);
 }
 
 /* uniformgrid: density (nx ny nz), p0 p1, sigma_a sigma_s scale g, Le Lescale (temperature: warned) */
