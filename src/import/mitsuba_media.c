@@ -1,28 +1,153 @@
-/* Media of the Mitsuba reader: <medium> elements onto caustic's media, and the media a shape bounds. */
+/* Media of the Mitsuba reader: <medium> elements onto caustic's media, and the media a shape bounds.
+ *
+ * Mitsuba 3's media, in its own terms (heterogeneous.cpp, homogeneous.cpp, gridvolume.cpp):
+ *   homogeneous:   sigma_t and albedo (colours, floats or constvolumes), times `scale`;
+ *   heterogeneous: sigma_t(p) = scale * (the sigma_t volume at p), albedo(p) the albedo volume's
+ *                  (a constant or a 3-channel gridvolume); sigma_s = albedo sigma_t, sigma_a =
+ *                  (1 - albedo) sigma_t. A gridvolume is a .vol file over the unit cube of its
+ *                  local space (to_world places it; use_grid_bbox: the file's bounding box is
+ *                  mapped to that cube first), read trilinearly, the medium empty outside it.
+ * Both have a phase function (hg with g, default 0.8; isotropic, the default). A heterogeneous
+ * medium is caustic's MEDIUM_GRID (kernel/media/grid.h): its density the sigma_t grid, its
+ * coefficients per unit density scale * (albedo, 1 - albedo), an albedo grid (caustic keeps one
+ * per density grid: same resolution and placement) making them scale * (1, 0) with the albedo
+ * read per voxel. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "import/import.h"
 #include "import/mitsuba_internal.h"
-#include "image/image.h"
-#include "kernel/environment.h"
 #include "scene/material.h"
-#include "util/array.h"
-#include "util/file.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
-/* A <medium> (or a <ref> to one) as a caustic medium reference, read once per node: Mitsuba 3's
- * homogeneous medium (sigma_t and albedo, colours or floats or a constvolume, times scale; sigma_s
- * = albedo sigma_t, sigma_a = (1 - albedo) sigma_t; phase hg (g) or isotropic). Other media
- * (heterogeneous grids) warn and give 0: rendered without the medium. */
+/* The value of property `name` of medium n (kind: its type, for messages): a colour, a float or a
+ * constvolume's value into *out (left as it is where absent). A gridvolume is handed back in *grid
+ * where grid is not NULL; otherwise it is an error. */
+static int medium_value(reader *R, const mx_node *n, const char *name, const char *kind, vec3 *out,
+                        const mx_node **grid) {
+    if (grid) *grid = NULL;
+    mx_node *p = mi_prop(n, name);
+    if (!p) return 0;
+    if (!strcmp(p->tag, "ref")) { /* a volume declared elsewhere (a colour is read below) */
+        const mx_node *t;
+        if (mi_deref(R, p, &t)) return -1;
+        if (!strcmp(t->tag, "volume")) p = (mx_node *)t;
+    }
+    if (!strcmp(p->tag, "volume")) {
+        const char *vt = mx_attr(p, "type");
+        p->used = 1;
+        if (vt && !strcmp(vt, "gridvolume") && grid) {
+            *grid = p;
+            return 0;
+        }
+        if (!vt || strcmp(vt, "constvolume"))
+            FAIL(R, p, "\"%s\" of a %s medium: a <volume> must be a constvolume%s", name, kind,
+                 grid ? " or a gridvolume" : "");
+        mx_node *v = mi_prop(p, "value");
+        if (!v) FAIL(R, p, "constvolume without \"value\"");
+        v->used = 1;
+        return mi_colour_of(R, v, out);
+    }
+    int tex;
+    if (mi_get_colour_tex(R, n, name, *out, out, &tex)) return -1;
+    if (tex >= 0) FAIL(R, p, "\"%s\" of a %s medium cannot be a texture", name, kind);
+    return 0;
+}
+
+/* The phase function of medium n: hg's g (Mitsuba's default 0.8), 0 for isotropic (the default). */
+static int medium_phase(reader *R, const mx_node *n, double *g) {
+    *g = 0.0;
+    for (int i = 0; i < n->nkids; ++i) {
+        const mx_node *c = n->kids[i];
+        if (strcmp(c->tag, "phase")) continue;
+        ((mx_node *)c)->used = 1;
+        const char *pt = mx_attr(c, "type");
+        if (pt && !strcmp(pt, "hg")) {
+            if (mi_get_float(R, c, "g", 0.8, g)) return -1;
+            if (!(*g > -1.0 && *g < 1.0)) FAIL(R, c, "phase hg: g must be in (-1, 1), not %g", *g);
+        } else if (!pt || strcmp(pt, "isotropic")) {
+            mi_mark_all(c);
+            if (mi_warn_at(R, c, "phase", "phase function \"%s\": caustic has Henyey-Greenstein only: isotropic",
+                           pt ? pt : "?"))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* A gridvolume's settings: its file (resolved, malloc'd), to_world and use_grid_bbox; what caustic
+ * reads otherwise (nearest filtering, other wrap modes) is one warning each. */
+static int grid_volume(reader *R, const mx_node *v, const char *name, char **path, xform *T, int *use_bbox) {
+    const char *fn = mi_get_string(v, "filename", NULL);
+    if (!fn)
+        FAIL(R, v, "gridvolume (\"%s\") without filename%s", name,
+             mi_prop(v, "grid") ? " (a grid object is Python's only)" : "");
+    int raw, accel;
+    if (mi_get_transform(R, v, "to_world", T) || mi_get_bool(R, v, "use_grid_bbox", 0, use_bbox) ||
+        mi_get_bool(R, v, "raw", 0, &raw) || mi_get_bool(R, v, "accel", 1, &accel))
+        return -1;
+    const char *filter = mi_get_string(v, "filter_type", "trilinear"), *wrap = mi_get_string(v, "wrap_mode", "clamp");
+    if (strcmp(filter, "trilinear") &&
+        mi_warn_at(R, v, "gridvolume filter_type", "gridvolume filter_type \"%s\": caustic reads grids trilinearly",
+                   filter))
+        return -1;
+    if (strcmp(wrap, "clamp") &&
+        mi_warn_at(R, v, "gridvolume wrap_mode",
+                   "gridvolume wrap_mode \"%s\": caustic's grids clamp (the medium is empty outside the grid)", wrap))
+        return -1;
+    *path = mx_resolve(&R->D, v, fn);
+    if (!*path) FAIL(R, v, "out of memory");
+    return 0;
+}
+
+/* A heterogeneous medium whose sigma_t is the gridvolume gst (albedo: a gridvolume gal, or the
+ * constant albedo), as a MEDIUM_GRID named `name`: its index, or -1 with one message. */
+static int add_grid(reader *R, const char *name, const mx_node *gst, const mx_node *gal, vec3 albedo, double scale,
+                    double g) {
+    char *dpath = NULL, *apath = NULL, err[1024];
+    xform T, Ta;
+    int bbox, bbox_a, rc = -1;
+    if (grid_volume(R, gst, "sigma_t", &dpath, &T, &bbox)) return -1;
+    if (gal) {
+        if (grid_volume(R, gal, "albedo", &apath, &Ta, &bbox_a)) goto out;
+        if (memcmp(&T, &Ta, sizeof T) != 0 || bbox != bbox_a) {
+            char w[PRM_WHERE];
+            mx_where(&R->P, w, gal);
+            prm_fail(&R->P, w,
+                     "an albedo gridvolume placed unlike the sigma_t one (to_world, use_grid_bbox): caustic keeps "
+                     "one placement per grid medium");
+            goto out;
+        }
+    }
+    medium md;
+    memset(&md, 0, sizeof md);
+    md.kind = MEDIUM_GRID;
+    md.g = (float)g;
+    if (gal) { /* sigma_t per unit density: scale; the albedo grid splits it */
+        md.sigma_s = v3s((float)scale);
+    } else {
+        md.sigma_s = vscale(albedo, (float)scale);
+        md.sigma_a = vsub(v3s((float)scale), md.sigma_s);
+    }
+    if (vol_grid_medium(R->s, name, md, dpath, apath, &T, bbox, err, sizeof err)) {
+        char w[PRM_WHERE];
+        mx_where(&R->P, w, gal && strstr(err, apath) == err ? gal : gst);
+        prm_fail(&R->P, w, "%s", err);
+        goto out;
+    }
+    rc = (int)R->s->nmedia - 1;
+out:
+    free(dpath);
+    free(apath);
+    return rc;
+}
+
+/* A <medium> (or a <ref> to one) as a caustic medium reference, read once per node (the file's
+ * comment says what each type means). Other types warn and give 0: rendered without the medium. */
 int mi_medium_of(reader *R, const mx_node *n, int *ref) {
     *ref = 0;
     if (!strcmp(n->tag, "ref")) {
@@ -40,69 +165,54 @@ int mi_medium_of(reader *R, const mx_node *n, int *ref) {
     ((mx_node *)n)->used = 1;
     const char *type = mx_attr(n, "type");
     if (!type) FAIL(R, n, "<medium> without type");
-    if (!strcmp(type, "homogeneous")) {
+    int hetero = !strcmp(type, "heterogeneous");
+    if (hetero || !strcmp(type, "homogeneous")) {
         vec3 st = v3s(1.0f), albedo = v3s(0.75f);
-        const char *names[2] = {"sigma_t", "albedo"};
-        vec3 *dst[2] = {&st, &albedo};
-        for (int k = 0; k < 2; ++k) {
-            mx_node *p = mi_prop(n, names[k]);
-            if (!p) continue;
-            if (!strcmp(p->tag, "volume")) { /* constvolume: its value */
-                const char *vt = mx_attr(p, "type");
-                if (!vt || strcmp(vt, "constvolume"))
-                    FAIL(R, p, "\"%s\" of a homogeneous medium: a <volume> must be a constvolume", names[k]);
-                p->used = 1;
-                mx_node *v = mi_prop(p, "value");
-                if (!v) FAIL(R, p, "constvolume without \"value\"");
-                v->used = 1;
-                if (mi_colour_of(R, v, dst[k])) return -1;
-                continue;
-            }
-            int tex;
-            if (mi_get_colour_tex(R, n, names[k], *dst[k], dst[k], &tex)) return -1;
-            if (tex >= 0) FAIL(R, p, "\"%s\" of a homogeneous medium cannot be a texture", names[k]);
-        }
-        double scale, g = 0.0;
+        const mx_node *gst = NULL, *gal = NULL;
+        if (medium_value(R, n, "sigma_t", type, &st, hetero ? &gst : NULL) ||
+            medium_value(R, n, "albedo", type, &albedo, hetero ? &gal : NULL))
+            return -1;
+        double scale, g;
         if (mi_get_float(R, n, "scale", 1.0, &scale)) return -1;
         int unused;
         if (mi_get_bool(R, n, "sample_emitters", 1, &unused) ||
             mi_get_bool(R, n, "has_spectral_extinction", 1, &unused))
             return -1;
-        for (int i = 0; i < n->nkids; ++i) {
-            const mx_node *c = n->kids[i];
-            if (strcmp(c->tag, "phase")) continue;
-            ((mx_node *)c)->used = 1;
-            const char *pt = mx_attr(c, "type");
-            if (pt && !strcmp(pt, "hg")) {
-                if (mi_get_float(R, c, "g", 0.8, &g)) return -1;
-                if (!(g > -1.0 && g < 1.0)) FAIL(R, c, "phase hg: g must be in (-1, 1), not %g", g);
-            } else if (!pt || strcmp(pt, "isotropic")) {
-                mi_mark_all(c);
-                if (mi_warn_at(R, c, "phase", "phase function \"%s\": caustic has Henyey-Greenstein only: isotropic",
-                               pt ? pt : "?"))
-                    return -1;
-            }
-        }
-        if (!(scale >= 0.0)) FAIL(R, n, "homogeneous medium: scale must be >= 0");
+        if (medium_phase(R, n, &g)) return -1;
+        if (!(scale >= 0.0)) FAIL(R, n, "%s medium: scale must be >= 0", type);
         if (albedo.x > 1.0f || albedo.y > 1.0f || albedo.z > 1.0f)
-            FAIL(R, n, "homogeneous medium: albedo above 1 (%g %g %g)", albedo.x, albedo.y, albedo.z);
-        medium md;
-        memset(&md, 0, sizeof md);
-        md.kind = MEDIUM_HOMOGENEOUS;
-        st = vscale(st, (float)scale);
-        md.sigma_s = vmul(albedo, st);
-        md.sigma_a = vsub(st, md.sigma_s);
-        md.g = (float)g;
+            FAIL(R, n, "%s medium: albedo above 1 (%g %g %g)", type, albedo.x, albedo.y, albedo.z);
         char name[64];
         const char *id = mx_attr(n, "id");
         snprintf(name, sizeof name, "%.40s#%zu", id ? id : "medium", R->nmed);
-        int idx = scene_add_medium(R->s, name, md);
-        if (idx < 0) FAIL(R, n, "homogeneous medium: not a medium (negative or non-finite coefficients?)");
+        int idx;
+        if (gst) {
+            idx = add_grid(R, name, gst, gal, albedo, scale, g);
+            if (idx < 0) return -1;
+        } else {
+            if (gal)
+                FAIL(R, gal,
+                     "an albedo gridvolume over a constant sigma_t: caustic's albedo grids go with "
+                     "a density grid (make sigma_t a gridvolume)");
+            if (hetero && mi_warn_at(R, n, "heterogeneous constant",
+                                     "heterogeneous medium with a constant sigma_t: rendered as a homogeneous "
+                                     "medium filling its shape"))
+                return -1;
+            medium md;
+            memset(&md, 0, sizeof md);
+            md.kind = MEDIUM_HOMOGENEOUS;
+            st = vscale(st, (float)scale);
+            md.sigma_s = vmul(albedo, st);
+            md.sigma_a = vsub(st, md.sigma_s);
+            md.g = (float)g;
+            idx = scene_add_medium(R->s, name, md);
+            if (idx < 0) FAIL(R, n, "%s medium: not a medium (negative or non-finite coefficients?)", type);
+        }
         *ref = idx + 1;
     } else {
         mi_mark_all(n);
         if (mi_warn_at(R, n, "medium",
-                       "medium \"%s\": caustic reads only homogeneous media from Mitsuba files yet; "
+                       "medium \"%s\": caustic reads homogeneous and heterogeneous media from Mitsuba files; "
                        "rendered without the medium",
                        type))
             return -1;
