@@ -7,9 +7,14 @@
  * that give the same float back (%.9g), so the render is the same but for what the JSON loader
  * computes again (normals renormalised). The file's integrator is kept (Camera.INTEGRATOR).
  *
+ * Homogeneous media are written as Media (SIGMA_A, SIGMA_S, G, EMISSION as the scene holds them),
+ * the media a material bounds (medium_inside / medium_outside, which scene_bind_media gave it) as
+ * the INTERIOR and EXTERIOR of the objects that use it, the camera's as Camera.MEDIUM; read back,
+ * scene_bind_media makes the same bound materials again (under longer names).
+ *
  * What caustic's JSON has no key for is refused with one message naming it (metallic-roughness
- * and emission maps, a coat weight, tangents with a normal map,
- * participating media, texture wrap modes other than repeat). */
+ * and emission maps, a coat weight, tangents with a normal map, grid media, texture wrap modes
+ * other than repeat). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -193,7 +198,6 @@ static int write_material(dumper *D, sbuf *b, int mi) {
     if (m->maps & MAP_EMISSION) return refuse(D, "material \"%s\": an emission map", name);
     if (m->alpha_cutoff > 0.0f && !(m->maps & MAP_OPACITY))
         return refuse(D, "material \"%s\": a cut-out without an opacity map", name);
-    if (m->medium_inside || m->medium_outside) return refuse(D, "material \"%s\": bound to participating media", name);
     if (m->kind == MAT_COATED && m->coat_weight != 1.0f)
         return refuse(D, "material \"%s\": a coat weight of %g", name, (double)m->coat_weight);
     if ((m->maps & MAP_NORMAL) && s->has_tangents)
@@ -287,7 +291,45 @@ static void write_camera(const scene *s, sbuf *b) {
     if (s->max_depth > 0) sb_printf(b, ",\"DEPTH\":%d", s->max_depth);
     if (s->integrator_hint > 0)
         sb_printf(b, ",\"INTEGRATOR\":\"%s\"", caustic_integrator_name((caustic_integrator)(s->integrator_hint - 1)));
+    if (c->medium > 0) {
+        sb_printf(b, ",\"MEDIUM\":");
+        sb_str(b, s->medium_names[c->medium - 1]);
+    }
     sb_printf(b, "}");
+}
+
+/* The Media section: homogeneous media by name, their coefficients as the scene holds them. */
+static int write_media(dumper *D, sbuf *b) {
+    const scene *s = D->s;
+    if (!s->nmedia) return 0;
+    sb_printf(b, ",\n\"Media\":{");
+    for (size_t i = 0; i < s->nmedia; ++i) {
+        const medium *m = &s->media[i];
+        if (m->kind != MEDIUM_HOMOGENEOUS)
+            return refuse(D, "medium \"%s\": a grid medium (its voxels are not written yet)", s->medium_names[i]);
+        sb_printf(b, i ? ",\n" : "\n");
+        sb_str(b, s->medium_names[i]);
+        sb_printf(b, ":{\"TYPE\":\"Homogeneous\"");
+        key_vec(b, "SIGMA_A", m->sigma_a);
+        key_vec(b, "SIGMA_S", m->sigma_s);
+        key_num(b, "G", m->g);
+        if (vmaxc(m->emission) > 0.0f) key_vec(b, "EMISSION", m->emission);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "}");
+    return 0;
+}
+
+/* An object's MATERIAL, and the media its material bounds as INTERIOR / EXTERIOR ("" the vacuum). */
+static void object_material(const scene *s, sbuf *b, int mi) {
+    const material *m = &s->materials[mi];
+    sb_printf(b, ",\"MATERIAL\":");
+    sb_str(b, s->material_names[mi]);
+    if (!m->medium_inside && !m->medium_outside) return;
+    sb_printf(b, ",\"INTERIOR\":");
+    sb_str(b, m->medium_inside > 0 ? s->medium_names[m->medium_inside - 1] : "");
+    sb_printf(b, ",\"EXTERIOR\":");
+    sb_str(b, m->medium_outside > 0 ? s->medium_names[m->medium_outside - 1] : "");
 }
 
 /* one object for the run of triangles [t0, t1) of one material, over the vertices they use */
@@ -299,8 +341,8 @@ static void write_mesh_run(const scene *s, sbuf *b, size_t t0, size_t t1) {
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         }
-    sb_printf(b, "{\"TYPE\":\"mesh\",\"MATERIAL\":");
-    sb_str(b, s->material_names[s->triangles[t0].material]);
+    sb_printf(b, "{\"TYPE\":\"mesh\"");
+    object_material(s, b, s->triangles[t0].material);
     sb_printf(b, ",\"VERTICES\":[");
     for (uint32_t v = lo; v <= hi; ++v) {
         vec3 p = s->positions[v];
@@ -367,10 +409,6 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
     memcpy(D.stem, json_path, len + 1);
     char *dot = strrchr(D.stem, '.');
     if (dot && !strchr(dot, '/')) *dot = '\0';
-    if (s->nmedia > 0 || s->camera.medium) {
-        refuse(&D, "participating media (not written yet)");
-        goto done;
-    }
     for (size_t i = 0; i < s->npunctual; ++i)
         if (!light_kind_name(s->punctual[i].kind) || s->punctual[i].kind == LIGHT_AREA) {
             refuse(&D, "a light of kind %d", (int)s->punctual[i].kind);
@@ -411,6 +449,7 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
         }
         sb_printf(&b, "]");
     }
+    if (write_media(&D, &b)) goto done;
     sb_printf(&b, ",\n\"Materials\":{");
     for (size_t i = 0; i < s->nmaterials; ++i) {
         sb_printf(&b, i ? ",\n" : "\n");
@@ -429,8 +468,8 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
     for (size_t i = 0; i < s->nspheres; ++i) {
         sb_printf(&b, first ? "\n" : ",\n");
         first = 0;
-        sb_printf(&b, "{\"TYPE\":\"sphere\",\"MATERIAL\":");
-        sb_str(&b, s->material_names[s->spheres[i].material]);
+        sb_printf(&b, "{\"TYPE\":\"sphere\"");
+        object_material(s, &b, s->spheres[i].material);
         write_matrix(&b, &s->spheres[i].to_world);
         sb_printf(&b, "}");
     }
@@ -438,8 +477,8 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
         const quad *q = &s->quads[i];
         sb_printf(&b, first ? "\n" : ",\n");
         first = 0;
-        sb_printf(&b, "{\"TYPE\":\"quad\",\"MATERIAL\":");
-        sb_str(&b, s->material_names[q->material]);
+        sb_printf(&b, "{\"TYPE\":\"quad\"");
+        object_material(s, &b, q->material);
         key_vec(&b, "ORIGIN", q->o);
         key_vec(&b, "U", q->u);
         key_vec(&b, "V", q->v);
