@@ -7,6 +7,10 @@
  *                  (1 - albedo) sigma_t. A gridvolume is a .vol file over the unit cube of its
  *                  local space (to_world places it; use_grid_bbox: the file's bounding box is
  *                  mapped to that cube first), read trilinearly, the medium empty outside it.
+ *                  (Mitsuba bounds the medium by the world-axis box of the placed grid and
+ *                  clamps lookups: a grid that to_world rotates fills that box's corners with
+ *                  its border voxels, which caustic does not: one warning. Checked by rendering
+ *                  a rotated grid of ones in Mitsuba 3.9.1: a square, not a diamond.)
  * Both have a phase function (hg with g, default 0.8; isotropic, the default). A heterogeneous
  * medium is caustic's MEDIUM_GRID (kernel/media/grid.h): its density the sigma_t grid, its
  * coefficients per unit density scale * (albedo, 1 - albedo), an albedo grid (caustic keeps one
@@ -98,6 +102,21 @@ static int grid_volume(reader *R, const mx_node *v, const char *name, char **pat
     if (strcmp(wrap, "clamp") &&
         mi_warn_at(R, v, "gridvolume wrap_mode",
                    "gridvolume wrap_mode \"%s\": caustic's grids clamp (the medium is empty outside the grid)", wrap))
+        return -1;
+    /* axis-aligned: one entry per row of the linear part (a 90-degree turn permutes the axes) */
+    float big = 0.0f;
+    int turned = 0;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) big = fmaxf(big, fabsf(T->m[r][c]));
+    for (int r = 0; r < 3; ++r) {
+        int n = 0;
+        for (int c = 0; c < 3; ++c) n += fabsf(T->m[r][c]) > 1e-6f * big;
+        turned |= n != 1;
+    }
+    if (turned && mi_warn_at(R, v, "gridvolume turned",
+                             "gridvolume to_world rotates or shears the grid: Mitsuba's medium fills the "
+                             "world-axis box around it (the grid's border voxels extended: wrap_mode clamp), "
+                             "caustic's ends at the grid's faces"))
         return -1;
     *path = mx_resolve(&R->D, v, fn);
     if (!*path) FAIL(R, v, "out of memory");
