@@ -193,6 +193,10 @@ if "$CAUSTIC" --version | grep -q "^mitsuba: yes"; then
   dump_roundtrip "$SRC/tests/data/dump/media.xml" "mitsuba media"
   grep -q '"MEDIUM":"fog#0"' "$T/rt.json" && grep -q '"INTERIOR":"ink#1","EXTERIOR":"fog#0"' "$T/rt.json" && ok \
     || bad "mitsuba media dump: no camera MEDIUM or INTERIOR/EXTERIOR in $(head -c 300 "$T/rt.json")"
+  # a heterogeneous medium: its density and albedo grids as .vol files beside the JSON, BOX
+  dump_roundtrip "$SRC/tests/data/media/grid.xml" "mitsuba grid"
+  [ -s "$T/rt.med0.vol" ] && [ -s "$T/rt.med0.albedo.vol" ] && grep -q '"TYPE":"Grid","FILE":"rt.med0.vol"' "$T/rt.json" \
+    && ok || bad "mitsuba grid dump: no grid files or keys in $(head -c 400 "$T/rt.json")"
 else
   expect_fail "mitsuba without expat" "libexpat" render "$T/scene.xml" -o "$T/out.png"
 fi
