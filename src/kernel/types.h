@@ -106,7 +106,6 @@ enum texel8_encoding { TEXEL8_NONE = 0, TEXEL8_SRGB = 1, TEXEL8_LINEAR = 2 };
     X(MAT_INTERFACE, interface, "Interface", INTERFACE) /* no surface: only a boundary between two media */
 #define MATERIAL_ENUM_ROW(kind, stem, name, PUBLIC) kind,
 enum coat_base { COAT_BASE_DIFFUSE = 0, COAT_BASE_CONDUCTOR = 1, COAT_BASE_PBR = 2 };
-#define SHEEN_E_N 16
 typedef enum material_kind { MATERIAL_KINDS(MATERIAL_ENUM_ROW) MAT_KIND_COUNT } material_kind;
 /* MAP_BUMP: normal_tex is a height map (its channels' mean, times normal_scale, in scene units per
  * uv unit of height), not a normal map; a material has one or the other. */
@@ -158,11 +157,11 @@ typedef struct material {
      * metallic-roughness material runs the code it always did): KHR_materials_specular's
      * dielectric Fresnel and KHR_materials_sheen's Charlie sheen over the lobe */
     int32_t pbr_layers;
-    vec3 spec_f0;             /* the dielectric part's F0: min(0.04 specularColor, 1) specular */
-    float spec_f90;           /* its F90: specular (KHR_materials_specular's specularFactor) */
-    vec3 sheen;               /* sheen colour (0: none) */
-    float sheen_alpha;        /* Charlie's alpha = sheenRoughness^2 (at least PBR_SHEEN_MIN_ALPHA) */
-    float sheen_e[SHEEN_E_N]; /* the white sheen lobe's directional albedo at mu = i / (SHEEN_E_N - 1) */
+    vec3 spec_f0;      /* the dielectric part's F0: min(0.04 specularColor, 1) specular */
+    float spec_f90;    /* its F90: specular (KHR_materials_specular's specularFactor) */
+    vec3 sheen;        /* sheen colour (0: none) */
+    float sheen_alpha; /* Charlie's alpha = sheenRoughness^2 (at least PBR_SHEEN_MIN_ALPHA); the white
+                                 lobe's directional albedo is one table for all materials (sheen_albedo.h) */
     /* The media on the two sides of the surface (pbrt-v4's MediumInterface), as medium references:
      * index + 1 into kscene.media, 0 the vacuum (so a zero-initialised material binds none). Inside
      * is the side the geometric normal points away from. Equal (both 0 unless the scene binds
@@ -170,12 +169,15 @@ typedef struct material {
      * (kernel/medium.h, medium_after_crossing). */
     int32_t medium_inside, medium_outside;
 } material;
-/* Every GPU material load and VCM vertex reads it: 248 bytes (96 before conductors' complex IOR,
- * the coat and the media bindings: 144; the PBR kind's sheen and specular layers, with their
- * 16-float sheen albedo table, added 104, which should move to a shared table as the coat's did,
- * coat_albedo.h). Grow it only for every kind's sake; a kind's own parameters share storage with
+/* Every GPU material load and VCM vertex reads it: 184 bytes (96 before conductors' complex IOR,
+ * the coat and the media bindings: 144; the PBR kind's sheen and specular layers: 184). No field
+ * may be an array that kernel code indexes at run time: the megakernel copies the shaded material
+ * (material_at), and such an index puts the whole copy in local memory (the coat's and then the
+ * sheen's per-material albedo tables did: the "all" megakernel's local depot 224 -> 488 bytes,
+ * docs/performance-log.md, "the shaded material in local memory"); tables shared by all materials
+ * go in their own header (coat_albedo.h, sheen_albedo.h). Grow it only for every kind's sake; a kind's own parameters share storage with
  * another kind's where they can (the unions above). */
-#define MATERIAL_BYTES 248
+#define MATERIAL_BYTES 184
 KSTATIC_ASSERT(sizeof(material) == MATERIAL_BYTES, "kernel/types.h: material is MATERIAL_BYTES bytes");
 
 /* ---- participating media ------------------------------------------------------------------

@@ -15,17 +15,18 @@
  *     2 pi, their fitted Lambda in V = 1 / ((1 + L(o) + L(i)) 4 cos_o cos_i)) of colour m->sheen
  *     over the lobe, layered by albedo scaling as KHR_materials_sheen states it:
  *     f = f_sheen + f_base min(1 - s E(cos_o), 1 - s E(cos_i)), s = max(sheen), E the white sheen
- *     lobe's directional albedo tabulated per material (pbr_from_params): reciprocal and, as
+ *     lobe's directional albedo from one table for all materials (sheen_albedo.h): reciprocal and, as
  *     E <= 1 (the lobe is scaled down where its albedo would pass 1), never above 1. Sampled with
  *     probability min(s E(cos_o), 1/2) from the cosine lobe. */
 #ifndef CAUSTIC_KERNEL_MATERIALS_PBR_H
 #define CAUSTIC_KERNEL_MATERIALS_PBR_H
 
+#include "../sheen.h"
+#include "../sheen_albedo.h"
 #include "lobe.h"
 
-#define PBR_DIELECTRIC_F0   0.04f
-#define PBR_MIN_ALPHA       2e-3f /* smoother surfaces are clamped here: the lobe is never delta */
-#define PBR_SHEEN_MIN_ALPHA 0.09f /* sheen roughness 0.3: smoother, Charlie's albedo passes 1 at grazing angles */
+#define PBR_DIELECTRIC_F0 0.04f
+#define PBR_MIN_ALPHA     2e-3f /* smoother surfaces are clamped here: the lobe is never delta */
 
 KFN float pbr_alpha(const material *m) { return kmax(m->alpha, PBR_MIN_ALPHA); }
 /* The dielectric part's Fresnel: F0 (colour) and F90. */
@@ -41,33 +42,34 @@ KFN float pbr_fd(const material *m, float c) {
 }
 
 /* ---- sheen ---- */
-/* Estevez & Kulla's fit of Charlie's Lambda. */
-KFN float sheen_l(float x, float alpha) {
-    float t = (1.0f - alpha) * (1.0f - alpha);
-    float a = 21.5473f + (25.3245f - 21.5473f) * t, b = 3.82987f + (3.32435f - 3.82987f) * t;
-    float c = 0.19823f + (0.16801f - 0.19823f) * t, d = -1.97760f + (-1.27393f + 1.97760f) * t;
-    float e = -4.32054f + (-4.85967f + 4.32054f) * t;
-    return a / (1.0f + b * powf(x, c)) + d * x + e;
+/* The white sheen lobe's directional albedo E(mu) at m's sheen alpha: bilinear in the shared table
+ * (sheen_albedo.h, one for all materials: a per-material table was an array indexed at run time,
+ * which put the GPU megakernel's copy of the shaded material in local memory) */
+static const float sheen_albedo_host[SHEEN_ALBEDO_NA * SHEEN_ALBEDO_NMU] = {SHEEN_ALBEDO_DATA};
+#if defined(__CUDACC__)
+static __device__ const float sheen_albedo_dev[SHEEN_ALBEDO_NA * SHEEN_ALBEDO_NMU] = {SHEEN_ALBEDO_DATA};
+#endif
+KFN float sheen_albedo_at(int i) {
+#if defined(__CUDA_ARCH__)
+    return sheen_albedo_dev[i];
+#else
+    return sheen_albedo_host[i];
+#endif
 }
-KFN float sheen_lambda(float cos_t, float alpha) {
-    float c = fabsf(cos_t);
-    return c < 0.5f ? expf(sheen_l(c, alpha)) : expf(2.0f * sheen_l(0.5f, alpha) - sheen_l(1.0f - c, alpha));
+KFN float sheen_e_at(float alpha, float mu) {
+    float fa =
+        kclamp((alpha - SHEEN_ALBEDO_ALPHA0) / (1.0f - SHEEN_ALBEDO_ALPHA0), 0.0f, 1.0f) * (float)(SHEEN_ALBEDO_NA - 1);
+    float fm = kclamp(mu, 0.0f, 1.0f) * (float)(SHEEN_ALBEDO_NMU - 1);
+    int j = (int)fa, i = (int)fm;
+    if (j > SHEEN_ALBEDO_NA - 2) j = SHEEN_ALBEDO_NA - 2;
+    if (i > SHEEN_ALBEDO_NMU - 2) i = SHEEN_ALBEDO_NMU - 2;
+    float ta = fa - (float)j, tm = fm - (float)i;
+    int r0 = j * SHEEN_ALBEDO_NMU + i, r1 = r0 + SHEEN_ALBEDO_NMU;
+    float e0 = sheen_albedo_at(r0) + (sheen_albedo_at(r0 + 1) - sheen_albedo_at(r0)) * tm;
+    float e1 = sheen_albedo_at(r1) + (sheen_albedo_at(r1 + 1) - sheen_albedo_at(r1)) * tm;
+    return e0 + (e1 - e0) * ta;
 }
-/* The white sheen lobe's f * cos_i (both directions above the surface). */
-KFN float sheen_f_cos(float alpha, vec3 wo, vec3 wi) {
-    vec3 h = vnorm(vadd(wo, wi));
-    float sin2 = kmax(0.0f, 1.0f - h.z * h.z), inv = 1.0f / alpha;
-    float d = (2.0f + inv) * powf(sin2, 0.5f * inv) * (0.5f * K_INV_PI);
-    return d / ((1.0f + sheen_lambda(wo.z, alpha) + sheen_lambda(wi.z, alpha)) * 4.0f * wo.z);
-}
-/* The tabulated directional albedo of the white lobe at cos mu. */
-KFN float sheen_e(const material *m, float mu) {
-    float x = kclamp(mu, 0.0f, 1.0f) * (float)(SHEEN_E_N - 1);
-    int i = (int)x;
-    if (i >= SHEEN_E_N - 1) return m->sheen_e[SHEEN_E_N - 1];
-    float t = x - (float)i;
-    return m->sheen_e[i] + (m->sheen_e[i + 1] - m->sheen_e[i]) * t;
-}
+KFN float sheen_e(const material *m, float mu) { return sheen_e_at(m->sheen_alpha, mu); }
 KFN int pbr_has_sheen(const material *m) { return m->pbr_layers && !vis_black(m->sheen); }
 /* The probability of sampling the sheen's cosine lobe (0 without sheen). */
 KFN float pbr_sheen_prob(const material *m, float cos_o) {
@@ -186,25 +188,11 @@ KFN void pbr_from_params(material *m, const material_params *p) {
     if (!sheen) return;
     m->sheen = p->sheen;
     m->sheen_alpha = kmax((float)(p->sheen_roughness * p->sheen_roughness), PBR_SHEEN_MIN_ALPHA);
-    /* the white lobe's albedo E(mu) = int f cos dwi, midpoint rule over (cos, phi); where it passes
-     * 1 the colour is scaled down so that the sheen's albedo s E stays at most 1 */
+    /* where the white lobe's albedo passes 1 the colour is scaled down so that the sheen's albedo
+     * s E stays at most 1 (E is linear in mu between the table's nodes: its largest value is a node's) */
     float emax = 0.0f;
-    for (int i = 0; i < SHEEN_E_N; ++i) {
-        float mu = kmax((float)i / (float)(SHEEN_E_N - 1), 0.02f);
-        vec3 wo = v3(ksafe_sqrt(1.0f - mu * mu), 0.0f, mu);
-        const int nc = 48, np = 48;
-        double e = 0.0;
-        for (int a = 0; a < nc; ++a)
-            for (int b = 0; b < np; ++b) {
-                float c = ((float)a + 0.5f) / (float)nc, ph = 2.0f * K_PI * ((float)b + 0.5f) / (float)np;
-                float st = ksafe_sqrt(1.0f - c * c);
-                /* f cos dw with dw = dcos dphi */
-                e += (double)sheen_f_cos(m->sheen_alpha, wo, v3(st * cosf(ph), st * sinf(ph), c)) *
-                     (2.0 * K_PI / ((double)nc * np));
-            }
-        m->sheen_e[i] = (float)e;
-        emax = kmax(emax, (float)e);
-    }
+    for (int i = 0; i < SHEEN_ALBEDO_NMU; ++i)
+        emax = kmax(emax, sheen_e_at(m->sheen_alpha, (float)i / (float)(SHEEN_ALBEDO_NMU - 1)));
     if (emax > 1.0f) m->sheen = vscale(m->sheen, 1.0f / emax);
 }
 
