@@ -189,6 +189,14 @@ if "$CAUSTIC" --version | grep -q "^mitsuba: yes"; then
   dump_roundtrip "$SRC/tests/data/dump/roundtrip.xml" mitsuba
   "$CAUSTIC" info "$SRC/tests/data/dump/roundtrip.xml" --dump-scene "$T/info.json" >/dev/null 2>&1 \
     && cmp -s "$T/info.json" "$T/rt.json" && ok || bad "info --dump-scene does not write what render's does"
+  # with media: homogeneous media (Media), the media shapes bound (INTERIOR/EXTERIOR), the camera's
+  dump_roundtrip "$SRC/tests/data/dump/media.xml" "mitsuba media"
+  grep -q '"MEDIUM":"fog#0"' "$T/rt.json" && grep -q '"INTERIOR":"ink#1","EXTERIOR":"fog#0"' "$T/rt.json" && ok \
+    || bad "mitsuba media dump: no camera MEDIUM or INTERIOR/EXTERIOR in $(head -c 300 "$T/rt.json")"
+  # a heterogeneous medium: its density and albedo grids as .vol files beside the JSON, BOX
+  dump_roundtrip "$SRC/tests/data/media/grid.xml" "mitsuba grid"
+  [ -s "$T/rt.med0.vol" ] && [ -s "$T/rt.med0.albedo.vol" ] && grep -q '"TYPE":"Grid","FILE":"rt.med0.vol"' "$T/rt.json" \
+    && ok || bad "mitsuba grid dump: no grid files or keys in $(head -c 400 "$T/rt.json")"
 else
   expect_fail "mitsuba without expat" "libexpat" render "$T/scene.xml" -o "$T/out.png"
 fi

@@ -10,6 +10,7 @@
 #include "import/pbrt_internal.h"
 #include "scene/material.h"
 #include "scene/scene.h"
+#include "kernel/media/grid.h"
 #include "testing.h"
 
 #include <math.h>
@@ -429,13 +430,13 @@ static void test_pbrt_v3(void) {
 /* Media: MakeNamedMedium homogeneous (sigma_a, sigma_s, scale, g, Le, preset), MediumInterface on
  * shapes (an "interface" sphere bounds its medium; a shape whose sides are equal bounds none) and
  * at the Camera (its outside), subsurface as a dielectric around its medium (named measured media,
- * reflectance + mfp through the inversion), and grid media: one warning, rendered without them. */
+ * reflectance + mfp through the inversion), and NanoVDB media: one warning, rendered without them. */
 static void test_media(void) {
     scene *s =
         load("media.pbrt", "MakeNamedMedium \"fog\" \"string type\" \"homogeneous\" \"rgb sigma_a\" [0.1 0.2 0.3]\n"
                            "  \"rgb sigma_s\" [1 2 3] \"float scale\" 2 \"float g\" 0.3 \"rgb Le\" [0.5 0.5 0.5]\n"
                            "MakeNamedMedium \"k\" \"string type\" \"homogeneous\" \"string preset\" \"Ketchup\"\n"
-                           "MakeNamedMedium \"grid\" \"string type\" \"uniformgrid\" \"float density\" [1]\n"
+                           "MakeNamedMedium \"grid\" \"string type\" \"nanovdb\" \"string filename\" \"smoke.nvdb\"\n"
                            "MediumInterface \"\" \"fog\"\n" CAM "WorldBegin\n"
                            "AttributeBegin MediumInterface \"fog\" \"\" Material \"interface\"\n"
                            "  Shape \"sphere\" \"float radius\" 5 AttributeEnd\n"
@@ -450,7 +451,7 @@ static void test_media(void) {
     CHECK(s != NULL, "media: %s", g_err);
     if (!s) return;
     int fog = scene_find_medium(s, "fog"), k = scene_find_medium(s, "k");
-    CHECK(fog >= 0 && k >= 0 && scene_find_medium(s, "grid") < 0, "media by name (the grid one not made)");
+    CHECK(fog >= 0 && k >= 0 && scene_find_medium(s, "grid") < 0, "media by name (the nanovdb one not made)");
     if (fog < 0 || k < 0) {
         scene_destroy(s);
         return;
@@ -469,7 +470,7 @@ static void test_media(void) {
     CHECK(mt->medium_inside == 0 && mt->medium_outside == 0, "equal sides: no boundary");
     const material *mg = &s->materials[s->spheres[1].material];
     CHECK(mg->kind == MAT_DIELECTRIC && mg->medium_inside == 0 && mg->medium_outside == fog + 1,
-          "a grid medium renders as the vacuum (%d %d)", mg->medium_inside, mg->medium_outside);
+          "a nanovdb medium renders as the vacuum (%d %d)", mg->medium_inside, mg->medium_outside);
     const material *ms = &s->materials[s->spheres[2].material];
     CHECK(ms->kind == MAT_DIELECTRIC && ms->medium_inside > 0 && fabsf(ms->ior - 1.33f) < 1e-6f,
           "subsurface: a dielectric of eta 1.33 around its medium (kind %d)", ms->kind);
@@ -484,14 +485,230 @@ static void test_media(void) {
         const medium *m = &s->media[mr->medium_inside - 1];
         CHECK(fabsf(m->sigma_a.y - sa.y) < 1e-6f && fabsf(m->sigma_s.z - ss.z) < 1e-5f, "reflectance + mfp");
     }
-    CHECK(strstr(g_w.text, "uniformgrid") != NULL && strstr(g_w.text, "without the medium") != NULL,
-          "the grid medium's warning: %s", g_w.text);
+    CHECK(strstr(g_w.text, "nanovdb") != NULL && strstr(g_w.text, "smoke.nvdb") != NULL &&
+              strstr(g_w.text, "without the medium") != NULL,
+          "the nanovdb medium's warning: %s", g_w.text);
     CHECK(strstr(g_w.text, "random walk") != NULL, "subsurface says what it renders: %s", g_w.text);
     scene_destroy(s);
     s = load("media_bad.pbrt", "MakeNamedMedium \"a\" \"string type\" \"homogeneous\" \"string preset\" \"Skin9\"\n" CAM
                                "WorldBegin\n" TRI);
     CHECK(s == NULL && strstr(g_err, "media_bad.pbrt:1") && strstr(g_err, "Skin9"), "unknown preset: %s", g_err);
     if (s) scene_destroy(s);
+}
+
+/* pbrt's grid density at pbrt-local point x of [p0, p1] = [0, 1]^3 scaled by ext (SampledGrid:
+ * voxel i at (i + 0.5) / n, trilinear, voxels outside the grid read 0), for a grid of res n */
+static double pbrt_grid_ref(const double *v, const int n[3], const double u[3]) {
+    int i0[3];
+    double f[3];
+    for (int a = 0; a < 3; ++a) {
+        double s = u[a] * n[a] - 0.5;
+        i0[a] = (int)floor(s);
+        f[a] = s - i0[a];
+    }
+    double sum = 0;
+    for (int c = 0; c < 8; ++c) {
+        int i[3] = {i0[0] + (c & 1), i0[1] + ((c >> 1) & 1), i0[2] + ((c >> 2) & 1)};
+        double w = 1;
+        int inside = 1;
+        for (int a = 0; a < 3; ++a) {
+            w *= (c >> a) & 1 ? f[a] : 1 - f[a];
+            inside &= i[a] >= 0 && i[a] < n[a];
+        }
+        if (inside) sum += w * v[(i[2] * n[1] + i[1]) * n[0] + i[0]];
+    }
+    return sum;
+}
+
+/* caustic's density (kernel/media/grid.h) of grid medium m at world point p */
+static double caustic_grid_at(const scene *s, const medium *m, vec3 p) {
+    kscene k;
+    memset(&k, 0, sizeof k);
+    k.voxels = s->voxels;
+    return grid_density(&k, m, grid_point(m, p));
+}
+
+/* a small render of a pbrt file (24 x 24, spp samples), its image malloc'd into *img */
+static int render_file(const char *path, int spp, float **img, int *w, int *h) {
+    caustic_scene *cs = NULL;
+    char err[512];
+    caustic_load_options lo;
+    caustic_load_options_init(&lo);
+    if (caustic_scene_load_ex(&cs, path, &lo, err, sizeof err)) {
+        CHECK(0, "render %s: %s", path, err);
+        return -1;
+    }
+    caustic_options o;
+    caustic_options_init(&o);
+    o.width = 24;
+    o.height = 24;
+    o.spp = spp;
+    o.threads = 2;
+    o.seed = 5;
+    o.max_depth = 16;
+    caustic_renderer *r = caustic_renderer_create(cs, &o, err, sizeof err);
+    CHECK(r != NULL, "renderer: %s", err);
+    if (!r) {
+        caustic_scene_free(cs);
+        return -1;
+    }
+    caustic_render(r, NULL, NULL, NULL, 0);
+    const float *im = caustic_image(r, w, h);
+    size_t n = (size_t)*w * (size_t)*h * 3;
+    *img = malloc(n * sizeof **img);
+    if (*img) memcpy(*img, im, n * sizeof **img);
+    caustic_renderer_free(r);
+    caustic_scene_free(cs);
+    return *img ? 0 : -1;
+}
+
+/* Grid media: uniformgrid's res, transform (the CTM at MakeNamedMedium), coefficients and pbrt's
+ * voxel convention (the density at chosen points equals pbrt's SampledGrid lookup, faces included);
+ * rgbgrid as density (sigma_t's largest channel) and albedo, warned where extinction is chromatic;
+ * a constant uniformgrid renders as the homogeneous medium; errors name file and line. */
+static void test_grid_media(void) {
+    scene *s =
+        load("grid.pbrt", CAM "WorldBegin\n"
+                              "AttributeBegin Translate 10 0 0 Scale 2 1 1\n"
+                              "MakeNamedMedium \"g\" \"string type\" \"uniformgrid\" \"integer nx\" 2 "
+                              "\"integer ny\" 3 \"integer nz\" 1\n"
+                              "  \"float density\" [1 3  2 4  0.5 6] \"point3 p0\" [0 -1 0] \"point3 p1\" [1 2 "
+                              "1]\n"
+                              "  \"rgb sigma_a\" [0.1 0.2 0.3] \"rgb sigma_s\" [1 1 2] \"float scale\" 2 \"float "
+                              "g\" -0.4\n"
+                              "AttributeEnd\n"
+                              "MakeNamedMedium \"c\" \"string type\" \"rgbgrid\" \"integer nx\" 2\n"
+                              "  \"rgb sigma_a\" [0.5 0.5 0.5  1 1 1] \"rgb sigma_s\" [0.5 0.5 0.5  1 2 3]\n"
+                              "MakeNamedMedium \"v\" \"string type\" \"cloud\"\n" TRI);
+    CHECK(s != NULL, "grid media: %s", g_err);
+    if (!s) return;
+    int g = scene_find_medium(s, "g"), c = scene_find_medium(s, "c");
+    CHECK(g >= 0 && c >= 0 && scene_find_medium(s, "v") < 0, "uniformgrid and rgbgrid made, cloud not (%d %d)", g, c);
+    if (g < 0 || c < 0) {
+        scene_destroy(s);
+        return;
+    }
+    const medium *m = &s->media[g];
+    CHECK(m->kind == MEDIUM_GRID && m->albedo_grid == MEDIUM_NO_GRID, "uniformgrid: a grid medium, no albedo grid");
+    CHECK(m->res[0] == 4 && m->res[1] == 5 && m->res[2] == 3, "res: the file's 2 3 1 with a border (%u %u %u)",
+          m->res[0], m->res[1], m->res[2]);
+    CHECK(near3(m->sigma_a, 0.2, 0.4, 0.6) && near3(m->sigma_s, 2, 2, 4) && fabsf(m->g + 0.4f) < 1e-6f,
+          "coefficients times scale, g");
+    /* pbrt-local (x, y, z) in [0,1]x[-1,2]x[0,1]; world = (10 + 2x, y, z) */
+    static const double dv[6] = {1, 3, 2, 4, 0.5, 6};
+    static const int n3[3] = {2, 3, 1};
+    static const double pts[][3] = {{0.25, 0.5, 0.5},   {0.75, 1.5, 0.5},  {0.5, 0.0, 0.5},   {0.02, -0.9, 0.1},
+                                    {0.99, 1.97, 0.93}, {0.0, 0.5, 0.5},   {0.6, 2.0, 0.5},   {0.3, 0.7, 0.0},
+                                    {0.5, 0.5, 1.0},    {0.13, 1.1, 0.27}, {0.81, -0.3, 0.66}};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; ++i) {
+        double u[3] = {pts[i][0], (pts[i][1] + 1.0) / 3.0, pts[i][2]};
+        double want = pbrt_grid_ref(dv, n3, u);
+        double got = caustic_grid_at(s, m, v3((float)(10 + 2 * pts[i][0]), (float)pts[i][1], (float)pts[i][2]));
+        if (fabs(got - want) > 1e-4) {
+            bad++;
+            printf("uniformgrid at (%g %g %g): caustic %g, pbrt %g\n", pts[i][0], pts[i][1], pts[i][2], got, want);
+        }
+    }
+    CHECK(bad == 0, "the density equals pbrt-v4's SampledGrid lookup at %d of %zu points",
+          (int)(sizeof pts / sizeof pts[0]) - bad, sizeof pts / sizeof pts[0]);
+    double out = caustic_grid_at(s, m, v3(10 - 1.0f, 0.5f, 0.5f));
+    CHECK(out == 0.0, "no density a voxel outside [p0, p1] (%g)", out);
+    /* rgbgrid: voxel 0 grey (sigma_t 1), voxel 1 sigma_t (2 3 4): density 4, albedo sigma_s / 4 */
+    const medium *mc = &s->media[c];
+    CHECK(mc->kind == MEDIUM_GRID && mc->albedo_grid != MEDIUM_NO_GRID && mc->res[0] == 4 && mc->res[1] == 3,
+          "rgbgrid: density and albedo grids (res %u %u %u)", mc->res[0], mc->res[1], mc->res[2]);
+    CHECK(near3(vadd(mc->sigma_a, mc->sigma_s), 1, 1, 1), "rgbgrid: sigma_t 1 per unit density");
+    /* voxel centres in world: x = 0.25 and 0.75 of [0, 1] */
+    CHECK_NEAR(caustic_grid_at(s, mc, v3(0.25f, 0.5f, 0.5f)), 1.0, 1e-5, "rgbgrid density, grey voxel");
+    CHECK_NEAR(caustic_grid_at(s, mc, v3(0.75f, 0.5f, 0.5f)), 4.0, 1e-5, "rgbgrid density: sigma_t's largest channel");
+    size_t a1 = mc->albedo_grid + 3u * ((1u * 3u + 1u) * 4u + 2u); /* file voxel 1 = stored (2, 1, 1) */
+    CHECK(fabsf(s->voxels[a1] - 0.25f) < 1e-6f && fabsf(s->voxels[a1 + 1] - 0.5f) < 1e-6f &&
+              fabsf(s->voxels[a1 + 2] - 0.75f) < 1e-6f,
+          "rgbgrid albedo sigma_s / density (%g %g %g)", s->voxels[a1], s->voxels[a1 + 1], s->voxels[a1 + 2]);
+    CHECK(contains(g_w.text, "differs between RGB channels in 1 of 2 voxels") && contains(g_w.text, "50.0%"),
+          "the chromatic extinction warning: %s", g_w.text);
+    CHECK(contains(g_w.text, "\"cloud\"") && contains(g_w.text, "without the medium"), "cloud: %s", g_w.text);
+    scene_destroy(s);
+
+    /* a grid medium made before WorldBegin takes the mirror the camera decides there (pbrt's plain
+     * LookAt: mirrored) as one made after it */
+    s = load("grid_mirror.pbrt",
+             "MakeNamedMedium \"a\" \"string type\" \"uniformgrid\" \"float density\" [1] \"point3 p0\" [1 2 3]\n"
+             "LookAt 1 2 10  0 0 0  0 1 0\nCamera \"perspective\" \"float fov\" 40\nWorldBegin\n"
+             "MakeNamedMedium \"b\" \"string type\" \"uniformgrid\" \"float density\" [1] \"point3 p0\" [1 2 3]\n"
+             "  \"point3 p1\" [1 1 1]\n" TRI);
+    CHECK(s == NULL && contains(g_err, "grid_mirror.pbrt:1") && contains(g_err, "p1 is not above p0 on axis x"),
+          "p1 (default 1 1 1) not above p0: %s", g_err);
+    if (s) scene_destroy(s);
+    s = load("grid_mirror.pbrt",
+             "MakeNamedMedium \"a\" \"string type\" \"uniformgrid\" \"float density\" [1] \"point3 p1\" [1 2 3]\n"
+             "LookAt 1 2 10  0 0 0  0 1 0\nCamera \"perspective\" \"float fov\" 40\nWorldBegin\n"
+             "MakeNamedMedium \"b\" \"string type\" \"uniformgrid\" \"float density\" [1] \"point3 p1\" [1 2 3]\n" TRI);
+    CHECK(s != NULL, "grid media before and after WorldBegin: %s", g_err);
+    if (s) {
+        const medium *ma = &s->media[scene_find_medium(s, "a")], *mb = &s->media[scene_find_medium(s, "b")];
+        float worst = 0.0f;
+        for (int i = 0; i < 12; ++i) worst = fmaxf(worst, fabsf(ma->to_grid[i] - mb->to_grid[i]));
+        CHECK(worst < 1e-5f, "before WorldBegin: the same place as after it, mirror included (differs by %g)", worst);
+        scene_destroy(s);
+    }
+
+    /* errors name file and line */
+    s = load("grid_bad.pbrt", CAM "WorldBegin\nMakeNamedMedium \"g\" \"string type\" \"uniformgrid\"\n"
+                                  "  \"integer nx\" 2 \"float density\" [1 2 3]\n");
+    CHECK(s == NULL && contains(g_err, "grid_bad.pbrt:6") && contains(g_err, "3 \"density\" values") &&
+              contains(g_err, "= 2 expected"),
+          "wrong density count: %s", g_err);
+    if (s) scene_destroy(s);
+    s = load("grid_bad2.pbrt", CAM "WorldBegin\nMakeNamedMedium \"g\" \"string type\" \"rgbgrid\"\n"
+                                   "  \"rgb sigma_a\" [1 2]\n");
+    CHECK(s == NULL && contains(g_err, "grid_bad2.pbrt:6") && contains(g_err, "multiple of 3"), "rgb count: %s", g_err);
+    if (s) scene_destroy(s);
+    s = load("grid_bad3.pbrt", CAM "WorldBegin\nMakeNamedMedium \"g\" \"string type\" \"uniformgrid\"\n"
+                                   "  \"float density\" [1] \"point3 p0\" [0 0 0] \"point3 p1\" [1 0 1]\n");
+    CHECK(s == NULL && contains(g_err, "grid_bad3.pbrt:") && contains(g_err, "axis y"), "empty bounds: %s", g_err);
+    if (s) scene_destroy(s);
+
+        /* a constant-density uniformgrid (bounds reaching past the sphere that holds it by more than half
+     * a voxel) renders as the homogeneous medium: the mean of the difference within noise */
+#define GRID_SCENE(MEDIUM)                                                                                             \
+    "LookAt 0 0 -4  0 0 0  0 1 0\nCamera \"perspective\" \"float fov\" 40\nWorldBegin\n"                               \
+    "LightSource \"infinite\" \"rgb L\" [1 1 1]\n" MEDIUM                                                              \
+    "AttributeBegin MediumInterface \"m\" \"\" Material \"interface\" Shape \"sphere\" \"float radius\" 1.2 "          \
+    "AttributeEnd\n"                                                                                                   \
+    "AttributeBegin Translate 0 0 0.5 Material \"diffuse\" \"rgb reflectance\" [0.7 0.5 0.3] Shape \"sphere\" "        \
+    "\"float radius\" 0.4 AttributeEnd\n"
+    const char *hom = write_tmp("hom.pbrt", GRID_SCENE("MakeNamedMedium \"m\" \"string type\" \"homogeneous\" \"rgb "
+                                                       "sigma_a\" [0.2 0.4 0.8] \"rgb sigma_s\" [1.5 1 0.5]\n"));
+    char hp[512];
+    snprintf(hp, sizeof hp, "%s", hom);
+    const char *grd =
+        write_tmp("grd.pbrt", GRID_SCENE("MakeNamedMedium \"m\" \"string type\" \"uniformgrid\" \"integer nx\" 2 "
+                                         "\"integer ny\" 2 \"integer nz\" 2 \"float density\" [2 2 2 2 2 2 2 2]\n"
+                                         "  \"point3 p0\" [-3 -3 -3] \"point3 p1\" [3 3 3] \"rgb sigma_a\" [0.1 0.2 "
+                                         "0.4] \"rgb sigma_s\" [0.75 0.5 0.25]\n"));
+    float *a = NULL, *b = NULL;
+    int w = 0, h = 0;
+    if (render_file(hp, 64, &a, &w, &h) == 0 && render_file(grd, 64, &b, &w, &h) == 0) {
+        for (int ch = 0; ch < 3; ++ch) {
+            double sum = 0, sum2 = 0, ma = 0;
+            size_t n = (size_t)w * (size_t)h;
+            for (size_t i = 0; i < n; ++i) {
+                double d = (double)b[3 * i + (size_t)ch] - a[3 * i + (size_t)ch];
+                sum += d;
+                sum2 += d * d;
+                ma += a[3 * i + (size_t)ch];
+            }
+            double mean = sum / n, se = sqrt(fmax(0.0, sum2 / n - mean * mean) / (n - 1.0));
+            printf("grid - homogeneous, channel %d: %.5f (standard error %.5f; homogeneous mean %.4f)\n", ch, mean, se,
+                   ma / n);
+            CHECK(fabs(mean) < 4.0 * se + 1e-4, "constant uniformgrid renders as homogeneous (channel %d)", ch);
+        }
+    }
+    free(a);
+    free(b);
+#undef GRID_SCENE
 }
 
 int main(void) {
@@ -511,6 +728,7 @@ int main(void) {
     test_lights_and_spectra();
     test_materials_and_textures();
     test_media();
+    test_grid_media();
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_tmp);
     return test_result("test_pbrt");

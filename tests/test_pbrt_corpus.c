@@ -30,8 +30,8 @@ static const corpus_scene scenes[] = {
     {"pbrt4-bump-sphere", "bump-sphere-v4.pbrt", 1, 1},
     {"pbrt4-theater", "theater-v4.pbrt.gz", 1, 1},
     {"pbrt4-conference-room", "conference_room-v4.pbrt.gz", 1, 1},
-    /* a scattering medium (docs/corpus.md); --dump-scene does not write media yet: it refuses */
-    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 1, 0},
+    /* a scattering medium (docs/corpus.md), written back as Media and the sphere's INTERIOR */
+    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 1, 1},
 };
 
 int main(int argc, char **argv) {

@@ -169,4 +169,10 @@ int json_volume_material(loader *L, const char *name, const cJSON *m, const char
  * material gives neither (the caller renders it as Diffuse with a warning), 0 done, -1 an error. */
 int json_subsurface_material(loader *L, const char *name, const cJSON *m, const char *jpath);
 
+/* The "Camera" section (json_camera.c). */
+int json_parse_camera(loader *L, cJSON *cam);
+/* Sets PATH of root to VALUE, one -D PATH=VALUE (scene_load_opts.defines; json_defines.c). Every
+ * step but the last must exist (a did-you-mean where it does not); the last is replaced or added. */
+int json_apply_define(loader *L, cJSON *root, const char *def);
+
 #endif

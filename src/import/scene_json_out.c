@@ -7,9 +7,15 @@
  * that give the same float back (%.9g), so the render is the same but for what the JSON loader
  * computes again (normals renormalised). The file's integrator is kept (Camera.INTEGRATOR).
  *
+ * Media are written as Media (SIGMA_A, SIGMA_S, G, EMISSION as the scene holds them; a grid's
+ * voxels as NAME.medN.vol and NAME.medN.albedo.vol beside the JSON, placed by BOX),
+ * the media a material bounds (medium_inside / medium_outside, which scene_bind_media gave it) as
+ * the INTERIOR and EXTERIOR of the objects that use it, the camera's as Camera.MEDIUM; read back,
+ * scene_bind_media makes the same bound materials again (under longer names).
+ *
  * What caustic's JSON has no key for is refused with one message naming it (metallic-roughness
- * and emission maps, a coat weight, tangents with a normal map,
- * participating media, texture wrap modes other than repeat). */
+ * and emission maps, a coat weight, tangents with a normal map, grid media turned by their
+ * placement, texture wrap modes other than repeat). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -193,7 +199,6 @@ static int write_material(dumper *D, sbuf *b, int mi) {
     if (m->maps & MAP_EMISSION) return refuse(D, "material \"%s\": an emission map", name);
     if (m->alpha_cutoff > 0.0f && !(m->maps & MAP_OPACITY))
         return refuse(D, "material \"%s\": a cut-out without an opacity map", name);
-    if (m->medium_inside || m->medium_outside) return refuse(D, "material \"%s\": bound to participating media", name);
     if (m->kind == MAT_COATED && m->coat_weight != 1.0f)
         return refuse(D, "material \"%s\": a coat weight of %g", name, (double)m->coat_weight);
     if ((m->maps & MAP_NORMAL) && s->has_tangents)
@@ -287,7 +292,91 @@ static void write_camera(const scene *s, sbuf *b) {
     if (s->max_depth > 0) sb_printf(b, ",\"DEPTH\":%d", s->max_depth);
     if (s->integrator_hint > 0)
         sb_printf(b, ",\"INTEGRATOR\":\"%s\"", caustic_integrator_name((caustic_integrator)(s->integrator_hint - 1)));
+    if (c->medium > 0) {
+        sb_printf(b, ",\"MEDIUM\":");
+        sb_str(b, s->medium_names[c->medium - 1]);
+    }
     sb_printf(b, "}");
+}
+
+/* One of grid medium mi's grids (voxels at off, ch channels) as NAME.medN[.albedo].vol beside the
+ * JSON, over the unit box (BOX places it); its file name (as the JSON names it) into name. */
+static int write_grid(dumper *D, size_t mi, uint32_t off, uint32_t ch, char *name, size_t cap) {
+    const medium *m = &D->s->media[mi];
+    char path[4096], err[512];
+    snprintf(path, sizeof path, "%s.med%zu%s.vol", D->stem, mi, ch == 3 ? ".albedo" : "");
+    const char *bn = base_name(path);
+    if (strlen(bn) >= cap) return refuse(D, "a grid file name longer than %zu bytes", cap - 1);
+    memcpy(name, bn, strlen(bn) + 1);
+    const float unit[6] = {0, 0, 0, 1, 1, 1};
+    if (vol_write(path, m->res, ch, unit, D->s->voxels + off, err, sizeof err)) {
+        snprintf(D->err, D->errlen, "%s: --dump-scene: %s", D->json_path, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A grid medium's keys: its grids as .vol files, and BOX, the world box that the JSON maps onto the
+ * unit cube (json_media.c computes to_grid from it in double: the same floats come back); a grid
+ * its placement turns or shears has no BOX: refused. */
+static int grid_keys(dumper *D, sbuf *b, size_t mi) {
+    const medium *m = &D->s->media[mi];
+    const float *g = m->to_grid;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            if ((r == c) != (g[4 * r + c] != 0.0f))
+                return refuse(D, "medium \"%s\": a grid its placement turns or shears (BOX is axis-aligned)",
+                              D->s->medium_names[mi]);
+    char name[1024];
+    if (write_grid(D, mi, m->density_grid, 1u, name, sizeof name)) return -1;
+    sb_printf(b, ",\"FILE\":");
+    sb_str(b, name);
+    if (m->albedo_grid != MEDIUM_NO_GRID) {
+        if (write_grid(D, mi, m->albedo_grid, 3u, name, sizeof name)) return -1;
+        sb_printf(b, ",\"ALBEDO_FILE\":");
+        sb_str(b, name);
+    }
+    double lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) { /* u = g_aa p + g_a3: u 0 at lo, 1 at hi */
+        lo[a] = -(double)g[4 * a + 3] / (double)g[4 * a + a];
+        hi[a] = lo[a] + 1.0 / (double)g[4 * a + a];
+    }
+    sb_printf(b, ",\"BOX\":[[%.17g,%.17g,%.17g],[%.17g,%.17g,%.17g]]", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    return 0;
+}
+
+/* The Media section: media by name, their coefficients (per unit density for grids) as the scene
+ * holds them. */
+static int write_media(dumper *D, sbuf *b) {
+    const scene *s = D->s;
+    if (!s->nmedia) return 0;
+    sb_printf(b, ",\n\"Media\":{");
+    for (size_t i = 0; i < s->nmedia; ++i) {
+        const medium *m = &s->media[i];
+        sb_printf(b, i ? ",\n" : "\n");
+        sb_str(b, s->medium_names[i]);
+        sb_printf(b, ":{\"TYPE\":\"%s\"", m->kind == MEDIUM_GRID ? "Grid" : "Homogeneous");
+        if (m->kind == MEDIUM_GRID && grid_keys(D, b, i)) return -1;
+        key_vec(b, "SIGMA_A", m->sigma_a);
+        key_vec(b, "SIGMA_S", m->sigma_s);
+        key_num(b, "G", m->g);
+        if (vmaxc(m->emission) > 0.0f) key_vec(b, "EMISSION", m->emission);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "}");
+    return 0;
+}
+
+/* An object's MATERIAL, and the media its material bounds as INTERIOR / EXTERIOR ("" the vacuum). */
+static void object_material(const scene *s, sbuf *b, int mi) {
+    const material *m = &s->materials[mi];
+    sb_printf(b, ",\"MATERIAL\":");
+    sb_str(b, s->material_names[mi]);
+    if (!m->medium_inside && !m->medium_outside) return;
+    sb_printf(b, ",\"INTERIOR\":");
+    sb_str(b, m->medium_inside > 0 ? s->medium_names[m->medium_inside - 1] : "");
+    sb_printf(b, ",\"EXTERIOR\":");
+    sb_str(b, m->medium_outside > 0 ? s->medium_names[m->medium_outside - 1] : "");
 }
 
 /* one object for the run of triangles [t0, t1) of one material, over the vertices they use */
@@ -299,8 +388,8 @@ static void write_mesh_run(const scene *s, sbuf *b, size_t t0, size_t t1) {
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         }
-    sb_printf(b, "{\"TYPE\":\"mesh\",\"MATERIAL\":");
-    sb_str(b, s->material_names[s->triangles[t0].material]);
+    sb_printf(b, "{\"TYPE\":\"mesh\"");
+    object_material(s, b, s->triangles[t0].material);
     sb_printf(b, ",\"VERTICES\":[");
     for (uint32_t v = lo; v <= hi; ++v) {
         vec3 p = s->positions[v];
@@ -367,10 +456,6 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
     memcpy(D.stem, json_path, len + 1);
     char *dot = strrchr(D.stem, '.');
     if (dot && !strchr(dot, '/')) *dot = '\0';
-    if (s->nmedia > 0 || s->camera.medium) {
-        refuse(&D, "participating media (not written yet)");
-        goto done;
-    }
     for (size_t i = 0; i < s->npunctual; ++i)
         if (!light_kind_name(s->punctual[i].kind) || s->punctual[i].kind == LIGHT_AREA) {
             refuse(&D, "a light of kind %d", (int)s->punctual[i].kind);
@@ -411,6 +496,7 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
         }
         sb_printf(&b, "]");
     }
+    if (write_media(&D, &b)) goto done;
     sb_printf(&b, ",\n\"Materials\":{");
     for (size_t i = 0; i < s->nmaterials; ++i) {
         sb_printf(&b, i ? ",\n" : "\n");
@@ -429,8 +515,8 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
     for (size_t i = 0; i < s->nspheres; ++i) {
         sb_printf(&b, first ? "\n" : ",\n");
         first = 0;
-        sb_printf(&b, "{\"TYPE\":\"sphere\",\"MATERIAL\":");
-        sb_str(&b, s->material_names[s->spheres[i].material]);
+        sb_printf(&b, "{\"TYPE\":\"sphere\"");
+        object_material(s, &b, s->spheres[i].material);
         write_matrix(&b, &s->spheres[i].to_world);
         sb_printf(&b, "}");
     }
@@ -438,8 +524,8 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
         const quad *q = &s->quads[i];
         sb_printf(&b, first ? "\n" : ",\n");
         first = 0;
-        sb_printf(&b, "{\"TYPE\":\"quad\",\"MATERIAL\":");
-        sb_str(&b, s->material_names[q->material]);
+        sb_printf(&b, "{\"TYPE\":\"quad\"");
+        object_material(s, &b, q->material);
         key_vec(&b, "ORIGIN", q->o);
         key_vec(&b, "U", q->u);
         key_vec(&b, "V", q->v);
