@@ -11,7 +11,8 @@
  *
  * Each input must either load (then a grid medium is built over a 1-channel grid) or fail with a
  * one-line message starting "fuzz.vol: "; never crash, hang or leak, and never keep voxels on
- * failure. */
+ * failure. The same bytes go to the NanoVDB (.nvdb) reader as well (src/import/nvdb.c), with the
+ * same contract ("fuzz.nvdb: " messages); fuzz/corpus_vol holds .nvdb seeds too. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -49,6 +50,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                s->nvoxels != 0) {
         abort();
     }
+    scene_destroy(s);
+    /* the same bytes as a NanoVDB file (src/import/nvdb.c): its grid "density" found, then loaded
+     * (the tree walked through checked reads, the majorant grid built), or one message */
+    s = scene_create();
+    if (!s) return 0;
+    size_t off = 0, n = 0;
+    err[0] = '\0';
+    rc = nvdb_find_grid(data, size, "fuzz.nvdb", NULL, &off, &n, err, sizeof err);
+    if (rc == 0) {
+        if (off > size || n > size - off) abort();
+        medium m;
+        memset(&m, 0, sizeof m);
+        m.sigma_s = v3s(1.0f);
+        rc = nvdb_grid_medium_memory(s, "g", m, data + off, n, "fuzz.nvdb", NULL, err, sizeof err);
+        if (rc == 0 && (s->nmedia != 1 || s->media[0].kind != MEDIUM_NANOVDB)) abort();
+    }
+    if (rc != 0 && (rc != -1 || err[0] == '\0' || strchr(err, '\n') || strncmp(err, "fuzz.nvdb: ", 11) != 0 ||
+                    s->nvoxels != 0 || s->nnanovdb != 0 || s->nmedia != 0))
+        abort();
     scene_destroy(s);
     return 0;
 }

@@ -32,7 +32,7 @@ trap 'python_deps; "$(dirname "$0")"/fetch-oidn.sh' EXIT
 pkgs="build-essential cmake pkg-config libpng-dev libjpeg-dev zlib1g-dev libexpat1-dev libcjson-dev libtinyexr-dev libstb-dev
       libopenblas-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist gnuplot-nox libembree-dev python3-pip
       libtinygltf-dev libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core libfontconfig-dev xvfb xauth xdotool imagemagick
-      libcivetweb-dev python3-dev python3-numpy python3-pytest"
+      libcivetweb-dev python3-dev python3-numpy python3-pytest libnanovdb-dev libopenvdb-dev libboost-dev"
 [ "${CAUSTIC_DEPS_BROWSER:-0}" = 1 ] && pkgs="$pkgs chromium chromium-driver python3-selenium"
 missing=""
 for p in $pkgs; do

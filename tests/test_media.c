@@ -1061,6 +1061,181 @@ static void test_grid_json(void) {
     rmdir(dir);
 }
 
+/* ---- NanoVDB grid media (kernel/media/nanovdb.h, src/import/nvdb.c) ------------------------------
+ * tests/data/media/cloud24.{vol,nvdb,vdb}: one 24^3 cloud (tools/make_cloud_vol.py --res 24 --seed
+ * 5, converted by caustic_vol_to_nvdb with every voxel active), const8.nvdb: 8^3 voxels of density
+ * 2 over the unit cube (caustic_vol_to_nvdb --constant 8 2). */
+#ifndef CAUSTIC_SOURCE_DIR
+#define CAUSTIC_SOURCE_DIR "."
+#endif
+static int nvdb_medium(scene *s, const char *name, const char *file, const char *grid, vec3 sa, vec3 ss, char *err,
+                       size_t errlen) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/media/%s", CAUSTIC_SOURCE_DIR, file);
+    medium md;
+    memset(&md, 0, sizeof md);
+    md.sigma_a = sa;
+    md.sigma_s = ss;
+    return nvdb_grid_medium(s, name, md, path, grid, NULL, err, errlen);
+}
+static void test_nanovdb(void) {
+#if !defined(CAUSTIC_HAVE_NANOVDB)
+    printf("test_nanovdb: SKIP (built without libnanovdb-dev)\n");
+#else
+    char err[512] = "", path[512];
+    scene *s = scene_create();
+    /* the dense .vol and its NanoVDB copy: the same unit cube, lookups and majorants */
+    snprintf(path, sizeof path, "%s/tests/data/media/cloud24.vol", CAUSTIC_SOURCE_DIR);
+    medium md;
+    memset(&md, 0, sizeof md);
+    md.sigma_a = v3(1.0f, 2.0f, 3.0f);
+    md.sigma_s = v3(2.0f, 1.0f, 0.5f);
+    int rc = vol_grid_medium(s, "dense", md, path, NULL, NULL, 1, err, sizeof err);
+    CHECK(rc == 0, "cloud24.vol: %s", err);
+    rc = nvdb_medium(s, "nano", "cloud24.nvdb", NULL, md.sigma_a, md.sigma_s, err, sizeof err);
+    CHECK(rc == 0, "cloud24.nvdb: %s", err);
+    int has_vdb = nvdb_medium(s, "vdb", "cloud24.vdb", "density", md.sigma_a, md.sigma_s, err, sizeof err) == 0;
+    if (!has_vdb) {
+        CHECK(strstr(err, "without OpenVDB") != NULL, "cloud24.vdb: %s", err);
+        printf("test_nanovdb: .vdb part skipped: %s\n", err);
+    }
+    rc = nvdb_medium(s, "const", "const8.nvdb", NULL, v3(0.5f, 1.0f, 0.25f), v3(0.5f, 0.0f, 0.25f), err, sizeof err);
+    CHECK(rc == 0, "const8.nvdb: %s", err);
+    if (rc) {
+        scene_destroy(s);
+        return;
+    }
+    /* a wall far away: scene_prepare wants a surface */
+    scene_add_quad(s, v3(50.0f, -1.0f, -1.0f), v3(0.0f, 2.0f, 0.0f), v3(0.0f, 0.0f, 2.0f),
+                   add_material(s, "wall", MAT_DIFFUSE, v3s(0.5f), v3s(0.0f)));
+    prepare(s);
+    const kscene *k = &s->k;
+    const medium *d = &k->media[0], *n = &k->media[1], *c = &k->media[has_vdb ? 3 : 2];
+    CHECK(n->kind == MEDIUM_NANOVDB && n->res[0] == 24 && n->res[1] == 24 && n->res[2] == 24, "nvdb: 24^3 active box");
+    for (int i = 0; i < 12; ++i) CHECK_NEAR(n->to_grid[i], d->to_grid[i], 1e-5, "the grid's map places it as the .vol");
+    CHECK_NEAR(n->majorant, d->majorant, 1e-6, "the same majorant");
+    int same = 1;
+    for (uint32_t i = 0; i < d->mres[0] * d->mres[1] * d->mres[2]; ++i)
+        same &= k->voxels[d->majorant_grid + i] == k->voxels[n->majorant_grid + i];
+    CHECK(same && n->mres[0] == d->mres[0], "the same majorant grid");
+    pcg32 rng = pcg32_seed(7u, 1u);
+    int differ = 0;
+    for (int i = 0; i < 4000; ++i) {
+        /* inside the voxel centres' box (the dense lookup clamps beyond it, NanoVDB reads 0) */
+        vec3 u = v3((0.5f + 23.0f * pcg32_float(&rng)) / 24.0f, (0.5f + 23.0f * pcg32_float(&rng)) / 24.0f,
+                    (0.5f + 23.0f * pcg32_float(&rng)) / 24.0f);
+        float a = grid_density(k, d, u), b = grid_density(k, n, u);
+        if (a != b && differ++ < 3) printf("nvdb lookup at (%g %g %g): %.9g, dense %.9g\n", u.x, u.y, u.z, b, a);
+        if (has_vdb && grid_density(k, &k->media[2], u) != a) ++differ;
+    }
+    CHECK(differ == 0, "NanoVDB lookups equal the dense trilinear ones (%d of 4000 differ)", differ);
+    /* so the tracking is the same estimator, draw for draw */
+    for (int i = 0; i < 16; ++i) {
+        vec3 o = v3(-2.0f, pcg32_float(&rng) - 0.5f, pcg32_float(&rng) - 0.5f), dir = vnorm(v3(1.0f, 0.2f, -0.1f));
+        pcg32 r1 = pcg32_seed((uint64_t)i, 3u), r2 = r1;
+        vec3 t1 = medium_transmittance(k, d, make_ray(o, dir, 10.0f), 10.0f, &r1);
+        vec3 t2 = medium_transmittance(k, n, make_ray(o, dir, 10.0f), 10.0f, &r2);
+        CHECK(t1.x == t2.x && t1.y == t2.y && t1.z == t2.z, "ray %d: NanoVDB transmittance %g, dense %g", i, t2.x,
+              t1.x);
+    }
+    /* a constant density 2 over the unit cube: exp(-2 sigma_t L) per channel, along x and slanted,
+     * over segments of length L = 0.6 inside it (within half a voxel of a face the lookup blends
+     * with the background 0, NanoVDB's trilinear: not a slab there) */
+    vec3 st = vadd(c->sigma_a, c->sigma_s);
+    vec3 dirs[2] = {v3(1.0f, 0.0f, 0.0f), vnorm(v3(1.0f, 0.4f, 0.0f))};
+    for (int j = 0; j < 2; ++j) {
+        const int N = 20000;
+        double sum[3] = {0, 0, 0}, sq[3] = {0, 0, 0};
+        for (int i = 0; i < N; ++i) {
+            pcg32 r = pcg32_seed((uint64_t)i, 11u + (uint64_t)j);
+            vec3 t = medium_transmittance(k, c, make_ray(v3(0.2f, 0.3f, 0.5f), dirs[j], 0.6f), 0.6f, &r);
+            for (int ch = 0; ch < 3; ++ch) {
+                sum[ch] += vcomp(t, ch);
+                sq[ch] += vcomp(t, ch) * vcomp(t, ch);
+            }
+        }
+        for (int ch = 0; ch < 3; ++ch) {
+            double mean = sum[ch] / N, se = sqrt(fmax(sq[ch] / N - mean * mean, 1e-12) / N);
+            double want = exp(-2.0 * vcomp(st, ch) * 0.6);
+            printf("constant NanoVDB slab, ray %d channel %d: %.5f +- %.5f (exp: %.5f)\n", j, ch, mean, se, want);
+            CHECK_NEAR(mean, want, 4.0 * se + 1e-4, "constant NanoVDB grid: closed-form slab transmittance");
+        }
+    }
+    scene_destroy(s);
+
+    /* bad files: one message naming the file, nothing kept */
+    s = scene_create();
+    rc = nvdb_medium(s, "x", "cloud24.nvdb", "smoke", md.sigma_a, md.sigma_s, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "cloud24.nvdb: no grid named \"smoke\" (the file has \"density\")"), "%s", err);
+    rc = nvdb_medium(s, "x", "nope.nvdb", NULL, md.sigma_a, md.sigma_s, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "nope.nvdb: cannot open"), "%s", err);
+    rc = nvdb_medium(s, "x", "cloud24.vol", NULL, md.sigma_a, md.sigma_s, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "cloud24.vol: not a NanoVDB file"), "%s", err);
+    FILE *f = fopen(path, "rb"); /* cloud24.vol's path: reuse the buffer for the .nvdb's bytes */
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/tests/data/media/cloud24.nvdb", CAUSTIC_SOURCE_DIR);
+    f = fopen(path, "rb");
+    CHECK(f != NULL, "open %s", path);
+    unsigned char *b = malloc(1 << 20);
+    size_t nb = f ? fread(b, 1, 1 << 20, f) : 0;
+    if (f) fclose(f);
+    size_t off = 0, size = 0;
+    CHECK(nvdb_find_grid(b, nb, "t.nvdb", NULL, &off, &size, err, sizeof err) == 0, "find: %s", err);
+    CHECK(nvdb_find_grid(b, nb / 2, "t.nvdb", NULL, &off, &size, err, sizeof err) != 0 &&
+              strstr(err, "t.nvdb: grid \"density\""),
+          "truncated: %s", err);
+    CHECK(nvdb_find_grid(b, 10, "t.nvdb", NULL, &off, &size, err, sizeof err) != 0 && strstr(err, "t.nvdb: not a"),
+          "short: %s", err);
+    /* the grid's tree offsets pointing past its end (the root's first tile's child) */
+    unsigned char *g = malloc(size);
+    uint64_t tree_root, bad = 1ull << 40;
+    memcpy(g, b + off, size);
+    memcpy(&tree_root, g + 672 + 24, 8); /* TreeData: node offsets leaf, lower, upper, root */
+    memcpy(g + 672 + 24, &bad, 8);
+    rc = nvdb_grid_medium_memory(s, "x", md, g, size, "t.nvdb", NULL, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "t.nvdb: the grid's tree"), "root offset out of range: %s", err);
+    memcpy(g + 672 + 24, &tree_root, 8);
+    /* the root's first tile's child (an upper node) */
+    size_t tile = 672 + (size_t)tree_root + pnanovdb_grid_type_constants[PNANOVDB_GRID_TYPE_FLOAT].root_size +
+                  PNANOVDB_ROOT_TILE_OFF_CHILD;
+    CHECK(tile + 8 <= size, "the root has a tile");
+    if (tile + 8 <= size) memcpy(g + tile, &bad, 8);
+    rc = nvdb_grid_medium_memory(s, "x", md, g, size, "t.nvdb", NULL, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "t.nvdb: the grid's tree"), "a tile's child out of range: %s", err);
+    CHECK(s->nmedia == 0 && s->nvoxels == 0 && s->nnanovdb == 0, "nothing kept on failure");
+    free(g);
+    free(b);
+    scene_destroy(s);
+
+    /* scene JSON: TYPE NanoVDB (and Grid with a .nvdb FILE), GRID_NAME, messages naming the key */
+    const char *fmt = "{\"Media\": {\"cloud\": {\"TYPE\": \"%s\", \"FILE\": \"%s\", \"SIGMA_S\": 2%s}},"
+                      " \"Materials\": {\"b\": {\"TYPE\": \"Interface\"}},"
+                      " \"Camera\": {\"RES\": [8, 8], \"FOVY\": 20, \"EYE\": [0, 0, 5], \"LOOKAT\": [0, 0, 0]},"
+                      " \"Objects\": [{\"TYPE\": \"cube\", \"MATERIAL\": \"b\", \"INTERIOR\": \"cloud\"}]}";
+    char text[2048], dir[512];
+    snprintf(dir, sizeof dir, "%s/tests/data/media", CAUSTIC_SOURCE_DIR);
+    struct {
+        const char *type, *file, *keys, *want;
+    } js[] = {{"NanoVDB", "cloud24.nvdb", ", \"GRID_NAME\": \"density\"", NULL},
+              {"Grid", "const8.nvdb", "", NULL},
+              {"NanoVDB", "cloud24.nvdb", ", \"GRID_NAME\": \"smoke\"", "Media.cloud.FILE"},
+              {"NanoVDB", "cloud24.nvdb", ", \"ALBEDO_FILE\": \"a.vol\"", "Media.cloud.ALBEDO_FILE"},
+              {"NanoVDB", "cloud24.nvdb", ", \"BOX\": [[0,0,0],[1,0,1]]", "Media.cloud.BOX"}};
+    for (size_t i = 0; i < sizeof js / sizeof js[0]; ++i) {
+        snprintf(text, sizeof text, fmt, js[i].type, js[i].file, js[i].keys);
+        s = NULL;
+        rc = scene_load_json_text(&s, text, "nvdb.json", dir, err, sizeof err);
+        if (!js[i].want) {
+            CHECK(rc == 0 && s->media[0].kind == MEDIUM_NANOVDB, "NanoVDB JSON %zu: %s", i, err);
+            if (!rc) CHECK_NEAR(s->media[0].sigma_s.x, 2.0, 1e-6, "SIGMA_S per unit density");
+        } else {
+            CHECK(rc != 0 && strstr(err, js[i].want), "bad NanoVDB JSON %zu: %s", i, err);
+        }
+        if (!rc) scene_destroy(s);
+    }
+#endif
+}
+
 int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "--prism") == 0) {
         if (argc >= 5 && strcmp(argv[4], "cuda") == 0) {
@@ -1071,6 +1246,7 @@ int main(int argc, char **argv) {
     }
     test_subsurface();
     test_vol();
+    test_nanovdb();
     test_grid_json();
     test_grid_transmittance();
     test_grid_delta_tracking();

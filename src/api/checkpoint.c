@@ -56,6 +56,7 @@ void ckpt_scene_hash(const kscene *k, uint32_t out[CKPT_SCENE_PARTS]) {
 #define CKPT_PART_media        CKPT_SCENE_MATERIALS
 #define CKPT_PART_instances    CKPT_SCENE_GEOMETRY
 #define CKPT_PART_voxels       CKPT_SCENE_MATERIALS
+#define CKPT_PART_nanovdb      CKPT_SCENE_MATERIALS
 #define CKPT_PART_lights       CKPT_SCENE_LIGHTS
 #define CKPT_PART_light_cdf    CKPT_SCENE_LIGHTS
 #define CKPT_PART_prim_light   CKPT_SCENE_LIGHTS

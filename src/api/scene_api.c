@@ -175,8 +175,8 @@ int caustic_scene_stats_get(const caustic_scene *cs, caustic_scene_stats *st) {
     st->textures = s->ntextures;
     st->lights = s->nlights + (vis_black(s->env_radiance) ? 0 : 1);
     st->media = s->nmedia;
-    for (size_t i = 0; i < s->nmedia; ++i) st->grid_media += s->media[i].kind == MEDIUM_GRID;
-    st->voxel_bytes = s->nvoxels * sizeof(float);
+    for (size_t i = 0; i < s->nmedia; ++i) st->grid_media += s->media[i].kind != MEDIUM_HOMOGENEOUS;
+    st->voxel_bytes = s->nvoxels * sizeof(float) + s->nnanovdb * sizeof(uint32_t);
     st->camera_medium = s->camera.medium > 0 ? s->medium_names[s->camera.medium - 1] : NULL;
     st->vertices = s->nvertices;
     st->bounds_lo[0] = s->bounds_lo.x;

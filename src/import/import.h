@@ -117,6 +117,25 @@ int scene_load_ply(scene *s, const char *path, xform to_world, int material, cha
 int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *name, xform to_world, int material,
                           char *err, size_t errlen);
 
+/* ---- NanoVDB and OpenVDB grids (nvdb.c, openvdb.cpp) ---------------------------------------------- */
+/* A NanoVDB grid medium `name` (MEDIUM_NANOVDB) with md's coefficients (per unit density), g and
+ * emission, over the float grid grid_name (NULL: "density") of the .nvdb file at path, or of the
+ * OpenVDB .vdb file there converted to NanoVDB on load; placed by box ([x0,y0,z0,x1,y1,z1]: the
+ * world box of the grid's active index box) or, with box NULL, by the grid's own index-to-world
+ * map. -1 with one message naming the file, nothing kept. */
+int nvdb_grid_medium(scene *s, const char *name, medium md, const char *path, const char *grid_name,
+                     const double *box, char *err, size_t errlen);
+/* The same over one grid's bytes in memory (a NanoVDB GridData buffer; file names messages). */
+int nvdb_grid_medium_memory(scene *s, const char *name, medium md, const unsigned char *grid_bytes, size_t size,
+                            const char *file, const double *box, char *err, size_t errlen);
+/* Where the float grid grid_name (NULL: "density") of an .nvdb file's bytes lies: *off, *size. */
+int nvdb_find_grid(const unsigned char *data, size_t n, const char *file, const char *grid_name, size_t *off,
+                   size_t *size, char *err, size_t errlen);
+/* OpenVDB's float grid grid_name of the .vdb at path as one NanoVDB grid's bytes (*data: malloc'd,
+ * *n bytes). Without OpenVDB (CAUSTIC_OPENVDB off or libopenvdb-dev missing) it says so. */
+int openvdb_to_nanovdb(const char *path, const char *grid_name, unsigned char **data, size_t *n, char *err,
+                       size_t errlen);
+
 /* ---- Mitsuba's .vol grids (vol.c) ---------------------------------------------------------------- */
 typedef struct vol_header {
     uint32_t res[3], channels;

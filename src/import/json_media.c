@@ -26,6 +26,7 @@ static const keyalias json_medium_keys[] = {{"TYPE", "KIND", NULL, 0, 0},
                                             {"FILE", "FILENAME|GRID|DENSITYFILE|DENSITY_FILE", NULL, 0, 0},
                                             {"ALBEDO_FILE", "ALBEDOFILE|ALBEDOGRID", NULL, 0, 0},
                                             {"BOX", "BOUNDS|BBOX", NULL, 0, 0},
+                                            {"GRID_NAME", "GRIDNAME", NULL, 0, 0},
                                             {NULL, NULL, NULL, 0, 0}};
 
 static const char *const json_medium_types[] = {
@@ -118,6 +119,62 @@ fail:
     return -1;
 }
 
+/* Does medium m's FILE name a NanoVDB (.nvdb) or OpenVDB (.vdb) file? (TYPE "Grid" reads them as
+ * TYPE "NanoVDB".) */
+static int nanovdb_file(const cJSON *m) {
+    const cJSON *f = json_get(m, "FILE");
+    if (!cJSON_IsString(f)) return 0;
+    size_t n = strlen(f->valuestring);
+    const char *e = f->valuestring;
+    return (n > 5 && !strcmp(e + n - 5, ".nvdb")) || (n > 4 && !strcmp(e + n - 4, ".vdb"));
+}
+
+/* A NanoVDB grid medium (TYPE "NanoVDB", or "Grid" with a .nvdb/.vdb FILE): FILE (.nvdb, or .vdb
+ * converted on load), GRID_NAME (the float grid, "density" by default), BOX (the world box of the
+ * grid's active voxels; by default the grid's own index-to-world map places it). */
+static int parse_nanovdb(loader *L, const cJSON *m, const char *name, const char *jp, medium *md) {
+    char p[PRM_WHERE], err[512];
+    if (!json_get(m, "FILE")) return json_missing(L, jp, "FILE");
+    if (json_get(m, "ALBEDO_FILE")) {
+        prm_jkey(p, jp, "ALBEDO_FILE");
+        return prm_fail(&L->P, p, "a NanoVDB medium has no albedo grid: give ALBEDO (constant)");
+    }
+    const char *file = "", *grid = NULL;
+    prm_jkey(p, jp, "FILE");
+    if (json_string(L, json_get(m, "FILE"), p, &file)) return -1;
+    const cJSON *gn = json_get(m, "GRID_NAME");
+    if (gn) {
+        prm_jkey(p, jp, "GRID_NAME");
+        if (json_string(L, gn, p, &grid)) return -1;
+    }
+    double b[6], *box = NULL;
+    const cJSON *bx = json_get(m, "BOX");
+    if (bx) {
+        prm_jkey(p, jp, "BOX");
+        vec3 a, c;
+        if (!cJSON_IsArray(bx) || cJSON_GetArraySize(bx) != 2)
+            return prm_fail(&L->P, p, "expected [[xmin, ymin, zmin], [xmax, ymax, zmax]], got %s", json_type(bx));
+        if (json_vec3(L, cJSON_GetArrayItem(bx, 0), p, -1e30, 0, 1e30, &a) ||
+            json_vec3(L, cJSON_GetArrayItem(bx, 1), p, -1e30, 0, 1e30, &c))
+            return -1;
+        for (int i = 0; i < 3; ++i) {
+            b[i] = vcomp(a, i);
+            b[3 + i] = vcomp(c, i);
+            if (!(b[3 + i] > b[i]))
+                return prm_fail(&L->P, p, "the grid's box is empty on axis %c (%g to %g)", "xyz"[i], b[i], b[3 + i]);
+        }
+        box = b;
+    }
+    char *path = json_resolve_path(L, file);
+    if (!path) return prm_fail(&L->P, jp, "out of memory");
+    md->kind = MEDIUM_NANOVDB;
+    int rc = nvdb_grid_medium(L->s, name, *md, path, grid, box, err, sizeof err);
+    free(path);
+    prm_jkey(p, jp, "FILE");
+    if (rc) return prm_fail(&L->P, p, "%s", err);
+    return 0;
+}
+
 static int parse_medium(loader *L, cJSON *m, const char *name, const char *jp) {
     char p[PRM_WHERE];
     if (!cJSON_IsObject(m)) return prm_fail(&L->P, jp, "expected an object (a medium's keys), got %s", json_type(m));
@@ -144,7 +201,7 @@ static int parse_medium(loader *L, cJSON *m, const char *name, const char *jp) {
             prm_jkey(p, jp, "MFP");
             return prm_fail(&L->P, p, "DENSITY and MFP both set sigma_t: give only one");
         }
-        if (!de && !mfp && md.kind != MEDIUM_GRID) return json_missing(L, jp, "DENSITY");
+        if (!de && !mfp && md.kind == MEDIUM_HOMOGENEOUS) return json_missing(L, jp, "DENSITY");
         vec3 albedo = v3s(1.0f), st;
         if (al) {
             prm_jkey(p, jp, "ALBEDO");
@@ -167,7 +224,7 @@ static int parse_medium(loader *L, cJSON *m, const char *name, const char *jp) {
         }
         md.sigma_s = vmul(albedo, st);
         md.sigma_a = vsub(st, md.sigma_s);
-    } else if (!sa && !ss && md.kind == MEDIUM_GRID) {
+    } else if (!sa && !ss && md.kind != MEDIUM_HOMOGENEOUS) {
         md.sigma_s = v3s(1.0f); /* a grid without coefficients: albedo 1, sigma_t = density */
     } else {
         if (sa) {
@@ -201,9 +258,10 @@ static int parse_medium(loader *L, cJSON *m, const char *name, const char *jp) {
                      "a medium emits sigma_a * EMISSION per unit length: with SIGMA_A 0 it emits nothing"))
             return -1;
     }
-    if (md.kind == MEDIUM_GRID) return parse_grid(L, m, name, jp, &md);
-    const char *gk[] = {"FILE", "ALBEDO_FILE", "BOX"};
-    for (int i = 0; i < 3; ++i)
+    if (md.kind == MEDIUM_GRID && !nanovdb_file(m)) return parse_grid(L, m, name, jp, &md);
+    if (md.kind != MEDIUM_HOMOGENEOUS) return parse_nanovdb(L, m, name, jp, &md);
+    const char *gk[] = {"FILE", "ALBEDO_FILE", "BOX", "GRID_NAME"};
+    for (int i = 0; i < 4; ++i)
         if (json_get(m, gk[i])) {
             prm_jkey(p, jp, gk[i]);
             return prm_fail(&L->P, p, "a grid medium's key: add \"TYPE\": \"Grid\"");

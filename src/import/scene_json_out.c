@@ -353,6 +353,8 @@ static int write_media(dumper *D, sbuf *b) {
     sb_printf(b, ",\n\"Media\":{");
     for (size_t i = 0; i < s->nmedia; ++i) {
         const medium *m = &s->media[i];
+        if (m->kind == MEDIUM_NANOVDB) /* its grid is bytes of the file, not written back */
+            return refuse(D, "medium \"%s\": a NanoVDB grid (not written as a file yet)", s->medium_names[i]);
         sb_printf(b, i ? ",\n" : "\n");
         sb_str(b, s->medium_names[i]);
         sb_printf(b, ":{\"TYPE\":\"%s\"", m->kind == MEDIUM_GRID ? "Grid" : "Homogeneous");

@@ -58,7 +58,7 @@ KFN int kscene_emissive_media(const kscene *s) {
 /* Is a medium of s (a host scene) a voxel grid? */
 KFN int kscene_grid_media(const kscene *s) {
     for (uint32_t i = 0; i < s->nmedia; ++i)
-        if (s->media[i].kind == MEDIUM_GRID) return 1;
+        if (s->media[i].kind == MEDIUM_GRID || s->media[i].kind == MEDIUM_NANOVDB) return 1;
     return 0;
 }
 

@@ -186,9 +186,14 @@ KSTATIC_ASSERT(sizeof(material) == MATERIAL_BYTES, "kernel/types.h: material is 
  * the name is its TYPE in the scene format. */
 #define MEDIUM_KINDS(X)                                                                                                \
     X(MEDIUM_HOMOGENEOUS, homogeneous, "Homogeneous") /* constant coefficients */                                      \
-    X(MEDIUM_GRID, grid, "Grid") /* a density grid (and optional RGB albedo grid) times the coefficients */
+    X(MEDIUM_GRID, grid, "Grid") /* a density grid (and optional RGB albedo grid) times the coefficients */       \
+    X(MEDIUM_NANOVDB, nanovdb, "NanoVDB") /* a NanoVDB float density grid times the coefficients */
 #define MEDIUM_ENUM_ROW(kind, stem, name) kind,
 typedef enum medium_kind { MEDIUM_KINDS(MEDIUM_ENUM_ROW) MEDIUM_KIND_COUNT } medium_kind;
+/* Majorant cells of the grid kinds (kernel/media/grid.h): one per this many voxels along an axis,
+ * at most GRID_MAJORANT_MAX_RES. */
+#define GRID_MAJORANT_VOXELS  8u
+#define GRID_MAJORANT_MAX_RES 64u
 /* A grid medium's absent optional grid (medium.albedo_grid). */
 #define MEDIUM_NO_GRID 0xffffffffu
 typedef struct medium {
@@ -209,6 +214,12 @@ typedef struct medium {
                                the unit cube holds the largest density any point in it can read */
     uint32_t res[3], mres[3];
     float to_grid[12]; /* world -> grid space (3x4, row-major: u = M p + column 3) */
+    /* MEDIUM_NANOVDB (kernel/media/nanovdb.h) shares the fields above: density_grid is the
+     * offset (in 32-bit words) of its NanoVDB grid in kscene.nanovdb, res the size of the grid's
+     * active index bounding box and index_min its lowest corner (the unit cube of grid space is
+     * that box's voxel cells, voxel i's value at index coordinate i); albedo_grid is
+     * MEDIUM_NO_GRID, the majorant grid in kscene.voxels as the dense kind's. */
+    int32_t index_min[3];
 } medium;
 
 /* ---- lights ----------------------------------------------------------------------------- */
@@ -436,6 +447,7 @@ typedef struct kinstance {
     X(medium, media, k->nmedia)                                 /* participating media (kernel/medium.h) */            \
     X(kinstance, instances, k->ninstances)                      /* placed meshes (two-level BVH), or none */           \
     X(float, voxels, k->nvoxels)                                /* grid media's density, albedo and majorant grids */  \
+    X(uint32_t, nanovdb, k->nnanovdb)                           /* NanoVDB grids (MEDIUM_NANOVDB), 32-bit words */     \
     X(float, light_cdf, k->nlights + 1u)                        /* light_cdf[nlights] == 1 */                          \
     X(int32_t, prim_light, kscene_nprims(k))                    /* per primitive id order: triangles, spheres,    \
                                                 quads -> light index or -1 */    \
@@ -459,7 +471,7 @@ typedef struct kscene {
     KSCENE_ARRAYS(KSCENE_ARRAY_MEMBER)
     uint32_t ntriangles, nspheres, nquads, nlights, nvertices, nmaterials, ntextures, nmedia;
     uint32_t ninstances; /* 0: one BVH over every primitive (no instances) */
-    uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols, nvoxels;
+    uint64_t ntexels, ntexels8, nenv_cdf_rows, nenv_cdf_cols, nvoxels, nnanovdb;
     vec3 env_radiance;      /* constant environment, or the scale of the environment map; black = none */
     int32_t env_tex;        /* lat-long environment map (texture index), or -1 */
     float env_pmf;          /* probability NEE picks the environment instead of an area light */

@@ -87,6 +87,7 @@ void scene_destroy(scene *s) {
     free(s->instances);
     free(s->instance_mesh);
     free(s->voxels);
+    free(s->nanovdb);
     free(s);
 }
 
@@ -132,13 +133,13 @@ static int add_medium(scene *s, const char *name, medium m) {
     char *copy = malloc(len + 1);
     if (!copy) return -1;
     memcpy(copy, name, len + 1);
-    if (m.kind != MEDIUM_GRID) m.majorant = vmaxc(vadd(m.sigma_a, m.sigma_s));
+    if (m.kind == MEDIUM_HOMOGENEOUS) m.majorant = vmaxc(vadd(m.sigma_a, m.sigma_s));
     s->media[s->nmedia] = m;
     s->medium_names[s->nmedia] = copy;
     return (int)s->nmedia++;
 }
 int scene_add_medium(scene *s, const char *name, medium m) {
-    if (m.kind == MEDIUM_GRID) return -1; /* its grids are checked by scene_add_grid_medium */
+    if (m.kind != MEDIUM_HOMOGENEOUS) return -1; /* grids: scene_add_grid_medium, scene_add_nanovdb_medium */
     return add_medium(s, name, m);
 }
 
@@ -207,6 +208,37 @@ int scene_add_grid_medium(scene *s, const char *name, medium m) {
     int i = add_medium(s, name, m);
     if (i < 0) s->nvoxels -= nm;
     return i;
+}
+
+uint32_t *scene_reserve_nanovdb(scene *s, size_t nwords, size_t *off) {
+    size_t o = (s->nnanovdb + 7u) & ~(size_t)7u;
+    if (nwords > (size_t)UINT32_MAX || o > (size_t)UINT32_MAX - nwords) return NULL;
+    if (GROW(s->nanovdb, s->cap_nanovdb, o + nwords)) return NULL;
+    memset(s->nanovdb + s->nnanovdb, 0, (o - s->nnanovdb) * sizeof(uint32_t));
+    *off = o;
+    return s->nanovdb + o;
+}
+void scene_commit_nanovdb(scene *s, size_t end) { s->nnanovdb = end; }
+
+int scene_add_nanovdb_medium(scene *s, const char *name, medium m) {
+    if (m.kind != MEDIUM_NANOVDB || m.density_grid >= s->nnanovdb || (m.density_grid & 7u)) return -1;
+    m.albedo_grid = MEDIUM_NO_GRID;
+    uint64_t nm = 1;
+    for (int a = 0; a < 3; ++a) {
+        if (m.res[a] == 0 || m.mres[a] == 0) return -1;
+        nm *= m.mres[a];
+    }
+    if (nm > s->nvoxels || m.majorant_grid > s->nvoxels - nm) return -1;
+    for (int i = 0; i < 12; ++i)
+        if (!isfinite(m.to_grid[i])) return -1;
+    float dmax = 0.0f;
+    for (uint64_t i = 0; i < nm; ++i) {
+        float v = s->voxels[m.majorant_grid + i];
+        if (!(v >= 0.0f) || !isfinite(v)) return -1;
+        dmax = v > dmax ? v : dmax;
+    }
+    m.majorant = dmax * vmaxc(vadd(m.sigma_a, m.sigma_s));
+    return add_medium(s, name, m);
 }
 
 /* The copy of material mat bound to media (inside, outside), made once. */
@@ -906,6 +938,7 @@ static void fill_kscene(scene *s) {
     k->nmedia = (uint32_t)s->nmedia;
     k->ninstances = (uint32_t)s->ninstances;
     k->nvoxels = s->nvoxels;
+    k->nnanovdb = s->nnanovdb;
     k->ntexels = s->ntexels;
     k->ntexels8 = s->ntexels8;
     if (s->env_tex >= 0) {

@@ -68,6 +68,8 @@ typedef struct scene {
     size_t nmedia, cap_media;
     float *voxels; /* grid media's grids (medium.density_grid, albedo_grid, majorant_grid) */
     size_t nvoxels, cap_voxels;
+    uint32_t *nanovdb; /* NanoVDB grids (MEDIUM_NANOVDB's density_grid: word offsets, 8-word aligned) */
+    size_t nnanovdb, cap_nanovdb;
     vec3 env_radiance;                  /* constant sky colour, or the scale of env_tex */
     int env_tex;                        /* lat-long environment map texture, or -1 */
     float *env_cdf_rows, *env_cdf_cols; /* its sampling distribution (scene_prepare) */
@@ -137,6 +139,15 @@ void scene_commit_voxels(scene *s, size_t n);
  * m.majorant. -1 where scene_add_medium refuses, on a grid outside s->voxels, a voxel that is
  * negative or not finite, or out of memory. */
 int scene_add_grid_medium(scene *s, const char *name, medium m);
+/* Room for nwords more words of NanoVDB grid at the end of s->nanovdb, from the returned offset
+ * *off (a multiple of 8 words: NanoVDB's 32-byte alignment); scene_commit_nanovdb(s, off + nwords)
+ * keeps them. NULL: out of memory or past 2^32 words. */
+uint32_t *scene_reserve_nanovdb(scene *s, size_t nwords, size_t *off);
+void scene_commit_nanovdb(scene *s, size_t end);
+/* A NanoVDB grid medium (MEDIUM_NANOVDB): m's coefficients, g, emission, to_grid, res, index_min,
+ * density_grid (its grid in s->nanovdb, checked by the reader: src/import/nvdb.c) and its majorant
+ * grid (majorant_grid, mres: in s->voxels) set; sets m.majorant. -1 as scene_add_grid_medium. */
+int scene_add_nanovdb_medium(scene *s, const char *name, medium m);
 int scene_find_medium(const scene *s, const char *name);
 /* Binds media to the primitives added since the counts first_triangle, first_sphere, first_quad
  * (an object just built): their materials become copies whose medium_inside / medium_outside are

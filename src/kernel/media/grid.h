@@ -43,9 +43,6 @@
 #include "../types.h"
 #include "homogeneous.h"
 
-/* Majorant cells: one per this many voxels along an axis, at most GRID_MAJORANT_MAX_RES. */
-#define GRID_MAJORANT_VOXELS  8u
-#define GRID_MAJORANT_MAX_RES 64u
 /* Ratio tracking's roulette: below this transmittance a shadow ray survives with probability
  * GRID_RR_SURVIVE (weighted by its inverse). */
 #define GRID_RR_THRESHOLD     0.05f
@@ -90,9 +87,15 @@ KFN float grid_lookup(const float *vox, uint32_t off, const uint32_t *res, uint3
     float c0 = c00 * (1.0f - fy) + c01 * fy, c1 = c10 * (1.0f - fy) + c11 * fy;
     return c0 * (1.0f - fz) + c1 * fz;
 }
-/* The density at grid point u: 0 outside the unit cube. */
+/* The density lookup of a grid kind whose voxels are not a dense array (kernel/media/nanovdb.h,
+ * included at the end of this header). */
+KFN float nanovdb_density(const kscene *s, const medium *m, vec3 u);
+/* The density at grid point u: 0 outside the unit cube. The one thing in which the grid kinds
+ * differ (MEDIUM_GRID: the dense array; MEDIUM_NANOVDB: a NanoVDB tree); the majorant grid, its
+ * DDA and the tracking below serve both. */
 KFN float grid_density(const kscene *s, const medium *m, vec3 u) {
     if (!(u.x >= 0.0f && u.x <= 1.0f && u.y >= 0.0f && u.y <= 1.0f && u.z >= 0.0f && u.z <= 1.0f)) return 0.0f;
+    if (m->kind == MEDIUM_NANOVDB) return nanovdb_density(s, m, u);
     return grid_lookup(s->voxels, m->density_grid, m->res, 1u, 0u, u);
 }
 /* sigma_s at grid point u of density d (sigma_t there: d * (sigma_a + sigma_s)). */
@@ -300,3 +303,6 @@ KFN vec3 grid_transmittance(const kscene *s, const medium *m, ray r, float t, pc
 }
 
 #endif
+
+/* the NanoVDB kind's lookup (it includes this header: guarded both ways) */
+#include "nanovdb.h"
