@@ -710,16 +710,24 @@ static void test_grid_media(void) {
     write_grid("a432.vol", 4, 3, 2, 3, 0.0f, 1.0f);
     write_grid("box.vol", 2, 2, 2, 1, -2.0f, 2.0f);
     write_grid("rgb.vol", 2, 2, 2, 3, 0.0f, 1.0f);
-    put("grid.xml", "<scene version=\"3.0.0\">\n"
-                    "<medium type=\"heterogeneous\" id=\"cloud\">" GRIDVOL("sigma_t", "d432.vol", MOVE)
-                        GRIDVOL("albedo", "a432.vol", MOVE) "<float name=\"scale\" value=\"5\"/>"
-                    "<phase type=\"hg\"><float name=\"g\" value=\"0.25\"/></phase></medium>\n"
-                    "<medium type=\"heterogeneous\" id=\"smoke\">" GRIDVOL(
-                        "sigma_t", "box.vol", "<boolean name=\"use_grid_bbox\" value=\"true\"/>")
-                    "<float name=\"albedo\" value=\"0.6\"/><float name=\"scale\" value=\"10\"/></medium>\n"
-                    "<shape type=\"cube\"><bsdf type=\"null\"/><ref name=\"interior\" id=\"cloud\"/></shape>\n"
-                    "<shape type=\"sphere\"><bsdf type=\"null\"/><ref name=\"interior\" id=\"smoke\"/></shape>\n"
-                    "<emitter type=\"constant\"/>\n</scene>\n");
+    put("grid.xml",
+        "<scene version=\"3.0.0\">\n"
+        "<medium type=\"heterogeneous\" id=\"cloud\">" GRIDVOL("sigma_t", "d432.vol", MOVE) GRIDVOL(
+            "albedo", "a432.vol",
+            MOVE) "<float name=\"scale\" value=\"5\"/>"
+                  "<phase type=\"hg\"><float name=\"g\" value=\"0.25\"/></phase></medium>\n"
+                  "<medium type=\"heterogeneous\" id=\"smoke\">" GRIDVOL(
+                      "sigma_t", "box.vol",
+                      "<boolean name=\"use_grid_bbox\" value=\"true\"/>") "<float name=\"albedo\" "
+                                                                          "value=\"0.6\"/><float name=\"scale\" "
+                                                                          "value=\"10\"/></medium>\n"
+                                                                          "<shape type=\"cube\"><bsdf "
+                                                                          "type=\"null\"/><ref name=\"interior\" "
+                                                                          "id=\"cloud\"/></shape>\n"
+                                                                          "<shape type=\"sphere\"><bsdf "
+                                                                          "type=\"null\"/><ref name=\"interior\" "
+                                                                          "id=\"smoke\"/></shape>\n"
+                                                                          "<emitter type=\"constant\"/>\n</scene>\n");
     scene *s = NULL;
     char err[1024];
     int rc = load("grid.xml", &s, err, sizeof err, 0, NULL, 0);
@@ -751,9 +759,15 @@ static void test_grid_media(void) {
         char xml[1024];
         snprintf(xml, sizeof xml,
                  "<scene version=\"3.0.0\"><medium type=\"heterogeneous\" id=\"m\">" GRIDVOL(
-                     "sigma_t", "d432.vol", "<transform name=\"to_world\"><rotate y=\"1\" angle=\"%s\"/></transform>")
-                 "</medium><shape type=\"sphere\"><bsdf type=\"null\"/><ref name=\"interior\" id=\"m\"/></shape>"
-                 "<emitter type=\"constant\"/></scene>",
+                     "sigma_t", "d432.vol",
+                     "<transform name=\"to_world\"><rotate y=\"1\" angle=\"%s\"/></transform>") "</medium><shape "
+                                                                                                "type=\"sphere\"><bsdf "
+                                                                                                "type=\"null\"/><ref "
+                                                                                                "name=\"interior\" "
+                                                                                                "id=\"m\"/></shape>"
+                                                                                                "<emitter "
+                                                                                                "type=\"constant\"/></"
+                                                                                                "scene>",
                  turns[i]);
         put("turn.xml", xml);
         rc = load("turn.xml", &s, err, sizeof err, 0, NULL, 0);
@@ -776,8 +790,8 @@ static void test_grid_media(void) {
                  "e_vol3.xml:2:", "a density grid has 1");
     expect_error("e_volplace.xml",
                  "<scene version=\"3.0.0\"><medium type=\"heterogeneous\" id=\"m\">" GRIDVOL(
-                     "sigma_t", "d432.vol", MOVE) "\n" GRIDVOL("albedo", "a432.vol", "")
-                 "</medium>\n<shape type=\"sphere\"/></scene>",
+                     "sigma_t", "d432.vol", MOVE) "\n" GRIDVOL("albedo", "a432.vol",
+                                                               "") "</medium>\n<shape type=\"sphere\"/></scene>",
                  "e_volplace.xml:2:", "placed unlike");
     expect_error("e_volnofile.xml",
                  "<scene version=\"3.0.0\"><medium type=\"heterogeneous\" id=\"m\">\n"

@@ -687,7 +687,8 @@ static int cmd_info(int argc, char **argv) {
     if (s.instances)
         printf("instances:   %zu placements of %zu meshes: %zu primitives placed, %zu held (two-level BVH)\n",
                s.instances, s.instanced_meshes, s.placed_primitives, s.primitives);
-    if (s.grid_media) printf("voxels:      %.2f MiB (density, albedo, NanoVDB and majorant grids)\n", s.voxel_bytes / 1048576.0);
+    if (s.grid_media)
+        printf("voxels:      %.2f MiB (density, albedo, NanoVDB and majorant grids)\n", s.voxel_bytes / 1048576.0);
     printf("bounds:      (%g, %g, %g) - (%g, %g, %g)\n", s.bounds_lo[0], s.bounds_lo[1], s.bounds_lo[2], s.bounds_hi[0],
            s.bounds_hi[1], s.bounds_hi[2]);
     printf("cpu kernel:  %s\n", caustic_cpu_isa(err, sizeof err));

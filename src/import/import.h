@@ -123,8 +123,8 @@ int scene_load_ply_memory(scene *s, const void *data, size_t size, const char *n
  * OpenVDB .vdb file there converted to NanoVDB on load; placed by box ([x0,y0,z0,x1,y1,z1]: the
  * world box of the grid's active index box) or, with box NULL, by the grid's own index-to-world
  * map. -1 with one message naming the file, nothing kept. */
-int nvdb_grid_medium(scene *s, const char *name, medium md, const char *path, const char *grid_name,
-                     const double *box, char *err, size_t errlen);
+int nvdb_grid_medium(scene *s, const char *name, medium md, const char *path, const char *grid_name, const double *box,
+                     char *err, size_t errlen);
 /* The same over one grid's bytes in memory (a NanoVDB GridData buffer; file names messages). */
 int nvdb_grid_medium_memory(scene *s, const char *name, medium md, const unsigned char *grid_bytes, size_t size,
                             const char *file, const double *box, char *err, size_t errlen);

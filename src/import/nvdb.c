@@ -197,7 +197,8 @@ int nvdb_grid_medium_memory(scene *s, const char *name, medium md, const unsigne
     pnanovdb_root_handle_t root = pnanovdb_tree_get_root(buf, tree);
     pnanovdb_coord_t bmin = pnanovdb_root_get_bbox_min(buf, root), bmax = pnanovdb_root_get_bbox_max(buf, root);
     float bg = pnanovdb_read_float(
-        buf, pnanovdb_address_offset(root.address, PNANOVDB_GRID_TYPE_GET(PNANOVDB_GRID_TYPE_FLOAT, root_off_background)));
+        buf,
+        pnanovdb_address_offset(root.address, PNANOVDB_GRID_TYPE_GET(PNANOVDB_GRID_TYPE_FLOAT, root_off_background)));
     /* the root's tiles (every lookup searches them: their count bounds its loop) */
     uint64_t tiles = pnanovdb_root_get_tile_count(buf, root);
     uint64_t tiles_end = root.address.byte_offset + PNANOVDB_GRID_TYPE_GET(PNANOVDB_GRID_TYPE_FLOAT, root_size) +
@@ -221,8 +222,8 @@ int nvdb_grid_medium_memory(scene *s, const char *name, medium md, const unsigne
         md.index_min[a] = lo3[a];
         nv *= (uint64_t)md.res[a] + 2u;
         if (nv > NVDB_MAX_VOXELS) {
-            snprintf(err, errlen, "%s: the grid's active box (%d..%d on %c) is over %llu voxels", file, lo3[a],
-                     hi3[a], "xyz"[a], (unsigned long long)NVDB_MAX_VOXELS);
+            snprintf(err, errlen, "%s: the grid's active box (%d..%d on %c) is over %llu voxels", file, lo3[a], hi3[a],
+                     "xyz"[a], (unsigned long long)NVDB_MAX_VOXELS);
             goto fail;
         }
     }
@@ -270,15 +271,15 @@ int nvdb_grid_medium_memory(scene *s, const char *name, medium md, const unsigne
                 int64_t lo[3], hi[3];
                 uint32_t c[3] = {cx, cy, cz};
                 for (int a = 0; a < 3; ++a)
-                    nvdb_support((double)c[a] / md.mres[a], (double)(c[a] + 1) / md.mres[a], md.res[a],
-                                 md.index_min[a], &lo[a], &hi[a]);
+                    nvdb_support((double)c[a] / md.mres[a], (double)(c[a] + 1) / md.mres[a], md.res[a], md.index_min[a],
+                                 &lo[a], &hi[a]);
                 float mx = 0.0f;
                 for (int64_t z = lo[2]; z <= hi[2]; ++z)
                     for (int64_t y = lo[1]; y <= hi[1]; ++y)
                         for (int64_t x = lo[0]; x <= hi[0]; ++x) {
                             pnanovdb_coord_t ijk = {(int32_t)x, (int32_t)y, (int32_t)z};
-                            float v = pnanovdb_read_float(
-                                buf, pnanovdb_readaccessor_get_value_address(PNANOVDB_GRID_TYPE_FLOAT, buf, &acc, &ijk));
+                            float v = pnanovdb_read_float(buf, pnanovdb_readaccessor_get_value_address(
+                                                                   PNANOVDB_GRID_TYPE_FLOAT, buf, &acc, &ijk));
                             if (!(v >= 0.0f) || !isfinite(v)) {
                                 snprintf(err, errlen, "%s: voxel (%d, %d, %d) holds %g: densities are finite and >= 0",
                                          file, (int)x, (int)y, (int)z, v);
@@ -341,8 +342,8 @@ static int ends_with(const char *s, const char *suffix) {
     return 1;
 }
 
-int nvdb_grid_medium(scene *s, const char *name, medium md, const char *path, const char *grid_name,
-                     const double *box, char *err, size_t errlen) {
+int nvdb_grid_medium(scene *s, const char *name, medium md, const char *path, const char *grid_name, const double *box,
+                     char *err, size_t errlen) {
     unsigned char *data = NULL;
     size_t n = 0, off = 0, size = 0;
     int rc = -1;
@@ -373,8 +374,8 @@ int nvdb_grid_medium_memory(scene *s, const char *name, medium md, const unsigne
     snprintf(err, errlen, "%s: caustic was built without NanoVDB (libnanovdb-dev)", file);
     return -1;
 }
-int nvdb_grid_medium(scene *s, const char *name, medium md, const char *path, const char *grid_name,
-                     const double *box, char *err, size_t errlen) {
+int nvdb_grid_medium(scene *s, const char *name, medium md, const char *path, const char *grid_name, const double *box,
+                     char *err, size_t errlen) {
     (void)grid_name;
     return nvdb_grid_medium_memory(s, name, md, NULL, 0, path, box, err, errlen);
 }

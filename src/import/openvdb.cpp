@@ -14,8 +14,8 @@
 #include <mutex>
 #include <string>
 
-extern "C" int openvdb_to_nanovdb(const char *path, const char *grid_name, unsigned char **data, size_t *n,
-                                  char *err, size_t errlen);
+extern "C" int openvdb_to_nanovdb(const char *path, const char *grid_name, unsigned char **data, size_t *n, char *err,
+                                  size_t errlen);
 
 int openvdb_to_nanovdb(const char *path, const char *grid_name, unsigned char **data, size_t *n, char *err,
                        size_t errlen) {

@@ -186,7 +186,7 @@ KSTATIC_ASSERT(sizeof(material) == MATERIAL_BYTES, "kernel/types.h: material is 
  * the name is its TYPE in the scene format. */
 #define MEDIUM_KINDS(X)                                                                                                \
     X(MEDIUM_HOMOGENEOUS, homogeneous, "Homogeneous") /* constant coefficients */                                      \
-    X(MEDIUM_GRID, grid, "Grid") /* a density grid (and optional RGB albedo grid) times the coefficients */       \
+    X(MEDIUM_GRID, grid, "Grid")          /* a density grid (and optional RGB albedo grid) times the coefficients */   \
     X(MEDIUM_NANOVDB, nanovdb, "NanoVDB") /* a NanoVDB float density grid times the coefficients */
 #define MEDIUM_ENUM_ROW(kind, stem, name) kind,
 typedef enum medium_kind { MEDIUM_KINDS(MEDIUM_ENUM_ROW) MEDIUM_KIND_COUNT } medium_kind;
@@ -195,7 +195,7 @@ typedef enum medium_kind { MEDIUM_KINDS(MEDIUM_ENUM_ROW) MEDIUM_KIND_COUNT } med
 #define GRID_MAJORANT_VOXELS  8u
 #define GRID_MAJORANT_MAX_RES 64u
 /* A grid medium's absent optional grid (medium.albedo_grid). */
-#define MEDIUM_NO_GRID 0xffffffffu
+#define MEDIUM_NO_GRID        0xffffffffu
 typedef struct medium {
     int32_t kind;
     vec3 sigma_a, sigma_s; /* absorption and scattering coefficients per unit length, RGB (a grid:

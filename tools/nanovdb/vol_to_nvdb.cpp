@@ -30,7 +30,8 @@ static int fail(const char *msg, const char *path) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: caustic_vol_to_nvdb IN.vol OUT.nvdb [OUT.vdb] [--sparse] [--constant RES VALUE]\n");
+        std::fprintf(stderr,
+                     "usage: caustic_vol_to_nvdb IN.vol OUT.nvdb [OUT.vdb] [--sparse] [--constant RES VALUE]\n");
         return 2;
     }
     const char *in = argv[1], *out = argv[2], *out_vdb = nullptr;

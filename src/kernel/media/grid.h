@@ -45,8 +45,8 @@
 
 /* Ratio tracking's roulette: below this transmittance a shadow ray survives with probability
  * GRID_RR_SURVIVE (weighted by its inverse). */
-#define GRID_RR_THRESHOLD     0.05f
-#define GRID_RR_SURVIVE       0.25f
+#define GRID_RR_THRESHOLD 0.05f
+#define GRID_RR_SURVIVE   0.25f
 
 /* Grid space (the unit cube) of world point p. */
 KFN vec3 grid_point(const medium *m, vec3 p) {

@@ -29,7 +29,7 @@
 #pragma push_macro("inline")
 #pragma push_macro("static")
 #define inline __host__ __device__ inline /* its functions are `static inline` */
-#define static static __device__         /* ... and its tables `static const` */
+#define static static __device__          /* ... and its tables `static const` */
 #include <nanovdb/PNanoVDB.h>
 #pragma pop_macro("static")
 #pragma pop_macro("inline")
