@@ -339,7 +339,7 @@ static int directive(R *r, const pbrt_token *t) {
         r->media_ref = gr;
         r->media[r->nmedia] = n;
         r->media_ref[r->nmedia++] = 0;
-        int ref = 0, rc = pbrt_make_medium(r, &pl, n, &ref);
+        int ref = 0, rc = pbrt_make_medium(r, &pl, t, n, &ref);
         r->media_ref[r->nmedia - 1] = ref;
         if (!rc) rc = pbrt_finish_params(r, &pl);
         pbrt_plist_free(&pl);

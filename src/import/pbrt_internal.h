@@ -374,7 +374,7 @@ int pbrt_make_material(R *r, const char *type, plist *pl, const char *name, cons
 int pbrt_shape_material(R *r, int alpha_tex, const char *where);
 int pbrt_d_texture(R *r, const pbrt_token *at);
 /* pbrt_media.c */
-int pbrt_make_medium(R *r, plist *pl, const char *name, int *ref);
+int pbrt_make_medium(R *r, plist *pl, const pbrt_token *at, const char *name, int *ref);
 void pbrt_media_mirror(R *r);
 /* pbrt_shapes.c */
 int pbrt_d_shape(R *r, const pbrt_token *at);

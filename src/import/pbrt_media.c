@@ -294,12 +294,79 @@ static int make_rgbgrid(R *r, plist *pl, medium *md) {
     return rc;
 }
 
+/* nanovdb: pbrt-v4's NanoVDBMedium reads the float grid "gridname" (default "density") of
+ * "filename" at the medium-space point's index coordinate (the grid's own index-to-world map, voxel
+ * values at integer index coordinates, trilinear), medium space placed by the CTM at
+ * MakeNamedMedium; sigma_a and sigma_s (default 1) times "scale" per unit density, HG "g". caustic's
+ * NanoVDB medium (kernel/media/nanovdb.h) reads the same lookup through the grid's map (nvdb.c)
+ * and the CTM (and the camera's mirror) composed on its world -> grid map. A temperature grid's
+ * blackbody emission (Lescale, temperature*) is not rendered: one warning where one is asked for. */
+static int make_nanovdb(R *r, plist *pl, const pbrt_token *at, const char *name, int *ref) {
+    const char *file, *gridname;
+    double scale, g;
+    medium md;
+    memset(&md, 0, sizeof md);
+    md.kind = MEDIUM_NANOVDB;
+    if (prm_string(&pl->l, "filename", "", &file) || prm_string(&pl->l, "gridname", "density", &gridname) ||
+        prm_float(&pl->l, "scale", 1.0, 0.0, 1e30, "", &scale) || prm_float(&pl->l, "g", 0.0, -0.999, 0.999, "", &g) ||
+        pbrt_get_color(r, pl, "sigma_a", v3s(1.0f), 0, &md.sigma_a, NULL) ||
+        pbrt_get_color(r, pl, "sigma_s", v3s(1.0f), 0, &md.sigma_s, NULL))
+        return -1;
+    if (!file[0]) return prm_fail(&r->ctx, pl->where, "%s: a \"nanovdb\" medium needs \"string filename\"", pl->owner);
+#if !defined(CAUSTIC_HAVE_NANOVDB)
+    for (size_t i = 0; i < pl->l.n; ++i) pl->l.v[i].used = 1;
+    (void)at, (void)name, (void)ref;
+    return UNSUPPORTED(r, "medium nanovdb", pl->where,
+                       "%s of type \"nanovdb\" (\"%s\"): caustic was built without NanoVDB (libnanovdb-dev); "
+                       "rendered without the medium",
+                       pl->owner, file);
+#endif
+    static const char *const emission[] = {"Lescale", "temperaturename", "temperatureoffset", "temperaturecutoff",
+                                           "temperaturescale"};
+    prm_value *asked = NULL;
+    for (size_t i = 0; i < sizeof emission / sizeof *emission; ++i) {
+        prm_value *v = pbrt_pfind(pl, emission[i]);
+        if (v) v->used = 1;
+        if (v && !asked) asked = v;
+    }
+    if (asked && UNSUPPORTED(r, "nanovdb temperature", asked->where,
+                             "%s: a temperature grid's blackbody emission is not rendered (the density is)", pl->owner))
+        return -1;
+    md.sigma_a = vscale(md.sigma_a, (float)scale);
+    md.sigma_s = vscale(md.sigma_s, (float)scale);
+    md.g = (float)g;
+    m4 to = final_m4(r), inv;
+    if (m4_inv(&to, &inv)) return prm_fail(&r->ctx, pl->where, "%s: its transformation is singular", pl->owner);
+    char *path = pbrt_resolve(&r->lx, at, file);
+    if (!path) return prm_fail(&r->ctx, pl->where, "out of memory");
+    char err[512];
+    size_t n0 = r->s->nmedia;
+    int rc = nvdb_grid_medium(r->s, name, md, path, gridname, NULL, err, sizeof err);
+    free(path);
+    if (rc) {
+        prm_value *v = pbrt_pfind(pl, "filename");
+        return prm_fail(&r->ctx, v ? v->where : pl->where, "%s: %s", pl->owner, err);
+    }
+    /* the grid's map gives grid space from medium space: world -> medium by the CTM's inverse first */
+    medium *m = &r->s->media[n0];
+    float gm[12];
+    for (int row = 0; row < 3; ++row)
+        for (int c = 0; c < 4; ++c) {
+            double v = c == 3 ? m->to_grid[4 * row + 3] : 0.0;
+            for (int k = 0; k < 3; ++k) v += m->to_grid[4 * row + k] * inv.m[k][c];
+            gm[4 * row + c] = (float)v;
+        }
+    memcpy(m->to_grid, gm, sizeof gm);
+    *ref = (int)n0 + 1;
+    return 0;
+}
+
 /* The grid media made before WorldBegin, placed without the mirror the camera then decides: their
  * world -> grid maps take it (world' = mirror world, and the mirror is its own inverse). */
 void pbrt_media_mirror(R *r) {
     for (size_t i = 0; i < r->s->nmedia; ++i) {
         medium *m = &r->s->media[i];
-        if (m->kind != MEDIUM_GRID) continue;
+        if (m->kind != MEDIUM_GRID && m->kind != MEDIUM_NANOVDB) continue;
         float g[12];
         for (int row = 0; row < 3; ++row)
             for (int c = 0; c < 4; ++c) {
@@ -312,9 +379,9 @@ void pbrt_media_mirror(R *r) {
 }
 
 /* MakeNamedMedium's medium as a caustic medium, *ref its reference: "homogeneous" (sigma_a, sigma_s,
- * scale, g, Le, Lescale, preset), "uniformgrid" and "rgbgrid" (above); "nanovdb" and "cloud" are
- * not read: one warning, and shapes bound to them render without the medium (*ref 0). */
-int pbrt_make_medium(R *r, plist *pl, const char *name, int *ref) {
+ * scale, g, Le, Lescale, preset), "uniformgrid", "rgbgrid" and "nanovdb" (above); "cloud" is not
+ * read: one warning, and shapes bound to it render without the medium (*ref 0). */
+int pbrt_make_medium(R *r, plist *pl, const pbrt_token *at, const char *name, int *ref) {
     const char *type;
     *ref = 0;
     if (prm_string(&pl->l, "type", "", &type)) return -1;
@@ -335,24 +402,17 @@ int pbrt_make_medium(R *r, plist *pl, const char *name, int *ref) {
         *ref = idx + 1;
         return 0;
     }
+    if (!strcmp(type, "nanovdb")) return make_nanovdb(r, pl, at, name, ref);
     if (strcmp(type, "homogeneous") != 0) {
         for (size_t i = 0; i < pl->l.n; ++i) pl->l.v[i].used = 1;
         char key[80];
         snprintf(key, sizeof key, "medium %.60s", type);
         if (!type[0]) return prm_fail(&r->ctx, pl->where, "%s: no \"string type\"", pl->owner);
-        if (!strcmp(type, "nanovdb")) {
-            const char *file = "";
-            prm_value *f = pbrt_pfind(pl, "filename");
-            if (f && f->type == PRM_STRING) file = f->str;
-            return UNSUPPORTED(r, key, pl->where,
-                               "%s of type \"nanovdb\" (\"%s\"): caustic does not read NanoVDB grids from pbrt "
-                               "files yet; rendered without the medium",
-                               pl->owner, file);
-        }
-        return UNSUPPORTED(r, key, pl->where,
-                           "%s of type \"%s\": caustic reads homogeneous, uniformgrid and rgbgrid media from pbrt "
-                           "files; rendered without the medium",
-                           pl->owner, type);
+        return UNSUPPORTED(
+            r, key, pl->where,
+            "%s of type \"%s\": caustic reads homogeneous, uniformgrid, rgbgrid and nanovdb media from pbrt "
+            "files; rendered without the medium",
+            pl->owner, type);
     }
     medium md;
     memset(&md, 0, sizeof md);
