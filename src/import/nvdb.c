@@ -252,12 +252,7 @@ int nvdb_grid_medium_memory(scene *s, const char *name, medium md, const unsigne
             }
     }
     /* the majorant grid: every voxel the kernel can read, through checked reads */
-    size_t nm = 1;
-    for (int a = 0; a < 3; ++a) {
-        uint32_t r = (md.res[a] + GRID_MAJORANT_VOXELS - 1) / GRID_MAJORANT_VOXELS;
-        md.mres[a] = r < GRID_MAJORANT_MAX_RES ? r : GRID_MAJORANT_MAX_RES;
-        nm *= md.mres[a];
-    }
+    size_t nm = scene_majorant_res(&md);
     float *mg = scene_reserve_voxels(s, nm);
     if (!mg) {
         snprintf(err, errlen, "%s: out of memory for the majorant grid", file);

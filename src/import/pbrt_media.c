@@ -294,6 +294,18 @@ static int make_rgbgrid(R *r, plist *pl, medium *md) {
     return rc;
 }
 
+/* m's world -> grid map after the affine map x (world' = x world first): to_grid = to_grid x. */
+static void to_grid_after(medium *m, const m4 *x) {
+    float g[12];
+    for (int row = 0; row < 3; ++row)
+        for (int c = 0; c < 4; ++c) {
+            double v = c == 3 ? m->to_grid[4 * row + 3] : 0.0;
+            for (int k = 0; k < 3; ++k) v += m->to_grid[4 * row + k] * x->m[k][c];
+            g[4 * row + c] = (float)v;
+        }
+    memcpy(m->to_grid, g, sizeof g);
+}
+
 /* nanovdb: pbrt-v4's NanoVDBMedium reads the float grid "gridname" (default "density") of
  * "filename" at the medium-space point's index coordinate (the grid's own index-to-world map, voxel
  * values at integer index coordinates, trilinear), medium space placed by the CTM at
@@ -349,14 +361,7 @@ static int make_nanovdb(R *r, plist *pl, const pbrt_token *at, const char *name,
     }
     /* the grid's map gives grid space from medium space: world -> medium by the CTM's inverse first */
     medium *m = &r->s->media[n0];
-    float gm[12];
-    for (int row = 0; row < 3; ++row)
-        for (int c = 0; c < 4; ++c) {
-            double v = c == 3 ? m->to_grid[4 * row + 3] : 0.0;
-            for (int k = 0; k < 3; ++k) v += m->to_grid[4 * row + k] * inv.m[k][c];
-            gm[4 * row + c] = (float)v;
-        }
-    memcpy(m->to_grid, gm, sizeof gm);
+    to_grid_after(m, &inv);
     *ref = (int)n0 + 1;
     return 0;
 }
@@ -367,14 +372,7 @@ void pbrt_media_mirror(R *r) {
     for (size_t i = 0; i < r->s->nmedia; ++i) {
         medium *m = &r->s->media[i];
         if (m->kind != MEDIUM_GRID && m->kind != MEDIUM_NANOVDB) continue;
-        float g[12];
-        for (int row = 0; row < 3; ++row)
-            for (int c = 0; c < 4; ++c) {
-                double v = c == 3 ? m->to_grid[4 * row + 3] : 0.0;
-                for (int k = 0; k < 3; ++k) v += m->to_grid[4 * row + k] * r->mirror.m[k][c];
-                g[4 * row + c] = (float)v;
-            }
-        memcpy(m->to_grid, g, sizeof g);
+        to_grid_after(m, &r->mirror);
     }
 }
 

@@ -158,6 +158,16 @@ static void grid_support(double a, double b, uint32_t n, uint32_t *lo, uint32_t 
     *hi = (uint32_t)(h < 0 ? 0 : (h > (long)n - 1 ? (long)n - 1 : h));
 }
 
+size_t scene_majorant_res(medium *m) {
+    size_t nm = 1;
+    for (int a = 0; a < 3; ++a) {
+        uint32_t r = (m->res[a] + GRID_MAJORANT_VOXELS - 1) / GRID_MAJORANT_VOXELS;
+        m->mres[a] = r < GRID_MAJORANT_MAX_RES ? r : GRID_MAJORANT_MAX_RES;
+        nm *= m->mres[a];
+    }
+    return nm;
+}
+
 int scene_add_grid_medium(scene *s, const char *name, medium m) {
     if (m.kind != MEDIUM_GRID) return -1;
     uint64_t nv = 1;
@@ -175,12 +185,7 @@ int scene_add_grid_medium(scene *s, const char *name, medium m) {
     if (m.albedo_grid != MEDIUM_NO_GRID)
         for (uint64_t i = 0; i < 3 * nv; ++i)
             if (!isfinite(s->voxels[m.albedo_grid + i])) return -1;
-    size_t nm = 1;
-    for (int a = 0; a < 3; ++a) {
-        uint32_t r = (m.res[a] + GRID_MAJORANT_VOXELS - 1) / GRID_MAJORANT_VOXELS;
-        m.mres[a] = r < GRID_MAJORANT_MAX_RES ? r : GRID_MAJORANT_MAX_RES;
-        nm *= m.mres[a];
-    }
+    size_t nm = scene_majorant_res(&m);
     float *mg = scene_reserve_voxels(s, nm);
     if (!mg) return -1;
     d = s->voxels + m.density_grid; /* reserving may have moved the voxels */

@@ -134,6 +134,9 @@ int scene_add_medium(scene *s, const char *name, medium m);
  * pass the 2^32 offsets of medium's grids. */
 float *scene_reserve_voxels(scene *s, size_t n);
 void scene_commit_voxels(scene *s, size_t n);
+/* A grid medium's majorant resolution (m->mres: one cell per GRID_MAJORANT_VOXELS voxels, at most
+ * GRID_MAJORANT_MAX_RES) from m->res, set; returns the cell count. */
+size_t scene_majorant_res(medium *m);
 /* A grid medium (MEDIUM_GRID): m's coefficients, g, emission, res, to_grid and density_grid (and
  * albedo_grid or MEDIUM_NO_GRID) set, the grids in s->voxels; builds its majorant grid and sets
  * m.majorant. -1 where scene_add_medium refuses, on a grid outside s->voxels, a voxel that is
