@@ -112,7 +112,8 @@ int view_show(viewer *v, char *err, size_t errlen) {
         if (notice) snprintf(text + at, sizeof text - at, "%s%s", at ? "\n" : "", notice);
         if (v->wo->set_overlay(v->win, text[0] ? text : NULL, err, errlen)) return -1;
         view_readout(v, " | ", text, sizeof text);
-        snprintf(title, sizeof title, "%s | %s%s%s", v->prog, text, notice ? " | " : "", notice ? notice : "");
+        snprintf(title, sizeof title, "%.200s | %.700s%s%.100s", v->prog, text, notice ? " | " : "",
+                 notice ? notice : "");
         v->wo->set_title(v->win, title);
         v->last_title = now;
     }

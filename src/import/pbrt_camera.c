@@ -62,7 +62,7 @@ int pbrt_d_camera(R *r, const pbrt_token *at) {
     if (fa) fa->used = 1;
     if (!rc && strcmp(type, "perspective") && strcmp(type, "orthographic")) {
         char key[64];
-        snprintf(key, sizeof key, "camera %s", type);
+        snprintf(key, sizeof key, "camera %.56s", type);
         for (size_t i = 0; i < pl.l.n; ++i) pl.l.v[i].used = 1;
         rc = UNSUPPORTED(r, key, w,
                          "camera \"%s\": caustic has a perspective camera; a perspective camera of fov 90 "

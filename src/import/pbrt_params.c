@@ -147,7 +147,7 @@ int pbrt_parse_params(R *r, plist *pl, const char *owner, const pbrt_token *at) 
             continue;
         }
         if (grow((void **)&pl->types, &capt, pl->l.n + 1, sizeof *pl->types)) goto nomem;
-        snprintf(pl->types[pl->l.n], sizeof pl->types[0], "%s", type);
+        snprintf(pl->types[pl->l.n], sizeof pl->types[0], "%.15s", type);
         if (!strcmp(type, "bool")) {
             if (nstr == 1 && (!strcmp(strs, "true") || !strcmp(strs, "false"))) nbool = 1, bval = !strcmp(strs, "true");
             if (nbool != 1) {

@@ -12,7 +12,11 @@
 #include <math.h>
 #else
 #define KERNEL_TARGET_CPU 1
-#define KFN               static inline __attribute__((always_inline))
+#if defined(CAUSTIC_KERNEL_NO_FORCE_INLINE)
+#define KFN static inline
+#else
+#define KFN static inline __attribute__((always_inline))
+#endif
 #include <math.h>
 #endif
 
