@@ -54,17 +54,20 @@ static int scale_texture(reader *R, const mx_node *t, vec3 *rgb, int *tex) {
     return 0;
 }
 
+/* Property `name` of n with a <ref> followed to what it names; *out NULL where n has none. */
+static int prop_deref(reader *R, const mx_node *n, const char *name, const mx_node **out) {
+    *out = mi_prop(n, name);
+    if (*out && !strcmp((*out)->tag, "ref")) return mi_deref(R, *out, out);
+    return 0;
+}
+
 /* A colour property that may be a texture: *tex >= 0 for a texture (then *rgb is white). */
 int mi_get_colour_tex(reader *R, const mx_node *n, const char *name, vec3 def, vec3 *rgb, int *tex) {
     *rgb = def;
     *tex = -1;
-    mx_node *p = mi_prop(n, name);
+    const mx_node *p;
+    if (prop_deref(R, n, name, &p)) return -1;
     if (!p) return 0;
-    if (!strcmp(p->tag, "ref")) {
-        const mx_node *t;
-        if (mi_deref(R, p, &t)) return -1;
-        p = (mx_node *)t;
-    }
     if (!strcmp(p->tag, "texture") && mx_attr(p, "type") && !strcmp(mx_attr(p, "type"), "scale"))
         return scale_texture(R, p, rgb, tex);
     if (!strcmp(p->tag, "texture")) {
@@ -80,13 +83,9 @@ int mi_get_colour_tex(reader *R, const mx_node *n, const char *name, vec3 def, v
 static int get_float_tex(reader *R, const mx_node *n, const char *name, double def, double *out, int *tex) {
     *out = def;
     if (tex) *tex = -1;
-    mx_node *p = mi_prop(n, name);
+    const mx_node *p;
+    if (prop_deref(R, n, name, &p)) return -1;
     if (!p) return 0;
-    if (!strcmp(p->tag, "ref")) {
-        const mx_node *t;
-        if (mi_deref(R, p, &t)) return -1;
-        p = (mx_node *)t;
-    }
     if (!strcmp(p->tag, "texture")) {
         vec3 mean;
         int ti;

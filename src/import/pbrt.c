@@ -267,15 +267,9 @@ static int directive(R *r, const pbrt_token *t) {
     } else if (!strcmp(name, "AreaLightSource")) {
         return pbrt_d_light(r, t, 1);
     } else if (!strcmp(name, "Material")) {
-        pbrt_token ty;
-        if (pbrt_lex_next(&r->lx, &ty)) return -1;
-        if (ty.type != PTK_STRING) return prm_fail(&r->ctx, w, "Material expects its type as a quoted string");
-        char type[64], owner[96];
-        snprintf(type, sizeof type, "%.*s", (int)(ty.len > 60 ? 60 : ty.len), ty.text);
-        snprintf(owner, sizeof owner, "material \"%s\"", type);
+        char type[64];
         plist pl;
-        if (pbrt_parse_params(r, &pl, owner, t)) return -1;
-        pbrt_where(&r->lx, t, w);
+        if (pbrt_typed_params(r, t, "Material", "material", type, &pl, w)) return -1;
         int i = pbrt_make_material(r, type, &pl, NULL, w);
         pbrt_plist_free(&pl);
         if (i < 0) return -1;

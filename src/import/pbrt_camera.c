@@ -18,18 +18,9 @@
 
 /* ---- camera and render settings ---------------------------------------------------------------------- */
 int pbrt_d_camera(R *r, const pbrt_token *at) {
-    char w[PRM_WHERE];
-    pbrt_token ty;
-    if (pbrt_lex_next(&r->lx, &ty)) return -1;
-    pbrt_where(&r->lx, at, w);
-    if (ty.type != PTK_STRING) return prm_fail(&r->ctx, w, "Camera: expected the camera's type as a quoted string");
-    char type[64];
-    snprintf(type, sizeof type, "%.*s", (int)(ty.len > 60 ? 60 : ty.len), ty.text);
-    char owner[96];
-    snprintf(owner, sizeof owner, "camera \"%s\"", type);
+    char w[PRM_WHERE], type[64];
     plist pl;
-    if (pbrt_parse_params(r, &pl, owner, at)) return -1;
-    pbrt_where(&r->lx, at, w);
+    if (pbrt_typed_params(r, at, "Camera", "camera", type, &pl, w)) return -1;
     int rc = 0;
     if (r->world) rc = prm_fail(&r->ctx, w, "Camera after WorldBegin");
     r->cam_from_world = r->g.ctm;
@@ -80,18 +71,9 @@ int pbrt_d_camera(R *r, const pbrt_token *at) {
 }
 
 int pbrt_d_settings(R *r, const pbrt_token *at, const char *what) {
-    char w[PRM_WHERE];
-    pbrt_token ty;
-    if (pbrt_lex_next(&r->lx, &ty)) return -1;
-    pbrt_where(&r->lx, at, w);
-    if (ty.type != PTK_STRING) return prm_fail(&r->ctx, w, "%s: expected its type as a quoted string", what);
-    char type[64];
-    snprintf(type, sizeof type, "%.*s", (int)(ty.len > 60 ? 60 : ty.len), ty.text);
-    char owner[96];
-    snprintf(owner, sizeof owner, "%s \"%s\"", what, type);
+    char w[PRM_WHERE], type[64];
     plist pl;
-    if (pbrt_parse_params(r, &pl, owner, at)) return -1;
-    pbrt_where(&r->lx, at, w);
+    if (pbrt_typed_params(r, at, what, what, type, &pl, w)) return -1;
     int rc = 0;
     if (!strcmp(what, "Film")) {
         long xr, yr;

@@ -364,6 +364,10 @@ prm_value *pbrt_pfind(plist *pl, const char *name);
 const double *pbrt_pnums(R *r, plist *pl, const char *name, size_t *n);
 int pbrt_tok_is_word(const pbrt_token *t, const char *w);
 int pbrt_parse_params(R *r, plist *pl, const char *owner, const pbrt_token *at);
+/* The quoted type after a directive (Camera, Shape, LightSource, Material, Film, ...) and the
+ * parameter list after it, named `noun "type"` in messages; w is set to the directive's place. */
+int pbrt_typed_params(R *r, const pbrt_token *at, const char *directive, const char *noun, char type[64], plist *pl,
+                      char w[PRM_WHERE]);
 int pbrt_finish_params(R *r, plist *pl);
 ptex *pbrt_find_tex(R *r, const char *name, int is_float);
 int pbrt_get_color(R *r, plist *pl, const char *name, vec3 def, int illum, vec3 *out, int *tex);

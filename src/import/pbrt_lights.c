@@ -17,6 +17,22 @@
 #include <string.h>
 
 /* ---- lights ---------------------------------------------------------------------------------------- */
+/* The "from" and "to" points of point, spot and distant lights (pbrt-v4's defaults: the origin
+ * and +z). */
+static int from_to(R *r, plist *pl, double from[3], double to[3]) {
+    static const double from0[3] = {0, 0, 0}, to0[3] = {0, 0, 1};
+    memcpy(from, from0, sizeof from0);
+    memcpy(to, to0, sizeof to0);
+    size_t n = 0;
+    const double *f = pbrt_pnums(r, pl, "from", &n);
+    if (n == (size_t)-1) return -1;
+    if (f && n == 3) memcpy(from, f, 3 * sizeof *from);
+    const double *t = pbrt_pnums(r, pl, "to", &n);
+    if (n == (size_t)-1) return -1;
+    if (t && n == 3) memcpy(to, t, 3 * sizeof *to);
+    return 0;
+}
+
 static void latlong_to_dir_pbrt(const R *r, const m4 *light_inv, double u, double v, double out[3]) {
     /* caustic's lat-long (kernel/environment.h): u = 0.5 + atan2(x, -z) / 2pi, v = theta / pi from +y */
     double phi = (u - 0.5) * 2 * PI_D, th = v * PI_D;
@@ -126,20 +142,10 @@ static int env_image(R *r, const char *path, double scale, const char *where) {
 }
 
 int pbrt_d_light(R *r, const pbrt_token *at, int area) {
-    char w[PRM_WHERE];
-    pbrt_token ty;
-    if (pbrt_lex_next(&r->lx, &ty)) return -1;
-    pbrt_where(&r->lx, at, w);
-    if (ty.type != PTK_STRING)
-        return prm_fail(&r->ctx, w, "%s: expected the light's type as a quoted string",
-                        area ? "AreaLightSource" : "LightSource");
-    char type[64];
-    snprintf(type, sizeof type, "%.*s", (int)(ty.len > 60 ? 60 : ty.len), ty.text);
-    char owner[96];
-    snprintf(owner, sizeof owner, "%s \"%s\"", area ? "area light" : "light", type);
+    char w[PRM_WHERE], type[64];
     plist pl;
-    if (pbrt_parse_params(r, &pl, owner, at)) return -1;
-    pbrt_where(&r->lx, at, w);
+    if (pbrt_typed_params(r, at, area ? "AreaLightSource" : "LightSource", area ? "area light" : "light", type, &pl, w))
+        return -1;
     int rc = 0;
     double scale = 1, power = 0;
     prm_value *sv = pbrt_pfind(&pl, "scale");
@@ -147,13 +153,13 @@ int pbrt_d_light(R *r, const pbrt_token *at, int area) {
         sv->used = 1;
         scale = (sv->nums[0] + sv->nums[1] + sv->nums[2]) / 3.0;
         if ((sv->nums[0] != sv->nums[1] || sv->nums[1] != sv->nums[2]) &&
-            UNSUPPORTED(r, "coloured scale", sv->where, "a coloured \"scale\" of %s: its mean %g is used", owner,
+            UNSUPPORTED(r, "coloured scale", sv->where, "a coloured \"scale\" of %s: its mean %g is used", pl.owner,
                         scale))
             rc = -1;
     } else
         rc = prm_float(&pl.l, "scale", 1.0, -1e30, 1e30, "", &scale);
     if (!rc) rc = prm_float(&pl.l, "power", 0.0, 0, 1e30, "", &power);
-    if (!rc && !r->world) rc = prm_fail(&r->ctx, w, "%s before WorldBegin", owner);
+    if (!rc && !r->world) rc = prm_fail(&r->ctx, w, "%s before WorldBegin", pl.owner);
     m4 F = final_m4(r);
     if (rc) goto done;
     if (area) {
@@ -179,15 +185,8 @@ int pbrt_d_light(R *r, const pbrt_token *at, int area) {
         r->g.area_where = sdup(w, strlen(w));
     } else if (!strcmp(type, "point") || !strcmp(type, "spot")) {
         vec3 I;
-        double from[3] = {0, 0, 0}, to[3] = {0, 0, 1};
-        size_t n = 0;
-        const double *f = pbrt_pnums(r, &pl, "from", &n);
-        if (n == (size_t)-1) rc = -1;
-        if (f && n == 3) memcpy(from, f, sizeof from);
-        const double *t = rc ? NULL : pbrt_pnums(r, &pl, "to", &n);
-        if (n == (size_t)-1) rc = -1;
-        if (t && n == 3) memcpy(to, t, sizeof to);
-        if (rc) goto done;
+        double from[3], to[3];
+        if (rc || (rc = from_to(r, &pl, from, to))) goto done;
         rc = pbrt_get_color(r, &pl, "I", v3s(1.0f), 1, &I, NULL);
         double pw[3], pt[3], axis[3];
         m4_point(&F, from, pw);
@@ -213,15 +212,8 @@ int pbrt_d_light(R *r, const pbrt_token *at, int area) {
         r->nlights++;
     } else if (!strcmp(type, "distant")) {
         vec3 L;
-        double from[3] = {0, 0, 0}, to[3] = {0, 0, 1};
-        size_t n = 0;
-        const double *f = pbrt_pnums(r, &pl, "from", &n);
-        if (n == (size_t)-1) rc = -1;
-        if (f && n == 3) memcpy(from, f, sizeof from);
-        const double *t = rc ? NULL : pbrt_pnums(r, &pl, "to", &n);
-        if (n == (size_t)-1) rc = -1;
-        if (t && n == 3) memcpy(to, t, sizeof to);
-        if (rc) goto done;
+        double from[3], to[3];
+        if (rc || (rc = from_to(r, &pl, from, to))) goto done;
         rc = pbrt_get_color(r, &pl, "L", v3s(1.0f), 1, &L, NULL);
         double dir[3] = {to[0] - from[0], to[1] - from[1], to[2] - from[2]}, dw[3];
         m4_vector(&F, dir, dw);

@@ -375,3 +375,17 @@ int pbrt_get_float(R *r, plist *pl, const char *name, double def, double lo, dou
     }
     return prm_float(&pl->l, name, def, lo, hi, "", out);
 }
+
+int pbrt_typed_params(R *r, const pbrt_token *at, const char *directive, const char *noun, char type[64], plist *pl,
+                      char w[PRM_WHERE]) {
+    pbrt_token ty;
+    if (pbrt_lex_next(&r->lx, &ty)) return -1;
+    pbrt_where(&r->lx, at, w);
+    if (ty.type != PTK_STRING) return prm_fail(&r->ctx, w, "%s: expected its type as a quoted string", directive);
+    snprintf(type, 64, "%.*s", (int)(ty.len > 60 ? 60 : ty.len), ty.text);
+    char owner[96];
+    snprintf(owner, sizeof owner, "%s \"%s\"", noun, type);
+    if (pbrt_parse_params(r, pl, owner, at)) return -1;
+    pbrt_where(&r->lx, at, w);
+    return 0;
+}

@@ -430,18 +430,9 @@ static int read_ply_mesh(R *r, const char *path, const char *where, pbrt_mesh *m
 }
 
 int pbrt_d_shape(R *r, const pbrt_token *at) {
-    char w[PRM_WHERE];
-    pbrt_token ty;
-    if (pbrt_lex_next(&r->lx, &ty)) return -1;
-    pbrt_where(&r->lx, at, w);
-    if (ty.type != PTK_STRING) return prm_fail(&r->ctx, w, "Shape: expected the shape's type as a quoted string");
-    char type[64];
-    snprintf(type, sizeof type, "%.*s", (int)(ty.len > 60 ? 60 : ty.len), ty.text);
-    char owner[96];
-    snprintf(owner, sizeof owner, "shape \"%s\"", type);
+    char w[PRM_WHERE], type[64];
     plist pl;
-    if (pbrt_parse_params(r, &pl, owner, at)) return -1;
-    pbrt_where(&r->lx, at, w);
+    if (pbrt_typed_params(r, at, "Shape", "shape", type, &pl, w)) return -1;
     if (!r->world) {
         pbrt_plist_free(&pl);
         return prm_fail(&r->ctx, w, "Shape before WorldBegin");
@@ -457,7 +448,7 @@ int pbrt_d_shape(R *r, const pbrt_token *at) {
         void *P = NULL, *N = NULL, *UV = NULL;
         uint32_t *ix = NULL;
         rc = get_points(r, &pl, "P", 3, 0, &P, &np);
-        if (!rc && !P) rc = prm_fail(&r->ctx, w, "%s needs \"point3 P\"", owner);
+        if (!rc && !P) rc = prm_fail(&r->ctx, w, "%s needs \"point3 P\"", pl.owner);
         if (!rc && strcmp(type, "loopsubdiv")) rc = get_points(r, &pl, "N", 3, np, &N, &nn);
         if (!rc && strcmp(type, "loopsubdiv")) rc = get_points(r, &pl, "uv", 2, np, &UV, &nuv);
         size_t per = !strcmp(type, "bilinearmesh") ? 4 : 3;
