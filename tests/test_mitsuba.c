@@ -428,6 +428,36 @@ static void test_thin_bump(void) {
     scene_destroy(s);
 }
 
+/* principled with a checkerboard metallic: one procedural metallic-roughness map (glTF layout, G
+ * roughness, B metallic) so that the pattern renders, without the "texture's mean" warning (the one
+ * warning: the missing sensor) */
+static void test_principled_checker(void) {
+    put("pc.xml", "<scene version=\"3.0.0\">\n"
+                  "<shape type=\"sphere\"><bsdf type=\"principled\"><float name=\"roughness\" value=\"0.15\"/>"
+                  "<texture name=\"metallic\" type=\"checkerboard\"><float name=\"color0\" value=\"0.7\"/>"
+                  "<float name=\"color1\" value=\"0.1\"/></texture></bsdf></shape>\n</scene>\n");
+    scene *s = NULL;
+    char err[1024];
+    int rc = load("pc.xml", &s, err, sizeof err, 0, NULL, 0);
+    CHECK(rc == 0);
+    if (rc) {
+        fprintf(stderr, "pc: %s\n", err);
+        return;
+    }
+    int found = 0;
+    for (size_t i = 0; i < s->nmaterials; ++i) {
+        const material *m = &s->materials[i];
+        if (m->kind != MAT_PBR || !(m->maps & MAP_METALLIC_ROUGHNESS)) continue;
+        const texture *t = &s->textures[m->mr_tex];
+        found = t->kind == TEX_CHECKER && near(t->a.y, 0.15, 1e-6) && near(t->b.y, 0.15, 1e-6) &&
+                near(t->a.z, 0.7, 1e-6) && near(t->b.z, 0.1, 1e-6) && near(m->metallic, 1.0, 1e-6) &&
+                near(m->alpha, 1.0, 1e-6);
+    }
+    if (!found || nwarnings != 1) fprintf(stderr, "pc: map %d, warnings: %s\n", found, warnings);
+    CHECK(found && nwarnings == 1);
+    scene_destroy(s);
+}
+
 static void expect_error(const char *name, const char *text, const char *want1, const char *want2) {
     put(name, text);
     scene *s = NULL;
@@ -821,6 +851,7 @@ int main(int argc, char **argv) {
     test_spectra();
     test_old_plugins();
     test_thin_bump();
+    test_principled_checker();
     test_errors();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -222,6 +222,26 @@ int mi_texture_of(reader *R, const mx_node *t, int *index, vec3 *mean) {
     return 0;
 }
 
+/* A checkerboard metallic and/or roughness of `principled` (the same cells where both are) as one
+ * procedural metallic-roughness map in glTF's layout (G: roughness, B: metallic; the factors 1),
+ * so that the pattern itself is rendered. -1 where the textures are not such checkers (caustic
+ * then takes their means); mt, rt: the textures' indices or -1 for the constants in p. */
+static int mr_checker(reader *R, int mt, int rt, material_params *p) {
+    const texture *m = mt >= 0 ? &R->s->textures[mt] : NULL, *r = rt >= 0 ? &R->s->textures[rt] : NULL;
+    if ((m && m->kind != TEX_CHECKER) || (r && r->kind != TEX_CHECKER)) return -1;
+    if (m && r && (m->scale != r->scale || m->uv_space != r->uv_space)) return -1;
+    texture tx = m ? *m : *r;
+    float rough = (float)p->roughness, metal = (float)p->metallic;
+    tx.a = v3(0.0f, r ? r->a.x : rough, m ? m->a.x : metal);
+    tx.b = v3(0.0f, r ? r->b.x : rough, m ? m->b.x : metal);
+    int idx = scene_add_texture(R->s, tx, NULL);
+    if (idx < 0) return -1;
+    p->mr_tex = idx;
+    p->roughness = 1.0;
+    p->metallic = 1.0;
+    return 0;
+}
+
 /* ---- BSDFs -------------------------------------------------------------------------------------
  * The one table of Mitsuba BSDFs onto caustic's kinds (MATERIAL_KINDS, kernel/types.h):
  *
@@ -545,10 +565,11 @@ static int bsdf_build(reader *R, const mx_node *b, int depth, int *kind, materia
         if (get_float_tex(R, b, "metallic", 0.0, &p->metallic, &mt) ||
             get_float_tex(R, b, "roughness", 0.5, &p->roughness, &rt))
             return -1;
-        if ((mt >= 0 || rt >= 0) && mi_warn_at(R, b, "principled textured scalar",
-                                               "principled: textured metallic/roughness: caustic takes the "
-                                               "texture's mean (%.3g, %.3g)",
-                                               p->metallic, p->roughness))
+        if ((mt >= 0 || rt >= 0) && mr_checker(R, mt, rt, p) < 0 &&
+            mi_warn_at(R, b, "principled textured scalar",
+                       "principled: textured metallic/roughness: caustic takes the "
+                       "texture's mean (%.3g, %.3g)",
+                       p->metallic, p->roughness))
             return -1;
         /* clearcoat is left out: Disney's clear coat is added on top of the base without taking
          * its light, so caustic's energy-conserving Coated kind over the PBR base measured further
