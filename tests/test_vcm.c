@@ -579,6 +579,42 @@ static void test_media_agreement(void) {
     caustic_scene_free(cs);
 }
 
+/* A fog ball around the camera under a white sky: an albedo-1 medium (chromatic sigma_t) behind an
+ * interface sphere, the sky outside it, reads 1 in BDPT and VCM. The environment's light sub-paths
+ * start outside the scene, and those that miss the ball never meet the surface that says which
+ * side they are on: vcm_light_medium walks from the camera to their origin (taking the camera's
+ * medium for them put the whole ray in the fog: BDPT read 1.22, light tracing 1.83). */
+static const char *const fog_ball =
+    "{\"Media\": {\"fog\": {\"SIGMA_S\": [0.2, 0.35, 0.6], \"G\": 0.4}},"
+    " \"Materials\": {\"b\": {\"TYPE\": \"Interface\"}},"
+    " \"Environment\": {\"RGB\": [1, 1, 1]},"
+    " \"Camera\": {\"RES\": [16, 16], \"FOVY\": 45, \"EYE\": [0.4, 0.2, 0.5], \"LOOKAT\": [-1, 0, -1],"
+    "   \"UP\": [0, 1, 0], \"MEDIUM\": \"fog\"},"
+    " \"Objects\": [{\"TYPE\": \"sphere\", \"MATERIAL\": \"b\", \"SCALE\": [4, 4, 4], \"INTERIOR\": \"fog\"}]}";
+static void test_media_sky(void) {
+    caustic_scene *cs = NULL;
+    char err[512];
+    scene *s = NULL;
+    if (scene_load_json_text(&s, fog_ball, "fog_ball.json", NULL, err, sizeof err)) {
+        CHECK(0, "fog ball: %s", err);
+        return;
+    }
+    CHECK(api_scene_wrap(&cs, s, err, sizeof err) == 0, "wrap: %s", err);
+    const int algs[2] = {2, 5};
+    for (int a = 0; a < 2; ++a) {
+        float *img = render(cs, algs[a], 64, 16, 16, 2, 400);
+        if (!img) continue;
+        double c[3] = {0, 0, 0};
+        for (int p = 0; p < 16 * 16; ++p)
+            for (int k = 0; k < 3; ++k) c[k] += img[3 * p + k] / (16.0 * 16.0);
+        CHECK(fabs(c[0] - 1.0) < 0.03 && fabs(c[1] - 1.0) < 0.03 && fabs(c[2] - 1.0) < 0.03,
+              "fog ball under a sky %s: %.4f %.4f %.4f, expected 1", names[algs[a]], c[0], c[1], c[2]);
+        printf("fog ball under a sky %s: %.4f %.4f %.4f\n", names[algs[a]], c[0], c[1], c[2]);
+        free(img);
+    }
+    caustic_scene_free(cs);
+}
+
 /* A convex diffuse sphere under a uniform sky: L = a Le where the sphere is seen. */
 static void test_sky_sphere(void) {
     scene *s = scene_create();
@@ -972,6 +1008,7 @@ int main(void) {
     test_furnace();
     test_media_furnace();
     test_media_agreement();
+    test_media_sky();
     test_sky_sphere();
     test_determinism();
     test_grid_ranges();

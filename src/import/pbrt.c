@@ -592,16 +592,24 @@ int pbrt_load(scene **out, const scene_source *src, const scene_load_opts *opts,
                  "path tracing only, so path tracing it is");
     }
     if (!rc && r->s->integrator_hint > 1 && r->s->nmedia > 0) {
-        /* while the bidirectional integrators refuse media (kernel/bidir_limits.h), the file's
-         * bdpt / sppm / lightpath becomes path tracing rather than a refusal */
+        /* the bidirectional integrators render homogeneous media but refuse grids and emitting
+         * media (kernel/bidir_limits.h): for those the file's bdpt / sppm / lightpath becomes path
+         * tracing rather than a refusal */
         bidir_request q;
         memset(&q, 0, sizeof q);
         q.features = KF_MEDIA;
+        q.media_ok = 1;
+        for (size_t i = 0; i < r->s->nmedia; ++i) {
+            const medium *m = &r->s->media[i];
+            if (m->kind == MEDIUM_GRID || m->kind == MEDIUM_NANOVDB) q.grid_media = 1;
+            if (vmaxc(m->emission) > 0.0f && vmaxc(m->sigma_a) > 0.0f) q.emissive_media = 1;
+        }
         if (bidir_refusal(&q)) {
             r->s->integrator_hint = 0;
-            prm_note(&r->ctx, "integrator media", NULL,
-                     "the pbrt file's integrator is bidirectional and the scene has participating media, which "
-                     "caustic's bidirectional integrators do not render yet: path tracing it is");
+            prm_note(
+                &r->ctx, "integrator media", NULL,
+                "the pbrt file's integrator is bidirectional and the scene has a grid or an emitting medium, which "
+                "caustic's bidirectional integrators do not render: path tracing it is");
         }
     }
     if (!rc && r->mirrored && opts && opts->json_out) /* said where coordinates are shown */
