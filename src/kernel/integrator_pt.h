@@ -161,7 +161,9 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
                 ps->shadow = shadow_ray_to(&ls, sf.p, sf.ng);
                 ps->shadow_pending = 1;
 #if KERNEL_MEDIA
-                ps->shadow_medium = medium_after_crossing(m, ng_out, ls.wi, ps->medium);
+                ps->shadow_medium = vdot(ls.wi, sf.ng) * vdot(wo_world, sf.ng) < 0.0f
+                                        ? medium_after_crossing(m, ng_out, ls.wi, ps->medium)
+                                        : ps->medium;
 #endif
             }
         }
@@ -184,7 +186,7 @@ KFN_CPU_CALL void stage_shade_with(path_state *ps, const kscene *s, const kpass 
             ps->r = make_ray(offset_origin(sf.p, sf.ng, wi_world), wi_world, K_INF);
             ps->depth++;
 #if KERNEL_MEDIA
-            ps->medium = medium_after_crossing(m, ng_out, wi_world, ps->medium);
+            if (!reflect) ps->medium = medium_after_crossing(m, ng_out, wi_world, ps->medium);
 #endif
             /* glass scaled the radiance by 1/eta^2 (eta = n_t / n_i); roulette weighs it back */
             if (!reflect && (m->kind == MAT_DIELECTRIC || m->kind == MAT_ROUGH_GLASS)) {

@@ -764,6 +764,7 @@ KFN uint32_t vcm_medium_seed(const pcg32 *rng) { return (uint32_t)(rng->state >>
  * the outside); a medium vertex stays in its medium. */
 KFN int32_t vcm_medium_towards(const kscene *s, const surface *sf, const vcm_bsdf *b, vec3 d, int32_t medium) {
     if (!KERNEL_MEDIA || vcm_bsdf_in_medium(b)) return medium;
+    if (vdot(d, b->ng) * vdot(b->wo, b->ng) >= 0.0f) return medium;
     return medium_after_crossing(&s->materials[b->material], sf->ng, d, medium);
 }
 
