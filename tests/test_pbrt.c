@@ -11,6 +11,7 @@
 #include "scene/material.h"
 #include "scene/scene.h"
 #include "kernel/media/grid.h"
+#include "kernel/microfacet.h"
 #include "testing.h"
 
 #include <math.h>
@@ -360,6 +361,55 @@ static void test_materials_and_textures(void) {
     CHECK(contains(g_w.text, "material \"hair\"") && contains(g_w.text, "(and 1 more like it)"),
           "one warning per feature, counted: %s", g_w.text);
     CHECK(contains(g_w.text, "mats.pbrt:11:") || contains(g_w.text, "mats.pbrt:"), "warnings name file:line");
+    scene_destroy(s);
+}
+
+/* pbrt-v4's metals are spectral: a named metal (metal-XX-eta / metal-XX-k, and the conductor's
+ * default, copper) becomes the table's index fitted to the spectrally integrated Fresnel
+ * (material_metal_lookup_spectral), not Mitsuba's RGB projection of eta and k (the Mitsuba reader
+ * and JSON keep that); a constant "reflectance" is pbrt's eta 1, k = 2 sqrt(r) / sqrt(1 - r) per
+ * channel, whose F0 is r; rgb eta and k stay as given. */
+static void test_named_metals(void) {
+    scene *s =
+        load("metals.pbrt", CAM "WorldBegin\n"
+                                "Material \"conductor\" \"spectrum eta\" \"metal-Cu-eta\" \"spectrum k\" "
+                                "\"metal-Cu-k\"\n" TRI "Material \"conductor\"\n" TRI
+                                "Material \"conductor\" \"spectrum eta\" \"metal-Au-eta\" \"spectrum k\" "
+                                "\"metal-Au-k\" \"float roughness\" 0.2\n" TRI
+                                "Material \"coatedconductor\" \"spectrum conductor.eta\" \"metal-Ag-eta\" "
+                                "\"spectrum conductor.k\" \"metal-Ag-k\"\n" TRI
+                                "Material \"conductor\" \"rgb reflectance\" [0.9 0.6 0.3]\n" TRI
+                                "Material \"conductor\" \"rgb eta\" [0.2 0.9 1.1] \"rgb k\" [3.9 2.4 2.1]\n" TRI);
+    CHECK(s != NULL, "metals: %s", g_err);
+    if (!s) return;
+    CHECK(s->ntriangles == 6, "six triangles: %zu", s->ntriangles);
+    const char *metal[4] = {"Cu", "Cu", "Au", "Ag"};
+    for (int i = 0; i < 4 && s->ntriangles == 6; ++i) {
+        const material *m = &s->materials[s->triangles[i].material];
+        vec3 eta, k, eta_m, k_m;
+        CHECK(material_metal_lookup_spectral(metal[i], &eta, &k, NULL) == 0 &&
+                  material_metal_lookup(metal[i], &eta_m, &k_m, NULL) == 0,
+              "metal %s in the table", metal[i]);
+        CHECK(m->complex_ior && near3(m->eta, eta.x, eta.y, eta.z) && near3(m->k, k.x, k.y, k.z),
+              "triangle %d (%s): the spectral fit's eta (%g %g %g) and k (%g %g %g), got (%g %g %g) (%g %g %g)", i,
+              metal[i], eta.x, eta.y, eta.z, k.x, k.y, k.z, m->eta.x, m->eta.y, m->eta.z, m->k.x, m->k.y, m->k.z);
+        /* the two sets differ: the check above tells which one the reader took */
+        CHECK(fabs(eta.x - eta_m.x) + fabs(eta.y - eta_m.y) + fabs(k.x - k_m.x) > 0.02,
+              "metal %s: the spectral fit equals Mitsuba's RGB index", metal[i]);
+    }
+    if (s->ntriangles == 6) {
+        const material *r = &s->materials[s->triangles[4].material];
+        double rr[3] = {0.9, 0.6, 0.3};
+        vec3 f0 = fresnel_conductor(1.0f, r->eta, r->k);
+        CHECK(r->complex_ior && near3(r->eta, 1, 1, 1) &&
+                  near3(r->k, 2 * sqrt(rr[0] / (1 - rr[0])), 2 * sqrt(rr[1] / (1 - rr[1])),
+                        2 * sqrt(rr[2] / (1 - rr[2]))) &&
+                  near3(f0, rr[0], rr[1], rr[2]),
+              "reflectance [0.9 0.6 0.3]: eta 1, k 2 sqrt(r / (1 - r)), F0 r; got eta %g k (%g %g %g) F0 (%g %g %g)",
+              r->eta.x, r->k.x, r->k.y, r->k.z, f0.x, f0.y, f0.z);
+        const material *e = &s->materials[s->triangles[5].material];
+        CHECK(e->complex_ior && near3(e->eta, 0.2, 0.9, 1.1) && near3(e->k, 3.9, 2.4, 2.1), "rgb eta and k as given");
+    }
     scene_destroy(s);
 }
 
@@ -782,6 +832,7 @@ int main(void) {
     test_pbrt_v3();
     test_lights_and_spectra();
     test_materials_and_textures();
+    test_named_metals();
     test_media();
     test_grid_media();
     test_nanovdb_media();

@@ -6,7 +6,7 @@ Input: the directory of Mitsuba 3's measured index spectra, `<name>.eta.spd` and
 (wavelength in nm, value; from the luxpop.com database of Palik's "Handbook of Optical Constants
 of Solids" and Weaver/Lynch data, as Mitsuba ships them in its PyPI wheel under
 mitsuba/data/ior/). Get them with
-    pip download mitsuba --no-deps -d /tmp/mi && unzip -q /tmp/mi/mitsuba-*.whl 'mitsuba/data/ior/*' -d /tmp/mi
+    pip download mitsuba==3.9.1 --no-deps -d /tmp/mi && unzip -q /tmp/mi/mitsuba-*.whl 'mitsuba/data/ior/*' -d /tmp/mi
     python3 tools/metal_ior_table.py /tmp/mi/mitsuba/data/ior > src/scene/metal_ior_table.h
 
 Spectrum -> RGB (Mitsuba 3, spectrum_list_to_srgb with d65 = false, which its conductor plugin
@@ -21,9 +21,31 @@ Also written per metal: the reference reflectance at normal incidence, computed 
 test of named metals (tests/test_bsdf_conformance.c) compares the RGB Fresnel of (eta, k)
 against it.
 
+Also written per metal, for the pbrt-v4 reader (pbrt renders spectrally: its conductor's colour
+is the Fresnel reflectance of n(lambda) + i k(lambda) integrated over wavelength, which projecting
+eta and k separately onto RGB does not reproduce): a second RGB index (eta_spec, k_spec), fitted
+per channel c so that the exact conductor Fresnel F(cos; eta_c, k_c) (the unpolarised closed form
+of src/kernel/microfacet.h, fresnel_conductor1) matches the spectral reflectance
+    R_c(cos) = int F(cos; n(lambda), k(lambda)) w_c(lambda) dlambda,
+where w_c is the linear-sRGB channel c of the CIE 1931 functions times D65 (pbrt-v4 lights an RGB
+scene with spectra of the colour space's illuminant, D65 for sRGB), normalised so that a flat
+spectrum of 1 gives 1 in every channel (1 nm steps over [360, 830] nm; outside its measured range
+a spectrum keeps its end value, as pbrt-v4 extends named spectra). The fit is least squares over
+cos in [0, 1] weighted by cos: the weight a mirror sphere's pixels give each incidence angle
+(image area is cos d(cos) on a sphere seen from afar) and the cosine of the hemispherical
+albedo, so the image mean of a metal is what the fit preserves; a uniform weight would spend the
+fit on grazing angles where every metal reflects nearly 1. A channel can see more than 1 (the sRGB
+red of gold, 1.02 near the normal: a spectrum outside the sRGB gamut), which no Fresnel
+reflectance reaches: there the fit is to min(R_c, 1). Also written: R_c at the cosines
+SPEC_COS (r_spec), for the test that the fit reproduces the spectra
+(tests/test_bsdf_conformance.c), and the worst relative error of the fit over cos in (0, 1]
+(fit_err, the largest over the three channels, against R_c itself; printed per metal on stderr).
+The Mitsuba set above is unchanged by this. Takes about a minute (plain Python).
+
 The CIE 1931 tables and D65 below are the CIE standard data (CVRL, www.cvrl.org), at 5 nm.
 """
 import glob
+import math
 import os
 import sys
 
@@ -222,6 +244,132 @@ def reflectance_rgb(func):
     return xyz_to_srgb([v / wsum for v in xyz])
 
 
+def fresnel_conductor(c, eta, k):
+    """Unpolarised Fresnel reflectance of eta + i k at incidence cosine c: the closed form of
+    caustic's kernel (src/kernel/microfacet.h, fresnel_conductor1), in double precision."""
+    c2 = min(max(c * c, 0.0), 1.0)
+    s2 = 1.0 - c2
+    e2, k2 = eta * eta, k * k
+    t0 = e2 - k2 - s2
+    a2b2 = math.sqrt(max(t0 * t0 + 4.0 * e2 * k2, 0.0))
+    a = math.sqrt(max(0.5 * (a2b2 + t0), 0.0))
+    ci = math.sqrt(c2)
+    t1, t2 = a2b2 + c2, 2.0 * a * ci
+    rs = (t1 - t2) / max(t1 + t2, 1e-20)
+    t3, t4 = c2 * a2b2 + s2 * s2, t2 * s2
+    rp = rs * (t3 - t4) / max(t3 + t4, 1e-20)
+    return min(max(0.5 * (rs + rp), 0.0), 1.0)
+
+
+def channel_weights():
+    """w_c(lambda) at 1 nm over [360, 830]: linear sRGB of the CIE functions times D65, each
+    channel normalised to sum to 1 (a flat spectrum of 1 is white)."""
+    lams, ws = [], [[], [], []]
+    x = CIE_MIN
+    while x <= CIE_MAX + 1e-9:
+        d = table_at(x, D65_5NM, None)
+        rgb = xyz_to_srgb(cie(x))
+        lams.append(x)
+        for c in range(3):
+            ws[c].append(rgb[c] * d)
+        x += 1.0
+    for c in range(3):
+        t = sum(ws[c])
+        ws[c] = [v / t for v in ws[c]]
+    return lams, ws
+
+
+FIT_COS = [(i + 0.5) / 64 for i in range(64)]  # midpoints over (0, 1); weight cos (see above)
+SPEC_COS = [1.0, 0.8, 0.6, 0.4, 0.2, 0.1]      # where r_spec is written for the test
+
+
+def spectral_reflectance(ew, ev, kw, kv, lams, ws, cosines):
+    """R_c(cos) for each cos: the spectral Fresnel reflectance seen through channel c."""
+    lo, hi = max(ew[0], kw[0]), min(ew[-1], kw[-1])
+    nk = []
+    for x in lams:
+        x = min(max(x, lo), hi)
+        nk.append((interp(ew, ev, x), interp(kw, kv, x)))
+    out = []
+    for cs in cosines:
+        f = [fresnel_conductor(cs, n, k) for n, k in nk]
+        out.append([sum(w * v for w, v in zip(ws[c], f)) for c in range(3)])
+    return out
+
+
+def fit_channel(target, eta0, k0):
+    """(eta, k) >= 0 minimising sum cos (F(cos; eta, k) - R(cos))^2 over FIT_COS: Nelder-Mead on
+    (log eta, log k) from the Mitsuba value (or a neutral start where that is not positive),
+    restarted until it stops improving."""
+    def cost(p):
+        eta, k = math.exp(p[0]), math.exp(p[1])
+        return sum(c * (fresnel_conductor(c, eta, k) - t) ** 2 for c, t in zip(FIT_COS, target))
+
+    best = None
+    for start in ((eta0, k0), (1.5, 0.5), (0.5, 3.0), (3.0, 3.0)):
+        if start[0] <= 0 or start[1] <= 0:
+            continue
+        p = nelder_mead(cost, [math.log(start[0]), math.log(start[1])])
+        for _ in range(4):
+            q = nelder_mead(cost, p)
+            if cost(q) >= cost(p) * (1 - 1e-12):
+                break
+            p = q
+        if best is None or cost(p) < cost(best):
+            best = p
+    if math.exp(best[0]) < 1e-4:
+        # a channel that reflects 1 at every angle: the fit runs to eta -> 0, where F = 1 for any
+        # k; written as the table's mirror, 0 + 1 i
+        return 0.0, 1.0
+    return math.exp(best[0]), math.exp(best[1])
+
+
+def nelder_mead(f, x0, step=0.3, iters=400):
+    n = len(x0)
+    pts = [list(x0)] + [[x0[j] + (step if j == i else 0.0) for j in range(n)] for i in range(n)]
+    vals = [f(p) for p in pts]
+    for _ in range(iters):
+        order = sorted(range(n + 1), key=lambda i: vals[i])
+        pts, vals = [pts[i] for i in order], [vals[i] for i in order]
+        if abs(vals[-1] - vals[0]) <= 1e-16 + 1e-13 * abs(vals[0]):
+            break
+        cen = [sum(p[j] for p in pts[:-1]) / n for j in range(n)]
+        refl = [cen[j] + (cen[j] - pts[-1][j]) for j in range(n)]
+        fr = f(refl)
+        if fr < vals[0]:
+            exp_ = [cen[j] + 2.0 * (cen[j] - pts[-1][j]) for j in range(n)]
+            fe = f(exp_)
+            pts[-1], vals[-1] = (exp_, fe) if fe < fr else (refl, fr)
+        elif fr < vals[-2]:
+            pts[-1], vals[-1] = refl, fr
+        else:
+            con = [cen[j] + 0.5 * (pts[-1][j] - cen[j]) for j in range(n)]
+            fc = f(con)
+            if fc < vals[-1]:
+                pts[-1], vals[-1] = con, fc
+            else:
+                for i in range(1, n + 1):
+                    pts[i] = [pts[0][j] + 0.5 * (pts[i][j] - pts[0][j]) for j in range(n)]
+                    vals[i] = f(pts[i])
+    i = min(range(n + 1), key=lambda i: vals[i])
+    return pts[i]
+
+
+def spectral_fit(ew, ev, kw, kv, eta_mi, k_mi, lams, ws):
+    """(eta_spec, k_spec, r_spec, fit_err) of one metal (see the module's docstring)."""
+    target = spectral_reflectance(ew, ev, kw, kv, lams, ws, FIT_COS)
+    eta, k, err = [0.0] * 3, [0.0] * 3, 0.0
+    for c in range(3):
+        # a Fresnel reflectance is at most 1, and a channel can see more: the sRGB red of gold is
+        # 1.02 near the normal (its spectrum lies outside the sRGB gamut). Fitted to min(R, 1), the
+        # channel keeps the fall-off towards grazing that R has below 1 (fitting R itself drives
+        # it to the constant mirror); fit_err is still against R.
+        eta[c], k[c] = fit_channel([min(t[c], 1.0) for t in target], eta_mi[c], k_mi[c])
+        for cs, t in zip(FIT_COS + [1.0], target + spectral_reflectance(ew, ev, kw, kv, lams, ws, [1.0])):
+            err = max(err, abs(fresnel_conductor(cs, eta[c], k[c]) - t[c]) / t[c])
+    return eta, k, spectral_reflectance(ew, ev, kw, kv, lams, ws, SPEC_COS), err
+
+
 Y_INT = 106.7502593994140625  # Mitsuba's MI_CIE_Y_NORMALIZATION = 1 / this (int ybar, 360-830 nm)
 
 
@@ -233,6 +381,7 @@ def main():
     if not names:
         sys.exit('metal_ior_table.py: no *.eta.spd files in %s' % d)
     out = []
+    lams, ws = channel_weights()
     for n in names:
         kpath = os.path.join(d, n + '.k.spd')
         if not os.path.exists(kpath):
@@ -247,20 +396,30 @@ def main():
             nn, kk = interp(ew, ev, x), interp(kw, kv, x)
             return ((nn - 1) ** 2 + kk * kk) / ((nn + 1) ** 2 + kk * kk)
 
-        out.append((n, eta, k, reflectance_rgb(r0)))
+        out.append((n, eta, k, reflectance_rgb(r0)) + tuple(spectral_fit(ew, ev, kw, kv, eta, k, lams, ws)))
+        sys.stderr.write('%-12s fit: worst relative error %.2f %%\n' % (n, 100.0 * out[-1][-1]))
     w = sys.stdout.write
     w('/* Generated by tools/metal_ior_table.py from Mitsuba 3\'s measured index spectra (data/ior/NAME.{eta,k}.spd:\n')
     w(' * luxpop.com, after Palik, "Handbook of Optical Constants of Solids"): do not edit. Per named\n')
     w(' * conductor, its RGB complex index eta + i k (Mitsuba 3\'s RGB conversion) and the reference\n')
     w(' * reflectance at normal incidence computed from the spectra (sRGB under D65). "none" is Mitsuba\'s\n')
-    w(' * perfect mirror (eta 0, k 1). Read by material_metal_lookup (src/scene/material.c). */\n')
+    w(' * perfect mirror (eta 0, k 1). Read by material_metal_lookup (src/scene/material.c).\n')
+    w(' * eta_spec, k_spec: the index fitted per channel to the spectrally integrated Fresnel reflectance\n')
+    w(' * (pbrt-v4\'s meaning of a metal, read by material_metal_lookup_spectral for the pbrt reader);\n')
+    w(' * r_spec: that reflectance at the incidence cosines METAL_SPEC_COS; fit_err: the fit\'s worst\n')
+    w(' * relative error over the channels and cos in (0, 1]. */\n')
     w('#ifndef CAUSTIC_SCENE_METAL_IOR_TABLE_H\n#define CAUSTIC_SCENE_METAL_IOR_TABLE_H\n\n')
-    w('typedef struct metal_ior_row {\n    const char *name;\n    float eta[3], k[3];\n    float f0_ref[3];\n} metal_ior_row;\n\n')
+    w('#define METAL_SPEC_NCOS %d\n' % len(SPEC_COS))
+    w('#define METAL_SPEC_COS {%s}\n\n' % ', '.join('%.1ff' % c for c in SPEC_COS))
+    w('typedef struct metal_ior_row {\n    const char *name;\n    float eta[3], k[3];\n    float f0_ref[3];\n')
+    w('    float eta_spec[3], k_spec[3];\n    float r_spec[METAL_SPEC_NCOS][3];\n    float fit_err;\n} metal_ior_row;\n\n')
     w('static const metal_ior_row metal_ior_table[] = {\n')
-    w('    {"none", {0.0f, 0.0f, 0.0f}, {1.0f, 1.0f, 1.0f}, {1.0f, 1.0f, 1.0f}},\n')
     f = lambda v: '{%.6ff, %.6ff, %.6ff}' % tuple(v)
-    for n, eta, k, r in out:
-        w('    {"%s", %s, %s, %s},\n' % (n, f(eta), f(k), f(r)))
+    z, o = '{0.0f, 0.0f, 0.0f}', '{1.0f, 1.0f, 1.0f}'
+    w('    {"none", %s, %s, %s, %s, %s, {%s}, 0.0f},\n' % (z, o, o, z, o, ', '.join([o] * len(SPEC_COS))))
+    for n, eta, k, r, es, ks, rs, err in out:
+        w('    {"%s", %s, %s, %s, %s, %s, {%s}, %.6ff},\n' % (n, f(eta), f(k), f(r), f(es), f(ks),
+                                                         ', '.join(f(x) for x in rs), err))
     w('};\n\n#endif\n')
 
 

@@ -64,9 +64,14 @@ static int get_eta_dispersive(R *r, plist *pl, double *eta, double *cauchy_b) {
 }
 static int get_eta(R *r, plist *pl, double *eta) { return get_eta_dispersive(r, pl, eta, NULL); }
 
-/* A conductor (prefix "" or "conductor."): "reflectance" where given (Schlick with that F0), else
- * a complex index eta + i k: pbrt's named metal spectra through caustic's table of measured metals
- * (material_metal_lookup), rgb or float eta and k as given; F0 from them is the colour. */
+/* A conductor (prefix "" or "conductor."): "reflectance" r where given, as pbrt-v4 takes it: the
+ * complex index eta 1, k = 2 sqrt(r) / sqrt(1 - r) per channel (r clamped to 0.9999, as pbrt),
+ * whose normal-incidence Fresnel is r (a textured reflectance: Schlick with that F0). Else a
+ * complex index eta + i k: pbrt's named metal spectra through caustic's table of measured metals,
+ * the index fitted to the spectrally integrated Fresnel (material_metal_lookup_spectral: pbrt
+ * renders spectrally, and Mitsuba's RGB projection of eta and k, which the Mitsuba reader keeps,
+ * is darker, Cu by 2 % in luminance at normal incidence); rgb or float eta and k as given. F0 is
+ * the colour. */
 static int get_conductor(R *r, plist *pl, const char *prefix, material_params *p) {
     char ne[40], nk[40];
     snprintf(ne, sizeof ne, "%seta", prefix);
@@ -74,7 +79,16 @@ static int get_conductor(R *r, plist *pl, const char *prefix, material_params *p
     if (pbrt_ptype(pl, "reflectance")) {
         int tex;
         p->complex_ior = 0;
-        return pbrt_get_color(r, pl, "reflectance", v3s(1.0f), 0, &p->rgb, &tex);
+        if (pbrt_get_color(r, pl, "reflectance", v3s(1.0f), 0, &p->rgb, &tex)) return -1;
+        if (tex < 0) {
+            float c[3] = {p->rgb.x, p->rgb.y, p->rgb.z}, kk[3];
+            for (int i = 0; i < 3; ++i) {
+                float f = fminf(fmaxf(c[i], 0.0f), 0.9999f);
+                kk[i] = 2.0f * sqrtf(f) / sqrtf(1.0f - f);
+            }
+            p->complex_ior = 1, p->eta = v3s(1.0f), p->k = v3(kk[0], kk[1], kk[2]);
+        }
+        return 0;
     }
     prm_value *ev = pbrt_pfind(pl, ne), *kv = pbrt_pfind(pl, nk);
     char metal[32] = "Cu"; /* pbrt's default: metal-Cu-eta / metal-Cu-k */
@@ -85,7 +99,7 @@ static int get_conductor(R *r, plist *pl, const char *prefix, material_params *p
     }
     if (metal[0] && (!kv || kv->type == PRM_STRING)) {
         vec3 eta, k, f0;
-        if (!material_metal_lookup(metal, &eta, &k, &f0)) {
+        if (!material_metal_lookup_spectral(metal, &eta, &k, &f0)) {
             p->complex_ior = 1, p->eta = eta, p->k = k, p->rgb = f0;
         } else if (!pbrt_metal_f0(metal, &f0)) {
             p->complex_ior = 0, p->rgb = f0;

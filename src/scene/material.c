@@ -73,16 +73,26 @@ material material_from_params(material_kind kind, const material_params *p) {
     return m;
 }
 
+static const metal_ior_row *metal_row(const char *name) {
+    for (size_t i = 0; i < sizeof metal_ior_table / sizeof metal_ior_table[0]; ++i)
+        if (!strcmp(metal_ior_table[i].name, name)) return &metal_ior_table[i];
+    return NULL;
+}
 int material_metal_lookup(const char *name, vec3 *eta, vec3 *k, vec3 *f0_ref) {
-    for (size_t i = 0; i < sizeof metal_ior_table / sizeof metal_ior_table[0]; ++i) {
-        const metal_ior_row *r = &metal_ior_table[i];
-        if (strcmp(r->name, name) != 0) continue;
-        if (eta) *eta = v3(r->eta[0], r->eta[1], r->eta[2]);
-        if (k) *k = v3(r->k[0], r->k[1], r->k[2]);
-        if (f0_ref) *f0_ref = v3(r->f0_ref[0], r->f0_ref[1], r->f0_ref[2]);
-        return 0;
-    }
-    return -1;
+    const metal_ior_row *r = metal_row(name);
+    if (!r) return -1;
+    if (eta) *eta = v3(r->eta[0], r->eta[1], r->eta[2]);
+    if (k) *k = v3(r->k[0], r->k[1], r->k[2]);
+    if (f0_ref) *f0_ref = v3(r->f0_ref[0], r->f0_ref[1], r->f0_ref[2]);
+    return 0;
+}
+int material_metal_lookup_spectral(const char *name, vec3 *eta, vec3 *k, vec3 *f0_ref) {
+    const metal_ior_row *r = metal_row(name);
+    if (!r) return -1;
+    if (eta) *eta = v3(r->eta_spec[0], r->eta_spec[1], r->eta_spec[2]);
+    if (k) *k = v3(r->k_spec[0], r->k_spec[1], r->k_spec[2]);
+    if (f0_ref) *f0_ref = v3(r->f0_ref[0], r->f0_ref[1], r->f0_ref[2]);
+    return 0;
 }
 const char *material_metal_name(int i) {
     return i >= 0 && (size_t)i < sizeof metal_ior_table / sizeof metal_ior_table[0] ? metal_ior_table[i].name : NULL;

@@ -33,6 +33,13 @@ material material_default(material_kind kind);
  * tools/metal_ior_table.py) and its reference normal-incidence reflectance (sRGB, from the
  * spectra). 0, or -1 for an unknown name. Any output may be NULL. */
 int material_metal_lookup(const char *name, vec3 *eta, vec3 *k, vec3 *f0_ref);
+/* The same metal as a renderer that integrates over wavelength sees it (pbrt-v4): the RGB index
+ * fitted per channel so that the exact conductor Fresnel matches the spectral Fresnel reflectance
+ * integrated through that linear-sRGB channel under D65, over all incidence angles (the table's
+ * eta_spec, k_spec). Mitsuba's RGB projection of eta and k (material_metal_lookup) misses that by
+ * up to 5 % (Au, Cu): right for Mitsuba scenes, whose references are RGB renders, not for pbrt's.
+ * For the pbrt-v4 reader; 0, or -1 for an unknown name. */
+int material_metal_lookup_spectral(const char *name, vec3 *eta, vec3 *k, vec3 *f0_ref);
 /* Dispersion (kernel/spectral.h): Cauchy's B in um^2 of a glass with IOR ior_d at the d line and
  * Abbe number abbe (> 0; KHR_materials_dispersion's `dispersion` is 20 / abbe), for the readers
  * (material_params.dispersion). */
