@@ -61,7 +61,8 @@ static scene *many_lights(int nq, int nt, int with_dir, int with_env) {
     for (int i = 0; i < 4; ++i)
         scene_add_point_light(s, v3(rnd(&r, -4, 4), rnd(&r, 0, 5), rnd(&r, -4, 3)), v3s(rnd(&r, 0.5f, 3)));
     for (int i = 0; i < 3; ++i)
-        scene_add_spot_light(s, v3(rnd(&r, -4, 4), rnd(&r, 2, 5), rnd(&r, -4, 3)), v3(0, -1, 0.2f), v3s(5), 20, 35);
+        scene_add_spot_light(s, v3(rnd(&r, -4, 4), rnd(&r, 2, 5), rnd(&r, -4, 3)), v3(0, -1, 0.2f), v3s(5), 20, 35,
+                             SPOT_FALLOFF_GLTF);
     if (with_dir) scene_add_directional_light(s, v3(0.3f, -1, -0.2f), v3s(0.5f));
     if (with_env) s->env_radiance = v3s(0.1f);
     s->camera.eye = v3(0, 3, 10);

@@ -121,6 +121,16 @@ static void test_basic(void) {
     CHECK(near(s->spheres[0].to_world.m[0][3], 1, 1e-6) && near(s->spheres[0].to_world.m[0][0], 1, 1e-6));
     scene_destroy(s);
 
+    /* a spot keeps Mitsuba's falloff (linear in the angle from beam_width to cutoff_angle) */
+    put("spot.xml", "<scene version=\"3.0.0\"><default name=\"spp\" value=\"4\"/>" SENSOR
+                    "<emitter type=\"spot\"><float name=\"cutoff_angle\" value=\"30\"/>"
+                    "<float name=\"beam_width\" value=\"10\"/><rgb name=\"intensity\" value=\"1\"/></emitter>"
+                    "<shape type=\"rectangle\"/></scene>\n");
+    rc = load("spot.xml", &s, err, sizeof err, 0, NULL, 0);
+    CHECK(rc == 0 && s->npunctual == 1 && s->punctual[0].falloff == SPOT_FALLOFF_LINEAR_ANGLE &&
+          near(s->punctual[0].cos_inner, cos(10 * 3.14159265358979 / 180), 1e-5));
+    if (!rc) scene_destroy(s);
+
     /* -D overrides the default; fov_axis x converts to the vertical angle */
     const char *defs[] = {"spp=3"};
     rc = load("basic.xml", &s, err, sizeof err, 0, defs, 1);

@@ -306,6 +306,8 @@ static void test_lights_and_spectra(void) {
     CHECK(s->npunctual == 3, "%zu punctual", s->npunctual);
     CHECK(near3(s->punctual[0].p, 1, 2, 3) && near3(s->punctual[0].intensity, 2, 4, 6), "point light");
     CHECK(near3(s->env_radiance, 0.1, 0.2, 0.3), "constant infinite light");
+    CHECK(s->punctual[1].kind == LIGHT_SPOT && s->punctual[1].falloff == SPOT_FALLOFF_SMOOTHSTEP,
+          "a spot keeps pbrt-v4's smoothstep falloff");
     const material *e = &s->materials[s->triangles[0].material];
     CHECK_NEAR(pbrt_luminance(e->emission), 4.0, 1e-2, "area light: luminance 1 times scale");
     CHECK(e->two_sided == 1, "twosided");

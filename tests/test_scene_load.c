@@ -13,6 +13,7 @@
 #include "import/import.h"
 #include "image/image.h"
 #include "kernel/rng.h"
+#include "kernel/lights.h"
 #include "kernel/texture.h"
 #include "testing.h"
 
@@ -69,6 +70,36 @@ static void expect_fail(const char *what, const char *json, const char *n1, cons
     CHECK(contains(err, n1), "%s: message lacks \"%s\": %s", what, n1, err);
     CHECK(contains(err, n2), "%s: message lacks \"%s\": %s", what, n2, err);
     CHECK(strchr(err, '\n') == NULL, "%s: message is not one line: %s", what, err);
+}
+
+/* The spot falloff curves (kernel/types.h SPOT_FALLOFFS, kernel/lights.h spot_falloff) against each
+ * format's definition, 10 and 30 degrees inner and outer, at 25 degrees off the axis: glTF t^2 and
+ * pbrt-v4 smoothstep(t) with t = (cos 25 - cos 30) / (cos 10 - cos 30), Mitsuba (30 - 25) / 20;
+ * each read from scene JSON's FALLOFF (the default: glTF's). */
+static void test_spot_falloff(void) {
+    const char *names[3] = {NULL, "smoothstep", "linear-angle"};
+    double c10 = cos(10 * K_PI / 180), c25 = cos(25 * K_PI / 180), c30 = cos(30 * K_PI / 180),
+           t = (c25 - c30) / (c10 - c30);
+    double want[3] = {t * t, t * t * (3 - 2 * t), 5.0 / 20.0};
+    for (int k = 0; k < 3; ++k) {
+        char json[512];
+        snprintf(
+            json, sizeof json,
+            "{\"Materials\":{\"w\":{\"TYPE\":\"Diffuse\",\"RGB\":[1,1,1]}},\"Camera\":{\"RES\":[4,4],\"FOVY\":30,"
+            "\"EYE\":[0,0,5],\"LOOKAT\":[0,0,0],\"UP\":[0,1,0]},\"Objects\":[],\"Lights\":[{\"TYPE\":\"spot\","
+            "\"POSITION\":[0,0,0],\"DIRECTION\":[0,0,1],\"RGB\":[1,1,1],\"INNER_ANGLE\":10,\"OUTER_ANGLE\":30%s%s%s}]}",
+            names[k] ? ",\"FALLOFF\":\"" : "", names[k] ? names[k] : "", names[k] ? "\"" : "");
+        scene *s = load_text(json, "spot.json");
+        CHECK(s && s->npunctual == 1, "spot %s loads", names[k] ? names[k] : "(default)");
+        if (!s || s->npunctual != 1) continue;
+        const light *l = &s->punctual[0];
+        CHECK(l->falloff == k, "spot FALLOFF %s: kind %d", names[k] ? names[k] : "(default)", l->falloff);
+        float f = spot_falloff(l, v3(0.0f, (float)sin(25 * K_PI / 180), (float)c25));
+        CHECK(fabs(f - want[k]) < 2e-4, "spot falloff %s at 25 degrees: %g, expected %g", names[k] ? names[k] : "gltf",
+              f, want[k]);
+        CHECK(spot_falloff(l, v3(0, 0, 1)) == 1.0f && spot_falloff(l, v3(0, 1, 0)) == 0.0f, "inside 1, outside 0");
+        scene_destroy(s);
+    }
 }
 
 static int find_mat(const scene *s, const char *name) {
@@ -720,6 +751,15 @@ static void test_bad_json(void) {
                 ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"spot\",\"POSITION\":[0,1,0],\"DIRECTION\":[0,-1,0],"
                 "\"RGB\":[1,1,1],\"INNER_ANGLE\":40,\"OUTER_ANGLE\":30}]}",
                 "bad.json: Lights[0].INNER_ANGLE", "wider than OUTER_ANGLE");
+    expect_fail("spot with an unknown falloff",
+                "{" MATS "," CAM
+                ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"spot\",\"POSITION\":[0,1,0],\"DIRECTION\":[0,-1,0],"
+                "\"RGB\":[1,1,1],\"FALLOFF\":\"cubic\"}]}",
+                "bad.json: Lights[0].FALLOFF", NULL);
+    expect_fail("point light with a falloff",
+                "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"point\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1],"
+                "\"FALLOFF\":\"smoothstep\"}]}",
+                "bad.json: Lights[0].FALLOFF", "spot lights have");
     expect_fail("point light with a cone",
                 "{" MATS "," CAM ",\"Objects\":[],\"Lights\":[{\"TYPE\":\"point\",\"POSITION\":[0,1,0],\"RGB\":[1,1,1],"
                 "\"OUTER_ANGLE\":30}]}",
@@ -1485,6 +1525,7 @@ int main(int argc, char **argv) {
     test_semantics();
     test_texture_budget();
     test_lights_and_phong();
+    test_spot_falloff();
     test_kind_tables();
     test_bad_json();
     test_bad_files();

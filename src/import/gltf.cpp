@@ -908,7 +908,7 @@ struct importer {
                 fail(lp + ".spot: cone angles " + std::to_string(inner) + ", " + std::to_string(outer) +
                      " are out of range (0 <= inner < outer <= pi/2)");
             rc = scene_add_spot_light(s, pos, dir, power, float(inner * 180.0 / 3.14159265358979323846),
-                                      float(std::fmin(outer * 180.0 / 3.14159265358979323846, 90.0)));
+                                      float(std::fmin(outer * 180.0 / 3.14159265358979323846, 90.0)), SPOT_FALLOFF_GLTF);
         } else {
             fail(lp + ".type \"" + g.type + "\" is not point, spot or directional");
         }

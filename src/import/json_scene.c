@@ -52,12 +52,16 @@ static int parse_environment(loader *L, cJSON *env) {
 /* {"TYPE":"point", "POSITION":[x,y,z], "RGB":[..], "EMITTANCE":e}: radiant intensity RGB*e (W/sr);
  * {"TYPE":"directional", "DIRECTION":[x,y,z], "RGB":[..], "EMITTANCE":e}: light travelling along
  * DIRECTION with irradiance RGB*e on a plane facing it;
- * {"TYPE":"spot", "POSITION", "DIRECTION", "RGB", "EMITTANCE", "INNER_ANGLE", "OUTER_ANGLE"}: a
- * point light shining along DIRECTION, full within INNER_ANGLE degrees of it (default 0) and
- * falling smoothly to nothing at OUTER_ANGLE (default 45, at most 90), as glTF's spot. */
+ * {"TYPE":"spot", "POSITION", "DIRECTION", "RGB", "EMITTANCE", "INNER_ANGLE", "OUTER_ANGLE", "FALLOFF"}:
+ * a point light shining along DIRECTION, full within INNER_ANGLE degrees of it (default 0) and
+ * falling smoothly to nothing at OUTER_ANGLE (default 45, at most 90) along FALLOFF's curve
+ * (default "gltf", glTF's spot; "smoothstep" pbrt-v4's, "linear-angle" Mitsuba's). */
 static int parse_lights(loader *L, cJSON *ls) {
-    static const char *const keys[] = {"TYPE",      "POSITION",    "DIRECTION",   "RGB",
-                                       "EMITTANCE", "INNER_ANGLE", "OUTER_ANGLE", NULL};
+    static const char *const keys[] = {"TYPE",        "POSITION",    "DIRECTION", "RGB", "EMITTANCE",
+                                       "INNER_ANGLE", "OUTER_ANGLE", "FALLOFF",   NULL};
+    const char *const falloffs[] = {spot_falloff_name(SPOT_FALLOFF_GLTF), spot_falloff_name(SPOT_FALLOFF_SMOOTHSTEP),
+                                    spot_falloff_name(SPOT_FALLOFF_LINEAR_ANGLE), NULL};
+    _Static_assert(SPOT_FALLOFF_COUNT == 3, "a name per falloff in the JSON reader (kernel/types.h SPOT_FALLOFFS)");
     /* the light table's names (kernel/types.h); area lights are emissive materials */
     const char *const types[] = {light_kind_name(LIGHT_POINT), light_kind_name(LIGHT_DIRECTIONAL),
                                  light_kind_name(LIGHT_SPOT), NULL};
@@ -81,8 +85,8 @@ static int parse_lights(loader *L, cJSON *ls) {
             prm_jkey(p, jp, forbidden);
             return prm_fail(&L->P, p, "%s lights have no %s", tname, forbidden);
         }
-        for (int k = 0; k < 2 && type != 2; ++k) {
-            const char *cone = k ? "OUTER_ANGLE" : "INNER_ANGLE";
+        for (int k = 0; k < 3 && type != 2; ++k) {
+            const char *cone = k == 2 ? "FALLOFF" : k ? "OUTER_ANGLE" : "INNER_ANGLE";
             if (json_get(l, cone)) {
                 prm_jkey(p, jp, cone);
                 return prm_fail(&L->P, p, "%s lights have no %s (spot lights have)", tname, cone);
@@ -103,10 +107,16 @@ static int parse_lights(loader *L, cJSON *ls) {
             prm_jkey(p, jp, "INNER_ANGLE");
             return prm_fail(&L->P, p, "INNER_ANGLE %g is wider than OUTER_ANGLE %g", inner, outer);
         }
+        int falloff = SPOT_FALLOFF_GLTF;
+        const cJSON *fo = json_get(l, "FALLOFF");
+        if (fo) {
+            prm_jkey(p, jp, "FALLOFF");
+            if ((falloff = json_enum(L, fo, p, "spot FALLOFF", falloffs)) < 0) return -1;
+        }
         vec3 I = vscale(rgb, (float)e);
         int rc = type == 0   ? scene_add_point_light(L->s, pos, I)
                  : type == 1 ? scene_add_directional_light(L->s, dir, I)
-                             : scene_add_spot_light(L->s, pos, dir, I, (float)inner, (float)outer);
+                             : scene_add_spot_light(L->s, pos, dir, I, (float)inner, (float)outer, falloff);
         if (rc) {
             prm_jkey(p, jp, wants_dir ? "DIRECTION" : "POSITION");
             return prm_fail(&L->P, p, wants_dir ? "DIRECTION must not be the zero vector" : "out of memory");

@@ -139,7 +139,7 @@ int mi_add_emitter(reader *R, const mx_node *e) {
         if (!(cut > 0 && cut <= 90)) FAIL(R, e, "spot: cutoff_angle %g must be in (0, 90]", cut);
         if (beam > cut) beam = cut;
         vec3 pos = xform_point(&M, v3s(0.0f)), ax = vnorm(xform_vector(&M, v3(0, 0, 1)));
-        if (scene_add_spot_light(R->s, pos, ax, rgb, (float)beam, (float)cut))
+        if (scene_add_spot_light(R->s, pos, ax, rgb, (float)beam, (float)cut, SPOT_FALLOFF_LINEAR_ANGLE))
             FAIL(R, e, "spot light: bad values (or out of memory)");
     } else if (!strcmp(type, "directional")) {
         vec3 dir = xform_vector(&M, v3(0, 0, 1));

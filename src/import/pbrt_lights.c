@@ -206,7 +206,8 @@ int pbrt_d_light(R *r, const pbrt_token *at, int area) {
                 scale *= power / (2 * PI_D * ((1 - cs) + (cs - ce) / 2));
             }
             if (!rc && d_norm(axis)) rc = prm_fail(&r->ctx, w, "spot light: \"from\" and \"to\" are the same point");
-            if (!rc && scene_add_spot_light(r->s, dv(pw), dv(axis), vscale(I, (float)scale), (float)inner, (float)cone))
+            if (!rc && scene_add_spot_light(r->s, dv(pw), dv(axis), vscale(I, (float)scale), (float)inner, (float)cone,
+                                            SPOT_FALLOFF_SMOOTHSTEP))
                 rc = prm_fail(&r->ctx, w, "cannot add the spot light (bad values?)");
         }
         r->nlights++;

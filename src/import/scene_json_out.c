@@ -492,6 +492,8 @@ int scene_to_json(const scene *s, const char *json_path, char **out, char *err, 
                 key_num(&b, "INNER_ANGLE", (float)(acos((double)l->cos_inner) * 180.0 / 3.14159265358979323846));
                 key_num(&b, "OUTER_ANGLE",
                         fminf(90.0f, (float)(acos((double)l->cos_outer) * 180.0 / 3.14159265358979323846)));
+                if (l->falloff != SPOT_FALLOFF_GLTF)
+                    sb_printf(&b, ",\"FALLOFF\":\"%s\"", spot_falloff_name(l->falloff));
             }
             key_vec(&b, "RGB", l->intensity);
             sb_printf(&b, "}");

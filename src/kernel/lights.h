@@ -42,12 +42,18 @@ KFN vec3 emitted_radiance(const kscene *s, const surface *sf, vec3 wo) {
     return material_emission(s, m, sf->uv, sf->p);
 }
 
-/* Spot light cone (glTF KHR_lights_punctual): intensity scale for a particle leaving along d. */
+/* Spot light cone: intensity scale for a particle leaving along d, by the light's format's curve
+ * (SPOT_FALLOFFS, kernel/types.h). */
 KFN float spot_falloff(const light *l, vec3 d) {
     float c = vdot(d, l->axis);
-    float scale = 1.0f / kmax(1e-3f, l->cos_inner - l->cos_outer);
-    float a = kclamp((c - l->cos_outer) * scale, 0.0f, 1.0f);
-    return a * a;
+    if (c <= l->cos_outer) return 0.0f;
+    if (c >= l->cos_inner) return 1.0f;
+    if (l->falloff == SPOT_FALLOFF_LINEAR_ANGLE) {
+        float outer = acosf(kclamp(l->cos_outer, -1.0f, 1.0f)), inner = acosf(kclamp(l->cos_inner, -1.0f, 1.0f));
+        return kclamp((outer - acosf(kclamp(c, -1.0f, 1.0f))) / kmax(1e-6f, outer - inner), 0.0f, 1.0f);
+    }
+    float a = kclamp((c - l->cos_outer) / kmax(1e-6f, l->cos_inner - l->cos_outer), 0.0f, 1.0f);
+    return l->falloff == SPOT_FALLOFF_SMOOTHSTEP ? a * a * (3.0f - 2.0f * a) : a * a;
 }
 /* Particles of a spot light leave uniformly within its outer cone. */
 KFN float spot_cone_pdf(const light *l) { return 1.0f / (2.0f * K_PI * kmax(1e-6f, 1.0f - l->cos_outer)); }

@@ -236,6 +236,13 @@ typedef struct medium {
     X(LIGHT_SPOT, "spot")
 #define LIGHT_ENUM_ROW(kind, name) kind,
 typedef enum light_kind { LIGHT_KINDS(LIGHT_ENUM_ROW) LIGHT_KIND_COUNT } light_kind;
+/* How a spot light falls from its inner cone to its outer one: each format defines its own curve
+ * (kernel/lights.h, spot_falloff), and a file's spot keeps its format's (scene JSON: FALLOFF). */
+#define SPOT_FALLOFFS(X)                                                                                               \
+    X(SPOT_FALLOFF_GLTF, "gltf")                 /* glTF KHR_lights_punctual: t^2, t linear in cos theta */            \
+    X(SPOT_FALLOFF_SMOOTHSTEP, "smoothstep")     /* pbrt-v4: smoothstep of t, t linear in cos theta */                 \
+    X(SPOT_FALLOFF_LINEAR_ANGLE, "linear-angle") /* Mitsuba 3: linear in the angle */
+typedef enum spot_falloff_kind { SPOT_FALLOFFS(LIGHT_ENUM_ROW) SPOT_FALLOFF_COUNT } spot_falloff_kind;
 typedef struct light {
     int32_t kind;
     uint32_t prim;              /* area: the emitting primitive */
@@ -244,6 +251,7 @@ typedef struct light {
     float pmf;                  /* selection probability among the non-environment lights */
     vec3 axis;                  /* spot: unit direction of the cone's axis */
     float cos_inner, cos_outer; /* spot: full intensity inside cos_inner, none outside cos_outer */
+    int32_t falloff;            /* spot: the curve between them (spot_falloff_kind) */
     /* area lights, computed once by the light table's builder instead of per sample: */
     vec3 ng;          /* triangle, quad: unit geometric normal (triangle_normal, quad.n) */
     float area_pdf;   /* triangle, quad: 1 / area (a sphere's area pdf depends on the point: 0) */

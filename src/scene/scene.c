@@ -18,12 +18,15 @@
 static const char *const material_names[] = {MATERIAL_KINDS(MATERIAL_NAME_ROW)};
 static const char *const prim_names[] = {PRIM_KINDS(PRIM_NAME_ROW)};
 static const char *const light_names[] = {LIGHT_KINDS(LIGHT_NAME_ROW)};
+static const char *const spot_falloff_names[] = {SPOT_FALLOFFS(LIGHT_NAME_ROW)};
 _Static_assert(sizeof material_names / sizeof *material_names == MAT_KIND_COUNT, "a name per material kind");
 _Static_assert(sizeof prim_names / sizeof *prim_names == PRIM_KIND_COUNT, "a name per primitive kind");
 _Static_assert(sizeof light_names / sizeof *light_names == LIGHT_KIND_COUNT, "a name per light kind");
+_Static_assert(sizeof spot_falloff_names / sizeof *spot_falloff_names == SPOT_FALLOFF_COUNT, "a name per falloff");
 const char *material_kind_name(int k) { return k >= 0 && k < MAT_KIND_COUNT ? material_names[k] : NULL; }
 const char *prim_kind_name(int k) { return k >= 0 && k < PRIM_KIND_COUNT ? prim_names[k] : NULL; }
 const char *light_kind_name(int k) { return k >= 0 && k < LIGHT_KIND_COUNT ? light_names[k] : NULL; }
+const char *spot_falloff_name(int k) { return k >= 0 && k < SPOT_FALLOFF_COUNT ? spot_falloff_names[k] : NULL; }
 
 void scene_warn(const scene *s, const char *fmt, ...) {
     if (!s || !s->warn) return;
@@ -516,16 +519,18 @@ static int add_punctual(scene *s, int kind, vec3 p, vec3 intensity) {
 int scene_add_point_light(scene *s, vec3 position, vec3 intensity) {
     return add_punctual(s, LIGHT_POINT, position, intensity);
 }
-int scene_add_spot_light(scene *s, vec3 position, vec3 axis, vec3 intensity, float inner_deg, float outer_deg) {
+int scene_add_spot_light(scene *s, vec3 position, vec3 axis, vec3 intensity, float inner_deg, float outer_deg,
+                         int falloff) {
     float len = vlen(axis);
     if (!(len > 0.0f) || !isfinite(len) || !(outer_deg > 0.0f) || !(outer_deg <= 90.0f) || !(inner_deg >= 0.0f) ||
-        !(inner_deg <= outer_deg))
+        !(inner_deg <= outer_deg) || falloff < 0 || falloff >= SPOT_FALLOFF_COUNT)
         return -1;
     if (add_punctual(s, LIGHT_SPOT, position, intensity)) return -1;
     light *l = &s->punctual[s->npunctual - 1];
     l->axis = vscale(axis, 1.0f / len);
     l->cos_inner = cosf(inner_deg * 3.14159265f / 180.0f);
     l->cos_outer = cosf(outer_deg * 3.14159265f / 180.0f);
+    l->falloff = falloff;
     return 0;
 }
 int scene_add_directional_light(scene *s, vec3 direction, vec3 irradiance) {

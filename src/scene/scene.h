@@ -118,6 +118,7 @@ void scene_destroy(scene *s);
 const char *material_kind_name(int kind);
 const char *prim_kind_name(int kind);
 const char *light_kind_name(int kind);
+const char *spot_falloff_name(int falloff); /* SPOT_FALLOFFS' names (scene JSON's FALLOFF), NULL out of range */
 
 /* One image memory budget per scene: every texture it holds (8-bit texels a byte, float texels
  * four) within the cap (image_memory_fits); name is the file that was added last. */
@@ -227,8 +228,10 @@ void scene_instances_bounds(const scene *s, vec3 *lo, vec3 *hi);
 int scene_add_point_light(scene *s, vec3 position, vec3 intensity);
 int scene_add_directional_light(scene *s, vec3 direction, vec3 irradiance);
 /* A spot light at `position` shining along `axis`: intensity (W/sr) on the axis, full within
- * inner_deg of it, falling smoothly to 0 at outer_deg (glTF KHR_lights_punctual; 0 < outer <= 90). */
-int scene_add_spot_light(scene *s, vec3 position, vec3 axis, vec3 intensity, float inner_deg, float outer_deg);
+ * inner_deg of it, falling to 0 at outer_deg (0 < outer <= 90) along the curve `falloff`
+ * (spot_falloff_kind: its format's). */
+int scene_add_spot_light(scene *s, vec3 position, vec3 axis, vec3 intensity, float inner_deg, float outer_deg,
+                         int falloff);
 /* Triangle mesh: positions (and optional normals/uvs) per vertex, 3 indices per triangle,
  * per-triangle materials (or NULL to use `material` for all). Transformed into world space. */
 int scene_add_mesh(scene *s, const vec3 *pos, const vec3 *nrm, const vec2 *uv, size_t nverts, const uint32_t *indices,
