@@ -907,8 +907,9 @@ struct importer {
             if (!(inner >= 0.0) || !(outer > inner) || !(outer <= 3.14159265358979323846 / 2 + 1e-6))
                 fail(lp + ".spot: cone angles " + std::to_string(inner) + ", " + std::to_string(outer) +
                      " are out of range (0 <= inner < outer <= pi/2)");
-            rc = scene_add_spot_light(s, pos, dir, power, float(inner * 180.0 / 3.14159265358979323846),
-                                      float(std::fmin(outer * 180.0 / 3.14159265358979323846, 90.0)), SPOT_FALLOFF_GLTF);
+            rc =
+                scene_add_spot_light(s, pos, dir, power, float(inner * 180.0 / 3.14159265358979323846),
+                                     float(std::fmin(outer * 180.0 / 3.14159265358979323846, 90.0)), SPOT_FALLOFF_GLTF);
         } else {
             fail(lp + ".type \"" + g.type + "\" is not point, spot or directional");
         }
