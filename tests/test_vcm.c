@@ -476,6 +476,13 @@ static void test_furnace(void) {
     caustic_scene_free(cs);
 }
 
+/* The mean of each channel of an RGB image of n pixels. */
+static void channel_means(const float *img, int n, double c[3]) {
+    c[0] = c[1] = c[2] = 0.0;
+    for (int p = 0; p < n; ++p)
+        for (int k = 0; k < 3; ++k) c[k] += img[3 * p + k] / n;
+}
+
 /* Media (vcm.h, "Media"): an albedo-1 medium (chromatic sigma_t, forward HG) inside a closed
  * black emitter of radiance 1 reads 1 in BDPT and VCM (also merging at every medium vertex), the
  * camera in the medium. The light sub-paths start in the medium (vcm_light_medium finds the
@@ -509,9 +516,8 @@ static void test_media_furnace(void) {
         g_merge_everywhere = a == 2;
         float *img = render(cs, algs[a], 16, 16, 16, 2, 400);
         if (!img) continue;
-        double c[3] = {0, 0, 0};
-        for (int p = 0; p < 16 * 16; ++p)
-            for (int k = 0; k < 3; ++k) c[k] += img[3 * p + k] / (16.0 * 16.0);
+        double c[3];
+        channel_means(img, 16 * 16, c);
         CHECK(fabs(c[0] - 1.0) < 0.03 && fabs(c[1] - 1.0) < 0.03 && fabs(c[2] - 1.0) < 0.03,
               "media furnace %s%s: %.4f %.4f %.4f, expected 1", names[algs[a]], a == 2 ? " (merging everywhere)" : "",
               c[0], c[1], c[2]);
@@ -604,9 +610,8 @@ static void test_media_sky(void) {
     for (int a = 0; a < 2; ++a) {
         float *img = render(cs, algs[a], 64, 16, 16, 2, 400);
         if (!img) continue;
-        double c[3] = {0, 0, 0};
-        for (int p = 0; p < 16 * 16; ++p)
-            for (int k = 0; k < 3; ++k) c[k] += img[3 * p + k] / (16.0 * 16.0);
+        double c[3];
+        channel_means(img, 16 * 16, c);
         CHECK(fabs(c[0] - 1.0) < 0.03 && fabs(c[1] - 1.0) < 0.03 && fabs(c[2] - 1.0) < 0.03,
               "fog ball under a sky %s: %.4f %.4f %.4f, expected 1", names[algs[a]], c[0], c[1], c[2]);
         printf("fog ball under a sky %s: %.4f %.4f %.4f\n", names[algs[a]], c[0], c[1], c[2]);
